@@ -1,0 +1,4 @@
+from jaxlint.cli import entry_point
+
+if __name__ == "__main__":
+    entry_point()

@@ -1,0 +1,166 @@
+"""Finding files, reading them as text whatever their encoding, and writing atomically."""
+
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import io
+import os
+import re
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+# Directories no user wants linted: VCS metadata, environments, caches and build output.
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", ".tox", ".nox",
+    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".jaxlint_cache",
+    "build", "dist", "node_modules", "site-packages", ".eggs", ".ipynb_checkpoints",
+)
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+class SourceReadError(Exception):
+    """A file that cannot be turned into text; the message is one line for the user."""
+
+
+@dataclass
+class DecodedFile:
+    text: str
+    encoding: str
+    has_bom: bool
+    newline: str  # the file's dominant line ending, kept when the fixer writes it back
+
+
+_CODING_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def decode_source(data: bytes, name: str = "<file>") -> DecodedFile:
+    """Decode Python source as the interpreter would: BOM, then coding cookie, then UTF-8."""
+    if b"\x00" in data[:8192]:
+        raise SourceReadError(f"{name}: binary file (contains NUL bytes), skipped")
+    has_bom = data.startswith(codecs.BOM_UTF8)
+    encoding = "utf-8"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceReadError(f"{name}: {error.msg if hasattr(error, 'msg') else error}") from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        hint = "" if _CODING_RE.match(data.split(b"\n", 2)[0]) else "; add a coding cookie such as '# -*- coding: latin-1 -*-'"
+        raise SourceReadError(f"{name}: cannot decode as {encoding} ({error.__class__.__name__}){hint}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if newline != "\n":
+        text = text.replace("\r\n", "\n")
+    return DecodedFile(text=text, encoding=encoding, has_bom=has_bom, newline=newline)
+
+
+def read_source(path: Path) -> DecodedFile:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise SourceReadError(f"{path}: file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, skipped")
+        data = path.read_bytes()
+    except SourceReadError:
+        raise
+    except PermissionError:
+        raise SourceReadError(f"{path}: permission denied") from None
+    except IsADirectoryError:
+        raise SourceReadError(f"{path}: is a directory") from None
+    except OSError as error:
+        raise SourceReadError(f"{path}: {error.strerror or error}") from None
+    return decode_source(data, str(path))
+
+
+def encode_source(decoded: DecodedFile, text: str) -> bytes:
+    if decoded.newline != "\n":
+        text = text.replace("\n", decoded.newline)
+    data = text.encode(decoded.encoding)
+    if decoded.has_bom and not data.startswith(codecs.BOM_UTF8):
+        data = codecs.BOM_UTF8 + data
+    return data
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a temporary file in the same directory, then rename over the original.
+
+    A crash leaves either the old file or the new one, never half of each; the mode is kept.
+    """
+    mode = path.stat().st_mode & 0o7777
+    if not os.access(path, os.W_OK):
+        raise PermissionError(f"{path}: file is read-only")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".jaxlint-tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
+    """Glob patterns match the file name, any path component, or the path relative to root."""
+    try:
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if fnmatch.fnmatch(path.name, pattern) or fnmatch.fnmatch(relative, pattern):
+            return True
+        if fnmatch.fnmatch(relative, pattern + "/*"):
+            return True
+    return False
+
+
+def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path) -> Iterator[Path | SourceReadError]:
+    """Yield the Python files under `paths`; a named file is always yielded.
+
+    Problems (missing paths, unreadable directories) are yielded as errors so the caller decides.
+    """
+    excludes = tuple(excludes)
+    seen: set[str] = set()
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            yield SourceReadError(f"{path}: no such file or directory")
+            continue
+        if path.is_file() or not path.is_dir():
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
+                yield path
+            continue
+        walk_errors: list[OSError] = []
+        for directory, dirnames, filenames in os.walk(path, onerror=walk_errors.append, followlinks=False):
+            current = Path(directory)
+            dirnames[:] = sorted(
+                name for name in dirnames
+                if name not in DEFAULT_EXCLUDES and not name.endswith(".egg-info")
+                and not matches_any(current / name, excludes, root)
+            )
+            for name in sorted(filenames):
+                if not name.endswith(PYTHON_SUFFIXES):
+                    continue
+                candidate = current / name
+                if matches_any(candidate, excludes, root):
+                    continue
+                key = os.path.realpath(candidate)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield candidate
+        for error in walk_errors:
+            yield SourceReadError(f"{error.filename}: {error.strerror or error}")

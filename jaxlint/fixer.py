@@ -1,0 +1,127 @@
+"""Apply fixes: non-overlapping edits, re-lint until stable (with a cap), never emit code that does not parse.
+
+Works on text in memory; writing files is the caller's business (see `fix_command`).
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from jaxlint.diagnostics import Diagnostic, Edit
+from jaxlint.engine import check_source
+from jaxlint.source import SourceFile
+
+MAX_ITERATIONS = 10
+
+
+@dataclass
+class FixOutcome:
+    text: str
+    applied: list[Diagnostic] = field(default_factory=list)
+    remaining: list[Diagnostic] = field(default_factory=list)
+    reverted: list[str] = field(default_factory=list)  # fixes dropped because the result did not parse
+    errors: list[str] = field(default_factory=list)
+
+    def changed(self, original: str) -> bool:
+        return self.text != original
+
+
+def is_applicable(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    return diagnostic.fix is not None and (unsafe or diagnostic.fix.is_safe)
+
+
+def parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def _span(source: SourceFile, edit: Edit) -> tuple[int, int]:
+    return source.offset(edit.location), source.offset(edit.end_location)
+
+
+def select_compatible(source: SourceFile, diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """Fixes whose edits touch disjoint text, in source order; identical edits (a shared import) coexist."""
+    chosen: list[Diagnostic] = []
+    taken: dict[tuple[int, int], str] = {}
+    for diagnostic in sorted(diagnostics, key=lambda d: (d.location, d.code)):
+        spans = [(_span(source, edit), edit.content) for edit in diagnostic.fix.edits]
+        if any(start > end for (start, end), _ in spans):
+            continue
+        conflict = False
+        for (start, end), content in spans:
+            for (other_start, other_end), other_content in taken.items():
+                if (start, end) == (other_start, other_end):
+                    if content != other_content:
+                        conflict = True
+                elif start < other_end and other_start < end:
+                    conflict = True
+                elif start == end and other_start < start < other_end or other_start == other_end and start < other_start < end:
+                    conflict = True
+            if conflict:
+                break
+        if conflict:
+            continue
+        for span, content in spans:
+            taken[span] = content
+        chosen.append(diagnostic)
+    return chosen
+
+
+def apply_edits(source: SourceFile, diagnostics: Sequence[Diagnostic]) -> str:
+    edits: dict[tuple[int, int, str], None] = {}
+    for diagnostic in diagnostics:
+        for edit in diagnostic.fix.edits:
+            start, end = _span(source, edit)
+            edits[(start, end, edit.content)] = None
+    text = source.text
+    # From the end backwards, so earlier offsets stay valid; insertions at one point keep their order.
+    for start, end, content in sorted(edits, key=lambda item: (item[0], item[1]), reverse=True):
+        text = text[:start] + content + text[end:]
+    return text
+
+
+def fix_source(text: str, filename: str, settings, rules: Sequence, *, unsafe: bool = False) -> FixOutcome:
+    """Fix `text` until no applicable fix remains or MAX_ITERATIONS passes; every step must parse."""
+    outcome = FixOutcome(text)
+    refused: set[tuple[str, int, int, str]] = set()
+    for _ in range(MAX_ITERATIONS):
+        result = check_source(outcome.text, filename, settings, rules)
+        outcome.errors = result.errors
+        candidates = [
+            d for d in result.diagnostics
+            if is_applicable(d, unsafe) and (d.code, d.location.row, d.location.column, d.message) not in refused
+        ]
+        if not candidates:
+            outcome.remaining = result.diagnostics
+            return outcome
+        source = SourceFile(filename, outcome.text)
+        chosen = select_compatible(source, candidates)
+        new_text = apply_edits(source, chosen)
+        if not parses(new_text):
+            # Find the fixes that break the code, one at a time, and keep the rest.
+            good = []
+            for diagnostic in chosen:
+                if parses(apply_edits(source, [*good, diagnostic])):
+                    good.append(diagnostic)
+                else:
+                    refused.add((diagnostic.code, diagnostic.location.row, diagnostic.location.column, diagnostic.message))
+                    outcome.reverted.append(
+                        f"{filename}:{diagnostic.location.row}:{diagnostic.location.column}: {diagnostic.code} fix reverted: it would not parse"
+                    )
+            chosen = good
+            new_text = apply_edits(source, chosen)
+        if new_text == outcome.text:
+            outcome.remaining = result.diagnostics
+            return outcome
+        outcome.applied.extend(chosen)
+        outcome.text = new_text
+    outcome.remaining = check_source(outcome.text, filename, settings, rules).diagnostics
+    return outcome

@@ -1,0 +1,46 @@
+"""What every rule is: metadata, the node types it wants, and a check that reports findings."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from jaxlint.engine import Context
+
+DOC_HEADINGS = (
+    "What it does",
+    "Why is this bad?",
+    "Example",
+    "Use instead",
+    "Fix safety",
+    "How the runtime mode confirms it",
+)
+DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
+
+
+class Rule:
+    """Subclass per rule module; the module docstring is the rule's documentation."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    fix_availability: ClassVar[str] = "none"  # "none", "sometimes" or "always"
+    preview: ClassVar[bool] = False
+
+    def check(self, node: ast.AST, context: "Context") -> None:
+        raise NotImplementedError
+
+    @property
+    def documentation(self) -> str:
+        module = sys.modules[type(self).__module__]
+        return (module.__doc__ or "").strip()
+
+    @property
+    def url(self) -> str | None:
+        return None
+
+    def __repr__(self) -> str:
+        return f"<rule {self.code} {self.name}>"

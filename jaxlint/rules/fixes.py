@@ -1,0 +1,57 @@
+"""Helpers rules use to build edits: reuse the module's import aliases, add a missing import."""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostics import Edit, Position
+
+# The conventional alias a fix introduces when the module has no binding for the module yet.
+PREFERRED_ALIASES = {"jax.numpy": "jnp", "jax.lax": "lax", "jax": "jax", "functools": "functools", "jax.random": "jrandom"}
+
+
+def reference(context, qualified: str) -> tuple[str, list[Edit]]:
+    """An expression naming `qualified` in this module, plus the import edit it needs, if any.
+
+    `reference(ctx, "jax.numpy.where")` gives `jnp.where` when the module has `import jax.numpy as
+    jnp`, `jax.numpy.where` when it only has `import jax`, and otherwise adds `import jax.numpy as jnp`.
+    """
+    imports = context.model.imports
+    existing = imports.local_name_for(qualified)
+    if existing is not None:
+        return existing, []
+    module, _, attribute = qualified.rpartition(".")
+    alias = PREFERRED_ALIASES.get(module, module.rsplit(".", 1)[-1])
+    taken = imports.locally_bound | set(imports.aliases)
+    if alias in taken:
+        alias = None
+    statement = f"import {module} as {alias}\n" if alias and alias != module else f"import {module}\n"
+    name = alias or module
+    if not alias and module.split(".")[0] in taken and module.split(".")[0] not in imports.aliases:
+        return "", []  # the top-level name is shadowed; give up rather than guess
+    return f"{name}.{attribute}", [import_edit(context, statement)]
+
+
+def import_edit(context, statement: str) -> Edit:
+    """Insert an import after the module's last top-level import (after the docstring otherwise)."""
+    tree = context.model.tree
+    anchor_row = 0
+    for index, node in enumerate(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            anchor_row = node.end_lineno or node.lineno
+        elif index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            anchor_row = node.end_lineno or node.lineno
+        elif anchor_row:
+            break
+    lines = context.source.lines
+    if anchor_row >= len(lines):
+        # The import is on the last line and the file has no final newline.
+        end = Position(len(lines), len(lines[-1]) + 1)
+        return Edit("\n" + statement.rstrip("\n"), end, end)
+    position = Position(anchor_row + 1, 1)
+    return Edit(statement, position, position)
+
+
+def needs_parentheses(node: ast.AST) -> bool:
+    """Whether an expression must be wrapped when it becomes an operand."""
+    return not isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set))

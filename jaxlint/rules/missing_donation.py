@@ -1,0 +1,127 @@
+"""## What it does
+Flags a call of a jitted (or pmapped) function whose result rebinds one of its own arguments,
+`state = train_step(state, batch)` or `params, opt_state = update(params, opt_state, grads)`,
+when that argument is not listed in `donate_argnums`/`donate_argnames`. The finding sits at the
+call site that rebinds the argument.
+
+Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
+only), jitted functions whose options jaxlint cannot read, and arguments that another name still
+refers to (`old = state` before the call), since donating them would delete a live value.
+
+## Why is this bad?
+Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
+holds two copies of the state: parameters, optimizer state, everything. Donating the argument lets
+XLA reuse the input buffers for the outputs. See "Buffer donation" in
+https://docs.jax.dev/en/latest/faq.html#buffer-donation.
+
+## Example
+```python
+@jax.jit
+def train_step(state, batch):
+    ...
+    return new_state
+
+for batch in batches:
+    state = train_step(state, batch)
+```
+
+## Use instead
+```python
+@partial(jax.jit, donate_argnums=(0,))
+def train_step(state, batch):
+    ...
+```
+
+## Fix safety
+Adding `donate_argnums`/`donate_argnames` is unsafe: after the call the donated input is deleted,
+and any later read of the old value raises. The fix is offered only when every call site of the
+function in the module rebinds the argument.
+
+## How the runtime mode confirms it
+`jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
+donation (H100: 402 MB to 268 MB for eight 2048x2048 float32 parameters), and the donated input
+`is_deleted()` after the call.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+
+_DONATING = ("jax.jit", "jax.pmap")
+
+
+class MissingDonation(Rule):
+    code = "JAX401"
+    name = "missing-donation"
+    summary = "Jitted update rebinds an argument it does not donate"
+    node_types = (ast.Assign, ast.AnnAssign)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.AST, context) -> None:
+        value = node.value
+        if not isinstance(value, ast.Call):
+            return
+        binding = context.model.jit_binding_for_call(value)
+        if binding is None or binding.transform not in _DONATING:
+            return
+        scope = context.scope(node)
+        if scope.in_traced:
+            return
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        rebound = {_key(element) for target in targets for element in _flatten(target)} - {None}
+        if not rebound:
+            return
+        candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
+        candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
+        for position, keyword, argument in candidates:
+            if isinstance(argument, ast.Starred):
+                break
+            key = _key(argument)
+            if key is None or key not in rebound:
+                continue
+            if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
+                continue
+            if _aliased(key, scope):
+                continue
+            name = binding.key if binding.key != "<inline>" else "the jitted function"
+            option = f"donate_argnums=({position},)" if keyword is None else f"donate_argnames=({keyword!r},)"
+            context.report(
+                argument,
+                f"`{key}` is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
+                f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`",
+            )
+
+    
+def _flatten(target: ast.AST):
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _flatten(element)
+    elif isinstance(target, ast.Starred):
+        yield from _flatten(target.value)
+    else:
+        yield target
+
+
+def _key(node: ast.AST) -> str | None:
+    """`state`, `self.state`, `trainer.state.params` as a dotted key; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _aliased(key: str, scope) -> bool:
+    """Whether another name is bound to this value (`old = state`), so donation would delete it."""
+    for target, value in scope.bindings:
+        if value is not None and not isinstance(value, ast.AugAssign) and _key(value) == key and _key(target) != key:
+            return True
+    return False
+
+
+RULE = MissingDonation()

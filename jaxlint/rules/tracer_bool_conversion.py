@@ -1,0 +1,191 @@
+"""## What it does
+Flags Python control flow and boolean operations on a traced value inside a traced function:
+`if`, `while`, `assert`, the ternary `a if c else b`, `and`/`or`/`not`, `bool()`, chained
+comparisons such as `0 < x < 1`, and the builtins `min`/`max`.
+
+## Why is this bad?
+Inside `jax.jit` (and `vmap`, `grad`, `lax.scan` bodies, ...) arguments are abstract tracers: their
+values are unknown while JAX traces the function. Python needs a concrete `True`/`False`, so
+`bool(tracer)` raises `TracerBoolConversionError` (a `ConcretizationTypeError`). See
+https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError and
+"Control flow" in https://docs.jax.dev/en/latest/control-flow.html.
+
+Static views of a traced value are fine and are not flagged: `x.shape`, `x.ndim`, `x.dtype`,
+`len(x)`, `x is None`, `isinstance(x, ...)`, and arguments listed in `static_argnums`/`static_argnames`.
+
+## Example
+```python
+@jax.jit
+def relu(x):
+    if x > 0:
+        return x
+    return 0.0
+```
+
+## Use instead
+```python
+@jax.jit
+def relu(x):
+    return jnp.where(x > 0, x, 0.0)
+```
+or `lax.cond(pred, true_fn, false_fn, operand)` when only one branch should run, or mark the
+argument static with `static_argnames` when it really is a Python value.
+
+## Fix safety
+`min`/`max` of arrays become `jnp.minimum`/`jnp.maximum`, and `and`/`or`/`not` outside a condition
+become `jnp.logical_and`/`logical_or`/`logical_not`: these compute the same values elementwise and
+are safe. An `if`/`else` whose arms assign the same names or both return, and a ternary, become
+`jnp.where`: unsafe, because both arms are evaluated, so an arm that would raise or produce NaN now
+runs (and NaN gradients can flow from the unselected arm). Other side-effect-free arms become
+`lax.cond` (unsafe). A `while` on a traced condition becomes `lax.while_loop` over the loop-carried
+names (unsafe; refused when the loop has `break`/`return`/`yield`, a carried value changes shape,
+or the function is differentiated, since reverse-mode AD does not go through `while_loop`).
+
+## How the runtime mode confirms it
+It runs the function under `jax.jit` with the example inputs: the original raises
+`TracerBoolConversionError`; the fixed version compiles and agrees with the original run without
+`jit`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+from jaxlint.rules import fixes
+from jaxlint.rules import control_flow_fix
+from jaxlint.semantic.model import ARRAY, TRACED, parent_of
+
+_CONDITION_OWNERS = (ast.If, ast.While, ast.Assert, ast.IfExp)
+
+
+class TracerBoolConversion(Rule):
+    code = "JAX101"
+    name = "tracer-bool-conversion"
+    summary = "Python control flow or boolean conversion of a traced value"
+    node_types = (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Compare, ast.comprehension)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.AST, context) -> None:
+        if not context.is_traced_code(node):
+            return
+        scope = context.scope(node)
+        where = f"in traced function `{scope.name}`"
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            if context.level(node.test, scope) == ARRAY:
+                keyword = {ast.If: "if", ast.While: "while", ast.IfExp: "conditional expression"}[type(node)]
+                fix = control_flow_fix.control_flow_fix(node, context, scope)
+                hint = "use `lax.while_loop`" if isinstance(node, ast.While) else "use `jnp.where` or `lax.cond`"
+                reason = f" ({fix})" if isinstance(fix, str) else ""
+                context.report(
+                    node.test if not isinstance(node, ast.IfExp) else node,
+                    f"Python `{keyword}` on traced value `{_short(context.text(node.test))}` {where} raises "
+                    f"TracerBoolConversionError; {hint}, or make the value static{reason}",
+                    fix=None if isinstance(fix, str) else fix,
+                )
+        elif isinstance(node, ast.Assert):
+            if context.level(node.test, scope) == ARRAY:
+                context.report(
+                    node.test,
+                    f"`assert` on traced value `{_short(context.text(node.test))}` {where} raises "
+                    "TracerBoolConversionError; use `checkify.check` or assert on static shapes only",
+                )
+        elif isinstance(node, ast.comprehension):
+            for condition in node.ifs:
+                if context.level(condition, scope) == ARRAY:
+                    context.report(
+                        condition,
+                        f"comprehension `if` on traced value `{_short(context.text(condition))}` {where} raises "
+                        "TracerBoolConversionError; use `jnp.where` or a boolean mask",
+                    )
+        elif isinstance(node, ast.BoolOp):
+            if _in_condition(node):
+                return
+            converted = node.values[:-1]
+            if any(context.level(value, scope) == ARRAY for value in converted):
+                operator = "and" if isinstance(node.op, ast.And) else "or"
+                function = "logical_and" if operator == "and" else "logical_or"
+                context.report(
+                    node,
+                    f"`{operator}` on traced values {where} calls `bool()` on a tracer; use `jnp.{function}`",
+                    fix=_logical_fix(node, context),
+                )
+        elif isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not) and not _in_condition(node) and context.level(node.operand, scope) == ARRAY:
+                context.report(
+                    node,
+                    f"`not` on traced value `{_short(context.text(node.operand))}` {where} calls `bool()` on a tracer; use `jnp.logical_not`",
+                    fix=_logical_fix(node, context),
+                )
+        elif isinstance(node, ast.Compare):
+            if len(node.ops) > 1 and not _in_condition(node) and context.level(node, scope) == ARRAY:
+                if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                    return
+                context.report(
+                    node,
+                    f"chained comparison `{_short(context.text(node))}` on a traced value {where} calls `bool()` on a tracer; "
+                    "write `(a < x) & (x < b)`",
+                )
+        elif isinstance(node, ast.Call):
+            self._check_call(node, context, scope, where)
+
+    def _check_call(self, node: ast.Call, context, scope, where: str) -> None:
+        qualified = context.qualified_name(node.func)
+        if qualified == "builtins.bool" and len(node.args) == 1 and context.level(node.args[0], scope) == ARRAY:
+            context.report(node, f"`bool()` of traced value `{_short(context.text(node.args[0]))}` {where} raises TracerBoolConversionError")
+        elif qualified in ("builtins.min", "builtins.max") and node.args and not node.keywords:
+            levels = [context.level(arg, scope) for arg in node.args]
+            # Python's min/max compare their arguments with `<`: a tracer (or a pytree, a TypeError) fails.
+            if max(levels) < TRACED:
+                return
+            function = "minimum" if qualified == "builtins.min" else "maximum"
+            context.report(
+                node,
+                f"builtin `{qualified[9:]}` on traced values {where} compares tracers in Python; use `jnp.{function}`",
+                fix=_minmax_fix(node, context, function) if len(node.args) == 2 else None,
+            )
+
+
+def _logical_fix(node: ast.AST, context):
+    """`a and b` -> `jnp.logical_and(a, b)`; `not a` -> `jnp.logical_not(a)` (elementwise, same values)."""
+    if isinstance(node, ast.UnaryOp):
+        function, operands = "logical_not", [node.operand]
+    else:
+        function = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        operands = node.values
+    name, import_edits = fixes.reference(context, f"jax.numpy.{function}")
+    if not name:
+        return None
+    # n-ary and/or nest left to right, as Python evaluates them.
+    text = context.text(operands[0])
+    for operand in operands[1:]:
+        text = f"{name}({text}, {context.text(operand)})"
+    if len(operands) == 1:
+        text = f"{name}({text})"
+    return context.fix(f"Use `{name}`", [context.replace(node, text), *import_edits], safe=True)
+
+
+def _minmax_fix(node: ast.Call, context, function: str):
+    name, import_edits = fixes.reference(context, f"jax.numpy.{function}")
+    if not name:
+        return None
+    first, second = (context.text(arg) for arg in node.args)
+    return context.fix(f"Use `{name}`", [context.replace(node, f"{name}({first}, {second})"), *import_edits], safe=True)
+
+
+def _in_condition(node: ast.AST) -> bool:
+    """Whether `node` is (part of) a condition that the owner statement already reports."""
+    child, parent = node, parent_of(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)) and (not isinstance(parent, ast.UnaryOp) or isinstance(parent.op, ast.Not)):
+        child, parent = parent, parent_of(parent)
+    if isinstance(parent, _CONDITION_OWNERS) and parent.test is child:
+        return True
+    return isinstance(parent, ast.comprehension) and child in parent.ifs
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+RULE = TracerBoolConversion()

@@ -1,0 +1,139 @@
+"""## What it does
+Flags a list, dict, set, or NumPy/JAX array passed at a `static_argnums`/`static_argnames`
+position of a jitted function: a literal (`[0, 1]`, `{"a": 1}`), a comprehension, a call such as
+`list(...)`, `np.array(...)` or `jnp.arange(...)`, or a variable whose every assignment in the
+scope is one of those.
+
+A mutable default (`def f(x, axes=[0])`) is not flagged: `jit` hashes only the static arguments
+the caller passes, so the default never reaches the cache (checked on jax 0.10.2 and 0.11.2).
+
+## Why is this bad?
+`jit` caches compiled code keyed on the values of static arguments, so they must be hashable.
+Passing a list raises `ValueError: Non-hashable static arguments are not supported`. NumPy and JAX
+arrays are unhashable too. See the `static_argnums` documentation of `jax.jit`
+(https://docs.jax.dev/en/latest/_autosummary/jax.jit.html).
+
+## Example
+```python
+@partial(jax.jit, static_argnames=("axes",))
+def total(x, axes):
+    return x.sum(axis=axes)
+
+total(x, axes=[0, 1])
+```
+
+## Use instead
+```python
+total(x, axes=(0, 1))
+```
+
+## Fix safety
+A list or set literal becomes a tuple literal and `list(...)` becomes `tuple(...)`: safe, since the
+jitted function receives the same elements in the same order (a set's iteration order is kept).
+A variable becomes `tuple(var)`: unsafe, since a dict variable would become a tuple of its keys
+and a nested list stays unhashable. Dicts and arrays get no fix.
+
+## How the runtime mode confirms it
+Calling the jitted function with the example inputs raises the non-hashable `ValueError`; the fixed
+call compiles once for equal values (the cache size stays at 1 across repeated calls).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+
+_ARRAY_FACTORIES = ("numpy.", "jax.numpy.")
+_ARRAY_FACTORY_NAMES = frozenset({"array", "asarray", "zeros", "ones", "arange", "full", "empty", "linspace", "eye", "stack", "concatenate"})
+
+
+class UnhashableStaticArg(Rule):
+    code = "JAX301"
+    name = "unhashable-static-arg"
+    summary = "Unhashable value passed as a static argument of a jitted function"
+    node_types = (ast.Call,)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.Call, context) -> None:
+        binding = context.model.jit_binding_for_call(node)
+        if binding is None:
+            return
+        scope = context.scope(node)
+        for position, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            if binding.is_static(position, None):
+                self._check_value(argument, context, scope, binding, f"argument {position}")
+        for keyword in node.keywords:
+            if keyword.arg and binding.is_static(None, keyword.arg):
+                self._check_value(keyword.value, context, scope, binding, f"`{keyword.arg}`")
+
+    def _check_value(self, value: ast.AST, context, scope, binding, where: str) -> None:
+        kind = _unhashable_kind(value, context)
+        variable = None
+        if kind is None and isinstance(value, ast.Name):
+            kind = _variable_kind(value.id, scope, context)
+            variable = value.id if kind else None
+        if kind is None:
+            return
+        callee = binding.key if binding.key != "<inline>" else "the jitted function"
+        fix = _fix(value, kind, variable, context)
+        context.report(
+            value,
+            f"static {where} of `{callee}` is a {kind}, which is unhashable: jit raises `ValueError: Non-hashable static "
+            f"arguments are not supported`; pass a tuple{' or a frozen mapping' if kind == 'dict' else ''}",
+            fix=fix,
+        )
+
+
+def _unhashable_kind(value: ast.AST, context) -> str | None:
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "list"
+    if isinstance(value, (ast.Set, ast.SetComp)):
+        return "set"
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return "dict"
+    if isinstance(value, ast.Call):
+        qualified = context.qualified_name(value.func) or ""
+        if qualified in ("builtins.list", "builtins.set", "builtins.dict"):
+            return qualified[9:]
+        if qualified.startswith(_ARRAY_FACTORIES) and qualified.rsplit(".", 1)[-1] in _ARRAY_FACTORY_NAMES:
+            return "NumPy array" if qualified.startswith("numpy.") else "JAX array"
+    return None
+
+
+def _variable_kind(name: str, scope, context) -> str | None:
+    """The unhashable kind a variable holds, when every binding of it in the scope agrees."""
+    kinds = set()
+    for target, value in scope.bindings:
+        if isinstance(target, ast.Name) and target.id == name:
+            if value is None or isinstance(value, ast.AugAssign):
+                return None
+            kinds.add(_unhashable_kind(value, context))
+        elif name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+            return None
+    for target, _ in scope.loops:
+        if name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+            return None
+    if name in scope.params or name in scope.keyword_params or len(kinds) != 1:
+        return None
+    return kinds.pop()
+
+
+def _fix(value: ast.AST, kind: str, variable: str | None, context):
+    if variable is not None and kind in ("list", "set"):
+        return context.fix(f"Convert `{variable}` with `tuple()`", [context.replace(value, f"tuple({variable})")], safe=False)
+    if isinstance(value, (ast.List, ast.Set)):
+        elements = [context.text(element) for element in value.elts]
+        text = "(" + ", ".join(elements) + ("," if len(elements) == 1 else "") + ")"
+        return context.fix("Use a tuple literal", [context.replace(value, text)], safe=True)
+    if isinstance(value, ast.Call) and kind in ("list", "set") and isinstance(value.func, ast.Name) and context.qualified_name(value.func) in ("builtins.list", "builtins.set"):
+        return context.fix("Use `tuple(...)`", [context.replace(value.func, "tuple")], safe=True)
+    if isinstance(value, (ast.ListComp, ast.SetComp)):
+        inner = context.text(value)[1:-1]
+        return context.fix("Use `tuple(...)` of a generator", [context.replace(value, f"tuple({inner})")], safe=True)
+    return None
+
+
+RULE = UnhashableStaticArg()

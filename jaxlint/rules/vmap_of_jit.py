@@ -1,0 +1,83 @@
+"""## What it does
+Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function, called
+outside traced code.
+
+## Why is this bad?
+`vmap` of a jitted function is not itself compiled: every call re-runs the batching transform in
+Python, dispatches the batched computation op by op, and goes through the inner `jit`'s cache
+lookup. `jit(vmap(f))` traces and batches once, then runs one compiled, fused program per call.
+Inside traced code the order does not matter (the inner `jit` is inlined), so that is not flagged.
+See "JIT compiling" in https://docs.jax.dev/en/latest/jit-compilation.html and
+https://docs.jax.dev/en/latest/automatic-vectorization.html.
+
+## Example
+```python
+batched = jax.vmap(jax.jit(predict), in_axes=(None, 0))
+```
+
+## Use instead
+```python
+batched = jax.jit(jax.vmap(predict, in_axes=(None, 0)))
+```
+
+## Fix safety
+Swapping the transforms is safe when the inner `jit` has no options: the same function computes
+the same values, `vmap` arguments are kept. When the inner `jit` has options (`static_argnums`,
+`donate_argnums`, ...) their positions may not carry over to the batched function, so no fix is
+offered.
+
+## How the runtime mode confirms it
+It counts compilations (one for both) and times a call of each form on the example inputs
+(H100: 3.5x for eager `vmap(jit(f))`, 1.3-1.6x typical).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+
+
+class VmapOfJit(Rule):
+    code = "JAX402"
+    name = "vmap-of-jit"
+    summary = "`vmap` applied to a jitted function outside traced code"
+    node_types = (ast.Call,)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.Call, context) -> None:
+        if context.qualified_name(node.func) != "jax.vmap" or not node.args:
+            return
+        if isinstance(node.args[0], ast.Starred) or context.scope(node).in_traced:
+            return
+        inner = node.args[0]
+        model = context.model
+        if isinstance(inner, ast.Call) and model.transform_of(inner.func) == "jax.jit" and inner.args:
+            context.report(
+                node,
+                "`vmap` of `jit` is not compiled as a whole: every call batches in Python and dispatches op by op; "
+                "use `jax.jit(jax.vmap(f, ...))`",
+                fix=_swap_fix(node, inner, context),
+            )
+            return
+        binding = model.jit_bindings.get(inner.id) if isinstance(inner, ast.Name) else None
+        if binding is not None and binding.transform == "jax.jit":
+            context.report(
+                node,
+                f"`vmap` of jitted `{inner.id}` is not compiled as a whole: every call batches in Python; "
+                f"wrap the batched function in `jax.jit` instead",
+            )
+
+
+def _swap_fix(node: ast.Call, inner: ast.Call, context):
+    if inner.keywords or len(inner.args) != 1 or isinstance(inner.args[0], ast.Starred):
+        return None
+    vmap_arguments = [context.text(argument) for argument in node.args[1:]]
+    vmap_arguments += [context.text(keyword) for keyword in node.keywords]
+    function = context.text(inner.args[0])
+    inside = ", ".join([function, *vmap_arguments])
+    replacement = f"{context.text(inner.func)}({context.text(node.func)}({inside}))"
+    return context.fix("Apply `jit` outside `vmap`", [context.replace(node, replacement)], safe=True)
+
+
+RULE = VmapOfJit()

@@ -1,0 +1,104 @@
+"""Run the engine over many files: discovery, reading, per-file ignores, processes.
+
+Data flows one way: paths -> files -> engine -> diagnostics; reporters and the fixer take it from here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from jaxlint.config import Settings, per_file_ignored
+from jaxlint.diagnostics import Diagnostic
+from jaxlint.engine import FileResult, check_source
+from jaxlint.files import SourceReadError, discover, read_source
+
+# Below this many files a process pool costs more to start than it saves.
+PARALLEL_THRESHOLD = 16
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files_checked: int = 0
+    missing_paths: int = 0
+
+
+def lint_text(text: str, filename: str, settings: Settings, rules: Sequence) -> FileResult:
+    ignored = per_file_ignored(settings, Path(filename)) if settings.per_file_ignores else []
+    return check_source(text, filename, settings, rules, ignored_codes=ignored)
+
+
+def lint_file(path: Path, settings: Settings, rules: Sequence) -> FileResult:
+    try:
+        decoded = read_source(path)
+    except SourceReadError as error:
+        return FileResult(str(path), errors=[str(error)], unreadable=True)
+    return lint_text(decoded.text, str(path), settings, rules)
+
+
+# Worker state for process pools: set once per process by the initializer.
+_worker_settings: Settings | None = None
+_worker_rules: Sequence = ()
+
+
+def _initialize_worker(settings: Settings, codes: list[str]) -> None:
+    from jaxlint.rules import RULES_BY_CODE
+
+    global _worker_settings, _worker_rules
+    _worker_settings = settings
+    _worker_rules = [RULES_BY_CODE[code] for code in codes]
+
+
+def _lint_in_worker(path: str) -> FileResult:
+    assert _worker_settings is not None
+    return lint_file(Path(path), _worker_settings, _worker_rules)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def collect_files(paths: Iterable[Path], settings: Settings, result: RunResult) -> list[Path]:
+    files: list[Path] = []
+    for item in discover(paths, settings.excludes, settings.root):
+        if isinstance(item, SourceReadError):
+            result.errors.append(str(item))
+            if "no such file" in str(item):
+                result.missing_paths += 1
+        else:
+            files.append(item)
+    return files
+
+
+def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None = None) -> list[FileResult]:
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+        return [lint_file(path, settings, rules) for path in files]
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    chunk = max(1, min(32, len(files) // (jobs * 8) or 1))
+    with context.Pool(jobs, initializer=_initialize_worker, initargs=(settings, [rule.code for rule in rules])) as pool:
+        return list(pool.imap(_lint_in_worker, [str(path) for path in files], chunksize=chunk))
+
+
+def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs: int | None = None) -> RunResult:
+    result = RunResult()
+    files = collect_files(paths, settings, result)
+    for file_result in lint_files(files, settings, rules, jobs):
+        if file_result.unreadable:
+            result.errors.extend(file_result.errors)
+            continue
+        result.files_checked += 1
+        result.diagnostics.extend(file_result.diagnostics)
+        result.errors.extend(file_result.errors)
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+

@@ -1,0 +1,105 @@
+"""Resolve local names to qualified names from a module's own imports.
+
+We do this ourselves, once per module, instead of using libcst's metadata providers:
+those cost several times the parse (Fixit issues #457 and #458).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+# Public aliases that point at one implementation; rules ask for the canonical name.
+CANONICAL = {
+    "jax.experimental.pjit.pjit": "jax.jit",
+    "jax.pjit": "jax.jit",
+    "jax.api.jit": "jax.jit",
+    "jax.tree_util.Partial": "jax.tree_util.Partial",
+    "jax.ad_checkpoint.checkpoint": "jax.checkpoint",
+    "jax.remat": "jax.checkpoint",
+    "jax.experimental.shard_map.shard_map": "jax.shard_map",
+    "flax.nnx.jit": "flax.nnx.jit",
+    "eqx": "equinox",
+    "jax.core.concrete_or_error": "jax.core.concrete_or_error",
+}
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+class ImportMap:
+    """Maps names bound by imports to what they import; flow-insensitive and precise.
+
+    A name that is also bound some other way (assignment, def, class, parameter) anywhere in
+    the module is ambiguous and resolves to nothing: when we cannot tell, we do not guess.
+    """
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.aliases: dict[str, str] = {}
+        ambiguous: set[str] = set()
+        self.locally_bound: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self._bind(alias.asname, alias.name, ambiguous)
+                    else:
+                        # `import jax.numpy` binds `jax`; `jax.numpy.x` then resolves through it.
+                        top = alias.name.split(".")[0]
+                        self._bind(top, top, ambiguous)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level or not node.module:
+                    for alias in node.names:
+                        self.locally_bound.add(alias.asname or alias.name)
+                    continue
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}", ambiguous)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.locally_bound.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                self.locally_bound.add(node.id)
+            elif isinstance(node, ast.arg):
+                self.locally_bound.add(node.arg)
+        for name in ambiguous | (self.locally_bound & set(self.aliases)):
+            self.aliases.pop(name, None)
+
+    def _bind(self, name: str, target: str, ambiguous: set[str]) -> None:
+        previous = self.aliases.get(name)
+        if previous is not None and previous != target:
+            ambiguous.add(name)
+        self.aliases[name] = target
+
+    def qualified_name(self, node: ast.AST) -> str | None:
+        """`jnp.where` -> `jax.numpy.where`; `J` (from jax import jit as J) -> `jax.jit`."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        base = self.aliases.get(node.id)
+        if base is None:
+            if node.id in BUILTIN_NAMES and node.id not in self.locally_bound and not parts:
+                return f"builtins.{node.id}"
+            return None
+        parts.append(base)
+        qualified = ".".join(reversed(parts))
+        return canonical(qualified)
+
+    def local_name_for(self, qualified: str) -> str | None:
+        """The expression this module already uses for `qualified`, e.g. `jnp` for jax.numpy."""
+        best = None
+        for name, target in self.aliases.items():
+            if qualified == target:
+                return name
+            if qualified.startswith(target + "."):
+                candidate = name + qualified[len(target):]
+                if best is None or len(candidate) < len(best):
+                    best = candidate
+        return best
+
+
+def canonical(qualified: str) -> str:
+    if qualified.startswith("equinox.") or qualified.startswith("flax."):
+        return qualified
+    return CANONICAL.get(qualified, qualified)

@@ -1,0 +1,74 @@
+"""What the semantic model knows about JAX's API: transforms, static views, host syncs.
+
+Qualified names are canonical (see imports.CANONICAL).
+"""
+
+from __future__ import annotations
+
+# Transforms that trace every non-static argument of the function they wrap.
+JIT_LIKE = frozenset({
+    "jax.jit", "jax.pmap", "jax.checkpoint", "jax.custom_jvp", "jax.custom_vjp",
+    "jax.shard_map", "jax.experimental.maps.xmap", "jax.named_call",
+    "jax.make_jaxpr", "jax.eval_shape", "jax.linearize", "jax.vjp", "jax.jvp",
+    "flax.nnx.jit", "flax.nnx.pmap", "flax.nnx.shard_map", "flax.nnx.remat",
+    "jax.experimental.checkify.checkify",
+})
+# Transforms that produce a jitted callable whose calls run compiled code on the device.
+COMPILING = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "flax.nnx.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
+VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap"})
+# Transforms that differentiate with respect to `argnums` (default 0).
+GRAD_LIKE = frozenset({
+    "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
+    "flax.nnx.grad", "flax.nnx.value_and_grad",
+})
+# Equinox's filtered transforms treat non-array arguments as static: only annotated arrays are known traced.
+FILTERED = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap"})
+FILTERED_GRAD = frozenset({"equinox.filter_grad", "equinox.filter_value_and_grad"})
+DIFFERENTIATING = GRAD_LIKE | FILTERED_GRAD | frozenset({"jax.vjp", "jax.linearize"})
+
+# lax control flow: positions of the function arguments whose bodies are traced.
+LAX_BODIES = {
+    "jax.lax.scan": (0,),
+    "jax.lax.fori_loop": (2,),
+    "jax.lax.while_loop": (0, 1),
+    "jax.lax.cond": (1, 2),
+    "jax.lax.map": (0,),
+    "jax.lax.associative_scan": (0,),
+    "jax.lax.custom_root": (0, 2, 3),
+    "jax.lax.reduce": (2,),
+}
+LAX_BRANCH_LISTS = {"jax.lax.switch": 1}
+# Calls that apply their first argument to the leaves of the remaining (tree) arguments.
+TREE_MAPS = frozenset({
+    "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
+    "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
+})
+
+# Results of these are known at trace time even when their argument is traced.
+STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type", "sharding", "aval", "device", "devices"})
+STATIC_CALLS = frozenset({
+    "builtins.len", "builtins.isinstance", "builtins.issubclass", "builtins.hasattr", "builtins.type",
+    "builtins.callable", "builtins.id", "builtins.str", "builtins.repr", "builtins.range",
+    "builtins.print", "builtins.getattr", "builtins.format",
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.result_type", "jax.numpy.dtype",
+    "jax.numpy.issubdtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.isdtype", "jax.numpy.isscalar",
+    "jax.numpy.can_cast", "jax.numpy.promote_types", "jax.dtypes.result_type", "jax.dtypes.issubdtype",
+    "jax.dtypes.canonicalize_dtype", "numpy.shape", "numpy.ndim", "numpy.size", "numpy.dtype",
+    "numpy.issubdtype", "numpy.prod", "math.prod", "jax.core.get_aval", "jax.typeof",
+    "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_leaves", "jax.tree.leaves",
+})
+HOST_SCALAR_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "operator.index"})
+# Namespaces whose functions return arrays computed from their array arguments.
+ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.image.", "jax.ops.", "jax.experimental.pallas.")
+CONTAINER_RESULT_CALLS = frozenset({
+    "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond", "jax.lax.switch",
+    "jax.lax.map", "jax.lax.associative_scan",
+} | TREE_MAPS)
+ARRAY_METHODS = frozenset({
+    "sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin", "cumsum",
+    "cumprod", "astype", "reshape", "transpose", "swapaxes", "squeeze", "ravel", "flatten", "clip",
+    "round", "dot", "conj", "conjugate", "sort", "argsort", "take", "repeat", "nonzero", "set", "add",
+    "multiply", "divide", "power", "get", "apply", "view", "trace", "diagonal", "real", "imag",
+})
+HOST_METHODS = frozenset({"item", "tolist"})
+ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jaxtyping.Float", "jaxtyping.Int", "jaxtyping.Bool", "jaxtyping.Shaped", "jaxtyping.Num", "jaxtyping.Real", "jaxtyping.Inexact", "jaxtyping.Integer", "jaxtyping.Complex", "chex.Array")

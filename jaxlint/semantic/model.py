@@ -1,0 +1,928 @@
+"""The semantic model of one module: scopes, traced functions, jitted callables, value kinds.
+
+Built once per file from the `ast` tree, then queried by every rule. Precision first: every
+question has a "cannot tell" answer, and rules do not flag what the model cannot show.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from jaxlint.semantic import jaxapi
+from jaxlint.semantic.imports import ImportMap
+
+# How sure we are that an expression inside traced code is a tracer.
+NONE = 0  # static, host, or unknown
+TRACED = 1  # traced, but may be a pytree (a dict of arrays is truthy without error)
+ARRAY = 2  # definitely an array tracer
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+PARENT = "_jaxlint_parent"
+
+
+def parent_of(node: ast.AST) -> ast.AST | None:
+    return getattr(node, PARENT, None)
+
+
+def ancestors(node: ast.AST) -> Iterator[ast.AST]:
+    node = parent_of(node)
+    while node is not None:
+        yield node
+        node = parent_of(node)
+
+
+@dataclass(eq=False)
+class Scope:
+    """A module, function or lambda body, with what the analyses need from it."""
+
+    node: ast.AST
+    parent: "Scope | None"
+    class_node: ast.ClassDef | None = None
+    children: list["Scope"] = field(default_factory=list)
+    defs: dict[str, "Scope | None"] = field(default_factory=dict)
+    bindings: list[tuple[ast.AST, ast.AST | None]] = field(default_factory=list)
+    loops: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)  # (target, iter)
+    calls: list[ast.Call] = field(default_factory=list)
+    local_names: set[str] = field(default_factory=set)
+    declared_free: set[str] = field(default_factory=set)
+    params: list[str] = field(default_factory=list)  # positional, in order, self excluded for methods
+    keyword_params: set[str] = field(default_factory=set)
+    param_nodes: dict[str, ast.arg] = field(default_factory=dict)
+    has_self: bool = False
+    # Filled by the tracing analysis:
+    traced: bool = False
+    transforms: set[str] = field(default_factory=set)
+    traced_params: dict[str, int] = field(default_factory=dict)
+    differentiated: bool = False
+    levels: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.node, "name", "<lambda>" if isinstance(self.node, ast.Lambda) else "<module>")
+
+    @property
+    def is_function(self) -> bool:
+        return isinstance(self.node, FUNCTION_NODES)
+
+    @property
+    def in_traced(self) -> bool:
+        scope: Scope | None = self
+        while scope is not None:
+            if scope.traced:
+                return True
+            scope = scope.parent
+        return False
+
+    def all_params(self) -> list[str]:
+        return [*self.params, *sorted(self.keyword_params)]
+
+
+@dataclass
+class JitBinding:
+    """A name (or `self.attr`) bound to a compiled callable: `@jax.jit def f`, `g = jax.jit(f)`."""
+
+    key: str
+    transform: str
+    node: ast.AST  # the decorator or the `jax.jit(...)` call
+    options: dict[str, ast.expr]
+    function: Scope | None
+    bound_positional: int = 0
+    via_decorator: bool = False
+
+    def literal_option(self, *names: str) -> tuple | None:
+        """The literal value of an int/str tuple option; () when absent; None when not a literal."""
+        for name in names:
+            if name in self.options:
+                return literal_tuple(self.options[name])
+        return ()
+
+    @property
+    def param_names(self) -> list[str] | None:
+        if self.function is None:
+            return None
+        return self.function.params[self.bound_positional:]
+
+    def argument_index(self, name: str) -> int | None:
+        params = self.param_names
+        if params is None or name not in params:
+            return None
+        return params.index(name)
+
+    def is_static(self, position: int | None, keyword: str | None) -> bool | None:
+        """Whether an argument is static; None when the options cannot be read."""
+        numbers = self.literal_option("static_argnums", "static_broadcasted_argnums")
+        names = self.literal_option("static_argnames")
+        if numbers is None or names is None:
+            return None
+        params = self.param_names
+        if keyword is not None:
+            if keyword in names:
+                return True
+            if params is not None and keyword in params:
+                position = params.index(keyword)
+            else:
+                return False
+        if position is None:
+            return False
+        count = len(params) if params is not None else None
+        for number in numbers:
+            if not isinstance(number, int):
+                continue
+            if number == position or (number < 0 and count is not None and count + number == position):
+                return True
+        if params is not None and position < len(params) and params[position] in names:
+            return True
+        return False
+
+    def is_donated(self, position: int | None, keyword: str | None) -> bool | None:
+        numbers = self.literal_option("donate_argnums")
+        names = self.literal_option("donate_argnames")
+        if numbers is None or names is None:
+            return None
+        params = self.param_names
+        if keyword is not None:
+            if keyword in names:
+                return True
+            if params is None or keyword not in params:
+                return None if numbers else False
+            position = params.index(keyword)
+        if position in numbers:
+            return True
+        if params is not None and position is not None and position < len(params) and params[position] in names:
+            return True
+        if names and params is None:
+            return None
+        return False
+
+
+def literal_tuple(node: ast.expr) -> tuple | None:
+    """`(0, 2)`, `[0]`, `1`, `"x"`, `("a", "b")`, `None` as a tuple; None when not a literal."""
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return ()
+        if isinstance(node.value, (int, str)) and not isinstance(node.value, bool):
+            return (node.value,)
+        return None
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        values = []
+        for element in node.elts:
+            if isinstance(element, ast.Constant) and isinstance(element.value, (int, str)) and not isinstance(element.value, bool):
+                values.append(element.value)
+            elif isinstance(element, ast.UnaryOp) and isinstance(element.op, ast.USub) and isinstance(element.operand, ast.Constant) and isinstance(element.operand.value, int):
+                values.append(-element.operand.value)
+            else:
+                return None
+        return tuple(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, int):
+        return (-node.operand.value,)
+    return None
+
+
+@dataclass
+class TransformUse:
+    """A transform applied to a function: `@jax.jit`, `jax.vmap(f, in_axes=...)`, `lax.scan(body, ...)`."""
+
+    qualified: str
+    options: dict[str, ast.expr]
+    positional_options: list[ast.expr] = field(default_factory=list)
+
+
+class SemanticModel:
+    def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = ()) -> None:
+        self.tree = tree
+        self.imports = ImportMap(tree)
+        self.extra_traced = frozenset(traced_decorators)
+        self.scopes: list[Scope] = []
+        self.scope_of_node: dict[ast.AST, Scope] = {}
+        self.class_methods: dict[ast.ClassDef, dict[str, Scope]] = {}
+        self.jit_bindings: dict[str, JitBinding] = {}
+        self.module_scope = Scope(tree, None)
+        self._collect()
+        self._find_traced_functions()
+        self._find_jit_bindings()
+        self._propagate()
+        self._device_cache: dict[Scope, dict[str, bool]] = {}
+
+    # ----- collection -------------------------------------------------------------------------
+
+    def _collect(self) -> None:
+        self.scopes.append(self.module_scope)
+        self.scope_of_node[self.tree] = self.module_scope
+        stack: list[tuple[ast.AST, Scope, ast.ClassDef | None]] = [(self.tree, self.module_scope, None)]
+        while stack:
+            node, scope, class_node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                setattr(child, PARENT, node)
+                if isinstance(child, FUNCTION_NODES):
+                    self._enter_function(child, scope, class_node, stack)
+                    continue
+                if isinstance(child, ast.ClassDef):
+                    scope.local_names.add(child.name)
+                    self.class_methods.setdefault(child, {})
+                    stack.append((child, scope, child))
+                    continue
+                self._record(child, scope)
+                stack.append((child, scope, class_node if isinstance(node, ast.ClassDef) and child in node.body else None))
+
+    def _enter_function(self, node: ast.AST, outer: Scope, class_node: ast.ClassDef | None, stack) -> None:
+        is_method = class_node is not None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        scope = Scope(node, outer, class_node=class_node if is_method else None)
+        outer.children.append(scope)
+        self.scopes.append(scope)
+        self.scope_of_node[node] = scope
+        arguments: ast.arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        if is_method and positional and not self._is_staticmethod(node):
+            scope.has_self = True
+            positional = positional[1:]
+        scope.params = [arg.arg for arg in positional]
+        scope.keyword_params = {arg.arg for arg in arguments.kwonlyargs}
+        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]:
+            if arg is not None:
+                scope.param_nodes[arg.arg] = arg
+                scope.local_names.add(arg.arg)
+        if isinstance(node, ast.Lambda):
+            setattr(node.body, PARENT, node)
+            setattr(node.args, PARENT, node)
+            stack.append((node.args, outer, None))
+            self._record(node.body, scope)
+            stack.append((node.body, scope, None))
+            return
+        outer.local_names.add(node.name)
+        if is_method:
+            self.class_methods[class_node][node.name] = scope
+        else:
+            # Two defs of one name in a scope: we cannot tell which one a call reaches.
+            outer.defs[node.name] = None if node.name in outer.defs else scope
+        for child in ast.iter_child_nodes(node):
+            setattr(child, PARENT, node)
+            if child in node.body:
+                if isinstance(child, FUNCTION_NODES):
+                    self._enter_function(child, scope, None, stack)
+                elif isinstance(child, ast.ClassDef):
+                    scope.local_names.add(child.name)
+                    self.class_methods.setdefault(child, {})
+                    stack.append((child, scope, child))
+                else:
+                    self._record(child, scope)
+                    stack.append((child, scope, None))
+            else:
+                # Decorators, defaults and annotations are evaluated in the enclosing scope.
+                self._record(child, outer)
+                stack.append((child, outer, None))
+
+    def _is_staticmethod(self, node: ast.AST) -> bool:
+        for decorator in getattr(node, "decorator_list", ()):
+            if isinstance(decorator, ast.Name) and decorator.id in ("staticmethod", "classmethod"):
+                return decorator.id == "staticmethod"
+        return False
+
+    def _record(self, node: ast.AST, scope: Scope) -> None:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                scope.bindings.append((target, node.value))
+                self._add_targets(target, scope)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            scope.bindings.append((node.target, node.value if not isinstance(node, ast.AugAssign) else node))
+            self._add_targets(node.target, scope)
+        elif isinstance(node, ast.NamedExpr):
+            scope.bindings.append((node.target, node.value))
+            self._add_targets(node.target, scope)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            scope.loops.append((node.target, node.iter))
+            self._add_targets(node.target, scope)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            scope.bindings.append((node.optional_vars, None))
+            self._add_targets(node.optional_vars, scope)
+        elif isinstance(node, ast.Call):
+            scope.calls.append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            scope.declared_free.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                scope.local_names.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            scope.local_names.add(node.name)
+
+    def _add_targets(self, target: ast.AST, scope: Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.local_names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._add_targets(element, scope)
+        elif isinstance(target, ast.Starred):
+            self._add_targets(target.value, scope)
+
+    # ----- name and function resolution -------------------------------------------------------
+
+    def qualified_name(self, node: ast.AST) -> str | None:
+        return self.imports.qualified_name(node)
+
+    def scope_for(self, node: ast.AST) -> Scope:
+        """The innermost function (or the module) whose body contains `node`."""
+        current: ast.AST | None = node
+        while current is not None:
+            scope = self.scope_of_node.get(current)
+            if scope is not None and current is not node:
+                return scope
+            parent = parent_of(current)
+            if parent is not None and isinstance(parent, FUNCTION_NODES):
+                inner = self.scope_of_node[parent]
+                # Decorators, defaults and annotations belong to the enclosing scope.
+                if isinstance(parent, ast.Lambda):
+                    return inner if current is parent.body else (inner.parent or self.module_scope)
+                return inner if current in parent.body else (inner.parent or self.module_scope)
+            current = parent
+        return self.module_scope
+
+    def resolve_function(self, node: ast.AST, scope: Scope) -> tuple[Scope, int, set[str]] | None:
+        """The local function an expression refers to: a name, a lambda, `self.method`, `partial(f, ...)`.
+
+        Returns (scope, positional arguments bound by partial, keywords bound by partial).
+        """
+        if isinstance(node, ast.Lambda):
+            return self.scope_of_node.get(node), 0, set()
+        if isinstance(node, ast.Name):
+            current: Scope | None = scope
+            while current is not None:
+                if node.id in current.defs:
+                    found = current.defs[node.id]
+                    return (found, 0, set()) if found is not None else None
+                if node.id in current.local_names:
+                    return None  # bound to something other than a def in this scope
+                current = current.parent
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            method_scope = scope
+            while method_scope is not None and method_scope.class_node is None:
+                method_scope = method_scope.parent
+            if method_scope is None:
+                return None
+            found = self.class_methods.get(method_scope.class_node, {}).get(node.attr)
+            return (found, 0, set()) if found is not None else None
+        if isinstance(node, ast.Call) and self.qualified_name(node.func) == "functools.partial" and node.args:
+            inner = self.resolve_function(node.args[0], scope)
+            if inner is None:
+                return None
+            target, bound, keywords = inner
+            return target, bound + len(node.args) - 1, keywords | {k.arg for k in node.keywords if k.arg}
+        return None
+
+    def transform_of(self, node: ast.AST) -> str | None:
+        """The transform a callable expression names, if any: `jax.jit`, `jax.vmap`, ..."""
+        qualified = self.qualified_name(node)
+        if qualified is None:
+            if isinstance(node, ast.Name) and node.id in self.extra_traced:
+                return "jax.jit"
+            return None
+        if qualified in self.extra_traced:
+            return "jax.jit"
+        if (
+            qualified in jaxapi.JIT_LIKE or qualified in jaxapi.VMAP_LIKE or qualified in jaxapi.GRAD_LIKE
+            or qualified in jaxapi.FILTERED or qualified in jaxapi.FILTERED_GRAD
+        ):
+            return qualified
+        return None
+
+    def decorator_transform(self, decorator: ast.expr) -> TransformUse | None:
+        """`@jax.jit`, `@jax.jit(static_argnames=...)`, `@partial(jax.jit, static_argnums=...)`."""
+        transform = self.transform_of(decorator)
+        if transform is not None:
+            return TransformUse(transform, {})
+        if not isinstance(decorator, ast.Call):
+            return None
+        transform = self.transform_of(decorator.func)
+        if transform is not None and not decorator.args:
+            return TransformUse(transform, keyword_options(decorator))
+        if self.qualified_name(decorator.func) == "functools.partial" and decorator.args:
+            transform = self.transform_of(decorator.args[0])
+            if transform is not None:
+                return TransformUse(transform, keyword_options(decorator), list(decorator.args[1:]))
+        return None
+
+    # ----- traced functions ------------------------------------------------------------------
+
+    def _find_traced_functions(self) -> None:
+        for scope in self.scopes:
+            for decorator in getattr(scope.node, "decorator_list", ()):
+                use = self.decorator_transform(decorator)
+                if use is not None:
+                    self._mark_traced(scope, use, 0, set())
+        for scope in self.scopes:
+            for call in scope.calls:
+                self._transform_call(call, scope)
+
+    def _transform_call(self, call: ast.Call, scope: Scope) -> None:
+        qualified = self.qualified_name(call.func)
+        if qualified in jaxapi.LAX_BODIES:
+            for position in jaxapi.LAX_BODIES[qualified]:
+                body = argument(call, position, None)
+                if body is not None:
+                    self._mark_expression(body, scope, TransformUse(qualified, {}))
+            return
+        if qualified in jaxapi.LAX_BRANCH_LISTS:
+            branches = argument(call, jaxapi.LAX_BRANCH_LISTS[qualified], "branches")
+            if isinstance(branches, (ast.List, ast.Tuple)):
+                for branch in branches.elts:
+                    self._mark_expression(branch, scope, TransformUse(qualified, {}))
+            return
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("defvjp", "defjvp", "defjvps", "def_fwd", "def_bwd"):
+            for branch in call.args:
+                self._mark_expression(branch, scope, TransformUse("jax.custom_vjp", {}))
+            return
+        transform = self.transform_of(call.func)
+        if transform is None or not call.args:
+            return
+        use = TransformUse(transform, keyword_options(call), list(call.args[1:]))
+        self._mark_expression(call.args[0], scope, use)
+
+    def _mark_expression(self, node: ast.expr, scope: Scope, use: TransformUse) -> None:
+        if isinstance(node, ast.Call):
+            inner = self.transform_of(node.func)
+            if inner is not None and node.args:
+                # jax.jit(jax.grad(f)): f is traced by every transform around it.
+                self._mark_expression(node.args[0], scope, TransformUse(inner, keyword_options(node), list(node.args[1:])))
+                if inner in jaxapi.DIFFERENTIATING or use.qualified in jaxapi.JIT_LIKE:
+                    self._mark_expression(node.args[0], scope, use)
+                return
+        resolved = self.resolve_function(node, scope)
+        if resolved is not None:
+            target, bound, keywords = resolved
+            self._mark_traced(target, use, bound, keywords)
+
+    def _mark_traced(self, scope: Scope, use: TransformUse, bound: int, bound_keywords: set[str]) -> None:
+        scope.traced = True
+        scope.transforms.add(use.qualified)
+        if use.qualified in jaxapi.DIFFERENTIATING:
+            scope.differentiated = True
+        visible = scope.params[bound:]
+        for name, level in self._traced_parameters(scope, use, visible, bound_keywords).items():
+            if level > scope.traced_params.get(name, NONE):
+                scope.traced_params[name] = level
+
+    def _traced_parameters(self, scope: Scope, use: TransformUse, visible: list[str], bound_keywords: set[str]) -> dict[str, int]:
+        qualified = use.qualified
+        keyword_params = [name for name in sorted(scope.keyword_params) if name not in bound_keywords]
+        candidates = [name for name in visible if name not in bound_keywords]
+        if qualified in jaxapi.FILTERED:
+            return {name: ARRAY for name in candidates + keyword_params if self._annotated_array(scope, name)}
+        if qualified in jaxapi.FILTERED_GRAD:
+            return {candidates[0]: TRACED} if candidates else {}
+        if qualified in jaxapi.GRAD_LIKE:
+            argnums = use.options.get("argnums") or (use.positional_options[0] if use.positional_options else None)
+            numbers = (0,) if argnums is None else literal_tuple(argnums)
+            if numbers is None:
+                return {}
+            return {candidates[n]: self._param_level(scope, candidates[n]) for n in numbers if isinstance(n, int) and 0 <= n < len(candidates)}
+        if qualified in jaxapi.VMAP_LIKE:
+            in_axes = use.options.get("in_axes") or (use.positional_options[0] if use.positional_options else None)
+            if in_axes is None or (isinstance(in_axes, ast.Constant) and isinstance(in_axes.value, int)):
+                return {name: self._param_level(scope, name) for name in candidates}
+            if isinstance(in_axes, (ast.Tuple, ast.List)):
+                traced = {}
+                for name, axis in zip(candidates, in_axes.elts):
+                    if not (isinstance(axis, ast.Constant) and axis.value is None):
+                        traced[name] = self._param_level(scope, name)
+                return traced
+            return {}
+        # jit-like, lax bodies, custom derivatives, configured decorators.
+        static_numbers = ()
+        static_names: tuple = ()
+        for key in ("static_argnums", "static_broadcasted_argnums", "nondiff_argnums"):
+            if key in use.options:
+                static_numbers = literal_tuple(use.options[key])
+                if static_numbers is None:
+                    return {}
+        if "static_argnames" in use.options:
+            static_names = literal_tuple(use.options["static_argnames"])
+            if static_names is None:
+                return {}
+        traced = {}
+        count = len(candidates)
+        static_positions = {n if n >= 0 else count + n for n in static_numbers if isinstance(n, int)}
+        for position, name in enumerate(candidates):
+            if position in static_positions or name in static_names:
+                continue
+            traced[name] = self._param_level(scope, name)
+        for name in keyword_params:
+            if name not in static_names:
+                traced[name] = self._param_level(scope, name)
+        return traced
+
+    def _param_level(self, scope: Scope, name: str) -> int:
+        return ARRAY if self._annotated_array(scope, name) else TRACED
+
+    def _annotated_array(self, scope: Scope, name: str) -> bool:
+        arg = scope.param_nodes.get(name)
+        if arg is None or arg.annotation is None:
+            return False
+        annotation = arg.annotation
+        if isinstance(annotation, ast.Subscript):
+            annotation = annotation.value
+        qualified = self.qualified_name(annotation)
+        return qualified is not None and qualified.startswith(jaxapi.ARRAY_ANNOTATIONS)
+
+    # ----- jitted callables ------------------------------------------------------------------
+
+    def _find_jit_bindings(self) -> None:
+        seen: dict[str, int] = {}
+
+        def add(binding: JitBinding) -> None:
+            seen[binding.key] = seen.get(binding.key, 0) + 1
+            self.jit_bindings[binding.key] = binding
+
+        for scope in self.scopes:
+            if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for decorator in scope.node.decorator_list:
+                use = self.decorator_transform(decorator)
+                if use is not None and use.qualified in jaxapi.COMPILING:
+                    key = f"self.{scope.name}" if scope.class_node is not None else scope.name
+                    add(JitBinding(key, use.qualified, decorator, use.options, scope, via_decorator=True))
+                    break
+        for scope in self.scopes:
+            for target, value in scope.bindings:
+                if not isinstance(value, ast.Call) or not value.args:
+                    continue
+                transform = self.transform_of(value.func)
+                if transform not in jaxapi.COMPILING:
+                    continue
+                key = binding_key(target)
+                if key is None:
+                    continue
+                resolved = self.resolve_function(value.args[0], scope)
+                function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
+                add(JitBinding(key, transform, value, keyword_options(value), function, bound))
+        for key, count in seen.items():
+            if count > 1:
+                del self.jit_bindings[key]
+
+    def jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
+        """The compiled callable a call invokes, by name or `self.attr`, or `jax.jit(f)(...)` inline."""
+        key = binding_key(call.func)
+        if key is not None:
+            binding = self.jit_bindings.get(key)
+            if binding is not None:
+                return binding
+        if isinstance(call.func, ast.Call) and call.func.args:
+            transform = self.transform_of(call.func.func)
+            if transform in jaxapi.COMPILING:
+                scope = self.scope_for(call)
+                resolved = self.resolve_function(call.func.args[0], scope)
+                function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
+                return JitBinding("<inline>", transform, call.func, keyword_options(call.func), function, bound)
+        return None
+
+    # ----- propagation: helpers called with traced arguments, value levels ---------------------
+
+    def _propagate(self) -> None:
+        for _ in range(8):
+            changed = False
+            for scope in self.scopes:
+                if scope.in_traced:
+                    self._compute_levels(scope)
+            for scope in self.scopes:
+                if scope.in_traced:
+                    changed |= self._propagate_calls(scope)
+            if not changed:
+                break
+
+    def _compute_levels(self, scope: Scope) -> None:
+        levels = scope.levels
+        levels.update({name: max(level, levels.get(name, NONE)) for name, level in scope.traced_params.items()})
+        for _ in range(6):
+            changed = False
+            for target, value in scope.bindings:
+                if value is None:
+                    continue
+                if isinstance(value, ast.AugAssign):
+                    level = ARRAY if max(self.level(value.target, scope), self.level(value.value, scope)) else NONE
+                    changed |= self._assign(target, level, scope, None)
+                else:
+                    changed |= self._assign(target, self.level(value, scope), scope, value)
+            for target, iterable in scope.loops:
+                changed |= self._assign_loop(target, iterable, scope)
+            if not changed:
+                break
+
+    def _assign(self, target: ast.AST, level: int, scope: Scope, value: ast.AST | None) -> bool:
+        if isinstance(target, ast.Name):
+            if level > scope.levels.get(target.id, NONE) and not self.in_static_region(target):
+                scope.levels[target.id] = level
+                return True
+            return False
+        if isinstance(target, (ast.Tuple, ast.List)):
+            changed = False
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                for element, element_value in zip(target.elts, value.elts):
+                    changed |= self._assign(element, self.level(element_value, scope), scope, element_value)
+                return changed
+            for element in target.elts:
+                changed |= self._assign(element, level, scope, None)
+            return changed
+        if isinstance(target, ast.Starred):
+            return self._assign(target.value, level, scope, None)
+        return False
+
+    def _assign_loop(self, target: ast.AST, iterable: ast.AST, scope: Scope) -> bool:
+        if isinstance(iterable, ast.Call):
+            qualified = self.qualified_name(iterable.func)
+            if qualified == "builtins.enumerate" and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                return self._assign_loop(target.elts[1], iterable.args[0], scope)
+            if qualified == "builtins.zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args):
+                changed = False
+                for element, source in zip(target.elts, iterable.args):
+                    changed |= self._assign_loop(element, source, scope)
+                return changed
+            if isinstance(iterable.func, ast.Attribute) and iterable.func.attr in ("items", "values", "keys"):
+                owner = self.level(iterable.func.value, scope)
+                if iterable.func.attr == "keys" or not owner:
+                    return False
+                if iterable.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                    return self._assign(target.elts[1], TRACED, scope, None)
+                return self._assign(target, TRACED, scope, None) if iterable.func.attr == "values" else False
+        level = self.level(iterable, scope)
+        # Iterating an array yields arrays; iterating a pytree may yield dict keys.
+        return self._assign(target, ARRAY if level == ARRAY else NONE, scope, None)
+
+    def _propagate_calls(self, scope: Scope) -> bool:
+        changed = False
+        for call in scope.calls:
+            if self.in_static_region(call):
+                continue
+            qualified = self.qualified_name(call.func)
+            targets: list[tuple[Scope, int, set[str], list[ast.expr], list[ast.keyword], bool]] = []
+            if qualified in jaxapi.TREE_MAPS and call.args:
+                resolved = self.resolve_function(call.args[0], scope)
+                if resolved is not None:
+                    leaves = [ast.Constant(None) if not self.level(tree, scope) else tree for tree in call.args[1:]]
+                    targets.append((*resolved, leaves, [], True))
+            elif isinstance(call.func, ast.Call) and call.func.args and self.transform_of(call.func.func):
+                # jax.grad(f)(x), jax.vmap(g)(xs) inside traced code: f sees traced x.
+                resolved = self.resolve_function(call.func.args[0], scope)
+                if resolved is not None:
+                    targets.append((*resolved, list(call.args), list(call.keywords), False))
+            elif qualified is None:
+                resolved = self.resolve_function(call.func, scope)
+                if resolved is not None:
+                    targets.append((*resolved, list(call.args), list(call.keywords), False))
+            for callee, bound, bound_keywords, args, keywords, leaves in targets:
+                if callee is None or callee is scope:
+                    continue
+                visible = callee.params[bound:]
+                for position, arg in enumerate(args):
+                    if isinstance(arg, ast.Starred) or position >= len(visible):
+                        break
+                    level = self.level(arg, scope)
+                    if leaves and level:
+                        level = ARRAY
+                    changed |= self._raise_param(callee, visible[position], level, scope)
+                for keyword in keywords:
+                    if keyword.arg and (keyword.arg in callee.params or keyword.arg in callee.keyword_params):
+                        changed |= self._raise_param(callee, keyword.arg, self.level(keyword.value, scope), scope)
+        return changed
+
+    def _raise_param(self, callee: Scope, name: str, level: int, caller: Scope) -> bool:
+        if not level:
+            return False
+        if self._annotated_array(callee, name):
+            level = ARRAY
+        changed = False
+        if not callee.traced:
+            callee.traced = True
+            callee.transforms.add("helper")
+            changed = True
+        if caller.differentiated and not callee.differentiated:
+            callee.differentiated = True
+            changed = True
+        if level > callee.traced_params.get(name, NONE):
+            callee.traced_params[name] = level
+            changed = True
+        return changed
+
+    def in_static_region(self, node: ast.AST) -> bool:
+        """Inside `with jax.ensure_compile_time_eval():`, values are concrete."""
+        for ancestor in ancestors(node):
+            if isinstance(ancestor, FUNCTION_NODES):
+                return False
+            if isinstance(ancestor, ast.With):
+                for item in ancestor.items:
+                    expression = item.context_expr
+                    if isinstance(expression, ast.Call) and self.qualified_name(expression.func) == "jax.ensure_compile_time_eval":
+                        return True
+        return False
+
+    # ----- value levels inside traced code ---------------------------------------------------
+
+    def name_level(self, name: str, scope: Scope) -> int:
+        current: Scope | None = scope
+        while current is not None:
+            if name in current.local_names or name in current.levels:
+                if name in current.declared_free:
+                    current = current.parent
+                    continue
+                return current.levels.get(name, NONE) if current.in_traced else NONE
+            current = current.parent
+        return NONE
+
+    def level(self, node: ast.AST, scope: Scope) -> int:
+        """How surely `node`, evaluated in `scope`, is a tracer: NONE, TRACED or ARRAY."""
+        if isinstance(node, ast.Name):
+            if node.id in ("self", "cls") and scope.has_self:
+                return NONE
+            return self.name_level(node.id, scope)
+        if isinstance(node, ast.Attribute):
+            if node.attr in jaxapi.STATIC_ATTRIBUTES:
+                return NONE
+            owner = self.level(node.value, scope)
+            if node.attr in ("T", "mT", "real", "imag", "at", "flat") and owner:
+                return ARRAY
+            return NONE
+        if isinstance(node, ast.Subscript):
+            return self.level(node.value, scope)
+        if isinstance(node, ast.Call):
+            return self._call_level(node, scope)
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.left, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node.left, "value", None), str):
+                return NONE
+            return ARRAY if max(self.level(node.left, scope), self.level(node.right, scope)) else NONE
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return NONE
+            return ARRAY if self.level(node.operand, scope) else NONE
+        if isinstance(node, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return NONE
+            operands = [node.left, *node.comparators]
+            return ARRAY if any(self.level(operand, scope) for operand in operands) else NONE
+        if isinstance(node, ast.BoolOp):
+            return max(self.level(value, scope) for value in node.values)
+        if isinstance(node, ast.IfExp):
+            return max(self.level(node.body, scope), self.level(node.orelse, scope))
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return TRACED if any(self.level(element, scope) for element in node.elts) else NONE
+        if isinstance(node, ast.Dict):
+            return TRACED if any(value is not None and self.level(value, scope) for value in node.values) else NONE
+        if isinstance(node, ast.NamedExpr):
+            return self.level(node.value, scope)
+        if isinstance(node, ast.Starred):
+            return self.level(node.value, scope)
+        return NONE
+
+    def _call_level(self, call: ast.Call, scope: Scope) -> int:
+        qualified = self.qualified_name(call.func)
+        arguments = [*call.args, *(keyword.value for keyword in call.keywords)]
+        if qualified is not None:
+            if qualified in jaxapi.STATIC_CALLS or qualified in jaxapi.HOST_SCALAR_CALLS:
+                return NONE
+            if qualified in jaxapi.CONTAINER_RESULT_CALLS:
+                return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
+            if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+                return ARRAY if any(self.level(arg, scope) for arg in arguments) else NONE
+            if qualified in ("builtins.abs", "builtins.sum", "builtins.round", "builtins.pow"):
+                return ARRAY if any(self.level(arg, scope) == ARRAY for arg in call.args) else NONE
+            if qualified in ("builtins.tuple", "builtins.list", "builtins.sorted", "builtins.reversed"):
+                return TRACED if call.args and self.level(call.args[0], scope) else NONE
+            if qualified in ("builtins.max", "builtins.min"):
+                return ARRAY if any(self.level(arg, scope) for arg in call.args) else NONE
+            return NONE
+        if isinstance(call.func, ast.Attribute):
+            method = call.func.attr
+            owner = self.level(call.func.value, scope)
+            if owner:
+                if method in jaxapi.HOST_METHODS:
+                    return NONE
+                if owner == TRACED and method in ("get", "values", "copy", "pop", "setdefault"):
+                    return TRACED
+                if method in jaxapi.ARRAY_METHODS:
+                    return ARRAY
+                return NONE
+        if isinstance(call.func, ast.Call) and self.transform_of(call.func.func):
+            return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
+        resolved = self.resolve_function(call.func, scope)
+        if resolved is not None and resolved[0] is not None and resolved[0].transforms & jaxapi.COMPILING:
+            return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
+        return NONE
+
+    # ----- device values outside traced code -------------------------------------------------
+
+    def device_names(self, scope: Scope) -> dict[str, bool]:
+        """Names in a non-traced scope bound only to device values (True) or ever to host ones (False)."""
+        cached = self._device_cache.get(scope)
+        if cached is not None:
+            return cached
+        kinds: dict[str, set[str]] = {}
+        result: dict[str, bool] = {}
+        self._device_cache[scope] = result
+        for _ in range(3):
+            for target, value in scope.bindings:
+                if value is None:
+                    continue
+                if isinstance(value, ast.AugAssign):
+                    kind = self.device_kind(value.value, scope)
+                    kind = "device" if kind == "device" else None
+                else:
+                    kind = self.device_kind(value, scope)
+                for name, element_kind in _target_kinds(target, value, kind, self, scope):
+                    kinds.setdefault(name, set()).add(element_kind or "unknown")
+            for target, _ in scope.loops:
+                for name in _names_in(target):
+                    kinds.setdefault(name, set()).add("unknown")
+            result.clear()
+            result.update({name: found == {"device"} or found == {"device", "none"} for name, found in kinds.items()})
+        for name in scope.params:
+            result.pop(name, None)
+        return result
+
+    def device_kind(self, node: ast.AST, scope: Scope) -> str | None:
+        """'device' for values known to live on the accelerator, 'host' for host values, else None."""
+        if isinstance(node, ast.Constant):
+            return "none" if node.value is None else "host"
+        if isinstance(node, ast.Name):
+            names = self._device_cache.get(scope)
+            if names is None:
+                names = self.device_names(scope)
+            return "device" if names.get(node.id) else None
+        if isinstance(node, ast.Attribute):
+            if node.attr in jaxapi.STATIC_ATTRIBUTES:
+                return "host"
+            return "device" if self.device_kind(node.value, scope) == "device" else None
+        if isinstance(node, ast.Subscript):
+            return "device" if self.device_kind(node.value, scope) == "device" else None
+        if isinstance(node, (ast.BinOp, ast.Compare)):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.left, *node.comparators]
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return "host"
+            kinds = [self.device_kind(operand, scope) for operand in operands]
+            return "device" if "device" in kinds else ("host" if all(kind == "host" for kind in kinds) else None)
+        if isinstance(node, ast.UnaryOp):
+            return "host" if isinstance(node.op, ast.Not) else self.device_kind(node.operand, scope)
+        if isinstance(node, ast.Call):
+            qualified = self.qualified_name(node.func)
+            if qualified is not None:
+                if qualified in jaxapi.HOST_SCALAR_CALLS or qualified in jaxapi.STATIC_CALLS or qualified == "jax.device_get":
+                    return "host"
+                if qualified.startswith("numpy.") or qualified.startswith("builtins."):
+                    return "host"
+                if qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+                    return "device"
+                return None
+            if isinstance(node.func, ast.Attribute):
+                owner = self.device_kind(node.func.value, scope)
+                if owner == "device":
+                    if node.func.attr in jaxapi.HOST_METHODS:
+                        return "host"
+                    if node.func.attr in jaxapi.ARRAY_METHODS or node.func.attr == "block_until_ready":
+                        return "device"
+                    return None
+            if self.jit_binding_for_call(node) is not None:
+                return "device"
+        return None
+
+
+def _names_in(target: ast.AST) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _names_in(element)
+    elif isinstance(target, ast.Starred):
+        yield from _names_in(target.value)
+
+
+def _target_kinds(target, value, kind, model: SemanticModel, scope: Scope):
+    if isinstance(target, ast.Name):
+        yield target.id, kind
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for element, element_value in zip(target.elts, value.elts):
+                yield from _target_kinds(element, element_value, model.device_kind(element_value, scope), model, scope)
+        else:
+            for element in target.elts:
+                yield from _target_kinds(element, None, kind, model, scope)
+    elif isinstance(target, ast.Starred):
+        yield from _target_kinds(target.value, None, kind, model, scope)
+
+
+def argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.expr | None:
+    if keyword is not None:
+        for item in call.keywords:
+            if item.arg == keyword:
+                return item.value
+    if position is not None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return call.args[position]
+    return None
+
+
+def keyword_options(call: ast.Call) -> dict[str, ast.expr]:
+    return {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+
+
+def binding_key(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None

@@ -1,0 +1,51 @@
+"""Read the inline `# expect: CODE` markers of fixture files and compare them with findings."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from jaxlint.config import Settings
+from jaxlint.engine import check_source
+from jaxlint.rules import RULES_BY_CODE
+
+EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)")
+
+
+def expected_findings(text: str) -> Counter:
+    expected: Counter = Counter()
+    for row, line in enumerate(text.splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            for code in match.group("codes").split(","):
+                expected[(row, code.strip())] += 1
+    return expected
+
+
+def actual_findings(text: str, filename: str, codes: set[str], settings: Settings | None = None) -> tuple[Counter, list]:
+    rules = [RULES_BY_CODE[code] for code in sorted(codes)]
+    result = check_source(text, filename, settings or Settings(), rules)
+    assert not result.errors, result.errors
+    found: Counter = Counter((d.location.row, d.code) for d in result.diagnostics)
+    return found, result.diagnostics
+
+
+def compare(path: Path) -> str | None:
+    """None when findings equal markers, else a readable description of the difference."""
+    text = path.read_text(encoding="utf-8")
+    code = path.stem.split("_")[0]
+    expected = expected_findings(text)
+    codes = {code} | {c for _, c in expected}
+    actual, diagnostics = actual_findings(text, path.name, codes)
+    if actual == expected:
+        return None
+    lines = text.splitlines()
+    problems = []
+    for key in sorted(set(actual) | set(expected)):
+        if actual[key] != expected[key]:
+            row, rule = key
+            kind = "missed" if actual[key] < expected[key] else "false alarm"
+            messages = [d.message for d in diagnostics if d.location.row == row and d.code == rule]
+            problems.append(f"{path.name}:{row}: {rule} {kind} (expected {expected[key]}, got {actual[key]}): {lines[row - 1].strip()}  {messages}")
+    return "\n".join(problems)
