@@ -51,6 +51,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from jaxlint.rules import host_sync_fix
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
@@ -95,6 +96,7 @@ class HostSyncInLoop(Rule):
                 node.test,
                 f"`while {_short(context.text(node.test))}` on a device value waits for the device on every iteration "
                 f"(the loop calls `{step_name}`); move the loop into a jitted `lax.while_loop`",
+                fix=host_sync_fix.fix_for(node, node, context),
             )
             return
         for child in body:
@@ -110,6 +112,7 @@ class HostSyncInLoop(Rule):
                     child,
                     f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); "
                     "keep values on the device and read them after the loop or every N steps",
+                    fix=host_sync_fix.fix_for(child, node, context),
                 )
 
     def _sync(self, node: ast.AST, context, is_device, timed: bool):

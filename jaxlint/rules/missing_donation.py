@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.rules import donation_fix
 from jaxlint.rules.base import Rule
 
 _DONATING = ("jax.jit", "jax.pmap")
@@ -91,6 +92,7 @@ class MissingDonation(Rule):
                 argument,
                 f"`{key}` is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
                 f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`",
+                fix=donation_fix.fix_for(value, binding, position, keyword, context),
             )
 
     

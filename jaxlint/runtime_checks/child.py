@@ -136,9 +136,9 @@ def eager(function: Callable) -> Callable:
     return run
 
 
-def record_compiled(case: Case, function: Callable, suffix: str) -> None:
+def record_compiled(case: Case, function: Callable, suffix: str, inputs: tuple | None = None) -> None:
     """HLO statistics, cost and memory of `function` as one jitted computation, if it lowers."""
-    args, kwargs = case.inputs()
+    args, kwargs = inputs if inputs is not None else case.inputs()
     try:
         compiled = measure.compiled_for(function, args, kwargs)
     except Exception as error:
@@ -334,26 +334,22 @@ def check_donation(case: Case) -> None:
     original_step = getattr(case.module, callee_name)
     fixed_step = lookup_fixed(case.fixed_module, case.module, callee_name)
     args, kwargs = captured
-    memory = measure.memory_stats(original_step.lower(*args, **kwargs).compile())
-    case.metrics["peak_bytes_original"] = memory["peak_bytes"]
-    case.metrics["alias_bytes_original"] = memory["alias_bytes"]
+    # The step's own executable: peak, alias bytes, HLO and cost (`memory_analysis()`).
+    record_compiled(case, original_step, "original", (args, kwargs))
     expected, deleted = call_on_copies(original_step, args, kwargs)
     case.metrics["donated_input_deleted_original"] = deleted
-    record_compiled(case, original_step, "original") if not case.call_spec.kwargs and False else None
     record_timing(case, case.caller(case.original), "original")
     if fixed_step is None or case.fixed is None:
         return
-    fixed_memory = measure.memory_stats(fixed_step.lower(*args, **kwargs).compile())
-    case.metrics["peak_bytes_fixed"] = fixed_memory["peak_bytes"]
-    case.metrics["alias_bytes_fixed"] = fixed_memory["alias_bytes"]
+    record_compiled(case, fixed_step, "fixed", (args, kwargs))
     value, deleted = call_on_copies(fixed_step, args, kwargs)
     case.metrics["donated_input_deleted_fixed"] = deleted
     case.metrics["agree"] = measure.values_agree(expected, value)
     # Donated inputs are consumed: each timed call of the fixed driver gets fresh ones.
     fresh: dict[str, Any] = {}
     prepare = lambda: fresh.update(zip(("args", "kwargs"), case.inputs()))  # noqa: E731
+    first_call(case, case.caller(case.fixed), "fixed")
     record_timing(case, lambda: case.fixed(*fresh["args"], **fresh["kwargs"]), "fixed", prepare=prepare)
-    case.metrics["compiles_fixed"] = 1 if hasattr(fixed_step, "lower") else None
 
 
 def capture_step_call(case: Case) -> tuple[str | None, tuple[list, dict]]:
