@@ -53,7 +53,8 @@ class Context:
         return self.model.level(node, scope or self.scope(node))
 
     def is_traced_code(self, node: ast.AST) -> bool:
-        return self.scope(node).in_traced and not self.model.in_static_region(node)
+        scope = self.scope(node)
+        return scope.in_traced and not self.model.in_static_region(node) and not self.model.dead_when_traced(node, scope)
 
     def text(self, node: ast.AST) -> str:
         return self.source.segment(node)

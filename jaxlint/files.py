@@ -47,7 +47,10 @@ def decode_source(data: bytes, name: str = "<file>") -> DecodedFile:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise SourceReadError(f"{name}: {error.msg if hasattr(error, 'msg') else error}") from None
+        message = getattr(error, "msg", str(error))
+        if "invalid or missing encoding" in message:
+            message = "cannot decode as utf-8 and has no coding cookie; add one such as '# -*- coding: latin-1 -*-'"
+        raise SourceReadError(f"{name}: {message}") from None
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as error:

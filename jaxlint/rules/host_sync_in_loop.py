@@ -1,12 +1,12 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code, a per-iteration host sync of a
 device value produced in that loop: `float(loss)`, `loss.item()`, `np.asarray(x)`,
-`jax.device_get(x)`, `print(loss)`, `if loss < best:` or `if err < tol: break`, and
-`x.block_until_ready()` (outside timing loops).
+`jax.device_get(x)`, `print(loss)`, `if loss < best:` or `if err < tol: break`.
 
 Not flagged: syncs gated by a host condition (`if step % 100 == 0:`), values already on the host,
 values a host consumer needs every step (`env.step(np.asarray(action))`, any call jaxlint does not
-know to be logging), and values computed before the loop.
+know to be logging), values computed before the loop, and `x.block_until_ready()`: a statement
+whose only purpose is to wait is deliberate (benchmarks, tests, bounding the dispatch queue).
 
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,
@@ -121,8 +121,6 @@ class HostSyncInLoop(Rule):
             if qualified in _EXPLICIT_SYNCS and len(node.args) == 1 and is_device(node.args[0]):
                 return f"`{_EXPLICIT_SYNCS[qualified]}({_short(context.text(node.args[0]))})`", node.args[0]
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and is_device(node.func.value):
-                return f"`{_short(context.text(node))}`", node.func.value
-            if not timed and isinstance(node.func, ast.Attribute) and node.func.attr == "block_until_ready" and isinstance(parent_of(node), ast.Expr) and is_device(node.func.value):
                 return f"`{_short(context.text(node))}`", node.func.value
             if qualified == "builtins.print" or (qualified or "").startswith(_LOGGING_PREFIXES):
                 for argument in node.args:

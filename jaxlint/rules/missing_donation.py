@@ -5,8 +5,9 @@ when that argument is not listed in `donate_argnums`/`donate_argnames`. The find
 call site that rebinds the argument.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
-only), jitted functions whose options jaxlint cannot read, and arguments that another name still
-refers to (`old = state` before the call), since donating them would delete a live value.
+only), jitted functions whose options jaxlint cannot read, arguments that another name still
+refers to (`old = state` before the call), since donating them would delete a live value, and
+PRNG keys (`key`, `rng`, `*_key`): rebound every step but a few bytes, so donation saves nothing.
 
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
@@ -46,6 +47,7 @@ donation (H100: 402 MB to 268 MB for eight 2048x2048 float32 parameters), and th
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint.rules import donation_fix
 from jaxlint.rules.base import Rule
@@ -84,7 +86,7 @@ class MissingDonation(Rule):
                 continue
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
-            if _aliased(key, scope):
+            if _aliased(key, scope) or _is_prng_key(key):
                 continue
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({position},)" if keyword is None else f"donate_argnames=({keyword!r},)"
@@ -116,6 +118,14 @@ def _key(node: ast.AST) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+_KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECASE)
+
+
+def _is_prng_key(key: str) -> bool:
+    """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes: donating them saves nothing."""
+    return bool(_KEY_NAMES.search(key.rsplit(".", 1)[-1]))
 
 
 def _aliased(key: str, scope) -> bool:

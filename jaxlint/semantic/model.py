@@ -20,6 +20,7 @@ ARRAY = 2  # definitely an array tracer
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 PARENT = "_jaxlint_parent"
+_ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
 
 
 def parent_of(node: ast.AST) -> ast.AST | None:
@@ -55,6 +56,8 @@ class Scope:
     traced: bool = False
     transforms: set[str] = field(default_factory=set)
     traced_params: dict[str, int] = field(default_factory=dict)
+    # Keywords that every traced entry binds with functools.partial (None: no traced entry yet).
+    bound_when_traced: set[str] | None = None
     differentiated: bool = False
     levels: dict[str, int] = field(default_factory=dict)
 
@@ -247,6 +250,9 @@ class SemanticModel:
             setattr(node.body, PARENT, node)
             setattr(node.args, PARENT, node)
             stack.append((node.args, outer, None))
+            if isinstance(node.body, FUNCTION_NODES):
+                self._enter_function(node.body, scope, None, stack)
+                return
             self._record(node.body, scope)
             stack.append((node.body, scope, None))
             return
@@ -453,6 +459,7 @@ class SemanticModel:
             self._mark_traced(target, use, bound, keywords)
 
     def _mark_traced(self, scope: Scope, use: TransformUse, bound: int, bound_keywords: set[str]) -> None:
+        scope.bound_when_traced = set(bound_keywords) if scope.bound_when_traced is None else scope.bound_when_traced & bound_keywords
         scope.traced = True
         scope.transforms.add(use.qualified)
         if use.qualified in jaxapi.DIFFERENTIATING:
@@ -676,8 +683,6 @@ class SemanticModel:
                     if isinstance(arg, ast.Starred) or position >= len(visible):
                         break
                     level = self.level(arg, scope)
-                    if leaves and level:
-                        level = ARRAY
                     changed |= self._raise_param(callee, visible[position], level, scope)
                 for keyword in keywords:
                     if keyword.arg and (keyword.arg in callee.params or keyword.arg in callee.keyword_params):
@@ -690,6 +695,7 @@ class SemanticModel:
         if self._annotated_array(callee, name):
             level = ARRAY
         changed = False
+        callee.bound_when_traced = set()
         if not callee.traced:
             callee.traced = True
             callee.transforms.add("helper")
@@ -714,6 +720,45 @@ class SemanticModel:
                         return True
         return False
 
+    def dead_when_traced(self, node: ast.AST, scope: Scope) -> bool:
+        """Code under `if p is None:` where every traced entry binds `p` with functools.partial."""
+        bound = scope.bound_when_traced
+        if not bound:
+            return False
+        child = node
+        for ancestor in ancestors(node):
+            if ancestor is scope.node:
+                return False
+            if isinstance(ancestor, ast.If) and isinstance(ancestor.test, ast.Compare) and len(ancestor.test.ops) == 1:
+                test = ancestor.test
+                tested = test.left.id if isinstance(test.left, ast.Name) else None
+                is_none = isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+                if tested in bound and is_none:
+                    if isinstance(test.ops[0], ast.Is) and child in ancestor.body:
+                        return True
+                    if isinstance(test.ops[0], ast.IsNot) and child in ancestor.orelse:
+                        return True
+            child = ancestor
+        return False
+
+    def narrowed_to_non_array(self, name: ast.Name) -> bool:
+        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`: the value is not an array here."""
+        child = name
+        for ancestor in ancestors(name):
+            if isinstance(ancestor, FUNCTION_NODES):
+                return False
+            if isinstance(ancestor, ast.If) and child in ancestor.orelse:
+                test = ancestor.test
+                if (
+                    isinstance(test, ast.Call) and self.qualified_name(test.func) == "builtins.isinstance"
+                    and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name.id
+                ):
+                    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+                    if any(self.qualified_name(t) in _ARRAY_TYPES for t in types):
+                        return True
+            child = ancestor
+        return False
+
     # ----- value levels inside traced code ---------------------------------------------------
 
     def name_level(self, name: str, scope: Scope) -> int:
@@ -732,7 +777,10 @@ class SemanticModel:
         if isinstance(node, ast.Name):
             if node.id in ("self", "cls") and scope.has_self:
                 return NONE
-            return self.name_level(node.id, scope)
+            level = self.name_level(node.id, scope)
+            if level and parent_of(node) is not None and self.narrowed_to_non_array(node):
+                return NONE
+            return level
         if isinstance(node, ast.Attribute):
             if node.attr in jaxapi.STATIC_ATTRIBUTES:
                 return NONE
@@ -756,7 +804,14 @@ class SemanticModel:
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
                 return NONE
             operands = [node.left, *node.comparators]
-            return ARRAY if any(self.level(operand, scope) for operand in operands) else NONE
+            levels = [self.level(operand, scope) for operand in operands]
+            if not any(levels):
+                return NONE
+            # Comparing with a value known not to be an array here (`else` of an isinstance test):
+            # the types are meant to match, so the result is a Python bool.
+            if any(isinstance(o, ast.Name) and parent_of(o) is not None and self.narrowed_to_non_array(o) for o in operands):
+                return NONE
+            return ARRAY
         if isinstance(node, ast.BoolOp):
             return max(self.level(value, scope) for value in node.values)
         if isinstance(node, ast.IfExp):

@@ -1,0 +1,142 @@
+"""Time `jaxlint check` against named peers on one corpus, in one run, and print the ratios.
+
+    python benchmarks/speed.py CORPUS_DIR [--jobs N] [--repeat R] [--one-file PATH]
+
+Peers, each measured here in the same run and with the same number of processes where it has one:
+  libcst-parse   a bare `libcst.parse_module` of every file (the floor for a libcst-based linter)
+  ast-parse      a bare `ast.parse` of every file (the floor for jaxlint's analysis parser)
+  ruff-all       `ruff check --select ALL --no-cache` (when ruff is installed)
+  ruff-default   `ruff check --no-cache` with its default rules (when ruff is installed)
+  fixit          `fixit lint` (when fixit is installed)
+Each command runs in a fresh process; wall times are the median of --repeat runs; peak memory is
+the largest resident set of the process tree (ru_maxrss of the children).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PARSE_SCRIPT = r"""
+import sys, os
+from multiprocessing import Pool
+
+def parse(path):
+    import {module}
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        {call}
+    except Exception:
+        pass
+
+paths = [line.rstrip("\n") for line in open(sys.argv[1])]
+jobs = int(sys.argv[2])
+if jobs == 1:
+    for p in paths:
+        parse(p)
+else:
+    with Pool(jobs) as pool:
+        pool.map(parse, paths, chunksize=16)
+"""
+PARSERS = {
+    "libcst-parse": ("libcst", "libcst.parse_module(data)"),
+    "ast-parse": ("ast", "ast.parse(data)"),
+}
+
+
+def python_files(corpus: Path) -> list[str]:
+    skip = {".git", ".venv", "venv", "build", "node_modules", "__pycache__"}
+    found = []
+    for directory, dirnames, filenames in os.walk(corpus):
+        dirnames[:] = [d for d in dirnames if d not in skip]
+        found.extend(os.path.join(directory, f) for f in filenames if f.endswith((".py", ".pyi")))
+    return sorted(found)
+
+
+def timed(command: list[str], repeat: int, env=None) -> tuple[float, float, int]:
+    """Median and spread of wall time, and peak RSS in MiB, of a command run `repeat` times."""
+    times = []
+    peak = 0
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        start = time.perf_counter()
+        result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        times.append(time.perf_counter() - start)
+        if result.returncode not in (0, 1):
+            raise SystemExit(f"{command[:3]} failed ({result.returncode}): {result.stderr.decode()[-500:]}")
+        peak = max(peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
+    spread = (max(times) - min(times)) if len(times) > 1 else 0.0
+    return statistics.median(times), spread, peak // 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--one-file", type=Path, default=None, help="file for the pre-commit (one file) case")
+    args = parser.parse_args()
+
+    files = python_files(args.corpus)
+    lines = sum(1 for path in files for _ in open(path, "rb"))
+    print(f"corpus: {args.corpus} ({len(files)} files, {lines:,} lines), jobs={args.jobs}, repeat={args.repeat}, python {sys.version.split()[0]}")
+    results: dict[str, tuple[float, float, int]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        listing = Path(scratch) / "files.txt"
+        listing.write_text("\n".join(files) + "\n")
+        for name, (module, call) in PARSERS.items():
+            script = Path(scratch) / f"{module}_parse.py"
+            script.write_text(PARSE_SCRIPT.replace("{module}", module).replace("{call}", call))
+            results[name] = timed([sys.executable, str(script), str(listing), str(args.jobs)], args.repeat)
+        jaxlint = [sys.executable, "-m", "jaxlint", "check", "-q", "--exit-zero", "--jobs", str(args.jobs)]
+        cache_dir = Path(scratch) / "cache"
+        env = dict(os.environ, JAXLINT_CACHE_DIR=str(cache_dir))
+        results["jaxlint-cold"] = timed([*jaxlint, "--no-cache", str(args.corpus)], args.repeat, env) if _has_option("--no-cache") else timed([*jaxlint, str(args.corpus)], args.repeat, env)
+        if _has_option("--no-cache"):
+            subprocess.run([*jaxlint, str(args.corpus)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            results["jaxlint-warm"] = timed([*jaxlint, str(args.corpus)], args.repeat, env)
+        ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+        if Path(ruff).exists():
+            results["ruff-all"] = timed([ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat)
+            results["ruff-default"] = timed([ruff, "check", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat)
+        fixit = shutil.which("fixit")
+        if fixit:
+            results["fixit"] = timed([fixit, "lint", str(args.corpus)], 1)
+        if args.one_file:
+            floor = [sys.executable, "-c", f"import libcst, click; libcst.parse_module(open({str(args.one_file)!r}).read())"]
+            results["one-file-floor"] = timed(floor, max(args.repeat, 5))
+            results["jaxlint-one-file"] = timed([sys.executable, "-m", "jaxlint", "check", "-q", "--exit-zero", str(args.one_file)], max(args.repeat, 5), env)
+
+    print(f"\n{'measurement':<18} {'median s':>9} {'spread s':>9} {'peak MiB':>9}")
+    for name, (median, spread, peak) in results.items():
+        print(f"{name:<18} {median:>9.2f} {spread:>9.2f} {peak:>9}")
+    print("\nratios (lower is better for jaxlint):")
+
+    def ratio(a: str, b: str, goal: str) -> None:
+        if a in results and b in results:
+            print(f"  {a} / {b} = {results[a][0] / results[b][0]:.2f}   (goal {goal})")
+
+    ratio("jaxlint-cold", "libcst-parse", "<= 1.25")
+    ratio("jaxlint-cold", "ast-parse", "for reference")
+    ratio("jaxlint-warm", "ruff-all", "<= 0.25")
+    ratio("jaxlint-cold", "ruff-all", "for reference")
+    ratio("jaxlint-one-file", "one-file-floor", "<= 1.5")
+    ratio("fixit", "jaxlint-cold", "for reference")
+
+
+def _has_option(option: str) -> bool:
+    result = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--help"], capture_output=True, text=True)
+    return option in result.stdout
+
+
+if __name__ == "__main__":
+    main()
