@@ -145,8 +145,8 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
         for node_type in rule.node_types:
             dispatch.setdefault(node_type, []).append(rule)
     failed: set[str] = set()
-    for node in ast.walk(tree):
-        interested = dispatch.get(type(node))
+    for node in model.nodes:
+        interested = dispatch.get(node.__class__)
         if not interested:
             continue
         for rule in interested:

@@ -32,11 +32,12 @@ class ImportMap:
     the module is ambiguous and resolves to nothing: when we cannot tell, we do not guess.
     """
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, import_nodes: list[ast.AST], locally_bound: set[str]) -> None:
+        """`import_nodes`: every Import/ImportFrom in the module; `locally_bound`: names bound otherwise."""
         self.aliases: dict[str, str] = {}
         ambiguous: set[str] = set()
-        self.locally_bound: set[str] = set()
-        for node in ast.walk(tree):
+        self.locally_bound = set(locally_bound)
+        for node in import_nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -45,21 +46,13 @@ class ImportMap:
                         # `import jax.numpy` binds `jax`; `jax.numpy.x` then resolves through it.
                         top = alias.name.split(".")[0]
                         self._bind(top, top, ambiguous)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level or not node.module:
-                    for alias in node.names:
-                        self.locally_bound.add(alias.asname or alias.name)
-                    continue
+            elif node.level or not node.module:
                 for alias in node.names:
-                    if alias.name == "*":
-                        continue
-                    self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}", ambiguous)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.locally_bound.add(node.name)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                self.locally_bound.add(node.id)
-            elif isinstance(node, ast.arg):
-                self.locally_bound.add(node.arg)
+                    self.locally_bound.add(alias.asname or alias.name)
+            else:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}", ambiguous)
         for name in ambiguous | (self.locally_bound & set(self.aliases)):
             self.aliases.pop(name, None)
 
