@@ -91,7 +91,8 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary line.")
 @click.option("--stdin-filename", default=None, metavar="PATH", help="Name to report for code read from stdin (`-`).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores).")
-def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs):
+@click.option("--no-cache", is_flag=True, help="Do not read or write the results cache (.jaxlint_cache/ or $JAXLINT_CACHE_DIR).")
+def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache):
     """Lint Python files for JAX pitfalls. Never imports or runs the code it reads.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin.
@@ -102,7 +103,7 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     Exit status: 0 no findings, 1 findings, 2 usage or internal error.
     Suppress a finding with `# noqa: JAX101` on its line, or a file with `# jaxlint: noqa`.
     """
-    from jaxlint.runner import RunResult, collect_files, lint_files, lint_text
+    from jaxlint.runner import RunResult, lint_paths, lint_text
 
     paths = list(paths) or ["."]
     settings = build_settings(paths, config, select, ignore, extend_select)
@@ -115,17 +116,12 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
         result.diagnostics.extend(file_result.diagnostics)
         result.errors.extend(file_result.errors)
     else:
-        files = collect_files([Path(p) for p in paths], settings, result)
-        for file_result in lint_files(files, settings, rules, jobs):
-            if file_result.unreadable:
-                result.errors.extend(file_result.errors)
-                continue
-            result.files_checked += 1
-            result.diagnostics.extend(file_result.diagnostics)
-            result.errors.extend(file_result.errors)
-    from jaxlint.diagnostics import Diagnostic
+        cache = None
+        if not no_cache:
+            from jaxlint.cache import ResultCache, cache_directory
 
-    result.diagnostics.sort(key=Diagnostic.sort_key)
+            cache = ResultCache(cache_directory(settings), settings, [rule.code for rule in rules])
+        result = lint_paths([Path(p) for p in paths], settings, rules, jobs, cache)
     for message in result.errors:
         error_line(message)
     nothing_checked = result.files_checked == 0 and bool(result.errors)

@@ -68,7 +68,7 @@ def _string_list(value, path: Path, key: str) -> list[str]:
 def load_settings(start: Path, config_file: Path | None = None) -> Settings:
     path = config_file or find_pyproject(start)
     if path is None:
-        return Settings(root=start.resolve() if start.is_dir() else start.resolve().parent)
+        return Settings(root=Path.cwd())
     try:
         with open(path, "rb") as stream:
             document = tomllib.load(stream)

@@ -131,6 +131,8 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
         result.errors.append(f"{filename}: cannot parse ({error.__class__.__name__}: {error}); skipped")
         return result
     rules = list(rules)
+    if not _may_use_jax(text, settings):
+        return result  # nothing in it can name a JAX API: no rule can fire
     try:
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()))
     except RecursionError:
@@ -173,6 +175,16 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
     ]
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+# Every rule needs a JAX (or flax/equinox) name resolved from the module's imports.
+_JAX_MARKERS = ("jax", "flax", "equinox")
+
+
+def _may_use_jax(text: str, settings) -> bool:
+    """A cheap text pre-filter: a module that never mentions JAX cannot contain a finding."""
+    markers = (*_JAX_MARKERS, *(name.split(".")[0] for name in getattr(settings, "traced_decorators", ()) or ()))
+    return any(marker in text for marker in markers)
 
 
 def _codes(text: str | None) -> set[str]:

@@ -34,6 +34,18 @@ def is_applicable(diagnostic: Diagnostic, unsafe: bool) -> bool:
 
 
 def parses(text: str) -> bool:
+    """Whether `text` compiles: `compile` also runs the symbol table, so it catches what `ast.parse`
+    lets through (a `return` moved outside a function, `nonlocal` of a missing name)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<jaxlint-fix>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def parses_ast(text: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -41,6 +53,11 @@ def parses(text: str) -> bool:
         return True
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+
+
+def _fix_key(diagnostic: Diagnostic) -> tuple[str, str, tuple]:
+    """Identifies a fix across iterations even when earlier edits move it: its rule, message and edits' text."""
+    return (diagnostic.code, diagnostic.message, tuple(edit.content for edit in diagnostic.fix.edits))
 
 
 def _span(source: SourceFile, edit: Edit) -> tuple[int, int]:
@@ -88,33 +105,39 @@ def apply_edits(source: SourceFile, diagnostics: Sequence[Diagnostic]) -> str:
     return text
 
 
-def fix_source(text: str, filename: str, settings, rules: Sequence, *, unsafe: bool = False) -> FixOutcome:
-    """Fix `text` until no applicable fix remains or MAX_ITERATIONS passes; every step must parse."""
+def fix_source(
+    text: str, filename: str, settings, rules: Sequence, *, unsafe: bool = False, ignored_codes: Sequence[str] = ()
+) -> FixOutcome:
+    """Fix `text` until no applicable fix remains or MAX_ITERATIONS passes; every step must compile.
+
+    A step whose combined edits do not compile is retried fix by fix: the fixes that keep the text
+    compiling are applied, the others are reverted, reported in `reverted`, and not offered again.
+    """
     outcome = FixOutcome(text)
-    refused: set[tuple[str, int, int, str]] = set()
+    refused: set[tuple] = set()
+    # Hold the result to the standard the input meets: code that `ast` parses but `compile` rejects
+    # (a module-level `return` in a template) can still be fixed, as long as it keeps parsing.
+    valid = parses if parses(text) else parses_ast
     for _ in range(MAX_ITERATIONS):
-        result = check_source(outcome.text, filename, settings, rules)
+        result = check_source(outcome.text, filename, settings, rules, ignored_codes=ignored_codes)
         outcome.errors = result.errors
-        candidates = [
-            d for d in result.diagnostics
-            if is_applicable(d, unsafe) and (d.code, d.location.row, d.location.column, d.message) not in refused
-        ]
+        candidates = [d for d in result.diagnostics if is_applicable(d, unsafe) and _fix_key(d) not in refused]
         if not candidates:
             outcome.remaining = result.diagnostics
             return outcome
         source = SourceFile(filename, outcome.text)
         chosen = select_compatible(source, candidates)
         new_text = apply_edits(source, chosen)
-        if not parses(new_text):
-            # Find the fixes that break the code, one at a time, and keep the rest.
-            good = []
+        if not valid(new_text):
+            good: list[Diagnostic] = []
             for diagnostic in chosen:
-                if parses(apply_edits(source, [*good, diagnostic])):
+                if valid(apply_edits(source, [*good, diagnostic])):
                     good.append(diagnostic)
                 else:
-                    refused.add((diagnostic.code, diagnostic.location.row, diagnostic.location.column, diagnostic.message))
+                    refused.add(_fix_key(diagnostic))
                     outcome.reverted.append(
-                        f"{filename}:{diagnostic.location.row}:{diagnostic.location.column}: {diagnostic.code} fix reverted: it would not parse"
+                        f"{filename}:{diagnostic.location.row}:{diagnostic.location.column}: {diagnostic.code} fix reverted: "
+                        f"the fixed code would not compile ({diagnostic.fix.message})"
                     )
             chosen = good
             new_text = apply_edits(source, chosen)
@@ -123,5 +146,7 @@ def fix_source(text: str, filename: str, settings, rules: Sequence, *, unsafe: b
             return outcome
         outcome.applied.extend(chosen)
         outcome.text = new_text
-    outcome.remaining = check_source(outcome.text, filename, settings, rules).diagnostics
+    final = check_source(outcome.text, filename, settings, rules, ignored_codes=ignored_codes)
+    outcome.remaining = final.diagnostics
+    outcome.errors = final.errors
     return outcome

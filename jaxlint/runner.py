@@ -77,7 +77,35 @@ def collect_files(paths: Iterable[Path], settings: Settings, result: RunResult) 
     return files
 
 
-def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None = None) -> list[FileResult]:
+def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None = None, cache=None) -> list[FileResult]:
+    """Results in the order of `files`; unchanged files come from `cache` (a ResultCache) when given."""
+    results: list[FileResult | None] = [None] * len(files)
+    pending: list[tuple[int, str | None]] = []
+    for index, path in enumerate(files):
+        key = None
+        if cache is not None:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = None  # lint_file reports it
+            if data is not None:
+                ignored = per_file_ignored(settings, path) if settings.per_file_ignores else ()
+                key = cache.key(data, ignored)
+                cached = cache.load(key, str(path))
+                if cached is not None:
+                    results[index] = FileResult(str(path), cached)
+                    continue
+        pending.append((index, key))
+    computed = _lint_uncached([files[index] for index, _ in pending], settings, rules, jobs)
+    for (index, key), file_result in zip(pending, computed):
+        results[index] = file_result
+        # Only clean analyses are cached: an internal error or unreadable file is retried next time.
+        if key is not None and not file_result.errors and not file_result.unreadable:
+            cache.store(key, file_result.diagnostics)
+    return results  # type: ignore[return-value]
+
+
+def _lint_uncached(files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None) -> list[FileResult]:
     jobs = jobs or default_jobs()
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         return [lint_file(path, settings, rules) for path in files]
@@ -89,10 +117,10 @@ def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs:
         return list(pool.imap(_lint_in_worker, [str(path) for path in files], chunksize=chunk))
 
 
-def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs: int | None = None) -> RunResult:
+def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs: int | None = None, cache=None) -> RunResult:
     result = RunResult()
     files = collect_files(paths, settings, result)
-    for file_result in lint_files(files, settings, rules, jobs):
+    for file_result in lint_files(files, settings, rules, jobs, cache):
         if file_result.unreadable:
             result.errors.extend(file_result.errors)
             continue
@@ -101,4 +129,3 @@ def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs:
         result.errors.extend(file_result.errors)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
-

@@ -86,13 +86,45 @@ class TracerToPythonScalar(Rule):
             )
 
     def _fix(self, node: ast.Call, value: ast.AST, context):
-        """Drop the conversion when its result only flows into JAX operations or the return."""
+        """Keep the value an array where it only flows into JAX operations or the return.
+
+        `.item()` and `float()` of a value that is already floating point are dropped; otherwise the
+        conversion becomes `.astype(float|int|complex)`, JAX's default dtype of that kind, because the
+        dtype change is what the conversion meant (`int()` truncates toward zero, as `astype` does).
+        """
         if not _flows_only_into_jax(node, context):
             return None
         text = context.text(value)
-        if isinstance(value, (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.UnaryOp, ast.Lambda, ast.NamedExpr)):
+        atomic = isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
+        qualified = context.qualified_name(node.func) if not isinstance(node.func, ast.Attribute) else None
+        kind = {"builtins.float": "float", "builtins.int": "int", "builtins.complex": "complex", "operator.index": "int"}.get(qualified or "")
+        if kind is None or (kind == "float" and _already_floating(value, context)):
+            if not atomic:
+                text = f"({text})"
+            return context.fix("Drop the conversion and keep the array", [context.replace(node, text)], safe=False)
+        if not atomic:
             text = f"({text})"
-        return context.fix("Drop the conversion and keep the array", [context.replace(node, text)], safe=False)
+        return context.fix(f"Use `.astype({kind})` and keep the array", [context.replace(node, f"{text}.astype({kind})")], safe=False)
+
+
+_FLOATING_FUNCTIONS = {
+    "mean", "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sigmoid", "softmax", "log_softmax",
+    "std", "var", "linalg.norm", "logsumexp", "average", "nanmean", "erf", "relu", "gelu", "softplus",
+}
+
+
+def _already_floating(value: ast.AST, context) -> bool:
+    """Whether `value` is certainly floating point (so `float()` of it changes nothing but the container)."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
+        return True
+    if isinstance(value, ast.Call):
+        qualified = context.qualified_name(value.func) or ""
+        for prefix in ("jax.numpy.", "jax.nn.", "jax.scipy.special.", "jax.lax."):
+            if qualified.startswith(prefix) and qualified[len(prefix):] in _FLOATING_FUNCTIONS:
+                return True
+        if isinstance(value.func, ast.Attribute) and value.func.attr in ("mean", "std", "var") and not qualified:
+            return True
+    return False
 
 
 def _flows_only_into_jax(node: ast.AST, context) -> bool:

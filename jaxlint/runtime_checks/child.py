@@ -33,6 +33,9 @@ TRACING_ERRORS = {"JAX101": ("TracerBoolConversionError", "ConcretizationTypeErr
                   "JAX102": ("ConcretizationTypeError", "TracerIntegerConversionError",
                              "TracerArrayConversionError", "TracerBoolConversionError")}
 
+# Warm up for at least this long before timing, so an idle GPU has raised its clocks.
+MIN_WARMUP_S = 0.25
+
 METRIC_KEYS = (
     "error_original", "compiles_original", "compiles_fixed", "time_original_s", "time_fixed_s",
     "speedup", "compile_time_original_s", "compile_time_fixed_s", "peak_bytes_original",
@@ -160,7 +163,8 @@ def record_compiled(case: Case, function: Callable, suffix: str, inputs: tuple |
 
 def record_timing(case: Case, call: Callable[[], Any], suffix: str, prepare=None) -> None:
     with measure.Counted() as counted:
-        timing = measure.time_calls(call, case.repeat, case.warmup, block=measure.block, prepare=prepare)
+        timing = measure.time_calls(call, case.repeat, case.warmup, block=measure.block, prepare=prepare,
+                                    min_warmup_s=MIN_WARMUP_S)
     case.metrics[f"time_{suffix}_s"] = timing.median_s
     case.metrics[f"time_{suffix}_spread_s"] = timing.spread_s
     case.metrics[f"timing_{suffix}"] = timing.to_json()
@@ -329,7 +333,7 @@ def check_donation(case: Case) -> None:
     callee_name, captured = capture_step_call(case)
     case.metrics["step_function"] = callee_name
     if callee_name is None:
-        case.metrics["error_message_original"] = "no jitted step call found to analyse"
+        case.metrics["error_message_original"] = "No call of a jitted module-level function was found on the line to analyse."
         return
     original_step = getattr(case.module, callee_name)
     fixed_step = lookup_fixed(case.fixed_module, case.module, callee_name)
@@ -339,7 +343,14 @@ def check_donation(case: Case) -> None:
     expected, deleted = call_on_copies(original_step, args, kwargs)
     case.metrics["donated_input_deleted_original"] = deleted
     record_timing(case, case.caller(case.original), "original")
-    if fixed_step is None or case.fixed is None:
+    driver = case.fixed
+    if fixed_step is None:
+        # No fixed source: donate the rebound arguments ourselves, so the evidence does not
+        # depend on the fixer, and run the original driver with that step patched in.
+        fixed_step = donating_variant(case, original_step)
+        driver = patched(case.module, callee_name, fixed_step, case.original) if fixed_step else None
+        case.metrics["fixed_by"] = "runtime: donate_argnums=" + str(case.metrics.get("donate_argnums")) if fixed_step else None
+    if fixed_step is None or driver is None:
         return
     record_compiled(case, fixed_step, "fixed", (args, kwargs))
     value, deleted = call_on_copies(fixed_step, args, kwargs)
@@ -347,9 +358,41 @@ def check_donation(case: Case) -> None:
     case.metrics["agree"] = measure.values_agree(expected, value)
     # Donated inputs are consumed: each timed call of the fixed driver gets fresh ones.
     fresh: dict[str, Any] = {}
-    prepare = lambda: fresh.update(zip(("args", "kwargs"), case.inputs()))  # noqa: E731
-    first_call(case, case.caller(case.fixed), "fixed")
-    record_timing(case, lambda: case.fixed(*fresh["args"], **fresh["kwargs"]), "fixed", prepare=prepare)
+    # Block on them too: an unfinished host-to-device copy must not be timed as the step.
+    prepare = lambda: fresh.update(zip(("args", "kwargs"), measure.block(case.inputs())))  # noqa: E731
+    first_call(case, case.caller(driver), "fixed")
+    record_timing(case, lambda: driver(*fresh["args"], **fresh["kwargs"]), "fixed", prepare=prepare)
+
+
+def donating_variant(case: Case, step: Callable) -> Callable | None:
+    """`jax.jit(step.__wrapped__, donate_argnums=...)` for the arguments rebound on the line."""
+    import jax
+
+    wrapped = getattr(step, "__wrapped__", None)
+    if wrapped is None:
+        return None
+    tree = ast.parse(case.path.read_text(encoding="utf-8"))
+    positions: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and node.lineno == case.job.get("line") and isinstance(node.value, ast.Call):
+            targets = {name.id for target in node.targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+            positions |= {i for i, arg in enumerate(node.value.args) if isinstance(arg, ast.Name) and arg.id in targets}
+    if not positions:
+        return None
+    case.metrics["donate_argnums"] = sorted(positions)
+    return jax.jit(wrapped, donate_argnums=tuple(sorted(positions)))
+
+
+def patched(module: types.ModuleType, name: str, replacement: Callable, driver: Callable) -> Callable:
+    """`driver` run with `module.name` replaced for the duration of each call."""
+    def run(*args, **kwargs):
+        saved = getattr(module, name)
+        setattr(module, name, replacement)
+        try:
+            return driver(*args, **kwargs)
+        finally:
+            setattr(module, name, saved)
+    return run
 
 
 def capture_step_call(case: Case) -> tuple[str | None, tuple[list, dict]]:

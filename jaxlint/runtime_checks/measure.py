@@ -45,17 +45,22 @@ def summarize(samples: list[float], warmup: int) -> Timing:
 def time_calls(call: Callable[[], Any], repeat: int, warmup: int = 1,
                block: Callable[[Any], Any] | None = None,
                prepare: Callable[[], Any] | None = None,
-               clock: Callable[[], float] = time.perf_counter) -> Timing:
-    """Median and spread of `repeat` calls after `warmup` untimed ones.
+               clock: Callable[[], float] = time.perf_counter,
+               min_warmup_s: float = 0.0, max_warmup: int = 200) -> Timing:
+    """Median and spread of `repeat` calls after at least `warmup` untimed ones.
 
     `block` waits for the result (`jax.block_until_ready`), so asynchronous dispatch cannot
     make a call look fast; `prepare` runs untimed before each call (fresh donated inputs).
+    Warm-up goes on until `min_warmup_s` has passed (at most `max_warmup` calls): an idle GPU
+    runs its first calls at low clocks, which would otherwise land in the samples.
     """
     block = block or (lambda value: value)
-    for _ in range(warmup):
+    warm_calls, warm_start = 0, clock()
+    while warm_calls < warmup or (clock() - warm_start < min_warmup_s and warm_calls < max_warmup):
         if prepare:
             prepare()
         block(call())
+        warm_calls += 1
     samples = []
     for _ in range(max(1, repeat)):
         if prepare:
@@ -63,7 +68,7 @@ def time_calls(call: Callable[[], Any], repeat: int, warmup: int = 1,
         start = clock()
         block(call())
         samples.append(clock() - start)
-    return summarize(samples, warmup)
+    return summarize(samples, warm_calls)
 
 
 class CompileCounter:

@@ -2,7 +2,7 @@
 
 A SPEC is the argument list of a call. `DTYPE[d0,d1,...]` is a random array of that dtype and
 shape (`i32[]` is a scalar array); Python literals pass as they are; dicts, lists and tuples of
-these build pytrees; `name=value` gives a keyword argument. Parsing is pure Python (the parent
+these build pytrees (`[f32[64]] * 8` repeats an element); `name=value` gives a keyword argument. Parsing is pure Python (the parent
 process validates a SPEC without importing jax); `materialize` builds the arrays in the child,
 from a fixed seed, so the original and the fixed version see the same inputs.
 """
@@ -90,6 +90,12 @@ def _convert(node: ast.AST, text: str) -> Any:
         return [_convert(element, text) for element in node.elts]
     if isinstance(node, ast.Tuple):
         return tuple(_convert(element, text) for element in node.elts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, (ast.List, ast.Tuple)):
+        # `[f32[2048,2048]] * 8`: eight independent random arrays, not one array eight times.
+        count = _literal(node.right, text)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise SpecError(f"repetition count in example SPEC {text!r} must be a non-negative integer")
+        return _convert(node.left, text) * count
     return _literal(node, text)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.runtime_checks.examples import ExamplesFile
+from jaxlint.runtime_checks.verdicts import RULE_NAMES
 
 COMPARE_CODE = "compare"
 
@@ -51,7 +52,8 @@ class Finding:
     @property
     def label(self) -> str:
         if self.code == COMPARE_CODE:
-            return f"compare {self.alternative}"
+            module, _, function = (self.alternative or "").rpartition(":")
+            return f"compare {Path(module).name if module.endswith('.py') else module}:{function}"
         return f"{self.code} {self.name}" if self.name else self.code
 
 
@@ -192,7 +194,7 @@ def _function_findings(path: Path, function: str, spans, diagnostics, declared, 
                                 message=first.message, spec=spec, occurrences=len(found)))
     for code in declared:
         if code not in by_code:
-            findings.append(Finding(str(path), function, code, start, spec=spec,
+            findings.append(Finding(str(path), function, code, start, name=RULE_NAMES.get(code), spec=spec,
                                     message="declared in the examples file; the static engine reported none"))
     return findings
 

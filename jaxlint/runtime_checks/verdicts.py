@@ -48,7 +48,11 @@ def seconds(value: float | None) -> str:
 
 
 def megabytes(value: float | None) -> str:
-    return "n/a" if value is None else f"{value / 1e6:.1f} MB"
+    if value is None:
+        return "n/a"
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:.1f} MB"
+    return f"{value / 1e3:.1f} kB"
 
 
 def ratio(value: float | None) -> str:
@@ -183,7 +187,7 @@ def _recompilation(metrics: dict) -> Verdict:
         return Verdict(CONFIRMED, f"The original recompiles: {counts}; per call "
                                   f"{seconds(metrics.get('time_original_s'))} vs {seconds(metrics.get('time_fixed_s'))} "
                                   f"({ratio(metrics.get('speedup'))}).")
-    return Verdict(REFUTED if base.verdict != CONFIRMED else CONFIRMED, f"{counts}; {base.evidence}")
+    return Verdict(base.verdict, f"No extra compilations ({counts}); {base.evidence}")
 
 
 def _donation(metrics: dict) -> Verdict:
@@ -205,7 +209,9 @@ def _donation(metrics: dict) -> Verdict:
     if peak_fixed < peak_original and (alias or 0) > 0:
         consumed = "; the donated input is deleted after the call" if deleted else ""
         return Verdict(CONFIRMED, f"memory_analysis() of {step}: {memory}{consumed}.")
-    return Verdict(REFUTED, f"Donation does not lower the memory of {step}: {memory} (no output can reuse the input).")
+    why = ("the output reuses the input, but XLA's scratch space keeps the peak" if (alias or 0) > 0
+           else "no output can reuse the donated input")
+    return Verdict(REFUTED, f"Donation does not lower the peak memory of {step}: {memory} ({why}).")
 
 
 def _compare(metrics: dict) -> Verdict:

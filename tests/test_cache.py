@@ -1,0 +1,107 @@
+"""The results cache: hits for unchanged files, misses on any change that could alter results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from jaxlint.cli import run
+
+BAD = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JAXLINT_CACHE_DIR", raising=False)
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "a.py").write_text(BAD)
+    (tmp_path / "b.py").write_text("import jax\n")
+    return tmp_path
+
+
+def findings(capsys, *args):
+    code = run(["check", "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def entries(project: Path) -> list[Path]:
+    return sorted((project / ".jaxlint_cache").glob("*/*.json"))
+
+
+def test_second_run_reads_the_cache_and_agrees(project, capsys, monkeypatch):
+    first = findings(capsys, ".")
+    assert first[0] == 1 and len(entries(project)) == 2
+    assert (project / ".jaxlint_cache" / ".gitignore").read_text().strip().endswith("*")
+    # A warm run must not analyse anything: make analysis impossible and compare.
+    import jaxlint.runner
+
+    monkeypatch.setattr(jaxlint.runner, "lint_file", lambda *a, **k: pytest.fail("analysed a cached file"))
+    assert findings(capsys, ".") == first
+
+
+def test_content_change_is_rechecked(project, capsys):
+    findings(capsys, ".")
+    (project / "a.py").write_text(BAD.replace("if x > 0:", "if x.ndim > 0:"))
+    assert findings(capsys, ".") == (0, [])
+
+
+def test_settings_change_is_rechecked(project, capsys):
+    assert findings(capsys, ".")[0] == 1
+    assert findings(capsys, "--select", "JAX102", ".") == (0, [])
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\ntraced-decorators = ["mylib.compile"]\n')
+    (project / "c.py").write_text("import jax.numpy as jnp\nfrom mylib import compile\n\n\n@compile\ndef g(x):\n    return float(jnp.sum(x))\n")
+    code, found = findings(capsys, ".")
+    assert sorted(f["code"] for f in found) == ["JAX101", "JAX102"]
+    (project / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    code, found = findings(capsys, ".")
+    assert [f["code"] for f in found] == ["JAX101"], "a cached result from other settings was reused"
+
+
+def test_moved_file_reports_its_new_name(project, capsys):
+    findings(capsys, ".")
+    (project / "a.py").rename(project / "moved.py")
+    code, found = findings(capsys, ".")
+    assert [f["filename"] for f in found] == ["moved.py"]
+
+
+def test_corrupt_entries_are_ignored(project, capsys):
+    expected = findings(capsys, ".")
+    for entry in entries(project):
+        entry.write_text('{"diagnostics": [{"code": 1}]}' if entry.stat().st_size > 30 else "not json")
+    assert findings(capsys, ".") == expected
+    for entry in entries(project):
+        json.loads(entry.read_text())  # rewritten whole
+
+
+def test_no_cache_writes_nothing(project, capsys):
+    findings(capsys, "--no-cache", ".")
+    assert not (project / ".jaxlint_cache").exists()
+
+
+def test_cache_dir_from_environment(project, capsys, monkeypatch, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("JAXLINT_CACHE_DIR", str(elsewhere))
+    findings(capsys, ".")
+    assert not (project / ".jaxlint_cache").exists()
+    assert len(list(elsewhere.glob("*/*.json"))) == 2
+
+
+def test_concurrent_runs_agree(project):
+    for index in range(30):
+        (project / f"m{index}.py").write_text(BAD if index % 2 else "import jax\n")
+    command = [sys.executable, "-m", "jaxlint", "check", "--format", "json", "-j", "2", "."]
+    processes = [subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)]
+    outputs = [process.communicate() for process in processes]
+    results = [json.loads(out) for out, _ in outputs]
+    assert all(process.returncode == 1 for process in processes), [err for _, err in outputs]
+    assert results[0] == results[1] == results[2]
+    assert len(results[0]) == 16
+    warm = subprocess.run(command, cwd=project, capture_output=True, text=True)
+    assert json.loads(warm.stdout) == results[0]

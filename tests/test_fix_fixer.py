@@ -1,0 +1,138 @@
+"""The fixer's guarantees, with small rules made up for the purpose: overlapping edits are never
+applied together, a fix that breaks the code is reverted and reported, the loop is capped, and the
+result is a fixed point. Also: each refusal says why in the finding's message."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from jaxlint.config import Settings
+from jaxlint.engine import check_source
+from jaxlint.fixer import MAX_ITERATIONS, fix_source, parses
+from jaxlint.rules import RULES_BY_CODE
+from jaxlint.rules.base import Rule
+
+
+class RenameToBroken(Rule):
+    """Replaces every `broken_me` name with text that does not parse."""
+
+    code, name, summary = "JAX991", "test-broken", "test"
+    node_types = (ast.Name,)
+
+    def check(self, node, context):
+        if node.id == "broken_me":
+            context.report(node, "broken", context.fix("break it", [context.replace(node, "(")], safe=True))
+
+
+class UpperCall(Rule):
+    """`f(...)` -> `F(...)` for the whole call, and `a` -> `A` inside it: overlapping spans."""
+
+    code, name, summary = "JAX992", "test-overlap", "test"
+    node_types = (ast.Call, ast.Name)
+
+    def check(self, node, context):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "f":
+            context.report(node, "call", context.fix("upper call", [context.replace(node, "F" + context.text(node)[1:])], safe=True))
+        elif isinstance(node, ast.Name) and node.id == "a":
+            context.report(node, "name", context.fix("upper name", [context.replace(node, "A")], safe=True))
+
+
+class NeverStable(Rule):
+    """Always offers a fix that changes the text: the loop cap must stop it."""
+
+    code, name, summary = "JAX993", "test-unstable", "test"
+    node_types = (ast.Module,)
+
+    def check(self, node, context):
+        end = context.source.position(len(context.source.text))
+        from jaxlint.diagnostics import Edit
+
+        context.report(node.body[0], "grow", context.fix("grow", [Edit("x = 1\n", end, end)], safe=True))
+
+
+def test_fix_that_breaks_the_code_is_reverted_and_reported():
+    text = "a = broken_me\nb = f(a)\n"
+    outcome = fix_source(text, "pkg/m.py", Settings(), [RenameToBroken(), UpperCall()])
+    assert parses(outcome.text)
+    assert "broken_me" in outcome.text  # the breaking fix was not applied
+    assert "F(A)" in outcome.text or "F(a)" in outcome.text  # the good fixes still were
+    assert outcome.reverted and outcome.reverted[0].startswith("pkg/m.py:1:5: JAX991 fix reverted")
+    assert len(outcome.reverted) == 1  # not retried (and re-reported) on later passes
+
+
+def test_fix_that_only_breaks_compilation_is_reverted():
+    class ReturnOutside(Rule):
+        code, name, summary = "JAX994", "test-return", "test"
+        node_types = (ast.Expr,)
+
+        def check(self, node, context):
+            context.report(node, "ret", context.fix("return", [context.replace(node, "return 1")], safe=True))
+
+    outcome = fix_source("print(1)\n", "m.py", Settings(), [ReturnOutside()])
+    assert outcome.text == "print(1)\n"  # `return` outside a function parses but does not compile
+    assert outcome.reverted
+
+
+def test_overlapping_edits_are_applied_one_at_a_time():
+    outcome = fix_source("b = f(a)  # keep\n", "m.py", Settings(), [UpperCall()])
+    # The call's fix and the name's fix overlap: never both from one pass over the same text.
+    assert outcome.text == "b = F(A)  # keep\n"
+    assert [d.message for d in outcome.applied] == ["call", "name"]
+
+
+def test_the_loop_is_capped():
+    outcome = fix_source("y = 0\n", "m.py", Settings(), [NeverStable()])
+    assert outcome.text.count("x = 1") == MAX_ITERATIONS
+    assert outcome.remaining  # still offered: reported as remaining, not looped on forever
+
+
+def test_unsafe_fixes_need_the_flag():
+    text = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x if x > 0 else -x\n"
+    rules = [RULES_BY_CODE["JAX101"]]
+    assert fix_source(text, "m.py", Settings(), rules).text == text
+    assert "jnp.where(x > 0, x, -x)" in fix_source(text, "m.py", Settings(), rules, unsafe=True).text
+
+
+def test_fixes_reuse_aliases_and_add_one_import():
+    text = '"""Doc."""\nimport jax\nfrom jax import numpy as np_\n\n\n@jax.jit\ndef f(x, y):\n    a = x if x > 0 else y\n    b = y if y > 0 else x\n    return a, b\n'
+    fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
+    assert "np_.where(x > 0, x, y)" in fixed and "np_.where(y > 0, y, x)" in fixed
+    assert fixed.count("import") == 2  # the existing alias was reused, nothing added
+    bare = "import jax\n\n\n@jax.jit\ndef f(x, y):\n    a = x if x > 0 else y\n    b = y if y > 0 else x\n    return a, b\n"
+    fixed = fix_source(bare, "m.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
+    assert fixed.count("import jax.numpy as jnp\n") == 1  # added once, after the last import
+    assert fixed.startswith("import jax\nimport jax.numpy as jnp\n")
+
+
+REFUSALS = {
+    ("JAX101", "refusals"): [
+        "an arm has side effects: `history.append(x)`",
+        "only one arm returns",
+        "the loop body contains `break`",
+        "carried value `x` changes shape",
+        "`loss` is differentiated, and reverse-mode AD does not go through `lax.while_loop`",
+    ],
+}
+
+
+@pytest.mark.parametrize("key", sorted(REFUSALS))
+def test_refusals_say_why(key):
+    code, name = key
+    path = FIXTURES / "fixes" / code / f"{name}.in.py"
+    result = check_source(path.read_text(), path.name, Settings(), [RULES_BY_CODE[code]])
+    messages = " | ".join(d.message for d in result.diagnostics)
+    for reason in REFUSALS[key]:
+        assert reason in messages
+    assert all(d.fix is None for d in result.diagnostics if "no automatic fix" in d.message)
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "fixes").glob("*/refus*.in.py")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_refusal_fixtures_are_flagged_but_not_fixed(path: Path):
+    code = path.parent.name
+    result = check_source(path.read_text(), path.name, Settings(), [RULES_BY_CODE[code]])
+    assert result.diagnostics, "a refusal fixture must contain findings"
+    assert all(d.fix is None for d in result.diagnostics)
