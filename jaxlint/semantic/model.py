@@ -22,7 +22,7 @@ FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 FUNCTION_TYPES = frozenset(FUNCTION_NODES)
 RECORDED_TYPES = frozenset({
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
-    ast.withitem, ast.Call, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.ExceptHandler,
+    ast.withitem, ast.Call, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Return,
 })
 # Fields that never hold nodes a rule looks at: `ctx` (Load/Store markers) and type-ignore comments.
 _SKIPPED_FIELDS = frozenset({"ctx", "type_ignores"})
@@ -75,6 +75,8 @@ class Scope:
     bindings: list[tuple[ast.AST, ast.AST | None]] = field(default_factory=list)
     loops: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)  # (target, iter)
     calls: list[ast.Call] = field(default_factory=list)
+    returns: list[ast.expr] = field(default_factory=list)
+    returns_traced: int = 0  # the highest level any `return` of this (traced) function yields
     local_names: set[str] = field(default_factory=set)
     declared_free: set[str] = field(default_factory=set)
     params: list[str] = field(default_factory=list)  # positional, in order, self excluded for methods
@@ -219,6 +221,8 @@ class TransformUse:
     qualified: str
     options: dict[str, ast.expr]
     positional_options: list[ast.expr] = field(default_factory=list)
+    # How many positional arguments JAX itself passes (lax bodies); parameters past it keep defaults.
+    arity: int | None = None
 
 
 class SemanticModel:
@@ -348,6 +352,9 @@ class SemanticModel:
             self.import_nodes.append(node)
             for alias in node.names:
                 scope.local_names.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                scope.returns.append(node.value)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             scope.local_names.add(node.name)
 
@@ -467,13 +474,13 @@ class SemanticModel:
             for position in jaxapi.LAX_BODIES[qualified]:
                 body = argument(call, position, None)
                 if body is not None:
-                    self._mark_expression(body, scope, TransformUse(qualified, {}))
+                    self._mark_expression(body, scope, TransformUse(qualified, {}, arity=_body_arity(qualified, call)))
             return
         if qualified in jaxapi.LAX_BRANCH_LISTS:
             branches = argument(call, jaxapi.LAX_BRANCH_LISTS[qualified], "branches")
             if isinstance(branches, (ast.List, ast.Tuple)):
                 for branch in branches.elts:
-                    self._mark_expression(branch, scope, TransformUse(qualified, {}))
+                    self._mark_expression(branch, scope, TransformUse(qualified, {}, arity=_body_arity(qualified, call)))
             return
         if isinstance(call.func, ast.Attribute) and call.func.attr in ("defvjp", "defjvp", "defjvps", "def_fwd", "def_bwd"):
             for branch in call.args:
@@ -535,6 +542,9 @@ class SemanticModel:
                         traced[name] = self._param_level(scope, name)
                 return traced
             return {}
+        if use.arity is not None:
+            candidates = candidates[: use.arity]
+            keyword_params = []
         # jit-like, lax bodies, custom derivatives, configured decorators.
         static_numbers = ()
         static_names: tuple = ()
@@ -560,7 +570,21 @@ class SemanticModel:
         return traced
 
     def _param_level(self, scope: Scope, name: str) -> int:
-        return ARRAY if self._annotated_array(scope, name) else TRACED
+        """ARRAY for parameters annotated as arrays, or with a bool/number default (a scalar tracer
+        whenever a caller passes it); TRACED (maybe a pytree) otherwise."""
+        if self._annotated_array(scope, name) or self._scalar_default(scope, name):
+            return ARRAY
+        return TRACED
+
+    def _scalar_default(self, scope: Scope, name: str) -> bool:
+        arguments = getattr(scope.node, "args", None)
+        if arguments is None:
+            return False
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(zip([arg.arg for arg in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
+        defaults.update({arg.arg: default for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None})
+        default = defaults.get(name)
+        return isinstance(default, ast.Constant) and isinstance(default.value, (bool, int, float))
 
     def _annotated_array(self, scope: Scope, name: str) -> bool:
         arg = scope.param_nodes.get(name)
@@ -631,6 +655,10 @@ class SemanticModel:
             for scope in self.scopes:
                 if scope.in_traced:
                     self._compute_levels(scope)
+                    returned = max((self.level(value, scope) for value in scope.returns), default=NONE)
+                    if returned > scope.returns_traced:
+                        scope.returns_traced = returned
+                        changed = True
             for scope in self.scopes:
                 if scope.in_traced:
                     changed |= self._propagate_calls(scope)
@@ -898,8 +926,11 @@ class SemanticModel:
         if isinstance(call.func, ast.Call) and self.transform_of(call.func.func):
             return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
         resolved = self.resolve_function(call.func, scope)
-        if resolved is not None and resolved[0] is not None and resolved[0].transforms & jaxapi.COMPILING:
-            return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
+        if resolved is not None and resolved[0] is not None:
+            callee = resolved[0]
+            if callee.transforms & jaxapi.COMPILING or (callee.traced and callee.returns_traced):
+                # A jitted function, or a helper whose returns are traced, called with traced arguments.
+                return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
         return NONE
 
     # ----- device values outside traced code -------------------------------------------------
@@ -1000,6 +1031,20 @@ def _target_kinds(target, value, kind, model: SemanticModel, scope: Scope):
                 yield from _target_kinds(element, None, kind, model, scope)
     elif isinstance(target, ast.Starred):
         yield from _target_kinds(target.value, None, kind, model, scope)
+
+
+# Positional arguments lax passes to a body: scan f(carry, x), fori_loop body(i, carry), ...
+_FIXED_ARITY = {"jax.lax.scan": 2, "jax.lax.fori_loop": 2, "jax.lax.while_loop": 1, "jax.lax.map": 1, "jax.lax.associative_scan": 2}
+
+
+def _body_arity(qualified: str, call: ast.Call) -> int | None:
+    if qualified in _FIXED_ARITY:
+        return _FIXED_ARITY[qualified]
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+        return None
+    # cond(pred, true_fun, false_fun, *operands) and switch(index, branches, *operands).
+    first_operand = {"jax.lax.cond": 3, "jax.lax.switch": 2}.get(qualified)
+    return len(call.args) - first_operand if first_operand is not None else None
 
 
 def argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.expr | None:
