@@ -45,22 +45,24 @@ class NeverStable(Rule):
     """Always offers a fix that changes the text: the loop cap must stop it."""
 
     code, name, summary = "JAX993", "test-unstable", "test"
-    node_types = (ast.Module,)
+    node_types = (ast.Assign,)
 
     def check(self, node, context):
+        if node.targets[0].id != "y":
+            return
         end = context.source.position(len(context.source.text))
         from jaxlint.diagnostics import Edit
 
-        context.report(node.body[0], "grow", context.fix("grow", [Edit("x = 1\n", end, end)], safe=True))
+        context.report(node, "grow", context.fix("grow", [Edit("x = 1\n", end, end)], safe=True))
 
 
 def test_fix_that_breaks_the_code_is_reverted_and_reported():
-    text = "a = broken_me\nb = f(a)\n"
+    text = "import jax\na = broken_me\nb = f(a)\n"
     outcome = fix_source(text, "pkg/m.py", Settings(), [RenameToBroken(), UpperCall()])
     assert parses(outcome.text)
     assert "broken_me" in outcome.text  # the breaking fix was not applied
     assert "F(A)" in outcome.text or "F(a)" in outcome.text  # the good fixes still were
-    assert outcome.reverted and outcome.reverted[0].startswith("pkg/m.py:1:5: JAX991 fix reverted")
+    assert outcome.reverted and outcome.reverted[0].startswith("pkg/m.py:2:5: JAX991 fix reverted")
     assert len(outcome.reverted) == 1  # not retried (and re-reported) on later passes
 
 
@@ -72,20 +74,20 @@ def test_fix_that_only_breaks_compilation_is_reverted():
         def check(self, node, context):
             context.report(node, "ret", context.fix("return", [context.replace(node, "return 1")], safe=True))
 
-    outcome = fix_source("print(1)\n", "m.py", Settings(), [ReturnOutside()])
-    assert outcome.text == "print(1)\n"  # `return` outside a function parses but does not compile
+    outcome = fix_source("import jax\nprint(1)\n", "m.py", Settings(), [ReturnOutside()])
+    assert outcome.text == "import jax\nprint(1)\n"  # `return` outside a function parses but does not compile
     assert outcome.reverted
 
 
 def test_overlapping_edits_are_applied_one_at_a_time():
-    outcome = fix_source("b = f(a)  # keep\n", "m.py", Settings(), [UpperCall()])
+    outcome = fix_source("import jax\nb = f(a)  # keep\n", "m.py", Settings(), [UpperCall()])
     # The call's fix and the name's fix overlap: never both from one pass over the same text.
-    assert outcome.text == "b = F(A)  # keep\n"
+    assert outcome.text == "import jax\nb = F(A)  # keep\n"
     assert [d.message for d in outcome.applied] == ["call", "name"]
 
 
 def test_the_loop_is_capped():
-    outcome = fix_source("y = 0\n", "m.py", Settings(), [NeverStable()])
+    outcome = fix_source("import jax\ny = 0\n", "m.py", Settings(), [NeverStable()])
     assert outcome.text.count("x = 1") == MAX_ITERATIONS
     assert outcome.remaining  # still offered: reported as remaining, not looped on forever
 
@@ -94,7 +96,7 @@ def test_unsafe_fixes_need_the_flag():
     text = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x if x > 0 else -x\n"
     rules = [RULES_BY_CODE["JAX101"]]
     assert fix_source(text, "m.py", Settings(), rules).text == text
-    assert "jnp.where(x > 0, x, -x)" in fix_source(text, "m.py", Settings(), rules, unsafe=True).text
+    assert "jax.numpy.where(x > 0, x, -x)" in fix_source(text, "m.py", Settings(), rules, unsafe=True).text
 
 
 def test_fixes_reuse_aliases_and_add_one_import():
@@ -102,10 +104,11 @@ def test_fixes_reuse_aliases_and_add_one_import():
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
     assert "np_.where(x > 0, x, y)" in fixed and "np_.where(y > 0, y, x)" in fixed
     assert fixed.count("import") == 2  # the existing alias was reused, nothing added
-    bare = "import jax\n\n\n@jax.jit\ndef f(x, y):\n    a = x if x > 0 else y\n    b = y if y > 0 else x\n    return a, b\n"
+    bare = "from jax import jit\n\n\n@jit\ndef f(x, y):\n    a = x if x > 0 else y\n    b = y if y > 0 else x\n    return a, b\n"
     fixed = fix_source(bare, "m.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
     assert fixed.count("import jax.numpy as jnp\n") == 1  # added once, after the last import
-    assert fixed.startswith("import jax\nimport jax.numpy as jnp\n")
+    assert fixed.startswith("from jax import jit\nimport jax.numpy as jnp\n")
+    assert "jnp.where(x > 0, x, y)" in fixed
 
 
 REFUSALS = {
@@ -136,3 +139,22 @@ def test_refusal_fixtures_are_flagged_but_not_fixed(path: Path):
     result = check_source(path.read_text(), path.name, Settings(), [RULES_BY_CODE[code]])
     assert result.diagnostics, "a refusal fixture must contain findings"
     assert all(d.fix is None for d in result.diagnostics)
+
+
+def test_donation_on_a_jitted_method_counts_self():
+    text = (
+        "import jax\n\n\nclass Trainer:\n    @jax.jit\n    def step(self, state):\n        return state + 1\n\n"
+        "    def run(self, state):\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
+    )
+    fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
+    # `@jax.jit` wraps the plain function, whose argument 0 is `self`.
+    assert "    @jax.jit(donate_argnums=(1,))\n    def step(self, state):" in fixed
+
+
+def test_donation_refused_when_a_call_site_keeps_the_old_value():
+    text = (
+        "import jax\n\n\n@jax.jit\ndef step(state):\n    return state + 1\n\n\n"
+        "def run(state):\n    state = step(state)\n    other = step(state)\n    return state, other\n"
+    )
+    result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
+    assert result.diagnostics and all(d.fix is None for d in result.diagnostics)

@@ -26,6 +26,9 @@ def fix_for(call, binding, position, keyword, context):
     value = position if keyword is None else keyword
     if value is None or not _every_call_rebinds(call, binding, position, keyword, context):
         return None
+    if keyword is None and binding.via_decorator and binding.function is not None and binding.function.has_self:
+        # `@jax.jit` on a method wraps the plain function: `self` is argument 0 of what jit sees.
+        value = position + 1
     node = binding.node
     if isinstance(node, ast.Call) and _jit_call_of(node, binding, context):
         edits = _add_option(node, option, value, context)

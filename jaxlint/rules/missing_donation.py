@@ -89,7 +89,7 @@ class MissingDonation(Rule):
             if _aliased(key, scope) or _is_prng_key(key):
                 continue
             name = binding.key if binding.key != "<inline>" else "the jitted function"
-            option = f"donate_argnums=({position},)" if keyword is None else f"donate_argnames=({keyword!r},)"
+            option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
             context.report(
                 argument,
                 f"`{key}` is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "

@@ -127,8 +127,13 @@ def _settings(filename: str):
         return Settings()
 
 
-def fixed_source(text: str, filename: str, code: str) -> tuple[str | None, str]:
-    """The fixer's output for one rule, or None and why (the child then uses `<name>__fixed`)."""
+def fixed_source(text: str, filename: str, code: str, rows: set[int] | None = None) -> tuple[str | None, str]:
+    """The fixer's output for one rule, or None and why (the child then uses `<name>__fixed`).
+
+    With `rows`, the output counts only if the fixer applied a fix of `code` on one of those
+    rows (the function's lines and the finding's line): a fix elsewhere in the file leaves
+    this finding's code as it was.
+    """
     try:
         from jaxlint.fixer import fix_source
         from jaxlint.rules import ALL_RULES
@@ -143,6 +148,10 @@ def fixed_source(text: str, filename: str, code: str) -> tuple[str | None, str]:
         return None, f"fixer failed: {type(error).__name__}: {error}"
     if outcome.text == text:
         return None, "fixer made no change"
+    applied = getattr(outcome, "applied", None)
+    if rows is not None and applied is not None:
+        if not any(d.code == code and d.location.row in rows for d in applied):
+            return None, "fixer fixed other lines, not this finding"
     return outcome.text, "fixer"
 
 
@@ -173,7 +182,9 @@ def collect_findings(target: Target, examples: ExamplesFile, cli_spec: str | Non
                                     spec=spec, alternative=_resolve_alternative(alternative, examples)))
     for finding in findings:
         if finding.code != COMPARE_CODE:
-            finding.fixed_text, finding.fixer_note = fixed_source(text, finding.filename, finding.code)
+            start, end = spans[finding.function]
+            rows = set(range(start, end + 1)) | {finding.line}
+            finding.fixed_text, finding.fixer_note = fixed_source(text, finding.filename, finding.code, rows)
     return findings, notes
 
 

@@ -160,8 +160,12 @@ def _host_sync(metrics: dict, platform: str | None) -> Verdict:
         return _timed(metrics, "the fixed version")
     line = metrics.get("sync_line_original")
     if metrics.get("sync_in_loop_original"):
-        fixed = ("the fixed version does not sync inside a loop" if metrics.get("sync_in_loop_fixed") is False
-                 else "the fixed version was not checked")
+        if metrics.get("sync_in_loop_fixed") is False:
+            fixed = "the fixed version does not sync inside a loop"
+        elif metrics.get("sync_in_loop_fixed"):
+            fixed = f"the fixed version still syncs inside a loop (line {metrics.get('sync_line_fixed')})"
+        else:
+            fixed = "no fixed version was checked"
         return Verdict(CONFIRMED, f"transfer_guard_device_to_host('disallow') stops the original at line {line}, "
                                   f"inside the loop; {fixed}; per call {seconds(metrics.get('time_original_s'))} vs "
                                   f"{seconds(metrics.get('time_fixed_s'))} ({ratio(metrics.get('speedup'))}).")

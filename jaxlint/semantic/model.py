@@ -138,6 +138,15 @@ class JitBinding:
             return None
         return self.function.params[self.bound_positional:]
 
+    @property
+    def argnum_offset(self) -> int:
+        """`@jax.jit` on a method counts `self` as argument 0; calls through `self.f(...)` do not pass it."""
+        return 1 if self.via_decorator and self.function is not None and self.function.has_self else 0
+
+    def argnum(self, position: int) -> int:
+        """The `*_argnums` index of the call's positional argument `position`."""
+        return position + self.argnum_offset
+
     def argument_index(self, name: str) -> int | None:
         params = self.param_names
         if params is None or name not in params:
@@ -160,11 +169,12 @@ class JitBinding:
                 return False
         if position is None:
             return False
-        count = len(params) if params is not None else None
+        count = len(params) + self.argnum_offset if params is not None else None
+        argnum = self.argnum(position)
         for number in numbers:
             if not isinstance(number, int):
                 continue
-            if number == position or (number < 0 and count is not None and count + number == position):
+            if number == argnum or (number < 0 and count is not None and count + number == argnum):
                 return True
         if params is not None and position < len(params) and params[position] in names:
             return True
@@ -182,7 +192,7 @@ class JitBinding:
             if params is None or keyword not in params:
                 return None if numbers else False
             position = params.index(keyword)
-        if position in numbers:
+        if position is not None and self.argnum(position) in numbers:
             return True
         if params is not None and position is not None and position < len(params) and params[position] in names:
             return True
@@ -959,8 +969,11 @@ class SemanticModel:
                     kinds.setdefault(name, set()).add("unknown")
             result.clear()
             result.update({name: found == {"device"} or found == {"device", "none"} for name, found in kinds.items()})
+        # A parameter's incoming value is unknown; it counts as a device value only if every
+        # assignment to it in this scope is one (`x = step(x)` in a loop).
         for name in scope.params:
-            result.pop(name, None)
+            if name not in kinds:
+                result.pop(name, None)
         return result
 
     def device_kind(self, node: ast.AST, scope: Scope) -> str | None:

@@ -1,0 +1,239 @@
+"""## What it does
+Flags `jax.jit(...)` (also `pmap`, `nnx.jit`, `eqx.filter_jit`) of a callable that is new every time
+the `jit` runs, when the result is called right there:
+
+- in a loop: `jax.jit(lambda x: x + 1)(x)`, `jax.jit(partial(step, cfg))(s)`, `jax.jit(self.apply)`,
+  `jax.jit(jax.grad(loss))`, or a `def` inside the loop body, jitted and called in the loop;
+- per call of a function: `return jax.jit(lambda p: loss(p, batch))(params)`.
+
+Not flagged: `f = jax.jit(g)` at module level, a module-level function jitted in a loop (the
+compilation cache finds it again), a function that builds and returns a jitted function (a
+factory), a jitted function built once and then called in a loop, and anything in traced code.
+
+## Why is this bad?
+`jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
+a `functools.partial`, a bound method, a nested `def` or a `jax.grad(f)` evaluated again is a new
+object, so every call traces and compiles from scratch; fresh `partial` objects recompile every
+time on jax 0.10 and 0.11 even when their arguments are equal. See "JIT compiling" and the caching
+notes in https://docs.jax.dev/en/latest/jit-compilation.html#caching.
+
+## Example
+```python
+for batch in batches:
+    loss = jax.jit(partial(loss_fn, config))(params, batch)
+```
+
+## Use instead
+```python
+jitted_loss = jax.jit(partial(loss_fn, config))
+for batch in batches:
+    loss = jitted_loss(params, batch)
+```
+
+## Fix safety
+Hoisting the `jit` out of the loop is offered when the wrapped callable and the options read no
+name the loop assigns. It is unsafe: a lambda or `partial` evaluated before the loop sees the
+values its free names hold then, and code in the loop that relied on a fresh trace (Python side
+effects at trace time, globals that change) behaves differently. Per-call cases get no fix.
+
+## How the runtime mode confirms it
+It counts compilations over repeated calls with the example inputs: the original compiles once per
+iteration (or per call), the hoisted version once.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from jaxlint.rules.base import Rule
+from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+
+_FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
+
+
+class JitInLoop(Rule):
+    code = "JAX302"
+    name = "jit-in-loop"
+    summary = "`jit` of a callable created per iteration or per call, called there"
+    node_types = (ast.Call,)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.Call, context) -> None:
+        model = context.model
+        transform = model.transform_of(node.func)
+        if transform not in jaxapi.COMPILING or not node.args or isinstance(node.args[0], ast.Starred):
+            return
+        scope = context.scope(node)
+        if scope.in_traced:
+            return
+        loops = list(flow.enclosing_loops(node))
+        wrapped = node.args[0]
+        kind = _fresh_kind(wrapped, context, scope, loops[0] if loops else None)
+        if kind is None:
+            return
+        called_name = _called_name(node)
+        immediate = isinstance(parent_of(node), ast.Call) and parent_of(node).func is node
+        short = context.text(node.func)
+        if loops:
+            loop = loops[0]
+            if not immediate and (called_name is None or not _called_in(called_name, loop)):
+                return
+            fix = _hoist_fix(node, loops, called_name, immediate, context)
+            context.report(
+                node,
+                f"`{short}` of {kind} runs in a loop: the callable is a new object every iteration, so every "
+                f"call traces and compiles again; build the jitted function once, before the loop",
+                fix=fix,
+            )
+            return
+        if not scope.is_function or _FACTORY_NAMES.match(scope.name):
+            return
+        if kind == "a function defined at module level":
+            return
+        if immediate or (called_name is not None and _called_once_here(called_name, scope)):
+            context.report(
+                node,
+                f"`{short}` of {kind} inside `{scope.name}` compiles on every call of `{scope.name}`: "
+                f"the callable is a new object each time; build the jitted function once, outside",
+            )
+
+
+def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
+    """What makes the wrapped callable a new object each evaluation, or None when it is not."""
+    model = context.model
+    if isinstance(wrapped, ast.Lambda):
+        return "a lambda"
+    if isinstance(wrapped, ast.Call):
+        qualified = context.qualified_name(wrapped.func)
+        if qualified in ("functools.partial", "jax.tree_util.Partial") and wrapped.args:
+            return "a `functools.partial`"
+        if model.transform_of(wrapped.func) is not None and wrapped.args:
+            return f"`{context.text(wrapped.func)}(...)`"
+        return None
+    if isinstance(wrapped, ast.Attribute):
+        if context.qualified_name(wrapped) is not None:
+            return None  # a module attribute: one object
+        owner = wrapped.value
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and scope.has_self:
+            if context.model.resolve_function(wrapped, scope) is not None:
+                return "a bound method"
+        return None
+    if isinstance(wrapped, ast.Name):
+        resolved = model.resolve_function(wrapped, scope)
+        if resolved is None or resolved[0] is None:
+            return None
+        function = resolved[0]
+        if function.parent is None or not function.parent.is_function:
+            return None
+        if function.parent is not scope:
+            return None
+        if loop is not None:
+            # A nested def is new per call of the enclosing function, but the same object in every
+            # iteration unless the def itself sits in the loop.
+            inside = any(ancestor is loop for ancestor in _ancestors(function.node))
+            return "a function defined in this loop" if inside else None
+        return f"nested function `{wrapped.id}`"
+    return None
+
+
+def _ancestors(node):
+    current = parent_of(node)
+    while current is not None:
+        yield current
+        current = parent_of(current)
+
+
+def _called_name(node: ast.Call) -> str | None:
+    parent = parent_of(node)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name) and parent.value is node:
+        return parent.targets[0].id
+    return None
+
+
+def _called_in(name: str, region: ast.AST) -> bool:
+    for child in flow.walk_same_scope(region):
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == name:
+            return True
+    return False
+
+
+def _called_once_here(name: str, scope) -> bool:
+    """Every read of `name` in the function is one call, outside any loop (not returned or stored)."""
+    uses = [n for n in flow.walk_same_scope(scope.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if len(uses) != 1:
+        return False
+    use = uses[0]
+    parent = parent_of(use)
+    if not (isinstance(parent, ast.Call) and parent.func is use):
+        return False
+    if any(isinstance(child, FUNCTION_NODES) for child in ast.walk(scope.node) if child is not scope.node and _name_inside(child, name)):
+        return False
+    return not list(flow.enclosing_loops(use))
+
+
+def _name_inside(function: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(function))
+
+
+def _hoist_fix(node: ast.Call, loops: list, called_name: str | None, immediate: bool, context):
+    used = flow.loaded_names(node)
+    target_loop = None
+    for loop in loops:
+        if not isinstance(loop, flow.LOOP_NODES):
+            break
+        if used & flow.assigned_in(loop):
+            break
+        target_loop = loop
+    if target_loop is None:
+        return None
+    source = context.source
+    indent = source.indentation(target_loop.lineno)
+    if source.start(target_loop).column - 1 != len(indent):
+        return None
+    jit_text = context.text(node)
+    if immediate:
+        name = _fresh_name(node.args[0], context)
+        insert = context.insert_before(target_loop, f"{name} = {jit_text}\n{indent}")
+        return context.fix(f"Create the jitted function once, before the loop, as `{name}`", [insert, context.replace(node, name)], safe=False)
+    statement = parent_of(node)
+    if called_name is None or not isinstance(statement, ast.Assign) or not _alone_on_lines(statement, context):
+        return None
+    loop_assigned = [n for n in flow.walk_same_scope(target_loop) if isinstance(n, ast.Name) and n.id == called_name and isinstance(n.ctx, ast.Store)]
+    if len(loop_assigned) != 1:
+        return None
+    from jaxlint.diagnostics import Edit, Position
+
+    start = Position(statement.lineno, 1)
+    end = Position((statement.end_lineno or statement.lineno) + 1, 1)
+    delete = Edit("", start, end)
+    insert = context.insert_before(target_loop, f"{context.text(statement)}\n{indent}")
+    return context.fix(f"Move `{called_name} = ...` before the loop", [insert, delete], safe=False)
+
+
+def _alone_on_lines(statement: ast.stmt, context) -> bool:
+    source = context.source
+    first = source.line(statement.lineno)
+    last = source.line(statement.end_lineno or statement.lineno)
+    if first[: statement.col_offset].strip():
+        return False
+    return not last[statement.end_col_offset:].strip()
+
+
+def _fresh_name(wrapped: ast.expr, context) -> str:
+    base = "jitted_fn"
+    if isinstance(wrapped, ast.Call) and wrapped.args:
+        wrapped = wrapped.args[0]
+    if isinstance(wrapped, ast.Name):
+        base = f"{wrapped.id.lstrip('_')}_jit"
+    elif isinstance(wrapped, ast.Attribute):
+        base = f"{wrapped.attr.lstrip('_')}_jit"
+    taken = context.model.bound_names | {n.id for n in ast.walk(context.model.tree) if isinstance(n, ast.Name)}
+    name, counter = base, 2
+    while name in taken:
+        name, counter = f"{base}{counter}", counter + 1
+    return name
+
+
+RULE = JitInLoop()

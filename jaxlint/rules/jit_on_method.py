@@ -1,0 +1,152 @@
+"""## What it does
+Flags `@jax.jit` (or `@partial(jax.jit, ...)`, `@jax.pmap`) on a method of a plain class, when
+`self` is not static.
+
+Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)`, static methods and
+class methods, and methods of classes that JAX can flatten or that a framework handles: any base
+class other than `object` or another plain class of the module (flax `nn.Module`, `nnx.Module`,
+`eqx.Module`, `struct.PyTreeNode`, `NamedTuple`, ...), a decorator other than `dataclasses.dataclass`
+(`@struct.dataclass`, `@register_pytree_node_class`, `@jax.tree_util.register_dataclass`,
+`@chex.dataclass`), a class registered with `register_pytree_node...`, or one that defines
+`tree_flatten`.
+
+## Why is this bad?
+`jax.jit` on a method wraps the plain function, so `self` is its first argument and is traced like
+any other. An instance of an unregistered class is not a valid JAX type: the first call raises
+`TypeError: Argument 'self' of type <class ...> is not a valid JAX type`. See the FAQ entry "How to
+use jit with methods?" (https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods).
+
+## Example
+```python
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    @jax.jit
+    def apply(self, x):
+        return x * self.factor
+```
+
+## Use instead
+```python
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x * self.factor
+```
+with `__hash__` and `__eq__` defined on an immutable class, or register the class as a pytree
+(`jax.tree_util.register_pytree_node_class`) so that its array fields are traced.
+
+## Fix safety
+No fix: a static `self` needs a hashable, immutable class, and pytree registration needs to know
+which fields are arrays; both are design choices.
+
+## How the runtime mode confirms it
+Calling the method on an instance with the example inputs raises the `TypeError` above.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+
+_JIT_TRANSFORMS = frozenset({"jax.jit", "jax.pmap"})
+_PLAIN_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
+_REGISTRATION_HINTS = ("register_pytree", "register_dataclass", "register_static", "register_pytree_with_keys")
+
+
+class JitOnMethod(Rule):
+    code = "JAX307"
+    name = "jit-on-method"
+    summary = "`jax.jit` on a method whose `self` is neither static nor a pytree"
+    node_types = (ast.FunctionDef,)
+    fix_availability = "none"
+
+    def check(self, node: ast.FunctionDef, context) -> None:
+        scope = context.model.scope_of_node.get(node)
+        if scope is None or scope.class_node is None or not scope.has_self:
+            return
+        if any(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod", "property") for d in node.decorator_list):
+            return
+        model = context.model
+        for decorator in node.decorator_list:
+            use = model.decorator_transform(decorator)
+            if use is None or use.qualified not in _JIT_TRANSFORMS:
+                continue
+            if use.positional_options:
+                return
+            if _self_is_static(use.options, node):
+                return
+            if not _plain_class(scope.class_node, context):
+                return
+            self_name = (node.args.posonlyargs + node.args.args)[0].arg
+            context.report(
+                decorator,
+                f"`{context.text(decorator)}` on method `{node.name}` of plain class `{scope.class_node.name}` traces "
+                f"`{self_name}`, which is not a valid JAX type; mark it static (`static_argnums=0`, with `__hash__`/`__eq__`) "
+                f"or register the class as a pytree",
+            )
+            return
+
+
+def _self_is_static(options: dict, node: ast.FunctionDef) -> bool:
+    from jaxlint.semantic.model import literal_tuple
+
+    self_name = (node.args.posonlyargs + node.args.args)[0].arg
+    for key in ("static_argnums", "static_broadcasted_argnums"):
+        if key in options:
+            values = literal_tuple(options[key])
+            if values is None or 0 in values:
+                return True
+    if "static_argnames" in options:
+        values = literal_tuple(options["static_argnames"])
+        if values is None or self_name in values:
+            return True
+    return False
+
+
+def _plain_class(class_node: ast.ClassDef, context, seen: frozenset = frozenset()) -> bool:
+    """A class JAX cannot flatten: plain bases, plain decorators, never registered, no tree_flatten."""
+    if class_node.keywords or class_node in seen:
+        return False
+    for decorator in class_node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if context.qualified_name(target) not in _PLAIN_DECORATORS:
+            return False
+    for statement in class_node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in ("tree_flatten", "tree_unflatten", "__jax_array__"):
+            return False
+    if _registered(class_node.name, context):
+        return False
+    classes = {c.name: c for c in ast.walk(context.model.tree) if isinstance(c, ast.ClassDef)}
+    for base in class_node.bases:
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
+        if isinstance(base, ast.Name) and base.id in classes and context.model.qualified_name(base) is None:
+            if _plain_class(classes[base.id], context, seen | {class_node}):
+                continue
+        return False
+    return True
+
+
+def _registered(name: str, context) -> bool:
+    for scope in context.model.scopes:
+        for call in scope.calls:
+            qualified = context.qualified_name(call.func) or ""
+            if isinstance(call.func, ast.Attribute):
+                attribute = call.func.attr
+            elif isinstance(call.func, ast.Name):
+                attribute = call.func.id
+            else:
+                continue
+            if any(hint in attribute for hint in _REGISTRATION_HINTS) or any(hint in qualified for hint in _REGISTRATION_HINTS):
+                if any(isinstance(n, ast.Name) and n.id == name for arg in call.args for n in ast.walk(arg)):
+                    return True
+    return False
+
+
+RULE = JitOnMethod()

@@ -1,0 +1,150 @@
+"""## What it does
+Flags a call of a jitted function, in a `for` loop outside traced code, whose static argument
+(`static_argnums`/`static_argnames`) is fed the loop's counter or a value computed from it in the
+loop: `for i in range(n): f(x, i)` with `i` static.
+
+Not flagged: loops over a literal collection (`for mode in ("train", "eval")`: a few compilations
+are intended), small literal ranges (eight values or fewer), values with few possible results
+(`i % 2`, `i == 0`), and loops in traced code.
+
+## Why is this bad?
+`jit` compiles one program per distinct value of each static argument: a static argument that takes
+a new value every iteration compiles every iteration, which usually costs far more than the step
+itself, and fills the compilation cache. See `static_argnums` in
+https://docs.jax.dev/en/latest/_autosummary/jax.jit.html and "Marking arguments as static" in
+https://docs.jax.dev/en/latest/jit-compilation.html.
+
+## Example
+```python
+@partial(jax.jit, static_argnames=("step",))
+def update(params, step):
+    return params * (0.99 ** step)
+
+for step in range(num_steps):
+    params = update(params, step=step)
+```
+
+## Use instead
+```python
+@jax.jit
+def update(params, step):
+    return params * (0.99 ** step)
+```
+Pass the value as a traced argument (it only feeds arithmetic here), or bucket it into a few
+values when it really decides shapes.
+
+## Fix safety
+No fix: whether the argument can be traced depends on how the function uses it (as a shape, in a
+Python `if`), which the linter does not decide for the user.
+
+## How the runtime mode confirms it
+It counts compilations over a few iterations: one per distinct value of the static argument.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+from jaxlint.semantic import flow
+from jaxlint.semantic.model import parent_of
+
+_SMALL_RANGE = 8
+
+
+class VaryingStaticArg(Rule):
+    code = "JAX303"
+    name = "varying-static-arg"
+    summary = "Static argument of a jitted function fed a per-iteration value"
+    node_types = (ast.Call,)
+    fix_availability = "none"
+
+    def check(self, node: ast.Call, context) -> None:
+        binding = context.model.jit_binding_for_call(node)
+        if binding is None:
+            return
+        scope = context.scope(node)
+        if scope.in_traced:
+            return
+        loops = [loop for loop in flow.enclosing_loops(node) if isinstance(loop, (ast.For, ast.AsyncFor))]
+        if not loops:
+            return
+        arguments: list[tuple[ast.expr, str]] = []
+        for position, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            if binding.is_static(position, None):
+                arguments.append((argument, f"static argument {position}"))
+        for keyword in node.keywords:
+            if keyword.arg and binding.is_static(None, keyword.arg):
+                arguments.append((keyword.value, f"static argument `{keyword.arg}`"))
+        if not arguments:
+            return
+        callee = binding.key if binding.key != "<inline>" else "the jitted function"
+        for argument, where in arguments:
+            varying = _varying_name(argument, loops, context)
+            if varying is None:
+                continue
+            context.report(
+                argument,
+                f"{where} of `{callee}` takes a new value (`{varying}`) every iteration: one compilation per value; "
+                f"pass it as a traced argument, or bucket it into a few values",
+            )
+
+
+def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
+    if not _many_valued(argument):
+        return None
+    names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
+    for loop in loops:
+        counters = _counters(loop, context)
+        if counters is None:
+            continue
+        per_iteration = set(counters)
+        # Names computed from the counter in the loop body (`n = 2 ** i`).
+        for child in flow.walk_same_scope(loop):
+            if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name):
+                if _many_valued(child.value) and {n.id for n in ast.walk(child.value) if isinstance(n, ast.Name)} & per_iteration:
+                    per_iteration.add(child.targets[0].id)
+        found = names & per_iteration
+        if found:
+            # A name also assigned a constant in the loop is not per-iteration for sure.
+            return sorted(found)[0]
+    return None
+
+
+def _many_valued(expression: ast.expr) -> bool:
+    """Arithmetic of names and numbers: `i`, `i + 1`, `2 ** i`, `start + i * stride`."""
+    if isinstance(expression, ast.Name):
+        return True
+    if isinstance(expression, ast.Constant):
+        return isinstance(expression.value, (int, float)) and not isinstance(expression.value, bool)
+    if isinstance(expression, ast.BinOp) and isinstance(expression.op, (ast.Add, ast.Sub, ast.Mult, ast.Pow, ast.LShift)):
+        return _many_valued(expression.left) and _many_valued(expression.right)
+    return False
+
+
+def _counters(loop, context) -> set[str] | None:
+    """The loop's counter names when it runs over many integers: `range(n)`, `enumerate(...)`'s index."""
+    iterable = loop.iter
+    target = loop.target
+    if not isinstance(iterable, ast.Call):
+        return None
+    qualified = context.qualified_name(iterable.func)
+    if qualified == "builtins.range" and isinstance(target, ast.Name):
+        if iterable.args and all(isinstance(a, ast.Constant) for a in iterable.args):
+            values = [a.value for a in iterable.args]
+            try:
+                if len(range(*values)) <= _SMALL_RANGE:
+                    return None
+            except (TypeError, ValueError):
+                return None
+        return {target.id}
+    if qualified == "builtins.enumerate" and isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+        if iterable.args and isinstance(iterable.args[0], (ast.List, ast.Tuple)) and len(iterable.args[0].elts) <= _SMALL_RANGE:
+            return None
+        return {target.elts[0].id}
+    return None
+
+
+RULE = VaryingStaticArg()

@@ -1,0 +1,92 @@
+"""What a name is bound to: every value assigned to it in the scope that owns it.
+
+Flow-insensitive and precise: a name also bound by a parameter, a loop, an import, a `def`, a tuple
+unpacking, a `with ... as`, or written through `global`/`nonlocal` from elsewhere has no known
+values (None), and callers do not guess.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel
+
+
+def owning_scope(model: SemanticModel, name: str, scope: Scope) -> Scope | None:
+    """The scope whose binding of `name` is visible from `scope` (Python's LEGB, minus builtins)."""
+    current: Scope | None = scope
+    while current is not None:
+        if name in current.declared_free:
+            current = current.parent
+            continue
+        if name in current.local_names:
+            return current
+        current = current.parent
+    return None
+
+
+def bound_values(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope, list[ast.expr]] | None:
+    """(owning scope, every value assigned to `name` there), or None when any binding is not a plain
+    `name = value` / `name op= value` (the AugAssign node stands for its own value)."""
+    owner = owning_scope(model, name, scope)
+    if owner is None or name in owner.param_nodes or name in owner.defs:
+        return None
+    if any(name in other.declared_free for other in model.scopes if other is not owner):
+        return None
+    values: list[ast.expr] = []
+    for target, value in owner.bindings:
+        if isinstance(target, ast.Name):
+            if target.id == name:
+                if value is None:
+                    return None
+                values.append(value)
+        elif name in _names(target):
+            return None
+    for target, _ in owner.loops:
+        if name in _names(target):
+            return None
+    if not values or len(values) != _binding_count(owner, name):
+        return None
+    return owner, values
+
+
+def _binding_count(owner: Scope, name: str) -> int:
+    """Bindings of `name` recorded in `owner`, to detect imports, classes and the like we did not see."""
+    node = owner.node
+    count = 0
+    stack = list(ast.iter_child_nodes(node)) if not isinstance(node, ast.Lambda) else [node.body]
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            if any((alias.asname or alias.name).split(".")[0] == name for alias in child.names):
+                return -1
+        elif isinstance(child, ast.ClassDef):
+            if child.name == name:
+                return -1
+            stack.extend(child.decorator_list)
+            continue
+        elif isinstance(child, FUNCTION_NODES):
+            if getattr(child, "name", None) == name:
+                return -1
+            continue
+        elif isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Store):
+            count += 1
+        elif isinstance(child, ast.ExceptHandler) and child.name == name:
+            return -1
+        elif isinstance(child, ast.Delete):
+            return -1
+        stack.extend(ast.iter_child_nodes(child))
+    return count
+
+
+def _names(target: ast.AST) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        found: set[str] = set()
+        for element in target.elts:
+            found |= _names(element)
+        return found
+    if isinstance(target, ast.Starred):
+        return _names(target.value)
+    return set()

@@ -1,0 +1,111 @@
+"""Statement-level questions about one scope: where a statement sits, what a region assigns and reads.
+
+Syntactic and conservative; used by rules that move or insert code (hoisting, wrapping, loop
+rewrites). No rule logic here.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+
+LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
+
+
+def enclosing_statement(node: ast.AST) -> ast.stmt | None:
+    """The innermost statement containing `node` (the node itself when it is one)."""
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parent_of(current)
+    return current
+
+
+def statement_list(statement: ast.stmt) -> tuple[list[ast.stmt], int] | None:
+    """The body list a statement sits in and its index there."""
+    parent = parent_of(statement)
+    if parent is None:
+        return None
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list):
+            for index, item in enumerate(block):
+                if item is statement:
+                    return block, index
+    return None
+
+
+def enclosing_loops(node: ast.AST) -> Iterator[ast.AST]:
+    """Loops (statements and comprehensions) around `node` within its own function, innermost first.
+
+    A node in a loop's `iter` or in a comprehension's first iterable is evaluated once, not per
+    iteration, so that loop is not yielded for it.
+    """
+    child = node
+    for ancestor in _ancestors(node):
+        if isinstance(ancestor, FUNCTION_NODES) or isinstance(ancestor, ast.ClassDef):
+            return
+        if isinstance(ancestor, (ast.For, ast.AsyncFor)) and child is not ancestor.iter and child is not ancestor.target:
+            if child not in ancestor.orelse:
+                yield ancestor
+        elif isinstance(ancestor, ast.While) and child not in ancestor.orelse:
+            yield ancestor
+        elif isinstance(ancestor, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            first = ancestor.generators[0]
+            if child is not first and not (child is first.iter):
+                yield ancestor
+        child = ancestor
+
+
+def _ancestors(node: ast.AST) -> Iterator[ast.AST]:
+    current = parent_of(node)
+    while current is not None:
+        yield current
+        current = parent_of(current)
+
+
+def target_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def assigned_in(region: ast.AST) -> set[str]:
+    """Names bound anywhere in `region` (its own scope only: nested functions bind their own)."""
+    names: set[str] = set()
+    for node in walk_same_scope(region):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not region:
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def loaded_names(node: ast.AST) -> set[str]:
+    """Names read in `node`, including the free names of lambdas and comprehensions inside it."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
+    """Every node under `region` that runs in the same scope (skips nested function and class bodies)."""
+    stack = [region]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node is not region and isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack.extend(node.decorator_list)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def has_control_exit(statements: list[ast.stmt]) -> bool:
+    """`break`, `continue`, `return`, `yield`, `raise`, `global`/`nonlocal` anywhere in the statements."""
+    for statement in statements:
+        for node in walk_same_scope(statement):
+            if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom, ast.Raise, ast.Global, ast.Nonlocal, ast.Await)):
+                return True
+    return False
