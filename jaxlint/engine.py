@@ -1,12 +1,20 @@
 """Parse once, build the semantic model, walk once calling every enabled rule, apply noqa.
 
 The engine knows nothing about individual rules: it dispatches nodes by type.
+
+Suppression bookkeeping lives here too. With `settings.report_unused_noqa` (`jaxlint check
+--report-unused-noqa`), a `# noqa: JAXnnn` comment that suppresses nothing is reported as
+JAX001 `unused-noqa`, with a safe fix that removes the stale code. Only JAX codes of rules that ran
+on the file are judged: a blanket `# noqa`, other tools' codes (E501) and codes of rules that are not
+selected are left alone. `add_noqa_comments` writes `# noqa: CODE` for `jaxlint check --add-noqa`.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -19,6 +27,8 @@ from jaxlint.source import SourceFile
 
 SYNTAX_ERROR_CODE = "JAX000"
 SYNTAX_ERROR_NAME = "syntax-error"
+UNUSED_NOQA_CODE = "JAX001"
+UNUSED_NOQA_NAME = "unused-noqa"
 
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*jaxlint:[ \t]*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?[ \t]*$", re.IGNORECASE | re.MULTILINE)
@@ -131,8 +141,15 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
         result.errors.append(f"{filename}: cannot parse ({error.__class__.__name__}: {error}); skipped")
         return result
     rules = list(rules)
+    report_unused = bool(getattr(settings, "report_unused_noqa", False))
+    ignored = {code.upper() for code in ignored_codes}
+    file_codes = _codes(file_noqa.group("codes")) if file_noqa is not None else set()
     if not _may_use_jax(text, settings):
-        return result  # nothing in it can name a JAX API: no rule can fire
+        # Nothing in it can name a JAX API: no rule can fire, so every JAX code in a noqa is stale.
+        if report_unused:
+            unused = unused_noqa_diagnostics(source, {rule.code for rule in rules}, set(), ignored)
+            result.diagnostics = [d for d in unused if not _suppressed(d, source, ignored | file_codes)]
+        return result
     try:
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()))
     except RecursionError:
@@ -166,13 +183,16 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
                 result.errors.append(
                     f"{filename}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({error.__class__.__name__}: {error} at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}); please report it"
                 )
-    ignored = {code.upper() for code in ignored_codes}
-    file_codes = _codes(file_noqa.group("codes")) if file_noqa is not None else set()
+    used: set[tuple[int, str]] = set()
     result.diagnostics = [
         diagnostic
         for diagnostic in context.diagnostics
-        if not _suppressed(diagnostic, source, ignored | file_codes)
+        if not _suppressed(diagnostic, source, ignored | file_codes, used)
     ]
+    if report_unused:
+        judged = {rule.code for rule in rules} - failed
+        unused = unused_noqa_diagnostics(source, judged, used, ignored)
+        result.diagnostics.extend(d for d in unused if not _suppressed(d, source, ignored | file_codes))
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
@@ -201,17 +221,152 @@ def noqa_codes(line: str) -> set[str] | None:
     return _codes(match.group("codes"))
 
 
-def _suppressed(diagnostic: Diagnostic, source: SourceFile, ignored: set[str]) -> bool:
+def _suppressed(diagnostic: Diagnostic, source: SourceFile, ignored: set[str], used: set[tuple[int, str]] | None = None) -> bool:
+    """Whether a noqa (or an ignore) silences the finding; `used` collects the (row, code) pairs that did."""
     if any(diagnostic.code.startswith(code) for code in ignored):
         return True
     rows = {diagnostic.location.row, diagnostic.end_location.row}
     if diagnostic.noqa_row:
         rows.add(diagnostic.noqa_row)
-    for row in rows:
+    suppressed = False
+    for row in sorted(rows):
         codes = noqa_codes(source.line(row))
         if codes is not None and (not codes or diagnostic.code in codes):
-            return True
-    return False
+            if used is None:
+                return True
+            used.add((row, diagnostic.code))
+            suppressed = True
+    return suppressed
+
+
+@dataclass
+class NoqaComment:
+    """A `# noqa` directive found in a real comment (never in a string)."""
+
+    row: int
+    start: int  # 0-based character columns of the directive within the line
+    end: int
+    codes: list[str]  # as written, in order; empty for a blanket noqa
+    comment_start: int  # 0-based column where the comment token starts
+    comment_end: int
+
+
+def noqa_comments(text: str) -> dict[int, NoqaComment]:
+    """The noqa directives of a module, by row; empty when it does not tokenize."""
+    if "noqa" not in text.lower():
+        return {}
+    found: dict[int, NoqaComment] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.COMMENT or "noqa" not in token.string.lower():
+                continue
+            match = _NOQA.search(token.string)
+            if match is None:
+                continue
+            row, column = token.start
+            codes = [code for code in re.split(r"[,\s]+", match.group("codes") or "") if code]
+            found[row] = NoqaComment(row, column + match.start(), column + match.end(), codes, column, token.end[1])
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError):
+        return {}
+    return found
+
+
+def unused_noqa_diagnostics(source: SourceFile, judged: set[str], used: set[tuple[int, str]], ignored: set[str]) -> list[Diagnostic]:
+    """JAX001 for each noqa naming codes of rules that ran here (`judged`) but suppressed nothing."""
+    diagnostics = []
+    for comment in noqa_comments(source.text).values():
+        unused = [
+            code for code in comment.codes
+            if code.upper() in judged and (comment.row, code.upper()) not in used
+            and not any(code.upper().startswith(prefix) for prefix in ignored)
+        ]
+        if not unused:
+            continue
+        kept = [code for code in comment.codes if code not in unused]
+        line = source.line(comment.row)
+        if kept:
+            edit = Edit(f"# noqa: {', '.join(kept)}", Position(comment.row, comment.start + 1), Position(comment.row, comment.end + 1))
+        elif line[comment.end :].strip() == "":
+            # Remove the directive with the spaces before it; `# reason  # noqa: JAX101` keeps the reason.
+            start = len(line[: comment.start].rstrip())
+            edit = Edit("", Position(comment.row, start + 1), Position(comment.row, len(line) + 1))
+        else:
+            edit = None  # text follows the directive inside its comment: leave the wording to the user
+        plural = "s" if len(unused) > 1 else ""
+        message = (
+            f"Unused `noqa` code{plural} {', '.join(unused)}: nothing on this line is reported as "
+            f"{'them' if plural else 'it'}; remove {'them' if plural else 'it'}"
+        )
+        fix = Fix(Applicability.SAFE, f"Remove unused noqa code{plural}", (edit,)) if edit is not None else None
+        diagnostics.append(
+            Diagnostic(
+                UNUSED_NOQA_CODE, UNUSED_NOQA_NAME, message, source.filename,
+                Position(comment.row, comment.start + 1), Position(comment.row, comment.end + 1), fix=fix,
+            )
+        )
+    return diagnostics
+
+
+# Findings no noqa can silence (the file does not parse) or that are about noqa comments themselves.
+_NOT_NOQA_ABLE = {SYNTAX_ERROR_CODE, UNUSED_NOQA_CODE}
+
+
+def _comment_safe_rows(text: str) -> set[int] | None:
+    """Rows whose end is outside any string and not a backslash continuation: a comment may go there."""
+    rows: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                rows.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError):
+        return None
+    return rows
+
+
+def add_noqa_comments(text: str, diagnostics: Iterable[Diagnostic], token_text: str | None = None) -> tuple[str, int, list[Diagnostic]]:
+    """Add `# noqa: CODE` at the end of each flagged line, merged into a noqa already there.
+
+    `token_text` is `text` with the same lines, made tokenizable (a notebook cell with its magics
+    masked). Returns the new text, how many lines gained a directive, and the findings that could
+    not get one (syntax errors, or a finding whose lines all end inside a string).
+    """
+    diagnostics = list(diagnostics)
+    if not diagnostics:
+        return text, 0, []
+    safe_rows = _comment_safe_rows(token_text if token_text is not None else text) or set()
+    comments = noqa_comments(token_text if token_text is not None else text)
+    lines = text.split("\n")
+    wanted: dict[int, list[str]] = {}
+    skipped: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if diagnostic.code in _NOT_NOQA_ABLE:
+            skipped.append(diagnostic)
+            continue
+        candidates = [row for row in (diagnostic.noqa_row, diagnostic.location.row, diagnostic.end_location.row) if row]
+        row = next((row for row in candidates if row in safe_rows and row <= len(lines)), None)
+        if row is None:
+            skipped.append(diagnostic)
+            continue
+        codes = wanted.setdefault(row, [])
+        if diagnostic.code not in codes:
+            codes.append(diagnostic.code)
+    added = 0
+    for row, codes in wanted.items():
+        line = lines[row - 1]
+        comment = comments.get(row)
+        if comment is not None and not comment.codes:
+            continue  # a blanket noqa already silences the line
+        if comment is not None:
+            existing = comment.codes
+            new_codes = [code for code in sorted(codes) if code.upper() not in {c.upper() for c in existing}]
+            if not new_codes:
+                continue
+            directive = f"# noqa: {', '.join([*existing, *new_codes])}"
+            lines[row - 1] = line[: comment.start] + directive + line[comment.end :]
+        else:
+            lines[row - 1] = f"{line.rstrip()}  # noqa: {', '.join(sorted(codes))}"
+        added += 1
+    return "\n".join(lines), added, skipped
 
 
 __all__ = ["check_source", "Context", "FileResult", "NONE", "TRACED", "ARRAY"]

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIXES = (".ipynb",)
+SOURCE_SUFFIXES = PYTHON_SUFFIXES + NOTEBOOK_SUFFIXES
 # Directories no user wants linted: VCS metadata, environments, caches and build output.
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", ".tox", ".nox",
@@ -129,8 +131,25 @@ def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
     return False
 
 
-def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path) -> Iterator[Path | SourceReadError]:
-    """Yield the Python files under `paths`; a named file is always yielded.
+def is_excluded(path: Path, excludes: Iterable[str], root: Path) -> bool:
+    """Whether a path, or a directory on its way from `root`, is excluded by default or by `excludes`."""
+    try:
+        parts = path.resolve().relative_to(root.resolve()).parts
+    except ValueError:
+        parts = path.parts
+    if any(part in DEFAULT_EXCLUDES or part.endswith(".egg-info") for part in parts[:-1]):
+        return True
+    current = root
+    for part in parts:
+        current = current / part
+        if matches_any(current, excludes, root):
+            return True
+    return False
+
+
+def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path, force_exclude: bool = False) -> Iterator[Path | SourceReadError]:
+    """Yield the Python files and notebooks under `paths`; a named file is always yielded, unless
+    `force_exclude` (what pre-commit hooks want: they name files one by one) and it is excluded.
 
     Problems (missing paths, unreadable directories) are yielded as errors so the caller decides.
     """
@@ -139,6 +158,8 @@ def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path) -> Iter
     for path in paths:
         if not path.exists() and not path.is_symlink():
             yield SourceReadError(f"{path}: no such file or directory")
+            continue
+        if force_exclude and is_excluded(path, excludes, root):
             continue
         if path.is_file() or not path.is_dir():
             key = os.path.realpath(path)
@@ -155,7 +176,7 @@ def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path) -> Iter
                 and not matches_any(current / name, excludes, root)
             )
             for name in sorted(filenames):
-                if not name.endswith(PYTHON_SUFFIXES):
+                if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 candidate = current / name
                 if matches_any(candidate, excludes, root):

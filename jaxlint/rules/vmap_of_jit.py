@@ -21,8 +21,10 @@ batched = jax.jit(jax.vmap(predict, in_axes=(None, 0)))
 ```
 
 ## Fix safety
-Swapping the transforms is safe when the inner `jit` has no options: the same function computes
-the same values, `vmap` arguments are kept. When the inner `jit` has options (`static_argnums`,
+Swapping the transforms is safe when the inner `jit` has no options and the expression is at
+module or class level: the same function computes the same values, `vmap` arguments are kept.
+Inside a function body no fix is offered: there `jax.jit(jax.vmap(f))` creates a new function on
+every call and would recompile every time (measured by the runtime mode); hoist it by hand. When the inner `jit` has options (`static_argnums`,
 `donate_argnums`, ...) their positions may not carry over to the batched function, so no fix is
 offered.
 
@@ -71,6 +73,10 @@ class VmapOfJit(Rule):
 
 def _swap_fix(node: ast.Call, inner: ast.Call, context):
     if inner.keywords or len(inner.args) != 1 or isinstance(inner.args[0], ast.Starred):
+        return None
+    if context.scope(node).is_function:
+        # Inside a function, `jax.jit(jax.vmap(f))` is a new function on every call, so it would
+        # recompile each time; only a module-level (or class-level) definition is swapped.
         return None
     vmap_arguments = [context.text(argument) for argument in node.args[1:]]
     vmap_arguments += [context.text(keyword) for keyword in node.keywords]

@@ -41,7 +41,7 @@ def is_jax_array_call(model: SemanticModel, call: ast.Call) -> bool:
     if qualified.startswith("jax.numpy.") and qualified.count(".") == 2:
         return qualified[len("jax.numpy."):] not in NON_ARRAY_RESULTS and qualified[len("jax.numpy.")].islower()
     if qualified.startswith("jax.random."):
-        return qualified not in ("jax.random.PRNGKey",) or True
+        return qualified not in ("jax.random.key_impl", "jax.random.default_prng_impl")
     return qualified.startswith("jax.nn.") and qualified.count(".") == 2 and qualified[len("jax.nn."):] not in ("initializers",)
 
 
@@ -85,7 +85,10 @@ def _name_is_jax_array(model: SemanticModel, name: str, scope: Scope, seen: froz
         owner = owner.parent
     if owner is not None and name in owner.param_nodes:
         # A parameter is a JAX array only where tracing says so: annotated `jax.Array`, or a scalar default.
-        return owner.in_traced and owner.traced_params.get(name) == ARRAY and _only_binding_is_parameter(model, name, owner)
+        if not (owner.in_traced and owner.traced_params.get(name) == ARRAY):
+            return False
+        values = parameter_rebindings(name, owner)
+        return values is not None and all(is_jax_array(model, value, owner, seen) for value in values)
     found = bound_values(model, name, scope)
     if found is None:
         return False
@@ -94,11 +97,20 @@ def _name_is_jax_array(model: SemanticModel, name: str, scope: Scope, seen: froz
     return bool(plain) and all(is_jax_array(model, value, owner, seen) for value in plain)
 
 
-def _only_binding_is_parameter(model: SemanticModel, name: str, owner: Scope) -> bool:
+def parameter_rebindings(name: str, owner: Scope) -> list[ast.expr] | None:
+    """Values a parameter is re-bound to in its function; None when a binding is not plain."""
+    values = []
     for target, value in owner.bindings:
-        if isinstance(target, ast.Name) and target.id == name and not isinstance(value, ast.AugAssign):
-            return False
-    return not any(name in _loop_names(target) for target, _ in owner.loops)
+        if isinstance(target, ast.Name):
+            if target.id == name and not isinstance(value, ast.AugAssign):
+                if value is None:
+                    return None
+                values.append(value)
+        elif name in _loop_names(target):
+            return None
+    if any(name in _loop_names(target) for target, _ in owner.loops):
+        return None
+    return values
 
 
 def _loop_names(target: ast.AST) -> set[str]:

@@ -1,0 +1,188 @@
+"""The one data table behind JAX601 (removed-api) and JAX602 (deprecated-api).
+
+Each entry names an API by its qualified name as written (before jaxlint's canonical aliases, so
+`jax.experimental.pjit.pjit` stays itself), when JAX deprecated and removed it, and what replaces
+it. `exact` marks a drop-in rename: same signature, same values, so the fix is safe. Versions were
+checked against JAX's CHANGELOG.md (jax-ml/jax at cec06d116c, https://docs.jax.dev/en/latest/changelog.html)
+and against jax 0.10.2 itself; `source` names the changelog entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class ApiChange:
+    old: str  # qualified name (a module entry also covers everything under it)
+    deprecated_in: str | None  # JAX version whose changelog deprecates it
+    removed_in: str | None  # JAX version that removed it (None: still runs, with a warning)
+    replacement: str | None  # qualified name for renames; None when the message says what to do
+    advice: str  # what to write instead, in words
+    exact: bool = False  # a drop-in rename: the fix is safe
+    replacement_since: str | None = None  # first JAX version that has `replacement`
+    fallback: str | None = None  # an exact replacement for projects pinned below `replacement_since`
+    keyword: str | None = None  # the entry is a keyword argument of `old`, renamed to `replacement`
+    kind: Literal["name", "keyword", "call-keyword", "with"] = "name"
+    module: bool = False  # `old` is a module: every name under it is covered too
+    source: str = ""
+
+
+def _tree(name: str, deprecated_in: str, source: str) -> ApiChange:
+    return ApiChange(
+        f"jax.tree_{name}", deprecated_in, "0.6.0", f"jax.tree.{name}", f"`jax.tree.{name}`", exact=True,
+        replacement_since="0.4.25", fallback=f"jax.tree_util.tree_{name}",
+        source=f"{source}; removed in jax 0.6.0 ('From jax: jax.tree_flatten, jax.tree_map, ...'); jax.tree added in 0.4.25",
+    )
+
+
+API_CHANGES: tuple[ApiChange, ...] = (
+    _tree("map", "0.4.26", "jax 0.4.26: 'jax.tree_map is deprecated; use jax.tree.map'"),
+    _tree("leaves", "0.3.15", "jax 0.3.15: 'jax.tree_leaves is deprecated in favor of jax.tree_util.tree_leaves'"),
+    _tree("flatten", "0.3.15", "jax 0.3.15: 'jax.tree_flatten is deprecated'"),
+    _tree("unflatten", "0.3.15", "jax 0.3.15: 'jax.tree_unflatten is deprecated'"),
+    _tree("structure", "0.3.15", "jax 0.3.15: 'jax.tree_structure is deprecated'"),
+    _tree("transpose", "0.3.15", "jax 0.3.15: 'jax.tree_transpose is deprecated'"),
+    ApiChange("jax.treedef_is_leaf", "0.3.15", "0.6.0", "jax.tree_util.treedef_is_leaf", "`jax.tree_util.treedef_is_leaf`",
+              exact=True, replacement_since="0.1.0", source="jax 0.6.0: removed from `jax`"),
+    ApiChange("jax.tree_multimap", "0.3.5", "0.3.16", "jax.tree_util.tree_map", "`jax.tree_util.tree_map`", exact=True,
+              replacement_since="0.2.15", source="jax 0.3.16: 'tree_multimap has been removed ... tree_map is a direct replacement'"),
+    ApiChange("jax.tree_util.tree_multimap", "0.3.5", "0.3.16", "jax.tree_util.tree_map", "`jax.tree_util.tree_map`", exact=True,
+              replacement_since="0.2.15", source="jax 0.3.16: 'tree_multimap has been removed ... tree_map is a direct replacement'"),
+    ApiChange("jax.xla_computation", "0.4.30", "0.4.34", None,
+              "`jax.jit(f).lower(*args).compiler_ir('hlo')` (the AOT API)",
+              source="jax 0.4.34: 'jax.xla_computation is deleted ... jax.jit(fn).lower(*args, **kwargs).compiler_ir(\"hlo\")'"),
+    ApiChange("jax.partial", "0.2.21", "0.2.21", "functools.partial", "`functools.partial`", exact=True, replacement_since="0.1.0",
+              source="jax 0.2.21: 'jax.partial ... accidental exports that have now been removed. Use functools.partial'"),
+    ApiChange("jax.lax.partial", "0.2.21", "0.2.21", "functools.partial", "`functools.partial`", exact=True, replacement_since="0.1.0",
+              source="jax 0.2.21: 'jax.partial, and jax.lax.partial were accidental exports'"),
+    ApiChange("jax.api", "0.2.21", "0.2.21", None, "the same functions from `jax`",
+              module=True, source="jax 0.2.21: 'jax.api has been removed ... use the functions in jax.*'"),
+    ApiChange("jax.ops.index_update", "0.2.22", "0.3.2", None, "`x.at[idx].set(y)`",
+              source="jax 0.3.2: 'jax.ops.index_update, jax.ops.index_add ... have been removed. Please use the .at property'"),
+    ApiChange("jax.ops.index_add", "0.2.22", "0.3.2", None, "`x.at[idx].add(y)`", source="jax 0.3.2"),
+    ApiChange("jax.ops.index_mul", "0.2.22", "0.3.2", None, "`x.at[idx].multiply(y)`", source="jax 0.3.2"),
+    ApiChange("jax.ops.index_min", "0.2.22", "0.3.2", None, "`x.at[idx].min(y)`", source="jax 0.3.2"),
+    ApiChange("jax.ops.index_max", "0.2.22", "0.3.2", None, "`x.at[idx].max(y)`", source="jax 0.3.2"),
+    ApiChange("jax.ops.index", "0.2.22", "0.3.2", None, "plain indexing with `x.at[...]`", source="jax 0.3.2"),
+    ApiChange("jax.numpy.DeviceArray", "0.4.7", "0.4.14", "jax.Array", "`jax.Array`", exact=True, replacement_since="0.4.1",
+              source="jax 0.4.7: 'The type jax.numpy.DeviceArray is deprecated. Use jax.Array'; removed in 0.4.14"),
+    ApiChange("jax.interpreters.xla.DeviceArray", "0.4.1", "0.4.11", "jax.Array", "`jax.Array`", exact=True, replacement_since="0.4.1",
+              source="jax 0.4.11: 'jax.interpreters.xla.DeviceArray: use jax.Array'"),
+    ApiChange("jax.interpreters.pxla.ShardedDeviceArray", "0.4.7", "0.4.14", "jax.Array", "`jax.Array`", exact=True,
+              replacement_since="0.4.1", source="jax 0.4.14: 'jax.interpreters.pxla.ShardedDeviceArray: use jax.Array'"),
+    ApiChange("jax.experimental.host_callback", "0.4.26", "0.8.0", None,
+              "`jax.debug.callback`, `jax.pure_callback` or `jax.experimental.io_callback`",
+              module=True, source="jax 0.4.26: 'The jax.experimental.host_callback module is deprecated'; jax 0.8.0: module removed"),
+    ApiChange("jax.experimental.maps", "0.4.26", "0.4.31", None, "`jax.shard_map` (or `jax.vmap` with `spmd_axis_name`)",
+              module=True, source="jax 0.4.26: 'jax.experimental.maps ... deprecated'; jax 0.4.31: 'xmap has been deleted'"),
+    ApiChange("jax.experimental.optimizers", "0.2.25", "0.3.16", "jax.example_libraries.optimizers",
+              "`jax.example_libraries.optimizers` (or optax)", exact=True, replacement_since="0.2.25",
+              module=True, source="jax 0.3.16: 'Removed jax.experimental.optimizers; it has long been a deprecated alias of jax.example_libraries.optimizers'"),
+    ApiChange("jax.experimental.stax", "0.2.25", "0.3.16", "jax.example_libraries.stax", "`jax.example_libraries.stax`",
+              exact=True, replacement_since="0.2.25", module=True, source="jax 0.3.16: 'Removed jax.experimental.stax'"),
+    ApiChange("jax.device_put_replicated", "0.8.1", "0.10.0", None,
+              "`jax.device_put` with a sharding (see https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements)",
+              source="jax 0.10.0: 'jax.device_put_sharded and jax.device_put_replicated have been removed'"),
+    ApiChange("jax.device_put_sharded", "0.8.1", "0.10.0", None,
+              "`jax.device_put` with a sharding (see https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements)",
+              source="jax 0.10.0: 'jax.device_put_sharded and jax.device_put_replicated have been removed'"),
+    ApiChange("jax.experimental.enable_x64", "0.8.0", "0.9.0", None, "`jax.enable_x64(True)`", replacement_since="0.8.0",
+              source="jax 0.8.0: 'jax.experimental.enable_x64 ... deprecated in favor of jax.enable_x64'; removed in 0.9.0 (commit 722b18a9)"),
+    ApiChange("jax.experimental.disable_x64", "0.8.0", "0.9.0", None, "`jax.enable_x64(False)`", replacement_since="0.8.0",
+              source="jax 0.8.0: 'jax.experimental.disable_x64 ... deprecated'; removed in 0.9.0 (commit 722b18a9)"),
+    ApiChange("jax.clear_backends", "0.4.26", "0.4.36", "jax.extend.backend.clear_backends",
+              "`jax.extend.backend.clear_backends` (or `jax.clear_caches` to drop only compilation caches)", exact=True,
+              replacement_since="0.4.26",
+              source="jax 0.4.26: 'jax.clear_backends is deprecated ... use jax.clear_caches ... or jax.extend.backend.clear_backends'; removed in 0.4.36"),
+    ApiChange("jax.numpy.fix", "0.9.0", "0.10.0", "jax.numpy.trunc", "`jnp.trunc`", exact=True, replacement_since="0.1.0",
+              source="jax 0.9.0: 'jax.numpy.fix is deprecated ... jax.numpy.trunc is a drop-in replacement'; AttributeError on 0.10"),
+    ApiChange("jax.experimental.pjit.pjit", "0.4.9", "0.4.14", "in_shardings", "`in_shardings=`", exact=True, keyword="in_axis_resources",
+              kind="keyword", replacement_since="0.4.1",
+              source="jax 0.4.14: 'in_axis_resources and out_axis_resources have been deleted from pjit ... a safe and trivial name replacement'"),
+    ApiChange("jax.experimental.pjit.pjit", "0.4.9", "0.4.14", "out_shardings", "`out_shardings=`", exact=True, keyword="out_axis_resources",
+              kind="keyword", replacement_since="0.4.1", source="jax 0.4.14"),
+    # Still running on jax 0.10.2, with a DeprecationWarning.
+    ApiChange("jax.experimental.shard_map.shard_map", "0.8.0", None, "jax.shard_map",
+              "`jax.shard_map` (mesh, in_specs and out_specs are keyword-only there; `check_rep` became `check_vma`)",
+              replacement_since="0.6.1",
+              source="jax 0.8.0: 'jax.experimental.shard_map.shard_map is deprecated; going forward use jax.shard_map'"),
+    ApiChange("jax.experimental.pjit.pjit", "0.8.0", None, "jax.jit", "`jax.jit`", exact=True, replacement_since="0.4.1",
+              source="jax 0.8.0: 'jax.experimental.pjit.pjit is deprecated; going forward use jax.jit'"),
+    ApiChange("jax.host_id", "0.2.13", None, "jax.process_index", "`jax.process_index`", exact=True, replacement_since="0.2.13",
+              source="jax 0.2.13: 'host_id --> jax.process_index ... the aliases will eventually be removed'"),
+    ApiChange("jax.host_count", "0.2.13", None, "jax.process_count", "`jax.process_count`", exact=True, replacement_since="0.2.13",
+              source="jax 0.2.13: 'host_count --> jax.process_count'"),
+    ApiChange("jax.host_ids", "0.2.13", None, None, "`range(jax.process_count())`", source="jax 0.2.13: 'host_ids --> range(jax.process_count())'"),
+    ApiChange("jax.jit", "0.4.2", None, None, "`jax.device_put(x, device)` on the inputs", keyword="device", kind="call-keyword",
+              source="jax/_src/pjit.py (since 0.4.2): 'backend and device argument on jit is deprecated'"),
+    ApiChange("jax.jit", "0.4.2", None, None, "`jax.device_put(x, jax.local_devices(backend=...)[0])` on the inputs",
+              keyword="backend", kind="call-keyword",
+              source="jax/_src/pjit.py (since 0.4.2): 'backend and device argument on jit is deprecated'"),
+    ApiChange("jax.sharding.Mesh", "0.10.1", None, "jax.set_mesh", "`with jax.set_mesh(mesh):`", kind="with", replacement_since="0.7.1",
+              source="jax 0.10.1: 'with mesh: context manager has been deprecated. Please use with jax.set_mesh(mesh):'"),
+)
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    try:
+        return tuple(int(part) for part in text.split("."))
+    except ValueError:
+        return None
+
+
+def status_at(change: ApiChange, target: str | None) -> str | None:
+    """'removed', 'deprecated' or None (fine) for a project that targets JAX `target` (None: the newest)."""
+    version = parse_version(target)
+    removed = parse_version(change.removed_in)
+    deprecated = parse_version(change.deprecated_in)
+    if version is None:
+        return "removed" if removed is not None else "deprecated"
+    if removed is not None and version >= removed:
+        return "removed"
+    if deprecated is not None and version >= deprecated:
+        return "deprecated"
+    return None
+
+
+def replacement_at(change: ApiChange, target: str | None) -> tuple[str | None, bool]:
+    """The replacement a project on JAX `target` can use, and whether it is exact."""
+    version = parse_version(target)
+    since = parse_version(change.replacement_since)
+    if version is None or since is None or version >= since:
+        return change.replacement, change.exact
+    if change.fallback is not None:
+        return change.fallback, True
+    return None, False
+
+
+def name_entries() -> dict[str, ApiChange]:
+    """Name entries by qualified name; where a name has several (pjit), the one without a removal."""
+    entries: dict[str, ApiChange] = {}
+    for change in API_CHANGES:
+        if change.kind == "name":
+            entries[change.old] = change
+    return entries
+
+
+NAME_ENTRIES = name_entries()
+KEYWORD_ENTRIES: dict[tuple[str, str], ApiChange] = {
+    (change.old, change.keyword): change for change in API_CHANGES if change.kind in ("keyword", "call-keyword") and change.keyword
+}
+WITH_ENTRIES = {change.old: change for change in API_CHANGES if change.kind == "with"}
+
+
+def lookup(qualified: str) -> ApiChange | None:
+    """The entry for `qualified` or for the module that contains it."""
+    if qualified in NAME_ENTRIES:
+        return NAME_ENTRIES[qualified]
+    prefix = qualified
+    while "." in prefix:
+        prefix = prefix.rpartition(".")[0]
+        change = NAME_ENTRIES.get(prefix)
+        if change is not None and change.module:
+            return change  # a removed module: `jax.experimental.host_callback.id_tap`
+    return None

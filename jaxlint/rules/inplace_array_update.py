@@ -1,0 +1,126 @@
+"""## What it does
+Flags item assignment on a JAX array: `x[i] = v`, `x[i] += v`, `x[:, 0] *= 2`, ... where `x` is known
+to be a JAX array (the result of a `jax.numpy`/`jax.random`/`jax.nn` call, an `.at[...]` update, or
+an array parameter of a traced function), inside or outside traced code.
+
+## Why is this bad?
+JAX arrays are immutable: item assignment raises `TypeError: JAX arrays are immutable and do not
+support in-place item assignment`, eagerly and under `jit` alike. The functional form
+`x.at[i].set(v)` returns an updated copy, which XLA performs in place when it can. See
+https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html and "In-place updates" in
+https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html.
+
+NumPy arrays are mutable and are never flagged, nor are lists, dicts, and values the analysis
+cannot show to be JAX arrays (a traced parameter may be a dict of arrays).
+
+## Example
+```python
+x = jnp.zeros(5)
+x[0] = 1.0
+x[1:3] += 2.0
+```
+
+## Use instead
+```python
+x = jnp.zeros(5)
+x = x.at[0].set(1.0)
+x = x.at[1:3].add(2.0)
+```
+
+## Fix safety
+`x[i] = v` becomes `x = x.at[i].set(v)`; `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`,
+`.multiply`, `.divide`, `.power`; `x[i] = jnp.minimum(x[i], v)` becomes `x.at[i].min(v)` (and
+`maximum`, `.max`). The fix is safe: the original statement always raises, and the update computes
+the value the assignment meant. Other augmented operators (`//=`, `%=`, bitwise) get no fix.
+
+## How the runtime mode confirms it
+It runs the function with the example inputs: the original raises `TypeError` (immutable array);
+the fixed version runs and returns the values the NumPy equivalent computes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+from jaxlint.semantic.arrays import is_jax_array, parameter_rebindings
+from jaxlint.semantic.model import TRACED
+
+_AUGMENTED = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
+_MIN_MAX = {"jax.numpy.minimum": "min", "jax.numpy.maximum": "max"}
+
+
+class InplaceArrayUpdate(Rule):
+    code = "JAX105"
+    name = "inplace-array-update"
+    summary = "Item assignment on an immutable JAX array"
+    node_types = (ast.Assign, ast.AugAssign)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.Assign | ast.AugAssign, context) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript) and self._is_jax_array(target, context):
+                array = context.text(target.value)
+                context.report(
+                    target,
+                    f"`{_short(context.text(target))}` assigns into JAX array `{array}`, which is immutable (TypeError); "
+                    f"write `{array} = {array}.at[...].set(...)`",
+                    fix=_fix(node, target, context) if len(targets) == 1 else None,
+                )
+
+    def _is_jax_array(self, target: ast.Subscript, context) -> bool:
+        scope = context.scope(target)
+        array = target.value
+        if is_jax_array(context.model, array, scope):
+            return True
+        # A traced parameter of unknown structure: only an index a list or dict cannot take is proof.
+        return (
+            isinstance(array, ast.Name) and context.is_traced_code(target) and context.level(array, scope) >= TRACED
+            and array.id in scope.param_nodes and parameter_rebindings(array.id, scope) == []
+            and _array_only_index(target.slice)
+        )
+
+
+def _array_only_index(index: ast.AST) -> bool:
+    """`x[:, 0]`, `x[..., i]`, `x[None, 1:]`: tuples with slices or Ellipsis index arrays only."""
+    if not isinstance(index, ast.Tuple):
+        return False
+    return any(
+        isinstance(element, ast.Slice) or (isinstance(element, ast.Constant) and element.value is Ellipsis)
+        for element in index.elts
+    )
+
+
+def _fix(node: ast.Assign | ast.AugAssign, target: ast.Subscript, context):
+    if not isinstance(target.value, ast.Name):
+        return None
+    name = target.value.id
+    index = context.text(target.slice)
+    value = node.value
+    if isinstance(node, ast.AugAssign):
+        method = _AUGMENTED.get(type(node.op))
+        if method is None:
+            return None
+    else:
+        method = "set"
+        if isinstance(value, ast.Call) and len(value.args) == 2 and not value.keywords:
+            extreme = _MIN_MAX.get(context.qualified_name(value.func))
+            texts = [context.text(arg) for arg in value.args]
+            target_text = context.text(target)
+            if extreme and target_text in texts:
+                method = extreme
+                value = value.args[1 - texts.index(target_text)]
+    text = context.text(value)
+    if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Yield, ast.YieldFrom)) and not text.startswith("("):
+        text = f"({text})"
+    replacement = f"{name} = {name}.at[{index}].{method}({text})"
+    return context.fix(f"Use `{name}.at[...].{method}(...)`", [context.replace(node, replacement)], safe=True)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+RULE = InplaceArrayUpdate()

@@ -1,0 +1,183 @@
+"""## What it does
+Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
+`monotonic`, `timeit.default_timer`), around JAX work (a jitted call or a `jnp`/`lax`/`jax.random`
+operation) when nothing between the two stamps waits for the result.
+
+Not flagged: intervals that block (`.block_until_ready()`, `jax.block_until_ready`), read a result on
+the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint does
+not know (it may sync), branch on a value, or contain no JAX work; and code in traced functions.
+
+## Why is this bad?
+JAX dispatches asynchronously: a jitted call or an eager `jnp` operation returns as soon as the work
+is queued. The interval then measures dispatch, not computation, and the cost shows up later, in
+whatever line first reads the result. See "Asynchronous dispatch"
+(https://docs.jax.dev/en/latest/async_dispatch.html) and the benchmarking FAQ
+(https://docs.jax.dev/en/latest/faq.html#benchmarking-jax-code).
+
+## Example
+```python
+start = time.perf_counter()
+out = step(params, batch)
+elapsed = time.perf_counter() - start
+```
+
+## Use instead
+```python
+start = time.perf_counter()
+out = jax.block_until_ready(step(params, batch))
+elapsed = time.perf_counter() - start
+```
+
+## Fix safety
+Safe: `jax.block_until_ready` returns its argument unchanged, so the program computes the same
+values; only the measured interval changes, to the one that was meant. The fix waits for the last
+result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp when
+the name is surely bound there, and wrapping the call otherwise.
+
+## How the runtime mode confirms it
+It times the interval as written and with the result blocked on: on an accelerator the unblocked
+interval is a small fraction of the blocked one (dispatch only).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules import fixes
+from jaxlint.rules.base import Rule
+from jaxlint.semantic import flow, jaxapi
+
+TIMERS = frozenset({
+    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
+    "time.monotonic_ns", "timeit.default_timer",
+})
+_BENIGN = frozenset({"builtins.range", "builtins.enumerate", "builtins.zip", "builtins.len", "builtins.reversed"})
+
+
+class TimingWithoutSync(Rule):
+    code = "JAX202"
+    name = "timing-without-sync"
+    summary = "Wall-clock interval around JAX work that never waits for the result"
+    node_types = (ast.BinOp,)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.BinOp, context) -> None:
+        if not isinstance(node.op, ast.Sub) or context.scope(node).in_traced:
+            return
+        end_statement = self._stamp_statement(node.left, node, context, end=True)
+        if end_statement is None:
+            return
+        start_statement = self._stamp_statement(node.right, end_statement, context, end=False)
+        if start_statement is None:
+            return
+        located = flow.statement_list(end_statement)
+        if located is None:
+            return
+        block, end_index = located
+        start_index = next((i for i, s in enumerate(block) if s is start_statement), None)
+        if start_index is None or start_index >= end_index:
+            return
+        interval = block[start_index + 1 : end_index]
+        work = _device_work(interval, context)
+        if not work:
+            return
+        last = work[-1]
+        context.report(
+            node,
+            f"this interval times `{_short(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
+            f"the end stamp",
+            fix=_fix(last, interval, block, start_index, end_statement, context),
+        )
+
+    def _stamp_statement(self, expression: ast.expr, anchor: ast.AST, context, end: bool) -> ast.stmt | None:
+        """The statement that takes the stamp `expression` reads: a timer call, or `name = timer()`."""
+        if isinstance(expression, ast.Call):
+            if context.qualified_name(expression.func) not in TIMERS or not end:
+                return None
+            return flow.enclosing_statement(expression)
+        if not isinstance(expression, ast.Name):
+            return None
+        anchor_statement = flow.enclosing_statement(anchor)
+        located = flow.statement_list(anchor_statement) if anchor_statement is not None else None
+        if located is None:
+            return None
+        block, index = located
+        # The closest `name = timer()` before the anchor in the same block, with no other binding between.
+        for statement in reversed(block[:index]):
+            if _is_stamp(statement, expression.id, context):
+                return statement
+            if expression.id in flow.assigned_in(statement):
+                return None
+        return None
+
+
+def _is_stamp(statement: ast.stmt, name: str, context) -> bool:
+    return (
+        isinstance(statement, ast.Assign) and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
+        and isinstance(statement.value, ast.Call) and context.qualified_name(statement.value.func) in TIMERS
+    )
+
+
+def _device_work(interval: list[ast.stmt], context) -> list[ast.Call] | None:
+    """The JAX calls of the interval in order, or None when it syncs, branches or calls the unknown."""
+    model = context.model
+    work: list[ast.Call] = []
+    for statement in interval:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        for child in flow.walk_same_scope(statement):
+            if isinstance(child, (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.With, ast.Try, ast.Return, ast.Yield, ast.Await)):
+                return None
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                return None
+            if not isinstance(child, ast.Call):
+                continue
+            qualified = context.qualified_name(child.func)
+            if qualified in _BENIGN:
+                continue
+            if model.jit_binding_for_call(child) is not None:
+                work.append(child)
+                continue
+            if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and not qualified.startswith("jax.random.PRNGKey") and qualified != "jax.random.key":
+                work.append(child)
+                continue
+            return None
+    work.sort(key=lambda call: (call.lineno, call.col_offset))
+    return work
+
+
+def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_index: int, end_statement: ast.stmt, context):
+    statement = flow.enclosing_statement(last)
+    if statement is None:
+        return None
+    blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
+    if not blocker:
+        return None
+    if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        name = statement.targets[0].id
+        if statement in interval or _bound_before(name, block[: start_index + 1]):
+            # Surely bound at the end stamp: wait for it there, leaving the loop (if any) pipelined.
+            indent = context.source.indentation(end_statement.lineno)
+            if context.source.start(end_statement).column - 1 == len(indent):
+                edit = context.insert_before(end_statement, f"{blocker}({name})\n{indent}")
+                return context.fix(f"Wait for `{name}` with `{blocker}` before the end stamp", [edit, *import_edits], safe=True)
+    text = context.text(last)
+    edit = context.replace(last, f"{blocker}({text})")
+    return context.fix(f"Wrap the result in `{blocker}`", [edit, *import_edits], safe=True)
+
+
+def _bound_before(name: str, statements: list[ast.stmt]) -> bool:
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+            return True
+    return False
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+RULE = TimingWithoutSync()
