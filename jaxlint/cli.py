@@ -92,22 +92,32 @@ def main() -> None:
 @click.option("--stdin-filename", default=None, metavar="PATH", help="Name to report for code read from stdin (`-`).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the results cache (.jaxlint_cache/ or $JAXLINT_CACHE_DIR).")
-def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache):
-    """Lint Python files for JAX pitfalls. Never imports or runs the code it reads.
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every flagged line (merging with a noqa already there), so findings can be cleaned up later.")
+@click.option("--report-unused-noqa", is_flag=True, help="Also report `# noqa: JAXnnn` codes that suppress nothing, as JAX001 unused-noqa.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (what pre-commit hooks need).")
+def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache, add_noqa, report_unused_noqa, force_exclude):
+    """Lint Python files and Jupyter notebooks for JAX pitfalls. Never imports or runs the code it reads.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin.
-    Directories are searched for .py and .pyi files, skipping .git, virtualenvs, build,
-    node_modules, __pycache__ and the configured excludes.
+    Directories are searched for .py, .pyi and .ipynb files, skipping .git, virtualenvs, build,
+    node_modules, __pycache__ and the configured excludes. Notebook findings name their cell
+    (`nb.ipynb:cell 3:2:5:`, counting all cells from 1) and the row within it.
 
     \b
     Exit status: 0 no findings, 1 findings, 2 usage or internal error.
     Suppress a finding with `# noqa: JAX101` on its line, or a file with `# jaxlint: noqa`.
+    `--add-noqa` writes those comments for every current finding; `--report-unused-noqa`
+    reports the ones that have become stale (JAX001, fixable with `jaxlint fix`).
     """
     from jaxlint.runner import RunResult, lint_paths, lint_text
 
     paths = list(paths) or ["."]
     settings = build_settings(paths, config, select, ignore, extend_select)
     rules = enabled_rules(settings)
+    if report_unused_noqa:
+        settings.report_unused_noqa = True
+    if add_noqa and "-" in paths:
+        raise UsageFailure("--add-noqa rewrites files; it cannot be used with stdin (`-`)")
     result = RunResult()
     if paths == ["-"]:
         text = _read_stdin()
@@ -120,8 +130,11 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
         if not no_cache:
             from jaxlint.cache import ResultCache, cache_directory
 
-            cache = ResultCache(cache_directory(settings), settings, [rule.code for rule in rules])
-        result = lint_paths([Path(p) for p in paths], settings, rules, jobs, cache)
+            extra = ["JAX001"] if report_unused_noqa else []  # unused-noqa findings change what is cached
+            cache = ResultCache(cache_directory(settings), settings, [*(rule.code for rule in rules), *extra])
+        result = lint_paths([Path(p) for p in paths], settings, rules, jobs, cache, force_exclude=force_exclude)
+    if add_noqa:
+        _add_noqa(result, settings, rules)
     for message in result.errors:
         error_line(message)
     nothing_checked = result.files_checked == 0 and bool(result.errors)
@@ -134,10 +147,24 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     sys.exit(EXIT_CLEAN)
 
 
-def _read_stdin() -> str:
-    from jaxlint.files import decode_source
+def _add_noqa(result, settings, rules) -> None:
+    """Rewrite files so every finding carries a `# noqa`; what cannot (syntax errors) stays in `result`."""
+    from jaxlint.runner import add_noqa
 
-    return decode_source(sys.stdin.buffer.read(), "<stdin>").text
+    added = add_noqa(result.diagnostics, settings, rules)
+    result.errors.extend(added.errors)
+    result.diagnostics = added.left
+    plural = "s" if added.directives != 1 else ""
+    click.echo(f"Added {added.directives} noqa directive{plural} to {added.files} file{'s' if added.files != 1 else ''}.", err=True)
+
+
+def _read_stdin() -> str:
+    from jaxlint.files import SourceReadError, decode_source
+
+    try:
+        return decode_source(sys.stdin.buffer.read(), "<stdin>").text
+    except SourceReadError as error:  # undecodable or binary input: the user's problem, one line
+        raise UsageFailure(str(error)) from None
 
 
 def _emit(diagnostics, output_format: str, output_file: str | None, **options) -> None:
@@ -145,7 +172,11 @@ def _emit(diagnostics, output_format: str, output_file: str | None, **options) -
 
     report = reporter_for(output_format)
     if output_file:
-        with open(output_file, "w", encoding="utf-8") as stream:
+        try:
+            stream = open(output_file, "w", encoding="utf-8")
+        except OSError as error:  # a missing directory or no permission: say which file, no traceback
+            raise UsageFailure(f"{output_file}: cannot write the report ({error.strerror or error})") from None
+        with stream:
             report(diagnostics, stream, color=False, show_statistics=options.pop("statistics", False), **options)
     else:
         report(diagnostics, sys.stdout, show_statistics=options.pop("statistics", False), **options)
@@ -204,7 +235,23 @@ def _register_optional_commands() -> None:
         main.add_command(fix_command)
     except ImportError:
         pass
+    main.add_command(server)
     main.add_command(_LazyRuntime(name="runtime", help="Run flagged functions on the accelerator to confirm findings (needs jax).", context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}))
+
+
+@click.command(context_settings=CONTEXT_SETTINGS)
+def server():
+    """Run the language server over stdio, for editors: findings as you type, fixes as quick fixes.
+
+    Needs pygls: `pip install 'jaxlint[server]'`. Settings come from each document's nearest
+    pyproject.toml.
+    """
+    # Imported here so that `check` and `fix` never load pygls.
+    try:
+        from jaxlint.server import start
+    except ImportError as error:
+        raise UsageFailure(f"the language server needs pygls ({error}); install it with `pip install 'jaxlint[server]'`") from None
+    start()
 
 
 class _LazyRuntime(click.Command):

@@ -112,8 +112,47 @@ def syntax_error_diagnostic(error: SyntaxError, source: SourceFile) -> Diagnosti
     return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {message}", source.filename, position, position)
 
 
-def newer_syntax_parses(text: str) -> bool:
-    """Whether libcst (which knows newer grammars) accepts what this interpreter's `ast` rejected."""
+# Lines that may hold syntax newer than the running interpreter's: PEP 695 `type` statements and
+# generic `def`/`class`, f-strings (PEP 701), t-strings (PEP 750), `except A, B:` (PEP 758).
+_NEWER_SYNTAX_HINT = re.compile(
+    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
+)
+# libcst crashes the whole process (native stack overflow) on deeply nested brackets and takes
+# minutes on very long expressions, so only text it can handle is handed to it. CPython itself
+# refuses more than 200 nested brackets, in every version.
+_MAX_BRACKET_DEPTH = 200
+_MAX_LIBCST_LINE = 5000
+
+
+def _libcst_can_take(text: str, error: SyntaxError | None) -> bool:
+    lines = text.split("\n")
+    if error is not None:
+        message = error.msg or ""
+        if "too many nested" in message or "too complex" in message:
+            return False
+        row = error.lineno or 0
+        # Only when the line the interpreter stopped at (or the two before it) looks like newer syntax.
+        if not any(_NEWER_SYNTAX_HINT.search(line) for line in lines[max(row - 3, 0) : max(row, 1)]):
+            return False
+    if max(map(len, lines), default=0) > _MAX_LIBCST_LINE:
+        return False
+    depth = 0
+    for character in text:
+        if character in "([{":
+            depth += 1
+            if depth > _MAX_BRACKET_DEPTH:
+                return False
+        elif character in ")]}":
+            depth = max(depth - 1, 0)
+    return True
+
+
+def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
+    """Whether libcst (which knows newer grammars) accepts what this interpreter's `ast` rejected.
+
+    Pass the SyntaxError: it lets text with no sign of newer syntax skip libcst altogether."""
+    if not _libcst_can_take(text, error):
+        return False
     try:
         import libcst
 
@@ -132,12 +171,16 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
     try:
         tree = parse(text, filename)
     except SyntaxError as error:
-        if newer_syntax_parses(text):
+        if newer_syntax_parses(text, error):
             result.errors.append(f"{filename}: uses syntax newer than this Python can analyse; skipped")
         else:
             result.diagnostics.append(syntax_error_diagnostic(error, source))
         return result
-    except (RecursionError, MemoryError, ValueError) as error:
+    except (RecursionError, MemoryError) as error:
+        # CPython's parser gives up this way on very deep nesting (`- - - ... x`, 100k-term sums).
+        result.errors.append(f"{filename}: too deeply nested or too large to parse ({error.__class__.__name__}); skipped")
+        return result
+    except ValueError as error:
         result.errors.append(f"{filename}: cannot parse ({error.__class__.__name__}: {error}); skipped")
         return result
     rules = list(rules)
@@ -294,8 +337,8 @@ def unused_noqa_diagnostics(source: SourceFile, judged: set[str], used: set[tupl
             edit = None  # text follows the directive inside its comment: leave the wording to the user
         plural = "s" if len(unused) > 1 else ""
         message = (
-            f"Unused `noqa` code{plural} {', '.join(unused)}: nothing on this line is reported as "
-            f"{'them' if plural else 'it'}; remove {'them' if plural else 'it'}"
+            f"`# noqa` code{plural} {', '.join(unused)} suppress{'' if plural else 'es'} nothing on this line; "
+            f"remove {'them' if plural else 'it'}"
         )
         fix = Fix(Applicability.SAFE, f"Remove unused noqa code{plural}", (edit,)) if edit is not None else None
         diagnostics.append(

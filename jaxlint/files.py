@@ -122,6 +122,11 @@ def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
         relative = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         relative = path.as_posix()
+    except (RuntimeError, OSError):  # a symlink loop (`a.py -> a.py`): match on the path as named
+        try:
+            relative = path.absolute().relative_to(root.absolute()).as_posix()
+        except ValueError:
+            relative = path.as_posix()
     for pattern in patterns:
         pattern = pattern.rstrip("/")
         if fnmatch.fnmatch(path.name, pattern) or fnmatch.fnmatch(relative, pattern):
@@ -180,6 +185,10 @@ def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path, force_e
                     continue
                 candidate = current / name
                 if matches_any(candidate, excludes, root):
+                    continue
+                # Only regular files: reading a FIFO or socket named *.py would block forever,
+                # and a dangling symlink is not a source file.
+                if not candidate.is_file():
                     continue
                 key = os.path.realpath(candidate)
                 if key in seen:

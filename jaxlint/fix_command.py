@@ -59,7 +59,12 @@ def fix_text(text: str, filename: str, settings, rules: Sequence, unsafe: bool) 
     from jaxlint.fixer import fix_source
 
     ignored = per_file_ignored(settings, Path(filename)) if settings.per_file_ignores else []
-    outcome = fix_source(text, filename, settings, rules, unsafe=unsafe, ignored_codes=ignored)
+    if filename.lower().endswith(".ipynb"):
+        from jaxlint.notebook import fix_notebook
+
+        _, outcome = fix_notebook(text, settings, rules, unsafe, filename=filename, ignored_codes=ignored)
+    else:
+        outcome = fix_source(text, filename, settings, rules, unsafe=unsafe, ignored_codes=ignored)
     return FileFix(filename, text, outcome.text, outcome.applied, outcome.remaining, outcome.reverted, list(outcome.errors))
 
 
@@ -164,7 +169,8 @@ def summary_line(fixed: int, remaining: int, would: bool) -> str:
 @click.option("--stdin-filename", default=None, metavar="PATH", help="Name to report for code read from stdin (`-`).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors and the remaining findings, no summary.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores).")
-def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show_diff, exit_non_zero_on_fix, stdin_filename, quiet, jobs):
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (what pre-commit hooks need).")
+def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show_diff, exit_non_zero_on_fix, stdin_filename, quiet, jobs, force_exclude):
     """Apply jaxlint's fixes. Safe fixes only, unless `--unsafe-fixes`.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin and writes the
@@ -186,7 +192,7 @@ def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show
         error_line("`-` (stdin) cannot be combined with other paths")
         sys.exit(EXIT_ERROR)
     run = RunResult()
-    files = collect_files([Path(p) for p in paths], settings, run)
+    files = collect_files([Path(p) for p in paths], settings, run, force_exclude=force_exclude)
     results = fix_files(files, settings, rules, unsafe_fixes, write=not show_diff, jobs=jobs)
     for message in run.errors:
         error_line(message)

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 from jaxlint.config import Settings, per_file_ignored
 from jaxlint.diagnostics import Diagnostic
 from jaxlint.engine import FileResult, check_source
-from jaxlint.files import SourceReadError, discover, read_source
+from jaxlint.files import NOTEBOOK_SUFFIXES, SourceReadError, discover, read_source
 
 # Below this many files a process pool costs more to start than it saves.
 PARALLEL_THRESHOLD = 16
@@ -29,6 +29,10 @@ class RunResult:
 
 def lint_text(text: str, filename: str, settings: Settings, rules: Sequence) -> FileResult:
     ignored = per_file_ignored(settings, Path(filename)) if settings.per_file_ignores else []
+    if filename.lower().endswith(NOTEBOOK_SUFFIXES):
+        from jaxlint.notebook import lint_notebook
+
+        return lint_notebook(text, filename, settings, rules, ignored_codes=ignored)
     return check_source(text, filename, settings, rules, ignored_codes=ignored)
 
 
@@ -65,9 +69,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def collect_files(paths: Iterable[Path], settings: Settings, result: RunResult) -> list[Path]:
+def collect_files(paths: Iterable[Path], settings: Settings, result: RunResult, force_exclude: bool = False) -> list[Path]:
     files: list[Path] = []
-    for item in discover(paths, settings.excludes, settings.root):
+    for item in discover(paths, settings.excludes, settings.root, force_exclude=force_exclude):
         if isinstance(item, SourceReadError):
             result.errors.append(str(item))
             if "no such file" in str(item):
@@ -117,9 +121,9 @@ def _lint_uncached(files: Sequence[Path], settings: Settings, rules: Sequence, j
         return list(pool.imap(_lint_in_worker, [str(path) for path in files], chunksize=chunk))
 
 
-def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs: int | None = None, cache=None) -> RunResult:
+def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs: int | None = None, cache=None, force_exclude: bool = False) -> RunResult:
     result = RunResult()
-    files = collect_files(paths, settings, result)
+    files = collect_files(paths, settings, result, force_exclude)
     for file_result in lint_files(files, settings, rules, jobs, cache):
         if file_result.unreadable:
             result.errors.extend(file_result.errors)
@@ -129,3 +133,50 @@ def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs:
         result.errors.extend(file_result.errors)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+@dataclass
+class NoqaAdded:
+    directives: int = 0  # lines that gained or extended a `# noqa`
+    files: int = 0
+    left: list[Diagnostic] = field(default_factory=list)  # findings no noqa can silence
+    errors: list[str] = field(default_factory=list)
+
+
+def add_noqa(diagnostics: Sequence[Diagnostic], settings: Settings, rules: Sequence) -> NoqaAdded:
+    """Write `# noqa: CODE` for each finding, atomically, touching only files that have findings.
+
+    Each file is read and linted again so the comments match the bytes being rewritten.
+    """
+    from jaxlint.engine import add_noqa_comments
+    from jaxlint.files import encode_source, write_atomic
+
+    outcome = NoqaAdded()
+    filenames = sorted({d.filename for d in diagnostics})
+    for filename in filenames:
+        path = Path(filename)
+        try:
+            decoded = read_source(path)
+        except SourceReadError as error:
+            outcome.errors.append(str(error))
+            continue
+        found = lint_text(decoded.text, filename, settings, rules).diagnostics
+        if filename.lower().endswith(NOTEBOOK_SUFFIXES):
+            from jaxlint.notebook import add_noqa_to_notebook
+
+            new_text, added, left = add_noqa_to_notebook(decoded.text, found)
+        else:
+            new_text, added, left = add_noqa_comments(decoded.text, found)
+        outcome.left.extend(left)
+        if not added or new_text == decoded.text:
+            continue
+        try:
+            write_atomic(path, encode_source(decoded, new_text))
+        except (OSError, UnicodeEncodeError) as error:
+            outcome.errors.append(f"{path}: not written: {getattr(error, 'strerror', None) or error}")
+            outcome.left.extend(d for d in found if d not in left)
+            continue
+        outcome.directives += added
+        outcome.files += 1
+    outcome.left.sort(key=Diagnostic.sort_key)
+    return outcome

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic.arrays import is_jax_array, parameter_rebindings
+from jaxlint.semantic.arrays import is_jax_array, is_traced_boolean, parameter_rebindings
 from jaxlint.semantic.model import TRACED
 
 _AUGMENTED = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
@@ -92,10 +92,26 @@ def _array_only_index(index: ast.AST) -> bool:
     )
 
 
+def _looks_boolean(node: ast.AST) -> bool:
+    if isinstance(node, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _looks_boolean(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _looks_boolean(node.left) or _looks_boolean(node.right)
+    return False
+
+
 def _fix(node: ast.Assign | ast.AugAssign, target: ast.Subscript, context):
     if not isinstance(target.value, ast.Name):
         return None
     name = target.value.id
+    scope = context.scope(target)
+    indices = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+    if context.is_traced_code(target) and any(
+        is_traced_boolean(context.model, index, scope) or _looks_boolean(index) for index in indices
+    ):
+        return None  # `x.at[mask]` fails under jit too; JAX106 offers `jnp.where`
     index = context.text(target.slice)
     value = node.value
     if isinstance(node, ast.AugAssign):

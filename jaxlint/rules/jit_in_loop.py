@@ -80,6 +80,8 @@ class JitInLoop(Rule):
             loop = loops[0]
             if not immediate and (called_name is None or not _called_in(called_name, loop)):
                 return
+            if not _recompiles_needlessly(wrapped, node, loop, scope, context):
+                return
             fix = _hoist_fix(node, loops, called_name, immediate, context)
             context.report(
                 node,
@@ -88,9 +90,7 @@ class JitInLoop(Rule):
                 fix=fix,
             )
             return
-        if not scope.is_function or _FACTORY_NAMES.match(scope.name):
-            return
-        if kind == "a function defined at module level":
+        if not scope.is_function or _FACTORY_NAMES.match(scope.name) or not _called_in_a_loop(scope, context):
             return
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
@@ -136,6 +136,42 @@ def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
             return "a function defined in this loop" if inside else None
         return f"nested function `{wrapped.id}`"
     return None
+
+
+def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, context) -> bool:
+    """The callable is the same every iteration, or differs only by arrays it captures.
+
+    A callable that captures per-iteration configuration (a dtype, a per-iteration simulator
+    function) must compile once per iteration anyway: that is a design, not an accident.
+    """
+    used = flow.loaded_names(node)
+    defined_here: set[str] = set()
+    if isinstance(wrapped, ast.Name):
+        resolved = context.model.resolve_function(wrapped, scope)
+        if resolved is not None and resolved[0] is not None:
+            function = resolved[0].node
+            used |= flow.loaded_names(function)
+            defined_here.add(wrapped.id)
+    dependencies = (used & flow.assigned_in(loop)) - defined_here
+    if not dependencies:
+        return True
+    device = context.model.device_names(scope)
+    return any(device.get(name) for name in dependencies)
+
+
+def _called_in_a_loop(function_scope, context) -> bool:
+    """Some host code of the module calls this function inside a loop: it runs per iteration."""
+    model = context.model
+    for scope in model.scopes:
+        if scope.in_traced:
+            continue
+        for call in scope.calls:
+            resolved = model.resolve_function(call.func, scope)
+            if resolved is None or resolved[0] is not function_scope:
+                continue
+            if any(True for _ in flow.enclosing_loops(call)):
+                return True
+    return False
 
 
 def _ancestors(node):

@@ -51,6 +51,7 @@ import ast
 
 from jaxlint.rules import fixes
 from jaxlint.rules.base import Rule
+from jaxlint.semantic.arrays import narrowed_to_host
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import TRACED
 
@@ -157,7 +158,7 @@ class NumpyOnTracer(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
-        traced = next((arg for arg in _arguments(node) if context.level(arg, scope) >= TRACED), None)
+        traced = next((arg for arg in _arguments(node) if _traced(arg, scope, context)), None)
         if traced is None:
             return
         replacement = _replacement(node, module, function)
@@ -185,7 +186,7 @@ class NumpyOnTracer(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
-        traced = next((index for index in indices if context.level(index, scope) >= TRACED), None)
+        traced = next((index for index in indices if _traced(index, scope, context)), None)
         if traced is None or not _is_numpy_array(node.value, scope, context):
             return
         table = node.value.id
@@ -199,6 +200,12 @@ class NumpyOnTracer(Rule):
             f"`{scope.name}` raises TracerArrayConversionError; index `jnp.asarray({table})` instead",
             fix=fix,
         )
+
+
+def _traced(node: ast.AST, scope, context) -> bool:
+    if isinstance(node, ast.Name) and narrowed_to_host(context.model, node):
+        return False
+    return context.level(node, scope) >= TRACED
 
 
 def _arguments(call: ast.Call):

@@ -53,7 +53,7 @@ import ast
 from jaxlint.rules import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow
-from jaxlint.semantic.model import ARRAY, parent_of
+from jaxlint.semantic.model import ARRAY, NONE, parent_of
 
 UNROLL = 8
 
@@ -232,7 +232,8 @@ def _array_before(name: str, loop: ast.For, scope, context) -> bool:
             return True
         qualified = context.qualified_name(value.func) if isinstance(value, ast.Call) else None
         return qualified is not None and qualified.startswith(("jax.numpy.", "jax.lax.")) and qualified not in ("jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size")
-    return scope.traced_params.get(name) == ARRAY
+    # A traced parameter is a tracer (or a pytree of them) whatever the caller passed.
+    return scope.traced_params.get(name, NONE) > NONE
 
 
 def _index_uses_are_traceable(loop: ast.For, index: str, scope, context) -> bool:
@@ -247,7 +248,7 @@ def _index_uses_are_traceable(loop: ast.For, index: str, scope, context) -> bool
                 owner = parent.value
                 if isinstance(owner, ast.Attribute) and owner.attr == "at":
                     owner = owner.value
-                if context.level(owner, scope) == ARRAY:
+                if context.level(owner, scope) > NONE:
                     continue
                 return False
             if isinstance(parent, ast.Call) and n in parent.args:

@@ -47,7 +47,6 @@ import ast
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow
-from jaxlint.semantic.model import parent_of
 
 _SMALL_RANGE = 8
 

@@ -121,3 +121,89 @@ def _loop_names(target: ast.AST) -> set[str]:
     if isinstance(target, ast.Starred):
         return _loop_names(target.value)
     return set()
+
+
+_BOOLEAN_FUNCTIONS = frozenset({
+    "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isfinite", "isinf", "isneginf",
+    "isposinf", "isclose", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "isin",
+    "signbit", "iscomplex", "isreal",
+})
+_BOOLEAN_DTYPES = frozenset({"builtins.bool", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"})
+
+
+def is_traced_boolean(model: SemanticModel, node: ast.AST, scope: Scope, depth: int = 0) -> bool:
+    """A traced array known to hold booleans: comparisons, logical ops, `isnan`, `.astype(bool)`, ..."""
+    if depth > 4 or model.level(node, scope) == 0:
+        return False
+    if isinstance(node, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return is_traced_boolean(model, node.operand, scope, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return is_traced_boolean(model, node.left, scope, depth + 1) and is_traced_boolean(model, node.right, scope, depth + 1)
+    if isinstance(node, ast.Call):
+        qualified = model.qualified_name(node.func) or ""
+        if qualified.startswith("jax.numpy.") and qualified[len("jax.numpy."):] in _BOOLEAN_FUNCTIONS:
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and len(node.args) == 1:
+            return model.qualified_name(node.args[0]) in _BOOLEAN_DTYPES
+        return False
+    if isinstance(node, ast.Name):
+        found = bound_values(model, node.id, scope)
+        if found is None:
+            return False
+        owner, values = found
+        return all(not isinstance(value, ast.AugAssign) and is_traced_boolean(model, value, owner, depth + 1) for value in values)
+    return False
+
+
+_HOST_TYPES = frozenset({
+    "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.floating", "numpy.integer", "builtins.int",
+    "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.list", "builtins.tuple",
+    "builtins.dict", "numbers.Number", "numbers.Real", "numbers.Integral",
+})
+
+
+def narrowed_to_host(model: SemanticModel, name: ast.Name) -> bool:
+    """Inside `if isinstance(name, np.ndarray | int | ...):`, the value is a host value, not a tracer."""
+    from jaxlint.semantic.model import FUNCTION_NODES, ancestors
+
+    child = name
+    for ancestor in ancestors(name):
+        if isinstance(ancestor, FUNCTION_NODES):
+            return False
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            test = ancestor.test
+            if (
+                isinstance(test, ast.Call) and model.qualified_name(test.func) == "builtins.isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name.id
+            ):
+                types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+                if all(model.qualified_name(t) in _HOST_TYPES for t in types):
+                    return True
+        child = ancestor
+    return False
+
+
+def static_tree_map(model: SemanticModel, call: ast.Call, scope: Scope) -> bool:
+    """`jax.tree.map(f, tree)` where `f` only yields static values (`jnp.shape`, `lambda x: x.shape`,
+    a local def returning `x is None`): the result holds no tracers."""
+    if model.qualified_name(call.func) not in jaxapi.TREE_MAPS or not call.args:
+        return False
+    function = call.args[0]
+    if model.qualified_name(function) in jaxapi.STATIC_CALLS:
+        return True
+    if isinstance(function, ast.Lambda):
+        body = function.body
+        parts = body.elts if isinstance(body, ast.Tuple) else [body]
+        return all(
+            (isinstance(part, ast.Attribute) and part.attr in jaxapi.STATIC_ATTRIBUTES)
+            or (isinstance(part, ast.Call) and model.qualified_name(part.func) in jaxapi.STATIC_CALLS)
+            or (isinstance(part, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in part.ops))
+            for part in parts
+        )
+    resolved = model.resolve_function(function, scope)
+    if resolved is None or resolved[0] is None:
+        return False
+    callee = resolved[0]
+    return callee.traced and callee.returns_traced == 0 and bool(callee.returns)

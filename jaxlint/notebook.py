@@ -1,0 +1,441 @@
+"""Jupyter notebooks: check and fix the code cells of an `.ipynb` file as one module.
+
+Cells run in one namespace (an import in cell 1 serves cell 7), so the code cells are joined into a
+single module, each preceded by a marker comment line, and linted once; positions are then mapped
+back to the cell. A finding's `cell` is the 1-based index of its cell among *all* the notebook's cells
+(markdown included), so `cell N` is `cells[N - 1]` in the JSON and the Nth cell on screen; its row and
+column count within that cell's source.
+
+IPython syntax is not Python and not ours to report. A cell that does not parse as written has its
+IPython lines masked, keeping line numbers: line magics (`%time f(x)`, `x = %env HOME`), shell escapes
+(`!pip install`, `files = !ls`) and help (`?jnp.sum`, `jax.jit??`). A cell magic (`%%bash`) makes the
+whole cell foreign and skipped, except the magics whose body is Python (`%%time`, `%%timeit`,
+`%%capture`): their first line is masked. A cell that still does not parse is reported as JAX000 for
+that cell and left out; the other cells are linted without it. Notebooks whose kernel is not Python
+are skipped.
+
+`fix_notebook` fixes the joined module with the ordinary fixer, splits it back at the markers,
+restores the masked lines, and rewrites only the `source` of cells that changed: outputs, metadata,
+key order, indentation and the trailing newline of the file are kept.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Sequence
+
+from jaxlint.diagnostics import Diagnostic, Edit, Fix, Position
+
+NOTEBOOK_SUFFIX = ".ipynb"
+# Cell magics whose body is ordinary Python: lint the body, mask the magic line.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+_CELL_MARKER = "# @@notebook-cell {}@@"
+_CELL_MARKER_RE = re.compile(r"^# @@notebook-cell (\d+)@@$")
+_MASK_RE = re.compile(r"^[ \t]*(?:pass  )?# @@ipython (\d+)@@$")
+# `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
+_HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
+_MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
+
+
+class NotebookError(Exception):
+    """A file that is not a notebook we can read; the message is one line for the user."""
+
+
+def is_notebook(filename: str) -> bool:
+    return str(filename).lower().endswith(NOTEBOOK_SUFFIX)
+
+
+@dataclass
+class Cell:
+    index: int  # 0-based position in the notebook's `cells`
+    source: str  # the cell's text as in the file
+    masked: str | None  # Python with IPython lines masked; None when the whole cell is skipped
+    masked_lines: dict[int, str] = field(default_factory=dict)  # mask number -> original line
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+
+@dataclass
+class Notebook:
+    data: dict
+    cells: list[Cell]  # code cells only
+    python: bool  # False for notebooks of other kernels (R, Julia): nothing to check
+
+
+def _source_text(value) -> str:
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
+    return value if isinstance(value, str) else ""
+
+
+def parse_notebook(text: str, name: str = "<notebook>") -> Notebook:
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise NotebookError(f"{name}: not a valid notebook: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        if isinstance(data, dict) and "worksheets" in data:
+            raise NotebookError(f"{name}: notebook format 3 is not supported; upgrade it with `jupyter nbconvert --to notebook`")
+        raise NotebookError(f"{name}: not a valid notebook: no list of cells")
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    language = None
+    for key, inner in (("language_info", "name"), ("kernelspec", "language")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(inner), str):
+            language = section[inner].lower()
+            break
+    cells = []
+    mask_numbers = iter(range(1, 1_000_000_000))
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _source_text(cell.get("source", ""))
+        masked, masked_lines = mask_ipython(source, mask_numbers)
+        cells.append(Cell(index, source, masked, masked_lines))
+    return Notebook(data, cells, python=language in (None, "python", "python3"))
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def _is_ipython_line(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if stripped[0] in "%!?":
+        return True
+    if _HELP_SUFFIX.match(stripped):
+        return True  # `jax.jit?`, `jnp.sum??`
+    return bool(_MAGIC_ASSIGNMENT.match(line))
+
+
+def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]:
+    """The cell as Python, with IPython lines replaced by same-length-in-lines placeholders.
+
+    Returns (None, {}) for a cell run by a non-Python cell magic. A cell that parses as written is
+    returned unchanged, so `%` and `?` inside strings and expressions are never touched.
+    """
+    numbers = numbers if numbers is not None else iter(range(1, 1_000_000_000))
+    lines = source.split("\n")
+    first = lines[0].lstrip()
+    masked_lines: dict[int, str] = {}
+    start = 0
+    if first.startswith("%%"):
+        magic = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
+        if magic not in PYTHON_CELL_MAGICS:
+            return None, {}
+        number = next(numbers)
+        masked_lines[number] = lines[0]
+        lines[0] = f"# @@ipython {number}@@"
+        start = 1
+        if _parses("\n".join(lines)):
+            return "\n".join(lines), masked_lines
+    elif _parses(source):
+        return source, {}
+    index = start
+    while index < len(lines):
+        line = lines[index]
+        if not _is_ipython_line(line):
+            index += 1
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        number = next(numbers)
+        masked_lines[number] = line
+        lines[index] = f"{indent}pass  # @@ipython {number}@@"
+        # A magic continued with a trailing backslash takes the next lines with it.
+        while line.rstrip().endswith("\\") and index + 1 < len(lines):
+            index += 1
+            line = lines[index]
+            number = next(numbers)
+            masked_lines[number] = line
+            lines[index] = f"{indent}# @@ipython {number}@@"
+        index += 1
+    return "\n".join(lines), masked_lines
+
+
+def unmask(text: str, masked_lines: dict[int, str]) -> str:
+    if not masked_lines:
+        return text
+    lines = text.split("\n")
+    for position, line in enumerate(lines):
+        match = _MASK_RE.match(line)
+        if match and int(match.group(1)) in masked_lines:
+            lines[position] = masked_lines[int(match.group(1))]
+    return "\n".join(lines)
+
+
+@dataclass
+class Joined:
+    """The code cells that parse, joined into one module, and the way back to cells."""
+
+    text: str
+    cells: list[Cell]
+    syntax_errors: list[Diagnostic]
+    errors: list[str]
+
+
+def join_cells(notebook: Notebook, filename: str) -> Joined:
+    from jaxlint.engine import newer_syntax_parses, syntax_error_diagnostic
+    from jaxlint.source import SourceFile
+
+    parts: list[str] = []
+    included: list[Cell] = []
+    syntax_errors: list[Diagnostic] = []
+    errors: list[str] = []
+    for cell in notebook.cells:
+        if cell.masked is None or not cell.masked.strip():
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # Not the notebook's name: CPython re-reads the named file's line to place the error.
+                ast.parse(cell.masked, filename="<cell>")
+        except SyntaxError as error:
+            if newer_syntax_parses(cell.masked):
+                errors.append(f"{filename}: cell {cell.number} uses syntax newer than this Python can analyse; skipped")
+            else:
+                diagnostic = syntax_error_diagnostic(error, SourceFile(filename, cell.masked))
+                syntax_errors.append(replace(diagnostic, cell=cell.number))
+            continue
+        except (RecursionError, MemoryError, ValueError) as error:
+            errors.append(f"{filename}: cell {cell.number}: cannot parse ({error.__class__.__name__}); skipped")
+            continue
+        parts.append(_CELL_MARKER.format(cell.number) + "\n")
+        parts.append(cell.masked if cell.masked.endswith("\n") else cell.masked + "\n")
+        included.append(cell)
+    return Joined("".join(parts), included, syntax_errors, errors)
+
+
+class CellMap:
+    """Maps positions in a joined module (as it is now, after any fixes) to (cell, position)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts: list[tuple[int, int]] = []  # (row of the marker, cell number)
+        for row, line in enumerate(text.split("\n"), start=1):
+            match = _CELL_MARKER_RE.match(line)
+            if match:
+                self.starts.append((row, int(match.group(1))))
+
+    def locate(self, position: Position) -> tuple[int, Position] | None:
+        before = [entry for entry in self.starts if entry[0] <= position.row]
+        if not before:
+            return (self.starts[0][1], Position(1, 1)) if self.starts else None
+        marker_row, number = before[-1]
+        if marker_row == position.row:
+            # The start of a marker line is the end of the cell before it.
+            if len(before) < 2:
+                return number, Position(1, 1)
+            previous_row, previous = before[-2]
+            return previous, Position(marker_row - previous_row, 1)
+        return number, Position(position.row - marker_row, position.column)
+
+    def diagnostic(self, diagnostic: Diagnostic) -> Diagnostic | None:
+        start = self.locate(diagnostic.location)
+        end = self.locate(diagnostic.end_location)
+        if start is None:
+            return None
+        cell, location = start
+        end_location = end[1] if end is not None and end[0] == cell else location
+        noqa_row = None
+        if diagnostic.noqa_row:
+            noqa = self.locate(Position(diagnostic.noqa_row, 1))
+            noqa_row = noqa[1].row if noqa is not None and noqa[0] == cell else None
+        return replace(
+            diagnostic, location=location, end_location=end_location, cell=cell, noqa_row=noqa_row, fix=self._fix(diagnostic.fix, cell)
+        )
+
+    def _fix(self, fix: Fix | None, cell: int) -> Fix | None:
+        """The fix in cell coordinates; None when an edit reaches into another cell."""
+        if fix is None:
+            return None
+        edits = []
+        for edit in fix.edits:
+            start, end = self.locate(edit.location), self.locate(edit.end_location)
+            if start is None or end is None or start[0] != cell or end[0] != cell:
+                return None
+            edits.append(Edit(edit.content, start[1], end[1]))
+        return Fix(fix.applicability, fix.message, tuple(edits))
+
+
+def _read(path_or_text: str | Path) -> tuple[str, str]:
+    if isinstance(path_or_text, Path):
+        data = path_or_text.read_bytes()
+        return data.decode("utf-8-sig"), str(path_or_text)
+    return path_or_text, "<notebook>"
+
+
+def lint_notebook(text: str, filename: str, settings, rules: Sequence, ignored_codes: Sequence[str] = ()):
+    """Check a notebook's code cells; a FileResult whose diagnostics carry their `cell`."""
+    from jaxlint.engine import FileResult, check_source
+
+    try:
+        notebook = parse_notebook(text, filename)
+    except NotebookError as error:
+        return FileResult(filename, errors=[str(error)], unreadable=True)
+    if not notebook.python:
+        return FileResult(filename)
+    joined = join_cells(notebook, filename)
+    result = FileResult(filename, errors=list(joined.errors))
+    diagnostics = list(joined.syntax_errors)
+    if joined.text:
+        checked = check_source(joined.text, filename, settings, rules, ignored_codes=ignored_codes)
+        result.errors.extend(checked.errors)
+        cell_map = CellMap(joined.text)
+        diagnostics.extend(mapped for mapped in map(cell_map.diagnostic, checked.diagnostics) if mapped is not None)
+    result.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+    return result
+
+
+@dataclass
+class JsonStyle:
+    indent: str | None
+    ensure_ascii: bool
+    trailing_newline: bool
+
+
+def json_style(text: str) -> JsonStyle:
+    """How the file was written: nbformat writes one-space indents, raw UTF-8 and a final newline."""
+    match = re.match(r"\s*[\[{][ \t]*\r?\n([ \t]*)\S", text)
+    indent = match.group(1) if match else None
+    has_raw_non_ascii = not text.isascii()
+    has_escapes = re.search(r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})", text) is not None
+    return JsonStyle(indent, ensure_ascii=has_escapes and not has_raw_non_ascii, trailing_newline=text.endswith("\n"))
+
+
+def dump_notebook(data: dict, style: JsonStyle) -> str:
+    text = json.dumps(data, indent=style.indent, ensure_ascii=style.ensure_ascii)
+    return text + "\n" if style.trailing_newline else text
+
+
+def _as_source(text: str, original) -> list[str] | str:
+    """Source in the form the file used: nbformat's list of lines, or one string."""
+    if isinstance(original, str):
+        return text
+    return text.splitlines(keepends=True)
+
+
+def fix_notebook(path_or_text: str | Path, settings, rules: Sequence, unsafe: bool = False, *, filename: str | None = None, ignored_codes: Sequence[str] = ()):
+    """Fix a notebook's code cells. Returns (new JSON text, FixOutcome); the outcome's `text` is the
+    same JSON, its findings carry their `cell`. Unchanged notebooks come back byte for byte."""
+    from jaxlint.fixer import FixOutcome, fix_source
+
+    text, default_name = _read(path_or_text)
+    filename = filename or default_name
+    try:
+        notebook = parse_notebook(text, filename)
+    except NotebookError as error:
+        return text, FixOutcome(text, errors=[str(error)])
+    if not notebook.python:
+        return text, FixOutcome(text)
+    joined = join_cells(notebook, filename)
+    if not joined.text:
+        return text, FixOutcome(text, remaining=list(joined.syntax_errors), errors=list(joined.errors))
+    fixed = fix_source(joined.text, filename, settings, rules, unsafe=unsafe, ignored_codes=ignored_codes)
+    cell_map = CellMap(fixed.text)
+    before_map = CellMap(joined.text)
+    outcome = FixOutcome(
+        text,
+        applied=[mapped for mapped in map(before_map.diagnostic, fixed.applied) if mapped is not None],
+        remaining=sorted(
+            [*joined.syntax_errors, *(mapped for mapped in map(cell_map.diagnostic, fixed.remaining) if mapped is not None)],
+            key=Diagnostic.sort_key,
+        ),
+        reverted=list(fixed.reverted),
+        errors=[*joined.errors, *fixed.errors],
+    )
+    if fixed.text == joined.text:
+        outcome.applied = []
+        return text, outcome
+    new_sources = split_cells(fixed.text)
+    if new_sources is None or sorted(new_sources) != sorted(cell.number for cell in joined.cells):
+        outcome.errors.append(f"{filename}: fixes moved code across notebook cells; notebook left unchanged")
+        outcome.applied = []
+        outcome.remaining = lint_notebook(text, filename, settings, rules, ignored_codes).diagnostics
+        return text, outcome
+    changed = False
+    for cell in joined.cells:
+        new_text = unmask(new_sources[cell.number], cell.masked_lines)
+        if not cell.source.endswith("\n") and new_text.endswith("\n"):
+            new_text = new_text[:-1]
+        if new_text == cell.source:
+            continue
+        original = notebook.data["cells"][cell.index]
+        original["source"] = _as_source(new_text, original.get("source"))
+        changed = True
+    if not changed:
+        return text, outcome
+    new_json = dump_notebook(notebook.data, json_style(text))
+    outcome.text = new_json
+    return new_json, outcome
+
+
+def split_cells(text: str) -> dict[int, str] | None:
+    """Joined module text back to {cell number: text}; text before the first marker joins the first cell."""
+    pieces: dict[int, list[str]] = {}
+    preamble: list[str] = []
+    current: list[str] | None = None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        match = _CELL_MARKER_RE.match(line)
+        if match:
+            number = int(match.group(1))
+            if number in pieces:
+                return None
+            current = pieces[number] = []
+            if preamble:
+                current.extend(preamble)
+                preamble = []
+            continue
+        (current if current is not None else preamble).append(line)
+    if preamble or not pieces:
+        return None
+    return {number: "".join(line + "\n" for line in body) for number, body in pieces.items()}
+
+
+def add_noqa_to_notebook(text: str, diagnostics: Sequence[Diagnostic]) -> tuple[str, int, list[Diagnostic]]:
+    """`# noqa` for notebook findings (which carry their cell): (new JSON text, lines changed, left over)."""
+    from jaxlint.engine import add_noqa_comments
+
+    notebook = parse_notebook(text)
+    by_cell: dict[int, list[Diagnostic]] = {}
+    skipped: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if diagnostic.cell is None:
+            skipped.append(diagnostic)
+        else:
+            by_cell.setdefault(diagnostic.cell, []).append(diagnostic)
+    added = 0
+    for cell in notebook.cells:
+        found = by_cell.pop(cell.number, None)
+        if not found:
+            continue
+        if cell.masked is None:
+            skipped.extend(found)
+            continue
+        new_text, count, left = add_noqa_comments(cell.source, found, token_text=cell.masked)
+        skipped.extend(left)
+        if count:
+            original = notebook.data["cells"][cell.index]
+            original["source"] = _as_source(new_text, original.get("source"))
+            added += count
+    for left in by_cell.values():
+        skipped.extend(left)
+    if not added:
+        return text, 0, skipped
+    return dump_notebook(notebook.data, json_style(text)), added, skipped

@@ -1,0 +1,297 @@
+"""The generic check behind JAX601 (removed-api) and JAX602 (deprecated-api), driven by `api_table`.
+
+One class, two instances: each reports the table entries whose status, at the project's
+`target-jax-version` (the newest JAX when unset), is its own.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostics import Edit, Position
+from jaxlint.rules import fixes
+from jaxlint.rules.api_table import KEYWORD_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
+from jaxlint.rules.base import Rule
+from jaxlint.semantic.model import FUNCTION_NODES, ancestors, parent_of
+from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
+
+# Modules that `import jax` loads and binds as attributes: `jax.tree.map` works after `import jax`.
+_LOADED_WITH_JAX = frozenset({"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree", "jax.tree_util", "jax.sharding"})
+# Handlers that make a `try:` body a compatibility shim for several JAX versions.
+_SHIM_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+# Calls that make a Mesh: `with mesh:` on their result is the deprecated resource-env form.
+_MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"})
+
+
+class ApiCurrencyRule(Rule):
+    status: str  # "removed" or "deprecated"
+    node_types = (ast.Attribute, ast.Import, ast.ImportFrom, ast.Call, ast.With)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.AST, context) -> None:
+        target = getattr(context.settings, "target_jax_version", None)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self._check_import(node, context, target)
+        elif isinstance(node, ast.Attribute):
+            self._check_attribute(node, context, target)
+        elif isinstance(node, ast.Call):
+            self._check_keywords(node, context, target)
+        elif isinstance(node, ast.With):
+            self._check_with(node, context, target)
+
+    # ----- the four places an API appears ------------------------------------------------------
+
+    def _check_import(self, node, context, target) -> None:
+        if _in_compat_shim(node):
+            return
+        for alias in node.names:
+            qualified = imported_name(node, alias)
+            change = lookup(qualified) if qualified else None
+            if change is None or status_at(change, target) != self.status:
+                continue
+            # `from jax.experimental import maps` and `import jax.experimental.maps` name the module itself.
+            context.report(alias, self._message(change, qualified, target), fix=_import_fix(node, alias, change, qualified, context, target))
+
+    def _check_attribute(self, node: ast.Attribute, context, target) -> None:
+        parent = parent_of(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            return
+        qualified = raw_qualified_name(context.model.imports, node)
+        if qualified is None:
+            return
+        change = lookup(qualified)
+        if change is None or status_at(change, target) != self.status or _in_compat_shim(node):
+            return
+        if _import_already_reported(node, context):
+            return
+        fix = None
+        replacement, exact = replacement_at(change, target)
+        if exact and replacement and qualified == change.old and not change.module:
+            name, import_edits = _reference(context, replacement)
+            if name:
+                fix = context.fix(f"Use `{name}`", [context.replace(node, name), *import_edits], safe=True)
+        elif change.old == "jax.experimental.shard_map.shard_map" and qualified == change.old:
+            call = parent if isinstance(parent, ast.Call) and parent.func is node else None
+            if call is not None:
+                fix = _shard_map_fix(call, context)
+                if fix is not None:
+                    context.report(call, self._message(change, qualified, target), fix=fix)
+                    return
+        context.report(node, self._message(change, qualified, target), fix=fix)
+
+    def _check_keywords(self, node: ast.Call, context, target) -> None:
+        if not node.keywords:
+            return
+        function = node.func
+        imports = context.model.imports
+        qualified = raw_qualified_name(imports, function)
+        if qualified == "functools.partial" and node.args:
+            qualified = raw_qualified_name(imports, node.args[0])
+        if isinstance(function, ast.Call) and not node.args:
+            return  # `jax.jit(device=d)(f)` is reported on the inner call
+        if qualified is None:
+            return
+        for keyword in node.keywords:
+            change = KEYWORD_ENTRIES.get((qualified, keyword.arg))
+            if change is None or status_at(change, target) != self.status or _in_compat_shim(node):
+                continue
+            if change.kind == "call-keyword" and not _surely_given(keyword.value):
+                continue  # `device=device` forwarded by a wrapper: JAX only warns when it is not None
+            fix = None
+            if change.kind == "keyword" and change.exact and change.replacement:
+                start = context.source.start(keyword)
+                end = Position(start.row, start.column + len(keyword.arg))
+                fix = context.fix(f"Rename to `{change.replacement}=`", [Edit(change.replacement, start, end)], safe=True)
+            context.report(keyword, self._message(change, f"{qualified}({keyword.arg}=...)", target), fix=fix)
+
+    def _check_with(self, node: ast.With, context, target) -> None:
+        change = WITH_ENTRIES.get("jax.sharding.Mesh")
+        if change is None or status_at(change, target) != self.status:
+            return
+        scope = context.scope(node)
+        for item in node.items:
+            expression = item.context_expr
+            if not _is_mesh(expression, scope, context):
+                continue
+            fix = None
+            replacement, _ = replacement_at(change, target)
+            if replacement:
+                name, import_edits = _reference(context, replacement)
+                if name:
+                    fix = context.fix(f"Use `{name}(...)`", [context.replace(expression, f"{name}({context.text(expression)})"), *import_edits], safe=False)
+            context.report(expression, f"`with {context.text(expression)}:` (a Mesh as a context manager) is deprecated since JAX {change.deprecated_in}; use `with jax.set_mesh({context.text(expression)}):`", fix=fix)
+
+    def _message(self, change: ApiChange, qualified: str, target) -> str:
+        replacement, exact = replacement_at(change, target)
+        advice = change.advice
+        if replacement and exact and replacement != change.replacement:
+            advice = f"`{replacement}`"  # the project's pinned JAX predates the newer spelling
+        if change.module and qualified != change.old:
+            qualified = f"{qualified}` (module `{change.old}`"
+            if self.status == "removed":
+                return f"`{qualified}) was removed in JAX {change.removed_in}; use {advice}"
+        if self.status == "removed":
+            return f"`{qualified}` was removed in JAX {change.removed_in}; use {advice}"
+        return f"`{qualified}` is deprecated since JAX {change.deprecated_in} and will be removed; use {advice}"
+
+
+# ----- fixes ----------------------------------------------------------------------------------
+
+
+def _reference(context, qualified: str) -> tuple[str, list[Edit]]:
+    """Like fixes.reference, but imports submodules that `import jax` does not load (`jax.extend.backend`)."""
+    module, _, attribute = qualified.rpartition(".")
+    if module in _LOADED_WITH_JAX or not module.startswith("jax"):
+        return fixes.reference(context, qualified)
+    imports = context.model.imports
+    for name, imported in imports.aliases.items():
+        if imported == qualified:
+            return name, []
+        if imported == module:
+            return f"{name}.{attribute}", []
+    if "jax" in imports.locally_bound and "jax" not in imports.aliases:
+        return "", []
+    return qualified, [fixes.import_edit(context, f"import {module}\n")]
+
+
+def _import_fix(node, alias: ast.alias, change: ApiChange, qualified: str, context, target):
+    """`from jax import tree_map` -> `from jax.tree import map as tree_map`: the local name is kept."""
+    replacement, exact = replacement_at(change, target)
+    if not exact or not replacement:
+        return None
+    if change.module:
+        replacement = replacement + qualified[len(change.old):]
+    elif qualified != change.old:
+        return None
+    if isinstance(node, ast.Import):
+        if alias.asname is None and "." in alias.name:
+            return None  # `import jax.experimental.optimizers` binds `jax`; its uses name the old path
+        text = f"{replacement} as {alias.asname}" if alias.asname else replacement
+        if alias.asname is None and "." in replacement:
+            return None
+        return context.fix(f"Import `{replacement}`", [context.replace(alias, text)], safe=True)
+    new_module, _, new_name = replacement.rpartition(".")
+    if not new_module:
+        return None
+    local = alias.asname or alias.name
+    clause = new_name if local == new_name else f"{new_name} as {local}"
+    if len(node.names) == 1:
+        indentation = ""
+        return context.fix(f"Import from `{new_module}`", [context.replace(node, f"{indentation}from {new_module} import {clause}")], safe=True)
+    # Take the alias out of a longer import list and import it on its own line, above.
+    index = node.names.index(alias)
+    source = context.source
+    if index + 1 < len(node.names):
+        removal = Edit("", source.start(alias), source.start(node.names[index + 1]))
+    else:
+        removal = Edit("", source.end(node.names[index - 1]), source.end(alias))
+    indentation = source.indentation(node.lineno)
+    insertion = Edit(f"from {new_module} import {clause}\n{indentation}", source.start(node), source.start(node))
+    return context.fix(f"Import from `{new_module}`", [insertion, removal], safe=True)
+
+
+def _shard_map_fix(call: ast.Call, context):
+    """`shard_map(f, mesh, in_specs, out_specs, check_rep=c)` -> `jax.shard_map(f, mesh=..., ..., check_vma=c)`."""
+    if len(call.args) < 1 or len(call.args) > 5 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if any(keyword.arg is None for keyword in call.keywords):
+        return None
+    names = ["f", "mesh", "in_specs", "out_specs", "check_rep"]
+    parts = [context.text(call.args[0])]
+    for name, value in zip(names[1:], call.args[1:]):
+        parts.append(f"{'check_vma' if name == 'check_rep' else name}={context.text(value)}")
+    for keyword in call.keywords:
+        if keyword.arg == "f":
+            return None
+        if keyword.arg not in names:
+            return None  # `auto=` and other options have no counterpart
+        parts.append(f"{'check_vma' if keyword.arg == 'check_rep' else keyword.arg}={context.text(keyword.value)}")
+    name, import_edits = _reference(context, "jax.shard_map")
+    if not name:
+        return None
+    return context.fix(f"Use `{name}` with keyword arguments", [context.replace(call, f"{name}({', '.join(parts)})"), *import_edits], safe=False)
+
+
+# ----- precision ------------------------------------------------------------------------------
+
+
+def _surely_given(value: ast.expr) -> bool:
+    """A value that is certainly not None: a literal, or a call such as `jax.devices()[0]`."""
+    if isinstance(value, ast.Constant):
+        return value.value is not None
+    return isinstance(value, (ast.Call, ast.Subscript, ast.JoinedStr))
+
+
+def _in_compat_shim(node: ast.AST) -> bool:
+    """Inside `try: ... except ImportError/AttributeError:` or under `if` on the JAX version or `hasattr`:
+    code written to run on several JAX versions on purpose."""
+    child = node
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, ast.Try) and child in ancestor.body:
+            for handler in ancestor.handlers:
+                names = _exception_names(handler.type)
+                if names is None or names & _SHIM_EXCEPTIONS:
+                    return True
+        if isinstance(ancestor, ast.ExceptHandler):
+            # `try: from jax import enable_x64 / except ImportError: from jax.experimental import enable_x64`
+            names = _exception_names(ancestor.type)
+            if names is None or names & _SHIM_EXCEPTIONS:
+                return True
+        if isinstance(ancestor, (ast.If, ast.IfExp)) and child is not ancestor.test:
+            for sub in ast.walk(ancestor.test):
+                if isinstance(sub, ast.Name) and sub.id == "hasattr":
+                    return True
+                if isinstance(sub, ast.Attribute) and "version" in sub.attr.lower():
+                    return True
+                if isinstance(sub, ast.Name) and "version" in sub.id.lower():
+                    return True
+        child = ancestor
+    return False
+
+
+def _exception_names(node) -> set[str] | None:
+    if node is None:
+        return None  # a bare `except:`
+    elements = node.elts if isinstance(node, ast.Tuple) else [node]
+    names = set()
+    for element in elements:
+        if isinstance(element, ast.Name):
+            names.add(element.id)
+        elif isinstance(element, ast.Attribute):
+            names.add(element.attr)
+    return names
+
+
+def _import_already_reported(node: ast.Attribute, context) -> bool:
+    """The chain starts at a name whose own import is an entry (`hcb.id_tap` after `import ... as hcb`),
+    or spells out a module imported by its full dotted path (`import jax.experimental.host_callback`)."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    imported = context.model.imports.aliases.get(root.id)
+    if imported is not None and imported != root.id and lookup(imported) is not None:
+        return True
+    qualified = raw_qualified_name(context.model.imports, node) or ""
+    for statement in context.model.import_nodes:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname is None and "." in alias.name and qualified.startswith(alias.name) and lookup(alias.name) is not None:
+                    return True
+    return False
+
+
+def _is_mesh(expression: ast.expr, scope, context) -> bool:
+    """A Mesh constructor call, or a name bound in this scope only to one."""
+    imports = context.model.imports
+    if isinstance(expression, ast.Call):
+        return raw_qualified_name(imports, expression.func) in _MESH_CONSTRUCTORS
+    if not isinstance(expression, ast.Name):
+        return False
+    values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == expression.id]
+    if expression.id in scope.params or not values:
+        return False
+    return all(isinstance(value, ast.Call) and raw_qualified_name(imports, value.func) in _MESH_CONSTRUCTORS for value in values)

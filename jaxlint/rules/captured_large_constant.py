@@ -1,0 +1,218 @@
+"""## What it does
+Flags a traced function that reads a NumPy or JAX array from an enclosing non-traced scope (module
+level, or an outer function that is not traced) when the array's creation is visible and large:
+`np.zeros((512, 512))`, `np.random.randn(1000, 100)`, `jnp.arange(10_000)`, a long `np.array([...])`
+literal (at least 4096 elements), or `np.load(...)`.
+
+Not flagged: scalars and small arrays, arrays whose size the linter cannot read, names bound more
+than once, reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
+the traced function.
+
+## Why is this bad?
+A closed-over array is not an argument: tracing bakes its value into the program as a constant. A
+large constant is copied into the HLO, makes compilation slow and memory-hungry, is duplicated in
+every compiled variant, and changing the array later does not change the compiled function. See
+"Static vs traced operations" and the notes on closures in
+https://docs.jax.dev/en/latest/jit-compilation.html, and jax-ml/jax issues #10596 (a closed-over
+8000-element array: over 10 s to compile on GPU, normal once passed as an argument) and #10585
+("don't lexically capture values, instead pass them as parameters").
+
+## Example
+```python
+TABLE = np.random.randn(4096, 256)
+
+@jax.jit
+def embed(ids):
+    return jnp.take(TABLE, ids, axis=0)
+```
+
+## Use instead
+```python
+TABLE = jnp.asarray(np.random.randn(4096, 256))
+
+@jax.jit
+def embed(table, ids):
+    return jnp.take(table, ids, axis=0)
+
+embed(TABLE, ids)
+```
+
+## Fix safety
+No fix: turning the constant into an argument changes the function's signature and every call site.
+
+## How the runtime mode confirms it
+It lowers the function with the example inputs and reports the bytes of constants in the HLO and
+the compile time, against a version that takes the array as an argument.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from jaxlint.rules.base import Rule
+from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.model import parent_of
+
+MIN_ELEMENTS = 4096
+_SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full"})
+_LOADERS = frozenset({"numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile"})
+_ARRAY_MODULES = ("numpy.", "jax.numpy.")
+_CHAIN_METHODS = frozenset({"reshape", "astype", "T", "copy", "ravel", "flatten", "transpose"})
+
+
+class CapturedLargeConstant(Rule):
+    code = "JAX305"
+    name = "captured-large-constant"
+    summary = "Traced function closes over a large array, embedded as a constant"
+    node_types = (ast.Name,)
+    fix_availability = "none"
+
+    def check(self, node: ast.Name, context) -> None:
+        if not isinstance(node.ctx, ast.Load) or not context.is_traced_code(node):
+            return
+        scope = context.scope(node)
+        owner = _owner(node.id, scope)
+        if owner is None or owner is scope or owner.in_traced:
+            return
+        if _static_use(node, context):
+            return
+        creation = _single_creation(node.id, owner, context)
+        if creation is None:
+            return
+        described = _large_array(creation, context)
+        if described is None:
+            return
+        if not _first_use(node, scope, context):
+            return
+        where = "module level" if owner.parent is None else f"`{owner.name}`"
+        context.report(
+            node,
+            f"traced function `{scope.name}` closes over `{node.id}` ({described}, created at {where}): it is embedded "
+            f"in the compiled program as a constant; pass it as an argument",
+        )
+
+
+def _owner(name: str, scope):
+    current = scope
+    while current is not None:
+        if name in current.local_names and name not in current.declared_free:
+            return current
+        current = current.parent
+    return None
+
+
+def _static_use(node: ast.Name, context) -> bool:
+    parent = parent_of(node)
+    if isinstance(parent, ast.Attribute) and parent.attr in jaxapi.STATIC_ATTRIBUTES:
+        return True
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return context.qualified_name(parent.func) in jaxapi.STATIC_CALLS
+    return False
+
+
+def _single_creation(name: str, owner, context) -> ast.Call | None:
+    values = []
+    for target, value in owner.bindings:
+        if name in flow.target_names(target):
+            if not isinstance(target, ast.Name):
+                return None
+            values.append(value)
+    for target, _ in owner.loops:
+        if name in flow.target_names(target):
+            return None
+    if name in owner.param_nodes or len(values) != 1 or not isinstance(values[0], ast.Call):
+        return None
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(context.model.tree)):
+        return None
+    return values[0]
+
+
+def _large_array(call: ast.Call, context) -> str | None:
+    """'a 512x512 NumPy array' when the call visibly builds one of at least MIN_ELEMENTS elements."""
+    while isinstance(call.func, ast.Attribute) and call.func.attr in _CHAIN_METHODS and isinstance(call.func.value, ast.Call) and context.qualified_name(call.func) is None:
+        call = call.func.value
+    qualified = context.qualified_name(call.func) or ""
+    if qualified in _LOADERS:
+        return "an array loaded from a file"
+    if not qualified.startswith(_ARRAY_MODULES + ("jax.random.",)):
+        return None
+    kind = "JAX array" if qualified.startswith("jax.") else "NumPy array"
+    function = qualified.rsplit(".", 1)[-1]
+    count = None
+    if qualified.startswith(("numpy.random.",)):
+        if function in ("rand", "randn"):
+            count = _product(call.args)
+        else:
+            size = _keyword(call, "size")
+            count = _shape_count(size) if size is not None else None
+    elif qualified.startswith("jax.random."):
+        shape = _keyword(call, "shape") or (call.args[1] if len(call.args) > 1 else None)
+        count = _shape_count(shape) if shape is not None else None
+    elif function in _SHAPE_FIRST and call.args:
+        count = _shape_count(call.args[0])
+    elif function in ("eye", "identity") and call.args:
+        side = _int(call.args[0])
+        count = side * side if side is not None else None
+    elif function == "arange" and call.args and not call.keywords:
+        ints = [_int(a) for a in call.args]
+        if None not in ints:
+            count = len(range(*ints)) if len(ints) < 3 or ints[2] else None
+    elif function == "linspace" and len(call.args) >= 3:
+        count = _int(call.args[2])
+    elif function in ("array", "asarray") and call.args:
+        count = _literal_count(call.args[0])
+    if count is None or count < MIN_ELEMENTS:
+        return None
+    return f"a {kind} of {count} elements"
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _int(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _product(nodes) -> int | None:
+    values = [_int(n) for n in nodes]
+    if not values or None in values:
+        return None
+    return math.prod(values)
+
+
+def _shape_count(shape: ast.expr) -> int | None:
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return _product(shape.elts)
+    return _int(shape)
+
+
+def _literal_count(node: ast.expr) -> int | None:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        total = 0
+        for element in node.elts:
+            inner = _literal_count(element)
+            if inner is None:
+                return None
+            total += inner
+        return total
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex, bool)):
+        return 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return 1
+    return None
+
+
+def _first_use(node: ast.Name, scope, context) -> bool:
+    uses = [
+        n for n in flow.walk_same_scope(scope.node)
+        if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load) and not _static_use(n, context)
+    ]
+    uses.sort(key=lambda n: (n.lineno, n.col_offset))
+    return bool(uses) and uses[0] is node
+
+
+RULE = CapturedLargeConstant()

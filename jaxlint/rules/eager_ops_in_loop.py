@@ -1,0 +1,165 @@
+"""## What it does
+Preview. Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
+five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level, or an
+`x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per iteration).
+
+It only looks at code that visibly runs on the host (module level, or a function that also times,
+waits for or fetches device values, or calls jitted code), since a helper that looks eager may
+be traced by a caller in another module. Loops over literal collections and small literal ranges
+(under ten iterations) are not flagged.
+
+## Why is this bad?
+Outside `jit`, every `jnp` operation is dispatched on its own: Python overhead, a kernel launch and a
+fresh output buffer each, with no fusion. An `.at[].set` outside `jit` cannot update in place, so it
+copies the whole array. A loop of such operations is typically 10-1000x slower than the same loop
+under `jit`. See "JAX vs NumPy: arrays are immutable" in
+https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html and
+https://docs.jax.dev/en/latest/jit-compilation.html.
+
+## Example
+```python
+x = jnp.zeros(1000)
+for i in range(1000):
+    x = x.at[i].set(jnp.sin(i * 0.01))
+```
+
+## Use instead
+```python
+@jax.jit
+def fill(x):
+    return lax.fori_loop(0, 1000, lambda i, x: x.at[i].set(jnp.sin(i * 0.01)), x)
+
+x = fill(jnp.zeros(1000))
+```
+
+## Fix safety
+No fix: moving a loop under `jit` requires its body to be traceable and its trip count to be known,
+which the linter cannot check; the message suggests a jitted `lax.fori_loop`.
+
+## How the runtime mode confirms it
+It times a few iterations of the eager loop against the same body under `jit` with `fori_loop`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from jaxlint.rules.base import Rule
+from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.model import FUNCTION_NODES
+
+MIN_OPS = 5
+_SMALL_RANGE = 10
+_AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "div", "min", "max", "power", "apply"})
+_HOST_CALLS = frozenset({
+    "builtins.open", "jax.device_get", "jax.block_until_ready", "time.time", "time.perf_counter", "time.monotonic",
+    "timeit.default_timer", "tqdm.tqdm", "tqdm.auto.tqdm",
+})
+_HOST_METHODS = frozenset({"item", "tolist", "block_until_ready"})
+
+
+class EagerOpsInLoop(Rule):
+    code = "JAX203"
+    name = "eager-ops-in-loop"
+    summary = "Many eager JAX operations per iteration of a Python loop outside `jit`"
+    node_types = (ast.For, ast.While)
+    fix_availability = "none"
+    preview = True
+
+    def check(self, node: ast.AST, context) -> None:
+        scope = context.scope(node)
+        if scope.in_traced or _few_iterations(node, context):
+            return
+        operations = 0
+        updates = 0
+        for child in _same_level(node):
+            if not isinstance(child, ast.Call):
+                continue
+            if _is_at_update(child):
+                updates += 1
+                continue
+            qualified = context.qualified_name(child.func)
+            if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
+                if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
+                    operations += 1
+        if updates and operations < MIN_OPS and not _many_iterations(node, context):
+            updates = 0
+        if operations < MIN_OPS and not updates:
+            return
+        if not _runs_on_host(scope, context):
+            return
+        parts = []
+        if operations:
+            parts.append(f"{operations} eager JAX operations")
+        if updates:
+            parts.append(f"{updates} `.at[].` update{'s' if updates > 1 else ''} (a full copy each)")
+        context.report(
+            node,
+            f"{' and '.join(parts)} per iteration of this loop outside `jit`, each dispatched on its own; "
+            f"move the loop into a jitted function with `lax.fori_loop`",
+            end_node=node.iter if isinstance(node, ast.For) else node.test,
+        )
+
+
+def _same_level(loop: ast.AST) -> Iterator[ast.AST]:
+    stack = [*loop.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _is_at_update(call: ast.Call) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute) and func.attr in _AT_METHODS
+        and isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Attribute)
+        and func.value.value.attr == "at"
+    )
+
+
+def _few_iterations(loop: ast.AST, context) -> bool:
+    if not isinstance(loop, ast.For):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
+        return True
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range":
+        if iterable.args and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
+            try:
+                return len(range(*[a.value for a in iterable.args])) < _SMALL_RANGE
+            except (TypeError, ValueError):
+                return True
+    return False
+
+
+def _many_iterations(loop: ast.AST, context) -> bool:
+    """A `while`, or a `range` loop: the kind of loop that walks an array one `.at[]` update at a time."""
+    if isinstance(loop, ast.While):
+        return True
+    iterable = loop.iter
+    return isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
+
+
+def _runs_on_host(scope, context) -> bool:
+    """Module-level code, or a function with visible host-only work (timing, printing, syncs, jitted calls)."""
+    if scope.parent is None:
+        return True
+    model = context.model
+    for child in flow.walk_same_scope(scope.node):
+        if not isinstance(child, ast.Call):
+            continue
+        qualified = context.qualified_name(child.func)
+        if qualified in _HOST_CALLS:
+            return True
+        if isinstance(child.func, ast.Attribute) and child.func.attr in _HOST_METHODS and not child.args:
+            return True
+        if model.jit_binding_for_call(child) is not None:
+            return True
+    return False
+
+
+RULE = EagerOpsInLoop()

@@ -1,0 +1,97 @@
+"""## What it does
+Flags reads of host state inside a traced function: NumPy's global random generator
+(`np.random.normal(...)`, `np.random.rand(...)`, an unseeded `np.random.default_rng()`), Python's
+`random` module (`random.random()`, `random.choice(...)`), the clock (`time.time()`,
+`time.perf_counter()`, ...), and the environment (`os.environ[...]`, `os.environ.get(...)`,
+`os.getenv(...)`).
+
+## Why is this bad?
+JAX runs a traced function's Python code once, at trace time, and caches the compiled result. A
+host random number, a timestamp or an environment variable read there is baked into the compiled
+program as a constant: every later call reuses the same "random" number or the same time, and
+changing the environment does nothing until something forces a retrace. See "Pure functions" in
+https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions and
+https://docs.jax.dev/en/latest/random-numbers.html.
+
+A generator built from an explicit seed (`np.random.default_rng(0)`, `np.random.RandomState(0)`)
+is deterministic on purpose (a fixed projection, a test fixture) and is not flagged.
+
+## Example
+```python
+@jax.jit
+def add_noise(x):
+    return x + np.random.normal(size=x.shape)  # the same noise on every call
+```
+
+## Use instead
+```python
+@jax.jit
+def add_noise(key, x):
+    return x + jax.random.normal(key, x.shape)
+```
+
+## Fix safety
+No fix: the function needs a new key argument (and its callers a key to pass), which changes its
+signature.
+
+## How the runtime mode confirms it
+It calls the jitted function twice with the same inputs: the host-random output is identical
+across calls (frozen at trace time), while the un-jitted function's output differs.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule
+
+_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time"})
+_ENVIRONMENT_CALLS = frozenset({"os.getenv", "os.environ.get"})
+# numpy.random names that build a generator: deterministic when given a seed.
+_SEEDED_CONSTRUCTORS = frozenset({"default_rng", "RandomState", "Generator", "PCG64", "MT19937", "Philox", "SFC64", "SeedSequence"})
+_NOT_SAMPLING = frozenset({"seed", "get_state", "set_state", "getstate", "setstate", "Random", "SystemRandom"})
+
+
+class HostStateInTraced(Rule):
+    code = "JAX502"
+    name = "host-state-in-traced"
+    summary = "Host randomness, clock or environment read inside a traced function"
+    node_types = (ast.Call, ast.Subscript)
+    fix_availability = "none"
+
+    def check(self, node: ast.AST, context) -> None:
+        if not context.is_traced_code(node):
+            return
+        scope = context.scope(node)
+        where = f"in traced function `{scope.name}`"
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.ctx, ast.Load) and context.qualified_name(node.value) == "os.environ":
+                context.report(node, f"`{context.text(node)}` {where} is read once at trace time and baked in; pass the value as a static argument")
+            return
+        qualified = context.qualified_name(node.func)
+        if qualified is None:
+            return
+        if qualified.startswith("numpy.random."):
+            function = qualified[len("numpy.random."):]
+            if "." in function or function in _NOT_SAMPLING:
+                return
+            if function in _SEEDED_CONSTRUCTORS and (node.args or node.keywords):
+                return
+            context.report(node, f"`{_short(context.text(node))}` {where} draws from NumPy's host generator once, at trace time: every call reuses the same numbers; use `jax.random` with a key argument")
+        elif qualified.startswith("random.") and qualified.count(".") == 1:
+            function = qualified[len("random."):]
+            if function in _NOT_SAMPLING:
+                return
+            context.report(node, f"`{_short(context.text(node))}` {where} draws from Python's `random` once, at trace time: every call reuses the same value; use `jax.random` with a key argument")
+        elif qualified in _CLOCKS:
+            context.report(node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
+        elif qualified in _ENVIRONMENT_CALLS:
+            context.report(node, f"`{_short(context.text(node))}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
+
+
+def _short(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+RULE = HostStateInTraced()

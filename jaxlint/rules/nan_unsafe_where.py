@@ -1,0 +1,201 @@
+"""## What it does
+Flags `jnp.where(c, f(x), y)` inside a differentiated function (under `jax.grad`,
+`value_and_grad`, `jacrev`, `vjp`, ...) where an arm applies an operation that is undefined or
+infinite on part of its domain (`log`, `log1p`, `log2`, `log10`, `sqrt`, `rsqrt`, `divide`, `/`,
+`power`, `**`, `arctan2`) to a value that the condition tests, such as
+`jnp.where(x > 0, jnp.log(x), 0.0)`. An operand already guarded (`jnp.log(jnp.where(...))`,
+`jnp.maximum`, `jnp.clip`) or a constant denominator is not flagged.
+
+## Why is this bad?
+`jnp.where` computes both arms everywhere and selects afterwards. The forward value is fine, but
+reverse-mode AD multiplies the unselected arm's derivative by zero, and `0 * inf` or `0 * nan` is
+`nan`: the gradient is NaN exactly where the condition was meant to protect. See the JAX FAQ,
+https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where.
+
+## Example
+```python
+def loss(x):
+    return jnp.where(x > 0, jnp.log(x), 0.0).sum()
+
+jax.grad(loss)(jnp.array([0.0, 1.0]))  # [nan, 1.]
+```
+
+## Use instead
+```python
+def loss(x):
+    return jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0.0).sum()
+```
+
+## Fix safety
+The "double where" fix is safe: the inner `jnp.where` replaces the operand by a harmless value
+(1, or 0 for `log1p`) only where the outer `where` discards the result, so the selected values are
+unchanged, and the gradient of the discarded branch becomes finite. The condition is written twice,
+so it must be side-effect free (it is an array expression).
+
+## How the runtime mode confirms it
+It evaluates `jax.grad` of the function at the example inputs: the original gradient contains NaN,
+the fixed one is finite and the forward values agree.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules import fixes
+from jaxlint.rules.base import Rule
+from jaxlint.semantic.model import ancestors, FUNCTION_NODES
+
+# Operation -> (index of the operand that must stay in the domain, the harmless value).
+_UNSAFE_CALLS = {
+    "jax.numpy.log": (0, "1"), "jax.numpy.log2": (0, "1"), "jax.numpy.log10": (0, "1"), "jax.numpy.log1p": (0, "0"),
+    "jax.numpy.sqrt": (0, "1"), "jax.lax.sqrt": (0, "1"), "jax.lax.rsqrt": (0, "1"), "jax.lax.log": (0, "1"),
+    "jax.numpy.divide": (1, "1"), "jax.numpy.true_divide": (1, "1"), "jax.lax.div": (1, "1"),
+    "jax.numpy.power": (0, "1"), "jax.lax.pow": (0, "1"), "jax.numpy.arctan2": (1, "1"), "jax.numpy.reciprocal": (0, "1"),
+}
+# Functions whose result is already kept inside the domain.
+_GUARDS = frozenset({"jax.numpy.where", "jax.numpy.maximum", "jax.numpy.clip", "jax.numpy.abs", "jax.numpy.exp", "jax.nn.softplus", "jax.numpy.square", "jax.numpy.fmax"})
+
+
+class NanUnsafeWhere(Rule):
+    code = "JAX503"
+    name = "nan-unsafe-where"
+    summary = "`jnp.where` guarding log/sqrt/divide in a differentiated function: NaN gradients"
+    node_types = (ast.Call,)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.Call, context) -> None:
+        if context.qualified_name(node.func) != "jax.numpy.where" or len(node.args) != 3 or node.keywords:
+            return
+        if not context.is_traced_code(node) or not _differentiated(context, node):
+            return
+        condition = node.args[0]
+        tested = {n.id for n in ast.walk(condition) if isinstance(n, ast.Name)}
+        if not tested:
+            return
+        edits = []
+        found = []
+        for arm_index in (1, 2):
+            for operation, operand, safe in _unsafe_operations(node.args[arm_index], context):
+                operand_names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name)}
+                if not (operand_names & tested) or _cutoff_not_guard(condition, arm_index == 1, operand_names):
+                    continue
+                found.append(operation)
+                edits.append((operand, safe, arm_index == 1))
+        if not found:
+            return
+        where, import_edits = fixes.reference(context, "jax.numpy.where")
+        fix = None
+        if where and not any(isinstance(n, (ast.NamedExpr, ast.Call)) and _has_effects(n, context) for n in ast.walk(condition)):
+            condition_text = context.text(condition)
+            replacements = []
+            for operand, safe, in_true_arm in edits:
+                guarded = f"{where}({condition_text}, {context.text(operand)}, {safe})" if in_true_arm else f"{where}({condition_text}, {safe}, {context.text(operand)})"
+                replacements.append(context.replace(operand, guarded))
+            fix = context.fix("Guard the operand with a second `jnp.where`", [*replacements, *import_edits], safe=True)
+        name = _operation_name(found[0], context)
+        context.report(
+            node,
+            f"`jnp.where` selects after computing both arms: the gradient of the unselected `{name}` is NaN where "
+            f"the condition excludes it; guard its operand with a second `jnp.where` (double-where)",
+            fix=fix,
+        )
+
+
+def _has_effects(node: ast.AST, context) -> bool:
+    """A walrus, or a call that is not a JAX array function: writing the condition twice could change behaviour."""
+    if isinstance(node, ast.NamedExpr):
+        return True
+    qualified = context.qualified_name(node.func) or ""
+    return not qualified.startswith(("jax.numpy.", "jax.lax.", "builtins.abs"))
+
+
+def _cutoff_not_guard(condition: ast.AST, true_arm: bool, operand_names: set[str]) -> bool:
+    """`jnp.where(r < cutoff, r ** -12, 0)`: the unsafe arm is the one kept for small values, so the
+    singular point (zero) is on the selected side and the discarded side is finite: no NaN."""
+    if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1):
+        return False
+    operator = condition.ops[0]
+    if not isinstance(operator, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        return False
+    left = {n.id for n in ast.walk(condition.left) if isinstance(n, ast.Name)}
+    right = {n.id for n in ast.walk(condition.comparators[0]) if isinstance(n, ast.Name)}
+    less = isinstance(operator, (ast.Lt, ast.LtE))
+    # The varying side: the one whose names all feed the operand (`z < cutoff + eps` with operand `z + eps`: z).
+    left_node, right_node = condition.left, condition.comparators[0]
+    if isinstance(left_node, ast.Name) and left_node.id in operand_names and not isinstance(right_node, ast.Name):
+        on_left, on_right = True, False
+    elif isinstance(right_node, ast.Name) and right_node.id in operand_names and not isinstance(left_node, ast.Name):
+        on_left, on_right = False, True
+    else:
+        on_left = bool(left) and left <= operand_names
+        on_right = bool(right) and right <= operand_names
+    if on_left and not on_right:
+        variable_small_when_true = less
+    elif on_right and not on_left:
+        variable_small_when_true = not less
+    else:
+        return False
+    return variable_small_when_true == true_arm
+
+
+def _differentiated(context, node) -> bool:
+    scope = context.scope(node)
+    while scope is not None:
+        if scope.differentiated:
+            return True
+        scope = scope.parent
+    return False
+
+
+def _unsafe_operations(arm: ast.AST, context):
+    """(operation node, operand, harmless value) for each unguarded unsafe operation in an arm."""
+    stack = [arm]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*FUNCTION_NODES,)):
+            continue
+        if isinstance(node, ast.Call) and context.qualified_name(node.func) == "jax.numpy.where":
+            continue  # a nested where guards its own arms
+        operand = safe = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            operand, safe = node.right, "1"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            exponent = node.right
+            if not (isinstance(exponent, ast.Constant) and isinstance(exponent.value, int) and exponent.value >= 0):
+                operand, safe = node.left, "1"
+        elif isinstance(node, ast.Call):
+            entry = _UNSAFE_CALLS.get(context.qualified_name(node.func) or "")
+            if entry is not None and len(node.args) > entry[0] and not node.keywords:
+                operand, safe = node.args[entry[0]], entry[1]
+                if context.qualified_name(node.func) in ("jax.numpy.power", "jax.lax.pow") and len(node.args) == 2:
+                    exponent = node.args[1]
+                    if isinstance(exponent, ast.Constant) and isinstance(exponent.value, int) and exponent.value >= 0:
+                        operand = None
+        if operand is not None and not _guarded(operand, context):
+            yield node, operand, safe
+            stack.extend(child for child in ast.iter_child_nodes(node) if child is not operand)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _guarded(operand: ast.AST, context) -> bool:
+    if isinstance(operand, ast.Constant):
+        return True
+    for node in ast.walk(operand):
+        if isinstance(node, ast.Call) and context.qualified_name(node.func) in _GUARDS:
+            return True
+    if isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Add):
+        # `x + eps` with a literal: the author keeps it off zero on purpose.
+        if isinstance(operand.right, ast.Constant) or isinstance(operand.left, ast.Constant):
+            return True
+    return False
+
+
+def _operation_name(node: ast.AST, context) -> str:
+    if isinstance(node, ast.BinOp):
+        return "/" if isinstance(node.op, ast.Div) else "**"
+    qualified = context.qualified_name(node.func) or ""
+    return qualified.rsplit(".", 1)[-1]
+
+
+RULE = NanUnsafeWhere()

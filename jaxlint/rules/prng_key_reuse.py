@@ -1,0 +1,356 @@
+"""## What it does
+Follows PRNG key variables through a function body and flags a key consumed twice: passed to two
+`jax.random` samplers (or a sampler and `split`) with no reassignment in between, or consumed in a
+loop body (or comprehension) that never reassigns it, so every iteration draws the same numbers.
+`key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
+`split` and `fold_in` are fresh keys. Uses in the two arms of an `if`/`else` (or a conditional
+expression) are alternatives, not reuse; a use after a branch that returns is not reuse either.
+
+## Why is this bad?
+JAX's random numbers are a pure function of the key: the same key gives the same numbers, and
+two different samplers fed one key draw from the same bits, so their outputs are correlated. See
+"Random numbers in JAX", https://docs.jax.dev/en/latest/random-numbers.html ("never reuse keys
+(unless you want identical outputs)") and https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#random-numbers.
+
+## Example
+```python
+def init(key):
+    w = jax.random.normal(key, (3, 3))
+    b = jax.random.normal(key, (3,))  # same bits as the first row of w
+    return w, b
+```
+
+## Use instead
+```python
+def init(key):
+    w = jax.random.normal(key, (3, 3))
+    key, subkey = jax.random.split(key)
+    b = jax.random.normal(subkey, (3,))
+    return w, b
+```
+
+## Fix safety
+In straight-line code (the second use in a simple statement of a function whose local variable
+the key is), the fix inserts `key, subkey = jax.random.split(key)` before the statement and passes
+`subkey` instead. It is unsafe: it changes the random stream (that is the point), and later uses of
+`key` see the advanced key. Reuse across loop iterations has no fix: where to split depends on
+what the loop carries.
+
+## How the runtime mode confirms it
+It runs the function twice with the example key and checks the two draws: for the original they
+are equal (or correlated: the same leading values); for the fixed version they differ.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules import fixes
+from jaxlint.rules.base import Rule
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+
+# jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
+# key from data (distinct data give independent keys), so it does not count as a use.
+CONSUMERS = frozenset({
+    "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
+    "dirichlet", "double_sided_maxwell", "exponential", "f", "gamma", "generalized_normal", "geometric",
+    "gumbel", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial", "multivariate_normal",
+    "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh",
+    "shuffle", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
+})
+_SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
+
+# The flow state: key name -> the call that consumed it (absent: fresh or unknown). None: unreachable.
+State = "dict[str, ast.Call] | None"
+
+
+class PrngKeyReuse(Rule):
+    code = "JAX501"
+    name = "prng-key-reuse"
+    summary = "A PRNG key consumed twice without being split"
+    node_types = (ast.FunctionDef, ast.AsyncFunctionDef)
+    fix_availability = "sometimes"
+
+    def check(self, node: ast.AST, context) -> None:
+        _Flow(context, node).run()
+
+
+class _Flow:
+    def __init__(self, context, function: ast.AST) -> None:
+        self.context = context
+        self.function = function
+        self.reported: set[int] = set()
+        self.scope = context.model.scope_of_node.get(function)
+
+    def run(self) -> None:
+        self.block(self.function.body, {})
+
+    # ----- statements -----------------------------------------------------------------------
+
+    def block(self, statements: list[ast.stmt], state):
+        for statement in statements:
+            if state is None:
+                return None
+            state = self.statement(statement, state)
+        return state
+
+    def statement(self, node: ast.stmt, state):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            state = self.kill(state, [node.name])
+            return state
+        if isinstance(node, (ast.Return, ast.Raise)):
+            self.expression(getattr(node, "value", None) or getattr(node, "exc", None), state, node)
+            return None
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return None
+        if isinstance(node, ast.If):
+            state = self.expression(node.test, state, node)
+            return _merge(self.block(node.body, dict(state)), self.block(node.orelse, dict(state)))
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            return self.loop(node, state)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                state = self.expression(item.context_expr, state, node)
+                if item.optional_vars is not None:
+                    state = self.kill(state, _names(item.optional_vars))
+            return self.block(node.body, state)
+        if isinstance(node, ast.Try):
+            after_body = self.block(node.body, dict(state))
+            # A handler may start anywhere in the body: be generous, take the entry state for it.
+            outcomes = [self.block(node.orelse, after_body) if after_body is not None else None]
+            for handler in node.handlers:
+                entry = _merge(dict(state), after_body)
+                if handler.name:
+                    entry = self.kill(entry, [handler.name])
+                outcomes.append(self.block(handler.body, entry))
+            merged = None
+            for outcome in outcomes:
+                merged = _merge(merged, outcome)
+            if node.finalbody:
+                merged = self.block(node.finalbody, merged if merged is not None else dict(state))
+            return merged
+        if isinstance(node, ast.Match):
+            state = self.expression(node.subject, state, node)
+            merged = None
+            for case in node.cases:
+                merged = _merge(merged, self.block(case.body, dict(state)))
+            return merged
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            value = node.value
+            if value is not None:
+                state = self.expression(value, state, node)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [name for target in targets for name in _names(target)]
+            return self.kill(state, names)
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return self.kill(state, node.names)
+        if isinstance(node, ast.Delete):
+            return self.kill(state, [name for target in node.targets for name in _names(target)])
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                state = self.expression(child, state, node)
+        return state
+
+    def loop(self, node, state):
+        entry = dict(state)
+        if isinstance(node, ast.While):
+            entry = self.expression(node.test, entry, node)
+        else:
+            entry = self.expression(node.iter, entry, node)
+        assigned = _assigned_in(node)
+        first = self.iteration(node, dict(entry))
+        if first is not None:
+            # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
+            for name, call in first.items():
+                if name not in assigned and _inside(call, node) and entry.get(name) is not call:
+                    self.report_loop(call, name, node)
+        # After the loop: the body may have run zero or more times.
+        after = _merge(dict(entry), first)
+        if node.orelse:
+            after = self.block(node.orelse, after if after is not None else dict(entry))
+        return after if after is not None else dict(entry)
+
+    def iteration(self, node, state):
+        if not isinstance(node, ast.While):
+            state = self.kill(state, _names(node.target))
+        return self.block(node.body, state)
+
+    def kill(self, state, names):
+        if state is None:
+            return None
+        for name in names:
+            state.pop(name, None)
+        return state
+
+    # ----- expressions ----------------------------------------------------------------------
+
+    def expression(self, node, state, statement):
+        if node is None or state is None:
+            return state
+        if isinstance(node, FUNCTION_NODES):
+            return state
+        if isinstance(node, ast.IfExp):
+            state = self.expression(node.test, state, statement)
+            return _merge(self.expression(node.body, dict(state), statement), self.expression(node.orelse, dict(state), statement))
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self.comprehension(node, state, statement)
+        if isinstance(node, ast.NamedExpr):
+            state = self.expression(node.value, state, statement)
+            return self.kill(state, [node.target.id])
+        if isinstance(node, ast.Call):
+            for child in (node.func, *node.args, *(keyword.value for keyword in node.keywords)):
+                state = self.expression(child, state, statement)
+            key = self.consumed_key(node)
+            if key is not None:
+                previous = state.get(key)
+                if previous is not None:
+                    self.report_reuse(node, key, previous, statement)
+                state[key] = node
+            return state
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                state = self.expression(child, state, statement)
+        return state
+
+    def comprehension(self, node, state, statement):
+        bound: set[str] = set()
+        for generator in node.generators:
+            state = self.expression(generator.iter, state, statement)
+            bound.update(_names(generator.target))
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for element in [*elements, *(c for g in node.generators for c in g.ifs)]:
+            for call in ast.walk(element):
+                if isinstance(call, ast.Call):
+                    key = self.consumed_key(call)
+                    if key is not None and key not in bound and not _assigned_walrus(node, key):
+                        self.report_loop(call, key, node)
+        return state
+
+    def consumed_key(self, call: ast.Call) -> str | None:
+        qualified = self.context.qualified_name(call.func)
+        if qualified is None or not qualified.startswith("jax.random."):
+            return None
+        if qualified[len("jax.random."):] not in CONSUMERS:
+            return None
+        key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
+        if isinstance(key, ast.Name):
+            return key.id
+        return None
+
+    # ----- reports --------------------------------------------------------------------------
+
+    def report_reuse(self, call: ast.Call, key: str, previous: ast.Call, statement) -> None:
+        if id(call) in self.reported:
+            return
+        self.reported.add(id(call))
+        earlier = _function_name(previous, self.context)
+        here = _function_name(call, self.context)
+        self.context.report(
+            call,
+            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again, so both draw "
+            f"from the same random bits; split it first (`{key}, subkey = jax.random.split({key})`) and use the subkey",
+            fix=self.split_fix(previous, key),
+        )
+
+    def report_loop(self, call: ast.Call, key: str, loop) -> None:
+        if id(call) in self.reported:
+            return
+        self.reported.add(id(call))
+        kind = "comprehension" if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else "loop"
+        self.context.report(
+            call,
+            f"PRNG key `{key}` is consumed in every iteration of this {kind} without being reassigned, so every "
+            f"iteration draws the same numbers; split per iteration (`{key}, subkey = jax.random.split({key})`) "
+            f"or use `jax.random.fold_in({key}, i)`",
+        )
+
+    def split_fix(self, call: ast.Call, key: str):
+        """Split before the first use and give that use the subkey: both uses then see fresh keys."""
+        context = self.context
+        statement = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = parent_of(statement)
+        if not isinstance(statement, _SIMPLE_STATEMENTS):
+            return None
+        scope = self.scope
+        if scope is None:
+            return None
+        # Assigning the key makes it local: only when it already is (a parameter or an assignment).
+        if key not in scope.local_names or key in scope.declared_free:
+            return None
+        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | set(scope.local_names)
+        subkey = "subkey"
+        counter = 1
+        while subkey in taken:
+            subkey = f"subkey{counter}"
+            counter += 1
+        split, import_edits = fixes.reference(context, "jax.random.split")
+        if not split:
+            return None
+        argument = call.args[0] if call.args and isinstance(call.args[0], ast.Name) else next(k.value for k in call.keywords if k.arg == "key")
+        indentation = context.source.indentation(statement.lineno)
+        if context.source.start(statement).column != len(indentation) + 1:
+            return None  # the statement shares its line with another (`a = 1; b = f(key)`)
+        if any(isinstance(a, (*FUNCTION_NODES, ast.comprehension)) for a in _between(call, statement)):
+            return None
+        insertion = context.insert_before(statement, f"{key}, {subkey} = {split}({key})\n{indentation}")
+        return context.fix(f"Split `{key}` before its first use", [insertion, context.replace(argument, subkey), *import_edits], safe=False)
+
+
+def _function_name(call: ast.Call, context) -> str:
+    qualified = context.qualified_name(call.func) or "jax.random"
+    return "jax.random." + qualified.rsplit(".", 1)[-1]
+
+
+def _between(node: ast.AST, statement: ast.AST):
+    current = parent_of(node)
+    while current is not None and current is not statement:
+        yield current
+        current = parent_of(current)
+
+
+def _merge(left, right):
+    if left is None:
+        return right
+    if right is None:
+        return left
+    merged = dict(left)
+    for name, call in right.items():
+        merged.setdefault(name, call)
+    return merged
+
+
+def _names(target) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _names(element)]
+    if isinstance(target, ast.Starred):
+        return _names(target.value)
+    return []
+
+
+def _assigned_in(loop) -> set[str]:
+    """Names (re)bound anywhere in a loop, its target included, outside nested functions."""
+    names: set[str] = set()
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+                continue
+            if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+                names.add(child.id)
+            stack.append(child)
+    return names
+
+
+def _assigned_walrus(node, key: str) -> bool:
+    return any(isinstance(n, ast.NamedExpr) and n.target.id == key for n in ast.walk(node))
+
+
+def _inside(node: ast.AST, container: ast.AST) -> bool:
+    return any(node is child for child in ast.walk(container))
+
+
+RULE = PrngKeyReuse()

@@ -1,0 +1,242 @@
+"""Jupyter notebooks: checked cell by cell with positions naming the cell, IPython syntax masked, fixed
+into valid notebook JSON that keeps outputs, metadata and formatting."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from jaxlint.cli import build_settings, enabled_rules, run
+from jaxlint.notebook import CellMap, fix_notebook, json_style, lint_notebook, mask_ipython, split_cells
+from jaxlint.diagnostics import Position
+
+NOTEBOOKS = FIXTURES / "notebooks"
+PITFALLS_FINDINGS = [
+    # (cell, row, column, code): cell counts all cells from 1, markdown included.
+    (5, 3, 8, "JAX101"),  # uses `jax` imported in cell 2
+    (7, 7, 15, "JAX301"),
+    (8, 1, 12, "JAX000"),  # this cell alone does not parse; the others are still checked
+    (9, 2, 19, "JAX301"),  # the body of a `%%time` cell is Python
+]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JAXLINT_CACHE_DIR", str(tmp_path / ".cache"))
+    return tmp_path
+
+
+def copy_notebook(name: str, destination: Path) -> Path:
+    target = destination / name
+    shutil.copyfile(NOTEBOOKS / name, target)
+    return target
+
+
+def check_json(capsys, *args) -> tuple[int, list[dict]]:
+    code = run(["check", "--format", "json", *map(str, args)])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def settings_and_rules():
+    settings = build_settings(["."], None, (), (), ())
+    return settings, enabled_rules(settings)
+
+
+def test_findings_name_their_cell(project, capsys):
+    notebook = copy_notebook("pitfalls.ipynb", project)
+    code, findings = check_json(capsys, notebook)
+    assert code == 1
+    assert [(d["cell"], d["location"]["row"], d["location"]["column"], d["code"]) for d in findings] == PITFALLS_FINDINGS
+    assert all(d["filename"] == str(notebook) for d in findings)
+    # Fix edits are in the cell's coordinates too.
+    jax301 = findings[1]
+    assert jax301["fix"]["edits"] == [
+        {"content": "(0, 1)", "location": {"row": 7, "column": 15}, "end_location": {"row": 7, "column": 21}}
+    ]
+
+
+def test_text_report_names_the_cell(project, capsys):
+    copy_notebook("pitfalls.ipynb", project)
+    assert run(["check", "pitfalls.ipynb"]) == 1
+    out = capsys.readouterr().out
+    assert "pitfalls.ipynb:cell 5:3:8: JAX101 " in out
+    assert "pitfalls.ipynb:cell 8:1:12: JAX000 SyntaxError" in out
+    assert "Found 4 errors." in out
+
+
+def test_magics_shell_escapes_and_help_are_not_findings(project, capsys):
+    copy_notebook("clean.ipynb", project)
+    assert run(["check", "clean.ipynb"]) == 0
+    assert "All checks passed!" in capsys.readouterr().out
+
+
+def test_other_kernels_are_skipped(project, capsys):
+    copy_notebook("r_kernel.ipynb", project)
+    assert run(["check", "r_kernel.ipynb"]) == 0
+
+
+def test_directories_are_searched_for_notebooks(project, capsys):
+    (project / "notebooks").mkdir()
+    copy_notebook("pitfalls.ipynb", project / "notebooks")
+    (project / "notebooks" / ".ipynb_checkpoints").mkdir()
+    copy_notebook("pitfalls.ipynb", project / "notebooks" / ".ipynb_checkpoints")
+    code, findings = check_json(capsys, ".")
+    assert code == 1
+    assert {Path(d["filename"]).as_posix() for d in findings} == {"notebooks/pitfalls.ipynb"}
+
+
+def test_cached_results_keep_the_cell(project, capsys):
+    copy_notebook("pitfalls.ipynb", project)
+    first = check_json(capsys, "pitfalls.ipynb")
+    assert any((project / ".cache").rglob("*.json"))
+    second = check_json(capsys, "pitfalls.ipynb")
+    assert first == second
+
+
+def test_broken_notebooks_are_reported_not_crashed_on(project, capsys):
+    (project / "broken.ipynb").write_text('{"cells": [')
+    (project / "old.ipynb").write_text('{"worksheets": [], "nbformat": 3}')
+    assert run(["check", "broken.ipynb", "old.ipynb"]) == 2
+    err = capsys.readouterr().err
+    assert "broken.ipynb: not a valid notebook" in err
+    assert "old.ipynb: notebook format 3 is not supported" in err
+
+
+def test_stdin_with_a_notebook_name(project, capsys, monkeypatch):
+    import io
+    import sys
+
+    data = (NOTEBOOKS / "pitfalls.ipynb").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, findings = check_json(capsys, "--stdin-filename", "nb.ipynb", "-")
+    assert code == 1
+    assert [(d["cell"], d["code"]) for d in findings] == [(cell, code) for cell, _, _, code in PITFALLS_FINDINGS]
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("%matplotlib inline\nimport jax", "pass  # @@ipython 1@@\nimport jax"),
+        ("!pip install jax\nx = 1", "pass  # @@ipython 1@@\nx = 1"),
+        ("files = !ls\njax.jit?\n?jnp.sum", "pass  # @@ipython 1@@\npass  # @@ipython 2@@\npass  # @@ipython 3@@"),
+        ("for i in range(3):\n    %time f(i)", "for i in range(3):\n    pass  # @@ipython 1@@"),
+        ("%time f(a, \\\n      b)\nx = 1", "pass  # @@ipython 1@@\n# @@ipython 2@@\nx = 1"),
+        ("%%time\ny = f(x)", "# @@ipython 1@@\ny = f(x)"),
+        # Code that parses is left alone: `%` and `!` inside strings and expressions are Python.
+        ('s = """\n%d items\n!not shell\n""" % 3', 's = """\n%d items\n!not shell\n""" % 3'),
+        ("y = (a\n% b)", "y = (a\n% b)"),
+        ("x = 1  # why?", "x = 1  # why?"),
+    ],
+)
+def test_masking_keeps_lines(source, expected):
+    masked, originals = mask_ipython(source)
+    assert masked == expected
+    assert masked.count("\n") == source.count("\n")
+    for number, line in originals.items():
+        assert line in source.split("\n")
+
+
+def test_foreign_cell_magics_skip_the_cell():
+    assert mask_ipython("%%bash\nif [ -x ]; then echo; fi")[0] is None
+    assert mask_ipython("%%writefile x.py\nimport jax")[0] is None
+
+
+def test_fix_writes_valid_notebook_json_keeping_everything_else(project, capsys):
+    notebook = copy_notebook("pitfalls.ipynb", project)
+    before_text = notebook.read_text(encoding="utf-8")
+    before = json.loads(before_text)
+    assert run(["fix", str(notebook)]) == 1  # the unsafe JAX101 fix and the syntax error remain
+    out = capsys.readouterr().out
+    assert "Applied: JAX301 x2" in out
+    after_text = notebook.read_text(encoding="utf-8")
+    after = json.loads(after_text)
+    expected = copy.deepcopy(before)
+    expected["cells"][6]["source"][6] = "total(x, axes=(0, 1))  # keep this comment\n"
+    expected["cells"][8]["source"][1] = "y = total(x, axes=(1,))\n"
+    assert after == expected  # outputs, metadata, execution counts and the magics untouched
+    # The file's formatting is kept: only the two changed source lines differ.
+    changed = [(old, new) for old, new in zip(before_text.splitlines(), after_text.splitlines()) if old != new]
+    assert len(changed) == 2 and len(before_text.splitlines()) == len(after_text.splitlines())
+    assert after_text.endswith("}\n")
+    # Fixed, it checks clean apart from what has no safe fix.
+    code, findings = check_json(capsys, notebook)
+    assert [(d["cell"], d["code"]) for d in findings] == [(5, "JAX101"), (8, "JAX000")]
+
+
+def test_unsafe_fix_in_a_notebook(project, capsys):
+    notebook = copy_notebook("pitfalls.ipynb", project)
+    assert run(["fix", "--unsafe-fixes", str(notebook)]) == 1
+    capsys.readouterr()
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    assert "".join(cells[4]["source"]) == "@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)"
+    assert cells[8]["source"][0] == "%%time\n" and cells[8]["source"][3] == "    %time total(x, axes=(1,))\n"
+
+
+def test_fix_leaves_clean_notebooks_byte_for_byte(project, capsys):
+    notebook = copy_notebook("clean.ipynb", project)
+    before = notebook.read_bytes()
+    mtime = notebook.stat().st_mtime_ns
+    assert run(["fix", str(notebook)]) == 0
+    assert notebook.read_bytes() == before and notebook.stat().st_mtime_ns == mtime
+
+
+def test_fix_keeps_indentation_escapes_missing_newline_and_crlf(project, capsys):
+    data = json.loads((NOTEBOOKS / "pitfalls.ipynb").read_text(encoding="utf-8"))
+    text = json.dumps(data, indent=2, ensure_ascii=True).replace("\n", "\r\n")
+    notebook = project / "styled.ipynb"
+    notebook.write_bytes(text.encode("ascii"))
+    assert run(["fix", str(notebook)]) == 1
+    capsys.readouterr()
+    new = notebook.read_bytes()
+    assert new.startswith(b'{\r\n  "cells"') and not new.endswith(b"\n")
+    assert new.isascii() and b"\\u2014" in new  # the em dash stays escaped
+    assert b"axes=(0, 1)" in new and b"\n" not in new.replace(b"\r\n", b"")
+
+
+def test_fix_notebook_api(project):
+    settings, rules = settings_and_rules()
+    original = (NOTEBOOKS / "pitfalls.ipynb").read_text(encoding="utf-8")
+    new_text, outcome = fix_notebook(NOTEBOOKS / "pitfalls.ipynb", settings, rules, unsafe=False)
+    assert outcome.text == new_text != original
+    assert sorted(d.cell for d in outcome.applied) == [7, 9]
+    assert [(d.cell, d.code) for d in outcome.remaining] == [(5, "JAX101"), (8, "JAX000")]
+    again, second = fix_notebook(new_text, settings, rules, unsafe=False)
+    assert again == new_text and not second.applied  # idempotent
+    clean = (NOTEBOOKS / "clean.ipynb").read_text(encoding="utf-8")
+    assert fix_notebook(clean, settings, rules)[0] == clean
+
+
+def test_lint_notebook_maps_noqa_and_per_cell_rows(project):
+    settings, rules = settings_and_rules()
+    data = json.loads((NOTEBOOKS / "pitfalls.ipynb").read_text(encoding="utf-8"))
+    data["cells"][4]["source"][2] = "    if x > 0:  # noqa: JAX101\n"
+    result = lint_notebook(json.dumps(data), "nb.ipynb", settings, rules)
+    assert [(d.cell, d.code) for d in result.diagnostics] == [(7, "JAX301"), (8, "JAX000"), (9, "JAX301")]
+
+
+def test_cell_map_and_split_round_trip():
+    joined = "# @@notebook-cell 2@@\nimport jax\n# @@notebook-cell 5@@\nx = 1\ny = 2\n"
+    cells = CellMap(joined)
+    assert cells.locate(Position(2, 3)) == (2, Position(1, 3))
+    assert cells.locate(Position(5, 1)) == (5, Position(2, 1))
+    # The start of a marker line is the end of the previous cell (where an appended line goes).
+    assert cells.locate(Position(3, 1)) == (2, Position(2, 1))
+    assert split_cells(joined) == {2: "import jax\n", 5: "x = 1\ny = 2\n"}
+    # Text a fix put above the first marker belongs to the first cell.
+    assert split_cells("import numpy as np\n" + joined)[2] == "import numpy as np\nimport jax\n"
+    assert split_cells(joined.replace("# @@notebook-cell 5@@\n", "# @@notebook-cell 2@@\n")) is None
+
+
+def test_json_style_detection():
+    style = json_style('{\n "cells": [],\n "x": "caf\u00e9"\n}\n')
+    assert style.indent == " " and not style.ensure_ascii and style.trailing_newline
+    style = json_style('{\n    "x": "caf\\u00e9"\n}')
+    assert style.indent == "    " and style.ensure_ascii and not style.trailing_newline
+    assert json_style('{"cells": []}').indent is None

@@ -1,0 +1,86 @@
+"""Behaviour of JAX202-JAX307 and JAX403 beyond their fixtures: settings, preview, fix convergence."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from jaxlint.config import Settings, resolve_enabled
+from jaxlint.engine import check_source
+from jaxlint.fixer import fix_source
+from jaxlint.rules import ALL_RULES, RULES_BY_CODE
+
+LOOP = textwrap.dedent(
+    """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def f(x):
+        for i in range(60):
+            x = jnp.tanh(x)
+        return x
+    """
+)
+
+
+def _codes(text: str, code: str, settings: Settings | None = None) -> list[int]:
+    result = check_source(text, "t.py", settings or Settings(), [RULES_BY_CODE[code]])
+    assert not result.errors, result.errors
+    return [d.location.row for d in result.diagnostics if d.code == code]
+
+
+def test_python_loop_threshold_is_configurable():
+    assert _codes(LOOP, "JAX304") == []
+    assert _codes(LOOP, "JAX304", Settings(python_loop_threshold=50)) == [7]
+
+
+def test_eager_ops_in_loop_is_preview():
+    assert RULES_BY_CODE["JAX203"] not in resolve_enabled(Settings(), ALL_RULES)
+    assert RULES_BY_CODE["JAX203"] in resolve_enabled(Settings(select=["JAX203"]), ALL_RULES)
+
+
+def test_jit_hoist_leaves_nested_loops_in_one_step():
+    text = textwrap.dedent(
+        """
+        from functools import partial
+        import jax
+
+        def f(p, b, s):
+            return p * s + b
+
+        def nested(params, epochs, batches, s):
+            for epoch in range(epochs):
+                for batch in batches:
+                    params = jax.jit(partial(f, s=s))(params, batch)
+            return params
+        """
+    )
+    outcome = fix_source(text, "t.py", Settings(), [RULES_BY_CODE["JAX302"]], unsafe=True)
+    assert not outcome.reverted
+    tree = ast.parse(outcome.text)
+    function = tree.body[-1]
+    assert isinstance(function.body[0], ast.Assign) and "jax.jit(partial(f, s=s))" in ast.unparse(function.body[0])
+    assert _codes(outcome.text, "JAX302") == []
+
+
+def test_timing_fix_is_safe_and_keeps_the_loop_pipelined():
+    text = textwrap.dedent(
+        """
+        import time
+        import jax
+
+        @jax.jit
+        def step(x):
+            return x * 2
+
+        def bench(x, n):
+            t0 = time.time()
+            for _ in range(n):
+                x = step(x)
+            return x, time.time() - t0
+        """
+    )
+    outcome = fix_source(text, "t.py", Settings(), [RULES_BY_CODE["JAX202"]], unsafe=False)
+    assert "    jax.block_until_ready(x)\n    return x, time.time() - t0" in outcome.text
+    assert "x = step(x)" in outcome.text
