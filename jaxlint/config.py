@@ -76,7 +76,15 @@ def load_settings(start: Path, config_file: Path | None = None) -> Settings:
         raise ConfigError(f"{path}: cannot read ({error.strerror or error})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    table = document.get("tool", {}).get("jaxlint", {}) if config_file is None or path.name == "pyproject.toml" else document
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 text") from None
+    if config_file is None or path.name == "pyproject.toml":
+        tool = document.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: `tool` must be a table")
+        table = tool.get("jaxlint", {})
+    else:
+        table = document
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.jaxlint] must be a table")
     unknown = sorted(set(table) - KNOWN_KEYS)

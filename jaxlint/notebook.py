@@ -205,7 +205,7 @@ def join_cells(notebook: Notebook, filename: str) -> Joined:
                 # Not the notebook's name: CPython re-reads the named file's line to place the error.
                 ast.parse(cell.masked, filename="<cell>")
         except SyntaxError as error:
-            if newer_syntax_parses(cell.masked):
+            if newer_syntax_parses(cell.masked, error):
                 errors.append(f"{filename}: cell {cell.number} uses syntax newer than this Python can analyse; skipped")
             else:
                 diagnostic = syntax_error_diagnostic(error, SourceFile(filename, cell.masked))

@@ -18,17 +18,60 @@ CONFIRM_SPEEDUP = 1.10
 REFUTE_BELOW = 1.05
 
 RULE_NAMES = {
-    "JAX101": "tracer-bool-conversion", "JAX102": "tracer-to-python-scalar",
-    "JAX201": "host-sync-in-loop", "JAX301": "unhashable-static-arg", "JAX302": "jit-in-loop",
-    "JAX401": "missing-donation", "JAX402": "vmap-of-jit",
+    "JAX101": "tracer-bool-conversion", "JAX102": "tracer-to-python-scalar", "JAX103": "numpy-on-tracer",
+    "JAX104": "print-in-traced", "JAX105": "inplace-array-update", "JAX106": "dynamic-shape-in-traced",
+    "JAX107": "side-effect-in-traced", "JAX108": "tracer-as-shape", "JAX109": "block-until-ready-in-traced",
+    "JAX201": "host-sync-in-loop", "JAX202": "timing-without-sync", "JAX203": "eager-ops-in-loop",
+    "JAX301": "unhashable-static-arg", "JAX302": "jit-in-loop", "JAX303": "varying-static-arg",
+    "JAX304": "python-loop-in-traced", "JAX305": "captured-large-constant", "JAX306": "grad-through-while-loop",
+    "JAX307": "jit-on-method", "JAX401": "missing-donation", "JAX402": "vmap-of-jit",
+    "JAX403": "python-loop-batching", "JAX501": "prng-key-reuse", "JAX502": "host-state-in-traced",
+    "JAX503": "nan-unsafe-where", "JAX504": "float64-without-x64", "JAX601": "removed-api",
+    "JAX602": "deprecated-api", "JAX701": "naive-attention",
 }
 
-EXPECTED_ERRORS = {
-    "JAX101": {"TracerBoolConversionError", "ConcretizationTypeError"},
-    "JAX102": {"ConcretizationTypeError", "TracerIntegerConversionError",
-               "TracerArrayConversionError", "TracerBoolConversionError"},
-    "JAX301": {"ValueError", "TypeError"},
+
+@dataclass(frozen=True)
+class ErrorRule:
+    """A rule whose original raises: the exception class names that confirm it, and how to run it.
+
+    `under_jit`: the original is called through `jax.jit` (a traced-function finding); otherwise
+    it is called as it is (a driver, a method call, or an error raised without `jit`).
+    `message`: lower-case fragments of which one must appear in the error message (None: any).
+    `what`: the failure in words, for the evidence.
+    """
+
+    errors: frozenset
+    under_jit: bool
+    what: str
+    message: tuple | None = None
+
+
+def _rule(errors: str, under_jit: bool, what: str, message: tuple | None = None) -> ErrorRule:
+    return ErrorRule(frozenset(errors.split()), under_jit, what, message)
+
+
+# The one table of the "error under jit" evidence path: the child runs the original (under
+# `jit` where marked), expects one of these errors, then checks that the fixed version runs and
+# agrees with a reference (the un-jitted original, a `<name>__reference`, or the original on
+# NumPy inputs).
+ERROR_RULES: dict[str, ErrorRule] = {
+    "JAX101": _rule("TracerBoolConversionError ConcretizationTypeError", True, "a tracer conversion error"),
+    "JAX102": _rule("ConcretizationTypeError TracerIntegerConversionError TracerArrayConversionError "
+                    "TracerBoolConversionError", True, "a tracer conversion error"),
+    "JAX103": _rule("TracerArrayConversionError ConcretizationTypeError", True, "a NumPy conversion of a tracer"),
+    "JAX105": _rule("TypeError", False, "the immutable-array TypeError", ("immutable", "does not support item assignment")),
+    "JAX106": _rule("NonConcreteBooleanIndexError ConcretizationTypeError", True, "a data-dependent shape error"),
+    "JAX108": _rule("ConcretizationTypeError TracerIntegerConversionError TypeError IndexError", True,
+                    "a tracer used where a Python int or shape is needed"),
+    "JAX109": _rule("AttributeError", True, "an AttributeError on the tracer", ("block_until_ready",)),
+    "JAX301": _rule("ValueError TypeError", False, "the non-hashable static argument error", ("hash",)),
+    "JAX306": _rule("ValueError", False, "the reverse-mode while_loop error", ("while_loop", "reverse-mode")),
+    "JAX307": _rule("TypeError", False, "the invalid-JAX-type error for `self`", ("valid jax type",)),
+    "JAX601": _rule("AttributeError ImportError ModuleNotFoundError", False, "the error of a removed API"),
 }
+
+EXPECTED_ERRORS = {code: set(rule.errors) for code, rule in ERROR_RULES.items()}
 
 
 @dataclass
@@ -61,10 +104,16 @@ def ratio(value: float | None) -> str:
 
 def decide(code: str, metrics: dict, platform: str | None = None) -> Verdict:
     """The verdict for one finding; `platform` is the child's jax.default_backend()."""
-    if code in ("JAX101", "JAX102"):
-        return _tracing_error(code, metrics)
-    if code == "JAX301":
-        return _static_hashing(metrics)
+    if code in ERROR_RULES:
+        return _error_rule(code, metrics)
+    special = {
+        "JAX104": _trace_time_print, "JAX107": _leaked_tracer, "JAX202": _unsynced_interval,
+        "JAX303": _per_value_compiles, "JAX304": _compile_time, "JAX305": _embedded_constant,
+        "JAX501": _key_reuse, "JAX502": _frozen_host_state, "JAX503": _nan_gradient,
+        "JAX504": _truncated_dtype, "JAX602": _deprecation_warning,
+    }
+    if code in special:
+        return special[code](metrics)
     if code == "JAX201":
         return _host_sync(metrics, platform)
     if code == "JAX401":
@@ -85,39 +134,36 @@ def _fixed_summary(metrics: dict) -> str:
         return "no fixed version was available to compare"
     if metrics.get("error_fixed"):
         return f"the fixed version fails too ({metrics['error_fixed']}: {metrics.get('error_message_fixed')})"
+    reference = metrics.get("reference") or "the un-jitted original"
     if metrics.get("agree") is False:
-        return "the fixed version compiles but its values differ from the un-jitted original"
-    parts = ["the fixed version compiles"]
+        return f"the fixed version runs but its values differ from {reference}"
+    parts = ["the fixed version runs"]
     if metrics.get("agree"):
-        parts.append("agrees with the un-jitted original")
-    if metrics.get("speedup"):
+        parts.append(f"agrees with {reference}")
+    if metrics.get("speedup") and metrics.get("reference") == "the un-jitted original":
         parts.append(f"runs {ratio(metrics['speedup'])} faster than the Python-level fallback "
                      f"({seconds(metrics.get('time_fixed_s'))} vs {seconds(metrics.get('time_original_s'))})")
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 
-def _tracing_error(code: str, metrics: dict) -> Verdict:
+def _error_rule(code: str, metrics: dict) -> Verdict:
+    """The error-under-jit path (ERROR_RULES): the expected error, then the fixed version."""
+    rule = ERROR_RULES[code]
     error = metrics.get("error_original")
+    where = "Under jit the original" if rule.under_jit else "The original"
     if error is None:
-        return Verdict(REFUTED, "The original compiles and runs under jit: the value is not traced here.")
-    if error not in EXPECTED_ERRORS[code]:
-        return inconclusive(f"Under jit the original fails with {error}, not a tracer conversion error: "
-                            f"{metrics.get('error_message_original')}")
-    return Verdict(CONFIRMED, f"Under jit the original raises {error}; {_fixed_summary(metrics)}.")
-
-
-def _static_hashing(metrics: dict) -> Verdict:
-    error = metrics.get("error_original")
+        if rule.under_jit:
+            return Verdict(REFUTED, "The original compiles and runs under jit: the value is not traced here.")
+        return Verdict(REFUTED, f"The original runs without error: no {rule.what} on these inputs.")
     message = (metrics.get("error_message_original") or "").lower()
-    if error is None:
-        return Verdict(REFUTED, "The original call compiles: the static argument is hashable.")
-    if error not in EXPECTED_ERRORS["JAX301"] or "hash" not in message:
-        return inconclusive(f"The original fails with {error}, not the non-hashable static argument "
-                            f"error: {metrics.get('error_message_original')}")
-    compiles = metrics.get("compiles_fixed_all_calls")
-    once = f"; the fixed call compiles {compiles} time(s) over all calls with equal values" if compiles is not None else ""
-    return Verdict(CONFIRMED, f"The original raises {error} (non-hashable static argument){once}; "
-                              f"{_fixed_summary(metrics)}.")
+    if error not in rule.errors or (rule.message and not any(part in message for part in rule.message)):
+        return inconclusive(f"{where} fails with {error}, not {rule.what}: {metrics.get('error_message_original')}")
+    extra = ""
+    if code == "JAX301" and metrics.get("compiles_fixed_all_calls") is not None:
+        extra = f"; the fixed call compiles {metrics['compiles_fixed_all_calls']} time(s) over all calls with equal values"
+    if metrics.get("error_at_import"):
+        where = "Importing the original module"
+    return Verdict(CONFIRMED, f"{where} raises {error} ({rule.what}){extra}; {_fixed_summary(metrics)}.")
 
 
 def _timing_gain(metrics: dict) -> str | None:
