@@ -18,6 +18,7 @@ import ast
 
 from jaxlint.diagnostics import Edit
 from jaxlint.rules import fixes
+from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.model import argument, literal_tuple, parent_of
 
 
@@ -125,7 +126,7 @@ def _rebinds(call: ast.Call, position, keyword, binding) -> bool:
     value = argument(call, position if keyword is None else None, keyword or parameter)
     if value is None and keyword is not None and binding.param_names is not None and keyword in binding.param_names:
         value = argument(call, binding.param_names.index(keyword), None)
-    key = _key(value) if value is not None else None
+    key = dotted_name(value) if value is not None else None
     if key is None:
         return False
     statement = parent_of(call)
@@ -135,25 +136,4 @@ def _rebinds(call: ast.Call, position, keyword, binding) -> bool:
         targets = [statement.target]
     else:
         return False
-    return key in {_key(element) for target in targets for element in _flatten(target)}
-
-
-def _flatten(target: ast.AST):
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _flatten(element)
-    elif isinstance(target, ast.Starred):
-        yield from _flatten(target.value)
-    else:
-        yield target
-
-
-def _key(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    return key in {dotted_name(element) for target in targets for element in target_elements(target)}

@@ -51,6 +51,7 @@ import re
 
 from jaxlint.rules import donation_fix
 from jaxlint.rules.base import Rule
+from jaxlint.semantic.flow import dotted_name, target_elements
 
 _DONATING = ("jax.jit", "jax.pmap")
 
@@ -73,7 +74,7 @@ class MissingDonation(Rule):
         if scope.in_traced:
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        rebound = {_key(element) for target in targets for element in _flatten(target)} - {None}
+        rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
         if not rebound:
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
@@ -81,12 +82,12 @@ class MissingDonation(Rule):
         for position, keyword, argument in candidates:
             if isinstance(argument, ast.Starred):
                 break
-            key = _key(argument)
+            key = dotted_name(argument)
             if key is None or key not in rebound:
                 continue
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
-            if _aliased(key, scope) or _is_prng_key(key):
+            if _aliased(key, scope) or _is_prngdotted_name(key):
                 continue
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
@@ -97,33 +98,11 @@ class MissingDonation(Rule):
                 fix=donation_fix.fix_for(value, binding, position, keyword, context),
             )
 
-    
-def _flatten(target: ast.AST):
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _flatten(element)
-    elif isinstance(target, ast.Starred):
-        yield from _flatten(target.value)
-    else:
-        yield target
-
-
-def _key(node: ast.AST) -> str | None:
-    """`state`, `self.state`, `trainer.state.params` as a dotted key; None for anything else."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
 
 _KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECASE)
 
 
-def _is_prng_key(key: str) -> bool:
+def _is_prngdotted_name(key: str) -> bool:
     """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes: donating them saves nothing."""
     return bool(_KEY_NAMES.search(key.rsplit(".", 1)[-1]))
 
@@ -131,7 +110,7 @@ def _is_prng_key(key: str) -> bool:
 def _aliased(key: str, scope) -> bool:
     """Whether another name is bound to this value (`old = state`), so donation would delete it."""
     for target, value in scope.bindings:
-        if value is not None and not isinstance(value, ast.AugAssign) and _key(value) == key and _key(target) != key:
+        if value is not None and not isinstance(value, ast.AugAssign) and dotted_name(value) == key and dotted_name(target) != key:
             return True
     return False
 

@@ -109,3 +109,26 @@ def has_control_exit(statements: list[ast.stmt]) -> bool:
             if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom, ast.Raise, ast.Global, ast.Nonlocal, ast.Await)):
                 return True
     return False
+
+
+def target_elements(target: ast.AST) -> Iterator[ast.AST]:
+    """The leaves of an assignment target: `a, (b.c, *d)` gives `a`, `b.c`, `d`."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from target_elements(element)
+    elif isinstance(target, ast.Starred):
+        yield from target_elements(target.value)
+    else:
+        yield target
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """`state`, `self.state`, `trainer.state.params` as a dotted string; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
