@@ -166,23 +166,7 @@ _HOST_TYPES = frozenset({
 
 def narrowed_to_host(model: SemanticModel, name: ast.Name) -> bool:
     """Inside `if isinstance(name, np.ndarray | int | ...):`, the value is a host value, not a tracer."""
-    from jaxlint.semantic.model import FUNCTION_NODES, ancestors
-
-    child = name
-    for ancestor in ancestors(name):
-        if isinstance(ancestor, FUNCTION_NODES):
-            return False
-        if isinstance(ancestor, ast.If) and child in ancestor.body:
-            test = ancestor.test
-            if (
-                isinstance(test, ast.Call) and model.qualified_name(test.func) == "builtins.isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name.id
-            ):
-                types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-                if all(model.qualified_name(t) in _HOST_TYPES for t in types):
-                    return True
-        child = ancestor
-    return False
+    return any(in_body and all(t in _HOST_TYPES for t in types) for in_body, types in model.isinstance_tests(name))
 
 
 def static_tree_map(model: SemanticModel, call: ast.Call, scope: Scope) -> bool:

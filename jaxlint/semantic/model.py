@@ -820,23 +820,27 @@ class SemanticModel:
             child = ancestor
         return False
 
-    def narrowed_to_non_array(self, name: ast.Name) -> bool:
-        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`: the value is not an array here."""
+    def isinstance_tests(self, name: ast.Name) -> Iterator[tuple[bool, list[str | None]]]:
+        """Each enclosing `if isinstance(name, T):` in the function: (is `name` in its if-branch, T's qualified names)."""
         child = name
         for ancestor in ancestors(name):
             if isinstance(ancestor, FUNCTION_NODES):
-                return False
-            if isinstance(ancestor, ast.If) and child in ancestor.orelse:
+                return
+            if isinstance(ancestor, ast.If) and child is not ancestor.test:
                 test = ancestor.test
                 if (
                     isinstance(test, ast.Call) and self.qualified_name(test.func) == "builtins.isinstance"
                     and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name.id
                 ):
                     types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-                    if any(self.qualified_name(t) in _ARRAY_TYPES for t in types):
-                        return True
+                    yield child in ancestor.body, [self.qualified_name(t) for t in types]
             child = ancestor
-        return False
+
+    def narrowed_to_non_array(self, name: ast.Name) -> bool:
+        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`: the value is not an array here."""
+        return any(
+            not in_body and any(t in _ARRAY_TYPES for t in types) for in_body, types in self.isinstance_tests(name)
+        )
 
     # ----- value levels inside traced code ---------------------------------------------------
 
