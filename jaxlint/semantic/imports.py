@@ -64,6 +64,12 @@ class ImportMap:
 
     def qualified_name(self, node: ast.AST) -> str | None:
         """`jnp.where` -> `jax.numpy.where`; `J` (from jax import jit as J) -> `jax.jit`."""
+        qualified = self.spelled_name(node)
+        return canonical(qualified) if qualified is not None else None
+
+    def spelled_name(self, node: ast.AST) -> str | None:
+        """The qualified name as the module's imports spell it, before canonical aliases
+        (`pjit` from jax.experimental.pjit stays `jax.experimental.pjit.pjit`)."""
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -76,8 +82,7 @@ class ImportMap:
                 return f"builtins.{node.id}"
             return None
         parts.append(base)
-        qualified = ".".join(reversed(parts))
-        return canonical(qualified)
+        return ".".join(reversed(parts))
 
     def local_name_for(self, qualified: str) -> str | None:
         """The expression this module already uses for `qualified`, e.g. `jnp` for jax.numpy."""

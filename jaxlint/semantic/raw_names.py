@@ -8,24 +8,12 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.imports import BUILTIN_NAMES, ImportMap
+from jaxlint.semantic.imports import ImportMap
 
 
 def raw_qualified_name(imports: ImportMap, node: ast.AST) -> str | None:
     """`jax.tree_map` -> `jax.tree_map`; `pjit` (from jax.experimental.pjit import pjit) -> its full name."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    base = imports.aliases.get(node.id)
-    if base is None:
-        if node.id in BUILTIN_NAMES and node.id not in imports.locally_bound and not parts:
-            return f"builtins.{node.id}"
-        return None
-    parts.append(base)
-    return ".".join(reversed(parts))
+    return imports.spelled_name(node)
 
 
 def imported_name(node: ast.ImportFrom | ast.Import, alias: ast.alias) -> str | None:
