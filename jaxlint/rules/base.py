@@ -20,6 +20,12 @@ DOC_HEADINGS = (
 DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
 
 
+def snippet(text: str, limit: int = 40) -> str:
+    """Source text for a message: whitespace collapsed, long text cut with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class Rule:
     """Subclass per rule module; the module docstring is the rule's documentation."""
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.model import TRACED, parent_of
 
 
@@ -66,7 +66,7 @@ class BlockUntilReadyInTraced(Rule):
             return
         context.report(
             node,
-            f"`.block_until_ready()` on traced value `{_short(context.text(function.value))}` in traced function "
+            f"`.block_until_ready()` on traced value `{snippet(context.text(function.value))}` in traced function "
             f"`{scope.name}` raises AttributeError; delete it and block on the result outside the function",
             fix=_delete_call(node, context),
         )
@@ -98,11 +98,6 @@ def _delete_statement(statement: ast.stmt, context) -> Edit:
     if len(siblings) == 1 or not alone_on_lines or last + 1 > len(source.lines):
         return context.replace(statement, "pass")
     return Edit("", Position(first, 1), Position(last + 1, 1))
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = BlockUntilReadyInTraced()

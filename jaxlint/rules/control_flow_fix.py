@@ -19,6 +19,7 @@ from typing import Iterable, Iterator
 
 from jaxlint.rules import fixes
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.rules.base import snippet
 
 # Calls under these prefixes compute values and touch nothing else.
 _PURE_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree.", "jax.tree_util.", "math.", "operator.")
@@ -281,7 +282,7 @@ def impurity(statements: Iterable[ast.stmt], context, scope, allow_return: bool 
 
 
 def _statement_impurity(statement: ast.stmt, context, scope, allow_return: bool) -> str | None:
-    text = _short(context.text(statement))
+    text = snippet(context.text(statement))
     if isinstance(statement, ast.Assign):
         for target in statement.targets:
             if not _plain_target(target):
@@ -324,7 +325,7 @@ def _expression_impurity(expression: ast.AST, context, scope) -> str | None:
         if isinstance(node, ast.NamedExpr):
             return "an arm uses `:=`"
         if isinstance(node, ast.Call) and not _pure_call(node, context, scope):
-            return f"`{_short(context.text(node))}` may have side effects"
+            return f"`{snippet(context.text(node))}` may have side effects"
     return None
 
 
@@ -353,11 +354,6 @@ def _pure_call(call: ast.Call, context, scope) -> bool:
         body = resolved[0].node
         return not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(body))
     return False
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # ----- conditions ---------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.arrays import is_traced_boolean
 from jaxlint.semantic.model import TRACED, parent_of
 
@@ -89,7 +89,7 @@ class DynamicShapeInTraced(Rule):
             return
         context.report(
             node,
-            f"boolean mask `{_short(context.text(mask))}` in traced function `{scope.name}` gives a result whose shape "
+            f"boolean mask `{snippet(context.text(mask))}` in traced function `{scope.name}` gives a result whose shape "
             "depends on the data (NonConcreteBooleanIndexError); use `jnp.where(mask, x, 0)`",
             fix=_mask_fix(node, mask, scope, context) if len(indices) == 1 else None,
         )
@@ -150,11 +150,6 @@ def _mask_fix(node: ast.Subscript, mask: ast.AST, scope, context):
         return None
     target, text = replacement
     return context.fix(f"Use `{where}(mask, x, identity)`", [context.replace(target, text), *import_edits], safe=False)
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = DynamicShapeInTraced()

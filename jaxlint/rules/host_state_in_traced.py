@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 
 _CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time"})
 _ENVIRONMENT_CALLS = frozenset({"os.getenv", "os.environ.get"})
@@ -77,21 +77,16 @@ class HostStateInTraced(Rule):
                 return
             if function in _SEEDED_CONSTRUCTORS and (node.args or node.keywords):
                 return
-            context.report(node, f"`{_short(context.text(node))}` {where} draws from NumPy's host generator once, at trace time: every call reuses the same numbers; use `jax.random` with a key argument")
+            context.report(node, f"`{snippet(context.text(node), 50)}` {where} draws from NumPy's host generator once, at trace time: every call reuses the same numbers; use `jax.random` with a key argument")
         elif qualified.startswith("random.") and qualified.count(".") == 1:
             function = qualified[len("random."):]
             if function in _NOT_SAMPLING:
                 return
-            context.report(node, f"`{_short(context.text(node))}` {where} draws from Python's `random` once, at trace time: every call reuses the same value; use `jax.random` with a key argument")
+            context.report(node, f"`{snippet(context.text(node), 50)}` {where} draws from Python's `random` once, at trace time: every call reuses the same value; use `jax.random` with a key argument")
         elif qualified in _CLOCKS:
             context.report(node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
         elif qualified in _ENVIRONMENT_CALLS:
-            context.report(node, f"`{_short(context.text(node))}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
-
-
-def _short(text: str, limit: int = 50) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+            context.report(node, f"`{snippet(context.text(node), 50)}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
 
 
 RULE = HostStateInTraced()

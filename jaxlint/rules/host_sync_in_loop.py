@@ -52,7 +52,7 @@ import ast
 from typing import Iterator
 
 from jaxlint.rules import host_sync_fix
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
 _EXPLICIT_SYNCS = {"builtins.float": "float", "builtins.int": "int", "numpy.asarray": "np.asarray", "numpy.array": "np.array", "jax.device_get": "jax.device_get"}
@@ -94,7 +94,7 @@ class HostSyncInLoop(Rule):
         if isinstance(node, ast.While) and is_per_iteration_device(node.test):
             context.report(
                 node.test,
-                f"`while {_short(context.text(node.test))}` on a device value waits for the device on every iteration "
+                f"`while {snippet(context.text(node.test))}` on a device value waits for the device on every iteration "
                 f"(the loop calls `{step_name}`); move the loop into a jitted `lax.while_loop`",
                 fix=host_sync_fix.fix_for(node, node, context),
             )
@@ -119,18 +119,18 @@ class HostSyncInLoop(Rule):
         if isinstance(node, ast.Call):
             qualified = context.qualified_name(node.func)
             if qualified in _EXPLICIT_SYNCS and len(node.args) == 1 and is_device(node.args[0]):
-                return f"`{_EXPLICIT_SYNCS[qualified]}({_short(context.text(node.args[0]))})`", node.args[0]
+                return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`", node.args[0]
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and is_device(node.func.value):
-                return f"`{_short(context.text(node))}`", node.func.value
+                return f"`{snippet(context.text(node))}`", node.func.value
             if qualified == "builtins.print" or (qualified or "").startswith(_LOGGING_PREFIXES):
                 for argument in node.args:
                     values = [v.value for v in argument.values if isinstance(v, ast.FormattedValue)] if isinstance(argument, ast.JoinedStr) else [argument]
                     for value in values:
                         if is_device(value):
-                            return f"printing device value `{_short(context.text(value))}`", value
+                            return f"printing device value `{snippet(context.text(value))}`", value
         elif isinstance(node, (ast.If, ast.While)) and is_device(node.test):
             keyword = "if" if isinstance(node, ast.If) else "while"
-            return f"`{keyword} {_short(context.text(node.test))}` on a device value", node.test
+            return f"`{keyword} {snippet(context.text(node.test))}` on a device value", node.test
         return None
 
 
@@ -229,12 +229,7 @@ def _callee_text(call: ast.Call, context) -> str:
     func = call.func
     while isinstance(func, ast.Call):
         func = func.func
-    return _short(context.text(func))
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return snippet(context.text(func))
 
 
 RULE = HostSyncInLoop()

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.arrays import is_jax_array, is_traced_boolean, parameter_rebindings
 from jaxlint.semantic.model import TRACED
 
@@ -64,7 +64,7 @@ class InplaceArrayUpdate(Rule):
                 array = context.text(target.value)
                 context.report(
                     target,
-                    f"`{_short(context.text(target))}` assigns into JAX array `{array}`, which is immutable (TypeError); "
+                    f"`{snippet(context.text(target))}` assigns into JAX array `{array}`, which is immutable (TypeError); "
                     f"write `{array} = {array}.at[...].set(...)`",
                     fix=_fix(node, target, context) if len(targets) == 1 else None,
                 )
@@ -132,11 +132,6 @@ def _fix(node: ast.Assign | ast.AugAssign, target: ast.Subscript, context):
         text = f"({text})"
     replacement = f"{name} = {name}.at[{index}].{method}({text})"
     return context.fix(f"Use `{name}.at[...].{method}(...)`", [context.replace(node, replacement)], safe=True)
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = InplaceArrayUpdate()

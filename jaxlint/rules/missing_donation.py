@@ -49,7 +49,7 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.rules import donation_fix
+from jaxlint.rules import donation_aliasing, donation_fix
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.flow import dotted_name, target_elements
 
@@ -88,6 +88,8 @@ class MissingDonation(Rule):
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
             if _aliased(key, scope) or _is_prngdotted_name(key):
+                continue
+            if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"

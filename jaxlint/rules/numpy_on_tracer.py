@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.arrays import narrowed_to_host
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import TRACED
@@ -172,7 +172,7 @@ class NumpyOnTracer(Rule):
         advice = f"use `{_display(replacement)}`" if replacement else "use the `jax.numpy` equivalent"
         context.report(
             node,
-            f"`{called}` applied to traced value `{_short(context.text(traced))}` in traced function `{scope.name}` "
+            f"`{called}` applied to traced value `{snippet(context.text(traced))}` in traced function `{scope.name}` "
             f"raises {error}; {advice}",
             fix=fix,
         )
@@ -196,7 +196,7 @@ class NumpyOnTracer(Rule):
             fix = context.fix(f"Use `{name}({table})`", [context.replace(node.value, f"{name}({table})"), *import_edits], safe=True)
         context.report(
             node,
-            f"NumPy array `{table}` indexed by traced value `{_short(context.text(traced))}` in traced function "
+            f"NumPy array `{table}` indexed by traced value `{snippet(context.text(traced))}` in traced function "
             f"`{scope.name}` raises TracerArrayConversionError; index `jnp.asarray({table})` instead",
             fix=fix,
         )
@@ -243,11 +243,6 @@ def _is_numpy_array(name: ast.Name, scope, context) -> bool:
 
 def _display(qualified: str) -> str:
     return qualified.replace("jax.numpy.", "jnp.").replace("jax.scipy.special.", "jax.scipy.special.")
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = NumpyOnTracer()

@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.arrays import narrowed_to_host, static_tree_map
 from jaxlint.semantic.bindings import bound_values, owning_scope
@@ -85,7 +85,7 @@ class PrintInTraced(Rule):
             what = f"`{context.text(node.func)}`"
         context.report(
             node,
-            f"{what} of traced value `{_short(context.text(traced))}` in traced function `{scope.name}` runs once at "
+            f"{what} of traced value `{snippet(context.text(traced))}` in traced function `{scope.name}` runs once at "
             "trace time and shows a tracer, not values; use `jax.debug.print`",
             fix=fix,
         )
@@ -312,11 +312,6 @@ def _logging_fix(node: ast.Call, scope, context):
     arguments = [context.text(node.func), *(context.text(arg) for arg in node.args)]
     text = f"{name}({', '.join(arguments)})"
     return context.fix(f"Log at run time with `{name}`", [context.replace(node, text), *import_edits], safe=True)
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = PrintInTraced()

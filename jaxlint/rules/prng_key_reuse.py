@@ -3,7 +3,9 @@ Follows PRNG key variables through a function body and flags a key consumed twic
 `jax.random` samplers (or a sampler and `split`) with no reassignment in between, or consumed in a
 loop body (or comprehension) that never reassigns it, so every iteration draws the same numbers.
 `key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
-`split` and `fold_in` are fresh keys. Uses in the two arms of an `if`/`else` (or a conditional
+`split` and `fold_in` are fresh keys. Two identical calls (the same sampler, the same arguments, none
+rebound in between) are not flagged: they return identical values on purpose, as in a test that
+checks determinism, rather than correlated ones. Uses in the two arms of an `if`/`else` (or a conditional
 expression) are alternatives, not reuse; a use after a branch that returns is not reuse either.
 
 ## Why is this bad?
@@ -203,7 +205,7 @@ class _Flow:
             key = self.consumed_key(node)
             if key is not None:
                 previous = state.get(key)
-                if previous is not None:
+                if previous is not None and not self.same_draw(previous, node):
                     self.report_reuse(node, key, previous, statement)
                 state[key] = node
             return state
@@ -236,6 +238,25 @@ class _Flow:
         if isinstance(key, ast.Name):
             return key.id
         return None
+
+    def same_draw(self, first: ast.Call, second: ast.Call) -> bool:
+        """The same sampler called with the same arguments, none rebound in between: identical outputs.
+
+        That is deliberate (a determinism check, a recomputation), not two draws sharing bits.
+        """
+        if ast.dump(first) != ast.dump(second):
+            return False
+        names = {n.id for n in ast.walk(second) if isinstance(n, ast.Name)}
+        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) for a in (*second.args, *second.keywords) for n in ast.walk(a)):
+            return False  # an argument computed by a call may differ between the two
+        low, high = (first.lineno, first.col_offset), (second.lineno, second.col_offset)
+        if high < low:
+            return False  # across a loop's back edge
+        for node in ast.walk(self.function):
+            if isinstance(node, ast.Name) and node.id in names and not isinstance(node.ctx, ast.Load):
+                if low < (node.lineno, node.col_offset) < high:
+                    return False
+        return True
 
     # ----- reports --------------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import ARRAY, NONE, parent_of
 
@@ -88,7 +88,7 @@ class PythonLoopInTraced(Rule):
         if context.level(node.iter, scope) == ARRAY:
             context.report(
                 node,
-                f"iterating over traced array `{_short(context.text(node.iter))}` unrolls one copy of the body per row "
+                f"iterating over traced array `{snippet(context.text(node.iter))}` unrolls one copy of the body per row "
                 f"into `{scope.name}`; use `lax.scan` or `lax.fori_loop` over the rows",
                 end_node=node.iter,
             )
@@ -264,11 +264,6 @@ def _unique(base: str, taken: set[str]) -> str:
     while name in taken:
         name, counter = f"{base}{counter}", counter + 1
     return name
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = PythonLoopInTraced()

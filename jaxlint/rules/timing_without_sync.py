@@ -44,7 +44,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow, jaxapi
 
 TIMERS = frozenset({
@@ -84,7 +84,7 @@ class TimingWithoutSync(Rule):
         last = work[-1]
         context.report(
             node,
-            f"this interval times `{_short(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
             f"the end stamp",
             fix=_fix(last, interval, block, start_index, end_statement, context),
@@ -187,11 +187,6 @@ def _bound_before(name: str, statements: list[ast.stmt]) -> bool:
         if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
             return True
     return False
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = TimingWithoutSync()

@@ -55,7 +55,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import TRACED, argument
 
@@ -109,7 +109,7 @@ class TracerAsShape(Rule):
             return
         context.report(
             node,
-            f"traced value `{_short(context.text(culprit))}` used as {what} in traced function `{scope.name}`: shapes must "
+            f"traced value `{snippet(context.text(culprit))}` used as {what} in traced function `{scope.name}`: shapes must "
             "be static (ConcretizationTypeError); make it static with `static_argnames` or derive it from `x.shape`",
         )
 
@@ -121,7 +121,7 @@ class TracerAsShape(Rule):
                 if bound is not None:
                     context.report(
                         node,
-                        f"traced value `{_short(context.text(bound))}` used as a slice bound in traced function `{scope.name}`: "
+                        f"traced value `{snippet(context.text(bound))}` used as a slice bound in traced function `{scope.name}`: "
                         "slice bounds must be static (IndexError); use `lax.dynamic_slice` or make it static with `static_argnames`",
                     )
                     return
@@ -139,7 +139,7 @@ class TracerAsShape(Rule):
                 fix = context.fix(f"Use `{name}(...)[...]`", [context.replace(node.value, f"{name}({context.text(node.value)})"), *import_edits], safe=True)
         context.report(
             node,
-            f"Python sequence `{_short(context.text(node.value))}` indexed by traced value `{_short(context.text(node.slice))}` "
+            f"Python sequence `{snippet(context.text(node.value))}` indexed by traced value `{snippet(context.text(node.slice))}` "
             f"in traced function `{scope.name}` raises TracerIntegerConversionError; index `jnp.asarray(...)` or use `lax.switch`",
             fix=fix,
         )
@@ -191,11 +191,6 @@ def _numeric(elements: list[ast.expr]) -> bool:
         return False
     lengths = {len(element.elts) if isinstance(element, (ast.List, ast.Tuple)) else -1 for element in elements}
     return len(lengths) == 1
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = TracerAsShape()

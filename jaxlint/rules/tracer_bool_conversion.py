@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.rules import fixes
 from jaxlint.rules import control_flow_fix
 from jaxlint.semantic.model import ARRAY, TRACED, parent_of
@@ -79,7 +79,7 @@ class TracerBoolConversion(Rule):
                 reason = f" ({fix})" if isinstance(fix, str) else ""
                 context.report(
                     node.test if not isinstance(node, ast.IfExp) else node,
-                    f"Python `{keyword}` on traced value `{_short(context.text(node.test))}` {where} raises "
+                    f"Python `{keyword}` on traced value `{snippet(context.text(node.test))}` {where} raises "
                     f"TracerBoolConversionError; {hint}, or make the value static{reason}",
                     fix=None if isinstance(fix, str) else fix,
                 )
@@ -87,7 +87,7 @@ class TracerBoolConversion(Rule):
             if context.level(node.test, scope) == ARRAY:
                 context.report(
                     node.test,
-                    f"`assert` on traced value `{_short(context.text(node.test))}` {where} raises "
+                    f"`assert` on traced value `{snippet(context.text(node.test))}` {where} raises "
                     "TracerBoolConversionError; use `checkify.check` or assert on static shapes only",
                 )
         elif isinstance(node, ast.comprehension):
@@ -95,7 +95,7 @@ class TracerBoolConversion(Rule):
                 if context.level(condition, scope) == ARRAY:
                     context.report(
                         condition,
-                        f"comprehension `if` on traced value `{_short(context.text(condition))}` {where} raises "
+                        f"comprehension `if` on traced value `{snippet(context.text(condition))}` {where} raises "
                         "TracerBoolConversionError; use `jnp.where` or a boolean mask",
                     )
         elif isinstance(node, ast.BoolOp):
@@ -114,7 +114,7 @@ class TracerBoolConversion(Rule):
             if isinstance(node.op, ast.Not) and not _in_condition(node) and context.level(node.operand, scope) == ARRAY:
                 context.report(
                     node,
-                    f"`not` on traced value `{_short(context.text(node.operand))}` {where} calls `bool()` on a tracer; use `jnp.logical_not`",
+                    f"`not` on traced value `{snippet(context.text(node.operand))}` {where} calls `bool()` on a tracer; use `jnp.logical_not`",
                     fix=_logical_fix(node, context),
                 )
         elif isinstance(node, ast.Compare):
@@ -123,7 +123,7 @@ class TracerBoolConversion(Rule):
                     return
                 context.report(
                     node,
-                    f"chained comparison `{_short(context.text(node))}` on a traced value {where} calls `bool()` on a tracer; "
+                    f"chained comparison `{snippet(context.text(node))}` on a traced value {where} calls `bool()` on a tracer; "
                     "write `(a < x) & (x < b)`",
                 )
         elif isinstance(node, ast.Call):
@@ -132,7 +132,7 @@ class TracerBoolConversion(Rule):
     def _check_call(self, node: ast.Call, context, scope, where: str) -> None:
         qualified = context.qualified_name(node.func)
         if qualified == "builtins.bool" and len(node.args) == 1 and context.level(node.args[0], scope) == ARRAY:
-            context.report(node, f"`bool()` of traced value `{_short(context.text(node.args[0]))}` {where} raises TracerBoolConversionError")
+            context.report(node, f"`bool()` of traced value `{snippet(context.text(node.args[0]))}` {where} raises TracerBoolConversionError")
         elif qualified in ("builtins.min", "builtins.max") and node.args and not node.keywords:
             levels = [context.level(arg, scope) for arg in node.args]
             # Python's min/max compare their arguments with `<`: a tracer (or a pytree, a TypeError) fails.
@@ -181,11 +181,6 @@ def _in_condition(node: ast.AST) -> bool:
     if isinstance(parent, _CONDITION_OWNERS) and parent.test is child:
         return True
     return isinstance(parent, ast.comprehension) and child in parent.ifs
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 RULE = TracerBoolConversion()

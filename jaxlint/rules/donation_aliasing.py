@@ -1,0 +1,283 @@
+"""When donating an argument would delete a value the program still holds (JAX401's precision).
+
+Donation deletes the input buffers. That is only sound when nothing else refers to them after the
+call. These checks are syntactic and conservative: when another live reference may exist, JAX401
+stays silent.
+
+- The argument is a view of another live value: `test_state = state`, `params = variables["params"]`,
+  `graphdef, state = nnx.split(model)` with `state`/`variables`/`model` read after the call (or a
+  parameter, a global, an attribute: the caller holds them).
+- The argument is the target of an enclosing `for` loop: the iterable still holds the element.
+- A view of the argument outlives the call: `p0 = state.momentum` read after it, or the argument
+  (or a part of it) stored in a container or attribute: `rollout.append(state.pipeline_state)`,
+  `trajectory += [state.position]`, `self.best = state`.
+- The argument holds no device buffers: the graph definition from `nnx.split`, or its value on
+  entry is a NumPy (host) array: donation does nothing then.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic.flow import dotted_name, walk_same_scope
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+
+# Calls whose results share buffers with their arguments.
+VIEW_CALLS = frozenset({
+    "flax.nnx.split", "flax.nnx.state", "flax.nnx.graph.split", "flax.nnx.graph.state", "flax.nnx.pure",
+    "flax.core.pop", "flax.core.frozen_dict.pop", "jax.tree_util.tree_leaves", "jax.tree.leaves",
+    "jax.tree_util.tree_flatten", "jax.tree.flatten",
+})
+# Called by name: `opt_init, opt_update, get_params = optimizers.sgd(...)` (jax.example_libraries).
+VIEW_CALL_NAMES = frozenset({"get_params"})
+# (call, index of a tuple-unpacked result that holds no arrays); None: the whole result.
+STATIC_RESULTS = {"flax.nnx.split": 0, "flax.nnx.graph.split": 0, "flax.nnx.graphdef": None}
+_CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft", "put", "setdefault"})
+
+
+def unsafe_to_donate(key: str, statement: ast.stmt, scope, context) -> bool:
+    """Whether donating `key` (an argument rebound by `statement`) could delete a live value."""
+    name = key.split(".", 1)[0]
+    if "." in key:
+        return _escapes(key, statement, scope)
+    for target, value in _bindings_of(name, scope):
+        if target is None:
+            continue
+        if value is None:
+            continue
+        if _static_result(target, value, context):
+            return True
+        if _contains(statement, target):
+            continue
+        for root in _view_roots(value, context):
+            if root != name and _source_live(root, statement, scope):
+                return True
+    if _loop_target(name, statement):
+        return True
+    if _host_on_entry(name, statement, scope, context):
+        return True
+    if _escapes(key, statement, scope):
+        return True
+    # A view of the argument bound to another name that is read after the call.
+    for target, value in scope.bindings:
+        if value is None or isinstance(value, ast.AugAssign):
+            continue
+        for element, element_value in _pairs(target, value):
+            other = element.id if isinstance(element, ast.Name) else None
+            if other is None or other == name or element_value is None:
+                continue
+            if name in _view_roots(element_value, context) and _live_after(other, statement, scope):
+                return True
+    return False
+
+
+# ----- bindings ---------------------------------------------------------------------------------
+
+
+def _pairs(target, value):
+    """(target leaf, the expression it receives or None) for an assignment."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) and not any(
+            isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)
+        ):
+            for element, element_value in zip(target.elts, value.elts):
+                yield from _pairs(element, element_value)
+        else:
+            for index, element in enumerate(target.elts):
+                yield from _pairs(element, _Unpacked(value, index) if not isinstance(element, ast.Starred) else value)
+    elif isinstance(target, ast.Starred):
+        yield from _pairs(target.value, value)
+    else:
+        yield target, value
+
+
+class _Unpacked:
+    """Element `index` of a tuple-unpacked value."""
+
+    def __init__(self, value, index: int) -> None:
+        self.value = value
+        self.index = index
+
+
+def _bindings_of(name: str, scope):
+    for target, value in scope.bindings:
+        if isinstance(value, ast.AugAssign):
+            continue
+        for element, element_value in _pairs(target, value):
+            if isinstance(element, ast.Name) and element.id == name:
+                yield element, element_value
+
+
+def _static_result(target, value, context) -> bool:
+    index = None
+    if isinstance(value, _Unpacked):
+        value, index = value.value, value.index
+    if not isinstance(value, ast.Call):
+        return False
+    qualified = context.qualified_name(value.func)
+    if qualified not in STATIC_RESULTS:
+        return False
+    wanted = STATIC_RESULTS[qualified]
+    return wanted is None and index is None or (wanted is not None and index == wanted)
+
+
+def _view_roots(value, context) -> set[str]:
+    """Names whose buffers `value` may share: `x`, `x.a[0]`, `(x, y)`, `nnx.split(x)`, `get_params(x)`."""
+    if isinstance(value, _Unpacked):
+        value = value.value
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, (ast.Attribute, ast.Subscript, ast.Starred)):
+        return _view_roots(value.value, context)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return set().union(*(_view_roots(e, context) for e in value.elts)) if value.elts else set()
+    if isinstance(value, ast.Dict):
+        return set().union(*(_view_roots(v, context) for v in value.values)) if value.values else set()
+    if isinstance(value, ast.Call):
+        qualified = context.qualified_name(value.func)
+        callee = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", None)
+        if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and value.args:
+            # The first argument is the viewed value; the rest are filters and keys (`nnx.split(m, nnx.Param)`).
+            return _view_roots(value.args[0], context)
+    return set()
+
+
+# ----- liveness ---------------------------------------------------------------------------------
+
+
+def _position(node) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node) -> tuple[int, int]:
+    return node.end_lineno, node.end_col_offset
+
+
+def _enclosing_loops(node, scope_node):
+    current = parent_of(node)
+    while current is not None and current is not scope_node:
+        if isinstance(current, FUNCTION_NODES):
+            return
+        if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+            yield current
+        current = parent_of(current)
+
+
+def _occurrences(name: str, region) -> list[tuple[tuple[int, int], bool]]:
+    """(position, is a read) of every use of `name` in `region`; reads in nested functions count as reads."""
+    found = []
+    for node in ast.walk(region):
+        if isinstance(node, ast.Name) and node.id == name:
+            found.append((_position(node), isinstance(node.ctx, ast.Load)))
+    return sorted(found)
+
+
+def _live_after(name: str, statement: ast.stmt, scope) -> bool:
+    """Whether `name` may be read after `statement` before being rebound (textual order, loops wrap)."""
+    occurrences = _occurrences(name, scope.node)
+    end = _end(statement)
+    for position, is_read in occurrences:
+        if position >= end:
+            return is_read
+    start = _position(statement)
+    for loop in _enclosing_loops(statement, scope.node):
+        for position, is_read in _occurrences(name, loop):
+            if position < start:
+                return is_read
+    return False
+
+
+def _source_live(root: str, statement: ast.stmt, scope) -> bool:
+    """Whether the value a view was taken from is still reachable after `statement`."""
+    if root in ("self", "cls") or root in scope.params or root in scope.keyword_params or root in scope.declared_free:
+        return True
+    if scope.is_function and root not in scope.local_names:
+        return True  # a closure or global value: held elsewhere
+    if any(True for _ in _bindings_of(root, scope)) or root in scope.local_names:
+        return _live_after(root, statement, scope) or _shared(root, statement, scope)
+    return True
+
+
+def _shared(root: str, statement: ast.stmt, scope) -> bool:
+    """Whether two names are bound to `root` (`a, b = x, x`): donating one deletes the other."""
+    aliases = set()
+    for target, value in scope.bindings:
+        if isinstance(value, ast.AugAssign) or value is None:
+            continue
+        for element, element_value in _pairs(target, value):
+            if isinstance(element, ast.Name) and isinstance(element_value, ast.Name) and element_value.id == root:
+                aliases.add(element.id)
+    return len(aliases) > 1
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    current = inner
+    while current is not None:
+        if current is outer:
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _loop_target(name: str, statement: ast.stmt) -> bool:
+    for loop in _enclosing_loops(statement, None):
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.target)
+        ):
+            return True
+    return False
+
+
+def _host_on_entry(name: str, statement: ast.stmt, scope, context) -> bool:
+    """The nearest earlier binding in the same loop iteration (or straight-line code) is a host value."""
+    loops = list(_enclosing_loops(statement, scope.node))
+    region_start = _position(loops[0]) if loops else (0, 0)
+    start = _position(statement)
+    nearest = None
+    for element, value in _bindings_of(name, scope):
+        position = _position(element)
+        if region_start <= position < start and (nearest is None or position > nearest[0]):
+            nearest = (position, value)
+    if nearest is None or nearest[1] is None or isinstance(nearest[1], _Unpacked):
+        return False
+    return context.model.device_kind(nearest[1], scope) == "host"
+
+
+def _rooted_at(expression, key: str) -> bool:
+    """`key`, `key.a`, `key[0].b`, or a display holding one of those."""
+    if isinstance(expression, (ast.Tuple, ast.List, ast.Set)):
+        return any(_rooted_at(e, key) for e in expression.elts)
+    if isinstance(expression, ast.Dict):
+        return any(_rooted_at(v, key) for v in expression.values)
+    if isinstance(expression, ast.Starred):
+        return _rooted_at(expression.value, key)
+    node = expression
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if dotted_name(node) == key:
+            return True
+        node = node.value
+    return dotted_name(node) == key
+
+
+def _escapes(key: str, statement: ast.stmt, scope) -> bool:
+    """The argument (or a part of it) is stored in a container or attribute the loop or later code keeps."""
+    loops = list(_enclosing_loops(statement, scope.node))
+    region = loops[-1] if loops else scope.node
+    start = _position(statement)
+    for node in walk_same_scope(region):
+        stored = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CONTAINER_METHODS:
+            stored = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.AugAssign) and isinstance(node.value, (ast.List, ast.Tuple)):
+            stored = [node.value]
+        elif isinstance(node, ast.Assign) and any(isinstance(t, (ast.Subscript, ast.Attribute)) and not _rooted_at(t, key) for t in node.targets):
+            stored = [node.value]
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
+            stored = [node.value]
+        if not stored or _contains(statement, node):
+            continue
+        if not loops and _position(node) >= start:
+            continue  # stored after the last donation: it holds the new value
+        if any(_rooted_at(expression, key) for expression in stored):
+            return True
+    return False
