@@ -95,3 +95,21 @@ def hlo_statistics(text: str) -> dict:
         "custom_calls": histogram["custom-call"],
         "host_callbacks": callbacks,
     }
+
+
+_DTYPE_BYTES = {"pred": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4,
+                "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
+_CONSTANT = re.compile(r"=\s*(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d,]*)\][^=]*?\bconstant\(")
+
+
+def constant_bytes(text: str) -> int:
+    """Bytes of the constants in HLO text (`f32[512,256]{1,0} constant({...})`): what is embedded."""
+    total = 0
+    for match in _CONSTANT.finditer(text):
+        size = _DTYPE_BYTES.get(match.group("dtype"))
+        if size is None:
+            continue
+        for dim in filter(None, match.group("dims").split(",")):
+            size *= int(dim)
+        total += size
+    return total

@@ -69,8 +69,8 @@ def child_environment() -> dict:
     return environment
 
 
-def run_child(job: dict, timeout: float, command: list[str] | None = None) -> tuple[dict | None, str | None]:
-    """Run one job; return (result, None) or (None, why it failed)."""
+def run_child(job: dict | list, timeout: float, command: list[str] | None = None) -> tuple[dict | None, str | None]:
+    """Run one job (or a list of jobs); return (result(s), None) or (None, why it failed)."""
     with tempfile.TemporaryDirectory(prefix="jaxlint-runtime-") as folder:
         job_path, result_path = Path(folder, "job.json"), Path(folder, "result.json")
         job_path.write_text(json.dumps(job), encoding="utf-8")
@@ -126,6 +126,34 @@ def check_finding(finding: Finding, repeat: int, timeout: float, command: list[s
     result, failure = run_child(job_for(finding, repeat), timeout, command)
     if failure is not None:
         return CheckResult(finding, INCONCLUSIVE, f"Not decided: {failure}.", empty_metrics())
+    return _result_for(finding, result)
+
+
+def check_findings(findings: list[Finding], repeat: int, timeout: float, command: list[str] | None = None,
+                   batch: bool = False) -> list[CheckResult]:
+    """Check several findings: one child each, or with `batch` all in one child.
+
+    A batch saves a JAX start-up per finding, but shares one process: compile caches of eager
+    ops carry over between findings, and a crash or a timeout (`timeout` per finding, summed)
+    makes every finding of the batch inconclusive. One child per finding stays the default.
+    """
+    if not batch:
+        return [check_finding(finding, repeat, timeout, command) for finding in findings]
+    runnable = [finding for finding in findings if finding.spec is not None]
+    results, failure = run_child([job_for(finding, repeat) for finding in runnable],
+                                 timeout * max(1, len(runnable)), command) if runnable else ([], None)
+    by_finding = dict(zip(map(id, runnable), results or []))
+    checked = []
+    for finding in findings:
+        if finding.spec is None or failure is not None:
+            checked.append(check_finding(finding, repeat, timeout, command) if finding.spec is None else
+                           CheckResult(finding, INCONCLUSIVE, f"Not decided: {failure}.", empty_metrics()))
+            continue
+        checked.append(_result_for(finding, by_finding[id(finding)]))
+    return checked
+
+
+def _result_for(finding: Finding, result: dict) -> CheckResult:
     metrics = {**empty_metrics(), **(result.get("metrics") or {})}
     if finding.code != COMPARE_CODE and finding.fixer_note and metrics.get("fixed_by") == "fixture":
         metrics["fixer_note"] = finding.fixer_note

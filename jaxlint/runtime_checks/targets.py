@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.runtime_checks.examples import ExamplesFile
-from jaxlint.runtime_checks.verdicts import RULE_NAMES
 
 COMPARE_CODE = "compare"
 
@@ -205,7 +204,7 @@ def _function_findings(path: Path, function: str, spans, diagnostics, declared, 
                                 message=first.message, spec=spec, occurrences=len(found)))
     for code in declared:
         if code not in by_code:
-            findings.append(Finding(str(path), function, code, start, name=RULE_NAMES.get(code), spec=spec,
+            findings.append(Finding(str(path), function, code, start, name=_rule_name(code), spec=spec,
                                     message="declared in the examples file; the static engine reported none"))
     return findings
 
@@ -218,3 +217,10 @@ def _resolve_alternative(alternative: str, examples: ExamplesFile) -> str:
         if candidate.is_file():
             return f"{candidate}:{function}"
     return alternative
+
+
+def _rule_name(code: str) -> str | None:
+    from jaxlint.rules import RULES_BY_CODE
+
+    rule = RULES_BY_CODE.get(code)
+    return rule.name if rule is not None else None

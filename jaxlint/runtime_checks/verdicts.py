@@ -17,19 +17,6 @@ CONFIRMED, REFUTED, INCONCLUSIVE = "confirmed", "refuted", "inconclusive"
 CONFIRM_SPEEDUP = 1.10
 REFUTE_BELOW = 1.05
 
-RULE_NAMES = {
-    "JAX101": "tracer-bool-conversion", "JAX102": "tracer-to-python-scalar", "JAX103": "numpy-on-tracer",
-    "JAX104": "print-in-traced", "JAX105": "inplace-array-update", "JAX106": "dynamic-shape-in-traced",
-    "JAX107": "side-effect-in-traced", "JAX108": "tracer-as-shape", "JAX109": "block-until-ready-in-traced",
-    "JAX201": "host-sync-in-loop", "JAX202": "timing-without-sync", "JAX203": "eager-ops-in-loop",
-    "JAX301": "unhashable-static-arg", "JAX302": "jit-in-loop", "JAX303": "varying-static-arg",
-    "JAX304": "python-loop-in-traced", "JAX305": "captured-large-constant", "JAX306": "grad-through-while-loop",
-    "JAX307": "jit-on-method", "JAX401": "missing-donation", "JAX402": "vmap-of-jit",
-    "JAX403": "python-loop-batching", "JAX501": "prng-key-reuse", "JAX502": "host-state-in-traced",
-    "JAX503": "nan-unsafe-where", "JAX504": "float64-without-x64", "JAX601": "removed-api",
-    "JAX602": "deprecated-api", "JAX701": "naive-attention",
-}
-
 
 @dataclass(frozen=True)
 class ErrorRule:
@@ -67,7 +54,8 @@ ERROR_RULES: dict[str, ErrorRule] = {
     "JAX109": _rule("AttributeError", True, "an AttributeError on the tracer", ("block_until_ready",)),
     "JAX301": _rule("ValueError TypeError", False, "the non-hashable static argument error", ("hash",)),
     "JAX306": _rule("ValueError", False, "the reverse-mode while_loop error", ("while_loop", "reverse-mode")),
-    "JAX307": _rule("TypeError", False, "the invalid-JAX-type error for `self`", ("valid jax type",)),
+    "JAX307": _rule("TypeError", False, "the invalid-JAX-type error for `self`",
+                    ("valid jax type", "at path self", "as an abstract array")),
     "JAX601": _rule("AttributeError ImportError ModuleNotFoundError", False, "the error of a removed API"),
 }
 
@@ -140,7 +128,7 @@ def _fixed_summary(metrics: dict) -> str:
     parts = ["the fixed version runs"]
     if metrics.get("agree"):
         parts.append(f"agrees with {reference}")
-    if metrics.get("speedup") and metrics.get("reference") == "the un-jitted original":
+    if metrics.get("speedup") and reference == "the un-jitted original":
         parts.append(f"runs {ratio(metrics['speedup'])} faster than the Python-level fallback "
                      f"({seconds(metrics.get('time_fixed_s'))} vs {seconds(metrics.get('time_original_s'))})")
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
@@ -276,3 +264,235 @@ def _compare(metrics: dict) -> Verdict:
     if metrics.get("agree") is None:
         return inconclusive(f"The outputs could not be compared; {times}.")
     return Verdict(CONFIRMED, f"The alternative agrees with the original; {times}.")
+
+
+# ---------------------------------------------------------------- the rest of the catalogue
+
+def _setup_failed(metrics: dict) -> Verdict | None:
+    if metrics.get("error_original"):
+        return inconclusive(f"The original fails: {metrics['error_original']}: {metrics.get('error_message_original')}")
+    return None
+
+
+def _fixed_note(metrics: dict, what: str) -> str:
+    """A clause on the fixed version for evidence sentences ('' when there is none)."""
+    if metrics.get("fixed_by") is None:
+        return ""
+    if metrics.get("error_fixed"):
+        return f"; the fixed version fails ({metrics['error_fixed']}: {metrics.get('error_message_fixed')})"
+    agree = {True: ", and its values agree", False: ", but its values differ", None: ""}[metrics.get("agree")]
+    return f"; {what}{agree}"
+
+
+def _trace_time_print(metrics: dict) -> Verdict:
+    """JAX104: the original prints a tracer once, at trace time, and nothing on later calls."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    lines = metrics.get("stdout_lines_original") or []
+    tracer = metrics.get("stdout_tracer_original")
+    fixed_lines = metrics.get("stdout_lines_fixed")
+    fixed = ""
+    if fixed_lines is not None:
+        fixed = _fixed_note(metrics, f"the fixed version prints {fixed_lines} line(s) per call "
+                                     f"({'a tracer' if metrics.get('stdout_tracer_fixed') else 'values'})")
+    if tracer or (len(lines) > 1 and lines[0] > 0 and not any(lines[1:])):
+        shown = f": {metrics.get('stdout_sample_original')!r}" if metrics.get("stdout_sample_original") else ""
+        return Verdict(CONFIRMED, f"Over {len(lines)} calls under jit the original printed {lines} line(s) per call, "
+                                  f"{'a tracer repr at trace time' if tracer else 'only while tracing'}{shown}{fixed}.")
+    if lines and all(count > 0 for count in lines):
+        return Verdict(REFUTED, f"The original prints on every call ({lines} lines): the printed value is not traced.")
+    return inconclusive(f"The original printed {lines} line(s) per call: no print was observed.")
+
+
+def _leaked_tracer(metrics: dict) -> Verdict:
+    """JAX107: module state changed only while tracing, and holds a tracer that cannot be used."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    leaked = metrics.get("leaked_tracers") or []
+    first, later = metrics.get("state_changed_first_call") or [], metrics.get("state_changed_later_calls")
+    if leaked:
+        use = metrics.get("leaked_tracer_error")
+        using = f"; using it raises {use}" if use else ""
+        return Verdict(CONFIRMED, f"Under jit the side effect ran while tracing: module state {', '.join(first) or '?'} "
+                                  f"changed on the first call, {'not' if not later else 'also'} on later calls, and "
+                                  f"{', '.join(leaked)} now holds a leaked tracer{using}.")
+    if first and later == []:
+        return Verdict(CONFIRMED, f"Under jit module state {', '.join(first)} changed on the first call only (at "
+                                  f"trace time): later calls do not run the side effect.")
+    if first and later:
+        return Verdict(REFUTED, f"Module state {', '.join(first)} changes on every call and holds no tracer.")
+    return inconclusive("No module-level state changed or holds a tracer after two calls under jit; writes to "
+                        "`self` attributes or closure variables are not visible to this check.")
+
+
+def _unsynced_interval(metrics: dict) -> Verdict:
+    """JAX202: the interval the code measures, against the call's time with the result blocked on."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    measured, blocked = metrics.get("measured_interval_original_s"), metrics.get("time_original_s")
+    if measured is None or not blocked:
+        return inconclusive("No time stamps were taken by the original (no `time.time`/`perf_counter` call seen).")
+    fixed = metrics.get("measured_interval_fixed_s")
+    fixed_text = f"; the fixed version's interval reads {seconds(fixed)}" if fixed is not None else ""
+    fraction = measured / blocked
+    text = (f"the interval as written reads {seconds(measured)}, while the call takes {seconds(blocked)} with its "
+            f"result blocked on ({fraction:.0%}){fixed_text}")
+    if fraction * CONFIRM_SPEEDUP < 1:
+        return Verdict(CONFIRMED, f"The timing measures dispatch, not the work: {text}.")
+    if fraction * REFUTE_BELOW >= 1:
+        return Verdict(REFUTED, f"On this device the work had finished before the end stamp: {text}.")
+    return inconclusive(f"The intervals do not separate beyond noise: {text}.")
+
+
+def _per_value_compiles(metrics: dict) -> Verdict:
+    """JAX303: one compilation per distinct value of the static argument."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    compiles, values = metrics.get("compiles_original"), metrics.get("static_values_original")
+    calls, callee = metrics.get("callee_calls_original"), metrics.get("callee")
+    if compiles is None or values is None:
+        return inconclusive("Compilations or static argument values could not be counted.")
+    cache = metrics.get("cache_size_original")
+    cache_text = f", cache size {cache}" if cache is not None else ""
+    fixed = _fixed_note(metrics, f"the fixed version compiles {metrics.get('compiles_fixed')} time(s)")
+    counts = f"{compiles} compilation(s) for {values} distinct static value(s) over {calls} call(s) of {callee}{cache_text}"
+    if values > 1 and compiles >= values:
+        return Verdict(CONFIRMED, f"The original compiles once per value: {counts}{fixed}.")
+    if values <= 1:
+        return Verdict(REFUTED, f"The static argument took one value on this run: {counts}{fixed}.")
+    return inconclusive(f"Fewer compilations than values: {counts}{fixed}.")
+
+
+def _compile_time(metrics: dict) -> Verdict:
+    """JAX304: compile time of the unrolled loop against the rolled one; run times reported."""
+    base = _timed(metrics, "the fixed version")
+    if metrics.get("error_original") or metrics.get("error_fixed") or metrics.get("fixed_by") is None:
+        return base
+    original, fixed = metrics.get("compile_time_original_s"), metrics.get("compile_time_fixed_s")
+    if not original or not fixed:
+        return base
+    text = (f"compile {seconds(original)} vs {seconds(fixed)} ({ratio(original / fixed)}); run "
+            f"{seconds(metrics.get('time_original_s'))} vs {seconds(metrics.get('time_fixed_s'))} per call "
+            f"({ratio(metrics.get('speedup'))}, pick `unroll` if the rolled loop runs slower)")
+    if metrics.get("agree") is False:
+        return inconclusive(f"The fixed version computes different values; {text}.")
+    if original >= 1.5 * fixed:
+        return Verdict(CONFIRMED, f"The unrolled loop compiles slower: {text}.")
+    if original < REFUTE_BELOW * fixed:
+        return Verdict(REFUTED, f"The unrolled loop does not compile slower here: {text}.")
+    return inconclusive(f"The compile times do not separate: {text}.")
+
+
+def _embedded_constant(metrics: dict) -> Verdict:
+    """JAX305: constant bytes in the compiled HLO, as written and with the array as an argument."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    captured = metrics.get("captured_arrays")
+    original, fixed = metrics.get("hlo_constant_bytes_original"), metrics.get("hlo_constant_bytes_fixed")
+    if not captured:
+        return inconclusive("No module-level array is read by the function: nothing to pass as an argument.")
+    if original is None or fixed is None:
+        return inconclusive("The compiled programs could not be compared.")
+    captured_bytes = metrics.get("captured_bytes") or 0
+    text = (f"the compiled program embeds {megabytes(original)} of constants ({', '.join(captured)}: "
+            f"{megabytes(captured_bytes)}), {megabytes(fixed)} with them passed as arguments; compile "
+            f"{seconds(metrics.get('compile_time_original_s'))} vs {seconds(metrics.get('compile_time_fixed_s'))}")
+    if metrics.get("agree") is False:
+        return inconclusive(f"Passing the arrays as arguments changes the values; {text}.")
+    if original - fixed >= captured_bytes / 2 > 0:
+        return Verdict(CONFIRMED, f"The captured array is a compile-time constant: {text}.")
+    return Verdict(REFUTED, f"The captured array is not embedded (XLA folded or dropped it): {text}.")
+
+
+def _key_reuse(metrics: dict) -> Verdict:
+    """JAX501: two samplers drew from the same key, and their draws are the same numbers."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    draws, reused = metrics.get("sampler_draws_original"), metrics.get("reused_key_draws_original")
+    if draws is None:
+        return inconclusive("The samplers' keys could not be recorded.")
+    fixed = _fixed_note(metrics, f"the fixed version reuses a key in {metrics.get('reused_key_draws_fixed')} "
+                                 f"of {metrics.get('sampler_draws_fixed')} draws") if metrics.get("sampler_draws_fixed") is not None else ""
+    if reused:
+        same = metrics.get("reused_draws_identical_prefix")
+        correlation = metrics.get("reused_draws_correlation")
+        shown = (" and start with the same values" if same else "") + (
+            f" (correlation {correlation:.3f})" if correlation is not None else "")
+        return Verdict(CONFIRMED, f"{reused} of {draws} sampler calls drew from a key already used{shown}{fixed}.")
+    return Verdict(REFUTED, f"No key was passed to two samplers on this run ({draws} draws){fixed}.")
+
+
+def _frozen_host_state(metrics: dict) -> Verdict:
+    """JAX502: the jitted output does not change between calls; the un-jitted one does."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    frozen, varies = metrics.get("identical_under_jit"), metrics.get("varies_without_jit")
+    if frozen is None or varies is None:
+        return inconclusive("The function could not be called twice both ways.")
+    if frozen and varies:
+        return Verdict(CONFIRMED, "Called twice under jit with the same inputs the output is identical, while the "
+                                  "un-jitted function's output changes: the host value was frozen at trace time.")
+    if not frozen:
+        return Verdict(REFUTED, "The jitted output changes between calls: the value is not frozen at trace time.")
+    return inconclusive("The output is the same on both calls with and without jit: the host state did not change "
+                        "between the calls on this run.")
+
+
+def _nan_gradient(metrics: dict) -> Verdict:
+    """JAX503: NaN in the original gradient; the fixed gradient finite and the values the same."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    nans, fixed_nans = metrics.get("grad_nan_original"), metrics.get("grad_nan_fixed")
+    if nans is None:
+        return inconclusive(f"The gradient could not be taken: {metrics.get('grad_error_original')}.")
+    size = metrics.get("grad_size")
+    fixed = ""
+    if fixed_nans is not None:
+        fixed = _fixed_note(metrics, f"the fixed gradient has {fixed_nans} NaN")
+    elif metrics.get("error_fixed"):
+        fixed = _fixed_note(metrics, "")
+    if nans > 0:
+        return Verdict(CONFIRMED, f"jax.grad of the original has {nans} NaN of {size} entries at the example "
+                                  f"inputs{fixed}.")
+    return Verdict(REFUTED, f"jax.grad of the original is finite at the example inputs (the unsafe arm is not "
+                            f"reached there){fixed}.")
+
+
+def _truncated_dtype(metrics: dict) -> Verdict:
+    """JAX504: without x64 the 64-bit request comes back 32-bit."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    dtypes = metrics.get("result_dtypes_original") or []
+    warned = metrics.get("dtype_warnings_original") or []
+    if metrics.get("x64_enabled"):
+        return Verdict(REFUTED, f"64-bit mode is on in this program: results are {', '.join(dtypes)}.")
+    wide = [dtype for dtype in dtypes if dtype.endswith("64") and dtype != "complex64"]
+    warning = f"; JAX warned: {warned[0]!r}" if warned else ""
+    if warned or (dtypes and not wide):
+        return Verdict(CONFIRMED, f"64-bit mode is off: the results are {', '.join(dtypes) or 'n/a'}{warning}.")
+    return inconclusive(f"64-bit mode is off and the results are {', '.join(dtypes)}: no truncation was seen.")
+
+
+def _deprecation_warning(metrics: dict) -> Verdict:
+    """JAX602: a DeprecationWarning when the original is imported or called; none for the fixed one."""
+    failed = _setup_failed(metrics)
+    if failed:
+        return failed
+    warned = metrics.get("deprecation_warnings_original") or []
+    fixed_warned = metrics.get("deprecation_warnings_fixed")
+    fixed = ""
+    if fixed_warned is not None:
+        fixed = _fixed_note(metrics, f"the fixed version records {len(fixed_warned)} deprecation warning(s)")
+    if warned:
+        return Verdict(CONFIRMED, f"The original records {len(warned)} deprecation warning(s): {warned[0]!r}{fixed}.")
+    return Verdict(REFUTED, f"No deprecation warning was recorded when the original was imported and called "
+                            f"(this JAX version may not warn yet){fixed}.")
