@@ -4,8 +4,9 @@ Follows PRNG key variables through a function body and flags a key consumed twic
 loop body (or comprehension) that never reassigns it, so every iteration draws the same numbers.
 `key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
 `split` and `fold_in` are fresh keys. Two identical calls (the same sampler, the same arguments, none
-rebound in between) are not flagged: they return identical values on purpose, as in a test that
-checks determinism, rather than correlated ones. Uses in the two arms of an `if`/`else` (or a conditional
+rebound in between) whose results are then compared, or whose second call only recomputes the
+first's names, are not flagged: they return identical values on purpose, as in a test that checks
+determinism. Uses in the two arms of an `if`/`else` (or a conditional
 expression) are alternatives, not reuse; a use after a branch that returns is not reuse either.
 
 ## Why is this bad?
@@ -46,6 +47,7 @@ are equal (or correlated: the same leading values); for the fixed version they d
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint.rules import fixes
 from jaxlint.rules.base import Rule
@@ -256,7 +258,21 @@ class _Flow:
             if isinstance(node, ast.Name) and node.id in names and not isinstance(node.ctx, ast.Load):
                 if low < (node.lineno, node.col_offset) < high:
                     return False
-        return True
+        # Deliberate only when the two results are compared, or the second recomputes the first's names.
+        first_names, second_names = _result_names(first), _result_names(second)
+        if not first_names or not second_names:
+            return False
+        if first_names == second_names:
+            return True
+        for node in ast.walk(self.function):
+            if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
+                continue
+            if isinstance(node, (ast.Call, ast.Compare)) and (node.lineno, node.col_offset) > high:
+                operands = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else [node.left, *node.comparators]
+                read = {n.id for operand in operands for n in ast.walk(operand) if isinstance(n, ast.Name)}
+                if read & first_names and read & second_names:
+                    return True
+        return False
 
     # ----- reports --------------------------------------------------------------------------
 
@@ -316,6 +332,24 @@ class _Flow:
             return None
         insertion = context.insert_before(statement, f"{key}, {subkey} = {split}({key})\n{indentation}")
         return context.fix(f"Split `{key}` before its first use", [insertion, context.replace(argument, subkey), *import_edits], safe=False)
+
+
+_COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _result_names(call: ast.Call) -> set[str]:
+    """The names a call's result is assigned to (`a = f(...)`, `a, b = f(...)`), else empty."""
+    statement = parent_of(call)
+    if isinstance(statement, ast.Assign) and statement.value is call:
+        return {name for target in statement.targets for name in _names(target)}
+    if isinstance(statement, ast.AnnAssign) and statement.value is call:
+        return set(_names(statement.target))
+    return set()
 
 
 def _function_name(call: ast.Call, context) -> str:

@@ -104,7 +104,7 @@ def _traceable(function: ast.expr, scope, context) -> bool:
     if resolved is not None and resolved[0] is not None:
         return _vmappable(resolved[0], context, depth=2)
     key = function.id if isinstance(function, ast.Name) else None
-    binding = model.jit_bindings.get(key) if key is not None else None
+    binding = model.jit_binding_for_name(function) if key is not None else None
     if binding is None:
         return False
     return binding.function is None or _vmappable(binding.function, context, depth=2)

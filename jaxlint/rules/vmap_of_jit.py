@@ -38,6 +38,8 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
+from jaxlint.semantic import jaxapi
+from jaxlint.semantic.model import parent_of
 
 
 class VmapOfJit(Rule):
@@ -62,7 +64,10 @@ class VmapOfJit(Rule):
                 fix=_swap_fix(node, inner, context),
             )
             return
-        binding = model.jit_bindings.get(inner.id) if isinstance(inner, ast.Name) else None
+        parent = parent_of(node)
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and model.transform_of(parent.func) in jaxapi.COMPILING:
+            return  # `jax.jit(jax.vmap(f))`: the outer `jit` compiles the batched function as a whole
+        binding = model.jit_binding_for_name(inner) if isinstance(inner, ast.Name) else None
         if binding is not None and binding.transform == "jax.jit":
             context.report(
                 node,

@@ -124,6 +124,7 @@ class JitBinding:
     function: Scope | None
     bound_positional: int = 0
     via_decorator: bool = False
+    owner: "Scope | None" = None  # the scope whose name it binds (None: not known)
 
     def literal_option(self, *names: str) -> tuple | None:
         """The literal value of an int/str tuple option; () when absent; None when not a literal."""
@@ -622,7 +623,7 @@ class SemanticModel:
                 use = self.decorator_transform(decorator)
                 if use is not None and use.qualified in jaxapi.COMPILING:
                     key = f"self.{scope.name}" if scope.class_node is not None else scope.name
-                    add(JitBinding(key, use.qualified, decorator, use.options, scope, via_decorator=True))
+                    add(JitBinding(key, use.qualified, decorator, use.options, scope, via_decorator=True, owner=scope.parent))
                     break
         for scope in self.scopes:
             for target, value in scope.bindings:
@@ -636,16 +637,33 @@ class SemanticModel:
                     continue
                 resolved = self.resolve_function(value.args[0], scope)
                 function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
-                add(JitBinding(key, transform, value, keyword_options(value), function, bound))
+                add(JitBinding(key, transform, value, keyword_options(value), function, bound, owner=scope))
         for key, count in seen.items():
             if count > 1:
                 del self.jit_bindings[key]
+
+    def jit_binding_for_name(self, node: ast.AST) -> JitBinding | None:
+        """The compiled callable a name (or `self.attr`) refers to where it is used.
+
+        A bare name must resolve, through the scopes around the use, to the scope that bound it:
+        a local `def fun` in one test is not the `fun = jax.jit(...)` of another.
+        """
+        key = binding_key(node)
+        binding = self.jit_bindings.get(key) if key is not None else None
+        if binding is None or not isinstance(node, ast.Name) or binding.owner is None:
+            return binding
+        current: Scope | None = self.scope_for(node)
+        while current is not None:
+            if node.id in current.local_names or node.id in current.defs:
+                return binding if current is binding.owner else None
+            current = current.parent
+        return None
 
     def jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
         """The compiled callable a call invokes, by name or `self.attr`, or `jax.jit(f)(...)` inline."""
         key = binding_key(call.func)
         if key is not None:
-            binding = self.jit_bindings.get(key)
+            binding = self.jit_binding_for_name(call.func)
             if binding is not None:
                 return binding
         if isinstance(call.func, ast.Call) and call.func.args:
