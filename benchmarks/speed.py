@@ -86,7 +86,7 @@ def _tree_rss_kib(root: int) -> int:
     return sum(rss.get(pid, 0) for pid in tree)
 
 
-def timed(command: list[str], repeat: int, env=None) -> tuple[float, float, int]:
+def timed(command: list[str], repeat: int, env=None, ok_codes=(0, 1)) -> tuple[float, float, int]:
     """Median and spread of wall time, and the peak resident memory (MiB) of the whole process tree."""
     times = []
     peak = 0
@@ -98,10 +98,16 @@ def timed(command: list[str], repeat: int, env=None) -> tuple[float, float, int]
             time.sleep(0.05)
         times.append(time.perf_counter() - start)
         stderr = process.stderr.read()
-        if process.returncode not in (0, 1):
+        if ok_codes is not None and process.returncode not in ok_codes:
             raise SystemExit(f"{command[:3]} failed ({process.returncode}): {stderr.decode()[-500:]}")
     spread = (max(times) - min(times)) if len(times) > 1 else 0.0
     return statistics.median(times), spread, peak // 1024
+
+
+def record(results: dict, name: str, measurement: tuple[float, float, int]) -> None:
+    """Keep a measurement and print it at once, so a long run shows progress."""
+    results[name] = measurement
+    print(f"  measured {name}: {measurement[0]:.2f} s", flush=True)
 
 
 def main() -> None:
@@ -122,33 +128,34 @@ def main() -> None:
         for name, (module, call) in PARSERS.items():
             script = Path(scratch) / f"{module}_parse.py"
             script.write_text(PARSE_SCRIPT.replace("{module}", module).replace("{call}", call))
-            results[name] = timed([sys.executable, str(script), str(listing), str(args.jobs)], args.repeat)
+            record(results, name, timed([sys.executable, str(script), str(listing), str(args.jobs)], args.repeat))
         jaxlint = [sys.executable, "-m", "jaxlint", "check", "-q", "--exit-zero", "--jobs", str(args.jobs)]
         env = dict(os.environ, JAXLINT_CACHE_DIR=str(Path(scratch) / "cache"))
-        results["jaxlint-cold"] = timed([*jaxlint, "--no-cache", str(args.corpus)], args.repeat, env)
+        record(results, "jaxlint-cold", timed([*jaxlint, "--no-cache", str(args.corpus)], args.repeat, env))
         subprocess.run([*jaxlint, str(args.corpus)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        results["jaxlint-warm"] = timed([*jaxlint, str(args.corpus)], args.repeat, env)
+        record(results, "jaxlint-warm", timed([*jaxlint, str(args.corpus)], args.repeat, env))
         # One changed file: only it is analysed again (appending a comment keeps it valid Python).
         changed_copy = Path(scratch) / "corpus"
         shutil.copytree(args.corpus, changed_copy, ignore=shutil.ignore_patterns(".jaxlint_cache"))
         subprocess.run([*jaxlint, str(changed_copy)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         victim = Path(python_files(changed_copy)[0])
         victim.write_text(victim.read_text(encoding="utf-8", errors="replace") + "\n# changed\n", encoding="utf-8")
-        results["jaxlint-one-changed"] = timed([*jaxlint, str(changed_copy)], 1, env)
+        record(results, "jaxlint-one-changed", timed([*jaxlint, str(changed_copy)], 1, env))
         fix = [sys.executable, "-m", "jaxlint", "fix", "--diff", "--unsafe-fixes", "--jobs", str(args.jobs), str(args.corpus)]
         if _has_option("fix", "--jobs"):
-            results["jaxlint-fix-diff"] = timed(fix, 1, env)
+            record(results, "jaxlint-fix-diff", timed(fix, 1, env))
         ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
         if Path(ruff).exists():
-            results["ruff-all"] = timed([ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat)
-            results["ruff-default"] = timed([ruff, "check", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat)
+            record(results, "ruff-all", timed([ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat))
+            record(results, "ruff-default", timed([ruff, "check", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat))
         fixit = shutil.which("fixit")
         if fixit:
-            results["fixit"] = timed([fixit, "lint", str(args.corpus)], 1)
+            # fixit's exit status counts findings, so any status is a completed run.
+            record(results, "fixit", timed([fixit, "lint", str(args.corpus)], 1, ok_codes=None))
         if args.one_file:
             floor = [sys.executable, "-c", f"import libcst, click; libcst.parse_module(open({str(args.one_file)!r}).read())"]
-            results["one-file-floor"] = timed(floor, max(args.repeat, 5))
-            results["jaxlint-one-file"] = timed([sys.executable, "-m", "jaxlint", "check", "-q", "--exit-zero", str(args.one_file)], max(args.repeat, 5), env)
+            record(results, "one-file-floor", timed(floor, max(args.repeat, 5)))
+            record(results, "jaxlint-one-file", timed([sys.executable, "-m", "jaxlint", "check", "-q", "--exit-zero", str(args.one_file)], max(args.repeat, 5), env))
 
     print(f"\n{'measurement':<18} {'median s':>9} {'spread s':>9} {'peak MiB':>9}")
     for name, (median, spread, peak) in results.items():
