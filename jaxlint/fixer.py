@@ -108,6 +108,36 @@ def apply_edits(source: SourceFile, diagnostics: Sequence[Diagnostic]) -> str:
 def fix_source(
     text: str, filename: str, settings, rules: Sequence, *, unsafe: bool = False, ignored_codes: Sequence[str] = ()
 ) -> FixOutcome:
+    """Fix `text` (see `_fix_until_stable`), then hold the whole result to libcst's grammar.
+
+    libcst knows the newest Python grammar and round-trips source byte for byte: a fixed module
+    it cannot parse and print back unchanged is not written, whatever this interpreter accepts.
+    Only enforced where the original itself round-trips.
+    """
+    outcome = _fix_until_stable(text, filename, settings, rules, unsafe=unsafe, ignored_codes=ignored_codes)
+    if outcome.text != text and not round_trips(outcome.text) and round_trips(text):
+        kept = check_source(text, filename, settings, rules, ignored_codes=ignored_codes)
+        return FixOutcome(
+            text,
+            remaining=kept.diagnostics,
+            reverted=[f"{filename}: fixes reverted: libcst cannot round-trip the fixed module"],
+            errors=kept.errors,
+        )
+    return outcome
+
+
+def round_trips(text: str) -> bool:
+    try:
+        import libcst
+
+        return libcst.parse_module(text).code == text
+    except Exception:  # any libcst failure means "not shown to be valid"
+        return False
+
+
+def _fix_until_stable(
+    text: str, filename: str, settings, rules: Sequence, *, unsafe: bool = False, ignored_codes: Sequence[str] = ()
+) -> FixOutcome:
     """Fix `text` until no applicable fix remains or MAX_ITERATIONS passes; every step must compile.
 
     A step whose combined edits do not compile is retried fix by fix: the fixes that keep the text

@@ -158,3 +158,20 @@ def test_donation_refused_when_a_call_site_keeps_the_old_value():
     )
     result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
     assert result.diagnostics and all(d.fix is None for d in result.diagnostics)
+
+
+def test_fixed_module_must_round_trip_through_libcst(monkeypatch):
+    """A result libcst cannot round-trip is not returned, even if this Python compiles it."""
+    import jaxlint.fixer as fixer
+    from jaxlint.config import Settings
+    from jaxlint.rules import RULES_BY_CODE
+
+    source = "from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=(1,))\ndef f(x, a):\n    return x\n\n\nf(1, [0])\n"
+    fixed = fixer.fix_source(source, "m.py", Settings(), [RULES_BY_CODE["JAX301"]])
+    assert "f(1, (0,))" in fixed.text and not fixed.reverted
+    original = fixer.round_trips
+    monkeypatch.setattr(fixer, "round_trips", lambda text: text == source and original(text))
+    refused = fixer.fix_source(source, "m.py", Settings(), [RULES_BY_CODE["JAX301"]])
+    assert refused.text == source
+    assert refused.reverted and "libcst" in refused.reverted[0]
+    assert [d.code for d in refused.remaining] == ["JAX301"]
