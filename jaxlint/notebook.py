@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Position
+from jaxlint.fixer import parses_ast
 
 NOTEBOOK_SUFFIX = ".ipynb"
 # Cell magics whose body is ordinary Python: lint the body, mask the magic line.
@@ -102,16 +103,6 @@ def parse_notebook(text: str, name: str = "<notebook>") -> Notebook:
     return Notebook(data, cells, python=language in (None, "python", "python3"))
 
 
-def _parses(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text)
-        return True
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-
-
 def _is_ipython_line(line: str) -> bool:
     stripped = line.strip()
     if not stripped:
@@ -142,9 +133,9 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         masked_lines[number] = lines[0]
         lines[0] = f"# @@ipython {number}@@"
         start = 1
-        if _parses("\n".join(lines)):
+        if parses_ast("\n".join(lines)):
             return "\n".join(lines), masked_lines
-    elif _parses(source):
+    elif parses_ast(source):
         return source, {}
     index = start
     while index < len(lines):

@@ -55,6 +55,7 @@ import ast
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.bindings import bound_values, owning_scope
+from jaxlint.semantic.flow import target_elements
 from jaxlint.semantic.model import TRACED, parent_of
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -79,7 +80,7 @@ class SideEffectInTraced(Rule):
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            for element in _flatten(target):
+            for element in target_elements(target):
                 self._check_target(element, node, scope, context)
 
     def _check_target(self, target: ast.AST, node: ast.AST, scope, context) -> None:
@@ -121,16 +122,6 @@ class SideEffectInTraced(Rule):
             f"traced function `{scope.name}` appends a traced value to outer list `{function.value.id}`: it runs once at "
             "trace time and leaks a tracer; return the value instead",
         )
-
-
-def _flatten(target: ast.AST):
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _flatten(element)
-    elif isinstance(target, ast.Starred):
-        yield from _flatten(target.value)
-    else:
-        yield target
 
 
 def _outer_container(name: ast.Name, scope, context, kinds: tuple[str, ...]) -> bool:
