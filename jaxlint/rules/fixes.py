@@ -55,3 +55,11 @@ def import_edit(context, statement: str) -> Edit:
 def needs_parentheses(node: ast.AST) -> bool:
     """Whether an expression must be wrapped when it becomes an operand."""
     return not isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set))
+
+
+def asarray_fix(context, sequence: ast.AST, message: str):
+    """Wrap a host sequence in `jnp.asarray(...)` so a tracer can index it; None if no name is free."""
+    name, import_edits = reference(context, "jax.numpy.asarray")
+    if not name:
+        return None
+    return context.fix(message.format(name=name), [context.replace(sequence, f"{name}({context.text(sequence)})"), *import_edits], safe=True)

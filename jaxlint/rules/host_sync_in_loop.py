@@ -57,7 +57,6 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
 _EXPLICIT_SYNCS = {"builtins.float": "float", "builtins.int": "int", "numpy.asarray": "np.asarray", "numpy.array": "np.array", "jax.device_get": "jax.device_get"}
 _LOGGING_PREFIXES = ("logging.", "absl.logging.")
-_TIMERS = ("time.time", "time.perf_counter", "time.monotonic", "time.process_time", "timeit.default_timer")
 
 
 class HostSyncInLoop(Rule):
@@ -83,7 +82,6 @@ class HostSyncInLoop(Rule):
         per_iteration = {name for name in assigned if device_names.get(name)}
         if not per_iteration:
             return
-        timed = any(context.qualified_name(call.func) in _TIMERS for call in calls)
 
         def is_per_iteration_device(expression: ast.AST) -> bool:
             if model.device_kind(expression, scope) != "device":
@@ -100,7 +98,7 @@ class HostSyncInLoop(Rule):
             )
             return
         for child in body:
-            found = self._sync(child, context, is_per_iteration_device, timed)
+            found = self._sync(child, context, is_per_iteration_device)
             if found is None or id(child) in reported:
                 continue
             description, value = found
@@ -115,7 +113,7 @@ class HostSyncInLoop(Rule):
                     fix=host_sync_fix.fix_for(child, node, context),
                 )
 
-    def _sync(self, node: ast.AST, context, is_device, timed: bool):
+    def _sync(self, node: ast.AST, context, is_device):
         if isinstance(node, ast.Call):
             qualified = context.qualified_name(node.func)
             if qualified in _EXPLICIT_SYNCS and len(node.args) == 1 and is_device(node.args[0]):

@@ -190,10 +190,7 @@ class NumpyOnTracer(Rule):
         if traced is None or not _is_numpy_array(node.value, scope, context):
             return
         table = node.value.id
-        name, import_edits = fixes.reference(context, "jax.numpy.asarray")
-        fix = None
-        if name:
-            fix = context.fix(f"Use `{name}({table})`", [context.replace(node.value, f"{name}({table})"), *import_edits], safe=True)
+        fix = fixes.asarray_fix(context, node.value, f"Use `{{name}}({table})`")
         context.report(
             node,
             f"NumPy array `{table}` indexed by traced value `{snippet(context.text(traced))}` in traced function "

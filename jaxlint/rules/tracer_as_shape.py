@@ -132,11 +132,7 @@ class TracerAsShape(Rule):
         elements = _python_sequence(node.value, scope, context)
         if elements is None:
             return
-        fix = None
-        if _numeric(elements):
-            name, import_edits = fixes.reference(context, "jax.numpy.asarray")
-            if name:
-                fix = context.fix(f"Use `{name}(...)[...]`", [context.replace(node.value, f"{name}({context.text(node.value)})"), *import_edits], safe=True)
+        fix = fixes.asarray_fix(context, node.value, "Use `{name}(...)[...]`") if _numeric(elements) else None
         context.report(
             node,
             f"Python sequence `{snippet(context.text(node.value))}` indexed by traced value `{snippet(context.text(node.slice))}` "
