@@ -66,8 +66,8 @@ class PythonLoopInTraced(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.For, context) -> None:
-        if not context.is_traced_code(node):
-            return
+        if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
+            return  # autodiff alone (no jit) sees concrete values
         scope = context.scope(node)
         threshold = getattr(context.settings, "python_loop_threshold", 100) or 100
         if _enclosing_loop_reported(node, scope, threshold, context):

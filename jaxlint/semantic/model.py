@@ -7,6 +7,7 @@ question has a "cannot tell" answer, and rules do not flag what the model cannot
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -91,6 +92,11 @@ class Scope:
     bound_when_traced: set[str] | None = None
     differentiated: bool = False
     levels: dict[str, int] = field(default_factory=dict)
+    # Where the tracing comes from, to tell abstract tracing (jit, vmap, lax bodies: values unknown)
+    # from autodiff alone (`jax.grad(f)(x)` outside jit: values concrete, Python control flow works).
+    abstract_transform: bool = False
+    trace_sites: list["Scope | None"] = field(default_factory=list)  # scopes holding the transform call
+    helper_callers: list["Scope"] = field(default_factory=list)  # traced scopes passing it traced values
 
     @property
     def name(self) -> str:
@@ -262,6 +268,7 @@ class SemanticModel:
         self._find_traced_functions()
         self._find_jit_bindings()
         self._propagate()
+        self._abstract = self._abstractly_traced()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
 
     # ----- collection -------------------------------------------------------------------------
@@ -524,11 +531,14 @@ class SemanticModel:
         if resolved is not None:
             target, bound, keywords = resolved
             self._mark_traced(target, use, bound, keywords)
+            target.trace_sites.append(scope)
 
     def _mark_traced(self, scope: Scope, use: TransformUse, bound: int, bound_keywords: set[str]) -> None:
         scope.bound_when_traced = set(bound_keywords) if scope.bound_when_traced is None else scope.bound_when_traced & bound_keywords
         scope.traced = True
         scope.transforms.add(use.qualified)
+        if use.qualified not in jaxapi.DIFFERENTIATING:
+            scope.abstract_transform = True
         if use.qualified in jaxapi.DIFFERENTIATING:
             scope.differentiated = True
         visible = scope.params[bound:]
@@ -772,7 +782,7 @@ class SemanticModel:
                 return None
             for binding in self.jit_binding_lists.get(f"self.{node.attr}", ()):
                 if binding.function is scope:
-                    return binding
+                    return dataclasses.replace(binding, key=f"{owner.name}.{node.attr}")
             return None
         summary = owner.methods.get(node.attr)
         if summary is None or summary.transform is None:
@@ -912,6 +922,8 @@ class SemanticModel:
         if self._annotated_array(callee, name):
             level = ARRAY
         changed = False
+        if caller not in callee.helper_callers:
+            callee.helper_callers.append(caller)
         callee.bound_when_traced = set()
         if not callee.traced:
             callee.traced = True
@@ -924,6 +936,60 @@ class SemanticModel:
             callee.traced_params[name] = level
             changed = True
         return changed
+
+    def _abstractly_traced(self) -> set:
+        """Traced scopes whose values are abstract: reached by jit, vmap, pmap, a lax body or a
+        custom derivative, or by autodiff from code that is itself abstract. Under `jax.grad`
+        alone the tracer carries a concrete value, so `if x > 0` and `float(x)` work there."""
+        from jaxlint.semantic.bindings import bound_values
+
+        traced = [scope for scope in self.scopes if scope.traced]
+        abstract = {scope for scope in traced if scope.abstract_transform}
+
+        def in_abstract(scope: Scope | None) -> bool:
+            while scope is not None:
+                if scope in abstract:
+                    return True
+                scope = scope.parent
+            return False
+
+        for _ in range(8):
+            changed = False
+            for scope in traced:
+                if scope in abstract:
+                    continue
+                if any(in_abstract(site) for site in scope.trace_sites) or any(in_abstract(c) for c in scope.helper_callers):
+                    abstract.add(scope)
+                    changed = True
+            # `grad_fn = jax.grad(loss)` bound once, called inside abstract code: loss is abstract there.
+            for scope in list(abstract):
+                for call in scope.calls:
+                    if not isinstance(call.func, ast.Name):
+                        continue
+                    found = bound_values(self, call.func.id, scope)
+                    if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+                        continue
+                    value = found[1][0]
+                    if self.transform_of(value.func) in jaxapi.DIFFERENTIATING and value.args:
+                        resolved = self.resolve_function(value.args[0], found[0])
+                        if resolved is not None and resolved[0] is not None and resolved[0] not in abstract:
+                            abstract.add(resolved[0])
+                            changed = True
+            if not changed:
+                break
+        return abstract
+
+    def runs_concretely(self, scope: Scope) -> bool:
+        """Traced only by autodiff outside any jit: the values are concrete (Python control flow and
+        conversions work, though each op dispatches eagerly)."""
+        if not scope.in_traced:
+            return False
+        current: Scope | None = scope
+        while current is not None:
+            if current in self._abstract:
+                return False
+            current = current.parent
+        return True
 
     def in_static_region(self, node: ast.AST) -> bool:
         """Inside `with jax.ensure_compile_time_eval():`, values are concrete."""
