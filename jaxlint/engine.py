@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, Scope, NONE, TRACED, ARRAY
-from jaxlint.semantic.project import ProjectView
+from jaxlint.semantic.project import ProjectView, remember_summary
 from jaxlint.source import SourceFile
 
 SYNTAX_ERROR_CODE = "JAX000"
@@ -243,6 +243,8 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
     result.diagnostics.sort(key=Diagnostic.sort_key)
     if project is not None:
         result.dependencies = dict(project.dependencies)
+        # Other files of this run may import this one: its summary comes cheap from the model built here.
+        remember_summary(filename, text, model)
     return result
 
 

@@ -754,9 +754,28 @@ class SemanticModel:
     def instance_class(self, name: ast.Name):
         """The class a name is bound to an instance of (`agent = Agent(...)` bound once): a local
         ClassDef or a project ClassSummary; None when not known."""
-        from jaxlint.semantic.bindings import bound_values
+        from jaxlint.semantic.bindings import bound_values, owning_scope
 
-        found = bound_values(self, name.id, self.scope_for(name))
+        scope = self.scope_for(name)
+        owner = owning_scope(self, name.id, scope)
+        if owner is None:
+            return None
+        cache = self.__dict__.setdefault("_instance_class_cache", {})
+        key = (id(owner), name.id)
+        if key not in cache:
+            cache[key] = self._instance_class(name, scope, owner)
+        return cache[key]
+
+    def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
+        from jaxlint.semantic.bindings import bound_values
+        # Cheap test first: some binding of the name in its scope must be a call of a plain name.
+        if not any(
+            isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
+            and isinstance(value.func, (ast.Name, ast.Attribute))
+            for target, value in owner.bindings
+        ):
+            return None
+        found = bound_values(self, name.id, scope)
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
         constructor = found[1][0].func
@@ -792,6 +811,13 @@ class SemanticModel:
 
     def jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
         """The compiled callable a call invokes, by name or `self.attr`, or `jax.jit(f)(...)` inline."""
+        cache = self.__dict__.setdefault("_jit_call_cache", {})
+        key = id(call)
+        if key not in cache:
+            cache[key] = self._jit_binding_for_call(call)
+        return cache[key]
+
+    def _jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
         if isinstance(call.func, (ast.Name, ast.Attribute)):
             binding = self.jit_binding_for_name(call.func)
             if binding is not None:
@@ -1248,13 +1274,14 @@ class SemanticModel:
         if scope in cache:
             return cache[scope]
         cache[scope] = False  # recursion: not known while being computed
-        result = bool(scope.returns) and scope.is_function and not scope.in_traced and not _is_generator(scope.node)
+        result = bool(scope.returns) and scope.is_function and not scope.in_traced
         if result:
             for value in scope.returns:
                 elements = value.elts if isinstance(value, ast.Tuple) else [value]
                 if not elements or any(self.device_kind(element, scope) != "device" for element in elements):
                     result = False
                     break
+        result = result and not _is_generator(scope.node)
         cache[scope] = result
         return result
 

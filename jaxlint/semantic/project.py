@@ -102,6 +102,26 @@ def summarise_file(path: Path) -> ModuleSummary | None:
     return summary
 
 
+def remember_summary(filename: str, text: str, model) -> None:
+    """Memoise the summary of a file just analysed, from its own model, for files that import it."""
+    path = Path(os.path.abspath(filename))
+    try:
+        stat = path.stat()
+    except OSError:
+        return
+    data = text.encode("utf-8")
+    if stat.st_size != len(data):
+        return  # not the file on disk (stdin, a fix in progress) or not UTF-8 there: summarise it when asked
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key in _summaries:
+        return
+    try:
+        summary = summarise_module(model.tree, text, str(path), file_digest(data), module_name_hint(path), model)
+    except RecursionError:
+        return
+    _summaries[key] = summary
+
+
 def module_name_hint(path: Path) -> str:
     """The dotted package a file belongs to, from the `__init__.py` files above it."""
     parts = [] if path.stem == "__init__" else [path.stem]
@@ -112,7 +132,7 @@ def module_name_hint(path: Path) -> str:
     return ".".join(reversed(parts))
 
 
-def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module_name: str) -> ModuleSummary:
+def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module_name: str, model=None) -> ModuleSummary:
     from jaxlint.semantic import constants
 
     summary = ModuleSummary(path, digest)
@@ -162,11 +182,135 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
             if isinstance(statement, ast.ClassDef):
                 summary.classes[statement.name] = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
         return summary
-    from jaxlint.semantic.model import SemanticModel
-
-    model = SemanticModel(tree)
-    summarise_model(model, summary)
+    if model is None:
+        summarise_light(tree, summary)
+    else:
+        summarise_model(model, summary)
     return summary
+
+
+def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
+    """The summary of a module not analysed in this run, from its top level only: decorators,
+    `f = jax.jit(g)` assignments and syntactically device-valued returns. About a tenth of the cost
+    of a semantic model; a module this run analyses is summarised from its model instead."""
+    from jaxlint.semantic import constants, jaxapi
+    from jaxlint.semantic.model import keyword_options
+
+    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    light = _ImportsOnly(ImportMapFor(imports, tree))
+    defs: dict[str, ast.AST] = {}
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[statement.name] = statement
+            function = _light_function(light, statement, has_self=False)
+            if function is not None:
+                summary.functions[statement.name] = function
+        elif isinstance(statement, ast.ClassDef):
+            info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+            for item in statement.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+                    function = _light_function(light, item, has_self=not static)
+                    if function is not None:
+                        info.methods[item.name] = function
+            summary.classes[statement.name] = info
+    for statement in _top_level(tree.body):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+            continue
+        value = statement.value
+        if not isinstance(value, ast.Call) or not value.args:
+            continue
+        transform = light.transform_of(value.func)
+        if transform not in jaxapi.COMPILING:
+            continue
+        target = defs.get(value.args[0].id) if isinstance(value.args[0], ast.Name) else None
+        params = _positional(target)[0] if target is not None else []
+        name = statement.targets[0].id
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value))
+
+
+def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]:
+    arguments = node.args
+    names = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+    if has_self and names:
+        return names[1:], True
+    return names, False
+
+
+def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | None:
+    from jaxlint.semantic import jaxapi
+
+    params, has_self = _positional(node, has_self)
+    for decorator in node.decorator_list:
+        use = light.decorator_transform(decorator)
+        if use is not None and use.qualified in jaxapi.COMPILING:
+            return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True)
+    if _returns_arrays(light, node):
+        return FunctionSummary(node.name, params, has_self=has_self, returns_device=True)
+    return None
+
+
+def _returns_arrays(light, node: ast.AST) -> bool:
+    """Every `return` of the function is a JAX array constructor call (or a tuple of them)."""
+    from jaxlint.semantic import jaxapi
+
+    returns = []
+    stack = list(node.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(child, ast.Return):
+            if child.value is None:
+                return False
+            returns.append(child.value)
+        stack.extend(ast.iter_child_nodes(child))
+    if not returns:
+        return False
+    for value in returns:
+        for element in value.elts if isinstance(value, ast.Tuple) else [value]:
+            if not isinstance(element, ast.Call):
+                return False
+            qualified = light.qualified_name(element.func) or ""
+            if not (qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
+                return False
+    return True
+
+
+def ImportMapFor(imports: list[ast.AST], tree: ast.Module):
+    from jaxlint.semantic.imports import ImportMap
+
+    bound = set()
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                bound.update(_stored(target))
+    return ImportMap(imports, bound)
+
+
+class _ImportsOnly:
+    """Just enough of a semantic model to read decorators: the module's imports."""
+
+    def __init__(self, imports) -> None:
+        from jaxlint.semantic.model import SemanticModel
+
+        self.imports = imports
+        self.extra_traced = frozenset()
+        self._qualified_cache: dict[int, str | None] = {}
+        self._model = SemanticModel
+
+    def qualified_name(self, node: ast.AST) -> str | None:
+        return self.imports.qualified_name(node)
+
+    def transform_of(self, node: ast.AST) -> str | None:
+        return self._model.transform_of(self, node)
+
+    def decorator_transform(self, decorator: ast.expr):
+        return self._model.decorator_transform(self, decorator)
 
 
 def summarise_model(model, summary: ModuleSummary) -> None:
