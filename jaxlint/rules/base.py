@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from jaxlint.engine import Context
+    from jaxlint.context import Context
 
 DOC_HEADINGS = (
     "What it does",

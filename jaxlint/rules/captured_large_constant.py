@@ -123,9 +123,16 @@ def _single_creation(name: str, owner, context) -> ast.Call | None:
             return None
     if name in owner.param_nodes or len(values) != 1 or not isinstance(values[0], ast.Call):
         return None
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(context.model.tree)):
+    if name in context.memo(("JAX305", "declared_free"), lambda: _declared_free_names(context.model)):
         return None
     return values[0]
+
+
+def _declared_free_names(model) -> frozenset[str]:
+    """Every name a `global` or `nonlocal` statement names anywhere in the module (one pass over the model's node list per module)."""
+    return frozenset(
+        name for node in model.nodes if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names
+    )
 
 
 def _large_array(call: ast.Call, context) -> str | None:
