@@ -20,7 +20,7 @@ from typing import Sequence
 
 import click
 
-from jaxlint.cli import (
+from jaxlint.cli.common import (
     CONTEXT_SETTINGS,
     EXIT_CLEAN,
     EXIT_ERROR,
