@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from time import perf_counter
 
 import click
 
@@ -30,14 +31,15 @@ from jaxlint.cli.common import (
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None, help="Write the report to a file instead of stdout.")
 @click.option("--statistics", is_flag=True, help="Print a count per rule instead of each finding.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary line.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only: no summary, no progress bar, no timing line.")
 @click.option("--stdin-filename", default=None, metavar="PATH", help="Name to report for code read from stdin (`-`).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the results cache (.jaxlint_cache/ or $JAXLINT_CACHE_DIR).")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every flagged line (merging with a noqa already there), so findings can be cleaned up later.")
 @click.option("--report-unused-noqa", is_flag=True, help="Also report `# noqa: JAXnnn` codes that suppress nothing, as JAX001 unused-noqa.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (what pre-commit hooks need).")
-def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache, add_noqa, report_unused_noqa, force_exclude):
+@click.option("--profile", is_flag=True, help="After the report, print on stderr the seconds spent per phase (read, parse, semantic model) and per rule, and peak memory. Add --no-cache to time every file.")
+def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache, add_noqa, report_unused_noqa, force_exclude, profile):
     """Lint Python files and Jupyter notebooks for JAX pitfalls. Never imports or runs the code it reads.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin.
@@ -50,9 +52,15 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     Suppress a finding with `# noqa: JAX101` on its line, or a file with `# jaxlint: noqa`.
     `--add-noqa` writes those comments for every current finding; `--report-unused-noqa`
     reports the ones that have become stale (JAX001, fixable with `jaxlint fix`).
+
+    \b
+    On a terminal a progress bar shows on stderr while files are analysed; unless -q, a line
+    on stderr says how many files were checked and how long it took. stdout holds only the report.
     """
+    from jaxlint.cli.progress import progress_bar, run_summary, wants_progress_bar
     from jaxlint.runner import RunResult, lint_paths, lint_text
 
+    started = perf_counter()
     paths = list(paths) or ["."]
     settings = build_settings(paths, config, select, ignore, extend_select)
     rules = enabled_rules(settings)
@@ -61,20 +69,24 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     if add_noqa and "-" in paths:
         raise UsageFailure("--add-noqa rewrites files; it cannot be used with stdin (`-`)")
     result = RunResult()
+    cache = None
     if paths == ["-"]:
         text = _read_stdin()
-        file_result = lint_text(text, stdin_filename or "-", settings, rules)
+        file_result = lint_text(text, stdin_filename or "-", settings, rules, profile)
         result.files_checked = 1
         result.diagnostics.extend(file_result.diagnostics)
         result.errors.extend(file_result.errors)
+        result.timings = dict(file_result.timings or {})
     else:
-        cache = None
         if not no_cache:
             from jaxlint.cache import ResultCache, cache_directory
 
             extra = ["JAX001"] if report_unused_noqa else []  # unused-noqa findings change what is cached
             cache = ResultCache(cache_directory(settings), settings, [*(rule.code for rule in rules), *extra])
-        result = lint_paths([Path(p) for p in paths], settings, rules, jobs, cache, force_exclude=force_exclude)
+        with progress_bar("Checking", wants_progress_bar(quiet)) as progress:
+            result = lint_paths(
+                [Path(p) for p in paths], settings, rules, jobs, cache, force_exclude=force_exclude, profile=profile, progress=progress
+            )
     if add_noqa:
         _add_noqa(result, settings, rules)
     for message in result.errors:
@@ -82,6 +94,17 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     nothing_checked = result.files_checked == 0 and bool(result.errors)
     if not (nothing_checked and output_format == "text"):
         _emit(result.diagnostics, output_format, output_file, quiet=quiet, statistics=statistics, rules=rules)
+    cached = cache.hits if paths != ["-"] and cache is not None else 0
+    if not quiet and paths != ["-"] and result.files_checked:
+        sys.stdout.flush()
+        click.echo(run_summary("Checked", result.files_checked, perf_counter() - started, cached), err=True)
+    if profile:
+        from jaxlint.profile import profile_table
+
+        names = {rule.code: rule.name for rule in rules}
+        table = profile_table(result.timings, names, wall=perf_counter() - started, analysed=result.files_checked - cached, cached=cached)
+        sys.stdout.flush()
+        click.echo(table, err=True)
     if result.missing_paths or nothing_checked:
         sys.exit(EXIT_ERROR)
     if result.diagnostics and not exit_zero:

@@ -69,7 +69,12 @@ class CapturedLargeConstant(Rule):
     fix_availability = "none"
 
     def check(self, node: ast.Name, context) -> None:
-        if not isinstance(node.ctx, ast.Load) or not context.is_traced_code(node):
+        if not isinstance(node.ctx, ast.Load):
+            return
+        # Only a name some scope binds to a call can hold a visibly created array: most reads stop here.
+        if node.id not in context.memo(("JAX305", "call_bound_names"), lambda: _call_bound_names(context.model)):
+            return
+        if not context.is_traced_code(node):
             return
         scope = context.scope(node)
         owner = _owner(node.id, scope)
@@ -91,6 +96,16 @@ class CapturedLargeConstant(Rule):
             f"traced function `{scope.name}` closes over `{node.id}` ({described}, created at {where}): it is embedded "
             f"in the compiled program as a constant; pass it as an argument",
         )
+
+
+def _call_bound_names(model) -> frozenset[str]:
+    """Names bound somewhere in the module by `name = <call>`: the only ones `_single_creation` accepts."""
+    return frozenset(
+        target.id
+        for scope in model.scopes
+        for target, value in scope.bindings
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call)
+    )
 
 
 def _owner(name: str, scope):
