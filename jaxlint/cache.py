@@ -19,7 +19,7 @@ from jaxlint import __version__
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
 
 CACHE_DIRECTORY_NAME = ".jaxlint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: findings carry the URL of their rule's section of docs/rules.md
 
 
 def cache_directory(settings) -> Path:

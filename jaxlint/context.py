@@ -30,15 +30,17 @@ class Context:
         self.rule: Rule | None = None
         self._memo: dict[object, object] = {}
 
-    def memo(self, key: object, compute: Callable[[], T]) -> T:
-        """`compute()` once per module for `key`: what a rule would otherwise recompute per node.
+    def memo(self, key: object, compute: Callable[..., T], *arguments: object) -> T:
+        """`compute(*arguments)` once per module for `key`: what a rule would otherwise recompute per node.
 
-        Keys are the rule's own (a tuple starting with its code keeps rules apart)."""
-        try:
-            return self._memo[key]  # type: ignore[return-value]
-        except KeyError:
-            value = self._memo[key] = compute()
-            return value
+        Keys are the rule's own (a tuple starting with its code keeps rules apart). Rules called for
+        every name or attribute pass a constant key and a module-level function, so a hit costs one
+        dictionary lookup."""
+        memo = self._memo
+        if key in memo:
+            return memo[key]  # type: ignore[return-value]
+        value = memo[key] = compute(*arguments)
+        return value
 
     # Questions rules ask, forwarded to the semantic model.
     def scope(self, node: ast.AST) -> Scope:

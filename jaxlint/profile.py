@@ -32,6 +32,8 @@ def peak_memory_mib() -> tuple[float, float]:
 
 
 def profile_table(timings: dict[str, float], rule_names: dict[str, str], *, wall: float, analysed: int, cached: int) -> str:
+    """`rule_names`: code -> name of every enabled rule; a rule that never ran is listed at zero."""
+    timings = {**{code: 0.0 for code in rule_names}, **timings}
     total = sum(timings.values())
     rows = [(PHASES.get(name, f"{name} {rule_names.get(name, '')}".rstrip()), seconds, name in PHASES) for name, seconds in timings.items()]
     rows.sort(key=lambda row: -row[1])

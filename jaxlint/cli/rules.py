@@ -10,16 +10,25 @@ from jaxlint.cli.common import CONTEXT_SETTINGS, UsageFailure
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="markdown: every rule's full documentation as one page (docs/rules.md is this output).")
 def rules(output_format):
-    """List every rule: code, name, whether a fix exists, preview status."""
+    """List every rule: code, name, whether a fix exists, preview status.
+
+    \b
+    `jaxlint rules --format markdown > docs/rules.md` regenerates the rules page.
+    """
     from jaxlint.rules import ALL_RULES
 
+    if output_format == "markdown":
+        from jaxlint.rules.documentation import render_rules_page
+
+        click.echo(render_rules_page(ALL_RULES), nl=False)
+        return
     if output_format == "json":
         import json
 
         rows = [
-            {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_availability, "preview": rule.preview}
+            {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_availability, "preview": rule.preview, "url": rule.url}
             for rule in ALL_RULES
         ]
         click.echo(json.dumps(rows, indent=2))

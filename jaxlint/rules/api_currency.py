@@ -59,7 +59,7 @@ class ApiCurrencyRule(Rule):
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             return
         # JAX601 and JAX602 look up the same attributes: resolve each once per module.
-        qualified = context.memo(("api-currency", id(node)), lambda: raw_qualified_name(context.model.imports, node))
+        qualified = context.memo(("api-currency", id(node)), raw_qualified_name, context.model.imports, node)
         if qualified is None:
             return
         change = lookup(qualified)

@@ -59,6 +59,9 @@ _SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full"})
 _LOADERS = frozenset({"numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile"})
 _ARRAY_MODULES = ("numpy.", "jax.numpy.")
 _CHAIN_METHODS = frozenset({"reshape", "astype", "T", "copy", "ravel", "flatten", "transpose"})
+# Per-module memo keys (see `Context.memo`).
+_CALL_BOUND_NAMES = ("JAX305", "call_bound_names")
+_DECLARED_FREE_NAMES = ("JAX305", "declared_free_names")
 
 
 class CapturedLargeConstant(Rule):
@@ -69,10 +72,10 @@ class CapturedLargeConstant(Rule):
     fix_availability = "none"
 
     def check(self, node: ast.Name, context) -> None:
-        if not isinstance(node.ctx, ast.Load):
+        if node.ctx.__class__ is not ast.Load:
             return
         # Only a name some scope binds to a call can hold a visibly created array: most reads stop here.
-        if node.id not in context.memo(("JAX305", "call_bound_names"), lambda: _call_bound_names(context.model)):
+        if node.id not in context.memo(_CALL_BOUND_NAMES, _call_bound_names, context.model):
             return
         if not context.is_traced_code(node):
             return
@@ -138,7 +141,7 @@ def _single_creation(name: str, owner, context) -> ast.Call | None:
             return None
     if name in owner.param_nodes or len(values) != 1 or not isinstance(values[0], ast.Call):
         return None
-    if name in context.memo(("JAX305", "declared_free"), lambda: _declared_free_names(context.model)):
+    if name in context.memo(_DECLARED_FREE_NAMES, _declared_free_names, context.model):
         return None
     return values[0]
 

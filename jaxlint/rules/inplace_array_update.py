@@ -77,7 +77,7 @@ class InplaceArrayUpdate(Rule):
             # fills one table item by item (`table[k] = ...` hundreds of times) asks the same question
             # each time, and each answer scans the owning scope's bindings.
             key = ("JAX105", "is_jax_array", array.id, id(scope))
-            if context.memo(key, lambda: is_jax_array(context.model, array, scope)):
+            if context.memo(key, is_jax_array, context.model, array, scope):
                 return True
         elif is_jax_array(context.model, array, scope):
             return True

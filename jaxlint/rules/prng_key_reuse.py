@@ -78,7 +78,7 @@ class PrngKeyReuse(Rule):
     def check(self, node: ast.AST, context) -> None:
         # Every finding is a call that consumes a key; most functions hold none, and the flow
         # analysis (a walk of every statement and expression) is not worth running on them.
-        if id(node) not in context.memo(("JAX501", "consuming_functions"), lambda: _functions_holding_consumers(context)):
+        if id(node) not in context.memo(("JAX501", "consuming_functions"), _functions_holding_consumers, context):
             return
         _Flow(context, node).run()
 
