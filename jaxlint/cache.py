@@ -19,7 +19,9 @@ from jaxlint import __version__
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
 
 CACHE_DIRECTORY_NAME = ".jaxlint_cache"
-FORMAT = 2  # 2: entries record the project files their findings depend on
+# 2: findings carry the URL of their rule's section of docs/rules.md; 3: entries record the project
+# files their findings depend on.
+FORMAT = 3
 
 
 def cache_directory(settings) -> Path:

@@ -14,13 +14,17 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 import traceback
 import warnings
+from collections import defaultdict
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Iterable, Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
+from jaxlint.context import Context
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, Scope, NONE, TRACED, ARRAY
 from jaxlint.semantic.project import ProjectView, remember_summary
@@ -43,60 +47,8 @@ class FileResult:
     unreadable: bool = False  # the file could not be read or decoded at all
     # Other project files whose summaries the analysis read: path -> content digest.
     dependencies: dict[str, str] = field(default_factory=dict)
-
-
-class Context:
-    """What a rule sees while the engine walks one module."""
-
-    def __init__(self, source: SourceFile, model: SemanticModel, settings) -> None:
-        self.source = source
-        self.model = model
-        self.settings = settings
-        self.diagnostics: list[Diagnostic] = []
-        self.rule: Rule | None = None
-
-    # Questions rules ask, forwarded to the semantic model.
-    def scope(self, node: ast.AST) -> Scope:
-        return self.model.scope_for(node)
-
-    def qualified_name(self, node: ast.AST) -> str | None:
-        return self.model.qualified_name(node)
-
-    def level(self, node: ast.AST, scope: Scope | None = None) -> int:
-        return self.model.level(node, scope or self.scope(node))
-
-    def is_traced_code(self, node: ast.AST) -> bool:
-        scope = self.scope(node)
-        return scope.in_traced and not self.model.in_static_region(node) and not self.model.dead_when_traced(node, scope)
-
-    def text(self, node: ast.AST) -> str:
-        return self.source.segment(node)
-
-    def replace(self, node: ast.AST, content: str) -> Edit:
-        return Edit(content, self.source.start(node), self.source.end(node))
-
-    def insert_before(self, node: ast.AST, content: str) -> Edit:
-        start = self.source.start(node)
-        return Edit(content, start, start)
-
-    def fix(self, message: str, edits: Sequence[Edit], safe: bool) -> Fix:
-        return Fix(Applicability.SAFE if safe else Applicability.UNSAFE, message, tuple(edits))
-
-    def report(self, node: ast.AST, message: str, fix: Fix | None = None, end_node: ast.AST | None = None) -> None:
-        rule = self.rule
-        assert rule is not None
-        self.diagnostics.append(
-            Diagnostic(
-                code=rule.code,
-                name=rule.name,
-                message=message,
-                filename=self.source.filename,
-                location=self.source.start(node),
-                end_location=self.source.end(end_node or node),
-                fix=fix,
-                url=rule.url,
-            )
-        )
+    # With profiling on: seconds spent per phase ("parse", "model", "noqa") and per rule code.
+    timings: dict[str, float] | None = None
 
 
 def parse(text: str, filename: str) -> ast.Module:
@@ -150,6 +102,33 @@ def _libcst_can_take(text: str, error: SyntaxError | None) -> bool:
     return True
 
 
+# Syntax that arrived after Python 3.12 (the version of PEP 695 generics, `type` statements and
+# PEP 701 f-strings, which every other `_NEWER_SYNTAX_HINT` line stands for): t-strings (PEP 750) and
+# `except A, B:` without parentheses (PEP 758), both Python 3.14.
+_PYTHON_3_14_HINT = re.compile(r"(?<![\w.])(?:[tT][rR]?|[rR][tT])['\"]|^\s*except\s+[^:(]*,")
+
+
+def python_needed(text: str, error: SyntaxError) -> tuple[int, int]:
+    """The Python version whose grammar the lines around `error` need: at least the next one after ours."""
+    lines = text.split("\n")
+    row = error.lineno or 0
+    nearby = lines[max(row - 3, 0) : max(row, 1)]
+    needed = (3, 14) if any(_PYTHON_3_14_HINT.search(line) for line in nearby) else (3, 12)
+    return max(needed, (sys.version_info[0], sys.version_info[1] + 1))
+
+
+def newer_syntax_diagnostic(error: SyntaxError, source: SourceFile) -> Diagnostic:
+    """JAX000 for a module that a newer Python parses: it is not analysed, and the user must know why."""
+    major, minor = python_needed(source.text, error)
+    position = Position(max(error.lineno or 1, 1), max(error.offset or 1, 1))
+    running = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    message = (
+        f"SyntaxError under Python {running}: this file uses syntax of Python {major}.{minor} or newer, so it was not "
+        f"analysed; run jaxlint with Python {major}.{minor}+ to check it"
+    )
+    return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, source.filename, position, position)
+
+
 def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
     """Whether libcst (which knows newer grammars) accepts what this interpreter's `ast` rejected.
 
@@ -165,17 +144,25 @@ def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
         return False
 
 
-def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, ignored_codes: Iterable[str] = ()) -> FileResult:
+def check_source(
+    text: str, filename: str, settings, rules: Iterable[Rule], *, ignored_codes: Iterable[str] = (), profile: bool = False
+) -> FileResult:
+    """Findings for one module. With `profile`, `result.timings` holds seconds per phase and per rule."""
     result = FileResult(filename)
+    timings: defaultdict[str, float] | None = defaultdict(float) if profile else None
+    result.timings = timings
+    started = perf_counter()
     source = SourceFile(filename, text)
     file_noqa = _FILE_NOQA.search(text) if "jaxlint" in text else None
     if file_noqa is not None and not file_noqa.group("codes"):
         return result
     try:
         tree = parse(text, filename)
+        if timings is not None:
+            timings["parse"] += perf_counter() - started
     except SyntaxError as error:
         if newer_syntax_parses(text, error):
-            result.errors.append(f"{filename}: uses syntax newer than this Python can analyse; skipped")
+            result.diagnostics.append(newer_syntax_diagnostic(error, source))
         else:
             result.diagnostics.append(syntax_error_diagnostic(error, source))
         return result
@@ -197,6 +184,7 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
             result.diagnostics = [d for d in unused if not _suppressed(d, source, ignored | file_codes)]
         return result
     project = project_view(filename, settings)
+    started = perf_counter()
     try:
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()), project)
     except RecursionError:
@@ -205,6 +193,8 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
     except Exception as error:  # an engine bug must not stop the run
         result.errors.append(f"{filename}: internal error while building the semantic model: {error.__class__.__name__}: {error}")
         return result
+    if timings is not None:
+        timings["model"] += perf_counter() - started
     context = Context(source, model, settings)
     dispatch: dict[type, list[Rule]] = {}
     for rule in rules:
@@ -220,7 +210,12 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
                 continue
             context.rule = rule
             try:
-                rule.check(node, context)
+                if timings is None:
+                    rule.check(node, context)
+                else:
+                    started = perf_counter()
+                    rule.check(node, context)
+                    timings[rule.code] += perf_counter() - started
             except RecursionError:
                 failed.add(rule.code)
                 result.errors.append(f"{filename}: {rule.code} skipped: expression too deeply nested")
@@ -230,6 +225,7 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
                 result.errors.append(
                     f"{filename}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({error.__class__.__name__}: {error} at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}); please report it"
                 )
+    started = perf_counter()
     used: set[tuple[int, str]] = set()
     result.diagnostics = [
         diagnostic
@@ -241,6 +237,8 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
         unused = unused_noqa_diagnostics(source, judged, used, ignored)
         result.diagnostics.extend(d for d in unused if not _suppressed(d, source, ignored | file_codes))
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    if timings is not None:
+        timings["noqa"] += perf_counter() - started
     if project is not None:
         result.dependencies = dict(project.dependencies)
         # Other files of this run may import this one: its summary comes cheap from the model built here.

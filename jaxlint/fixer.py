@@ -1,6 +1,6 @@
 """Apply fixes: non-overlapping edits, re-lint until stable (with a cap), never emit code that does not parse.
 
-Works on text in memory; writing files is the caller's business (see `fix_command`).
+Works on text in memory; writing files is the caller's business (see `jaxlint.cli.fix`).
 """
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ class Joined:
 
 
 def join_cells(notebook: Notebook, filename: str) -> Joined:
-    from jaxlint.engine import newer_syntax_parses, syntax_error_diagnostic
+    from jaxlint.engine import newer_syntax_diagnostic, newer_syntax_parses, syntax_error_diagnostic
     from jaxlint.source import SourceFile
 
     parts: list[str] = []
@@ -196,11 +196,12 @@ def join_cells(notebook: Notebook, filename: str) -> Joined:
                 # Not the notebook's name: CPython re-reads the named file's line to place the error.
                 ast.parse(cell.masked, filename="<cell>")
         except SyntaxError as error:
+            source = SourceFile(filename, cell.masked)
             if newer_syntax_parses(cell.masked, error):
-                errors.append(f"{filename}: cell {cell.number} uses syntax newer than this Python can analyse; skipped")
+                diagnostic = newer_syntax_diagnostic(error, source)
             else:
-                diagnostic = syntax_error_diagnostic(error, SourceFile(filename, cell.masked))
-                syntax_errors.append(replace(diagnostic, cell=cell.number))
+                diagnostic = syntax_error_diagnostic(error, source)
+            syntax_errors.append(replace(diagnostic, cell=cell.number))
             continue
         except (RecursionError, MemoryError, ValueError) as error:
             errors.append(f"{filename}: cell {cell.number}: cannot parse ({error.__class__.__name__}); skipped")

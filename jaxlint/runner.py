@@ -6,9 +6,11 @@ Data flows one way: paths -> files -> engine -> diagnostics; reporters and the f
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from time import perf_counter
+from typing import Callable, Iterable, Sequence
 
 from jaxlint.config import Settings, per_file_ignored
 from jaxlint.diagnostics import Diagnostic
@@ -25,41 +27,54 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     files_checked: int = 0
     missing_paths: int = 0
+    # With profiling on: seconds per phase and per rule code, summed over every analysed file.
+    timings: dict[str, float] = field(default_factory=dict)
 
 
-def lint_text(text: str, filename: str, settings: Settings, rules: Sequence) -> FileResult:
+def lint_text(text: str, filename: str, settings: Settings, rules: Sequence, profile: bool = False) -> FileResult:
     ignored = per_file_ignored(settings, Path(filename)) if settings.per_file_ignores else []
     if filename.lower().endswith(NOTEBOOK_SUFFIXES):
         from jaxlint.notebook import lint_notebook
 
-        return lint_notebook(text, filename, settings, rules, ignored_codes=ignored)
-    return check_source(text, filename, settings, rules, ignored_codes=ignored)
+        started = perf_counter()
+        result = lint_notebook(text, filename, settings, rules, ignored_codes=ignored)
+        if profile:  # cells are parsed and checked together: one line for the lot
+            result.timings = {"notebooks": perf_counter() - started}
+        return result
+    return check_source(text, filename, settings, rules, ignored_codes=ignored, profile=profile)
 
 
-def lint_file(path: Path, settings: Settings, rules: Sequence) -> FileResult:
+def lint_file(path: Path, settings: Settings, rules: Sequence, profile: bool = False) -> FileResult:
+    started = perf_counter()
     try:
         decoded = read_source(path)
     except SourceReadError as error:
         return FileResult(str(path), errors=[str(error)], unreadable=True)
-    return lint_text(decoded.text, str(path), settings, rules)
+    read = perf_counter() - started
+    result = lint_text(decoded.text, str(path), settings, rules, profile)
+    if profile:
+        result.timings = {**(result.timings or {}), "read": read}
+    return result
 
 
 # Worker state for process pools: set once per process by the initializer.
 _worker_settings: Settings | None = None
 _worker_rules: Sequence = ()
+_worker_profile = False
 
 
-def _initialize_worker(settings: Settings, codes: list[str]) -> None:
+def _initialize_worker(settings: Settings, codes: list[str], profile: bool = False) -> None:
     from jaxlint.rules import RULES_BY_CODE
 
-    global _worker_settings, _worker_rules
+    global _worker_settings, _worker_rules, _worker_profile
     _worker_settings = settings
     _worker_rules = [RULES_BY_CODE[code] for code in codes]
+    _worker_profile = profile
 
 
 def _lint_in_worker(path: str) -> FileResult:
     assert _worker_settings is not None
-    return lint_file(Path(path), _worker_settings, _worker_rules)
+    return lint_file(Path(path), _worker_settings, _worker_rules, _worker_profile)
 
 
 def default_jobs() -> int:
@@ -81,8 +96,20 @@ def collect_files(paths: Iterable[Path], settings: Settings, result: RunResult, 
     return files
 
 
-def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None = None, cache=None) -> list[FileResult]:
-    """Results in the order of `files`; unchanged files come from `cache` (a ResultCache) when given."""
+def lint_files(
+    files: Sequence[Path],
+    settings: Settings,
+    rules: Sequence,
+    jobs: int | None = None,
+    cache=None,
+    *,
+    profile: bool = False,
+    on_file: Callable[[], None] | None = None,
+) -> list[FileResult]:
+    """Results in the order of `files`; unchanged files come from `cache` (a ResultCache) when given.
+
+    `on_file` is called once per file as it is done (a progress display); `profile` fills each
+    analysed file's `timings`."""
     results: list[FileResult | None] = [None] * len(files)
     pending: list[tuple[int, str | None]] = []
     for index, path in enumerate(files):
@@ -98,9 +125,11 @@ def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs:
                 cached = cache.load(key, str(path))
                 if cached is not None:
                     results[index] = FileResult(str(path), cached)
+                    if on_file is not None:
+                        on_file()
                     continue
         pending.append((index, key))
-    computed = _lint_uncached([files[index] for index, _ in pending], settings, rules, jobs)
+    computed = _lint_uncached([files[index] for index, _ in pending], settings, rules, jobs, profile, on_file)
     for (index, key), file_result in zip(pending, computed):
         results[index] = file_result
         # Only clean analyses are cached: an internal error or unreadable file is retried next time.
@@ -109,29 +138,58 @@ def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs:
     return results  # type: ignore[return-value]
 
 
-def _lint_uncached(files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None) -> list[FileResult]:
+def _lint_uncached(
+    files: Sequence[Path], settings: Settings, rules: Sequence, jobs: int | None, profile: bool, on_file: Callable[[], None] | None
+) -> list[FileResult]:
     jobs = jobs or default_jobs()
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return [lint_file(path, settings, rules) for path in files]
+        results = []
+        for path in files:
+            results.append(lint_file(path, settings, rules, profile))
+            if on_file is not None:
+                on_file()
+        return results
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     chunk = max(1, min(32, len(files) // (jobs * 8) or 1))
-    with context.Pool(jobs, initializer=_initialize_worker, initargs=(settings, [rule.code for rule in rules])) as pool:
-        return list(pool.imap(_lint_in_worker, [str(path) for path in files], chunksize=chunk))
+    initargs = (settings, [rule.code for rule in rules], profile)
+    with context.Pool(jobs, initializer=_initialize_worker, initargs=initargs) as pool:
+        results = []
+        for file_result in pool.imap(_lint_in_worker, [str(path) for path in files], chunksize=chunk):
+            results.append(file_result)
+            if on_file is not None:
+                on_file()
+        return results
 
 
-def lint_paths(paths: Iterable[Path], settings: Settings, rules: Sequence, jobs: int | None = None, cache=None, force_exclude: bool = False) -> RunResult:
+def lint_paths(
+    paths: Iterable[Path],
+    settings: Settings,
+    rules: Sequence,
+    jobs: int | None = None,
+    cache=None,
+    force_exclude: bool = False,
+    *,
+    profile: bool = False,
+    progress=None,
+) -> RunResult:
+    """Lint every file under `paths`. `progress(total)` (optional) returns the per-file callback."""
     result = RunResult()
     files = collect_files(paths, settings, result, force_exclude)
-    for file_result in lint_files(files, settings, rules, jobs, cache):
+    on_file = progress(len(files)) if progress is not None else None
+    timings: defaultdict[str, float] = defaultdict(float)
+    for file_result in lint_files(files, settings, rules, jobs, cache, profile=profile, on_file=on_file):
         if file_result.unreadable:
             result.errors.extend(file_result.errors)
             continue
+        for name, seconds in (file_result.timings or {}).items():
+            timings[name] += seconds
         result.files_checked += 1
         result.diagnostics.extend(file_result.diagnostics)
         result.errors.extend(file_result.errors)
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    result.timings = dict(timings)
     return result
 
 

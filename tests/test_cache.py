@@ -105,3 +105,47 @@ def test_concurrent_runs_agree(project):
     assert len(results[0]) == 16
     warm = subprocess.run(command, cwd=project, capture_output=True, text=True)
     assert json.loads(warm.stdout) == results[0]
+
+
+# `jaxlint fix` shares the cache: a file whose cached findings have no applicable fix is not analysed.
+# JAX305 (a captured large constant) has no fix.
+UNFIXABLE = (
+    "import jax\nimport jax.numpy as jnp\nimport numpy as np\n\nTABLE = np.zeros((512, 512))\n\n\n"
+    "@jax.jit\ndef embed(ids):\n    return jnp.take(TABLE, ids, axis=0)\n"
+)
+
+
+def test_fix_skips_a_cached_file_with_nothing_to_fix_and_no_cache_turns_that_off(project, capsys, monkeypatch):
+    (project / "a.py").write_text(UNFIXABLE)
+    first = findings(capsys, ".")
+    assert [(finding["code"], finding["fix"]) for finding in first[1]] == [("JAX305", None)]
+    import jaxlint.cli.fix
+
+    calls = []
+    original = jaxlint.cli.fix.fix_file
+    monkeypatch.setattr(jaxlint.cli.fix, "fix_file", lambda path, *a, **k: calls.append(Path(path).name) or original(path, *a, **k))
+    code = run(["fix", "."])
+    out = capsys.readouterr().out
+    assert calls == [] and code == 1
+    assert all(f"a.py:{finding['location']['row']}:{finding['location']['column']}: {finding['code']}" in out for finding in first[1])
+    # --no-cache analyses every file again, and reports the same.
+    code = run(["fix", "--no-cache", "."])
+    assert sorted(calls) == ["a.py", "b.py"] and capsys.readouterr().out == out
+
+
+def test_fix_analyses_a_cached_file_that_has_a_fix_to_apply(project, capsys, monkeypatch):
+    (project / "a.py").write_text("from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnums=(1,))\ndef f(x, axes):\n    return x.sum(axes)\n\n\nf(1, [0])\n")
+    assert findings(capsys, ".")[0] == 1
+    assert run(["fix", "."]) == 0
+    assert "f(1, (0,))" in (project / "a.py").read_text()
+
+
+def test_fix_no_cache_writes_no_cache(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JAXLINT_CACHE_DIR", raising=False)
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "a.py").write_text(BAD)
+    assert run(["fix", "--no-cache", "."]) == 1
+    assert not (tmp_path / ".jaxlint_cache").exists()
+    assert run(["fix", "."]) == 1
+    assert (tmp_path / ".jaxlint_cache").is_dir()  # an unchanged file's findings are stored for the next run

@@ -288,8 +288,9 @@ def assert_clean_exit(completed: subprocess.CompletedProcess, codes=(0, 1, 2)) -
 
 BAD_FILES = {
     # name: (bytes, what the user sees, exit code: 2 when the only file named could not be read)
-    "newer_type.py": (b"type Vector = list[float]\nimport jax\n", "uses syntax newer than this Python can analyse; skipped", 0),
-    "newer_generic.py": (b"import jax\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n", "uses syntax newer than this Python can analyse; skipped", 0),
+    # Syntax a newer Python parses is a finding (exit 1) naming that Python, never a silent skip.
+    "newer_type.py": (b"type Vector = list[float]\nimport jax\n", "JAX000 SyntaxError under Python", 1),
+    "newer_generic.py": (b"import jax\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n", "JAX000 SyntaxError under Python", 1),
     "latin1_no_cookie.py": (b"import jax\nname = 'caf\xe9'\n", "cannot decode as utf-8 (UnicodeDecodeError); add a coding cookie", 2),
     "latin1_cookie.py": (b"# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\xe9'\n", None, 0),
     "wrong_cookie.py": (b"# -*- coding: utf-8 -*-\nname = 'caf\xe9'\n", "cannot decode as utf-8", 2),
@@ -340,7 +341,7 @@ def test_bad_tree_is_walked_to_the_end(tmp_path):
     completed = jaxlint("check", "tree", cwd=tmp_path)
     output = assert_clean_exit(completed, codes=(1,))
     assert "tree/sub/ok.py:5:8: JAX101" in output
-    assert "tree/binary.py: binary file" in output and "tree/newer_type.py: uses syntax newer" in output
+    assert "tree/binary.py: binary file" in output and "tree/newer_type.py:1:6: JAX000 SyntaxError under Python" in output
     assert "pipe.py" not in output and "dangling.py" not in output and "loop.py" not in output
     # The loop back to the root is not followed: the finding is reported once.
     assert output.count("JAX101") == 1

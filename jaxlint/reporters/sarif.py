@@ -69,7 +69,7 @@ def report(diagnostics, stream, *, rules=(), **_options) -> None:
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "jaxlint", "version": __version__, "informationUri": "https://github.com/jaxlint/jaxlint", "rules": descriptors}},
+            "tool": {"driver": {"name": "jaxlint", "version": __version__, "rules": descriptors}},  # no informationUri: jaxlint has no public home yet
             "results": results,
         }],
     }

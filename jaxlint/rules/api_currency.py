@@ -58,7 +58,8 @@ class ApiCurrencyRule(Rule):
             return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             return
-        qualified = raw_qualified_name(context.model.imports, node)
+        # JAX601 and JAX602 look up the same attributes: resolve each once per module.
+        qualified = context.memo(("api-currency", id(node)), raw_qualified_name, context.model.imports, node)
         if qualified is None:
             return
         change = lookup(qualified)

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from jaxlint.engine import Context
+    from jaxlint.context import Context
 
 DOC_HEADINGS = (
     "What it does",
@@ -17,7 +17,6 @@ DOC_HEADINGS = (
     "Fix safety",
     "How the runtime mode confirms it",
 )
-DOCS_URL = "https://github.com/jaxlint/jaxlint/blob/main/docs/rules.md#{code}"
 
 
 def snippet(text: str, limit: int = 40) -> str:
@@ -46,7 +45,10 @@ class Rule:
 
     @property
     def url(self) -> str | None:
-        return None
+        """This rule's section of docs/rules.md in the checkout jaxlint runs from; None without it."""
+        from jaxlint.rules.documentation import rule_url
+
+        return rule_url(self.code, self.name)
 
     def __repr__(self) -> str:
         return f"<rule {self.code} {self.name}>"

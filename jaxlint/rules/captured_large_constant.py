@@ -59,6 +59,9 @@ _SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full"})
 _LOADERS = frozenset({"numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile"})
 _ARRAY_MODULES = ("numpy.", "jax.numpy.")
 _CHAIN_METHODS = frozenset({"reshape", "astype", "T", "copy", "ravel", "flatten", "transpose"})
+# Per-module memo keys (see `Context.memo`).
+_CALL_BOUND_NAMES = ("JAX305", "call_bound_names")
+_DECLARED_FREE_NAMES = ("JAX305", "declared_free_names")
 
 
 class CapturedLargeConstant(Rule):
@@ -69,7 +72,12 @@ class CapturedLargeConstant(Rule):
     fix_availability = "none"
 
     def check(self, node: ast.Name, context) -> None:
-        if not isinstance(node.ctx, ast.Load) or not context.is_traced_code(node):
+        if node.ctx.__class__ is not ast.Load:
+            return
+        # Only a name some scope binds to a call can hold a visibly created array: most reads stop here.
+        if node.id not in context.memo(_CALL_BOUND_NAMES, _call_bound_names, context.model):
+            return
+        if not context.is_traced_code(node):
             return
         scope = context.scope(node)
         owner = _owner(node.id, scope)
@@ -91,6 +99,16 @@ class CapturedLargeConstant(Rule):
             f"traced function `{scope.name}` closes over `{node.id}` ({described}, created at {where}): it is embedded "
             f"in the compiled program as a constant; pass it as an argument",
         )
+
+
+def _call_bound_names(model) -> frozenset[str]:
+    """Names bound somewhere in the module by `name = <call>`: the only ones `_single_creation` accepts."""
+    return frozenset(
+        target.id
+        for scope in model.scopes
+        for target, value in scope.bindings
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call)
+    )
 
 
 def _owner(name: str, scope):
@@ -123,9 +141,16 @@ def _single_creation(name: str, owner, context) -> ast.Call | None:
             return None
     if name in owner.param_nodes or len(values) != 1 or not isinstance(values[0], ast.Call):
         return None
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(context.model.tree)):
+    if name in context.memo(_DECLARED_FREE_NAMES, _declared_free_names, context.model):
         return None
     return values[0]
+
+
+def _declared_free_names(model) -> frozenset[str]:
+    """Every name a `global` or `nonlocal` statement names anywhere in the module (one pass over the model's node list per module)."""
+    return frozenset(
+        name for node in model.nodes if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names
+    )
 
 
 def _large_array(call: ast.Call, context) -> str | None:

@@ -1,11 +1,13 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code, a per-iteration host sync of a
-device value produced in that loop: `float(loss)`, `loss.item()`, `np.asarray(x)`,
-`jax.device_get(x)`, `print(loss)`, `if loss < best:` or `if err < tol: break`.
+device value produced in that loop: `float(loss)`, `int(n)`, `loss.item()`, `x.tolist()`,
+`np.asarray(x)`, `np.array(x)`, `jax.device_get(x)`, `print(loss)` or a `logging` call with it (also
+inside an f-string), `if loss < best:`, `if err < tol: break`, or `while err > tol:`.
 
 Not flagged: syncs gated by a host condition (`if step % 100 == 0:`), values already on the host,
 values a host consumer needs every step (`env.step(np.asarray(action))`, any call jaxlint does not
-know to be logging), values computed before the loop, and `x.block_until_ready()`: a statement
+know to be logging), values computed before the loop, and `block_until_ready` in any form
+(`x.block_until_ready()`, `jax.block_until_ready(x)`, `y = f(x).block_until_ready()`): a call
 whose only purpose is to wait is deliberate (benchmarks, tests, bounding the dispatch queue).
 
 ## Why is this bad?

@@ -72,7 +72,14 @@ class InplaceArrayUpdate(Rule):
     def _is_jax_array(self, target: ast.Subscript, context) -> bool:
         scope = context.scope(target)
         array = target.value
-        if is_jax_array(context.model, array, scope):
+        if isinstance(array, ast.Name):
+            # Whether a name holds a JAX array depends only on the name and its scope; a module that
+            # fills one table item by item (`table[k] = ...` hundreds of times) asks the same question
+            # each time, and each answer scans the owning scope's bindings.
+            key = ("JAX105", "is_jax_array", array.id, id(scope))
+            if context.memo(key, is_jax_array, context.model, array, scope):
+                return True
+        elif is_jax_array(context.model, array, scope):
             return True
         # A traced parameter of unknown structure: only an index a list or dict cannot take is proof.
         return (

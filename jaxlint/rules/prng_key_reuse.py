@@ -76,7 +76,30 @@ class PrngKeyReuse(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        # Every finding is a call that consumes a key; most functions hold none, and the flow
+        # analysis (a walk of every statement and expression) is not worth running on them.
+        if id(node) not in context.memo(("JAX501", "consuming_functions"), _functions_holding_consumers, context):
+            return
         _Flow(context, node).run()
+
+
+def _functions_holding_consumers(context) -> set[int]:
+    """ids of every function that contains (at any depth) a call consuming a PRNG key."""
+    holders: set[int] = set()
+    for node in context.model.nodes:
+        if node.__class__ is not ast.Call or not _is_consumer(node, context):
+            continue
+        ancestor = parent_of(node)
+        while ancestor is not None and id(ancestor) not in holders:
+            if isinstance(ancestor, FUNCTION_NODES):
+                holders.add(id(ancestor))
+            ancestor = parent_of(ancestor)
+    return holders
+
+
+def _is_consumer(call: ast.Call, context) -> bool:
+    qualified = context.qualified_name(call.func)
+    return qualified is not None and qualified.startswith("jax.random.") and qualified[len("jax.random."):] in CONSUMERS
 
 
 class _Flow:
@@ -231,10 +254,7 @@ class _Flow:
         return state
 
     def consumed_key(self, call: ast.Call) -> str | None:
-        qualified = self.context.qualified_name(call.func)
-        if qualified is None or not qualified.startswith("jax.random."):
-            return None
-        if qualified[len("jax.random."):] not in CONSUMERS:
+        if not _is_consumer(call, self.context):
             return None
         key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
         if isinstance(key, ast.Name):

@@ -1,11 +1,12 @@
 """## What it does
-Flags a list, dict, set, or NumPy/JAX array passed at a `static_argnums`/`static_argnames`
-position of a jitted function: a literal (`[0, 1]`, `{"a": 1}`), a comprehension, a call such as
-`list(...)`, `np.array(...)` or `jnp.arange(...)`, or a variable whose every assignment in the
-scope is one of those.
+Flags a list, dict, set, or NumPy/JAX array passed by a caller at a `static_argnums`/`static_argnames`
+position of a jitted function: a literal (`[0, 1]`, `{"a": 1}`, `{0}`), a comprehension, a call
+such as `list(...)`, `set(...)`, `dict(...)`, `np.array(...)`, `np.zeros(...)` or `jnp.arange(...)`,
+or a variable whose every assignment in the scope is one of those.
 
-A mutable default (`def f(x, axes=[0])`) is not flagged: `jit` hashes only the static arguments
-the caller passes, so the default never reaches the cache (checked on jax 0.10.2 and 0.11.2).
+Not flagged: a mutable default of a static parameter (`def f(x, axes=[0])`) that callers leave out.
+`jit` hashes only the static arguments a call passes, so the default never reaches the cache and
+the call works (checked on jax 0.10.2 and 0.11.2).
 
 ## Why is this bad?
 `jit` caches compiled code keyed on the values of static arguments, so they must be hashable.
@@ -28,10 +29,12 @@ total(x, axes=(0, 1))
 ```
 
 ## Fix safety
-A list or set literal becomes a tuple literal and `list(...)` becomes `tuple(...)`: safe, since the
-jitted function receives the same elements in the same order (a set's iteration order is kept).
-A variable becomes `tuple(var)`: unsafe, since a dict variable would become a tuple of its keys
-and a nested list stays unhashable. Dicts and arrays get no fix.
+A list or set literal becomes a tuple literal of the same elements as written, `list(...)` and
+`set(...)` become `tuple(...)`, and a list or set comprehension becomes `tuple(...)` of a generator:
+marked safe, since the jitted function receives the elements in the order the code lists them (for
+a set that is not the set's own iteration order, and repeated elements stay repeated). A variable
+becomes `tuple(var)`: unsafe, since a dict variable would become a tuple of its keys and a nested
+list stays unhashable. Dicts and arrays get no fix.
 
 ## How the runtime mode confirms it
 Calling the jitted function with the example inputs raises the non-hashable `ValueError`; the fixed

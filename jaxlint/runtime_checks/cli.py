@@ -1,6 +1,6 @@
 """`jaxlint runtime`: confirm findings by running them, and time the fixed versions.
 
-The lead's `jaxlint/cli.py` registers `runtime_command` lazily. Nothing here imports jax: the
+`jaxlint/cli/runtime.py` registers `runtime_command` lazily. Nothing here imports jax: the
 static work (targets, fixer) runs in this process, user code only in child processes.
 
 Exit status: 0 when no finding is confirmed, 1 when at least one is, 2 on a usage error.

@@ -3,6 +3,8 @@
 The fixing itself is `jaxlint.fixer.fix_source` on text; this module reads files, runs the fixer
 (in worker processes when there are many files), and writes results atomically, keeping encoding,
 BOM, line endings and permissions. A file with nothing to change is never opened for writing.
+The results cache `check` writes is read here too: a file whose cached findings carry no fix this
+run may apply is not analysed again (`--no-cache` turns that off).
 
 Exit status: 0 when no findings remain, 1 when some remain (or, with `--diff`, when something
 would change; with `--exit-non-zero-on-fix`, when something was fixed), 2 on usage errors.
@@ -16,11 +18,12 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from time import perf_counter
+from typing import Callable, Sequence
 
 import click
 
-from jaxlint.cli import (
+from jaxlint.cli.common import (
     CONTEXT_SETTINGS,
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -48,10 +51,15 @@ class FileFix:
     reverted: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     written: bool = False
+    from_cache: bool = False  # nothing to fix, known from the cache: the text was not even decoded
 
     @property
     def changed(self) -> bool:
         return self.fixed is not None and self.fixed != self.original
+
+    @property
+    def readable(self) -> bool:
+        return self.fixed is not None or self.from_cache
 
 
 def fix_text(text: str, filename: str, settings, rules: Sequence, unsafe: bool) -> FileFix:
@@ -116,19 +124,77 @@ def _fix_in_worker(path: str) -> FileFix:
     return fix_file(Path(path), settings, rules, unsafe, write)
 
 
-def fix_files(files: Sequence[Path], settings, rules: Sequence, unsafe: bool, write: bool, jobs: int | None = None) -> list[FileFix]:
+def fix_files(
+    files: Sequence[Path],
+    settings,
+    rules: Sequence,
+    unsafe: bool,
+    write: bool,
+    jobs: int | None = None,
+    cache=None,
+    on_file: Callable[[], None] | None = None,
+) -> list[FileFix]:
+    """Results in the order of `files`. With `cache` (a ResultCache), a file whose cached findings
+    have no fix applicable here is answered from it; an unchanged file's findings are stored."""
+    results: list[FileFix | None] = [None] * len(files)
+    pending: list[tuple[int, str | None]] = []
+    for index, path in enumerate(files):
+        key, cached = _cached_findings(path, settings, cache)
+        if cached is not None and not any(is_applicable(d, unsafe) for d in cached):
+            results[index] = FileFix(str(path), remaining=cached, from_cache=True)
+            if on_file is not None:
+                on_file()
+            continue
+        pending.append((index, key))
+    computed = _fix_uncached([files[index] for index, _ in pending], settings, rules, unsafe, write, jobs, on_file)
+    for (index, key), result in zip(pending, computed):
+        results[index] = result
+        if key is not None and result.fixed is not None and not result.changed and not result.errors and not result.reverted:
+            cache.store(key, result.remaining)  # what `check` would find: the fixer's last lint of this text
+    return results  # type: ignore[return-value]
+
+
+def is_applicable(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    return diagnostic.fix is not None and (unsafe or diagnostic.fix.is_safe)
+
+
+def _cached_findings(path: Path, settings, cache) -> tuple[str | None, list[Diagnostic] | None]:
+    if cache is None:
+        return None, None
+    from jaxlint.config import per_file_ignored
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, None  # fix_file reports it
+    ignored = per_file_ignored(settings, path) if settings.per_file_ignores else ()
+    key = cache.key(data, ignored)
+    return key, cache.load(key, str(path))
+
+
+def _fix_uncached(files, settings, rules, unsafe: bool, write: bool, jobs: int | None, on_file) -> list[FileFix]:
     from jaxlint.runner import default_jobs
 
     jobs = jobs or default_jobs()
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return [fix_file(path, settings, rules, unsafe, write) for path in files]
+        results = []
+        for path in files:
+            results.append(fix_file(path, settings, rules, unsafe, write))
+            if on_file is not None:
+                on_file()
+        return results
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     chunk = max(1, min(16, len(files) // (jobs * 8) or 1))
     initargs = (settings, [rule.code for rule in rules], unsafe, write)
     with context.Pool(jobs, initializer=_initialize_worker, initargs=initargs) as pool:
-        return list(pool.imap(_fix_in_worker, [str(path) for path in files], chunksize=chunk))
+        results = []
+        for result in pool.imap(_fix_in_worker, [str(path) for path in files], chunksize=chunk):
+            results.append(result)
+            if on_file is not None:
+                on_file()
+        return results
 
 
 def unified_diff(result: FileFix) -> str:
@@ -167,10 +233,11 @@ def summary_line(fixed: int, remaining: int, would: bool) -> str:
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff of the fixes and write nothing; exit 1 if anything would change.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied, even if no findings remain.")
 @click.option("--stdin-filename", default=None, metavar="PATH", help="Name to report for code read from stdin (`-`).")
-@click.option("--quiet", "-q", is_flag=True, help="Print only errors and the remaining findings, no summary.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors and the remaining findings: no summary, no progress bar, no timing line.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores).")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (what pre-commit hooks need).")
-def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show_diff, exit_non_zero_on_fix, stdin_filename, quiet, jobs, force_exclude):
+@click.option("--no-cache", is_flag=True, help="Do not read or write the results cache (.jaxlint_cache/ or $JAXLINT_CACHE_DIR) that `check` shares; by default a file whose cached findings have nothing to fix is skipped.")
+def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show_diff, exit_non_zero_on_fix, stdin_filename, quiet, jobs, force_exclude, no_cache):
     """Apply jaxlint's fixes. Safe fixes only, unless `--unsafe-fixes`.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin and writes the
@@ -180,8 +247,13 @@ def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show
     \b
     Exit status: 0 no findings remain, 1 findings remain (with --diff: something would change),
     2 usage or internal error.
+    On a terminal a progress bar shows on stderr; unless -q, a last line on stderr says how many
+    files were checked and how long it took.
     """
+    from jaxlint.cli.progress import progress_bar, run_summary, wants_progress_bar
     from jaxlint.runner import RunResult, collect_files
+
+    started = perf_counter()
 
     paths = list(paths) or ["."]
     settings = build_settings(paths, config, select, ignore, extend_select)
@@ -193,10 +265,17 @@ def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show
         sys.exit(EXIT_ERROR)
     run = RunResult()
     files = collect_files([Path(p) for p in paths], settings, run, force_exclude=force_exclude)
-    results = fix_files(files, settings, rules, unsafe_fixes, write=not show_diff, jobs=jobs)
+    cache = None
+    if not no_cache:
+        from jaxlint.cache import ResultCache, cache_directory
+
+        cache = ResultCache(cache_directory(settings), settings, [rule.code for rule in rules])
+    with progress_bar("Fixing", wants_progress_bar(quiet)) as progress:
+        on_file = progress(len(files)) if progress is not None else None
+        results = fix_files(files, settings, rules, unsafe_fixes, write=not show_diff, jobs=jobs, cache=cache, on_file=on_file)
     for message in run.errors:
         error_line(message)
-    readable = [result for result in results if result.fixed is not None]
+    readable = [result for result in results if result.readable]
     for result in results:
         for message in result.errors:
             error_line(message)
@@ -210,6 +289,10 @@ def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show
     remaining = sorted((d for result in readable for d in result.remaining), key=Diagnostic.sort_key)
     applied = [d for result in readable for d in (result.applied if (show_diff or result.written) else [])]
     _report(remaining, applied, quiet, would=show_diff, stream=sys.stderr if show_diff else sys.stdout)
+    if not quiet and readable:
+        sys.stdout.flush()
+        from_cache = sum(1 for result in readable if result.from_cache)
+        click.echo(run_summary("Checked", len(readable), perf_counter() - started, from_cache), err=True)
     if run.missing_paths or (not readable and (run.errors or any(r.errors for r in results))):
         sys.exit(EXIT_ERROR)
     if show_diff:

@@ -1,0 +1,86 @@
+"""What a rule sees while the engine walks one module: the source, the semantic model, the settings.
+
+It lives apart from the engine so that rules (which receive it) and the engine (which builds it)
+never import each other.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
+
+from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from jaxlint.semantic.model import Scope, SemanticModel
+from jaxlint.source import SourceFile
+
+if TYPE_CHECKING:
+    from jaxlint.rules.base import Rule
+
+T = TypeVar("T")
+
+
+class Context:
+    """What a rule sees while the engine walks one module."""
+
+    def __init__(self, source: SourceFile, model: SemanticModel, settings) -> None:
+        self.source = source
+        self.model = model
+        self.settings = settings
+        self.diagnostics: list[Diagnostic] = []
+        self.rule: Rule | None = None
+        self._memo: dict[object, object] = {}
+
+    def memo(self, key: object, compute: Callable[..., T], *arguments: object) -> T:
+        """`compute(*arguments)` once per module for `key`: what a rule would otherwise recompute per node.
+
+        Keys are the rule's own (a tuple starting with its code keeps rules apart). Rules called for
+        every name or attribute pass a constant key and a module-level function, so a hit costs one
+        dictionary lookup."""
+        memo = self._memo
+        if key in memo:
+            return memo[key]  # type: ignore[return-value]
+        value = memo[key] = compute(*arguments)
+        return value
+
+    # Questions rules ask, forwarded to the semantic model.
+    def scope(self, node: ast.AST) -> Scope:
+        return self.model.scope_for(node)
+
+    def qualified_name(self, node: ast.AST) -> str | None:
+        return self.model.qualified_name(node)
+
+    def level(self, node: ast.AST, scope: Scope | None = None) -> int:
+        return self.model.level(node, scope or self.scope(node))
+
+    def is_traced_code(self, node: ast.AST) -> bool:
+        scope = self.scope(node)
+        return scope.in_traced and not self.model.in_static_region(node) and not self.model.dead_when_traced(node, scope)
+
+    def text(self, node: ast.AST) -> str:
+        return self.source.segment(node)
+
+    def replace(self, node: ast.AST, content: str) -> Edit:
+        return Edit(content, self.source.start(node), self.source.end(node))
+
+    def insert_before(self, node: ast.AST, content: str) -> Edit:
+        start = self.source.start(node)
+        return Edit(content, start, start)
+
+    def fix(self, message: str, edits: Sequence[Edit], safe: bool) -> Fix:
+        return Fix(Applicability.SAFE if safe else Applicability.UNSAFE, message, tuple(edits))
+
+    def report(self, node: ast.AST, message: str, fix: Fix | None = None, end_node: ast.AST | None = None) -> None:
+        rule = self.rule
+        assert rule is not None
+        self.diagnostics.append(
+            Diagnostic(
+                code=rule.code,
+                name=rule.name,
+                message=message,
+                filename=self.source.filename,
+                location=self.source.start(node),
+                end_location=self.source.end(end_node or node),
+                fix=fix,
+                url=rule.url,
+            )
+        )
