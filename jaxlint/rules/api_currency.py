@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.api_table import KEYWORD_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import FUNCTION_NODES, ancestors, parent_of

@@ -51,7 +51,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from jaxlint.rules import host_sync_fix
+from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 

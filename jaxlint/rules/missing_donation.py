@@ -49,7 +49,8 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.rules import donation_aliasing, donation_fix
+from jaxlint.fixes import donation as donation_fix
+from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.flow import dotted_name, target_elements
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import parent_of
@@ -61,7 +62,7 @@ class VmapOfJit(Rule):
                 node,
                 "`vmap` of `jit` is not compiled as a whole: every call batches in Python and dispatches op by op; "
                 "use `jax.jit(jax.vmap(f, ...))`",
-                fix=_swap_fix(node, inner, context),
+                fix=vmap_swap.swap_fix(node, inner, context),
             )
             return
         parent = parent_of(node)
@@ -74,21 +75,6 @@ class VmapOfJit(Rule):
                 f"`vmap` of jitted `{inner.id}` is not compiled as a whole: every call batches in Python; "
                 f"wrap the batched function in `jax.jit` instead",
             )
-
-
-def _swap_fix(node: ast.Call, inner: ast.Call, context):
-    if inner.keywords or len(inner.args) != 1 or isinstance(inner.args[0], ast.Starred):
-        return None
-    if context.scope(node).is_function:
-        # Inside a function, `jax.jit(jax.vmap(f))` is a new function on every call, so it would
-        # recompile each time; only a module-level (or class-level) definition is swapped.
-        return None
-    vmap_arguments = [context.text(argument) for argument in node.args[1:]]
-    vmap_arguments += [context.text(keyword) for keyword in node.keywords]
-    function = context.text(inner.args[0])
-    inside = ", ".join([function, *vmap_arguments])
-    replacement = f"{context.text(inner.func)}({context.text(node.func)}({inside}))"
-    return context.fix("Apply `jit` outside `vmap`", [context.replace(node, replacement)], safe=True)
 
 
 RULE = VmapOfJit()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostics import Edit
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.model import argument, literal_tuple, parent_of
 

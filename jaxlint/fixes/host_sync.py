@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.rules import control_flow_fix as flow
+from jaxlint.fixes import control_flow as flow
 from jaxlint.semantic.model import parent_of
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.rules.base import snippet
 
@@ -34,7 +34,7 @@ _ARRAY_OPS_ALWAYS_PURE = {"at", "set", "get", "astype", "reshape", "sum", "mean"
 _SHAPE_CHANGING = {"concatenate", "append", "stack", "hstack", "vstack", "dstack", "column_stack", "pad", "repeat", "tile", "expand_dims", "insert", "delete"}
 
 
-# ----- small shared helpers (also used by host_sync_fix) ------------------------------------------
+# ----- small shared helpers (also used by fixes.host_sync) ------------------------------------------
 
 
 def loads(node: ast.AST) -> set[str]:
