@@ -36,7 +36,10 @@ def train_step(state, batch):
 ## Fix safety
 Adding `donate_argnums`/`donate_argnames` is unsafe: after the call the donated input is deleted,
 and any later read of the old value raises. The fix is offered only when every call site of the
-function in the module rebinds the argument.
+function in the module rebinds the argument and the donated value is provably owned there and dead
+after the call: a local name (not a parameter, whose caller still holds the array; not an attribute
+or global), bound only to fresh values (not to another name, nor built by a call from a name read
+after the call), passed once. Otherwise the message says why no fix is offered.
 
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
@@ -94,11 +97,12 @@ class MissingDonation(Rule):
                 continue
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
+            fix = donation_fix.fix_for(value, binding, position, keyword, context)
             context.report(
                 argument,
                 f"`{key}` is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
-                f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`",
-                fix=donation_fix.fix_for(value, binding, position, keyword, context),
+                f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
+                fix=None if isinstance(fix, str) else fix,
             )
 
 
