@@ -191,6 +191,19 @@ def fresh_name(context, base: str, taken: set[str] | None = None) -> str:
     return name
 
 
+def header_comment(context, header_end: ast.AST) -> str:
+    """The comment after a compound statement's header (`if x > 0:  # why`), as "  # why", or "".
+
+    `header_end` is the last node of the header (the test, the iterable). Rewrites that replace the
+    header put this comment on the line that takes its place, so it is not lost."""
+    row = header_end.end_lineno or header_end.lineno
+    line = context.source.line(row)
+    rest = line[context.source.char_column(row, header_end.end_col_offset):].strip()
+    if rest.startswith(":"):
+        rest = rest[1:].strip()
+    return f"  {rest}" if rest.startswith("#") else ""
+
+
 def multiline_string(node: ast.AST) -> bool:
     return any(
         isinstance(n, (ast.Constant, ast.JoinedStr)) and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
@@ -510,7 +523,7 @@ def _return_fix(node: ast.If, other: list[ast.stmt], fallthrough: bool, context,
     indent = context.source.indentation(node.lineno)
     if first is not None and second is not None:
         where = refs("jax.numpy.where")
-        text = f"return {where}({condition_text(node.test, context, refs)}, {first}, {second})"
+        text = f"return {where}({condition_text(node.test, context, refs)}, {first}, {second})" + header_comment(context, node.test)
         edit = _replace_span(context, node, end_node, text)
         return context.fix(f"Use `{where}` (evaluates both arms)", [edit, *refs.edits], safe=False)
     # Both arms return after some computation: `lax.cond` over two local functions.
@@ -625,6 +638,7 @@ def _where_assignments(node: ast.If, context, scope, refs: References):
     condition = condition_text(node.test, context, refs)
     indent = context.source.indentation(node.lineno)
     lines = [f"{name} = {where}({condition}, {values[0].get(name, name)}, {values[1].get(name, name)})" for name in order]
+    lines[0] += header_comment(context, node.test)
     text = ("\n" + indent).join(lines)
     return context.fix(f"Use `{where}` (evaluates both arms)", [_replace_span(context, node, node, text), *refs.edits], safe=False)
 
@@ -657,7 +671,7 @@ def _cond_edit(node, end_node, body, other, operands, outputs, context, refs: Re
         # An `if` without `else` leaves the outputs as they were: the false branch returns its operands.
         lines.append((other_indent or context.source.indentation(other[0].lineno)) + "return " + _tuple_text(outputs))
     call = f"{cond}({condition_text(node.test, context, refs)}, {true_name}, {false_name}{''.join(', ' + name for name in operands)})"
-    lines.append(indent + (f"return {call}" if outputs is None else f"{_tuple_text(outputs, bare=True)} = {call}"))
+    lines.append(indent + (f"return {call}" if outputs is None else f"{_tuple_text(outputs, bare=True)} = {call}") + header_comment(context, node.test))
     text = "\n".join(lines)
     return context.fix(f"Use `{cond}` (both arms are traced)", [_replace_span(context, node, end_node, text), *refs.edits], safe=False)
 
@@ -716,7 +730,7 @@ def _while_fix(node: ast.While, context, scope):
     lines += block_lines(context, node.body, None if _own_line(node.body[0], context) else inner)
     lines.append(f"{inner}return {state}")
     initial = state if len(carried) == 1 else f"({state})"
-    lines.append(f"{indent}{state} = {while_loop}({cond_name}, {body_name}, {initial})")
+    lines.append(f"{indent}{state} = {while_loop}({cond_name}, {body_name}, {initial}){header_comment(context, node.test)}")
     edit = _replace_span(context, node, node, "\n".join(lines))
     return context.fix(f"Use `{while_loop}` over {', '.join(f'`{n}`' for n in carried)}", [edit, *refs.edits], safe=False)
 

@@ -5,7 +5,13 @@
 "Fix safety"): the accumulator becomes a device array (float32 where the Python float was
 float64) until the loop ends, and the loop body must be traceable.
 
-The break loop keeps the original's exact semantics: the original steps first and tests after, so
+The break loop is hoisted into a module-level jitted function placed before the code that holds the
+loop, with the loop-carried values and the values the loop reads from its function as arguments, so
+it compiles once (not once per call, as a jitted `lax.while_loop` over closures built per call
+would). Values the loop reads are refused when they are used as objects (called, or asked for
+attributes an array does not have): those cannot be `jit` arguments.
+
+It keeps the original's exact semantics: the original steps first and tests after, so
 the `lax.while_loop` carries a `done` flag computed from the stepped state, next to the counter that
 keeps the iteration cap. (Testing the carried state in `cond_fun`, as the JAX guide's sketch does,
 would skip the first step when the initial state already meets the condition.)
@@ -151,6 +157,22 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
         return None
     if flow.loads(loop.iter) & assigned:
         return None
+    function_scope = context.scope(loop)
+    top = _top_level_statement(loop)
+    if top is None:
+        return None
+    steps_test_cap = [*steps, sync.test, loop.iter]
+    free = []
+    for node in steps_test_cap:
+        for name in _ordered_loads(node):
+            if name not in free and name not in carried and name != counter_name:
+                free.append(name)
+    # Names the loop reads that the enclosing code binds become arguments of the hoisted function;
+    # module-level functions, imports and builtins it can keep naming.
+    passed = [name for name in free if _bound_locally(name, function_scope, top, context) and not _read_before_assigned_only_inside(name, steps, assigned)]
+    for name in passed:
+        if not _array_like_uses(name, steps_test_cap, context):
+            return None  # an object (model, config, callable) cannot be a jit argument
     refs = flow.References(context)
     while_loop = refs("jax.lax.while_loop")
     jit = refs("jax.jit")
@@ -162,28 +184,99 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     state = flow.fresh_name(context, "state", taken)
     cond_name = flow.fresh_name(context, "cond_fun", taken)
     body_name = flow.fresh_name(context, "body_fun", taken)
-    indent = context.source.indentation(loop.lineno)
-    first = steps[0]
-    own_line = flow._own_line(first, context)
-    inner = context.source.indentation(first.lineno) if own_line else indent + flow.indentation_unit(context, loop, steps)
+    base = function_scope.name if function_scope.is_function else "run"
+    hoisted_name = flow.fresh_name(context, f"{base.strip('_')}_loop", taken)
+    unit = flow.indentation_unit(context, loop, steps)
+    inner, deeper = unit, unit * 2
     names = ", ".join([*carried, counter, done])
-    unpack = f"{inner}{names} = {state}"
     condition = flow.condition_text(sync.test, context, refs)
+    parameters = [*carried, *passed]
     lines = [
-        f"def {cond_name}({state}):",
-        unpack,
-        f"{inner}return {logical_and}({counter} < {cap}, {logical_not}({done}))",
-        f"{indent}def {body_name}({state}):",
-        unpack,
-        *flow.block_lines(context, steps, None if own_line else inner),
-        f"{inner}return {', '.join(carried)}, {counter} + 1, {condition}",
+        f"@{jit}",
+        f"def {hoisted_name}({', '.join(parameters)}):",
+        f"{inner}def {cond_name}({state}):",
+        f"{deeper}{names} = {state}",
+        f"{deeper}return {logical_and}({counter} < {cap}, {logical_not}({done}))",
+        "",
+        f"{inner}def {body_name}({state}):",
+        f"{deeper}{names} = {state}",
+        *flow.block_lines(context, steps, deeper),
+        f"{deeper}return {', '.join(carried)}, {counter} + 1, {condition}{flow.header_comment(context, sync.test)}",
+        "",
+        f"{inner}{', '.join([*carried, '_', '_'])} = {while_loop}({cond_name}, {body_name}, ({', '.join([*carried, '0', 'False'])}))",
+        f"{inner}return {', '.join(carried)}",
+        "",
+        "",
+        "",
     ]
-    targets = ", ".join([*carried, "_", "_"])
-    initial = ", ".join([*carried, "0", "False"])
-    lines.append(f"{indent}{targets} = {jit}({while_loop}, static_argnums=(0, 1))({cond_name}, {body_name}, ({initial}))")
-    edit = Edit("\n".join(lines), context.source.start(loop), context.source.end(loop))
+    first_row = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
+    start = Position(first_row, 1)
+    hoist = Edit("\n".join(lines), start, start)
+    call = f"{', '.join(carried)} = {hoisted_name}({', '.join(parameters)})"
+    call += flow.header_comment(context, loop.iter)
+    edit = Edit(call, context.source.start(loop), context.source.end(loop))
     carried_text = ", ".join(f"`{name}`" for name in carried)
-    return context.fix(f"Run the loop on the device: a jitted `{while_loop}` over {carried_text} with the same cap", [edit, *refs.edits], safe=False)
+    return context.fix(
+        f"Run the loop on the device: `{hoisted_name}`, a jitted `{while_loop}` over {carried_text} with the same cap, compiled once",
+        [hoist, edit, *refs.edits],
+        safe=False,
+    )
+
+
+def _top_level_statement(node: ast.AST) -> ast.stmt | None:
+    current = node
+    while current is not None and not isinstance(parent_of(current), ast.Module):
+        current = parent_of(current)
+    return current
+
+
+def _ordered_loads(node: ast.AST) -> list[str]:
+    found = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)), key=lambda n: (n.lineno, n.col_offset))
+    ordered: list[str] = []
+    for n in found:
+        if n.id not in ordered:
+            ordered.append(n.id)
+    return ordered
+
+
+def _read_before_assigned_only_inside(name: str, steps: list[ast.stmt], assigned: set[str]) -> bool:
+    """A name the loop body assigns before any read: a local of the body function, not an input."""
+    return name in assigned and name not in flow.read_before_assigned(steps, assigned)
+
+
+def _bound_locally(name: str, scope, top: ast.stmt, context) -> bool:
+    """Bound by the function around the loop (or one enclosing it), or by a module-level assignment
+    when the loop itself runs at module level: such values must be passed in."""
+    current = scope
+    while current is not None and current.is_function:
+        if name in current.local_names or name in current.param_nodes:
+            return True
+        current = current.parent
+    if scope.is_function:
+        return False
+    module_scope = current
+    for target, value in getattr(module_scope, "bindings", []):
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)) and not isinstance(target, (ast.FunctionDef, ast.ClassDef)):
+            return value is not None and not isinstance(value, (ast.Lambda,))
+    return False
+
+
+_ARRAY_ATTRIBUTES = {"shape", "dtype", "ndim", "size", "T", "at", "astype", "sum", "mean", "max", "min", "reshape", "real", "imag"}
+
+
+def _array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
+    """Every use of `name` is as a value (operand, argument, index), never called or asked for an
+    attribute an array does not have: objects and functions cannot cross a `jit` boundary."""
+    for node in nodes:
+        for n in ast.walk(node):
+            if not (isinstance(n, ast.Name) and n.id == name):
+                continue
+            parent = parent_of(n)
+            if isinstance(parent, ast.Call) and parent.func is n:
+                return False
+            if isinstance(parent, ast.Attribute) and parent.attr not in _ARRAY_ATTRIBUTES:
+                return False
+    return True
 
 
 def _range_cap(iterable: ast.AST, context) -> str | None:
