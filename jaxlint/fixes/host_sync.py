@@ -23,6 +23,7 @@ import ast
 
 from jaxlint.diagnostics import Edit, Position
 from jaxlint.fixes import control_flow as flow
+from jaxlint.fixes import hoist
 from jaxlint.semantic.model import parent_of
 
 
@@ -158,7 +159,7 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     if flow.loads(loop.iter) & assigned:
         return None
     function_scope = context.scope(loop)
-    top = _top_level_statement(loop)
+    top = hoist.top_level_statement(loop)
     if top is None:
         return None
     steps_test_cap = [*steps, sync.test, loop.iter]
@@ -171,7 +172,7 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     # module-level functions, imports and builtins it can keep naming.
     passed = [name for name in free if _bound_locally(name, function_scope, top, context) and not _read_before_assigned_only_inside(name, steps, assigned)]
     for name in passed:
-        if not _array_like_uses(name, steps_test_cap, context):
+        if not hoist.array_like_uses(name, [*steps, sync.test], context):
             return None  # an object (model, config, callable) cannot be a jit argument
     refs = flow.References(context)
     while_loop = refs("jax.lax.while_loop")
@@ -184,7 +185,12 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     state = flow.fresh_name(context, "state", taken)
     cond_name = flow.fresh_name(context, "cond_fun", taken)
     body_name = flow.fresh_name(context, "body_fun", taken)
+    # Named after the top-level statement too: fixes in other classes applied in the same round
+    # cannot pick the same module-level name.
     base = function_scope.name if function_scope.is_function else "run"
+    top_name = getattr(top, "name", base)
+    if top_name != base:
+        base = f"{top_name}_{base}"
     hoisted_name = flow.fresh_name(context, f"{base.strip('_')}_loop", taken)
     unit = flow.indentation_unit(context, loop, steps)
     inner, deeper = unit, unit * 2
@@ -205,29 +211,17 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
         "",
         f"{inner}{', '.join([*carried, '_', '_'])} = {while_loop}({cond_name}, {body_name}, ({', '.join([*carried, '0', 'False'])}))",
         f"{inner}return {', '.join(carried)}",
-        "",
-        "",
-        "",
     ]
-    first_row = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
-    start = Position(first_row, 1)
-    hoist = Edit("\n".join(lines), start, start)
+    hoisted = hoist.insert_before(top, "\n".join(lines))
     call = f"{', '.join(carried)} = {hoisted_name}({', '.join(parameters)})"
     call += flow.header_comment(context, loop.iter)
     edit = Edit(call, context.source.start(loop), context.source.end(loop))
     carried_text = ", ".join(f"`{name}`" for name in carried)
     return context.fix(
         f"Run the loop on the device: `{hoisted_name}`, a jitted `{while_loop}` over {carried_text} with the same cap, compiled once",
-        [hoist, edit, *refs.edits],
+        [hoisted, edit, *refs.edits],
         safe=False,
     )
-
-
-def _top_level_statement(node: ast.AST) -> ast.stmt | None:
-    current = node
-    while current is not None and not isinstance(parent_of(current), ast.Module):
-        current = parent_of(current)
-    return current
 
 
 def _ordered_loads(node: ast.AST) -> list[str]:
@@ -259,24 +253,6 @@ def _bound_locally(name: str, scope, top: ast.stmt, context) -> bool:
         if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)) and not isinstance(target, (ast.FunctionDef, ast.ClassDef)):
             return value is not None and not isinstance(value, (ast.Lambda,))
     return False
-
-
-_ARRAY_ATTRIBUTES = {"shape", "dtype", "ndim", "size", "T", "at", "astype", "sum", "mean", "max", "min", "reshape", "real", "imag"}
-
-
-def _array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
-    """Every use of `name` is as a value (operand, argument, index), never called or asked for an
-    attribute an array does not have: objects and functions cannot cross a `jit` boundary."""
-    for node in nodes:
-        for n in ast.walk(node):
-            if not (isinstance(n, ast.Name) and n.id == name):
-                continue
-            parent = parent_of(n)
-            if isinstance(parent, ast.Call) and parent.func is n:
-                return False
-            if isinstance(parent, ast.Attribute) and parent.attr not in _ARRAY_ATTRIBUTES:
-                return False
-    return True
 
 
 def _range_cap(iterable: ast.AST, context) -> str | None:

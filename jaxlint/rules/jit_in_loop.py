@@ -31,10 +31,14 @@ for batch in batches:
 ```
 
 ## Fix safety
-Hoisting the `jit` out of the loop is offered when the wrapped callable and the options read no
-name the loop assigns. It is unsafe: a lambda or `partial` evaluated before the loop sees the
-values its free names hold then, and code in the loop that relied on a fresh trace (Python side
-effects at trace time, globals that change) behaves differently. Per-call cases get no fix.
+The jitted function is built at module level (`NAME = jax.jit(...)` before the function), so it
+compiles once for all calls, when everything it needs there is a module-level name; a lambda that
+reads arrays of the function gets them as extra arguments (`jax.jit(lambda p, y: p + y)` called
+with `y`). Otherwise, in a loop, it is built once before the loop when the wrapped callable and the
+options read no name the loop assigns. It is unsafe: a lambda or `partial` evaluated earlier sees
+the values its free names hold then, a captured value that becomes an argument is traced instead
+of constant, and code that relied on a fresh trace (Python side effects at trace time, globals
+that change) behaves differently.
 
 ## How the runtime mode confirms it
 It counts compilations over repeated calls with the example inputs: the original compiles once per
@@ -98,6 +102,7 @@ class JitInLoop(Rule):
                 node,
                 f"`{short}` of {kind} inside `{scope.name}` compiles on every call of `{scope.name}`: "
                 f"the callable is a new object each time; build the jitted function once, outside",
+                fix=jit_hoist.hoist_fix(node, [], called_name, immediate, context),
             )
 
 

@@ -23,8 +23,10 @@ batched = jax.jit(jax.vmap(predict, in_axes=(None, 0)))
 ## Fix safety
 Swapping the transforms is safe when the inner `jit` has no options and the expression is at
 module or class level: the same function computes the same values, `vmap` arguments are kept.
-Inside a function body no fix is offered: there `jax.jit(jax.vmap(f))` creates a new function on
-every call and would recompile every time (measured by the runtime mode); hoist it by hand. When the inner `jit` has options (`static_argnums`,
+Inside a function body `jax.jit(jax.vmap(f))` would be a new function on every call and recompile
+every time, so the fix (unsafe there) defines it once at module level, before the function, and
+uses that name; offered only when `f` and the `vmap` arguments are module-level names bound by then.
+When the inner `jit` has options (`static_argnums`,
 `donate_argnums`, ...) their positions may not carry over to the batched function, so no fix is
 offered.
 
