@@ -144,7 +144,7 @@ def test_refusal_fixtures_are_flagged_but_not_fixed(path: Path):
 def test_donation_on_a_jitted_method_counts_self():
     text = (
         "import jax\n\n\nclass Trainer:\n    @jax.jit\n    def step(self, state):\n        return state + 1\n\n"
-        "    def run(self, state):\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
+        "    def run(self, n):\n        state = jax.numpy.zeros(n)\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
     )
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
     # `@jax.jit` wraps the plain function, whose argument 0 is `self`.
@@ -158,6 +158,27 @@ def test_donation_refused_when_a_call_site_keeps_the_old_value():
     )
     result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
     assert result.diagnostics and all(d.fix is None for d in result.diagnostics)
+
+
+def test_donation_refused_for_a_parameter_and_the_message_says_why():
+    """The caller still holds a parameter's array: donating it would delete the caller's value."""
+    text = (
+        "import jax\n\n\n@jax.jit\ndef step(state):\n    return state + 1\n\n\n"
+        "def run(state):\n    for _ in range(3):\n        state = step(state)\n    return state\n"
+    )
+    result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
+    (finding,) = result.diagnostics
+    assert finding.fix is None
+    assert "no automatic fix: `state` is a parameter of `run`" in finding.message
+
+
+def test_donation_offered_for_a_value_the_function_creates():
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef step(state):\n    return state + 1\n\n\n"
+        "def run(n):\n    state = jnp.zeros(n)\n    for _ in range(3):\n        state = step(state)\n    return state\n"
+    )
+    fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
+    assert "@jax.jit(donate_argnums=(0,))" in fixed
 
 
 def test_fixed_module_must_round_trip_through_libcst(monkeypatch):
