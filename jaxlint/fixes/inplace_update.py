@@ -1,5 +1,6 @@
 """JAX105's fix: `x[i] = v` becomes `x = x.at[i].set(v)`, `x[i] += v` becomes `x = x.at[i].add(v)`,
-`x[i] = jnp.minimum(x[i], v)` becomes `x = x.at[i].min(v)`."""
+`x[i] = jnp.minimum(x[i], v)` becomes `x = x.at[i].min(v)`; `self.v[i] = x` becomes
+`self.v = self.v.at[i].set(x)`."""
 
 from __future__ import annotations
 
@@ -22,9 +23,11 @@ def _looks_boolean(node: ast.AST) -> bool:
 
 
 def at_update_fix(node: ast.Assign | ast.AugAssign, target: ast.Subscript, context):
-    if not isinstance(target.value, ast.Name):
+    array = target.value
+    is_self_attribute = isinstance(array, ast.Attribute) and isinstance(array.value, ast.Name) and array.value.id == "self"
+    if not (isinstance(array, ast.Name) or is_self_attribute):
         return None
-    name = target.value.id
+    name = context.text(array)
     scope = context.scope(target)
     indices = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
     if context.is_traced_code(target) and any(

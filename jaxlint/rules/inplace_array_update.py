@@ -1,7 +1,9 @@
 """## What it does
 Flags item assignment on a JAX array: `x[i] = v`, `x[i] += v`, `x[:, 0] *= 2`, ... where `x` is known
-to be a JAX array (the result of a `jax.numpy`/`jax.random`/`jax.nn` call, an `.at[...]` update, or
-an array parameter of a traced function), inside or outside traced code.
+to be a JAX array (the result of a `jax.numpy`/`jax.random`/`jax.nn` call, an `.at[...]` update, a
+call of a jitted function whose every `return` is an array, an array parameter of a traced function,
+or an instance attribute every assignment of which in the class is such a value:
+`self.counts = jnp.zeros(n)`), inside or outside traced code.
 
 ## Why is this bad?
 JAX arrays are immutable: item assignment raises `TypeError: JAX arrays are immutable and do not
@@ -11,7 +13,8 @@ https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html and "In-pl
 https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html.
 
 NumPy arrays are mutable and are never flagged, nor are lists, dicts, and values the analysis
-cannot show to be JAX arrays (a traced parameter may be a dict of arrays).
+cannot show to be JAX arrays (a traced parameter may be a dict of arrays; a jitted function may
+return a dict, which is a plain mutable dict after the call).
 
 ## Example
 ```python
@@ -30,7 +33,7 @@ x = x.at[1:3].add(2.0)
 ## Fix safety
 `x[i] = v` becomes `x = x.at[i].set(v)`; `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`,
 `.multiply`, `.divide`, `.power`; `x[i] = jnp.minimum(x[i], v)` becomes `x.at[i].min(v)` (and
-`maximum`, `.max`). The fix is safe: the original statement always raises, and the update computes
+`maximum`, `.max`); `self.v[i] = x` becomes `self.v = self.v.at[i].set(x)`. The fix is safe: the original statement always raises, and the update computes
 the value the assignment meant. Other augmented operators (`//=`, `%=`, bitwise) get no fix.
 
 ## How the runtime mode confirms it
