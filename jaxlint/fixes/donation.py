@@ -189,6 +189,8 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         expression = bound.value if isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) else None
         if expression is None:
             return f"`{name}` is bound by `{type(bound).__name__.lower()}`, so jaxlint cannot show the arrays are not shared"
+        if isinstance(expression, ast.Constant) or (isinstance(expression, ast.UnaryOp) and isinstance(expression.operand, ast.Constant)):
+            return f"`{name}` starts as a Python number, which has no device buffer to donate"
         if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
         for source in sorted(_argument_names(expression, context)):
