@@ -41,3 +41,10 @@ def compiles_during(call) -> int:
 def compiles_after_warmup(call, repeats: int = 3) -> int:
     compiles_during(call)
     return sum(compiles_during(call) for _ in range(repeats))
+
+
+def compiles_over(function, argument_sets) -> int:
+    """Call `function(*arguments)` for each set (same shapes, other values): compilations after the first call."""
+    first, *rest = argument_sets
+    compiles_during(lambda: function(*first))
+    return sum(compiles_during(lambda arguments=arguments: function(*arguments)) for arguments in rest)
