@@ -196,3 +196,24 @@ def test_fixed_module_must_round_trip_through_libcst(monkeypatch):
     assert refused.text == source
     assert refused.reverted and "libcst" in refused.reverted[0]
     assert [d.code for d in refused.remaining] == ["JAX301"]
+
+
+def test_libcst_parses_only_modules_that_get_a_structural_fix(monkeypatch):
+    """Analysis stays on `ast`; the libcst tree is built only when a structural fix is built."""
+    from jaxlint.fixes import cst_edit
+
+    built = []
+    original = cst_edit.ModuleTree.__init__
+
+    def counting(self, source):
+        built.append(source.filename)
+        original(self, source)
+
+    monkeypatch.setattr(cst_edit.ModuleTree, "__init__", counting)
+    plain = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x * 2\n"
+    check_source(plain, "plain.py", Settings(), [RULES_BY_CODE["JAX101"], RULES_BY_CODE["JAX201"]])
+    assert built == []
+    branchy = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x.sum() > 0:  # keep me\n        x = x * 2\n    return x\n"
+    fixed = fix_source(branchy, "branchy.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
+    assert built and set(built) == {"branchy.py"}
+    assert "    x = jax.numpy.where(x.sum() > 0, x * 2, x)  # keep me\n" in fixed

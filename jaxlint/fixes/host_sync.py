@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import ast
 
+import libcst as cst
+
 from jaxlint.diagnostics import Edit, Position
 from jaxlint.fixes import control_flow as flow
-from jaxlint.fixes import hoist
+from jaxlint.fixes import cst_edit, hoist
 from jaxlint.semantic.model import parent_of
 
 
@@ -192,36 +194,48 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     if top_name != base:
         base = f"{top_name}_{base}"
     hoisted_name = flow.fresh_name(context, f"{base.strip('_')}_loop", taken)
-    unit = flow.indentation_unit(context, loop, steps)
-    inner, deeper = unit, unit * 2
     names = ", ".join([*carried, counter, done])
     condition = flow.condition_text(sync.test, context, refs)
     parameters = [*carried, *passed]
-    lines = [
-        f"@{jit}",
-        f"def {hoisted_name}({', '.join(parameters)}):",
-        f"{inner}def {cond_name}({state}):",
-        f"{deeper}{names} = {state}",
-        f"{deeper}return {logical_and}({counter} < {cap}, {logical_not}({done}))",
-        "",
-        f"{inner}def {body_name}({state}):",
-        f"{deeper}{names} = {state}",
-        *flow.block_lines(context, steps, deeper),
-        f"{deeper}return {', '.join(carried)}, {counter} + 1, {condition}{flow.header_comment(context, sync.test)}",
-        "",
-        f"{inner}{', '.join([*carried, '_', '_'])} = {while_loop}({cond_name}, {body_name}, ({', '.join([*carried, '0', 'False'])}))",
-        f"{inner}return {', '.join(carried)}",
-    ]
-    hoisted = hoist.insert_before(top, "\n".join(lines))
-    call = f"{', '.join(carried)} = {hoisted_name}({', '.join(parameters)})"
-    call += flow.header_comment(context, loop.iter)
-    edit = Edit(call, context.source.start(loop), context.source.end(loop))
+    try:
+        tree = cst_edit.module_tree(context)
+    except cst_edit.Unavailable:
+        return None
+    loop_node = tree.statement(context, loop)
+    top_node = tree.statement(context, top)
+    sync_node = tree.statement(context, sync)
+    step_nodes = cst_edit.block_statements(loop_node.body)[:-1]
+    statement = cst_edit.parse_statement
+    unpack = statement(f"{names} = {state}\n")
+    # The comments of the `if ...: break` lines go with the test they held.
+    sync_comments = [c for c in cst_edit.comments_in(sync_node) if c != cst_edit.header_comment(sync_node)]
+    returned = statement(f"return {', '.join(carried)}, {counter} + 1, {condition}\n")
+    returned = cst_edit.with_trailing_comment(returned, cst_edit.header_comment(sync_node))
+    returned = returned.with_changes(leading_lines=[*sync_node.leading_lines, *cst_edit.comment_lines(sync_comments)])
+    blank = [cst.EmptyLine(indent=False)]
+    cond_def = cst_edit.function_def(cond_name, [state], [unpack, statement(f"return {logical_and}({counter} < {cap}, {logical_not}({done}))\n")])
+    body_def = cst_edit.function_def(body_name, [state], [unpack, *step_nodes, returned], leading=blank)
+    run = statement(f"{', '.join([*carried, '_', '_'])} = {while_loop}({cond_name}, {body_name}, ({', '.join([*carried, '0', 'False'])}))\n")
+    spacing, own_lines = cst_edit.split_leading_lines(top_node)
+    hoisted = cst_edit.function_def(hoisted_name, parameters, [cond_def, body_def, run.with_changes(leading_lines=blank), statement(f"return {', '.join(carried)}\n")], leading=spacing)
+    hoisted = hoisted.with_changes(decorators=[cst.Decorator(decorator=cst.parse_expression(jit))])
+    call = statement(f"{', '.join(carried)} = {hoisted_name}({', '.join(parameters)})\n")
+    call = cst_edit.with_trailing_comment(call, cst_edit.header_comment(loop_node)).with_changes(leading_lines=loop_node.leading_lines)
+    top_with_spacing = top_node.with_changes(leading_lines=[*blank, *blank, *own_lines])
+    edit = _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing)
     carried_text = ", ".join(f"`{name}`" for name in carried)
     return context.fix(
         f"Run the loop on the device: `{hoisted_name}`, a jitted `{while_loop}` over {carried_text} with the same cap, compiled once",
-        [hoisted, edit, *refs.edits],
+        [edit, *refs.edits],
         safe=False,
     )
+
+
+def _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing):
+    """Replace the loop with the call inside the top-level statement, and put the hoisted function
+    before that statement, two blank lines apart."""
+    inner = top_with_spacing.visit(cst_edit._Replace({loop_node: [call]}))
+    return tree.edit({top_node: [hoisted, inner]})
 
 
 def _ordered_loads(node: ast.AST) -> list[str]:
