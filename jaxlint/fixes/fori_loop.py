@@ -1,12 +1,13 @@
 """JAX304's fix: a long literal `range` loop in traced code becomes `lax.fori_loop(..., unroll=UNROLL)`
-over the values the body carries from one iteration to the next."""
+over the values the body carries from one iteration to the next. The loop body moves into the
+body function as libcst statements (comments kept); the loop header's comment goes on the call."""
 
 from __future__ import annotations
 
 import ast
 
 from jaxlint import fixes
-from jaxlint.diagnostics import Edit, Position
+from jaxlint.fixes import cst_edit
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import ARRAY, NONE, parent_of
 
@@ -44,40 +45,29 @@ def fori_fix(node: ast.For, start: int, stop: int, step: int, scope, context):
     for name in carried:
         if not _array_before(name, node, scope, context):
             return None
-    source = context.source
-    loop_indent = source.indentation(node.lineno)
-    if source.start(node).column - 1 != len(loop_indent) or node.body[0].lineno == node.lineno:
-        return None
-    last_row = node.body[-1].end_lineno or node.body[-1].lineno
-    body_indent = source.indentation(node.body[0].lineno)
     taken = {n.id for n in ast.walk(context.model.tree) if isinstance(n, ast.Name)} | context.model.bound_names
     function = _unique("_loop_body", taken)
     fori, import_edits = fixes.reference(context, "jax.lax.fori_loop")
     if not fori:
         return None
-    body_lines = [source.line(row) for row in range(node.body[0].lineno, last_row + 1)]
-    trailing = source.line(last_row)[node.body[-1].end_col_offset:].strip()
-    if trailing and not trailing.startswith("#"):
+    try:
+        tree = cst_edit.module_tree(context)
+    except cst_edit.Unavailable:
         return None
-    body_text = "\n".join(body_lines)
+    loop = tree.statement(context, node)
+    joined = ", ".join(carried)
     if len(carried) == 1:
-        (name,) = carried
-        header = f"def {function}({index}, {name}):\n"
-        unpack = ""
-        returned = name
-        call = f"{name} = {fori}({start}, {stop}, {function}, {name}, unroll={UNROLL})"
+        parameter, unpack, initial = carried[0], [], carried[0]
     else:
-        carry = _unique("carry", taken)
-        joined = ", ".join(carried)
-        header = f"def {function}({index}, {carry}):\n"
-        unpack = f"{body_indent}{joined} = {carry}\n"
-        returned = joined
-        call = f"{joined} = {fori}({start}, {stop}, {function}, ({joined}), unroll={UNROLL})"
-    text = f"{header}{unpack}{body_text}"
-    text += f"\n{body_indent}return {returned}\n{loop_indent}{call}"
-    start_position = source.start(node)
-    end_position = Position(last_row, len(source.line(last_row)) + 1)
-    edit = Edit(text, start_position, end_position)
+        parameter = _unique("carry", taken)
+        unpack, initial = [cst_edit.parse_statement(f"{joined} = {parameter}\n")], f"({joined})"
+    returned = cst_edit.parse_statement(f"return {joined}\n").with_changes(
+        leading_lines=cst_edit.comment_lines(cst_edit.footer_comments(loop.body))
+    )
+    body = cst_edit.function_def(function, [index, parameter], [*unpack, *cst_edit.block_statements(loop.body), returned], leading=loop.leading_lines)
+    call = cst_edit.parse_statement(f"{joined} = {fori}({start}, {stop}, {function}, {initial}, unroll={UNROLL})\n")
+    call = cst_edit.with_trailing_comment(call, cst_edit.header_comment(loop))
+    edit = tree.edit({loop: [body, call]})
     return context.fix(f"Rewrite as `{fori}(..., unroll={UNROLL})`", [edit, *import_edits], safe=False)
 
 
