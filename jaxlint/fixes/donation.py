@@ -187,9 +187,12 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         if isinstance(bound, ast.AugAssign):
             continue
         expression = bound.value if isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) else None
-        if expression is None:
+        if expression is None and not isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
             return f"`{name}` is bound by `{type(bound).__name__.lower()}`, so jaxlint cannot show the arrays are not shared"
-        if isinstance(expression, ast.Constant) or (isinstance(expression, ast.UnaryOp) and isinstance(expression.operand, ast.Constant)):
+        if expression is None:
+            continue
+        number = expression.operand if isinstance(expression, ast.UnaryOp) else expression
+        if isinstance(number, ast.Constant) and isinstance(number.value, (int, float, complex)):
             return f"`{name}` starts as a Python number, which has no device buffer to donate"
         if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
