@@ -144,7 +144,7 @@ def test_refusal_fixtures_are_flagged_but_not_fixed(path: Path):
 def test_donation_on_a_jitted_method_counts_self():
     text = (
         "import jax\n\n\nclass Trainer:\n    @jax.jit\n    def step(self, state):\n        return state + 1\n\n"
-        "    def run(self, state):\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
+        "    def run(self, n):\n        state = jax.numpy.zeros(n)\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
     )
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
     # `@jax.jit` wraps the plain function, whose argument 0 is `self`.
@@ -158,6 +158,27 @@ def test_donation_refused_when_a_call_site_keeps_the_old_value():
     )
     result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
     assert result.diagnostics and all(d.fix is None for d in result.diagnostics)
+
+
+def test_donation_refused_for_a_parameter_and_the_message_says_why():
+    """The caller still holds a parameter's array: donating it would delete the caller's value."""
+    text = (
+        "import jax\n\n\n@jax.jit\ndef step(state):\n    return state + 1\n\n\n"
+        "def run(state):\n    for _ in range(3):\n        state = step(state)\n    return state\n"
+    )
+    result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
+    (finding,) = result.diagnostics
+    assert finding.fix is None
+    assert "no automatic fix: `state` is a parameter of `run`" in finding.message
+
+
+def test_donation_offered_for_a_value_the_function_creates():
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef step(state):\n    return state + 1\n\n\n"
+        "def run(n):\n    state = jnp.zeros(n)\n    for _ in range(3):\n        state = step(state)\n    return state\n"
+    )
+    fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
+    assert "@jax.jit(donate_argnums=(0,))" in fixed
 
 
 def test_fixed_module_must_round_trip_through_libcst(monkeypatch):
@@ -175,3 +196,24 @@ def test_fixed_module_must_round_trip_through_libcst(monkeypatch):
     assert refused.text == source
     assert refused.reverted and "libcst" in refused.reverted[0]
     assert [d.code for d in refused.remaining] == ["JAX301"]
+
+
+def test_libcst_parses_only_modules_that_get_a_structural_fix(monkeypatch):
+    """Analysis stays on `ast`; the libcst tree is built only when a structural fix is built."""
+    from jaxlint.fixes import cst_edit
+
+    built = []
+    original = cst_edit.ModuleTree.__init__
+
+    def counting(self, source):
+        built.append(source.filename)
+        original(self, source)
+
+    monkeypatch.setattr(cst_edit.ModuleTree, "__init__", counting)
+    plain = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x * 2\n"
+    check_source(plain, "plain.py", Settings(), [RULES_BY_CODE["JAX101"], RULES_BY_CODE["JAX201"]])
+    assert built == []
+    branchy = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x.sum() > 0:  # keep me\n        x = x * 2\n    return x\n"
+    fixed = fix_source(branchy, "branchy.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
+    assert built and set(built) == {"branchy.py"}
+    assert "    x = jax.numpy.where(x.sum() > 0, x * 2, x)  # keep me\n" in fixed

@@ -61,3 +61,17 @@ def test_fixed_code_computes_the_same_values(path: Path, tmp_path: Path):
     fixed = _load(expected_path, "out")
     checker = _load(check_path, "check")
     checker.check(original, fixed)
+
+
+def test_every_fix_code_has_a_compile_count_check():
+    """Each code whose fix changes code proves, in some check, that the fixed code compiles once
+    over several calls with the same shapes (tests/compile_count.py)."""
+    missing = []
+    for directory in sorted({path.parent for path in PAIRS}):
+        changing = [p for p in directory.glob("*.in.py") if p.read_text() != p.with_name(p.name[: -len(".in.py")] + ".out.py").read_text()]
+        if not changing:
+            continue
+        checks = [p.read_text() for p in directory.glob("*.check.py")]
+        if not any("compiles_over(" in text or "compiles_after_warmup(" in text for text in checks):
+            missing.append(directory.name)
+    assert not missing, f"fix codes without a compile-count check: {missing}"

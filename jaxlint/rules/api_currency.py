@@ -9,14 +9,13 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.api_table import KEYWORD_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import FUNCTION_NODES, ancestors, parent_of
 from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
 
 # Modules that `import jax` loads and binds as attributes: `jax.tree.map` works after `import jax`.
-_LOADED_WITH_JAX = frozenset({"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree", "jax.tree_util", "jax.sharding"})
 # Handlers that make a `try:` body a compatibility shim for several JAX versions.
 _SHIM_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 # Calls that make a Mesh: `with mesh:` on their result is the deprecated resource-env form.
@@ -70,7 +69,7 @@ class ApiCurrencyRule(Rule):
         fix = None
         replacement, exact = replacement_at(change, target)
         if exact and replacement and qualified == change.old and not change.module:
-            name, import_edits = _reference(context, replacement)
+            name, import_edits = fixes.submodule_reference(context, replacement)
             if name:
                 fix = context.fix(f"Use `{name}`", [context.replace(node, name), *import_edits], safe=True)
         elif change.old == "jax.experimental.shard_map.shard_map" and qualified == change.old:
@@ -119,7 +118,7 @@ class ApiCurrencyRule(Rule):
             fix = None
             replacement, _ = replacement_at(change, target)
             if replacement:
-                name, import_edits = _reference(context, replacement)
+                name, import_edits = fixes.submodule_reference(context, replacement)
                 if name:
                     fix = context.fix(f"Use `{name}(...)`", [context.replace(expression, f"{name}({context.text(expression)})"), *import_edits], safe=False)
             context.report(expression, f"`with {context.text(expression)}:` (a Mesh as a context manager) is deprecated since JAX {change.deprecated_in}; use `with jax.set_mesh({context.text(expression)}):`", fix=fix)
@@ -139,22 +138,6 @@ class ApiCurrencyRule(Rule):
 
 
 # ----- fixes ----------------------------------------------------------------------------------
-
-
-def _reference(context, qualified: str) -> tuple[str, list[Edit]]:
-    """Like fixes.reference, but imports submodules that `import jax` does not load (`jax.extend.backend`)."""
-    module, _, attribute = qualified.rpartition(".")
-    if module in _LOADED_WITH_JAX or not module.startswith("jax"):
-        return fixes.reference(context, qualified)
-    imports = context.model.imports
-    for name, imported in imports.aliases.items():
-        if imported == qualified:
-            return name, []
-        if imported == module:
-            return f"{name}.{attribute}", []
-    if "jax" in imports.locally_bound and "jax" not in imports.aliases:
-        return "", []
-    return qualified, [fixes.import_edit(context, f"import {module}\n")]
 
 
 def _import_fix(node, alias: ast.alias, change: ApiChange, qualified: str, context, target):
@@ -209,7 +192,7 @@ def _shard_map_fix(call: ast.Call, context):
         if keyword.arg not in names:
             return None  # `auto=` and other options have no counterpart
         parts.append(f"{'check_vma' if keyword.arg == 'check_rep' else keyword.arg}={context.text(keyword.value)}")
-    name, import_edits = _reference(context, "jax.shard_map")
+    name, import_edits = fixes.submodule_reference(context, "jax.shard_map")
     if not name:
         return None
     return context.fix(f"Use `{name}` with keyword arguments", [context.replace(call, f"{name}({', '.join(parts)})"), *import_edits], safe=False)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.arrays import is_traced_boolean
 from jaxlint.semantic.model import TRACED, parent_of

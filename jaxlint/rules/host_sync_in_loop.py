@@ -40,7 +40,10 @@ For `x = step(x)` loops that stop on a device condition, move the loop into a ji
 Accumulating on device and converting once after the loop is unsafe: the accumulator becomes an
 array (float32 where the Python float was float64), and code in the loop that read the running
 Python total would see an array. Moving a break loop into `lax.while_loop` is unsafe: the loop body
-must be traceable and the step function runs inside another jit.
+must be traceable and the step function runs inside another jit. The loop is hoisted into a
+module-level jitted function taking the carried values and the values the loop reads as arguments,
+so it compiles once for all calls with the same shapes; a loop that reads objects (called, or asked
+for attributes arrays lack) gets no fix.
 
 ## How the runtime mode confirms it
 On a GPU, `jax.transfer_guard_device_to_host("disallow")` raises at the sync inside the loop; on any
@@ -53,7 +56,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from jaxlint.rules import host_sync_fix
+from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 

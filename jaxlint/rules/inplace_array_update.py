@@ -1,7 +1,9 @@
 """## What it does
 Flags item assignment on a JAX array: `x[i] = v`, `x[i] += v`, `x[:, 0] *= 2`, ... where `x` is known
-to be a JAX array (the result of a `jax.numpy`/`jax.random`/`jax.nn` call, an `.at[...]` update, or
-an array parameter of a traced function), inside or outside traced code.
+to be a JAX array (the result of a `jax.numpy`/`jax.random`/`jax.nn` call, an `.at[...]` update, a
+call of a jitted function whose every `return` is an array, an array parameter of a traced function,
+or an instance attribute every assignment of which in the class is such a value:
+`self.counts = jnp.zeros(n)`), inside or outside traced code.
 
 ## Why is this bad?
 JAX arrays are immutable: item assignment raises `TypeError: JAX arrays are immutable and do not
@@ -11,7 +13,8 @@ https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html and "In-pl
 https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html.
 
 NumPy arrays are mutable and are never flagged, nor are lists, dicts, and values the analysis
-cannot show to be JAX arrays (a traced parameter may be a dict of arrays).
+cannot show to be JAX arrays (a traced parameter may be a dict of arrays; a jitted function may
+return a dict, which is a plain mutable dict after the call).
 
 ## Example
 ```python
@@ -30,7 +33,7 @@ x = x.at[1:3].add(2.0)
 ## Fix safety
 `x[i] = v` becomes `x = x.at[i].set(v)`; `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`,
 `.multiply`, `.divide`, `.power`; `x[i] = jnp.minimum(x[i], v)` becomes `x.at[i].min(v)` (and
-`maximum`, `.max`). The fix is safe: the original statement always raises, and the update computes
+`maximum`, `.max`); `self.v[i] = x` becomes `self.v = self.v.at[i].set(x)`. The fix is safe: the original statement always raises, and the update computes
 the value the assignment meant. Other augmented operators (`//=`, `%=`, bitwise) get no fix.
 
 ## How the runtime mode confirms it
@@ -42,12 +45,11 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.fixes import inplace_update
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic.arrays import is_jax_array, is_traced_boolean, parameter_rebindings
+from jaxlint.semantic.arrays import is_jax_array, parameter_rebindings
 from jaxlint.semantic.model import TRACED
 
-_AUGMENTED = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
-_MIN_MAX = {"jax.numpy.minimum": "min", "jax.numpy.maximum": "max"}
 
 
 class InplaceArrayUpdate(Rule):
@@ -66,7 +68,7 @@ class InplaceArrayUpdate(Rule):
                     target,
                     f"`{snippet(context.text(target))}` assigns into JAX array `{array}`, which is immutable (TypeError); "
                     f"write `{array} = {array}.at[...].set(...)`",
-                    fix=_fix(node, target, context) if len(targets) == 1 else None,
+                    fix=inplace_update.at_update_fix(node, target, context) if len(targets) == 1 else None,
                 )
 
     def _is_jax_array(self, target: ast.Subscript, context) -> bool:
@@ -97,48 +99,6 @@ def _array_only_index(index: ast.AST) -> bool:
         isinstance(element, ast.Slice) or (isinstance(element, ast.Constant) and element.value is Ellipsis)
         for element in index.elts
     )
-
-
-def _looks_boolean(node: ast.AST) -> bool:
-    if isinstance(node, ast.Compare):
-        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-        return _looks_boolean(node.operand)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        return _looks_boolean(node.left) or _looks_boolean(node.right)
-    return False
-
-
-def _fix(node: ast.Assign | ast.AugAssign, target: ast.Subscript, context):
-    if not isinstance(target.value, ast.Name):
-        return None
-    name = target.value.id
-    scope = context.scope(target)
-    indices = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-    if context.is_traced_code(target) and any(
-        is_traced_boolean(context.model, index, scope) or _looks_boolean(index) for index in indices
-    ):
-        return None  # `x.at[mask]` fails under jit too; JAX106 offers `jnp.where`
-    index = context.text(target.slice)
-    value = node.value
-    if isinstance(node, ast.AugAssign):
-        method = _AUGMENTED.get(type(node.op))
-        if method is None:
-            return None
-    else:
-        method = "set"
-        if isinstance(value, ast.Call) and len(value.args) == 2 and not value.keywords:
-            extreme = _MIN_MAX.get(context.qualified_name(value.func))
-            texts = [context.text(arg) for arg in value.args]
-            target_text = context.text(target)
-            if extreme and target_text in texts:
-                method = extreme
-                value = value.args[1 - texts.index(target_text)]
-    text = context.text(value)
-    if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Yield, ast.YieldFrom)) and not text.startswith("("):
-        text = f"({text})"
-    replacement = f"{name} = {name}.at[{index}].{method}({text})"
-    return context.fix(f"Use `{name}.at[...].{method}(...)`", [context.replace(node, replacement)], safe=True)
 
 
 RULE = InplaceArrayUpdate()

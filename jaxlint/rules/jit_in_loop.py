@@ -31,10 +31,14 @@ for batch in batches:
 ```
 
 ## Fix safety
-Hoisting the `jit` out of the loop is offered when the wrapped callable and the options read no
-name the loop assigns. It is unsafe: a lambda or `partial` evaluated before the loop sees the
-values its free names hold then, and code in the loop that relied on a fresh trace (Python side
-effects at trace time, globals that change) behaves differently. Per-call cases get no fix.
+The jitted function is built at module level (`NAME = jax.jit(...)` before the function), so it
+compiles once for all calls, when everything it needs there is a module-level name; a lambda that
+reads arrays of the function gets them as extra arguments (`jax.jit(lambda p, y: p + y)` called
+with `y`). Otherwise, in a loop, it is built once before the loop when the wrapped callable and the
+options read no name the loop assigns. It is unsafe: a lambda or `partial` evaluated earlier sees
+the values its free names hold then, a captured value that becomes an argument is traced instead
+of constant, and code that relied on a fresh trace (Python side effects at trace time, globals
+that change) behaves differently.
 
 ## How the runtime mode confirms it
 It counts compilations over repeated calls with the example inputs: the original compiles once per
@@ -46,6 +50,7 @@ from __future__ import annotations
 import ast
 import re
 
+from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
@@ -82,7 +87,7 @@ class JitInLoop(Rule):
                 return
             if not _recompiles_needlessly(wrapped, node, loop, scope, context):
                 return
-            fix = _hoist_fix(node, loops, called_name, immediate, context)
+            fix = jit_hoist.hoist_fix(node, loops, called_name, immediate, context)
             context.report(
                 node,
                 f"`{short}` of {kind} runs in a loop: the callable is a new object every iteration, so every "
@@ -97,6 +102,7 @@ class JitInLoop(Rule):
                 node,
                 f"`{short}` of {kind} inside `{scope.name}` compiles on every call of `{scope.name}`: "
                 f"the callable is a new object each time; build the jitted function once, outside",
+                fix=jit_hoist.hoist_fix(node, [], called_name, immediate, context),
             )
 
 
@@ -211,65 +217,6 @@ def _called_once_here(name: str, scope) -> bool:
 
 def _name_inside(function: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(function))
-
-
-def _hoist_fix(node: ast.Call, loops: list, called_name: str | None, immediate: bool, context):
-    used = flow.loaded_names(node)
-    target_loop = None
-    for loop in loops:
-        if not isinstance(loop, flow.LOOP_NODES):
-            break
-        if used & flow.assigned_in(loop):
-            break
-        target_loop = loop
-    if target_loop is None:
-        return None
-    source = context.source
-    indent = source.indentation(target_loop.lineno)
-    if source.start(target_loop).column - 1 != len(indent):
-        return None
-    jit_text = context.text(node)
-    if immediate:
-        name = _fresh_name(node.args[0], context)
-        insert = context.insert_before(target_loop, f"{name} = {jit_text}\n{indent}")
-        return context.fix(f"Create the jitted function once, before the loop, as `{name}`", [insert, context.replace(node, name)], safe=False)
-    statement = parent_of(node)
-    if called_name is None or not isinstance(statement, ast.Assign) or not _alone_on_lines(statement, context):
-        return None
-    loop_assigned = [n for n in flow.walk_same_scope(target_loop) if isinstance(n, ast.Name) and n.id == called_name and isinstance(n.ctx, ast.Store)]
-    if len(loop_assigned) != 1:
-        return None
-    from jaxlint.diagnostics import Edit, Position
-
-    start = Position(statement.lineno, 1)
-    end = Position((statement.end_lineno or statement.lineno) + 1, 1)
-    delete = Edit("", start, end)
-    insert = context.insert_before(target_loop, f"{context.text(statement)}\n{indent}")
-    return context.fix(f"Move `{called_name} = ...` before the loop", [insert, delete], safe=False)
-
-
-def _alone_on_lines(statement: ast.stmt, context) -> bool:
-    source = context.source
-    first = source.line(statement.lineno)
-    last = source.line(statement.end_lineno or statement.lineno)
-    if first[: statement.col_offset].strip():
-        return False
-    return not last[statement.end_col_offset:].strip()
-
-
-def _fresh_name(wrapped: ast.expr, context) -> str:
-    base = "jitted_fn"
-    if isinstance(wrapped, ast.Call) and wrapped.args:
-        wrapped = wrapped.args[0]
-    if isinstance(wrapped, ast.Name):
-        base = f"{wrapped.id.lstrip('_')}_jit"
-    elif isinstance(wrapped, ast.Attribute):
-        base = f"{wrapped.attr.lstrip('_')}_jit"
-    taken = context.model.bound_names | {n.id for n in ast.walk(context.model.tree) if isinstance(n, ast.Name)}
-    name, counter = base, 2
-    while name in taken:
-        name, counter = f"{base}{counter}", counter + 1
-    return name
 
 
 RULE = JitInLoop()

@@ -36,7 +36,10 @@ def train_step(state, batch):
 ## Fix safety
 Adding `donate_argnums`/`donate_argnames` is unsafe: after the call the donated input is deleted,
 and any later read of the old value raises. The fix is offered only when every call site of the
-function in the module rebinds the argument.
+function in the module rebinds the argument and the donated value is provably owned there and dead
+after the call: a local name (not a parameter, whose caller still holds the array; not an attribute
+or global), bound only to fresh values (not to another name, nor built by a call from a name read
+after the call), passed once. Otherwise the message says why no fix is offered.
 
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
@@ -49,7 +52,8 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.rules import donation_aliasing, donation_fix
+from jaxlint.fixes import donation as donation_fix
+from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow
 from jaxlint.semantic.flow import dotted_name, target_elements
@@ -100,13 +104,14 @@ class MissingDonation(Rule):
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
             where = f" (inside argument {binding.argnum(position)})" if argument is not whole else ""
+            fix = donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None
             # Multi-line calls: the finding sits on the line of the call, where a reader looks for it.
             anchor = argument if argument.lineno == value.lineno else value
             context.report(
                 anchor,
                 f"`{key}`{where} is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
-                f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`",
-                fix=donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None,
+                f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
+                fix=None if isinstance(fix, str) else fix,
                 end_node=argument if anchor is not argument else None,
             )
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule
 
 _SOFTMAX = frozenset({"jax.nn.softmax", "flax.linen.softmax", "jax.nn.log_softmax"})

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import ancestors, FUNCTION_NODES
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.arrays import narrowed_to_host
 from jaxlint.semantic.bindings import bound_values

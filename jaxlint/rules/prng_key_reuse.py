@@ -49,7 +49,7 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 

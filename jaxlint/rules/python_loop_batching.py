@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import ARRAY

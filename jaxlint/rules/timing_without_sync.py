@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.rules import fixes
+from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow, jaxapi
 

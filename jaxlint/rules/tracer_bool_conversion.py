@@ -52,8 +52,8 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.rules import fixes
-from jaxlint.rules import control_flow_fix
+from jaxlint import fixes
+from jaxlint.fixes import control_flow as control_flow_fix
 from jaxlint.semantic.model import ARRAY, TRACED, parent_of
 
 _CONDITION_OWNERS = (ast.If, ast.While, ast.Assert, ast.IfExp)

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.fixes import static_tuple
 from jaxlint.rules.base import Rule
 
 _ARRAY_FACTORIES = ("numpy.", "jax.numpy.")
@@ -81,7 +82,7 @@ class UnhashableStaticArg(Rule):
         if kind is None:
             return
         callee = binding.key if binding.key != "<inline>" else "the jitted function"
-        fix = _fix(value, kind, variable, context)
+        fix = static_tuple.tuple_fix(value, kind, variable, context)
         context.report(
             value,
             f"static {where} of `{callee}` is a {kind}, which is unhashable: jit raises `ValueError: Non-hashable static "
@@ -122,21 +123,6 @@ def _variable_kind(name: str, scope, context) -> str | None:
     if name in scope.params or name in scope.keyword_params or len(kinds) != 1:
         return None
     return kinds.pop()
-
-
-def _fix(value: ast.AST, kind: str, variable: str | None, context):
-    if variable is not None and kind in ("list", "set"):
-        return context.fix(f"Convert `{variable}` with `tuple()`", [context.replace(value, f"tuple({variable})")], safe=False)
-    if isinstance(value, (ast.List, ast.Set)):
-        elements = [context.text(element) for element in value.elts]
-        text = "(" + ", ".join(elements) + ("," if len(elements) == 1 else "") + ")"
-        return context.fix("Use a tuple literal", [context.replace(value, text)], safe=True)
-    if isinstance(value, ast.Call) and kind in ("list", "set") and isinstance(value.func, ast.Name) and context.qualified_name(value.func) in ("builtins.list", "builtins.set"):
-        return context.fix("Use `tuple(...)`", [context.replace(value.func, "tuple")], safe=True)
-    if isinstance(value, (ast.ListComp, ast.SetComp)):
-        inner = context.text(value)[1:-1]
-        return context.fix("Use `tuple(...)` of a generator", [context.replace(value, f"tuple({inner})")], safe=True)
-    return None
 
 
 RULE = UnhashableStaticArg()

@@ -23,8 +23,10 @@ batched = jax.jit(jax.vmap(predict, in_axes=(None, 0)))
 ## Fix safety
 Swapping the transforms is safe when the inner `jit` has no options and the expression is at
 module or class level: the same function computes the same values, `vmap` arguments are kept.
-Inside a function body no fix is offered: there `jax.jit(jax.vmap(f))` creates a new function on
-every call and would recompile every time (measured by the runtime mode); hoist it by hand. When the inner `jit` has options (`static_argnums`,
+Inside a function body `jax.jit(jax.vmap(f))` would be a new function on every call and recompile
+every time, so the fix (unsafe there) defines it once at module level, before the function, and
+uses that name; offered only when `f` and the `vmap` arguments are module-level names bound by then.
+When the inner `jit` has options (`static_argnums`,
 `donate_argnums`, ...) their positions may not carry over to the batched function, so no fix is
 offered.
 
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import parent_of
@@ -61,7 +64,7 @@ class VmapOfJit(Rule):
                 node,
                 "`vmap` of `jit` is not compiled as a whole: every call batches in Python and dispatches op by op; "
                 "use `jax.jit(jax.vmap(f, ...))`",
-                fix=_swap_fix(node, inner, context),
+                fix=vmap_swap.swap_fix(node, inner, context),
             )
             return
         parent = parent_of(node)
@@ -74,21 +77,6 @@ class VmapOfJit(Rule):
                 f"`vmap` of jitted `{inner.id}` is not compiled as a whole: every call batches in Python; "
                 f"wrap the batched function in `jax.jit` instead",
             )
-
-
-def _swap_fix(node: ast.Call, inner: ast.Call, context):
-    if inner.keywords or len(inner.args) != 1 or isinstance(inner.args[0], ast.Starred):
-        return None
-    if context.scope(node).is_function:
-        # Inside a function, `jax.jit(jax.vmap(f))` is a new function on every call, so it would
-        # recompile each time; only a module-level (or class-level) definition is swapped.
-        return None
-    vmap_arguments = [context.text(argument) for argument in node.args[1:]]
-    vmap_arguments += [context.text(keyword) for keyword in node.keywords]
-    function = context.text(inner.args[0])
-    inside = ", ".join([function, *vmap_arguments])
-    replacement = f"{context.text(inner.func)}({context.text(node.func)}({inside}))"
-    return context.fix("Apply `jit` outside `vmap`", [context.replace(node, replacement)], safe=True)
 
 
 RULE = VmapOfJit()

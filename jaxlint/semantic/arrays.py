@@ -48,7 +48,7 @@ def is_jax_array_call(model: SemanticModel, call: ast.Call) -> bool:
 def is_jax_array(model: SemanticModel, node: ast.AST, scope: Scope, _seen: frozenset = frozenset()) -> bool:
     """True only when every way `node` can be computed yields a JAX array."""
     if isinstance(node, ast.Call):
-        if is_jax_array_call(model, node):
+        if is_jax_array_call(model, node) or _jitted_call_returns_array(model, node):
             return True
         function = node.func
         if isinstance(function, ast.Attribute):
@@ -73,7 +73,55 @@ def is_jax_array(model: SemanticModel, node: ast.AST, scope: Scope, _seen: froze
         return is_jax_array(model, node.body, scope, _seen) and is_jax_array(model, node.orelse, scope, _seen)
     if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "real", "imag"):
         return is_jax_array(model, node.value, scope, _seen)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" and scope.has_self:
+        return _instance_attribute_is_jax_array(model, node.attr, scope, _seen)
     return False
+
+
+def _jitted_call_returns_array(model: SemanticModel, call: ast.Call) -> bool:
+    """A call of a jitted function whose every `return` is an array (not a tuple, dict or pytree)."""
+    binding = model.jit_binding_for_call(call)
+    if binding is None or binding.transform != "jax.jit" or binding.function is None:
+        return False
+    function = binding.function
+    returns = function.returns
+    if not returns or len(returns) != sum(1 for n in ast.walk(function.node) if isinstance(n, ast.Return)):
+        return False  # a bare `return` (None) or one in a nested function we did not record
+    return all(model.level(value, function) == ARRAY or is_jax_array(model, value, function) for value in returns)
+
+
+def _instance_attribute_is_jax_array(model: SemanticModel, attribute: str, scope: Scope, seen: frozenset) -> bool:
+    """`self.v` where every assignment to `self.v` in the class gives a JAX array (`self.v = jnp.zeros(n)`)."""
+    key = f"self.{attribute}"
+    if key in seen:
+        return False
+    seen = seen | {key}
+    owner = scope
+    while owner is not None and owner.class_node is None:
+        owner = owner.parent
+    if owner is None:
+        return False
+    values = []
+    for node in ast.walk(owner.class_node):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)):
+            targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+        for target in targets:
+            for element in ast.walk(target) if target is not None else ():
+                if (
+                    isinstance(element, ast.Attribute) and isinstance(element.ctx, ast.Store) and element.attr == attribute
+                    and isinstance(element.value, ast.Name) and element.value.id == "self"
+                ):
+                    if isinstance(node, ast.AugAssign):
+                        continue  # `self.v += 1` keeps what `self.v` is
+                    if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and target is element and node.value is not None):
+                        return False  # unpacked, looped over or bound by `with`: not followed
+                    values.append(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            return False
+    return bool(values) and all(is_jax_array(model, value, model.scope_for(value), seen) for value in values)
 
 
 def _name_is_jax_array(model: SemanticModel, name: str, scope: Scope, seen: frozenset) -> bool:

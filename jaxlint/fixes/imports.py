@@ -1,4 +1,5 @@
-"""Helpers rules use to build edits: reuse the module's import aliases, add a missing import."""
+"""The import manager of every fix: name `jax.numpy.where` through the module's own aliases, and add
+a missing import after the module's imports (identical import edits from several fixes coalesce)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import ast
 
 from jaxlint.diagnostics import Edit, Position
 
+# Submodules `import jax` loads: naming them through the `jax` alias needs no import of their own.
+_LOADED_WITH_JAX = frozenset({"jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.tree", "jax.tree_util", "jax.sharding"})
 # The conventional alias a fix introduces when the module has no binding for the module yet.
 PREFERRED_ALIASES = {"jax.numpy": "jnp", "jax.lax": "lax", "jax": "jax", "functools": "functools", "jax.random": "jrandom"}
 
@@ -63,3 +66,19 @@ def asarray_fix(context, sequence: ast.AST, message: str):
     if not name:
         return None
     return context.fix(message.format(name=name), [context.replace(sequence, f"{name}({context.text(sequence)})"), *import_edits], safe=True)
+
+
+def submodule_reference(context, qualified: str) -> tuple[str, list[Edit]]:
+    """Like `reference`, but imports submodules that `import jax` does not load (`jax.extend.backend`)."""
+    module, _, attribute = qualified.rpartition(".")
+    if module in _LOADED_WITH_JAX or not module.startswith("jax"):
+        return reference(context, qualified)
+    imports = context.model.imports
+    for name, imported in imports.aliases.items():
+        if imported == qualified:
+            return name, []
+        if imported == module:
+            return f"{name}.{attribute}", []
+    if "jax" in imports.locally_bound and "jax" not in imports.aliases:
+        return "", []
+    return qualified, [import_edit(context, f"import {module}\n")]

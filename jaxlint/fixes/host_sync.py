@@ -5,7 +5,13 @@
 "Fix safety"): the accumulator becomes a device array (float32 where the Python float was
 float64) until the loop ends, and the loop body must be traceable.
 
-The break loop keeps the original's exact semantics: the original steps first and tests after, so
+The break loop is hoisted into a module-level jitted function placed before the code that holds the
+loop, with the loop-carried values and the values the loop reads from its function as arguments, so
+it compiles once (not once per call, as a jitted `lax.while_loop` over closures built per call
+would). Values the loop reads are refused when they are used as objects (called, or asked for
+attributes an array does not have): those cannot be `jit` arguments.
+
+It keeps the original's exact semantics: the original steps first and tests after, so
 the `lax.while_loop` carries a `done` flag computed from the stepped state, next to the counter that
 keeps the iteration cap. (Testing the carried state in `cond_fun`, as the JAX guide's sketch does,
 would skip the first step when the initial state already meets the condition.)
@@ -15,8 +21,11 @@ from __future__ import annotations
 
 import ast
 
+import libcst as cst
+
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.rules import control_flow_fix as flow
+from jaxlint.fixes import control_flow as flow
+from jaxlint.fixes import cst_edit, hoist
 from jaxlint.semantic.model import parent_of
 
 
@@ -151,6 +160,22 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
         return None
     if flow.loads(loop.iter) & assigned:
         return None
+    function_scope = context.scope(loop)
+    top = hoist.top_level_statement(loop)
+    if top is None:
+        return None
+    steps_test_cap = [*steps, sync.test, loop.iter]
+    free = []
+    for node in steps_test_cap:
+        for name in _ordered_loads(node):
+            if name not in free and name not in carried and name != counter_name:
+                free.append(name)
+    # Names the loop reads that the enclosing code binds become arguments of the hoisted function;
+    # module-level functions, imports and builtins it can keep naming.
+    passed = [name for name in free if _bound_locally(name, function_scope, top, context) and not _read_before_assigned_only_inside(name, steps, assigned)]
+    for name in passed:
+        if not hoist.array_like_uses(name, [*steps, sync.test], context):
+            return None  # an object (model, config, callable) cannot be a jit argument
     refs = flow.References(context)
     while_loop = refs("jax.lax.while_loop")
     jit = refs("jax.jit")
@@ -162,28 +187,86 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     state = flow.fresh_name(context, "state", taken)
     cond_name = flow.fresh_name(context, "cond_fun", taken)
     body_name = flow.fresh_name(context, "body_fun", taken)
-    indent = context.source.indentation(loop.lineno)
-    first = steps[0]
-    own_line = flow._own_line(first, context)
-    inner = context.source.indentation(first.lineno) if own_line else indent + flow.indentation_unit(context, loop, steps)
+    # Named after the top-level statement too: fixes in other classes applied in the same round
+    # cannot pick the same module-level name.
+    base = function_scope.name if function_scope.is_function else "run"
+    top_name = getattr(top, "name", base)
+    if top_name != base:
+        base = f"{top_name}_{base}"
+    hoisted_name = flow.fresh_name(context, f"{base.strip('_')}_loop", taken)
     names = ", ".join([*carried, counter, done])
-    unpack = f"{inner}{names} = {state}"
     condition = flow.condition_text(sync.test, context, refs)
-    lines = [
-        f"def {cond_name}({state}):",
-        unpack,
-        f"{inner}return {logical_and}({counter} < {cap}, {logical_not}({done}))",
-        f"{indent}def {body_name}({state}):",
-        unpack,
-        *flow.block_lines(context, steps, None if own_line else inner),
-        f"{inner}return {', '.join(carried)}, {counter} + 1, {condition}",
-    ]
-    targets = ", ".join([*carried, "_", "_"])
-    initial = ", ".join([*carried, "0", "False"])
-    lines.append(f"{indent}{targets} = {jit}({while_loop}, static_argnums=(0, 1))({cond_name}, {body_name}, ({initial}))")
-    edit = Edit("\n".join(lines), context.source.start(loop), context.source.end(loop))
+    parameters = [*carried, *passed]
+    try:
+        tree = cst_edit.module_tree(context)
+    except cst_edit.Unavailable:
+        return None
+    loop_node = tree.statement(context, loop)
+    top_node = tree.statement(context, top)
+    sync_node = tree.statement(context, sync)
+    step_nodes = cst_edit.block_statements(loop_node.body)[:-1]
+    statement = cst_edit.parse_statement
+    unpack = statement(f"{names} = {state}\n")
+    # The comments of the `if ...: break` lines go with the test they held.
+    sync_comments = [c for c in cst_edit.comments_in(sync_node) if c != cst_edit.header_comment(sync_node)]
+    returned = statement(f"return {', '.join(carried)}, {counter} + 1, {condition}\n")
+    returned = cst_edit.with_trailing_comment(returned, cst_edit.header_comment(sync_node))
+    returned = returned.with_changes(leading_lines=[*sync_node.leading_lines, *cst_edit.comment_lines(sync_comments)])
+    blank = [cst.EmptyLine(indent=False)]
+    cond_def = cst_edit.function_def(cond_name, [state], [unpack, statement(f"return {logical_and}({counter} < {cap}, {logical_not}({done}))\n")])
+    body_def = cst_edit.function_def(body_name, [state], [unpack, *step_nodes, returned], leading=blank)
+    run = statement(f"{', '.join([*carried, '_', '_'])} = {while_loop}({cond_name}, {body_name}, ({', '.join([*carried, '0', 'False'])}))\n")
+    spacing, own_lines = cst_edit.split_leading_lines(top_node)
+    hoisted = cst_edit.function_def(hoisted_name, parameters, [cond_def, body_def, run.with_changes(leading_lines=blank), statement(f"return {', '.join(carried)}\n")], leading=spacing)
+    hoisted = hoisted.with_changes(decorators=[cst.Decorator(decorator=cst.parse_expression(jit))])
+    call = statement(f"{', '.join(carried)} = {hoisted_name}({', '.join(parameters)})\n")
+    call = cst_edit.with_trailing_comment(call, cst_edit.header_comment(loop_node)).with_changes(leading_lines=loop_node.leading_lines)
+    top_with_spacing = top_node.with_changes(leading_lines=[*blank, *blank, *own_lines])
+    edit = _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing)
     carried_text = ", ".join(f"`{name}`" for name in carried)
-    return context.fix(f"Run the loop on the device: a jitted `{while_loop}` over {carried_text} with the same cap", [edit, *refs.edits], safe=False)
+    return context.fix(
+        f"Run the loop on the device: `{hoisted_name}`, a jitted `{while_loop}` over {carried_text} with the same cap, compiled once",
+        [edit, *refs.edits],
+        safe=False,
+    )
+
+
+def _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing):
+    """Replace the loop with the call inside the top-level statement, and put the hoisted function
+    before that statement, two blank lines apart."""
+    inner = top_with_spacing.visit(cst_edit._Replace({loop_node: [call]}))
+    return tree.edit({top_node: [hoisted, inner]})
+
+
+def _ordered_loads(node: ast.AST) -> list[str]:
+    found = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)), key=lambda n: (n.lineno, n.col_offset))
+    ordered: list[str] = []
+    for n in found:
+        if n.id not in ordered:
+            ordered.append(n.id)
+    return ordered
+
+
+def _read_before_assigned_only_inside(name: str, steps: list[ast.stmt], assigned: set[str]) -> bool:
+    """A name the loop body assigns before any read: a local of the body function, not an input."""
+    return name in assigned and name not in flow.read_before_assigned(steps, assigned)
+
+
+def _bound_locally(name: str, scope, top: ast.stmt, context) -> bool:
+    """Bound by the function around the loop (or one enclosing it), or by a module-level assignment
+    when the loop itself runs at module level: such values must be passed in."""
+    current = scope
+    while current is not None and current.is_function:
+        if name in current.local_names or name in current.param_nodes:
+            return True
+        current = current.parent
+    if scope.is_function:
+        return False
+    module_scope = current
+    for target, value in getattr(module_scope, "bindings", []):
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)) and not isinstance(target, (ast.FunctionDef, ast.ClassDef)):
+            return value is not None and not isinstance(value, (ast.Lambda,))
+    return False
 
 
 def _range_cap(iterable: ast.AST, context) -> str | None:

@@ -3,9 +3,10 @@
 
 All of these fixes are unsafe (see the rule's "Fix safety"): `jnp.where` evaluates both arms,
 `lax.cond` traces both arms and needs them to produce the same types, `lax.while_loop` needs a
-fixed-shape carry and is not reverse-differentiable. The edits copy the arms' source lines verbatim
-into nested functions whose bodies sit at the arms' own indentation, so comments, quotes and the
-file's indentation style survive; only the `if`/`while` header lines are rewritten.
+fixed-shape carry and is not reverse-differentiable. The new statements are built with libcst from
+the module's libcst tree (`cst_edit`): the arms move into nested functions as libcst nodes, so their
+comments, quotes and multi-line strings survive and libcst indents them in the file's own unit;
+the comment of a rewritten `if`/`while` header (and of `else:`) goes on the line that replaces it.
 
 The analysis is deliberately narrow: arms must be straight-line assignments to plain names (plus
 `if`/`for` blocks of the same), calls must be JAX operations, array methods or local functions, and
@@ -17,7 +18,10 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator
 
-from jaxlint.rules import fixes
+import libcst as cst
+
+from jaxlint import fixes
+from jaxlint.fixes import cst_edit
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.rules.base import snippet
 
@@ -34,7 +38,7 @@ _ARRAY_OPS_ALWAYS_PURE = {"at", "set", "get", "astype", "reshape", "sum", "mean"
 _SHAPE_CHANGING = {"concatenate", "append", "stack", "hstack", "vstack", "dstack", "column_stack", "pad", "repeat", "tile", "expand_dims", "insert", "delete"}
 
 
-# ----- small shared helpers (also used by host_sync_fix) ------------------------------------------
+# ----- small shared helpers (also used by fixes.host_sync) ------------------------------------------
 
 
 def loads(node: ast.AST) -> set[str]:
@@ -191,14 +195,6 @@ def fresh_name(context, base: str, taken: set[str] | None = None) -> str:
     return name
 
 
-def multiline_string(node: ast.AST) -> bool:
-    return any(
-        isinstance(n, (ast.Constant, ast.JoinedStr)) and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
-        and n.lineno != n.end_lineno
-        for n in ast.walk(node)
-    )
-
-
 class References:
     """Module-level names (`jnp.where`, `lax.cond`) for generated code, collecting import edits."""
 
@@ -218,55 +214,6 @@ class References:
 
 class _Refuse(Exception):
     """Raised inside the fix builders; its message is why no fix is offered."""
-
-
-def block_lines(context, statements: list[ast.stmt], indent: str | None = None) -> list[str]:
-    """The source lines of `statements`, verbatim (comments between them included).
-
-    With `indent`, lines are re-indented from the block's own indentation to `indent`; refused
-    when a multi-line string would change.
-    """
-    source = context.source
-    first, last = statements[0], statements[-1]
-    prefix = source.line(first.lineno)[: source.char_column(first.lineno, first.col_offset)]
-    own_line = prefix.strip() == ""
-    if not own_line or any(source.line(s.lineno)[: source.char_column(s.lineno, s.col_offset)].strip() for s in statements):
-        # `if c: x = 1` or `a = 1; b = 2`: rebuild the block one statement per line.
-        base = indent if indent is not None else prefix if own_line else None
-        if base is None:
-            raise _Refuse("the arm shares a line with its header")
-        if any(s.lineno != s.end_lineno for s in statements):
-            raise _Refuse("the arm shares a line with its header")
-        return [base + context.text(s) for s in statements]
-    end_row = last.end_lineno
-    lines = [source.line(row) for row in range(first.lineno, end_row + 1)]
-    # Keep a trailing comment on the last line, drop anything else after the last statement (`; x`).
-    tail = lines[-1][source.char_column(end_row, last.end_col_offset):]
-    if tail.strip() and not tail.strip().startswith("#"):
-        raise _Refuse("the arm shares a line with other code")
-    if indent is None or indent == prefix:
-        return lines
-    if any(multiline_string(s) for s in statements):
-        raise _Refuse("re-indenting would change a multi-line string")
-    out = []
-    for line in lines:
-        if line.startswith(prefix):
-            out.append(indent + line[len(prefix):])
-        elif line.strip() == "":
-            out.append(line)
-        elif line.startswith(prefix.rstrip()) or not line[: len(line) - len(line.lstrip())]:
-            out.append(line)  # a continuation line indented less than the block: leave it
-        else:
-            out.append(line)
-    return out
-
-
-def indentation_unit(context, outer: ast.stmt, inner: list[ast.stmt]) -> str:
-    outer_indent = context.source.indentation(outer.lineno)
-    inner_indent = context.source.indentation(inner[0].lineno)
-    if inner_indent.startswith(outer_indent) and len(inner_indent) > len(outer_indent):
-        return inner_indent[len(outer_indent):]
-    return "    "
 
 
 # ----- purity -------------------------------------------------------------------------------------
@@ -510,8 +457,17 @@ def _return_fix(node: ast.If, other: list[ast.stmt], fallthrough: bool, context,
     indent = context.source.indentation(node.lineno)
     if first is not None and second is not None:
         where = refs("jax.numpy.where")
-        text = f"return {where}({condition_text(node.test, context, refs)}, {first}, {second})"
-        edit = _replace_span(context, node, end_node, text)
+        statement = cst_edit.parse_statement(f"return {where}({condition_text(node.test, context, refs)}, {first}, {second})\n")
+        tree = _cst_tree(context)
+        if_node = tree.statement(context, node)
+        removed = [tree.statement(context, s) for s in other] if fallthrough else []
+        header = cst_edit.header_comment(if_node)
+        # Comments of the removed arms go above the new `return`, the header's at its end.
+        inside = cst_edit.comments_in(if_node.body) + (cst_edit.comments_in(if_node.orelse) if if_node.orelse else [])
+        inside += [c for s in removed for c in cst_edit.comments_in(s)]
+        comments = cst_edit.comment_lines([c for c in inside if c != header])
+        statement = cst_edit.with_trailing_comment(statement, header).with_changes(leading_lines=[*if_node.leading_lines, *comments])
+        edit = tree.edit({if_node: [statement], **{s: [] for s in removed}})
         return context.fix(f"Use `{where}` (evaluates both arms)", [edit, *refs.edits], safe=False)
     # Both arms return after some computation: `lax.cond` over two local functions.
     if any(isinstance(s, (ast.If, ast.For)) for s in [*node.body, *other]) and _returns_in([s for s in [*node.body, *other] if isinstance(s, (ast.If, ast.For))]):
@@ -623,43 +579,89 @@ def _where_assignments(node: ast.If, context, scope, refs: References):
     del reads_by_name
     where = refs("jax.numpy.where")
     condition = condition_text(node.test, context, refs)
-    indent = context.source.indentation(node.lineno)
-    lines = [f"{name} = {where}({condition}, {values[0].get(name, name)}, {values[1].get(name, name)})" for name in order]
-    text = ("\n" + indent).join(lines)
-    return context.fix(f"Use `{where}` (evaluates both arms)", [_replace_span(context, node, node, text), *refs.edits], safe=False)
+    tree = _cst_tree(context)
+    if_node = tree.statement(context, node)
+    arm_statements = [*cst_edit.block_statements(if_node.body)]
+    if isinstance(if_node.orelse, cst.Else):
+        arm_statements += cst_edit.block_statements(if_node.orelse.body)
+    # Each arm line's comments go with the new line for the name it assigns; the rest above.
+    leading: dict[str, list[str]] = {name: [] for name in order}
+    trailing: dict[str, list[str]] = {name: [] for name in order}
+    for statement in arm_statements:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+        target = getattr(small, "target", None) or (small.targets[0].target if isinstance(small, cst.Assign) else None)
+        name = target.value if isinstance(target, cst.Name) and target.value in leading else None
+        if name is None:
+            continue
+        leading[name] += cst_edit.leading_comments(statement)
+        comment = cst_edit.trailing_comment(statement)
+        if comment:
+            trailing[name].append(comment)
+    placed = {c for name in order for c in leading[name] + trailing[name]}
+    header = cst_edit.header_comment(if_node)
+    inside = cst_edit.comments_in(if_node.body) + (cst_edit.comments_in(if_node.orelse) if if_node.orelse else [])
+    others = [c for c in inside if c not in placed and c != header]
+    statements = []
+    for index, name in enumerate(order):
+        statement = cst_edit.parse_statement(f"{name} = {where}({condition}, {values[0].get(name, name)}, {values[1].get(name, name)})\n")
+        # The header's comment ends the first line, unless that line keeps an arm's comment.
+        header_here = index == 0 and header is not None
+        own = ([header] if header_here and trailing[name] else []) + (others if index == 0 else [])
+        comments = trailing[name] or ([header] if header_here else [])
+        statement = cst_edit.with_trailing_comment(statement, "  ".join(comments) or None)
+        lines = cst_edit.comment_lines(own + leading[name])
+        if index == 0:
+            lines = [*if_node.leading_lines, *lines]
+        statements.append(statement.with_changes(leading_lines=lines))
+    edit = tree.edit({if_node: statements})
+    return context.fix(f"Use `{where}` (evaluates both arms)", [edit, *refs.edits], safe=False)
 
 
-def _replace_span(context, first: ast.stmt, last: ast.stmt, text: str):
-    from jaxlint.diagnostics import Edit
-
-    return Edit(text, context.source.start(first), context.source.end(last))
+def _cst_tree(context):
+    try:
+        return cst_edit.module_tree(context)
+    except cst_edit.Unavailable as error:
+        raise _Refuse(f"libcst cannot rewrite this module ({error})") from error
 
 
 def _cond_edit(node, end_node, body, other, operands, outputs, context, refs: References, indent: str, fallthrough: bool):
-    """Two local functions and a `lax.cond` call replacing `node` .. `end_node`."""
+    """Two local functions and a `lax.cond` call replacing `node` .. `end_node`, built with libcst:
+    the arms move into the functions with their comments; the header's comment goes on the call."""
     if not other and outputs is None:
         raise _Refuse("the `if` has no `else`")
     cond = refs("jax.lax.cond")
     taken: set[str] = set()
     true_name = fresh_name(context, "true_branch", taken)
     false_name = fresh_name(context, "false_branch", taken)
-    parameters = ", ".join(operands)
-    unit = indentation_unit(context, node, body)
-    lines = [f"def {true_name}({parameters}):"]
-    lines += block_lines(context, body, None if _own_line(body[0], context) else indent + unit)
+    tree = _cst_tree(context)
+    if_node = tree.statement(context, node)
+    true_body = cst_edit.block_statements(if_node.body)
+    true_footer = cst_edit.footer_comments(if_node.body)
+    removed = []
+    else_comment = None
+    false_footer: list[str] = []
+    if fallthrough:
+        removed = [tree.statement(context, statement) for statement in other]
+        false_body = list(removed)
+    elif isinstance(if_node.orelse, cst.Else):
+        false_body = cst_edit.block_statements(if_node.orelse.body)
+        false_footer = cst_edit.footer_comments(if_node.orelse.body)
+        else_comment = cst_edit.header_comment(if_node.orelse)
+    elif isinstance(if_node.orelse, cst.If):
+        false_body = [if_node.orelse]  # `elif`: a nested `if` in the false branch
+    else:
+        false_body = []
     if outputs is not None:
-        lines.append((context.source.indentation(body[0].lineno) if _own_line(body[0], context) else indent + unit) + "return " + _tuple_text(outputs))
-    lines.append(indent + f"def {false_name}({parameters}):")
-    other_indent = indent + unit if fallthrough or not other or not _own_line(other[0], context) else None
-    if other:
-        lines += block_lines(context, other, other_indent)
-    if outputs is not None:
-        # An `if` without `else` leaves the outputs as they were: the false branch returns its operands.
-        lines.append((other_indent or context.source.indentation(other[0].lineno)) + "return " + _tuple_text(outputs))
+        returned = "return " + _tuple_text(outputs) + "\n"
+        true_body = [*true_body, cst_edit.parse_statement(returned).with_changes(leading_lines=cst_edit.comment_lines(true_footer))]
+        false_body = [*false_body, cst_edit.parse_statement(returned).with_changes(leading_lines=cst_edit.comment_lines(false_footer))]
+    true_def = cst_edit.function_def(true_name, operands, true_body, leading=if_node.leading_lines)
+    false_def = cst_edit.with_trailing_comment(cst_edit.function_def(false_name, operands, false_body), else_comment)
     call = f"{cond}({condition_text(node.test, context, refs)}, {true_name}, {false_name}{''.join(', ' + name for name in operands)})"
-    lines.append(indent + (f"return {call}" if outputs is None else f"{_tuple_text(outputs, bare=True)} = {call}"))
-    text = "\n".join(lines)
-    return context.fix(f"Use `{cond}` (both arms are traced)", [_replace_span(context, node, end_node, text), *refs.edits], safe=False)
+    call_statement = cst_edit.parse_statement((f"return {call}" if outputs is None else f"{_tuple_text(outputs, bare=True)} = {call}") + "\n")
+    call_statement = cst_edit.with_trailing_comment(call_statement, cst_edit.header_comment(if_node))
+    replacements = {if_node: [true_def, false_def, call_statement], **{statement: [] for statement in removed}}
+    return context.fix(f"Use `{cond}` (both arms are traced)", [tree.edit(replacements), *refs.edits], safe=False)
 
 
 def _tuple_text(names: list[str], bare: bool = False) -> str:
@@ -702,28 +704,20 @@ def _while_fix(node: ast.While, context, scope):
     taken: set[str] = set()
     cond_name = fresh_name(context, "cond_fun", taken)
     body_name = fresh_name(context, "body_fun", taken)
-    indent = context.source.indentation(node.lineno)
-    inner = context.source.indentation(node.body[0].lineno) if _own_line(node.body[0], context) else indent + indentation_unit(context, node, node.body)
     state = _tuple_text(carried)
-    if len(carried) == 1:
-        parameter, unpack = carried[0], []
-    else:
-        parameter = fresh_name(context, "carry", taken)
-        unpack = [f"{inner}{state} = {parameter}"]
-    lines = [f"def {cond_name}({parameter}):", *unpack, f"{inner}return {condition_text(node.test, context, refs)}"]
-    lines.append(f"{indent}def {body_name}({parameter}):")
-    lines += unpack
-    lines += block_lines(context, node.body, None if _own_line(node.body[0], context) else inner)
-    lines.append(f"{inner}return {state}")
+    parameter = carried[0] if len(carried) == 1 else fresh_name(context, "carry", taken)
+    unpack = [] if len(carried) == 1 else [cst_edit.parse_statement(f"{state} = {parameter}\n")]
+    tree = _cst_tree(context)
+    loop = tree.statement(context, node)
+    condition = cst_edit.parse_statement(f"return {condition_text(node.test, context, refs)}\n")
+    cond_def = cst_edit.function_def(cond_name, [parameter], [*unpack, condition], leading=loop.leading_lines)
+    returned = cst_edit.parse_statement(f"return {state}\n").with_changes(leading_lines=cst_edit.comment_lines(cst_edit.footer_comments(loop.body)))
+    body_def = cst_edit.function_def(body_name, [parameter], [*unpack, *cst_edit.block_statements(loop.body), returned])
     initial = state if len(carried) == 1 else f"({state})"
-    lines.append(f"{indent}{state} = {while_loop}({cond_name}, {body_name}, {initial})")
-    edit = _replace_span(context, node, node, "\n".join(lines))
+    call = cst_edit.parse_statement(f"{state} = {while_loop}({cond_name}, {body_name}, {initial})\n")
+    call = cst_edit.with_trailing_comment(call, cst_edit.header_comment(loop))
+    edit = tree.edit({loop: [cond_def, body_def, call]})
     return context.fix(f"Use `{while_loop}` over {', '.join(f'`{n}`' for n in carried)}", [edit, *refs.edits], safe=False)
-
-
-def _own_line(statement: ast.stmt, context) -> bool:
-    line = context.source.line(statement.lineno)
-    return line[: context.source.char_column(statement.lineno, statement.col_offset)].strip() == ""
 
 
 def _shape_changing(statements: list[ast.stmt], carried: set[str], context) -> str | None:

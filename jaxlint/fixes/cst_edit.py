@@ -1,0 +1,192 @@
+"""Structural rewrites built with libcst, turned into one text edit.
+
+Analysis runs on `ast` (fast); a fix that restructures statements (if -> `jnp.where`/`lax.cond`,
+`while`/break loops -> `lax.while_loop`) builds its new statements as libcst nodes from the libcst
+tree of the module, so the moved statements keep their comments, blank lines, quotes and
+multi-line strings, and libcst indents them for their new nesting. The module is parsed with
+libcst only when such a fix is built (once per module, cached on the semantic model), never on the
+check fast path.
+
+The result is an ordinary `Edit`: the new module text is compared with the old one and the edit
+covers just the span that differs, so it composes with other fixes like any text edit.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jaxlint.diagnostics import Edit
+from jaxlint.source import SourceFile
+
+
+class Unavailable(Exception):
+    """libcst cannot parse this module or find the statement: the caller offers no fix."""
+
+
+class ModuleTree:
+    """The module's libcst tree and where each statement starts, built on first use."""
+
+    def __init__(self, source: SourceFile) -> None:
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(source.text), unsafe_skip_copy=True)
+            positions = wrapper.resolve(PositionProvider)
+        except Exception as error:  # libcst rejects some inputs the interpreter takes
+            raise Unavailable(str(error)) from error
+        self.source = source
+        self.module = wrapper.module
+        self._statements: dict[tuple[int, int], cst.CSTNode] = {}
+        for node, span in positions.items():
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                self._statements.setdefault((span.start.line, span.start.column), node)
+
+    def statement(self, context, node: ast.stmt) -> cst.CSTNode:
+        """The libcst statement for an `ast` statement (a simple statement: its whole line)."""
+        column = context.source.char_column(node.lineno, node.col_offset)
+        found = self._statements.get((node.lineno, column))
+        if found is None:
+            raise Unavailable("statement not found")
+        if isinstance(found, cst.SimpleStatementLine) and len(found.body) != 1:
+            raise Unavailable("several statements share the line")
+        return found
+
+    def edit(self, replacements: dict[cst.CSTNode, Sequence[cst.CSTNode]]) -> Edit:
+        """One edit turning the module into the module with each statement replaced by the
+        statements given for it (an empty sequence removes it)."""
+        new_text = self.module.visit(_Replace(replacements)).code
+        return minimal_edit(self.source, new_text)
+
+
+def module_tree(context) -> ModuleTree:
+    model = context.model
+    cached = getattr(model, "_jaxlint_cst_tree", None)
+    if cached is None:
+        try:
+            cached = ModuleTree(context.source)
+        except Unavailable as error:
+            cached = error
+        model._jaxlint_cst_tree = cached
+    if isinstance(cached, Unavailable):
+        raise cached
+    return cached
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[cst.CSTNode, Sequence[cst.CSTNode]]) -> None:
+        self.replacements = {id(old): new for old, new in replacements.items()}
+
+    def on_leave(self, original_node, updated_node):
+        new = self.replacements.get(id(original_node))
+        if new is None:
+            return updated_node
+        if not new:
+            return cst.RemovalSentinel.REMOVE
+        # The original node itself among its replacements stands for it as rewritten inside
+        # (a definition inserted before a function whose loop is rewritten).
+        return cst.FlattenSentinel([updated_node if node is original_node else node for node in new])
+
+
+def minimal_edit(source: SourceFile, new: str) -> Edit:
+    """The edit that turns the source into `new`, spanning only what differs (from the start of
+    the first differing line, so the edit reads as replaced lines)."""
+    old = source.text
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    prefix = old.rfind("\n", 0, prefix) + 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    return Edit(new[prefix : len(new) - suffix], source.position(prefix), source.position(len(old) - suffix))
+
+
+# ----- building statements -------------------------------------------------------------------------
+
+
+def parse_statement(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+def comment_lines(comments: Sequence[str]) -> list[cst.EmptyLine]:
+    return [cst.EmptyLine(comment=cst.Comment(text)) for text in comments]
+
+
+def with_trailing_comment(statement: cst.BaseStatement, comment: str | None) -> cst.BaseStatement:
+    """Put `comment` at the end of a simple statement's line (or its header, for a compound one)."""
+    if not comment:
+        return statement
+    whitespace = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(comment))
+    if isinstance(statement, cst.SimpleStatementLine):
+        existing = statement.trailing_whitespace.comment
+        if existing is not None:
+            comment = f"{existing.value}  {comment}"
+            whitespace = whitespace.with_changes(comment=cst.Comment(comment))
+        return statement.with_changes(trailing_whitespace=whitespace)
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return statement.with_changes(body=body.with_changes(header=whitespace))
+    return statement
+
+
+def trailing_comment(statement: cst.CSTNode) -> str | None:
+    if isinstance(statement, cst.SimpleStatementLine):
+        comment = statement.trailing_whitespace.comment
+        return comment.value if comment else None
+    return header_comment(statement)
+
+
+def header_comment(statement: cst.CSTNode) -> str | None:
+    """The comment on a compound statement's header line (`if x:  # why`)."""
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock) and body.header.comment is not None:
+        return body.header.comment.value
+    return None
+
+
+def leading_comments(statement: cst.CSTNode) -> list[str]:
+    return [line.comment.value for line in getattr(statement, "leading_lines", ()) if line.comment is not None]
+
+
+def function_def(name: str, parameters: Sequence[str], body: Sequence[cst.BaseStatement], leading: Sequence[cst.EmptyLine] = ()) -> cst.FunctionDef:
+    """`def name(parameters):` around libcst statements, indented by the module's own unit."""
+    shell = cst.parse_statement(f"def {name}({', '.join(parameters)}):\n    pass\n")
+    assert isinstance(shell, cst.FunctionDef)
+    return shell.with_changes(body=cst.IndentedBlock(body=list(body)), leading_lines=list(leading))
+
+
+def block_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of an indented block; a one-line suite (`if c: x = 1`) becomes lines."""
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    return [cst.SimpleStatementLine(body=[small]) for small in block.body]
+
+
+def footer_comments(block: cst.BaseSuite) -> list[str]:
+    """Own-line comments at the end of a block, after its last statement."""
+    return [line.comment.value for line in getattr(block, "footer", ()) if line.comment is not None]
+
+
+def comments_in(node: cst.CSTNode) -> list[str]:
+    """Every comment inside a node, in source order."""
+    found: list[str] = []
+
+    class _Comments(cst.CSTVisitor):
+        def visit_Comment(self, comment: cst.Comment) -> None:
+            found.append(comment.value)
+
+    node.visit(_Comments())
+    return found
+
+
+def split_leading_lines(statement: cst.CSTNode) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
+    """A statement's leading lines as (the blank lines before its first comment, the rest), so a
+    definition inserted above it takes the spacing and the statement keeps its own comments."""
+    lines = list(getattr(statement, "leading_lines", ()))
+    index = 0
+    while index < len(lines) and lines[index].comment is None:
+        index += 1
+    return lines[:index], lines[index:]

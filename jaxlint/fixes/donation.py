@@ -1,0 +1,308 @@
+"""JAX401's fix: add `donate_argnums`/`donate_argnames` to the jit (decorator, call or partial form),
+merging with existing options, only when every call site in the module rebinds the argument.
+
+`fix_for` returns a Fix, a string saying why no fix is offered, or None. The fix is unsafe (see the
+rule's "Fix safety"): a donated input is deleted by the call, so any later read of the old value raises.
+
+Donation is offered only when, at every call site, the donated value is provably owned by the code
+that calls and dead after the call:
+- owned: a local name (not a parameter of the enclosing function, whose caller still holds the
+  array; not an attribute or a global, which other code may hold) whose every binding before the
+  call is a fresh value (a call result or arithmetic), not another name, attribute or item, and not
+  built from a name that is read after the call (`state = create(params=params)` shares `params`);
+- dead: the call rebinds it, it is passed once, and no other name is bound to it.
+
+Forms handled:
+- `@jax.jit` becomes `@jax.jit(donate_argnums=(0,))` (the decorator-factory form, jax >= 0.4.36);
+  `@jax.pmap` has no factory form, so it becomes `@functools.partial(jax.pmap, donate_argnums=(0,))`.
+- `@jax.jit(...)`, `@partial(jax.jit, ...)`, `jax.jit(f, ...)`: the option is appended after the last
+  argument (a trailing comma or comment stays where it was), or merged into an existing literal
+  `donate_argnums`/`donate_argnames` value.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostics import Edit
+from jaxlint import fixes
+from jaxlint.semantic.arrays import is_jax_array_call
+from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
+from jaxlint.semantic.model import argument, literal_tuple, parent_of
+
+
+def fix_for(call, binding, position, keyword, context):
+    option = "donate_argnums" if keyword is None else "donate_argnames"
+    value = position if keyword is None else keyword
+    if value is None:
+        return None
+    sites = _call_sites(call, binding, position, keyword, context)
+    if sites is None:
+        return None
+    for site in sites:
+        reason = _ownership_problem(site, binding, position, keyword, context)
+        if reason:
+            return f"no automatic fix: {reason}"
+    if keyword is None and binding.via_decorator and binding.function is not None and binding.function.has_self:
+        # `@jax.jit` on a method wraps the plain function: `self` is argument 0 of what jit sees.
+        value = position + 1
+    node = binding.node
+    if isinstance(node, ast.Call) and _jit_call_of(node, binding, context):
+        edits = _add_option(node, option, value, context)
+    elif binding.via_decorator:
+        edits = _decorate(node, binding, option, value, context)
+    else:
+        return None
+    if not edits:
+        return None
+    described = f"{option}=({value!r},)"
+    return context.fix(f"Donate the argument: add `{described}` to the `{binding.transform.rsplit('.', 1)[-1]}`", edits, safe=False)
+
+
+def _jit_call_of(node: ast.Call, binding, context) -> bool:
+    """`jax.jit(f, ...)`, `jax.jit(...)` as a decorator factory, or `partial(jax.jit, ...)`."""
+    if context.model.transform_of(node.func) is not None:
+        return True
+    return context.qualified_name(node.func) == "functools.partial" and bool(node.args) and context.model.transform_of(node.args[0]) is not None
+
+
+def _add_option(node: ast.Call, option: str, value, context) -> list[Edit] | None:
+    for item in node.keywords:
+        if item.arg is None:
+            return None  # `**options`: we cannot tell what is already donated
+        if item.arg == option:
+            existing = literal_tuple(item.value)
+            if existing is None:
+                return None
+            if value in existing:
+                return None
+            merged = tuple(existing) + (value,)
+            if all(isinstance(v, int) for v in merged):
+                merged = tuple(sorted(merged))
+            return [context.replace(item.value, _tuple_literal(merged))]
+    last = [*node.args, *node.keywords]
+    text = f"{option}={_tuple_literal((value,))}"
+    if not last:
+        # `@jax.jit()`: insert between the parentheses.
+        end = context.source.end(node)
+        start = context.source.position(context.source.offset(end) - 1)
+        return [Edit(text, start, start)]
+    anchor = context.source.end(last[-1])
+    return [Edit(f", {text}", anchor, anchor)]
+
+
+def _decorate(decorator: ast.expr, binding, option: str, value, context) -> list[Edit] | None:
+    if not isinstance(decorator, (ast.Name, ast.Attribute)):
+        return None
+    text = f"{option}={_tuple_literal((value,))}"
+    if binding.transform == "jax.jit":
+        return [context.replace(decorator, f"{context.text(decorator)}({text})")]
+    partial, import_edits = fixes.reference(context, "functools.partial")
+    if not partial:
+        return None
+    return [context.replace(decorator, f"{partial}({context.text(decorator)}, {text})"), *import_edits]
+
+
+def _tuple_literal(values: tuple) -> str:
+    inner = ", ".join(repr(v) for v in values)
+    return f"({inner},)" if len(values) == 1 else f"({inner})"
+
+
+def _call_sites(call: ast.Call, binding, position, keyword, context) -> list[ast.Call] | None:
+    """Every call of the jitted name in the module, when each one rebinds this argument; else None."""
+    if binding.key == "<inline>":
+        return [call] if _rebinds(call, position, keyword, binding) else None
+    sites: list[ast.Call] = []
+    for node in ast.walk(context.model.tree):
+        if not _refers_to(node, binding.key):
+            continue
+        parent = parent_of(node)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            continue  # the binding itself
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            continue
+        if not (isinstance(parent, ast.Call) and parent.func is node):
+            return None  # passed around or stored: calls elsewhere could read the donated value
+        if not _rebinds(parent, position, keyword, binding):
+            return None
+        sites.append(parent)
+    return sites or None
+
+
+def _refers_to(node: ast.AST, key: str) -> bool:
+    if key.startswith("self."):
+        return isinstance(node, ast.Attribute) and node.attr == key[5:] and isinstance(node.value, ast.Name) and node.value.id == "self"
+    return isinstance(node, ast.Name) and node.id == key
+
+
+def _donated_argument(call: ast.Call, position, keyword, binding) -> ast.expr | None:
+    parameter = None
+    if keyword is None and binding.param_names is not None and position < len(binding.param_names):
+        parameter = binding.param_names[position]
+    value = argument(call, position if keyword is None else None, keyword or parameter)
+    if value is None and keyword is not None and binding.param_names is not None and keyword in binding.param_names:
+        value = argument(call, binding.param_names.index(keyword), None)
+    return value
+
+
+def _rebinds(call: ast.Call, position, keyword, binding) -> bool:
+    value = _donated_argument(call, position, keyword, binding)
+    key = dotted_name(value) if value is not None else None
+    if key is None:
+        return False
+    statement = parent_of(call)
+    if isinstance(statement, ast.Assign) and statement.value is call:
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign) and statement.value is call:
+        targets = [statement.target]
+    else:
+        return False
+    return key in {dotted_name(element) for target in targets for element in target_elements(target)}
+
+
+# ----- owned and dead after the call ---------------------------------------------------------------
+
+
+def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> str | None:
+    """Why donating this call's argument could delete an array someone else still holds, or None."""
+    value = _donated_argument(call, position, keyword, binding)
+    key = dotted_name(value)
+    if not isinstance(value, ast.Name):
+        return f"`{key}` is an attribute or item, and other code may hold the same arrays"
+    name = value.id
+    passed = [a for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name) and a.id == name]
+    if len(passed) > 1:
+        return f"`{name}` is passed more than once, and a donated buffer cannot be read by the same call"
+    statement = parent_of(call)
+    scope = context.scope(call)
+    if name in scope.declared_free:
+        return f"`{name}` is a global or nonlocal name, and other code may hold it"
+    if scope.is_function and name not in scope.local_names:
+        return f"`{name}` belongs to an enclosing scope, which still holds it"
+    if name in scope.param_nodes and not _rebound_fresh_before(name, statement, scope, context):
+        return f"`{name}` is a parameter of `{scope.name}`: its caller still holds the array that donation would delete"
+    for target, bound in _bindings_before(name, statement, scope):
+        if bound is statement:
+            continue  # the loop-carried rebinding by this very call
+        if isinstance(bound, ast.AugAssign):
+            continue
+        expression = bound.value if isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) else None
+        if expression is None and not isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            return f"`{name}` is bound by `{type(bound).__name__.lower()}`, so jaxlint cannot show the arrays are not shared"
+        if expression is None:
+            continue
+        number = expression.operand if isinstance(expression, ast.UnaryOp) else expression
+        if isinstance(number, ast.Constant) and isinstance(number.value, (int, float, complex)):
+            return f"`{name}` starts as a Python number, which has no device buffer to donate"
+        if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
+            return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
+        for source in sorted(_argument_names(expression, context)):
+            if source != name and _read_after(source, statement, scope):
+                return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
+    return None
+
+
+def _single_target(target: ast.AST, bound: ast.AST) -> bool:
+    """`name = value` (not `a, name = pair`, whose parts jaxlint cannot match to values)."""
+    if isinstance(bound, ast.Assign):
+        return len(bound.targets) == 1 and isinstance(bound.targets[0], ast.Name)
+    return isinstance(target, ast.Name)
+
+
+def _bindings_before(name: str, statement: ast.stmt, scope) -> list[tuple[ast.AST, ast.AST]]:
+    """Statements binding `name` in this scope that can reach `statement`: those before it, and
+    (in a loop around it) every binding inside the loop."""
+    region = scope.node
+    loops = [loop for loop in enclosing_loops(statement) if _inside(loop, region)]
+    found = []
+    for node in walk_same_scope(region):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            hit = [element for t in targets for element in target_elements(t) if isinstance(element, ast.Name) and element.id == name]
+            if not hit:
+                continue
+            if node.lineno < statement.lineno or node is statement or any(_inside(node, loop) for loop in loops):
+                found.append((hit[0], node))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.Import, ast.ImportFrom)):
+            bound = _other_binding_targets(node)
+            if name in bound and (node.lineno < statement.lineno or any(_inside(node, loop) for loop in loops)):
+                found.append((node, node))
+    return found
+
+
+def _other_binding_targets(node: ast.AST) -> set[str]:
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return {n.id for item in node.items if item.optional_vars is not None for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)}
+    if isinstance(node, ast.NamedExpr):
+        return {node.target.id}
+    return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+
+
+def _rebound_fresh_before(name: str, statement: ast.stmt, scope, context) -> bool:
+    """A parameter replaced, unconditionally and before `statement`, by a value the function owns."""
+    body = getattr(scope.node, "body", [])
+    top = statement
+    while top is not None and top not in body:
+        top = parent_of(top)
+    if top is None:
+        return False
+    for earlier in body[: body.index(top)]:
+        if (
+            isinstance(earlier, ast.Assign) and len(earlier.targets) == 1 and isinstance(earlier.targets[0], ast.Name)
+            and earlier.targets[0].id == name and isinstance(earlier.value, (ast.Call, ast.BinOp))
+            and name not in _argument_names(earlier.value, context)
+        ):
+            return True
+    return False
+
+
+def _fresh_result(call: ast.Call, context) -> bool:
+    """Calls whose result is a new buffer: `jax.numpy` constructors and operations (not `asarray`,
+    which returns its argument), `jax.random`, and compiled functions."""
+    if context.model.jit_binding_for_call(call) is not None:
+        return True
+    qualified = context.qualified_name(call.func) or ""
+    if qualified in ("jax.numpy.asarray", "jax.device_put"):
+        return False
+    return is_jax_array_call(context.model, call)
+
+
+def _argument_names(expression: ast.AST, context) -> set[str]:
+    """Names whose arrays a computed value may hold: arguments and owners of calls that may return
+    (part of) their inputs, and operands; not the callee's name, not inputs of fresh-result calls."""
+    if isinstance(expression, ast.Name):
+        return {expression.id}
+    if isinstance(expression, ast.Call):
+        if _fresh_result(expression, context):
+            return set()
+        names = set()
+        for item in [*expression.args, *(k.value for k in expression.keywords)]:
+            names |= {n.id for n in ast.walk(item) if isinstance(n, ast.Name)}
+        if isinstance(expression.func, ast.Attribute):
+            names |= {n.id for n in ast.walk(expression.func.value) if isinstance(n, ast.Name)}
+        return names
+    names = set()
+    for child in ast.iter_child_nodes(expression):
+        names |= _argument_names(child, context)
+    return names
+
+
+def _read_after(name: str, statement: ast.stmt, scope) -> bool:
+    """`name` is read after `statement` in this scope, or anywhere in a loop around it."""
+    loops = [loop for loop in enclosing_loops(statement) if _inside(loop, scope.node)]
+    for node in walk_same_scope(scope.node):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            if node.lineno > (statement.end_lineno or statement.lineno) or any(_inside(node, loop) for loop in loops):
+                return True
+    return False
+
+
+def _inside(node: ast.AST, container: ast.AST) -> bool:
+    current = node
+    while current is not None:
+        if current is container:
+            return True
+        current = parent_of(current)
+    return False

@@ -1,0 +1,122 @@
+"""Moving code out of a function to module level, so it is built (and compiled) once.
+
+Fixes that create a jitted callable inside a function body compile on every call of that function:
+the callable is a new object each time. These helpers place a definition at module level, just
+before the top-level statement that holds the code, and check that every name it needs when that
+line runs is bound by then.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from jaxlint.diagnostics import Edit, Position
+from jaxlint.semantic.model import parent_of
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def top_level_statement(node: ast.AST) -> ast.stmt | None:
+    """The statement of the module body that contains `node`."""
+    current = node
+    while current is not None and not isinstance(parent_of(current), ast.Module):
+        current = parent_of(current)
+    return current
+
+
+def insert_before(top: ast.stmt, text: str) -> Edit:
+    """Insert module-level `text` (without trailing newlines) before `top` and its decorators,
+    followed by two blank lines."""
+    first_row = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
+    start = Position(first_row, 1)
+    return Edit(text.rstrip("\n") + "\n\n\n", start, start)
+
+
+def function_locals(scope) -> set[str]:
+    """Names bound by the function around a node or any function enclosing it (parameters too)."""
+    found: set[str] = set()
+    current = scope
+    while current is not None and current.is_function:
+        found |= current.local_names | set(current.param_nodes)
+        current = current.parent
+    return found
+
+
+def module_binding_before(name: str, top: ast.stmt, context) -> bool:
+    """`name` is bound at module level by a statement that runs before `top` (or is a builtin)."""
+    tree = context.model.tree
+    for statement in tree.body:
+        if statement is top:
+            break
+        if _binds(statement, name):
+            return True
+    return name in _BUILTINS and not any(_binds(statement, name) for statement in tree.body)
+
+
+def _binds(statement: ast.stmt, name: str) -> bool:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return statement.name == name
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return any((alias.asname or alias.name).split(".")[0] == name for alias in statement.names)
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return any(isinstance(n, ast.Name) and n.id == name for target in targets for n in ast.walk(target))
+    if isinstance(statement, (ast.If, ast.Try)):
+        # `try: import x except ImportError: x = None`: bound on every path that matters here.
+        return any(_binds(child, name) for child in statement.body)
+    return False
+
+
+def loaded_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def lambda_free_names(function: ast.Lambda) -> set[str]:
+    """Names a lambda reads that are not its own parameters (nor bound by its comprehensions)."""
+    arguments = function.args
+    own = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg] if a is not None}
+    comprehension_targets = {
+        n.id for c in ast.walk(function) if isinstance(c, ast.comprehension) for n in ast.walk(c.target) if isinstance(n, ast.Name)
+    }
+    return loaded_names(function.body) - own - comprehension_targets
+
+
+_ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "T", "at", "astype", "sum", "mean", "max", "min", "reshape", "real", "imag"})
+# Builtins that need a concrete Python value: a traced argument would raise in them.
+_CONCRETE_BUILTINS = frozenset({"int", "float", "bool", "range", "str", "complex", "hash", "list", "tuple", "dict"})
+
+
+def array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
+    """Every use of `name` is as a value (operand, argument, index), never called, asked for an
+    attribute an array lacks, converted to a Python value or tested by Python control flow: objects,
+    functions and static Python numbers cannot become arguments of a compiled function."""
+    for node in nodes:
+        for n in ast.walk(node):
+            if not (isinstance(n, ast.Name) and n.id == name):
+                continue
+            parent = parent_of(n)
+            if isinstance(parent, ast.Call) and parent.func is n:
+                return False
+            if isinstance(parent, ast.Attribute) and parent.attr not in _ARRAY_ATTRIBUTES:
+                return False
+            if isinstance(parent, ast.Call) and context.qualified_name(parent.func) in {f"builtins.{b}" for b in _CONCRETE_BUILTINS}:
+                return False
+            ancestor = parent
+            while ancestor is not None and not isinstance(ancestor, ast.stmt):
+                if isinstance(ancestor, (ast.IfExp, ast.BoolOp)) or (isinstance(ancestor, ast.UnaryOp) and isinstance(ancestor.op, ast.Not)):
+                    return False
+                ancestor = parent_of(ancestor)
+            # Only control flow that moves along: the test of an `if` the fix itself rewrites is not.
+            if isinstance(ancestor, (ast.If, ast.While, ast.Assert)) and _inside(ancestor, node) and _inside(n, ancestor.test):
+                return False
+    return True
+
+
+def _inside(node: ast.AST, container: ast.AST) -> bool:
+    current = node
+    while current is not None:
+        if current is container:
+            return True
+        current = parent_of(current)
+    return False
