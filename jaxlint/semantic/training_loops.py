@@ -374,3 +374,63 @@ def _inside(node: ast.AST, loop: ast.AST) -> bool:
             return True
         current = parent_of(current)
     return False
+
+
+# ----- code that runs many times ----------------------------------------------------------------------
+
+
+def in_loop(node: ast.AST) -> bool:
+    """Inside a loop (or comprehension) of its own function or module body."""
+    current = parent_of(node)
+    while current is not None:
+        if isinstance(current, (*_LOOPS, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return True
+        if isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
+            return False
+        current = parent_of(current)
+    return False
+
+
+def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
+    """A function of this module that some call inside a loop reaches (directly, or through `depth`
+    levels of callers)."""
+    if depth < 0 or not scope.is_function or isinstance(scope.node, ast.Lambda):
+        return False
+    for caller in model.scopes:
+        for call in caller.calls:
+            resolved = model.resolve_function(call.func, caller)
+            if resolved is None or resolved[0] is not scope:
+                continue
+            if in_loop(call):
+                return True
+            if caller.is_function and function_called_in_loop(caller, model, depth - 1):
+                return True
+    return False
+
+
+def runs_repeatedly(node: ast.AST, model: SemanticModel) -> bool:
+    """`node` is evaluated many times: inside a loop, or in a function called inside a loop."""
+    if in_loop(node):
+        return True
+    return function_called_in_loop(model.scope_for(node), model)
+
+
+def bound_value_called_repeatedly(value: ast.AST, model: SemanticModel) -> bool:
+    """`f = <value>` then `f(...)` inside a loop, or in a function called inside a loop."""
+    parent = parent_of(value)
+    if not (isinstance(parent, ast.Assign) and parent.value is value and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    owner = model.scope_for(value)
+    for scope in model.scopes:
+        current: Scope | None = scope
+        while current is not None and current is not owner:
+            if name in current.local_names:
+                break
+            current = current.parent
+        if current is not owner:
+            continue  # the name means something else there
+        for call in scope.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == name and runs_repeatedly(call, model):
+                return True
+    return False
