@@ -54,7 +54,7 @@ from typing import Iterator
 from jaxlint.rules import host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.model import parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, loop_body, loop_varying
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, names_an_epoch
 
 _EXPLICIT_SYNCS = {
     "builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool", "builtins.str": "str",
@@ -160,11 +160,26 @@ class HostSyncInLoop(Rule):
 
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:
-    """An epoch loop: an inner loop calls the jitted step, so this loop's own syncs run once per epoch."""
+    """An epoch loop, whose own syncs run once per epoch: an inner loop (here or in a helper it calls)
+    calls the jitted step, or the loop says so (`for epoch in ...`, `train_epoch(...)`)."""
+    model = context.model
     for node in loop_body(loop, nested=True):
+        if _conditional(node, loop):
+            continue  # an evaluation pass every N steps does not make this an epoch loop
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
-            if any(isinstance(n, ast.Call) and context.model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
                 return True
+        if isinstance(node, ast.Call) and helper_runs_training_loop(node, model):
+            return True
+    return names_an_epoch(loop)
+
+
+def _conditional(node: ast.AST, loop: ast.AST) -> bool:
+    current = parent_of(node)
+    while current is not None and current is not loop:
+        if isinstance(current, (ast.If, ast.IfExp, ast.Try)):
+            return True
+        current = parent_of(current)
     return False
 
 

@@ -262,16 +262,22 @@ class _Flow:
 
     def consumed_keys(self, call: ast.Call) -> list[str]:
         """The keys a call consumes: names, and `seed:N` for a key made inline or bound from a literal seed."""
+        results = _result_names(call)
+        if results and all(name.startswith("_") for name in results):
+            return []  # `_, _state = env.reset(rng, params)`: a throwaway draw (a template, a shape probe)
         keys = []
+        # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
+        # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
+        seeded = key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")
         for argument in key_values.consumed_arguments(call, self.context, self.known_keys):
+            seed = None
             if isinstance(argument, ast.Name):
                 keys.append(argument.id)
-                if argument.id in self.seed_of:
-                    keys.append(self.seed_of[argument.id])
+                seed = self.seed_of.get(argument.id)
             else:
                 seed = key_values.literal_seed(argument, self.context)
-                if seed is not None:
-                    keys.append(seed)
+            if seed is not None and seeded:
+                keys.append(seed if not isinstance(self.function, ast.Module) else f"{seed} in statement {id(_statement(call))}")
         return keys
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
@@ -325,8 +331,8 @@ class _Flow:
         if key_values.is_seed(key):
             self.context.report(
                 call,
-                f"this key is made from the literal {key}, like the one already passed to `{earlier}` on line "
-                f"{previous.lineno}, so both draw the same random bits; make one key and split it",
+                f"this key is made from the literal {key.split(' in statement')[0]}, like the one already passed to "
+                f"`{earlier}`, so both draw the same random bits; make one key and split it",
             )
             return
         self.context.report(
@@ -404,6 +410,13 @@ def _function_name(call: ast.Call, context) -> str:
     if qualified is not None and qualified.startswith("jax.random."):
         return "jax.random." + qualified.rsplit(".", 1)[-1]
     return snippet(context.text(call.func))
+
+
+def _statement(node: ast.AST) -> ast.AST:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parent_of(current)
+    return current if current is not None else node
 
 
 def _between(node: ast.AST, statement: ast.AST):

@@ -200,6 +200,36 @@ def runs_compiled_code(call: ast.Call, model: SemanticModel) -> bool:
     return _runs_compiled(call, model, 0)
 
 
+def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
+    """A call of a local helper whose body has a loop that calls jitted code (`train_one_epoch(...)`)."""
+    helper = _helper_scope(call, model)
+    if helper is None:
+        return False
+    for node in ast.walk(helper.node):
+        if isinstance(node, _LOOPS) and model.scope_for(node) is helper:
+            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node, nested=True)):
+                return True
+    return False
+
+
+def names_an_epoch(loop: ast.AST) -> bool:
+    """`for epoch in range(...)`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`:
+    each iteration is a whole pass over the data, and syncing once per pass is the normal way to report it."""
+    header = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
+    for part in header:
+        for node in ast.walk(part):
+            text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+            if "epoch" in text.lower():
+                return True
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call):
+            func = node.func
+            text = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if "epoch" in text.lower():
+                return True
+    return False
+
+
 # ----- one loop -----------------------------------------------------------------------------------
 
 
