@@ -128,12 +128,13 @@ class ApiCurrencyRule(Rule):
         advice = change.advice
         if replacement and exact and replacement != change.replacement:
             advice = f"`{replacement}`"  # the project's pinned JAX predates the newer spelling
+        release = change.removed_from or f"JAX {change.removed_in}"
         if change.module and qualified != change.old:
             qualified = f"{qualified}` (module `{change.old}`"
             if self.status == "removed":
-                return f"`{qualified}) was removed in JAX {change.removed_in}; use {advice}"
+                return f"`{qualified}) was removed in {release}; use {advice}"
         if self.status == "removed":
-            return f"`{qualified}` was removed in JAX {change.removed_in}; use {advice}"
+            return f"`{qualified}` was removed in {release}; use {advice}"
         return f"`{qualified}` is deprecated since JAX {change.deprecated_in} and will be removed; use {advice}"
 
 

@@ -85,7 +85,7 @@ class HostSyncInLoop(Rule):
         model = context.model
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
-        if compiled is None or _has_inner_training_loop(node, context):
+        if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
             return
         step_name = _callee_text(compiled, context)
         if isinstance(node, ast.While) and values.truth_test_syncs(node.test) is not None:
@@ -172,6 +172,26 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
         if isinstance(node, ast.Call) and helper_runs_training_loop(node, model):
             return True
     return names_an_epoch(loop)
+
+
+def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:
+    """An evaluation loop under `if step % 100 == 0:` of an enclosing training loop runs every N steps."""
+    child, parent = loop, parent_of(loop)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if isinstance(parent, (ast.For, ast.While, ast.AsyncFor)):
+            gate = _enclosing_if_below(loop, parent)
+            return gate is not None and loop_varying(gate.test, parent, context.model)
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _enclosing_if_below(node: ast.AST, outer: ast.AST) -> ast.If | None:
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not outer:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            return parent
+        child, parent = parent, parent_of(parent)
+    return None
 
 
 def _conditional(node: ast.AST, loop: ast.AST) -> bool:

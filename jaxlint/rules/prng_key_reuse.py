@@ -73,7 +73,9 @@ class PrngKeyReuse(Rule):
             # The module's own body (a script) is one more flow, run once: at its first top-level import.
             module = parent_of(node)
             if isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))):
-                _Flow(context, module).run()
+                # A notebook's cells are re-run on their own and out of order: each cell is one flow.
+                for statements in _cells(module.body, context):
+                    _Flow(context, module).block(statements, {})
             return
         _Flow(context, node).run()
         self._captured_keys(node, context)
@@ -98,7 +100,10 @@ class _Flow:
         self.function = function
         self.reported: set[int] = set()
         self.scope = context.model.scope_of_node.get(function)
-        self.known_keys = key_values.key_names(function, context)
+        # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
+        # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
+        framework = not isinstance(function, ast.Module) and not _test_code(function, context)
+        self.known_keys = key_values.key_names(function, context) if framework else set()
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
 
@@ -269,7 +274,7 @@ class _Flow:
         # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
         # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
         seeded = key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")
-        for argument in key_values.consumed_arguments(call, self.context, self.known_keys):
+        for argument in key_values.consumed_arguments(call, self.context, self.known_keys, framework=bool(self.known_keys)):
             seed = None
             if isinstance(argument, ast.Name):
                 keys.append(argument.id)
@@ -283,8 +288,11 @@ class _Flow:
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two non-`jax.random` consumers called identically (`net.init(k, x)` twice for params and target
         params), or two keys from one literal seed fed to calls that differ only in the key: identical on purpose."""
-        if key_values.is_seed(key) or not key_values.is_random_call(first, self.context):
+        if key_values.is_seed(key):
             return key_values.same_call_but_key(first, second)
+        if not key_values.is_random_call(first, self.context) or not key_values.is_random_call(second, self.context):
+            # `looped.init(rng, x)` against `stacked.init(rng, x)`: one method, one input, two objects compared.
+            return key_values.same_call_but_key(first, second, ignore_receiver=True)
         return False
 
     def same_draw(self, first: ast.Call, second: ast.Call) -> bool:
@@ -410,6 +418,37 @@ def _function_name(call: ast.Call, context) -> str:
     if qualified is not None and qualified.startswith("jax.random."):
         return "jax.random." + qualified.rsplit(".", 1)[-1]
     return snippet(context.text(call.func))
+
+
+_CELL_MARKER = re.compile(r"^# @@notebook-cell \d+@@$")
+
+
+def _cells(statements: list[ast.stmt], context) -> list[list[ast.stmt]]:
+    """The module's statements grouped by notebook cell (one group for a plain module)."""
+    if not str(context.source.filename).endswith(".ipynb"):
+        return [statements]
+    markers = [number for number, line in enumerate(context.source.text.splitlines(), start=1) if _CELL_MARKER.match(line)]
+    groups: dict[int, list[ast.stmt]] = {}
+    for statement in statements:
+        cell = max((marker for marker in markers if marker < statement.lineno), default=0)
+        groups.setdefault(cell, []).append(statement)
+    return list(groups.values())
+
+
+def _test_code(function: ast.AST, context) -> bool:
+    """A test function or a function in a test module: comparisons there reuse keys on purpose."""
+    filename = str(context.source.filename).replace("\\", "/")
+    base = filename.rsplit("/", 1)[-1]
+    if base.startswith("test_") or base.endswith("_test.py") or "/tests/" in filename:
+        return True
+    current = function
+    while current is not None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
+            return True
+        if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
+            return True
+        current = parent_of(current)
+    return False
 
 
 def _statement(node: ast.AST) -> ast.AST:

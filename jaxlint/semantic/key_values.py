@@ -75,8 +75,9 @@ def _produces_key(value: ast.AST, context) -> bool:
     return isinstance(value, ast.Call) and context.qualified_name(value.func) in KEY_PRODUCERS
 
 
-def consumed_arguments(call: ast.Call, context, known_keys: set[str]) -> list[ast.expr]:
-    """The key expressions a call draws from (names or inline `PRNGKey(0)` calls)."""
+def consumed_arguments(call: ast.Call, context, known_keys: set[str], framework: bool = True) -> list[ast.expr]:
+    """The key expressions a call draws from (names or inline `PRNGKey(0)` calls); `framework=False`
+    counts `jax.random` consumers only."""
     found: list[ast.expr] = []
     qualified = context.qualified_name(call.func)
     if qualified is not None and qualified.startswith("jax.random."):
@@ -84,6 +85,8 @@ def consumed_arguments(call: ast.Call, context, known_keys: set[str]) -> list[as
             key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
             if key is not None:
                 found.append(key)
+        return found
+    if not framework:
         return found
     if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in KEY_METHODS and call.args:
         first = call.args[0]
@@ -99,15 +102,19 @@ def consumed_arguments(call: ast.Call, context, known_keys: set[str]) -> list[as
     return found
 
 
-def same_call_but_key(first: ast.Call, second: ast.Call) -> bool:
-    """The same callee with the same arguments once key arguments are set aside: the same draw on purpose."""
-    return _masked(first) == _masked(second)
+def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False) -> bool:
+    """The same callee with the same arguments once key arguments are set aside: the same draw on purpose.
+    `ignore_receiver`: only the method name must match (`a.init(k, x)` and `b.init(k, x)`)."""
+    return _masked(first, ignore_receiver) == _masked(second, ignore_receiver)
 
 
-def _masked(call: ast.Call) -> str:
+def _masked(call: ast.Call, ignore_receiver: bool = False) -> str:
     args = call.args[1:] if call.args else []
     keywords = [k for k in call.keywords if k.arg not in ("key", "rngs")]
-    return ast.dump(ast.Call(func=call.func, args=list(args), keywords=keywords))
+    func = call.func
+    if ignore_receiver and isinstance(func, ast.Attribute):
+        func = ast.Name(id=func.attr, ctx=ast.Load())
+    return ast.dump(ast.Call(func=func, args=list(args), keywords=keywords))
 
 
 # ----- keys captured by a jitted function ------------------------------------------------------------
