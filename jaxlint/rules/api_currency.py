@@ -41,7 +41,7 @@ class ApiCurrencyRule(Rule):
     # ----- the four places an API appears ------------------------------------------------------
 
     def _check_import(self, node, context, target) -> None:
-        if _in_compat_shim(node):
+        if _in_compat_shim(node, context):
             return
         for alias in node.names:
             qualified = imported_name(node, alias)
@@ -62,7 +62,7 @@ class ApiCurrencyRule(Rule):
         if qualified is None:
             return
         change = lookup(qualified)
-        if change is None or status_at(change, target) != self.status or _in_compat_shim(node):
+        if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
             return
         if _import_already_reported(node, context):
             return
@@ -95,7 +95,7 @@ class ApiCurrencyRule(Rule):
             return
         for keyword in node.keywords:
             change = KEYWORD_ENTRIES.get((qualified, keyword.arg))
-            if change is None or status_at(change, target) != self.status or _in_compat_shim(node):
+            if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
                 continue
             if change.kind == "call-keyword" and not _surely_given(keyword.value):
                 continue  # `device=device` forwarded by a wrapper: JAX only warns when it is not None
@@ -128,12 +128,13 @@ class ApiCurrencyRule(Rule):
         advice = change.advice
         if replacement and exact and replacement != change.replacement:
             advice = f"`{replacement}`"  # the project's pinned JAX predates the newer spelling
+        release = change.removed_from or f"JAX {change.removed_in}"
         if change.module and qualified != change.old:
             qualified = f"{qualified}` (module `{change.old}`"
             if self.status == "removed":
-                return f"`{qualified}) was removed in JAX {change.removed_in}; use {advice}"
+                return f"`{qualified}) was removed in {release}; use {advice}"
         if self.status == "removed":
-            return f"`{qualified}` was removed in JAX {change.removed_in}; use {advice}"
+            return f"`{qualified}` was removed in {release}; use {advice}"
         return f"`{qualified}` is deprecated since JAX {change.deprecated_in} and will be removed; use {advice}"
 
 
@@ -208,7 +209,7 @@ def _surely_given(value: ast.expr) -> bool:
     return isinstance(value, (ast.Call, ast.Subscript, ast.JoinedStr))
 
 
-def _in_compat_shim(node: ast.AST) -> bool:
+def _in_compat_shim(node: ast.AST, context) -> bool:
     """Inside `try: ... except ImportError/AttributeError:` or under `if` on the JAX version or `hasattr`:
     code written to run on several JAX versions on purpose."""
     child = node
@@ -225,7 +226,7 @@ def _in_compat_shim(node: ast.AST) -> bool:
                 return True
         if isinstance(ancestor, (ast.If, ast.IfExp)) and child is not ancestor.test:
             for sub in ast.walk(ancestor.test):
-                if isinstance(sub, ast.Name) and sub.id == "hasattr":
+                if _tests_jax_attribute(sub, context):
                     return True
                 if isinstance(sub, ast.Attribute) and "version" in sub.attr.lower():
                     return True
@@ -233,6 +234,15 @@ def _in_compat_shim(node: ast.AST) -> bool:
                     return True
         child = ancestor
     return False
+
+
+def _tests_jax_attribute(node: ast.AST, context) -> bool:
+    """`hasattr(jax, "tree_map")`, `hasattr(flax.linen, ...)`: a feature test on a JAX or Flax module.
+    `hasattr(self, "cache")` tests the program's own objects and says nothing about the JAX version."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and node.args):
+        return False
+    tested = raw_qualified_name(context.model.imports, node.args[0]) or ""
+    return tested.split(".")[0] in ("jax", "jaxlib", "flax")
 
 
 def _exception_names(node) -> set[str] | None:

@@ -27,6 +27,7 @@ class ApiChange:
     kind: Literal["name", "keyword", "call-keyword", "with"] = "name"
     module: bool = False  # `old` is a module: every name under it is covered too
     source: str = ""
+    removed_from: str | None = None  # the release that removed it when that is not JAX's ("Flax 0.6.0")
 
 
 def _tree(name: str, deprecated_in: str, source: str) -> ApiChange:
@@ -103,6 +104,13 @@ API_CHANGES: tuple[ApiChange, ...] = (
               source="jax 0.4.14: 'in_axis_resources and out_axis_resources have been deleted from pjit ... a safe and trivial name replacement'"),
     ApiChange("jax.experimental.pjit.pjit", "0.4.9", "0.4.14", "out_shardings", "`out_shardings=`", exact=True, keyword="out_axis_resources",
               kind="keyword", replacement_since="0.4.1", source="jax 0.4.14"),
+    ApiChange("jax.lax.tie_in", "0.4.24", "0.4.29", None, "`y` in place of `tie_in(x, y)` (a no-op since jax 0.2.0)",
+              source="jax 0.4.24: 'jax.lax.tie_in is deprecated: it has been a no-op since JAX v0.2.0'; jax 0.4.29: removed from jax.lax"),
+    # Flax versions are not JAX versions: flax 0.6.0 deleted `flax/optim` and is the first flax to require
+    # jax>=0.3.16 (its setup.py), so a project on jax 0.3.16 or newer with a current flax has no flax.optim.
+    ApiChange("flax.optim", "0.3.16", "0.3.16", None, "optax (`optax.adam(...)`, with the state in `flax.training.train_state.TrainState`)",
+              module=True, removed_from="Flax 0.6.0",
+              source="flax 0.6.0 removed flax.optim ('the Flax optimizers have been removed in v0.6.0', Optax update guide); flax 0.6.0 requires jax>=0.3.16"),
     # Still running on jax 0.10.2, with a DeprecationWarning.
     ApiChange("jax.experimental.shard_map.shard_map", "0.8.0", None, "jax.shard_map",
               "`jax.shard_map` (mesh, in_specs and out_specs are keyword-only there; `check_rep` became `check_vma`)",

@@ -58,10 +58,22 @@ from typing import Iterator
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, names_an_epoch
 
-_EXPLICIT_SYNCS = {"builtins.float": "float", "builtins.int": "int", "numpy.asarray": "np.asarray", "numpy.array": "np.array", "jax.device_get": "jax.device_get"}
+_EXPLICIT_SYNCS = {
+    "builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool", "builtins.str": "str",
+    "builtins.repr": "repr", "builtins.format": "format", "numpy.asarray": "np.asarray", "numpy.array": "np.array",
+    "jax.device_get": "jax.device_get",
+}
 _LOGGING_PREFIXES = ("logging.", "absl.logging.")
+# Reporting calls that convert the device values handed to them (print, log, summary writers, progress bars).
+_REPORTING_QUALIFIED = ("wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tensorflow.summary.")
+_REPORTING_METHODS = frozenset({
+    "scalar", "scalars", "add_scalar", "add_scalars", "histogram", "add_histogram", "write_scalars",
+    "write_summaries", "log_metric", "log_metrics", "set_description", "set_description_str", "set_postfix",
+    "set_postfix_str", "info", "debug", "warning", "error", "log",
+})
 
 
 class HostSyncInLoop(Rule):
@@ -76,25 +88,12 @@ class HostSyncInLoop(Rule):
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
-        body = list(_same_level(node))
-        calls = [child for child in body if isinstance(child, ast.Call)]
-        jitted = [call for call in calls if model.jit_binding_for_call(call) is not None]
-        if not jitted:
+        values = LoopValues(node, scope, model)
+        compiled = values.calls_compiled_code()
+        if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
             return
-        step_name = _callee_text(jitted[0], context)
-        assigned = {target.id for child in body for target in _assigned_names(child)}
-        device_names = model.device_names(scope)
-        per_iteration = {name for name in assigned if device_names.get(name)}
-        if not per_iteration:
-            return
-
-        def is_per_iteration_device(expression: ast.AST) -> bool:
-            if model.device_kind(expression, scope) != "device":
-                return False
-            return any(isinstance(n, ast.Name) and n.id in per_iteration for n in ast.walk(expression))
-
-        reported: set[int] = set()
-        if isinstance(node, ast.While) and is_per_iteration_device(node.test):
+        step_name = _callee_text(compiled, context)
+        if isinstance(node, ast.While) and values.truth_test_syncs(node.test) is not None:
             context.report(
                 node.test,
                 f"`while {snippet(context.text(node.test))}` on a device value waits for the device on every iteration "
@@ -102,74 +101,179 @@ class HostSyncInLoop(Rule):
                 fix=host_sync_fix.fix_for(node, node, context),
             )
             return
-        for child in body:
-            found = self._sync(child, context, is_per_iteration_device)
-            if found is None or id(child) in reported:
+        assigned = assigned_in_loop(node)
+        found: list[tuple[ast.AST, str]] = []
+        for child in values.body:
+            description = self._sync(child, context, values)
+            if description is None:
                 continue
-            description, value = found
-            if _gated(child, node, context, is_per_iteration_device):
+            if _gated(child, node, context, values, assigned):
                 continue
-            if not _needed_by_host_consumer(child, node, context):
-                reported.add(id(child))
-                context.report(
-                    child,
-                    f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); "
-                    "keep values on the device and read them after the loop or every N steps",
-                    fix=host_sync_fix.fix_for(child, node, context),
-                )
+            if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
+                continue  # (a string made from a device value is never what a host consumer needs)
+            found.append((child, description))
+        reported_statements: set[int] = set()
+        for child, description in sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)):
+            statement = _statement_of(child)
+            if id(statement) in reported_statements:
+                continue  # one finding per statement: `print(f"{a} {float(b)}")` is one sync to fix
+            reported_statements.add(id(statement))
+            context.report(
+                child,
+                f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); "
+                "keep values on the device and read them after the loop or every N steps",
+                fix=host_sync_fix.fix_for(child, node, context),
+            )
 
-    def _sync(self, node: ast.AST, context, is_device):
+    def _sync(self, node: ast.AST, context, values: LoopValues) -> str | None:
+        fresh = values.is_fresh
         if isinstance(node, ast.Call):
             qualified = context.qualified_name(node.func)
-            if qualified in _EXPLICIT_SYNCS and len(node.args) == 1 and is_device(node.args[0]):
-                return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`", node.args[0]
-            if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and is_device(node.func.value):
-                return f"`{snippet(context.text(node))}`", node.func.value
-            if qualified == "builtins.print" or (qualified or "").startswith(_LOGGING_PREFIXES):
-                for argument in node.args:
-                    values = [v.value for v in argument.values if isinstance(v, ast.FormattedValue)] if isinstance(argument, ast.JoinedStr) else [argument]
-                    for value in values:
-                        if is_device(value):
-                            return f"printing device value `{snippet(context.text(value))}`", value
-        elif isinstance(node, (ast.If, ast.While)) and is_device(node.test):
-            keyword = "if" if isinstance(node, ast.If) else "while"
-            return f"`{keyword} {snippet(context.text(node.test))}` on a device value", node.test
+            if qualified in _EXPLICIT_SYNCS and len(node.args) >= 1 and fresh(node.args[0]):
+                if qualified != "builtins.format" and len(node.args) != 1:
+                    return None
+                return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`"
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and fresh(node.func.value):
+                return f"`{snippet(context.text(node))}`"
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "format" and isinstance(node.func.value, ast.Constant):
+                value = _first_fresh(node.args + [k.value for k in node.keywords], fresh)
+                if value is not None:
+                    return f"formatting device value `{snippet(context.text(value))}`"
+            if _is_reporting_call(node, context):
+                value = _first_fresh(_reported_values(node), fresh)
+                if value is not None:
+                    return f"reporting device value `{snippet(context.text(value))}`"
+        elif isinstance(node, ast.JoinedStr):
+            value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
+            if value is not None:
+                return f"formatting device value `{snippet(context.text(value))}`"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.Constant, ast.JoinedStr)):
+            operands = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            value = _first_fresh(operands, fresh)
+            if value is not None:
+                return f"formatting device value `{snippet(context.text(value))}`"
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            value = values.truth_test_syncs(node.test)
+            if value is not None:
+                keyword = {ast.If: "if", ast.While: "while", ast.IfExp: "if", ast.Assert: "assert"}[type(node)]
+                return f"`{keyword} {snippet(context.text(node.test))}` on a device value"
+        elif isinstance(node, (ast.BoolOp, ast.UnaryOp)) and not _is_test(node):
+            value = values.truth_test_syncs(node)
+            if value is not None:
+                return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
 
 
-def _same_level(loop: ast.AST) -> Iterator[ast.AST]:
-    """Nodes in the loop's body and else, not inside nested loops, functions or classes."""
-    stack = [*loop.body, *loop.orelse]
+def _has_inner_training_loop(loop: ast.AST, context) -> bool:
+    """An epoch loop, whose own syncs run once per epoch: an inner loop (here or in a helper it calls)
+    calls the jitted step, or the loop says so (`for epoch in ...`, `train_epoch(...)`)."""
+    model = context.model
+    for node in loop_body(loop, nested=True):
+        if _conditional(node, loop):
+            continue  # an evaluation pass every N steps does not make this an epoch loop
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
+            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+                return True
+        if isinstance(node, ast.Call) and helper_runs_training_loop(node, model):
+            return True
+    return names_an_epoch(loop)
+
+
+def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:
+    """An evaluation loop under `if step % 100 == 0:` of an enclosing training loop runs every N steps."""
+    child, parent = loop, parent_of(loop)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if isinstance(parent, (ast.For, ast.While, ast.AsyncFor)):
+            gate = _enclosing_if_below(loop, parent)
+            return gate is not None and loop_varying(gate.test, parent, context.model)
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _enclosing_if_below(node: ast.AST, outer: ast.AST) -> ast.If | None:
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not outer:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            return parent
+        child, parent = parent, parent_of(parent)
+    return None
+
+
+def _conditional(node: ast.AST, loop: ast.AST) -> bool:
+    current = parent_of(node)
+    while current is not None and current is not loop:
+        if isinstance(current, (ast.If, ast.IfExp, ast.Try)):
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _first_fresh(candidates, fresh) -> ast.expr | None:
+    for candidate in candidates:
+        if fresh(candidate):
+            return candidate
+    return None
+
+
+def _is_formatting(node: ast.AST) -> bool:
+    """An f-string, `"%f" % x` or `"{}".format(x)`: the string itself is the sync."""
+    if isinstance(node, (ast.JoinedStr, ast.BinOp)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and isinstance(node.func.value, ast.Constant)
+
+
+def _is_test(node: ast.AST) -> bool:
+    """Part of an `if`/`while`/ternary/assert test, where that statement's own check reports it."""
+    child, parent = node, parent_of(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        child, parent = parent, parent_of(parent)
+    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and child is parent.test
+
+
+def _is_reporting_call(call: ast.Call, context) -> bool:
+    """print, logging, wandb, summary writers and progress bars: they convert what they are handed."""
+    qualified = context.qualified_name(call.func) or ""
+    if qualified == "builtins.print" or qualified.startswith(_LOGGING_PREFIXES):
+        return True
+    if qualified.startswith(_REPORTING_QUALIFIED) or qualified in _REPORTING_QUALIFIED:
+        return True
+    return not qualified and isinstance(call.func, ast.Attribute) and call.func.attr in _REPORTING_METHODS
+
+
+def _reported_values(call: ast.Call) -> list[ast.expr]:
+    """Arguments as handed over, looking into dict/list/tuple displays (`wandb.log({"loss": loss})`);
+    f-strings are reported by their own check."""
+    values: list[ast.expr] = []
+    stack = [*call.args, *(keyword.value for keyword in call.keywords)]
     while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES)):
-            if isinstance(node, (ast.For, ast.AsyncFor)):
-                stack.append(node.iter)
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+        value = stack.pop(0)
+        if isinstance(value, ast.Starred):
+            value = value.value
+        if isinstance(value, ast.Dict):
+            stack.extend(v for v in value.values if v is not None)
+        elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(value.elts)
+        elif not isinstance(value, ast.JoinedStr):
+            values.append(value)
+    return values
 
 
-def _assigned_names(node: ast.AST) -> Iterator[ast.Name]:
-    targets: list[ast.AST] = []
-    if isinstance(node, ast.Assign):
-        targets = list(node.targets)
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-        targets = [node.target]
-    for target in targets:
-        for name in ast.walk(target):
-            if isinstance(name, ast.Name):
-                yield name
+def _statement_of(node: ast.AST) -> ast.AST:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parent_of(current)
+    return current if current is not None else node
 
 
-def _gated(node: ast.AST, loop: ast.AST, context, is_device) -> bool:
-    """Inside an `if` on a host condition (`step % 100 == 0`, `verbose`) between node and loop."""
+def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: set[str]) -> bool:
+    """Inside an `if` on a host condition that changes between iterations (`step % 100 == 0`, `done`).
+    A condition that holds for the whole loop (`args.track`, `verbose`, `jax.process_index() == 0`)
+    runs the sync on every iteration all the same."""
     child, parent = node, parent_of(node)
     while parent is not None and parent is not loop:
-        if isinstance(parent, ast.If) and child is not parent.test and not is_device(parent.test):
-            return True
-        if isinstance(parent, ast.IfExp) and child is not parent.test and not is_device(parent.test):
-            return True
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            if values.truth_test_syncs(parent.test) is None and loop_varying(parent.test, loop, context.model, assigned):
+                return True
         child, parent = parent, parent_of(parent)
     return False
 
@@ -200,7 +304,7 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
 
 def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AST, context) -> bool:
     uses = [
-        n for n in _same_level(loop)
+        n for n in loop_body(loop)
         if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
     ]
     if not uses:
@@ -221,11 +325,11 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
 
 
 def _is_sink_call(call: ast.Call, context) -> bool:
-    """Calls that only report a value: printing, logging, appending to a history list."""
+    """Calls that only report a value: printing, logging, summary writers, appending to a history list."""
     qualified = context.qualified_name(call.func) or ""
-    if qualified in ("builtins.print", "builtins.str", "builtins.format", "builtins.repr") or qualified.startswith(_LOGGING_PREFIXES):
+    if qualified in ("builtins.print", "builtins.str", "builtins.format", "builtins.repr") or _is_reporting_call(call, context):
         return True
-    return isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "format", "info", "debug", "warning") and not qualified
+    return isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "format") and not qualified
 
 
 def _callee_text(call: ast.Call, context) -> str:

@@ -125,6 +125,8 @@ def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
         if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and scope.has_self:
             if context.model.resolve_function(wrapped, scope) is not None:
                 return "a bound method"
+        if isinstance(owner, ast.Name) and _method_of_instance(owner.id, wrapped.attr, scope, context):
+            return "a bound method"
         return None
     if isinstance(wrapped, ast.Name):
         resolved = model.resolve_function(wrapped, scope)
@@ -162,22 +164,91 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
     if not dependencies:
         return True
     device = context.model.device_names(scope)
-    return any(device.get(name) for name in dependencies)
+    if any(device.get(name) for name in dependencies):
+        return True
+    # Data captured per iteration (a NumPy batch, `next(loader)`) is an argument in disguise, not configuration.
+    return any(_bound_to_data(name, loop, context) for name in dependencies)
 
 
 def _called_in_a_loop(function_scope, context) -> bool:
-    """Some host code of the module calls this function inside a loop: it runs per iteration."""
+    """Some host code of the module calls this function inside a loop: it runs per iteration. A method
+    counts when it is called on an instance of its class (`trainer = Trainer(); trainer.step(...)`)."""
     model = context.model
     for scope in model.scopes:
         if scope.in_traced:
             continue
         for call in scope.calls:
             resolved = model.resolve_function(call.func, scope)
-            if resolved is None or resolved[0] is not function_scope:
+            if resolved is None:
+                if not _calls_method_of(call, function_scope, scope, context):
+                    continue
+            elif resolved[0] is not function_scope:
                 continue
             if any(True for _ in flow.enclosing_loops(call)):
                 return True
     return False
+
+
+def _calls_method_of(call: ast.Call, method_scope, caller, context) -> bool:
+    """`obj.name(...)` where `obj` is bound only to `Class(...)` and `name` is this method of `Class`."""
+    class_node = method_scope.class_node
+    func = call.func
+    if class_node is None or not isinstance(func, ast.Attribute) or func.attr != method_scope.name:
+        return False
+    if not isinstance(func.value, ast.Name):
+        return False
+    return _instance_class(func.value.id, caller, context) is class_node
+
+
+def _instance_class(name: str, scope, context) -> ast.ClassDef | None:
+    """The module's class that `name` is bound to an instance of, when every binding in the scope
+    that defines it is `Class(...)`."""
+    model = context.model
+    current = scope
+    while current is not None and name not in current.local_names:
+        current = current.parent
+    if current is None:
+        return None
+    values = [value for target, value in current.bindings if isinstance(target, ast.Name) and target.id == name]
+    if not values or name in current.param_nodes:
+        return None
+    classes = {node.name: node for node in model.class_methods}
+    found = None
+    for value in values:
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in classes):
+            return None
+        if found is not None and found is not classes[value.func.id]:
+            return None
+        found = classes[value.func.id]
+    return found
+
+
+def _method_of_instance(name: str, attribute: str, scope, context) -> bool:
+    """`obj.attribute` is a bound method: `obj` is an instance of a module class defining `attribute`."""
+    class_node = _instance_class(name, scope, context)
+    return class_node is not None and attribute in context.model.class_methods.get(class_node, {})
+
+
+_DATA_PRODUCERS = ("numpy.", "jax.numpy.", "jax.random.", "jax.device_put")
+
+
+def _bound_to_data(name: str, loop, context) -> bool:
+    """Bound in the loop to an array (a NumPy or jnp call) or to the next item of a data iterator."""
+    for node in flow.walk_same_scope(loop):
+        if not isinstance(node, ast.Assign) or not any(name in flow.target_names(t) for t in node.targets):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call):
+            qualified = context.qualified_name(value.func) or ""
+            if qualified == "builtins.next" or (qualified.startswith(_DATA_PRODUCERS) and qualified not in _NON_ARRAYS):
+                return True
+    return False
+
+
+_NON_ARRAYS = frozenset({
+    "numpy.dtype", "numpy.float32", "numpy.float64", "numpy.int32", "numpy.int64", "jax.numpy.dtype",
+    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.seed",
+})
 
 
 def _ancestors(node):

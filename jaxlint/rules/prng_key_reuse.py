@@ -50,18 +50,11 @@ import ast
 import re
 
 from jaxlint import fixes
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import key_values
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
-# jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
-# key from data (distinct data give independent keys), so it does not count as a use.
-CONSUMERS = frozenset({
-    "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
-    "dirichlet", "double_sided_maxwell", "exponential", "f", "gamma", "generalized_normal", "geometric",
-    "gumbel", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial", "multivariate_normal",
-    "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh",
-    "shuffle", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
-})
+CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
 
 # The flow state: key name -> the call that consumed it (absent: fresh or unknown). None: unreachable.
@@ -72,15 +65,37 @@ class PrngKeyReuse(Rule):
     code = "JAX501"
     name = "prng-key-reuse"
     summary = "A PRNG key consumed twice without being split"
-    node_types = (ast.FunctionDef, ast.AsyncFunctionDef)
+    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            # The module's own body (a script) is one more flow, run once: at its first top-level import.
+            module = parent_of(node)
+            if isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))):
+                # A notebook's cells are re-run on their own and out of order: each cell is one flow.
+                for statements in _cells(module.body, context):
+                    _Flow(context, module).block(statements, {})
+            return
         # Every finding is a call that consumes a key; most functions hold none, and the flow
         # analysis (a walk of every statement and expression) is not worth running on them.
         if id(node) not in context.memo(("JAX501", "consuming_functions"), _functions_holding_consumers, context):
             return
         _Flow(context, node).run()
+        self._captured_keys(node, context)
+
+    def _captured_keys(self, function: ast.AST, context) -> None:
+        model = context.model
+        module_keys = key_values.module_constant_keys(model, context)
+        if not module_keys:
+            return
+        for argument, key, jitted, loop_call in key_values.captured_constant_keys(function, model, module_keys, context):
+            context.report(
+                argument,
+                f"module-level PRNG key `{key}` is captured by jitted `{jitted.name}` as a constant and never advanced, "
+                f"so every call (in the loop at line {loop_call.lineno}) draws the same numbers; pass a fresh key "
+                f"as an argument (split it per step)",
+            )
 
 
 def _functions_holding_consumers(context) -> set[int]:
@@ -98,8 +113,14 @@ def _functions_holding_consumers(context) -> set[int]:
 
 
 def _is_consumer(call: ast.Call, context) -> bool:
+    """A call that may consume a key: any `jax.random` call, or a framework consumer (`model.init`,
+    `env.reset/step`, `space.sample`, `rngs=`)."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr in key_values.KEY_METHODS:
+        return True
+    if any(keyword.arg == "rngs" for keyword in call.keywords):
+        return True
     qualified = context.qualified_name(call.func)
-    return qualified is not None and qualified.startswith("jax.random.") and qualified[len("jax.random."):] in CONSUMERS
+    return qualified is not None and qualified.startswith("jax.random.")
 
 
 class _Flow:
@@ -108,6 +129,12 @@ class _Flow:
         self.function = function
         self.reported: set[int] = set()
         self.scope = context.model.scope_of_node.get(function)
+        # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
+        # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
+        framework = not isinstance(function, ast.Module) and not _test_code(function, context)
+        self.known_keys = key_values.key_names(function, context) if framework else set()
+        self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
+        self.across_iterations = False
 
     def run(self) -> None:
         self.block(self.function.body, {})
@@ -168,7 +195,11 @@ class _Flow:
                 state = self.expression(value, state, node)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [name for target in targets for name in _names(target)]
-            return self.kill(state, names)
+            state = self.kill(state, names)
+            seed = key_values.literal_seed(value, self.context) if value is not None and not isinstance(node, ast.AugAssign) else None
+            if seed is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                self.seed_of[targets[0].id] = seed
+            return state
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return self.kill(state, node.names)
         if isinstance(node, ast.Delete):
@@ -189,8 +220,17 @@ class _Flow:
         if first is not None:
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
             for name, call in first.items():
-                if name not in assigned and _inside(call, node) and entry.get(name) is not call:
+                if name not in assigned and _inside(call, node) and entry.get(name) is not call and not key_values.is_seed(name):
                     self.report_loop(call, name, node)
+            # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
+            # key that was already used. Run the body once more from where the first iteration ended.
+            carried = {name: call for name, call in first.items() if name in assigned and _inside(call, node)}
+            if carried:
+                second = dict(entry)
+                second.update(carried)
+                self.across_iterations = True  # where to split depends on what the loop carries: no fix
+                self.iteration(node, second)
+                self.across_iterations = False
         # After the loop: the body may have run zero or more times.
         after = _merge(dict(entry), first)
         if node.orelse:
@@ -203,6 +243,8 @@ class _Flow:
         return self.block(node.body, state)
 
     def kill(self, state, names):
+        for name in names:
+            self.seed_of.pop(name, None)
         if state is None:
             return None
         for name in names:
@@ -227,10 +269,9 @@ class _Flow:
         if isinstance(node, ast.Call):
             for child in (node.func, *node.args, *(keyword.value for keyword in node.keywords)):
                 state = self.expression(child, state, statement)
-            key = self.consumed_key(node)
-            if key is not None:
+            for key in self.consumed_keys(node):
                 previous = state.get(key)
-                if previous is not None and not self.same_draw(previous, node):
+                if previous is not None and not self.same_draw(previous, node) and not self.same_seed_on_purpose(key, previous, node):
                     self.report_reuse(node, key, previous, statement)
                 state[key] = node
             return state
@@ -248,18 +289,40 @@ class _Flow:
         for element in [*elements, *(c for g in node.generators for c in g.ifs)]:
             for call in ast.walk(element):
                 if isinstance(call, ast.Call):
-                    key = self.consumed_key(call)
-                    if key is not None and key not in bound and not _assigned_walrus(node, key):
-                        self.report_loop(call, key, node)
+                    for key in self.consumed_keys(call):
+                        if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key):
+                            self.report_loop(call, key, node)
         return state
 
-    def consumed_key(self, call: ast.Call) -> str | None:
-        if not _is_consumer(call, self.context):
-            return None
-        key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
-        if isinstance(key, ast.Name):
-            return key.id
-        return None
+    def consumed_keys(self, call: ast.Call) -> list[str]:
+        """The keys a call consumes: names, and `seed:N` for a key made inline or bound from a literal seed."""
+        results = _result_names(call)
+        if results and all(name.startswith("_") for name in results):
+            return []  # `_, _state = env.reset(rng, params)`: a throwaway draw (a template, a shape probe)
+        keys = []
+        # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
+        # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
+        seeded = key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")
+        for argument in key_values.consumed_arguments(call, self.context, self.known_keys, framework=bool(self.known_keys)):
+            seed = None
+            if isinstance(argument, ast.Name):
+                keys.append(argument.id)
+                seed = self.seed_of.get(argument.id)
+            else:
+                seed = key_values.literal_seed(argument, self.context)
+            if seed is not None and seeded:
+                keys.append(seed if not isinstance(self.function, ast.Module) else f"{seed} in statement {id(_statement(call))}")
+        return keys
+
+    def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
+        """Two non-`jax.random` consumers called identically (`net.init(k, x)` twice for params and target
+        params), or two keys from one literal seed fed to calls that differ only in the key: identical on purpose."""
+        if key_values.is_seed(key):
+            return key_values.same_call_but_key(first, second)
+        if not key_values.is_random_call(first, self.context) or not key_values.is_random_call(second, self.context):
+            # `looped.init(rng, x)` against `stacked.init(rng, x)`: one method, one input, two objects compared.
+            return key_values.same_call_but_key(first, second, ignore_receiver=True)
+        return False
 
     def same_draw(self, first: ast.Call, second: ast.Call) -> bool:
         """The same sampler called with the same arguments, none rebound in between: identical outputs.
@@ -302,11 +365,18 @@ class _Flow:
         self.reported.add(id(call))
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
+        if key_values.is_seed(key):
+            self.context.report(
+                call,
+                f"this key is made from the literal {key.split(' in statement')[0]}, like the one already passed to "
+                f"`{earlier}`, so both draw the same random bits; make one key and split it",
+            )
+            return
         self.context.report(
             call,
             f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again, so both draw "
             f"from the same random bits; split it first (`{key}, subkey = jax.random.split({key})`) and use the subkey",
-            fix=self.split_fix(previous, key),
+            fix=None if self.across_iterations else self.split_fix(previous, key),
         )
 
     def report_loop(self, call: ast.Call, key: str, loop) -> None:
@@ -373,8 +443,48 @@ def _result_names(call: ast.Call) -> set[str]:
 
 
 def _function_name(call: ast.Call, context) -> str:
-    qualified = context.qualified_name(call.func) or "jax.random"
-    return "jax.random." + qualified.rsplit(".", 1)[-1]
+    qualified = context.qualified_name(call.func)
+    if qualified is not None and qualified.startswith("jax.random."):
+        return "jax.random." + qualified.rsplit(".", 1)[-1]
+    return snippet(context.text(call.func))
+
+
+_CELL_MARKER = re.compile(r"^# @@notebook-cell \d+@@$")
+
+
+def _cells(statements: list[ast.stmt], context) -> list[list[ast.stmt]]:
+    """The module's statements grouped by notebook cell (one group for a plain module)."""
+    if not str(context.source.filename).endswith(".ipynb"):
+        return [statements]
+    markers = [number for number, line in enumerate(context.source.text.splitlines(), start=1) if _CELL_MARKER.match(line)]
+    groups: dict[int, list[ast.stmt]] = {}
+    for statement in statements:
+        cell = max((marker for marker in markers if marker < statement.lineno), default=0)
+        groups.setdefault(cell, []).append(statement)
+    return list(groups.values())
+
+
+def _test_code(function: ast.AST, context) -> bool:
+    """A test function or a function in a test module: comparisons there reuse keys on purpose."""
+    filename = str(context.source.filename).replace("\\", "/")
+    base = filename.rsplit("/", 1)[-1]
+    if base.startswith("test_") or base.endswith("_test.py") or "/tests/" in filename:
+        return True
+    current = function
+    while current is not None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
+            return True
+        if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _statement(node: ast.AST) -> ast.AST:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parent_of(current)
+    return current if current is not None else node
 
 
 def _between(node: ast.AST, statement: ast.AST):

@@ -81,9 +81,11 @@ class TimingWithoutSync(Rule):
         work = _device_work(interval, context)
         if not work:
             return
-        last = work[-1]
+        # Name (and wait for) the compiled work the interval is about, not an incidental eager op after it.
+        jitted = [call for call in work if context.model.jit_binding_for_call(call) is not None]
+        last = jitted[-1] if jitted else work[-1]
         context.report(
-            node,
+            _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
             f"the end stamp",
@@ -110,6 +112,14 @@ class TimingWithoutSync(Rule):
             if expression.id in flow.assigned_in(statement):
                 return None
         return None
+
+
+def _end_stamp(difference: ast.BinOp, end_statement: ast.stmt, context) -> ast.AST:
+    """Where the interval ends: the timer call of `time.time() - t0`, or of `t1 = time.time()` read later."""
+    if isinstance(difference.left, ast.Call):
+        return difference.left
+    value = getattr(end_statement, "value", None)
+    return value if isinstance(value, ast.Call) else difference
 
 
 def _is_stamp(statement: ast.stmt, name: str, context) -> bool:

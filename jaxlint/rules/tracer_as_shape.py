@@ -57,6 +57,7 @@ import ast
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.call_sites import traced_only_by_uncalled_wrappers
 from jaxlint.semantic.model import TRACED, argument
 
 # Function -> the (position, keyword) of each argument that must be a static int or shape.
@@ -82,6 +83,8 @@ class TracerAsShape(Rule):
         if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
             return  # autodiff alone (no jit) sees concrete values
         scope = context.scope(node)
+        if traced_only_by_uncalled_wrappers(scope, context.model):
+            return  # `f_jit = jax.jit(f)` never called: nothing traces `f` with abstract values
         if isinstance(node, ast.Subscript):
             self._check_subscript(node, scope, context)
             return

@@ -47,6 +47,7 @@ import ast
 
 from jaxlint.fixes import static_tuple
 from jaxlint.rules.base import Rule
+from jaxlint.semantic import jit_aliases
 
 _ARRAY_FACTORIES = ("numpy.", "jax.numpy.")
 _ARRAY_FACTORY_NAMES = frozenset({"array", "asarray", "zeros", "ones", "arange", "full", "empty", "linspace", "eye", "stack", "concatenate"})
@@ -60,7 +61,7 @@ class UnhashableStaticArg(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:
-        binding = context.model.jit_binding_for_call(node)
+        binding = context.model.jit_binding_for_call(node) or jit_aliases.binding_for_call(node, context.model)
         if binding is None:
             return
         scope = context.scope(node)
@@ -98,13 +99,31 @@ def _unhashable_kind(value: ast.AST, context) -> str | None:
         return "set"
     if isinstance(value, (ast.Dict, ast.DictComp)):
         return "dict"
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        # `[0] + extra` is a list whatever `extra` is (list + non-list raises before jit sees it).
+        left, right = _unhashable_kind(value.left, context), _unhashable_kind(value.right, context)
+        return "list" if "list" in (left, right) else None
     if isinstance(value, ast.Call):
         qualified = context.qualified_name(value.func) or ""
-        if qualified in ("builtins.list", "builtins.set", "builtins.dict"):
-            return qualified[9:]
+        if qualified in ("builtins.list", "builtins.set", "builtins.dict", "builtins.sorted", "builtins.vars"):
+            return {"builtins.sorted": "list", "builtins.vars": "dict"}.get(qualified, qualified[9:])
         if qualified.startswith(_ARRAY_FACTORIES) and qualified.rsplit(".", 1)[-1] in _ARRAY_FACTORY_NAMES:
             return "NumPy array" if qualified.startswith("numpy.") else "JAX array"
+        if qualified.startswith("jax.numpy.") and qualified not in _JNP_NON_ARRAYS:
+            return "JAX array"  # every jnp function returns an array, `jnp.float32(1)` included
+        if qualified.startswith("numpy.random.") and qualified.rsplit(".", 1)[-1] not in _NUMPY_RANDOM_NON_ARRAYS and (value.args or value.keywords):
+            return "NumPy array"
+        if not qualified and isinstance(value.func, ast.Attribute) and value.func.attr == "split" and not value.keywords:
+            return "list"
     return None
+
+
+_JNP_NON_ARRAYS = frozenset({
+    "jax.numpy.shape", "jax.numpy.ndim", "jax.numpy.size", "jax.numpy.dtype", "jax.numpy.result_type",
+    "jax.numpy.issubdtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.isdtype", "jax.numpy.isscalar",
+    "jax.numpy.can_cast", "jax.numpy.promote_types",
+})
+_NUMPY_RANDOM_NON_ARRAYS = frozenset({"seed", "default_rng", "RandomState", "Generator", "get_state", "set_state", "PCG64"})
 
 
 def _variable_kind(name: str, scope, context) -> str | None:

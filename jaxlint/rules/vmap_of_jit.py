@@ -43,6 +43,7 @@ from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.training_loops import bound_value_called_repeatedly, runs_repeatedly
 
 
 class VmapOfJit(Rule):
@@ -59,6 +60,8 @@ class VmapOfJit(Rule):
             return
         inner = node.args[0]
         model = context.model
+        if not _built_or_called_repeatedly(node, model):
+            return  # built and called once (a test, a one-off evaluation): the cost is paid once
         if isinstance(inner, ast.Call) and model.transform_of(inner.func) == "jax.jit" and inner.args:
             context.report(
                 node,
@@ -77,6 +80,17 @@ class VmapOfJit(Rule):
                 f"`vmap` of jitted `{inner.id}` is not compiled as a whole: every call batches in Python; "
                 f"wrap the batched function in `jax.jit` instead",
             )
+
+
+def _built_or_called_repeatedly(vmapped: ast.Call, model) -> bool:
+    """The `vmap(jit(f))` is built in a loop or in a function called in one, or the callable it makes is
+    called there (`batched = vmap(jit(f))` at module level, `batched(x)` in the training loop)."""
+    if runs_repeatedly(vmapped, model):
+        return True
+    parent = parent_of(vmapped)
+    if isinstance(parent, ast.Call) and parent.func is vmapped:
+        return False  # built and called on the spot, once
+    return bound_value_called_repeatedly(vmapped, model)
 
 
 RULE = VmapOfJit()

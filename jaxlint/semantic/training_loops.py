@@ -1,0 +1,466 @@
+"""What a Python training loop (outside traced code) does with device values, for the loop rules.
+
+The semantic model knows device values by the names a scope binds to them. A training loop needs
+three more facts, each answered here without touching the model's own analyses:
+
+* helpers: `m = f(key)` where `f` is a local function whose returns are device values and whose
+  body runs compiled code (`jax.pmap(g)(keys)`), or only builds device values (`jnp.array(...)`);
+* accumulators: `total = 0.0` before the loop and `total += loss` inside it hold a device value
+  from the first iteration on;
+* objects that an `nnx.jit` call mutates in place: after `train_step(model, metrics, batch)`,
+  `metrics.compute()` and `model.w.value` are device values.
+
+`LoopValues(loop, scope, model)` answers "is this expression a device value here?" and "was it
+produced by this iteration?" for one loop; `loop_varying(test, loop)` tells a logging interval
+(`step % 100 == 0`) from a condition that holds for the whole loop (`args.track`, `verbose`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+from weakref import WeakKeyDictionary
+
+from jaxlint.semantic import jaxapi
+from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of
+
+# Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
+INVARIANT_CALLS = frozenset({
+    "jax.process_index", "jax.process_count", "jax.host_id", "jax.host_count", "jax.device_count",
+    "jax.local_device_count", "builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.len",
+})
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_HELPER_DEPTH = 3
+
+_returns_cache: "WeakKeyDictionary[SemanticModel, dict[int, tuple[bool, bool]]]" = WeakKeyDictionary()
+
+
+def loop_body(loop: ast.AST, *, nested: bool = False) -> Iterator[ast.AST]:
+    """Nodes in the loop's body and else, not inside functions or classes (nor nested loops unless `nested`)."""
+    stack = [*loop.body, *loop.orelse]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.ClassDef, *FUNCTION_NODES)):
+            continue
+        if isinstance(node, _LOOPS) and not nested:
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                stack.append(node.iter)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def target_names(target: ast.AST) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from target_names(target.value)
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`self.step` -> "self.step", `cfg["log"]` -> None, `x` -> "x"."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return f"{inner}.{node.attr}" if inner is not None else None
+    return None
+
+
+def assigned_in_loop(loop: ast.AST) -> set[str]:
+    """Names and dotted attributes the loop (and loops nested in it) rebinds, its own target included."""
+    names: set[str] = set()
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        names.update(target_names(loop.target))
+    for node in loop_body(loop, nested=True):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [node.target]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets = [node.optional_vars]
+        for target in targets:
+            for element in ast.walk(target):
+                name = dotted(element) if isinstance(element, (ast.Name, ast.Attribute)) else None
+                if name is not None:
+                    names.add(name)
+    return names
+
+
+def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: set[str] | None = None) -> bool:
+    """Whether a host condition can change from one iteration to the next: it reads something the loop
+    rebinds (`step % N == 0`, `state.step % N`), an object the loop hands to calls or calls methods on,
+    or calls anything but a known constant (`jax.process_index()`). Config flags are not loop-varying."""
+    assigned = assigned_in_loop(loop) if assigned is None else assigned
+    touched = _touched_objects(loop) - set(model.imports.aliases)
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call):
+            if model.qualified_name(node.func) not in INVARIANT_CALLS:
+                return True
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            name = dotted(node)
+            if name is None:
+                continue
+            root = name.split(".")[0]
+            if root in model.imports.aliases and root not in assigned:
+                continue  # a module: `jax.process_index`
+            if name in assigned or root in assigned:
+                return True
+            if "." in name and root in touched:
+                return True
+            if any(prefix in assigned for prefix in _prefixes(name)):
+                return True
+    return False
+
+
+def _prefixes(name: str) -> Iterator[str]:
+    parts = name.split(".")
+    for end in range(1, len(parts)):
+        yield ".".join(parts[:end])
+
+
+def _touched_objects(loop: ast.AST) -> set[str]:
+    """Names the loop passes to calls or calls methods on: their attributes may change under us."""
+    touched: set[str] = set()
+    for node in loop_body(loop, nested=True):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            touched.add(node.func.value.id)
+        for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            if isinstance(argument, ast.Starred):
+                argument = argument.value
+            if isinstance(argument, ast.Name):
+                touched.add(argument.id)
+    return touched
+
+
+# ----- helpers ----------------------------------------------------------------------------------
+
+
+def _helper_scope(call: ast.Call, model: SemanticModel) -> Scope | None:
+    if model.jit_binding_for_call(call) is not None:
+        return None
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None or resolved[0] is None or resolved[1]:
+        return None
+    scope = resolved[0]
+    if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.traced or scope.transforms:
+        return None
+    return scope
+
+
+def helper_facts(scope: Scope, model: SemanticModel, depth: int = 0) -> tuple[bool, bool]:
+    """(every `return` of this untraced helper is a device value, its body runs compiled code)."""
+    cache = _returns_cache.setdefault(model, {})
+    key = id(scope.node)
+    if key in cache:
+        return cache[key]
+    cache[key] = (False, False)  # recursion guard
+    runs_compiled = any(_runs_compiled(call, model, depth) for call in scope.calls)
+    returns = scope.returns
+    returns_device = bool(returns) and all(_returned_device(value, scope, model, depth) for value in returns)
+    cache[key] = (returns_device, runs_compiled)
+    return cache[key]
+
+
+def _runs_compiled(call: ast.Call, model: SemanticModel, depth: int) -> bool:
+    if model.jit_binding_for_call(call) is not None:
+        return True
+    if depth >= _HELPER_DEPTH:
+        return False
+    helper = _helper_scope(call, model)
+    return helper is not None and helper_facts(helper, model, depth + 1)[1]
+
+
+def _returned_device(value: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> bool:
+    if isinstance(value, ast.Tuple):
+        return bool(value.elts) and all(_returned_device(element, scope, model, depth) for element in value.elts)
+    if model.device_kind(value, scope) == "device":
+        return True
+    if isinstance(value, ast.Call) and depth < _HELPER_DEPTH:
+        helper = _helper_scope(value, model)
+        return helper is not None and helper_facts(helper, model, depth + 1)[0]
+    return False
+
+
+def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
+    helper = _helper_scope(call, model)
+    return helper is not None and helper_facts(helper, model)[0]
+
+
+def runs_compiled_code(call: ast.Call, model: SemanticModel) -> bool:
+    """A jitted call, or a call of a local helper whose body (or its helpers') calls jitted code."""
+    return _runs_compiled(call, model, 0)
+
+
+def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
+    """A call of a local helper whose body has a loop that calls jitted code (`train_one_epoch(...)`)."""
+    helper = _helper_scope(call, model)
+    if helper is None:
+        return False
+    for node in ast.walk(helper.node):
+        if isinstance(node, _LOOPS) and model.scope_for(node) is helper:
+            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node, nested=True)):
+                return True
+    return False
+
+
+def names_an_epoch(loop: ast.AST) -> bool:
+    """`for epoch in range(...)`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`:
+    each iteration is a whole pass over the data, and syncing once per pass is the normal way to report it."""
+    header = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
+    for part in header:
+        for node in ast.walk(part):
+            text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+            if "epoch" in text.lower():
+                return True
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call):
+            func = node.func
+            text = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if "epoch" in text.lower():
+                return True
+    return False
+
+
+# ----- one loop -----------------------------------------------------------------------------------
+
+
+class LoopValues:
+    """Device values in one loop outside traced code, and which of them this iteration produced."""
+
+    def __init__(self, loop: ast.AST, scope: Scope, model: SemanticModel) -> None:
+        self.loop = loop
+        self.scope = scope
+        self.model = model
+        self.body = list(loop_body(loop))
+        self.device_names = dict(model.device_names(scope))
+        self.mutated_by_nnx = self._nnx_arguments()
+        self._add_helper_and_accumulator_names()
+        assigned = {name for node in self.body for name in _assigned_by(node)}
+        self.per_iteration = {name for name in assigned if self.device_names.get(name)}
+
+    # -- names --
+
+    def _nnx_arguments(self) -> set[str]:
+        names: set[str] = set()
+        for node in self.body:
+            if isinstance(node, ast.Call):
+                binding = self.model.jit_binding_for_call(node)
+                if binding is not None and binding.transform == "flax.nnx.jit":
+                    names.update(a.id for a in node.args if isinstance(a, ast.Name))
+        return names
+
+    def _add_helper_and_accumulator_names(self) -> None:
+        """Names bound only to device values once helpers and loop accumulators are counted."""
+        bindings: dict[str, list[tuple[ast.AST, ast.AST | None]]] = {}
+        for target, value in self.scope.bindings:
+            for name in target_names(target):
+                bindings.setdefault(name, []).append((target, value))
+        loop_targets = {name for target, _ in self.scope.loops for name in target_names(target)}
+        for _ in range(3):
+            changed = False
+            for name, bound in bindings.items():
+                if self.device_names.get(name) or name in loop_targets:
+                    continue
+                if name in self.scope.params and not bound:
+                    continue
+                # Optimistic for self-reference (`loss = loss ** 0.5` after `state, loss = step(...)`).
+                previous = self.device_names.get(name)
+                self.device_names[name] = True
+                if self._all_device(name, bound):
+                    changed = True
+                elif previous is None:
+                    del self.device_names[name]
+                else:
+                    self.device_names[name] = previous
+            if not changed:
+                break
+
+    def _all_device(self, name: str, bound: list[tuple[ast.AST, ast.AST | None]]) -> bool:
+        accumulated = False
+        for target, value in bound:
+            if value is None:
+                return False
+            if isinstance(value, ast.AugAssign):
+                if not (isinstance(value.op, (ast.Add, ast.Sub, ast.Mult)) and self.is_device(value.value)):
+                    return False
+                accumulated = accumulated or _inside(value, self.loop)
+                continue
+            if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+                continue  # `total = 0.0`: the start of an accumulator (checked below)
+            if isinstance(target, ast.Name):
+                if self._accumulates(name, value):
+                    accumulated = accumulated or _inside(value, self.loop)
+                    continue
+                if not self.is_device(value):
+                    return False
+            elif not (isinstance(value, ast.Call) and self.is_device(value)):
+                return False  # a tuple target: a jitted call, or a helper whose every return is a device value
+        constants = [v for _, v in bound if isinstance(v, ast.Constant)]
+        return accumulated or not constants
+
+    def _accumulates(self, name: str, value: ast.AST) -> bool:
+        """`total = total + loss` with a device `loss`."""
+        if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub, ast.Mult))):
+            return False
+        operands = [value.left, value.right]
+        own = [o for o in operands if isinstance(o, ast.Name) and o.id == name]
+        others = [o for o in operands if not (isinstance(o, ast.Name) and o.id == name)]
+        return bool(own) and bool(others) and all(self.is_device(o) for o in others)
+
+    # -- expressions --
+
+    def is_device(self, node: ast.AST) -> bool:
+        model, scope = self.model, self.scope
+        if isinstance(node, ast.Name):
+            return bool(self.device_names.get(node.id))
+        if isinstance(node, ast.Attribute):
+            if node.attr in jaxapi.STATIC_ATTRIBUTES:
+                return False
+            if isinstance(node.value, ast.Name) and node.value.id in self.mutated_by_nnx:
+                return node.attr == "value"
+            return self.is_device(node.value)
+        if isinstance(node, ast.Subscript):
+            return self.is_device(node.value)
+        if isinstance(node, ast.BinOp):
+            return self.is_device(node.left) or self.is_device(node.right)
+        if isinstance(node, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return False
+            return any(self.is_device(operand) for operand in [node.left, *node.comparators])
+        if isinstance(node, ast.UnaryOp):
+            return not isinstance(node.op, ast.Not) and self.is_device(node.operand)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and model.qualified_name(func) is None:
+                owner = func.value
+                if isinstance(owner, ast.Name) and owner.id in self.mutated_by_nnx:
+                    return func.attr not in ("split", "graphdef")  # `metrics.compute()`
+                if self.is_device(owner):
+                    if func.attr in jaxapi.HOST_METHODS:
+                        return False
+                    return func.attr in jaxapi.ARRAY_METHODS or func.attr == "block_until_ready"
+            if helper_returns_device(node, model):
+                return True
+            return model.device_kind(node, scope) == "device"
+        return model.device_kind(node, scope) == "device"
+
+    def is_fresh(self, node: ast.AST) -> bool:
+        """A device value this iteration produced: it reads a name the loop rebinds to a device value,
+        an object an `nnx.jit` call in the loop mutates, or is the result of a device call made here."""
+        if not self.is_device(node):
+            return False
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and (sub.id in self.per_iteration or sub.id in self.mutated_by_nnx):
+                return True
+            if isinstance(sub, ast.Call) and (self.model.jit_binding_for_call(sub) is not None or helper_returns_device(sub, self.model)):
+                return True
+        return False
+
+    def truth_test_syncs(self, test: ast.expr) -> ast.expr | None:
+        """The fresh device value whose truth a test reads: `if loss < best`, `not done`, `a or b`."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.truth_test_syncs(test.operand)
+        if isinstance(test, ast.BoolOp):
+            for value in test.values:
+                found = self.truth_test_syncs(value)
+                if found is not None:
+                    return found
+            return None
+        return test if self.is_fresh(test) else None
+
+    def calls_compiled_code(self) -> ast.Call | None:
+        """The first call in the loop that runs compiled code (a jitted callable or a helper around one)."""
+        calls = sorted((n for n in self.body if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        for call in calls:
+            if self.model.jit_binding_for_call(call) is not None:
+                return call
+        for call in calls:
+            if runs_compiled_code(call, self.model):
+                return call
+        return None
+
+
+def _assigned_by(node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            yield from target_names(target)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        yield from target_names(node.target)
+
+
+def _inside(node: ast.AST, loop: ast.AST) -> bool:
+    current = parent_of(node)
+    while current is not None:
+        if current is loop:
+            return True
+        current = parent_of(current)
+    return False
+
+
+# ----- code that runs many times ----------------------------------------------------------------------
+
+
+def in_loop(node: ast.AST) -> bool:
+    """Inside a loop (or comprehension) of its own function or module body."""
+    current = parent_of(node)
+    while current is not None:
+        if isinstance(current, (*_LOOPS, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return True
+        if isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
+            return False
+        current = parent_of(current)
+    return False
+
+
+def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
+    """A function of this module that some call inside a loop reaches (directly, or through `depth`
+    levels of callers)."""
+    if depth < 0 or not scope.is_function or isinstance(scope.node, ast.Lambda):
+        return False
+    for caller in model.scopes:
+        for call in caller.calls:
+            resolved = model.resolve_function(call.func, caller)
+            if resolved is None or resolved[0] is not scope:
+                continue
+            if in_loop(call):
+                return True
+            if caller.is_function and function_called_in_loop(caller, model, depth - 1):
+                return True
+    return False
+
+
+def runs_repeatedly(node: ast.AST, model: SemanticModel) -> bool:
+    """`node` is evaluated many times: inside a loop, or in a function called inside a loop."""
+    if in_loop(node):
+        return True
+    return function_called_in_loop(model.scope_for(node), model)
+
+
+def bound_value_called_repeatedly(value: ast.AST, model: SemanticModel) -> bool:
+    """`f = <value>` then `f(...)` inside a loop, or in a function called inside a loop."""
+    parent = parent_of(value)
+    if not (isinstance(parent, ast.Assign) and parent.value is value and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    owner = model.scope_for(value)
+    for scope in model.scopes:
+        current: Scope | None = scope
+        while current is not None and current is not owner:
+            if name in current.local_names:
+                break
+            current = current.parent
+        if current is not owner:
+            continue  # the name means something else there
+        for call in scope.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == name and runs_repeatedly(call, model):
+                return True
+    return False
