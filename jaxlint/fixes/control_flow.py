@@ -347,7 +347,7 @@ def control_flow_fix(node: ast.AST, context, scope):
             return _if_fix(node, context, scope)
         if isinstance(node, ast.While):
             return _while_fix(node, context, scope)
-    except _Refuse as refusal:
+    except (_Refuse, cst_edit.Unavailable) as refusal:
         return f"no automatic fix: {refusal}"
     return None
 

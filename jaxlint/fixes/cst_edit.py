@@ -24,7 +24,8 @@ from jaxlint.source import SourceFile
 
 
 class Unavailable(Exception):
-    """libcst cannot parse this module or find the statement: the caller offers no fix."""
+    """libcst cannot parse this module, or the statement cannot be replaced on its own (an `elif`
+    branch): the caller offers no fix; the message says why."""
 
 
 class ModuleTree:
@@ -39,16 +40,21 @@ class ModuleTree:
         self.source = source
         self.module = wrapper.module
         self._statements: dict[tuple[int, int], cst.CSTNode] = {}
+        self._elif_branches: set[int] = set()
         for node, span in positions.items():
             if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
                 self._statements.setdefault((span.start.line, span.start.column), node)
+            if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+                self._elif_branches.add(id(node.orelse))
 
     def statement(self, context, node: ast.stmt) -> cst.CSTNode:
         """The libcst statement for an `ast` statement (a simple statement: its whole line)."""
         column = context.source.char_column(node.lineno, node.col_offset)
         found = self._statements.get((node.lineno, column))
         if found is None:
-            raise Unavailable("statement not found")
+            raise Unavailable("libcst does not see the statement where `ast` does")
+        if id(found) in self._elif_branches:
+            raise Unavailable("it is an `elif` branch; rewrite the `if` it belongs to")
         if isinstance(found, cst.SimpleStatementLine) and len(found.body) != 1:
             raise Unavailable("several statements share the line")
         return found

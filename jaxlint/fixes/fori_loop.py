@@ -52,9 +52,9 @@ def fori_fix(node: ast.For, start: int, stop: int, step: int, scope, context):
         return None
     try:
         tree = cst_edit.module_tree(context)
+        loop = tree.statement(context, node)
     except cst_edit.Unavailable:
         return None
-    loop = tree.statement(context, node)
     joined = ", ".join(carried)
     if len(carried) == 1:
         parameter, unpack, initial = carried[0], [], carried[0]

@@ -35,7 +35,7 @@ def fix_for(sync: ast.AST, loop: ast.AST, context):
             return _accumulation_fix(sync, loop, context)
         if isinstance(sync, ast.If) and isinstance(loop, ast.For):
             return _break_loop_fix(sync, loop, context)
-    except flow._Refuse:
+    except (flow._Refuse, cst_edit.Unavailable):
         return None
     return None
 
@@ -197,10 +197,7 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     names = ", ".join([*carried, counter, done])
     condition = flow.condition_text(sync.test, context, refs)
     parameters = [*carried, *passed]
-    try:
-        tree = cst_edit.module_tree(context)
-    except cst_edit.Unavailable:
-        return None
+    tree = cst_edit.module_tree(context)
     loop_node = tree.statement(context, loop)
     top_node = tree.statement(context, top)
     sync_node = tree.statement(context, sync)

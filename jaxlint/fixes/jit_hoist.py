@@ -89,6 +89,9 @@ def _module_level_fix(node: ast.Call, called_name: str | None, immediate: bool, 
     top = hoist.top_level_statement(node)
     if top is None:
         return None
+    partial_fix = _partial_fix(node, scope, top, context)
+    if partial_fix is not None:
+        return partial_fix
     local = hoist.function_locals(scope)
     wrapped = node.args[0]
     options = [*node.args[1:], *node.keywords]
@@ -150,3 +153,50 @@ def _device_array(name: str, scope, context) -> bool:
     if context.model.device_names(scope).get(name):
         return True
     return is_jax_array(context.model, ast.Name(id=name, ctx=ast.Load()), scope)
+
+
+def _partial_fix(node: ast.Call, scope, top: ast.stmt, context):
+    """`jax.jit(partial(f, a, k=v))` -> `partial(f_jit, a, k=v)` with `f_jit = jax.jit(f)` defined once
+    at module level: the bound values become arguments of the compiled function instead of
+    constants of a new one, so it compiles once. Offered when `f` is a module-level function that
+    uses each bound parameter as an array (or the bound value is a device array)."""
+    wrapped = node.args[0]
+    if not (isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) in ("functools.partial",) and wrapped.args):
+        return None
+    function = wrapped.args[0]
+    bound_positional = wrapped.args[1:]
+    options = [*node.args[1:], *node.keywords]
+    if not isinstance(function, ast.Name) or any(isinstance(a, ast.Starred) for a in bound_positional):
+        return None
+    if any(k.arg is None for k in wrapped.keywords) or (options and (bound_positional or wrapped.keywords)):
+        return None  # `**options`, or static/donated positions that binding would shift
+    if function.id in hoist.function_locals(scope) or not hoist.module_binding_before(function.id, top, context):
+        return None
+    for option in options:
+        if hoist.loaded_names(option) & hoist.function_locals(scope):
+            return None
+    definition = _module_function(function.id, context)
+    if definition is None:
+        return None
+    parameters = [a.arg for a in [*definition.args.posonlyargs, *definition.args.args]]
+    bound = list(zip(parameters, bound_positional)) + [(k.arg, k.value) for k in wrapped.keywords]
+    if len(bound) != len(bound_positional) + len(wrapped.keywords):
+        return None
+    for parameter, value in bound:
+        if isinstance(value, ast.Name) and _device_array(value.id, scope, context):
+            continue
+        if not hoist.array_like_uses(parameter, definition.body, context):
+            return None  # the function needs it as a Python value: it must stay a constant
+    name = _fresh_name(function, context, prefix=f"{getattr(top, 'name', 'module')}_")
+    option_texts = [context.text(option) for option in options]
+    insert = hoist.insert_before(top, f"{name} = {context.text(node.func)}({', '.join([function.id, *option_texts])})")
+    arguments = [context.text(a) for a in [*bound_positional, *wrapped.keywords]]
+    replace = context.replace(node, f"{context.text(wrapped.func)}({', '.join([name, *arguments])})")
+    return context.fix(f"Jit `{function.id}` once, at module level, as `{name}`, and bind the arguments with `partial`", [insert, replace], safe=False)
+
+
+def _module_function(name: str, context) -> ast.FunctionDef | None:
+    found = [s for s in context.model.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
+    if len(found) != 1 or found[0].decorator_list:
+        return None
+    return found[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostics import Edit, Position
+from jaxlint.diagnostics import Edit
 
 
 def tuple_fix(value: ast.AST, kind: str, variable: str | None, context):
@@ -24,15 +24,16 @@ def tuple_fix(value: ast.AST, kind: str, variable: str | None, context):
 
 
 def _bracket_edits(literal: ast.List | ast.Set, context) -> list[Edit]:
-    """Swap only the brackets (`[` -> `(`, `]` -> `)`), so the elements keep their formatting and
-    comments; a one-element tuple gets its comma after the element."""
+    """The literal's own text with only its brackets swapped (`[` -> `(`, `]` -> `)`), so the elements
+    keep their formatting and comments; a one-element tuple gets its comma after the element."""
     source = context.source
-    start, end = source.start(literal), source.end(literal)
-    edits = [Edit("(", start, Position(start.row, start.column + 1)), Edit(")", Position(end.row, end.column - 1), end)]
+    start = source.offset(source.start(literal))
+    text = context.text(literal)
+    inner = text[1:-1]
     if len(literal.elts) == 1 and not _has_trailing_comma(literal, context):
-        after = source.end(literal.elts[0])
-        edits.insert(1, Edit(",", after, after))
-    return edits
+        after = source.offset(source.end(literal.elts[0])) - start - 1
+        inner = inner[:after] + "," + inner[after:]
+    return [context.replace(literal, f"({inner})")]
 
 
 def _has_trailing_comma(literal: ast.AST, context) -> bool:

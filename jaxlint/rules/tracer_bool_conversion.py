@@ -40,6 +40,8 @@ runs (and NaN gradients can flow from the unselected arm). Other side-effect-fre
 `lax.cond` (unsafe). A `while` on a traced condition becomes `lax.while_loop` over the loop-carried
 names (unsafe; refused when the loop has `break`/`return`/`yield`, a carried value changes shape,
 or the function is differentiated, since reverse-mode AD does not go through `while_loop`).
+The rewritten statements keep their comments; a comment on the `if`/`while`/`else` line moves to
+the line that replaces it.
 
 ## How the runtime mode confirms it
 It runs the function under `jax.jit` with the example inputs: the original raises
