@@ -1,9 +1,19 @@
 """`jaxlint runtime`: confirm findings by running them, and time the fixed versions.
 
-The lead's `jaxlint/cli.py` registers `runtime_command` lazily. Nothing here imports jax: the
-static work (targets, fixer) runs in this process, user code only in child processes.
+Two forms, both dispatched by `runtime_main` (which `jaxlint/cli.py` calls lazily with the raw
+arguments, `--` included):
 
-Exit status: 0 when no finding is confirmed, 1 when at least one is, 2 on a usage error.
+- `jaxlint runtime [OPTIONS] -- COMMAND...` runs the user's own command (`python train.py`,
+  `pytest tests/x.py`) under instrumentation and joins what ran to the static findings of the
+  same files (`command_mode`; no example inputs needed);
+- `jaxlint runtime [OPTIONS] TARGET...` runs flagged functions with example inputs
+  (`runtime_command`).
+
+Nothing here imports jax: the static work (targets, fixer) runs in this process, user code only
+in child processes.
+
+Exit status: 0 when no finding is confirmed, 1 when at least one is (or, for a command, a
+runtime-only finding was measured), 2 on a usage error or a command that could not start.
 """
 
 from __future__ import annotations
@@ -17,6 +27,93 @@ from jaxlint.runtime_checks.examples import ExamplesError, load_examples
 from jaxlint.runtime_checks.runner import CheckResult, check_finding
 from jaxlint.runtime_checks.spec import SpecError, parse_spec
 from jaxlint.runtime_checks.targets import TargetError, collect_findings, parse_target
+
+
+def runtime_main(argv: list[str]):
+    """Dispatch on `--`: a command to run under instrumentation, or function TARGETs."""
+    if "--" in argv:
+        split = argv.index("--")
+        options, command = argv[:split], argv[split + 1:]
+        if not command:
+            raise click.UsageError("nothing to run after `--`: e.g. `jaxlint runtime -- python train.py`")
+        return command_mode.main(args=options, obj=command, prog_name="jaxlint runtime [OPTIONS] --",
+                                 standalone_mode=False)
+    return runtime_command.main(args=list(argv), prog_name="jaxlint runtime", standalone_mode=False)
+
+
+@click.command("runtime-command")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The report on stdout, after the command's own output.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="FILE.html",
+              help="Also write an HTML report: timeline of compilations and syncs, findings, donation bars.")
+@click.option("--json-file", "json_path", type=click.Path(dir_okay=False), metavar="FILE.json",
+              help="Also write the JSON report to a file.")
+@click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False, exists=True),
+              help="Folders holding your code (default: the current folder); frames elsewhere are libraries.")
+@click.option("--timeout", type=click.FloatRange(1, None), default=None,
+              help="Stop the command after this many seconds (SIGINT, then SIGKILL).")
+@click.option("--progress-interval", type=click.FloatRange(0.5, None), default=5.0, show_default=True,
+              help="Seconds between progress lines on stderr.")
+@click.pass_obj
+def command_mode(command, output_format, html_path, json_path, roots, timeout, progress_interval):
+    """Run COMMAND under instrumentation and check the static findings of the files it ran."""
+    from rich.console import Console
+
+    from jaxlint.runtime_checks.trace_join import build_report, merge
+    from jaxlint.runtime_checks.trace_report import render_text, to_json, write_html
+    from jaxlint.runtime_checks.trace_run import run_traced
+
+    errors = Console(stderr=True)
+    say = lambda line: click.echo(line, err=True)  # noqa: E731 - one unwrapped line between the program's own
+    say(f"jaxlint runtime: running {' '.join(command)} (its output follows)")
+    run = run_traced(list(command), [str(Path(root).resolve()) for root in roots] or [str(Path.cwd().resolve())],
+                     progress=say, interval_s=progress_interval, timeout_s=timeout)
+    if run.start_error:
+        say(f"jaxlint runtime: could not start the command: {run.start_error}")
+        sys.exit(2)
+    trace = merge(run.documents)
+    if not run.documents:
+        trace.notes.append("no trace was recorded: the command ran no Python process that imported jax "
+                           "(or it was killed before writing one)")
+    if run.timed_out:
+        trace.notes.append(f"the command was stopped after --timeout {timeout:g} s")
+    diagnostics, sources, notes = _static_findings(trace.files())
+    report = build_report(list(command), run.exit_status, run.elapsed_s, trace, diagnostics, sources, notes)
+    if output_format == "json":
+        click.echo(to_json(report))
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=160)
+        render_text(report, console)
+    if json_path:
+        Path(json_path).write_text(to_json(report), encoding="utf-8")
+    if html_path:
+        say(write_html(report, html_path))
+    found = any(f["verdict"] == "confirmed" for f in report["findings"]) or report["runtime_only"]
+    sys.exit(1 if found else 0)
+
+
+def _static_findings(files: list[str]) -> tuple[dict, dict, list[str]]:
+    """`jaxlint check` of every file of the user's that ran, with its source (for the join)."""
+    from jaxlint.runtime_checks.targets import static_diagnostics
+
+    diagnostics, sources, notes = {}, {}, []
+    for filename in files:
+        path = Path(filename)
+        if path.suffix != ".py" or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            notes.append(f"{filename}: not read ({error})")
+            continue
+        found, note = static_diagnostics(text, filename)
+        if note and note not in notes:
+            notes.append(note)
+        sources[filename] = text
+        diagnostics[filename] = found
+    return diagnostics, sources, notes
 
 
 def _validate_spec(_ctx, _param, value: str | None) -> str | None:
@@ -47,6 +144,7 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
     """Run flagged functions in a child process and confirm or refute each finding.
 
     TARGET is path.py::function, or path.py for every function that has example inputs.
+    To check a whole program instead, with no example inputs: `jaxlint runtime -- python train.py`.
     """
     from rich.console import Console
 
