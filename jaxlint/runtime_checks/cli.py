@@ -43,7 +43,7 @@ def runtime_main(argv: list[str]):
 
 @click.command("runtime-command")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="The report on stdout, after the command's own output.")
+              help="The report on stdout, after the command's own output (with json, the command's stdout goes to stderr).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="FILE.html",
               help="Also write an HTML report: timeline of compilations and syncs, findings, donation bars.")
 @click.option("--json-file", "json_path", type=click.Path(dir_okay=False), metavar="FILE.json",
@@ -67,7 +67,8 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
     say = lambda line: click.echo(line, err=True)  # noqa: E731 - one unwrapped line between the program's own
     say(f"jaxlint runtime: running {' '.join(command)} (its output follows)")
     run = run_traced(list(command), [str(Path(root).resolve()) for root in roots] or [str(Path.cwd().resolve())],
-                     progress=say, interval_s=progress_interval, timeout_s=timeout)
+                     progress=say, interval_s=progress_interval, timeout_s=timeout,
+                     stdout_to_stderr=output_format == "json")
     if run.start_error:
         say(f"jaxlint runtime: could not start the command: {run.start_error}")
         sys.exit(2)

@@ -196,8 +196,12 @@ class Recorder:
                 record["line"] = None
             if len(self.cache_misses) < 500:
                 self.cache_misses.append(record)
-            if record["line"] is not None and self.is_user_file(record["file"]):
-                reasons_seen = self.line_entry((record["file"], record["line"], "?"))["cache_miss_reasons"]
+            where = (record["file"], record["line"], "?")
+            if record["line"] is None or not self.is_user_file(record["file"]):
+                # JAX names the innermost frame outside jax: that can be this module's jit wrapper.
+                where = self.user_frame(sys._getframe(1))
+            if where is not None:
+                reasons_seen = self.line_entry(where)["cache_miss_reasons"]
                 if len(reasons_seen) < 5 and record["reason"] not in reasons_seen:
                     reasons_seen.append(record["reason"])
 

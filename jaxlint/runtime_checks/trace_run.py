@@ -63,12 +63,16 @@ def progress_line(documents: list[dict], elapsed: float) -> str:
 
 
 def run_traced(command: list[str], roots: list[str], progress: Callable[[str], None] | None = None,
-               interval_s: float = 5.0, timeout_s: float | None = None) -> TracedRun:
-    """Run `command` to completion (or `timeout_s`); return its status and the trace documents."""
+               interval_s: float = 5.0, timeout_s: float | None = None, stdout_to_stderr: bool = False) -> TracedRun:
+    """Run `command` to completion (or `timeout_s`); return its status and the trace documents.
+
+    `stdout_to_stderr`: the program's stdout goes to stderr, leaving stdout to a JSON report.
+    """
     with tempfile.TemporaryDirectory(prefix="jaxlint-trace-") as trace_dir:
         started = time.perf_counter()
         try:
-            process = subprocess.Popen(command, env=traced_environment(trace_dir, roots))
+            process = subprocess.Popen(command, env=traced_environment(trace_dir, roots),
+                                       stdout=2 if stdout_to_stderr else None)  # fd 2: our stderr
         except OSError as error:
             return TracedRun(command, None, 0.0, start_error=f"{command[0]}: {error.strerror or error}")
         last_line, next_report, timed_out = "", started + interval_s, False
