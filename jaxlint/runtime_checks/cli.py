@@ -25,7 +25,7 @@ import click
 
 from jaxlint.runtime_checks.examples import ExamplesError, load_examples
 from jaxlint.runtime_checks.runner import CheckResult, check_finding
-from jaxlint.runtime_checks.spec import SpecError, parse_spec
+from jaxlint.runtime_checks.spec import SCALED_FROM, SpecError, parse_spec, scale_spec
 from jaxlint.runtime_checks.targets import TargetError, collect_findings, parse_target
 
 
@@ -134,6 +134,9 @@ def _validate_spec(_ctx, _param, value: str | None) -> str | None:
               help="TOML file of example inputs per function.")
 @click.option("--compare", "compare", multiple=True, metavar="MODULE:FUNC",
               help="An alternative implementation (e.g. a Pallas kernel) to time on the same inputs.")
+@click.option("--size", "size", default=1.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help=f"Multiply every example array dimension of {SCALED_FROM} or more by this factor "
+                   "(0.25 for a quick check on a CPU, 4 for a large accelerator).")
 @click.option("--repeat", default=20, show_default=True, type=click.IntRange(1, 10_000),
               help="Timed calls per version, after warm-up.")
 @click.option("--timeout", default=300.0, show_default=True, type=click.FloatRange(1, None),
@@ -141,7 +144,7 @@ def _validate_spec(_ctx, _param, value: str | None) -> str | None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE.png",
               help="Write speedups and a roofline to a PNG (needs matplotlib).")
-def runtime_command(targets, example, examples_file, compare, repeat, timeout, output_format, plot_path):
+def runtime_command(targets, example, examples_file, compare, size, repeat, timeout, output_format, plot_path):
     """Run flagged functions in a child process and confirm or refute each finding.
 
     TARGET is path.py::function, or path.py for every function that has example inputs.
@@ -157,7 +160,10 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
         examples = load_examples(examples_file)
         findings, notes = [], []
         for text in targets:
-            found, found_notes = collect_findings(parse_target(text), examples, example, list(compare))
+            target = parse_target(text)
+            found, found_notes = collect_findings(target, examples, example, list(compare))
+            if not found:
+                click.echo(no_examples_guidance(target), err=True)
             findings += found
             notes += [note for note in found_notes if note not in notes]
     except (ExamplesError, TargetError, SyntaxError) as error:
@@ -165,6 +171,9 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
         sys.exit(2)
     for note in notes:
         errors.print(f"note: {note}; using examples-file codes and `<name>__fixed` fallbacks", markup=False)
+    for finding in findings:
+        if finding.spec is not None:
+            finding.spec = scale_spec(finding.spec, size)
     results = _run_all(findings, repeat, timeout, errors)
     if output_format == "json":
         from jaxlint.runtime_checks.report import to_json
@@ -181,7 +190,28 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
         from jaxlint.runtime_checks.report import plot
 
         errors.print(plot(results, plot_path), markup=False)
-    sys.exit(1 if any(result.verdict == "confirmed" for result in results) else 0)
+    sys.exit(1 if any(result.verdict in ("confirmed", "fix regressed") for result in results) else 0)
+
+
+def no_examples_guidance(target) -> str:
+    """What to do when a TARGET has nothing to run: which functions have findings, and the options."""
+    import ast
+
+    from jaxlint.runtime_checks.targets import function_spans, static_diagnostics
+
+    text = target.path.read_text(encoding="utf-8")
+    spans = function_spans(ast.parse(text))
+    diagnostics, _ = static_diagnostics(text, str(target.path))
+    flagged = sorted({name for d in diagnostics for name, (start, end) in spans.items()
+                      if start <= d.location.row <= end})
+    where = f"{target.path}::{target.function}" if target.function else str(target.path)
+    lines = [f"jaxlint runtime: nothing to run for {where}: no example inputs"
+             + (f" (functions with findings: {', '.join(flagged)})" if flagged else "") + ". Either:",
+             f"  - run your program as it is, no examples needed: jaxlint runtime -- python {target.path}",
+             f"  - or give inputs: jaxlint runtime {target.path}::{(flagged or ['FUNCTION'])[0]} --example "
+             "\"f32[1024,256], 0.5\" (one SPEC per argument; `jaxlint runtime --help`),",
+             "    an examples file (--examples FILE.toml), or jaxtyping annotations with literal sizes."]
+    return "\n".join(lines)
 
 
 def _run_all(findings, repeat: int, timeout: float, console) -> list[CheckResult]:
