@@ -40,6 +40,10 @@ def test_fix_that_recompiles_per_call_is_never_confirmed():
     assert decide("JAX302", recompile, "gpu").verdict == FIX_REGRESSED
     recompile.update(compiles_per_call_fixed=0.0)
     assert decide("JAX302", recompile, "gpu").verdict == CONFIRMED
+    # A per-call compile the original already had, kept by a rename, is not the fix's doing.
+    inherited = timed(1.0, compiles_per_call_original=1.0, compiles_per_call_fixed=1.0,
+                      deprecation_warnings_original=["DeprecationWarning: pjit"], deprecation_warnings_fixed=[])
+    assert decide("JAX602", inherited, "gpu").verdict == CONFIRMED
 
 
 def test_fix_that_fails_on_a_donated_buffer_is_never_confirmed():

@@ -24,6 +24,7 @@ REFUTE_BELOW = 1.05
 SPEEDUP_THRESHOLDS = {"cpu": (1.25, 1.10)}
 # Steady-state compilations per call of the fixed version at or above which it recompiles per call.
 RECOMPILES_PER_CALL = 0.5
+RECOMPILE_RULES = frozenset({"JAX302", "JAX303", "JAX402"})
 
 
 def speedup_thresholds(platform: str | None) -> tuple[float, float]:
@@ -112,13 +113,13 @@ def ratio(value: float | None) -> str:
 def decide(code: str, metrics: dict, platform: str | None = None) -> Verdict:
     """The verdict for one finding; `platform` is the child's jax.default_backend()."""
     verdict = _decide(code, metrics, platform)
-    regression = fix_regression(metrics)
+    regression = fix_regression(metrics, code)
     if regression is not None and code != "compare":
         return Verdict(FIX_REGRESSED, f"{regression}; the finding: {verdict.verdict}: {verdict.evidence}")
     return verdict
 
 
-def fix_regression(metrics: dict) -> str | None:
+def fix_regression(metrics: dict, code: str = "") -> str | None:
     """Why the fixed version must not be applied blind, or None."""
     if metrics.get("fixed_by") is None:
         return None
@@ -126,9 +127,13 @@ def fix_regression(metrics: dict) -> str | None:
     if metrics.get("error_fixed") and ("donat" in message or "has been deleted" in message):
         return f"The fixed version fails on a donated buffer ({metrics['error_fixed']}: {metrics.get('error_message_fixed')})"
     per_call = metrics.get("compiles_per_call_fixed")
-    if per_call is not None and per_call >= RECOMPILES_PER_CALL:
+    original = metrics.get("compiles_per_call_original") or 0.0
+    # A recompiling fix is the fix's fault when it compiles more per call than the original, or
+    # when removing recompilation was the fix's whole purpose. A per-call `jit` that the original
+    # already had and a rename keeps (`pjit` -> `jit`) is not.
+    if per_call is not None and per_call >= RECOMPILES_PER_CALL and (per_call > original or code in RECOMPILE_RULES):
         return (f"The fixed version compiles {per_call:.1f} times per call after warm-up (the original "
-                f"{metrics.get('compiles_per_call_original') or 0:.1f}): it recompiles on every call")
+                f"{original:.1f}): it recompiles on every call")
     return None
 
 
