@@ -52,7 +52,7 @@ def test_every_known_problem_of_the_training_script_is_confirmed(training_run):
 
 def test_host_sync_evidence_counts_one_float_per_step(training_run):
     sync = by_code(training_run[1])["JAX201"]
-    assert sync["line"] == 46
+    assert sync["line"] == 50
     assert sync["metrics"]["syncs"] == 6
     assert sync["metrics"]["sync_kinds"] == {"float()": 6}
     assert sync["metrics"]["median_blocked_s"] >= training_run[1]["thresholds"]["stall_s"]
@@ -72,6 +72,11 @@ def test_missing_donation_evidence_is_peak_memory_with_fair_timing(training_run)
     assert donation["alias_bytes_donated"] == 4 * 512 * 512 * 4
     assert donation["peak_bytes_donated"] < donation["peak_bytes_original"]
     assert donation["time_per_step_original_s"] > 0 and donation["time_per_step_donated_s"] > 0
+
+
+def test_live_array_memory_is_sampled(training_run):
+    # At least the four 512x512 float32 weights and the 256x512 batch are alive after a step.
+    assert training_run[1]["memory_samples"]["live_array_bytes_max"] >= (4 * 512 * 512 + 256 * 512) * 4
 
 
 def test_totals_exclude_the_probes_at_exit(training_run):
@@ -214,3 +219,10 @@ def test_rebinding_positions():
     assert rebinding_positions(source, 2) == {0}
     assert rebinding_positions(source, 3) == set()
     assert rebinding_positions(source, 1) == set()
+
+
+def test_cache_miss_reasons_name_files_not_paths():
+    from jaxlint.runtime_checks.trace_join import short_reason
+
+    reason = "never seen function: <lambda> id=1 defined at /home/u/project/train.py:48 but seen another"
+    assert short_reason(reason) == "never seen function: <lambda> id=1 defined at train.py:48 but seen another"

@@ -416,6 +416,8 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
                 state["recorded_args"] = True
                 _PROBES.setdefault(key, (fun, jit_args, jit_kwargs, _abstract(jax, args), _abstract(jax, kwargs)))
             recorder.on_call(key, started, ended, sys._getframe(1))
+            if info["calls"] <= 3 or info["calls"] % 50 == 0:
+                _sample_memory(recorder, jax)
         except Exception:
             pass
         return result
@@ -433,6 +435,22 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
 
 
 _PROBES: dict[str, tuple] = {}
+
+
+def _sample_memory(recorder: Recorder, jax) -> None:
+    """The largest device memory seen after a jitted call: the allocator's count where it keeps
+    one, and the bytes of all live arrays (what the program holds, whatever the allocator)."""
+    peak = recorder.at_exit.setdefault("memory_samples", {"allocator_bytes_max": None, "live_array_bytes_max": 0,
+                                                          "samples": 0})
+    peak["samples"] += 1
+    try:
+        stats = jax.devices()[0].memory_stats() or {}
+    except Exception:
+        stats = {}
+    if stats.get("bytes_in_use"):
+        peak["allocator_bytes_max"] = max(peak["allocator_bytes_max"] or 0, stats["bytes_in_use"])
+    live = sum(array.nbytes for array in jax.live_arrays() if not array.is_deleted())
+    peak["live_array_bytes_max"] = max(peak["live_array_bytes_max"], live)
 
 
 def _has_tracer(jax, args, kwargs) -> bool:

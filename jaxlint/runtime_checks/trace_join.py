@@ -17,6 +17,7 @@ with donation, and JAX's own warnings that a donated buffer could not be used.
 from __future__ import annotations
 
 import ast
+import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,12 @@ from pathlib import Path
 from jaxlint.runtime_checks.verdicts import ERROR_RULES, megabytes, seconds
 
 CONFIRMED, REFUTED, INCONCLUSIVE, NOT_RUN = "confirmed", "refuted", "inconclusive", "not run"
+_PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\s:\\/]+[\\/])*([^\s:\\/]+\.py)")
+
+
+def short_reason(reason: str | None) -> str | None:
+    """JAX's cache-miss explanation with file paths cut to their names, for the evidence sentence."""
+    return _PATH.sub(r"\1", reason) if reason else reason
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,7 @@ class Trace:
     device: dict | None = None
     memory: list[dict] = field(default_factory=list)
     ready_sync_s: float | None = None
+    memory_samples: dict = field(default_factory=dict)
     uncaught: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     complete: bool = True
@@ -125,6 +133,10 @@ def merge(documents: list[dict]) -> Trace:
             trace.device = at_exit["device"]
             trace.memory = at_exit.get("memory") or []
             trace.ready_sync_s = at_exit.get("ready_sync_s")
+        samples = at_exit.get("memory_samples") or {}
+        for key in ("allocator_bytes_max", "live_array_bytes_max"):
+            if samples.get(key) is not None:
+                trace.memory_samples[key] = max(trace.memory_samples.get(key) or 0, samples[key])
         if at_exit.get("uncaught"):
             trace.uncaught.append(at_exit["uncaught"])
         for key in ("install_error", "sync_tracking_unavailable", "compile_events_unavailable"):
@@ -235,7 +247,7 @@ def _recompiles(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
     judged.metrics = {"compiles": stats.get("compiles", 0), "compile_s": stats.get("compile_s"), "compiled": compiled,
                       "cache_miss_reasons": stats.get("cache_miss_reasons", [])}
     if count >= thresholds.min_recompiles:
-        reason = (stats.get("cache_miss_reasons") or [None])[-1]
+        reason = short_reason((stats.get("cache_miss_reasons") or [None])[-1])
         why = f"; JAX: \"{reason}\"" if reason else ""
         calls = stats.get("calls")
         per_call = f" for {calls} call(s)" if calls else ""
@@ -338,7 +350,7 @@ def runtime_only(trace: Trace, findings: dict[tuple[str, int], set[str]], thresh
                     if count >= thresholds.min_recompiles}
         if repeated and not codes & {"JAX302", "JAX303"}:
             name, count = max(repeated.items(), key=lambda item: item[1])
-            reason = (stats.get("cache_miss_reasons") or [None])[-1]
+            reason = short_reason((stats.get("cache_miss_reasons") or [None])[-1])
             found.append(Judged("runtime", "recompilation", filename, row, f"{name} recompiled",
                                 CONFIRMED, f"{name} compiled {count} times at this line "
                                 f"({seconds(stats.get('compile_s'))})" + (f"; JAX: \"{reason}\"" if reason else ""),
@@ -383,7 +395,8 @@ def build_report(command: list[str], exit_status: int | None, elapsed_s: float, 
                        "ready_sync_s": thresholds.ready_sync_s, "min_repeats": thresholds.min_repeats,
                        "min_recompiles": thresholds.min_recompiles, "min_peak_saving": thresholds.min_peak_saving,
                        "text": thresholds.describe()},
-        "totals": trace.totals, "memory": trace.memory, "complete": trace.complete,
+        "totals": trace.totals, "memory": trace.memory, "memory_samples": trace.memory_samples,
+        "complete": trace.complete,
         "findings": [item.to_json() for item in judged],
         "runtime_only": [item.to_json() for item in extra],
         "lines": [_line_json(stats) for stats in sorted(trace.lines.values(), key=lambda s: (s["file"], s["line"]))],

@@ -95,7 +95,9 @@ def _plain(text: str) -> str:
 
 def _peak_text(report: dict) -> str:
     peaks = [entry.get("peak_bytes_in_use") for entry in report.get("memory") or [] if entry.get("peak_bytes_in_use")]
-    return f", peak device memory {megabytes(max(peaks))}" if peaks else ", peak device memory n/a on this backend"
+    allocator = f"peak device memory {megabytes(max(peaks))}" if peaks else "allocator peak n/a on this backend"
+    live = (report.get("memory_samples") or {}).get("live_array_bytes_max")
+    return f", {allocator}" + (f", live arrays after a jitted call up to {megabytes(live)}" if live else "")
 
 
 def to_json(report: dict) -> str:
