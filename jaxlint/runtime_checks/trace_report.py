@@ -95,8 +95,14 @@ def _plain(text: str) -> str:
 
 def _peak_text(report: dict) -> str:
     peaks = [entry.get("peak_bytes_in_use") for entry in report.get("memory") or [] if entry.get("peak_bytes_in_use")]
-    allocator = f"peak device memory {megabytes(max(peaks))}" if peaks else "allocator peak n/a on this backend"
-    live = (report.get("memory_samples") or {}).get("live_array_bytes_max")
+    samples = report.get("memory_samples") or {}
+    if peaks:
+        allocator = f"peak device memory {megabytes(max(peaks))}"
+    elif samples.get("allocator_bytes_max"):
+        allocator = f"device memory in use after a jitted call up to {megabytes(samples['allocator_bytes_max'])}"
+    else:
+        allocator = "allocator peak n/a on this backend"
+    live = samples.get("live_array_bytes_max")
     return f", {allocator}" + (f", live arrays after a jitted call up to {megabytes(live)}" if live else "")
 
 
