@@ -10,7 +10,9 @@ files (`JAXLINT_TRACE_ROOTS`):
 - device-to-host syncs: every read of an array's host value (`float`, `.item()`, `np.asarray`,
   `print`, `jax.device_get`, ...) and `block_until_ready`, with the time the host was blocked.
   The transfer guard would only see these on GPU/TPU (on CPU it never fires, and on GPU it logs
-  from C++ to the user's stderr), so the host-value accessors themselves are wrapped;
+  from C++ to the user's stderr), so the host-value accessors themselves are wrapped. On CPU,
+  `np.asarray(x)` (and `.item()`, which uses it) reads a CPU array through the buffer protocol,
+  with no Python frame to wrap: those reads are not seen there;
 - calls of functions the user jitted (a thin Python wrapper around `jax.jit`'s result, only for
   functions defined in the user's files): host time per dispatch and the host time between
   consecutive dispatches, and the argument shapes of the first call;

@@ -84,7 +84,27 @@ def render_text(report: dict, console) -> None:
             table.add_row(f"{shown_path(finding['filename'])}:{finding['line']}", finding["name"],
                           _plain(finding["evidence"]))
         console.print(table)
+    hot = hot_lines(report)
+    if hot:
+        table = Table(title="where the time went, per line of your code (top 8)", title_justify="left")
+        for column in ("location", "compilations", "host syncs", "jitted calls", "host time between dispatches"):
+            table.add_column(column, justify="left" if column == "location" else "right")
+        for line in hot:
+            table.add_row(f"{shown_path(line['file'])}:{line['line']}",
+                          f"{line['compiles']} ({seconds(line['compile_s'])})" if line["compiles"] else "",
+                          f"{line['syncs']} ({seconds(line['sync_blocked_s'])} blocked)" if line["syncs"] else "",
+                          f"{line['calls']} ({seconds(line['dispatch_s'])} dispatching)" if line["calls"] else "",
+                          seconds(line["gap_s"]) if line["calls"] else "")
+        console.print(table)
     console.print(summary_text(report), markup=False, highlight=False)
+
+
+def hot_lines(report: dict, limit: int = 8) -> list[dict]:
+    """The lines that cost the most host time: compiling, blocked in syncs, or dispatching."""
+    def cost(line: dict) -> float:
+        return line.get("compile_s", 0) + line.get("sync_blocked_s", 0) + line.get("dispatch_s", 0)
+
+    return sorted((line for line in report.get("lines", []) if cost(line) > 0), key=cost, reverse=True)[:limit]
 
 
 def _plain(text: str) -> str:
@@ -127,6 +147,11 @@ def render_html(report: dict) -> str:
         f"<tr><td>{escape(shown_path(f['filename']))}:{f['line']}</td><td>{escape(f['name'])}</td>"
         f"<td>{escape(f['evidence'])}</td></tr>" for f in report["runtime_only"])
     notes = "".join(f"<li>{escape(note)}</li>" for note in report.get("notes", []))
+    hot = "".join(
+        f"<tr><td>{escape(shown_path(line['file']))}:{line['line']}</td><td>{line['compiles']} "
+        f"({seconds(line['compile_s'])})</td><td>{line['syncs']} ({seconds(line['sync_blocked_s'])})</td>"
+        f"<td>{line['calls']} ({seconds(line['dispatch_s'])})</td><td>{seconds(line['gap_s'])}</td></tr>"
+        for line in hot_lines(report))
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>jaxlint runtime: {escape(' '.join(report['command']))}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;width:100%}}
@@ -141,6 +166,9 @@ thresholds: {escape(report['thresholds']['text'])}<br>{escape(summary_text(repor
 <table><tr><th>location</th><th>finding</th><th>verdict</th><th>evidence</th></tr>{rows}</table>
 <h2>Runtime-only findings (measured where no rule flagged)</h2>
 <table><tr><th>location</th><th>what</th><th>evidence</th></tr>{extra or '<tr><td colspan=3>none</td></tr>'}</table>
+<h2>Where the time went, per line (top 8)</h2>
+<table><tr><th>location</th><th>compilations</th><th>host syncs</th><th>jitted calls</th><th>host time between dispatches</th></tr>
+{hot}</table>
 <h2>Donation: before and after</h2>
 {donation_svg(report)}
 <ul class="meta">{notes}</ul>
