@@ -226,3 +226,42 @@ def test_cache_miss_reasons_name_files_not_paths():
 
     reason = "never seen function: <lambda> id=1 defined at /home/u/project/train.py:48 but seen another"
     assert short_reason(reason) == "never seen function: <lambda> id=1 defined at train.py:48 but seen another"
+
+
+def test_two_shapes_of_an_eager_op_are_not_a_recompilation():
+    twice = {"line": 12, "compiles": 2, "compiled": {"jit(dot)": 2}}
+    assert report_for(document([twice], [12]), [])["runtime_only"] == []
+    # ... but when a rule predicted recompilation there, two compilations confirm it.
+    assert report_for(document([twice], [12]), [("JAX302", 12)])["findings"][0]["verdict"] == CONFIRMED
+
+
+def test_uncaught_error_confirms_its_rule_or_is_reported_runtime_only():
+    doc = document([], [10, 20])
+    doc["at_exit"]["uncaught"] = {"error": "AttributeError", "message": "module 'jax' has no attribute 'tree_map'",
+                                  "frames": [{"file": "/p/a.py", "line": 20, "function": "main"},
+                                             {"file": "/p/a.py", "line": 10, "function": "sgd"}]}
+    confirmed = report_for(doc, [("JAX601", 10)])
+    assert confirmed["findings"][0]["verdict"] == CONFIRMED
+    assert confirmed["runtime_only"] == []
+    unflagged = report_for(doc, [])["runtime_only"]
+    assert [(f["line"], f["name"]) for f in unflagged] == [(10, "uncaught-error")]
+    # The error of another class at a flagged line does not confirm the rule.
+    doc["at_exit"]["uncaught"]["error"] = "KeyError"
+    assert report_for(doc, [("JAX601", 10)])["findings"][0]["verdict"] == INCONCLUSIVE
+
+
+def test_scalar_only_donation_is_refuted_with_the_reason():
+    called = {"line": 12, "calls": 5, "called": {"/p/a.py:3:step": 5}}
+    probe = {"key": "/p/a.py:3:step", "name": "step", "donatable_argnums": [], "scalar_argnums": [0]}
+    finding = report_for(document([called], [12], probes=[probe]), [("JAX401", 12)])["findings"][0]
+    assert finding["verdict"] == REFUTED and "only scalars" in finding["evidence"]
+
+
+def test_gated_sync_is_not_a_runtime_only_stall():
+    step = {"line": 11, "calls": 50, "called": {"/p/a.py:3:step": 50}}
+    gated = {"line": 13, "syncs": 5, "sync_blocked_s": 0.05, "sync_blocked_samples": [0.01] * 5,
+             "sync_kinds": {"float()": 5}}  # `if i % 10 == 0: float(loss)` in a 50-step loop
+    assert report_for(document([step, gated], [11, 13]), [])["runtime_only"] == []
+    every_step = {**gated, "syncs": 50, "sync_blocked_samples": [0.01] * 50}
+    extra = report_for(document([step, every_step], [11, 13]), [])["runtime_only"]
+    assert [(f["line"], f["name"]) for f in extra] == [(13, "host-sync-stall")]

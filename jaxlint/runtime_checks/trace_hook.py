@@ -610,17 +610,22 @@ def _probe_donation(jax, info, fun, jit_args, jit_kwargs, args, kwargs) -> dict:
     out = plain.eval_shape(*args, **kwargs)
     out_items = list(out) if isinstance(out, tuple) else [out]
     reusable: dict[int, int] = {}
+    scalars_only: list[int] = []
     for position, arg in enumerate(args):
         if position in static:
             continue
         leaves = [leaf for leaf in jax.tree.leaves(arg) if isinstance(leaf, jax.ShapeDtypeStruct)]
-        if not leaves or all(leaf.ndim == 0 for leaf in leaves):
-            continue  # scalars (a learning rate matching a scalar loss) are not worth donating
+        if not leaves:
+            continue
         for index, item in enumerate(out_items):
             if index not in reusable.values() and _same_structure(jax, arg, item):
-                reusable[position] = index
+                if all(leaf.ndim == 0 for leaf in leaves):
+                    scalars_only.append(position)  # a learning rate matching a scalar loss: nothing to save
+                else:
+                    reusable[position] = index
                 break
-    result = {"key": info["key"], "name": info["name"], "donatable_argnums": sorted(reusable)}
+    result = {"key": info["key"], "name": info["name"], "donatable_argnums": sorted(reusable),
+              "scalar_argnums": scalars_only}
     if not reusable:
         return result
     donating = jit(fun, *jit_args, **{**jit_kwargs, "donate_argnums": tuple(sorted(reusable))})

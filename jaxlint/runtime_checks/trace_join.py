@@ -43,7 +43,10 @@ class Thresholds:
     min_stall_s: float  # ... and at least this long
     min_repeats: int = 3  # a per-iteration cost has to repeat
     min_peak_saving: float = 0.05  # donation must lower the peak by this fraction
-    min_recompiles: int = 2  # compilations of one function from one line
+    min_recompiles: int = 2  # compilations of one function from one line, where a rule predicted them
+    # Where no rule did: an eager op reached with two shapes compiles twice, once each, which is
+    # normal; a third compilation of the same name from the same line is a pattern.
+    min_runtime_only_recompiles: int = 3
 
     @property
     def stall_s(self) -> float:
@@ -53,7 +56,8 @@ class Thresholds:
         return (f"{self.platform}: a host sync stalls when its median wait is >= {seconds(self.stall_s)} "
                 f"({self.stall_factor:g}x the {seconds(self.ready_sync_s)} read-back of a ready value, at least "
                 f"{seconds(self.min_stall_s)}) and it repeats >= {self.min_repeats} times; a recompilation is "
-                f">= {self.min_recompiles} compilations of one function from one line; donation must lower "
+                f">= {self.min_recompiles} compilations of one function from one line (>= "
+                f"{self.min_runtime_only_recompiles} where no rule flagged it); donation must lower "
                 f"the peak by >= {self.min_peak_saving:.0%}")
 
 
@@ -278,7 +282,11 @@ def _donation(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
     before, after = probe.get("peak_bytes_original"), probe.get("peak_bytes_donated")
     if not probe.get("donatable_argnums"):
         judged.verdict = REFUTED
-        judged.evidence = f"No output of {name} has the shape of an input: donation could not reuse a buffer."
+        scalars = probe.get("scalar_argnums")
+        judged.evidence = (f"The arguments of {name} that an output could replace (position {', '.join(map(str, scalars))}) hold "
+                           f"only scalars: "
+                           f"donating them saves nothing measurable." if scalars else
+                           f"No output of {name} has the shape of an input: donation could not reuse a buffer.")
         return
     if before is None or after is None:
         judged.evidence = f"This backend gives no memory analysis for {name}."
@@ -337,17 +345,23 @@ def runtime_only(trace: Trace, findings: dict[tuple[str, int], set[str]], thresh
                  sources: dict[str, str]) -> list[Judged]:
     """Costs measured at lines where no static finding of the matching rule was reported."""
     found: list[Judged] = []
+    # Jitted calls per function: a sync far rarer than the steps beside it is gated (every N steps).
+    steps: dict[tuple[str, str], int] = {}
+    for (filename, _), stats in trace.lines.items():
+        key = (filename, stats.get("function", "?"))
+        steps[key] = max(steps.get(key, 0), stats.get("calls", 0))
     for (filename, row), stats in sorted(trace.lines.items()):
         codes = findings.get((filename, row), set())
         is_stall, median = stalled(stats, thresholds)
-        if is_stall and "JAX201" not in codes:
+        gated = stats.get("syncs", 0) * 2 < steps.get((filename, stats.get("function", "?")), 0)
+        if is_stall and not gated and "JAX201" not in codes:
             kinds = ", ".join(stats.get("sync_kinds", {}))
             found.append(Judged("runtime", "host-sync-stall", filename, row, f"repeated host syncs ({kinds})",
                                 CONFIRMED, f"{stats['syncs']} host sync(s) ({kinds}) blocked {seconds(median)} median, "
                                 f"{seconds(stats['sync_blocked_s'])} in all; no static rule flagged this line",
                                 {"syncs": stats["syncs"], "sync_blocked_s": stats["sync_blocked_s"]}))
         repeated = {name: count for name, count in (stats.get("compiled") or {}).items()
-                    if count >= thresholds.min_recompiles}
+                    if count >= thresholds.min_runtime_only_recompiles}
         if repeated and not codes & {"JAX302", "JAX303"}:
             name, count = max(repeated.items(), key=lambda item: item[1])
             reason = short_reason((stats.get("cache_miss_reasons") or [None])[-1])
@@ -370,6 +384,18 @@ def runtime_only(trace: Trace, findings: dict[tuple[str, int], set[str]], thresh
             found.append(Judged("runtime", "missing-donation", filename, row, f"{probe.get('name')} could donate",
                                 CONFIRMED, f"peak {megabytes(before)} -> {megabytes(after)} with donate_argnums="
                                 f"{tuple(probe['donatable_argnums'])}{fair_timing_text(probe)}", dict(probe)))
+    for uncaught in trace.uncaught:
+        frames = uncaught.get("frames") or []
+        if not frames:
+            continue
+        innermost = frames[-1]
+        codes = findings.get((innermost["file"], innermost["line"]), set())
+        if codes & set(ERROR_RULES):
+            continue  # judged as that finding (confirmed when the error class matches)
+        found.append(Judged("runtime", "uncaught-error", innermost["file"], innermost["line"],
+                            f"{uncaught['error']}: {uncaught['message'][:120]}", CONFIRMED,
+                            f"The program stopped here with {uncaught['error']}: {uncaught['message'][:300]}",
+                            {"error": uncaught["error"]}))
     for warning in trace.donation_warnings:
         found.append(Judged("runtime", "unusable-donation", str(warning.get("file")), int(warning.get("line") or 0),
                             warning["message"][:120], CONFIRMED, f"JAX warned: {warning['message'][:300]}"))

@@ -64,6 +64,11 @@ def render_text(report: dict, console) -> None:
                   markup=False, highlight=False)
     for note in report.get("notes", []):
         console.print(f"note: {note}", markup=False, highlight=False)
+    for uncaught in report.get("uncaught", []):
+        where = uncaught["frames"][-1] if uncaught.get("frames") else None
+        at = f" at {shown_path(where['file'])}:{where['line']}" if where else ""
+        console.print(f"the program stopped with {uncaught['error']}{at}: {uncaught['message'][:200]}",
+                      markup=False, highlight=False)
     if report["findings"]:
         table = Table(title="static findings, checked against the run", title_justify="left", show_lines=True)
         for column in ("location", "finding", "verdict"):
