@@ -265,3 +265,13 @@ def test_gated_sync_is_not_a_runtime_only_stall():
     every_step = {**gated, "syncs": 50, "sync_blocked_samples": [0.01] * 50}
     extra = report_for(document([step, every_step], [11, 13]), [])["runtime_only"]
     assert [(f["line"], f["name"]) for f in extra] == [(13, "host-sync-stall")]
+
+
+def test_timeout_stops_the_command_and_says_so(tmp_path):
+    report_path = tmp_path / "report.json"
+    status = run(["runtime", "--timeout", "2", "--json-file", str(report_path), "--",
+                  sys.executable, "-c", "import time; time.sleep(60)"])
+    report = json.loads(report_path.read_text())
+    assert status == 0  # nothing was measured, nothing confirmed
+    assert report["exit_status"] != 0 and report["elapsed_s"] < 30
+    assert any("--timeout 2 s" in note for note in report["notes"])

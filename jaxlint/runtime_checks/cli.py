@@ -18,6 +18,7 @@ runtime-only finding was measured), 2 on a usage error or a command that could n
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
 
     errors = Console(stderr=True)
     say = lambda line: click.echo(line, err=True)  # noqa: E731 - one unwrapped line between the program's own
-    say(f"jaxlint runtime: running {' '.join(command)} (its output follows)")
+    say(f"jaxlint runtime: running {shlex.join(command)} (its output follows)")
     run = run_traced(list(command), [str(Path(root).resolve()) for root in roots] or [str(Path.cwd().resolve())],
                      progress=say, interval_s=progress_interval, timeout_s=timeout,
                      stdout_to_stderr=output_format == "json")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import shlex
 from pathlib import Path
 
 from jaxlint.runtime_checks.verdicts import megabytes, seconds
@@ -48,7 +49,7 @@ def summary_text(report: dict) -> str:
 def command_text(report: dict) -> str:
     status = report.get("exit_status")
     ended = "did not start" if status is None else f"exit status {status}"
-    return f"command: {' '.join(report['command'])} ({ended}, {report['elapsed_s']:.1f} s)"
+    return f"command: {shlex.join(report['command'])} ({ended}, {report['elapsed_s']:.1f} s)"
 
 
 def render_text(report: dict, console) -> None:
