@@ -275,3 +275,21 @@ def test_timeout_stops_the_command_and_says_so(tmp_path):
     assert status == 0  # nothing was measured, nothing confirmed
     assert report["exit_status"] != 0 and report["elapsed_s"] < 30
     assert any("--timeout 2 s" in note for note in report["notes"])
+
+
+def test_unusable_donation_warning_is_a_runtime_only_finding(tmp_path, capfd):
+    script = tmp_path / "donate.py"
+    script.write_text("import jax, jax.numpy as jnp\n"
+                      "total = jax.jit(lambda x: x.sum(), donate_argnums=0)\n"
+                      "for _ in range(3):\n"
+                      "    y = total(jnp.ones(4))\n"
+                      "print(float(y))\n")
+    report_path = tmp_path / "report.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        status = run(["runtime", "--json-file", str(report_path), "--", sys.executable, "donate.py"])
+    report = json.loads(report_path.read_text())
+    assert status == 1
+    assert [(f["line"], f["name"]) for f in report["runtime_only"]] == [(4, "unusable-donation")]
+    assert "donated buffers were not usable" in report["runtime_only"][0]["evidence"]
+    assert "4.0" in capfd.readouterr().out  # the program's own print
