@@ -57,7 +57,8 @@ def test_jax302_jit_in_loop_counts_compilations():
     assert result.verdict == "confirmed", result.evidence
     metrics = result.metrics
     assert metrics["compiles_original"] >= 20 and metrics["compiles_fixed"] == 1
-    assert metrics["compiles_per_call_original"] == 20 and metrics["compiles_per_call_fixed"] == 1
+    # The fixed version's jit is at module level: it compiles on its first call only.
+    assert metrics["compiles_per_call_original"] == 20 and metrics["compiles_per_call_fixed"] == 0
     assert metrics["compile_time_original_s"] > metrics["compile_time_fixed_s"]
 
 

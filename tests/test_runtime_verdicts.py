@@ -73,9 +73,12 @@ def test_host_sync_guard_confirms_on_gpu_and_cpu_notes_timing_only():
 
 def test_recompilation_counts_decide():
     counts = {"compiles_original": 21, "compiles_fixed": 1, "compiles_per_call_original": 20.0,
-              "compiles_per_call_fixed": 1.0}
+              "compiles_per_call_fixed": 0.0}
     verdict = decide("JAX302", {**timed(1e-3, 1e-3), **counts})
     assert verdict.verdict == CONFIRMED and "21 compilations vs 1" in verdict.evidence
+    # A fix that still compiles on every call (once instead of 20 times) is not applied blind.
+    verdict = decide("JAX302", {**timed(1e-3, 1e-3), **counts, "compiles_per_call_fixed": 1.0})
+    assert verdict.verdict == "fix regressed" and "21 compilations vs 1" in verdict.evidence
     same = {"compiles_original": 1, "compiles_fixed": 1, "compiles_per_call_original": 0.0,
             "compiles_per_call_fixed": 0.0}
     assert decide("JAX302", {**timed(1e-3, 1e-3), **same}).verdict == REFUTED

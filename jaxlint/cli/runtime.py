@@ -14,16 +14,20 @@ from jaxlint.cli.common import UsageFailure
 class LazyRuntime(click.Command):
     """`jaxlint runtime` imports the runtime mode (and jax) only when it is invoked."""
 
+    def parse_args(self, ctx, args):
+        ctx.meta["jaxlint.runtime.argv"] = list(args)  # click's parser drops `--`; the runtime mode needs it
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx):
         try:
-            from jaxlint.runtime_checks.cli import runtime_command
+            from jaxlint.runtime_checks.cli import runtime_main
         except ImportError as error:
             raise UsageFailure(f"the runtime mode is unavailable ({error}); install it with `pip install -e '.[runtime]'`") from None
-        return runtime_command.main(args=[*ctx.args], prog_name="jaxlint runtime", standalone_mode=False)
+        return runtime_main(ctx.meta.get("jaxlint.runtime.argv", [*ctx.args]))
 
 
 runtime = LazyRuntime(
     name="runtime",
-    help="Run flagged functions on the accelerator to confirm findings (needs jax).",
+    help="Run flagged functions, or your own command after `--`, on the accelerator to confirm findings (needs jax).",
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
 )

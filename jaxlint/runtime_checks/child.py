@@ -1004,7 +1004,7 @@ def device_info() -> dict:
     device = jax.devices()[0]
     return {"platform": jax.default_backend(), "device_kind": getattr(device, "device_kind", None),
             "device_count": jax.device_count(), "jax_version": jax.__version__,
-            "python_version": sys.version.split()[0]}
+            "python_version": sys.version.split()[0], "tf32_agreement": measure.tf32_in_effect()}
 
 
 def run_job(job: dict) -> dict:

@@ -1,13 +1,24 @@
 """`jaxlint runtime`: confirm findings by running them, and time the fixed versions.
 
-`jaxlint/cli/runtime.py` registers `runtime_command` lazily. Nothing here imports jax: the
-static work (targets, fixer) runs in this process, user code only in child processes.
+Two forms, both dispatched by `runtime_main` (which `jaxlint/cli/runtime.py` calls lazily with the
+raw arguments, `--` included):
 
-Exit status: 0 when no finding is confirmed, 1 when at least one is, 2 on a usage error.
+- `jaxlint runtime [OPTIONS] -- COMMAND...` runs the user's own command (`python train.py`,
+  `pytest tests/x.py`) under instrumentation and joins what ran to the static findings of the
+  same files (`command_mode`; no example inputs needed);
+- `jaxlint runtime [OPTIONS] TARGET...` runs flagged functions with example inputs
+  (`runtime_command`).
+
+Nothing here imports jax: the static work (targets, fixer) runs in this process, user code only
+in child processes.
+
+Exit status: 0 when no finding is confirmed, 1 when at least one is (or, for a command, a
+runtime-only finding was measured), 2 on a usage error or a command that could not start.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -15,8 +26,96 @@ import click
 
 from jaxlint.runtime_checks.examples import ExamplesError, load_examples
 from jaxlint.runtime_checks.runner import CheckResult, check_finding
-from jaxlint.runtime_checks.spec import SpecError, parse_spec
+from jaxlint.runtime_checks.spec import SCALED_FROM, SpecError, parse_spec, scale_spec
 from jaxlint.runtime_checks.targets import TargetError, collect_findings, parse_target
+
+
+def runtime_main(argv: list[str]):
+    """Dispatch on `--`: a command to run under instrumentation, or function TARGETs."""
+    if "--" in argv:
+        split = argv.index("--")
+        options, command = argv[:split], argv[split + 1:]
+        if not command:
+            raise click.UsageError("nothing to run after `--`: e.g. `jaxlint runtime -- python train.py`")
+        return command_mode.main(args=options, obj=command, prog_name="jaxlint runtime [OPTIONS] --",
+                                 standalone_mode=False)
+    return runtime_command.main(args=list(argv), prog_name="jaxlint runtime", standalone_mode=False)
+
+
+@click.command("runtime-command")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The report on stdout, after the command's own output (with json, the command's stdout goes to stderr).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="FILE.html",
+              help="Also write an HTML report: timeline of compilations and syncs, findings, donation bars.")
+@click.option("--json-file", "json_path", type=click.Path(dir_okay=False), metavar="FILE.json",
+              help="Also write the JSON report to a file.")
+@click.option("--root", "roots", multiple=True, type=click.Path(file_okay=False, exists=True),
+              help="Folders holding your code (default: the current folder); frames elsewhere are libraries.")
+@click.option("--timeout", type=click.FloatRange(1, None), default=None,
+              help="Stop the command after this many seconds (SIGINT, then SIGKILL).")
+@click.option("--progress-interval", type=click.FloatRange(0.5, None), default=5.0, show_default=True,
+              help="Seconds between progress lines on stderr.")
+@click.pass_obj
+def command_mode(command, output_format, html_path, json_path, roots, timeout, progress_interval):
+    """Run COMMAND under instrumentation and check the static findings of the files it ran."""
+    from rich.console import Console
+
+    from jaxlint.runtime_checks.trace_join import build_report, merge
+    from jaxlint.runtime_checks.trace_report import render_text, to_json, write_html
+    from jaxlint.runtime_checks.trace_run import run_traced
+
+    errors = Console(stderr=True)
+    say = lambda line: click.echo(line, err=True)  # noqa: E731 - one unwrapped line between the program's own
+    say(f"jaxlint runtime: running {shlex.join(command)} (its output follows)")
+    run = run_traced(list(command), [str(Path(root).resolve()) for root in roots] or [str(Path.cwd().resolve())],
+                     progress=say, interval_s=progress_interval, timeout_s=timeout,
+                     stdout_to_stderr=output_format == "json")
+    if run.start_error:
+        say(f"jaxlint runtime: could not start the command: {run.start_error}")
+        sys.exit(2)
+    trace = merge(run.documents)
+    if not run.documents:
+        trace.notes.append("no trace was recorded: the command ran no Python process that imported jax "
+                           "(or it was killed before writing one)")
+    if run.timed_out:
+        trace.notes.append(f"the command was stopped after --timeout {timeout:g} s")
+    diagnostics, sources, notes = _static_findings(trace.files())
+    report = build_report(list(command), run.exit_status, run.elapsed_s, trace, diagnostics, sources, notes)
+    if output_format == "json":
+        click.echo(to_json(report))
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=160)
+        render_text(report, console)
+    if json_path:
+        Path(json_path).write_text(to_json(report), encoding="utf-8")
+    if html_path:
+        say(write_html(report, html_path))
+    found = any(f["verdict"] == "confirmed" for f in report["findings"]) or report["runtime_only"]
+    sys.exit(1 if found else 0)
+
+
+def _static_findings(files: list[str]) -> tuple[dict, dict, list[str]]:
+    """`jaxlint check` of every file of the user's that ran, with its source (for the join)."""
+    from jaxlint.runtime_checks.targets import static_diagnostics
+
+    diagnostics, sources, notes = {}, {}, []
+    for filename in files:
+        path = Path(filename)
+        if path.suffix != ".py" or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            notes.append(f"{filename}: not read ({error})")
+            continue
+        found, note = static_diagnostics(text, filename)
+        if note and note not in notes:
+            notes.append(note)
+        sources[filename] = text
+        diagnostics[filename] = found
+    return diagnostics, sources, notes
 
 
 def _validate_spec(_ctx, _param, value: str | None) -> str | None:
@@ -36,6 +135,9 @@ def _validate_spec(_ctx, _param, value: str | None) -> str | None:
               help="TOML file of example inputs per function.")
 @click.option("--compare", "compare", multiple=True, metavar="MODULE:FUNC",
               help="An alternative implementation (e.g. a Pallas kernel) to time on the same inputs.")
+@click.option("--size", "size", default=1.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help=f"Multiply every example array dimension of {SCALED_FROM} or more by this factor "
+                   "(0.25 for a quick check on a CPU, 4 for a large accelerator).")
 @click.option("--repeat", default=20, show_default=True, type=click.IntRange(1, 10_000),
               help="Timed calls per version, after warm-up.")
 @click.option("--timeout", default=300.0, show_default=True, type=click.FloatRange(1, None),
@@ -43,10 +145,11 @@ def _validate_spec(_ctx, _param, value: str | None) -> str | None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE.png",
               help="Write speedups and a roofline to a PNG (needs matplotlib).")
-def runtime_command(targets, example, examples_file, compare, repeat, timeout, output_format, plot_path):
+def runtime_command(targets, example, examples_file, compare, size, repeat, timeout, output_format, plot_path):
     """Run flagged functions in a child process and confirm or refute each finding.
 
     TARGET is path.py::function, or path.py for every function that has example inputs.
+    To check a whole program instead, with no example inputs: `jaxlint runtime -- python train.py`.
     """
     from rich.console import Console
 
@@ -58,7 +161,10 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
         examples = load_examples(examples_file)
         findings, notes = [], []
         for text in targets:
-            found, found_notes = collect_findings(parse_target(text), examples, example, list(compare))
+            target = parse_target(text)
+            found, found_notes = collect_findings(target, examples, example, list(compare))
+            if not found:
+                click.echo(no_examples_guidance(target), err=True)
             findings += found
             notes += [note for note in found_notes if note not in notes]
     except (ExamplesError, TargetError, SyntaxError) as error:
@@ -66,6 +172,9 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
         sys.exit(2)
     for note in notes:
         errors.print(f"note: {note}; using examples-file codes and `<name>__fixed` fallbacks", markup=False)
+    for finding in findings:
+        if finding.spec is not None:
+            finding.spec = scale_spec(finding.spec, size)
     results = _run_all(findings, repeat, timeout, errors)
     if output_format == "json":
         from jaxlint.runtime_checks.report import to_json
@@ -82,7 +191,28 @@ def runtime_command(targets, example, examples_file, compare, repeat, timeout, o
         from jaxlint.runtime_checks.report import plot
 
         errors.print(plot(results, plot_path), markup=False)
-    sys.exit(1 if any(result.verdict == "confirmed" for result in results) else 0)
+    sys.exit(1 if any(result.verdict in ("confirmed", "fix regressed") for result in results) else 0)
+
+
+def no_examples_guidance(target) -> str:
+    """What to do when a TARGET has nothing to run: which functions have findings, and the options."""
+    import ast
+
+    from jaxlint.runtime_checks.targets import function_spans, static_diagnostics
+
+    text = target.path.read_text(encoding="utf-8")
+    spans = function_spans(ast.parse(text))
+    diagnostics, _ = static_diagnostics(text, str(target.path))
+    flagged = sorted({name for d in diagnostics for name, (start, end) in spans.items()
+                      if start <= d.location.row <= end})
+    where = f"{target.path}::{target.function}" if target.function else str(target.path)
+    lines = [f"jaxlint runtime: nothing to run for {where}: no example inputs"
+             + (f" (functions with findings: {', '.join(flagged)})" if flagged else "") + ". Either:",
+             f"  - run your program as it is, no examples needed: jaxlint runtime -- python {target.path}",
+             f"  - or give inputs: jaxlint runtime {target.path}::{(flagged or ['FUNCTION'])[0]} --example "
+             "\"f32[1024,256], 0.5\" (one SPEC per argument; `jaxlint runtime --help`),",
+             "    an examples file (--examples FILE.toml), or jaxtyping annotations with literal sizes."]
+    return "\n".join(lines)
 
 
 def _run_all(findings, repeat: int, timeout: float, console) -> list[CheckResult]:

@@ -11,9 +11,9 @@ from collections import OrderedDict
 from typing import Iterable
 
 from jaxlint.runtime_checks.runner import CheckResult
-from jaxlint.runtime_checks.verdicts import megabytes, ratio, seconds
+from jaxlint.runtime_checks.verdicts import FIX_REGRESSED, describe_thresholds, megabytes, ratio, seconds
 
-VERDICT_STYLES = {"confirmed": "bold red", "refuted": "green", "inconclusive": "yellow"}
+VERDICT_STYLES = {"confirmed": "bold red", "refuted": "green", "inconclusive": "yellow", FIX_REGRESSED: "bold magenta"}
 
 # Dense peak compute (bf16 tensor cores, FLOP/s) and memory bandwidth (B/s) from the vendors'
 # data sheets, for the roofline's ceilings. Matched by substring of `device.device_kind`.
@@ -43,6 +43,8 @@ def render_text(results: list[CheckResult], console) -> None:
     from rich.table import Table
 
     console.print(device_line(results))
+    platform = next((r.device.get("platform") for r in results if r.device), None)
+    console.print(f"thresholds: {describe_thresholds(platform)}", markup=False, highlight=False)
     by_target: "OrderedDict[str, list[CheckResult]]" = OrderedDict()
     for result in results:
         by_target.setdefault(f"{result.finding.filename}::{result.finding.function}", []).append(result)

@@ -59,6 +59,23 @@ class CallSpec:
     text: str = ""
 
 
+_ARRAY = re.compile(r"\b(" + "|".join(DTYPES) + r")\[([0-9,\s]*)\]")
+SCALED_FROM = 8  # dimensions below this (channels, a pair, RGB) are structural and keep their size
+
+
+def scale_spec(text: str, factor: float) -> str:
+    """The SPEC with every array dimension of at least SCALED_FROM multiplied by `factor` (`--size`)."""
+    if factor == 1:
+        return text
+
+    def scaled(match: re.Match) -> str:
+        dims = [part.strip() for part in match.group(2).split(",") if part.strip()]
+        new = [str(max(1, round(int(dim) * factor))) if int(dim) >= SCALED_FROM else dim for dim in dims]
+        return f"{match.group(1)}[{','.join(new)}]"
+
+    return _ARRAY.sub(scaled, text)
+
+
 def parse_spec(text: str) -> CallSpec:
     """Parse a SPEC string into positional and keyword argument trees."""
     source = _EMPTY_SHAPE.sub(r"\1[()]", text.strip())

@@ -11,11 +11,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 CONFIRMED, REFUTED, INCONCLUSIVE = "confirmed", "refuted", "inconclusive"
+# The finding may be real, but the fixed version is worse in a way a user applying it blind must
+# not meet: it compiles again on every call, or it fails on a donated (deleted) buffer.
+FIX_REGRESSED = "fix regressed"
 
 # A fixed version must be at least this much faster to confirm a performance finding, and at
 # most REFUTE_BELOW times faster to refute one; in between the difference is within noise.
 CONFIRM_SPEEDUP = 1.10
 REFUTE_BELOW = 1.05
+# Per platform: on a CPU the "device" shares cores with the Python host (and, on a shared
+# machine, with other processes), so timings spread more and a larger gain is needed.
+SPEEDUP_THRESHOLDS = {"cpu": (1.25, 1.10)}
+# Steady-state compilations per call of the fixed version at or above which it recompiles per call.
+RECOMPILES_PER_CALL = 0.5
+RECOMPILE_RULES = frozenset({"JAX302", "JAX303", "JAX402"})
+
+
+def speedup_thresholds(platform: str | None) -> tuple[float, float]:
+    return SPEEDUP_THRESHOLDS.get(platform or "", (CONFIRM_SPEEDUP, REFUTE_BELOW))
+
+
+def describe_thresholds(platform: str | None) -> str:
+    confirm, refute = speedup_thresholds(platform)
+    return (f"{platform or 'unknown device'}: a fix >= {confirm:g}x faster (interquartile ranges apart) confirms, "
+            f"< {refute:g}x refutes; a fix compiling >= {RECOMPILES_PER_CALL:g} times per call after warm-up, "
+            f"or failing on a donated buffer, is '{FIX_REGRESSED}'")
 
 
 @dataclass(frozen=True)
@@ -92,6 +112,32 @@ def ratio(value: float | None) -> str:
 
 def decide(code: str, metrics: dict, platform: str | None = None) -> Verdict:
     """The verdict for one finding; `platform` is the child's jax.default_backend()."""
+    verdict = _decide(code, metrics, platform)
+    regression = fix_regression(metrics, code)
+    if regression is not None and code != "compare":
+        return Verdict(FIX_REGRESSED, f"{regression}; the finding: {verdict.verdict}: {verdict.evidence}")
+    return verdict
+
+
+def fix_regression(metrics: dict, code: str = "") -> str | None:
+    """Why the fixed version must not be applied blind, or None."""
+    if metrics.get("fixed_by") is None:
+        return None
+    message = (metrics.get("error_message_fixed") or "").lower()
+    if metrics.get("error_fixed") and ("donat" in message or "has been deleted" in message):
+        return f"The fixed version fails on a donated buffer ({metrics['error_fixed']}: {metrics.get('error_message_fixed')})"
+    per_call = metrics.get("compiles_per_call_fixed")
+    original = metrics.get("compiles_per_call_original") or 0.0
+    # A recompiling fix is the fix's fault when it compiles more per call than the original, or
+    # when removing recompilation was the fix's whole purpose. A per-call `jit` that the original
+    # already had and a rename keeps (`pjit` -> `jit`) is not.
+    if per_call is not None and per_call >= RECOMPILES_PER_CALL and (per_call > original or code in RECOMPILE_RULES):
+        return (f"The fixed version compiles {per_call:.1f} times per call after warm-up (the original "
+                f"{original:.1f}): it recompiles on every call")
+    return None
+
+
+def _decide(code: str, metrics: dict, platform: str | None) -> Verdict:
     if code in ERROR_RULES:
         return _error_rule(code, metrics)
     special = {
@@ -107,10 +153,10 @@ def decide(code: str, metrics: dict, platform: str | None = None) -> Verdict:
     if code == "JAX401":
         return _donation(metrics)
     if code == "JAX302":
-        return _recompilation(metrics)
+        return _recompilation(metrics, platform)
     if code == "compare":
         return _compare(metrics)
-    return _timed(metrics, "the fixed version")
+    return _timed(metrics, "the fixed version", platform)
 
 
 def inconclusive(reason: str) -> Verdict:
@@ -154,7 +200,7 @@ def _error_rule(code: str, metrics: dict) -> Verdict:
     return Verdict(CONFIRMED, f"{where} raises {error} ({rule.what}){extra}; {_fixed_summary(metrics)}.")
 
 
-def _timing_gain(metrics: dict) -> str | None:
+def _timing_gain(metrics: dict, platform: str | None = None) -> str | None:
     """CONFIRMED / REFUTED from timings alone, or None when they cannot decide."""
     speedup = metrics.get("speedup")
     if speedup is None or metrics.get("agree") is False:
@@ -163,14 +209,15 @@ def _timing_gain(metrics: dict) -> str | None:
     original, fixed = metrics.get("timing_original") or {}, metrics.get("timing_fixed") or {}
     if original.get("p25_s") is not None and fixed.get("p75_s") is not None:
         separated = fixed["p75_s"] < original["p25_s"]  # interquartile ranges do not overlap
-    if speedup >= CONFIRM_SPEEDUP and separated:
+    confirm, refute = speedup_thresholds(platform)
+    if speedup >= confirm and separated:
         return CONFIRMED
-    if speedup < REFUTE_BELOW:
+    if speedup < refute:
         return REFUTED
     return None
 
 
-def _timed(metrics: dict, what: str) -> Verdict:
+def _timed(metrics: dict, what: str, platform: str | None = None) -> Verdict:
     if metrics.get("error_original"):
         return inconclusive(f"The original fails: {metrics['error_original']}: {metrics.get('error_message_original')}")
     if metrics.get("fixed_by") is None and what == "the fixed version":
@@ -181,7 +228,7 @@ def _timed(metrics: dict, what: str) -> Verdict:
         return inconclusive(f"{what.capitalize()} computes different values from the original.")
     times = (f"{seconds(metrics.get('time_original_s'))} vs {seconds(metrics.get('time_fixed_s'))} per call "
              f"({ratio(metrics.get('speedup'))})")
-    outcome = _timing_gain(metrics)
+    outcome = _timing_gain(metrics, platform)
     if outcome == CONFIRMED:
         return Verdict(CONFIRMED, f"{what.capitalize()} is faster: {times}.")
     if outcome == REFUTED:
@@ -191,7 +238,7 @@ def _timed(metrics: dict, what: str) -> Verdict:
 
 def _host_sync(metrics: dict, platform: str | None) -> Verdict:
     if metrics.get("error_original"):
-        return _timed(metrics, "the fixed version")
+        return _timed(metrics, "the fixed version", platform)
     line = metrics.get("sync_line_original")
     if metrics.get("sync_in_loop_original"):
         if metrics.get("sync_in_loop_fixed") is False:
@@ -203,17 +250,17 @@ def _host_sync(metrics: dict, platform: str | None) -> Verdict:
         return Verdict(CONFIRMED, f"transfer_guard_device_to_host('disallow') stops the original at line {line}, "
                                   f"inside the loop; {fixed}; per call {seconds(metrics.get('time_original_s'))} vs "
                                   f"{seconds(metrics.get('time_fixed_s'))} ({ratio(metrics.get('speedup'))}).")
-    verdict = _timed(metrics, "the fixed version")
+    verdict = _timed(metrics, "the fixed version", platform)
     if platform == "cpu":
         verdict.evidence += " (On CPU the transfer guard cannot see host syncs: timing only.)"
     return verdict
 
 
-def _recompilation(metrics: dict) -> Verdict:
+def _recompilation(metrics: dict, platform: str | None = None) -> Verdict:
     per_call_original = metrics.get("compiles_per_call_original")
     per_call_fixed = metrics.get("compiles_per_call_fixed")
     cold_original, cold_fixed = metrics.get("compiles_original"), metrics.get("compiles_fixed")
-    base = _timed(metrics, "the fixed version")
+    base = _timed(metrics, "the fixed version", platform)
     if base.verdict == INCONCLUSIVE and (metrics.get("error_original") or metrics.get("error_fixed")
                                          or metrics.get("agree") is False or metrics.get("fixed_by") is None):
         return base

@@ -1,0 +1,710 @@
+"""Instrumentation inside the user's own process, for `jaxlint runtime -- COMMAND`.
+
+Loaded by the `sitecustomize` of `trace_site/` (put first on PYTHONPATH by `trace_run`), it waits
+for the program to import jax, then records, attributed to the innermost frame in the user's
+files (`JAXLINT_TRACE_ROOTS`):
+
+- compilations (`jax.monitoring` backend-compile events) with the jitted name, and the reason
+  of each tracing cache miss (`jax_explain_cache_misses`, whose log records are kept out of the
+  user's stderr);
+- device-to-host syncs: every read of an array's host value (`float`, `.item()`, `np.asarray`,
+  `print`, `jax.device_get`, ...) and `block_until_ready`, with the time the host was blocked.
+  The transfer guard would only see these on GPU/TPU (on CPU it never fires, and on GPU it logs
+  from C++ to the user's stderr), so the host-value accessors themselves are wrapped. On CPU,
+  `np.asarray(x)` (and `.item()`, which uses it) reads a CPU array through the buffer protocol,
+  with no Python frame to wrap: those reads are not seen there;
+- calls of functions the user jitted (a thin Python wrapper around `jax.jit`'s result, only for
+  functions defined in the user's files): host time per dispatch and the host time between
+  consecutive dispatches, and the argument shapes of the first call;
+- lines executed in the user's files (to tell "ran fine" from "never ran");
+- warnings about donation, and at exit: peak device memory (`memory_stats()`), the cost of
+  reading back a value that is already on the host side (the device's sync floor), and for
+  each jitted function called at least twice whose outputs could reuse an input's buffers,
+  `memory_analysis()` with and without donating it, and a warm, fair timing of both.
+
+Everything goes to `JAXLINT_TRACE_DIR/trace-<pid>.json`, rewritten at most every second while
+the program runs (the parent shows progress from it) and once more at exit. The program's
+behaviour is unchanged: wrappers return what the wrapped call returns and raise what it raises.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+TIMELINE_LIMIT = 4000  # events kept for the timeline; counters keep counting past it
+SNAPSHOT_EVERY_S = 1.0
+PROBE_LIMIT = 6  # jitted functions probed for donation at exit
+
+_JAX_FRAMES = (os.sep + "jax" + os.sep, os.sep + "jaxlib" + os.sep)
+_SYNC_KINDS = {
+    "__float__": "float()", "__int__": "int()", "__bool__": "bool()", "__index__": "index",
+    "__complex__": "complex()", "item": ".item()", "tolist": ".tolist()", "__array__": "np.asarray()",
+    "__format__": "format/print", "__str__": "format/print", "__repr__": "format/print",
+    "device_get": "jax.device_get()", "block_until_ready": "block_until_ready()",
+}
+
+
+class Recorder:
+    """Counters per (file, line) and a bounded timeline; written as one JSON document."""
+
+    def __init__(self, out_dir: str, roots: list[str]) -> None:
+        self.path = Path(out_dir) / f"trace-{os.getpid()}.json"
+        self.roots = [os.path.normcase(os.path.abspath(root)) for root in roots if root]
+        self.excluded = [os.path.normcase(os.path.abspath(p)) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
+        self.own_package = os.path.normcase(str(Path(__file__).resolve().parents[1]))
+        self.started = time.perf_counter()
+        self.started_wall = time.time()
+        self.lock = threading.RLock()
+        self.user_file_cache: dict[str, bool] = {}
+        self.lines: dict[str, dict] = {}  # "file:line" -> counters
+        self.timeline: list[dict] = []
+        self.functions: dict[str, dict] = {}  # jitted user functions by "file:def_line:name"
+        self.executed: dict[str, set[int]] = {}
+        self.cache_misses: list[dict] = []
+        self.donation_warnings: list[dict] = []
+        self.totals = {"compiles": 0, "compile_s": 0.0, "traces": 0, "syncs": 0, "sync_blocked_s": 0.0, "calls": 0}
+        self.at_exit: dict = {}
+        self.last_snapshot = 0.0
+        self.in_sync = threading.local()
+        self.last_dispatch_end: float | None = None
+        self.closed = False  # set at exit: the probes' own compilations and syncs are not the program's
+
+    # ------------------------------------------------------------------ attribution
+    def is_user_file(self, filename: str) -> bool:
+        known = self.user_file_cache.get(filename)
+        if known is not None:
+            return known
+        path = os.path.normcase(os.path.abspath(filename))
+        answer = (not filename.startswith("<") and any(path.startswith(root + os.sep) or path == root for root in self.roots)
+                  and "site-packages" not in path and "dist-packages" not in path
+                  and not any(path.startswith(prefix + os.sep) for prefix in self.excluded if prefix not in self.roots)
+                  and not path.startswith(self.own_package + os.sep))
+        self.user_file_cache[filename] = answer
+        return answer
+
+    def user_frame(self, frame):
+        """(file, line, function, name of the outermost library frame called from it) or None."""
+        called = None
+        while frame is not None:
+            code = frame.f_code
+            if self.is_user_file(code.co_filename):
+                return code.co_filename, frame.f_lineno, code.co_name, called
+            called = code.co_name
+            frame = frame.f_back
+        return None
+
+    def now(self) -> float:
+        return time.perf_counter() - self.started
+
+    def line_entry(self, where) -> dict:
+        key = f"{where[0]}:{where[1]}"
+        entry = self.lines.get(key)
+        if entry is not None and entry["function"] == "?":
+            entry["function"] = where[2]
+        if entry is None:
+            entry = self.lines[key] = {"file": where[0], "line": where[1], "function": where[2], "compiles": 0,
+                                       "compile_s": 0.0, "compiled": {}, "traces": 0, "syncs": 0,
+                                       "sync_blocked_s": 0.0, "sync_kinds": {}, "sync_blocked_samples": [],
+                                       "calls": 0, "dispatch_s": 0.0, "gap_s": 0.0, "called": {},
+                                       "cache_miss_reasons": []}
+        return entry
+
+    def event(self, record: dict) -> None:
+        if len(self.timeline) < TIMELINE_LIMIT:
+            self.timeline.append(record)
+        if time.perf_counter() - self.last_snapshot > SNAPSHOT_EVERY_S:
+            self.write(final=False)
+
+    # ------------------------------------------------------------------ what happened
+    def on_duration(self, event: str, duration: float, **kwargs) -> None:
+        if self.closed or ("backend_compile_duration" not in event and "jaxpr_trace_duration" not in event):
+            return
+        where = self.user_frame(sys._getframe(1))
+        name = str(kwargs.get("fun_name") or "?")
+        with self.lock:
+            if "jaxpr_trace_duration" in event:
+                self.totals["traces"] += 1
+                if where:
+                    self.line_entry(where)["traces"] += 1
+                return
+            self.totals["compiles"] += 1
+            self.totals["compile_s"] += duration
+            if where:
+                entry = self.line_entry(where)
+                entry["compiles"] += 1
+                entry["compile_s"] += duration
+                entry["compiled"][name] = entry["compiled"].get(name, 0) + 1
+            self.event({"kind": "compile", "t": self.now() - duration, "duration": duration, "name": name,
+                        "file": where[0] if where else None, "line": where[1] if where else None})
+
+    def on_sync(self, kind_hint: str | None, blocked: float, frame) -> None:
+        if self.closed:
+            return
+        where = self.user_frame(frame)
+        kind = _SYNC_KINDS.get(where[3] if where else None) or kind_hint or "host read"
+        with self.lock:
+            self.totals["syncs"] += 1
+            self.totals["sync_blocked_s"] += blocked
+            if where:
+                entry = self.line_entry(where)
+                entry["syncs"] += 1
+                entry["sync_blocked_s"] += blocked
+                entry["sync_kinds"][kind] = entry["sync_kinds"].get(kind, 0) + 1
+                if len(entry["sync_blocked_samples"]) < 256:
+                    entry["sync_blocked_samples"].append(blocked)
+            self.event({"kind": "sync", "t": self.now() - blocked, "duration": blocked, "name": kind,
+                        "file": where[0] if where else None, "line": where[1] if where else None})
+
+    def on_call(self, function_key: str, started: float, ended: float, frame) -> None:
+        if self.closed:
+            return
+        where = self.user_frame(frame)
+        with self.lock:
+            gap = started - self.last_dispatch_end if self.last_dispatch_end is not None else None
+            self.last_dispatch_end = ended
+            self.totals["calls"] += 1
+            info = self.functions[function_key]
+            info["calls"] += 1
+            if where:
+                entry = self.line_entry(where)
+                entry["calls"] += 1
+                entry["dispatch_s"] += ended - started
+                entry["gap_s"] += gap or 0.0
+                entry["called"][function_key] = entry["called"].get(function_key, 0) + 1
+                sites = info["call_sites"]
+                site = f"{where[0]}:{where[1]}"
+                sites[site] = sites.get(site, 0) + 1
+            self.event({"kind": "call", "t": started - self.started, "duration": ended - started,
+                        "name": info["name"], "file": where[0] if where else None,
+                        "line": where[1] if where else None})
+
+    def on_cache_miss(self, message: str) -> None:
+        # "TRACING CACHE MISS at /path/file.py:20:30 (<module>):\n  reason lines"
+        head, _, reasons = message.partition("\n")
+        location = head.split(" at ", 1)[-1].rsplit(" (", 1)[0]
+        parts = location.rsplit(":", 2)
+        with self.lock:
+            record = {"file": parts[0] if len(parts) == 3 else location, "reason": " ".join(reasons.split())[:400]}
+            try:
+                record["line"] = int(parts[1])
+            except (IndexError, ValueError):
+                record["line"] = None
+            if len(self.cache_misses) < 500:
+                self.cache_misses.append(record)
+            where = (record["file"], record["line"], "?")
+            if record["line"] is None or not self.is_user_file(record["file"]):
+                # JAX names the innermost frame outside jax: that can be this module's jit wrapper.
+                where = self.user_frame(sys._getframe(1))
+            if where is not None:
+                reasons_seen = self.line_entry(where)["cache_miss_reasons"]
+                if len(reasons_seen) < 5 and record["reason"] not in reasons_seen:
+                    reasons_seen.append(record["reason"])
+
+    def on_warning(self, message, category, filename, lineno) -> None:
+        text = str(message)
+        if "donat" not in text.lower():
+            return
+        where = self.user_frame(sys._getframe(2))
+        with self.lock:
+            if len(self.donation_warnings) < 100:
+                self.donation_warnings.append({"message": text[:400], "category": category.__name__,
+                                               "file": where[0] if where else filename,
+                                               "line": where[1] if where else lineno})
+
+    # ------------------------------------------------------------------ output
+    def document(self) -> dict:
+        with self.lock:
+            return {
+                "pid": os.getpid(), "argv": list(sys.argv), "started": self.started_wall,
+                "elapsed_s": self.now(), "totals": dict(self.totals), "lines": list(self.lines.values()),
+                "functions": list(self.functions.values()),
+                "executed": {name: sorted(rows) for name, rows in self.executed.items()},
+                "cache_misses": list(self.cache_misses), "donation_warnings": list(self.donation_warnings),
+                "timeline": list(self.timeline), "at_exit": dict(self.at_exit),
+            }
+
+    def write(self, final: bool) -> None:
+        self.last_snapshot = time.perf_counter()
+        try:
+            document = self.document()
+            document["final"] = final
+            temporary = self.path.with_suffix(f".tmp{threading.get_ident()}")
+            temporary.write_text(json.dumps(document, default=str), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except Exception:
+            pass  # the user's program must never fail because a report could not be written
+
+
+RECORDER: Recorder | None = None
+
+
+# ---------------------------------------------------------------------- installation
+
+def install_from_environment() -> None:
+    """Called by the sitecustomize: arm the jax import watcher when the parent asked for it."""
+    out_dir = os.environ.get("JAXLINT_TRACE_DIR")
+    if not out_dir or RECORDER is not None:
+        return
+    roots = os.environ.get("JAXLINT_TRACE_ROOTS", os.getcwd()).split(os.pathsep)
+    start(Recorder(out_dir, roots))
+
+
+def start(recorder: Recorder) -> None:
+    global RECORDER
+    RECORDER = recorder
+    _watch_lines(recorder)
+    _watch_uncaught(recorder)
+    if "jax" in sys.modules:
+        install_jax_hooks(recorder)
+    else:
+        sys.meta_path.insert(0, _JaxImportWatcher(recorder))
+    atexit.register(_finish)
+
+
+class _JaxImportWatcher:
+    """A meta-path finder that runs `install_jax_hooks` right after `jax/__init__.py` executes.
+
+    jax is not imported early: a program may set JAX_* environment variables before importing it.
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "jax":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec("jax")
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        original_exec = loader.exec_module
+        recorder = self.recorder
+
+        def exec_module(module):
+            original_exec(module)
+            try:
+                install_jax_hooks(recorder)
+            except Exception as error:  # instrumentation failing must not break the program
+                recorder.at_exit["install_error"] = f"{type(error).__name__}: {error}"
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def install_jax_hooks(recorder: Recorder) -> None:
+    import jax
+
+    recorder.at_exit["jax_version"] = getattr(jax, "__version__", None)
+    try:
+        import jax.monitoring as monitoring
+
+        monitoring.register_event_duration_secs_listener(recorder.on_duration)
+    except Exception as error:
+        recorder.at_exit["compile_events_unavailable"] = str(error)
+    _explain_cache_misses(recorder, jax)
+    _wrap_host_reads(recorder)
+    _wrap_jit(recorder, jax)
+    _watch_warnings(recorder)
+
+
+def _explain_cache_misses(recorder: Recorder, jax) -> None:
+    user_asked = os.environ.get("JAX_EXPLAIN_CACHE_MISSES", "").lower() in ("1", "true")
+    try:
+        jax.config.update("jax_explain_cache_misses", True)
+    except Exception:
+        return
+    import logging
+
+    def keep(record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message.startswith("TRACING CACHE MISS"):
+            recorder.on_cache_miss(message)
+            return user_asked  # the user's stderr sees these only if they asked for them
+        return True
+
+    for name in list(logging.root.manager.loggerDict):
+        if name == "jax" or name.startswith("jax."):
+            logging.getLogger(name).addFilter(keep)
+
+
+def _wrap_host_reads(recorder: Recorder) -> None:
+    try:
+        from jax._src.array import ArrayImpl
+    except Exception as error:
+        recorder.at_exit["sync_tracking_unavailable"] = str(error)
+        return
+    value_property = ArrayImpl.__dict__.get("_value")
+    if isinstance(value_property, property) and value_property.fget is not None:
+        read = value_property.fget
+
+        def timed_value(self):
+            if getattr(recorder.in_sync, "active", False):
+                return read(self)
+            recorder.in_sync.active = True
+            started = time.perf_counter()
+            try:
+                return read(self)
+            finally:
+                recorder.in_sync.active = False
+                recorder.on_sync(None, time.perf_counter() - started, sys._getframe(1))
+
+        ArrayImpl._value = property(timed_value, value_property.fset, value_property.fdel, value_property.__doc__)
+    blocking = ArrayImpl.__dict__.get("block_until_ready")
+    if callable(blocking):
+        def timed_block(self):
+            if getattr(recorder.in_sync, "active", False):
+                return blocking(self)
+            recorder.in_sync.active = True
+            started = time.perf_counter()
+            try:
+                return blocking(self)
+            finally:
+                recorder.in_sync.active = False
+                recorder.on_sync("block_until_ready()", time.perf_counter() - started, sys._getframe(1))
+
+        timed_block.__doc__ = getattr(blocking, "__doc__", None)
+        ArrayImpl.block_until_ready = timed_block
+
+
+_ORIGINAL_JIT = None  # jax's own jit, for the probes at exit (their calls are not the program's)
+
+
+def _wrap_jit(recorder: Recorder, jax) -> None:
+    global _ORIGINAL_JIT
+    original_jit = _ORIGINAL_JIT = jax.jit
+
+    def jit(fun=None, *args, **kwargs):
+        if fun is None:  # `@jax.jit(static_argnames=...)` decorator-factory form
+            return lambda f: jit(f, *args, **kwargs)
+        jitted = original_jit(fun, *args, **kwargs)
+        code = getattr(fun, "__code__", None)
+        if code is None or not recorder.is_user_file(code.co_filename):
+            return jitted
+        return _recording(recorder, jax, fun, jitted, args, kwargs)
+
+    jit.__doc__ = getattr(original_jit, "__doc__", None)
+    jit.__wrapped__ = original_jit
+    jax.jit = jit
+
+
+def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs: dict):
+    code = fun.__code__
+    key = f"{code.co_filename}:{code.co_firstlineno}:{getattr(fun, '__qualname__', code.co_name)}"
+    with recorder.lock:
+        info = recorder.functions.setdefault(key, {
+            "key": key, "name": getattr(fun, "__qualname__", code.co_name), "file": code.co_filename,
+            "line": code.co_firstlineno, "calls": 0, "call_sites": {}, "jit_objects": 0,
+            "donates": bool(jit_kwargs.get("donate_argnums") or jit_kwargs.get("donate_argnames")),
+        })
+        info["jit_objects"] += 1
+    state = {"recorded_args": False}
+
+    def call(*args, **kwargs):
+        started = time.perf_counter()
+        result = jitted(*args, **kwargs)
+        ended = time.perf_counter()
+        try:
+            if not state["recorded_args"] and not _has_tracer(jax, args, kwargs):
+                state["recorded_args"] = True
+                _PROBES.setdefault(key, (fun, jit_args, jit_kwargs, _abstract(jax, args), _abstract(jax, kwargs)))
+            recorder.on_call(key, started, ended, sys._getframe(1))
+            if info["calls"] <= 3 or info["calls"] % 50 == 0:
+                _sample_memory(recorder, jax)
+        except Exception:
+            pass
+        return result
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        value = getattr(fun, name, None)
+        if isinstance(value, str) or (name == "__doc__" and value is None):
+            setattr(call, name, value)
+    call.__wrapped__ = fun  # as on jax's own jitted functions
+    for name in ("lower", "trace", "eval_shape", "clear_cache", "_cache_size", "_fun"):
+        if hasattr(jitted, name):
+            setattr(call, name, getattr(jitted, name))
+    call._jaxlint_jitted = jitted
+    return call
+
+
+_PROBES: dict[str, tuple] = {}
+
+
+def _sample_memory(recorder: Recorder, jax) -> None:
+    """The largest device memory seen after a jitted call: the allocator's count where it keeps
+    one, and the bytes of all live arrays (what the program holds, whatever the allocator)."""
+    peak = recorder.at_exit.setdefault("memory_samples", {"allocator_bytes_max": None, "live_array_bytes_max": 0,
+                                                          "samples": 0})
+    peak["samples"] += 1
+    try:
+        stats = jax.devices()[0].memory_stats() or {}
+    except Exception:
+        stats = {}
+    if stats.get("bytes_in_use"):
+        peak["allocator_bytes_max"] = max(peak["allocator_bytes_max"] or 0, stats["bytes_in_use"])
+    live = sum(array.nbytes for array in jax.live_arrays() if not array.is_deleted())
+    peak["live_array_bytes_max"] = max(peak["live_array_bytes_max"], live)
+
+
+def _has_tracer(jax, args, kwargs) -> bool:
+    tracer = jax.core.Tracer
+    return any(isinstance(leaf, tracer) for leaf in jax.tree.leaves((args, kwargs)))
+
+
+def _abstract(jax, tree):
+    def spec(leaf):
+        if isinstance(leaf, jax.Array):
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=getattr(leaf, "sharding", None))
+        return leaf
+
+    return jax.tree.map(spec, tree)
+
+
+def _watch_warnings(recorder: Recorder) -> None:
+    previous = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        try:
+            recorder.on_warning(message, category, filename, lineno)
+        except Exception:
+            pass
+        return previous(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = showwarning
+
+
+def _watch_lines(recorder: Recorder) -> None:
+    """Record executed lines of the user's files; sys.monitoring (3.12+) disables each after its first hit."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None:
+        tool = next((i for i in range(5, 0, -1) if monitoring.get_tool(i) is None), None)
+        if tool is not None:
+            monitoring.use_tool_id(tool, "jaxlint-runtime")
+
+            def on_line(code, line):
+                if recorder.is_user_file(code.co_filename):
+                    recorder.executed.setdefault(code.co_filename, set()).add(line)
+                return monitoring.DISABLE
+
+            monitoring.register_callback(tool, monitoring.events.LINE, on_line)
+            monitoring.set_events(tool, monitoring.events.LINE)
+            return
+
+    def local(frame, event, arg):
+        if event == "line":
+            recorder.executed.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
+        return local
+
+    def global_trace(frame, event, arg):
+        if recorder.is_user_file(frame.f_code.co_filename):
+            return local
+        return None
+
+    sys.settrace(global_trace)
+    threading.settrace(global_trace)
+
+
+def _watch_uncaught(recorder: Recorder) -> None:
+    """The exception that ends the program: its class, message and the user's frames in its traceback."""
+    previous = sys.excepthook
+
+    def excepthook(kind, error, traceback):
+        try:
+            frames = []
+            while traceback is not None:
+                code = traceback.tb_frame.f_code
+                if recorder.is_user_file(code.co_filename):
+                    frames.append({"file": code.co_filename, "line": traceback.tb_lineno, "function": code.co_name})
+                traceback = traceback.tb_next
+            recorder.at_exit["uncaught"] = {"error": kind.__name__, "message": str(error)[:500], "frames": frames}
+        except Exception:
+            pass
+        return previous(kind, error, error.__traceback__)
+
+    sys.excepthook = excepthook
+
+
+# ---------------------------------------------------------------------- at exit
+
+def _finish() -> None:
+    recorder = RECORDER
+    if recorder is None:
+        return
+    recorder.at_exit["elapsed_s"] = recorder.now()
+    recorder.closed = True
+    jax = sys.modules.get("jax")
+    if jax is not None:
+        for step in (_device_facts, _sync_floor, _donation_probes):
+            try:
+                step(recorder, jax)
+            except Exception as error:
+                recorder.at_exit.setdefault("errors", []).append(f"{step.__name__}: {type(error).__name__}: {error}")
+    recorder.write(final=True)
+
+
+def _device_facts(recorder: Recorder, jax) -> None:
+    device = jax.devices()[0]
+    recorder.at_exit["device"] = {"platform": device.platform, "device_kind": device.device_kind,
+                                  "device_count": jax.device_count(), "jax_version": jax.__version__,
+                                  "python_version": sys.version.split()[0]}
+    peaks = []
+    for each in jax.local_devices():
+        try:
+            stats = each.memory_stats() or {}
+        except Exception:
+            stats = {}
+        peaks.append({"device": str(each), "peak_bytes_in_use": stats.get("peak_bytes_in_use"),
+                      "bytes_limit": stats.get("bytes_limit"), "bytes_in_use": stats.get("bytes_in_use")})
+    recorder.at_exit["memory"] = peaks
+
+
+def _sync_floor(recorder: Recorder, jax) -> None:
+    """Median time to read back a scalar that is already computed: the least a sync costs here."""
+    import jax.numpy as jnp
+
+    value = jnp.zeros(())
+    value.block_until_ready()
+    samples = []
+    recorder.in_sync.active = True  # the probe's own reads are not the program's syncs
+    for _ in range(25):
+        fresh = value + 0  # a new array each time, so no cached host copy is returned
+        fresh.block_until_ready()
+        started = time.perf_counter()
+        fresh.__array__()
+        samples.append(time.perf_counter() - started)
+    recorder.in_sync.active = False
+    samples.sort()
+    recorder.at_exit["ready_sync_s"] = samples[len(samples) // 2]
+
+
+def _donation_probes(recorder: Recorder, jax) -> None:
+    """For jitted functions called twice or more without donation: memory and time with and without."""
+    probed = []
+    candidates = sorted((info for info in recorder.functions.values() if info["calls"] >= 2 and not info["donates"]),
+                        key=lambda info: -info["calls"])
+    for info in candidates[:PROBE_LIMIT]:
+        probe = _PROBES.get(info["key"])
+        if probe is None:
+            continue
+        try:
+            probed.append(_probe_donation(jax, info, *probe))
+        except Exception as error:
+            probed.append({"key": info["key"], "error": f"{type(error).__name__}: {error}"[:300]})
+    recorder.at_exit["donation_probes"] = probed
+
+
+def _probe_donation(jax, info, fun, jit_args, jit_kwargs, args, kwargs) -> dict:
+    static = set(jit_kwargs.get("static_argnums") or ()) if not isinstance(jit_kwargs.get("static_argnums"), int) \
+        else {jit_kwargs["static_argnums"]}
+    jit = _ORIGINAL_JIT or jax.jit
+    plain = jit(fun, *jit_args, **jit_kwargs)
+    out = plain.eval_shape(*args, **kwargs)
+    out_items = list(out) if isinstance(out, tuple) else [out]
+    reusable: dict[int, int] = {}
+    scalars_only: list[int] = []
+    for position, arg in enumerate(args):
+        if position in static:
+            continue
+        leaves = [leaf for leaf in jax.tree.leaves(arg) if isinstance(leaf, jax.ShapeDtypeStruct)]
+        if not leaves:
+            continue
+        for index, item in enumerate(out_items):
+            if index not in reusable.values() and _same_structure(jax, arg, item):
+                if all(leaf.ndim == 0 for leaf in leaves):
+                    scalars_only.append(position)  # a learning rate matching a scalar loss: nothing to save
+                else:
+                    reusable[position] = index
+                break
+    result = {"key": info["key"], "name": info["name"], "donatable_argnums": sorted(reusable),
+              "scalar_argnums": scalars_only}
+    if not reusable:
+        return result
+    donating = jit(fun, *jit_args, **{**jit_kwargs, "donate_argnums": tuple(sorted(reusable))})
+    for label, jitted in (("original", plain), ("donated", donating)):
+        compiled = jitted.lower(*args, **kwargs).compile()
+        stats = compiled.memory_analysis()
+        if isinstance(stats, (list, tuple)):
+            stats = stats[0] if stats else None
+        if stats is None:
+            result[f"peak_bytes_{label}"] = None
+            continue
+        alias = getattr(stats, "alias_size_in_bytes", 0) or 0
+        peak = getattr(stats, "peak_memory_in_bytes", 0) or (
+            stats.argument_size_in_bytes + stats.output_size_in_bytes + stats.temp_size_in_bytes - alias)
+        result[f"peak_bytes_{label}"] = peak
+        result[f"alias_bytes_{label}"] = alias
+    result.update(_fair_timing(jax, plain, donating, args, kwargs, reusable, out is not None and isinstance(out, tuple)))
+    return result
+
+
+def _same_structure(jax, left, right) -> bool:
+    left_leaves, left_tree = jax.tree.flatten(left)
+    right_leaves, right_tree = jax.tree.flatten(right)
+    return left_tree == right_tree and all(
+        getattr(a, "shape", None) == getattr(b, "shape", None) and getattr(a, "dtype", None) == getattr(b, "dtype", None)
+        for a, b in zip(left_leaves, right_leaves))
+
+
+def _fair_timing(jax, plain, donating, args, kwargs, reusable: dict, tuple_output: bool, steps: int = 20) -> dict:
+    """Both versions run `state = f(state, ...)` on the same-sized buffers, warm, blocked at the end.
+
+    The loop feeds each output back as the next input, as a training loop does, so the donating
+    version reuses its buffers and neither version pays for fresh input copies in the timed part.
+    Skipped when the arguments would not fit twice more in free device memory.
+    """
+    import jax.numpy as jnp
+
+    arrays = [leaf for leaf in jax.tree.leaves((args, kwargs)) if isinstance(leaf, jax.ShapeDtypeStruct)]
+    need = sum(leaf.size * leaf.dtype.itemsize for leaf in arrays)
+    stats = jax.devices()[0].memory_stats() or {}
+    limit, used = stats.get("bytes_limit"), stats.get("bytes_in_use") or 0
+    if (limit and need * 3 > limit - used) or (not limit and need > 2e9):
+        return {"timing_skipped": f"arguments of {need / 1e6:.1f} MB do not fit three times in free memory"}
+
+    def concrete(tree):
+        return jax.tree.map(lambda leaf: jnp.zeros(leaf.shape, leaf.dtype) if isinstance(leaf, jax.ShapeDtypeStruct)
+                            else leaf, tree)
+
+    states = {}
+    for label, jitted in (("original", plain), ("donated", donating)):
+        current = list(concrete(args))
+        for _ in range(3):  # warm: compiled, buffers allocated, clocks up
+            current = _steps(jitted, current, concrete(kwargs), reusable, tuple_output, 1)
+        states[label] = (jitted, current, concrete(kwargs))
+    # Rounds alternate between the versions, so a noisy neighbour or a clock change hits both.
+    samples: dict[str, list[float]] = {"original": [], "donated": []}
+    rounds = 5
+    for _ in range(rounds):
+        for label in ("original", "donated"):
+            jitted, current, named = states[label]
+            started = time.perf_counter()
+            current = _steps(jitted, current, named, reusable, tuple_output, max(1, steps // rounds))
+            samples[label].append((time.perf_counter() - started) / max(1, steps // rounds))
+            states[label] = (jitted, current, named)
+    timings = {f"time_per_step_{label}_s": sorted(values)[len(values) // 2] for label, values in samples.items()}
+    timings["timed_steps"] = rounds * max(1, steps // rounds)
+    return timings
+
+
+def _steps(jitted, current: list, named: dict, reusable: dict, tuple_output: bool, count: int) -> list:
+    """`count` steps of `state = f(state, ...)`, blocked at the end; returns the new arguments."""
+    import jax
+
+    out = None
+    for _ in range(count):
+        out = jitted(*current, **named)
+        items = list(out) if tuple_output else [out]
+        current = list(current)
+        for position, index in reusable.items():
+            current[position] = items[index]
+    jax.block_until_ready(out)
+    return current
