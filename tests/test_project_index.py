@@ -87,3 +87,21 @@ def test_cache_notices_a_changed_dependency(tmp_path, monkeypatch):
     changed = lint_files([script], settings, rules, jobs=1, cache=cache)[0]
     assert cache.hits == 1, "a changed dependency must not be served from the cache"
     assert len(changed.diagnostics) == 1  # train_step now donates; only agent.update is left
+
+
+def test_one_file_on_the_command_line_resolves_its_imports(tmp_path, monkeypatch):
+    """Pre-commit passes single files: their imports still resolve from the project."""
+    import json
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    (project / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--format", "json", "--no-cache", "--select", "JAX401,JAX304", "train.py"],
+        cwd=project, capture_output=True, text=True,
+    )
+    assert run.returncode == 1, run.stderr
+    found = sorted((d["code"], d["location"]["row"]) for d in json.loads(run.stdout))
+    assert found == [("JAX304", 24), ("JAX304", 36), ("JAX401", 15), ("JAX401", 16)]

@@ -10,7 +10,12 @@ from __future__ import annotations
 import ast
 import weakref
 
-from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
+    from jaxlint.semantic.model import Scope, SemanticModel
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def owning_scope(model: SemanticModel, name: str, scope: Scope) -> Scope | None:

@@ -68,8 +68,6 @@ class ImportMap:
 
     def _bind_project_imports(self, import_nodes: list[ast.AST], project, ambiguous: set[str]):
         """Binds relative and star imports through the project; returns the nodes left to bind."""
-        from jaxlint.semantic.project import absolute_module
-
         remaining = []
         star_bound: dict[str, str] = {}
         for node in import_nodes:
@@ -132,3 +130,17 @@ def canonical(qualified: str) -> str:
     if qualified.startswith("equinox.") or qualified.startswith("flax."):
         return qualified
     return CANONICAL.get(qualified, qualified)
+
+
+def absolute_module(node: ast.ImportFrom, package: str) -> str | None:
+    """The absolute module an ImportFrom reads from; None when a relative one climbs out of the package."""
+    if not node.level:
+        return node.module
+    parts = package.split(".") if package else []
+    if (parts and node.level - 1 >= len(parts)) or (not parts and node.level > 1):
+        return None
+    # A script's `from .x import y` has no package: it reads as its sibling `x`.
+    base = parts[: len(parts) - (node.level - 1)]
+    if node.module:
+        base.append(node.module)
+    return ".".join(base) if base else None

@@ -30,6 +30,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jaxlint.semantic.imports import absolute_module
+
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
 _MAX_REEXPORT_DEPTH = 5
@@ -371,20 +373,6 @@ def _stored(target: ast.AST):
             yield from _stored(element)
     elif isinstance(target, ast.Starred):
         yield from _stored(target.value)
-
-
-def absolute_module(node: ast.ImportFrom, package: str) -> str | None:
-    """The absolute module an ImportFrom reads from; None when a relative one climbs out of the package."""
-    if not node.level:
-        return node.module
-    parts = package.split(".") if package else []
-    if (parts and node.level - 1 >= len(parts)) or (not parts and node.level > 1):
-        return None
-    # A script's `from .x import y` has no package: it reads as its sibling `x`.
-    base = parts[: len(parts) - (node.level - 1)]
-    if node.module:
-        base.append(node.module)
-    return ".".join(base) if base else None
 
 
 class ProjectView:
