@@ -113,10 +113,16 @@ class HostSyncInLoop(Rule):
                 continue  # (a string made from a device value is never what a host consumer needs)
             found.append((child, description))
         reported_statements: set[int] = set()
+        synced: set[str] = set()
         for child, description in sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)):
             statement = _statement_of(child)
             if id(statement) in reported_statements:
                 continue  # one finding per statement: `print(f"{a} {float(b)}")` is one sync to fix
+            read = {n.id for n in ast.walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
+            if read and read <= synced:
+                continue  # already copied to the host earlier in this iteration: a JAX array keeps that copy
+            if not _under_condition(child, node):
+                synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
             context.report(
                 child,
@@ -258,6 +264,15 @@ def _reported_values(call: ast.Call) -> list[ast.expr]:
     return values
 
 
+def _under_condition(node: ast.AST, loop: ast.AST) -> bool:
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp, ast.Try, ast.With)):
+            return True
+        parent = parent_of(parent)
+    return False
+
+
 def _statement_of(node: ast.AST) -> ast.AST:
     current = node
     while current is not None and not isinstance(current, ast.stmt):
@@ -312,6 +327,8 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
     for use in uses:
         child, parent = use, parent_of(use)
         while parent is not None and parent is not loop:
+            if isinstance(parent, ast.Call) and _appends_to_list_read_in_loop(parent, child, loop):
+                return True  # `generated.append(token)` with `generated` read again in the loop: next input
             if isinstance(parent, ast.Call) and child is not parent.func:
                 if not _is_sink_call(parent, context):
                     return True
@@ -322,6 +339,22 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
                 break
             child, parent = parent, parent_of(parent)
     return False
+
+
+def _appends_to_list_read_in_loop(call: ast.Call, argument: ast.AST, loop: ast.AST) -> bool:
+    """`history.append(value)` where the loop also reads `history` elsewhere (to build its next input),
+    not just a record read after the loop."""
+    function = call.func
+    if not (isinstance(function, ast.Attribute) and function.attr in ("append", "extend") and isinstance(function.value, ast.Name)):
+        return False
+    if argument not in call.args:
+        return False
+    name = function.value.id
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and n is not function.value
+        and not (isinstance(parent_of(n), ast.Attribute) and parent_of(n).attr in ("append", "extend"))
+        for n in loop_body(loop)
+    )
 
 
 def _is_sink_call(call: ast.Call, context) -> bool:

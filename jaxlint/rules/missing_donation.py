@@ -55,7 +55,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow
+from jaxlint.semantic import carried_state, flow
 from jaxlint.semantic.flow import dotted_name, target_elements
 
 _DONATING = ("jax.jit", "jax.pmap")
@@ -76,7 +76,7 @@ class MissingDonation(Rule):
         if binding is None or binding.transform not in _DONATING:
             return
         scope = context.scope(node)
-        if scope.in_traced:
+        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model):
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
@@ -101,6 +101,12 @@ class MissingDonation(Rule):
                 continue
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
+            if (
+                carried_state.rebuilt_before_call(key, node, context.model, scope)
+                or carried_state.captured_by_closure(key, scope)
+                or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
+            ):
+                continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
             where = f" (inside argument {binding.argnum(position)})" if argument is not whole else ""

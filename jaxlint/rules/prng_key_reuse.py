@@ -197,8 +197,12 @@ class _Flow:
             names = [name for target in targets for name in _names(target)]
             state = self.kill(state, names)
             seed = key_values.literal_seed(value, self.context) if value is not None and not isinstance(node, ast.AugAssign) else None
-            if seed is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+            # A key rebuilt from a literal seed on every iteration of a loop is fixed noise on purpose
+            # (the same evaluation noise for every setting compared): not a reuse of that seed.
+            if seed is not None and len(targets) == 1 and isinstance(targets[0], ast.Name) and not _in_loop(node):
                 self.seed_of[targets[0].id] = seed
+            elif len(targets) == 1 and isinstance(targets[0], ast.Name):
+                self.seed_of.pop(targets[0].id, None)
             return state
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return self.kill(state, node.names)
@@ -539,3 +543,13 @@ def _inside(node: ast.AST, container: ast.AST) -> bool:
 
 
 RULE = PrngKeyReuse()
+
+
+def _in_loop(node: ast.AST) -> bool:
+    """Inside a `for`/`while` body of the same function."""
+    parent = parent_of(node)
+    while parent is not None and not isinstance(parent, FUNCTION_NODES):
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+            return True
+        parent = parent_of(parent)
+    return False

@@ -1,0 +1,151 @@
+"""Whether a value passed to a jitted update is carried state: what donation is for.
+
+Donation pays when the argument is the state a loop carries from one call to the next
+(`state = step(state, batch)` every iteration) or an update a method applies to what it owns
+(`self.state = self.update(self.state, ...)`). It does nothing, or breaks code, when:
+
+- inside a loop, the argument is rebuilt each iteration, before the call, from something not known
+  to be a device value (`x = next(batches)` then `x = encode(x)`): it is fresh input, often host
+  data, and the output often has another shape, so XLA could not reuse the buffer anyway;
+- another call of the same jitted function in the same function passes, at that position, a value
+  the program still reads afterwards: `donate_argnums` applies to every call, and would delete it;
+- a nested function or lambda reads the name (`current = lambda: params` handed to a thread):
+  it may read the old value while or after the update runs;
+- the code is a test: a single call on small values, where memory is not the point.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from jaxlint.semantic.flow import dotted_name, enclosing_loops, statement_list, target_elements
+
+_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
+
+
+def in_test_code(node: ast.AST, filename: str, model) -> bool:
+    """In a test module (`test_*.py`, `*_test.py`, under `tests/`) or a `test_*` function."""
+    if _TEST_FILE.search(filename.replace("\\", "/")):
+        return True
+    scope = model.scope_for(node)
+    while scope is not None:
+        if scope.name.startswith("test"):
+            return True
+        scope = scope.parent
+    return False
+
+
+def rebuilt_before_call(key: str, statement: ast.stmt, model, scope) -> bool:
+    """`key` is assigned before the call (earlier in the same loop iteration, or earlier in straight-line
+    code) from something not known to be a device value (`x = next(batches)`, `x = batch.reshape(...)`);
+    a jitted call's result still counts as carried (`storage = rollout(...)` then `compute_gae(storage)`)."""
+    loops = [loop for loop in enclosing_loops(statement) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    if loops:
+        region = loops[0]
+        if isinstance(region, (ast.For, ast.AsyncFor)) and key in {dotted_name(t) for t in target_elements(region.target)}:
+            return True  # the loop variable itself: a new element every iteration
+        unknown_counts = True
+    else:
+        # Straight-line code runs once: only a value known to be host data is not worth donating.
+        region = scope.node
+        unknown_counts = False
+    for earlier in _statements_before(statement, region):
+        if isinstance(earlier, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = earlier.targets if isinstance(earlier, ast.Assign) else [earlier.target]
+            if any(dotted_name(element) == key for target in targets for element in target_elements(target)):
+                value = earlier.value if not isinstance(earlier, ast.AugAssign) else None
+                kind = model.device_kind(value, scope) if value is not None else None
+                if kind == "host" or (unknown_counts and kind != "device"):
+                    return True
+        elif isinstance(earlier, (ast.For, ast.AsyncFor)) and key in {dotted_name(t) for t in target_elements(earlier.target)}:
+            return True
+    return False
+
+
+def _statements_before(statement: ast.stmt, loop: ast.AST):
+    """Statements that run before `statement` in the same iteration of `loop` (straight-line prefix
+    of each enclosing block up to the loop), including nested statements inside them."""
+    current = statement
+    while current is not loop:
+        located = statement_list(current)
+        if located is None:
+            return
+        block, index = located
+        for earlier in block[:index]:
+            yield from ast.walk(earlier)
+        parent = getattr(current, "_jaxlint_parent", None)
+        if parent is None:
+            return
+        current = parent
+
+
+def captured_by_closure(name: str, scope) -> bool:
+    """A nested function or lambda of the scope reads `name` (a closure over the old value)."""
+    if "." in name:
+        return False
+    for child in scope.children:
+        node = child.node
+        body = [node.body] if isinstance(node, ast.Lambda) else node.body
+        for statement in body:
+            for inner in ast.walk(statement):
+                if isinstance(inner, ast.Name) and inner.id == name and isinstance(inner.ctx, ast.Load):
+                    if name not in child.local_names:
+                        return True
+    return False
+
+
+def other_call_keeps_value(binding, call: ast.Call, position: int | None, keyword: str | None, model) -> bool:
+    """Another call of the same jitted callable passes, at this position, a value it does not rebind
+    from the result: donation (which applies to every call) would delete a value still in use."""
+    if binding.key == "<inline>":
+        return False
+    # Calls in the same function: where one jitted update serves two purposes side by side (applying
+    # a mask to the live parameters and to the averaged ones). Calls elsewhere in the module are
+    # left to the fix, which is offered only when every call rebinds the argument.
+    other_scope = model.scope_for(call)
+    for _ in (0,):
+        for other in other_scope.calls:
+            if other is call or not isinstance(other.func, (ast.Name, ast.Attribute)):
+                continue
+            if dotted_name(other.func) != dotted_name(call.func) and not (
+                isinstance(other.func, ast.Attribute) and isinstance(call.func, ast.Attribute) and other.func.attr == call.func.attr
+            ):
+                continue
+            if model.jit_binding_for_call(other) is None or model.jit_binding_for_call(other).key != binding.key:
+                continue
+            argument = _argument(other, position, keyword)
+            if argument is None:
+                continue
+            key = dotted_name(argument)
+            if key is None or key in _rebound_by(other):
+                continue
+            if "." in key or _still_read(key, other, other_scope):
+                return True
+    return False
+
+
+def _still_read(name: str, call: ast.Call, scope) -> bool:
+    """The caller of `call` may read `name` afterwards (or it is held by its own caller)."""
+    from jaxlint.rules.donation_aliasing import _source_live
+
+    statement = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = getattr(statement, "_jaxlint_parent", None)
+    return statement is None or _source_live(name, statement, scope)
+
+
+def _argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.expr | None:
+    if keyword is not None:
+        return next((k.value for k in call.keywords if k.arg == keyword), None)
+    if position is not None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return call.args[position]
+    return None
+
+
+def _rebound_by(call: ast.Call) -> set[str]:
+    statement = getattr(call, "_jaxlint_parent", None)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not call:
+        return set()
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
