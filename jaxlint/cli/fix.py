@@ -114,7 +114,10 @@ _worker: tuple | None = None
 def _initialize_worker(settings, codes: list[str], unsafe: bool, write: bool) -> None:
     from jaxlint.rules import RULES_BY_CODE
 
+    from jaxlint.runner import tune_garbage_collector
+
     global _worker
+    tune_garbage_collector()
     _worker = (settings, [RULES_BY_CODE[code] for code in codes], unsafe, write)
 
 
@@ -136,6 +139,9 @@ def fix_files(
 ) -> list[FileFix]:
     """Results in the order of `files`. With `cache` (a ResultCache), a file whose cached findings
     have no fix applicable here is answered from it; an unchanged file's findings are stored."""
+    from jaxlint.runner import tune_garbage_collector
+
+    tune_garbage_collector()
     results: list[FileFix | None] = [None] * len(files)
     pending: list[tuple[int, str | None]] = []
     for index, path in enumerate(files):

@@ -15,7 +15,8 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import FUNCTION_NODES, ancestors, parent_of
 from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
 
-# Modules that `import jax` loads and binds as attributes: `jax.tree.map` works after `import jax`.
+# Keyword names some KEYWORD_ENTRIES entry is about.
+_TABLE_KEYWORDS = frozenset(keyword for _, keyword in KEYWORD_ENTRIES)
 # Handlers that make a `try:` body a compatibility shim for several JAX versions.
 _SHIM_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 # Calls that make a Mesh: `with mesh:` on their result is the deprecated resource-env form.
@@ -82,8 +83,8 @@ class ApiCurrencyRule(Rule):
         context.report(node, self._message(change, qualified, target), fix=fix)
 
     def _check_keywords(self, node: ast.Call, context, target) -> None:
-        if not node.keywords:
-            return
+        if not any(keyword.arg in _TABLE_KEYWORDS for keyword in node.keywords):
+            return  # most calls: no keyword the table knows, so no need to resolve the callee
         function = node.func
         imports = context.model.imports
         qualified = raw_qualified_name(imports, function)
