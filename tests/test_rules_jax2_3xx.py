@@ -47,7 +47,7 @@ def test_jit_hoist_leaves_nested_loops_in_one_step():
         import jax
 
         def f(p, b, s):
-            return p * s + b
+            return p * len(range(s)) + b  # `s` must stay a Python int: it cannot become an argument
 
         def nested(params, epochs, batches, s):
             for epoch in range(epochs):
@@ -61,6 +61,31 @@ def test_jit_hoist_leaves_nested_loops_in_one_step():
     tree = ast.parse(outcome.text)
     function = tree.body[-1]
     assert isinstance(function.body[0], ast.Assign) and "jax.jit(partial(f, s=s))" in ast.unparse(function.body[0])
+    assert _codes(outcome.text, "JAX302") == []
+
+
+def test_jit_of_partial_is_jitted_once_at_module_level():
+    """`jax.jit(partial(f, s=s))` in a loop: `f` is jitted once for the module and `s` is bound with
+    `partial` to the jitted function, so neither iterations nor calls recompile."""
+    text = textwrap.dedent(
+        """
+        from functools import partial
+        import jax
+
+        def f(p, b, s):
+            return p * s + b
+
+        def nested(params, epochs, batches, s):
+            for epoch in range(epochs):
+                for batch in batches:
+                    params = jax.jit(partial(f, s=s))(params, batch)
+            return params
+        """
+    )
+    outcome = fix_source(text, "t.py", Settings(), [RULES_BY_CODE["JAX302"]], unsafe=True)
+    assert not outcome.reverted
+    assert "\nnested_f_jit = jax.jit(f)\n\n\ndef nested(" in outcome.text
+    assert "params = partial(nested_f_jit, s=s)(params, batch)" in outcome.text
     assert _codes(outcome.text, "JAX302") == []
 
 
