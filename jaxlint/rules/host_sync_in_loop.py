@@ -164,13 +164,11 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     calls the jitted step, or the loop says so (`for epoch in ...`, `train_epoch(...)`)."""
     model = context.model
     for node in loop_body(loop, nested=True):
-        if _conditional(node, loop):
-            continue  # an evaluation pass every N steps does not make this an epoch loop
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
-            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+            if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
                 return True
-        if isinstance(node, ast.Call) and helper_runs_training_loop(node, model):
-            return True
+        elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
+            return True  # (an evaluation pass every N steps does not make this an epoch loop)
     return names_an_epoch(loop)
 
 

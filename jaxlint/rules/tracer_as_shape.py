@@ -83,8 +83,6 @@ class TracerAsShape(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
-        if traced_only_by_uncalled_wrappers(scope, context.model):
-            return  # `f_jit = jax.jit(f)` never called: nothing traces `f` with abstract values
         if isinstance(node, ast.Subscript):
             self._check_subscript(node, scope, context)
             return
@@ -108,7 +106,7 @@ class TracerAsShape(Rule):
             if context.level(node.func.value, scope) >= TRACED:
                 culprit = next((arg for arg in node.args if _traced(arg, scope, context)), None)
             what = "the shape of `.reshape()`"
-        if culprit is None:
+        if culprit is None or _never_traced(scope, context):
             return
         context.report(
             node,
@@ -121,7 +119,7 @@ class TracerAsShape(Rule):
         for index in indices:
             if isinstance(index, ast.Slice):
                 bound = next((part for part in (index.lower, index.upper, index.step) if part is not None and _traced(part, scope, context)), None)
-                if bound is not None:
+                if bound is not None and not _never_traced(scope, context):
                     context.report(
                         node,
                         f"traced value `{snippet(context.text(bound))}` used as a slice bound in traced function `{scope.name}`: "
@@ -133,7 +131,7 @@ class TracerAsShape(Rule):
         if not _traced(node.slice, scope, context):
             return
         elements = _python_sequence(node.value, scope, context)
-        if elements is None:
+        if elements is None or _never_traced(scope, context):
             return
         fix = fixes.asarray_fix(context, node.value, "Use `{name}(...)[...]`") if _numeric(elements) else None
         context.report(
@@ -142,6 +140,11 @@ class TracerAsShape(Rule):
             f"in traced function `{scope.name}` raises TracerIntegerConversionError; index `jnp.asarray(...)` or use `lax.switch`",
             fix=fix,
         )
+
+
+def _never_traced(scope, context) -> bool:
+    """`f_jit = jax.jit(f)` that nothing calls: no abstract value ever reaches `f` through it."""
+    return traced_only_by_uncalled_wrappers(scope, context.model)
 
 
 def _traced(node: ast.AST, scope, context) -> bool:
