@@ -1,7 +1,14 @@
 """## What it does
-Follows PRNG key variables through a function body and flags a key consumed twice: passed to two
-`jax.random` samplers (or a sampler and `split`) with no reassignment in between, or consumed in a
-loop body (or comprehension) that never reassigns it, so every iteration draws the same numbers.
+Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
+and flags a key consumed twice: passed to two `jax.random` samplers (or a sampler and `split`)
+with no reassignment in between, or consumed in a loop body (or comprehension) that never
+reassigns it, so every iteration draws the same numbers. In function bodies outside tests, the
+framework calls that draw from a key count too: `model.init(key, x)`, `apply(..., rngs={"dropout":
+key})`, `env.reset(key, params)`, `env.step(key, ...)`, `space.sample(key)` (the first argument only
+when it is known to be a key). Also flagged: `key = split(key)[0]` followed by a use of `key`, whose
+next iteration splits an already used key; two samplers fed keys made from one literal seed
+(`normal(key=PRNGKey(0))` twice); and a module-level key that a jitted function called in a loop
+consumes without receiving or advancing it (a compile-time constant: the same numbers every call).
 `key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
 `split` and `fold_in` are fresh keys. Two identical calls (the same sampler, the same arguments, none
 rebound in between) whose results are then compared, or whose second call only recomputes the

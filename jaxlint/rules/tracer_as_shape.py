@@ -3,7 +3,8 @@ Flags a traced value used where Python needs a concrete integer or shape, inside
 `range(t)`, the shape of `jnp.zeros`/`ones`/`empty`/`full`, `jnp.arange(t)`, `jnp.linspace(...,
 num=t)`, `jnp.eye(t)`, `x.reshape(t, ...)`, `jnp.reshape`/`broadcast_to`/`tile`/`repeat` sizes,
 `lax.dynamic_slice` sizes, slice bounds `x[:t]` / `x[t:t + 2]`, and a Python list or tuple indexed by
-a traced value (`choices[t]`).
+a traced value (`choices[t]`). A function traced only through `f_jit = jax.jit(f)` wrappers that
+nothing in the module calls or passes on is never traced with abstract values: not flagged.
 
 ## Why is this bad?
 Shapes are static in XLA: they must be known when the function is traced. A tracer has no concrete

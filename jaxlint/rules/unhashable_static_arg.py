@@ -1,8 +1,10 @@
 """## What it does
 Flags a list, dict, set, or NumPy/JAX array passed at a `static_argnums`/`static_argnames`
-position of a jitted function: a literal (`[0, 1]`, `{"a": 1}`), a comprehension, a call such as
-`list(...)`, `np.array(...)` or `jnp.arange(...)`, or a variable whose every assignment in the
-scope is one of those.
+position of a jitted function (also one made by `partial(jax.jit, static_argnames=...)(f)` or an
+alias `jit_static = partial(jax.jit, ...)` used as a decorator): a literal (`[0, 1]`, `{"a": 1}`),
+a comprehension, a call known to make one (`list(...)`, `sorted(...)`, `vars(...)`, `s.split()`,
+`np.array(...)`, any `jnp` call, `[0] + rest`), or a variable whose every assignment in the scope is
+one of those.
 
 A mutable default (`def f(x, axes=[0])`) is not flagged: `jit` hashes only the static arguments
 the caller passes, so the default never reaches the cache (checked on jax 0.10.2 and 0.11.2).

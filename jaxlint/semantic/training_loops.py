@@ -218,9 +218,28 @@ def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
 _training_loop_cache: "WeakKeyDictionary[SemanticModel, dict[int, bool]]" = WeakKeyDictionary()
 
 
-def names_an_epoch(loop: ast.AST) -> bool:
-    """`for epoch in range(...)`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`:
-    each iteration is a whole pass over the data, and syncing once per pass is the normal way to report it."""
+_LAX_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop"})
+
+
+def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
+    """The loop names an epoch and calls a jitted function that loops on the device (`lax.fori_loop`
+    over the batches): each iteration is a whole pass, and reporting once per pass is the normal way.
+    (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)"""
+    if not _names_an_epoch(loop):
+        return False
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call):
+            binding = model.jit_binding_for_call(node)
+            function = binding.function if binding is not None else None
+            if function is not None and any(
+                isinstance(call, ast.Call) and model.qualified_name(call.func) in _LAX_LOOPS for call in ast.walk(function.node)
+            ):
+                return True
+    return False
+
+
+def _names_an_epoch(loop: ast.AST) -> bool:
+    """`for epoch in ...`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`."""
     header = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
     for part in header:
         for node in ast.walk(part):
