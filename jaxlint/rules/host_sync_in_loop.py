@@ -1,14 +1,24 @@
 """## What it does
-Flags, in a Python loop outside traced code that calls jitted code, a per-iteration host sync of a
-device value produced in that loop: `float(loss)`, `int(n)`, `loss.item()`, `x.tolist()`,
-`np.asarray(x)`, `np.array(x)`, `jax.device_get(x)`, `print(loss)` or a `logging` call with it (also
-inside an f-string), `if loss < best:`, `if err < tol: break`, or `while err > tol:`.
+Flags, in a Python loop outside traced code that calls jitted code (directly or through a local
+helper), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
+`loss.item()`, `float(step(x))`, `np.asarray(x)`, `jax.device_get(x)`, `str`/`format` of it, an
+f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
+(`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
+`set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
+Device values include the results of jitted calls and of helpers whose every `return` is one, an
+accumulator `total += loss` read in the loop, and objects an `nnx.jit` call mutates
+(`metrics.compute()` after `train_step(model, metrics, batch)`). One finding per statement.
 
-Not flagged: syncs gated by a host condition (`if step % 100 == 0:`), values already on the host,
-values a host consumer needs every step (`env.step(np.asarray(action))`, any call jaxlint does not
-know to be logging), values computed before the loop, and `block_until_ready` in any form
-(`x.block_until_ready()`, `jax.block_until_ready(x)`, `y = f(x).block_until_ready()`): a call
-whose only purpose is to wait is deliberate (benchmarks, tests, bounding the dispatch queue).
+Not flagged: syncs gated by a condition that changes between iterations (`if step % 100 == 0:`,
+`if done:`), values already on the host, values a host consumer needs every step
+(`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), values computed
+before the loop, epoch loops (the step runs in an inner loop or a helper, or the loop names an
+epoch and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
+`block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
+`y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
+tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,
+`if verbose:`, `if jax.process_index() == 0:`, `if writer is not None:`) is not a logging interval:
+the sync under it still runs every iteration.
 
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,
@@ -59,7 +69,7 @@ from typing import Iterator
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.model import parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, names_an_epoch
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, runs_epoch_on_device
 
 _EXPLICIT_SYNCS = {
     "builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool", "builtins.str": "str",
@@ -172,17 +182,15 @@ class HostSyncInLoop(Rule):
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     """An epoch loop, whose own syncs run once per epoch: an inner loop (here or in a helper it calls)
-    calls the jitted step, or the loop says so (`for epoch in ...`, `train_epoch(...)`)."""
+    calls the jitted step, or the loop names an epoch and its jitted call loops on the device."""
     model = context.model
     for node in loop_body(loop, nested=True):
-        if _conditional(node, loop):
-            continue  # an evaluation pass every N steps does not make this an epoch loop
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
-            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+            if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
                 return True
-        if isinstance(node, ast.Call) and helper_runs_training_loop(node, model):
-            return True
-    return names_an_epoch(loop)
+        elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
+            return True  # (an evaluation pass every N steps does not make this an epoch loop)
+    return runs_epoch_on_device(loop, model)
 
 
 def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:

@@ -1,6 +1,9 @@
 """## What it does
 Flags `jax.jit(...)` (also `pmap`, `nnx.jit`, `eqx.filter_jit`) of a callable that is new every time
-the `jit` runs, when the result is called right there:
+the `jit` runs (a lambda, a `partial`, a bound method of `self` or of an instance of a module class,
+a nested `def`, `jax.grad(f)`), when the result is called right there; in a loop this includes a
+lambda that captures per-iteration data (a device array, a NumPy array, `next(loader)`), and per
+call it includes methods called in a loop through an instance (`trainer.step(...)`):
 
 - in a loop: `jax.jit(lambda x: x + 1)(x)`, `jax.jit(partial(step, cfg))(s)`, `jax.jit(self.apply)`,
   `jax.jit(jax.grad(loss))`, or a `def` inside the loop body, jitted and called in the loop;

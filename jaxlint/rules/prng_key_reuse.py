@@ -1,7 +1,14 @@
 """## What it does
-Follows PRNG key variables through a function body and flags a key consumed twice: passed to two
-`jax.random` samplers (or a sampler and `split`) with no reassignment in between, or consumed in a
-loop body (or comprehension) that never reassigns it, so every iteration draws the same numbers.
+Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
+and flags a key consumed twice: passed to two `jax.random` samplers (or a sampler and `split`)
+with no reassignment in between, or consumed in a loop body (or comprehension) that never
+reassigns it, so every iteration draws the same numbers. In function bodies outside tests, the
+framework calls that draw from a key count too: `model.init(key, x)`, `apply(..., rngs={"dropout":
+key})`, `env.reset(key, params)`, `env.step(key, ...)`, `space.sample(key)` (the first argument only
+when it is known to be a key). Also flagged: `key = split(key)[0]` followed by a use of `key`, whose
+next iteration splits an already used key; two samplers fed keys made from one literal seed
+(`normal(key=PRNGKey(0))` twice); and a module-level key that a jitted function called in a loop
+consumes without receiving or advancing it (a compile-time constant: the same numbers every call).
 `key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
 `split` and `fold_in` are fresh keys. Two identical calls (the same sampler, the same arguments, none
 rebound in between) whose results are then compared, or whose second call only recomputes the
@@ -72,7 +79,11 @@ class PrngKeyReuse(Rule):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             # The module's own body (a script) is one more flow, run once: at its first top-level import.
             module = parent_of(node)
-            if isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom))):
+            if (
+                isinstance(module, ast.Module)
+                and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+                and any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
+            ):
                 # A notebook's cells are re-run on their own and out of order: each cell is one flow.
                 for statements in _cells(module.body, context):
                     _Flow(context, module).block(statements, {})
@@ -131,8 +142,8 @@ class _Flow:
         self.scope = context.model.scope_of_node.get(function)
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
-        framework = not isinstance(function, ast.Module) and not _test_code(function, context)
-        self.known_keys = key_values.key_names(function, context) if framework else set()
+        self.framework = not isinstance(function, ast.Module) and not _test_code(function, context)
+        self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
 
@@ -298,8 +309,18 @@ class _Flow:
                             self.report_loop(call, key, node)
         return state
 
+    @property
+    def known_keys(self) -> set[str]:
+        """Names known to hold keys, found on first need (a call that could be a framework consumer)."""
+        if self._known_keys is None:
+            self._known_keys = key_values.key_names(self.function, self.context) if self.framework else set()
+        return self._known_keys
+
     def consumed_keys(self, call: ast.Call) -> list[str]:
         """The keys a call consumes: names, and `seed:N` for a key made inline or bound from a literal seed."""
+        arguments = key_values.consumed_arguments(call, self.context, lambda name: name in self.known_keys, framework=self.framework)
+        if not arguments:
+            return []
         results = _result_names(call)
         if results and all(name.startswith("_") for name in results):
             return []  # `_, _state = env.reset(rng, params)`: a throwaway draw (a template, a shape probe)
@@ -307,7 +328,7 @@ class _Flow:
         # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
         # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
         seeded = key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")
-        for argument in key_values.consumed_arguments(call, self.context, self.known_keys, framework=bool(self.known_keys)):
+        for argument in arguments:
             seed = None
             if isinstance(argument, ast.Name):
                 keys.append(argument.id)

@@ -1,7 +1,9 @@
 """## What it does
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
 `monotonic`, `timeit.default_timer`), around JAX work (a jitted call or a `jnp`/`lax`/`jax.random`
-operation) when nothing between the two stamps waits for the result.
+operation) when nothing between the two stamps waits for the result. The finding is on the end
+stamp (`t1 = time.time()` or the `time.time()` of `time.time() - t0`) and names the jitted call
+timed, not an incidental eager operation after it.
 
 Not flagged: intervals that block (`.block_until_ready()`, `jax.block_until_ready`), read a result on
 the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint does

@@ -3,7 +3,8 @@ Flags a traced value used where Python needs a concrete integer or shape, inside
 `range(t)`, the shape of `jnp.zeros`/`ones`/`empty`/`full`, `jnp.arange(t)`, `jnp.linspace(...,
 num=t)`, `jnp.eye(t)`, `x.reshape(t, ...)`, `jnp.reshape`/`broadcast_to`/`tile`/`repeat` sizes,
 `lax.dynamic_slice` sizes, slice bounds `x[:t]` / `x[t:t + 2]`, and a Python list or tuple indexed by
-a traced value (`choices[t]`).
+a traced value (`choices[t]`). A function traced only through `f_jit = jax.jit(f)` wrappers that
+nothing in the module calls or passes on is never traced with abstract values: not flagged.
 
 ## Why is this bad?
 Shapes are static in XLA: they must be known when the function is traced. A tracer has no concrete
@@ -83,8 +84,6 @@ class TracerAsShape(Rule):
         if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
             return  # autodiff alone (no jit) sees concrete values
         scope = context.scope(node)
-        if traced_only_by_uncalled_wrappers(scope, context.model):
-            return  # `f_jit = jax.jit(f)` never called: nothing traces `f` with abstract values
         if isinstance(node, ast.Subscript):
             self._check_subscript(node, scope, context)
             return
@@ -108,7 +107,7 @@ class TracerAsShape(Rule):
             if context.level(node.func.value, scope) >= TRACED:
                 culprit = next((arg for arg in node.args if _traced(arg, scope, context)), None)
             what = "the shape of `.reshape()`"
-        if culprit is None:
+        if culprit is None or _never_traced(scope, context):
             return
         context.report(
             node,
@@ -121,7 +120,7 @@ class TracerAsShape(Rule):
         for index in indices:
             if isinstance(index, ast.Slice):
                 bound = next((part for part in (index.lower, index.upper, index.step) if part is not None and _traced(part, scope, context)), None)
-                if bound is not None:
+                if bound is not None and not _never_traced(scope, context):
                     context.report(
                         node,
                         f"traced value `{snippet(context.text(bound))}` used as a slice bound in traced function `{scope.name}`: "
@@ -133,7 +132,7 @@ class TracerAsShape(Rule):
         if not _traced(node.slice, scope, context):
             return
         elements = _python_sequence(node.value, scope, context)
-        if elements is None:
+        if elements is None or _never_traced(scope, context):
             return
         fix = fixes.asarray_fix(context, node.value, "Use `{name}(...)[...]`") if _numeric(elements) else None
         context.report(
@@ -142,6 +141,11 @@ class TracerAsShape(Rule):
             f"in traced function `{scope.name}` raises TracerIntegerConversionError; index `jnp.asarray(...)` or use `lax.switch`",
             fix=fix,
         )
+
+
+def _never_traced(scope, context) -> bool:
+    """`f_jit = jax.jit(f)` that nothing calls: no abstract value ever reaches `f` through it."""
+    return traced_only_by_uncalled_wrappers(scope, context.model)
 
 
 def _traced(node: ast.AST, scope, context) -> bool:

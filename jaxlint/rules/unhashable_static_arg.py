@@ -1,8 +1,10 @@
 """## What it does
-Flags a list, dict, set, or NumPy/JAX array passed by a caller at a `static_argnums`/`static_argnames`
-position of a jitted function: a literal (`[0, 1]`, `{"a": 1}`, `{0}`), a comprehension, a call
-such as `list(...)`, `set(...)`, `dict(...)`, `np.array(...)`, `np.zeros(...)` or `jnp.arange(...)`,
-or a variable whose every assignment in the scope is one of those.
+Flags a list, dict, set, or NumPy/JAX array passed at a `static_argnums`/`static_argnames`
+position of a jitted function (also one made by `partial(jax.jit, static_argnames=...)(f)` or an
+alias `jit_static = partial(jax.jit, ...)` used as a decorator): a literal (`[0, 1]`, `{"a": 1}`),
+a comprehension, a call known to make one (`list(...)`, `sorted(...)`, `vars(...)`, `s.split()`,
+`np.array(...)`, any `jnp` call, `[0] + rest`), or a variable whose every assignment in the scope is
+one of those.
 
 Not flagged: a mutable default of a static parameter (`def f(x, axes=[0])`) that callers leave out.
 `jit` hashes only the static arguments a call passes, so the default never reaches the cache and

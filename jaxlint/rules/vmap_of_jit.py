@@ -1,6 +1,8 @@
 """## What it does
-Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function, called
-outside traced code.
+Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function, outside
+traced code, where it is built or called repeatedly: in a loop, in a function called in a loop, or
+bound to a name that is called in a loop. Built and called once (a test, a one-off evaluation), the
+cost is paid once and nothing is flagged.
 
 ## Why is this bad?
 `vmap` of a jitted function is not itself compiled: every call re-runs the batching transform in

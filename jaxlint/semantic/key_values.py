@@ -75,9 +75,9 @@ def _produces_key(value: ast.AST, context) -> bool:
     return isinstance(value, ast.Call) and context.qualified_name(value.func) in KEY_PRODUCERS
 
 
-def consumed_arguments(call: ast.Call, context, known_keys: set[str], framework: bool = True) -> list[ast.expr]:
+def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) -> list[ast.expr]:
     """The key expressions a call draws from (names or inline `PRNGKey(0)` calls); `framework=False`
-    counts `jax.random` consumers only."""
+    counts `jax.random` consumers only. `is_key(name)` tells whether a name holds a key."""
     found: list[ast.expr] = []
     qualified = context.qualified_name(call.func)
     if qualified is not None and qualified.startswith("jax.random."):
@@ -90,14 +90,14 @@ def consumed_arguments(call: ast.Call, context, known_keys: set[str], framework:
         return found
     if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in KEY_METHODS and call.args:
         first = call.args[0]
-        if isinstance(first, ast.Name) and first.id in known_keys:
+        if isinstance(first, ast.Name) and is_key(first.id):
             found.append(first)
         elif literal_seed(first, context) is not None:
             found.append(first)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict):
             for value in keyword.value.values:
-                if isinstance(value, ast.Name) and value.id in known_keys:
+                if isinstance(value, ast.Name) and is_key(value.id):
                     found.append(value)
     return found
 
@@ -137,7 +137,7 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
     for node in _own_nodes(function):
         if not isinstance(node, ast.Call):
             continue
-        for argument in consumed_arguments(node, context, known_module_keys):
+        for argument in consumed_arguments(node, context, known_module_keys.__contains__):
             if isinstance(argument, ast.Name) and argument.id in known_module_keys and _free_up_to_module(argument.id, scope, model):
                 yield argument, argument.id, jitted, loop_call
 

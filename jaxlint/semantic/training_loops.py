@@ -205,16 +205,41 @@ def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
     helper = _helper_scope(call, model)
     if helper is None:
         return False
-    for node in ast.walk(helper.node):
-        if isinstance(node, _LOOPS) and model.scope_for(node) is helper:
-            if any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node, nested=True)):
+    cache = _training_loop_cache.setdefault(model, {})
+    if id(helper.node) not in cache:
+        cache[id(helper.node)] = any(
+            isinstance(node, _LOOPS) and model.scope_for(node) is helper
+            and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node, nested=True))
+            for node in ast.walk(helper.node)
+        )
+    return cache[id(helper.node)]
+
+
+_training_loop_cache: "WeakKeyDictionary[SemanticModel, dict[int, bool]]" = WeakKeyDictionary()
+
+
+_LAX_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop"})
+
+
+def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
+    """The loop names an epoch and calls a jitted function that loops on the device (`lax.fori_loop`
+    over the batches): each iteration is a whole pass, and reporting once per pass is the normal way.
+    (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)"""
+    if not _names_an_epoch(loop):
+        return False
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call):
+            binding = model.jit_binding_for_call(node)
+            function = binding.function if binding is not None else None
+            if function is not None and any(
+                isinstance(call, ast.Call) and model.qualified_name(call.func) in _LAX_LOOPS for call in ast.walk(function.node)
+            ):
                 return True
     return False
 
 
-def names_an_epoch(loop: ast.AST) -> bool:
-    """`for epoch in range(...)`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`:
-    each iteration is a whole pass over the data, and syncing once per pass is the normal way to report it."""
+def _names_an_epoch(loop: ast.AST) -> bool:
+    """`for epoch in ...`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`."""
     header = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
     for part in header:
         for node in ast.walk(part):
@@ -241,10 +266,17 @@ class LoopValues:
         self.scope = scope
         self.model = model
         self.body = list(loop_body(loop))
-        self.device_names = dict(model.device_names(scope))
+        self._names_ready = False
+
+    def _prepare(self) -> None:
+        """Device names, computed on first use (most loops call no compiled code and never need them)."""
+        if self._names_ready:
+            return
+        self._names_ready = True
+        self.device_names = dict(self.model.device_names(self.scope))
         self.mutated_by_nnx = self._nnx_arguments()
-        self._add_helper_and_accumulator_names()
         assigned = {name for node in self.body for name in _assigned_by(node)}
+        self._add_helper_and_accumulator_names(assigned)
         self.per_iteration = {name for name in assigned if self.device_names.get(name)}
 
     # -- names --
@@ -258,12 +290,13 @@ class LoopValues:
                     names.update(a.id for a in node.args if isinstance(a, ast.Name))
         return names
 
-    def _add_helper_and_accumulator_names(self) -> None:
-        """Names bound only to device values once helpers and loop accumulators are counted."""
+    def _add_helper_and_accumulator_names(self, assigned_here: set[str]) -> None:
+        """Names the loop binds, bound only to device values once helpers and accumulators are counted."""
         bindings: dict[str, list[tuple[ast.AST, ast.AST | None]]] = {}
         for target, value in self.scope.bindings:
             for name in target_names(target):
-                bindings.setdefault(name, []).append((target, value))
+                if name in assigned_here:
+                    bindings.setdefault(name, []).append((target, value))
         loop_targets = {name for target, _ in self.scope.loops for name in target_names(target)}
         for _ in range(3):
             changed = False
@@ -319,6 +352,7 @@ class LoopValues:
     # -- expressions --
 
     def is_device(self, node: ast.AST) -> bool:
+        self._prepare()
         model, scope = self.model, self.scope
         if isinstance(node, ast.Name):
             return bool(self.device_names.get(node.id))
@@ -358,6 +392,7 @@ class LoopValues:
         an object an `nnx.jit` call in the loop mutates, or is the result of a device call made here."""
         if not self.is_device(node):
             return False
+        self._prepare()
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name) and (sub.id in self.per_iteration or sub.id in self.mutated_by_nnx):
                 return True
