@@ -542,8 +542,11 @@ def _finish() -> None:
     recorder.at_exit["elapsed_s"] = recorder.now()
     recorder.closed = True
     jax = sys.modules.get("jax")
+    steps = [_device_facts, _sync_floor]
+    if os.environ.get("JAXLINT_TRACE_PROBE", "1") != "0":
+        steps.append(_donation_probes)
     if jax is not None:
-        for step in (_device_facts, _sync_floor, _donation_probes):
+        for step in steps:
             try:
                 step(recorder, jax)
             except Exception as error:
