@@ -53,13 +53,18 @@ def markdown(report: dict) -> str:
              "| line | finding | verdict | evidence |",
              "|---|---|---|---|"]
     for finding in report["findings"]:
-        evidence = finding["evidence"].replace("|", "\\|")
+        evidence = cell(finding["evidence"])
         lines.append(f"| {Path(finding['filename']).name}:{finding['line']} | {finding['code']} {finding['name']} | "
                      f"{finding['verdict']} | {evidence} |")
     for finding in report["runtime_only"]:
         lines.append(f"| {Path(finding['filename']).name}:{finding['line']} | runtime-only: {finding['name']} | "
-                     f"{finding['verdict']} | {finding['evidence'].replace('|', chr(92) + '|')} |")
+                     f"{finding['verdict']} | {cell(finding['evidence'])} |")
     return "\n".join(lines) + "\n"
+
+
+def cell(text: str) -> str:
+    """A table cell: pipes escaped, and `<lambda>` kept visible (Markdown would read it as a tag)."""
+    return text.replace("|", "\\|").replace("<", "&lt;")
 
 
 if __name__ == "__main__":

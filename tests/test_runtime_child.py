@@ -177,3 +177,10 @@ def test_the_runtime_command_does_not_import_jax():
     code = ("import sys; import jaxlint.runtime_checks.cli, jaxlint.runtime_checks.report; "
             "assert 'jax' not in sys.modules, 'jax imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_fix_that_reads_a_donated_buffer_is_fix_regressed():
+    result = check("fix_regressed_use_after_donate.py", "train", "JAX401", "f32[64,64], f32[64,64]", line=23)
+    assert result.verdict == "fix regressed", result.evidence
+    assert result.metrics["error_fixed"] is not None
+    assert "deleted" in result.metrics["error_message_fixed"].lower() or "donat" in result.metrics["error_message_fixed"].lower()

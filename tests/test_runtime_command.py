@@ -293,3 +293,13 @@ def test_unusable_donation_warning_is_a_runtime_only_finding(tmp_path, capfd):
     assert [(f["line"], f["name"]) for f in report["runtime_only"]] == [(4, "unusable-donation")]
     assert "donated buffers were not usable" in report["runtime_only"][0]["evidence"]
     assert "4.0" in capfd.readouterr().out  # the program's own print
+
+
+def test_no_probe_skips_the_donation_probe(tmp_path):
+    report_path = tmp_path / "report.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(SCRIPT_DIR)
+        run(["runtime", "--no-probe", "--json-file", str(report_path), "--", sys.executable, "train.py",
+             "--steps", "3", "--width", "64"])
+    donation = by_code(json.loads(report_path.read_text()))["JAX401"]
+    assert donation["verdict"] == INCONCLUSIVE and "--no-probe" in donation["evidence"]

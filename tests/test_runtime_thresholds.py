@@ -74,6 +74,20 @@ def test_tf32_tolerance_is_applied_only_when_asked_or_on_gpu():
     assert not values_agree(reference, tf32_like, tf32=False)
     assert values_agree(reference, tf32_like, tf32=True)
     assert not values_agree(reference, reference * np.float32(1.05), tf32=True)
+    # A row-by-row matrix-vector product against one matrix product with TF32-rounded operands:
+    # an element that cancels to near zero keeps the operands' absolute error.
+    rng = np.random.default_rng(0)
+    weights = rng.standard_normal((32, 32)).astype(np.float32)
+    rows = rng.standard_normal((64, 32)).astype(np.float32)
+
+    def to_tf32(array):
+        return (array.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+    exact = np.tanh(rows @ weights.T)
+    in_tf32 = np.tanh(to_tf32(rows) @ to_tf32(weights).T)
+    assert values_agree(exact, in_tf32, tf32=True)
+    assert not values_agree(exact, in_tf32, tf32=False)
+    assert not values_agree(exact, in_tf32 + np.float32(0.05), tf32=True)  # a real difference still shows
     # Integers stay exact; the CPU never uses TF32.
     assert not values_agree(np.arange(4), np.arange(4) + 1, tf32=True)
     assert tf32_in_effect() is False

@@ -443,7 +443,11 @@ def check_donation(case: Case) -> None:
     fresh: dict[str, Any] = {}
     # Block on them too: an unfinished host-to-device copy must not be timed as the step.
     prepare = lambda: fresh.update(zip(("args", "kwargs"), measure.block(case.inputs())))  # noqa: E731
-    first_call(case, case.caller(driver), "fixed")
+    _, driver_error = first_call(case, case.caller(driver), "fixed")
+    if driver_error is not None:  # e.g. a donated buffer read again: the fix is not safe to apply
+        case.metrics["error_fixed"] = error_name(driver_error)
+        case.metrics["error_message_fixed"] = short(driver_error)
+        return
     record_timing(case, lambda: driver(*fresh["args"], **fresh["kwargs"]), "fixed", prepare=prepare)
 
 

@@ -55,8 +55,11 @@ def runtime_main(argv: list[str]):
               help="Stop the command after this many seconds (SIGINT, then SIGKILL).")
 @click.option("--progress-interval", type=click.FloatRange(0.5, None), default=5.0, show_default=True,
               help="Seconds between progress lines on stderr.")
+@click.option("--probe/--no-probe", "probe", default=True, show_default=True,
+              help="At the program's exit, compile each repeatedly called jitted function with and without "
+                   "donation and time both (two extra compilations each).")
 @click.pass_obj
-def command_mode(command, output_format, html_path, json_path, roots, timeout, progress_interval):
+def command_mode(command, output_format, html_path, json_path, roots, timeout, progress_interval, probe):
     """Run COMMAND under instrumentation and check the static findings of the files it ran."""
     from rich.console import Console
 
@@ -69,7 +72,7 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
     say(f"jaxlint runtime: running {shlex.join(command)} (its output follows)")
     run = run_traced(list(command), [str(Path(root).resolve()) for root in roots] or [str(Path.cwd().resolve())],
                      progress=say, interval_s=progress_interval, timeout_s=timeout,
-                     stdout_to_stderr=output_format == "json")
+                     stdout_to_stderr=output_format == "json", probe=probe)
     if run.start_error:
         say(f"jaxlint runtime: could not start the command: {run.start_error}")
         sys.exit(2)
@@ -149,7 +152,12 @@ def runtime_command(targets, example, examples_file, compare, size, repeat, time
     """Run flagged functions in a child process and confirm or refute each finding.
 
     TARGET is path.py::function, or path.py for every function that has example inputs.
-    To check a whole program instead, with no example inputs: `jaxlint runtime -- python train.py`.
+
+    To check a whole program instead, with no example inputs: `jaxlint runtime [OPTIONS] -- COMMAND`,
+    e.g. `jaxlint runtime --html report.html -- python train.py --steps 50` or
+    `jaxlint runtime -- pytest tests/test_train.py`. Its options: --format text|json, --html FILE,
+    --json-file FILE, --root DIR (your code; default: the current folder), --timeout SECONDS,
+    --progress-interval SECONDS, --no-probe (skip the donation probes at exit).
     """
     from rich.console import Console
 

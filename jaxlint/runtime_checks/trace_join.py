@@ -274,7 +274,8 @@ def _donation(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
     name = trace.functions.get(key, {}).get("name", key)
     judged.metrics = {"step_function": name, "calls": calls, **(probe or {})}
     if probe is None:
-        judged.evidence = f"{name} ran {calls} time(s) here but was not probed (called once, or already donating)."
+        judged.evidence = (f"{name} ran {calls} time(s) here but was not probed (called once, already donating, "
+                           f"or --no-probe).")
         return
     if probe.get("error"):
         judged.evidence = f"Probing {name} failed: {probe['error']}."

@@ -33,8 +33,9 @@ class TracedRun:
     timed_out: bool = False
 
 
-def traced_environment(trace_dir: str, roots: list[str], base: dict | None = None) -> dict:
+def traced_environment(trace_dir: str, roots: list[str], base: dict | None = None, probe: bool = True) -> dict:
     environment = dict(os.environ if base is None else base)
+    environment["JAXLINT_TRACE_PROBE"] = "1" if probe else "0"
     path = [str(SITE_DIR), str(PACKAGE_ROOT), environment.get("PYTHONPATH", "")]
     environment["PYTHONPATH"] = os.pathsep.join(part for part in path if part)
     environment["JAXLINT_TRACE_DIR"] = trace_dir
@@ -63,7 +64,8 @@ def progress_line(documents: list[dict], elapsed: float) -> str:
 
 
 def run_traced(command: list[str], roots: list[str], progress: Callable[[str], None] | None = None,
-               interval_s: float = 5.0, timeout_s: float | None = None, stdout_to_stderr: bool = False) -> TracedRun:
+               interval_s: float = 5.0, timeout_s: float | None = None, stdout_to_stderr: bool = False,
+               probe: bool = True) -> TracedRun:
     """Run `command` to completion (or `timeout_s`); return its status and the trace documents.
 
     `stdout_to_stderr`: the program's stdout goes to stderr, leaving stdout to a JSON report.
@@ -71,7 +73,7 @@ def run_traced(command: list[str], roots: list[str], progress: Callable[[str], N
     with tempfile.TemporaryDirectory(prefix="jaxlint-trace-") as trace_dir:
         started = time.perf_counter()
         try:
-            process = subprocess.Popen(command, env=traced_environment(trace_dir, roots),
+            process = subprocess.Popen(command, env=traced_environment(trace_dir, roots, probe=probe),
                                        stdout=2 if stdout_to_stderr else None)  # fd 2: our stderr
         except OSError as error:
             return TracedRun(command, None, 0.0, start_error=f"{command[0]}: {error.strerror or error}")
