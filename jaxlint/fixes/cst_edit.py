@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.diagnostics import Edit, Position
+from jaxlint.fixes.hoist import first_row as hoist_first_row
 from jaxlint.semantic.model import parent_of
 from jaxlint.source import SourceFile
 
@@ -35,12 +36,14 @@ class ModuleTree:
 
     def __init__(self, source: SourceFile, top: ast.stmt) -> None:
         self.source = source
-        self.first_row = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
+        # From the comment lines right above it: they are its leading lines, and a definition
+        # inserted before it goes above them.
+        self.first_row = hoist_first_row(top, source)
         last_row = top.end_lineno or top.lineno
         lines = source.text.split("\n")[self.first_row - 1 : last_row]
         self.text = "\n".join(lines) + "\n"
         try:
-            wrapper = MetadataWrapper(cst.parse_module(self.text), unsafe_skip_copy=True)
+            wrapper = MetadataWrapper(_header_to_statement(cst.parse_module(self.text)), unsafe_skip_copy=True)
             positions = wrapper.resolve(PositionProvider)
         except Exception as error:  # libcst rejects some inputs the interpreter takes
             raise Unavailable(f"libcst cannot parse it ({type(error).__name__})") from error
@@ -72,6 +75,16 @@ class ModuleTree:
         edit = minimal_edit(SourceFile("<top>", self.text), new_text)
         shift = self.first_row - 1
         return Edit(edit.content, _shifted(edit.location, shift), _shifted(edit.end_location, shift))
+
+
+def _header_to_statement(module: cst.Module) -> cst.Module:
+    """libcst files the comments that open a module under `Module.header`; here they are the
+    statement's own leading lines (they describe it), so they move with it."""
+    if not module.header or not module.body:
+        return module
+    first = module.body[0]
+    moved = first.with_changes(leading_lines=[*module.header, *first.leading_lines])
+    return module.with_changes(header=[], body=[moved, *module.body[1:]])
 
 
 def _shifted(position: Position, rows: int) -> Position:
