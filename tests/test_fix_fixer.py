@@ -212,9 +212,9 @@ def test_libcst_parses_only_modules_that_get_a_structural_fix(monkeypatch):
     built = []
     original = cst_edit.ModuleTree.__init__
 
-    def counting(self, source):
-        built.append(source.filename)
-        original(self, source)
+    def counting(self, source, top):
+        built.append((source.filename, top.name))
+        original(self, source, top)
 
     monkeypatch.setattr(cst_edit.ModuleTree, "__init__", counting)
     plain = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x * 2\n"
@@ -222,5 +222,6 @@ def test_libcst_parses_only_modules_that_get_a_structural_fix(monkeypatch):
     assert built == []
     branchy = "import jax\n\n\n@jax.jit\ndef f(x):\n    if x.sum() > 0:  # keep me\n        x = x * 2\n    return x\n"
     fixed = fix_source(branchy, "branchy.py", Settings(), [RULES_BY_CODE["JAX101"]], unsafe=True).text
-    assert built and set(built) == {"branchy.py"}
+    # Only the function holding the rewritten `if` is parsed, not the rest of the module.
+    assert built and set(built) == {("branchy.py", "f")}
     assert "    x = jax.numpy.where(x.sum() > 0, x * 2, x)  # keep me\n" in fixed

@@ -458,7 +458,7 @@ def _return_fix(node: ast.If, other: list[ast.stmt], fallthrough: bool, context,
     if first is not None and second is not None:
         where = refs("jax.numpy.where")
         statement = cst_edit.parse_statement(f"return {where}({condition_text(node.test, context, refs)}, {first}, {second})\n")
-        tree = _cst_tree(context)
+        tree = _cst_tree(context, node)
         if_node = tree.statement(context, node)
         removed = [tree.statement(context, s) for s in other] if fallthrough else []
         header = cst_edit.header_comment(if_node)
@@ -579,7 +579,7 @@ def _where_assignments(node: ast.If, context, scope, refs: References):
     del reads_by_name
     where = refs("jax.numpy.where")
     condition = condition_text(node.test, context, refs)
-    tree = _cst_tree(context)
+    tree = _cst_tree(context, node)
     if_node = tree.statement(context, node)
     arm_statements = [*cst_edit.block_statements(if_node.body)]
     if isinstance(if_node.orelse, cst.Else):
@@ -617,9 +617,9 @@ def _where_assignments(node: ast.If, context, scope, refs: References):
     return context.fix(f"Use `{where}` (evaluates both arms)", [edit, *refs.edits], safe=False)
 
 
-def _cst_tree(context):
+def _cst_tree(context, node: ast.AST):
     try:
-        return cst_edit.module_tree(context)
+        return cst_edit.module_tree(context, node)
     except cst_edit.Unavailable as error:
         raise _Refuse(f"libcst cannot rewrite this module ({error})") from error
 
@@ -633,7 +633,7 @@ def _cond_edit(node, end_node, body, other, operands, outputs, context, refs: Re
     taken: set[str] = set()
     true_name = fresh_name(context, "true_branch", taken)
     false_name = fresh_name(context, "false_branch", taken)
-    tree = _cst_tree(context)
+    tree = _cst_tree(context, node)
     if_node = tree.statement(context, node)
     true_body = cst_edit.block_statements(if_node.body)
     true_footer = cst_edit.footer_comments(if_node.body)
@@ -707,7 +707,7 @@ def _while_fix(node: ast.While, context, scope):
     state = _tuple_text(carried)
     parameter = carried[0] if len(carried) == 1 else fresh_name(context, "carry", taken)
     unpack = [] if len(carried) == 1 else [cst_edit.parse_statement(f"{state} = {parameter}\n")]
-    tree = _cst_tree(context)
+    tree = _cst_tree(context, node)
     loop = tree.statement(context, node)
     condition = cst_edit.parse_statement(f"return {condition_text(node.test, context, refs)}\n")
     cond_def = cst_edit.function_def(cond_name, [parameter], [*unpack, condition], leading=loop.leading_lines)

@@ -2,10 +2,10 @@
 
 Analysis runs on `ast` (fast); a fix that restructures statements (if -> `jnp.where`/`lax.cond`,
 `while`/break loops -> `lax.while_loop`) builds its new statements as libcst nodes from the libcst
-tree of the module, so the moved statements keep their comments, blank lines, quotes and
-multi-line strings, and libcst indents them for their new nesting. The module is parsed with
-libcst only when such a fix is built (once per module, cached on the semantic model), never on the
-check fast path.
+tree of the code it rewrites, so the moved statements keep their comments, blank lines, quotes and
+multi-line strings, and libcst indents them for their new nesting. libcst parses only the top-level
+statement (function or class) that holds a rewritten statement, once, when such a fix is built:
+never the rest of the file, never on the check fast path of a file without one.
 
 The result is an ordinary `Edit`: the new module text is compared with the old one and the edit
 covers just the span that differs, so it composes with other fixes like any text edit.
@@ -19,7 +19,9 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jaxlint.diagnostics import Edit
+from jaxlint.diagnostics import Edit, Position
+from jaxlint.fixes.hoist import first_row as hoist_first_row
+from jaxlint.semantic.model import parent_of
 from jaxlint.source import SourceFile
 
 
@@ -29,21 +31,28 @@ class Unavailable(Exception):
 
 
 class ModuleTree:
-    """The module's libcst tree and where each statement starts, built on first use."""
+    """The libcst tree of one top-level statement of the module (a function or class with its
+    decorators) and where each statement in it starts: libcst parses only what a fix rewrites."""
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, top: ast.stmt) -> None:
+        self.source = source
+        # From the comment lines right above it: they are its leading lines, and a definition
+        # inserted before it goes above them.
+        self.first_row = hoist_first_row(top, source)
+        last_row = top.end_lineno or top.lineno
+        lines = source.text.split("\n")[self.first_row - 1 : last_row]
+        self.text = "\n".join(lines) + "\n"
         try:
-            wrapper = MetadataWrapper(cst.parse_module(source.text), unsafe_skip_copy=True)
+            wrapper = MetadataWrapper(_header_to_statement(cst.parse_module(self.text)), unsafe_skip_copy=True)
             positions = wrapper.resolve(PositionProvider)
         except Exception as error:  # libcst rejects some inputs the interpreter takes
-            raise Unavailable(str(error)) from error
-        self.source = source
+            raise Unavailable(f"libcst cannot parse it ({type(error).__name__})") from error
         self.module = wrapper.module
         self._statements: dict[tuple[int, int], cst.CSTNode] = {}
         self._elif_branches: set[int] = set()
         for node, span in positions.items():
             if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-                self._statements.setdefault((span.start.line, span.start.column), node)
+                self._statements.setdefault((span.start.line + self.first_row - 1, span.start.column), node)
             if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
                 self._elif_branches.add(id(node.orelse))
 
@@ -63,18 +72,43 @@ class ModuleTree:
         """One edit turning the module into the module with each statement replaced by the
         statements given for it (an empty sequence removes it)."""
         new_text = self.module.visit(_Replace(replacements)).code
-        return minimal_edit(self.source, new_text)
+        edit = minimal_edit(SourceFile("<top>", self.text), new_text)
+        shift = self.first_row - 1
+        return Edit(edit.content, _shifted(edit.location, shift), _shifted(edit.end_location, shift))
 
 
-def module_tree(context) -> ModuleTree:
+def _header_to_statement(module: cst.Module) -> cst.Module:
+    """libcst files the comments that open a module under `Module.header`; here they are the
+    statement's own leading lines (they describe it), so they move with it."""
+    if not module.header or not module.body:
+        return module
+    first = module.body[0]
+    moved = first.with_changes(leading_lines=[*module.header, *first.leading_lines])
+    return module.with_changes(header=[], body=[moved, *module.body[1:]])
+
+
+def _shifted(position: Position, rows: int) -> Position:
+    return Position(position.row + rows, position.column)
+
+
+def module_tree(context, node: ast.AST) -> ModuleTree:
+    """The libcst tree of the top-level statement holding `node`, built once per statement."""
+    current = node
+    while current is not None and not isinstance(parent_of(current), ast.Module):
+        current = parent_of(current)
+    if current is None:
+        raise Unavailable("the statement is not inside the module")
     model = context.model
-    cached = getattr(model, "_jaxlint_cst_tree", None)
+    cache = getattr(model, "_jaxlint_cst_trees", None)
+    if cache is None:
+        cache = model._jaxlint_cst_trees = {}
+    cached = cache.get(id(current))
     if cached is None:
         try:
-            cached = ModuleTree(context.source)
+            cached = ModuleTree(context.source, current)
         except Unavailable as error:
             cached = error
-        model._jaxlint_cst_tree = cached
+        cache[id(current)] = cached
     if isinstance(cached, Unavailable):
         raise cached
     return cached
@@ -186,13 +220,3 @@ def comments_in(node: cst.CSTNode) -> list[str]:
 
     node.visit(_Comments())
     return found
-
-
-def split_leading_lines(statement: cst.CSTNode) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
-    """A statement's leading lines as (the blank lines before its first comment, the rest), so a
-    definition inserted above it takes the spacing and the statement keeps its own comments."""
-    lines = list(getattr(statement, "leading_lines", ()))
-    index = 0
-    while index < len(lines) and lines[index].comment is None:
-        index += 1
-    return lines[:index], lines[index:]

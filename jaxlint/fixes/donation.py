@@ -181,7 +181,7 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         return f"`{name}` belongs to an enclosing scope, which still holds it"
     if name in scope.param_nodes and not _rebound_fresh_before(name, statement, scope, context):
         return f"`{name}` is a parameter of `{scope.name}`: its caller still holds the array that donation would delete"
-    for target, bound in _bindings_before(name, statement, scope):
+    for target, bound in _bindings_before(name, statement, scope, context):
         if bound is statement:
             continue  # the loop-carried rebinding by this very call
         if isinstance(bound, ast.AugAssign):
@@ -197,7 +197,7 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
         for source in sorted(_argument_names(expression, context)):
-            if source != name and _read_after(source, statement, scope):
+            if source != name and _read_after(source, statement, scope, context):
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -209,25 +209,40 @@ def _single_target(target: ast.AST, bound: ast.AST) -> bool:
     return isinstance(target, ast.Name)
 
 
-def _bindings_before(name: str, statement: ast.stmt, scope) -> list[tuple[ast.AST, ast.AST]]:
+def _bindings_before(name: str, statement: ast.stmt, scope, context) -> list[tuple[ast.AST, ast.AST]]:
     """Statements binding `name` in this scope that can reach `statement`: those before it, and
     (in a loop around it) every binding inside the loop."""
-    region = scope.node
-    loops = [loop for loop in enclosing_loops(statement) if _inside(loop, region)]
+    loops = [loop for loop in enclosing_loops(statement) if _inside(loop, scope.node)]
     found = []
-    for node in walk_same_scope(region):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            hit = [element for t in targets for element in target_elements(t) if isinstance(element, ast.Name) and element.id == name]
-            if not hit:
-                continue
-            if node.lineno < statement.lineno or node is statement or any(_inside(node, loop) for loop in loops):
-                found.append((hit[0], node))
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.Import, ast.ImportFrom)):
-            bound = _other_binding_targets(node)
-            if name in bound and (node.lineno < statement.lineno or any(_inside(node, loop) for loop in loops)):
-                found.append((node, node))
+    for target, node in _scope_index(scope, context)[0].get(name, ()):
+        if node.lineno < statement.lineno or node is statement or any(_inside(node, loop) for loop in loops):
+            found.append((target, node))
     return found
+
+
+def _scope_index(scope, context) -> tuple[dict[str, list[tuple[ast.AST, ast.AST]]], dict[str, list[ast.Name]]]:
+    """(name -> [(target, binding statement)], name -> [reads]) for one scope, built in one walk
+    and kept for every call site the fix checks."""
+    cache = context.model.__dict__.setdefault("_jaxlint_donation_index", {})
+    index = cache.get(id(scope.node))
+    if index is not None:
+        return index
+    bindings: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
+    reads: dict[str, list[ast.Name]] = {}
+    for node in walk_same_scope(scope.node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads.setdefault(node.id, []).append(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for element in target_elements(t):
+                    if isinstance(element, ast.Name):
+                        bindings.setdefault(element.id, []).append((element, node))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.Import, ast.ImportFrom)):
+            for bound in _other_binding_targets(node):
+                bindings.setdefault(bound, []).append((node, node))
+    index = cache[id(scope.node)] = (bindings, reads)
+    return index
 
 
 def _other_binding_targets(node: ast.AST) -> set[str]:
@@ -289,13 +304,13 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
     return names
 
 
-def _read_after(name: str, statement: ast.stmt, scope) -> bool:
+def _read_after(name: str, statement: ast.stmt, scope, context) -> bool:
     """`name` is read after `statement` in this scope, or anywhere in a loop around it."""
     loops = [loop for loop in enclosing_loops(statement) if _inside(loop, scope.node)]
-    for node in walk_same_scope(scope.node):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            if node.lineno > (statement.end_lineno or statement.lineno) or any(_inside(node, loop) for loop in loops):
-                return True
+    end = statement.end_lineno or statement.lineno
+    for node in _scope_index(scope, context)[1].get(name, ()):
+        if node.lineno > end or any(_inside(node, loop) for loop in loops):
+            return True
     return False
 
 

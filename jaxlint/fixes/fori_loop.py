@@ -51,7 +51,7 @@ def fori_fix(node: ast.For, start: int, stop: int, step: int, scope, context):
     if not fori:
         return None
     try:
-        tree = cst_edit.module_tree(context)
+        tree = cst_edit.module_tree(context, node)
         loop = tree.statement(context, node)
     except cst_edit.Unavailable:
         return None

@@ -25,11 +25,19 @@ def top_level_statement(node: ast.AST) -> ast.stmt | None:
     return current
 
 
-def insert_before(top: ast.stmt, text: str) -> Edit:
-    """Insert module-level `text` (without trailing newlines) before `top` and its decorators,
-    followed by two blank lines."""
-    first_row = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
-    start = Position(first_row, 1)
+def first_row(top: ast.stmt, source) -> int:
+    """The first line of a top-level statement: its decorators, and the comment lines right above
+    them (which describe it and must stay with it)."""
+    row = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
+    while row > 1 and source.line(row - 1).startswith("#"):
+        row -= 1
+    return row
+
+
+def insert_before(top: ast.stmt, text: str, context) -> Edit:
+    """Insert module-level `text` (without trailing newlines) before `top`, its decorators and the
+    comments that describe it, followed by two blank lines."""
+    start = Position(first_row(top, context.source), 1)
     return Edit(text.rstrip("\n") + "\n\n\n", start, start)
 
 

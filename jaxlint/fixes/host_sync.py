@@ -197,7 +197,7 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     names = ", ".join([*carried, counter, done])
     condition = flow.condition_text(sync.test, context, refs)
     parameters = [*carried, *passed]
-    tree = cst_edit.module_tree(context)
+    tree = cst_edit.module_tree(context, loop)
     loop_node = tree.statement(context, loop)
     top_node = tree.statement(context, top)
     sync_node = tree.statement(context, sync)
@@ -213,13 +213,16 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
     cond_def = cst_edit.function_def(cond_name, [state], [unpack, statement(f"return {logical_and}({counter} < {cap}, {logical_not}({done}))\n")])
     body_def = cst_edit.function_def(body_name, [state], [unpack, *step_nodes, returned], leading=blank)
     run = statement(f"{', '.join([*carried, '_', '_'])} = {while_loop}({cond_name}, {body_name}, ({', '.join([*carried, '0', 'False'])}))\n")
-    spacing, own_lines = cst_edit.split_leading_lines(top_node)
-    hoisted = cst_edit.function_def(hoisted_name, parameters, [cond_def, body_def, run.with_changes(leading_lines=blank), statement(f"return {', '.join(carried)}\n")], leading=spacing)
+    hoisted = cst_edit.function_def(hoisted_name, parameters, [cond_def, body_def, run.with_changes(leading_lines=blank), statement(f"return {', '.join(carried)}\n")])
     hoisted = hoisted.with_changes(decorators=[cst.Decorator(decorator=cst.parse_expression(jit))])
     call = statement(f"{', '.join(carried)} = {hoisted_name}({', '.join(parameters)})\n")
     call = cst_edit.with_trailing_comment(call, cst_edit.header_comment(loop_node)).with_changes(leading_lines=loop_node.leading_lines)
-    top_with_spacing = top_node.with_changes(leading_lines=[*blank, *blank, *own_lines])
-    edit = _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing)
+    top_with_spacing = top_node.with_changes(leading_lines=[*blank, *blank, *top_node.leading_lines])
+    if loop_node is top_node:
+        # A loop at module level: the hoisted function goes right before it.
+        edit = tree.edit({loop_node: [hoisted.with_changes(leading_lines=[*blank, *blank]), call.with_changes(leading_lines=[*blank, *blank])]})
+    else:
+        edit = _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing)
     carried_text = ", ".join(f"`{name}`" for name in carried)
     return context.fix(
         f"Run the loop on the device: `{hoisted_name}`, a jitted `{while_loop}` over {carried_text} with the same cap, compiled once",

@@ -124,7 +124,7 @@ def _module_level_fix(node: ast.Call, called_name: str | None, immediate: bool, 
     # functions cannot pick the same module-level name.
     name = _fresh_name(wrapped, context, prefix=f"{getattr(top, 'name', 'module')}_")
     definition = f"{name} = {context.text(node.func)}({', '.join([function_text, *option_texts])})"
-    insert = hoist.insert_before(top, definition)
+    insert = hoist.insert_before(top, definition, context)
     if passed:
         arguments = [context.text(a) for a in outer.args] + passed
         replace = context.replace(outer, f"{name}({', '.join(arguments)})")
@@ -189,7 +189,7 @@ def _partial_fix(node: ast.Call, scope, top: ast.stmt, context):
             return None  # the function needs it as a Python value: it must stay a constant
     name = _fresh_name(function, context, prefix=f"{getattr(top, 'name', 'module')}_")
     option_texts = [context.text(option) for option in options]
-    insert = hoist.insert_before(top, f"{name} = {context.text(node.func)}({', '.join([function.id, *option_texts])})")
+    insert = hoist.insert_before(top, f"{name} = {context.text(node.func)}({', '.join([function.id, *option_texts])})", context)
     arguments = [context.text(a) for a in [*bound_positional, *wrapped.keywords]]
     replace = context.replace(node, f"{context.text(wrapped.func)}({', '.join([name, *arguments])})")
     return context.fix(f"Jit `{function.id}` once, at module level, as `{name}`, and bind the arguments with `partial`", [insert, replace], safe=False)

@@ -33,7 +33,7 @@ def swap_fix(node: ast.Call, inner: ast.Call, context):
         if name in local or not hoist.module_binding_before(name, top, context):
             return None
     name = _batched_name(inner.args[0], top, context)
-    edits = [hoist.insert_before(top, f"{name} = {replacement}"), context.replace(node, name)]
+    edits = [hoist.insert_before(top, f"{name} = {replacement}", context), context.replace(node, name)]
     # Unsafe only in form: the value is the same function, now built once when the module loads.
     return context.fix(f"Apply `jit` outside `vmap`, once, at module level as `{name}`", edits, safe=False)
 

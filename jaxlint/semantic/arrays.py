@@ -101,8 +101,31 @@ def _instance_attribute_is_jax_array(model: SemanticModel, attribute: str, scope
         owner = owner.parent
     if owner is None:
         return False
-    values = []
-    for node in ast.walk(owner.class_node):
+    values = _attribute_values(model, owner.class_node, attribute)
+    return bool(values) and all(is_jax_array(model, value, model.scope_for(value), seen) for value in values)
+
+
+def _attribute_values(model: SemanticModel, class_node: ast.ClassDef, attribute: str) -> list[ast.expr] | None:
+    """Every value assigned to `self.<attribute>` in the class, or None when one binding is not a
+    plain assignment (unpacked, looped over, bound by `with`, or `setattr` anywhere in the class).
+    One walk per class collects every attribute."""
+    cache = model.__dict__.setdefault("_jaxlint_attribute_values", {})
+    found = cache.get(id(class_node))
+    if found is None:
+        found = cache[id(class_node)] = _collect_attribute_values(class_node)
+    if found is _DYNAMIC:
+        return None
+    return found.get(attribute, [])
+
+
+_DYNAMIC: dict = {}  # the class uses setattr/delattr: no attribute is followed
+
+
+def _collect_attribute_values(class_node: ast.ClassDef) -> dict[str, list[ast.expr] | None]:
+    values: dict[str, list[ast.expr] | None] = {}
+    for node in ast.walk(class_node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            return _DYNAMIC
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -110,18 +133,21 @@ def _instance_attribute_is_jax_array(model: SemanticModel, attribute: str, scope
             targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
         for target in targets:
             for element in ast.walk(target) if target is not None else ():
-                if (
-                    isinstance(element, ast.Attribute) and isinstance(element.ctx, ast.Store) and element.attr == attribute
+                if not (
+                    isinstance(element, ast.Attribute) and isinstance(element.ctx, ast.Store)
                     and isinstance(element.value, ast.Name) and element.value.id == "self"
                 ):
-                    if isinstance(node, ast.AugAssign):
-                        continue  # `self.v += 1` keeps what `self.v` is
-                    if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and target is element and node.value is not None):
-                        return False  # unpacked, looped over or bound by `with`: not followed
-                    values.append(node.value)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
-            return False
-    return bool(values) and all(is_jax_array(model, value, model.scope_for(value), seen) for value in values)
+                    continue
+                if isinstance(node, ast.AugAssign):
+                    continue  # `self.v += 1` keeps what `self.v` is
+                known = values.setdefault(element.attr, [])
+                if known is None:
+                    continue
+                if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and target is element and node.value is not None):
+                    values[element.attr] = None
+                else:
+                    known.append(node.value)
+    return values
 
 
 def _name_is_jax_array(model: SemanticModel, name: str, scope: Scope, seen: frozenset) -> bool:
