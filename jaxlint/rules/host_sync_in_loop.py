@@ -91,9 +91,9 @@ class HostSyncInLoop(Rule):
 
     def check(self, node: ast.AST, context) -> None:
         scope = context.scope(node)
-        if scope.in_traced:
-            return
         model = context.model
+        if scope.in_traced and not model.runs_concretely(scope):
+            return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
         if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
