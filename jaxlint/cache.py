@@ -19,7 +19,7 @@ from jaxlint import __version__
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
 
 CACHE_DIRECTORY_NAME = ".jaxlint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: entries record the project files their findings depend on
 
 
 def cache_directory(settings) -> Path:
@@ -48,6 +48,10 @@ class ResultCache:
             with open(self._path(key), "rb") as stream:
                 payload = json.loads(stream.read())
             diagnostics = [_from_json(item, filename) for item in payload["diagnostics"]]
+            dependencies = payload.get("dependencies", {})
+            if not isinstance(dependencies, dict) or not _dependencies_unchanged(dependencies):
+                self.misses += 1  # another module the findings depend on has changed
+                return None
         except FileNotFoundError:
             self.misses += 1
             return None
@@ -57,9 +61,10 @@ class ResultCache:
         self.hits += 1
         return diagnostics
 
-    def store(self, key: str, diagnostics: list[Diagnostic]) -> None:
+    def store(self, key: str, diagnostics: list[Diagnostic], dependencies: dict[str, str] | None = None) -> None:
+        """`dependencies`: the other project files (path -> digest) the findings were computed from."""
         path = self._path(key)
-        payload = {"diagnostics": [_to_json(d) for d in diagnostics]}
+        payload = {"diagnostics": [_to_json(d) for d in diagnostics], "dependencies": dict(dependencies or {})}
         try:
             self._ensure_directory(path.parent)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -78,6 +83,20 @@ class ResultCache:
             # Keep the cache out of version control and backups, as other tools' caches do.
             (self.directory / ".gitignore").write_text("# Created by jaxlint\n*\n")
             (self.directory / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n# jaxlint cache\n")
+
+
+def _dependencies_unchanged(dependencies: dict) -> bool:
+    """Whether every file a cached result read from another module still has the same content."""
+    from jaxlint.semantic.project import file_digest
+
+    for path, digest in dependencies.items():
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return False
+        if file_digest(data) != digest:
+            return False
+    return True
 
 
 def _to_json(diagnostic: Diagnostic) -> dict:

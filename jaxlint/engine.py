@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, Scope, NONE, TRACED, ARRAY
+from jaxlint.semantic.project import ProjectView, remember_summary
 from jaxlint.source import SourceFile
 
 SYNTAX_ERROR_CODE = "JAX000"
@@ -40,6 +41,8 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # problems other than findings, one line each
     unreadable: bool = False  # the file could not be read or decoded at all
+    # Other project files whose summaries the analysis read: path -> content digest.
+    dependencies: dict[str, str] = field(default_factory=dict)
 
 
 class Context:
@@ -193,8 +196,9 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
             unused = unused_noqa_diagnostics(source, {rule.code for rule in rules}, set(), ignored)
             result.diagnostics = [d for d in unused if not _suppressed(d, source, ignored | file_codes)]
         return result
+    project = project_view(filename, settings)
     try:
-        model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()))
+        model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()), project)
     except RecursionError:
         result.errors.append(f"{filename}: too deeply nested to analyse; skipped")
         return result
@@ -237,7 +241,22 @@ def check_source(text: str, filename: str, settings, rules: Iterable[Rule], *, i
         unused = unused_noqa_diagnostics(source, judged, used, ignored)
         result.diagnostics.extend(d for d in unused if not _suppressed(d, source, ignored | file_codes))
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    if project is not None:
+        result.dependencies = dict(project.dependencies)
+        # Other files of this run may import this one: its summary comes cheap from the model built here.
+        remember_summary(filename, text, model)
     return result
+
+
+def project_view(filename: str, settings) -> ProjectView | None:
+    """The rest of the project as `filename` sees it; None for text with no file behind it."""
+    if not filename or filename == "-" or filename.startswith("<"):
+        return None
+    root = getattr(settings, "root", None)
+    try:
+        return ProjectView(filename, root)
+    except (OSError, ValueError):
+        return None
 
 
 # Every rule needs a JAX (or flax/equinox) name resolved from the module's imports.

@@ -105,7 +105,7 @@ def lint_files(files: Sequence[Path], settings: Settings, rules: Sequence, jobs:
         results[index] = file_result
         # Only clean analyses are cached: an internal error or unreadable file is retried next time.
         if key is not None and not file_result.errors and not file_result.unreadable:
-            cache.store(key, file_result.diagnostics)
+            cache.store(key, file_result.diagnostics, file_result.dependencies)
     return results  # type: ignore[return-value]
 
 

@@ -71,9 +71,9 @@ class HostSyncInLoop(Rule):
 
     def check(self, node: ast.AST, context) -> None:
         scope = context.scope(node)
-        if scope.in_traced:
-            return
         model = context.model
+        if scope.in_traced and not model.runs_concretely(scope):
+            return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
         body = list(_same_level(node))
         calls = [child for child in body if isinstance(child, ast.Call)]
         jitted = [call for call in calls if model.jit_binding_for_call(call) is not None]

@@ -55,6 +55,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
+from jaxlint.semantic import flow
 from jaxlint.semantic.flow import dotted_name, target_elements
 
 _DONATING = ("jax.jit", "jax.pmap")
@@ -79,16 +80,21 @@ class MissingDonation(Rule):
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
+        # `new_actor = update(self.actor, ...)` then `self.actor = new_actor`: rebound through a temporary.
+        rebound |= set(flow.rebound_through_temporaries(node, rebound))
         if not rebound:
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
-        for position, keyword, argument in candidates:
-            if isinstance(argument, ast.Starred):
+        for position, keyword, whole in candidates:
+            if isinstance(whole, ast.Starred):
                 break
-            key = dotted_name(argument)
-            if key is None or key not in rebound:
+            # A tuple argument donates all of its leaves: `(_, pstate), loss = step((rng, pstate), batch)`.
+            parts = whole.elts if isinstance(whole, ast.Tuple) else [whole]
+            argument = next((part for part in parts if dotted_name(part) in rebound), None)
+            if argument is None:
                 continue
+            key = dotted_name(argument)
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
             if _aliased(key, scope) or _is_prngdotted_name(key):
@@ -97,12 +103,16 @@ class MissingDonation(Rule):
                 continue
             name = binding.key if binding.key != "<inline>" else "the jitted function"
             option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
-            fix = donation_fix.fix_for(value, binding, position, keyword, context)
+            where = f" (inside argument {binding.argnum(position)})" if argument is not whole else ""
+            # Multi-line calls: the finding sits on the line of the call, where a reader looks for it.
+            anchor = argument if argument.lineno == value.lineno else value
+            fix = donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None
             context.report(
-                argument,
-                f"`{key}` is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
+                anchor,
+                f"`{key}`{where} is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
                 f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
                 fix=None if isinstance(fix, str) else fix,
+                end_node=argument if anchor is not argument else None,
             )
 
 

@@ -52,7 +52,10 @@ import ast
 
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import flow
 from jaxlint.semantic.model import ARRAY
+
+UNROLL = 8
 
 
 class PythonLoopInTraced(Rule):
@@ -63,22 +66,44 @@ class PythonLoopInTraced(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.For, context) -> None:
-        if not context.is_traced_code(node):
-            return
+        if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
+            return  # autodiff alone (no jit) sees concrete values
         scope = context.scope(node)
-        bounds = _literal_range(node.iter, context)
         threshold = getattr(context.settings, "python_loop_threshold", 100) or 100
+        if _enclosing_loop_reported(node, scope, threshold, context):
+            return  # the loop nest is reported once, at its outermost loop that reaches the threshold
+        bounds = _literal_range(node.iter, context)
         if bounds is not None:
             start, stop, step = bounds
             count = len(range(start, stop, step))
-            if count < threshold:
+            grad_steps = _grad_steps(node, scope, count, context)
+            if count < threshold and grad_steps is None:
                 return
-            fix = fori_loop.fori_fix(node, start, stop, step, scope, context)
+            if count >= threshold:
+                literal = bounds == _literal_range(node.iter, context, constants=False)
+                fix = fori_loop.fori_fix(node, start, stop, step, scope, context) if literal else None
+                context.report(
+                    node,
+                    f"this `for` loop unrolls {count} copies of its body into traced function `{scope.name}`: compile "
+                    f"time grows super-linearly; use `lax.fori_loop` (or `lax.scan`)",
+                    fix=fix,
+                    end_node=node.iter,
+                )
+            else:
+                context.report(
+                    node,
+                    f"these nested `for` loops unroll {grad_steps} gradient steps (forward and backward pass each) into "
+                    f"traced function `{scope.name}`: the program and its compile time grow with every step; use "
+                    f"`lax.scan` (or `lax.fori_loop`) over the steps",
+                    end_node=node.iter,
+                )
+            return
+        sized = _data_sized(node.iter, scope, context)
+        if sized is not None:
             context.report(
                 node,
-                f"this `for` loop unrolls {count} copies of its body into traced function `{scope.name}`: compile "
-                f"time grows super-linearly; use `lax.fori_loop` (or `lax.scan`)",
-                fix=fix,
+                f"`for` over `{snippet(context.text(sized))}` unrolls one copy of the body per element of a traced "
+                f"array into `{scope.name}`, and every new length compiles again; use `lax.scan` or `lax.fori_loop`",
                 end_node=node.iter,
             )
             return
@@ -91,15 +116,28 @@ class PythonLoopInTraced(Rule):
             )
 
 
-def _literal_range(iterable: ast.expr, context) -> tuple[int, int, int] | None:
+# A loop nest around a gradient computation is reported from this many unrolled steps on: each
+# step is a whole forward and backward pass, so a few already make a large program.
+GRAD_STEP_THRESHOLD = 8
+
+
+def _literal_range(iterable: ast.expr, context, constants: bool = True) -> tuple[int, int, int] | None:
+    """(start, stop, step) of `range(...)` (or `reversed(range(...))`) whose bounds are known:
+    literals, or with `constants`, module constants and configuration defaults."""
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.reversed" and len(iterable.args) == 1:
+        iterable = iterable.args[0]
     if not isinstance(iterable, ast.Call) or context.qualified_name(iterable.func) != "builtins.range" or iterable.keywords:
         return None
+    evaluator = context.model.constant_evaluator()
+    scope = context.scope(iterable)
     values = []
     for argument in iterable.args:
         if isinstance(argument, ast.Constant) and isinstance(argument.value, int) and not isinstance(argument.value, bool):
             values.append(argument.value)
         elif isinstance(argument, ast.UnaryOp) and isinstance(argument.op, ast.USub) and isinstance(argument.operand, ast.Constant) and isinstance(argument.operand.value, int):
             values.append(-argument.operand.value)
+        elif constants and (value := evaluator.int_value(argument, scope)) is not None:
+            values.append(value)
         else:
             return None
     if not 1 <= len(values) <= 3 or (len(values) == 3 and values[2] == 0):
@@ -107,6 +145,86 @@ def _literal_range(iterable: ast.expr, context) -> tuple[int, int, int] | None:
     if len(values) == 1:
         return 0, values[0], 1
     return values[0], values[1], values[2] if len(values) == 3 else 1
+
+
+def _trip_count(loop: ast.For, context) -> int | None:
+    bounds = _literal_range(loop.iter, context)
+    return len(range(*bounds)) if bounds is not None else None
+
+
+def _nested_loops(loop: ast.For) -> list[ast.For]:
+    """`for` loops inside `loop` in the same function."""
+    return [n for n in flow.walk_same_scope(loop) if isinstance(n, ast.For) and n is not loop]
+
+
+def _grad_steps(loop: ast.For, scope, count: int, context) -> int | None:
+    """Total gradient computations a loop nest unrolls, when at least GRAD_STEP_THRESHOLD: the trip
+    counts of the loops around each gradient call multiplied, every count known."""
+    best = None
+    for call in flow.walk_same_scope(loop):
+        if not isinstance(call, ast.Call) or not _is_gradient_call(call, scope, context):
+            continue
+        total = count
+        for inner in flow.enclosing_loops(call):
+            if inner is loop:
+                break
+            if not isinstance(inner, ast.For):
+                total = None
+                break
+            inner_count = _trip_count(inner, context)
+            if inner_count is None:
+                total = None
+                break
+            total *= inner_count
+        if total is not None and total >= GRAD_STEP_THRESHOLD and (best is None or total > best):
+            best = total
+    return best
+
+
+def _is_gradient_call(call: ast.Call, scope, context) -> bool:
+    """`jax.grad(f)(x)`, or a call of a name bound once to `jax.grad(...)`/`jax.value_and_grad(...)`."""
+    from jaxlint.semantic.bindings import bound_values
+
+    function = call.func
+    if isinstance(function, ast.Name):
+        found = bound_values(context.model, function.id, scope)
+        if found is None or len(found[1]) != 1:
+            return False
+        function = found[1][0]
+    return isinstance(function, ast.Call) and context.qualified_name(function.func) in _GRADIENTS
+
+
+_GRADIENTS = frozenset({"jax.grad", "jax.value_and_grad", "equinox.filter_grad", "equinox.filter_value_and_grad"})
+
+
+def _enclosing_loop_reported(loop: ast.For, scope, threshold: int, context) -> bool:
+    for outer in flow.enclosing_loops(loop):
+        if not isinstance(outer, ast.For) or context.scope(outer) is not scope:
+            return False
+        count = _trip_count(outer, context)
+        if count is not None and (count >= threshold or _grad_steps(outer, scope, count, context) is not None):
+            return True
+    return False
+
+
+def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
+    """`range(len(x))`, `enumerate(x)` or `zip(x, y)` over a traced array `x`: the array it walks."""
+    if not isinstance(iterable, ast.Call) or iterable.keywords:
+        return None
+    qualified = context.qualified_name(iterable.func)
+    if qualified == "builtins.reversed" and len(iterable.args) == 1:
+        return _data_sized(iterable.args[0], scope, context)
+    if qualified == "builtins.range" and len(iterable.args) == 1:
+        length = iterable.args[0]
+        if isinstance(length, ast.Call) and context.qualified_name(length.func) == "builtins.len" and len(length.args) == 1:
+            if context.level(length.args[0], scope) == ARRAY:
+                return length.args[0]
+        return None
+    if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
+        for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
+            if context.level(argument, scope) == ARRAY:
+                return argument
+    return None
 
 
 RULE = PythonLoopInTraced()

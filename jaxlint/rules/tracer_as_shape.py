@@ -79,8 +79,8 @@ class TracerAsShape(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
-        if not context.is_traced_code(node):
-            return
+        if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
+            return  # autodiff alone (no jit) sees concrete values
         scope = context.scope(node)
         if isinstance(node, ast.Subscript):
             self._check_subscript(node, scope, context)

@@ -69,8 +69,8 @@ class TracerBoolConversion(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
-        if not context.is_traced_code(node):
-            return
+        if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
+            return  # autodiff alone (no jit) sees concrete values
         scope = context.scope(node)
         where = f"in traced function `{scope.name}`"
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):

@@ -8,8 +8,14 @@ values (None), and callers do not guess.
 from __future__ import annotations
 
 import ast
+import weakref
 
-from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
+    from jaxlint.semantic.model import Scope, SemanticModel
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def owning_scope(model: SemanticModel, name: str, scope: Scope) -> Scope | None:
@@ -31,7 +37,21 @@ def bound_values(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope, 
     owner = owning_scope(model, name, scope)
     if owner is None or name in owner.param_nodes or name in owner.defs:
         return None
-    if any(name in other.declared_free for other in model.scopes if other is not owner):
+    cache = model.__dict__.setdefault("_bound_values_cache", {})
+    key = (name, id(owner))
+    if key not in cache:
+        cache[key] = _bound_values(model, name, owner)
+    return cache[key]
+
+
+def _bound_values(model: SemanticModel, name: str, owner: Scope) -> tuple[Scope, list[ast.expr]] | None:
+    free_anywhere = model.__dict__.get("_declared_free_names")
+    if free_anywhere is None:
+        free_anywhere = model.__dict__["_declared_free_names"] = {
+            free: [other for other in model.scopes if free in other.declared_free]
+            for scope in model.scopes for free in scope.declared_free
+        }
+    if any(other is not owner for other in free_anywhere.get(name, ())):
         return None
     values: list[ast.expr] = []
     for target, value in owner.bindings:
@@ -51,32 +71,47 @@ def bound_values(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope, 
 
 
 def _binding_count(owner: Scope, name: str) -> int:
-    """Bindings of `name` recorded in `owner`, to detect imports, classes and the like we did not see."""
+    """Bindings of `name` recorded in `owner`, to detect imports, classes and the like we did not see
+    (-1: bound some way bound_values does not follow). One walk per scope serves every name."""
+    counts = _STORE_COUNTS.get(owner)
+    if counts is None:
+        counts = _STORE_COUNTS[owner] = _store_counts(owner)
+    if counts is _HAS_DELETE:
+        return -1
+    return counts.get(name, 0)
+
+
+# Scope -> {name: stores, or -1}; weak keys so the counts die with the model.
+_STORE_COUNTS: "weakref.WeakKeyDictionary[Scope, dict[str, int]]" = weakref.WeakKeyDictionary()
+_HAS_DELETE: dict[str, int] = {}
+
+
+def _store_counts(owner: Scope) -> dict[str, int]:
     node = owner.node
-    count = 0
+    counts: dict[str, int] = {}
     stack = list(ast.iter_child_nodes(node)) if not isinstance(node, ast.Lambda) else [node.body]
     while stack:
         child = stack.pop()
         if isinstance(child, (ast.Import, ast.ImportFrom)):
-            if any((alias.asname or alias.name).split(".")[0] == name for alias in child.names):
-                return -1
+            for alias in child.names:
+                counts[(alias.asname or alias.name).split(".")[0]] = -1
         elif isinstance(child, ast.ClassDef):
-            if child.name == name:
-                return -1
+            counts[child.name] = -1
             stack.extend(child.decorator_list)
             continue
         elif isinstance(child, FUNCTION_NODES):
-            if getattr(child, "name", None) == name:
-                return -1
+            if getattr(child, "name", None) is not None:
+                counts[child.name] = -1
             continue
-        elif isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Store):
-            count += 1
-        elif isinstance(child, ast.ExceptHandler) and child.name == name:
-            return -1
+        elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+            if counts.get(child.id, 0) >= 0:
+                counts[child.id] = counts.get(child.id, 0) + 1
+        elif isinstance(child, ast.ExceptHandler) and child.name:
+            counts[child.name] = -1
         elif isinstance(child, ast.Delete):
-            return -1
+            return _HAS_DELETE
         stack.extend(ast.iter_child_nodes(child))
-    return count
+    return counts
 
 
 def _names(target: ast.AST) -> set[str]:

@@ -132,3 +132,30 @@ def dotted_name(node: ast.AST) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> dict[str, str]:
+    """`new = step(old)` followed, later in the same block, by `old = new`: {"old": "new"}.
+
+    Only a plain `x = temporary` (or `self.x = temporary`) after the statement counts, and only when
+    the temporary is not rebound in between."""
+    found: dict[str, str] = {}
+    located = statement_list(statement)
+    if located is None:
+        return found
+    block, index = located
+    names = {name for name in temporaries if "." not in name}
+    for later in block[index + 1:]:
+        if isinstance(later, ast.Assign) and len(later.targets) == 1 and isinstance(later.value, ast.Name) and later.value.id in names:
+            key = dotted_name(later.targets[0])
+            if key is not None and key not in temporaries:
+                found[key] = later.value.id
+        if isinstance(later, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            stored = later.targets if isinstance(later, ast.Assign) else [later.target]
+            for target in stored:
+                for element in target_elements(target):
+                    if isinstance(element, ast.Name) and element.id in names and not (isinstance(later, ast.Assign) and later.value is not None and isinstance(later.value, ast.Name)):
+                        names.discard(element.id)
+        elif isinstance(later, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef)):
+            break  # keep to straight-line code
+    return found

@@ -32,11 +32,17 @@ class ImportMap:
     the module is ambiguous and resolves to nothing: when we cannot tell, we do not guess.
     """
 
-    def __init__(self, import_nodes: list[ast.AST], locally_bound: set[str]) -> None:
-        """`import_nodes`: every Import/ImportFrom in the module; `locally_bound`: names bound otherwise."""
+    def __init__(self, import_nodes: list[ast.AST], locally_bound: set[str], project=None) -> None:
+        """`import_nodes`: every Import/ImportFrom in the module; `locally_bound`: names bound otherwise.
+
+        With a project view (semantic/project.py), relative imports resolve to absolute module names
+        and `from m import *` of a project module binds the names that module defines."""
         self.aliases: dict[str, str] = {}
         ambiguous: set[str] = set()
         self.locally_bound = set(locally_bound)
+        star_bound: dict[str, str] = {}
+        if project is not None:
+            import_nodes, star_bound = self._bind_project_imports(import_nodes, project, ambiguous)
         for node in import_nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -53,8 +59,31 @@ class ImportMap:
                 for alias in node.names:
                     if alias.name != "*":
                         self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}", ambiguous)
+        # Names a star import brings in count only where nothing else in the module binds them.
+        for name, target in star_bound.items():
+            if name not in self.aliases and name not in ambiguous and name not in self.locally_bound:
+                self.aliases[name] = target
         for name in ambiguous | (self.locally_bound & set(self.aliases)):
             self.aliases.pop(name, None)
+
+    def _bind_project_imports(self, import_nodes: list[ast.AST], project, ambiguous: set[str]):
+        """Binds relative and star imports through the project; returns the nodes left to bind."""
+        remaining = []
+        star_bound: dict[str, str] = {}
+        for node in import_nodes:
+            if not isinstance(node, ast.ImportFrom) or not (node.level or any(alias.name == "*" for alias in node.names)):
+                remaining.append(node)
+                continue
+            module = absolute_module(node, project.package)
+            if module is None:
+                remaining.append(node)
+                continue
+            for alias in node.names:
+                if alias.name == "*":
+                    star_bound.update(project.star_bindings(module))
+                else:
+                    self._bind(alias.asname or alias.name, f"{module}.{alias.name}", ambiguous)
+        return remaining, star_bound
 
     def _bind(self, name: str, target: str, ambiguous: set[str]) -> None:
         previous = self.aliases.get(name)
@@ -101,3 +130,17 @@ def canonical(qualified: str) -> str:
     if qualified.startswith("equinox.") or qualified.startswith("flax."):
         return qualified
     return CANONICAL.get(qualified, qualified)
+
+
+def absolute_module(node: ast.ImportFrom, package: str) -> str | None:
+    """The absolute module an ImportFrom reads from; None when a relative one climbs out of the package."""
+    if not node.level:
+        return node.module
+    parts = package.split(".") if package else []
+    if (parts and node.level - 1 >= len(parts)) or (not parts and node.level > 1):
+        return None
+    # A script's `from .x import y` has no package: it reads as its sibling `x`.
+    base = parts[: len(parts) - (node.level - 1)]
+    if node.module:
+        base.append(node.module)
+    return ".".join(base) if base else None

@@ -71,4 +71,4 @@ ARRAY_METHODS = frozenset({
     "multiply", "divide", "power", "get", "apply", "view", "trace", "diagonal", "real", "imag",
 })
 HOST_METHODS = frozenset({"item", "tolist"})
-ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "jaxtyping.Float", "jaxtyping.Int", "jaxtyping.Bool", "jaxtyping.Shaped", "jaxtyping.Num", "jaxtyping.Real", "jaxtyping.Inexact", "jaxtyping.Integer", "jaxtyping.Complex", "chex.Array")
+ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.numpy.array", "numpy.ndarray", "jaxtyping.Array", "jaxtyping.Float", "jaxtyping.Int", "jaxtyping.Bool", "jaxtyping.Shaped", "jaxtyping.Num", "jaxtyping.Real", "jaxtyping.Inexact", "jaxtyping.Integer", "jaxtyping.Complex", "chex.Array")

@@ -7,6 +7,7 @@ question has a "cannot tell" answer, and rules do not flag what the model cannot
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -91,6 +92,11 @@ class Scope:
     bound_when_traced: set[str] | None = None
     differentiated: bool = False
     levels: dict[str, int] = field(default_factory=dict)
+    # Where the tracing comes from, to tell abstract tracing (jit, vmap, lax bodies: values unknown)
+    # from autodiff alone (`jax.grad(f)(x)` outside jit: values concrete, Python control flow works).
+    abstract_transform: bool = False
+    trace_sites: list["Scope | None"] = field(default_factory=list)  # scopes holding the transform call
+    helper_callers: list["Scope"] = field(default_factory=list)  # traced scopes passing it traced values
 
     @property
     def name(self) -> str:
@@ -125,6 +131,9 @@ class JitBinding:
     bound_positional: int = 0
     via_decorator: bool = False
     owner: "Scope | None" = None  # the scope whose name it binds (None: not known)
+    # For a callable of another module (project index): its parameters, since there is no Scope.
+    external_params: list[str] | None = None
+    external_has_self: bool = False
 
     def literal_option(self, *names: str) -> tuple | None:
         """The literal value of an int/str tuple option; () when absent; None when not a literal."""
@@ -136,13 +145,14 @@ class JitBinding:
     @property
     def param_names(self) -> list[str] | None:
         if self.function is None:
-            return None
+            return self.external_params
         return self.function.params[self.bound_positional:]
 
     @property
     def argnum_offset(self) -> int:
         """`@jax.jit` on a method counts `self` as argument 0; calls through `self.f(...)` do not pass it."""
-        return 1 if self.via_decorator and self.function is not None and self.function.has_self else 0
+        has_self = self.function.has_self if self.function is not None else self.external_has_self
+        return 1 if self.via_decorator and has_self else 0
 
     def argnum(self, position: int) -> int:
         """The `*_argnums` index of the call's positional argument `position`."""
@@ -237,9 +247,11 @@ class TransformUse:
 
 
 class SemanticModel:
-    def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = ()) -> None:
+    def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = (), project=None) -> None:
         self.tree = tree
         self.extra_traced = frozenset(traced_decorators)
+        # The rest of the project as this file sees it (semantic/project.py), or None.
+        self.project = project
         self.nodes: list[ast.AST] = []
         self.import_nodes: list[ast.AST] = []
         self.bound_names: set[str] = set()
@@ -247,13 +259,16 @@ class SemanticModel:
         self.scopes: list[Scope] = []
         self.scope_of_node: dict[ast.AST, Scope] = {}
         self.class_methods: dict[ast.ClassDef, dict[str, Scope]] = {}
-        self.jit_bindings: dict[str, JitBinding] = {}
+        self.jit_bindings: dict[str, JitBinding] = {}  # keys bound exactly once
+        self.jit_binding_lists: dict[str, list[JitBinding]] = {}  # every binding of each key
         self.module_scope = Scope(tree, None)
         self._collect()
-        self.imports = ImportMap(self.import_nodes, self.bound_names)
+        self.imports = ImportMap(self.import_nodes, self.bound_names, project)
+        self._constants = None
         self._find_traced_functions()
         self._find_jit_bindings()
         self._propagate()
+        self._abstract = self._abstractly_traced()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
 
     # ----- collection -------------------------------------------------------------------------
@@ -516,11 +531,14 @@ class SemanticModel:
         if resolved is not None:
             target, bound, keywords = resolved
             self._mark_traced(target, use, bound, keywords)
+            target.trace_sites.append(scope)
 
     def _mark_traced(self, scope: Scope, use: TransformUse, bound: int, bound_keywords: set[str]) -> None:
         scope.bound_when_traced = set(bound_keywords) if scope.bound_when_traced is None else scope.bound_when_traced & bound_keywords
         scope.traced = True
         scope.transforms.add(use.qualified)
+        if use.qualified not in jaxapi.DIFFERENTIATING:
+            scope.abstract_transform = True
         if use.qualified in jaxapi.DIFFERENTIATING:
             scope.differentiated = True
         visible = scope.params[bound:]
@@ -572,13 +590,57 @@ class SemanticModel:
         count = len(candidates)
         static_positions = {n if n >= 0 else count + n for n in static_numbers if isinstance(n, int)}
         for position, name in enumerate(candidates):
-            if position in static_positions or name in static_names:
+            if position in static_positions or name in static_names or self._default_never_passed(scope, name):
                 continue
             traced[name] = self._param_level(scope, name)
         for name in keyword_params:
-            if name not in static_names:
+            if name not in static_names and not self._default_never_passed(scope, name):
                 traced[name] = self._param_level(scope, name)
         return traced
+
+    def _default_never_passed(self, scope: Scope, name: str) -> bool:
+        """A parameter with a default that no call of this decorated function passes keeps its
+        Python default under `jit`: `def f(x, standardize=True)` called as `f(x)` is never traced.
+        Only for functions whose own name is the jitted callable (a decorator), with at least one
+        call in the module and no call spreading `*args`/`**kwargs`."""
+        node = scope.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or name not in self._defaulted(scope):
+            return False
+        if not any(self.decorator_transform(decorator) for decorator in node.decorator_list):
+            return False
+        calls = self._calls_by_name().get(node.name, [])
+        if not calls:
+            return False
+        position = scope.params.index(name) if name in scope.params else None
+        for call in calls:
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+                return False
+            if position is not None and len(call.args) > position:
+                return False
+            if any(keyword.arg == name for keyword in call.keywords):
+                return False
+        return True
+
+    def _defaulted(self, scope: Scope) -> set[str]:
+        arguments = scope.node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        names = {arg.arg for arg in positional[len(positional) - len(arguments.defaults):]} if arguments.defaults else set()
+        names |= {arg.arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None}
+        return names
+
+    def _calls_by_name(self) -> dict[str, list[ast.Call]]:
+        """Calls in the module by the called name (`f(...)`, `obj.f(...)`), for call-site questions."""
+        cached = getattr(self, "_calls_by_name_cache", None)
+        if cached is None:
+            cached = {}
+            for scope in self.scopes:
+                for call in scope.calls:
+                    function = call.func
+                    name = function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else None
+                    if name is not None:
+                        cached.setdefault(name, []).append(call)
+            self._calls_by_name_cache = cached
+        return cached
 
     def _param_level(self, scope: Scope, name: str) -> int:
         """ARRAY for parameters annotated as arrays, or with a bool/number default (a scalar tracer
@@ -615,6 +677,7 @@ class SemanticModel:
         def add(binding: JitBinding) -> None:
             seen[binding.key] = seen.get(binding.key, 0) + 1
             self.jit_bindings[binding.key] = binding
+            self.jit_binding_lists.setdefault(binding.key, []).append(binding)
 
         for scope in self.scopes:
             if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -646,23 +709,116 @@ class SemanticModel:
         """The compiled callable a name (or `self.attr`) refers to where it is used.
 
         A bare name must resolve, through the scopes around the use, to the scope that bound it:
-        a local `def fun` in one test is not the `fun = jax.jit(...)` of another.
+        a local `def fun` in one test is not the `fun = jax.jit(...)` of another. A name bound
+        several times in that scope (`f = jax.jit(g1)` ... `f = jax.jit(g2)`) takes the binding
+        that reaches the use; where that cannot be told, the bindings must agree on their options.
         """
         key = binding_key(node)
-        binding = self.jit_bindings.get(key) if key is not None else None
-        if binding is None or not isinstance(node, ast.Name) or binding.owner is None:
-            return binding
+        bindings = self.jit_binding_lists.get(key) if key is not None else None
+        if not bindings:
+            return self._imported_jit_binding(node)
+        if not isinstance(node, ast.Name):
+            return _agreeing(bindings)
         current: Scope | None = self.scope_for(node)
         while current is not None:
             if node.id in current.local_names or node.id in current.defs:
-                return binding if current is binding.owner else None
+                owned = [binding for binding in bindings if binding.owner is current or binding.owner is None]
+                if not owned:
+                    return None
+                if len(owned) == 1:
+                    return owned[0]
+                return _reaching(owned, node, current) or _agreeing(owned)
             current = current.parent
+        return _agreeing([binding for binding in bindings if binding.owner is None])
+
+    def _imported_jit_binding(self, node: ast.AST) -> JitBinding | None:
+        """A jitted function of another project module: `from train import step; step(...)`, or a
+        jitted method called on an instance of a project or local class: `agent = Agent(); agent.update(...)`."""
+        if self.project is None and not isinstance(node, ast.Attribute):
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            method = self.instance_method(node)
+            if method is not None:
+                return method
+        if self.project is None:
+            return None
+        qualified = self.qualified_name(node)
+        if qualified is None or qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
+            return None
+        summary = self.project.function(qualified)
+        if summary is None or summary.transform is None:
+            return None
+        return JitBinding(qualified, summary.transform, node, summary.options, None, via_decorator=summary.via_decorator,
+                          external_params=list(summary.params), external_has_self=summary.has_self)
+
+    def instance_class(self, name: ast.Name):
+        """The class a name is bound to an instance of (`agent = Agent(...)` bound once): a local
+        ClassDef or a project ClassSummary; None when not known."""
+        from jaxlint.semantic.bindings import bound_values, owning_scope
+
+        scope = self.scope_for(name)
+        owner = owning_scope(self, name.id, scope)
+        if owner is None:
+            return None
+        cache = self.__dict__.setdefault("_instance_class_cache", {})
+        key = (id(owner), name.id)
+        if key not in cache:
+            cache[key] = self._instance_class(name, scope, owner)
+        return cache[key]
+
+    def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
+        from jaxlint.semantic.bindings import bound_values
+        # Cheap test first: some binding of the name in its scope must be a call of a plain name.
+        if not any(
+            isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
+            and isinstance(value.func, (ast.Name, ast.Attribute))
+            for target, value in owner.bindings
+        ):
+            return None
+        found = bound_values(self, name.id, scope)
+        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+            return None
+        constructor = found[1][0].func
+        if isinstance(constructor, ast.Name):
+            local = [c for c in self.class_methods if c.name == constructor.id and self.scope_for(c) is self.module_scope]
+            if len(local) == 1 and constructor.id not in self.imports.aliases:
+                return local[0]
+        qualified = self.qualified_name(constructor)
+        if qualified is not None and self.project is not None and not qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
+            return self.project.class_(qualified)
         return None
+
+    def instance_method(self, node: ast.Attribute) -> JitBinding | None:
+        """The jitted method `obj.method` calls, for an instance of a known class."""
+        if not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
+            return None
+        owner = self.instance_class(node.value)
+        if owner is None:
+            return None
+        if isinstance(owner, ast.ClassDef):
+            scope = self.class_methods.get(owner, {}).get(node.attr)
+            if scope is None:
+                return None
+            for binding in self.jit_binding_lists.get(f"self.{node.attr}", ()):
+                if binding.function is scope:
+                    return dataclasses.replace(binding, key=f"{owner.name}.{node.attr}")
+            return None
+        summary = owner.methods.get(node.attr)
+        if summary is None or summary.transform is None:
+            return None
+        return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
+                          external_params=list(summary.params), external_has_self=summary.has_self)
 
     def jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
         """The compiled callable a call invokes, by name or `self.attr`, or `jax.jit(f)(...)` inline."""
-        key = binding_key(call.func)
-        if key is not None:
+        cache = self.__dict__.setdefault("_jit_call_cache", {})
+        key = id(call)
+        if key not in cache:
+            cache[key] = self._jit_binding_for_call(call)
+        return cache[key]
+
+    def _jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
+        if isinstance(call.func, (ast.Name, ast.Attribute)):
             binding = self.jit_binding_for_name(call.func)
             if binding is not None:
                 return binding
@@ -792,6 +948,8 @@ class SemanticModel:
         if self._annotated_array(callee, name):
             level = ARRAY
         changed = False
+        if caller not in callee.helper_callers:
+            callee.helper_callers.append(caller)
         callee.bound_when_traced = set()
         if not callee.traced:
             callee.traced = True
@@ -804,6 +962,60 @@ class SemanticModel:
             callee.traced_params[name] = level
             changed = True
         return changed
+
+    def _abstractly_traced(self) -> set:
+        """Traced scopes whose values are abstract: reached by jit, vmap, pmap, a lax body or a
+        custom derivative, or by autodiff from code that is itself abstract. Under `jax.grad`
+        alone the tracer carries a concrete value, so `if x > 0` and `float(x)` work there."""
+        from jaxlint.semantic.bindings import bound_values
+
+        traced = [scope for scope in self.scopes if scope.traced]
+        abstract = {scope for scope in traced if scope.abstract_transform}
+
+        def in_abstract(scope: Scope | None) -> bool:
+            while scope is not None:
+                if scope in abstract:
+                    return True
+                scope = scope.parent
+            return False
+
+        for _ in range(8):
+            changed = False
+            for scope in traced:
+                if scope in abstract:
+                    continue
+                if any(in_abstract(site) for site in scope.trace_sites) or any(in_abstract(c) for c in scope.helper_callers):
+                    abstract.add(scope)
+                    changed = True
+            # `grad_fn = jax.grad(loss)` bound once, called inside abstract code: loss is abstract there.
+            for scope in list(abstract):
+                for call in scope.calls:
+                    if not isinstance(call.func, ast.Name):
+                        continue
+                    found = bound_values(self, call.func.id, scope)
+                    if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+                        continue
+                    value = found[1][0]
+                    if self.transform_of(value.func) in jaxapi.DIFFERENTIATING and value.args:
+                        resolved = self.resolve_function(value.args[0], found[0])
+                        if resolved is not None and resolved[0] is not None and resolved[0] not in abstract:
+                            abstract.add(resolved[0])
+                            changed = True
+            if not changed:
+                break
+        return abstract
+
+    def runs_concretely(self, scope: Scope) -> bool:
+        """Traced only by autodiff outside any jit: the values are concrete (Python control flow and
+        conversions work, though each op dispatches eagerly)."""
+        if not scope.in_traced:
+            return False
+        current: Scope | None = scope
+        while current is not None:
+            if current in self._abstract:
+                return False
+            current = current.parent
+        return True
 
     def in_static_region(self, node: ast.AST) -> bool:
         """Inside `with jax.ensure_compile_time_eval():`, values are concrete."""
@@ -1010,6 +1222,8 @@ class SemanticModel:
         if isinstance(node, ast.Attribute):
             if node.attr in jaxapi.STATIC_ATTRIBUTES:
                 return "host"
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return self.attribute_device_kind(node, scope)
             return "device" if self.device_kind(node.value, scope) == "device" else None
         if isinstance(node, ast.Subscript):
             return "device" if self.device_kind(node.value, scope) == "device" else None
@@ -1041,7 +1255,164 @@ class SemanticModel:
                     return None
             if self.jit_binding_for_call(node) is not None:
                 return "device"
+            if self._call_returns_device(node, scope):
+                return "device"
         return None
+
+    def constant_evaluator(self):
+        """Constant propagation over this module (semantic/constants.py), built on first use."""
+        if self._constants is None:
+            from jaxlint.semantic.constants import ConstantEvaluator
+
+            self._constants = ConstantEvaluator(self)
+        return self._constants
+
+    def returns_device(self, scope: Scope) -> bool:
+        """Whether every `return` of a (host) function yields a device array or a tuple of them:
+        `return jnp.array(state), jnp.array(done)`, or the result of a jitted call."""
+        cache = self.__dict__.setdefault("_returns_device_cache", {})
+        if scope in cache:
+            return cache[scope]
+        cache[scope] = False  # recursion: not known while being computed
+        result = bool(scope.returns) and scope.is_function and not scope.in_traced
+        if result:
+            for value in scope.returns:
+                elements = value.elts if isinstance(value, ast.Tuple) else [value]
+                if not elements or any(self.device_kind(element, scope) != "device" for element in elements):
+                    result = False
+                    break
+        result = result and not _is_generator(scope.node)
+        cache[scope] = result
+        return result
+
+    def _call_returns_device(self, call: ast.Call, scope: Scope) -> bool:
+        resolved = self.resolve_function(call.func, scope)
+        if resolved is not None and resolved[0] is not None:
+            return self.returns_device(resolved[0])
+        function = call.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
+            owner = self.instance_class(function.value)
+            if isinstance(owner, ast.ClassDef):
+                method = self.class_methods.get(owner, {}).get(function.attr)
+                return method is not None and self.returns_device(method)
+            if owner is not None:
+                summary = owner.methods.get(function.attr)
+                return summary is not None and summary.returns_device
+        if self.project is not None:
+            qualified = self.qualified_name(function)
+            if qualified is not None and not qualified.startswith(("jax.", "numpy.", "builtins.", "flax.", "equinox.")):
+                summary = self.project.function(qualified)
+                return summary is not None and summary.returns_device
+        return False
+
+    def attribute_device_kind(self, node: ast.Attribute, scope: Scope) -> str | None:
+        """'device' for `self.v` when every assignment to `self.v` in its class stores a device array."""
+        method = scope
+        while method is not None and method.class_node is None:
+            method = method.parent
+        if method is None or not isinstance(node.value, ast.Name) or node.value.id != "self":
+            return None
+        cache = self.__dict__.setdefault("_attribute_kind_cache", {})
+        key = (method.class_node, node.attr)
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        kinds = []
+        for other in self.class_methods.get(method.class_node, {}).values():
+            for target, value in other.bindings:
+                if isinstance(target, ast.Attribute) and target.attr == node.attr and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    if value is None or isinstance(value, ast.AugAssign):
+                        kinds.append(None if value is None else self.device_kind(value.value, other))
+                    else:
+                        kinds.append(self.device_kind(value, other))
+                elif isinstance(target, (ast.Tuple, ast.List)) and any(
+                    isinstance(e, ast.Attribute) and e.attr == node.attr and isinstance(e.value, ast.Name) and e.value.id == "self"
+                    for e in target.elts
+                ):
+                    kinds.append(self.device_kind(value, other) if value is not None and not isinstance(value, (ast.Tuple, ast.AugAssign)) else None)
+        result = "device" if kinds and all(kind == "device" for kind in kinds) else None
+        cache[key] = result
+        return result
+
+
+def _is_generator(node: ast.AST) -> bool:
+    stack = list(getattr(node, "body", []))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        stack.extend(child_nodes(child))
+    return False
+
+
+def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:
+    """One of several bindings when they compile the same way (transform, options and parameters)."""
+    if not bindings:
+        return None
+    first = bindings[0]
+    signature = _binding_signature(first)
+    if all(_binding_signature(other) == signature for other in bindings[1:]):
+        return first
+    return None
+
+
+def _binding_signature(binding: JitBinding) -> tuple:
+    options = tuple(sorted((name, ast.dump(value)) for name, value in binding.options.items()))
+    return binding.transform, options, tuple(binding.param_names or ()), binding.argnum_offset
+
+
+def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope) -> JitBinding | None:
+    """The binding whose statement last precedes `use` in straight-line code of the same scope."""
+    if getattr(use, SCOPE, None) is not scope and _scope_attribute(use) is not scope:
+        return None
+    use_ancestors = list(ancestors(use))
+    position = (use.lineno, use.col_offset)
+    best: tuple[tuple[int, int], ast.AST, JitBinding] | None = None
+    for binding in bindings:
+        statement = binding.node
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = parent_of(statement)
+        if statement is None or statement in use_ancestors:
+            return None
+        end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+        if end <= position and (best is None or end > best[0]):
+            best = (end, statement, binding)
+    if best is None:
+        return None
+    block = parent_of(best[1])
+    if block is None or (block is not scope.node and block not in use_ancestors):
+        return None  # bound in a branch the use is not in: either binding may reach it
+    for field_name in ("body", "orelse", "finalbody", "handlers"):
+        statements = getattr(block, field_name, None)
+        if isinstance(statements, list) and best[1] in statements:
+            if not any(ancestor in statements for ancestor in [use, *use_ancestors]):
+                return None
+            return None if _later_binding_in_loop(bindings, use, use_ancestors) else best[2]
+    return None
+
+
+def _later_binding_in_loop(bindings: list[JitBinding], use: ast.AST, use_ancestors: list[ast.AST]) -> bool:
+    """A binding after the use inside a loop around the use reaches it on the next iteration."""
+    loops = [a for a in use_ancestors if isinstance(a, (ast.For, ast.AsyncFor, ast.While))]
+    if not loops:
+        return False
+    for binding in bindings:
+        if (binding.node.lineno, binding.node.col_offset) > (use.lineno, use.col_offset):
+            if any(loop in ancestors(binding.node) for loop in loops):
+                return True
+    return False
+
+
+def _scope_attribute(node: ast.AST):
+    current = node
+    while current is not None:
+        scope = getattr(current, SCOPE, None)
+        if scope is not None:
+            return scope
+        current = parent_of(current)
+    return None
 
 
 def _names_in(target: ast.AST) -> Iterator[str]:

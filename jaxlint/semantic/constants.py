@@ -1,0 +1,250 @@
+"""Constant propagation: the value an expression has whenever it runs, when the source fixes it.
+
+Used where a rule needs a number the code spells indirectly: trip counts (`range(N)` with a module
+constant, `range(cfg.num_steps)` with a dataclass default, `range(args.epochs)` with an argparse
+default). Evaluation is conservative: a name counts only when it is bound exactly once in the scope
+that owns it (or is a module constant of another project module), a configuration object only when
+it is built from a known class or parser in that scope, and anything else is UNKNOWN.
+
+A configuration object's attribute is its default unless the same scope assigns it once
+(`args.batch_size = int(args.num_envs * args.num_steps)`), in which case that value is evaluated.
+A value a user passes on the command line can differ: the defaults are what the program runs with
+unless told otherwise, which is what a trip count in a lint message should say.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+
+UNKNOWN = object()
+
+_BINARY = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow, ast.Div: operator.truediv,
+}
+# Builds a configuration object from its class's field defaults: `tyro.cli(Args)`, `Args()`.
+_CONFIG_FACTORIES = frozenset({"tyro.cli", "simple_parsing.parse", "draccus.parse"})
+_MAX_POWER = 64
+
+
+def literal_value(node: ast.AST, known: dict | None = None, lookup=None, depth: int = 0):
+    """The value of an expression of literals, arithmetic and names in `known` (or `lookup(name)`)."""
+    if depth > 20:
+        return UNKNOWN
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, (int, float, str, bool)) or node.value is None:
+            return node.value
+        return UNKNOWN
+    if isinstance(node, ast.Name):
+        if known is not None and node.id in known:
+            return known[node.id]
+        return lookup(node) if lookup is not None else UNKNOWN
+    if isinstance(node, ast.Attribute) and lookup is not None:
+        return lookup(node)
+    if isinstance(node, ast.UnaryOp):
+        operand = literal_value(node.operand, known, lookup, depth + 1)
+        if operand is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.op, ast.USub) and isinstance(operand, (int, float)):
+            return -operand
+        if isinstance(node.op, ast.UAdd) and isinstance(operand, (int, float)):
+            return operand
+        if isinstance(node.op, ast.Not):
+            return not operand
+        return UNKNOWN
+    if isinstance(node, ast.BinOp):
+        function = _BINARY.get(node.op.__class__)
+        if function is None:
+            return UNKNOWN
+        left = literal_value(node.left, known, lookup, depth + 1)
+        right = literal_value(node.right, known, lookup, depth + 1)
+        if not _numbers(left, right):
+            return UNKNOWN
+        if isinstance(node.op, ast.Pow) and abs(right) > _MAX_POWER:
+            return UNKNOWN
+        try:
+            return function(left, right)
+        except (ArithmeticError, ValueError):
+            return UNKNOWN
+    if isinstance(node, ast.Tuple):
+        values = tuple(literal_value(element, known, lookup, depth + 1) for element in node.elts)
+        return UNKNOWN if any(value is UNKNOWN for value in values) else values
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords and len(node.args) == 1:
+        if node.func.id in ("int", "float", "round", "abs") and (known is None or node.func.id not in known):
+            value = literal_value(node.args[0], known, lookup, depth + 1)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return {"int": int, "float": float, "round": round, "abs": abs}[node.func.id](value)
+    return UNKNOWN
+
+
+def _numbers(*values) -> bool:
+    return all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in values)
+
+
+def class_field_defaults(node: ast.ClassDef) -> dict[str, object]:
+    """`name: int = 3` and `name = 3` in a class body: the defaults of dataclass-style fields."""
+    defaults: dict[str, object] = {}
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+            value = statement.value
+            if isinstance(value, ast.Call) and value.keywords and _callee_name(value.func) == "field":
+                value = next((k.value for k in value.keywords if k.arg == "default"), None)
+                if value is None:
+                    continue
+            found = literal_value(value, defaults)
+            if found is not UNKNOWN:
+                defaults[statement.target.id] = found
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            found = literal_value(statement.value, defaults)
+            if found is not UNKNOWN:
+                defaults[statement.targets[0].id] = found
+    return defaults
+
+
+def _callee_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def argparse_defaults(scope_node: ast.AST, parser_name: str) -> dict[str, object]:
+    """Defaults of `parser.add_argument("--num-steps", type=int, default=128)` calls in a scope."""
+    defaults: dict[str, object] = {}
+    for node in ast.walk(scope_node):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == parser_name):
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        if "dest" in keywords and isinstance(keywords["dest"], ast.Constant):
+            destination = keywords["dest"].value
+        else:
+            long_flags = [flag for flag in flags if flag.startswith("--")]
+            chosen = long_flags[0] if long_flags else (flags[0] if flags else None)
+            if not isinstance(chosen, str):
+                continue
+            destination = chosen.lstrip("-").replace("-", "_")
+        if "default" not in keywords:
+            continue
+        value = literal_value(keywords["default"])
+        if value is not UNKNOWN and isinstance(destination, str):
+            defaults[destination] = value
+    return defaults
+
+
+class ConstantEvaluator:
+    """Evaluates expressions in a scope of one module's semantic model (and its project)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self._config_cache: dict[tuple[int, str], dict | None] = {}
+        self._active: set[int] = set()
+
+    def value(self, node: ast.AST, scope):
+        key = id(node)
+        if key in self._active:
+            return UNKNOWN  # a cycle: `n = n + 1` evaluated through itself
+        self._active.add(key)
+        try:
+            return literal_value(node, None, lambda inner: self._lookup(inner, scope))
+        finally:
+            self._active.discard(key)
+
+    def int_value(self, node: ast.AST, scope) -> int | None:
+        value = self.value(node, scope)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    # ----- names and attributes -------------------------------------------------------------
+
+    def _lookup(self, node: ast.AST, scope):
+        if isinstance(node, ast.Name):
+            return self._name_value(node.id, scope)
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name):
+                fields = self._config_fields(node.value.id, scope)
+                if fields is not None:
+                    return fields.get(node.attr, UNKNOWN)
+            qualified = self.model.qualified_name(node)
+            if qualified is not None and self.model.project is not None:
+                return self.model.project.constant(qualified)
+        return UNKNOWN
+
+    def _name_value(self, name: str, scope):
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(self.model, name, scope)
+        if found is not None:
+            owner, values = found
+            if len(values) == 1 and not isinstance(values[0], ast.AugAssign):
+                return self.value(values[0], owner)
+            return UNKNOWN
+        qualified = self.model.imports.aliases.get(name)
+        if qualified is not None and self.model.project is not None:
+            return self.model.project.constant(qualified)
+        return UNKNOWN
+
+    def _config_fields(self, name: str, scope) -> dict | None:
+        """The fields of a configuration object bound once to `tyro.cli(Args)`, `Args()` or
+        `parser.parse_args()`, with the owning scope's single `name.field = value` overrides."""
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(self.model, name, scope)
+        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+            return None
+        owner, (value,) = found
+        key = (id(owner), name)
+        if key in self._config_cache:
+            return self._config_cache[key]
+        self._config_cache[key] = None  # while computing: a self-reference is unknown
+        fields = self._factory_fields(value, owner)
+        if fields is not None:
+            fields = dict(fields)
+            overrides: dict[str, list[ast.expr]] = {}
+            for target, assigned in owner.bindings:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == name:
+                    overrides.setdefault(target.attr, []).append(assigned)
+            self._config_cache[key] = fields
+            for attribute, values in overrides.items():
+                fields[attribute] = UNKNOWN
+            for attribute, values in overrides.items():
+                if len(values) == 1 and values[0] is not None and not isinstance(values[0], ast.AugAssign):
+                    fields[attribute] = self.value(values[0], owner)
+            fields = {k: v for k, v in fields.items() if v is not UNKNOWN}
+        self._config_cache[key] = fields
+        return fields
+
+    def _factory_fields(self, call: ast.Call, scope) -> dict | None:
+        model = self.model
+        qualified = model.qualified_name(call.func)
+        if qualified in _CONFIG_FACTORIES and call.args:
+            return self._class_defaults(call.args[0], scope)
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "parse_args" and isinstance(call.func.value, ast.Name):
+            parser = call.func.value.id
+            owner = scope
+            from jaxlint.semantic.bindings import owning_scope
+
+            owner = owning_scope(model, parser, scope) or scope
+            return argparse_defaults(owner.node, parser)
+        if not call.args and not call.keywords:
+            return self._class_defaults(call.func, scope)
+        if isinstance(call.func, ast.Name) and not call.args and not call.keywords:
+            return None
+        return None
+
+    def _class_defaults(self, node: ast.AST, scope) -> dict | None:
+        model = self.model
+        if isinstance(node, ast.Name):
+            for class_node in model.class_methods:
+                if class_node.name == node.id and model.scope_for(class_node) is model.module_scope:
+                    if sum(1 for c in model.class_methods if c.name == node.id) == 1:
+                        return class_field_defaults(class_node)
+        qualified = model.qualified_name(node)
+        if qualified is not None and model.project is not None:
+            info = model.project.class_(qualified)
+            if info is not None:
+                return dict(info.field_defaults)
+        return None

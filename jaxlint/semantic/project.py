@@ -1,0 +1,489 @@
+"""The project index: what one module can know about the other modules of its project.
+
+A file is analysed alone, but its imports name functions, classes and constants defined elsewhere
+in the same project: `from train import train_step` (a jitted step), `from V_TRACE import *` (a
+class whose methods are jitted), `from config import NUM_STEPS`. The index resolves such an
+import to the file that defines it and keeps a small summary of that file:
+
+- module-level functions and names compiled with `jax.jit`/`jax.pmap`/`nnx.jit`/`eqx.filter_jit`
+  (with their parameters and literal `static_*`/`donate_*` options);
+- classes: their jitted methods, methods and functions whose results are device arrays, and the
+  defaults of dataclass-style fields (`num_steps: int = 128`);
+- module-level constants (`N = 1000`, bound once) and the names `from m import *` brings in;
+- re-exports (`from .core import step` in a package `__init__`), followed a few links deep.
+
+Summaries are built lazily, only when a rule asks about an imported name, memoised per process by
+path and file hash, and a summarised module is never itself resolved further than its re-exports,
+so analysing a file costs at most one parse per distinct module it asks about. Every file a
+summary was read from is recorded: the results cache keys a file's findings on those files too.
+
+Module lookup follows how Python would find the module when the file runs: relative imports from
+the file's package, absolute ones from the directory above the file's top package, the file's own
+directory (scripts importing their siblings), the project root and `root/src`.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jaxlint.semantic.imports import absolute_module
+
+# Files above this size are not summarised (generated tables, vendored bundles).
+_MAX_SUMMARY_BYTES = 2_000_000
+_MAX_REEXPORT_DEPTH = 5
+
+
+@dataclass
+class FunctionSummary:
+    """A function or method of another module, as a call site needs it."""
+
+    name: str
+    params: list[str]  # positional parameters in order, `self` excluded for methods
+    has_self: bool = False
+    transform: str | None = None  # the compiling transform, when it is one
+    options: dict[str, ast.expr] = field(default_factory=dict)  # its keyword options, as written
+    via_decorator: bool = False
+    returns_device: bool = False  # every return is a device array (or a tuple of them)
+    defaults: dict[str, object] = field(default_factory=dict)  # literal defaults of parameters
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    methods: dict[str, FunctionSummary] = field(default_factory=dict)
+    field_defaults: dict[str, object] = field(default_factory=dict)  # `x: int = 3` in the class body
+    bases: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    digest: str
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: dict[str, ClassSummary] = field(default_factory=dict)
+    constants: dict[str, object] = field(default_factory=dict)
+    reexports: dict[str, str] = field(default_factory=dict)  # local name -> qualified target
+    star_modules: list[str] = field(default_factory=list)  # modules it `import *`s (absolute names)
+    public_names: set[str] = field(default_factory=set)  # what `from it import *` binds
+
+
+_summaries: dict[tuple[str, int, int], ModuleSummary | None] = {}
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def summarise_file(path: Path) -> ModuleSummary | None:
+    """The summary of a Python file, memoised by path, size and modification time."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key in _summaries:
+        return _summaries[key]
+    summary = None
+    if stat.st_size <= _MAX_SUMMARY_BYTES:
+        try:
+            data = path.read_bytes()
+            text = data.decode("utf-8-sig")
+            tree = ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if tree is not None:
+            try:
+                summary = summarise_module(tree, text, str(path), file_digest(data), module_name_hint(path))
+            except RecursionError:
+                summary = None
+    _summaries[key] = summary
+    return summary
+
+
+def remember_summary(filename: str, text: str, model) -> None:
+    """Memoise the summary of a file just analysed, from its own model, for files that import it."""
+    path = Path(os.path.abspath(filename))
+    try:
+        stat = path.stat()
+    except OSError:
+        return
+    data = text.encode("utf-8")
+    if stat.st_size != len(data):
+        return  # not the file on disk (stdin, a fix in progress) or not UTF-8 there: summarise it when asked
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key in _summaries:
+        return
+    try:
+        summary = summarise_module(model.tree, text, str(path), file_digest(data), module_name_hint(path), model)
+    except RecursionError:
+        return
+    _summaries[key] = summary
+
+
+def module_name_hint(path: Path) -> str:
+    """The dotted package a file belongs to, from the `__init__.py` files above it."""
+    parts = [] if path.stem == "__init__" else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.append(directory.name)
+        directory = directory.parent
+    return ".".join(reversed(parts))
+
+
+def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module_name: str, model=None) -> ModuleSummary:
+    from jaxlint.semantic import constants
+
+    summary = ModuleSummary(path, digest)
+    package = module_name if path.endswith("__init__.py") else module_name.rpartition(".")[0]
+    assigned: dict[str, int] = {}
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                for name in _stored(target):
+                    assigned[name] = assigned.get(name, 0) + 1
+                    summary.public_names.add(name)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            summary.public_names.add(statement.name)
+            assigned[statement.name] = assigned.get(statement.name, 0) + 1
+        elif isinstance(statement, ast.ImportFrom):
+            base = absolute_module(statement, package)
+            if base is None:
+                continue
+            for alias in statement.names:
+                if alias.name == "*":
+                    summary.star_modules.append(base)
+                else:
+                    local = alias.asname or alias.name
+                    summary.reexports[local] = f"{base}.{alias.name}"
+                    summary.public_names.add(local)
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                local = alias.asname or alias.name.split(".")[0]
+                summary.reexports[local] = alias.name if alias.asname else local
+                summary.public_names.add(local)
+    for statement in _top_level(tree.body):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            if assigned.get(name) == 1:
+                value = constants.literal_value(statement.value, summary.constants)
+                if value is not constants.UNKNOWN:
+                    summary.constants[name] = value
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
+            if assigned.get(statement.target.id) == 1:
+                value = constants.literal_value(statement.value, summary.constants)
+                if value is not constants.UNKNOWN:
+                    summary.constants[statement.target.id] = value
+    summary.public_names = {name for name in summary.public_names if not name.startswith("_")}
+    if not any(marker in text for marker in ("jax", "flax", "equinox")):
+        for statement in _top_level(tree.body):
+            if isinstance(statement, ast.ClassDef):
+                summary.classes[statement.name] = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+        return summary
+    if model is None:
+        summarise_light(tree, summary)
+    else:
+        summarise_model(model, summary)
+    return summary
+
+
+def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
+    """The summary of a module not analysed in this run, from its top level only: decorators,
+    `f = jax.jit(g)` assignments and syntactically device-valued returns. About a tenth of the cost
+    of a semantic model; a module this run analyses is summarised from its model instead."""
+    from jaxlint.semantic import constants, jaxapi
+    from jaxlint.semantic.model import keyword_options
+
+    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    light = _ImportsOnly(ImportMapFor(imports, tree))
+    defs: dict[str, ast.AST] = {}
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[statement.name] = statement
+            function = _light_function(light, statement, has_self=False)
+            if function is not None:
+                summary.functions[statement.name] = function
+        elif isinstance(statement, ast.ClassDef):
+            info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+            for item in statement.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+                    function = _light_function(light, item, has_self=not static)
+                    if function is not None:
+                        info.methods[item.name] = function
+            summary.classes[statement.name] = info
+    for statement in _top_level(tree.body):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+            continue
+        value = statement.value
+        if not isinstance(value, ast.Call) or not value.args:
+            continue
+        transform = light.transform_of(value.func)
+        if transform not in jaxapi.COMPILING:
+            continue
+        target = defs.get(value.args[0].id) if isinstance(value.args[0], ast.Name) else None
+        params = _positional(target)[0] if target is not None else []
+        name = statement.targets[0].id
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value))
+
+
+def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]:
+    arguments = node.args
+    names = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+    if has_self and names:
+        return names[1:], True
+    return names, False
+
+
+def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | None:
+    from jaxlint.semantic import jaxapi
+
+    params, has_self = _positional(node, has_self)
+    for decorator in node.decorator_list:
+        use = light.decorator_transform(decorator)
+        if use is not None and use.qualified in jaxapi.COMPILING:
+            return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True)
+    if _returns_arrays(light, node):
+        return FunctionSummary(node.name, params, has_self=has_self, returns_device=True)
+    return None
+
+
+def _returns_arrays(light, node: ast.AST) -> bool:
+    """Every `return` of the function is a JAX array constructor call (or a tuple of them)."""
+    from jaxlint.semantic import jaxapi
+
+    returns = []
+    stack = list(node.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(child, ast.Return):
+            if child.value is None:
+                return False
+            returns.append(child.value)
+        stack.extend(ast.iter_child_nodes(child))
+    if not returns:
+        return False
+    for value in returns:
+        for element in value.elts if isinstance(value, ast.Tuple) else [value]:
+            if not isinstance(element, ast.Call):
+                return False
+            qualified = light.qualified_name(element.func) or ""
+            if not (qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
+                return False
+    return True
+
+
+def ImportMapFor(imports: list[ast.AST], tree: ast.Module):
+    from jaxlint.semantic.imports import ImportMap
+
+    bound = set()
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                bound.update(_stored(target))
+    return ImportMap(imports, bound)
+
+
+class _ImportsOnly:
+    """Just enough of a semantic model to read decorators: the module's imports."""
+
+    def __init__(self, imports) -> None:
+        from jaxlint.semantic.model import SemanticModel
+
+        self.imports = imports
+        self.extra_traced = frozenset()
+        self._qualified_cache: dict[int, str | None] = {}
+        self._model = SemanticModel
+
+    def qualified_name(self, node: ast.AST) -> str | None:
+        return self.imports.qualified_name(node)
+
+    def transform_of(self, node: ast.AST) -> str | None:
+        return self._model.transform_of(self, node)
+
+    def decorator_transform(self, decorator: ast.expr):
+        return self._model.decorator_transform(self, decorator)
+
+
+def summarise_model(model, summary: ModuleSummary) -> None:
+    """Jitted callables, device-returning functions and classes, from a module's semantic model."""
+    from jaxlint.semantic import constants
+
+    module_scope = model.module_scope
+    for key, binding in model.jit_bindings.items():
+        if binding.owner is not module_scope and not key.startswith("self."):
+            continue
+        if key.startswith("self."):
+            continue  # methods are summarised with their class below
+        function = binding.function
+        summary.functions[key] = FunctionSummary(
+            key, list(function.params[binding.bound_positional:]) if function is not None else [],
+            has_self=False, transform=binding.transform, options=dict(binding.options),
+            via_decorator=binding.via_decorator,
+        )
+    for name, scope in module_scope.defs.items():
+        if scope is None or name in summary.functions:
+            continue
+        if model.returns_device(scope):
+            summary.functions[name] = FunctionSummary(name, list(scope.params), returns_device=True)
+    for class_node, methods in model.class_methods.items():
+        if getattr(model.scope_for(class_node), "node", None) is not model.tree:
+            continue
+        info = ClassSummary(class_node.name, field_defaults=constants.class_field_defaults(class_node))
+        info.bases = [model.qualified_name(base) or getattr(base, "id", "") for base in class_node.bases]
+        for method_name, scope in methods.items():
+            binding = model.jit_bindings.get(f"self.{method_name}")
+            if binding is not None and binding.function is scope:
+                info.methods[method_name] = FunctionSummary(
+                    method_name, list(scope.params), has_self=scope.has_self, transform=binding.transform,
+                    options=dict(binding.options), via_decorator=True,
+                )
+            elif model.returns_device(scope):
+                info.methods[method_name] = FunctionSummary(method_name, list(scope.params), has_self=scope.has_self, returns_device=True)
+        summary.classes[class_node.name] = info
+
+
+def _top_level(body: list[ast.stmt]):
+    """Module-level statements, including those under `if`/`try` (`if __name__ == "__main__":`)."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from _top_level(statement.body)
+            yield from _top_level(statement.orelse)
+        elif isinstance(statement, ast.Try):
+            yield from _top_level(statement.body)
+        else:
+            yield statement
+
+
+def _stored(target: ast.AST):
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _stored(element)
+    elif isinstance(target, ast.Starred):
+        yield from _stored(target.value)
+
+
+class ProjectView:
+    """The project as seen from one file: resolves the file's imports to other files' summaries."""
+
+    def __init__(self, filename: str, root: Path | None = None) -> None:
+        self.path = Path(os.path.abspath(filename))
+        self.module_name = module_name_hint(self.path)
+        self.package = self.module_name if self.path.name == "__init__.py" else self.module_name.rpartition(".")[0]
+        top = self.path.parent
+        for _ in range(self.module_name.count(".") + (self.path.name == "__init__.py")):
+            top = top.parent
+        if self.module_name.count(".") == 0 and self.path.name != "__init__.py":
+            top = self.path.parent
+        search = [top, self.path.parent]
+        if root is not None:
+            root = Path(os.path.abspath(root))
+            search += [root, root / "src"]
+        self.search_paths: list[Path] = []
+        for directory in search:
+            if directory not in self.search_paths:
+                self.search_paths.append(directory)
+        self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
+        self._module_cache: dict[str, ModuleSummary | None] = {}
+
+    # ----- modules ---------------------------------------------------------------------------
+
+    def module(self, dotted: str) -> ModuleSummary | None:
+        if dotted in self._module_cache:
+            return self._module_cache[dotted]
+        summary = None
+        path = self._find(dotted)
+        if path is not None and path != self.path:
+            summary = summarise_file(path)
+            if summary is not None:
+                self.dependencies[summary.path] = summary.digest
+        self._module_cache[dotted] = summary
+        return summary
+
+    def _find(self, dotted: str) -> Path | None:
+        if not dotted or dotted.split(".")[0] in _NEVER_LOCAL:
+            return None
+        relative = Path(*dotted.split("."))
+        for directory in self.search_paths:
+            candidate = directory / relative
+            module_file = candidate.with_suffix(".py") if candidate.name else None
+            if module_file is not None and module_file.is_file():
+                return module_file
+            package = candidate / "__init__.py"
+            if package.is_file():
+                return package
+        return None
+
+    def star_bindings(self, dotted: str, depth: int = 0) -> dict[str, str]:
+        """What `from dotted import *` binds: name -> qualified name (re-exports followed)."""
+        summary = self.module(dotted)
+        if summary is None or depth > _MAX_REEXPORT_DEPTH:
+            return {}
+        bound: dict[str, str] = {}
+        for inner in summary.star_modules:
+            bound.update(self.star_bindings(inner, depth + 1))
+        for name in summary.public_names:
+            bound[name] = summary.reexports.get(name, f"{dotted}.{name}")
+        return bound
+
+    # ----- names -----------------------------------------------------------------------------
+
+    def resolve(self, qualified: str) -> tuple[ModuleSummary, str] | None:
+        """(summary of the defining module, name in it) for `pkg.mod.name`, following re-exports."""
+        for _ in range(_MAX_REEXPORT_DEPTH):
+            module_name, _, name = qualified.rpartition(".")
+            if not module_name:
+                return None
+            summary = self.module(module_name)
+            if summary is None:
+                return None
+            if name in summary.functions or name in summary.classes or name in summary.constants:
+                return summary, name
+            if name in summary.reexports:
+                qualified = summary.reexports[name]
+                continue
+            for inner in summary.star_modules:
+                inner_summary = self.module(inner)
+                if inner_summary is not None and (name in inner_summary.functions or name in inner_summary.classes or name in inner_summary.constants):
+                    return inner_summary, name
+            return None
+        return None
+
+    def function(self, qualified: str) -> FunctionSummary | None:
+        found = self.resolve(qualified)
+        return found[0].functions.get(found[1]) if found else None
+
+    def class_(self, qualified: str) -> ClassSummary | None:
+        found = self.resolve(qualified)
+        return found[0].classes.get(found[1]) if found else None
+
+    def constant(self, qualified: str):
+        from jaxlint.semantic.constants import UNKNOWN
+
+        found = self.resolve(qualified)
+        if found is None:
+            return UNKNOWN
+        return found[0].constants.get(found[1], UNKNOWN)
+
+
+# Top-level names that are never the project's own modules: asking the file system is wasted.
+_NEVER_LOCAL = frozenset({
+    "jax", "jaxlib", "numpy", "flax", "optax", "equinox", "haiku", "chex", "scipy", "torch", "tensorflow",
+    "os", "sys", "re", "math", "time", "functools", "itertools", "collections", "typing", "dataclasses",
+    "abc", "json", "logging", "pathlib", "random", "argparse", "pickle", "copy", "warnings", "contextlib",
+    "builtins", "__future__", "enum", "inspect", "operator", "string", "io", "shutil", "subprocess",
+    "absl", "ml_collections", "tqdm", "wandb", "gym", "gymnasium", "matplotlib", "pandas", "distrax",
+    "tensorflow_datasets", "orbax", "einops", "tyro", "jraph", "brax", "mujoco", "envpool", "typing_extensions",
+})

@@ -1,0 +1,107 @@
+"""The project index: findings that need another module of the project, the files they depend on,
+and the results cache noticing when such a file changes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from rule_fixtures import expected_findings
+from jaxlint.config import Settings
+from jaxlint.engine import check_source
+from jaxlint.rules import RULES_BY_CODE
+from jaxlint.semantic.project import ProjectView, absolute_module
+
+PROJECT = FIXTURES / "project"
+CODES = ("JAX101", "JAX201", "JAX304", "JAX401")
+
+
+def _findings(path: Path):
+    rules = [RULES_BY_CODE[code] for code in CODES]
+    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), rules)
+    assert not result.errors, result.errors
+    return result
+
+
+@pytest.mark.parametrize("name", ["train.py", "scripts/local_names.py"])
+def test_project_fixture_findings_match_markers(name):
+    path = PROJECT / name
+    expected = expected_findings(path.read_text())
+    found = {(d.location.row, d.code) for d in _findings(path).diagnostics}
+    assert found == set(expected), sorted(found ^ set(expected))
+
+
+def test_findings_record_the_files_they_depend_on():
+    result = _findings(PROJECT / "train.py")
+    depended = {Path(path).name for path in result.dependencies}
+    assert {"__init__.py", "steps.py"} <= depended
+
+
+def test_a_file_alone_reads_no_other_file():
+    result = _findings(PROJECT / "scripts" / "local_names.py")
+    assert result.dependencies == {}
+
+
+def test_reexports_and_star_imports_resolve():
+    view = ProjectView(str(PROJECT / "train.py"))
+    summary = view.function("trainer.train_step")
+    assert summary is not None and summary.transform == "jax.jit" and summary.params == ["state", "batch"]
+    bound = view.star_bindings("trainer.steps")
+    assert bound["Agent"] == "trainer.steps.Agent"
+    assert bound["jnp"] == "jax.numpy"  # a re-exported import keeps what it names
+    agent = view.class_("trainer.steps.Agent")
+    assert agent is not None and agent.methods["update"].has_self
+    assert view.constant("trainer.steps.NUM_STEPS") == 150
+    assert view.class_("trainer.steps.Config").field_defaults == {"steps": 300, "layers": 2}
+    assert view.function("trainer.steps.make_counts").returns_device
+
+
+def test_relative_imports_resolve_from_the_package():
+    import ast
+
+    node = ast.parse("from ..steps import f").body[0]
+    assert absolute_module(node, "pkg.sub") == "pkg.steps"
+    assert absolute_module(ast.parse("from . import f").body[0], "pkg") == "pkg"
+    assert absolute_module(ast.parse("from ... import f").body[0], "pkg") is None
+
+
+def test_cache_notices_a_changed_dependency(tmp_path, monkeypatch):
+    from jaxlint.cache import ResultCache
+    from jaxlint.runner import lint_files
+
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    settings = Settings(root=project)
+    rules = [RULES_BY_CODE["JAX401"]]
+    cache = ResultCache(tmp_path / "cache", settings, ["JAX401"])
+    script = project / "train.py"
+    first = lint_files([script], settings, rules, jobs=1, cache=cache)[0]
+    assert len(first.diagnostics) == 2
+    again = lint_files([script], settings, rules, jobs=1, cache=cache)[0]
+    assert cache.hits == 1 and len(again.diagnostics) == 2
+    steps = project / "trainer" / "steps.py"
+    steps.write_text(steps.read_text().replace("@jax.jit\ndef train_step", "@partial(jax.jit, donate_argnums=(0,))\ndef train_step"))
+    changed = lint_files([script], settings, rules, jobs=1, cache=cache)[0]
+    assert cache.hits == 1, "a changed dependency must not be served from the cache"
+    assert len(changed.diagnostics) == 1  # train_step now donates; only agent.update is left
+
+
+def test_one_file_on_the_command_line_resolves_its_imports(tmp_path, monkeypatch):
+    """Pre-commit passes single files: their imports still resolve from the project."""
+    import json
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    (project / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--format", "json", "--no-cache", "--select", "JAX401,JAX304", "train.py"],
+        cwd=project, capture_output=True, text=True,
+    )
+    assert run.returncode == 1, run.stderr
+    found = sorted((d["code"], d["location"]["row"]) for d in json.loads(run.stdout))
+    assert found == [("JAX304", 24), ("JAX304", 36), ("JAX401", 15), ("JAX401", 16)]
