@@ -55,6 +55,8 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import ARRAY
 
+UNROLL = 8
+
 
 class PythonLoopInTraced(Rule):
     code = "JAX304"
