@@ -415,11 +415,19 @@ class LoopValues:
     def calls_compiled_code(self) -> ast.Call | None:
         """The first call in the loop that runs compiled code (a jitted callable or a helper around one)."""
         calls = sorted((n for n in self.body if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        model = self.model
         for call in calls:
-            if self.model.jit_binding_for_call(call) is not None:
+            if model.jit_binding_for_call(call) is not None:
                 return call
         for call in calls:
-            if runs_compiled_code(call, self.model):
+            # None of them is jitted: only calls of local functions can still run compiled code.
+            if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                continue
+            resolved = model.resolve_function(call.func, model.scope_for(call))
+            helper = resolved[0] if resolved is not None and not resolved[1] else None
+            if helper is None or not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.traced or helper.transforms:
+                continue
+            if helper_facts(helper, model)[1]:
                 return call
         return None
 
