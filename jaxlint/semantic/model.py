@@ -736,7 +736,7 @@ class SemanticModel:
         jitted method called on an instance of a project or local class: `agent = Agent(); agent.update(...)`."""
         if self.project is None and not isinstance(node, ast.Attribute):
             return None
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and self._may_be_instance_method(node.attr):
             method = self.instance_method(node)
             if method is not None:
                 return method
@@ -750,6 +750,18 @@ class SemanticModel:
             return None
         return JitBinding(qualified, summary.transform, node, summary.options, None, via_decorator=summary.via_decorator,
                           external_params=list(summary.params), external_has_self=summary.has_self)
+
+    def _may_be_instance_method(self, attr: str) -> bool:
+        """A local class has a jitted method of this name, or the module imports from its project
+        (whose classes may): otherwise no `obj.attr(...)` can call a jitted method we could know."""
+        if f"self.{attr}" in self.jit_binding_lists:
+            return True
+        imports_project = self.__dict__.get("_imports_project")
+        if imports_project is None:
+            imports_project = self._imports_project = self.project is not None and any(
+                target.split(".")[0] not in _LIBRARY_MODULES for target in self.imports.aliases.values()
+            )
+        return imports_project
 
     def instance_class(self, name: ast.Name):
         """The class a name is bound to an instance of (`agent = Agent(...)` bound once): a local
@@ -1333,6 +1345,13 @@ class SemanticModel:
         result = "device" if kinds and all(kind == "device" for kind in kinds) else None
         cache[key] = result
         return result
+
+
+# Top-level modules of libraries, never the project being analysed.
+_LIBRARY_MODULES = frozenset({
+    "jax", "jaxlib", "flax", "equinox", "numpy", "builtins", "optax", "functools", "typing", "collections", "os",
+    "sys", "math", "time", "dataclasses", "haiku", "chex", "scipy", "tensorflow", "torch", "absl", "ml_collections",
+})
 
 
 def _is_generator(node: ast.AST) -> bool:
