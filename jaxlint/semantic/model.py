@@ -244,6 +244,8 @@ class TransformUse:
     positional_options: list[ast.expr] = field(default_factory=list)
     # How many positional arguments JAX itself passes (lax bodies); parameters past it keep defaults.
     arity: int | None = None
+    # A decorator on a method: `static_argnums` counts `self` as argument 0.
+    counts_self: bool = False
 
 
 class SemanticModel:
@@ -489,6 +491,7 @@ class SemanticModel:
             for decorator in getattr(scope.node, "decorator_list", ()):
                 use = self.decorator_transform(decorator)
                 if use is not None:
+                    use.counts_self = scope.has_self
                     self._mark_traced(scope, use, 0, set())
         for scope in self.scopes:
             for call in scope.calls:
@@ -588,7 +591,8 @@ class SemanticModel:
                 return {}
         traced = {}
         count = len(candidates)
-        static_positions = {n if n >= 0 else count + n for n in static_numbers if isinstance(n, int)}
+        offset = 1 if use.counts_self else 0
+        static_positions = {(n if n >= 0 else count + offset + n) - offset for n in static_numbers if isinstance(n, int)}
         for position, name in enumerate(candidates):
             if position in static_positions or name in static_names or self._default_never_passed(scope, name):
                 continue
