@@ -28,7 +28,7 @@ from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
-from jaxlint.semantic.model import argument, literal_tuple, parent_of
+from jaxlint.semantic.model import argument, literal_tuple, parent_of, is_within
 
 
 def fix_for(call, binding, position, keyword, context):
@@ -212,10 +212,10 @@ def _single_target(target: ast.AST, bound: ast.AST) -> bool:
 def _bindings_before(name: str, statement: ast.stmt, scope, context) -> list[tuple[ast.AST, ast.AST]]:
     """Statements binding `name` in this scope that can reach `statement`: those before it, and
     (in a loop around it) every binding inside the loop."""
-    loops = [loop for loop in enclosing_loops(statement) if _inside(loop, scope.node)]
+    loops = [loop for loop in enclosing_loops(statement) if is_within(loop, scope.node)]
     found = []
     for target, node in _scope_index(scope, context)[0].get(name, ()):
-        if node.lineno < statement.lineno or node is statement or any(_inside(node, loop) for loop in loops):
+        if node.lineno < statement.lineno or node is statement or any(is_within(node, loop) for loop in loops):
             found.append((target, node))
     return found
 
@@ -306,18 +306,10 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
 
 def _read_after(name: str, statement: ast.stmt, scope, context) -> bool:
     """`name` is read after `statement` in this scope, or anywhere in a loop around it."""
-    loops = [loop for loop in enclosing_loops(statement) if _inside(loop, scope.node)]
+    loops = [loop for loop in enclosing_loops(statement) if is_within(loop, scope.node)]
     end = statement.end_lineno or statement.lineno
     for node in _scope_index(scope, context)[1].get(name, ()):
-        if node.lineno > end or any(_inside(node, loop) for loop in loops):
+        if node.lineno > end or any(is_within(node, loop) for loop in loops):
             return True
     return False
 
-
-def _inside(node: ast.AST, container: ast.AST) -> bool:
-    current = node
-    while current is not None:
-        if current is container:
-            return True
-        current = parent_of(current)
-    return False

@@ -12,7 +12,7 @@ import ast
 import builtins
 
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.model import parent_of, is_within
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -116,15 +116,7 @@ def array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
                     return False
                 ancestor = parent_of(ancestor)
             # Only control flow that moves along: the test of an `if` the fix itself rewrites is not.
-            if isinstance(ancestor, (ast.If, ast.While, ast.Assert)) and _inside(ancestor, node) and _inside(n, ancestor.test):
+            if isinstance(ancestor, (ast.If, ast.While, ast.Assert)) and is_within(ancestor, node) and is_within(n, ancestor.test):
                 return False
     return True
 
-
-def _inside(node: ast.AST, container: ast.AST) -> bool:
-    current = node
-    while current is not None:
-        if current is container:
-            return True
-        current = parent_of(current)
-    return False

@@ -26,7 +26,7 @@ import libcst as cst
 from jaxlint.diagnostics import Edit, Position
 from jaxlint.fixes import control_flow as flow
 from jaxlint.fixes import cst_edit, hoist
-from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.model import parent_of, is_within
 
 
 def fix_for(sync: ast.AST, loop: ast.AST, context):
@@ -78,7 +78,7 @@ def _accumulation_fix(sync: ast.Call, loop: ast.AST, context):
     # Anything else in the loop that reads the running total would now see an array.
     reads = [
         n for s in [*loop.body, *loop.orelse] for n in ast.walk(s)
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and not _inside(n, statement)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and not is_within(n, statement)
     ]
     if reads or isinstance(loop, ast.While) and name in flow.loads(loop.test):
         return None
@@ -102,14 +102,6 @@ def _needs_parentheses_in_sum(node: ast.AST) -> bool:
         isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.BitXor, ast.LShift, ast.RShift))
     )
 
-
-def _inside(node: ast.AST, container: ast.AST) -> bool:
-    current = node
-    while current is not None:
-        if current is container:
-            return True
-        current = parent_of(current)
-    return False
 
 
 def _insert_after(statement: ast.stmt, context, text: str) -> Edit:
@@ -172,7 +164,7 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
                 free.append(name)
     # Names the loop reads that the enclosing code binds become arguments of the hoisted function;
     # module-level functions, imports and builtins it can keep naming.
-    passed = [name for name in free if _bound_locally(name, function_scope, top, context) and not _read_before_assigned_only_inside(name, steps, assigned)]
+    passed = [name for name in free if _bound_locally(name, function_scope, top, context) and not _read_before_assigned_onlyis_within(name, steps, assigned)]
     for name in passed:
         if not hoist.array_like_uses(name, [*steps, sync.test], context):
             return None  # an object (model, config, callable) cannot be a jit argument
@@ -247,7 +239,7 @@ def _ordered_loads(node: ast.AST) -> list[str]:
     return ordered
 
 
-def _read_before_assigned_only_inside(name: str, steps: list[ast.stmt], assigned: set[str]) -> bool:
+def _read_before_assigned_onlyis_within(name: str, steps: list[ast.stmt], assigned: set[str]) -> bool:
     """A name the loop body assigns before any read: a local of the body function, not an input."""
     return name in assigned and name not in flow.read_before_assigned(steps, assigned)
 

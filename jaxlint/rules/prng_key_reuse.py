@@ -59,7 +59,7 @@ import re
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import key_values
-from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -235,11 +235,11 @@ class _Flow:
         if first is not None:
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
             for name, call in first.items():
-                if name not in assigned and _inside(call, node) and entry.get(name) is not call and not key_values.is_seed(name):
+                if name not in assigned and is_within(call, node) and entry.get(name) is not call and not key_values.is_seed(name):
                     self.report_loop(call, name, node)
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
-            carried = {name: call for name, call in first.items() if name in assigned and _inside(call, node)}
+            carried = {name: call for name, call in first.items() if name in assigned and is_within(call, node)}
             if carried:
                 second = dict(entry)
                 second.update(carried)
@@ -559,15 +559,11 @@ def _assigned_walrus(node, key: str) -> bool:
     return any(isinstance(n, ast.NamedExpr) and n.target.id == key for n in ast.walk(node))
 
 
-def _inside(node: ast.AST, container: ast.AST) -> bool:
-    return any(node is child for child in ast.walk(container))
-
-
 RULE = PrngKeyReuse()
 
 
 def _in_loop(node: ast.AST) -> bool:
-    """Inside a `for`/`while` body of the same function."""
+    """Inside a `for`/`while` (body or `else`) of the same function."""
     parent = parent_of(node)
     while parent is not None and not isinstance(parent, FUNCTION_NODES):
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):

@@ -64,6 +64,16 @@ def ancestors(node: ast.AST) -> Iterator[ast.AST]:
         node = parent_of(node)
 
 
+def is_within(node: ast.AST, container: ast.AST) -> bool:
+    """`node` is `container` or lies inside it (by the parent links the model sets)."""
+    current: ast.AST | None = node
+    while current is not None:
+        if current is container:
+            return True
+        current = parent_of(current)
+    return False
+
+
 @dataclass(eq=False)
 class Scope:
     """A module, function or lambda body, with what the analyses need from it."""
@@ -731,7 +741,7 @@ class SemanticModel:
                     return None
                 if len(owned) == 1:
                     return owned[0]
-                return _reaching(owned, node, current) or _agreeing(owned)
+                return _reaching(owned, node, current, self) or _agreeing(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
 
@@ -770,7 +780,7 @@ class SemanticModel:
     def instance_class(self, name: ast.Name):
         """The class a name is bound to an instance of (`agent = Agent(...)` bound once): a local
         ClassDef or a project ClassSummary; None when not known."""
-        from jaxlint.semantic.bindings import bound_values, owning_scope
+        from jaxlint.semantic.bindings import owning_scope
 
         scope = self.scope_for(name)
         owner = owning_scope(self, name.id, scope)
@@ -1386,9 +1396,9 @@ def _binding_signature(binding: JitBinding) -> tuple:
     return binding.transform, options, tuple(binding.param_names or ()), binding.argnum_offset
 
 
-def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope) -> JitBinding | None:
+def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope, model: "SemanticModel") -> JitBinding | None:
     """The binding whose statement last precedes `use` in straight-line code of the same scope."""
-    if getattr(use, SCOPE, None) is not scope and _scope_attribute(use) is not scope:
+    if model.scope_for(use) is not scope:
         return None
     use_ancestors = list(ancestors(use))
     position = (use.lineno, use.col_offset)
@@ -1427,15 +1437,6 @@ def _later_binding_in_loop(bindings: list[JitBinding], use: ast.AST, use_ancesto
                 return True
     return False
 
-
-def _scope_attribute(node: ast.AST):
-    current = node
-    while current is not None:
-        scope = getattr(current, SCOPE, None)
-        if scope is not None:
-            return scope
-        current = parent_of(current)
-    return None
 
 
 def _names_in(target: ast.AST) -> Iterator[str]:

@@ -22,7 +22,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi
-from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -325,13 +325,13 @@ class LoopValues:
             if isinstance(value, ast.AugAssign):
                 if not (isinstance(value.op, (ast.Add, ast.Sub, ast.Mult)) and self.is_device(value.value)):
                     return False
-                accumulated = accumulated or _inside(value, self.loop)
+                accumulated = accumulated or (value is not self.loop and is_within(value, self.loop))
                 continue
             if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
                 continue  # `total = 0.0`: the start of an accumulator (checked below)
             if isinstance(target, ast.Name):
                 if self._accumulates(name, value):
-                    accumulated = accumulated or _inside(value, self.loop)
+                    accumulated = accumulated or (value is not self.loop and is_within(value, self.loop))
                     continue
                 if not self.is_device(value):
                     return False
@@ -438,15 +438,6 @@ def _assigned_by(node: ast.AST) -> Iterator[str]:
             yield from target_names(target)
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
         yield from target_names(node.target)
-
-
-def _inside(node: ast.AST, loop: ast.AST) -> bool:
-    current = parent_of(node)
-    while current is not None:
-        if current is loop:
-            return True
-        current = parent_of(current)
-    return False
 
 
 # ----- code that runs many times ----------------------------------------------------------------------
