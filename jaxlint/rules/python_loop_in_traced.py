@@ -152,11 +152,6 @@ def _trip_count(loop: ast.For, context) -> int | None:
     return len(range(*bounds)) if bounds is not None else None
 
 
-def _nested_loops(loop: ast.For) -> list[ast.For]:
-    """`for` loops inside `loop` in the same function."""
-    return [n for n in flow.walk_same_scope(loop) if isinstance(n, ast.For) and n is not loop]
-
-
 def _grad_steps(loop: ast.For, scope, count: int, context) -> int | None:
     """Total gradient computations a loop nest unrolls, when at least GRAD_STEP_THRESHOLD: the trip
     counts of the loops around each gradient call multiplied, every count known."""
