@@ -109,3 +109,35 @@ def test_timing_fix_is_safe_and_keeps_the_loop_pipelined():
     outcome = fix_source(text, "t.py", Settings(), [RULES_BY_CODE["JAX202"]], unsafe=False)
     assert "    jax.block_until_ready(x)\n    return x, time.time() - t0" in outcome.text
     assert "x = step(x)" in outcome.text
+
+
+TRAIN_LOOP = textwrap.dedent(
+    """
+    import jax
+
+    @jax.jit
+    def step(state, batch):
+        return state + batch, (state * batch).sum()
+
+    def run(state, batches):
+        for batch in batches:
+            state, loss = step(state, batch)
+            print(float(loss))
+        return state
+    """
+)
+
+
+def test_host_sync_in_a_test_module_is_not_reported():
+    """A test's loop reads values on the host on purpose; a demo script merely named `test_*.py` is not a test."""
+    test_module = "import pytest\n" + TRAIN_LOOP
+    assert _findings(test_module, "tests/test_train.py", "JAX201") == []
+    assert _findings(TRAIN_LOOP, "examples/test_profiler.py", "JAX201") != []
+    assert _findings(TRAIN_LOOP, "train.py", "JAX201") != []
+    in_test_function = TRAIN_LOOP.replace("def run(", "def test_run(")
+    assert _findings(in_test_function, "train.py", "JAX201") == []
+
+
+def _findings(text: str, filename: str, code: str) -> list[int]:
+    result = check_source(text, filename, Settings(), [RULES_BY_CODE[code]])
+    return [d.location.row for d in result.diagnostics]

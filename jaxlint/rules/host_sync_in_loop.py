@@ -18,7 +18,9 @@ epoch and its jitted call loops on the device) and evaluation loops under `if st
 `y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
 tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,
 `if verbose:`, `if jax.process_index() == 0:`, `if writer is not None:`) is not a logging interval:
-the sync under it still runs every iteration.
+the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
+test module that imports a test framework) is not flagged: a test reads values on the host on
+purpose, and its speed is not the point.
 
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,
@@ -68,6 +70,7 @@ from typing import Iterator
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import carried_state
 from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, runs_epoch_on_device
 
@@ -98,6 +101,8 @@ class HostSyncInLoop(Rule):
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
+        if carried_state.in_test_code(node, str(context.source.filename), model):
+            return  # a test's loop checks values on the host on purpose; its speed is not the point
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
         if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):

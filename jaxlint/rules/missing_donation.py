@@ -8,6 +8,10 @@ Not flagged: static arguments, calls inside traced code (donation applies to the
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
 refers to (`old = state` before the call), since donating them would delete a live value, and
 PRNG keys (`key`, `rng`, `*_key`): rebound every step but a few bytes, so donation saves nothing.
+Only carried state counts: the call runs in a loop, updates an object's own state
+(`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop. A
+single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
+usually itself traced by its callers, where donation does nothing. Test code is not flagged either.
 
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
@@ -82,7 +86,7 @@ class MissingDonation(Rule):
         rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
         # `new_actor = update(self.actor, ...)` then `self.actor = new_actor`: rebound through a temporary.
         rebound |= set(flow.rebound_through_temporaries(node, rebound))
-        if not rebound:
+        if not rebound or not _carries_state(node, rebound, scope, context.model):
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
@@ -121,6 +125,21 @@ class MissingDonation(Rule):
                 fix=None if isinstance(fix, str) else fix,
                 end_node=argument if anchor is not argument else None,
             )
+
+
+def _carries_state(statement: ast.stmt, rebound: set[str], scope, model) -> bool:
+    """Whether the rebinding carries state from one call to the next, which is what donation is for:
+    the statement runs in a loop (`state = step(state, batch)` per iteration), or it updates what an
+    object owns (`self.state = update(self.state)`, directly or through a temporary). A single
+    rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call: the
+    helper is usually itself traced by its callers, where donation does nothing, and a generic jitted
+    utility shared by many callers cannot donate an argument that some of them still read."""
+    if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in flow.enclosing_loops(statement)):
+        return True
+    if any("." in key for key in rebound):
+        return True
+    # A wrapper called in a loop of this module (`def step_with_timing(state): state = p_step(state)`).
+    return scope.name in carried_state.names_called_in_loops(model)
 
 
 _KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECASE)

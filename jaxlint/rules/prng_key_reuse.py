@@ -58,7 +58,7 @@ import re
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import key_values
+from jaxlint.semantic import carried_state, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
@@ -142,7 +142,7 @@ class _Flow:
         self.scope = context.model.scope_of_node.get(function)
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
-        self.framework = not isinstance(function, ast.Module) and not _test_code(function, context)
+        self.framework = not isinstance(function, ast.Module) and not carried_state.in_test_code(function, str(context.source.filename), context.model)
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
@@ -487,22 +487,6 @@ def _cells(statements: list[ast.stmt], context) -> list[list[ast.stmt]]:
         cell = max((marker for marker in markers if marker < statement.lineno), default=0)
         groups.setdefault(cell, []).append(statement)
     return list(groups.values())
-
-
-def _test_code(function: ast.AST, context) -> bool:
-    """A test function or a function in a test module: comparisons there reuse keys on purpose."""
-    filename = str(context.source.filename).replace("\\", "/")
-    base = filename.rsplit("/", 1)[-1]
-    if base.startswith("test_") or base.endswith("_test.py") or "/tests/" in filename:
-        return True
-    current = function
-    while current is not None:
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
-            return True
-        if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
-            return True
-        current = parent_of(current)
-    return False
 
 
 def _statement(node: ast.AST) -> ast.AST:

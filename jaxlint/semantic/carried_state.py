@@ -20,19 +20,61 @@ import ast
 import re
 
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, statement_list, target_elements
+from jaxlint.semantic.model import parent_of
 
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
 
 
+def names_called_in_loops(model) -> frozenset[str]:
+    """Names of the functions and methods this module calls from inside a loop (`f(...)`, `obj.f(...)`),
+    computed once per model."""
+    found = getattr(model, "_names_called_in_loops", None)
+    if found is None:
+        names = set()
+        for scope in model.scopes:
+            for call in scope.calls:
+                func = call.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                if name is not None and name not in names and any(
+                    isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(call)
+                ):
+                    names.add(name)
+        found = model._names_called_in_loops = frozenset(names)
+    return found
+
+
+_TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "chex", "hypothesis", "numpy.testing", "jax.test_util", "jax._src.test_util")
+
+
+def is_test_module(filename: str, model) -> bool:
+    """A test module: named like one (`test_*.py`, `*_test.py`, under `tests/`) and written as one, that is
+    it imports a test framework or defines `test_*` functions or `Test*` classes. A script that is only
+    named `test_profiler.py` (a tutorial's demo) is not test code."""
+    found = getattr(model, "_is_test_module", None)
+    if found is None:
+        found = bool(_TEST_FILE.search(filename.replace("\\", "/"))) and (
+            any(target == framework or target.startswith(framework + ".") for target in model.imports.aliases.values() for framework in _TEST_FRAMEWORKS)
+            or any(
+                (isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name.startswith("test"))
+                or (isinstance(statement, ast.ClassDef) and ("Test" in statement.name))
+                for statement in model.tree.body
+            )
+        )
+        model._is_test_module = found
+    return found
+
+
 def in_test_code(node: ast.AST, filename: str, model) -> bool:
-    """In a test module (`test_*.py`, `*_test.py`, under `tests/`) or a `test_*` function."""
-    if _TEST_FILE.search(filename.replace("\\", "/")):
+    """In a test module (see `is_test_module`), a `test_*` function or a `Test*` class."""
+    if is_test_module(filename, model):
         return True
-    scope = model.scope_for(node)
-    while scope is not None:
-        if scope.name.startswith("test"):
+    current = node
+    while current is not None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
             return True
-        scope = scope.parent
+        if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
+            return True
+        current = parent_of(current)
     return False
 
 
