@@ -71,6 +71,7 @@ from typing import Iterator
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state
+from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, runs_epoch_on_device
 
@@ -101,8 +102,10 @@ class HostSyncInLoop(Rule):
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
-        if carried_state.in_test_code(node, str(context.source.filename), model):
-            return  # a test's loop checks values on the host on purpose; its speed is not the point
+        if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model):
+            return  # a test's loop checks values on purpose; a person paces an interactive loop
+        if _waits_each_iteration(node, context):
+            return
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
         if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
@@ -126,6 +129,8 @@ class HostSyncInLoop(Rule):
                 continue
             if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
                 continue  # (a string made from a device value is never what a host consumer needs)
+            if _collected_on_host(child, context) and not _carries_training_state(node, context):
+                continue
             found.append((child, description))
         reported_statements: set[int] = set()
         synced: set[str] = set()
@@ -183,6 +188,55 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _waits_each_iteration(loop: ast.AST, context) -> bool:
+    """The loop calls `block_until_ready` unconditionally on every iteration: it is synchronous by design
+    (a benchmark, an evaluation that times itself), and a host read after that wait stalls nothing more."""
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call) and not _conditional(node, loop):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name == "block_until_ready":
+                return True
+    return False
+
+
+_BULK_COPIES = ("numpy.asarray", "numpy.array", "jax.device_get")
+
+
+def _collected_on_host(sync: ast.AST, context) -> bool:
+    """`outputs.append(np.asarray(logits))`, `keys += [jax.device_get(k)]`: a loop gathering array outputs
+    on the host (predictions, embeddings, a memory bank) has to copy them; that copy is the point, not a
+    log line. Scalars converted for a list (`losses.append(float(loss))`) stay flagged."""
+    if not (isinstance(sync, ast.Call) and context.qualified_name(sync.func) in _BULK_COPIES):
+        return False
+    parent = parent_of(sync)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend"):
+        return True
+    if isinstance(parent, (ast.List, ast.Tuple)):
+        grand = parent_of(parent)
+        return isinstance(grand, ast.AugAssign) and grand.value is parent
+    return False
+
+
+def _carries_training_state(loop: ast.AST, context) -> bool:
+    """A training loop: a jitted call rebinds what it is passed (`state, loss = step(state, batch)`) or
+    is named for training (`train_step(model, optimizer, batch)` updating nnx objects in place)."""
+    model = context.model
+    for node in loop_body(loop):
+        if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is None:
+            continue
+        callee = context.text(node.func).rsplit(".", 1)[-1].lower()
+        if "train" in callee or "update" in callee:
+            return True
+        statement = parent_of(node)
+        if isinstance(statement, ast.Assign) and statement.value is node:
+            stored = {dotted_name(element) for target in statement.targets for element in target_elements(target)}
+            passed = {dotted_name(part) for argument in node.args for part in (argument.elts if isinstance(argument, ast.Tuple) else [argument])}
+            if (stored & passed) - {None}:
+                return True
+    return False
 
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:

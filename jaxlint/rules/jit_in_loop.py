@@ -11,7 +11,10 @@ call it includes methods called in a loop through an instance (`trainer.step(...
 
 Not flagged: `f = jax.jit(g)` at module level, a module-level function jitted in a loop (the
 compilation cache finds it again), a function that builds and returns a jitted function (a
-factory), a jitted function built once and then called in a loop, and anything in traced code.
+factory), a jitted function built once and then called in a loop, one built in an outer loop and
+called only in an inner loop (once per dataset, then per batch), a function whose only calls in a
+loop sit under a condition that changes between iterations (`if step % 1000 == 0:`, a periodic
+evaluation), and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -57,6 +60,7 @@ from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.training_loops import loop_varying
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
 
@@ -88,6 +92,8 @@ class JitInLoop(Rule):
             loop = loops[0]
             if not immediate and (called_name is None or not _called_in(called_name, loop)):
                 return
+            if not immediate and _called_only_in_inner_loops(called_name, loop):
+                return  # built once per outer iteration (per dataset), then called many times: amortised
             if not _recompiles_needlessly(wrapped, node, loop, scope, context):
                 return
             fix = jit_hoist.hoist_fix(node, loops, called_name, immediate, context)
@@ -187,9 +193,41 @@ def _called_in_a_loop(function_scope, context) -> bool:
                     continue
             elif resolved[0] is not function_scope:
                 continue
-            if any(True for _ in flow.enclosing_loops(call)):
+            loops = list(flow.enclosing_loops(call))
+            if loops and not any(_gated_in(call, loop, model) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))):
                 return True
     return False
+
+
+def _gated_in(node: ast.AST, loop: ast.AST, model) -> bool:
+    """Under an `if` of `loop` whose test changes between iterations (`if step % 100 == 0:`,
+    `if should_eval:`): a periodic evaluation, whose one compilation per run is negligible."""
+    current = parent_of(node)
+    child = node
+    while current is not None and current is not loop:
+        if isinstance(current, ast.If) and child is not current.test and loop_varying(current.test, loop, model):
+            return True
+        child, current = current, parent_of(current)
+    return False
+
+
+def _called_only_in_inner_loops(name: str, loop: ast.AST) -> bool:
+    """Every call of `name` inside `loop` sits in a loop nested inside it."""
+    calls = [
+        child for child in flow.walk_same_scope(loop)
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == name
+    ]
+    return bool(calls) and all(
+        any(inner is not loop for inner in _loops_up_to(call, loop)) for call in calls
+    )
+
+
+def _loops_up_to(node: ast.AST, outer: ast.AST):
+    for enclosing in flow.enclosing_loops(node):
+        if enclosing is outer:
+            return
+        if isinstance(enclosing, (ast.For, ast.AsyncFor, ast.While)):
+            yield enclosing
 
 
 def _calls_method_of(call: ast.Call, method_scope, caller, context) -> bool:

@@ -80,13 +80,13 @@ class MissingDonation(Rule):
         if binding is None or binding.transform not in _DONATING:
             return
         scope = context.scope(node)
-        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model):
+        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model) or carried_state.interactive_module(context.model):
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
         # `new_actor = update(self.actor, ...)` then `self.actor = new_actor`: rebound through a temporary.
         rebound |= set(flow.rebound_through_temporaries(node, rebound))
-        if not rebound or not _carries_state(node, rebound, scope, context.model):
+        if not rebound or not _carries_state(node, rebound, binding, scope, context.model):
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
@@ -127,7 +127,7 @@ class MissingDonation(Rule):
             )
 
 
-def _carries_state(statement: ast.stmt, rebound: set[str], scope, model) -> bool:
+def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model) -> bool:
     """Whether the rebinding carries state from one call to the next, which is what donation is for:
     the statement runs in a loop (`state = step(state, batch)` per iteration), or it updates what an
     object owns (`self.state = update(self.state)`, directly or through a temporary). A single
@@ -137,7 +137,9 @@ def _carries_state(statement: ast.stmt, rebound: set[str], scope, model) -> bool
     if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in flow.enclosing_loops(statement)):
         return True
     if any("." in key for key in rebound):
-        return True
+        # ... unless the function is wrapped and compiled right there (`self.s = jax.jit(env.step)(self.s, a)`
+        # in a key-press handler): each call compiles anew, which is the problem to fix first (JAX302).
+        return binding.key != "<inline>"
     # A wrapper called in a loop of this module (`def step_with_timing(state): state = p_step(state)`).
     return scope.name in carried_state.names_called_in_loops(model)
 

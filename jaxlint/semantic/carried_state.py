@@ -64,6 +64,25 @@ def is_test_module(filename: str, model) -> bool:
     return found
 
 
+_INTERACTIVE_LIBRARIES = ("pygame", "tkinter", "pyglet", "curses", "PyQt5", "PyQt6", "PySide2", "PySide6", "gradio", "ipywidgets")
+
+
+def interactive_module(model) -> bool:
+    """A program paced by a person: it reads `input()` or imports a GUI or event library. Its loops wait
+    for key presses, so a per-step host read or an undonated step costs nothing anyone can see."""
+    found = getattr(model, "_interactive_module", None)
+    if found is None:
+        found = any(
+            target.split(".")[0] in _INTERACTIVE_LIBRARIES for target in model.imports.aliases.values()
+        ) or any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "input"
+            and model.qualified_name(node.func) == "builtins.input"
+            for scope in model.scopes for node in scope.calls
+        )
+        model._interactive_module = found
+    return found
+
+
 def in_test_code(node: ast.AST, filename: str, model) -> bool:
     """In a test module (see `is_test_module`), a `test_*` function or a `Test*` class."""
     if is_test_module(filename, model):

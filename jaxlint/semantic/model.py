@@ -615,14 +615,17 @@ class SemanticModel:
     def _default_never_passed(self, scope: Scope, name: str) -> bool:
         """A parameter with a default that no call of this decorated function passes keeps its
         Python default under `jit`: `def f(x, standardize=True)` called as `f(x)` is never traced.
-        Only for functions whose own name is the jitted callable (a decorator), with at least one
-        call in the module and no call spreading `*args`/`**kwargs`."""
+        Only for functions whose own name is the jitted callable (a decorator) or whose only uses are
+        wrappers bound to names (`p_step = jax.pmap(partial(step, model=m))`), with at least one call
+        in the module and no call spreading `*args`/`**kwargs`."""
         node = scope.node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or name not in self._defaulted(scope):
             return False
-        if not any(self.decorator_transform(decorator) for decorator in node.decorator_list):
-            return False
-        calls = self._calls_by_name().get(node.name, [])
+        if any(self.decorator_transform(decorator) for decorator in node.decorator_list):
+            callers = [node.name]
+        else:
+            callers = self._wrapper_names(node.name)
+        calls = [call for caller in callers for call in self._calls_by_name().get(caller, [])]
         if not calls:
             return False
         position = scope.params.index(name) if name in scope.params else None
@@ -634,6 +637,39 @@ class SemanticModel:
             if any(keyword.arg == name for keyword in call.keywords):
                 return False
         return True
+
+    def _wrapper_names(self, function_name: str) -> list[str]:
+        """The names bound to compiled wrappers of a module function when those are its only uses:
+        `step_p = jax.pmap(functools.partial(step, model=m), ...)` gives ["step_p"]. Empty when any
+        other reference (a call, a partial that binds positions, a wrapper not bound to a name) could
+        pass the function's parameters some other way."""
+        cache = self.__dict__.setdefault("_wrapper_names_cache", {})
+        if function_name in cache:
+            return cache[function_name]
+        names: list[str] = []
+        for node in self.nodes:
+            if not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
+                continue
+            call = parent_of(node)
+            if isinstance(call, ast.Call) and call.args and call.args[0] is node and self.qualified_name(call.func) == "functools.partial":
+                if len(call.args) > 1:
+                    names = []
+                    break  # positions bound by the partial: the wrapper's calls pass shifted arguments
+                node, call = call, parent_of(call)
+            if not (isinstance(call, ast.Call) and call.args and call.args[0] is node and self.transform_of(call.func) is not None):
+                names = []
+                break
+            statement = parent_of(call)
+            target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+            if isinstance(target, ast.Name):
+                names.append(target.id)
+            elif isinstance(target, ast.Attribute):
+                names.append(target.attr)
+            else:
+                names = []
+                break
+        cache[function_name] = names
+        return names
 
     def _defaulted(self, scope: Scope) -> set[str]:
         arguments = scope.node.args
