@@ -20,7 +20,10 @@ tests, bounding the dispatch queue). A condition that holds for the whole loop (
 `if verbose:`, `if jax.process_index() == 0:`, `if writer is not None:`) is not a logging interval:
 the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
 test module that imports a test framework) is not flagged: a test reads values on the host on
-purpose, and its speed is not the point.
+purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
+...), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
+stalls nothing more), and evaluation loops that gather array outputs on the host
+(`outputs.append(np.asarray(logits))`; in a training loop that carries state, it stays flagged).
 
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,

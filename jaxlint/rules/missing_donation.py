@@ -11,7 +11,9 @@ PRNG keys (`key`, `rng`, `*_key`): rebound every step but a few bytes, so donati
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop. A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
-usually itself traced by its callers, where donation does nothing. Test code is not flagged either.
+usually itself traced by its callers, where donation does nothing. Test code is not flagged either,
+nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
+person paces their loop, and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
