@@ -225,3 +225,18 @@ def test_libcst_parses_only_modules_that_get_a_structural_fix(monkeypatch):
     # Only the function holding the rewritten `if` is parsed, not the rest of the module.
     assert built and set(built) == {("branchy.py", "f")}
     assert "    x = jax.numpy.where(x.sum() > 0, x * 2, x)  # keep me\n" in fixed
+
+
+def test_donation_of_two_arguments_is_one_finding_and_one_fix():
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef update(params, opt_state, grads):\n"
+        "    return params - grads, opt_state + 1\n\n\n"
+        "def run(grads_list):\n    params = jnp.zeros(3)\n    opt_state = jnp.zeros(3)\n"
+        "    for grads in grads_list:\n        params, opt_state = update(params, opt_state, grads)\n    return params, opt_state\n"
+    )
+    (finding,) = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]]).diagnostics
+    assert "`params` and `opt_state` are replaced" in finding.message
+    assert "donate_argnums=(0, 1)" in finding.message
+    fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
+    assert "@jax.jit(donate_argnums=(0, 1))" in fixed
+    assert check_source(fixed, "m.py", Settings(), [RULES_BY_CODE["JAX401"]]).diagnostics == []

@@ -31,32 +31,41 @@ from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements,
 from jaxlint.semantic.model import argument, literal_tuple, parent_of, is_within
 
 
-def fix_for(call, binding, position, keyword, context):
-    option = "donate_argnums" if keyword is None else "donate_argnames"
-    value = position if keyword is None else keyword
-    if value is None:
-        return None
-    sites = _call_sites(call, binding, position, keyword, context)
-    if sites is None:
-        return None
-    for site in sites:
-        reason = _ownership_problem(site, binding, position, keyword, context)
-        if reason:
-            return f"no automatic fix: {reason}"
-    if keyword is None and binding.via_decorator and binding.function is not None and binding.function.has_self:
-        # `@jax.jit` on a method wraps the plain function: `self` is argument 0 of what jit sees.
-        value = position + 1
+def fix_for(call, binding, donated, context):
+    """Donate every argument of `donated` ([(position, keyword), ...]: a position, or a keyword for an
+    argument passed by name), all or nothing. A string says why no fix is offered."""
+    keywords = [keyword for _, keyword in donated if keyword is not None]
+    if keywords and len(keywords) != len(donated):
+        return None  # some by position, some by name: two options to edit at once
+    option = "donate_argnums" if not keywords else "donate_argnames"
+    values = []
+    for position, keyword in donated:
+        if keyword is None and position is None:
+            return None
+        sites = _call_sites(call, binding, position, keyword, context)
+        if sites is None:
+            return None
+        for site in sites:
+            reason = _ownership_problem(site, binding, position, keyword, context)
+            if reason:
+                return f"no automatic fix: {reason}"
+        if keyword is None and binding.via_decorator and binding.function is not None and binding.function.has_self:
+            # `@jax.jit` on a method wraps the plain function: `self` is argument 0 of what jit sees.
+            position += 1
+        values.append(position if keyword is None else keyword)
+    values = tuple(values)
     node = binding.node
     if isinstance(node, ast.Call) and _jit_call_of(node, binding, context):
-        edits = _add_option(node, option, value, context)
+        edits = _add_option(node, option, values, context)
     elif binding.via_decorator:
-        edits = _decorate(node, binding, option, value, context)
+        edits = _decorate(node, binding, option, values, context)
     else:
         return None
     if not edits:
         return None
-    described = f"{option}=({value!r},)"
-    return context.fix(f"Donate the argument: add `{described}` to the `{binding.transform.rsplit('.', 1)[-1]}`", edits, safe=False)
+    described = f"{option}={_tuple_literal(values)}"
+    noun = "argument" if len(values) == 1 else "arguments"
+    return context.fix(f"Donate the {noun}: add `{described}` to the `{binding.transform.rsplit('.', 1)[-1]}`", edits, safe=False)
 
 
 def _jit_call_of(node: ast.Call, binding, context) -> bool:
@@ -66,7 +75,7 @@ def _jit_call_of(node: ast.Call, binding, context) -> bool:
     return context.qualified_name(node.func) == "functools.partial" and bool(node.args) and context.model.transform_of(node.args[0]) is not None
 
 
-def _add_option(node: ast.Call, option: str, value, context) -> list[Edit] | None:
+def _add_option(node: ast.Call, option: str, values: tuple, context) -> list[Edit] | None:
     for item in node.keywords:
         if item.arg is None:
             return None  # `**options`: we cannot tell what is already donated
@@ -74,14 +83,15 @@ def _add_option(node: ast.Call, option: str, value, context) -> list[Edit] | Non
             existing = literal_tuple(item.value)
             if existing is None:
                 return None
-            if value in existing:
+            added = tuple(value for value in values if value not in existing)
+            if not added:
                 return None
-            merged = tuple(existing) + (value,)
+            merged = tuple(existing) + added
             if all(isinstance(v, int) for v in merged):
                 merged = tuple(sorted(merged))
             return [context.replace(item.value, _tuple_literal(merged))]
     last = [*node.args, *node.keywords]
-    text = f"{option}={_tuple_literal((value,))}"
+    text = f"{option}={_tuple_literal(values)}"
     if not last:
         # `@jax.jit()`: insert between the parentheses.
         end = context.source.end(node)
@@ -91,10 +101,10 @@ def _add_option(node: ast.Call, option: str, value, context) -> list[Edit] | Non
     return [Edit(f", {text}", anchor, anchor)]
 
 
-def _decorate(decorator: ast.expr, binding, option: str, value, context) -> list[Edit] | None:
+def _decorate(decorator: ast.expr, binding, option: str, values: tuple, context) -> list[Edit] | None:
     if not isinstance(decorator, (ast.Name, ast.Attribute)):
         return None
-    text = f"{option}={_tuple_literal((value,))}"
+    text = f"{option}={_tuple_literal(values)}"
     if binding.transform == "jax.jit":
         return [context.replace(decorator, f"{context.text(decorator)}({text})")]
     partial, import_edits = fixes.reference(context, "functools.partial")

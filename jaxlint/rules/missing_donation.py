@@ -2,7 +2,7 @@
 Flags a call of a jitted (or pmapped) function whose result rebinds one of its own arguments,
 `state = train_step(state, batch)` or `params, opt_state = update(params, opt_state, grads)`,
 when that argument is not listed in `donate_argnums`/`donate_argnames`. The finding sits at the
-call site that rebinds the argument.
+call site that rebinds the argument: one finding per call, naming every argument to donate.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -92,6 +92,7 @@ class MissingDonation(Rule):
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
+        donated: list[tuple] = []
         for position, keyword, whole in candidates:
             if isinstance(whole, ast.Starred):
                 break
@@ -113,20 +114,39 @@ class MissingDonation(Rule):
                 or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
             ):
                 continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
-            name = binding.key if binding.key != "<inline>" else "the jitted function"
-            option = f"donate_argnums=({binding.argnum(position)},)" if keyword is None else f"donate_argnames=({keyword!r},)"
-            where = f" (inside argument {binding.argnum(position)})" if argument is not whole else ""
-            fix = donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None
-            # Multi-line calls: the finding sits on the line of the call, where a reader looks for it.
-            anchor = argument if argument.lineno == value.lineno else value
-            fix = donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None
-            context.report(
-                anchor,
-                f"`{key}`{where} is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
-                f"add `{option}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
-                fix=None if isinstance(fix, str) else fix,
-                end_node=argument if anchor is not argument else None,
-            )
+            donated.append((position, keyword, argument, whole))
+        if donated:
+            _report(node, value, binding, donated, context)
+
+
+def _report(statement: ast.stmt, call: ast.Call, binding, donated: list, context) -> None:
+    """One finding per call, naming every argument it should donate."""
+    name = binding.key if binding.key != "<inline>" else "the jitted function"
+    described = []
+    for position, keyword, argument, whole in donated:
+        where = f" (inside argument {binding.argnum(position)})" if argument is not whole else ""
+        described.append(f"`{dotted_name(argument)}`{where}")
+    numbers = tuple(binding.argnum(position) for position, keyword, _, _ in donated if keyword is None)
+    names = tuple(keyword for _, keyword, _, _ in donated if keyword is not None)
+    options = ([f"donate_argnums={_tuple_text(numbers)}"] if numbers else []) + ([f"donate_argnames={_tuple_text(names)}"] if names else [])
+    subject = described[0] + " is" if len(described) == 1 else ", ".join(described[:-1]) + f" and {described[-1]} are"
+    whole_arguments = all(argument is whole for _, _, argument, whole in donated)
+    fix = donation_fix.fix_for(call, binding, [(position, keyword) for position, keyword, _, _ in donated], context) if whole_arguments else None
+    first, last = donated[0][2], donated[-1][2]
+    # Multi-line calls: the finding sits on the line of the call, where a reader looks for it.
+    anchor = first if first.lineno == call.lineno else call
+    context.report(
+        anchor,
+        f"{subject} replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
+        f"add `{' and '.join(options)}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
+        fix=None if isinstance(fix, str) else fix,
+        end_node=last if last is not anchor else None,
+    )
+
+
+def _tuple_text(values: tuple) -> str:
+    inner = ", ".join(repr(v) for v in values)
+    return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
 def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model) -> bool:
