@@ -7,7 +7,8 @@ call site that rebinds the argument: one finding per call, naming every argument
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
 refers to (`old = state` before the call), since donating them would delete a live value, and
-PRNG keys (`key`, `rng`, `*_key`): rebound every step but a few bytes, so donation saves nothing.
+PRNG keys (`key`, `rng`, `*_key`) and scalars that start as numbers (`total = 0.0`): rebound every
+step but a few bytes, so donation saves nothing.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop. A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
@@ -104,7 +105,7 @@ class MissingDonation(Rule):
             key = dotted_name(argument)
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
-            if _aliased(key, scope) or _is_prngdotted_name(key):
+            if _aliased(key, scope) or _is_prngdotted_name(key) or _starts_as_scalar(key, node, scope, context.model):
                 continue
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
@@ -172,6 +173,39 @@ _KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECAS
 def _is_prngdotted_name(key: str) -> bool:
     """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes: donating them saves nothing."""
     return bool(_KEY_NAMES.search(key.rsplit(".", 1)[-1]))
+
+
+_SCALAR_CONSTRUCTORS = frozenset({
+    "builtins.float", "builtins.int", "numpy.float32", "numpy.float64", "numpy.int32", "numpy.int64",
+    "jax.numpy.float32", "jax.numpy.int32", "jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray",
+})
+
+
+def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
+    """Every other binding of the name is a number (`total = 0.0`, `lr = np.float32(1e-3)`,
+    `count = jnp.array(0)`): a scalar carried through a jitted call is a few bytes, nothing to donate."""
+    others = []
+    for target, value in scope.bindings:
+        if value is statement or value is statement.value or key not in {dotted_name(e) for e in target_elements(target)}:
+            continue
+        if dotted_name(target) != key:
+            return False  # unpacked from something else
+        others.append(value)
+    if not others:
+        return False
+    for value in others:
+        if isinstance(value, ast.UnaryOp):
+            value = value.operand
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            continue
+        if (
+            isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
+            and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, (int, float))
+            and model.qualified_name(value.func) in _SCALAR_CONSTRUCTORS
+        ):
+            continue
+        return False
+    return True
 
 
 def _aliased(key: str, scope) -> bool:
