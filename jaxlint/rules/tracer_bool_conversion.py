@@ -12,6 +12,11 @@ https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError 
 
 Static views of a traced value are fine and are not flagged: `x.shape`, `x.ndim`, `x.dtype`,
 `len(x)`, `x is None`, `isinstance(x, ...)`, and arguments listed in `static_argnums`/`static_argnames`.
+Nor are values JAX hands over as plain Python values: a defaulted parameter that no call in the
+module passes (jit traces only what a call passes), the `nondiff_argnums` of a `jax.custom_vjp`/
+`custom_jvp` function in its `fwd`, `bwd` and `jvp` rules (and `bwd` defaults JAX never fills), and
+`lax.axis_size(...)`, which is a Python int. These apply to every rule that asks whether a value is
+traced (JAX101-JAX108).
 
 ## Example
 ```python

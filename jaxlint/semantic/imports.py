@@ -66,6 +66,14 @@ class ImportMap:
         for name in ambiguous | (self.locally_bound & set(self.aliases)):
             self.aliases.pop(name, None)
 
+    def bind_module_alias(self, name: str, value: ast.AST) -> None:
+        """`partial = functools.partial` at module level, the one binding of `partial` anywhere in the
+        module: the name then means what the imported value means."""
+        target = self.spelled_name(value) if isinstance(value, (ast.Attribute, ast.Name)) else None
+        if target is not None and name not in self.aliases:
+            self.aliases[name] = target
+            self.locally_bound.discard(name)
+
     def _bind_project_imports(self, import_nodes: list[ast.AST], project, ambiguous: set[str]):
         """Binds relative and star imports through the project; returns the nodes left to bind."""
         remaining = []

@@ -54,7 +54,7 @@ STATIC_CALLS = frozenset({
     "jax.numpy.issubdtype", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.isdtype", "jax.numpy.isscalar",
     "jax.numpy.can_cast", "jax.numpy.promote_types", "jax.dtypes.result_type", "jax.dtypes.issubdtype",
     "jax.dtypes.canonicalize_dtype", "numpy.shape", "numpy.ndim", "numpy.size", "numpy.dtype",
-    "numpy.issubdtype", "numpy.prod", "math.prod", "jax.core.get_aval", "jax.typeof",
+    "numpy.issubdtype", "numpy.prod", "math.prod", "jax.core.get_aval", "jax.typeof", "jax.lax.axis_size",
     "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_leaves", "jax.tree.leaves",
 })
 HOST_SCALAR_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "operator.index"})

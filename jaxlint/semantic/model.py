@@ -245,6 +245,23 @@ def literal_tuple(node: ast.expr) -> tuple | None:
     return None
 
 
+def _int_tuple(numbers) -> ast.Tuple:
+    """A literal `(0, 1)` for options built here rather than read from the source."""
+    return ast.Tuple(elts=[ast.Constant(value=n) for n in numbers], ctx=ast.Load())
+
+
+def _custom_rule_use(attribute: str, index: int, nondiff: tuple[int, ...] | None) -> "TransformUse":
+    """How JAX calls argument `index` of `f.defvjp(...)`/`f.defjvp(...)`/`f.def_fwd`/`f.def_bwd`."""
+    if nondiff is None or attribute == "defjvps":
+        return TransformUse("jax.custom_vjp", {})
+    if (attribute == "defvjp" and index == 0) or attribute == "def_fwd":
+        return TransformUse("jax.custom_vjp", {"nondiff_argnums": _int_tuple(nondiff)})
+    # bwd(nondiff..., residuals, cotangents) and jvp(nondiff..., primals, tangents). A bwd's residuals
+    # are whatever fwd chose to keep, shapes and Python numbers included: not known to be traced.
+    static = range(len(nondiff) + 1) if attribute in ("defvjp", "def_bwd") else range(len(nondiff))
+    return TransformUse("jax.custom_vjp", {"static_argnums": _int_tuple(static)}, arity=len(nondiff) + 2)
+
+
 @dataclass
 class TransformUse:
     """A transform applied to a function: `@jax.jit`, `jax.vmap(f, in_axes=...)`, `lax.scan(body, ...)`."""
@@ -276,12 +293,27 @@ class SemanticModel:
         self.module_scope = Scope(tree, None)
         self._collect()
         self.imports = ImportMap(self.import_nodes, self.bound_names, project)
+        self._bind_module_aliases()
         self._constants = None
         self._find_traced_functions()
         self._find_jit_bindings()
         self._propagate()
         self._abstract = self._abstractly_traced()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
+
+    def _bind_module_aliases(self) -> None:
+        """Module-level `partial = functools.partial`, bound nowhere else, resolves like an import."""
+        counts: dict[str, int] = {}
+        for target, _ in self.module_scope.bindings:
+            if isinstance(target, ast.Name):
+                counts[target.id] = counts.get(target.id, 0) + 1
+        for target, value in self.module_scope.bindings:
+            if (
+                isinstance(target, ast.Name) and isinstance(value, ast.Attribute) and counts[target.id] == 1
+                and target.id not in self.module_scope.defs
+                and not any(target.id in scope.local_names for scope in self.scopes if scope is not self.module_scope)
+            ):
+                self.imports.bind_module_alias(target.id, value)
 
     # ----- collection -------------------------------------------------------------------------
 
@@ -503,6 +535,13 @@ class SemanticModel:
                 if use is not None:
                     use.counts_self = scope.has_self
                     self._mark_traced(scope, use, 0, set())
+                elif isinstance(decorator, ast.Attribute) and decorator.attr in ("defjvp", "def_fwd", "def_bwd") and scope.parent is not None:
+                    # `@f.defjvp def f_jvp(...)`: the rule is traced whenever `f` is differentiated.
+                    # Only for a primal known to be `jax.custom_jvp`/`custom_vjp`: Equinox's filtered
+                    # versions pass non-array arguments through as Python values.
+                    nondiff = self._nondiff_argnums(decorator.value, scope.parent)
+                    if nondiff is not None:
+                        self._mark_traced(scope, _custom_rule_use(decorator.attr, 0, nondiff), 0, set())
         for scope in self.scopes:
             for call in scope.calls:
                 self._transform_call(call, scope)
@@ -522,14 +561,57 @@ class SemanticModel:
                     self._mark_expression(branch, scope, TransformUse(qualified, {}, arity=_body_arity(qualified, call)))
             return
         if isinstance(call.func, ast.Attribute) and call.func.attr in ("defvjp", "defjvp", "defjvps", "def_fwd", "def_bwd"):
-            for branch in call.args:
-                self._mark_expression(branch, scope, TransformUse("jax.custom_vjp", {}))
+            self._mark_custom_rules(call, scope)
             return
         transform = self.transform_of(call.func)
         if transform is None or not call.args:
             return
         use = TransformUse(transform, keyword_options(call), list(call.args[1:]))
         self._mark_expression(call.args[0], scope, use)
+
+    def _mark_custom_rules(self, call: ast.Call, scope: Scope) -> None:
+        """`f.defvjp(fwd, bwd)`, `f.defjvp(jvp)`: JAX calls the rules with the primal's `nondiff_argnums`
+        as plain Python values, first in `bwd` and `jvp`, which get exactly two more arguments (residuals
+        and cotangents; primals and tangents), so their later defaults are never filled."""
+        nondiff = self._nondiff_argnums(call.func.value, scope)
+        for index, rule in enumerate(call.args):
+            self._mark_expression(rule, scope, _custom_rule_use(call.func.attr, index, nondiff))
+
+    def _nondiff_argnums(self, primal: ast.expr, scope: Scope) -> tuple[int, ...] | None:
+        """The `nondiff_argnums` of a `jax.custom_vjp`/`custom_jvp` function (() when it has none); None
+        when the primal cannot be found."""
+        if not isinstance(primal, ast.Name):
+            return None
+        options = None
+        resolved = self.resolve_function(primal, scope)
+        if resolved is not None:
+            for decorator in getattr(resolved[0].node, "decorator_list", ()):
+                use = self.decorator_transform(decorator)
+                if use is not None and use.qualified in ("jax.custom_vjp", "jax.custom_jvp"):
+                    options = use.options
+        holder: Scope | None = scope
+        while options is None and holder is not None:  # `f = jax.custom_vjp(g, nondiff_argnums=...)`
+            for target, value in holder.bindings:
+                if isinstance(target, ast.Name) and target.id == primal.id and isinstance(value, ast.Call):
+                    if self.transform_of(value.func) in ("jax.custom_vjp", "jax.custom_jvp"):
+                        options = keyword_options(value)
+            holder = holder.parent
+        if options is None:
+            return None
+        if "nondiff_argnames" in options:
+            names = literal_tuple(options["nondiff_argnames"])
+            if resolved is None or names is None or "nondiff_argnums" in options:
+                return None
+            params = resolved[0].params
+            if not all(name in params for name in names):
+                return None
+            return tuple(sorted(params.index(name) for name in names))
+        if "nondiff_argnums" not in options:
+            return ()
+        numbers = literal_tuple(options["nondiff_argnums"])
+        if numbers is None or not all(isinstance(n, int) and n >= 0 for n in numbers):
+            return None
+        return tuple(sorted(numbers))
 
     def _mark_expression(self, node: ast.expr, scope: Scope, use: TransformUse) -> None:
         if isinstance(node, ast.Call):
@@ -627,7 +709,9 @@ class SemanticModel:
             callers = self._wrapper_names(node.name)
         calls = [call for caller in callers for call in self._calls_by_name().get(caller, [])]
         if not calls:
-            return False
+            # Called only from other modules (a library's kernel): whether any caller passes the
+            # parameter is unknown here, and a default that no call fills is a Python value.
+            return bool(callers) and not self._name_read_elsewhere(node.name, callers)
         position = scope.params.index(name) if name in scope.params else None
         for call in calls:
             if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
@@ -637,6 +721,19 @@ class SemanticModel:
             if any(keyword.arg == name for keyword in call.keywords):
                 return False
         return True
+
+    def _name_read_elsewhere(self, function_name: str, callers: list[str]) -> bool:
+        """The function (or a wrapper of it) is read in this module other than by a call: handed on,
+        stored or returned, so something may call it with any arguments."""
+        names = {function_name, *callers}
+        for node in self.nodes:
+            if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+                parent = parent_of(node)
+                if node.id == function_name and callers != [function_name]:
+                    continue  # inside the wrapper's own binding
+                if not (isinstance(parent, ast.Call) and parent.func is node):
+                    return True
+        return False
 
     def _wrapper_names(self, function_name: str) -> list[str]:
         """The names bound to compiled wrappers of a module function when those are its only uses:
