@@ -3,6 +3,7 @@
 import ast
 
 from jaxlint.config import Settings
+from jaxlint.engine import check_source
 from jaxlint.fixer import fix_source
 from jaxlint.rules import RULES_BY_CODE
 
@@ -47,3 +48,19 @@ def test_inplace_update_with_a_traced_mask_is_left_to_jax106():
     assert "y[y > 0] = 1.0" in fixed
     fixed = _fix("JAX106", "x[x > 0] = 1.0", unsafe=True)
     assert "x = jnp.where(x > 0, 1.0, x)" in fixed
+
+
+def test_module_level_alias_of_partial_resolves_like_an_import():
+    """Google-style `partial = functools.partial`: decorators spelled with it are read, so the primal's
+    nondiff arguments stay Python values in its rules; a second binding of the name makes it unknown."""
+    text = (
+        "import functools\nimport jax\n\npartial = functools.partial\n\n\n"
+        "@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef f(x, mode):\n    return x\n\n\n"
+        "def f_fwd(x, mode):\n    if mode > 0:\n        return x, x\n    return x, x\n\n\n"
+        "def f_bwd(mode, res, g):\n    return (g,)\n\n\nf.defvjp(f_fwd, f_bwd)\n\n\n"
+        "@jax.jit\ndef loss(x):\n    return f(x, True)\n"
+    )
+    rules = [RULES_BY_CODE["JAX101"]]
+    assert check_source(text, "m.py", Settings(), rules).diagnostics == []
+    rebound = text.replace("partial = functools.partial\n", "partial = functools.partial\npartial = None\n")
+    assert [d.location.row for d in check_source(rebound, "m.py", Settings(), rules).diagnostics] == [14]
