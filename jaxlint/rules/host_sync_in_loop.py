@@ -21,7 +21,7 @@ tests, bounding the dispatch queue). A condition that holds for the whole loop (
 the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
 test module that imports a test framework) is not flagged: a test reads values on the host on
 purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
-...), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
+...), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
 stalls nothing more), and evaluation loops that gather array outputs on the host
 (`outputs.append(np.asarray(logits))`; in a training loop that carries state, it stays flagged).
 
@@ -105,7 +105,7 @@ class HostSyncInLoop(Rule):
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
-        if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model):
+        if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
         if _waits_each_iteration(node, context):
             return

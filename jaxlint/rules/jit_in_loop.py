@@ -14,7 +14,7 @@ compilation cache finds it again), a function that builds and returns a jitted f
 factory), a jitted function built once and then called in a loop, one built in an outer loop and
 called only in an inner loop (once per dataset, then per batch), a function whose only calls in a
 loop sit under a condition that changes between iterations (`if step % 1000 == 0:`, a periodic
-evaluation), and anything in traced code.
+evaluation), test code, and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -58,7 +58,7 @@ import re
 
 from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.training_loops import loop_varying
 
@@ -78,8 +78,8 @@ class JitInLoop(Rule):
         if transform not in jaxapi.COMPILING or not node.args or isinstance(node.args[0], ast.Starred):
             return
         scope = context.scope(node)
-        if scope.in_traced:
-            return
+        if scope.in_traced or carried_state.in_test_code(node, str(context.source.filename), model):
+            return  # a test compiles what it checks, often a new model per case
         loops = list(flow.enclosing_loops(node))
         wrapped = node.args[0]
         kind = _fresh_kind(wrapped, context, scope, loops[0] if loops else None)

@@ -14,7 +14,7 @@ Only carried state counts: the call runs in a loop, updates an object's own stat
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
 usually itself traced by its callers, where donation does nothing. Test code is not flagged either,
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
-person paces their loop, and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
+person paces their loop (as a clock does a loop that sleeps every iteration), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
@@ -157,8 +157,9 @@ def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model
     rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call: the
     helper is usually itself traced by its callers, where donation does nothing, and a generic jitted
     utility shared by many callers cannot donate an argument that some of them still read."""
-    if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in flow.enclosing_loops(statement)):
-        return True
+    loops = [loop for loop in flow.enclosing_loops(statement) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    if loops:
+        return not carried_state.paced_loop(loops[0], model)
     if any("." in key for key in rebound):
         # ... unless the function is wrapped and compiled right there (`self.s = jax.jit(env.step)(self.s, a)`
         # in a key-press handler): each call compiles anew, which is the problem to fix first (JAX302).

@@ -83,6 +83,21 @@ def interactive_module(model) -> bool:
     return found
 
 
+def paced_loop(loop: ast.AST, model) -> bool:
+    """A loop that waits on a clock or a person each iteration (`time.sleep(0.05)`, `input()`): an
+    animation or a game, where a host read or an undonated step costs nothing anyone sees."""
+    statements = list(loop.body)
+    while statements:  # every iteration: not under an `if` or `try` (a wait for data to arrive)
+        statement = statements.pop()
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            statements.extend(statement.body)
+            continue
+        for node in ast.walk(statement) if isinstance(statement, (ast.Expr, ast.Assign)) else ():
+            if isinstance(node, ast.Call) and model.qualified_name(node.func) in ("time.sleep", "builtins.input"):
+                return True
+    return False
+
+
 def in_test_code(node: ast.AST, filename: str, model) -> bool:
     """In a test module (see `is_test_module`), a `test_*` function or a `Test*` class."""
     if is_test_module(filename, model):
