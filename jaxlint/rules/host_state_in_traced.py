@@ -14,7 +14,9 @@ https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functio
 https://docs.jax.dev/en/latest/random-numbers.html.
 
 A generator built from an explicit seed (`np.random.default_rng(0)`, `np.random.RandomState(0)`)
-is deterministic on purpose (a fixed projection, a test fixture) and is not flagged.
+is deterministic on purpose (a fixed projection, a test fixture) and is not flagged; nor is a
+function compiled through one entry that the module calls once, outside any loop, from its top
+level or `main` (`data = jax.jit(make_data)()`): the frozen value is read once anyway.
 
 ## Example
 ```python
@@ -44,6 +46,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import flow
 
 _CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time"})
 _ENVIRONMENT_CALLS = frozenset({"os.getenv", "os.environ.get"})
@@ -63,6 +66,8 @@ class HostStateInTraced(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
+        if _compiled_once(scope, context.model):
+            return
         where = f"in traced function `{scope.name}`"
         if isinstance(node, ast.Subscript):
             if isinstance(node.ctx, ast.Load) and context.qualified_name(node.value) == "os.environ":
@@ -87,6 +92,22 @@ class HostStateInTraced(Rule):
             context.report(node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
         elif qualified in _ENVIRONMENT_CALLS:
             context.report(node, f"`{snippet(context.text(node), 50)}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
+
+
+def _compiled_once(scope, model) -> bool:
+    """The function is traced only through one compiled entry that the module calls once, outside any
+    loop (`data = jax.jit(make_data)()` in `main`): the value frozen at trace time is read once anyway."""
+    root = scope
+    while root.parent is not None and root.parent.traced:
+        root = root.parent
+    calls = model.entry_calls(root)
+    if calls is None or len(calls) != 1:
+        return False
+    call = calls[0]
+    if any(True for _ in flow.enclosing_loops(call)):
+        return False
+    caller = model.scope_for(call)
+    return caller is model.module_scope or (caller.parent is model.module_scope and caller.name in ("main", "_main") and not model.entry_calls(caller))
 
 
 RULE = HostStateInTraced()

@@ -697,21 +697,15 @@ class SemanticModel:
     def _default_never_passed(self, scope: Scope, name: str) -> bool:
         """A parameter with a default that no call of this decorated function passes keeps its
         Python default under `jit`: `def f(x, standardize=True)` called as `f(x)` is never traced.
-        Only for functions whose own name is the jitted callable (a decorator) or whose only uses are
-        wrappers bound to names (`p_step = jax.pmap(partial(step, model=m))`), with at least one call
-        in the module and no call spreading `*args`/`**kwargs`."""
-        node = scope.node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or name not in self._defaulted(scope):
+        Only for module functions whose compiled entries are all seen (see `entry_calls`), and no
+        call spreading `*args`/`**kwargs`. With no call in the module at all (a library's kernel,
+        called from other modules), whether any caller passes it is unknown, and a default that no
+        call fills is a Python value: not traced either."""
+        if name not in self._defaulted(scope):
             return False
-        if any(self.decorator_transform(decorator) for decorator in node.decorator_list):
-            callers = [node.name]
-        else:
-            callers = self._wrapper_names(node.name)
-        calls = [call for caller in callers for call in self._calls_by_name().get(caller, [])]
-        if not calls:
-            # Called only from other modules (a library's kernel): whether any caller passes the
-            # parameter is unknown here, and a default that no call fills is a Python value.
-            return bool(callers) and not self._name_read_elsewhere(node.name, callers)
+        calls = self.entry_calls(scope)
+        if calls is None:
+            return False
         position = scope.params.index(name) if name in scope.params else None
         for call in calls:
             if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
@@ -722,51 +716,72 @@ class SemanticModel:
                 return False
         return True
 
-    def _name_read_elsewhere(self, function_name: str, callers: list[str]) -> bool:
-        """The function (or a wrapper of it) is read in this module other than by a call: handed on,
-        stored or returned, so something may call it with any arguments."""
-        names = {function_name, *callers}
+    def entry_calls(self, scope: Scope) -> list[ast.Call] | None:
+        """The calls of a function's compiled entry points when those calls are its only uses: its
+        decorated name, names bound to `jit`/`pmap` wrappers of it (`step_p = jax.pmap(partial(step,
+        model=m))`), and wrappers called at once (`jax.jit(make_data)()`). None when it is handed on,
+        stored or returned, wrapped by a `partial` that binds positions, or is not a function."""
+        node = scope.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        cache = self.__dict__.setdefault("_entry_calls_cache", {})
+        if scope in cache:
+            return cache[scope]
+        if any(self.decorator_transform(decorator) for decorator in node.decorator_list):
+            names, immediate = [node.name], []
+            if self._name_read_elsewhere(node.name):
+                cache[scope] = None
+                return None
+        else:
+            entries = self._compiled_entries(node.name) if scope.parent is self.module_scope else None
+            if entries is None:
+                cache[scope] = None
+                return None
+            names, immediate = entries
+        calls = [call for name in names for call in self._calls_by_name().get(name, [])] + immediate
+        cache[scope] = calls
+        return calls
+
+    def _name_read_elsewhere(self, *names: str) -> bool:
+        """A name is read other than by calling it: handed on, stored or returned, so something may
+        call it with any arguments."""
         for node in self.nodes:
             if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
                 parent = parent_of(node)
-                if node.id == function_name and callers != [function_name]:
-                    continue  # inside the wrapper's own binding
                 if not (isinstance(parent, ast.Call) and parent.func is node):
                     return True
         return False
 
-    def _wrapper_names(self, function_name: str) -> list[str]:
-        """The names bound to compiled wrappers of a module function when those are its only uses:
-        `step_p = jax.pmap(functools.partial(step, model=m), ...)` gives ["step_p"]. Empty when any
-        other reference (a call, a partial that binds positions, a wrapper not bound to a name) could
-        pass the function's parameters some other way."""
-        cache = self.__dict__.setdefault("_wrapper_names_cache", {})
-        if function_name in cache:
-            return cache[function_name]
+    def _compiled_entries(self, function_name: str) -> tuple[list[str], list[ast.Call]] | None:
+        """A module function used only inside transforms: the names bound to its wrappers and the
+        wrappers called at once; None when any other reference could call it some other way."""
         names: list[str] = []
+        immediate: list[ast.Call] = []
         for node in self.nodes:
             if not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
                 continue
             call = parent_of(node)
             if isinstance(call, ast.Call) and call.args and call.args[0] is node and self.qualified_name(call.func) == "functools.partial":
                 if len(call.args) > 1:
-                    names = []
-                    break  # positions bound by the partial: the wrapper's calls pass shifted arguments
+                    return None  # positions bound by the partial: the wrapper's calls pass shifted arguments
                 node, call = call, parent_of(call)
             if not (isinstance(call, ast.Call) and call.args and call.args[0] is node and self.transform_of(call.func) is not None):
-                names = []
-                break
-            statement = parent_of(call)
-            target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
-            if isinstance(target, ast.Name):
+                return None
+            parent = parent_of(call)
+            target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+            if isinstance(parent, ast.Call) and parent.func is call:
+                immediate.append(parent)
+            elif isinstance(target, ast.Name):
                 names.append(target.id)
             elif isinstance(target, ast.Attribute):
                 names.append(target.attr)
             else:
-                names = []
-                break
-        cache[function_name] = names
-        return names
+                return None
+        if not names and not immediate:
+            return None
+        if names and self._name_read_elsewhere(*names):
+            return None
+        return names, immediate
 
     def _defaulted(self, scope: Scope) -> set[str]:
         arguments = scope.node.args
