@@ -64,8 +64,9 @@ from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
 
-# The flow state: key name -> the call that consumed it (absent: fresh or unknown). None: unreachable.
-State = "dict[str, ast.Call] | None"
+# The flow state: key name -> the calls that consumed it since it was last bound (absent: fresh or
+# unknown). None: unreachable.
+State = "dict[str, tuple[ast.Call, ...]] | None"
 
 
 class PrngKeyReuse(Rule):
@@ -146,6 +147,8 @@ class _Flow:
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
+        self._read: dict[int, bool] = {}
+        self.in_test: bool | None = None
 
     def run(self) -> None:
         self.block(self.function.body, {})
@@ -234,12 +237,16 @@ class _Flow:
         first = self.iteration(node, dict(entry))
         if first is not None:
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
-            for name, call in first.items():
-                if name not in assigned and is_within(call, node) and entry.get(name) is not call and not key_values.is_seed(name):
-                    self.report_loop(call, name, node)
+            for name, calls in first.items():
+                if name in assigned or key_values.is_seed(name):
+                    continue
+                fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
+                if fresh and self.worth_reporting(fresh[0], fresh[0]):
+                    self.report_loop(fresh[0], name, node)
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
-            carried = {name: call for name, call in first.items() if name in assigned and is_within(call, node)}
+            carried = {name: tuple(c for c in calls if is_within(c, node)) for name, calls in first.items() if name in assigned}
+            carried = {name: calls for name, calls in carried.items() if calls}
             if carried:
                 second = dict(entry)
                 second.update(carried)
@@ -285,10 +292,12 @@ class _Flow:
             for child in (node.func, *node.args, *(keyword.value for keyword in node.keywords)):
                 state = self.expression(child, state, statement)
             for key in self.consumed_keys(node):
-                previous = state.get(key)
-                if previous is not None and not self.same_draw(previous, node) and not self.same_seed_on_purpose(key, previous, node):
-                    self.report_reuse(node, key, previous, statement)
-                state[key] = node
+                previous = state.get(key, ())
+                clash = next((earlier for earlier in previous if self.clash(key, earlier, node)), None)
+                if clash is not None:
+                    self.report_reuse(node, key, clash, statement)
+                if node not in previous:
+                    state[key] = (*previous, node)
             return state
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -305,7 +314,7 @@ class _Flow:
             for call in ast.walk(element):
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
-                        if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key):
+                        if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key) and self.worth_reporting(call, call):
                             self.report_loop(call, key, node)
         return state
 
@@ -324,6 +333,8 @@ class _Flow:
         results = _result_names(call)
         if results and all(name.startswith("_") for name in results):
             return []  # `_, _state = env.reset(rng, params)`: a throwaway draw (a template, a shape probe)
+        if not self.read(call):
+            return []  # a draw whose result is never read (rebound first, or a discarded smoke test) draws nothing that matters
         keys = []
         # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
         # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
@@ -338,6 +349,36 @@ class _Flow:
             if seed is not None and seeded:
                 keys.append(seed if not isinstance(self.function, ast.Module) else f"{seed} in statement {id(_statement(call))}")
         return keys
+
+    def read(self, call: ast.Call) -> bool:
+        known = self._read.get(id(call))
+        if known is None:
+            known = self._read[id(call)] = key_values.result_is_read(call, self.function, self.context)
+        return known
+
+    def clash(self, key: str, first: ast.Call, second: ast.Call) -> bool:
+        """Two consumptions of one key that draw shared (or identical, unintended) bits."""
+        if self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second):
+            return False
+        if key_values.is_seed(key):
+            return self.worth_reporting(first, second)
+        context = self.context
+        if key_values.split_and_sampler_disjoint(first, second, self.function, context):
+            return False
+        if key_values.distinct_module_paths(first, second, self.function, context):
+            return False
+        if key_values.paired_draws(first, second, context) or key_values.exclusive_masks(first, second):
+            return False
+        return self.worth_reporting(first, second)
+
+    def worth_reporting(self, first: ast.Call, second: ast.Call) -> bool:
+        """In test code random inputs are dummy data: a reuse matters only when the test checks values
+        computed from both draws (equal, close), not only shapes, dtypes or bounds."""
+        if self.in_test is None:
+            self.in_test = carried_state.in_test_code(self.function, str(self.context.source.filename), self.context.model) if not isinstance(self.function, ast.Module) else False
+        if not self.in_test:
+            return True
+        return all(key_values.checked_by_value(call, self.function, self.context) for call in {id(first): first, id(second): second}.values())
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two non-`jax.random` consumers called identically (`net.init(k, x)` twice for params and target
@@ -372,6 +413,8 @@ class _Flow:
             return False
         if first_names == second_names:
             return True
+        if _used_as_index(self.function, first_names) and _used_as_index(self.function, second_names):
+            return True  # `i = choice(key, n, (B,))` twice, to index `x` and `y`: the same rows on purpose
         for node in ast.walk(self.function):
             if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
                 continue
@@ -397,10 +440,21 @@ class _Flow:
                 f"`{earlier}`, so both draw the same random bits; make one key and split it",
             )
             return
+        subkey = self.fresh_name(key)
+        if _callee(previous).endswith("split") != _callee(call).endswith("split") and key_values.is_random_call(previous, self.context) and key_values.is_random_call(call, self.context):
+            sampler = call if not _callee(call).endswith("split") else previous
+            claim = (
+                f": `{_function_name(sampler, self.context)}` splits its key internally, so the keys `split` returns are "
+                f"the ones it drew from, and a sampler fed one of them below draws the same bits"
+            )
+        elif _callee(previous).endswith("split") and _callee(call).endswith("split") and key_values.is_random_call(call, self.context):
+            claim = ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
+        else:
+            claim = ", so both draw from the same random bits"
         self.context.report(
             call,
-            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again, so both draw "
-            f"from the same random bits; split it first (`{key}, subkey = jax.random.split({key})`) and use the subkey",
+            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; "
+            f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`",
             fix=None if self.across_iterations else self.split_fix(previous, key),
         )
 
@@ -409,12 +463,25 @@ class _Flow:
             return
         self.reported.add(id(call))
         kind = "comprehension" if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else "loop"
+        subkey = self.fresh_name(key)
         self.context.report(
             call,
             f"PRNG key `{key}` is consumed in every iteration of this {kind} without being reassigned, so every "
-            f"iteration draws the same numbers; split per iteration (`{key}, subkey = jax.random.split({key})`) "
+            f"iteration draws the same numbers; split per iteration (`{key}, {subkey} = jax.random.split({key})`) "
             f"or use `jax.random.fold_in({key}, i)`",
         )
+
+    def fresh_name(self, key: str) -> str:
+        """A name for the subkey that the function does not use yet (never the key's own name)."""
+        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | {key}
+        if self.scope is not None:
+            taken |= set(self.scope.local_names)
+        subkey = "subkey"
+        counter = 1
+        while subkey in taken:
+            subkey = f"subkey{counter}"
+            counter += 1
+        return subkey
 
     def split_fix(self, call: ast.Call, key: str):
         """Split before the first use and give that use the subkey: both uses then see fresh keys."""
@@ -430,16 +497,16 @@ class _Flow:
         # Assigning the key makes it local: only when it already is (a parameter or an assignment).
         if key not in scope.local_names or key in scope.declared_free:
             return None
-        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | set(scope.local_names)
-        subkey = "subkey"
-        counter = 1
-        while subkey in taken:
-            subkey = f"subkey{counter}"
-            counter += 1
+        subkey = self.fresh_name(key)
         split, import_edits = fixes.reference(context, "jax.random.split")
         if not split:
             return None
-        argument = call.args[0] if call.args and isinstance(call.args[0], ast.Name) else next(k.value for k in call.keywords if k.arg == "key")
+        argument = next(
+            (a for a in key_values.consumed_arguments(call, context, lambda name: name == key) if isinstance(a, ast.Name) and a.id == key),
+            None,
+        )
+        if argument is None:
+            return None
         indentation = context.source.indentation(statement.lineno)
         if context.source.start(statement).column != len(indentation) + 1:
             return None  # the statement shares its line with another (`a = 1; b = f(key)`)
@@ -465,6 +532,14 @@ def _result_names(call: ast.Call) -> set[str]:
     if isinstance(statement, ast.AnnAssign) and statement.value is call:
         return set(_names(statement.target))
     return set()
+
+
+def _used_as_index(function: ast.AST, names: set[str]) -> bool:
+    """Some name in `names` is read as an array index (`x[idx]`, `x[perm, :]`)."""
+    return any(
+        isinstance(node, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.slice))
+        for node in ast.walk(function)
+    )
 
 
 def _function_name(call: ast.Call, context) -> str:
@@ -509,8 +584,8 @@ def _merge(left, right):
     if right is None:
         return left
     merged = dict(left)
-    for name, call in right.items():
-        merged.setdefault(name, call)
+    for name, calls in right.items():
+        merged[name] = (*merged.get(name, ()), *(c for c in calls if c not in merged.get(name, ())))
     return merged
 
 
