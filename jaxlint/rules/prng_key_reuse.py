@@ -441,16 +441,7 @@ class _Flow:
             )
             return
         subkey = self.fresh_name(key)
-        if _callee(previous).endswith("split") != _callee(call).endswith("split") and key_values.is_random_call(previous, self.context) and key_values.is_random_call(call, self.context):
-            sampler = call if not _callee(call).endswith("split") else previous
-            claim = (
-                f": `{_function_name(sampler, self.context)}` splits its key internally, so the keys `split` returns are "
-                f"the ones it drew from, and a sampler fed one of them below draws the same bits"
-            )
-        elif _callee(previous).endswith("split") and _callee(call).endswith("split") and key_values.is_random_call(call, self.context):
-            claim = ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
-        else:
-            claim = ", so both draw from the same random bits"
+        claim = self.claim(previous, call)
         self.context.report(
             call,
             f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; "
@@ -470,6 +461,29 @@ class _Flow:
             f"iteration draws the same numbers; split per iteration (`{key}, {subkey} = jax.random.split({key})`) "
             f"or use `jax.random.fold_in({key}, i)`",
         )
+
+    def claim(self, first: ast.Call, second: ast.Call) -> str:
+        """What the two draws share, as the message says it."""
+        context = self.context
+        if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
+            return ", so both draw from the same random bits"
+        splits = [_callee(call) == "split" for call in (first, second)]
+        if all(splits):
+            return ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
+        if any(splits):
+            sampler = second if splits[0] else first
+            return (
+                f": `{_function_name(sampler, context)}` splits its key internally, so the keys `split` returns are "
+                f"the ones it drew from, and a sampler fed one of them below draws the same bits"
+            )
+        own = [key_values.reads_own_bits(call, context) for call in (first, second)]
+        split_first = [key_values.splits_first(call, context) for call in (first, second)]
+        if (own[0] and split_first[1]) or (split_first[0] and own[1]):
+            return (
+                ": on JAX's default threefry these two happen to read different bits (one draws from keys it splits "
+                "off first), but that is an implementation detail, and `jax_debug_key_reuse` rejects it"
+            )
+        return ", so both draw from the same random bits"
 
     def fresh_name(self, key: str) -> str:
         """A name for the subkey that the function does not use yet (never the key's own name)."""

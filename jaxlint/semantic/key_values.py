@@ -397,6 +397,18 @@ def _random_name(call: ast.Call, context) -> str | None:
     return None
 
 
+# Samplers that draw from keys they split off their key first (checked, as above): two of them on one key
+# share bits, as do two that read their key's own bits; one of each shares none.
+SPLITS_FIRST = frozenset({"randint", "permutation", "shuffle"})
+
+
+def splits_first(call: ast.Call, context) -> bool:
+    name = _random_name(call, context)
+    if name == "choice":
+        return not reads_own_bits(call, context)
+    return name in SPLITS_FIRST
+
+
 def reads_own_bits(call: ast.Call, context) -> bool:
     """A jax.random sampler that draws from its key's own bits (not from keys it splits off first)."""
     name = _random_name(call, context)
@@ -446,9 +458,11 @@ def _children_feed_own_bits(split_call: ast.Call, function: ast.AST, context) ->
     else:
         return True  # used some other way: say it may
     for node in ast.walk(function):
-        if not isinstance(node, ast.Call) or not reads_own_bits(node, context):
+        # A distribution's `.sample(key)` (numpyro, distrax) draws from the key's own bits too.
+        sample = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sample" and _random_name(node, context) is None
+        if not isinstance(node, ast.Call) or not (sample or reads_own_bits(node, context)):
             continue
-        key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+        key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)
         if isinstance(key, ast.Name) and key.id in names | lists:
             return True
         if isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in lists:
@@ -539,7 +553,7 @@ def checked_by_value(call: ast.Call, function: ast.AST, context) -> bool:
         statement = parent_of(statement)
     if statement is None:
         return True
-    if isinstance(statement, (ast.Assert, ast.Return)) or (isinstance(statement, ast.Expr) and _is_check(statement.value)):
+    if isinstance(statement, (ast.Assert, ast.Return)) or (isinstance(statement, ast.Expr) and (_is_check(statement.value) or isinstance(statement.value, (ast.Yield, ast.YieldFrom)))):
         return True
     derived: set[str] = set()
     if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -572,9 +586,14 @@ def checked_by_value(call: ast.Call, function: ast.AST, context) -> bool:
     for node in nodes:
         if isinstance(node, ast.Assert) and _reads_value(node.test, derived) and _equality(node.test):
             return True
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None and _reads_value(node.value, derived):
+            return True  # a helper that makes test data: its callers may check the values
         if isinstance(node, ast.Call) and _is_check(node) and _reads_value(node, derived):
             return True
     return False
+
+
+_TEST_HELPER = re.compile(r"^_*(test|check|verify|compare)", re.IGNORECASE)
 
 
 def _is_check(node: ast.AST) -> bool:
@@ -584,6 +603,12 @@ def _is_check(node: ast.AST) -> bool:
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if _VALUE_CHECK.search(name) and not _NOT_VALUE_CHECK.search(name):
         return True
+    if _TEST_HELPER.search(name):
+        return True  # a test helper (`self._test_repeat(x1, x2)`): it may compare the values
+    for argument in node.args:
+        passed = argument.attr if isinstance(argument, ast.Attribute) else getattr(argument, "id", "")
+        if passed and _VALUE_CHECK.search(passed) and not _NOT_VALUE_CHECK.search(passed):
+            return True  # `jax.tree.map(assert_allclose, actual, expected)`
     return name.lower().startswith("assert") and _equality(node)
 
 
