@@ -429,43 +429,84 @@ def split_and_sampler_disjoint(first: ast.Call, second: ast.Call, function: ast.
     split_call, other = (first, second) if names[0] == "split" else (second, first)
     if _random_name(other, context) is None or reads_own_bits(other, context):
         return True
-    return not _children_feed_own_bits(split_call, function, context)
+    return not _children_feed_own_bits(split_call, other, function, context)
 
 
-def _children_feed_own_bits(split_call: ast.Call, function: ast.AST, context) -> bool:
-    """A key `split_call` returns at index 0 or 1 is consumed by a sampler that reads its own bits."""
-    names: set[str] = set()  # names bound to child 0 or 1
-    lists: set[str] = set()  # names bound to the array of children (or a starred rest starting at child 1)
+def _shuffles(call: ast.Call, context) -> bool:
+    """`permutation`, `shuffle`, `choice(..., replace=False)` without `p`: rounds of sort keys, the first drawn
+    from `split(k)[1]`, the next (for arrays past ~1600 elements) from keys split off `split(k)[0]`."""
+    name = _random_name(call, context)
+    if name in ("permutation", "shuffle"):
+        return True
+    if name != "choice" or reads_own_bits(call, context):
+        return False
+    replace = call.args[3] if len(call.args) >= 4 else next((k.value for k in call.keywords if k.arg == "replace"), None)
+    return isinstance(replace, ast.Constant) and replace.value is False
+
+
+def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: ast.AST, context) -> bool:
+    """A key `split_call` returns feeds a draw that reads bits `sampler` (which splits `k` first) read:
+    `randint` reads the bits of `split(k)[0]` and `[1]`, so a sampler reading its own key's bits (`normal`,
+    `uniform`, a distribution's `.sample`) fed either repeats them; a shuffle reads `split(k)[1]`'s bits, and
+    for large arrays those of keys split off `split(k)[0]`, as a shuffle or `randint` fed `split(k)[0]` does."""
+    shuffles = _shuffles(sampler, context)
+
+    def overlaps(index: int, consumer: ast.Call) -> bool:
+        own = reads_own_bits(consumer, context) or (
+            isinstance(consumer.func, ast.Attribute) and consumer.func.attr == "sample" and _random_name(consumer, context) is None
+        )
+        if shuffles:
+            return (index == 1 and own) or (index == 0 and splits_first(consumer, context))
+        return index in (0, 1) and own
+
+    children: dict[str, int] = {}  # name -> index of the child it holds
+    arrays: dict[str, int] = {}  # name -> index of the first child in the array it holds
     parent = parent_of(split_call)
-    if isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value in (0, 1):
-        holder = parent_of(parent)
-        if isinstance(holder, ast.Call) and reads_own_bits(holder, context):
+    if isinstance(parent, ast.Subscript):
+        index = parent.slice.value if isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, int) else None
+        if index is None:
             return True
+        holder = parent_of(parent)
+        if isinstance(holder, ast.Call):
+            return overlaps(index, holder)
         if isinstance(holder, ast.Assign):
-            names.update(n for t in holder.targets for n in _target_names(t))
+            for target in holder.targets:
+                for name in _target_names(target):
+                    children[name] = index
+        else:
+            return True
     elif isinstance(parent, ast.Assign):
         for target in parent.targets:
             if isinstance(target, ast.Name):
-                lists.add(target.id)
+                arrays[target.id] = 0
             elif isinstance(target, (ast.Tuple, ast.List)):
-                for index, element in enumerate(target.elts[:2]):
+                for index, element in enumerate(target.elts):
                     if isinstance(element, ast.Name):
-                        names.add(element.id)
+                        children[element.id] = index
                     elif isinstance(element, ast.Starred) and isinstance(element.value, ast.Name):
-                        lists.add(element.value.id)
-    elif isinstance(parent, ast.Call) and reads_own_bits(parent, context):
-        return True  # `normal(split(k), ...)`: a key array, child 0 among them
+                        arrays[element.value.id] = index
+                        break
+    elif isinstance(parent, ast.Call):
+        return overlaps(0, parent)  # `normal(split(k), ...)`: the key array, child 0 first
     else:
         return True  # used some other way: say it may
     for node in ast.walk(function):
-        # A distribution's `.sample(key)` (numpyro, distrax) draws from the key's own bits too.
-        sample = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sample" and _random_name(node, context) is None
-        if not isinstance(node, ast.Call) or not (sample or reads_own_bits(node, context)):
+        if not isinstance(node, ast.Call):
             continue
         key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)
-        if isinstance(key, ast.Name) and key.id in names | lists:
-            return True
-        if isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in lists:
+        index = None
+        if isinstance(key, ast.Name) and key.id in children:
+            index = children[key.id]
+        elif isinstance(key, ast.Name) and key.id in arrays:
+            index = arrays[key.id]
+        elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays:
+            offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
+            if offset is None:
+                if any(overlaps(i, node) for i in (0, 1)):
+                    return True
+                continue
+            index = arrays[key.value.id] + offset
+        if index is not None and overlaps(index, node):
             return True
     return False
 
