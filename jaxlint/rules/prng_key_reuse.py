@@ -1,24 +1,56 @@
 """## What it does
 Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
-and flags a key consumed twice: passed to two `jax.random` samplers (or a sampler and `split`)
-with no reassignment in between, or consumed in a loop body (or comprehension) that never
-reassigns it, so every iteration draws the same numbers. In function bodies outside tests, the
-framework calls that draw from a key count too: `model.init(key, x)`, `apply(..., rngs={"dropout":
-key})`, `env.reset(key, params)`, `env.step(key, ...)`, `space.sample(key)` (the first argument only
-when it is known to be a key). Also flagged: `key = split(key)[0]` followed by a use of `key`, whose
-next iteration splits an already used key; two samplers fed keys made from one literal seed
-(`normal(key=PRNGKey(0))` twice); and a module-level key that a jitted function called in a loop
-consumes without receiving or advancing it (a compile-time constant: the same numbers every call).
-`key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
-`split` and `fold_in` are fresh keys. Two identical calls (the same sampler, the same arguments, none
-rebound in between) whose results are then compared, or whose second call only recomputes the
-first's names, are not flagged: they return identical values on purpose, as in a test that checks
-determinism. Uses in the two arms of an `if`/`else` (or a conditional
-expression) are alternatives, not reuse; a use after a branch that returns is not reuse either.
+and flags a key consumed twice so that the two draws share random bits: passed to two `jax.random`
+samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
+comprehension) that never reassigns it, so every iteration draws the same numbers. In function
+bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
+`apply(..., rngs={"dropout": key})`, `env.reset(key, params)`, `env.step(key, ...)`,
+`space.sample(key)` (the first argument only when it is known to be a key). Also flagged: two
+samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
+key that a jitted function called in a loop consumes without receiving or advancing it (a
+compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
+reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
+
+Not flagged, because nothing is shared or it is shared on purpose:
+- A sampler and `split` on one key (either order: `x = normal(k)` then `k, s = split(k)`). On JAX's
+  default threefry, `normal`, `uniform`, `bernoulli`, `categorical`, `choice(..., p=...)` read the
+  bits of `k` itself, and nothing drawn from `split(k)`'s keys reads those. `randint`, `permutation`,
+  `shuffle` and `choice` without `p` draw from keys they split off `k` first, the very keys `split(k)`
+  returns (`split(k, n)[:2] == split(k)`): that pair is flagged only when such a key then feeds a draw
+  that reads the same bits (`split(k)[0]` or `[1]` into `normal`/`uniform`/a distribution's `.sample`
+  after `randint`; `split(k)[1]` into one of those, or `split(k)[0]` into another shuffle or
+  `randint`, after a shuffle). Framework calls (`model.init(k)`) followed by `split(k)` are not
+  flagged either (flax folds module names into the key). Two `split`s of one key are flagged:
+  `split(k, 2)` and `split(k, 3)` return the same leading keys.
+- A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
+  any read, or one read only by statements that are themselves dead this way (a smoke test that
+  resets an env, inits a policy and steps once, discarding the step).
+- Two identical calls (the same sampler, the same arguments, none rebound in between) whose results
+  are compared, or whose second call only recomputes the first's names, or whose results both
+  index arrays (`x[choice(key, n, (B,))]` and the same for `y`): identical values on purpose.
+- Paired draws: `permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every
+  other argument the same, keeping parallel arrays aligned.
+- Draws multiplied by mutually exclusive masks (`randint(k, ...) * (kind == 0)` and
+  `randint(k, ...) * (kind == 1)`): at most one survives.
+- `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
+  arguments, or input dicts with disjoint keys (`{"features": v}` and `{"text": t}`). Flax folds the
+  submodule path into the key, so their draws differ; the same method twice is flagged.
+- In test code, draws used only as dummy inputs: a reuse is flagged only when both draws flow into a
+  check of values (`assertAllClose`, `assertEqual(acc, expected)`, `assert a == b`, a `check_*` or
+  `_test_*` helper, or a `return` from a data helper), not when the test only checks shapes, dtypes,
+  finiteness or bounds.
+- Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, and
+  a use after a branch that returns.
+
+A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
+`randint(k)`) read different bits on the default threefry; the pair is still flagged, with a message
+that says so, since that is an implementation detail and `jax_debug_key_reuse` rejects it.
 
 ## Why is this bad?
 JAX's random numbers are a pure function of the key: the same key gives the same numbers, and
-two different samplers fed one key draw from the same bits, so their outputs are correlated. See
+two samplers fed one key read the same bits (`normal(k, (3,))` is the first row of
+`normal(k, (3, 3))`; `uniform(k)` and `normal(k)` are transforms of one another), so their outputs are
+correlated. See
 "Random numbers in JAX", https://docs.jax.dev/en/latest/random-numbers.html ("never reuse keys
 (unless you want identical outputs)") and https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#random-numbers.
 
@@ -42,7 +74,7 @@ def init(key):
 ## Fix safety
 In straight-line code (the second use in a simple statement of a function whose local variable
 the key is), the fix inserts `key, subkey = jax.random.split(key)` before the statement and passes
-`subkey` instead. It is unsafe: it changes the random stream (that is the point), and later uses of
+`subkey` instead (another fresh name where `subkey` is taken, as when the key is itself `subkey`). It is unsafe: it changes the random stream (that is the point), and later uses of
 `key` see the advanced key. Reuse across loop iterations has no fix: where to split depends on
 what the loop carries.
 
