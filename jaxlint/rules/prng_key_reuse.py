@@ -325,7 +325,9 @@ class _Flow:
                 state = self.expression(child, state, statement)
             for key in self.consumed_keys(node):
                 previous = state.get(key, ())
-                clash = next((earlier for earlier in previous if self.clash(key, earlier, node)), None)
+                clashes = [earlier for earlier in reversed(previous) if self.clash(key, earlier, node)]
+                # Name the latest earlier draw that shares bits with this one, else the latest at all.
+                clash = next((earlier for earlier in clashes if not self.reads_apart(earlier, node)), clashes[0] if clashes else None)
                 if clash is not None:
                     self.report_reuse(node, key, clash, statement)
                 if node not in previous:
@@ -494,6 +496,14 @@ class _Flow:
             f"or use `jax.random.fold_in({key}, i)`",
         )
 
+    def reads_apart(self, first: ast.Call, second: ast.Call) -> bool:
+        """One sampler reads its key's own bits and the other splits the key first: no bits in common on
+        JAX's default threefry."""
+        context = self.context
+        own = [key_values.reads_own_bits(call, context) for call in (first, second)]
+        split_first = [key_values.splits_first(call, context) for call in (first, second)]
+        return (own[0] and split_first[1]) or (split_first[0] and own[1])
+
     def claim(self, first: ast.Call, second: ast.Call) -> str:
         """What the two draws share, as the message says it."""
         context = self.context
@@ -508,9 +518,7 @@ class _Flow:
                 f": `{_function_name(sampler, context)}` splits its key internally, so the keys `split` returns are "
                 f"the ones it drew from, and a sampler fed one of them below draws the same bits"
             )
-        own = [key_values.reads_own_bits(call, context) for call in (first, second)]
-        split_first = [key_values.splits_first(call, context) for call in (first, second)]
-        if (own[0] and split_first[1]) or (split_first[0] and own[1]):
+        if self.reads_apart(first, second):
             return (
                 ": on JAX's default threefry these two happen to read different bits (one draws from keys it splits "
                 "off first), but that is an implementation detail, and `jax_debug_key_reuse` rejects it"
