@@ -203,3 +203,39 @@ def test_key_reuse_fix_splits_before_the_first_use_and_is_stable():
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX501"]], unsafe=True)
     assert findings(fixed.text, ["JAX501"]) == []
     assert fixed.text.count("jax.random.split(key)") == 2
+
+
+def test_key_reuse_suggestion_names_a_fresh_subkey():
+    # A key named `subkey` must not be told to split into `subkey, subkey`.
+    text = """
+    import jax
+
+    def f(key):
+        key, subkey = jax.random.split(key)
+        a = jax.random.normal(subkey, (3,))
+        b = jax.random.uniform(subkey, (3,))
+        return a, b
+    """
+    [diagnostic] = findings(text, ["JAX501"])
+    assert "subkey, subkey =" not in diagnostic.message
+    assert "`subkey, subkey1 = jax.random.split(subkey)`" in diagnostic.message
+    fixed = fix_source(textwrap.dedent(text), "m.py", Settings(), [RULES_BY_CODE["JAX501"]], unsafe=True)
+    assert "subkey, subkey1 = jax.random.split(subkey)" in fixed.text
+    assert findings(fixed.text, ["JAX501"]) == []
+
+
+def test_key_reuse_messages_say_what_is_shared():
+    text = """
+    import jax
+
+    def f(key):
+        a = jax.random.normal(key, (3,))
+        b = jax.random.randint(key, (3,), 0, 9)
+        k1, k2 = jax.random.split(key, 2)
+        k3, k4, k5 = jax.random.split(key, 3)
+        return a, b, k1, k2, k3, k4, k5
+    """
+    messages = [d.message for d in findings(text, ["JAX501"])]
+    assert len(messages) == 2
+    assert "happen to read different bits" in messages[0]
+    assert "same leading keys" in messages[1]

@@ -1,24 +1,56 @@
 """## What it does
 Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
-and flags a key consumed twice: passed to two `jax.random` samplers (or a sampler and `split`)
-with no reassignment in between, or consumed in a loop body (or comprehension) that never
-reassigns it, so every iteration draws the same numbers. In function bodies outside tests, the
-framework calls that draw from a key count too: `model.init(key, x)`, `apply(..., rngs={"dropout":
-key})`, `env.reset(key, params)`, `env.step(key, ...)`, `space.sample(key)` (the first argument only
-when it is known to be a key). Also flagged: `key = split(key)[0]` followed by a use of `key`, whose
-next iteration splits an already used key; two samplers fed keys made from one literal seed
-(`normal(key=PRNGKey(0))` twice); and a module-level key that a jitted function called in a loop
-consumes without receiving or advancing it (a compile-time constant: the same numbers every call).
-`key, subkey = jax.random.split(key)` reassigns `key`, so the next use is fresh; the outputs of
-`split` and `fold_in` are fresh keys. Two identical calls (the same sampler, the same arguments, none
-rebound in between) whose results are then compared, or whose second call only recomputes the
-first's names, are not flagged: they return identical values on purpose, as in a test that checks
-determinism. Uses in the two arms of an `if`/`else` (or a conditional
-expression) are alternatives, not reuse; a use after a branch that returns is not reuse either.
+and flags a key consumed twice so that the two draws share random bits: passed to two `jax.random`
+samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
+comprehension) that never reassigns it, so every iteration draws the same numbers. In function
+bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
+`apply(..., rngs={"dropout": key})`, `env.reset(key, params)`, `env.step(key, ...)`,
+`space.sample(key)` (the first argument only when it is known to be a key). Also flagged: two
+samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
+key that a jitted function called in a loop consumes without receiving or advancing it (a
+compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
+reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
+
+Not flagged, because nothing is shared or it is shared on purpose:
+- A sampler and `split` on one key (either order: `x = normal(k)` then `k, s = split(k)`). On JAX's
+  default threefry, `normal`, `uniform`, `bernoulli`, `categorical`, `choice(..., p=...)` read the
+  bits of `k` itself, and nothing drawn from `split(k)`'s keys reads those. `randint`, `permutation`,
+  `shuffle` and `choice` without `p` draw from keys they split off `k` first, the very keys `split(k)`
+  returns (`split(k, n)[:2] == split(k)`): that pair is flagged only when such a key then feeds a draw
+  that reads the same bits (`split(k)[0]` or `[1]` into `normal`/`uniform`/a distribution's `.sample`
+  after `randint`; `split(k)[1]` into one of those, or `split(k)[0]` into another shuffle or
+  `randint`, after a shuffle). Framework calls (`model.init(k)`) followed by `split(k)` are not
+  flagged either (flax folds module names into the key). Two `split`s of one key are flagged:
+  `split(k, 2)` and `split(k, 3)` return the same leading keys.
+- A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
+  any read, or one read only by statements that are themselves dead this way (a smoke test that
+  resets an env, inits a policy and steps once, discarding the step).
+- Two identical calls (the same sampler, the same arguments, none rebound in between) whose results
+  are compared, or whose second call only recomputes the first's names, or whose results both
+  index arrays (`x[choice(key, n, (B,))]` and the same for `y`): identical values on purpose.
+- Paired draws: `permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every
+  other argument the same, keeping parallel arrays aligned.
+- Draws multiplied by mutually exclusive masks (`randint(k, ...) * (kind == 0)` and
+  `randint(k, ...) * (kind == 1)`): at most one survives.
+- `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
+  arguments, or input dicts with disjoint keys (`{"features": v}` and `{"text": t}`). Flax folds the
+  submodule path into the key, so their draws differ; the same method twice is flagged.
+- In test code, draws used only as dummy inputs: a reuse is flagged only when both draws flow into a
+  check of values (`assertAllClose`, `assertEqual(acc, expected)`, `assert a == b`, a `check_*` or
+  `_test_*` helper, or a `return` from a data helper), not when the test only checks shapes, dtypes,
+  finiteness or bounds.
+- Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, and
+  a use after a branch that returns.
+
+A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
+`randint(k)`) read different bits on the default threefry; the pair is still flagged, with a message
+that says so, since that is an implementation detail and `jax_debug_key_reuse` rejects it.
 
 ## Why is this bad?
 JAX's random numbers are a pure function of the key: the same key gives the same numbers, and
-two different samplers fed one key draw from the same bits, so their outputs are correlated. See
+two samplers fed one key read the same bits (`normal(k, (3,))` is the first row of
+`normal(k, (3, 3))`; `uniform(k)` and `normal(k)` are transforms of one another), so their outputs are
+correlated. See
 "Random numbers in JAX", https://docs.jax.dev/en/latest/random-numbers.html ("never reuse keys
 (unless you want identical outputs)") and https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#random-numbers.
 
@@ -42,7 +74,7 @@ def init(key):
 ## Fix safety
 In straight-line code (the second use in a simple statement of a function whose local variable
 the key is), the fix inserts `key, subkey = jax.random.split(key)` before the statement and passes
-`subkey` instead. It is unsafe: it changes the random stream (that is the point), and later uses of
+`subkey` instead (another fresh name where `subkey` is taken, as when the key is itself `subkey`). It is unsafe: it changes the random stream (that is the point), and later uses of
 `key` see the advanced key. Reuse across loop iterations has no fix: where to split depends on
 what the loop carries.
 
@@ -64,8 +96,9 @@ from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
 
-# The flow state: key name -> the call that consumed it (absent: fresh or unknown). None: unreachable.
-State = "dict[str, ast.Call] | None"
+# The flow state: key name -> the calls that consumed it since it was last bound (absent: fresh or
+# unknown). None: unreachable.
+State = "dict[str, tuple[ast.Call, ...]] | None"
 
 
 class PrngKeyReuse(Rule):
@@ -146,6 +179,8 @@ class _Flow:
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
+        self._read: dict[int, bool] = {}
+        self.in_test: bool | None = None
 
     def run(self) -> None:
         self.block(self.function.body, {})
@@ -234,12 +269,16 @@ class _Flow:
         first = self.iteration(node, dict(entry))
         if first is not None:
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
-            for name, call in first.items():
-                if name not in assigned and is_within(call, node) and entry.get(name) is not call and not key_values.is_seed(name):
-                    self.report_loop(call, name, node)
+            for name, calls in first.items():
+                if name in assigned or key_values.is_seed(name):
+                    continue
+                fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
+                if fresh and self.worth_reporting(fresh[0], fresh[0]):
+                    self.report_loop(fresh[0], name, node)
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
-            carried = {name: call for name, call in first.items() if name in assigned and is_within(call, node)}
+            carried = {name: tuple(c for c in calls if is_within(c, node)) for name, calls in first.items() if name in assigned}
+            carried = {name: calls for name, calls in carried.items() if calls}
             if carried:
                 second = dict(entry)
                 second.update(carried)
@@ -285,10 +324,14 @@ class _Flow:
             for child in (node.func, *node.args, *(keyword.value for keyword in node.keywords)):
                 state = self.expression(child, state, statement)
             for key in self.consumed_keys(node):
-                previous = state.get(key)
-                if previous is not None and not self.same_draw(previous, node) and not self.same_seed_on_purpose(key, previous, node):
-                    self.report_reuse(node, key, previous, statement)
-                state[key] = node
+                previous = state.get(key, ())
+                clashes = [earlier for earlier in reversed(previous) if self.clash(key, earlier, node)]
+                # Name the latest earlier draw that shares bits with this one, else the latest at all.
+                clash = next((earlier for earlier in clashes if not self.reads_apart(earlier, node)), clashes[0] if clashes else None)
+                if clash is not None:
+                    self.report_reuse(node, key, clash, statement)
+                if node not in previous:
+                    state[key] = (*previous, node)
             return state
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -305,7 +348,7 @@ class _Flow:
             for call in ast.walk(element):
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
-                        if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key):
+                        if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key) and self.worth_reporting(call, call):
                             self.report_loop(call, key, node)
         return state
 
@@ -324,6 +367,8 @@ class _Flow:
         results = _result_names(call)
         if results and all(name.startswith("_") for name in results):
             return []  # `_, _state = env.reset(rng, params)`: a throwaway draw (a template, a shape probe)
+        if not self.read(call):
+            return []  # a draw whose result is never read (rebound first, or a discarded smoke test) draws nothing that matters
         keys = []
         # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
         # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
@@ -338,6 +383,36 @@ class _Flow:
             if seed is not None and seeded:
                 keys.append(seed if not isinstance(self.function, ast.Module) else f"{seed} in statement {id(_statement(call))}")
         return keys
+
+    def read(self, call: ast.Call) -> bool:
+        known = self._read.get(id(call))
+        if known is None:
+            known = self._read[id(call)] = key_values.result_is_read(call, self.function, self.context)
+        return known
+
+    def clash(self, key: str, first: ast.Call, second: ast.Call) -> bool:
+        """Two consumptions of one key that draw shared (or identical, unintended) bits."""
+        if self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second):
+            return False
+        if key_values.is_seed(key):
+            return self.worth_reporting(first, second)
+        context = self.context
+        if key_values.split_and_sampler_disjoint(first, second, self.function, context):
+            return False
+        if key_values.distinct_module_paths(first, second, self.function, context):
+            return False
+        if key_values.paired_draws(first, second, context) or key_values.exclusive_masks(first, second):
+            return False
+        return self.worth_reporting(first, second)
+
+    def worth_reporting(self, first: ast.Call, second: ast.Call) -> bool:
+        """In test code random inputs are dummy data: a reuse matters only when the test checks values
+        computed from both draws (equal, close), not only shapes, dtypes or bounds."""
+        if self.in_test is None:
+            self.in_test = carried_state.in_test_code(self.function, str(self.context.source.filename), self.context.model) if not isinstance(self.function, ast.Module) else False
+        if not self.in_test:
+            return True
+        return all(key_values.checked_by_value(call, self.function, self.context) for call in {id(first): first, id(second): second}.values())
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two non-`jax.random` consumers called identically (`net.init(k, x)` twice for params and target
@@ -372,6 +447,8 @@ class _Flow:
             return False
         if first_names == second_names:
             return True
+        if _used_as_index(self.function, first_names) and _used_as_index(self.function, second_names):
+            return True  # `i = choice(key, n, (B,))` twice, to index `x` and `y`: the same rows on purpose
         for node in ast.walk(self.function):
             if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
                 continue
@@ -397,10 +474,12 @@ class _Flow:
                 f"`{earlier}`, so both draw the same random bits; make one key and split it",
             )
             return
+        subkey = self.fresh_name(key)
+        claim = self.claim(previous, call)
         self.context.report(
             call,
-            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again, so both draw "
-            f"from the same random bits; split it first (`{key}, subkey = jax.random.split({key})`) and use the subkey",
+            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; "
+            f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`",
             fix=None if self.across_iterations else self.split_fix(previous, key),
         )
 
@@ -409,12 +488,54 @@ class _Flow:
             return
         self.reported.add(id(call))
         kind = "comprehension" if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else "loop"
+        subkey = self.fresh_name(key)
         self.context.report(
             call,
             f"PRNG key `{key}` is consumed in every iteration of this {kind} without being reassigned, so every "
-            f"iteration draws the same numbers; split per iteration (`{key}, subkey = jax.random.split({key})`) "
+            f"iteration draws the same numbers; split per iteration (`{key}, {subkey} = jax.random.split({key})`) "
             f"or use `jax.random.fold_in({key}, i)`",
         )
+
+    def reads_apart(self, first: ast.Call, second: ast.Call) -> bool:
+        """One sampler reads its key's own bits and the other splits the key first: no bits in common on
+        JAX's default threefry."""
+        context = self.context
+        own = [key_values.reads_own_bits(call, context) for call in (first, second)]
+        split_first = [key_values.splits_first(call, context) for call in (first, second)]
+        return (own[0] and split_first[1]) or (split_first[0] and own[1])
+
+    def claim(self, first: ast.Call, second: ast.Call) -> str:
+        """What the two draws share, as the message says it."""
+        context = self.context
+        if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
+            return ", so both draw from the same random bits"
+        splits = [_callee(call) == "split" for call in (first, second)]
+        if all(splits):
+            return ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
+        if any(splits):
+            sampler = second if splits[0] else first
+            return (
+                f": `{_function_name(sampler, context)}` splits its key internally, so the keys `split` returns are "
+                f"the ones it drew from, and a sampler fed one of them below draws the same bits"
+            )
+        if self.reads_apart(first, second):
+            return (
+                ": on JAX's default threefry these two happen to read different bits (one draws from keys it splits "
+                "off first), but that is an implementation detail, and `jax_debug_key_reuse` rejects it"
+            )
+        return ", so both draw from the same random bits"
+
+    def fresh_name(self, key: str) -> str:
+        """A name for the subkey that the function does not use yet (never the key's own name)."""
+        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | {key}
+        if self.scope is not None:
+            taken |= set(self.scope.local_names)
+        subkey = "subkey"
+        counter = 1
+        while subkey in taken:
+            subkey = f"subkey{counter}"
+            counter += 1
+        return subkey
 
     def split_fix(self, call: ast.Call, key: str):
         """Split before the first use and give that use the subkey: both uses then see fresh keys."""
@@ -430,16 +551,16 @@ class _Flow:
         # Assigning the key makes it local: only when it already is (a parameter or an assignment).
         if key not in scope.local_names or key in scope.declared_free:
             return None
-        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | set(scope.local_names)
-        subkey = "subkey"
-        counter = 1
-        while subkey in taken:
-            subkey = f"subkey{counter}"
-            counter += 1
+        subkey = self.fresh_name(key)
         split, import_edits = fixes.reference(context, "jax.random.split")
         if not split:
             return None
-        argument = call.args[0] if call.args and isinstance(call.args[0], ast.Name) else next(k.value for k in call.keywords if k.arg == "key")
+        argument = next(
+            (a for a in key_values.consumed_arguments(call, context, lambda name: name == key) if isinstance(a, ast.Name) and a.id == key),
+            None,
+        )
+        if argument is None:
+            return None
         indentation = context.source.indentation(statement.lineno)
         if context.source.start(statement).column != len(indentation) + 1:
             return None  # the statement shares its line with another (`a = 1; b = f(key)`)
@@ -465,6 +586,14 @@ def _result_names(call: ast.Call) -> set[str]:
     if isinstance(statement, ast.AnnAssign) and statement.value is call:
         return set(_names(statement.target))
     return set()
+
+
+def _used_as_index(function: ast.AST, names: set[str]) -> bool:
+    """Some name in `names` is read as an array index (`x[idx]`, `x[perm, :]`)."""
+    return any(
+        isinstance(node, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.slice))
+        for node in ast.walk(function)
+    )
 
 
 def _function_name(call: ast.Call, context) -> str:
@@ -509,8 +638,8 @@ def _merge(left, right):
     if right is None:
         return left
     merged = dict(left)
-    for name, call in right.items():
-        merged.setdefault(name, call)
+    for name, calls in right.items():
+        merged[name] = (*merged.get(name, ()), *(c for c in calls if c not in merged.get(name, ())))
     return merged
 
 

@@ -238,3 +238,441 @@ def _target_names(target: ast.AST) -> Iterator[str]:
             yield from _target_names(element)
     elif isinstance(target, ast.Starred):
         yield from _target_names(target.value)
+
+
+# ----- which draws matter: results that are read ------------------------------------------------------
+
+# Calls with no effect beyond their result: a draw, a model's `init`/`apply`, an env's `reset`/`step`, array math.
+_PURE_METHODS = frozenset({"init", "init_with_output", "apply", "reset", "step", "sample"})
+_PURE_PREFIXES = ("jax.random.", "jax.numpy.", "jax.nn.", "numpy.", "jax.lax.")
+
+
+def pure_call(call: ast.Call, context) -> bool:
+    qualified = context.qualified_name(call.func)
+    if qualified is not None:
+        return qualified.startswith(_PURE_PREFIXES)
+    return isinstance(call.func, ast.Attribute) and call.func.attr in _PURE_METHODS
+
+
+def result_is_read(call: ast.Call, function: ast.AST, context, _seen: set[int] | None = None) -> bool:
+    """Whether what a call returns is ever read: False for a bare `f(key)` statement whose call has no
+    other effect, and for `a = f(key)` whose names are all rebound before any read, or read only by
+    statements that are themselves dead this way (a smoke test: `s = env.reset(k); env.step(k, s, a)`).
+    A call nested in a larger expression, or assigned to anything but plain names, counts as read."""
+    statement = parent_of(call)
+    if isinstance(statement, ast.Expr):
+        return not pure_call(call, context)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not call:
+        return True
+    return _statement_live(statement, function, context, _seen if _seen is not None else set())
+
+
+def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[int]) -> bool:
+    if id(statement) in seen:
+        return True  # a cycle (`x = f(x)` in a loop): say read
+    seen = seen | {id(statement)}
+    if isinstance(statement, ast.Expr):
+        return not (isinstance(statement.value, ast.Call) and _only_pure_calls(statement.value, context))
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+        return True
+    if not _only_pure_calls(statement.value, context):
+        return True
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    names: list[str] = []
+    for target in targets:
+        for element in ast.walk(target):
+            if isinstance(element, (ast.Attribute, ast.Subscript)):
+                return True  # stored into an object: it outlives the function
+        names.extend(_target_names(target))
+    scope_nodes = list(_own_nodes(function))
+    for name in names:
+        if name.startswith("_"):
+            continue
+        if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in scope_nodes):
+            return True
+        # Read by a nested function (a closure reads it when called): say read.
+        for node in ast.walk(function):
+            if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)) and node is not function:
+                if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node)):
+                    return True
+        for reader in _readers_after(statement, name, function):
+            if _statement_live(reader, function, context, seen):
+                return True
+    return False
+
+
+def _only_pure_calls(value: ast.AST, context) -> bool:
+    return all(pure_call(node, context) for node in ast.walk(value) if isinstance(node, ast.Call))
+
+
+def _readers_after(statement: ast.stmt, name: str, function: ast.AST) -> list[ast.stmt]:
+    """Statements that may read the value `statement` binds to `name` (conservative: a compound
+    statement that reads it counts as a whole); stops at a rebinding that surely runs."""
+    readers: list[ast.stmt] = []
+    current: ast.AST = statement
+    while current is not function and current is not None:
+        parent = parent_of(current)
+        if parent is None:
+            break
+        block = next((b for f in ("body", "orelse", "finalbody") if isinstance(b := getattr(parent, f, None), list) and current in b), None)
+        if block is None:
+            # A statement in an `except` handler, a `match` case: take the whole parent as the region.
+            if _reads(parent, name):
+                readers.append(parent)
+            current = parent
+            continue
+        index = next(i for i, s in enumerate(block) if s is current)
+        ended = _scan(block[index + 1:], name, readers)
+        if ended:
+            return readers
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and block is parent.body:
+            # The next iteration: the loop's test and body from the top.
+            if isinstance(parent, ast.While) and _reads(parent.test, name):
+                readers.append(parent)
+            _scan(parent.body, name, readers)
+        if isinstance(parent, (*FUNCTION_NODES, ast.ClassDef)):
+            break
+        current = parent
+    return readers
+
+
+def _scan(statements: list[ast.stmt], name: str, readers: list[ast.stmt]) -> bool:
+    """Collect the readers of `name` in a block; True when the block surely rebinds it (or leaves)."""
+    for statement in statements:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return, ast.Raise)):
+            if isinstance(statement, ast.AugAssign) and _target_hits(statement.target, name):
+                readers.append(statement)
+            elif _reads(statement, name):
+                readers.append(statement)
+            if isinstance(statement, (ast.Return, ast.Raise)):
+                return True
+            targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and any(t is not None and _target_hits(t, name) for t in targets):
+                return True
+        elif isinstance(statement, ast.If):
+            if _reads(statement.test, name):
+                readers.append(statement)
+            body = _scan(statement.body, name, readers)
+            orelse = _scan(statement.orelse, name, readers)
+            if body and orelse:
+                return True
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            head = statement.test if isinstance(statement, ast.While) else statement.iter
+            if _reads(head, name):
+                readers.append(statement)
+            _scan(statement.body, name, readers)
+            _scan(statement.orelse, name, readers)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            if any(_reads(item.context_expr, name) for item in statement.items):
+                readers.append(statement)
+            if _scan(statement.body, name, readers):
+                return True
+        elif _reads(statement, name):
+            readers.append(statement)  # try, match, nested definitions: read as a whole
+    return False
+
+
+def _target_hits(target: ast.AST, name: str) -> bool:
+    return name in set(_target_names(target))
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+
+# ----- pairs of consumptions that share no bits, or share them on purpose -----------------------------
+
+# Samplers that read the random bits of their key itself (checked on jax 0.10.2, partitionable threefry,
+# the default): they share no bits with anything drawn from `split(key)`'s keys.
+DIRECT_BITS = frozenset({
+    "normal", "uniform", "bernoulli", "bits", "categorical", "gumbel", "truncated_normal", "exponential",
+    "laplace", "logistic", "cauchy",
+})
+
+
+def _random_name(call: ast.Call, context) -> str | None:
+    qualified = context.qualified_name(call.func) or ""
+    if qualified.startswith("jax.random."):
+        return qualified[len("jax.random."):]
+    return None
+
+
+# Samplers that draw from keys they split off their key first (checked, as above): two of them on one key
+# share bits, as do two that read their key's own bits; one of each shares none.
+SPLITS_FIRST = frozenset({"randint", "permutation", "shuffle"})
+
+
+def splits_first(call: ast.Call, context) -> bool:
+    name = _random_name(call, context)
+    if name == "choice":
+        return not reads_own_bits(call, context)
+    return name in SPLITS_FIRST
+
+
+def reads_own_bits(call: ast.Call, context) -> bool:
+    """A jax.random sampler that draws from its key's own bits (not from keys it splits off first)."""
+    name = _random_name(call, context)
+    if name == "choice":
+        return len(call.args) >= 5 or any(k.arg == "p" for k in call.keywords)  # with `p`: gumbel / uniform
+    return name in DIRECT_BITS
+
+
+def split_and_sampler_disjoint(first: ast.Call, second: ast.Call, function: ast.AST, context) -> bool:
+    """`x = sampler(k)` and `split(k)` (either order) share no bits: a sampler that reads `k`'s own bits
+    shares none with `split(k)`'s keys or what they draw, and framework calls (`init`, `apply`) fold their
+    own names into the key. A sampler that splits internally (`randint`, `permutation`, `choice` without
+    `p`) draws from `split(k)[0]` and `[1]`: those clash only when such a key feeds a sampler that reads its
+    own bits."""
+    names = [_random_name(first, context), _random_name(second, context)]
+    if (names[0] == "split") == (names[1] == "split"):
+        return False
+    split_call, other = (first, second) if names[0] == "split" else (second, first)
+    if _random_name(other, context) is None or reads_own_bits(other, context):
+        return True
+    return not _children_feed_own_bits(split_call, other, function, context)
+
+
+def _shuffles(call: ast.Call, context) -> bool:
+    """`permutation`, `shuffle`, `choice(..., replace=False)` without `p`: rounds of sort keys, the first drawn
+    from `split(k)[1]`, the next (for arrays past ~1600 elements) from keys split off `split(k)[0]`."""
+    name = _random_name(call, context)
+    if name in ("permutation", "shuffle"):
+        return True
+    if name != "choice" or reads_own_bits(call, context):
+        return False
+    replace = call.args[3] if len(call.args) >= 4 else next((k.value for k in call.keywords if k.arg == "replace"), None)
+    return isinstance(replace, ast.Constant) and replace.value is False
+
+
+def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: ast.AST, context) -> bool:
+    """A key `split_call` returns feeds a draw that reads bits `sampler` (which splits `k` first) read:
+    `randint` reads the bits of `split(k)[0]` and `[1]`, so a sampler reading its own key's bits (`normal`,
+    `uniform`, a distribution's `.sample`) fed either repeats them; a shuffle reads `split(k)[1]`'s bits, and
+    for large arrays those of keys split off `split(k)[0]`, as a shuffle or `randint` fed `split(k)[0]` does."""
+    shuffles = _shuffles(sampler, context)
+
+    def overlaps(index: int, consumer: ast.Call) -> bool:
+        own = reads_own_bits(consumer, context) or (
+            isinstance(consumer.func, ast.Attribute) and consumer.func.attr == "sample" and _random_name(consumer, context) is None
+        )
+        if shuffles:
+            return (index == 1 and own) or (index == 0 and splits_first(consumer, context))
+        return index in (0, 1) and own
+
+    children: dict[str, int] = {}  # name -> index of the child it holds
+    arrays: dict[str, int] = {}  # name -> index of the first child in the array it holds
+    parent = parent_of(split_call)
+    if isinstance(parent, ast.Subscript):
+        index = parent.slice.value if isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, int) else None
+        if index is None:
+            return True
+        holder = parent_of(parent)
+        if isinstance(holder, ast.Call):
+            return overlaps(index, holder)
+        if isinstance(holder, ast.Assign):
+            for target in holder.targets:
+                for name in _target_names(target):
+                    children[name] = index
+        else:
+            return True
+    elif isinstance(parent, ast.Assign):
+        for target in parent.targets:
+            if isinstance(target, ast.Name):
+                arrays[target.id] = 0
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                for index, element in enumerate(target.elts):
+                    if isinstance(element, ast.Name):
+                        children[element.id] = index
+                    elif isinstance(element, ast.Starred) and isinstance(element.value, ast.Name):
+                        arrays[element.value.id] = index
+                        break
+    elif isinstance(parent, ast.Call):
+        return overlaps(0, parent)  # `normal(split(k), ...)`: the key array, child 0 first
+    else:
+        return True  # used some other way: say it may
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)
+        index = None
+        if isinstance(key, ast.Name) and key.id in children:
+            index = children[key.id]
+        elif isinstance(key, ast.Name) and key.id in arrays:
+            index = arrays[key.id]
+        elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays:
+            offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
+            if offset is None:
+                if any(overlaps(i, node) for i in (0, 1)):
+                    return True
+                continue
+            index = arrays[key.value.id] + offset
+        if index is not None and overlaps(index, node):
+            return True
+    return False
+
+
+def distinct_module_paths(first: ast.Call, second: ast.Call, function: ast.AST, context) -> bool:
+    """Two `apply(..., rngs={...})` calls that run different submodules: flax folds each submodule's path
+    into the key, so their draws differ. Seen in the code as different `method=` arguments, or as inputs
+    given as dicts with disjoint keys (`{"features": v}` and `{"text": t}`: one encoder per modality)."""
+    if not all(any(k.arg == "rngs" for k in call.keywords) for call in (first, second)):
+        return False
+    methods = [next((k.value for k in call.keywords if k.arg == "method"), None) for call in (first, second)]
+    if methods[0] is not None and methods[1] is not None and ast.dump(methods[0]) != ast.dump(methods[1]):
+        return True
+    keys = [_dict_keys(call.args[1], function) if len(call.args) > 1 else None for call in (first, second)]
+    return keys[0] is not None and keys[1] is not None and not (keys[0] & keys[1])
+
+
+def _dict_keys(node: ast.AST, function: ast.AST) -> set[str] | None:
+    """The constant string keys of a dict literal, or of a name the function binds once to one."""
+    if isinstance(node, ast.Name):
+        values = [
+            s.value for s in ast.walk(function)
+            if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in s.targets)
+        ]
+        if len(values) != 1:
+            return None
+        node = values[0]
+    if not isinstance(node, ast.Dict) or not node.keys:
+        return None
+    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+        return None
+    return {k.value for k in node.keys}
+
+
+_PAIRING = frozenset({"permutation", "choice", "shuffle"})
+
+
+def paired_draws(first: ast.Call, second: ast.Call, context) -> bool:
+    """`permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every other argument
+    the same: the same indices for two parallel arrays, so the pairs stay aligned. On purpose."""
+    name = _random_name(first, context)
+    if name not in _PAIRING or name != _random_name(second, context):
+        return False
+    if len(first.args) < 2 or len(second.args) < 2 or len(first.args) != len(second.args):
+        return False
+    rest = lambda call: ast.dump(ast.Call(func=ast.Name(id="f"), args=call.args[2:], keywords=[k for k in call.keywords if k.arg != "key"]))
+    return rest(first) == rest(second) and ast.dump(first.args[1]) != ast.dump(second.args[1])
+
+
+def exclusive_masks(first: ast.Call, second: ast.Call) -> bool:
+    """Draws multiplied by mutually exclusive masks (`draw(k) * (kind == 0)` and `draw(k) * (kind == 1)`):
+    at most one survives, so sharing the key is harmless."""
+    masks = [_equality_masks(call) for call in (first, second)]
+    return any(subject == other and value != other_value for subject, value in masks[0] for other, other_value in masks[1])
+
+
+def _equality_masks(call: ast.Call) -> set[tuple[str, object]]:
+    """(subject, constant) for each `subject == constant` factor of the product the call sits in."""
+    found: set[tuple[str, object]] = set()
+    node: ast.AST = call
+    parent = parent_of(node)
+    while isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.BitAnd)):
+        node, parent = parent, parent_of(parent)
+    for factor in ast.walk(node):
+        if isinstance(factor, ast.Compare) and len(factor.ops) == 1 and isinstance(factor.ops[0], ast.Eq):
+            right = factor.comparators[0]
+            if isinstance(right, ast.Constant):
+                found.add((ast.dump(factor.left), right.value))
+    return found
+
+
+# ----- test code: draws whose values the test checks --------------------------------------------------
+
+_VALUE_CHECK = re.compile(r"equal|close|same", re.IGNORECASE)
+_NOT_VALUE_CHECK = re.compile(r"greater|less", re.IGNORECASE)
+_METADATA = frozenset({"shape", "dtype", "ndim", "size"})
+
+
+def checked_by_value(call: ast.Call, function: ast.AST, context) -> bool:
+    """In a test: what the call draws flows (through assignments and loops) into an equality or closeness
+    check of values (`assertAllClose`, `assertEqual(acc, expected)`, `assert a == b`), not only of shapes,
+    dtypes or bounds."""
+    statement = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    if statement is None:
+        return True
+    if isinstance(statement, (ast.Assert, ast.Return)) or (isinstance(statement, ast.Expr) and (_is_check(statement.value) or isinstance(statement.value, (ast.Yield, ast.YieldFrom)))):
+        return True
+    derived: set[str] = set()
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        derived = {n for t in targets for n in _target_names(t)}
+    if not derived:
+        return True  # nowhere to follow it: say checked
+    nodes = list(ast.walk(function))
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                source, targets = node.value, (node.targets if isinstance(node, ast.Assign) else [node.target])
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                source, targets = node.iter, [node.target]
+            elif (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr in ("append", "extend", "update", "add", "insert")
+            ):
+                # `out.append(x)`, `d.update(x)`: the receiver now holds it
+                source, targets = node.value, [node.value.func.value]
+            else:
+                continue
+            if _reads_value(source, derived):
+                new = {n for t in targets for n in _target_names(t)} - derived
+                if new:
+                    derived |= new
+                    changed = True
+    for node in nodes:
+        if isinstance(node, ast.Assert) and _reads_value(node.test, derived) and _equality(node.test):
+            return True
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None and _reads_value(node.value, derived):
+            return True  # a helper that makes test data: its callers may check the values
+        if isinstance(node, ast.Call) and _is_check(node) and _reads_value(node, derived):
+            return True
+    return False
+
+
+_TEST_HELPER = re.compile(r"^_*(test|check|verify|compare)", re.IGNORECASE)
+
+
+def _is_check(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if _VALUE_CHECK.search(name) and not _NOT_VALUE_CHECK.search(name):
+        return True
+    if _TEST_HELPER.search(name):
+        return True  # a test helper (`self._test_repeat(x1, x2)`): it may compare the values
+    for argument in node.args:
+        passed = argument.attr if isinstance(argument, ast.Attribute) else getattr(argument, "id", "")
+        if passed and _VALUE_CHECK.search(passed) and not _NOT_VALUE_CHECK.search(passed):
+            return True  # `jax.tree.map(assert_allclose, actual, expected)`
+    return name.lower().startswith("assert") and _equality(node)
+
+
+def _equality(node: ast.AST) -> bool:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in inner.ops):
+            return True
+        if isinstance(inner, ast.Call) and inner is not node:
+            func = inner.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if _VALUE_CHECK.search(name) and not _NOT_VALUE_CHECK.search(name):
+                return True
+    return False
+
+
+def _reads_value(node: ast.AST, names: set[str]) -> bool:
+    """Some name is read for its values: not only through `.shape`/`.dtype`, `len()` or `isinstance()`."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id in names and isinstance(inner.ctx, ast.Load):
+            parent = parent_of(inner)
+            if isinstance(parent, ast.Attribute) and parent.attr in _METADATA:
+                continue
+            if isinstance(parent, ast.Call) and getattr(parent.func, "id", None) in ("len", "isinstance", "type"):
+                continue
+            return True
+    return False
