@@ -236,6 +236,6 @@ def test_key_reuse_messages_say_what_is_shared():
         return a, b, k1, k2, k3, k4, k5
     """
     messages = [d.message for d in findings(text, ["JAX501"])]
-    assert len(messages) == 2
-    assert "happen to read different bits" in messages[0]
-    assert "same leading keys" in messages[1]
+    # `normal` reads the key's own bits, `randint` those of keys it splits off: nothing shared, no finding.
+    assert len(messages) == 1
+    assert "same leading keys" in messages[0]

@@ -35,16 +35,14 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
   arguments, or input dicts with disjoint keys (`{"features": v}` and `{"text": t}`). Flax folds the
   submodule path into the key, so their draws differ; the same method twice is flagged.
-- In test code, draws used only as dummy inputs: a reuse is flagged only when both draws flow into a
-  check of values (`assertAllClose`, `assertEqual(acc, expected)`, `assert a == b`, a `check_*` or
-  `_test_*` helper, or a `return` from a data helper), not when the test only checks shapes, dtypes,
-  finiteness or bounds.
+- Test code (a `test_*` function, a `Test*` class, a test module that imports a test framework):
+  random inputs there are dummy data, and a shared key rarely changes what the test asserts.
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, and
   a use after a branch that returns.
 
-A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
-`randint(k)`) read different bits on the default threefry; the pair is still flagged, with a message
-that says so, since that is an implementation detail and `jax_debug_key_reuse` rejects it.
+- A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
+  `randint(k)`): they read different bits on the default threefry (checked on jax 0.10.2), so
+  nothing is correlated, although `jax_debug_key_reuse` would reject the reuse.
 
 ## Why is this bad?
 JAX's random numbers are a pure function of the key: the same key gives the same numbers, and
@@ -325,9 +323,8 @@ class _Flow:
                 state = self.expression(child, state, statement)
             for key in self.consumed_keys(node):
                 previous = state.get(key, ())
-                clashes = [earlier for earlier in reversed(previous) if self.clash(key, earlier, node)]
-                # Name the latest earlier draw that shares bits with this one, else the latest at all.
-                clash = next((earlier for earlier in clashes if not self.reads_apart(earlier, node)), clashes[0] if clashes else None)
+                # The latest earlier draw that shares bits with this one.
+                clash = next((earlier for earlier in reversed(previous) if self.clash(key, earlier, node)), None)
                 if clash is not None:
                     self.report_reuse(node, key, clash, statement)
                 if node not in previous:
@@ -394,6 +391,8 @@ class _Flow:
         """Two consumptions of one key that draw shared (or identical, unintended) bits."""
         if self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second):
             return False
+        if self.reads_apart(first, second):
+            return False  # no bits in common on the default threefry: nothing correlated to report
         if key_values.is_seed(key):
             return self.worth_reporting(first, second)
         context = self.context
@@ -406,13 +405,11 @@ class _Flow:
         return self.worth_reporting(first, second)
 
     def worth_reporting(self, first: ast.Call, second: ast.Call) -> bool:
-        """In test code random inputs are dummy data: a reuse matters only when the test checks values
-        computed from both draws (equal, close), not only shapes, dtypes or bounds."""
+        """Not in test code: random inputs there are dummy data, and reviewers of real tests judged
+        shared keys harmless even where the test compares values (a kernel against its reference)."""
         if self.in_test is None:
             self.in_test = carried_state.in_test_code(self.function, str(self.context.source.filename), self.context.model) if not isinstance(self.function, ast.Module) else False
-        if not self.in_test:
-            return True
-        return all(key_values.checked_by_value(call, self.function, self.context) for call in {id(first): first, id(second): second}.values())
+        return not self.in_test
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two non-`jax.random` consumers called identically (`net.init(k, x)` twice for params and target
@@ -517,11 +514,6 @@ class _Flow:
             return (
                 f": `{_function_name(sampler, context)}` splits its key internally, so the keys `split` returns are "
                 f"the ones it drew from, and a sampler fed one of them below draws the same bits"
-            )
-        if self.reads_apart(first, second):
-            return (
-                ": on JAX's default threefry these two happen to read different bits (one draws from keys it splits "
-                "off first), but that is an implementation detail, and `jax_debug_key_reuse` rejects it"
             )
         return ", so both draw from the same random bits"
 
