@@ -281,6 +281,9 @@ class SemanticModel:
         self._find_jit_bindings()
         self._propagate()
         self._abstract = self._abstractly_traced()
+        self._exported_calls: tuple | None = None
+        if project is not None and project.find_callers:
+            self._trace_from_importers()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
 
     # ----- collection -------------------------------------------------------------------------
@@ -988,6 +991,89 @@ class SemanticModel:
             callee.traced_params[name] = level
             changed = True
         return changed
+
+    # ----- callers in other modules (semantic/callers.py) --------------------------------------
+
+    def _trace_from_importers(self) -> None:
+        """Module-level functions nothing here traces, called with traced arguments from another
+        module's traced code: their parameters are traced as a same-module helper's would be."""
+        candidates = {
+            name: scope for name, scope in self.module_scope.defs.items()
+            if scope is not None and scope.transforms <= {"helper"} and (scope.params or scope.keyword_params)
+        }
+        if not candidates:
+            return
+        from jaxlint.semantic import callers
+
+        found = callers.calls_into(self.project, set(candidates), tuple(self.extra_traced))
+        if not found:
+            return
+        self.exported_calls()  # what importers of this module see stays one level deep
+        changed = False
+        for name, call in found:
+            callee = candidates[name]
+            params = callee.params
+            for position, level in enumerate(call.positional):
+                if position < len(params):
+                    changed |= self._raise_external(callee, params[position], level, call)
+            for keyword, level in call.keywords:
+                if keyword in params or keyword in callee.keyword_params:
+                    changed |= self._raise_external(callee, keyword, level, call)
+        if changed:
+            self._propagate()
+            self._abstract = self._abstractly_traced()
+
+    def _raise_external(self, callee: Scope, name: str, level: int, call) -> bool:
+        if not level:
+            return False
+        if self._annotated_array(callee, name):
+            level = ARRAY
+        callee.bound_when_traced = set()
+        changed = False
+        if not callee.traced:
+            callee.traced = True
+            callee.transforms.add("helper")
+            changed = True
+        if call.abstract and not callee.abstract_transform:
+            callee.abstract_transform = True
+            changed = True
+        if call.differentiated and not callee.differentiated:
+            callee.differentiated = True
+            changed = True
+        if level > callee.traced_params.get(name, NONE):
+            callee.traced_params[name] = level
+            changed = True
+        return changed
+
+    def exported_calls(self) -> tuple:
+        """Calls from this module's traced code into functions of other project modules, with the
+        level of each argument; taken before this module's own importers are applied."""
+        if self._exported_calls is not None:
+            return self._exported_calls
+        from jaxlint.semantic.callers import ExternalCall
+        from jaxlint.semantic.project import _NEVER_LOCAL
+
+        calls = []
+        for scope in self.scopes:
+            if not scope.in_traced:
+                continue
+            abstract = not self.runs_concretely(scope)
+            for call in scope.calls:
+                qualified = self.qualified_name(call.func)
+                if qualified is None or "." not in qualified or qualified.partition(".")[0] in _NEVER_LOCAL or qualified.startswith("builtins."):
+                    continue
+                if self.in_static_region(call) or self.dead_when_traced(call, scope):
+                    continue
+                positional = []
+                for arg in call.args:
+                    if isinstance(arg, ast.Starred):
+                        break
+                    positional.append(self.level(arg, scope))
+                keywords = tuple((k.arg, self.level(k.value, scope)) for k in call.keywords if k.arg is not None)
+                if any(positional) or any(level for _, level in keywords):
+                    calls.append(ExternalCall(qualified, tuple(positional), keywords, abstract, scope.differentiated))
+        self._exported_calls = tuple(calls)
+        return self._exported_calls
 
     def _abstractly_traced(self) -> set:
         """Traced scopes whose values are abstract: reached by jit, vmap, pmap, a lax body or a

@@ -378,8 +378,12 @@ def _stored(target: ast.AST):
 class ProjectView:
     """The project as seen from one file: resolves the file's imports to other files' summaries."""
 
-    def __init__(self, filename: str, root: Path | None = None) -> None:
+    def __init__(self, filename: str, root: Path | None = None, find_callers: bool = True) -> None:
         self.path = Path(os.path.abspath(filename))
+        self.root = root
+        # Whether the model may look for this file's callers in other modules (semantic/callers.py);
+        # off for the models of those callers themselves.
+        self.find_callers = find_callers
         self.module_name = module_name_hint(self.path)
         self.package = self.module_name if self.path.name == "__init__.py" else self.module_name.rpartition(".")[0]
         top = self.path.parent
@@ -387,6 +391,7 @@ class ProjectView:
             top = top.parent
         if self.module_name.count(".") == 0 and self.path.name != "__init__.py":
             top = self.path.parent
+        self.top = top  # the directory its importers name it from
         search = [top, self.path.parent]
         if root is not None:
             root = Path(os.path.abspath(root))
