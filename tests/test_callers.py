@@ -21,7 +21,7 @@ CODES = ("JAX101", "JAX102", "JAX103", "JAX108")
 
 def _findings(path: Path, root: Path = PROJECT):
     rules = [RULES_BY_CODE[code] for code in CODES]
-    result = check_source(path.read_text(), str(path), Settings(root=root), rules)
+    result = check_source(path.read_text(), str(path), Settings(root=root, cross_module_callers=True), rules)
     assert not result.errors, result.errors
     return result
 
@@ -66,7 +66,7 @@ def test_cache_misses_when_an_importer_changes(tmp_path):
 
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)
-    settings = Settings(root=project)
+    settings = Settings(root=project, cross_module_callers=True)
     rules = [RULES_BY_CODE["JAX101"]]
     cache = ResultCache(tmp_path / "cache", settings, ["JAX101"])
     layers = project / "models" / "layers.py"
@@ -79,3 +79,54 @@ def test_cache_misses_when_an_importer_changes(tmp_path):
     changed = lint_files([layers], settings, rules, jobs=1, cache=cache)[0]
     assert cache.hits == 1, "a changed importer must not be served from the cache"
     assert {d.location.row for d in changed.diagnostics} == {22}
+
+
+def test_off_unless_configured():
+    path = PROJECT / "models" / "layers.py"
+    rules = [RULES_BY_CODE[code] for code in CODES]
+    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), rules)
+    assert result.diagnostics == [] and result.dependencies == {}
+
+
+def test_tests_are_not_callers(tmp_path):
+    (tmp_path / "lib.py").write_text("import jax.numpy as jnp\n\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "lib_check.py").write_text("import jax\nimport lib\n\n@jax.jit\ndef step(x):\n    return lib.f(x)\n")
+    (tmp_path / "test_lib.py").write_text("import jax\nimport lib\n\n@jax.jit\ndef step(x):\n    return lib.f(x)\n")
+    assert _findings(tmp_path / "lib.py", tmp_path).diagnostics == []
+
+
+def test_configuration_key():
+    from jaxlint.config import load_settings
+
+    def settings_for(text, directory):
+        (directory / "pyproject.toml").write_text(text)
+        return load_settings(directory)
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as name:
+        directory = Path(name)
+        assert settings_for("[tool.jaxlint]\ncross-module-callers = true\n", directory).cross_module_callers
+        assert not settings_for("[tool.jaxlint]\n", directory).cross_module_callers
+        from jaxlint.config import ConfigError
+
+        with pytest.raises(ConfigError):
+            settings_for("[tool.jaxlint]\ncross-module-callers = 1\n", directory)
+
+
+def test_one_file_on_the_command_line_sees_callers_in_other_files(tmp_path):
+    """Pre-commit passes single files: callers in the rest of the project still count."""
+    import json
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    (project / "pyproject.toml").write_text("[tool.jaxlint]\ncross-module-callers = true\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--format", "json", "--no-cache", "--select", "JAX101", "models/layers.py"],
+        cwd=project, capture_output=True, text=True,
+    )
+    assert run.returncode == 1, run.stderr
+    assert sorted(d["location"]["row"] for d in json.loads(run.stdout)) == [8, 22]

@@ -378,7 +378,7 @@ def _stored(target: ast.AST):
 class ProjectView:
     """The project as seen from one file: resolves the file's imports to other files' summaries."""
 
-    def __init__(self, filename: str, root: Path | None = None, find_callers: bool = True) -> None:
+    def __init__(self, filename: str, root: Path | None = None, find_callers: bool = False) -> None:
         self.path = Path(os.path.abspath(filename))
         self.root = root
         # Whether the model may look for this file's callers in other modules (semantic/callers.py);
@@ -403,6 +403,20 @@ class ProjectView:
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
 
+    file_digest = staticmethod(file_digest)
+
+    # ----- callers in other modules (semantic/callers.py) ------------------------------------
+
+    def called_from_traced_code(self, names: set[str]) -> set[str]:
+        from jaxlint.semantic import callers
+
+        return callers.called_from_traced_code(self, names)
+
+    def calls_into(self, names: set[str], traced_decorators: tuple[str, ...]) -> list:
+        from jaxlint.semantic import callers
+
+        return callers.calls_into(self, names, traced_decorators)
+
     # ----- modules ---------------------------------------------------------------------------
 
     def module(self, dotted: str) -> ModuleSummary | None:
@@ -416,6 +430,10 @@ class ProjectView:
                 self.dependencies[summary.path] = summary.digest
         self._module_cache[dotted] = summary
         return summary
+
+    def module_path(self, dotted: str) -> Path | None:
+        """The file `import dotted` reads from this file, if it is in the project."""
+        return self._find(dotted)
 
     def _find(self, dotted: str) -> Path | None:
         if not dotted or dotted.split(".")[0] in _NEVER_LOCAL:
