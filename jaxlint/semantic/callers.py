@@ -6,9 +6,9 @@ passes it a traced value.
 body or a helper of one. The model of `layers.py` asks this module for such calls into its
 module-level functions that nothing in the module itself traces.
 
-Opt-in (`cross-module-callers = true` in `[tool.jaxlint]`): on 15 real projects it found nothing
-the per-module analysis did not, for about a fifth more CPU on a cold check of a whole project (each
-worker process builds its own index and models the importers it needs). Steps, each only as far as
+Opt-in (`cross-module-callers = true` in `[tool.jaxlint]`): on 15 real projects (1640 files) it
+found nothing the per-module analysis did not, for 10-20% more CPU on a cold check of them all (each
+worker process builds its own index and models the importers it needs; about 50 importers there). Steps, each only as far as
 the previous one found something:
 - a reverse-import index per directory and process: one byte scan of the import statements of the
   Python files under the directory above the module's top package (the directory from which its
