@@ -27,6 +27,7 @@ from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
 from jaxlint.context import Context
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, Scope, NONE, TRACED, ARRAY
+from jaxlint.semantic.callers import remember_calls
 from jaxlint.semantic.project import ProjectView, remember_summary
 from jaxlint.source import SourceFile
 
@@ -243,6 +244,8 @@ def check_source(
         result.dependencies = dict(project.dependencies)
         # Other files of this run may import this one: its summary comes cheap from the model built here.
         remember_summary(filename, text, model)
+        if project.find_callers:
+            remember_calls(filename, text, model)
     return result
 
 
@@ -252,7 +255,7 @@ def project_view(filename: str, settings) -> ProjectView | None:
         return None
     root = getattr(settings, "root", None)
     try:
-        return ProjectView(filename, root)
+        return ProjectView(filename, root, find_callers=bool(getattr(settings, "cross_module_callers", False)))
     except (OSError, ValueError):
         return None
 

@@ -74,6 +74,21 @@ def is_within(node: ast.AST, container: ast.AST) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class ExternalCall:
+    """A call from traced code to a function another module defines, as the caller saw it."""
+
+    qualified: str  # the callee as the caller's imports name it: `pkg.models.layers.act`
+    positional: tuple[int, ...]  # the level of each positional argument, up to the first `*args`
+    keywords: tuple[tuple[str, int], ...]  # (name, level) of each keyword argument
+    abstract: bool  # the calling code is traced abstractly (jit, vmap, lax), not by autodiff alone
+    differentiated: bool
+
+
+# Top-level packages whose functions are never a project's own (exported_calls skips them).
+_EXTERNAL_ROOTS = frozenset({"builtins", "jax", "jaxlib", "flax", "numpy", "optax", "equinox", "haiku", "chex", "scipy", "functools", "math"})
+
+
 @dataclass(eq=False)
 class Scope:
     """A module, function or lambda body, with what the analyses need from it."""
@@ -299,6 +314,9 @@ class SemanticModel:
         self._find_jit_bindings()
         self._propagate()
         self._abstract = self._abstractly_traced()
+        self._exported_calls: tuple | None = None
+        if project is not None and project.find_callers:
+            self._trace_from_importers()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
 
     def _bind_module_aliases(self) -> None:
@@ -1137,6 +1155,165 @@ class SemanticModel:
             changed = True
         return changed
 
+    # ----- callers in other modules (semantic/callers.py) --------------------------------------
+
+    def _trace_from_importers(self) -> None:
+        """Module-level functions nothing here traces, called with traced arguments from another
+        module's traced code: their parameters are traced as a same-module helper's would be."""
+        candidates = {
+            name: scope for name, scope in self.module_scope.defs.items()
+            if scope is not None and scope.transforms <= {"helper"} and (scope.params or scope.keyword_params)
+        }
+        if not candidates:
+            return
+        called = self.project.called_from_traced_code(set(candidates))
+        candidates = {name: scope for name, scope in candidates.items() if name in called}
+        if not candidates:
+            return
+        try:
+            demanding = self._demanding_python_values(candidates)
+        except RecursionError:
+            return  # an expression too deep to read: no callers looked for
+        candidates = {name: scope for name, scope in candidates.items() if name in demanding}
+        if not candidates:
+            return
+        found = self.project.calls_into(set(candidates), tuple(self.extra_traced))
+        if not found:
+            return
+        self.exported_calls()  # what importers of this module see stays one level deep
+        changed = False
+        for name, call in found:
+            callee = candidates[name]
+            params = callee.params
+            for position, level in enumerate(call.positional):
+                if position < len(params):
+                    changed |= self._raise_external(callee, params[position], level, call)
+            for keyword, level in call.keywords:
+                if keyword in params or keyword in callee.keyword_params:
+                    changed |= self._raise_external(callee, keyword, level, call)
+        if changed:
+            self._propagate()
+            self._abstract = self._abstractly_traced()
+
+    def _demanding_python_values(self, candidates: dict[str, Scope]) -> set[str]:
+        """The candidates that need a Python value of something computed from their parameters: a
+        branch or `assert` on it, `bool`/`int`/`float`, NumPy or `math`, `.item()`, a shape. Only such
+        a function behaves differently when a caller traces it, so only its callers are looked for."""
+        owners = {scope: name for name, scope in candidates.items()}
+        derived: dict[Scope, set[str]] = {}
+        demanding: set[str] = set()
+        module_scope = self.module_scope
+        for node in self.nodes:
+            kind = node.__class__
+            if kind not in _DEMAND_TYPES:
+                continue
+            scope = getattr(node, SCOPE, None)
+            while scope is not None and scope.parent is not module_scope:
+                scope = scope.parent
+            name = owners.get(scope)
+            if name is None or name in demanding:
+                continue
+            names = derived.get(scope)
+            if names is None:
+                names = derived[scope] = self._derived_from_params(scope)
+            if kind is ast.Call:
+                function = node.func
+                if isinstance(function, ast.Attribute) and function.attr in _VALUE_METHODS:
+                    operands = [function.value, *node.args]
+                elif (self.qualified_name(function) or "").startswith(_VALUE_PREFIXES) or self.qualified_name(function) in _VALUE_CALLS:
+                    operands = [*node.args, *(k.value for k in node.keywords)]
+                else:
+                    continue
+            elif kind is ast.BoolOp:
+                operands = node.values
+            elif kind is ast.UnaryOp:
+                if not isinstance(node.op, ast.Not):
+                    continue
+                operands = [node.operand]
+            else:
+                operands = [node.test]
+            if any(self._mentions_value(operand, names) for operand in operands):
+                demanding.add(name)
+        return demanding
+
+    def _derived_from_params(self, scope: Scope) -> set[str]:
+        """The parameters of a function and the local names computed from them (flow-insensitive)."""
+        derived = set(scope.all_params())
+        for _ in range(2):
+            for target, value in scope.bindings:
+                if value is not None and self._mentions_value(value, derived):
+                    derived.update(_names_in(target))
+            for target, iterable in scope.loops:
+                if self._mentions_value(iterable, derived):
+                    derived.update(_names_in(target))
+        return derived
+
+    def _mentions_value(self, node: ast.AST, names: set[str]) -> bool:
+        """`node` reads the value of one of `names` (not only its shape, dtype, identity or type)."""
+        kind = node.__class__
+        if kind is ast.Name:
+            return node.id in names
+        if kind is ast.Attribute:
+            return node.attr not in jaxapi.STATIC_ATTRIBUTES and self._mentions_value(node.value, names)
+        if kind is ast.Compare and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return False
+        if kind is ast.Call:
+            qualified = self.qualified_name(node.func)
+            if qualified in jaxapi.STATIC_CALLS:
+                return False
+        if kind in FUNCTION_TYPES:
+            return False
+        return any(self._mentions_value(child, names) for child in ast.iter_child_nodes(node))
+
+    def _raise_external(self, callee: Scope, name: str, level: int, call) -> bool:
+        if not level:
+            return False
+        if self._annotated_array(callee, name):
+            level = ARRAY
+        callee.bound_when_traced = set()
+        changed = False
+        if not callee.traced:
+            callee.traced = True
+            callee.transforms.add("helper")
+            changed = True
+        if call.abstract and not callee.abstract_transform:
+            callee.abstract_transform = True
+            changed = True
+        if call.differentiated and not callee.differentiated:
+            callee.differentiated = True
+            changed = True
+        if level > callee.traced_params.get(name, NONE):
+            callee.traced_params[name] = level
+            changed = True
+        return changed
+
+    def exported_calls(self) -> tuple:
+        """Calls from this module's traced code into functions of other project modules, with the
+        level of each argument; taken before this module's own importers are applied."""
+        if self._exported_calls is not None:
+            return self._exported_calls
+        calls = []
+        for scope in self.scopes:
+            if not scope.in_traced:
+                continue
+            abstract = not self.runs_concretely(scope)
+            for call in scope.calls:
+                qualified = self.qualified_name(call.func)
+                if qualified is None or "." not in qualified or qualified.partition(".")[0] in _EXTERNAL_ROOTS:
+                    continue
+                if self.in_static_region(call) or self.dead_when_traced(call, scope):
+                    continue
+                positional = []
+                for arg in call.args:
+                    if isinstance(arg, ast.Starred):
+                        break
+                    positional.append(self.level(arg, scope))
+                keywords = tuple((k.arg, self.level(k.value, scope)) for k in call.keywords if k.arg is not None)
+                if any(positional) or any(level for _, level in keywords):
+                    calls.append(ExternalCall(qualified, tuple(positional), keywords, abstract, scope.differentiated))
+        self._exported_calls = tuple(calls)
+        return self._exported_calls
+
     def _abstractly_traced(self) -> set:
         """Traced scopes whose values are abstract: reached by jit, vmap, pmap, a lax body or a
         custom derivative, or by autodiff from code that is itself abstract. Under `jax.grad`
@@ -1514,6 +1691,17 @@ _LIBRARY_MODULES = frozenset({
     "jax", "jaxlib", "flax", "equinox", "numpy", "builtins", "optax", "functools", "typing", "collections", "os",
     "sys", "math", "time", "dataclasses", "haiku", "chex", "scipy", "tensorflow", "torch", "absl", "ml_collections",
 })
+
+
+# Calls and methods that need a Python value (or a concrete shape) of their argument.
+_VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
+    "builtins.range", "builtins.min", "builtins.max", "builtins.round", "builtins.print",
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full", "jax.numpy.arange",
+    "jax.numpy.eye", "jax.numpy.linspace", "jax.numpy.tri", "jax.numpy.reshape", "jax.numpy.broadcast_to",
+}
+_VALUE_PREFIXES = ("numpy.", "math.")
+_DEMAND_TYPES = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp, ast.UnaryOp, ast.Call})
+_VALUE_METHODS = frozenset({"item", "tolist", "reshape", "__bool__", "__index__", "__float__", "__int__"})
 
 
 def _is_generator(node: ast.AST) -> bool:

@@ -378,8 +378,12 @@ def _stored(target: ast.AST):
 class ProjectView:
     """The project as seen from one file: resolves the file's imports to other files' summaries."""
 
-    def __init__(self, filename: str, root: Path | None = None) -> None:
+    def __init__(self, filename: str, root: Path | None = None, find_callers: bool = False) -> None:
         self.path = Path(os.path.abspath(filename))
+        self.root = root
+        # Whether the model may look for this file's callers in other modules (semantic/callers.py);
+        # off for the models of those callers themselves.
+        self.find_callers = find_callers
         self.module_name = module_name_hint(self.path)
         self.package = self.module_name if self.path.name == "__init__.py" else self.module_name.rpartition(".")[0]
         top = self.path.parent
@@ -387,6 +391,7 @@ class ProjectView:
             top = top.parent
         if self.module_name.count(".") == 0 and self.path.name != "__init__.py":
             top = self.path.parent
+        self.top = top  # the directory its importers name it from
         search = [top, self.path.parent]
         if root is not None:
             root = Path(os.path.abspath(root))
@@ -397,6 +402,20 @@ class ProjectView:
                 self.search_paths.append(directory)
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
+
+    file_digest = staticmethod(file_digest)
+
+    # ----- callers in other modules (semantic/callers.py) ------------------------------------
+
+    def called_from_traced_code(self, names: set[str]) -> set[str]:
+        from jaxlint.semantic import callers
+
+        return callers.called_from_traced_code(self, names)
+
+    def calls_into(self, names: set[str], traced_decorators: tuple[str, ...]) -> list:
+        from jaxlint.semantic import callers
+
+        return callers.calls_into(self, names, traced_decorators)
 
     # ----- modules ---------------------------------------------------------------------------
 
@@ -411,6 +430,10 @@ class ProjectView:
                 self.dependencies[summary.path] = summary.digest
         self._module_cache[dotted] = summary
         return summary
+
+    def module_path(self, dotted: str) -> Path | None:
+        """The file `import dotted` reads from this file, if it is in the project."""
+        return self._find(dotted)
 
     def _find(self, dotted: str) -> Path | None:
         if not dotted or dotted.split(".")[0] in _NEVER_LOCAL:

@@ -1,0 +1,282 @@
+"""Callers in other modules: a helper's parameter is traced because another module's traced code
+passes it a traced value.
+
+`models/layers.py: def act(x): if x > 0: ...` looks like plain Python on its own; it is traced when
+`train.py` calls `layers.act(h)` (or `from .layers import act; act(h)`) inside a jitted step, a lax
+body or a helper of one. The model of `layers.py` asks this module for such calls into its
+module-level functions that nothing in the module itself traces.
+
+Opt-in (`cross-module-callers = true` in `[tool.jaxlint]`): on 15 real projects (1640 files) it
+found nothing the per-module analysis did not, for 10-20% more CPU on a cold check of them all (each
+worker process builds its own index and models the importers it needs; about 50 importers there). Steps, each only as far as
+the previous one found something:
+- a reverse-import index per directory and process: one byte scan of the import statements of the
+  Python files under the directory above the module's top package (the directory from which its
+  importers name it), with, per file, the names it calls inside functions that look traced
+  (decorated with or passed to a transform, or called from one). Tests are not callers;
+- the module's candidates: module-level functions nothing here traces, called that way by some
+  importer through its imports, that need a Python value of a parameter (a branch, `float`, NumPy,
+  a shape);
+- each such importer is parsed and modelled once per process (a file this run already analysed
+  gives its calls from the model built for it). An importer's calls are read from its model before
+  its own callers are applied, so what a module sees does not depend on the order files are
+  analysed in: one level of callers, never a chain across three modules.
+
+Every importer of the module is recorded as a dependency of its findings (the results cache misses
+when one changes). A file that starts importing the module is not one of them: the cache keys only
+on files that were importers when the findings were computed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# Directories with more Python files than this are not scanned for importers (a home directory,
+# a monorepo): the scan would cost more than the rare finding it enables.
+_MAX_SCANNED_FILES = 5000
+_MAX_IMPORTER_BYTES = 1_000_000
+# What follows `import` on its line, or a whole parenthesised list; the module of `from m import`.
+_IMPORTED = re.compile(rb"import\b(?:[ \t]*\([^)]*\)|[^\n]*)")
+_FROM = re.compile(rb"from[ \t]+([\w.]+)[ \t]+import\b")
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_DEF = re.compile(rb"\bdef[ \t]+(\w+)")
+_CALLED = re.compile(rb"(?:(\w+)\.)?(\w+)[ \t]*\(")
+# Words that name a transform or a lax body: a function decorated with one, or passed to one, may be traced.
+_TRANSFORMS = (
+    rb"jit|pjit|pmap|vmap|grad|value_and_grad|jacfwd|jacrev|hessian|vjp|jvp|checkpoint|remat|custom_vjp|"
+    rb"custom_jvp|shard_map|scan|fori_loop|while_loop|cond|switch|associative_scan|filter_jit|filter_grad|"
+    rb"filter_value_and_grad|filter_vmap|filter_pmap"
+)
+_TRANSFORM_WORD = re.compile(rb"\b(?:" + _TRANSFORMS + rb")\b")
+# `jax.jit(step`, `lax.scan(body`, `jax.jit(partial(step` : the name of the function passed.
+_PASSED = re.compile(rb"\b(?:" + _TRANSFORMS + rb")[ \t]*\([ \t\n]*(?:(?:functools\.)?partial[ \t]*\([ \t\n]*)?(?:self\.)?(\w+)")
+_JAX_MARKERS = (b"jax", b"flax", b"equinox")
+# Tests are not callers: they call helpers in ways real code does not (expecting the very error).
+_TEST_DIRECTORIES = frozenset({"tests", "test", "testing"})
+
+
+def _is_test(name: str) -> bool:
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+@dataclass(frozen=True)
+class _FileFacts:
+    """What the reverse-import index keeps of one file: cheap, textual, a superset of the truth."""
+
+    stamp: tuple[int, int]  # size and modification time when read
+    digest: str
+    imported: frozenset[str]  # the words of its import statements
+    # Calls inside functions that look traced (decorated with or passed to a transform, or called
+    # from one), as `name` or `qualifier.name`: only these can be calls from traced code.
+    traced_calls: frozenset[str]
+
+
+# directory -> {word in an import statement: paths of the files whose imports hold it}
+_indexes: dict[str, dict[bytes, list[str]]] = {}
+_facts: dict[str, _FileFacts] = {}
+# (path, size, mtime) -> the file's calls from traced code into other modules
+_calls: dict[tuple[str, int, int], tuple] = {}  # of model.ExternalCall
+
+
+def import_index(directory: Path, file_digest) -> dict[bytes, list[str]]:
+    """Words in the import statements of every Python file under `directory`, memoised per process;
+    each file's textual facts are kept beside it."""
+    key = str(directory)
+    cached = _indexes.get(key)
+    if cached is not None:
+        return cached
+    from jaxlint.files import DEFAULT_EXCLUDES
+
+    index: dict[bytes, list[str]] = {}
+    files: list[str] = []
+    for current, directories, names in os.walk(key):
+        directories[:] = [d for d in directories if d not in DEFAULT_EXCLUDES and not d.startswith(".") and not d.endswith(".egg-info")]
+        if _TEST_DIRECTORIES.isdisjoint(Path(current).relative_to(key).parts):
+            files.extend(os.path.join(current, name) for name in names if name.endswith(".py") and not _is_test(name))
+        if len(files) > _MAX_SCANNED_FILES:
+            _indexes[key] = {}
+            return {}
+    for path in files:
+        facts = _read_facts(path, file_digest)
+        if facts is not None:
+            for word in facts.imported:
+                index.setdefault(word.encode(), []).append(path)
+    _indexes[key] = index
+    return index
+
+
+def _read_facts(path: str, file_digest) -> _FileFacts | None:
+    try:
+        with open(path, "rb") as stream:
+            stat = os.fstat(stream.fileno())
+            data = stream.read(_MAX_IMPORTER_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > _MAX_IMPORTER_BYTES:
+        return None
+    words = set(_WORD.findall(b"\n".join(_IMPORTED.findall(data)) + b"\n" + b"\n".join(_FROM.findall(data))))
+    facts = _FileFacts((stat.st_size, stat.st_mtime_ns), file_digest(data), frozenset(word.decode() for word in words), _traced_calls(data))
+    _facts[path] = facts
+    return facts
+
+
+def _current_facts(path: str, file_digest) -> _FileFacts | None:
+    """A file's facts, read again when it changed since (a language server lives long)."""
+    facts = _facts.get(path)
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if facts is None or facts.stamp != (stat.st_size, stat.st_mtime_ns):
+        facts = _read_facts(path, file_digest)
+    return facts
+
+
+def _traced_calls(data: bytes) -> frozenset[str]:
+    """Names called in the bodies of functions that look traced, and of the functions they call."""
+    if not any(marker in data for marker in _JAX_MARKERS) or not _TRANSFORM_WORD.search(data):
+        return frozenset()
+    defs: dict[bytes, list[tuple[int, int]]] = {}
+    for match in _DEF.finditer(data):
+        line = data.rfind(b"\n", 0, match.start()) + 1
+        prefix = data[line : match.start()]
+        if prefix.strip() not in (b"", b"async"):
+            continue
+        defs.setdefault(match.group(1), []).append((line, len(prefix) - len(prefix.lstrip())))
+    traced = {match.group(1) for match in _PASSED.finditer(data)} & set(defs)
+    for name, places in defs.items():
+        for line, _ in places:
+            above = data[data.rfind(b"\n\n", 0, line) + 1 : line]
+            if b"@" in above and _TRANSFORM_WORD.search(above):
+                traced.add(name)
+    called: set[str] = set()
+    pending = list(traced)
+    seen = set(traced)
+    depth = {name: 0 for name in traced}
+    while pending:
+        name = pending.pop()
+        for line, indent in defs.get(name, ()):
+            body = _body(data, line, indent)
+            for qualifier, callee in _CALLED.findall(body):
+                called.add(f"{qualifier.decode()}.{callee.decode()}" if qualifier else callee.decode())
+                if not qualifier and callee in defs and callee not in seen and depth[name] < 1:
+                    seen.add(callee)
+                    depth[callee] = depth[name] + 1
+                    pending.append(callee)
+    return frozenset(called)
+
+
+_DEDENTS: dict[int, re.Pattern] = {}
+
+
+def _body(data: bytes, line: int, indent: int) -> bytes:
+    """The text of the `def` starting at `line`: up to the next line indented no deeper (a superset
+    but for strings that start at the margin)."""
+    dedent = _DEDENTS.get(indent)
+    if dedent is None:
+        dedent = _DEDENTS[indent] = re.compile(rb"\n[ \t]{0,%d}(?=[^ \t\r\n#)\]}])" % indent)
+    match = dedent.search(data, data.find(b"\n", line) if data.find(b"\n", line) >= 0 else len(data))
+    return data[line : match.start() if match else len(data)]
+
+
+def remember_calls(filename: str, text: str, model) -> None:
+    """Keep the calls of a file just analysed, so a module it imports need not model it again."""
+    path = os.path.abspath(filename)
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return
+    if stat.st_size != len(text.encode("utf-8")):
+        return  # not the file on disk (stdin, a fix in progress)
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if key not in _calls:
+        _calls[key] = model.exported_calls()
+
+
+def called_from_traced_code(project, names: set[str]) -> set[str]:
+    """Those of `names` that some importer of the module calls, by its text, inside a function that
+    looks traced. Records every importer of the module as a dependency of its findings."""
+    importers = import_index(project.top, project.file_digest).get(_leaf(project.path).encode(), [])
+    called: set[str] = set()
+    for importer in importers:
+        facts = _current_facts(importer, project.file_digest) if importer != str(project.path) else None
+        if facts is None:
+            continue
+        project.dependencies[importer] = facts.digest
+        called |= _imported_calls(facts, names)
+    return called
+
+
+def _imported_calls(facts: _FileFacts, names: set[str]) -> set[str]:
+    """Those of `names` a file calls in traced-looking code through its imports: `act(h)` after
+    `from .layers import act`, `layers.act(h)` after `from . import layers`."""
+    called = set()
+    for call in facts.traced_calls:
+        qualifier, _, name = call.rpartition(".")
+        if name in names and (qualifier or name) in facts.imported:
+            called.add(name)
+    return called
+
+
+def _leaf(path: Path) -> str:
+    return path.parent.name if path.name == "__init__.py" else path.stem
+
+
+def calls_into(project, names: set[str], traced_decorators: tuple[str, ...]) -> list:
+    """(function name, call) for each call from another module's traced code into one of `names`,
+    module-level functions of the file `project` looks from. Records each importer read."""
+    target = project.path
+    leaf = _leaf(target)
+    importers = import_index(project.top, project.file_digest).get(leaf.encode(), [])
+    found = []
+    for importer in importers:
+        facts = _current_facts(importer, project.file_digest) if importer != str(target) else None
+        if facts is None:
+            continue
+        project.dependencies[importer] = facts.digest
+        if not _imported_calls(facts, names):
+            continue
+        path = Path(importer)
+        try:
+            stat = path.stat()
+            data = path.read_bytes()
+        except OSError:
+            continue
+        calls = _calls_of(project, path, stat, data, traced_decorators)
+        view = None
+        for call in calls:
+            module, _, name = call.qualified.rpartition(".")
+            if name not in names or module.rpartition(".")[2] != leaf:
+                continue
+            if view is None:
+                view = project.__class__(importer, project.root, find_callers=False)
+            if view.module_path(module) == target:
+                found.append((name, call))
+    return found
+
+
+def _calls_of(project, path: Path, stat, data: bytes, traced_decorators) -> tuple:
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    cached = _calls.get(key)
+    if cached is not None:
+        return cached
+    calls: tuple = ()
+    try:
+        text = data.decode("utf-8-sig")
+        tree = ast.parse(text)
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is not None:
+        from jaxlint.semantic.model import SemanticModel
+
+        try:
+            model = SemanticModel(tree, traced_decorators, project.__class__(str(path), project.root, find_callers=False))
+            calls = model.exported_calls()
+        except Exception:  # RecursionError included: an importer we cannot model contributes nothing
+            calls = ()
+    _calls[key] = calls
+    return calls
