@@ -32,6 +32,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
   other argument the same, keeping parallel arrays aligned.
 - Draws multiplied by mutually exclusive masks (`randint(k, ...) * (kind == 0)` and
   `randint(k, ...) * (kind == 1)`): at most one survives.
+- `apply(..., rngs={...})` with a literal evaluation flag in the same call (`train=False`,
+  `is_train=False`, `deterministic=True`, `enable_dropout=False`): no dropout draws from the key.
 - `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
   arguments, or input dicts with disjoint keys (`{"features": v}` and `{"text": t}`). Flax folds the
   submodule path into the key, so their draws differ; the same method twice is flagged.

@@ -95,11 +95,23 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) 
         elif literal_seed(first, context) is not None:
             found.append(first)
     for keyword in call.keywords:
-        if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict):
+        if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not _deterministic_call(call):
             for value in keyword.value.values:
                 if isinstance(value, ast.Name) and is_key(value.id):
                     found.append(value)
     return found
+
+
+_TRAINING_FLAGS = {"train": False, "training": False, "is_train": False, "is_training": False, "enable_dropout": False, "deterministic": True}
+
+
+def _deterministic_call(call: ast.Call) -> bool:
+    """`apply(..., is_train=False, rngs={"dropout": k})`: a literal evaluation flag in the same call means
+    no dropout draws from the key (an `rngs` entry kept only to satisfy the signature)."""
+    return any(
+        keyword.arg in _TRAINING_FLAGS and isinstance(keyword.value, ast.Constant) and keyword.value.value is _TRAINING_FLAGS[keyword.arg]
+        for keyword in call.keywords
+    )
 
 
 def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False) -> bool:
