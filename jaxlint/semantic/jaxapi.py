@@ -13,6 +13,11 @@ JIT_LIKE = frozenset({
     "flax.nnx.jit", "flax.nnx.pmap", "flax.nnx.shard_map", "flax.nnx.remat",
     "jax.experimental.checkify.checkify",
 })
+# Calls that run their first argument on the host, with concrete values, every time the traced code runs.
+HOST_CALLBACKS = frozenset({
+    "jax.debug.callback", "jax.pure_callback", "jax.experimental.io_callback", "jax.experimental.pure_callback",
+    "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap", "jax.experimental.host_callback.id_print",
+})
 # Transforms that produce a jitted callable whose calls run compiled code on the device.
 COMPILING = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "flax.nnx.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap"})

@@ -111,6 +111,7 @@ class Scope:
     has_self: bool = False
     # Filled by the tracing analysis:
     traced: bool = False
+    host_callback: bool = False  # the target of `jax.debug.callback`/`io_callback`/`pure_callback`
     transforms: set[str] = field(default_factory=set)
     traced_params: dict[str, int] = field(default_factory=dict)
     # Keywords that every traced entry binds with functools.partial (None: no traced entry yet).
@@ -135,6 +136,8 @@ class Scope:
     def in_traced(self) -> bool:
         scope: Scope | None = self
         while scope is not None:
+            if scope.host_callback:
+                return False  # `jax.debug.callback(f, ...)`: f runs on the host, with concrete values
             if scope.traced:
                 return True
             scope = scope.parent
@@ -311,6 +314,7 @@ class SemanticModel:
         self._bind_module_aliases()
         self._constants = None
         self._find_traced_functions()
+        self._find_host_callbacks()
         self._find_jit_bindings()
         self._propagate()
         self._abstract = self._abstractly_traced()
@@ -563,6 +567,14 @@ class SemanticModel:
         for scope in self.scopes:
             for call in scope.calls:
                 self._transform_call(call, scope)
+
+    def _find_host_callbacks(self) -> None:
+        for scope in self.scopes:
+            for call in scope.calls:
+                if call.args and self.qualified_name(call.func) in jaxapi.HOST_CALLBACKS:
+                    resolved = self.resolve_function(call.args[0], scope)
+                    if resolved is not None:
+                        resolved[0].host_callback = True
 
     def _transform_call(self, call: ast.Call, scope: Scope) -> None:
         qualified = self.qualified_name(call.func)
