@@ -4,7 +4,8 @@ Flags `jnp.where(c, f(x), y)` inside a differentiated function (under `jax.grad`
 infinite on part of its domain (`log`, `log1p`, `log2`, `log10`, `sqrt`, `rsqrt`, `divide`, `/`,
 `power`, `**`, `arctan2`) to a value that the condition tests, such as
 `jnp.where(x > 0, jnp.log(x), 0.0)`. An operand already guarded (`jnp.log(jnp.where(...))`,
-`jnp.maximum`, `jnp.clip`) or a constant denominator is not flagged.
+`jnp.maximum`, `jnp.clip`) or a constant denominator (a literal, or a parameter with a non-zero
+numeric default that the function never rebinds, such as Huber's `beta=1.0`) is not flagged.
 
 ## Why is this bad?
 `jnp.where` computes both arms everywhere and selects afterwards. The forward value is fine, but
@@ -43,6 +44,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
+from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.model import ancestors, FUNCTION_NODES
 
 # Operation -> (index of the operand that must stay in the domain, the harmless value).
@@ -181,6 +183,8 @@ def _unsafe_operations(arm: ast.AST, context):
 def _guarded(operand: ast.AST, context) -> bool:
     if isinstance(operand, ast.Constant):
         return True
+    if isinstance(operand, ast.Name) and _nonzero_default(operand, context):
+        return True
     for node in ast.walk(operand):
         if isinstance(node, ast.Call) and context.qualified_name(node.func) in _GUARDS:
             return True
@@ -189,6 +193,25 @@ def _guarded(operand: ast.AST, context) -> bool:
         if isinstance(operand.right, ast.Constant) or isinstance(operand.left, ast.Constant):
             return True
     return False
+
+
+def _nonzero_default(name: ast.Name, context) -> bool:
+    """A hyperparameter: a parameter of the enclosing function whose default is a non-zero number
+    (`def huber(pred, target, beta=1.0)`), not rebound in the function."""
+    scope = context.scope(name)
+    function = scope.node if scope is not None else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
+    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    default = defaults.get(name.id)
+    if isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub):
+        default = default.operand
+    if not (isinstance(default, ast.Constant) and isinstance(default.value, (int, float)) and default.value):
+        return False
+    return not any(dotted_name(target) == name.id for target, _ in scope.bindings)
 
 
 def _operation_name(node: ast.AST, context) -> str:
