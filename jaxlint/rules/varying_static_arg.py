@@ -4,7 +4,8 @@ Flags a call of a jitted function, in a `for` loop outside traced code, whose st
 loop: `for i in range(n): f(x, i)` with `i` static.
 
 Not flagged: loops over a literal collection (`for mode in ("train", "eval")`: a few compilations
-are intended), small literal ranges (eight values or fewer), values with few possible results
+are intended), small ranges (eight values or fewer, with literal bounds or names of one known
+value such as `num_viz = 3`), values with few possible results
 (`i % 2`, `i == 0`), and loops in traced code.
 
 ## Why is this bad?
@@ -131,13 +132,17 @@ def _counters(loop, context) -> set[str] | None:
         return None
     qualified = context.qualified_name(iterable.func)
     if qualified == "builtins.range" and isinstance(target, ast.Name):
-        if iterable.args and all(isinstance(a, ast.Constant) for a in iterable.args):
-            values = [a.value for a in iterable.args]
-            try:
-                if len(range(*values)) <= _SMALL_RANGE:
+        if iterable.args:
+            # Literal bounds, or names with one known value (`num_viz = 3`, a module constant, a config default).
+            evaluator = context.model.constant_evaluator()
+            scope = context.scope(loop)
+            values = [evaluator.int_value(a, scope) for a in iterable.args]
+            if all(value is not None for value in values):
+                try:
+                    if len(range(*values)) <= _SMALL_RANGE:
+                        return None
+                except (TypeError, ValueError):
                     return None
-            except (TypeError, ValueError):
-                return None
         return {target.id}
     if qualified == "builtins.enumerate" and isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
         if iterable.args and isinstance(iterable.args[0], (ast.List, ast.Tuple)) and len(iterable.args[0].elts) <= _SMALL_RANGE:
