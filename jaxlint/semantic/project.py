@@ -328,7 +328,7 @@ def summarise_model(model, summary: ModuleSummary) -> None:
         function = binding.function
         summary.functions[key] = FunctionSummary(
             key, list(function.params[binding.bound_positional:]) if function is not None else [],
-            has_self=False, transform=binding.transform, options=dict(binding.options),
+            has_self=False, transform=binding.transform, options=_detached_options(binding.options),
             via_decorator=binding.via_decorator,
         )
     for name, scope in module_scope.defs.items():
@@ -346,11 +346,32 @@ def summarise_model(model, summary: ModuleSummary) -> None:
             if binding is not None and binding.function is scope:
                 info.methods[method_name] = FunctionSummary(
                     method_name, list(scope.params), has_self=scope.has_self, transform=binding.transform,
-                    options=dict(binding.options), via_decorator=True,
+                    options=_detached_options(binding.options), via_decorator=True,
                 )
             elif model.returns_device(scope):
                 info.methods[method_name] = FunctionSummary(method_name, list(scope.params), has_self=scope.has_self, returns_device=True)
         summary.classes[class_node.name] = info
+
+
+def _detached_options(options: dict[str, ast.expr]) -> dict[str, ast.expr]:
+    """Copies of option expressions without the model's parent and scope links.
+
+    A summary outlives the model it was read from (it is memoised for the whole run); the links
+    would keep that module's whole tree and model alive, and every garbage collection would
+    traverse them again."""
+    return {name: _detached(value) for name, value in options.items()}
+
+
+def _detached(node):
+    if isinstance(node, ast.AST):
+        copy = node.__class__(**{name: _detached(getattr(node, name)) for name in node._fields if hasattr(node, name)})
+        for name in node._attributes:
+            if hasattr(node, name):
+                setattr(copy, name, getattr(node, name))
+        return copy
+    if isinstance(node, list):
+        return [_detached(item) for item in node]
+    return node
 
 
 def _top_level(body: list[ast.stmt]):
