@@ -198,6 +198,8 @@ def check_source(
     context = Context(source, model, settings)
     dispatch: dict[type, list[Rule]] = {}
     for rule in rules:
+        if not _may_fire(rule, text, model):
+            continue  # it has nothing to find here; for --report-unused-noqa it still counts as run
         for node_type in rule.node_types:
             dispatch.setdefault(node_type, []).append(rule)
     failed: set[str] = set()
@@ -265,6 +267,15 @@ def _may_use_jax(text: str, settings) -> bool:
     """A cheap text pre-filter: a module that never mentions JAX cannot contain a finding."""
     markers = (*_JAX_MARKERS, *(name.split(".")[0] for name in getattr(settings, "traced_decorators", ()) or ()))
     return any(marker in text for marker in markers)
+
+
+def _may_fire(rule: Rule, text: str, model: SemanticModel) -> bool:
+    """The rule's own pre-filter (`Rule.required_text`): skip a module that lacks every string the
+    rule needs, unless what it needs may come through an import from the module's project."""
+    required = rule.required_text
+    if not required or any(token in text for token in required):
+        return True
+    return rule.fires_through_project_imports and model.imports_from_project
 
 
 def _codes(text: str | None) -> set[str]:

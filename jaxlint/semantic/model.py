@@ -754,7 +754,7 @@ class SemanticModel:
             method = self.instance_method(node)
             if method is not None:
                 return method
-        if self.project is None:
+        if not self.imports_from_project:
             return None
         qualified = self.qualified_name(node)
         if qualified is None or qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
@@ -768,14 +768,19 @@ class SemanticModel:
     def _may_be_instance_method(self, attr: str) -> bool:
         """A local class has a jitted method of this name, or the module imports from its project
         (whose classes may): otherwise no `obj.attr(...)` can call a jitted method we could know."""
-        if f"self.{attr}" in self.jit_binding_lists:
-            return True
-        imports_project = self.__dict__.get("_imports_project")
-        if imports_project is None:
-            imports_project = self._imports_project = self.project is not None and any(
-                target.split(".")[0] not in _LIBRARY_MODULES for target in self.imports.aliases.values()
+        return f"self.{attr}" in self.jit_binding_lists or self.imports_from_project
+
+    @property
+    def imports_from_project(self) -> bool:
+        """Whether some name this module imports could resolve to a module of its project, the only
+        way a project summary (semantic/project.py) can answer a question about this module."""
+        found = self.__dict__.get("_imports_from_project")
+        if found is None:
+            project = self.project
+            found = self._imports_from_project = project is not None and any(
+                project.may_hold(top) for top in {target.split(".")[0] for target in self.imports.aliases.values()}
             )
-        return imports_project
+        return found
 
     def instance_class(self, name: ast.Name):
         """The class a name is bound to an instance of (`agent = Agent(...)` bound once): a local
@@ -1359,13 +1364,6 @@ class SemanticModel:
         result = "device" if kinds and all(kind == "device" for kind in kinds) else None
         cache[key] = result
         return result
-
-
-# Top-level modules of libraries, never the project being analysed.
-_LIBRARY_MODULES = frozenset({
-    "jax", "jaxlib", "flax", "equinox", "numpy", "builtins", "optax", "functools", "typing", "collections", "os",
-    "sys", "math", "time", "dataclasses", "haiku", "chex", "scipy", "tensorflow", "torch", "absl", "ml_collections",
-})
 
 
 def _is_generator(node: ast.AST) -> bool:

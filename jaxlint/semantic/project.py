@@ -418,6 +418,18 @@ class ProjectView:
                 self.search_paths.append(directory)
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
+        self._top_cache: dict[str, bool] = {}
+
+    def may_hold(self, top: str) -> bool:
+        """Whether a module under the top-level name `top` could be found in this project: `_find`
+        looks only under `directory/top` (or at `directory/top.py`) of each search path, so when
+        none exists no summary can ever come from an import of `top` (a few stats, memoised)."""
+        found = self._top_cache.get(top)
+        if found is None:
+            found = self._top_cache[top] = top not in _NEVER_LOCAL and any(
+                (directory / top).is_dir() or (directory / f"{top}.py").is_file() for directory in self.search_paths
+            )
+        return found
 
     # ----- modules ---------------------------------------------------------------------------
 
