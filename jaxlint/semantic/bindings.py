@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import weakref
 
+from jaxlint.semantic.syntax import child_nodes
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
@@ -88,8 +90,6 @@ _HAS_DELETE: dict[str, int] = {}
 
 
 def _store_counts(owner: Scope) -> dict[str, int]:
-    from jaxlint.semantic.model import child_nodes  # the model's own faster iter_child_nodes
-
     node = owner.node
     counts: dict[str, int] = {}
     stack = child_nodes(node) if not isinstance(node, ast.Lambda) else [node.body]

@@ -13,6 +13,7 @@ from typing import Iterator
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.imports import ImportMap
+from jaxlint.semantic.syntax import child_nodes
 
 # How sure we are that an expression inside traced code is a tracer.
 NONE = 0  # static, host, or unknown
@@ -25,29 +26,13 @@ RECORDED_TYPES = frozenset({
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
     ast.withitem, ast.Call, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Return,
 })
-# Fields that never hold nodes a rule looks at: `ctx` (Load/Store markers) and type-ignore comments.
-_SKIPPED_FIELDS = frozenset({"ctx", "type_ignores"})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# Nodes with no child nodes (besides `ctx`): the collection pass records them without a visit.
+LEAF_TYPES = frozenset({
+    ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.alias, ast.Global, ast.Nonlocal,
+    *(kind for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop) for kind in base.__subclasses__()),
+})
 
 
-def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """Like ast.iter_child_nodes, minus context markers, as a list (measurably faster)."""
-    kind = node.__class__
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
-    children = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if value is None:
-            continue
-        if value.__class__ is list:
-            for item in value:
-                if isinstance(item, ast.AST):
-                    children.append(item)
-        elif isinstance(value, ast.AST):
-            children.append(value)
-    return children
 PARENT = "_jaxlint_parent"
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
@@ -311,7 +296,8 @@ class SemanticModel:
                 else:
                     if kind in RECORDED_TYPES:
                         record(child, scope)
-                    stack.append((child, scope, None))
+                    if kind not in LEAF_TYPES:
+                        stack.append((child, scope, None))
 
     def _enter_function(self, node: ast.AST, outer: Scope, class_node: ast.ClassDef | None, stack) -> None:
         is_method = class_node is not None and node.__class__ is not ast.Lambda
@@ -357,7 +343,8 @@ class SemanticModel:
             else:
                 if kind in RECORDED_TYPES:
                     self._record(child, owner)
-                stack.append((child, owner, None))
+                if kind not in LEAF_TYPES:
+                    stack.append((child, owner, None))
 
     def _is_staticmethod(self, node: ast.AST) -> bool:
         for decorator in getattr(node, "decorator_list", ()):
