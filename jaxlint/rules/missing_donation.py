@@ -113,7 +113,6 @@ class MissingDonation(Rule):
             fix = donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None
             # Multi-line calls: the finding sits on the line of the call, where a reader looks for it.
             anchor = argument if argument.lineno == value.lineno else value
-            fix = donation_fix.fix_for(value, binding, position, keyword, context) if argument is whole else None
             context.report(
                 anchor,
                 f"`{key}`{where} is replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
