@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.semantic.imports import absolute_module
+from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
@@ -268,7 +269,7 @@ def _returns_arrays(light, node: ast.AST) -> bool:
             if child.value is None:
                 return False
             returns.append(child.value)
-        stack.extend(ast.iter_child_nodes(child))
+        stack.extend(child_nodes(child))
     if not returns:
         return False
     for value in returns:
