@@ -248,6 +248,8 @@ def check_source(
         result.dependencies = dict(project.dependencies)
         # Other files of this run may import this one: its summary comes cheap from the model built here.
         remember_summary(filename, text, model)
+    context.release()
+    model.release()
     return result
 
 
