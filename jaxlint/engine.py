@@ -276,9 +276,14 @@ def _may_use_jax(text: str, settings) -> bool:
 
 def _may_fire(rule: Rule, text: str, model: SemanticModel) -> bool:
     """The rule's own pre-filter (`Rule.required_text`): skip a module that lacks every string the
-    rule needs, unless what it needs may come through an import from the module's project."""
+    rule needs, unless what it needs may come through an import from the module's project.
+
+    Configured `traced-decorators` act as `jax.jit` wherever the module names them, so their last
+    dotted part counts as required text of every filtered rule."""
     required = rule.required_text
     if not required or any(token in text for token in required):
+        return True
+    if any(name.rsplit(".", 1)[-1] in text for name in model.extra_traced):
         return True
     return rule.fires_through_project_imports and model.imports_from_project
 

@@ -144,3 +144,36 @@ def test_a_checked_module_leaves_no_cyclic_garbage(tmp_path):
     finally:
         if enabled:
             gc.enable()
+
+
+TRAIN_LOOP = """\
+    import jax.numpy as jnp
+    {import_line}
+
+
+    def train(params, batches):
+        for batch in batches:
+            params = step(params, batch)
+        return params
+"""
+
+
+def test_donation_finding_through_a_project_import_without_the_text(tmp_path):
+    """JAX401 needs `jit` or `pmap` in the text, or an import from the project."""
+    _write(tmp_path, "steps.py", "import jax\n\n\n@jax.jit\ndef step(params, batch):\n    return params - batch\n")
+    path = _write(tmp_path, "train.py", TRAIN_LOOP.format(import_line="from steps import step"))
+    assert "jit" not in path.read_text() and "pmap" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX401"]], tmp_path) == [(7, "JAX401")]
+
+
+def test_donation_finding_through_a_configured_decorator_without_the_text(tmp_path):
+    """A configured traced decorator is `jax.jit` to the model: filtered rules run where it is named."""
+    text = textwrap.dedent(TRAIN_LOOP.format(import_line="from mylib import compile")).replace(
+        "\n\ndef train", "\n@compile\ndef step(params, batch):\n    return params - batch\n\n\ndef train"
+    )
+    path = tmp_path / "train.py"
+    path.write_text(text)
+    settings = Settings(root=tmp_path, traced_decorators=["mylib.compile"])
+    result = check_source(text, str(path), settings, [RULES_BY_CODE["JAX401"]])
+    assert [(d.location.row, d.code) for d in result.diagnostics] == [(11, "JAX401")]
+    assert check_source(text, str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX401"]]).diagnostics == []
