@@ -177,3 +177,27 @@ def test_donation_finding_through_a_configured_decorator_without_the_text(tmp_pa
     result = check_source(text, str(path), settings, [RULES_BY_CODE["JAX401"]])
     assert [(d.location.row, d.code) for d in result.diagnostics] == [(11, "JAX401")]
     assert check_source(text, str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX401"]]).diagnostics == []
+
+
+def test_host_sync_finding_through_a_project_import_without_the_text(tmp_path):
+    """JAX201 needs `jit` or `pmap` in the text, or an import from the project."""
+    _write(tmp_path, "steps.py", "import jax\n\n\n@jax.jit\ndef step(params, batch):\n    return params - batch, (params ** 2).sum()\n")
+    path = _write(
+        tmp_path,
+        "train.py",
+        """\
+        import jax.numpy as jnp
+        from steps import step
+
+
+        def train(params, batches):
+            total = 0.0
+            for batch in batches:
+                params, loss = step(params, batch)
+                norm = jnp.linalg.norm(params)
+                total += float(norm)
+            return params, total
+        """,
+    )
+    assert "jit" not in path.read_text() and "pmap" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX201"]], tmp_path) == [(10, "JAX201")]
