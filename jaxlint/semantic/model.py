@@ -274,10 +274,10 @@ class SemanticModel:
         the model at once, instead of the cycle collector finding them later, after traversing
         them again and again while they wait (a tenth of a cold check's time, and most of its
         memory). The model must not be used afterwards."""
+        # A node's scope link needs no removal: once the scopes are emptied it points at an empty
+        # object, in no cycle. (Operator nodes are shared singletons, listed many times.)
         for node in self.nodes:
-            links = node.__dict__  # (operator nodes are shared singletons: listed many times)
-            links.pop(PARENT, None)
-            links.pop(SCOPE, None)
+            node.__dict__.pop(PARENT, None)
         for scope in self.scopes:
             scope.__dict__.clear()
         self.__dict__.clear()
