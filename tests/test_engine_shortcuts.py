@@ -201,3 +201,30 @@ def test_host_sync_finding_through_a_project_import_without_the_text(tmp_path):
     )
     assert "jit" not in path.read_text() and "pmap" not in path.read_text()
     assert _codes(path, [RULES_BY_CODE["JAX201"]], tmp_path) == [(10, "JAX201")]
+
+
+def test_a_star_import_of_a_re_exported_jit_admits_the_donation_rule(tmp_path):
+    """The re-export's target is `jax.jit` itself, so the module's own imports name no project
+    module: the star import alone must admit the filtered rules."""
+    _write(tmp_path, "utils.py", "from jax import jit as compile_\n")
+    path = _write(
+        tmp_path,
+        "main.py",
+        """\
+        import jax.numpy as jnp
+        from utils import *
+
+
+        @compile_
+        def step(params, batch):
+            return params - batch
+
+
+        def train(params, batches):
+            for batch in batches:
+                params = step(params, batch)
+            return params
+        """,
+    )
+    assert "jit" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX401"]], tmp_path) == [(12, "JAX401")]

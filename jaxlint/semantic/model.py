@@ -774,12 +774,15 @@ class SemanticModel:
     @property
     def imports_from_project(self) -> bool:
         """Whether some name this module imports could resolve to a module of its project, the only
-        way a project summary (semantic/project.py) can answer a question about this module."""
+        way a project summary (semantic/project.py) can answer a question about this module, or the
+        module star-imports (`from utils import *` binds a project module's re-exports, such as
+        `jax.jit` under another name, which this module's text never spells)."""
         found = self.__dict__.get("_imports_from_project")
         if found is None:
             project = self.project
-            found = self._imports_from_project = project is not None and any(
-                project.may_hold(top) for top in {target.split(".")[0] for target in self.imports.aliases.values()}
+            found = self._imports_from_project = project is not None and (
+                any(project.may_hold(top) for top in {target.split(".")[0] for target in self.imports.aliases.values()})
+                or any(alias.name == "*" for node in self.import_nodes if isinstance(node, ast.ImportFrom) for alias in node.names)
             )
         return found
 
