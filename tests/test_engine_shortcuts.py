@@ -228,3 +228,33 @@ def test_a_star_import_of_a_re_exported_jit_admits_the_donation_rule(tmp_path):
     )
     assert "jit" not in path.read_text()
     assert _codes(path, [RULES_BY_CODE["JAX401"]], tmp_path) == [(12, "JAX401")]
+
+
+def test_transforms_re_exported_under_other_names_admit_the_filtered_rules(tmp_path):
+    """`from utils import *` can bring `jax.vmap` and `jax.jit` under names that spell neither."""
+    _write(tmp_path, "utils.py", "from jax import vmap as batch\nfrom jax import jit as compile_\n")
+    path = _write(
+        tmp_path,
+        "main.py",
+        """\
+        import jax.numpy as jnp
+        from utils import *
+
+
+        def predict(w, x):
+            return jnp.tanh(w * x)
+
+
+        def evaluate(w, xs):
+            out = []
+            for x in xs:
+                f = compile_(lambda v: v * 2)
+                out.append(f(x))
+                out.append(batch(compile_(predict), in_axes=(None, 0))(w, x))
+            return out
+        """,
+    )
+    text = path.read_text()
+    assert not any(token in text for token in ("jit", "pmap", "vmap"))
+    rules = [RULES_BY_CODE["JAX302"], RULES_BY_CODE["JAX402"]]
+    assert _codes(path, rules, tmp_path) == [(12, "JAX302"), (14, "JAX402")]
