@@ -42,6 +42,10 @@ class Context:
         value = memo[key] = compute(*arguments)
         return value
 
+    def release(self) -> None:
+        """Drop what the rules memoised (it may point back here); the module is done."""
+        self._memo.clear()
+
     # Questions rules ask, forwarded to the semantic model.
     def scope(self, node: ast.AST) -> Scope:
         return self.model.scope_for(node)

@@ -21,7 +21,7 @@ import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
 from jaxlint.context import Context
@@ -197,31 +197,36 @@ def check_source(
     if timings is not None:
         timings["model"] += perf_counter() - started
     context = Context(source, model, settings)
-    dispatch: dict[type, list[Rule]] = {}
+    dispatch: dict[type, list[tuple[Rule, Callable]]] = {}
     for rule in rules:
+        if not _may_fire(rule, text, model):
+            continue  # it has nothing to find here; for --report-unused-noqa it still counts as run
         for node_type in rule.node_types:
-            dispatch.setdefault(node_type, []).append(rule)
+            dispatch.setdefault(node_type, []).append((rule, rule.check))
     failed: set[str] = set()
+    dispatch_get = dispatch.get
     for node in model.nodes:
-        interested = dispatch.get(node.__class__)
-        if not interested:
+        interested = dispatch_get(node.__class__)
+        if interested is None:
             continue
-        for rule in interested:
-            if rule.code in failed:
-                continue
+        for rule, check in interested:
             context.rule = rule
             try:
                 if timings is None:
-                    rule.check(node, context)
+                    check(node, context)
                 else:
                     started = perf_counter()
-                    rule.check(node, context)
+                    check(node, context)
                     timings[rule.code] += perf_counter() - started
-            except RecursionError:
-                failed.add(rule.code)
-                result.errors.append(f"{filename}: {rule.code} skipped: expression too deeply nested")
             except Exception as error:
                 failed.add(rule.code)
+                # A failed rule is not called again in this module; the lists are replaced, not
+                # changed, so the loop over this node's list goes on with the rules after it.
+                dispatch = {kind: [pair for pair in pairs if pair[0] is not rule] for kind, pairs in dispatch.items()}
+                dispatch_get = dispatch.get
+                if isinstance(error, RecursionError):
+                    result.errors.append(f"{filename}: {rule.code} skipped: expression too deeply nested")
+                    continue
                 frame = traceback.extract_tb(error.__traceback__)[-1]
                 result.errors.append(
                     f"{filename}:{getattr(node, 'lineno', 0)}: internal error in {rule.code} ({error.__class__.__name__}: {error} at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}); please report it"
@@ -246,6 +251,8 @@ def check_source(
         remember_summary(filename, text, model)
         if project.find_callers:
             remember_calls(filename, text, model)
+    context.release()
+    model.release()
     return result
 
 
@@ -268,6 +275,20 @@ def _may_use_jax(text: str, settings) -> bool:
     """A cheap text pre-filter: a module that never mentions JAX cannot contain a finding."""
     markers = (*_JAX_MARKERS, *(name.split(".")[0] for name in getattr(settings, "traced_decorators", ()) or ()))
     return any(marker in text for marker in markers)
+
+
+def _may_fire(rule: Rule, text: str, model: SemanticModel) -> bool:
+    """The rule's own pre-filter (`Rule.required_text`): skip a module that lacks every string the
+    rule needs, unless what it needs may come through an import from the module's project.
+
+    Configured `traced-decorators` act as `jax.jit` wherever the module names them, so their last
+    dotted part counts as required text of every filtered rule."""
+    required = rule.required_text
+    if not required or any(token in text for token in required):
+        return True
+    if any(name.rsplit(".", 1)[-1] in text for name in model.extra_traced):
+        return True
+    return rule.fires_through_project_imports and model.imports_from_project
 
 
 def _codes(text: str | None) -> set[str]:

@@ -18,10 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Iterator
 
-import libcst as cst
-
 from jaxlint import fixes
-from jaxlint.fixes import cst_edit
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.rules.base import snippet
 
@@ -340,6 +337,7 @@ def condition_text(test: ast.AST, context, refs: References) -> str:
 
 
 def control_flow_fix(node: ast.AST, context, scope):
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     try:
         if isinstance(node, ast.IfExp):
             return _ternary_fix(node, context, scope)
@@ -450,6 +448,7 @@ def _return_value_text(statements: list[ast.stmt], context, refs: References) ->
 
 
 def _return_fix(node: ast.If, other: list[ast.stmt], fallthrough: bool, context, scope):
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     refs = References(context)
     end_node = other[-1] if fallthrough else node
     first = _return_value_text(node.body, context, refs)
@@ -546,6 +545,8 @@ _AUG_OPERATORS = {
 def _where_assignments(node: ast.If, context, scope, refs: References):
     """`if c: a = A1 else: a = A2` -> `a = jnp.where(c, A1, A2)`, one line per name; None when the
     arms are not simple enough (a name assigned twice, or read after another arm line rebinds it)."""
+    import libcst as cst  # libcst loads only when a fix is built
+    from jaxlint.fixes import cst_edit
     arms = [_simple_assignments(node.body, context), _simple_assignments(node.orelse, context)]
     if arms[0] is None or arms[1] is None:
         return None
@@ -618,6 +619,7 @@ def _where_assignments(node: ast.If, context, scope, refs: References):
 
 
 def _cst_tree(context, node: ast.AST):
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     try:
         return cst_edit.module_tree(context, node)
     except cst_edit.Unavailable as error:
@@ -627,6 +629,8 @@ def _cst_tree(context, node: ast.AST):
 def _cond_edit(node, end_node, body, other, operands, outputs, context, refs: References, indent: str, fallthrough: bool):
     """Two local functions and a `lax.cond` call replacing `node` .. `end_node`, built with libcst:
     the arms move into the functions with their comments; the header's comment goes on the call."""
+    import libcst as cst  # libcst loads only when a fix is built
+    from jaxlint.fixes import cst_edit
     if not other and outputs is None:
         raise _Refuse("the `if` has no `else`")
     cond = refs("jax.lax.cond")
@@ -674,6 +678,7 @@ def _tuple_text(names: list[str], bare: bool = False) -> str:
 
 
 def _while_fix(node: ast.While, context, scope):
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     if node.orelse:
         raise _Refuse("the loop has an `else` clause")
     for statement in node.body:

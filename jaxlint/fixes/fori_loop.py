@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 
 from jaxlint import fixes
-from jaxlint.fixes import cst_edit
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import ARRAY, NONE, parent_of
 
@@ -15,6 +14,7 @@ UNROLL = 8
 
 
 def fori_fix(node: ast.For, start: int, stop: int, step: int, scope, context):
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     if step != 1 or node.orelse or not isinstance(node.target, ast.Name) or not node.body:
         return None
     for statement in node.body:

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from jaxlint.diagnostics import Edit, Position
 from jaxlint.fixes import control_flow as flow
-from jaxlint.fixes import cst_edit, hoist
+from jaxlint.fixes import hoist
 from jaxlint.semantic.model import parent_of, is_within
 
 
 def fix_for(sync: ast.AST, loop: ast.AST, context):
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     try:
         if isinstance(sync, ast.Call):
             return _accumulation_fix(sync, loop, context)
@@ -119,6 +118,8 @@ def _insert_after(statement: ast.stmt, context, text: str) -> Edit:
 
 
 def _break_loop_fix(sync: ast.If, loop: ast.For, context):
+    import libcst as cst  # libcst loads only when a fix is built
+    from jaxlint.fixes import cst_edit
     if loop.orelse or loop.body[-1] is not sync or len(loop.body) < 2:
         return None
     if sync.orelse or len(sync.body) != 1 or not isinstance(sync.body[0], ast.Break):
@@ -226,6 +227,7 @@ def _break_loop_fix(sync: ast.If, loop: ast.For, context):
 def _with_spacing(tree, loop_node, call, top_node, hoisted, top_with_spacing):
     """Replace the loop with the call inside the top-level statement, and put the hoisted function
     before that statement, two blank lines apart."""
+    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
     inner = top_with_spacing.visit(cst_edit._Replace({loop_node: [call]}))
     return tree.edit({top_node: [hoisted, inner]})
 

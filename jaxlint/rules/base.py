@@ -34,6 +34,13 @@ class Rule:
     node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
     fix_availability: ClassVar[str] = "none"  # "none", "sometimes" or "always"
     preview: ClassVar[bool] = False
+    # A cheap pre-filter the engine applies per module: when set, the rule runs only on a module
+    # whose source text contains one of these strings, or (with `fires_through_project_imports`)
+    # that imports from its own project, since what a summary of another file brings in (a jitted
+    # function's options) is not in this file's text. Set it only where the rule provably cannot
+    # fire otherwise: a finding the filter hides is a missed finding.
+    required_text: ClassVar[tuple[str, ...]] = ()
+    fires_through_project_imports: ClassVar[bool] = False
 
     def check(self, node: ast.AST, context: "Context") -> None:
         raise NotImplementedError

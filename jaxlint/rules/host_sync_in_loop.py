@@ -99,6 +99,10 @@ class HostSyncInLoop(Rule):
     summary = "Per-iteration device-to-host sync in a loop that calls jitted code"
     node_types = (ast.For, ast.While, ast.AsyncFor)
     fix_availability = "sometimes"
+    # A loop that calls compiled code calls a jitted callable (directly or through local helpers):
+    # every spelling of one says `jit` or `pmap`, or it comes from the project or a configured decorator.
+    required_text = ("jit", "pmap")
+    fires_through_project_imports = True
 
     def check(self, node: ast.AST, context) -> None:
         scope = context.scope(node)

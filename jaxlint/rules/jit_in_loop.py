@@ -71,6 +71,10 @@ class JitInLoop(Rule):
     summary = "`jit` of a callable created per iteration or per call, called there"
     node_types = (ast.Call,)
     fix_availability = "sometimes"
+    # A compiling transform is spelled `jit` or `pmap` where it is imported or used, unless a project
+    # module re-exports it under another name, or it is a configured decorator.
+    required_text = ("jit", "pmap")
+    fires_through_project_imports = True
 
     def check(self, node: ast.Call, context) -> None:
         model = context.model

@@ -73,6 +73,10 @@ class MissingDonation(Rule):
     name = "missing-donation"
     summary = "Jitted update rebinds an argument it does not donate"
     node_types = (ast.Assign, ast.AnnAssign)
+    # Only `jax.jit` and `jax.pmap` donate: every spelling of them says `jit` or `pmap` (`pjit`
+    # included), or comes from another module of the project, or from a configured decorator.
+    required_text = ("jit", "pmap")
+    fires_through_project_imports = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

@@ -92,6 +92,7 @@ from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
+from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -254,7 +255,7 @@ class _Flow:
             return self.kill(state, node.names)
         if isinstance(node, ast.Delete):
             return self.kill(state, [name for target in node.targets for name in _names(target)])
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.expr):
                 state = self.expression(child, state, node)
         return state
@@ -332,7 +333,7 @@ class _Flow:
                 if node not in previous:
                     state[key] = (*previous, node)
             return state
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.expr):
                 state = self.expression(child, state, statement)
         return state
@@ -653,7 +654,7 @@ def _assigned_in(loop) -> set[str]:
     stack = [loop]
     while stack:
         node = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
                 continue
             if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):

@@ -60,6 +60,10 @@ class UnhashableStaticArg(Rule):
     name = "unhashable-static-arg"
     summary = "Unhashable value passed as a static argument of a jitted function"
     node_types = (ast.Call,)
+    # Only a jitted callable with a `static_*` option has static arguments; options of an imported
+    # one are in its own module.
+    required_text = ("static_arg", "static_broadcasted_arg")
+    fires_through_project_imports = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:

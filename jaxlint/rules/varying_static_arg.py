@@ -57,6 +57,10 @@ class VaryingStaticArg(Rule):
     name = "varying-static-arg"
     summary = "Static argument of a jitted function fed a per-iteration value"
     node_types = (ast.Call,)
+    # Only a jitted callable with a `static_*` option has static arguments; options of an imported
+    # one are in its own module.
+    required_text = ("static_arg", "static_broadcasted_arg")
+    fires_through_project_imports = True
     fix_availability = "none"
 
     def check(self, node: ast.Call, context) -> None:

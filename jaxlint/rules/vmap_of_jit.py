@@ -54,6 +54,10 @@ class VmapOfJit(Rule):
     summary = "`vmap` applied to a jitted function outside traced code"
     node_types = (ast.Call,)
     fix_availability = "sometimes"
+    # `jax.vmap` is spelled `vmap` where it is imported or used, unless a project module re-exports it
+    # under another name (`from utils import *`).
+    required_text = ("vmap",)
+    fires_through_project_imports = True
 
     def check(self, node: ast.Call, context) -> None:
         if context.qualified_name(node.func) != "jax.vmap" or not node.args:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import ast
 import weakref
 
+from jaxlint.semantic.syntax import child_nodes
+
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
     from jaxlint.semantic.model import Scope, SemanticModel
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_FUNCTION_TYPES = frozenset(FUNCTION_NODES)
 
 
 def owning_scope(model: SemanticModel, name: str, scope: Scope) -> Scope | None:
@@ -89,28 +92,33 @@ _HAS_DELETE: dict[str, int] = {}
 def _store_counts(owner: Scope) -> dict[str, int]:
     node = owner.node
     counts: dict[str, int] = {}
-    stack = list(ast.iter_child_nodes(node)) if not isinstance(node, ast.Lambda) else [node.body]
+    stack = child_nodes(node) if not isinstance(node, ast.Lambda) else [node.body]
+    # Dispatch on the exact class (ast node classes have no subclasses): this walks whole modules.
     while stack:
         child = stack.pop()
-        if isinstance(child, (ast.Import, ast.ImportFrom)):
+        kind = child.__class__
+        if kind is ast.Name:
+            if child.ctx.__class__ is ast.Store and counts.get(child.id, 0) >= 0:
+                counts[child.id] = counts.get(child.id, 0) + 1
+            continue  # a name has no child nodes
+        if kind is ast.Constant:
+            continue
+        if kind is ast.Import or kind is ast.ImportFrom:
             for alias in child.names:
                 counts[(alias.asname or alias.name).split(".")[0]] = -1
-        elif isinstance(child, ast.ClassDef):
+        elif kind is ast.ClassDef:
             counts[child.name] = -1
             stack.extend(child.decorator_list)
             continue
-        elif isinstance(child, FUNCTION_NODES):
+        elif kind in _FUNCTION_TYPES:
             if getattr(child, "name", None) is not None:
                 counts[child.name] = -1
             continue
-        elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-            if counts.get(child.id, 0) >= 0:
-                counts[child.id] = counts.get(child.id, 0) + 1
-        elif isinstance(child, ast.ExceptHandler) and child.name:
+        elif kind is ast.ExceptHandler and child.name:
             counts[child.name] = -1
-        elif isinstance(child, ast.Delete):
+        elif kind is ast.Delete:
             return _HAS_DELETE
-        stack.extend(ast.iter_child_nodes(child))
+        stack.extend(child_nodes(child))
     return counts
 
 

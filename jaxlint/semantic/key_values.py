@@ -16,6 +16,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, parent_of
+from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -239,7 +240,7 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         yield node
         if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _target_names(target: ast.AST) -> Iterator[str]:

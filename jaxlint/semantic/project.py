@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.semantic.imports import absolute_module
+from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
@@ -268,7 +269,7 @@ def _returns_arrays(light, node: ast.AST) -> bool:
             if child.value is None:
                 return False
             returns.append(child.value)
-        stack.extend(ast.iter_child_nodes(child))
+        stack.extend(child_nodes(child))
     if not returns:
         return False
     for value in returns:
@@ -328,7 +329,7 @@ def summarise_model(model, summary: ModuleSummary) -> None:
         function = binding.function
         summary.functions[key] = FunctionSummary(
             key, list(function.params[binding.bound_positional:]) if function is not None else [],
-            has_self=False, transform=binding.transform, options=dict(binding.options),
+            has_self=False, transform=binding.transform, options=_detached_options(binding.options),
             via_decorator=binding.via_decorator,
         )
     for name, scope in module_scope.defs.items():
@@ -346,11 +347,32 @@ def summarise_model(model, summary: ModuleSummary) -> None:
             if binding is not None and binding.function is scope:
                 info.methods[method_name] = FunctionSummary(
                     method_name, list(scope.params), has_self=scope.has_self, transform=binding.transform,
-                    options=dict(binding.options), via_decorator=True,
+                    options=_detached_options(binding.options), via_decorator=True,
                 )
             elif model.returns_device(scope):
                 info.methods[method_name] = FunctionSummary(method_name, list(scope.params), has_self=scope.has_self, returns_device=True)
         summary.classes[class_node.name] = info
+
+
+def _detached_options(options: dict[str, ast.expr]) -> dict[str, ast.expr]:
+    """Copies of option expressions without the model's parent and scope links.
+
+    A summary outlives the model it was read from (it is memoised for the whole run); the links
+    would keep that module's whole tree and model alive, and every garbage collection would
+    traverse them again."""
+    return {name: _detached(value) for name, value in options.items()}
+
+
+def _detached(node):
+    if isinstance(node, ast.AST):
+        copy = node.__class__(**{name: _detached(getattr(node, name)) for name in node._fields if hasattr(node, name)})
+        for name in node._attributes:
+            if hasattr(node, name):
+                setattr(copy, name, getattr(node, name))
+        return copy
+    if isinstance(node, list):
+        return [_detached(item) for item in node]
+    return node
 
 
 def _top_level(body: list[ast.stmt]):
@@ -402,6 +424,18 @@ class ProjectView:
                 self.search_paths.append(directory)
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
+        self._top_cache: dict[str, bool] = {}
+
+    def may_hold(self, top: str) -> bool:
+        """Whether a module under the top-level name `top` could be found in this project: `_find`
+        looks only under `directory/top` (or at `directory/top.py`) of each search path, so when
+        none exists no summary can ever come from an import of `top` (a few stats, memoised)."""
+        found = self._top_cache.get(top)
+        if found is None:
+            found = self._top_cache[top] = top not in _NEVER_LOCAL and any(
+                (directory / top).is_dir() or (directory / f"{top}.py").is_file() for directory in self.search_paths
+            )
+        return found
 
     file_digest = staticmethod(file_digest)
 

@@ -23,6 +23,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
+from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -47,7 +48,7 @@ def loop_body(loop: ast.AST, *, nested: bool = False) -> Iterator[ast.AST]:
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 stack.append(node.iter)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def target_names(target: ast.AST) -> Iterator[str]:

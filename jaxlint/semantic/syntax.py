@@ -1,0 +1,29 @@
+"""Fast iteration over ast child nodes, shared by the model and the analyses it asks."""
+
+from __future__ import annotations
+
+import ast
+
+# Fields that never hold nodes a rule looks at: `ctx` (Load/Store markers) and type-ignore comments.
+_SKIPPED_FIELDS = frozenset({"ctx", "type_ignores"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """Like ast.iter_child_nodes, minus context markers, as a list (measurably faster)."""
+    kind = node.__class__
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
+    children = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        if value.__class__ is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    children.append(item)
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children

@@ -1,0 +1,260 @@
+"""Work the engine saves without changing a finding: rule pre-filters (`Rule.required_text`) skip a
+rule on a module that lacks every string it needs, never where the rule could fire (through a
+project import included), and a finished module's model is freed without the cycle collector."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+from jaxlint.config import Settings
+from jaxlint.engine import check_source
+from jaxlint.rules import ALL_RULES, RULES_BY_CODE
+from jaxlint.rules.base import Rule
+
+
+class _CountingRule(Rule):
+    code = "JAX999"
+    name = "counting"
+    summary = "Counts the calls it sees"
+    node_types = (ast.Call,)
+
+    def __init__(self, required: tuple[str, ...], through_project: bool = False) -> None:
+        self.required_text = required
+        self.fires_through_project_imports = through_project
+        self.calls = 0
+
+    def check(self, node, context) -> None:
+        self.calls += 1
+        context.report(node, "a call")
+
+
+def _write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def _codes(path: Path, rules, root: Path) -> list[tuple[int, str]]:
+    result = check_source(path.read_text(), str(path), Settings(root=root), rules)
+    assert not result.errors, result.errors
+    return [(d.location.row, d.code) for d in result.diagnostics]
+
+
+def test_a_rule_without_its_text_is_not_run(tmp_path):
+    path = _write(tmp_path, "m.py", "import jax\njax.numpy.zeros(3)\n")
+    rule = _CountingRule(("static_arg",))
+    assert _codes(path, [rule], tmp_path) == []
+    assert rule.calls == 0
+
+
+def test_a_rule_runs_where_its_text_appears(tmp_path):
+    path = _write(tmp_path, "m.py", "import jax\njax.jit(abs, static_argnums=())\n")
+    rule = _CountingRule(("static_arg",))
+    assert _codes(path, [rule], tmp_path) == [(2, "JAX999")]
+    assert rule.calls == 1
+
+
+def test_a_rule_with_no_filter_always_runs(tmp_path):
+    path = _write(tmp_path, "m.py", "import jax\njax.numpy.zeros(3)\n")
+    rule = _CountingRule(())
+    assert _codes(path, [rule], tmp_path) == [(2, "JAX999")]
+
+
+def test_a_project_import_admits_a_rule_that_fires_through_it(tmp_path):
+    _write(tmp_path, "helpers.py", "def helper():\n    return 1\n")
+    path = _write(tmp_path, "m.py", "import jax\nfrom helpers import helper\nhelper()\n")
+    assert _codes(path, [_CountingRule(("static_arg",), through_project=True)], tmp_path) == [(3, "JAX999")]
+    assert _codes(path, [_CountingRule(("static_arg",), through_project=False)], tmp_path) == []
+
+
+def test_a_library_import_is_not_a_project_import(tmp_path):
+    path = _write(tmp_path, "m.py", "import jax\nimport numpy as np\nfrom somelib import thing\nthing(np.zeros(3))\n")
+    assert _codes(path, [_CountingRule(("static_arg",), through_project=True)], tmp_path) == []
+
+
+STEPS = """\
+    from functools import partial
+
+    import jax
+
+
+    @partial(jax.jit, static_argnames=("axes",))
+    def total(x, axes):
+        return x.sum(axis=axes)
+"""
+
+
+def test_static_arg_finding_through_a_project_import_without_the_text(tmp_path):
+    """JAX301 needs `static_arg` in the text, or an import from the project: here the static option
+    is in the imported module only, and the finding must still come."""
+    _write(tmp_path, "steps.py", STEPS)
+    path = _write(
+        tmp_path,
+        "train.py",
+        """\
+        import jax.numpy as jnp
+        from steps import total
+
+        total(jnp.ones((2, 2)), axes=[0, 1])
+        """,
+    )
+    assert "static_arg" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX301"]], tmp_path) == [(4, "JAX301")]
+    assert (4, "JAX301") in _codes(path, ALL_RULES, tmp_path)
+
+
+def test_static_arg_finding_in_one_module(tmp_path):
+    path = _write(tmp_path, "m.py", textwrap.dedent(STEPS) + "\n\ntotal(jax.numpy.ones(3), axes=[0])\n")
+    assert _codes(path, [RULES_BY_CODE["JAX301"]], tmp_path) == [(11, "JAX301")]
+
+
+def test_unused_noqa_of_a_filtered_rule_is_still_reported(tmp_path):
+    """A rule skipped by its filter has run for noqa purposes: its codes in a noqa are stale."""
+    path = _write(tmp_path, "m.py", "import jax\nx = jax.numpy.zeros(3)  # noqa: JAX301\n")
+    settings = Settings(root=tmp_path)
+    settings.report_unused_noqa = True  # what `check --report-unused-noqa` sets
+    result = check_source(path.read_text(), str(path), settings, [RULES_BY_CODE["JAX301"]])
+    assert [(d.location.row, d.code) for d in result.diagnostics] == [(2, "JAX001")]
+
+
+def test_filters_name_text_only_rules_declare():
+    for rule in ALL_RULES:
+        assert isinstance(rule.required_text, tuple)
+        assert all(isinstance(token, str) and token for token in rule.required_text), rule.code
+
+
+def test_a_checked_module_leaves_no_cyclic_garbage(tmp_path):
+    """The engine breaks the model's reference cycles when a module is done, so reference counting
+    frees its tree at once (the cycle collector would traverse it many times first)."""
+    import gc
+
+    _write(tmp_path, "steps.py", STEPS)
+    path = _write(tmp_path, "train.py", "import jax.numpy as jnp\nfrom steps import total\n\nfor i in range(3):\n    total(jnp.ones((2, 2)), axes=[0, 1])\n")
+    text = path.read_text()
+    check_source(text, str(path), Settings(root=tmp_path), ALL_RULES)  # warm: summaries, imports
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = check_source(text, str(path), Settings(root=tmp_path), ALL_RULES)
+        assert [d.code for d in result.diagnostics] == ["JAX301"]
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
+
+
+TRAIN_LOOP = """\
+    import jax.numpy as jnp
+    {import_line}
+
+
+    def train(params, batches):
+        for batch in batches:
+            params = step(params, batch)
+        return params
+"""
+
+
+def test_donation_finding_through_a_project_import_without_the_text(tmp_path):
+    """JAX401 needs `jit` or `pmap` in the text, or an import from the project."""
+    _write(tmp_path, "steps.py", "import jax\n\n\n@jax.jit\ndef step(params, batch):\n    return params - batch\n")
+    path = _write(tmp_path, "train.py", TRAIN_LOOP.format(import_line="from steps import step"))
+    assert "jit" not in path.read_text() and "pmap" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX401"]], tmp_path) == [(7, "JAX401")]
+
+
+def test_donation_finding_through_a_configured_decorator_without_the_text(tmp_path):
+    """A configured traced decorator is `jax.jit` to the model: filtered rules run where it is named."""
+    text = textwrap.dedent(TRAIN_LOOP.format(import_line="from mylib import compile")).replace(
+        "\n\ndef train", "\n@compile\ndef step(params, batch):\n    return params - batch\n\n\ndef train"
+    )
+    path = tmp_path / "train.py"
+    path.write_text(text)
+    settings = Settings(root=tmp_path, traced_decorators=["mylib.compile"])
+    result = check_source(text, str(path), settings, [RULES_BY_CODE["JAX401"]])
+    assert [(d.location.row, d.code) for d in result.diagnostics] == [(11, "JAX401")]
+    assert check_source(text, str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX401"]]).diagnostics == []
+
+
+def test_host_sync_finding_through_a_project_import_without_the_text(tmp_path):
+    """JAX201 needs `jit` or `pmap` in the text, or an import from the project."""
+    _write(tmp_path, "steps.py", "import jax\n\n\n@jax.jit\ndef step(params, batch):\n    return params - batch, (params ** 2).sum()\n")
+    path = _write(
+        tmp_path,
+        "train.py",
+        """\
+        import jax.numpy as jnp
+        from steps import step
+
+
+        def train(params, batches):
+            total = 0.0
+            for batch in batches:
+                params, loss = step(params, batch)
+                norm = jnp.linalg.norm(params)
+                total += float(norm)
+            return params, total
+        """,
+    )
+    assert "jit" not in path.read_text() and "pmap" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX201"]], tmp_path) == [(10, "JAX201")]
+
+
+def test_a_star_import_of_a_re_exported_jit_admits_the_donation_rule(tmp_path):
+    """The re-export's target is `jax.jit` itself, so the module's own imports name no project
+    module: the star import alone must admit the filtered rules."""
+    _write(tmp_path, "utils.py", "from jax import jit as compile_\n")
+    path = _write(
+        tmp_path,
+        "main.py",
+        """\
+        import jax.numpy as jnp
+        from utils import *
+
+
+        @compile_
+        def step(params, batch):
+            return params - batch
+
+
+        def train(params, batches):
+            for batch in batches:
+                params = step(params, batch)
+            return params
+        """,
+    )
+    assert "jit" not in path.read_text()
+    assert _codes(path, [RULES_BY_CODE["JAX401"]], tmp_path) == [(12, "JAX401")]
+
+
+def test_transforms_re_exported_under_other_names_admit_the_filtered_rules(tmp_path):
+    """`from utils import *` can bring `jax.vmap` and `jax.jit` under names that spell neither."""
+    _write(tmp_path, "utils.py", "from jax import vmap as batch\nfrom jax import jit as compile_\n")
+    path = _write(
+        tmp_path,
+        "main.py",
+        """\
+        import jax.numpy as jnp
+        from utils import *
+
+
+        def predict(w, x):
+            return jnp.tanh(w * x)
+
+
+        def evaluate(w, xs):
+            out = []
+            for x in xs:
+                f = compile_(lambda v: v * 2)
+                out.append(f(x))
+                out.append(batch(compile_(predict), in_axes=(None, 0))(w, x))
+            return out
+        """,
+    )
+    text = path.read_text()
+    assert not any(token in text for token in ("jit", "pmap", "vmap"))
+    rules = [RULES_BY_CODE["JAX302"], RULES_BY_CODE["JAX402"]]
+    assert _codes(path, rules, tmp_path) == [(12, "JAX302"), (14, "JAX402")]
