@@ -103,6 +103,8 @@ class MissingDonation(Rule):
             if argument is None:
                 continue
             key = dotted_name(argument)
+            if "." not in key and not _carried_name(node, scope, context.model):
+                continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
             if _aliased(key, scope) or _is_prngdotted_name(key) or _starts_as_scalar(key, node, scope, context.model):
@@ -113,6 +115,8 @@ class MissingDonation(Rule):
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
                 or carried_state.captured_by_closure(key, scope)
                 or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
+                or carried_state.shares_buffers(key, scope, context.model)
+                or carried_state.leaks_from_object(key, scope, context.model)
             ):
                 continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))
@@ -150,6 +154,14 @@ def _tuple_text(values: tuple) -> str:
     return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
+def _carried_name(statement: ast.stmt, scope, model) -> bool:
+    """A plain name is carried when the statement runs in a loop or in a wrapper called in a loop; a
+    parameter rebound once in a method (`self.stats, sample = f(self.stats, sample)`) is its caller's value."""
+    if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in flow.enclosing_loops(statement)):
+        return True
+    return scope.name in carried_state.names_called_in_loops(model)
+
+
 def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model) -> bool:
     """Whether the rebinding carries state from one call to the next, which is what donation is for:
     the statement runs in a loop (`state = step(state, batch)` per iteration), or it updates what an
@@ -159,7 +171,7 @@ def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model
     utility shared by many callers cannot donate an argument that some of them still read."""
     loops = [loop for loop in flow.enclosing_loops(statement) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
     if loops:
-        return not carried_state.paced_loop(loops[0], model)
+        return not carried_state.paced_loop(loops[0], model) and not carried_state.records_carried_state(loops[0], model)
     if any("." in key for key in rebound):
         # ... unless the function is wrapped and compiled right there (`self.s = jax.jit(env.step)(self.s, a)`
         # in a key-press handler): each call compiles anew, which is the problem to fix first (JAX302).
@@ -199,6 +211,8 @@ def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
             value = value.operand
         if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
             continue
+        if _per_row_vector(value, model):
+            continue
         if (
             isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
             and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, (int, float))
@@ -207,6 +221,28 @@ def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
             continue
         return False
     return True
+
+
+_FILLED = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
+    "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
+})
+
+
+def _per_row_vector(value: ast.AST, model) -> bool:
+    """A vector with one entry per row of another array (`jnp.zeros(params.shape[0])`,
+    `jnp.ones(len(batch))`): per-member scores or masks, the other array's size divided by its row size."""
+    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) in _FILLED):
+        return False
+    shape = value.args[0]
+    if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 1:
+        shape = shape.elts[0]
+    if (
+        isinstance(shape, ast.Subscript) and isinstance(shape.value, ast.Attribute) and shape.value.attr == "shape"
+        and isinstance(shape.slice, ast.Constant) and shape.slice.value == 0
+    ):
+        return True
+    return isinstance(shape, ast.Call) and isinstance(shape.func, ast.Name) and shape.func.id == "len"
 
 
 def _aliased(key: str, scope) -> bool:
