@@ -10,6 +10,8 @@ that calls and dead after the call:
   array; not an attribute or a global, which other code may hold) whose every binding before the
   call is a fresh value (a call result or arithmetic), not another name, attribute or item, and not
   built from a name that is read after the call (`state = create(params=params)` shares `params`);
+  a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
+  `jnp.copy`) no longer counts;
 - dead: the call rebinds it, it is passed once, and no other name is bound to it.
 
 Forms handled:
@@ -191,9 +193,13 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         return f"`{name}` belongs to an enclosing scope, which still holds it"
     if name in scope.param_nodes and not _rebound_fresh_before(name, statement, scope, context):
         return f"`{name}` is a parameter of `{scope.name}`: its caller still holds the array that donation would delete"
-    for target, bound in _bindings_before(name, statement, scope, context):
+    reaching = _bindings_before(name, statement, scope, context)
+    copied_at = max((bound.lineno for _, bound in reaching if _fresh_copy_before(bound, statement, context)), default=0)
+    for target, bound in reaching:
         if bound is statement:
             continue  # the loop-carried rebinding by this very call
+        if bound.lineno < copied_at:
+            continue  # replaced by a fresh copy before the call (`state = replicate(state)`): what it was built from is not shared
         if isinstance(bound, ast.AugAssign):
             continue
         expression = bound.value if isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) else None
@@ -217,6 +223,25 @@ def _single_target(target: ast.AST, bound: ast.AST) -> bool:
     if isinstance(bound, ast.Assign):
         return len(bound.targets) == 1 and isinstance(bound.targets[0], ast.Name)
     return isinstance(target, ast.Name)
+
+
+_COPYING = frozenset({"flax.jax_utils.replicate", "jax.device_put_replicated", "jax.numpy.copy", "jax.numpy.array"})
+
+
+def _fresh_copy_before(bound: ast.AST, statement: ast.stmt, context) -> bool:
+    """`bound` is `name = replicate(...)` (or another call that copies into new buffers), in a block that
+    runs unconditionally before `statement` (the call, or a loop around it, comes later in the same block)."""
+    if not (isinstance(bound, ast.Assign) and isinstance(bound.value, ast.Call) and bound.lineno < statement.lineno):
+        return False
+    if context.model.qualified_name(bound.value.func) not in _COPYING:
+        return False
+    block = parent_of(bound)
+    current = statement
+    while current is not None:
+        if parent_of(current) is block:
+            return True
+        current = parent_of(current)
+    return False
 
 
 def _bindings_before(name: str, statement: ast.stmt, scope, context) -> list[tuple[ast.AST, ast.AST]]:

@@ -16,6 +16,24 @@ usually itself traced by its callers, where donation does nothing. Test code is 
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
 person paces their loop (as a clock does a loop that sleeps every iteration), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
+Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
+the same buffer twice") or delete a live value:
+- another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
+  built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
+  or from a local `make_initial_state(...)` that does so);
+- the object hands it out: a public method that does not update it returns it or a part of it
+  (`return self._state`, `return [self._state.params]`, a dict of its leaves, or a function of the
+  state alone such as `get_from_first_device(self._state)`), or passes it to another object the
+  class holds (`self._adder.add(extras=self._get_extras(self._state))`). Computing from it
+  (`return self.apply_fn(self.state.params, x)`), a copy (`jnp.array(..., copy=True)`), a private
+  helper, and the updating method returning the new value (`ask()` in an ask/tell loop) are not;
+- the loop records the state it steps, appending it or something computed from it to a list each
+  iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
+  share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
+Small values are skipped too: vectors with one entry per row of another array (`jnp.zeros(x.shape[0])`,
+per-member scores and masks), and a parameter of a method rebound once beside the object's state
+(`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
+
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
 holds two copies of the state: parameters, optimizer state, everything. Donating the argument lets
@@ -46,7 +64,7 @@ and any later read of the old value raises. The fix is offered only when every c
 function in the module rebinds the argument and the donated value is provably owned there and dead
 after the call: a local name (not a parameter, whose caller still holds the array; not an attribute
 or global), bound only to fresh values (not to another name, nor built by a call from a name read
-after the call), passed once. Otherwise the message says why no fix is offered.
+after the call, unless replaced before the call by a fresh copy such as `state = replicate(state)`), passed once. Otherwise the message says why no fix is offered.
 
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with

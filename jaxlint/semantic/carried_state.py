@@ -378,6 +378,15 @@ def leaks_from_object(key: str, scope, model) -> bool:
         for returned in candidate.returns:
             if returned is not None and _hands_out(returned, key, candidate, 0, model):
                 return True
+        for call in candidate.calls:
+            # Given to another object the class holds (`self._adder.add(extras=self._get_extras(self._state))`,
+            # `self._queue.put(self._state)`), which may keep it past the next update.
+            func = call.func
+            owner = dotted_name(func.value) if isinstance(func, ast.Attribute) else None
+            if owner is None or not owner.startswith("self.") or owner == key or owner.startswith(key + ".") or key.startswith(owner + "."):
+                continue
+            if any(_hands_out(argument, key, candidate, 0, model) for argument in [*call.args, *(k.value for k in call.keywords)]):
+                return True
     return False
 
 
