@@ -451,7 +451,8 @@ _RECORDING_METHODS = frozenset({"append", "extend", "insert"})
 
 def records_carried_state(loop: ast.AST, model) -> bool:
     """The loop records the state it steps: each iteration appends it, a part of it or something
-    computed from it to a list (`frames.append(render(state))`, `rollout.append(get_qp(state.qp))`).
+    computed from it alone to a list (`frames.append(render(state))`, `rollout.append(get_qp(state.qp, i))`;
+    not `predictions.append(predict(params, x))`, a model's output on data).
     Such a loop is a visualisation or evaluation rollout: it keeps a trajectory, whose elements may
     share the state's buffers, and steps a single small state a bounded number of times, where
     donation saves nothing worth the risk. A training loop that renders an evaluation now and then
@@ -465,6 +466,11 @@ def records_carried_state(loop: ast.AST, model) -> bool:
             carried |= rebound & passed
     if not carried:
         return False
+    indices = {
+        element.id for node in ast.walk(loop) if isinstance(node, (ast.For, ast.AsyncFor))
+        and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
+        for element in target_elements(node.target) if isinstance(element, ast.Name)
+    }
     for node in ast.walk(loop):
         if not isinstance(node, ast.Call):
             continue
@@ -472,8 +478,30 @@ def records_carried_state(loop: ast.AST, model) -> bool:
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if called in _RECORDING_METHODS and not _bounded_window(func, loop, model):
             for argument in [*node.args, *(k.value for k in node.keywords)]:
-                for inner in ast.walk(argument):
-                    name = dotted_name(inner) if isinstance(inner, (ast.Name, ast.Attribute)) else None
-                    if name is not None and any(name == c or name.startswith(c + ".") for c in carried):
-                        return True
+                if _of_state_alone(argument, carried, indices):
+                    return True
     return False
+
+
+def _of_state_alone(expression: ast.AST, carried: set[str], indices: set[str]) -> bool:
+    """`expression` reads a carried state and nothing else but constants and range indices
+    (`state`, `state.qp`, `render(state, 0)`, `get_qp(state, i)`): a record of the state, not a model's
+    output on data (`predict(params, x)`)."""
+    reads_state = False
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        name = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name is not None and any(name == c or name.startswith(c + ".") for c in carried):
+            reads_state = True
+            continue
+        if isinstance(node, ast.Name):
+            if node.id not in indices:
+                return False
+            continue
+        if isinstance(node, ast.Call):
+            stack.extend(node.args)
+            stack.extend(k.value for k in node.keywords)
+            continue  # the function called is not an input
+        stack.extend(ast.iter_child_nodes(node))
+    return reads_state
