@@ -64,7 +64,8 @@ and any later read of the old value raises. The fix is offered only when every c
 function in the module rebinds the argument and the donated value is provably owned there and dead
 after the call: a local name (not a parameter, whose caller still holds the array; not an attribute
 or global), bound only to fresh values (not to another name, nor built by a call from a name read
-after the call, unless replaced before the call by a fresh copy such as `state = replicate(state)`), passed once. Otherwise the message says why no fix is offered.
+after the call, unless replaced before the call by a fresh copy such as `state = replicate(state)`; an imported
+module, or a parameter annotated as a string, number, path or config dict, shares no arrays), passed once. Otherwise the message says why no fix is offered.
 
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
