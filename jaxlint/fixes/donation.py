@@ -10,6 +10,9 @@ that calls and dead after the call:
   array; not an attribute or a global, which other code may hold) whose every binding before the
   call is a fresh value (a call result or arithmetic), not another name, attribute or item, and not
   built from a name that is read after the call (`state = create(params=params)` shares `params`);
+  a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
+  `jnp.copy`) no longer counts, nor does an imported module or a parameter annotated as a string,
+  number, path or config dict (`workdir: str`);
 - dead: the call rebinds it, it is passed once, and no other name is bound to it.
 
 Forms handled:
@@ -191,9 +194,13 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         return f"`{name}` belongs to an enclosing scope, which still holds it"
     if name in scope.param_nodes and not _rebound_fresh_before(name, statement, scope, context):
         return f"`{name}` is a parameter of `{scope.name}`: its caller still holds the array that donation would delete"
-    for target, bound in _bindings_before(name, statement, scope, context):
+    reaching = _bindings_before(name, statement, scope, context)
+    copied_at = max((bound.lineno for _, bound in reaching if _fresh_copy_before(bound, statement, context)), default=0)
+    for target, bound in reaching:
         if bound is statement:
             continue  # the loop-carried rebinding by this very call
+        if bound.lineno < copied_at:
+            continue  # replaced by a fresh copy before the call (`state = replicate(state)`): what it was built from is not shared
         if isinstance(bound, ast.AugAssign):
             continue
         expression = bound.value if isinstance(bound, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) else None
@@ -207,7 +214,7 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
         for source in sorted(_argument_names(expression, context)):
-            if source != name and _read_after(source, statement, scope, context):
+            if source != name and not _holds_no_arrays(source, scope) and _read_after(source, statement, scope, context):
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -217,6 +224,25 @@ def _single_target(target: ast.AST, bound: ast.AST) -> bool:
     if isinstance(bound, ast.Assign):
         return len(bound.targets) == 1 and isinstance(bound.targets[0], ast.Name)
     return isinstance(target, ast.Name)
+
+
+_COPYING = frozenset({"flax.jax_utils.replicate", "jax.device_put_replicated", "jax.numpy.copy", "jax.numpy.array"})
+
+
+def _fresh_copy_before(bound: ast.AST, statement: ast.stmt, context) -> bool:
+    """`bound` is `name = replicate(...)` (or another call that copies into new buffers), in a block that
+    runs unconditionally before `statement` (the call, or a loop around it, comes later in the same block)."""
+    if not (isinstance(bound, ast.Assign) and isinstance(bound.value, ast.Call) and bound.lineno < statement.lineno):
+        return False
+    if context.model.qualified_name(bound.value.func) not in _COPYING:
+        return False
+    block = parent_of(bound)
+    current = statement
+    while current is not None:
+        if parent_of(current) is block:
+            return True
+        current = parent_of(current)
+    return False
 
 
 def _bindings_before(name: str, statement: ast.stmt, scope, context) -> list[tuple[ast.AST, ast.AST]]:
@@ -306,12 +332,32 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
         for item in [*expression.args, *(k.value for k in expression.keywords)]:
             names |= {n.id for n in ast.walk(item) if isinstance(n, ast.Name)}
         if isinstance(expression.func, ast.Attribute):
-            names |= {n.id for n in ast.walk(expression.func.value) if isinstance(n, ast.Name)}
+            # The owner of a method may return its own parts; an imported module
+            # (`checkpoints.restore_checkpoint(...)`) holds no arrays.
+            modules = context.model.imports.aliases
+            names |= {n.id for n in ast.walk(expression.func.value) if isinstance(n, ast.Name) and n.id not in modules}
         return names
     names = set()
     for child in ast.iter_child_nodes(expression):
         names |= _argument_names(child, context)
     return names
+
+
+_NON_ARRAY_ANNOTATIONS = frozenset({
+    "str", "int", "float", "bool", "bytes", "Path", "pathlib.Path", "os.PathLike", "ml_collections.ConfigDict", "ConfigDict",
+})
+
+
+def _holds_no_arrays(name: str, scope) -> bool:
+    """A parameter annotated as a string, number, path or config dict (`workdir: str`), or a name bound only to
+    string literals: it cannot share an array with the state built from it."""
+    node = scope.param_nodes.get(name)
+    if node is not None:
+        return node.annotation is not None and dotted_name(node.annotation) in _NON_ARRAY_ANNOTATIONS
+    values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == name]
+    return bool(values) and all(
+        isinstance(value, ast.JoinedStr) or (isinstance(value, ast.Constant) and isinstance(value.value, str)) for value in values
+    )
 
 
 def _read_after(name: str, statement: ast.stmt, scope, context) -> bool:

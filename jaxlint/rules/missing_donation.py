@@ -16,6 +16,24 @@ usually itself traced by its callers, where donation does nothing. Test code is 
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
 person paces their loop (as a clock does a loop that sleeps every iteration), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
+Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
+the same buffer twice") or delete a live value:
+- another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
+  built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
+  or from a local `make_initial_state(...)` that does so);
+- the object hands it out: a public method that does not update it returns it or a part of it
+  (`return self._state`, `return [self._state.params]`, a dict of its leaves, or a function of the
+  state alone such as `get_from_first_device(self._state)`), or passes it to another object the
+  class holds (`self._adder.add(extras=self._get_extras(self._state))`). Computing from it
+  (`return self.apply_fn(self.state.params, x)`), a copy (`jnp.array(..., copy=True)`), a private
+  helper, and the updating method returning the new value (`ask()` in an ask/tell loop) are not;
+- the loop records the state it steps, appending it or something computed from it to a list each
+  iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
+  share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
+Small values are skipped too: vectors with one entry per row of another array (`jnp.zeros(x.shape[0])`,
+per-member scores and masks), and a parameter of a method rebound once beside the object's state
+(`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
+
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
 holds two copies of the state: parameters, optimizer state, everything. Donating the argument lets
@@ -46,7 +64,8 @@ and any later read of the old value raises. The fix is offered only when every c
 function in the module rebinds the argument and the donated value is provably owned there and dead
 after the call: a local name (not a parameter, whose caller still holds the array; not an attribute
 or global), bound only to fresh values (not to another name, nor built by a call from a name read
-after the call), passed once. Otherwise the message says why no fix is offered.
+after the call, unless replaced before the call by a fresh copy such as `state = replicate(state)`; an imported
+module, or a parameter annotated as a string, number, path or config dict, shares no arrays), passed once. Otherwise the message says why no fix is offered.
 
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
@@ -107,6 +126,8 @@ class MissingDonation(Rule):
             if argument is None:
                 continue
             key = dotted_name(argument)
+            if "." not in key and not _carried_name(node, scope, context.model):
+                continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
             if _aliased(key, scope) or _is_prngdotted_name(key) or _starts_as_scalar(key, node, scope, context.model):
@@ -117,6 +138,8 @@ class MissingDonation(Rule):
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
                 or carried_state.captured_by_closure(key, scope)
                 or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
+                or carried_state.shares_buffers(key, scope, context.model)
+                or carried_state.leaks_from_object(key, scope, context.model)
             ):
                 continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))
@@ -154,6 +177,14 @@ def _tuple_text(values: tuple) -> str:
     return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
+def _carried_name(statement: ast.stmt, scope, model) -> bool:
+    """A plain name is carried when the statement runs in a loop or in a wrapper called in a loop; a
+    parameter rebound once in a method (`self.stats, sample = f(self.stats, sample)`) is its caller's value."""
+    if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in flow.enclosing_loops(statement)):
+        return True
+    return scope.name in carried_state.names_called_in_loops(model)
+
+
 def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model) -> bool:
     """Whether the rebinding carries state from one call to the next, which is what donation is for:
     the statement runs in a loop (`state = step(state, batch)` per iteration), or it updates what an
@@ -163,7 +194,7 @@ def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model
     utility shared by many callers cannot donate an argument that some of them still read."""
     loops = [loop for loop in flow.enclosing_loops(statement) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
     if loops:
-        return not carried_state.paced_loop(loops[0], model)
+        return not carried_state.paced_loop(loops[0], model) and not carried_state.records_carried_state(loops[0], model)
     if any("." in key for key in rebound):
         # ... unless the function is wrapped and compiled right there (`self.s = jax.jit(env.step)(self.s, a)`
         # in a key-press handler): each call compiles anew, which is the problem to fix first (JAX302).
@@ -203,6 +234,8 @@ def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
             value = value.operand
         if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
             continue
+        if _per_row_vector(value, model):
+            continue
         if (
             isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
             and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, (int, float))
@@ -211,6 +244,28 @@ def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
             continue
         return False
     return True
+
+
+_FILLED = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
+    "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
+})
+
+
+def _per_row_vector(value: ast.AST, model) -> bool:
+    """A vector with one entry per row of another array (`jnp.zeros(params.shape[0])`,
+    `jnp.ones(len(batch))`): per-member scores or masks, the other array's size divided by its row size."""
+    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) in _FILLED):
+        return False
+    shape = value.args[0]
+    if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 1:
+        shape = shape.elts[0]
+    if (
+        isinstance(shape, ast.Subscript) and isinstance(shape.value, ast.Attribute) and shape.value.attr == "shape"
+        and isinstance(shape.slice, ast.Constant) and shape.slice.value == 0
+    ):
+        return True
+    return isinstance(shape, ast.Call) and isinstance(shape.func, ast.Name) and shape.func.id == "len"
 
 
 def _aliased(key: str, scope) -> bool:

@@ -259,3 +259,249 @@ def _rebound_by(call: ast.Call) -> set[str]:
         return set()
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     return {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
+
+
+def _class_scopes(scope, model) -> list:
+    """The scopes of the class `scope` belongs to (its methods and what they nest), or of the module
+    for module-level names."""
+    owner = scope
+    while owner is not None and owner.class_node is None and owner.parent is not None:
+        owner = owner.parent
+    class_node = owner.class_node if owner is not None else None
+    if class_node is None:
+        return [s for s in model.scopes if s.class_node is None]
+    found = []
+    for candidate in model.scopes:
+        current = candidate
+        while current is not None and current.class_node is None:
+            current = current.parent
+        if current is not None and current.class_node is class_node:
+            found.append(candidate)
+    return found
+
+
+def shares_buffers(key: str, scope, model) -> bool:
+    """The value bound to `key` shares its buffers with another live reference, so donating it would
+    fail on the first call ("donate the same buffer twice") or delete a value still read:
+
+    - another name or attribute of the same object is bound to it (`self._target = self._online`,
+      anywhere in the class), or it is bound to another attribute (`self._online = self._target`);
+    - it is a pytree built with the same value twice (`State(params=p, target_params=p)`, directly,
+      through a plain alias `target = p`, or returned by a local `make_initial_state(...)`)."""
+    scopes = _class_scopes(scope, model) if "." in key else [scope]
+    for candidate in scopes:
+        for target, value in candidate.bindings:
+            if value is None or isinstance(value, ast.AugAssign):
+                continue
+            for element, element_value in _target_values(target, value):
+                name = dotted_name(element)
+                if name is None:
+                    continue
+                if name != key and dotted_name(element_value) == key and ("." in name or candidate is scope):
+                    # Another attribute keeps it across calls; a local copy elsewhere (`state = self._state`
+                    # in `render()`) lives only while that method runs.
+                    return True
+                if name == key:
+                    source = dotted_name(element_value)
+                    if source is not None and source != key and "." in key and source.startswith("self."):
+                        return True
+                    if _built_with_shared_leaves(element_value, candidate, model, 0):
+                        return True
+    return False
+
+
+def _target_values(target, value):
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+        for element, element_value in zip(target.elts, value.elts):
+            yield from _target_values(element, element_value)
+    elif isinstance(value, ast.AST):
+        yield target, value
+
+
+def _built_with_shared_leaves(value: ast.AST, scope, model, depth: int) -> bool:
+    """`value` builds a pytree that holds the same (local) value twice."""
+    if depth > 2 or not isinstance(value, ast.Call):
+        return False
+    parts = [*value.args, *(k.value for k in value.keywords if k.arg)]
+    roots = [_resolve_alias(part.id, scope) for part in parts if isinstance(part, ast.Name)]
+    if len(roots) != len(set(roots)):
+        return True
+    # A local builder: `state = make_initial_state(key)` with `def make_initial_state(key): ... return State(...)`.
+    if isinstance(value.func, ast.Name):
+        builder = _local_function(value.func.id, scope)
+        if builder is not None:
+            for returned in builder.returns:
+                candidates = [returned]
+                if isinstance(returned, ast.Name):
+                    candidates = [v for t, v in builder.bindings if isinstance(t, ast.Name) and t.id == returned.id and isinstance(v, ast.AST)]
+                if any(_built_with_shared_leaves(c, builder, model, depth + 1) for c in candidates):
+                    return True
+    return False
+
+
+def _resolve_alias(name: str, scope, limit: int = 4) -> str:
+    """Follow plain aliases (`target = online`) back to the name first bound to a value."""
+    for _ in range(limit):
+        sources = [v for t, v in scope.bindings if isinstance(t, ast.Name) and t.id == name and isinstance(v, ast.AST) and not isinstance(v, ast.AugAssign)]
+        if len(sources) != 1 or not isinstance(sources[0], ast.Name):
+            return name
+        name = sources[0].id
+    return name
+
+
+def _local_function(name: str, scope):
+    current = scope
+    while current is not None:
+        found = current.defs.get(name)
+        if found is not None:
+            return found
+        current = current.parent
+    return None
+
+
+def leaks_from_object(key: str, scope, model) -> bool:
+    """A method of the object hands out the state or a part of it (`return self._state`,
+    `return [self._state.params]`, `variables = {"policy": self._state.params}; return variables`):
+    whoever called it (another thread, a checkpointer, an actor) may still hold the arrays that
+    donation deletes at the next update. Reading the state to compute something (`return
+    self.apply_fn(self.params, x)`) hands out a new value, not the state."""
+    if not key.startswith("self."):
+        return False
+    for candidate in _class_scopes(scope, model):
+        method = candidate
+        while method.parent is not None and method.parent.class_node is None and method.parent.is_function:
+            method = method.parent
+        if method.name.startswith("_") and not (method.name.startswith("__") and method.name.endswith("__")):
+            continue  # a private helper serves the class itself
+        if any(key in {dotted_name(e) for e in target_elements(target)} for target, _ in method.bindings):
+            continue  # the update itself (`ask()` returning the population it just drew): the caller gets the new value
+        for returned in candidate.returns:
+            if returned is not None and _hands_out(returned, key, candidate, 0, model):
+                return True
+        for call in candidate.calls:
+            # Given to another object the class holds (`self._adder.add(extras=self._get_extras(self._state))`,
+            # `self._queue.put(self._state)`), which may keep it past the next update.
+            func = call.func
+            owner = dotted_name(func.value) if isinstance(func, ast.Attribute) else None
+            if owner is None or not owner.startswith("self.") or owner == key or owner.startswith(key + ".") or key.startswith(owner + "."):
+                continue
+            if any(_hands_out(argument, key, candidate, 0, model) for argument in [*call.args, *(k.value for k in call.keywords)]):
+                return True
+    return False
+
+
+_COPYING_CALLS = frozenset({
+    "jax.device_get", "numpy.array", "numpy.asarray", "numpy.copy", "jax.numpy.copy", "copy.copy", "copy.deepcopy",
+    "builtins.float", "builtins.int", "builtins.bool", "builtins.str", "builtins.len", "builtins.print",
+})
+_TRANSPARENT_CALLS = frozenset({"dict", "list", "tuple", "set", "frozenset"})
+
+
+def _hands_out(expression: ast.AST, key: str, scope, depth: int, model) -> bool:
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        name = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name is not None and (name == key or name.startswith(key + ".")):
+            return True
+        if isinstance(node, ast.Name) and depth < 2 and isinstance(node.ctx, ast.Load):
+            for target, value in scope.bindings:
+                if isinstance(target, ast.Name) and target.id == node.id and isinstance(value, ast.AST) and not isinstance(value, ast.AugAssign):
+                    if _hands_out(value, key, scope, depth + 1, model):
+                        return True
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            # Containers and constructors (`State(params=self._state.params)`, `._replace(...)`) hold their arguments.
+            if called in _TRANSPARENT_CALLS or called[:1].isupper() or called in ("_replace", "replace"):
+                stack.extend(node.args)
+                stack.extend(k.value for k in node.keywords)
+            elif (
+                len(node.args) == 1 and all(isinstance(k.value, ast.Constant) for k in node.keywords)
+                and not any(k.arg == "copy" for k in node.keywords)
+                and model.qualified_name(func) not in _COPYING_CALLS and called not in ("copy", "deepcopy", "device_get")
+            ):
+                # A function of the state alone (`get_from_first_device([self._state.params])`, `tree_map(f, ...)` aside)
+                # may hand back the state or a view of it.
+                stack.append(node.args[0])
+            continue
+        if isinstance(node, ast.comprehension):
+            stack.append(node.iter)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _bounded_window(func: ast.AST, loop: ast.AST, model) -> bool:
+    """`stops.append(...)` on a `collections.deque(maxlen=...)`: a sliding window, not a recording."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return False
+    scope = model.scope_for(loop)
+    for target, value in scope.bindings if scope is not None else ():
+        if isinstance(target, ast.Name) and target.id == func.value.id and isinstance(value, ast.Call):
+            if model.qualified_name(value.func) == "collections.deque" and (len(value.args) > 1 or any(k.arg == "maxlen" for k in value.keywords)):
+                return True
+    return False
+
+
+_RECORDING_METHODS = frozenset({"append", "extend", "insert"})
+
+
+def records_carried_state(loop: ast.AST, model) -> bool:
+    """The loop records the state it steps: each iteration appends it, a part of it or something
+    computed from it alone to a list (`frames.append(render(state))`, `rollout.append(get_qp(state.qp, i))`;
+    not `predictions.append(predict(params, x))`, a model's output on data).
+    Such a loop is a visualisation or evaluation rollout: it keeps a trajectory, whose elements may
+    share the state's buffers, and steps a single small state a bounded number of times, where
+    donation saves nothing worth the risk. A training loop that renders an evaluation now and then
+    (`render_image(state.params, ...)` without keeping the state) is not one."""
+    carried: set[str] = set()
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) and model.jit_binding_for_call(node.value) is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            rebound = {dotted_name(e) for t in targets for e in target_elements(t)} - {None}
+            passed = {dotted_name(a) for a in [*node.value.args, *(k.value for k in node.value.keywords)]} - {None}
+            carried |= rebound & passed
+    if not carried:
+        return False
+    indices = {
+        element.id for node in ast.walk(loop) if isinstance(node, (ast.For, ast.AsyncFor))
+        and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
+        for element in target_elements(node.target) if isinstance(element, ast.Name)
+    }
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called in _RECORDING_METHODS and not _bounded_window(func, loop, model):
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                if _of_state_alone(argument, carried, indices):
+                    return True
+    return False
+
+
+def _of_state_alone(expression: ast.AST, carried: set[str], indices: set[str]) -> bool:
+    """`expression` reads a carried state and nothing else but constants and range indices
+    (`state`, `state.qp`, `render(state, 0)`, `get_qp(state, i)`): a record of the state, not a model's
+    output on data (`predict(params, x)`)."""
+    reads_state = False
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        name = dotted_name(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name is not None and any(name == c or name.startswith(c + ".") for c in carried):
+            reads_state = True
+            continue
+        if isinstance(node, ast.Name):
+            if node.id not in indices:
+                return False
+            continue
+        if isinstance(node, ast.Call):
+            stack.extend(node.args)
+            stack.extend(k.value for k in node.keywords)
+            continue  # the function called is not an input
+        stack.extend(ast.iter_child_nodes(node))
+    return reads_state
