@@ -1158,17 +1158,25 @@ class SemanticModel:
     def _raise_param(self, callee: Scope, name: str, level: int, caller: Scope) -> bool:
         if not level:
             return False
-        if self._annotated_array(callee, name):
-            level = ARRAY
-        changed = False
         if caller not in callee.helper_callers:
             callee.helper_callers.append(caller)
+        return self._trace_helper(callee, name, level, caller.differentiated)
+
+    def _trace_helper(self, callee: Scope, name: str, level: int, differentiated: bool, abstract: bool = False) -> bool:
+        """Mark `callee` traced as a helper of traced code, its parameter `name` at `level` at least;
+        whether anything changed."""
+        if self._annotated_array(callee, name):
+            level = ARRAY
         callee.bound_when_traced = set()
+        changed = False
         if not callee.traced:
             callee.traced = True
             callee.transforms.add("helper")
             changed = True
-        if caller.differentiated and not callee.differentiated:
+        if abstract and not callee.abstract_transform:
+            callee.abstract_transform = True
+            changed = True
+        if differentiated and not callee.differentiated:
             callee.differentiated = True
             changed = True
         if level > callee.traced_params.get(name, NONE):
@@ -1289,24 +1297,7 @@ class SemanticModel:
     def _raise_external(self, callee: Scope, name: str, level: int, call) -> bool:
         if not level:
             return False
-        if self._annotated_array(callee, name):
-            level = ARRAY
-        callee.bound_when_traced = set()
-        changed = False
-        if not callee.traced:
-            callee.traced = True
-            callee.transforms.add("helper")
-            changed = True
-        if call.abstract and not callee.abstract_transform:
-            callee.abstract_transform = True
-            changed = True
-        if call.differentiated and not callee.differentiated:
-            callee.differentiated = True
-            changed = True
-        if level > callee.traced_params.get(name, NONE):
-            callee.traced_params[name] = level
-            changed = True
-        return changed
+        return self._trace_helper(callee, name, level, call.differentiated, abstract=call.abstract)
 
     def exported_calls(self) -> tuple:
         """Calls from this module's traced code into functions of other project modules, with the
