@@ -178,13 +178,13 @@ def check_source(
     report_unused = bool(getattr(settings, "report_unused_noqa", False))
     ignored = {code.upper() for code in ignored_codes}
     file_codes = _codes(file_noqa.group("codes")) if file_noqa is not None else set()
-    if not _may_use_jax(text, settings):
+    project = project_view(filename, settings)
+    if not _may_use_jax(text, settings) and not _imports_from_project(tree, project):
         # Nothing in it can name a JAX API: no rule can fire, so every JAX code in a noqa is stale.
         if report_unused:
             unused = unused_noqa_diagnostics(source, {rule.code for rule in rules}, set(), ignored)
             result.diagnostics = [d for d in unused if not _suppressed(d, source, ignored | file_codes)]
         return result
-    project = project_view(filename, settings)
     started = perf_counter()
     try:
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()), project)
@@ -275,6 +275,19 @@ def _may_use_jax(text: str, settings) -> bool:
     """A cheap text pre-filter: a module that never mentions JAX cannot contain a finding."""
     markers = (*_JAX_MARKERS, *(name.split(".")[0] for name in getattr(settings, "traced_decorators", ()) or ()))
     return any(marker in text for marker in markers)
+
+
+def _imports_from_project(tree: ast.Module, project: ProjectView | None) -> bool:
+    """A module that never spells JAX can still drive it through its own project: a training script
+    whose only import is `from mypkg.train import train_step` (relative imports count too)."""
+    if project is None:
+        return False
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and (statement.level or (statement.module and project.may_hold(statement.module.split(".")[0]))):
+            return True
+        if isinstance(statement, ast.Import) and any(project.may_hold(alias.name.split(".")[0]) for alias in statement.names):
+            return True
+    return False
 
 
 def _may_fire(rule: Rule, text: str, model: SemanticModel) -> bool:

@@ -1607,7 +1607,8 @@ class SemanticModel:
                     return "host"
                 if qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES):
                     return "device"
-                return None
+                # An imported name: a jitted function or device-returning helper of the project.
+                return "device" if self.jit_binding_for_call(node) is not None or self._call_returns_device(node, scope) else None
             if isinstance(node.func, ast.Attribute):
                 owner = self.device_kind(node.func.value, scope)
                 if owner == "device":
