@@ -28,7 +28,7 @@ from jaxlint.context import Context
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, Scope, NONE, TRACED, ARRAY
 from jaxlint.semantic.callers import remember_calls
-from jaxlint.semantic.project import ProjectView, remember_summary
+from jaxlint.semantic.project import ProjectView
 from jaxlint.source import SourceFile
 
 SYNTAX_ERROR_CODE = "JAX000"
@@ -247,8 +247,6 @@ def check_source(
         timings["noqa"] += perf_counter() - started
     if project is not None:
         result.dependencies = dict(project.dependencies)
-        # Other files of this run may import this one: its summary comes cheap from the model built here.
-        remember_summary(filename, text, model)
         if project.find_callers:
             remember_calls(filename, text, model)
     context.release()

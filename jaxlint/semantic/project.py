@@ -105,27 +105,6 @@ def summarise_file(path: Path) -> ModuleSummary | None:
     return summary
 
 
-def remember_summary(filename: str, text: str, model) -> None:
-    """Memoise the summary of a file just analysed, from its tree, for files that import it. Always the
-    light summary, as for files never analysed here: which worker analysed what must not change results."""
-    path = Path(os.path.abspath(filename))
-    try:
-        stat = path.stat()
-    except OSError:
-        return
-    data = text.encode("utf-8")
-    if stat.st_size != len(data):
-        return  # not the file on disk (stdin, a fix in progress) or not UTF-8 there: summarise it when asked
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key in _summaries:
-        return
-    try:
-        summary = summarise_module(model.tree, text, str(path), file_digest(data), module_name_hint(path))
-    except RecursionError:
-        return
-    _summaries[key] = summary
-
-
 def module_name_hint(path: Path) -> str:
     """The dotted package a file belongs to, from the `__init__.py` files above it."""
     parts = [] if path.stem == "__init__" else [path.stem]
@@ -191,11 +170,11 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
 
 
 def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
-    """The summary of a module not analysed in this run, from its top level only: decorators,
-    `f = jax.jit(g)` assignments and syntactically device-valued returns. About a tenth of the cost
-    of a semantic model, and the same for every file, analysed in this run or not, so results do not
-    depend on which process analysed which file first (a model-based summary was tried: on 15
-    projects and the labelled corpus it changed no finding)."""
+    """The summary of an imported module, from its top level only: decorators, `f = jax.jit(g)`
+    assignments and syntactically device-valued returns. About a tenth of the cost of a semantic
+    model, parsed when first asked for, and the same whichever process asks, so results do not
+    depend on which worker analysed which file first. (A summary read from the model of a file
+    this run analyses was tried: on 15 projects and the labelled corpus it changed no finding.)"""
     from jaxlint.semantic import constants, jaxapi
     from jaxlint.semantic.model import keyword_options
 
@@ -229,7 +208,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         target = defs.get(value.args[0].id) if isinstance(value.args[0], ast.Name) else None
         params = _positional(target)[0] if target is not None else []
         name = statement.targets[0].id
-        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=_detached_options(keyword_options(value)))
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value))
 
 
 def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]:
@@ -247,7 +226,7 @@ def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | N
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
-            return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=_detached_options(use.options), via_decorator=True)
+            return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True)
     if _returns_arrays(light, node):
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=True)
     return None
@@ -314,27 +293,6 @@ class _ImportsOnly:
 
     def decorator_transform(self, decorator: ast.expr):
         return self._model.decorator_transform(self, decorator)
-
-
-def _detached_options(options: dict[str, ast.expr]) -> dict[str, ast.expr]:
-    """Copies of option expressions without a model's parent and scope links (a file this run
-    analyses is summarised from the tree its model annotated).
-
-    A summary outlives that model (it is memoised for the whole run); the links would keep the
-    module's whole tree and model alive, and every garbage collection would traverse them again."""
-    return {name: _detached(value) for name, value in options.items()}
-
-
-def _detached(node):
-    if isinstance(node, ast.AST):
-        copy = node.__class__(**{name: _detached(getattr(node, name)) for name in node._fields if hasattr(node, name)})
-        for name in node._attributes:
-            if hasattr(node, name):
-                setattr(copy, name, getattr(node, name))
-        return copy
-    if isinstance(node, list):
-        return [_detached(item) for item in node]
-    return node
 
 
 def _top_level(body: list[ast.stmt]):
