@@ -66,12 +66,10 @@ class HostStateInTraced(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
-        if _compiled_once(scope, context.model):
-            return
         where = f"in traced function `{scope.name}`"
         if isinstance(node, ast.Subscript):
             if isinstance(node.ctx, ast.Load) and context.qualified_name(node.value) == "os.environ":
-                context.report(node, f"`{context.text(node)}` {where} is read once at trace time and baked in; pass the value as a static argument")
+                _report(context, scope, node, f"`{context.text(node)}` {where} is read once at trace time and baked in; pass the value as a static argument")
             return
         qualified = context.qualified_name(node.func)
         if qualified is None:
@@ -82,16 +80,21 @@ class HostStateInTraced(Rule):
                 return
             if function in _SEEDED_CONSTRUCTORS and (node.args or node.keywords):
                 return
-            context.report(node, f"`{snippet(context.text(node), 50)}` {where} draws from NumPy's host generator once, at trace time: every call reuses the same numbers; use `jax.random` with a key argument")
+            _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} draws from NumPy's host generator once, at trace time: every call reuses the same numbers; use `jax.random` with a key argument")
         elif qualified.startswith("random.") and qualified.count(".") == 1:
             function = qualified[len("random."):]
             if function in _NOT_SAMPLING:
                 return
-            context.report(node, f"`{snippet(context.text(node), 50)}` {where} draws from Python's `random` once, at trace time: every call reuses the same value; use `jax.random` with a key argument")
+            _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} draws from Python's `random` once, at trace time: every call reuses the same value; use `jax.random` with a key argument")
         elif qualified in _CLOCKS:
-            context.report(node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
+            _report(context, scope, node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
         elif qualified in _ENVIRONMENT_CALLS:
-            context.report(node, f"`{snippet(context.text(node), 50)}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
+            _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
+
+
+def _report(context, scope, node: ast.AST, message: str) -> None:
+    if not _compiled_once(scope, context.model):
+        context.report(node, message)
 
 
 def _compiled_once(scope, model) -> bool:

@@ -297,21 +297,36 @@ def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[i
             if isinstance(element, (ast.Attribute, ast.Subscript)):
                 return True  # stored into an object: it outlives the function
         names.extend(_target_names(target))
-    scope_nodes = list(_own_nodes(function))
+    declared, closure_reads = _function_facts(function)
     for name in names:
         if name.startswith("_"):
             continue
-        if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in scope_nodes):
-            return True
-        # Read by a nested function (a closure reads it when called): say read.
-        for node in ast.walk(function):
-            if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)) and node is not function:
-                if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node)):
-                    return True
+        if name in declared or name in closure_reads:
+            return True  # global/nonlocal, or read by a nested function when it is called: say read
         for reader in _readers_after(statement, name, function):
             if _statement_live(reader, function, context, seen):
                 return True
     return False
+
+
+_FACTS = "_jaxlint_key_facts"
+
+
+def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a function declares `global`/`nonlocal`, and the names its nested functions and
+    classes read; computed once per function (kept on the node)."""
+    facts = function.__dict__.get(_FACTS)
+    if facts is None:
+        declared: set[str] = set()
+        closure_reads: set[str] = set()
+        for node in _own_nodes(function):
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+            elif isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+                closure_reads |= _loads(node)  # (its own nested functions included, walked once)
+        facts = (frozenset(declared), frozenset(closure_reads))
+        setattr(function, _FACTS, facts)
+    return facts
 
 
 def _only_pure_calls(value: ast.AST, context) -> bool:
@@ -389,8 +404,20 @@ def _target_hits(target: ast.AST, name: str) -> bool:
     return name in set(_target_names(target))
 
 
+_LOADS = "_jaxlint_loads"
+
+
 def _reads(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+    return name in _loads(node)
+
+
+def _loads(node: ast.AST) -> frozenset[str]:
+    """The names a subtree reads, collected once (kept on the node)."""
+    loads = node.__dict__.get(_LOADS)
+    if loads is None:
+        loads = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        setattr(node, _LOADS, loads)
+    return loads
 
 
 # ----- pairs of consumptions that share no bits, or share them on purpose -----------------------------
