@@ -14,7 +14,8 @@ compilation cache finds it again), a function that builds and returns a jitted f
 factory), a jitted function built once and then called in a loop, one built in an outer loop and
 called only in an inner loop (once per dataset, then per batch), a function whose only calls in a
 loop sit under a condition that changes between iterations (`if step % 1000 == 0:`, a periodic
-evaluation), test code, and anything in traced code.
+evaluation), a callable built from configuration the loop changes (a rebound name, or a sweep's
+`config[k] = v`): it must compile per iteration anyway, test code, and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -173,7 +174,7 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
             function = resolved[0].node
             used |= flow.loaded_names(function)
             defined_here.add(wrapped.id)
-    dependencies = (used & flow.assigned_in(loop)) - defined_here
+    dependencies = (used & (flow.assigned_in(loop) | _mutated_in(loop))) - defined_here
     if not dependencies:
         return True
     device = context.model.device_names(scope)
@@ -181,6 +182,19 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
         return True
     # Data captured per iteration (a NumPy batch, `next(loader)`) is an argument in disguise, not configuration.
     return any(_bound_to_data(name, loop, context) for name in dependencies)
+
+
+def _mutated_in(loop: ast.AST) -> set[str]:
+    """Names whose object the loop changes in place: `config[k] = v`, `cfg.lr = v` (a sweep)."""
+    mutated: set[str] = set()
+    for node in flow.walk_same_scope(loop):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                mutated.add(base.id)
+    return mutated
 
 
 def _called_in_a_loop(function_scope, context) -> bool:
