@@ -88,6 +88,8 @@ class Scope:
     calls: list[ast.Call] = field(default_factory=list)
     returns: list[ast.expr] = field(default_factory=list)
     returns_traced: int = 0  # the highest level any `return` of this (traced) function yields
+    # Per position, when every `return` is a tuple of one length (`return x, x.shape[0]`).
+    returns_by_position: tuple[int, ...] | None = None
     local_names: set[str] = field(default_factory=set)
     declared_free: set[str] = field(default_factory=set)
     params: list[str] = field(default_factory=list)  # positional, in order, self excluded for methods
@@ -1056,11 +1058,24 @@ class SemanticModel:
                     if returned > scope.returns_traced:
                         scope.returns_traced = returned
                         changed = True
+                    by_position = self._returns_by_position(scope)
+                    if by_position != scope.returns_by_position:
+                        scope.returns_by_position = by_position
+                        changed = True
             for scope in self.scopes:
                 if scope.in_traced:
                     changed |= self._propagate_calls(scope)
             if not changed:
                 break
+
+    def _returns_by_position(self, scope: Scope) -> tuple[int, ...] | None:
+        returns = scope.returns
+        if not returns or not all(isinstance(value, ast.Tuple) for value in returns):
+            return None
+        width = len(returns[0].elts)
+        if any(len(value.elts) != width or any(isinstance(e, ast.Starred) for e in value.elts) for value in returns):
+            return None
+        return tuple(max(self.level(value.elts[i], scope) for value in returns) for i in range(width))
 
     def _compute_levels(self, scope: Scope) -> None:
         levels = scope.levels
@@ -1092,12 +1107,27 @@ class SemanticModel:
                 for element, element_value in zip(target.elts, value.elts):
                     changed |= self._assign(element, self.level(element_value, scope), scope, element_value)
                 return changed
+            positions = self._call_returns_by_position(value, scope, len(target.elts)) if level else None
+            if positions is not None:
+                # `x, n = pad(x)` where `pad` returns `(array, x.shape[2])`: `n` is a Python int.
+                for element, position_level in zip(target.elts, positions):
+                    changed |= self._assign(element, min(level, position_level) if position_level else NONE, scope, None)
+                return changed
             for element in target.elts:
                 changed |= self._assign(element, level, scope, None)
             return changed
         if isinstance(target, ast.Starred):
             return self._assign(target.value, level, scope, None)
         return False
+
+    def _call_returns_by_position(self, value: ast.AST | None, scope: Scope, width: int) -> tuple[int, ...] | None:
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            return None
+        resolved = self.resolve_function(value.func, scope)
+        callee = resolved[0] if resolved is not None else None
+        if callee is None or callee.transforms & jaxapi.COMPILING or callee.returns_by_position is None:
+            return None
+        return callee.returns_by_position if len(callee.returns_by_position) == width else None
 
     def _assign_loop(self, target: ast.AST, iterable: ast.AST, scope: Scope) -> bool:
         if isinstance(iterable, ast.Call):
