@@ -14,7 +14,10 @@ Static views of a traced value are fine and are not flagged: `x.shape`, `x.ndim`
 `len(x)`, `x is None`, `isinstance(x, ...)`, and arguments listed in `static_argnums`/`static_argnames`.
 Nor are values JAX hands over as plain Python values: a defaulted parameter that no call in the
 module passes (jit traces only what a call passes), the `nondiff_argnums` of a `jax.custom_vjp`/
-`custom_jvp` function in its `fwd`, `bwd` and `jvp` rules (and `bwd` defaults JAX never fills), and
+`custom_jvp` function in its `fwd`, `bwd` and `jvp` rules (and `bwd` defaults JAX never fills, and
+its residuals, which hold whatever `fwd` kept), non-array arguments of `eqx.filter_custom_vjp` rules,
+a length a helper returns from a shape (`return x, x.shape[0]`), the targets of `jax.debug.callback`
+(they run on the host), and
 `lax.axis_size(...)`, which is a Python int. These apply to every rule that asks whether a value is
 traced (JAX101-JAX108).
 

@@ -255,6 +255,9 @@ def _int_tuple(numbers) -> ast.Tuple:
     return ast.Tuple(elts=[ast.Constant(value=n) for n in numbers], ctx=ast.Load())
 
 
+_FILTERED_CUSTOM = frozenset({"equinox.filter_custom_vjp", "equinox.filter_custom_jvp"})
+
+
 def _custom_rule_use(attribute: str, index: int, nondiff: tuple[int, ...] | None) -> "TransformUse":
     """How JAX calls argument `index` of `f.defvjp(...)`/`f.defjvp(...)`/`f.def_fwd`/`f.def_bwd`."""
     if nondiff is None or attribute == "defjvps":
@@ -564,6 +567,9 @@ class SemanticModel:
                     # `@f.defjvp def f_jvp(...)`: the rule is traced whenever `f` is differentiated.
                     # Only for a primal known to be `jax.custom_jvp`/`custom_vjp`: Equinox's filtered
                     # versions pass non-array arguments through as Python values.
+                    if self._filtered_custom(decorator.value, scope.parent):
+                        self._mark_traced(scope, TransformUse("equinox.filter_jit", {}), 0, set())
+                        continue
                     nondiff = self._nondiff_argnums(decorator.value, scope.parent)
                     if nondiff is not None:
                         self._mark_traced(scope, _custom_rule_use(decorator.attr, 0, nondiff), 0, set())
@@ -606,9 +612,24 @@ class SemanticModel:
         """`f.defvjp(fwd, bwd)`, `f.defjvp(jvp)`: JAX calls the rules with the primal's `nondiff_argnums`
         as plain Python values, first in `bwd` and `jvp`, which get exactly two more arguments (residuals
         and cotangents; primals and tangents), so their later defaults are never filled."""
+        if self._filtered_custom(call.func.value, scope):
+            for rule in call.args:
+                self._mark_expression(rule, scope, TransformUse("equinox.filter_jit", {}))
+            return
         nondiff = self._nondiff_argnums(call.func.value, scope)
         for index, rule in enumerate(call.args):
             self._mark_expression(rule, scope, _custom_rule_use(call.func.attr, index, nondiff))
+
+    def _filtered_custom(self, primal: ast.expr, scope: Scope) -> bool:
+        """`@eqx.filter_custom_vjp`/`filter_custom_jvp`: like Equinox's other filtered transforms, its
+        rules get non-array arguments (numbers, flags, axis objects) as Python values."""
+        resolved = self.resolve_function(primal, scope) if isinstance(primal, ast.Name) else None
+        if resolved is None:
+            return False
+        return any(
+            (self.qualified_name(d.func if isinstance(d, ast.Call) else d) or "") in _FILTERED_CUSTOM
+            for d in getattr(resolved[0].node, "decorator_list", ())
+        )
 
     def _nondiff_argnums(self, primal: ast.expr, scope: Scope) -> tuple[int, ...] | None:
         """The `nondiff_argnums` of a `jax.custom_vjp`/`custom_jvp` function (() when it has none); None
