@@ -19,7 +19,7 @@ epoch and its jitted call loops on the device) and evaluation loops under `if st
 tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,
 `if verbose:`, `if jax.process_index() == 0:`, `if writer is not None:`) is not a logging interval:
 the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
-test module that imports a test framework) is not flagged: a test reads values on the host on
+test module: `*_test.py`, `conftest.py`, test helpers, or a `test_*.py` that is written as a test) is not flagged: a test reads values on the host on
 purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
 ...), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
 stalls nothing more), and evaluation loops that gather array outputs on the host
@@ -138,6 +138,8 @@ class HostSyncInLoop(Rule):
                 continue  # (a string made from a device value is never what a host consumer needs)
             if _collected_on_host(child, context) and not _carries_training_state(node, context):
                 continue
+            if _in_assert_message(child):
+                continue  # formatted only when the assertion fails
             found.append((child, description))
         reported_statements: set[int] = set()
         synced: set[str] = set()
@@ -195,6 +197,13 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _in_assert_message(node: ast.AST) -> bool:
+    child, parent = node, parent_of(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        child, parent = parent, parent_of(parent)
+    return isinstance(parent, ast.Assert) and child is parent.msg
 
 
 def _waits_each_iteration(loop: ast.AST, context) -> bool:

@@ -15,7 +15,8 @@ factory), a jitted function built once and then called in a loop, one built in a
 called only in an inner loop (once per dataset, then per batch), a function whose only calls in a
 loop sit under a condition that changes between iterations (`if step % 1000 == 0:`, a periodic
 evaluation), a callable built from configuration the loop changes (a rebound name, or a sweep's
-`config[k] = v`): it must compile per iteration anyway, test code, and anything in traced code.
+`config[k] = v`): it must compile per iteration anyway, a jitted function stored in a cache
+(`cache[key] = fn`, looked up before it is rebuilt), test code, and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -91,6 +92,8 @@ class JitInLoop(Rule):
         if kind is None:
             return
         called_name = _called_name(node)
+        if called_name is not None and _memoised(called_name, scope):
+            return  # `fn = cache.get(k)`, built on a miss and stored: compiled once per key
         immediate = isinstance(parent_of(node), ast.Call) and parent_of(node).func is node
         short = context.text(node.func)
         if loops:
@@ -182,6 +185,16 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
         return True
     # Data captured per iteration (a NumPy batch, `next(loader)`) is an argument in disguise, not configuration.
     return any(_bound_to_data(name, loop, context) for name in dependencies)
+
+
+def _memoised(name: str, scope) -> bool:
+    """The jitted function bound to `name` is stored in a container or attribute (`cache[key] = fn`,
+    `self._fns[k] = fn`): a memo, looked up on later iterations or calls instead of rebuilt."""
+    for node in flow.walk_same_scope(scope.node):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if any(isinstance(target, (ast.Subscript, ast.Attribute)) for target in node.targets):
+                return True
+    return False
 
 
 def _mutated_in(loop: ast.AST) -> set[str]:

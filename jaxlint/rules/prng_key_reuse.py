@@ -37,7 +37,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
   arguments, or input dicts with disjoint keys (`{"features": v}` and `{"text": t}`). Flax folds the
   submodule path into the key, so their draws differ; the same method twice is flagged.
-- Test code (a `test_*` function, a `Test*` class, a test module that imports a test framework):
+- Test code (a `test_*` function, a `Test*` class, a test module: `*_test.py`, `conftest.py`, test
+  helpers, or a `test_*.py` that imports a test framework or defines tests):
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, and
   a use after a branch that returns.

@@ -23,6 +23,10 @@ from jaxlint.semantic.flow import dotted_name, enclosing_loops, statement_list, 
 from jaxlint.semantic.model import parent_of
 
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
+# Names only tests and their helpers take (Google-style `foo_test.py`, `foo_test_utils.py`, pytest's
+# `conftest.py`): test code by name alone. `test_*.py` must also be written as a test (a tutorial's
+# `test_profiler.py` demo is not one).
+_TEST_ONLY_FILE = re.compile(r"(^|/)([^/]*_test|[^/]*_test_utils?|test_utils?|conftest)\.py$")
 
 
 def names_called_in_loops(model) -> frozenset[str]:
@@ -47,12 +51,14 @@ _TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "chex", "hypothesis", 
 
 
 def is_test_module(filename: str, model) -> bool:
-    """A test module: named like one (`test_*.py`, `*_test.py`, under `tests/`) and written as one, that is
-    it imports a test framework or defines `test_*` functions or `Test*` classes. A script that is only
-    named `test_profiler.py` (a tutorial's demo) is not test code."""
+    """A test module: `*_test.py`, `*_test_utils.py`, `test_utils.py` or `conftest.py` by name alone;
+    a `test_*.py` file or a module under `tests/` only when written as one, that is it imports a test
+    framework or defines `test_*` functions or `Test*` classes. A script that is only named
+    `test_profiler.py` (a tutorial's demo) is not test code."""
     found = getattr(model, "_is_test_module", None)
     if found is None:
-        found = bool(_TEST_FILE.search(filename.replace("\\", "/"))) and (
+        path = filename.replace("\\", "/")
+        found = bool(_TEST_ONLY_FILE.search(path)) or bool(_TEST_FILE.search(path)) and (
             any(target == framework or target.startswith(framework + ".") for target in model.imports.aliases.values() for framework in _TEST_FRAMEWORKS)
             or any(
                 (isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name.startswith("test"))
