@@ -258,6 +258,21 @@ def _int_tuple(numbers) -> ast.Tuple:
 _FILTERED_CUSTOM = frozenset({"equinox.filter_custom_vjp", "equinox.filter_custom_jvp"})
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _comprehension_binding(name: ast.Name) -> ast.comprehension | None:
+    """The generator of an enclosing comprehension whose target binds this name, if any."""
+    current = parent_of(name)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, _COMPREHENSIONS):
+            for generator in current.generators:
+                if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(generator.target)):
+                    return generator
+        current = parent_of(current)
+    return None
+
+
 def _custom_rule_use(attribute: str, index: int, nondiff: tuple[int, ...] | None) -> "TransformUse":
     """How JAX calls argument `index` of `f.defvjp(...)`/`f.defjvp(...)`/`f.def_fwd`/`f.def_bwd`."""
     if nondiff is None or attribute == "defjvps":
@@ -1505,8 +1520,13 @@ class SemanticModel:
             if node.id in ("self", "cls") and scope.has_self:
                 return NONE
             level = self.name_level(node.id, scope)
-            if level and parent_of(node) is not None and self.narrowed_to_non_array(node):
-                return NONE
+            if level and parent_of(node) is not None:
+                generator = _comprehension_binding(node)
+                if generator is not None:
+                    # `tuple(i for i in range(k) if i != c)`: the comprehension's own `i`, not the function's.
+                    return ARRAY if self.level(generator.iter, scope) == ARRAY else NONE
+                if self.narrowed_to_non_array(node):
+                    return NONE
             return level
         if isinstance(node, ast.Attribute):
             if node.attr in jaxapi.STATIC_ATTRIBUTES:
