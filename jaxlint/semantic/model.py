@@ -38,6 +38,12 @@ SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
 
 
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def parent_of(node: ast.AST) -> ast.AST | None:
     return getattr(node, PARENT, None)
 
@@ -1489,7 +1495,7 @@ class SemanticModel:
                 test = ancestor.test
                 if (
                     isinstance(test, ast.Call) and self.qualified_name(test.func) == "builtins.isinstance"
-                    and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name.id
+                    and len(test.args) == 2 and _root_name(test.args[0]) == name.id
                 ):
                     types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
                     yield child in ancestor.body, [self.qualified_name(t) for t in types]
