@@ -14,7 +14,8 @@ Only carried state counts: the call runs in a loop, updates an object's own stat
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
 usually itself traced by its callers, where donation does nothing. Test code is not flagged either,
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
-person paces their loop (as a clock does a loop that sleeps every iteration), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
+person paces their loop (as a clock does a loop that sleeps every iteration), a lambda or
+`partial` compiled at the call (`jax.pmap(lambda x: ...)(state)`: JAX302 asks to hoist it first), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
 Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
 the same buffer twice") or delete a live value:
@@ -103,7 +104,7 @@ class MissingDonation(Rule):
         if not isinstance(value, ast.Call):
             return
         binding = context.model.jit_binding_for_call(value)
-        if binding is None or binding.transform not in _DONATING:
+        if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
         scope = context.scope(node)
         if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model) or carried_state.interactive_module(context.model):
@@ -169,6 +170,17 @@ def _report(statement: ast.stmt, call: ast.Call, binding, donated: list, context
         f"add `{' and '.join(options)}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
         fix=None if isinstance(fix, str) else fix,
         end_node=last if last is not anchor else None,
+    )
+
+
+def _compiled_per_call(binding, context) -> bool:
+    """`pmap(lambda x: ...)(state)`, `jit(partial(f, c))(state)`: a new callable compiled at every call,
+    which JAX302 reports; hoisting it comes first, and donation is then a question for the hoisted one."""
+    if binding.key != "<inline>" or not isinstance(binding.node, ast.Call) or not binding.node.args:
+        return False
+    wrapped = binding.node.args[0]
+    return isinstance(wrapped, ast.Lambda) or (
+        isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) == "functools.partial"
     )
 
 
