@@ -13,7 +13,7 @@ Not flagged: syncs gated by a condition that changes between iterations (`if ste
 `if done:`), values already on the host, values a host consumer needs every step
 (`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), values computed
 before the loop, epoch loops (the step runs in an inner loop or a helper, or the loop names an
-epoch and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
+epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
 `block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
 `y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
 tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,

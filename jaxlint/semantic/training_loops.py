@@ -18,6 +18,7 @@ produced by this iteration?" for one loop; `loop_varying(test, loop)` tells a lo
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
@@ -223,8 +224,9 @@ _LAX_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop
 
 
 def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
-    """The loop names an epoch and calls a jitted function that loops on the device (`lax.fori_loop`
-    over the batches): each iteration is a whole pass, and reporting once per pass is the normal way.
+    """The loop names an epoch (or the updates of on-policy RL, `range(num_updates)`) and calls a jitted
+    function that loops on the device (`lax.fori_loop` over the batches, `lax.scan` over a rollout):
+    each iteration is a whole pass, and reporting once per pass is the normal way.
     (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)"""
     if not _names_an_epoch(loop):
         return False
@@ -239,13 +241,18 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     return False
 
 
+# An epoch, or an update of on-policy RL (`for i in range(num_updates)` around a jitted update that
+# scans over the rollout and the minibatches on the device).
+_EPOCH_WORDS = re.compile(r"epoch|num_updates|n_updates", re.IGNORECASE)
+
+
 def _names_an_epoch(loop: ast.AST) -> bool:
     """`for epoch in ...`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`."""
     header = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
     for part in header:
         for node in ast.walk(part):
             text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-            if "epoch" in text.lower():
+            if _EPOCH_WORDS.search(text):
                 return True
     for node in loop_body(loop):
         if isinstance(node, ast.Call):
