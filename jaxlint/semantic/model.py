@@ -736,7 +736,9 @@ class SemanticModel:
                 return {name: self._param_level(scope, name) for name in candidates}
             if isinstance(in_axes, (ast.Tuple, ast.List)):
                 traced = {}
-                for name, axis in zip(candidates, in_axes.elts):
+                # On a method, `in_axes[0]` is `self`'s: the parameters start at the next entry.
+                axes = in_axes.elts[1:] if use.counts_self else in_axes.elts
+                for name, axis in zip(candidates, axes):
                     if not (isinstance(axis, ast.Constant) and axis.value is None):
                         traced[name] = self._param_level(scope, name)
                 return traced
