@@ -62,6 +62,7 @@ from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import root_name
 from jaxlint.semantic.training_loops import loop_varying
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -202,11 +203,9 @@ def _mutated_in(loop: ast.AST) -> set[str]:
     mutated: set[str] = set()
     for node in flow.walk_same_scope(loop):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
-            base = node.value
-            while isinstance(base, (ast.Subscript, ast.Attribute)):
-                base = base.value
-            if isinstance(base, ast.Name):
-                mutated.add(base.id)
+            base = root_name(node.value)
+            if base is not None:
+                mutated.add(base)
     return mutated
 
 

@@ -34,16 +34,10 @@ def names_called_in_loops(model) -> frozenset[str]:
     computed once per model."""
     found = getattr(model, "_names_called_in_loops", None)
     if found is None:
-        names = set()
-        for scope in model.scopes:
-            for call in scope.calls:
-                func = call.func
-                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-                if name is not None and name not in names and any(
-                    isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(call)
-                ):
-                    names.add(name)
-        found = model._names_called_in_loops = frozenset(names)
+        found = model._names_called_in_loops = frozenset(
+            name for name, calls in model.calls_by_name().items()
+            if any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for call in calls for loop in enclosing_loops(call))
+        )
     return found
 
 

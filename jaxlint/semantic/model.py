@@ -13,7 +13,7 @@ from typing import Iterator
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.imports import ImportMap
-from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.syntax import child_nodes, root_name
 
 # How sure we are that an expression inside traced code is a tracer.
 NONE = 0  # static, host, or unknown
@@ -36,12 +36,6 @@ LEAF_TYPES = frozenset({
 PARENT = "_jaxlint_parent"
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
-
-
-def _root_name(node: ast.AST) -> str | None:
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def parent_of(node: ast.AST) -> ast.AST | None:
@@ -815,7 +809,7 @@ class SemanticModel:
                 cache[scope] = None
                 return None
             names, immediate = entries
-        calls = [call for name in names for call in self._calls_by_name().get(name, [])] + immediate
+        calls = [call for name in names for call in self.calls_by_name().get(name, [])] + immediate
         cache[scope] = calls
         return calls
 
@@ -867,7 +861,7 @@ class SemanticModel:
         names |= {arg.arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None}
         return names
 
-    def _calls_by_name(self) -> dict[str, list[ast.Call]]:
+    def calls_by_name(self) -> dict[str, list[ast.Call]]:
         """Calls in the module by the called name (`f(...)`, `obj.f(...)`), for call-site questions."""
         cached = getattr(self, "_calls_by_name_cache", None)
         if cached is None:
@@ -1497,7 +1491,7 @@ class SemanticModel:
                 test = ancestor.test
                 if (
                     isinstance(test, ast.Call) and self.qualified_name(test.func) == "builtins.isinstance"
-                    and len(test.args) == 2 and _root_name(test.args[0]) == name.id
+                    and len(test.args) == 2 and root_name(test.args[0]) == name.id
                 ):
                     types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
                     yield child in ancestor.body, [self.qualified_name(t) for t in types]

@@ -1,4 +1,5 @@
-"""Fast iteration over ast child nodes, shared by the model and the analyses it asks."""
+"""Small syntax helpers shared by the model and the analyses it asks: fast iteration over ast child
+nodes, and the name a chain of attributes and subscripts starts from."""
 
 from __future__ import annotations
 
@@ -27,3 +28,10 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, ast.AST):
             children.append(value)
     return children
+
+
+def root_name(node: ast.AST) -> str | None:
+    """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
