@@ -66,7 +66,7 @@ def fix_for(call, binding, donated, context):
         return None
     if not edits:
         return None
-    described = f"{option}={_tuple_literal(values)}"
+    described = f"{option}={tuple_literal(values)}"
     noun = "argument" if len(values) == 1 else "arguments"
     return context.fix(f"Donate the {noun}: add `{described}` to the `{binding.transform.rsplit('.', 1)[-1]}`", edits, safe=False)
 
@@ -92,9 +92,9 @@ def _add_option(node: ast.Call, option: str, values: tuple, context) -> list[Edi
             merged = tuple(existing) + added
             if all(isinstance(v, int) for v in merged):
                 merged = tuple(sorted(merged))
-            return [context.replace(item.value, _tuple_literal(merged))]
+            return [context.replace(item.value, tuple_literal(merged))]
     last = [*node.args, *node.keywords]
-    text = f"{option}={_tuple_literal(values)}"
+    text = f"{option}={tuple_literal(values)}"
     if not last:
         # `@jax.jit()`: insert between the parentheses.
         end = context.source.end(node)
@@ -107,7 +107,7 @@ def _add_option(node: ast.Call, option: str, values: tuple, context) -> list[Edi
 def _decorate(decorator: ast.expr, binding, option: str, values: tuple, context) -> list[Edit] | None:
     if not isinstance(decorator, (ast.Name, ast.Attribute)):
         return None
-    text = f"{option}={_tuple_literal(values)}"
+    text = f"{option}={tuple_literal(values)}"
     if binding.transform == "jax.jit":
         return [context.replace(decorator, f"{context.text(decorator)}({text})")]
     partial, import_edits = fixes.reference(context, "functools.partial")
@@ -116,7 +116,8 @@ def _decorate(decorator: ast.expr, binding, option: str, values: tuple, context)
     return [context.replace(decorator, f"{partial}({context.text(decorator)}, {text})"), *import_edits]
 
 
-def _tuple_literal(values: tuple) -> str:
+def tuple_literal(values: tuple) -> str:
+    """`(0,)`, `(0, 1)`, `('state',)`: an option's value as the source spells it."""
     inner = ", ".join(repr(v) for v in values)
     return f"({inner},)" if len(values) == 1 else f"({inner})"
 

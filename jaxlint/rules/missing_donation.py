@@ -145,10 +145,10 @@ class MissingDonation(Rule):
                 continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))
         if donated:
-            _report(node, value, binding, donated, context)
+            _report(value, binding, donated, context)
 
 
-def _report(statement: ast.stmt, call: ast.Call, binding, donated: list, context) -> None:
+def _report(call: ast.Call, binding, donated: list, context) -> None:
     """One finding per call, naming every argument it should donate."""
     name = binding.key if binding.key != "<inline>" else "the jitted function"
     described = []
@@ -157,7 +157,7 @@ def _report(statement: ast.stmt, call: ast.Call, binding, donated: list, context
         described.append(f"`{dotted_name(argument)}`{where}")
     numbers = tuple(binding.argnum(position) for position, keyword, _, _ in donated if keyword is None)
     names = tuple(keyword for _, keyword, _, _ in donated if keyword is not None)
-    options = ([f"donate_argnums={_tuple_text(numbers)}"] if numbers else []) + ([f"donate_argnames={_tuple_text(names)}"] if names else [])
+    options = ([f"donate_argnums={donation_fix.tuple_literal(numbers)}"] if numbers else []) + ([f"donate_argnames={donation_fix.tuple_literal(names)}"] if names else [])
     subject = described[0] + " is" if len(described) == 1 else ", ".join(described[:-1]) + f" and {described[-1]} are"
     whole_arguments = all(argument is whole for _, _, argument, whole in donated)
     fix = donation_fix.fix_for(call, binding, [(position, keyword) for position, keyword, _, _ in donated], context) if whole_arguments else None
@@ -182,11 +182,6 @@ def _compiled_per_call(binding, context) -> bool:
     return isinstance(wrapped, ast.Lambda) or (
         isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) == "functools.partial"
     )
-
-
-def _tuple_text(values: tuple) -> str:
-    inner = ", ".join(repr(v) for v in values)
-    return f"({inner},)" if len(values) == 1 else f"({inner})"
 
 
 def _carried_name(statement: ast.stmt, scope, model) -> bool:

@@ -197,11 +197,6 @@ def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
     return helper is not None and helper_facts(helper, model)[0]
 
 
-def runs_compiled_code(call: ast.Call, model: SemanticModel) -> bool:
-    """A jitted call, or a call of a local helper whose body (or its helpers') calls jitted code."""
-    return _runs_compiled(call, model, 0)
-
-
 def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
     """A call of a local helper whose body has a loop that calls jitted code (`train_one_epoch(...)`)."""
     helper = _helper_scope(call, model)
