@@ -24,8 +24,8 @@ LOOP = textwrap.dedent(
 )
 
 
-def _codes(text: str, code: str, settings: Settings | None = None) -> list[int]:
-    result = check_source(text, "t.py", settings or Settings(), [RULES_BY_CODE[code]])
+def _codes(text: str, code: str, settings: Settings | None = None, filename: str = "t.py") -> list[int]:
+    result = check_source(text, filename, settings or Settings(), [RULES_BY_CODE[code]])
     assert not result.errors, result.errors
     return [d.location.row for d in result.diagnostics if d.code == code]
 
@@ -131,16 +131,12 @@ TRAIN_LOOP = textwrap.dedent(
 def test_host_sync_in_a_test_module_is_not_reported():
     """A test's loop reads values on the host on purpose; a demo script merely named `test_*.py` is not a test."""
     test_module = "import pytest\n" + TRAIN_LOOP
-    assert _findings(test_module, "tests/test_train.py", "JAX201") == []
-    assert _findings(TRAIN_LOOP, "examples/test_profiler.py", "JAX201") != []
+    assert _codes(test_module, "JAX201", filename="tests/test_train.py") == []
+    assert _codes(TRAIN_LOOP, "JAX201", filename="examples/test_profiler.py") != []
     # Names that only tests and their helpers take count by name alone.
     for name in ("envs/api_test.py", "tests/conftest.py", "models/inference_test_utils.py"):
-        assert _findings(TRAIN_LOOP, name, "JAX201") == [], name
-    assert _findings(TRAIN_LOOP, "train.py", "JAX201") != []
+        assert _codes(TRAIN_LOOP, "JAX201", filename=name) == [], name
+    assert _codes(TRAIN_LOOP, "JAX201", filename="train.py") != []
     in_test_function = TRAIN_LOOP.replace("def run(", "def test_run(")
-    assert _findings(in_test_function, "train.py", "JAX201") == []
+    assert _codes(in_test_function, "JAX201", filename="train.py") == []
 
-
-def _findings(text: str, filename: str, code: str) -> list[int]:
-    result = check_source(text, filename, Settings(), [RULES_BY_CODE[code]])
-    return [d.location.row for d in result.diagnostics]
