@@ -10,6 +10,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from jaxlint.semantic.flow import caught_locally
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.source import SourceFile
 
@@ -76,6 +77,8 @@ class Context:
     def report(self, node: ast.AST, message: str, fix: Fix | None = None, end_node: ast.AST | None = None) -> None:
         rule = self.rule
         assert rule is not None
+        if rule.raised_when_traced and caught_locally(node, rule.raised_when_traced, self.model):
+            return
         self.diagnostics.append(
             Diagnostic(
                 code=rule.code,

@@ -32,7 +32,6 @@ from typing import Sequence
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Position
 from jaxlint.fixer import parses_ast
 
-NOTEBOOK_SUFFIX = ".ipynb"
 # Cell magics whose body is ordinary Python: lint the body, mask the magic line.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _CELL_MARKER = "# @@notebook-cell {}@@"
@@ -45,10 +44,6 @@ _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
 
 class NotebookError(Exception):
     """A file that is not a notebook we can read; the message is one line for the user."""
-
-
-def is_notebook(filename: str) -> bool:
-    return str(filename).lower().endswith(NOTEBOOK_SUFFIX)
 
 
 @dataclass

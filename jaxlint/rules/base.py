@@ -41,6 +41,10 @@ class Rule:
     # fire otherwise: a finding the filter hides is a missed finding.
     required_text: ClassVar[tuple[str, ...]] = ()
     fires_through_project_imports: ClassVar[bool] = False
+    # The builtin bases of the error JAX raises where the finding is right ("TypeError" for a tracer
+    # converted to bool, int or NumPy). A finding inside a `try` that catches it is not reported:
+    # that code probes on purpose and has a fallback.
+    raised_when_traced: ClassVar[tuple[str, ...]] = ()
 
     def check(self, node: ast.AST, context: "Context") -> None:
         raise NotImplementedError

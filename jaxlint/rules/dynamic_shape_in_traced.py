@@ -4,6 +4,9 @@ boolean-mask indexing `x[mask]` and `x.at[mask]` with a traced mask, and `jnp.no
 `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and `unique_values`/`_counts`/`_inverse`/`_all`),
 `jnp.extract`, `jnp.compress`, `x.nonzero()` and one-argument `jnp.where` called without `size=`.
 
+Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+
 ## Why is this bad?
 XLA compiles programs with static shapes. The number of `True` entries of a traced mask is unknown
 at trace time, so these raise `NonConcreteBooleanIndexError` or `ConcretizationTypeError` under
@@ -64,6 +67,7 @@ class DynamicShapeInTraced(Rule):
     code = "JAX106"
     name = "dynamic-shape-in-traced"
     summary = "Operation whose result shape depends on traced values"
+    raised_when_traced = ("TypeError", "IndexError")
     node_types = (ast.Subscript, ast.Call)
     fix_availability = "sometimes"
 

@@ -3,6 +3,9 @@ Flags NumPy and `math` functions applied to traced values inside a traced functi
 `np.asarray(x)`, `np.concatenate([x, y])`, `np.float32(x)`, `math.exp(x)`, and a NumPy array
 indexed by a traced value (`table[i]` where `table = np.array(...)`).
 
+Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+
 ## Why is this bad?
 NumPy works on concrete host buffers. A tracer has none, so NumPy's conversion calls its
 `__array__` and JAX raises `TracerArrayConversionError`; `math` functions call `__float__` and raise
@@ -140,6 +143,7 @@ class NumpyOnTracer(Rule):
     code = "JAX103"
     name = "numpy-on-tracer"
     summary = "NumPy or `math` function applied to a traced value"
+    raised_when_traced = ("TypeError",)
     node_types = (ast.Call, ast.Subscript)
     fix_availability = "sometimes"
 

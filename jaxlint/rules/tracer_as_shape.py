@@ -6,6 +6,9 @@ num=t)`, `jnp.eye(t)`, `x.reshape(t, ...)`, `jnp.reshape`/`broadcast_to`/`tile`/
 a traced value (`choices[t]`). A function traced only through `f_jit = jax.jit(f)` wrappers that
 nothing in the module calls or passes on is never traced with abstract values: not flagged.
 
+Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+
 ## Why is this bad?
 Shapes are static in XLA: they must be known when the function is traced. A tracer has no concrete
 value, so these raise `ConcretizationTypeError`, `TracerIntegerConversionError`, or `IndexError:
@@ -77,6 +80,7 @@ class TracerAsShape(Rule):
     code = "JAX108"
     name = "tracer-as-shape"
     summary = "Traced value used as a shape, size, slice bound or list index"
+    raised_when_traced = ("TypeError", "IndexError")
     node_types = (ast.Call, ast.Subscript)
     fix_availability = "sometimes"
 

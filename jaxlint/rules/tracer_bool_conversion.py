@@ -3,6 +3,9 @@ Flags Python control flow and boolean operations on a traced value inside a trac
 `if`, `while`, `assert`, the ternary `a if c else b`, `and`/`or`/`not`, `bool()`, chained
 comparisons such as `0 < x < 1`, and the builtins `min`/`max`.
 
+Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+
 ## Why is this bad?
 Inside `jax.jit` (and `vmap`, `grad`, `lax.scan` bodies, ...) arguments are abstract tracers: their
 values are unknown while JAX traces the function. Python needs a concrete `True`/`False`, so
@@ -73,6 +76,7 @@ class TracerBoolConversion(Rule):
     code = "JAX101"
     name = "tracer-bool-conversion"
     summary = "Python control flow or boolean conversion of a traced value"
+    raised_when_traced = ("TypeError",)
     node_types = (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Compare, ast.comprehension)
     fix_availability = "sometimes"
 

@@ -2,6 +2,9 @@
 Flags conversions of a traced value to a Python scalar or list inside a traced function:
 `float(x)`, `int(x)`, `complex(x)`, `operator.index(x)`, `x.item()` and `x.tolist()`.
 
+Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+
 ## Why is this bad?
 A tracer has no concrete value while JAX traces the function, so converting it to a Python number
 raises `ConcretizationTypeError` under `jit` (and under `vmap`/`grad`). Even where it works (outside
@@ -54,6 +57,7 @@ class TracerToPythonScalar(Rule):
     code = "JAX102"
     name = "tracer-to-python-scalar"
     summary = "Conversion of a traced value to a Python scalar"
+    raised_when_traced = ("TypeError",)
     node_types = (ast.Call,)
     fix_availability = "sometimes"
 

@@ -102,12 +102,29 @@ def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def has_control_exit(statements: list[ast.stmt]) -> bool:
-    """`break`, `continue`, `return`, `yield`, `raise`, `global`/`nonlocal` anywhere in the statements."""
-    for statement in statements:
-        for node in walk_same_scope(statement):
-            if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom, ast.Raise, ast.Global, ast.Nonlocal, ast.Await)):
-                return True
+def caught_locally(node: ast.AST, bases: tuple[str, ...], model) -> bool:
+    """Whether a `try` around `node` in its own function catches an error derived from one of `bases`
+    (builtin exception names such as "TypeError"): a bare `except:`, `Exception`, `BaseException`, one
+    of `bases`, or an error class of JAX (`jax.errors.ConcretizationTypeError`, all of which derive
+    from TypeError or IndexError). Code that catches the error JAX raises there is probing on purpose
+    (`try: n = int(x) except jax.errors.ConcretizationTypeError: n = None`)."""
+    wanted = {"builtins.Exception", "builtins.BaseException", *(f"builtins.{base}" for base in bases)}
+    child = node
+    for ancestor in _ancestors(node):
+        if isinstance(ancestor, FUNCTION_NODES) or isinstance(ancestor, (ast.ClassDef, ast.Lambda)):
+            return False
+        if isinstance(ancestor, (ast.Try, getattr(ast, "TryStar", ast.Try))) and child in ancestor.body:
+            for handler in ancestor.handlers:
+                caught = handler.type
+                if caught is None:
+                    return True
+                for element in caught.elts if isinstance(caught, ast.Tuple) else [caught]:
+                    name = model.qualified_name(element) or dotted_name(element) or ""
+                    if name in wanted or name.startswith(("jax.errors.", "jax.core.", "jax._src.")):
+                        return True
+                    if any(word in name.rsplit(".", 1)[-1] for word in ("Tracer", "Concretization")):
+                        return True
+        child = ancestor
     return False
 
 
