@@ -40,6 +40,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - Test code (a `test_*` function, a `Test*` class, a test module: `*_test.py`, `conftest.py`, test
   helpers, or a `test_*.py` that imports a test framework or defines tests):
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
+- A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
+  evaluation seed, giving the same numbers every iteration and in a later draw on purpose.
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, and
   a use after a branch that returns.
 
@@ -420,6 +422,8 @@ class _Flow:
         params), or two keys from one literal seed fed to calls that differ only in the key: identical on purpose."""
         if key_values.is_seed(key):
             return key_values.same_call_but_key(first, second)
+        if key_values.reseeded_in_loop(key, second, self.function, self.context):
+            return True
         if not key_values.is_random_call(first, self.context) or not key_values.is_random_call(second, self.context):
             # `looped.init(rng, x)` against `stacked.init(rng, x)`: one method, one input, two objects compared.
             return key_values.same_call_but_key(first, second, ignore_receiver=True)

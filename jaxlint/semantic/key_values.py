@@ -15,6 +15,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
+from jaxlint.semantic.flow import enclosing_loops, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, parent_of
 from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
@@ -42,6 +43,24 @@ def is_seed(key: str) -> bool:
 def is_random_call(call: ast.Call, context) -> bool:
     qualified = context.qualified_name(call.func) or ""
     return qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS
+
+
+def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> bool:
+    """`for t in ts: key = PRNGKey(42); eps = normal(key, shape)`: the binding of the key that
+    precedes `use` in the source is a literal seed inside a loop, so each iteration starts from that seed
+    again. The author asks for the same numbers every time (a fixed evaluation seed), and a later draw
+    from the same key repeats them on purpose too."""
+    latest = None
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For)) and node.lineno <= use.lineno:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(key in target_names(target) for target in targets) and (latest is None or node.lineno > latest.lineno):
+                latest = node
+    if not isinstance(latest, ast.Assign) or len(latest.targets) != 1 or not isinstance(latest.targets[0], ast.Name):
+        return False
+    return literal_seed(latest.value, context) is not None and any(
+        isinstance(loop, (ast.For, ast.While)) for loop in enclosing_loops(latest)
+    )
 
 
 def literal_seed(node: ast.AST, context) -> str | None:
