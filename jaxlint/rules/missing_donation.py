@@ -7,8 +7,11 @@ call site that rebinds the argument: one finding per call, naming every argument
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
 refers to (`old = state` before the call), since donating them would delete a live value, and
-PRNG keys (`key`, `rng`, `*_key`) and scalars that start as numbers (`total = 0.0`): rebound every
-step but a few bytes, so donation saves nothing.
+PRNG keys (`key`, `rng`, `*_key`) and values that start small: numbers (`total = 0.0`), vectors
+with one entry per row or device (`jnp.zeros(x.shape[0])`, per-device step counters
+`np.broadcast_to(step, (jax.local_device_count(),))`) and integer or
+boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks): rebound every step but
+bytes to kilobytes, so donation saves nothing.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop. A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
@@ -31,8 +34,7 @@ the same buffer twice") or delete a live value:
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
-Small values are skipped too: vectors with one entry per row of another array (`jnp.zeros(x.shape[0])`,
-per-member scores and masks), and a parameter of a method rebound once beside the object's state
+A parameter of a method rebound once beside the object's state is skipped too
 (`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
 
 ## Why is this bad?
@@ -131,7 +133,7 @@ class MissingDonation(Rule):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
-            if _aliased(key, scope) or _is_prngdotted_name(key) or _starts_as_scalar(key, node, scope, context.model):
+            if _aliased(key, scope) or _is_prngdotted_name(key) or _starts_small(key, node, scope, context.model):
                 continue
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
@@ -224,9 +226,13 @@ _SCALAR_CONSTRUCTORS = frozenset({
 })
 
 
-def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
-    """Every other binding of the name is a number (`total = 0.0`, `lr = np.float32(1e-3)`,
-    `count = jnp.array(0)`): a scalar carried through a jitted call is a few bytes, nothing to donate."""
+def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
+    """Every other binding of the name is small: a number (`total = 0.0`, `lr = np.float32(1e-3)`,
+    `count = jnp.array(0)`), a vector with one entry per row or device (`jnp.zeros(x.shape[0])`,
+    per-device step counters `np.broadcast_to(step, (jax.local_device_count(),))`), or integer or boolean buffers (token ids, masks:
+    `jnp.full((1, length), pad_id, dtype=jnp.int32)`); updates of the value itself
+    (`tokens = tokens.at[0, :n].set(prompt)`) keep its size. Carried through a jitted call, such a
+    value is a few bytes to kilobytes next to any model state: nothing worth donating."""
     others = []
     for target, value in scope.bindings:
         if value is statement or value is statement.value or key not in {dotted_name(e) for e in target_elements(target)}:
@@ -236,43 +242,98 @@ def _starts_as_scalar(key: str, statement: ast.stmt, scope, model) -> bool:
         others.append(value)
     if not others:
         return False
+    sized = False
     for value in others:
         if isinstance(value, ast.UnaryOp):
             value = value.operand
         if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            sized = True
+        elif _updates_itself(value, key) or _same_update(value, statement.value, key):
             continue
-        if _per_row_vector(value, model):
-            continue
-        if (
+        elif _small_allocation(value, model):
+            sized = True
+        elif (
             isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
             and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, (int, float))
             and model.qualified_name(value.func) in _SCALAR_CONSTRUCTORS
         ):
-            continue
-        return False
-    return True
+            sized = True
+        else:
+            return False
+    return sized
 
 
 _FILLED = frozenset({
     "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
     "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
 })
+_BROADCAST = frozenset({"numpy.broadcast_to", "jax.numpy.broadcast_to"})
+_SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
 
 
-def _per_row_vector(value: ast.AST, model) -> bool:
-    """A vector with one entry per row of another array (`jnp.zeros(params.shape[0])`,
-    `jnp.ones(len(batch))`): per-member scores or masks, the other array's size divided by its row size."""
-    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) in _FILLED):
+def _small_allocation(value: ast.AST, model) -> bool:
+    """A new array with one entry per row or device (`jnp.zeros(x.shape[0])`,
+    `np.broadcast_to(step, (jax.local_device_count(),))`) or of an integer or boolean dtype (`jnp.full((1, n), pad_id, dtype=jnp.int32)`)."""
+    if not isinstance(value, ast.Call) or not value.args:
         return False
-    shape = value.args[0]
+    qualified = model.qualified_name(value.func)
+    if qualified in _BROADCAST and len(value.args) >= 2:
+        shape = value.args[1]
+    elif qualified in _FILLED:
+        shape = value.args[0]
+    else:
+        return False
     if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 1:
         shape = shape.elts[0]
-    if (
-        isinstance(shape, ast.Subscript) and isinstance(shape.value, ast.Attribute) and shape.value.attr == "shape"
-        and isinstance(shape.slice, ast.Constant) and shape.slice.value == 0
-    ):
-        return True
-    return isinstance(shape, ast.Call) and isinstance(shape.func, ast.Name) and shape.func.id == "len"
+    if not isinstance(shape, (ast.Tuple, ast.List)) and _counted_dimension(shape, model):
+        return True  # `zeros(x.shape[0])`, `broadcast_to(step, (jax.local_device_count(),))`
+    dtype_position = 2 if qualified.endswith("full") else 1
+    dtype = next((keyword.value for keyword in value.keywords if keyword.arg == "dtype"), None)
+    if dtype is None and qualified in _FILLED and len(value.args) > dtype_position:
+        dtype = value.args[dtype_position]
+    if dtype is None:
+        return False
+    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
+        name = dtype.value
+    elif isinstance(dtype, ast.Name) and dtype.id in ("int", "bool"):
+        name = dtype.id
+    else:
+        name = model.qualified_name(dtype) or dotted_name(dtype) or ""
+    return bool(_SMALL_DTYPES.search(name))
+
+
+_DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
+
+
+def _counted_dimension(dimension: ast.AST, model) -> bool:
+    """A length that counts rows or devices, not parameters: a number, `x.shape[0]`, `len(batch)`,
+    `jax.local_device_count()`. A vector sized by a parameter count (`zeros(num_params)`) is not."""
+    if isinstance(dimension, ast.Constant):
+        return isinstance(dimension.value, int)
+    if isinstance(dimension, ast.Subscript) and isinstance(dimension.value, ast.Attribute) and dimension.value.attr == "shape":
+        return isinstance(dimension.slice, ast.Constant) and dimension.slice.value == 0
+    if isinstance(dimension, ast.Call):
+        return model.qualified_name(dimension.func) in _DEVICE_COUNTS | {"builtins.len"}
+    return False
+
+
+def _same_update(value: ast.AST, call: ast.AST, key: str) -> bool:
+    """Another call of the same jitted function on the value (`tokens = step(model, tokens, n)`
+    before the loop that repeats it): the result has the input's size."""
+    return (
+        isinstance(value, ast.Call) and isinstance(call, ast.Call) and dotted_name(value.func) is not None
+        and dotted_name(value.func) == dotted_name(call.func) and any(dotted_name(argument) == key for argument in value.args)
+    )
+
+
+def _updates_itself(value: ast.AST, key: str) -> bool:
+    """`tokens.at[0, :n].set(prompt)`, `mask.astype(bool)`: a method chain on the value itself."""
+    node = value
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+        if dotted_name(node) == key:
+            return True
+    return False
 
 
 def _aliased(key: str, scope) -> bool:
