@@ -19,9 +19,14 @@ Not flagged, because nothing is shared or it is shared on purpose:
   returns (`split(k, n)[:2] == split(k)`): that pair is flagged only when such a key then feeds a draw
   that reads the same bits (`split(k)[0]` or `[1]` into `normal`/`uniform`/a distribution's `.sample`
   after `randint`; `split(k)[1]` into one of those, or `split(k)[0]` into another shuffle or
-  `randint`, after a shuffle). Framework calls (`model.init(k)`) followed by `split(k)` are not
-  flagged either (flax folds module names into the key). Two `split`s of one key are flagged:
+  `randint`, after a shuffle). Two `split`s of one key are flagged:
   `split(k, 2)` and `split(k, 3)` return the same leading keys.
+- A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
+  `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
+  Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
+  splits it in call order, environments split it per step), so whether the bits coincide is more
+  than the source shows. The same method of the same object twice (`model.apply(..., rngs=...)`
+  with two inputs, or in a loop) repeats its draws and is flagged.
 - A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
   any read, or one read only by statements that are themselves dead this way (a smoke test that
   resets an env, inits a policy and steps once, discarding the step).
@@ -399,6 +404,8 @@ class _Flow:
             return False
         if self.reads_apart(first, second):
             return False  # no bits in common on the default threefry: nothing correlated to report
+        if _derives_own_keys(first, second, self.context):
+            return False
         if key_values.is_seed(key):
             return self.worth_reporting(first, second)
         context = self.context
@@ -571,6 +578,18 @@ class _Flow:
 
 
 _COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)
+
+
+def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
+    """A framework call derives the keys it draws from (Flax folds each module's path into the key,
+    Haiku splits it in call order, environments split it per step), so beside a different consumer
+    (`actor.init(key, x)` and `critic.init(key, x, a)`, `env.reset(key)` then `env.step(key, a)`,
+    `normal(key)` then `model.init(key, x)`) it reads other bits; whether two models' paths coincide
+    is more than the source shows. Only the same method of the same object twice repeats its draws
+    (`model.apply(..., rngs=...)` twice)."""
+    if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
+        return False
+    return context.text(first.func) != context.text(second.func)
 
 
 def _callee(call: ast.Call) -> str:

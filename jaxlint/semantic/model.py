@@ -1553,6 +1553,9 @@ class SemanticModel:
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
                 return NONE
             operands = [node.left, *node.comparators]
+            # `mode == "regular"`: no array holds a string, so the other side is a Python value.
+            if any(isinstance(o, ast.JoinedStr) or (isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes))) for o in operands):
+                return NONE
             levels = [self.level(operand, scope) for operand in operands]
             if not any(levels):
                 return NONE
