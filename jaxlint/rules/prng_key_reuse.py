@@ -18,8 +18,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `shuffle` and `choice` without `p` draw from keys they split off `k` first, the very keys `split(k)`
   returns (`split(k, n)[:2] == split(k)`): that pair is flagged only when such a key then feeds a draw
   that reads the same bits (`split(k)[0]` or `[1]` into `normal`/`uniform`/a distribution's `.sample`
-  after `randint`; `split(k)[1]` into one of those, or `split(k)[0]` into another shuffle or
-  `randint`, after a shuffle). Two `split`s of one key are flagged:
+  after `randint`; `split(k)[1]` into one of those after a shuffle, or `split(k)[0]` into another shuffle or
+  `randint` after a shuffle of more than 1,625 elements, a size the source fixes: only such a
+  shuffle takes a second round of sort keys, split off `split(k)[0]`). Two `split`s of one key are flagged:
   `split(k, 2)` and `split(k, 3)` return the same leading keys.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.

@@ -11,6 +11,7 @@ is not a consumption.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
@@ -503,19 +504,34 @@ def _shuffles(call: ast.Call, context) -> bool:
     return isinstance(replace, ast.Constant) and replace.value is False
 
 
+def _shuffle_rounds(call: ast.Call, context) -> int:
+    """Rounds of sort keys `permutation(k, n)` draws: ceil(3 ln n / ln 2**32) in jax.random's
+    `_shuffle`, one up to 1625 elements. 0 when the size is not an integer the source fixes
+    (an array argument, a value read at run time): then a second round cannot be shown."""
+    size = call.args[1] if len(call.args) >= 2 else next((k.value for k in call.keywords if k.arg in ("x", "a")), None)
+    if size is None:
+        return 0
+    value = context.model.constant_evaluator().int_value(size, context.scope(call))
+    if value is None or value < 1:
+        return 0
+    return max(1, math.ceil(3 * math.log(value) / math.log(2**32 - 1)))
+
+
 def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: ast.AST, context) -> bool:
     """A key `split_call` returns feeds a draw that reads bits `sampler` (which splits `k` first) read:
     `randint` reads the bits of `split(k)[0]` and `[1]`, so a sampler reading its own key's bits (`normal`,
     `uniform`, a distribution's `.sample`) fed either repeats them; a shuffle reads `split(k)[1]`'s bits, and
     for large arrays those of keys split off `split(k)[0]`, as a shuffle or `randint` fed `split(k)[0]` does."""
     shuffles = _shuffles(sampler, context)
+    # Only a shuffle of more than ~1600 elements takes a second round, from keys split off `split(k)[0]`.
+    second_round = shuffles and _shuffle_rounds(sampler, context) > 1
 
     def overlaps(index: int, consumer: ast.Call) -> bool:
         own = reads_own_bits(consumer, context) or (
             isinstance(consumer.func, ast.Attribute) and consumer.func.attr == "sample" and _random_name(consumer, context) is None
         )
         if shuffles:
-            return (index == 1 and own) or (index == 0 and splits_first(consumer, context))
+            return (index == 1 and own) or (index == 0 and second_round and splits_first(consumer, context))
         return index in (0, 1) and own
 
     children: dict[str, int] = {}  # name -> index of the child it holds
