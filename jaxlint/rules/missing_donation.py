@@ -7,11 +7,12 @@ call site that rebinds the argument: one finding per call, naming every argument
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
 refers to (`old = state` before the call), since donating them would delete a live value, and
-PRNG keys (`key`, `rng`, `*_key`) and values that start small: numbers (`total = 0.0`), vectors
-with one entry per row or device (`jnp.zeros(x.shape[0])`, per-device step counters
-`np.broadcast_to(step, (jax.local_device_count(),))`) and integer or
-boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks): rebound every step but
-bytes to kilobytes, so donation saves nothing.
+PRNG keys (`key`, `rng`, `*_key`), metric accumulators and step counters (`metrics`, `step`), and
+values that start small: numbers (`total = 0.0`), vectors with one entry per row or device
+(`jnp.zeros(x.shape[0])`, per-device step counters `np.broadcast_to(step, (jax.local_device_count(),))`),
+integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks), and arrays
+of a size the source fixes below a megabyte (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`):
+rebound every step but bytes to kilobytes, so donation saves nothing.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop. A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
@@ -79,6 +80,7 @@ donation (H100: 402 MB to 268 MB for eight 2048x2048 float32 parameters), and th
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 from jaxlint.fixes import donation as donation_fix
@@ -133,7 +135,7 @@ class MissingDonation(Rule):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
-            if _aliased(key, scope) or _is_prngdotted_name(key) or _starts_small(key, node, scope, context.model):
+            if _aliased(key, scope) or _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
@@ -215,9 +217,15 @@ def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model
 _KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECASE)
 
 
-def _is_prngdotted_name(key: str) -> bool:
-    """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes: donating them saves nothing."""
-    return bool(_KEY_NAMES.search(key.rsplit(".", 1)[-1]))
+# Metric accumulators and step counters: a few scalars per metric (`metrics = eval_step(params, batch, metrics)`).
+_COUNTER_NAMES = re.compile(r"(^|_)(metrics?|counts?|counter|steps?|step_count)(_|$)", re.IGNORECASE)
+
+
+def _small_by_name(key: str) -> bool:
+    """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes, as do metric
+    accumulators and step counters: donating them saves nothing."""
+    name = key.rsplit(".", 1)[-1]
+    return bool(_KEY_NAMES.search(name) or _COUNTER_NAMES.search(name))
 
 
 _SCALAR_CONSTRUCTORS = frozenset({
@@ -250,7 +258,7 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
             sized = True
         elif _updates_itself(value, key) or _same_update(value, statement.value, key):
             continue
-        elif _small_allocation(value, model):
+        elif _small_allocation(value, model, scope):
             sized = True
         elif (
             isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
@@ -268,12 +276,16 @@ _FILLED = frozenset({
     "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
 })
 _BROADCAST = frozenset({"numpy.broadcast_to", "jax.numpy.broadcast_to"})
+# 2**18 elements: a megabyte of float32, nothing next to a model's parameters and optimizer state.
+_SMALL_ELEMENTS = 2**18
 _SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
 
 
-def _small_allocation(value: ast.AST, model) -> bool:
+def _small_allocation(value: ast.AST, model, scope) -> bool:
     """A new array with one entry per row or device (`jnp.zeros(x.shape[0])`,
-    `np.broadcast_to(step, (jax.local_device_count(),))`) or of an integer or boolean dtype (`jnp.full((1, n), pad_id, dtype=jnp.int32)`)."""
+    `np.broadcast_to(step, (jax.local_device_count(),))`), of a size the source fixes below a
+    megabyte (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`), or of an integer or boolean dtype
+    (`jnp.full((1, n), pad_id, dtype=jnp.int32)`)."""
     if not isinstance(value, ast.Call) or not value.args:
         return False
     qualified = model.qualified_name(value.func)
@@ -283,10 +295,13 @@ def _small_allocation(value: ast.AST, model) -> bool:
         shape = value.args[0]
     else:
         return False
-    if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) == 1:
-        shape = shape.elts[0]
-    if not isinstance(shape, (ast.Tuple, ast.List)) and _counted_dimension(shape, model):
+    dimensions = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+    if len(dimensions) == 1 and _counted_dimension(dimensions[0], model):
         return True  # `zeros(x.shape[0])`, `broadcast_to(step, (jax.local_device_count(),))`
+    evaluator = model.constant_evaluator()
+    sizes = [evaluator.int_value(dimension, scope) for dimension in dimensions]
+    if sizes and all(size is not None for size in sizes) and math.prod(sizes) <= _SMALL_ELEMENTS:
+        return True  # `jnp.zeros(HIDDEN_SIZE)`, `jnp.zeros((8, 256))`: sizes the source fixes
     dtype_position = 2 if qualified.endswith("full") else 1
     dtype = next((keyword.value for keyword in value.keywords if keyword.arg == "dtype"), None)
     if dtype is None and qualified in _FILLED and len(value.args) > dtype_position:
