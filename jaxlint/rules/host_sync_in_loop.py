@@ -11,7 +11,9 @@ accumulator `total += loss` read in the loop, and objects an `nnx.jit` call muta
 
 Not flagged: syncs gated by a condition that changes between iterations (`if step % 100 == 0:`,
 `if done:`), values already on the host, values a host consumer needs every step
-(`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), values computed
+(`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), and other reads of
+such a value in the same iteration (`if token == eos: break` beside `yield tokenizer.decode(token)`,
+a tokenizer reading token ids on the host): the loop waits for it anyway, values computed
 before the loop, epoch loops (the step runs in an inner loop or a helper, or the loop names an
 epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
 `block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
@@ -128,19 +130,26 @@ class HostSyncInLoop(Rule):
             return
         assigned = assigned_in_loop(node)
         found: list[tuple[ast.AST, str]] = []
+        needed_on_host: set[str] = set()
         for child in values.body:
+            if _decodes_on_host(child) and not _under_condition(child, node):
+                needed_on_host |= {n.id for a in child.args for n in ast.walk(a) if isinstance(n, ast.Name) and values.is_fresh(n)}
             description = self._sync(child, context, values)
             if description is None:
                 continue
             if _gated(child, node, context, values, assigned):
                 continue
             if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
-                continue  # (a string made from a device value is never what a host consumer needs)
+                # (a string made from a device value is never what a host consumer needs)
+                if not _under_condition(child, node):
+                    needed_on_host |= {n.id for n in ast.walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
+                continue
             if _collected_on_host(child, context) and not _carries_training_state(node, context):
                 continue
             if _in_assert_message(child):
                 continue  # formatted only when the assertion fails
             found.append((child, description))
+        needed_on_host = _derived_in_loop(needed_on_host, node, context) if needed_on_host else needed_on_host
         reported_statements: set[int] = set()
         synced: set[str] = set()
         for child, description in sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)):
@@ -150,6 +159,8 @@ class HostSyncInLoop(Rule):
             read = {n.id for n in ast.walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
             if read and read <= synced:
                 continue  # already copied to the host earlier in this iteration: a JAX array keeps that copy
+            if read & needed_on_host:
+                continue  # a host consumer needs that value every iteration anyway (`tokenizer.decode(token)`)
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
@@ -374,6 +385,50 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
                 return True
         child, parent = parent, parent_of(parent)
     return False
+
+
+# Tokenizer methods: they read token ids as host integers, so the loop waits for them every step.
+_HOST_DECODERS = frozenset({"decode", "batch_decode", "detokenize", "convert_ids_to_tokens", "id_to_piece", "decode_ids"})
+
+
+def _derived_in_loop(names: set[str], loop: ast.AST, context) -> set[str]:
+    """`names` and what the loop computes from them with array operations alone
+    (`active = active & ~jnp.isin(token, stops)`): ready as soon as they are, so reading them waits
+    for nothing more. A value that went through other code (`done = env_step(np.asarray(action))`)
+    is new."""
+    derived = set(names)
+    assignments = [
+        n for n in loop_body(loop)
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None and _array_operations_only(n.value, context)
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for assignment in assignments:
+            if not any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(assignment.value)):
+                continue
+            targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
+            for name in {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)} - derived:
+                derived.add(name)
+                changed = True
+    return derived
+
+
+def _array_operations_only(expression: ast.AST, context) -> bool:
+    """Operators, and calls of `jax.numpy`/`jax.lax` functions or of array methods (`x.squeeze()`)."""
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Call):
+            qualified = context.qualified_name(node.func) or ""
+            if qualified.startswith(("jax.numpy.", "jax.lax.")):
+                continue
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and context.qualified_name(node.func.value) is None:
+                continue  # a method of a local value: `token.squeeze()`
+            return False
+    return True
+
+
+def _decodes_on_host(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _HOST_DECODERS
 
 
 def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
