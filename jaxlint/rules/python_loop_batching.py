@@ -5,7 +5,9 @@ trace (a function of the module, a jitted function, a JAX function).
 
 Not flagged: comprehensions over Python lists, ranges or unknown iterables (`vmap` maps over an
 array's leading axis, not over a list), comprehensions with `if` clauses or several `for`s, and
-element expressions that are not a single call using the element.
+element expressions that are not a single call using the element, and test code (a `test_*`
+function, a `Test*` class, a test module), which builds the per-element loop as the reference that
+`vmap` is checked against.
 
 ## Why is this bad?
 The comprehension calls `f` once per row: outside `jit` that is one dispatch (and, for a jitted `f`,
@@ -39,7 +41,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import carried_state, jaxapi
 from jaxlint.semantic.model import ARRAY
 
 _STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
@@ -73,6 +75,8 @@ class PythonLoopBatching(Rule):
             return
         scope = context.scope(node)
         if not _is_array(generator.iter, scope, context) or not _traceable(call.func, scope, context):
+            return
+        if carried_state.in_test_code(node, str(context.source.filename), context.model):
             return
         callee = context.text(call.func)
         context.report(
