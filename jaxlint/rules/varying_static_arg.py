@@ -6,7 +6,9 @@ loop: `for i in range(n): f(x, i)` with `i` static.
 Not flagged: loops over a literal collection (`for mode in ("train", "eval")`: a few compilations
 are intended), small ranges (eight values or fewer, with literal bounds or names of one known
 value such as `num_viz = 3`), values with few possible results
-(`i % 2`, `i == 0`), and loops in traced code.
+(`i % 2`, `i == 0`), loops in traced code, and a value that changes only with an outer loop
+while the call runs in an inner one (`for task in range(n): for epoch in ...: f(x, task)`): it
+compiles once per task, and the epochs reuse that program.
 
 ## Why is this bad?
 `jit` compiles one program per distinct value of each static argument: a static argument that takes
@@ -100,7 +102,7 @@ def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
     if not _many_valued(argument):
         return None
     names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
-    for loop in loops:
+    for depth, loop in enumerate(loops):
         counters = _counters(loop, context)
         if counters is None:
             continue
@@ -112,8 +114,9 @@ def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
                     per_iteration.add(child.targets[0].id)
         found = names & per_iteration
         if found:
-            # A name also assigned a constant in the loop is not per-iteration for sure.
-            return sorted(found)[0]
+            # Varying with an outer loop only (`for task ...: for epoch ...: f(x, task)`): one
+            # compilation per outer iteration, which the inner loop's calls reuse.
+            return sorted(found)[0] if depth == 0 else None
     return None
 
 
