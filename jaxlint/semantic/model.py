@@ -748,10 +748,12 @@ class SemanticModel:
                 static_numbers = literal_tuple(use.options[key])
                 if static_numbers is None:
                     return {}
-        if "static_argnames" in use.options:
-            static_names = literal_tuple(use.options["static_argnames"])
-            if static_names is None:
-                return {}
+        for key in ("static_argnames", "nondiff_argnames"):
+            if key in use.options:
+                names = literal_tuple(use.options[key])
+                if names is None:
+                    return {}
+                static_names = (*static_names, *names)
         traced = {}
         count = len(candidates)
         offset = 1 if use.counts_self else 0
