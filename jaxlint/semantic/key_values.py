@@ -17,7 +17,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic.flow import enclosing_loops, target_names
-from jaxlint.semantic.model import FUNCTION_NODES, Scope, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
@@ -565,16 +565,38 @@ def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: a
         return overlaps(0, parent)  # `normal(split(k), ...)`: the key array, child 0 first
     else:
         return True  # used some other way: say it may
+    # Only uses after the split, before the name is bound again: a use earlier in a loop's body runs
+    # after that loop has rebound the name for the next iteration (`rng, _rng = split(rng)` on top).
+    position = (split_call.lineno, split_call.col_offset)
+    rebound = sorted(
+        ((n.lineno, n.col_offset), n.id) for n in ast.walk(function)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and (n.id in children or n.id in arrays)
+    )
+
+    def rebound_between(name: str, low: tuple, high: tuple) -> bool:
+        return any(low < where < high and bound == name for where, bound in rebound)
+
+    def reaches(name: str, use: ast.AST) -> bool:
+        at = (use.lineno, use.col_offset)
+        if at > position:
+            return not rebound_between(name, position, at)
+        # Earlier in a loop around both: reached through the back edge unless rebound on the way.
+        for loop in enclosing_loops(split_call):
+            if isinstance(loop, (ast.For, ast.While)) and is_within(use, loop):
+                start, end = (loop.lineno, loop.col_offset), (loop.end_lineno, loop.end_col_offset)
+                return not rebound_between(name, position, end) and not rebound_between(name, start, at)
+        return False
+
     for node in ast.walk(function):
         if not isinstance(node, ast.Call):
             continue
         key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)
         index = None
-        if isinstance(key, ast.Name) and key.id in children:
+        if isinstance(key, ast.Name) and key.id in children and reaches(key.id, node):
             index = children[key.id]
-        elif isinstance(key, ast.Name) and key.id in arrays:
+        elif isinstance(key, ast.Name) and key.id in arrays and reaches(key.id, node):
             index = arrays[key.id]
-        elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays:
+        elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays and reaches(key.value.id, node):
             offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
             if offset is None:
                 if any(overlaps(i, node) for i in (0, 1)):
