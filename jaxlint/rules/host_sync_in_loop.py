@@ -10,7 +10,7 @@ accumulator `total += loss` read in the loop, and objects an `nnx.jit` call muta
 (`metrics.compute()` after `train_step(model, metrics, batch)`). One finding per statement.
 
 Not flagged: syncs gated by a condition that changes between iterations (`if step % 100 == 0:`,
-`if done:`), values already on the host, values a host consumer needs every step
+`if done:`) or in an `except` handler (a fallback for when the `try` body failed), values already on the host, values a host consumer needs every step
 (`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), and other reads of
 such a value in the same iteration (`if token == eos: break` beside `yield tokenizer.decode(token)`,
 a tokenizer reading token ids on the host): the loop waits for it anyway, values computed
@@ -383,6 +383,8 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             if values.truth_test_syncs(parent.test) is None and loop_varying(parent.test, loop, context.model, assigned):
                 return True
+        if isinstance(parent, ast.ExceptHandler):
+            return True  # a fallback that runs only when the `try` body failed
         child, parent = parent, parent_of(parent)
     return False
 
