@@ -16,7 +16,9 @@ called only in an inner loop (once per dataset, then per batch), a function whos
 loop sit under a condition that changes between iterations (`if step % 1000 == 0:`, a periodic
 evaluation), a callable built from configuration the loop changes (a rebound name, or a sweep's
 `config[k] = v`): it must compile per iteration anyway, a jitted function stored in a cache
-(`cache[key] = fn`, looked up before it is rebuilt), test code, and anything in traced code.
+(`cache[key] = fn`, looked up before it is rebuilt), loops over a mapping's keys (`for name in
+datasets: ... datasets[name]`, `.items()`: a handful of named datasets or configurations, one
+program each on purpose), test code, and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -99,6 +101,8 @@ class JitInLoop(Rule):
         short = context.text(node.func)
         if loops:
             loop = loops[0]
+            if flow.iterates_mapping(loop):
+                return  # one program per named dataset or configuration: a handful, on purpose
             if not immediate and (called_name is None or not _called_in(called_name, loop)):
                 return
             if not immediate and _called_only_in_inner_loops(called_name, loop):
@@ -223,7 +227,7 @@ def _called_in_a_loop(function_scope, context) -> bool:
                     continue
             elif resolved[0] is not function_scope:
                 continue
-            loops = list(flow.enclosing_loops(call))
+            loops = [loop for loop in flow.enclosing_loops(call) if not flow.iterates_mapping(loop)]
             if loops and not any(_gated_in(call, loop, model) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))):
                 return True
     return False

@@ -107,27 +107,13 @@ class PythonLoopInTraced(Rule):
                 end_node=node.iter,
             )
             return
-        if context.level(node.iter, scope) == ARRAY and not _indexed_by_its_elements(node):
+        if context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node):
             context.report(
                 node,
                 f"iterating over traced array `{snippet(context.text(node.iter))}` unrolls one copy of the body per row "
                 f"into `{scope.name}`; use `lax.scan` or `lax.fori_loop` over the rows",
                 end_node=node.iter,
             )
-
-
-def _indexed_by_its_elements(loop: ast.For) -> bool:
-    """`for name in params[module]: ... params[module][name]`: the body indexes what it iterates with
-    the loop's own element, so the iterable is a mapping (a pytree of arrays) and the loop walks its
-    keys at trace time. Rows of an array are not used as indices into that array."""
-    if not isinstance(loop.target, ast.Name):
-        return False
-    iterated = ast.dump(loop.iter)
-    return any(
-        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == loop.target.id
-        and ast.dump(node.value) == iterated
-        for statement in loop.body for node in ast.walk(statement)
-    )
 
 
 # A loop nest around a gradient computation is reported from this many unrolled steps on: each

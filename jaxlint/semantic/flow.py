@@ -102,6 +102,25 @@ def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
+def iterates_mapping(loop: ast.AST) -> bool:
+    """`for name in params[module]: ... params[module][name]` or `for k, v in d.items()`: the loop walks a
+    mapping's keys (a pytree of parameters, a few named datasets), not an array's rows or a data
+    stream. Rows of an array are not used as indices into that array."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and iterable.func.attr in ("items", "keys", "values") and not iterable.args:
+        return True
+    if not isinstance(loop.target, ast.Name):
+        return False
+    iterated = ast.dump(iterable)
+    return any(
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == loop.target.id
+        and ast.dump(node.value) == iterated
+        for statement in loop.body for node in ast.walk(statement)
+    )
+
+
 def caught_locally(node: ast.AST, bases: tuple[str, ...], model) -> bool:
     """Whether a `try` around `node` in its own function catches an error derived from one of `bases`
     (builtin exception names such as "TypeError"): a bare `except:`, `Exception`, `BaseException`, one
