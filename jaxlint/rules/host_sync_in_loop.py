@@ -134,6 +134,9 @@ class HostSyncInLoop(Rule):
         for child in values.body:
             if _decodes_on_host(child) and not _under_condition(child, node):
                 needed_on_host |= {n.id for a in child.args for n in ast.walk(a) if isinstance(n, ast.Name) and values.is_fresh(n)}
+            converted = _converted_in_place(child, context)
+            if converted is not None and not _under_condition(child, node):
+                needed_on_host.add(converted)
             description = self._sync(child, context, values)
             if description is None:
                 continue
@@ -399,10 +402,15 @@ def _derived_in_loop(names: set[str], loop: ast.AST, context) -> set[str]:
     for nothing more. A value that went through other code (`done = env_step(np.asarray(action))`)
     is new."""
     derived = set(names)
-    assignments = [
-        n for n in loop_body(loop)
-        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None and _array_operations_only(n.value, context)
-    ]
+    statements = [n for n in loop_body(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None]
+    # Results of the call that produced a needed value (`a, entropy = policy(params, obs)` with `a` read
+    # for `env.step`): that wait covers them all.
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+            produced = {n.id for target in statement.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+            if produced & names:
+                derived |= produced
+    assignments = [n for n in statements if _array_operations_only(n.value, context)]
     changed = True
     while changed:
         changed = False
@@ -427,6 +435,23 @@ def _array_operations_only(expression: ast.AST, context) -> bool:
                 continue  # a method of a local value: `token.squeeze()`
             return False
     return True
+
+
+def _converted_in_place(node: ast.AST, context) -> str | None:
+    """`a = a.item()`, `action = np.asarray(action)`: the loop moves the value to the host for what
+    follows (an environment step), so it waits for the call that produced it every iteration."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        return None
+    name, value = node.targets[0].id, node.value
+    if not isinstance(value, ast.Call):
+        return None
+    if isinstance(value.func, ast.Attribute) and value.func.attr in ("item", "tolist") and not value.args:
+        source = value.func.value
+    elif context.qualified_name(value.func) in _EXPLICIT_SYNCS and len(value.args) == 1:
+        source = value.args[0]
+    else:
+        return None
+    return name if isinstance(source, ast.Name) and source.id == name else None
 
 
 def _decodes_on_host(node: ast.AST) -> bool:
