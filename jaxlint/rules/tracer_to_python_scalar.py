@@ -81,6 +81,8 @@ class TracerToPythonScalar(Rule):
             value = node.func.value
             if context.level(value, scope) < TRACED:
                 return
+            if node.func.attr == "item" and context.model.runs_concretely(scope):
+                return  # under autodiff alone the tracer holds a concrete value, and `.item()` reads it (jax 0.10.2)
             context.report(
                 node,
                 f"`.{node.func.attr}()` on traced value `{context.text(value)}` in traced function `{scope.name}` raises "
