@@ -14,7 +14,8 @@ https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functio
 https://docs.jax.dev/en/latest/random-numbers.html.
 
 A generator built from an explicit seed (`np.random.default_rng(0)`, `np.random.RandomState(0)`)
-is deterministic on purpose (a fixed projection, a test fixture) and is not flagged; nor is a
+is deterministic on purpose (a fixed projection, a test fixture) and is not flagged, nor are draws
+after `np.random.seed(...)` in the same function (every call replays the same numbers); nor is a
 function compiled through one entry that the module calls once, outside any loop, from its top
 level or `main` (`data = jax.jit(make_data)()`): the frozen value is read once anyway.
 
@@ -80,6 +81,8 @@ class HostStateInTraced(Rule):
                 return
             if function in _SEEDED_CONSTRUCTORS and (node.args or node.keywords):
                 return
+            if _seeded_before(node, scope, context):
+                return
             _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} draws from NumPy's host generator once, at trace time: every call reuses the same numbers; use `jax.random` with a key argument")
         elif qualified.startswith("random.") and qualified.count(".") == 1:
             function = qualified[len("random."):]
@@ -90,6 +93,19 @@ class HostStateInTraced(Rule):
             _report(context, scope, node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
         elif qualified in _ENVIRONMENT_CALLS:
             _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
+
+
+def _seeded_before(draw: ast.Call, scope, context) -> bool:
+    """`np.random.seed(seed)` earlier in the same function: every call replays the same numbers, so
+    the values frozen at trace time are the ones the function draws without `jit` too."""
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(
+        isinstance(node, ast.Call) and context.qualified_name(node.func) == "numpy.random.seed"
+        and (node.lineno, node.col_offset) < (draw.lineno, draw.col_offset)
+        for statement in function.body for node in ast.walk(statement)
+    )
 
 
 def _report(context, scope, node: ast.AST, message: str) -> None:
