@@ -32,6 +32,9 @@ the same buffer twice") or delete a live value:
   class holds (`self._adder.add(extras=self._get_extras(self._state))`). Computing from it
   (`return self.apply_fn(self.state.params, x)`), a copy (`jnp.array(..., copy=True)`), a private
   helper, and the updating method returning the new value (`ask()` in an ask/tell loop) are not;
+- it enters as a parameter, and a call of the function in this module passes a value its caller
+  still holds (`self._refresh(params, self._state)`, or a name read after that call): donating it on
+  the first iteration would delete the caller's value;
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
@@ -145,6 +148,7 @@ class MissingDonation(Rule):
                 or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
                 or carried_state.shares_buffers(key, scope, context.model)
                 or carried_state.leaks_from_object(key, scope, context.model)
+                or carried_state.caller_keeps_parameter(key, scope, context.model)
             ):
                 continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))

@@ -201,6 +201,27 @@ def other_call_keeps_value(binding, call: ast.Call, position: int | None, keywor
     return False
 
 
+def caller_keeps_parameter(name: str, scope, model) -> bool:
+    """`name` is a parameter of the function, and a call of that function in this module passes a value
+    its caller still holds there: an attribute (`self._refresh(params, self._state)`) or a name read
+    after the call. Donating the parameter on the first iteration would delete the caller's value."""
+    if name not in scope.params or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    index = scope.params.index(name)
+    for call in model.calls_by_name().get(scope.name, ()):
+        # `obj.method(a, b)` binds `self` first: its arguments start at the next parameter.
+        offset = 1 if isinstance(call.func, ast.Attribute) and scope.params[:1] in (["self"], ["cls"]) else 0
+        argument = _argument(call, index - offset, None) if index >= offset else None
+        if argument is None:
+            argument = _argument(call, None, name)
+        key = dotted_name(argument) if argument is not None else None
+        if key is None or key in _rebound_by(call):
+            continue  # a fresh value, or the caller carries it too (`state = step_with_timing(state)`)
+        if "." in key or _still_read(key, call, model.scope_for(call)):
+            return True
+    return False
+
+
 def _still_read(name: str, call: ast.Call, scope) -> bool:
     """The caller of `call` may read `name` afterwards (or it is held by its own caller)."""
     statement = call
