@@ -3,7 +3,8 @@ Flags `@jax.jit` (or `@partial(jax.jit, ...)`, `@jax.pmap`) on a method of a pla
 `self` is not static.
 
 Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)`, static methods and
-class methods, and methods of classes that JAX can flatten or that a framework handles: any base
+class methods, functions of a class used as a namespace (a first parameter not named `self` that the
+body uses as data, `def v(weight, states): return states @ weight`), and methods of classes that JAX can flatten or that a framework handles: any base
 class other than `object` or another plain class of the module (flax `nn.Module`, `nnx.Module`,
 `eqx.Module`, `struct.PyTreeNode`, `NamedTuple`, ...), a decorator other than `dataclasses.dataclass`
 (`@struct.dataclass`, `@register_pytree_node_class`, `@jax.tree_util.register_dataclass`,
@@ -84,6 +85,8 @@ class JitOnMethod(Rule):
             if not _plain_class(scope.class_node, context):
                 return
             self_name = (node.args.posonlyargs + node.args.args)[0].arg
+            if self_name != "self" and not _used_as_object(self_name, node):
+                return  # `def v(weight, states)` in a class used as a namespace: the first argument is data
             context.report(
                 decorator,
                 f"`{context.text(decorator)}` on method `{node.name}` of plain class `{scope.class_node.name}` traces "
@@ -91,6 +94,15 @@ class JitOnMethod(Rule):
                 f"or register the class as a pytree",
             )
             return
+
+
+def _used_as_object(name: str, function: ast.FunctionDef) -> bool:
+    """The body reads an attribute of `name` or calls a method on it (`this.factor`), as of an instance."""
+    return any(
+        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name
+        and node.attr not in ("shape", "dtype", "ndim", "size", "T", "at")
+        for statement in function.body for node in ast.walk(statement)
+    )
 
 
 def _self_is_static(options: dict, node: ast.FunctionDef) -> bool:
