@@ -102,6 +102,13 @@ def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
+def runs_at_most_once(loop: ast.AST) -> bool:
+    """The loop's body ends every iteration with `break`, `return` or `raise` at its top level
+    (`for batch in loader: check(batch); break`): a one-off, not a repeated step."""
+    body = getattr(loop, "body", None)
+    return bool(body) and any(isinstance(statement, (ast.Break, ast.Return, ast.Raise)) for statement in body)
+
+
 def iterates_mapping(loop: ast.AST) -> bool:
     """`for name in params[module]: ... params[module][name]` or `for k, v in d.items()`: the loop walks a
     mapping's keys (a pytree of parameters, a few named datasets), not an array's rows or a data
