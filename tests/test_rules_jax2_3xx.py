@@ -140,3 +140,33 @@ def test_host_sync_in_a_test_module_is_not_reported():
     in_test_function = TRAIN_LOOP.replace("def run(", "def test_run(")
     assert _codes(in_test_function, "JAX201", filename="train.py") == []
 
+
+
+def test_host_data_wrapped_in_jnp_is_a_round_trip_not_a_wait_for_the_step():
+    text = textwrap.dedent(
+        """
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        @jax.jit
+        def policy(params, obs):
+            return params @ obs
+
+        def rollout(params, env, obs, batches):
+            dones = jnp.zeros(4, dtype=bool)
+            while not jnp.all(dones):
+                action = np.asarray(policy(params, obs))
+                obs, reward, done, _ = env.step(action)
+                dones = jnp.logical_or(dones, done)
+            for batch in batches:
+                loss = policy(params, batch)
+                print(float(loss))
+        """
+    )
+    result = check_source(text, "t.py", Settings(), [RULES_BY_CODE["JAX201"]])
+    by_row = {d.location.row: d for d in result.diagnostics}
+    assert sorted(by_row) == [12, 18]
+    # Host flags wrapped in jnp: a round trip, and no lax.while_loop rewrite (a host env cannot go in one).
+    assert "round trip" in by_row[12].message and by_row[12].fix is None
+    assert "waits for the device" in by_row[18].message

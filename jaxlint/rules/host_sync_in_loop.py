@@ -27,6 +27,11 @@ purpose, and its speed is not the point. Nor are interactive programs (`input()`
 stalls nothing more), and evaluation loops that gather array outputs on the host
 (`outputs.append(np.asarray(logits))`; in a training loop that carries state, it stays flagged).
 
+A device array the loop only built from host data (`dones = jnp.logical_or(dones, done)` over an
+environment's flags, a helper wrapping them in `jnp.array`) is reported with its own message: reading
+it back waits for no computation, but every iteration pays a round trip to the device and back, and
+the fix is to keep it on the host (no `lax.while_loop` rewrite is offered).
+
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,
 queueing the next steps while the accelerator computes. Reading a value on the host blocks until the
@@ -121,6 +126,9 @@ class HostSyncInLoop(Rule):
             return
         step_name = _callee_text(compiled, context)
         if isinstance(node, ast.While) and values.truth_test_syncs(node.test) is not None:
+            if not values.computed_by_compiled_code(node.test):
+                context.report(node.test, _round_trip_message(f"`while {snippet(context.text(node.test))}`"))
+                return
             context.report(
                 node.test,
                 f"`while {snippet(context.text(node.test))}` on a device value waits for the device on every iteration "
@@ -167,6 +175,9 @@ class HostSyncInLoop(Rule):
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
+            if not values.computed_by_compiled_code(_synced_part(child)):
+                context.report(child, _round_trip_message(description))
+                continue
             context.report(
                 child,
                 f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); "
@@ -435,6 +446,19 @@ def _array_operations_only(expression: ast.AST, context) -> bool:
                 continue  # a method of a local value: `token.squeeze()`
             return False
     return True
+
+
+def _round_trip_message(description: str) -> str:
+    return (
+        f"{description} reads back a device array that this loop built from host data (no compiled step "
+        "produced it): every iteration pays a round trip to the device and back; keep that value on the "
+        "host (NumPy or plain Python) instead of wrapping it in `jnp`"
+    )
+
+
+def _synced_part(node: ast.AST) -> ast.AST:
+    """What a sync reads: the test of an `if`/`while`/`assert`, else the expression itself."""
+    return node.test if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else node
 
 
 def _converted_in_place(node: ast.AST, context) -> str | None:

@@ -261,6 +261,13 @@ def _names_an_epoch(loop: ast.AST) -> bool:
 # ----- one loop -----------------------------------------------------------------------------------
 
 
+# Calls that read a device value without computing a new one from it.
+_READING_CALLS = frozenset({
+    "builtins.float", "builtins.int", "builtins.bool", "builtins.str", "builtins.repr", "builtins.format",
+    "builtins.print", "numpy.asarray", "numpy.array", "jax.device_get",
+})
+
+
 class LoopValues:
     """Device values in one loop outside traced code, and which of them this iteration produced."""
 
@@ -401,6 +408,45 @@ class LoopValues:
                 return True
             if isinstance(sub, ast.Call) and (self.model.jit_binding_for_call(sub) is not None or helper_returns_device(sub, self.model)):
                 return True
+        return False
+
+    def computed_by_compiled_code(self, node: ast.AST) -> bool:
+        """Whether a device value depends on compiled code this iteration ran (a jitted call, a helper
+        that runs one, an object an `nnx.jit` call mutates). False for host data the loop only wrapped
+        in device arrays (`done = jnp.array(done)`, `jnp.all(dones)` over an environment's flags):
+        reading that back waits for no computation, it is a round trip to the device and back."""
+        self._prepare()
+        # The sync itself (`float(loss)`, `print(...)`, `writer.add_scalar("loss", loss)`) only reads.
+        return self._from_compiled(node, set(), root=node)
+
+    def _from_compiled(self, node: ast.AST, visiting: set[str], root: ast.AST | None = None) -> bool:
+        model = self.model
+        stack = [node]
+        while stack:
+            sub = stack.pop()
+            if isinstance(sub, ast.Call):
+                if _runs_compiled(sub, model, 0):
+                    return True
+                qualified = model.qualified_name(sub.func) or ""
+                if sub is not root and qualified not in _READING_CALLS and not qualified.startswith(("jax.numpy.", "jax.lax.", "jax.nn.")) and not (
+                    isinstance(sub.func, ast.Attribute) and (self.is_device(sub.func.value) or sub.func.attr in ("item", "tolist"))
+                ):
+                    # Host code in between (`env_step(jax.device_get(action))`): its result is new
+                    # data, whatever fed it.
+                    continue
+            stack.extend(child_nodes(sub))
+            if isinstance(sub, ast.Name) and sub.id not in visiting:
+                if sub.id in self.mutated_by_nnx:
+                    return True
+                if sub.id in self.per_iteration:
+                    visiting.add(sub.id)
+                    for target, value in self.scope.bindings:
+                        if value is None or sub.id not in target_names(target) or not is_within(value, self.loop):
+                            continue
+                        if self._from_compiled(value.value if isinstance(value, ast.AugAssign) else value, visiting):
+                            return True
+                elif self.device_names.get(sub.id) and not any(sub.id in target_names(t) for t, _ in self.scope.bindings):
+                    return True  # a device value from elsewhere (a parameter): not known to be host data
         return False
 
     def truth_test_syncs(self, test: ast.expr) -> ast.expr | None:
