@@ -107,13 +107,41 @@ class PythonLoopInTraced(Rule):
                 end_node=node.iter,
             )
             return
-        if context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node):
+        if context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node) and not _list_at_every_call(node.iter, scope, context):
             context.report(
                 node,
                 f"iterating over traced array `{snippet(context.text(node.iter))}` unrolls one copy of the body per row "
                 f"into `{scope.name}`; use `lax.scan` or `lax.fori_loop` over the rows",
                 end_node=node.iter,
             )
+
+
+def _list_at_every_call(iterable: ast.expr, scope, context) -> bool:
+    """`for idx in idxes` over a parameter that every call of the jitted function fills with a Python
+    list (`update_epoch(state, [idx[i:i + n] for i in ...])`, or a name bound to one): the loop walks
+    the list's few entries at trace time, whatever the annotation says."""
+    if not isinstance(iterable, ast.Name) or iterable.id not in scope.params:
+        return False
+    calls = context.model.entry_calls(scope)
+    if not calls:
+        return False
+    position = scope.params.index(iterable.id)
+    for call in calls:
+        argument = call.args[position] if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args) else None
+        if argument is None:
+            argument = next((k.value for k in call.keywords if k.arg == iterable.id), None)
+        if not _python_list(argument, context.model.scope_for(call)):
+            return False
+    return True
+
+
+def _python_list(argument: ast.expr | None, scope) -> bool:
+    if isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(argument, ast.Name):
+        values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == argument.id]
+        return bool(values) and all(isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) for value in values)
+    return False
 
 
 # A loop nest around a gradient computation is reported from this many unrolled steps on: each
