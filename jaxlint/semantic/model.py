@@ -773,9 +773,14 @@ class SemanticModel:
         Only for module functions whose compiled entries are all seen (see `entry_calls`), and no
         call spreading `*args`/`**kwargs`. With no call in the module at all (a library's kernel,
         called from other modules), whether any caller passes it is unknown, and a default that no
-        call fills is a Python value: not traced either."""
+        call fills is a Python value: not traced either. A lambda's defaults capture values
+        (`lambda x, cfg=config: ...`) and count as never passed."""
         if name not in self._defaulted(scope):
             return False
+        if isinstance(scope.node, ast.Lambda):
+            # `jax.jit(lambda x, cfg=config: f(x, cfg))`: a default on a lambda captures a value
+            # (configuration, a loop variable) for a callable called with the other arguments.
+            return True
         calls = self.entry_calls(scope)
         if calls is None:
             return False
