@@ -20,8 +20,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   that reads the same bits (`split(k)[0]` or `[1]` into `normal`/`uniform`/a distribution's `.sample`
   after `randint`; `split(k)[1]` into one of those after a shuffle, or `split(k)[0]` into another shuffle or
   `randint` after a shuffle of more than 1,625 elements, a size the source fixes: only such a
-  shuffle takes a second round of sort keys, split off `split(k)[0]`). Two `split`s of one key are flagged:
-  `split(k, 2)` and `split(k, 3)` return the same leading keys.
+  shuffle takes a second round of sort keys, split off `split(k)[0]`). Two `split`s of one key are
+  flagged: `split(k, 2)` and `split(k, 3)` return the same leading keys. Not when one of them
+  advances the stream (`rng, input_rng = split(rng)`) and the other's keys go only into compiled
+  steps (`p_train_step(state, batch, dropout_rngs)`), which split them again: the copies reach
+  different consumers that derive their own keys.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
@@ -406,6 +409,8 @@ class _Flow:
         if self.reads_apart(first, second):
             return False  # no bits in common on the default threefry: nothing correlated to report
         if _derives_own_keys(first, second, self.context):
+            return False
+        if not key_values.split_outputs_meet(first, second, self.function, self.context):
             return False
         if key_values.is_seed(key):
             return self.worth_reporting(first, second)

@@ -534,22 +534,82 @@ def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: a
             return (index == 1 and own) or (index == 0 and second_round and splits_first(consumer, context))
         return index in (0, 1) and own
 
+    uses = _split_consumers(split_call, function)
+    if uses is None:
+        return True  # used some other way: say it may
+    for consumer, index in uses:
+        if index is None:
+            if any(overlaps(i, consumer) for i in (0, 1)):
+                return True
+        elif overlaps(index, consumer):
+            return True
+    return False
+
+
+def split_outputs_meet(first: ast.Call, second: ast.Call, function: ast.AST, context) -> bool:
+    """Two splits of one key return the same leading keys. That cannot be shown to matter when one of
+    them advances the stream (`rng, input_rng = split(rng)`: the key is rebound to a child and only
+    split again) and the other's keys go only into compiled steps (`p_train_step(state, batch,
+    dropout_rngs)`), which split them again internally: the copies reach different consumers that
+    derive their own keys (a reader's simulation of this pattern found no key drawn from twice).
+    Anything else, such as two key arrays for two samplers or helpers, meets."""
+    if _random_name(first, context) != "split" or _random_name(second, context) != "split":
+        return True  # not two splits: this question does not apply
+    for advancing, other in ((first, second), (second, first)):
+        if not _advances_stream(advancing):
+            continue
+        uses = _split_consumers(other, function, itself=False, any_argument=True)
+        if uses and all(context.model.jit_binding_for_call(consumer) is not None for consumer, _ in uses):
+            return False
+    return True
+
+
+def _stored_at(name: ast.Name) -> tuple[int, int]:
+    """When a target is stored: after its assignment's value is evaluated (`keys, out = step(keys)`
+    reads `keys` first), so at the end of that statement; elsewhere (a `for` target) where it stands."""
+    statement = parent_of(name)
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return (statement.end_lineno, statement.end_col_offset)
+    return (name.lineno, name.col_offset)
+
+
+def _advances_stream(split_call: ast.Call) -> bool:
+    """`rng, sub = split(rng)`: the split key is rebound to one of the children."""
+    parent = parent_of(split_call)
+    key = split_call.args[0] if split_call.args else next((k.value for k in split_call.keywords if k.arg == "key"), None)
+    if not isinstance(parent, ast.Assign) or not isinstance(key, ast.Name):
+        return False
+    return any(key.id in _target_names(target) for target in parent.targets if isinstance(target, (ast.Tuple, ast.List)))
+
+
+def _split_consumers(
+    split_call: ast.Call, function: ast.AST, *, itself: bool = True, any_argument: bool = False
+) -> list[tuple[ast.Call, int | None]] | None:
+    """The calls that take a key `split_call` returns, with the index of that key among its outputs
+    (None for an unknown index into the key array); None when the keys go somewhere else than a call
+    or a simple assignment. Only uses the split reaches count: later in the source before the name is
+    bound again, or earlier in a loop around both through its back edge unless rebound on the way.
+    With `itself`, the split counts too when the next iteration of a loop splits its own output; with
+    `any_argument`, a key in any argument position counts (`p_train_step(state, batch, rngs)`), not
+    only the first one or `key=` as in `jax.random`."""
     children: dict[str, int] = {}  # name -> index of the child it holds
     arrays: dict[str, int] = {}  # name -> index of the first child in the array it holds
     parent = parent_of(split_call)
     if isinstance(parent, ast.Subscript):
         index = parent.slice.value if isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, int) else None
         if index is None:
-            return True
+            return None
         holder = parent_of(parent)
         if isinstance(holder, ast.Call):
-            return overlaps(index, holder)
+            return [(holder, index)]
         if isinstance(holder, ast.Assign):
             for target in holder.targets:
                 for name in _target_names(target):
                     children[name] = index
         else:
-            return True
+            return None
     elif isinstance(parent, ast.Assign):
         for target in parent.targets:
             if isinstance(target, ast.Name):
@@ -562,15 +622,17 @@ def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: a
                         arrays[element.value.id] = index
                         break
     elif isinstance(parent, ast.Call):
-        return overlaps(0, parent)  # `normal(split(k), ...)`: the key array, child 0 first
+        return [(parent, 0)]  # `normal(split(k), ...)`: the key array, child 0 first
     else:
-        return True  # used some other way: say it may
-    # Only uses after the split, before the name is bound again: a use earlier in a loop's body runs
-    # after that loop has rebound the name for the next iteration (`rng, _rng = split(rng)` on top).
+        return None
     position = (split_call.lineno, split_call.col_offset)
+    own = parent_of(split_call)
+    while own is not None and not isinstance(own, ast.stmt):
+        own = parent_of(own)
     rebound = sorted(
-        ((n.lineno, n.col_offset), n.id) for n in ast.walk(function)
+        (_stored_at(n), n.id) for n in ast.walk(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and (n.id in children or n.id in arrays)
+        and not (own is not None and is_within(n, own))  # the split's own targets bind what is followed
     )
 
     def rebound_between(name: str, low: tuple, high: tuple) -> bool:
@@ -580,32 +642,29 @@ def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: a
         at = (use.lineno, use.col_offset)
         if at > position:
             return not rebound_between(name, position, at)
-        # Earlier in a loop around both: reached through the back edge unless rebound on the way.
         for loop in enclosing_loops(split_call):
             if isinstance(loop, (ast.For, ast.While)) and is_within(use, loop):
                 start, end = (loop.lineno, loop.col_offset), (loop.end_lineno, loop.end_col_offset)
                 return not rebound_between(name, position, end) and not rebound_between(name, start, at)
         return False
 
+    uses: list[tuple[ast.Call, int | None]] = []
     for node in ast.walk(function):
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or (node is split_call and not itself):
             continue
-        key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)
-        index = None
-        if isinstance(key, ast.Name) and key.id in children and reaches(key.id, node):
-            index = children[key.id]
-        elif isinstance(key, ast.Name) and key.id in arrays and reaches(key.id, node):
-            index = arrays[key.id]
-        elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays and reaches(key.value.id, node):
-            offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
-            if offset is None:
-                if any(overlaps(i, node) for i in (0, 1)):
-                    return True
-                continue
-            index = arrays[key.value.id] + offset
-        if index is not None and overlaps(index, node):
-            return True
-    return False
+        if any_argument:
+            keys = [*node.args, *(k.value for k in node.keywords)]
+        else:
+            keys = [node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)]
+        for key in keys:
+            if isinstance(key, ast.Name) and key.id in children and reaches(key.id, node):
+                uses.append((node, children[key.id]))
+            elif isinstance(key, ast.Name) and key.id in arrays and reaches(key.id, node):
+                uses.append((node, arrays[key.id]))
+            elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays and reaches(key.value.id, node):
+                offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
+                uses.append((node, None if offset is None else arrays[key.value.id] + offset))
+    return uses
 
 
 def distinct_module_paths(first: ast.Call, second: ast.Call, function: ast.AST, context) -> bool:
