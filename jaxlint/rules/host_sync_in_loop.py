@@ -23,7 +23,9 @@ tests, bounding the dispatch queue). A condition that holds for the whole loop (
 the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
 test module: `*_test.py`, `conftest.py`, test helpers, or a `test_*.py` that is written as a test) is not flagged: a test reads values on the host on
 purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
-...), loops whose body always ends in `break` or `return` (a one-off check, not a repeated step), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
+...), loops whose body always ends in `break` or `return` (a one-off check, not a repeated step), loops
+over a few cases the source spells out (`for hand in [h1, h2, h3]`, `range(4)`: eight or fewer,
+a debug or validation pass, not a hot loop), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
 stalls nothing more), and evaluation loops that gather array outputs on the host
 (`outputs.append(np.asarray(logits))`; in a training loop that carries state, it stays flagged).
 
@@ -81,7 +83,7 @@ from typing import Iterator
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state
-from jaxlint.semantic.flow import dotted_name, runs_at_most_once, target_elements
+from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, target_elements
 from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, runs_epoch_on_device
 
@@ -118,7 +120,7 @@ class HostSyncInLoop(Rule):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
         if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
-        if _waits_each_iteration(node, context) or runs_at_most_once(node):
+        if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
             return
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()

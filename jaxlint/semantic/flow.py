@@ -102,6 +102,43 @@ def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
+# A loop over at most this many literal cases (`for hand in [h1, h2, h3]`) is a handful of checks,
+# not a hot loop (JAX303 uses the same bound for small ranges).
+FEW_ITERATIONS = 8
+
+
+def iterates_few_literal_cases(loop: ast.AST, scope=None) -> bool:
+    """`for case in (a, b, c):`, `for street in ["flop", "turn"]:`, `for i in range(3):`, or a name
+    the scope (or the module) binds once to such a display: a handful of iterations the source spells
+    out."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    holder = scope
+    while isinstance(iterable, ast.Name) and holder is not None:
+        values = [value for target, value in holder.bindings if isinstance(target, ast.Name) and target.id == iterable.id]
+        if values:
+            if len(values) != 1 or values[0] is None:
+                return False
+            iterable = values[0]
+            break
+        holder = holder.parent
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return len(iterable.elts) <= FEW_ITERATIONS and not any(isinstance(e, ast.Starred) for e in iterable.elts)
+    if isinstance(iterable, ast.Dict):
+        return len(iterable.keys) <= FEW_ITERATIONS and None not in iterable.keys
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
+        bounds = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) else None for a in iterable.args]
+        if bounds and None not in bounds:
+            try:
+                return len(range(*bounds)) <= FEW_ITERATIONS
+            except (TypeError, ValueError):
+                return False
+    return False
+
+
 def runs_at_most_once(loop: ast.AST) -> bool:
     """The loop's body ends every iteration with `break`, `return` or `raise` at its top level
     (`for batch in loader: check(batch); break`): a one-off, not a repeated step."""

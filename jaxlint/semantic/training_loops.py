@@ -434,6 +434,8 @@ class LoopValues:
                     # Host code in between (`env_step(jax.device_get(action))`): its result is new
                     # data, whatever fed it.
                     continue
+            if isinstance(sub, ast.Attribute) and not self._built_here(sub) and not (isinstance(sub.value, ast.Name) and model.qualified_name(sub) is not None):
+                return True  # `self.regrets`, `state.params`: a value of unknown origin, not host data shown
             stack.extend(child_nodes(sub))
             if isinstance(sub, ast.Name) and sub.id not in visiting:
                 if sub.id in self.mutated_by_nnx:
@@ -448,6 +450,14 @@ class LoopValues:
                 elif self.device_names.get(sub.id) and not any(sub.id in target_names(t) for t, _ in self.scope.bindings):
                     return True  # a device value from elsewhere (a parameter): not known to be host data
         return False
+
+    def _built_here(self, node: ast.AST) -> bool:
+        """An attribute or item of a name this iteration binds (`timestep.done`), followed through
+        that name's bindings instead."""
+        root = node
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id in self.per_iteration
 
     def truth_test_syncs(self, test: ast.expr) -> ast.expr | None:
         """The fresh device value whose truth a test reads: `if loss < best`, `not done`, `a or b`."""
