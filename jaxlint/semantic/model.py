@@ -298,6 +298,24 @@ class TransformUse:
     counts_self: bool = False
 
 
+def _reads_only_static_attributes(function: ast.AST) -> bool:
+    """A lambda whose body reads its parameters only through attributes known at trace time
+    (`lambda x: x.shape[1:]`, `lambda x: x.ndim`) or `len(x)`: its results are Python values."""
+    if not isinstance(function, ast.Lambda):
+        return False
+    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+    if not params:
+        return False
+    for node in ast.walk(function.body):
+        if isinstance(node, ast.Name) and node.id in params:
+            parent = parent_of(node)
+            static = isinstance(parent, ast.Attribute) and parent.attr in jaxapi.STATIC_ATTRIBUTES
+            measured = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len"
+            if not (static or measured):
+                return False
+    return True
+
+
 class SemanticModel:
     def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = (), project=None) -> None:
         self.tree = tree
@@ -1591,6 +1609,8 @@ class SemanticModel:
         if qualified is not None:
             if qualified in jaxapi.STATIC_CALLS or qualified in jaxapi.HOST_SCALAR_CALLS:
                 return NONE
+            if qualified in jaxapi.TREE_MAPS and call.args and _reads_only_static_attributes(call.args[0]):
+                return NONE  # `tree_map(lambda x: x.shape[0], params)`: a pytree of Python ints
             if qualified in jaxapi.CONTAINER_RESULT_CALLS:
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
             if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
