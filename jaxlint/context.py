@@ -10,6 +10,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from jaxlint.semantic.call_sites import traced_only_by_uncalled_wrappers
 from jaxlint.semantic.flow import caught_locally
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.source import SourceFile
@@ -59,7 +60,11 @@ class Context:
 
     def is_traced_code(self, node: ast.AST) -> bool:
         scope = self.scope(node)
-        return scope.in_traced and not self.model.in_static_region(node) and not self.model.dead_when_traced(node, scope)
+        return (
+            scope.in_traced and not self.model.in_static_region(node) and not self.model.dead_when_traced(node, scope)
+            # `f_jit = jax.jit(f)` that nothing calls: no abstract value ever reaches `f` through it.
+            and not self.memo(("uncalled-wrappers", id(scope)), traced_only_by_uncalled_wrappers, scope, self.model)
+        )
 
     def text(self, node: ast.AST) -> str:
         return self.source.segment(node)

@@ -28,8 +28,11 @@ def traced_only_by_uncalled_wrappers(scope: Scope, model: SemanticModel) -> bool
     )
     if wrapped_elsewhere != len(bindings):
         return False  # also passed to a transform whose result is not bound to a name (`jax.jit(f)(x)`)
-    read = {node.id for node in model.nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    read |= {node.attr for node in model.nodes if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)}
+    read = model.__dict__.get("_names_read")
+    if read is None:
+        read = {node.id for node in model.nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        read |= {node.attr for node in model.nodes if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)}
+        model.__dict__["_names_read"] = read
     return not any(binding.key.rpartition(".")[2] in read for binding in bindings)
 
 
