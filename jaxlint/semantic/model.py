@@ -1579,7 +1579,8 @@ class SemanticModel:
                 return NONE
             operands = [node.left, *node.comparators]
             # `mode == "regular"`: no array holds a string, so the other side is a Python value.
-            if any(isinstance(o, ast.JoinedStr) or (isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes))) for o in operands):
+            # `state != None`: an identity test spelled with `!=` (on a pytree object it is a Python bool).
+            if any(isinstance(o, ast.JoinedStr) or (isinstance(o, ast.Constant) and (o.value is None or isinstance(o.value, (str, bytes)))) for o in operands):
                 return NONE
             levels = [self.level(operand, scope) for operand in operands]
             if not any(levels):
