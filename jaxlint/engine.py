@@ -233,10 +233,13 @@ def check_source(
                 )
     started = perf_counter()
     used: set[tuple[int, str]] = set()
+    # One finding per code and position: a rule reaching one spot twice (an interval read twice) says it once.
+    seen: set[tuple] = set()
     result.diagnostics = [
         diagnostic
         for diagnostic in context.diagnostics
         if not _suppressed(diagnostic, source, ignored | file_codes, used)
+        and not ((diagnostic.code, diagnostic.location) in seen or seen.add((diagnostic.code, diagnostic.location)))
     ]
     if report_unused:
         judged = {rule.code for rule in rules} - failed
