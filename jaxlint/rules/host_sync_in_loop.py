@@ -128,7 +128,7 @@ class HostSyncInLoop(Rule):
             return
         step_name = _callee_text(compiled, context)
         if isinstance(node, ast.While) and values.truth_test_syncs(node.test) is not None:
-            if not values.computed_by_compiled_code(node.test):
+            if values.built_from_host_data(values.truth_test_syncs(node.test)):
                 context.report(node.test, _round_trip_message(f"`while {snippet(context.text(node.test))}`"))
                 return
             context.report(
@@ -143,7 +143,7 @@ class HostSyncInLoop(Rule):
         needed_on_host: set[str] = set()
         for child in values.body:
             if _decodes_on_host(child) and not _under_condition(child, node):
-                needed_on_host |= {n.id for a in child.args for n in ast.walk(a) if isinstance(n, ast.Name) and values.is_fresh(n)}
+                needed_on_host |= {name for a in child.args for name in _values_read(a, values, context)}
             converted = _converted_in_place(child, context)
             if converted is not None and not _under_condition(child, node):
                 needed_on_host.add(converted)
@@ -155,14 +155,14 @@ class HostSyncInLoop(Rule):
             if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
                 # (a string made from a device value is never what a host consumer needs)
                 if not _under_condition(child, node):
-                    needed_on_host |= {n.id for n in ast.walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
+                    needed_on_host |= _values_read(child, values, context)
                 continue
             if _collected_on_host(child, context) and not _carries_training_state(node, context):
                 continue
             if _in_assert_message(child):
                 continue  # formatted only when the assertion fails
             found.append((child, description))
-        needed_on_host = _derived_in_loop(needed_on_host, node, context) if needed_on_host else needed_on_host
+        needed_on_host = _derived_in_loop(needed_on_host, node, values, context) if needed_on_host else needed_on_host
         reported_statements: set[int] = set()
         synced: set[str] = set()
         for child, description in sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)):
@@ -177,7 +177,7 @@ class HostSyncInLoop(Rule):
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
-            if not values.computed_by_compiled_code(_synced_part(child)):
+            if values.built_from_host_data(_synced_part(child, values)):
                 context.report(child, _round_trip_message(description))
                 continue
             context.report(
@@ -409,7 +409,7 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
 _HOST_DECODERS = frozenset({"decode", "batch_decode", "detokenize", "convert_ids_to_tokens", "id_to_piece", "decode_ids"})
 
 
-def _derived_in_loop(names: set[str], loop: ast.AST, context) -> set[str]:
+def _derived_in_loop(names: set[str], loop: ast.AST, values, context) -> set[str]:
     """`names` and what the loop computes from them with array operations alone
     (`active = active & ~jnp.isin(token, stops)`): ready as soon as they are, so reading them waits
     for nothing more. A value that went through other code (`done = env_step(np.asarray(action))`)
@@ -419,7 +419,7 @@ def _derived_in_loop(names: set[str], loop: ast.AST, context) -> set[str]:
     # Results of the call that produced a needed value (`a, entropy = policy(params, obs)` with `a` read
     # for `env.step`): that wait covers them all.
     for statement in statements:
-        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and values.is_fresh(statement.value) and not _array_operations_only(statement.value, context):
             produced = {n.id for target in statement.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
             if produced & names:
                 derived |= produced
@@ -435,6 +435,21 @@ def _derived_in_loop(names: set[str], loop: ast.AST, context) -> set[str]:
                 derived.add(name)
                 changed = True
     return derived
+
+
+def _values_read(node: ast.AST, values, context) -> set[str]:
+    """Fresh device names whose values a sync reads: not the inputs of a compiled call inside it
+    (`np.asarray(policy(params, obs))` waits for `policy`'s result, not for `obs`)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call) and context.model.jit_binding_for_call(current) is not None:
+            continue
+        if isinstance(current, ast.Name) and values.is_fresh(current):
+            found.add(current.id)
+        stack.extend(ast.iter_child_nodes(current))
+    return found
 
 
 def _array_operations_only(expression: ast.AST, context) -> bool:
@@ -458,9 +473,11 @@ def _round_trip_message(description: str) -> str:
     )
 
 
-def _synced_part(node: ast.AST) -> ast.AST:
-    """What a sync reads: the test of an `if`/`while`/`assert`, else the expression itself."""
-    return node.test if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else node
+def _synced_part(node: ast.AST, values) -> ast.AST:
+    """What a sync reads: the device value an `if`/`while`/`assert` tests, else the expression itself."""
+    if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        return values.truth_test_syncs(node.test) or node.test
+    return node
 
 
 def _converted_in_place(node: ast.AST, context) -> str | None:

@@ -261,13 +261,6 @@ def _names_an_epoch(loop: ast.AST) -> bool:
 # ----- one loop -----------------------------------------------------------------------------------
 
 
-# Calls that read a device value without computing a new one from it.
-_READING_CALLS = frozenset({
-    "builtins.float", "builtins.int", "builtins.bool", "builtins.str", "builtins.repr", "builtins.format",
-    "builtins.print", "numpy.asarray", "numpy.array", "jax.device_get",
-})
-
-
 class LoopValues:
     """Device values in one loop outside traced code, and which of them this iteration produced."""
 
@@ -410,50 +403,90 @@ class LoopValues:
                 return True
         return False
 
-    def computed_by_compiled_code(self, node: ast.AST) -> bool:
-        """Whether a device value depends on compiled code this iteration ran (a jitted call, a helper
-        that runs one, an object an `nnx.jit` call mutates). False for host data the loop only wrapped
-        in device arrays (`done = jnp.array(done)`, `jnp.all(dones)` over an environment's flags):
-        reading that back waits for no computation, it is a round trip to the device and back."""
+    def built_from_host_data(self, node: ast.AST) -> bool:
+        """Whether every device value a sync reads is host data the loop only wrapped in device arrays
+        (`done = jnp.array(done)` after a host environment's step, `dones = jnp.logical_or(dones,
+        done)`, a helper that builds device arrays without running compiled code): reading that back
+        waits for no computation, it is a round trip. False as soon as one part comes from compiled
+        code or from anywhere the loop does not show."""
         self._prepare()
-        # The sync itself (`float(loss)`, `print(...)`, `writer.add_scalar("loss", loss)`) only reads.
-        return self._from_compiled(node, set(), root=node)
+        if isinstance(node, ast.Call) and not self._array_function(node):
+            # The sync itself (`float(x)`, `print(...)`, `writer.add_scalar("x", x)`, `x.item()`) only reads.
+            parts = [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(node.func, ast.Attribute):
+                parts.append(node.func.value)
+        else:
+            parts = [node]
+        device_parts = [part for part in parts if self.is_device(part)]
+        return bool(device_parts) and all(self._host_built(part, set()) for part in device_parts)
 
-    def _from_compiled(self, node: ast.AST, visiting: set[str], root: ast.AST | None = None) -> bool:
+    def _known_host(self, node: ast.AST) -> bool:
+        """A value known to live on the host: a constant, the loop's own item, or a name the loop binds
+        only to constants, NumPy or builtin results, or `jax.device_get`. A name bound to what some
+        other call returned is unknown (`dataset = get_batch(state, key)` may be a device value)."""
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            root = node
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            return self._known_host(root)
+        if not isinstance(node, ast.Name):
+            return all(self._known_host(child) for child in child_nodes(node) if isinstance(child, ast.expr))
+        iterable = getattr(self.loop, "iter", None)
+        if iterable is not None and any(node.id in target_names(target) for target, source in self.scope.loops if source is iterable):
+            return True  # the loop's own item: host data from its iterator
+        values = [value for target, value in self.scope.bindings if value is not None and node.id in target_names(target) and is_within(value, self.loop)]
+        if not values:
+            return False
+        for value in values:
+            if isinstance(value, ast.Constant):
+                continue
+            if isinstance(value, ast.Call) and (self.model.qualified_name(value.func) or "").startswith(("numpy.", "builtins.", "jax.device_get")):
+                continue
+            return False
+        return True
+
+    def _array_function(self, call: ast.Call) -> bool:
+        qualified = self.model.qualified_name(call.func) or ""
+        return qualified.startswith(("jax.numpy.", "jax.lax.", "jax.nn."))
+
+    def _host_built(self, node: ast.AST, visiting: set[str]) -> bool:
         model = self.model
-        stack = [node]
-        while stack:
-            sub = stack.pop()
-            if isinstance(sub, ast.Call):
-                if _runs_compiled(sub, model, 0):
-                    return True
-                qualified = model.qualified_name(sub.func) or ""
-                if sub is not root and qualified not in _READING_CALLS and not qualified.startswith(("jax.numpy.", "jax.lax.", "jax.nn.")) and not (
-                    isinstance(sub.func, ast.Attribute) and (self.is_device(sub.func.value) or sub.func.attr in ("item", "tolist"))
-                ):
-                    # Host code in between (`env_step(jax.device_get(action))`): its result is new
-                    # data, whatever fed it.
-                    continue
-            if isinstance(sub, ast.Attribute) and not self._built_here(sub) and not (isinstance(sub.value, ast.Name) and model.qualified_name(sub) is not None):
-                return True  # `self.regrets`, `state.params`: a value of unknown origin, not host data shown
-            stack.extend(child_nodes(sub))
-            if isinstance(sub, ast.Name) and sub.id not in visiting:
-                if sub.id in self.mutated_by_nnx:
-                    return True
-                if sub.id in self.per_iteration:
-                    visiting.add(sub.id)
-                    for target, value in self.scope.bindings:
-                        if value is None or sub.id not in target_names(target) or not is_within(value, self.loop):
-                            continue
-                        if self._from_compiled(value.value if isinstance(value, ast.AugAssign) else value, visiting):
-                            return True
-                elif self.device_names.get(sub.id) and not any(sub.id in target_names(t) for t, _ in self.scope.bindings):
-                    return True  # a device value from elsewhere (a parameter): not known to be host data
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and not self._built_here(node):
+            return False  # `self.regrets`: produced somewhere the loop does not show
+        if not self.is_device(node):
+            return self._known_host(node)
+        if isinstance(node, ast.Name):
+            if node.id in visiting:
+                return True
+            if node.id not in self.per_iteration or node.id in self.mutated_by_nnx:
+                return False
+            visiting.add(node.id)
+            values = [
+                value for target, value in self.scope.bindings
+                if value is not None and node.id in target_names(target) and is_within(value, self.loop)
+            ]
+            return bool(values) and all(
+                self._host_built(value.value if isinstance(value, ast.AugAssign) else value, visiting) for value in values
+            )
+        if isinstance(node, ast.Call):
+            if _runs_compiled(node, model, 0):
+                return False
+            if self._array_function(node):
+                return all(self._host_built(part, visiting) for part in [*node.args, *(k.value for k in node.keywords)])
+            if isinstance(node.func, ast.Attribute) and self.is_device(node.func.value):
+                return self._host_built(node.func.value, visiting)  # `flags.astype(bool)`
+            helper = _helper_scope(node, model)
+            return helper is not None and helper_facts(helper, model) == (True, False)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Tuple, ast.List, ast.IfExp)):
+            return all(self._host_built(child, visiting) for child in child_nodes(node) if isinstance(child, ast.expr))
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            return self._built_here(node) and self._host_built(node.value, visiting)
         return False
 
     def _built_here(self, node: ast.AST) -> bool:
-        """An attribute or item of a name this iteration binds (`timestep.done`), followed through
-        that name's bindings instead."""
+        """An attribute or item of a name this iteration binds (`timestep.done`)."""
         root = node
         while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
