@@ -18,35 +18,30 @@ again. "Live" is the safe answer, so every choice below leans towards it:
   iterator still holds it) and target (a rebinding), then the way back down to the statement: each
   block's statements before it and the headers of the statements around it.
 - A read inside a nested function, lambda or class body counts as a read (it may run at any later
-  time), unless the caller asks for this frame's reads only.
+  time), whatever that body binds itself.
 - No reasoning about `return`, `break`, `raise` or constant conditions: code after them still counts.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterator
 
+from jaxlint.semantic.flow import LOOP_NODES, target_elements
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (*FUNCTION_NODES, ast.ClassDef, ast.Module)
 _READ, _STORE = "read", "store"
 
 
-def read_after(
-    name: str, statement: ast.stmt, *, until_rebound: bool = True, nested_functions: bool = True, rerun_reads: bool = True,
-) -> bool:
+def read_after(name: str, statement: ast.stmt, *, until_rebound: bool = True, rerun_reads: bool = True) -> bool:
     """Whether `name` may be read after `statement` runs, in `statement`'s scope (see the module docstring).
 
     until_rebound: an assignment to `name` ends liveness on its path (a later read sees another value).
       False asks whether the name is read again at all, whatever it holds then.
-    nested_functions: reads inside nested functions, lambdas and class bodies count. False counts only
-      reads that run in this frame (a nested `def`'s decorators, not its body).
     rerun_reads: when a loop comes round to `statement` again, `statement`'s own reads count. False
       counts only the reads of the code around it.
     """
-    query = _Query(name, until_rebound, nested_functions)
+    query = _Query(name, until_rebound)
     current: ast.AST = statement
     while True:
         parent = parent_of(current)
@@ -59,18 +54,17 @@ def read_after(
             return effect is _READ
         if isinstance(parent, _SCOPES):
             return False
-        if query.later_clauses_read(parent, field):
+        if query.fields_read(parent, after=field, before=None):
             return True
-        if isinstance(parent, _LOOPS) and field == "body" and query.next_iteration_reads(parent, statement, rerun_reads):
+        if isinstance(parent, LOOP_NODES) and field == "body" and query.next_iteration_reads(parent, statement, rerun_reads):
             return True
         current = parent
 
 
 class _Query:
-    def __init__(self, name: str, until_rebound: bool, nested_functions: bool) -> None:
+    def __init__(self, name: str, until_rebound: bool) -> None:
         self.name = name
         self.until_rebound = until_rebound
-        self.nested_functions = nested_functions
 
     def scan(self, statements: list) -> str | None:
         """Run `statements` in order: the first that reads `name`, or rebinds it, decides."""
@@ -108,7 +102,7 @@ class _Query:
         for field in fields[first:last]:
             part = getattr(compound, field)
             if isinstance(compound, (ast.For, ast.AsyncFor)) and field == "target":
-                target_rebinds = self.reads(part) is False and self.stores(part) and self.until_rebound
+                target_rebinds = self.until_rebound and self.stores(part) and not self.reads(part)
                 continue
             if target_rebinds and field == "body":
                 continue  # the body runs with the target's new value
@@ -122,9 +116,6 @@ class _Query:
             elif isinstance(part, ast.AST) and self.reads(part):
                 return True
         return False
-
-    def later_clauses_read(self, parent: ast.AST, field: str) -> bool:
-        return self.fields_read(parent, field, None)
 
     def next_iteration_reads(self, loop: ast.AST, statement: ast.stmt, rerun_reads: bool) -> bool:
         """The way from the top of `loop` back down to `statement` reads `name` before rebinding it."""
@@ -148,31 +139,11 @@ class _Query:
         return rerun_reads and self.reads(statement)
 
     def reads(self, node: ast.AST) -> bool:
-        return any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load) for n in self.walk(node))
+        return any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
 
     def stores(self, target: ast.AST) -> bool:
         """`target` (an assignment or `for` target) rebinds the bare name."""
-        return any(isinstance(leaf, ast.Name) and leaf.id == self.name for leaf in _target_leaves(target))
-
-    def walk(self, node: ast.AST) -> Iterator[ast.AST]:
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            yield current
-            if not self.nested_functions and isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
-                stack.extend(getattr(current, "decorator_list", ()))
-                continue
-            stack.extend(ast.iter_child_nodes(current))
-
-
-def _target_leaves(target: ast.AST) -> Iterator[ast.AST]:
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_leaves(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_leaves(target.value)
-    else:
-        yield target
+        return any(isinstance(leaf, ast.Name) and leaf.id == self.name for leaf in target_elements(target))
 
 
 def _block_of(statement: ast.AST, parent: ast.AST) -> tuple[str, list] | None:
