@@ -215,6 +215,8 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             return f"`{name}` starts as a Python number, which has no device buffer to donate"
         if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
+        # An edit applied without review wants more than the finding: any later read of `source`, even
+        # of a value bound after the call, withholds it.
         for source in sorted(_argument_names(expression, context)):
             if source != name and not _holds_no_arrays(source, scope) and read_after(source, statement, until_rebound=False):
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"

@@ -230,6 +230,9 @@ def _still_read(name: str, call: ast.Call, scope) -> bool:
         statement = getattr(statement, "_jaxlint_parent", None)
     if statement is None or name in scope.params or name in scope.keyword_params or name not in scope.local_names:
         return True
+    # Only the code around the call counts, not the call passing `name` again when a loop comes round:
+    # counting it would silence JAX401 on a training step whose jitted function an evaluation loop also
+    # calls (clam_jax's offline_trainer_lam.py).
     return read_after(name, statement, rerun_reads=False)
 
 

@@ -37,9 +37,11 @@ def read_after(name: str, statement: ast.stmt, *, until_rebound: bool = True, re
     """Whether `name` may be read after `statement` runs, in `statement`'s scope (see the module docstring).
 
     until_rebound: an assignment to `name` ends liveness on its path (a later read sees another value).
-      False asks whether the name is read again at all, whatever it holds then.
+      False asks whether the name is read again at all, whatever it holds then: the donation fix asks
+      that, since an edit applied without review wants more certainty than a finding.
     rerun_reads: when a loop comes round to `statement` again, `statement`'s own reads count. False
-      counts only the reads of the code around it.
+      counts only the code around it: carried_state asks that of a call that passes `name` itself
+      ("does anything else still read what this call passes?").
     """
     query = _Query(name, until_rebound)
     current: ast.AST = statement
