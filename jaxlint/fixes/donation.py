@@ -31,6 +31,7 @@ from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
+from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import argument, literal_tuple, parent_of, is_within
 
 
@@ -214,8 +215,10 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             return f"`{name}` starts as a Python number, which has no device buffer to donate"
         if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
+        # An edit applied without review wants more than the finding: any later read of `source`, even
+        # of a value bound after the call, withholds it.
         for source in sorted(_argument_names(expression, context)):
-            if source != name and not _holds_no_arrays(source, scope) and _read_after(source, statement, scope, context):
+            if source != name and not _holds_no_arrays(source, scope) and read_after(source, statement, until_rebound=False):
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -251,25 +254,22 @@ def _bindings_before(name: str, statement: ast.stmt, scope, context) -> list[tup
     (in a loop around it) every binding inside the loop."""
     loops = [loop for loop in enclosing_loops(statement) if is_within(loop, scope.node)]
     found = []
-    for target, node in _scope_index(scope, context)[0].get(name, ()):
+    for target, node in _scope_bindings(scope, context).get(name, ()):
         if node.lineno < statement.lineno or node is statement or any(is_within(node, loop) for loop in loops):
             found.append((target, node))
     return found
 
 
-def _scope_index(scope, context) -> tuple[dict[str, list[tuple[ast.AST, ast.AST]]], dict[str, list[ast.Name]]]:
-    """(name -> [(target, binding statement)], name -> [reads]) for one scope, built in one walk
-    and kept for every call site the fix checks."""
-    cache = context.model.__dict__.setdefault("_jaxlint_donation_index", {})
-    index = cache.get(id(scope.node))
-    if index is not None:
-        return index
-    bindings: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
-    reads: dict[str, list[ast.Name]] = {}
+def _scope_bindings(scope, context) -> dict[str, list[tuple[ast.AST, ast.AST]]]:
+    """name -> [(target, binding statement)] for one scope, built in one walk and kept for every
+    call site the fix checks."""
+    cache = context.model.__dict__.setdefault("_jaxlint_donation_bindings", {})
+    bindings = cache.get(id(scope.node))
+    if bindings is not None:
+        return bindings
+    bindings = {}
     for node in walk_same_scope(scope.node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            reads.setdefault(node.id, []).append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 for element in target_elements(t):
@@ -278,8 +278,8 @@ def _scope_index(scope, context) -> tuple[dict[str, list[tuple[ast.AST, ast.AST]
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.Import, ast.ImportFrom)):
             for bound in _other_binding_targets(node):
                 bindings.setdefault(bound, []).append((node, node))
-    index = cache[id(scope.node)] = (bindings, reads)
-    return index
+    cache[id(scope.node)] = bindings
+    return bindings
 
 
 def _other_binding_targets(node: ast.AST) -> set[str]:
@@ -359,14 +359,3 @@ def _holds_no_arrays(name: str, scope) -> bool:
     return bool(values) and all(
         isinstance(value, ast.JoinedStr) or (isinstance(value, ast.Constant) and isinstance(value.value, str)) for value in values
     )
-
-
-def _read_after(name: str, statement: ast.stmt, scope, context) -> bool:
-    """`name` is read after `statement` in this scope, or anywhere in a loop around it."""
-    loops = [loop for loop in enclosing_loops(statement) if is_within(loop, scope.node)]
-    end = statement.end_lineno or statement.lineno
-    for node in _scope_index(scope, context)[1].get(name, ()):
-        if node.lineno > end or any(is_within(node, loop) for loop in loops):
-            return True
-    return False
-

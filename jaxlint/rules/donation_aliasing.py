@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.flow import dotted_name, walk_same_scope
+from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
 # Calls whose results share buffers with their arguments.
@@ -66,7 +67,7 @@ def unsafe_to_donate(key: str, statement: ast.stmt, scope, context) -> bool:
             other = element.id if isinstance(element, ast.Name) else None
             if other is None or other == name or element_value is None:
                 continue
-            if name in _view_roots(element_value, context) and _live_after(other, statement, scope):
+            if name in _view_roots(element_value, context) and read_after(other, statement):
                 return True
     return False
 
@@ -142,15 +143,11 @@ def _view_roots(value, context) -> set[str]:
     return set()
 
 
-# ----- liveness ---------------------------------------------------------------------------------
+# ----- positions and loops -------------------------------------------------------------------------
 
 
 def _position(node) -> tuple[int, int]:
     return node.lineno, node.col_offset
-
-
-def _end(node) -> tuple[int, int]:
-    return node.end_lineno, node.end_col_offset
 
 
 def _enclosing_loops(node, scope_node):
@@ -163,30 +160,6 @@ def _enclosing_loops(node, scope_node):
         current = parent_of(current)
 
 
-def _occurrences(name: str, region) -> list[tuple[tuple[int, int], bool]]:
-    """(position, is a read) of every use of `name` in `region`; reads in nested functions count as reads."""
-    found = []
-    for node in ast.walk(region):
-        if isinstance(node, ast.Name) and node.id == name:
-            found.append((_position(node), isinstance(node.ctx, ast.Load)))
-    return sorted(found)
-
-
-def _live_after(name: str, statement: ast.stmt, scope) -> bool:
-    """Whether `name` may be read after `statement` before being rebound (textual order, loops wrap)."""
-    occurrences = _occurrences(name, scope.node)
-    end = _end(statement)
-    for position, is_read in occurrences:
-        if position >= end:
-            return is_read
-    start = _position(statement)
-    for loop in _enclosing_loops(statement, scope.node):
-        for position, is_read in _occurrences(name, loop):
-            if position < start:
-                return is_read
-    return False
-
-
 def _source_live(root: str, statement: ast.stmt, scope) -> bool:
     """Whether the value a view was taken from is still reachable after `statement`."""
     if root in ("self", "cls") or root in scope.params or root in scope.keyword_params or root in scope.declared_free:
@@ -194,7 +167,7 @@ def _source_live(root: str, statement: ast.stmt, scope) -> bool:
     if scope.is_function and root not in scope.local_names:
         return True  # a closure or global value: held elsewhere
     if any(True for _ in _bindings_of(root, scope)) or root in scope.local_names:
-        return _live_after(root, statement, scope) or _shared(root, statement, scope)
+        return read_after(root, statement) or _shared(root, statement, scope)
     return True
 
 

@@ -20,6 +20,7 @@ import ast
 import re
 
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, statement_list, target_elements
+from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import parent_of
 
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
@@ -229,41 +230,10 @@ def _still_read(name: str, call: ast.Call, scope) -> bool:
         statement = getattr(statement, "_jaxlint_parent", None)
     if statement is None or name in scope.params or name in scope.keyword_params or name not in scope.local_names:
         return True
-    return _read_before_rebound(name, statement)
-
-
-def _read_before_rebound(name: str, statement: ast.stmt) -> bool:
-    """Whether a statement after `statement` (in its block, then the blocks around it) reads `name`
-    before one rebinds it; an assignment reads its value before it stores its targets."""
-    current = statement
-    while current is not None:
-        located = statement_list(current)
-        if located is None:
-            return False
-        block, index = located
-        for later in block[index + 1:]:
-            reads, stores = _reads_and_stores(later, name)
-            if reads:
-                return True
-            if stores:
-                return False
-        parent = getattr(current, "_jaxlint_parent", None)
-        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
-            return False
-        current = parent
-    return False
-
-
-def _reads_and_stores(statement: ast.stmt, name: str) -> tuple[bool, bool]:
-    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
-        reads = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(statement.value))
-        if isinstance(statement, ast.AugAssign):
-            reads = reads or (isinstance(statement.target, ast.Name) and statement.target.id == name)
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        stores = any(dotted_name(element) == name for target in targets for element in target_elements(target))
-        return reads, stores
-    names = [n for n in ast.walk(statement) if isinstance(n, ast.Name) and n.id == name]
-    return any(isinstance(n.ctx, ast.Load) for n in names), any(isinstance(n.ctx, ast.Store) for n in names)
+    # Only the code around the call counts, not the call passing `name` again when a loop comes round:
+    # counting it would silence JAX401 on a training step whose jitted function an evaluation loop also
+    # calls (clam_jax's offline_trainer_lam.py).
+    return read_after(name, statement, rerun_reads=False)
 
 
 def _argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.expr | None:
