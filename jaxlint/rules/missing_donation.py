@@ -23,6 +23,9 @@ person paces their loop (as a clock does a loop that sleeps every iteration), a 
 
 Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
 the same buffer twice") or delete a live value:
+- it is passed inside a tuple with a value the result does not replace and the program reads again
+  (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
+  tuple deletes the data passed on the next step);
 - another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
@@ -89,7 +92,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, flow
+from jaxlint.semantic import carried_state, flow, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 
 _DONATING = ("jax.jit", "jax.pmap")
@@ -133,6 +136,8 @@ class MissingDonation(Rule):
             argument = next((part for part in parts if dotted_name(part) in rebound), None)
             if argument is None:
                 continue
+            if _tuple_holds_live_value(parts, rebound, node):
+                continue  # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again
             key = dotted_name(argument)
             if "." not in key and not _carried_name(node, scope, context.model):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
@@ -179,6 +184,18 @@ def _report(call: ast.Call, binding, donated: list, context) -> None:
         fix=None if isinstance(fix, str) else fix,
         end_node=last if last is not anchor else None,
     )
+
+
+def _tuple_holds_live_value(parts: list, rebound: set[str], statement: ast.stmt) -> bool:
+    """A tuple argument donates every leaf: another element that the result does not replace and that
+    is read again (the dataset passed on the next step) would be deleted."""
+    for part in parts:
+        key = dotted_name(part)
+        if key is None or key in rebound:
+            continue
+        if "." in key or liveness.read_after(key, statement):
+            return True
+    return False
 
 
 def _compiled_per_call(binding, context) -> bool:
