@@ -240,3 +240,26 @@ def test_donation_of_two_arguments_is_one_finding_and_one_fix():
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
     assert "@jax.jit(donate_argnums=(0, 1))" in fixed
     assert check_source(fixed, "m.py", Settings(), [RULES_BY_CODE["JAX401"]]).diagnostics == []
+
+
+def test_donation_shared_with_an_evaluation_call_asks_for_a_separate_jit():
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, update):\n"
+        "        self.update_jit = jax.jit(update)\n\n"
+        "    def train(self, ts, batches):\n"
+        "        for batch in batches:\n"
+        "            ts, metrics = self.update_jit(ts, batch)\n"
+        "        return ts\n\n"
+        "    def evaluate(self, ts, batches):\n"
+        "        for batch in batches:\n"
+        "            _, metrics = self.update_jit(ts, batch)\n"
+        "        return ts\n"
+    )
+    result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
+    assert [d.location.row for d in result.diagnostics] == [10]
+    message = result.diagnostics[0].message
+    # Donating in the shared jit would delete `ts` in the evaluation loop, which passes it on every pass.
+    assert "its own `jit`" in message and "line 15" in message
+    assert result.diagnostics[0].fix is None

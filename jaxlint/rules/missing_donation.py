@@ -175,12 +175,27 @@ def _report(call: ast.Call, binding, donated: list, context) -> None:
     whole_arguments = all(argument is whole for _, _, argument, whole in donated)
     fix = donation_fix.fix_for(call, binding, [(position, keyword) for position, keyword, _, _ in donated], context) if whole_arguments else None
     first, last = donated[0][2], donated[-1][2]
+    # Another call of the same function elsewhere passes the value and keeps using it (an evaluation
+    # pass): donating in the shared `jit` would delete it there, so this update needs its own.
+    keeping = sorted(
+        {other.lineno for position, keyword, _, _ in donated
+         for other in carried_state.calls_keeping_argument(binding, call, position, keyword, context.model)}
+    )
+    transform = binding.transform.rsplit(".", 1)[-1]
+    advice = f"add `{' and '.join(options)}` to its `{transform}`"
+    if keeping:
+        lines = ", ".join(str(line) for line in keeping[:3])
+        advice = (
+            f"give this update its own `{transform}` with `{' and '.join(options)}`: another call of `{name}` "
+            f"(line{'s' if len(keeping) > 1 else ''} {lines}) passes the same argument and keeps using it"
+        )
+        fix = None
     # Multi-line calls: the finding sits on the line of the call, where a reader looks for it.
     anchor = first if first.lineno == call.lineno else call
     context.report(
         anchor,
         f"{subject} replaced by the result of `{name}` but not donated, so peak memory holds both copies; "
-        f"add `{' and '.join(options)}` to its `{binding.transform.rsplit('.', 1)[-1]}`" + (f" ({fix})" if isinstance(fix, str) else ""),
+        f"{advice}" + (f" ({fix})" if isinstance(fix, str) else ""),
         fix=None if isinstance(fix, str) else fix,
         end_node=last if last is not anchor else None,
     )

@@ -173,33 +173,40 @@ def captured_by_closure(name: str, scope) -> bool:
 
 
 def other_call_keeps_value(binding, call: ast.Call, position: int | None, keyword: str | None, model) -> bool:
-    """Another call of the same jitted callable passes, at this position, a value it does not rebind
-    from the result: donation (which applies to every call) would delete a value still in use."""
+    """Another call of the same jitted callable in the same function passes, at this position, a value
+    it does not rebind from the result: donation (which applies to every call) would delete a value
+    still in use. (One jitted update serving two purposes side by side: applying a mask to the live
+    parameters and to the averaged ones.)"""
+    return calls_keeping_argument(binding, call, position, keyword, model, same_function=True) != []
+
+
+def calls_keeping_argument(binding, call: ast.Call, position: int | None, keyword: str | None, model, *, same_function: bool = False) -> list[ast.Call]:
+    """Other calls of the same jitted callable (in the module, or only in `call`'s function) that pass,
+    at this position, a value they do not rebind from the result and still hold afterwards."""
     if binding.key == "<inline>":
-        return False
-    # Calls in the same function: where one jitted update serves two purposes side by side (applying
-    # a mask to the live parameters and to the averaged ones). Calls elsewhere in the module are
-    # left to the fix, which is offered only when every call rebinds the argument.
-    other_scope = model.scope_for(call)
-    for _ in (0,):
-        for other in other_scope.calls:
-            if other is call or not isinstance(other.func, (ast.Name, ast.Attribute)):
-                continue
-            if dotted_name(other.func) != dotted_name(call.func) and not (
-                isinstance(other.func, ast.Attribute) and isinstance(call.func, ast.Attribute) and other.func.attr == call.func.attr
-            ):
-                continue
-            if model.jit_binding_for_call(other) is None or model.jit_binding_for_call(other).key != binding.key:
-                continue
-            argument = _argument(other, position, keyword)
-            if argument is None:
-                continue
-            key = dotted_name(argument)
-            if key is None or key in _rebound_by(other):
-                continue
-            if "." in key or _still_read(key, other, other_scope):
-                return True
-    return False
+        return []
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else None
+    candidates = model.scope_for(call).calls if same_function else model.calls_by_name().get(name, [])
+    keeping = []
+    for other in candidates:
+        if other is call or not isinstance(other.func, (ast.Name, ast.Attribute)):
+            continue
+        if dotted_name(other.func) != dotted_name(call.func) and not (
+            isinstance(other.func, ast.Attribute) and isinstance(call.func, ast.Attribute) and other.func.attr == call.func.attr
+        ):
+            continue
+        other_binding = model.jit_binding_for_call(other)
+        if other_binding is None or other_binding.key != binding.key:
+            continue
+        argument = _argument(other, position, keyword)
+        if argument is None:
+            continue
+        key = dotted_name(argument)
+        if key is None or key in _rebound_by(other):
+            continue
+        if "." in key or _still_read(key, other, model.scope_for(other)):
+            keeping.append(other)
+    return keeping
 
 
 def caller_keeps_parameter(name: str, scope, model) -> bool:
