@@ -69,6 +69,7 @@ class CapturedLargeConstant(Rule):
     name = "captured-large-constant"
     summary = "Traced function closes over a large array, embedded as a constant"
     node_types = (ast.Name,)
+    traced_code_only = True
     fix_availability = "none"
 
     def check(self, node: ast.Name, context) -> None:

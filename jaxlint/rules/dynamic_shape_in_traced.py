@@ -65,6 +65,7 @@ class DynamicShapeInTraced(Rule):
     name = "dynamic-shape-in-traced"
     summary = "Operation whose result shape depends on traced values"
     node_types = (ast.Subscript, ast.Call)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

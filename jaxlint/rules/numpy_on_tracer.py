@@ -141,6 +141,7 @@ class NumpyOnTracer(Rule):
     name = "numpy-on-tracer"
     summary = "NumPy or `math` function applied to a traced value"
     node_types = (ast.Call, ast.Subscript)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

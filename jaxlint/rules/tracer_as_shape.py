@@ -78,6 +78,7 @@ class TracerAsShape(Rule):
     name = "tracer-as-shape"
     summary = "Traced value used as a shape, size, slice bound or list index"
     node_types = (ast.Call, ast.Subscript)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

@@ -74,6 +74,7 @@ class TracerBoolConversion(Rule):
     name = "tracer-bool-conversion"
     summary = "Python control flow or boolean conversion of a traced value"
     node_types = (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Compare, ast.comprehension)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

@@ -55,6 +55,7 @@ class TracerToPythonScalar(Rule):
     name = "tracer-to-python-scalar"
     summary = "Conversion of a traced value to a Python scalar"
     node_types = (ast.Call,)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:

@@ -110,6 +110,9 @@ class Scope:
     abstract_transform: bool = False
     trace_sites: list["Scope | None"] = field(default_factory=list)  # scopes holding the transform call
     helper_callers: list["Scope"] = field(default_factory=list)  # traced scopes passing it traced values
+    # `in_traced`, fixed once the model is built (no scope is marked traced after that): the engine
+    # and the rules ask it for nearly every node. None while the model is still marking scopes.
+    frozen_in_traced: bool | None = None
 
     @property
     def name(self) -> str:
@@ -121,6 +124,9 @@ class Scope:
 
     @property
     def in_traced(self) -> bool:
+        frozen = self.frozen_in_traced
+        if frozen is not None:
+            return frozen
         scope: Scope | None = self
         while scope is not None:
             if scope.host_callback:
@@ -327,6 +333,10 @@ class SemanticModel:
         if project is not None and project.find_callers:
             self._trace_from_importers()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
+        for scope in self.scopes:
+            scope.frozen_in_traced = scope.in_traced
+        # Whether any code here is traced: rules that report only in traced code skip the module if not.
+        self.has_traced_code = any(scope.frozen_in_traced for scope in self.scopes)
 
     def _bind_module_aliases(self) -> None:
         """Module-level `partial = functools.partial`, bound nowhere else, resolves like an import."""
