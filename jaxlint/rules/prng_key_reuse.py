@@ -93,7 +93,7 @@ from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
-from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -346,7 +346,7 @@ class _Flow:
             bound.update(_names(generator.target))
         elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
         for element in [*elements, *(c for g in node.generators for c in g.ifs)]:
-            for call in ast.walk(element):
+            for call in walk(element):
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
                         if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key) and self.worth_reporting(call, call):
@@ -432,13 +432,13 @@ class _Flow:
         """
         if ast.dump(first) != ast.dump(second):
             return False
-        names = {n.id for n in ast.walk(second) if isinstance(n, ast.Name)}
-        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) for a in (*second.args, *second.keywords) for n in ast.walk(a)):
+        names = {n.id for n in walk(second) if isinstance(n, ast.Name)}
+        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) for a in (*second.args, *second.keywords) for n in walk(a)):
             return False  # an argument computed by a call may differ between the two
         low, high = (first.lineno, first.col_offset), (second.lineno, second.col_offset)
         if high < low:
             return False  # across a loop's back edge
-        for node in ast.walk(self.function):
+        for node in walk(self.function):
             if isinstance(node, ast.Name) and node.id in names and not isinstance(node.ctx, ast.Load):
                 if low < (node.lineno, node.col_offset) < high:
                     return False
@@ -450,12 +450,12 @@ class _Flow:
             return True
         if _used_as_index(self.function, first_names) and _used_as_index(self.function, second_names):
             return True  # `i = choice(key, n, (B,))` twice, to index `x` and `y`: the same rows on purpose
-        for node in ast.walk(self.function):
+        for node in walk(self.function):
             if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
                 continue
             if isinstance(node, (ast.Call, ast.Compare)) and (node.lineno, node.col_offset) > high:
                 operands = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else [node.left, *node.comparators]
-                read = {n.id for operand in operands for n in ast.walk(operand) if isinstance(n, ast.Name)}
+                read = {n.id for operand in operands for n in walk(operand) if isinstance(n, ast.Name)}
                 if read & first_names and read & second_names:
                     return True
         return False
@@ -523,7 +523,7 @@ class _Flow:
 
     def fresh_name(self, key: str) -> str:
         """A name for the subkey that the function does not use yet (never the key's own name)."""
-        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | {key}
+        taken = {n.id for n in walk(self.function) if isinstance(n, ast.Name)} | {key}
         if self.scope is not None:
             taken |= set(self.scope.local_names)
         subkey = "subkey"
@@ -587,8 +587,8 @@ def _result_names(call: ast.Call) -> set[str]:
 def _used_as_index(function: ast.AST, names: set[str]) -> bool:
     """Some name in `names` is read as an array index (`x[idx]`, `x[perm, :]`)."""
     return any(
-        isinstance(node, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.slice))
-        for node in ast.walk(function)
+        isinstance(node, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in names for n in walk(node.slice))
+        for node in walk(function)
     )
 
 
@@ -665,7 +665,7 @@ def _assigned_in(loop) -> set[str]:
 
 
 def _assigned_walrus(node, key: str) -> bool:
-    return any(isinstance(n, ast.NamedExpr) and n.target.id == key for n in ast.walk(node))
+    return any(isinstance(n, ast.NamedExpr) and n.target.id == key for n in walk(node))
 
 
 RULE = PrngKeyReuse()

@@ -16,7 +16,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, parent_of
-from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -293,7 +293,7 @@ def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[i
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     names: list[str] = []
     for target in targets:
-        for element in ast.walk(target):
+        for element in walk(target):
             if isinstance(element, (ast.Attribute, ast.Subscript)):
                 return True  # stored into an object: it outlives the function
         names.extend(_target_names(target))
@@ -330,7 +330,7 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _only_pure_calls(value: ast.AST, context) -> bool:
-    return all(pure_call(node, context) for node in ast.walk(value) if isinstance(node, ast.Call))
+    return all(pure_call(node, context) for node in walk(value) if isinstance(node, ast.Call))
 
 
 def _readers_after(statement: ast.stmt, name: str, function: ast.AST) -> list[ast.stmt]:
@@ -415,7 +415,7 @@ def _loads(node: ast.AST) -> frozenset[str]:
     """The names a subtree reads, collected once (kept on the node)."""
     loads = node.__dict__.get(_LOADS)
     if loads is None:
-        loads = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        loads = frozenset(n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         setattr(node, _LOADS, loads)
     return loads
 
@@ -530,7 +530,7 @@ def _children_feed_own_bits(split_call: ast.Call, sampler: ast.Call, function: a
         return overlaps(0, parent)  # `normal(split(k), ...)`: the key array, child 0 first
     else:
         return True  # used some other way: say it may
-    for node in ast.walk(function):
+    for node in walk(function):
         if not isinstance(node, ast.Call):
             continue
         key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("key", "rng_key", "seed")), None)
@@ -568,7 +568,7 @@ def _dict_keys(node: ast.AST, function: ast.AST) -> set[str] | None:
     """The constant string keys of a dict literal, or of a name the function binds once to one."""
     if isinstance(node, ast.Name):
         values = [
-            s.value for s in ast.walk(function)
+            s.value for s in walk(function)
             if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in s.targets)
         ]
         if len(values) != 1:
@@ -610,7 +610,7 @@ def _equality_masks(call: ast.Call) -> set[tuple[str, object]]:
     parent = parent_of(node)
     while isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.BitAnd)):
         node, parent = parent, parent_of(parent)
-    for factor in ast.walk(node):
+    for factor in walk(node):
         if isinstance(factor, ast.Compare) and len(factor.ops) == 1 and isinstance(factor.ops[0], ast.Eq):
             right = factor.comparators[0]
             if isinstance(right, ast.Constant):

@@ -30,6 +30,15 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return children
 
 
+def walk(node: ast.AST) -> list[ast.AST]:
+    """Like ast.walk (the same breadth-first order), minus context markers, as a list: several times
+    faster for the many small subtrees analyses read whole."""
+    nodes = [node]
+    for current in nodes:  # the list grows while it is read: breadth first
+        nodes.extend(child_nodes(current))
+    return nodes
+
+
 def root_name(node: ast.AST) -> str | None:
     """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
