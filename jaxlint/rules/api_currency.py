@@ -23,7 +23,9 @@ _SHIM_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeEr
 # module entry through the module's own name (`jax.experimental.host_callback.id_tap`), has one of
 # these among its attributes, unless its root is bound to that module itself (see `_entry_roots`).
 _LAST_PARTS = frozenset(name.rpartition(".")[2] for name in NAME_ENTRIES)
-_MODULE_ENTRIES = tuple(name for name, change in NAME_ENTRIES.items() if change.module)
+_MODULE_ENTRIES = frozenset(name for name, change in NAME_ENTRIES.items() if change.module)
+# Every proper dotted prefix of an entry's name: `jax`, `jax.numpy` for `jax.numpy.DeviceArray`.
+_ENTRY_PREFIXES = frozenset(name[:index] for name in NAME_ENTRIES for index, character in enumerate(name) if character == ".")
 _ROOTS_KEY = ("api-currency", "entry roots")
 # How an attribute chain from a root name can reach an entry (`_entry_roots`).
 _ANY_CHAIN, _CHAIN_WITH_LAST_PART = 1, 2
@@ -37,15 +39,18 @@ class ApiCurrencyRule(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
-        target = getattr(context.settings, "target_jax_version", None)
-        if isinstance(node, ast.Attribute):
-            self._check_attribute(node, context, target)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            self._check_import(node, context, target)
-        elif isinstance(node, ast.Call):
-            self._check_keywords(node, context, target)
-        elif isinstance(node, ast.With):
-            self._check_with(node, context, target)
+        # Called for every attribute and call of a module: those that cannot name an entry return first.
+        kind = node.__class__
+        if kind is ast.Attribute:
+            if _may_name_entry(node, context):
+                self._check_attribute(node, context, _target_version(context))
+        elif kind is ast.Call:
+            if node.keywords:
+                self._check_keywords(node, context, _target_version(context))
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            self._check_import(node, context, _target_version(context))
+        elif kind is ast.With:
+            self._check_with(node, context, _target_version(context))
 
     # ----- the four places an API appears ------------------------------------------------------
 
@@ -66,8 +71,6 @@ class ApiCurrencyRule(Rule):
             return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             return
-        if not _may_name_entry(node, context):
-            return  # most chains: `self.x`, `np.mean`, `jnp.sum`
         # JAX601 and JAX602 look up the same attributes: resolve each once per module.
         qualified = context.memo(("api-currency", id(node)), raw_qualified_name, context.model.imports, node)
         if qualified is None:
@@ -223,11 +226,24 @@ def _entry_roots(imports) -> dict[str, int]:
     root never does. A root bound by no import spells nothing."""
     roots: dict[str, int] = {}
     for name, target in imports.aliases.items():
-        if any(target == module or target.startswith(module + ".") for module in _MODULE_ENTRIES):
+        if _within_module_entry(target):
             roots[name] = _ANY_CHAIN
-        elif any(entry.startswith(target + ".") for entry in NAME_ENTRIES):
+        elif target in _ENTRY_PREFIXES:
             roots[name] = _CHAIN_WITH_LAST_PART
     return roots
+
+
+def _within_module_entry(qualified: str) -> bool:
+    """`qualified` is a module entry or lies inside one."""
+    while qualified not in _MODULE_ENTRIES:
+        qualified, dot, _ = qualified.rpartition(".")
+        if not dot:
+            return False
+    return True
+
+
+def _target_version(context) -> str | None:
+    return getattr(context.settings, "target_jax_version", None)
 
 
 def _may_name_entry(node: ast.Attribute, context) -> bool:
