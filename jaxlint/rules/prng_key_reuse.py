@@ -92,7 +92,7 @@ import re
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state, key_values
-from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
@@ -147,8 +147,8 @@ class PrngKeyReuse(Rule):
 def _functions_holding_consumers(context) -> set[int]:
     """ids of every function that contains (at any depth) a call consuming a PRNG key."""
     holders: set[int] = set()
-    for node in context.model.nodes:
-        if node.__class__ is not ast.Call or not _is_consumer(node, context):
+    for node in (call for scope in context.model.scopes for call in scope.calls):  # every call of the module
+        if not _is_consumer(node, context):
             continue
         ancestor = parent_of(node)
         while ancestor is not None and id(ancestor) not in holders:
@@ -312,8 +312,9 @@ class _Flow:
     def expression(self, node, state, statement):
         if node is None or state is None:
             return state
-        if isinstance(node, FUNCTION_NODES):
-            return state
+        kind = node.__class__
+        if kind is ast.Name or kind is ast.Constant or kind in FUNCTION_TYPES:
+            return state  # (the commonest leaves first) nothing here consumes or rebinds a key
         if isinstance(node, ast.IfExp):
             state = self.expression(node.test, state, statement)
             return _merge(self.expression(node.body, dict(state), statement), self.expression(node.orelse, dict(state), statement))
@@ -649,6 +650,9 @@ def _names(target) -> list[str]:
     return []
 
 
+_DEFINITIONS = frozenset({*FUNCTION_TYPES, ast.ClassDef})
+
+
 def _assigned_in(loop) -> set[str]:
     """Names (re)bound anywhere in a loop, its target included, outside nested functions."""
     names: set[str] = set()
@@ -656,9 +660,10 @@ def _assigned_in(loop) -> set[str]:
     while stack:
         node = stack.pop()
         for child in child_nodes(node):
-            if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+            kind = child.__class__
+            if kind in _DEFINITIONS:
                 continue
-            if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            if kind is ast.Name and child.ctx.__class__ is not ast.Load:
                 names.add(child.id)
             stack.append(child)
     return names

@@ -229,18 +229,22 @@ def _in_loop(node: ast.AST) -> bool:
     return False
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+_DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
     """Nodes of a function (or module) body and its parameters, not inside nested functions or classes."""
     stack: list[ast.AST] = []
     if isinstance(function, FUNCTION_NODES) and not isinstance(function, ast.Lambda):
         stack.extend(function.args.posonlyargs + function.args.args + function.args.kwonlyargs)
     stack.extend(function.body if isinstance(function.body, list) else [function.body])
+    nodes = []
     while stack:
         node = stack.pop()
-        yield node
-        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
-        stack.extend(child_nodes(node))
+        nodes.append(node)
+        if node.__class__ not in _DEFINITIONS:
+            stack.extend(child_nodes(node))
+    return nodes
 
 
 def _target_names(target: ast.AST) -> Iterator[str]:
@@ -320,9 +324,10 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
         declared: set[str] = set()
         closure_reads: set[str] = set()
         for node in _own_nodes(function):
-            if isinstance(node, (ast.Global, ast.Nonlocal)):
+            kind = node.__class__
+            if kind is ast.Global or kind is ast.Nonlocal:
                 declared.update(node.names)
-            elif isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+            elif kind in _DEFINITIONS:
                 closure_reads |= _loads(node)  # (its own nested functions included, walked once)
         facts = (frozenset(declared), frozenset(closure_reads))
         setattr(function, _FACTS, facts)
@@ -415,7 +420,7 @@ def _loads(node: ast.AST) -> frozenset[str]:
     """The names a subtree reads, collected once (kept on the node)."""
     loads = node.__dict__.get(_LOADS)
     if loads is None:
-        loads = frozenset(n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        loads = frozenset(n.id for n in walk(node) if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load)
         setattr(node, _LOADS, loads)
     return loads
 
