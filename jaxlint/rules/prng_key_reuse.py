@@ -161,11 +161,14 @@ def _functions_holding_consumers(context) -> set[int]:
 def _is_consumer(call: ast.Call, context) -> bool:
     """A call that may consume a key: any `jax.random` call, or a framework consumer (`model.init`,
     `env.reset/step`, `space.sample`, `rngs=`)."""
-    if isinstance(call.func, ast.Attribute) and call.func.attr in key_values.KEY_METHODS:
+    # (Asked of every call of a module: plain loops, no generator.)
+    function = call.func
+    if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
         return True
-    if any(keyword.arg == "rngs" for keyword in call.keywords):
-        return True
-    qualified = context.qualified_name(call.func)
+    for keyword in call.keywords:
+        if keyword.arg == "rngs":
+            return True
+    qualified = context.qualified_name(function)
     return qualified is not None and qualified.startswith("jax.random.")
 
 
