@@ -31,6 +31,10 @@ class Context:
         self.diagnostics: list[Diagnostic] = []
         self.rule: Rule | None = None
         self._memo: dict[object, object] = {}
+        # The two questions rules ask for nearly every node, bound straight to the model: a call
+        # through a forwarding method of this class would cost a frame of its own each time.
+        self.scope: Callable[[ast.AST], Scope] = model.scope_for
+        self.qualified_name: Callable[[ast.AST], str | None] = model.qualified_name
 
     def memo(self, key: object, compute: Callable[..., T], *arguments: object) -> T:
         """`compute(*arguments)` once per module for `key`: what a rule would otherwise recompute per node.
@@ -48,13 +52,7 @@ class Context:
         """Drop what the rules memoised (it may point back here); the module is done."""
         self._memo.clear()
 
-    # Questions rules ask, forwarded to the semantic model.
-    def scope(self, node: ast.AST) -> Scope:
-        return self.model.scope_for(node)
-
-    def qualified_name(self, node: ast.AST) -> str | None:
-        return self.model.qualified_name(node)
-
+    # Other questions rules ask, forwarded to the semantic model.
     def level(self, node: ast.AST, scope: Scope | None = None) -> int:
         return self.model.level(node, scope or self.scope(node))
 

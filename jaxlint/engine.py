@@ -197,18 +197,18 @@ def check_source(
     if timings is not None:
         timings["model"] += perf_counter() - started
     context = Context(source, model, settings)
-    dispatch: dict[type, list[tuple[Rule, Callable]]] = {}
-    for rule in rules:
-        if not _may_fire(rule, text, model):
-            continue  # it has nothing to find here; for --report-unused-noqa it still counts as run
-        for node_type in rule.node_types:
-            dispatch.setdefault(node_type, []).append((rule, rule.check))
+    running = [rule for rule in rules if _may_fire(rule, text, model)]
+    dispatch = _dispatch_table(running, model)
     failed: set[str] = set()
     dispatch_get = dispatch.get
+    scope_for = model.scope_for
     for node in model.nodes:
-        interested = dispatch_get(node.__class__)
-        if interested is None:
+        entry = dispatch_get(node.__class__)
+        if entry is None:
             continue
+        interested, outside_traced = entry
+        if outside_traced is not interested and not scope_for(node).in_traced:
+            interested = outside_traced
         for rule, check in interested:
             context.rule = rule
             try:
@@ -222,7 +222,8 @@ def check_source(
                 failed.add(rule.code)
                 # A failed rule is not called again in this module; the lists are replaced, not
                 # changed, so the loop over this node's list goes on with the rules after it.
-                dispatch = {kind: [pair for pair in pairs if pair[0] is not rule] for kind, pairs in dispatch.items()}
+                running = [other for other in running if other is not rule]
+                dispatch = _dispatch_table(running, model)
                 dispatch_get = dispatch.get
                 if isinstance(error, RecursionError):
                     result.errors.append(f"{filename}: {rule.code} skipped: expression too deeply nested")
@@ -255,6 +256,25 @@ def check_source(
     context.release()
     model.release()
     return result
+
+
+_DispatchEntry = tuple[list[tuple[Rule, Callable]], list[tuple[Rule, Callable]]]
+
+
+def _dispatch_table(rules: Sequence[Rule], model: SemanticModel) -> dict[type, _DispatchEntry]:
+    """Node type -> (the rules to call for such a node, those to call where the node's scope is not
+    traced). The two lists are one object where no rule is limited to traced code, so the walk looks
+    up a node's scope only where that makes a difference."""
+    table: dict[type, _DispatchEntry] = {}
+    for rule in rules:
+        if rule.traced_code_only and not model.has_traced_code:
+            continue
+        for node_type in rule.node_types:
+            everywhere, outside_traced = table.setdefault(node_type, ([], []))
+            everywhere.append((rule, rule.check))
+            if not rule.traced_code_only:
+                outside_traced.append((rule, rule.check))
+    return {kind: (everywhere, everywhere if len(outside) == len(everywhere) else outside) for kind, (everywhere, outside) in table.items()}
 
 
 def project_view(filename: str, settings) -> ProjectView | None:

@@ -7,6 +7,7 @@ import fnmatch
 import io
 import os
 import re
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
@@ -118,6 +119,9 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
     """Glob patterns match the file name, any path component, or the path relative to root."""
+    patterns = tuple(patterns)
+    if not patterns:
+        return False  # (without resolving the path: discovery asks for every file and directory)
     try:
         relative = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -175,6 +179,7 @@ def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path, force_e
         walk_errors: list[OSError] = []
         for directory, dirnames, filenames in os.walk(path, onerror=walk_errors.append, followlinks=False):
             current = Path(directory)
+            real_directory = os.path.realpath(directory)  # once per directory, not per file
             dirnames[:] = sorted(
                 name for name in dirnames
                 if name not in DEFAULT_EXCLUDES and not name.endswith(".egg-info")
@@ -188,9 +193,18 @@ def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path, force_e
                     continue
                 # Only regular files: reading a FIFO or socket named *.py would block forever,
                 # and a dangling symlink is not a source file.
-                if not candidate.is_file():
+                try:
+                    mode = os.lstat(candidate).st_mode
+                except OSError:
                     continue
-                key = os.path.realpath(candidate)
+                if stat.S_ISLNK(mode):
+                    if not candidate.is_file():
+                        continue
+                    key = os.path.realpath(candidate)
+                elif stat.S_ISREG(mode):
+                    key = os.path.join(real_directory, name)  # what realpath gives for a file that is no link
+                else:
+                    continue
                 if key in seen:
                     continue
                 seen.add(key)

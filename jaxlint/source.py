@@ -18,17 +18,21 @@ class SourceFile:
 
     filename: str
     text: str
-    _line_starts: list[int] = field(default_factory=list, repr=False)
+    _starts: list[int] | None = field(default=None, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        starts = [0]
-        find = self.text.find
-        index = find("\n")
-        while index != -1:
-            starts.append(index + 1)
-            index = find("\n", index + 1)
-        self._line_starts = starts
+    @property
+    def _line_starts(self) -> list[int]:
+        """The offset of each line in `text`; found on first need (most files never need it)."""
+        if self._starts is None:
+            starts = [0]
+            find = self.text.find
+            index = find("\n")
+            while index != -1:
+                starts.append(index + 1)
+                index = find("\n", index + 1)
+            self._starts = starts
+        return self._starts
 
     @property
     def lines(self) -> list[str]:

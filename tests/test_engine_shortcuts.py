@@ -258,3 +258,66 @@ def test_transforms_re_exported_under_other_names_admit_the_filtered_rules(tmp_p
     assert not any(token in text for token in ("jit", "pmap", "vmap"))
     rules = [RULES_BY_CODE["JAX302"], RULES_BY_CODE["JAX402"]]
     assert _codes(path, rules, tmp_path) == [(12, "JAX302"), (14, "JAX402")]
+
+
+# ----- rules limited to traced code (Rule.traced_code_only) --------------------------------------
+
+
+class _TracedCountingRule(_CountingRule):
+    traced_code_only = True
+
+
+def test_a_traced_code_rule_sees_only_nodes_of_traced_functions(tmp_path):
+    path = _write(tmp_path, "m.py", """\
+        import jax
+
+        def host(x):
+            return print(x)
+
+        @jax.jit
+        def step(x):
+            return abs(x)
+        """)
+    rule = _TracedCountingRule(())
+    assert _codes(path, [rule], tmp_path) == [(8, "JAX999")]
+
+
+def test_a_traced_code_rule_is_not_called_in_a_module_without_traced_code(tmp_path):
+    path = _write(tmp_path, "m.py", "import jax\nprint(jax.numpy.zeros(3))\n")
+    rule = _TracedCountingRule(())
+    assert _codes(path, [rule], tmp_path) == []
+    assert rule.calls == 0
+
+
+def test_rules_limited_to_traced_code_find_nothing_elsewhere(monkeypatch):
+    """The flag only skips calls: on every rule fixture, the findings are the same with it ignored."""
+    limited = [rule for rule in ALL_RULES if rule.traced_code_only]
+    assert limited
+    fixtures = sorted((Path(__file__).parent.parent / "fixtures" / "rules").glob("*.py"))
+    assert fixtures
+
+    def findings():
+        return {
+            path.name: [(d.code, d.location, d.message) for d in check_source(path.read_text(), str(path), Settings(root=path.parent), limited).diagnostics]
+            for path in fixtures
+        }
+
+    with_flag = findings()
+    for rule in limited:
+        monkeypatch.setattr(rule, "traced_code_only", False)
+    assert findings() == with_flag
+    assert any(with_flag.values())
+
+
+# ----- fast tree iteration (semantic/syntax.py) ----------------------------------------------------
+
+
+def test_child_nodes_and_walk_match_the_ast_module_without_context_markers():
+    from jaxlint.semantic.syntax import child_nodes, walk
+
+    for path in sorted((Path(__file__).parent.parent / "fixtures" / "rules").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        expected = [node for node in ast.walk(tree) if not isinstance(node, ast.expr_context)]
+        assert walk(tree) == expected, path.name
+        for node in expected:
+            assert child_nodes(node) == [c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr_context)], path.name

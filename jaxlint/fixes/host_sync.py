@@ -28,14 +28,18 @@ from jaxlint.semantic.model import parent_of, is_within
 
 
 def fix_for(sync: ast.AST, loop: ast.AST, context):
-    from jaxlint.fixes import cst_edit  # libcst loads only when a fix is built
-    try:
-        if isinstance(sync, ast.Call):
-            return _accumulation_fix(sync, loop, context)
-        if isinstance(sync, ast.If) and isinstance(loop, ast.For):
+    if isinstance(sync, ast.Call):
+        try:
+            return _accumulation_fix(sync, loop, context)  # text edits only: no libcst to load
+        except flow._Refuse:
+            return None
+    if isinstance(sync, ast.If) and isinstance(loop, ast.For):
+        from jaxlint.fixes import cst_edit  # libcst loads only when such a fix is built
+
+        try:
             return _break_loop_fix(sync, loop, context)
-    except (flow._Refuse, cst_edit.Unavailable):
-        return None
+        except (flow._Refuse, cst_edit.Unavailable):
+            return None
     return None
 
 

@@ -10,7 +10,7 @@ import ast
 
 from jaxlint.diagnostics import Edit, Position
 from jaxlint import fixes
-from jaxlint.rules.api_table import KEYWORD_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
+from jaxlint.rules.api_table import KEYWORD_ENTRIES, NAME_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import FUNCTION_NODES, ancestors, parent_of
 from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
@@ -19,6 +19,16 @@ from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
 _TABLE_KEYWORDS = frozenset(keyword for _, keyword in KEYWORD_ENTRIES)
 # Handlers that make a `try:` body a compatibility shim for several JAX versions.
 _SHIM_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+# The last part of every name entry: an attribute chain that spells an entry, or a name inside a
+# module entry through the module's own name (`jax.experimental.host_callback.id_tap`), has one of
+# these among its attributes, unless its root is bound to that module itself (see `_entry_roots`).
+_LAST_PARTS = frozenset(name.rpartition(".")[2] for name in NAME_ENTRIES)
+_MODULE_ENTRIES = frozenset(name for name, change in NAME_ENTRIES.items() if change.module)
+# Every proper dotted prefix of an entry's name: `jax`, `jax.numpy` for `jax.numpy.DeviceArray`.
+_ENTRY_PREFIXES = frozenset(name[:index] for name in NAME_ENTRIES for index, character in enumerate(name) if character == ".")
+_ROOTS_KEY = ("api-currency", "entry roots")
+# How an attribute chain from a root name can reach an entry (`_entry_roots`).
+_ANY_CHAIN, _CHAIN_WITH_LAST_PART = 1, 2
 # Calls that make a Mesh: `with mesh:` on their result is the deprecated resource-env form.
 _MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"})
 
@@ -29,15 +39,18 @@ class ApiCurrencyRule(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
-        target = getattr(context.settings, "target_jax_version", None)
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            self._check_import(node, context, target)
-        elif isinstance(node, ast.Attribute):
-            self._check_attribute(node, context, target)
-        elif isinstance(node, ast.Call):
-            self._check_keywords(node, context, target)
-        elif isinstance(node, ast.With):
-            self._check_with(node, context, target)
+        # Called for every attribute and call of a module: those that cannot name an entry return first.
+        kind = node.__class__
+        if kind is ast.Attribute:
+            if _may_name_entry(node, context):
+                self._check_attribute(node, context, _target_version(context))
+        elif kind is ast.Call:
+            if node.keywords:
+                self._check_keywords(node, context, _target_version(context))
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            self._check_import(node, context, _target_version(context))
+        elif kind is ast.With:
+            self._check_with(node, context, _target_version(context))
 
     # ----- the four places an API appears ------------------------------------------------------
 
@@ -198,6 +211,53 @@ def _shard_map_fix(call: ast.Call, context):
     if not name:
         return None
     return context.fix(f"Use `{name}` with keyword arguments", [context.replace(call, f"{name}({', '.join(parts)})"), *import_edits], safe=False)
+
+
+# ----- the attribute pre-filter ---------------------------------------------------------------
+
+
+def _entry_roots(imports) -> dict[str, int]:
+    """The local names an attribute chain can start from to spell a table entry, with how.
+
+    A chain `root.a1...an` spells `target.a1...an` (`target`: what the module's imports bind `root`
+    to). It names an entry when that is an entry or lies inside a module entry. With `target` a
+    module entry or inside one, any chain does (`_ANY_CHAIN`); with `target` the start of an entry's
+    name, only a chain with an attribute in `_LAST_PARTS` can (`_CHAIN_WITH_LAST_PART`); any other
+    root never does. A root bound by no import spells nothing."""
+    roots: dict[str, int] = {}
+    for name, target in imports.aliases.items():
+        if _within_module_entry(target):
+            roots[name] = _ANY_CHAIN
+        elif target in _ENTRY_PREFIXES:
+            roots[name] = _CHAIN_WITH_LAST_PART
+    return roots
+
+
+def _within_module_entry(qualified: str) -> bool:
+    """`qualified` is a module entry or lies inside one."""
+    while qualified not in _MODULE_ENTRIES:
+        qualified, dot, _ = qualified.rpartition(".")
+        if not dot:
+            return False
+    return True
+
+
+def _target_version(context) -> str | None:
+    return getattr(context.settings, "target_jax_version", None)
+
+
+def _may_name_entry(node: ast.Attribute, context) -> bool:
+    """Whether `raw_qualified_name(node)` (or the name of a chain it is part of) can be a table
+    entry, from the chain's attribute names and the import of its root name."""
+    last_part = False
+    while node.__class__ is ast.Attribute:
+        if node.attr in _LAST_PARTS:
+            last_part = True
+        node = node.value
+    if node.__class__ is not ast.Name:
+        return False
+    how = context.memo(_ROOTS_KEY, _entry_roots, context.model.imports).get(node.id)
+    return how == _ANY_CHAIN or (how == _CHAIN_WITH_LAST_PART and last_part)
 
 
 # ----- precision ------------------------------------------------------------------------------

@@ -45,6 +45,11 @@ class Rule:
     # converted to bool, int or NumPy). A finding inside a `try` that catches it is not reported:
     # that code probes on purpose and has a fallback.
     raised_when_traced: ClassVar[tuple[str, ...]] = ()
+    # The rule reports only inside traced code: its check returns at once, changing nothing, for a node
+    # where `context.is_traced_code(node)` is false. The engine then calls it only for nodes in traced
+    # scopes, and not at all in a module with no traced code (two modules in three). Set it only where
+    # that holds for every node type the rule handles.
+    traced_code_only: ClassVar[bool] = False
 
     def check(self, node: ast.AST, context: "Context") -> None:
         raise NotImplementedError

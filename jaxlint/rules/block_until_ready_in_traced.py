@@ -53,6 +53,7 @@ class BlockUntilReadyInTraced(Rule):
     name = "block-until-ready-in-traced"
     summary = "`.block_until_ready()` on a traced value"
     node_types = (ast.Call,)
+    traced_code_only = True
     fix_availability = "always"
 
     def check(self, node: ast.Call, context) -> None:

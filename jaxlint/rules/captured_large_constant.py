@@ -69,6 +69,7 @@ class CapturedLargeConstant(Rule):
     name = "captured-large-constant"
     summary = "Traced function closes over a large array, embedded as a constant"
     node_types = (ast.Name,)
+    traced_code_only = True
     fix_availability = "none"
 
     def check(self, node: ast.Name, context) -> None:
@@ -147,10 +148,9 @@ def _single_creation(name: str, owner, context) -> ast.Call | None:
 
 
 def _declared_free_names(model) -> frozenset[str]:
-    """Every name a `global` or `nonlocal` statement names anywhere in the module (one pass over the model's node list per module)."""
-    return frozenset(
-        name for node in model.nodes if node.__class__ in (ast.Global, ast.Nonlocal) for name in node.names
-    )
+    """Every name a `global` or `nonlocal` statement names anywhere in the module (the model records
+    each such statement's names in the scope that holds it)."""
+    return frozenset(name for scope in model.scopes for name in scope.declared_free)
 
 
 def _large_array(call: ast.Call, context) -> str | None:

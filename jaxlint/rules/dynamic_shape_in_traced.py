@@ -69,6 +69,7 @@ class DynamicShapeInTraced(Rule):
     summary = "Operation whose result shape depends on traced values"
     raised_when_traced = ("TypeError", "IndexError")
     node_types = (ast.Subscript, ast.Call)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

@@ -58,6 +58,8 @@ class Float64WithoutX64(Rule):
     name = "float64-without-x64"
     summary = "A 64-bit dtype requested from JAX in a program that never enables x64"
     node_types = (ast.Call,)
+    # Only a script (`if __name__ == "__main__":`) is reported, see `_entry_point_without_x64`.
+    required_text = ("__main__",)
     fix_availability = "none"
 
     def check(self, node: ast.Call, context) -> None:

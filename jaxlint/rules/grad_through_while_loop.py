@@ -56,6 +56,7 @@ class GradThroughWhileLoop(Rule):
     name = "grad-through-while-loop"
     summary = "Reverse-mode differentiation through `while_loop` or a dynamic `fori_loop`"
     node_types = (ast.Call,)
+    traced_code_only = True
     fix_availability = "none"
 
     def check(self, node: ast.Call, context) -> None:

@@ -61,6 +61,7 @@ class HostStateInTraced(Rule):
     name = "host-state-in-traced"
     summary = "Host randomness, clock or environment read inside a traced function"
     node_types = (ast.Call, ast.Subscript)
+    traced_code_only = True
     fix_availability = "none"
 
     def check(self, node: ast.AST, context) -> None:

@@ -63,6 +63,7 @@ class NanUnsafeWhere(Rule):
     name = "nan-unsafe-where"
     summary = "`jnp.where` guarding log/sqrt/divide in a differentiated function: NaN gradients"
     node_types = (ast.Call,)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:

@@ -145,6 +145,7 @@ class NumpyOnTracer(Rule):
     summary = "NumPy or `math` function applied to a traced value"
     raised_when_traced = ("TypeError",)
     node_types = (ast.Call, ast.Subscript)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

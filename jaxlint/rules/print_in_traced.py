@@ -66,6 +66,7 @@ class PrintInTraced(Rule):
     name = "print-in-traced"
     summary = "`print` or `logging` of a traced value prints the tracer once, at trace time"
     node_types = (ast.Call,)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:

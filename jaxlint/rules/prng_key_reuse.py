@@ -103,8 +103,8 @@ import re
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state, key_values
-from jaxlint.semantic.model import FUNCTION_NODES, is_within, parent_of
-from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
+from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -158,8 +158,8 @@ class PrngKeyReuse(Rule):
 def _functions_holding_consumers(context) -> set[int]:
     """ids of every function that contains (at any depth) a call consuming a PRNG key."""
     holders: set[int] = set()
-    for node in context.model.nodes:
-        if node.__class__ is not ast.Call or not _is_consumer(node, context):
+    for node in (call for scope in context.model.scopes for call in scope.calls):  # every call of the module
+        if not _is_consumer(node, context):
             continue
         ancestor = parent_of(node)
         while ancestor is not None and id(ancestor) not in holders:
@@ -172,11 +172,14 @@ def _functions_holding_consumers(context) -> set[int]:
 def _is_consumer(call: ast.Call, context) -> bool:
     """A call that may consume a key: any `jax.random` call, or a framework consumer (`model.init`,
     `env.reset/step`, `space.sample`, `rngs=`)."""
-    if isinstance(call.func, ast.Attribute) and call.func.attr in key_values.KEY_METHODS:
+    # (Asked of every call of a module: plain loops, no generator.)
+    function = call.func
+    if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
         return True
-    if any(keyword.arg == "rngs" for keyword in call.keywords):
-        return True
-    qualified = context.qualified_name(call.func)
+    for keyword in call.keywords:
+        if keyword.arg == "rngs":
+            return True
+    qualified = context.qualified_name(function)
     return qualified is not None and qualified.startswith("jax.random.")
 
 
@@ -323,8 +326,9 @@ class _Flow:
     def expression(self, node, state, statement):
         if node is None or state is None:
             return state
-        if isinstance(node, FUNCTION_NODES):
-            return state
+        kind = node.__class__
+        if kind is ast.Name or kind is ast.Constant or kind in FUNCTION_TYPES:
+            return state  # (the commonest leaves first) nothing here consumes or rebinds a key
         if isinstance(node, ast.IfExp):
             state = self.expression(node.test, state, statement)
             return _merge(self.expression(node.body, dict(state), statement), self.expression(node.orelse, dict(state), statement))
@@ -357,7 +361,7 @@ class _Flow:
             bound.update(_names(generator.target))
         elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
         for element in [*elements, *(c for g in node.generators for c in g.ifs)]:
-            for call in ast.walk(element):
+            for call in walk(element):
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
                         if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key) and self.worth_reporting(call, call):
@@ -449,13 +453,13 @@ class _Flow:
         """
         if ast.dump(first) != ast.dump(second):
             return False
-        names = {n.id for n in ast.walk(second) if isinstance(n, ast.Name)}
-        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) for a in (*second.args, *second.keywords) for n in ast.walk(a)):
+        names = {n.id for n in walk(second) if isinstance(n, ast.Name)}
+        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) for a in (*second.args, *second.keywords) for n in walk(a)):
             return False  # an argument computed by a call may differ between the two
         low, high = (first.lineno, first.col_offset), (second.lineno, second.col_offset)
         if high < low:
             return False  # across a loop's back edge
-        for node in ast.walk(self.function):
+        for node in walk(self.function):
             if isinstance(node, ast.Name) and node.id in names and not isinstance(node.ctx, ast.Load):
                 if low < (node.lineno, node.col_offset) < high:
                     return False
@@ -467,12 +471,12 @@ class _Flow:
             return True
         if _used_as_index(self.function, first_names) and _used_as_index(self.function, second_names):
             return True  # `i = choice(key, n, (B,))` twice, to index `x` and `y`: the same rows on purpose
-        for node in ast.walk(self.function):
+        for node in walk(self.function):
             if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
                 continue
             if isinstance(node, (ast.Call, ast.Compare)) and (node.lineno, node.col_offset) > high:
                 operands = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else [node.left, *node.comparators]
-                read = {n.id for operand in operands for n in ast.walk(operand) if isinstance(n, ast.Name)}
+                read = {n.id for operand in operands for n in walk(operand) if isinstance(n, ast.Name)}
                 if read & first_names and read & second_names:
                     return True
         return False
@@ -540,7 +544,7 @@ class _Flow:
 
     def fresh_name(self, key: str) -> str:
         """A name for the subkey that the function does not use yet (never the key's own name)."""
-        taken = {n.id for n in ast.walk(self.function) if isinstance(n, ast.Name)} | {key}
+        taken = {n.id for n in walk(self.function) if isinstance(n, ast.Name)} | {key}
         if self.scope is not None:
             taken |= set(self.scope.local_names)
         subkey = "subkey"
@@ -616,8 +620,8 @@ def _result_names(call: ast.Call) -> set[str]:
 def _used_as_index(function: ast.AST, names: set[str]) -> bool:
     """Some name in `names` is read as an array index (`x[idx]`, `x[perm, :]`)."""
     return any(
-        isinstance(node, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.slice))
-        for node in ast.walk(function)
+        isinstance(node, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in names for n in walk(node.slice))
+        for node in walk(function)
     )
 
 
@@ -678,6 +682,9 @@ def _names(target) -> list[str]:
     return []
 
 
+_DEFINITIONS = frozenset({*FUNCTION_TYPES, ast.ClassDef})
+
+
 def _assigned_in(loop) -> set[str]:
     """Names (re)bound anywhere in a loop, its target included, outside nested functions."""
     names: set[str] = set()
@@ -685,16 +692,17 @@ def _assigned_in(loop) -> set[str]:
     while stack:
         node = stack.pop()
         for child in child_nodes(node):
-            if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+            kind = child.__class__
+            if kind in _DEFINITIONS:
                 continue
-            if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            if kind is ast.Name and child.ctx.__class__ is not ast.Load:
                 names.add(child.id)
             stack.append(child)
     return names
 
 
 def _assigned_walrus(node, key: str) -> bool:
-    return any(isinstance(n, ast.NamedExpr) and n.target.id == key for n in ast.walk(node))
+    return any(isinstance(n, ast.NamedExpr) and n.target.id == key for n in walk(node))
 
 
 RULE = PrngKeyReuse()

@@ -63,6 +63,7 @@ class PythonLoopInTraced(Rule):
     name = "python-loop-in-traced"
     summary = "Long Python loop unrolled into a traced function"
     node_types = (ast.For,)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.For, context) -> None:

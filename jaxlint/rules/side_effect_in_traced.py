@@ -67,6 +67,7 @@ class SideEffectInTraced(Rule):
     name = "side-effect-in-traced"
     summary = "Side effect that stores a traced value outside the traced function"
     node_types = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)
+    traced_code_only = True
     fix_availability = "none"
 
     def check(self, node: ast.AST, context) -> None:

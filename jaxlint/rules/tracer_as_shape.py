@@ -82,6 +82,7 @@ class TracerAsShape(Rule):
     summary = "Traced value used as a shape, size, slice bound or list index"
     raised_when_traced = ("TypeError", "IndexError")
     node_types = (ast.Call, ast.Subscript)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

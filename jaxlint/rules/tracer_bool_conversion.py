@@ -78,6 +78,7 @@ class TracerBoolConversion(Rule):
     summary = "Python control flow or boolean conversion of a traced value"
     raised_when_traced = ("TypeError",)
     node_types = (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Compare, ast.comprehension)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:

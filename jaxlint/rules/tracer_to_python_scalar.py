@@ -59,6 +59,7 @@ class TracerToPythonScalar(Rule):
     summary = "Conversion of a traced value to a Python scalar"
     raised_when_traced = ("TypeError",)
     node_types = (ast.Call,)
+    traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:

@@ -10,6 +10,9 @@ import ast
 from typing import Iterator
 
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+
+_DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
 
 LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
 
@@ -66,7 +69,7 @@ def _ancestors(node: ast.AST) -> Iterator[ast.AST]:
 
 
 def target_names(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(target) if isinstance(n, ast.Name)}
 
 
 def assigned_in(region: ast.AST) -> set[str]:
@@ -86,7 +89,7 @@ def assigned_in(region: ast.AST) -> set[str]:
 
 def loaded_names(node: ast.AST) -> set[str]:
     """Names read in `node`, including the free names of lambdas and comprehensions inside it."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
@@ -95,11 +98,11 @@ def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if node is not region and isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if node is not region and node.__class__ in _DEFINITIONS:
+            if node.__class__ is not ast.Lambda:
                 stack.extend(node.decorator_list)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))  # (no context markers: no caller looks for them)
 
 
 # A loop over at most this many literal cases (`for hand in [h1, h2, h3]`) is a handful of checks,

@@ -18,7 +18,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic.flow import enclosing_loops, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
-from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -249,18 +249,22 @@ def _in_loop(node: ast.AST) -> bool:
     return False
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+_DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
     """Nodes of a function (or module) body and its parameters, not inside nested functions or classes."""
     stack: list[ast.AST] = []
     if isinstance(function, FUNCTION_NODES) and not isinstance(function, ast.Lambda):
         stack.extend(function.args.posonlyargs + function.args.args + function.args.kwonlyargs)
     stack.extend(function.body if isinstance(function.body, list) else [function.body])
+    nodes = []
     while stack:
         node = stack.pop()
-        yield node
-        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
-        stack.extend(child_nodes(node))
+        nodes.append(node)
+        if node.__class__ not in _DEFINITIONS:
+            stack.extend(child_nodes(node))
+    return nodes
 
 
 def _target_names(target: ast.AST) -> Iterator[str]:
@@ -313,7 +317,7 @@ def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[i
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     names: list[str] = []
     for target in targets:
-        for element in ast.walk(target):
+        for element in walk(target):
             if isinstance(element, (ast.Attribute, ast.Subscript)):
                 return True  # stored into an object: it outlives the function
         names.extend(_target_names(target))
@@ -340,9 +344,10 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
         declared: set[str] = set()
         closure_reads: set[str] = set()
         for node in _own_nodes(function):
-            if isinstance(node, (ast.Global, ast.Nonlocal)):
+            kind = node.__class__
+            if kind is ast.Global or kind is ast.Nonlocal:
                 declared.update(node.names)
-            elif isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+            elif kind in _DEFINITIONS:
                 closure_reads |= _loads(node)  # (its own nested functions included, walked once)
         facts = (frozenset(declared), frozenset(closure_reads))
         setattr(function, _FACTS, facts)
@@ -350,7 +355,7 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _only_pure_calls(value: ast.AST, context) -> bool:
-    return all(pure_call(node, context) for node in ast.walk(value) if isinstance(node, ast.Call))
+    return all(pure_call(node, context) for node in walk(value) if isinstance(node, ast.Call))
 
 
 def _readers_after(statement: ast.stmt, name: str, function: ast.AST) -> list[ast.stmt]:
@@ -435,7 +440,7 @@ def _loads(node: ast.AST) -> frozenset[str]:
     """The names a subtree reads, collected once (kept on the node)."""
     loads = node.__dict__.get(_LOADS)
     if loads is None:
-        loads = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        loads = frozenset(n.id for n in walk(node) if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load)
         setattr(node, _LOADS, loads)
     return loads
 
@@ -684,7 +689,7 @@ def _dict_keys(node: ast.AST, function: ast.AST) -> set[str] | None:
     """The constant string keys of a dict literal, or of a name the function binds once to one."""
     if isinstance(node, ast.Name):
         values = [
-            s.value for s in ast.walk(function)
+            s.value for s in walk(function)
             if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in s.targets)
         ]
         if len(values) != 1:
@@ -726,7 +731,7 @@ def _equality_masks(call: ast.Call) -> set[tuple[str, object]]:
     parent = parent_of(node)
     while isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.BitAnd)):
         node, parent = parent, parent_of(parent)
-    for factor in ast.walk(node):
+    for factor in walk(node):
         if isinstance(factor, ast.Compare) and len(factor.ops) == 1 and isinstance(factor.ops[0], ast.Eq):
             right = factor.comparators[0]
             if isinstance(right, ast.Constant):

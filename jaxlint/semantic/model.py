@@ -33,6 +33,10 @@ LEAF_TYPES = frozenset({
 })
 
 
+# Leaves the collection pass only links and lists (the RECORDED_TYPES among them it also records).
+_PLAIN_LEAF_TYPES = LEAF_TYPES - RECORDED_TYPES
+
+# The attributes the model sets on every node (`_collect` spells them out, for speed).
 PARENT = "_jaxlint_parent"
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
@@ -110,6 +114,9 @@ class Scope:
     abstract_transform: bool = False
     trace_sites: list["Scope | None"] = field(default_factory=list)  # scopes holding the transform call
     helper_callers: list["Scope"] = field(default_factory=list)  # traced scopes passing it traced values
+    # `in_traced`, fixed once the model is built (no scope is marked traced after that): the engine
+    # and the rules ask it for nearly every node. None while the model is still marking scopes.
+    frozen_in_traced: bool | None = None
 
     @property
     def name(self) -> str:
@@ -121,6 +128,9 @@ class Scope:
 
     @property
     def in_traced(self) -> bool:
+        frozen = self.frozen_in_traced
+        if frozen is not None:
+            return frozen
         scope: Scope | None = self
         while scope is not None:
             if scope.host_callback:
@@ -316,6 +326,18 @@ def _reads_only_static_attributes(function: ast.AST) -> bool:
     return True
 
 
+class _QualifiedNames(dict):
+    """node -> its qualified name (or None), resolved from the module's imports on first lookup."""
+
+    def __init__(self, imports: ImportMap) -> None:
+        super().__init__()
+        self.imports = imports
+
+    def __missing__(self, node: ast.AST) -> str | None:
+        name = self[node] = self.imports.qualified_name(node)
+        return name
+
+
 class SemanticModel:
     def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = (), project=None) -> None:
         self.tree = tree
@@ -325,7 +347,6 @@ class SemanticModel:
         self.nodes: list[ast.AST] = []
         self.import_nodes: list[ast.AST] = []
         self.bound_names: set[str] = set()
-        self._qualified_cache: dict[int, str | None] = {}
         self.scopes: list[Scope] = []
         self.scope_of_node: dict[ast.AST, Scope] = {}
         self.class_methods: dict[ast.ClassDef, dict[str, Scope]] = {}
@@ -334,6 +355,8 @@ class SemanticModel:
         self.module_scope = Scope(tree, None)
         self._collect()
         self.imports = ImportMap(self.import_nodes, self.bound_names, project)
+        self._qualified_cache = _QualifiedNames(self.imports)
+        self.qualified_name = self._qualified_cache.__getitem__  # type: ignore[method-assign]
         self._bind_module_aliases()
         self._constants = None
         self._find_traced_functions()
@@ -345,6 +368,10 @@ class SemanticModel:
         if project is not None and project.find_callers:
             self._trace_from_importers()
         self._device_cache: dict[Scope, dict[str, bool]] = {}
+        for scope in self.scopes:
+            scope.frozen_in_traced = scope.in_traced
+        # Whether any code here is traced: rules that report only in traced code skip the module if not.
+        self.has_traced_code = any(scope.frozen_in_traced for scope in self.scopes)
 
     def _bind_module_aliases(self) -> None:
         """Module-level `partial = functools.partial`, bound nowhere else, resolves like an import."""
@@ -381,17 +408,21 @@ class SemanticModel:
         the engine dispatches from (so nothing walks the tree twice)."""
         self.scopes.append(self.module_scope)
         self.scope_of_node[self.tree] = self.module_scope
-        nodes = self.nodes
+        append = self.nodes.append
         record = self._record
         # (node, scope its children belong to, class whose body holds the node's children or None)
         stack: list[tuple[ast.AST, Scope, ast.ClassDef | None]] = [(self.tree, self.module_scope, None)]
         while stack:
             node, scope, class_node = stack.pop()
             for child in child_nodes(node):
-                setattr(child, PARENT, node)
-                setattr(child, SCOPE, scope)
-                nodes.append(child)
+                # PARENT and SCOPE, spelled out: an attribute store is faster than setattr, and this
+                # runs for every node of every file.
+                child._jaxlint_parent = node
+                child._jaxlint_scope = scope
+                append(child)
                 kind = child.__class__
+                if kind in _PLAIN_LEAF_TYPES:
+                    continue  # names, constants, operators: half the nodes
                 if kind in FUNCTION_TYPES:
                     self._enter_function(child, scope, class_node, stack)
                 elif kind is ast.ClassDef:
@@ -433,11 +464,11 @@ class SemanticModel:
                 # Two defs of one name in a scope: we cannot tell which one a call reaches.
                 outer.defs[node.name] = None if node.name in outer.defs else scope
         for child in child_nodes(node):
-            setattr(child, PARENT, node)
+            child._jaxlint_parent = node  # PARENT
             self.nodes.append(child)
             # The body runs in the new scope; decorators, defaults and annotations in the enclosing one.
             owner = scope if id(child) in body_ids else outer
-            setattr(child, SCOPE, owner)
+            child._jaxlint_scope = owner  # SCOPE
             kind = child.__class__
             if kind in FUNCTION_TYPES:
                 self._enter_function(child, owner, None, stack)
@@ -502,12 +533,12 @@ class SemanticModel:
     # ----- name and function resolution -------------------------------------------------------
 
     def qualified_name(self, node: ast.AST) -> str | None:
-        key = id(node)
-        try:
-            return self._qualified_cache[key]
-        except KeyError:
-            result = self._qualified_cache[key] = self.imports.qualified_name(node)
-            return result
+        """`jnp.where` -> `jax.numpy.where` (see ImportMap.qualified_name), memoised per node.
+
+        Once the imports are read, `__init__` replaces this method on the instance with the lookup
+        of the memo itself (`_QualifiedNames`), which costs no Python call for a known node: rules
+        ask it for nearly every call of every module."""
+        return self._qualified_cache[node]
 
     def scope_for(self, node: ast.AST) -> Scope:
         """The innermost function (or the module) whose body contains `node`."""

@@ -236,7 +236,9 @@ def _returns_arrays(light, node: ast.AST) -> bool:
     """Every `return` of the function is a JAX array constructor call (or a tuple of them)."""
     from jaxlint.semantic import jaxapi
 
-    returns = []
+    # Each `return` is judged as it is found: most functions fail at the first one seen (their last
+    # statement), which spares walking the rest of a long body.
+    found = False
     stack = list(node.body)
     while stack:
         child = stack.pop()
@@ -247,18 +249,15 @@ def _returns_arrays(light, node: ast.AST) -> bool:
         if isinstance(child, ast.Return):
             if child.value is None:
                 return False
-            returns.append(child.value)
+            for element in child.value.elts if isinstance(child.value, ast.Tuple) else [child.value]:
+                if not isinstance(element, ast.Call):
+                    return False
+                qualified = light.qualified_name(element.func) or ""
+                if not (qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
+                    return False
+            found = True
         stack.extend(child_nodes(child))
-    if not returns:
-        return False
-    for value in returns:
-        for element in value.elts if isinstance(value, ast.Tuple) else [value]:
-            if not isinstance(element, ast.Call):
-                return False
-            qualified = light.qualified_name(element.func) or ""
-            if not (qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
-                return False
-    return True
+    return found
 
 
 def ImportMapFor(imports: list[ast.AST], tree: ast.Module):
