@@ -6,7 +6,8 @@ differentiated arguments.
 
 Not flagged: `fori_loop` with literal or static bounds (`x.shape[0]`, a static argument), which JAX
 lowers to a `scan`; loops whose carry does not depend on the differentiated arguments or goes through
-`lax.stop_gradient`; forward-mode only (`jvp`, `jacfwd`).
+`lax.stop_gradient`; forward-mode only (`jvp`, `jacfwd`); loops in a function with a custom
+derivative (`@jax.custom_jvp`, `@jax.custom_vjp`), whose rule reverse mode uses instead.
 
 ## Why is this bad?
 `while_loop` has no transpose rule: its trip count is only known at run time, so reverse-mode
@@ -66,6 +67,8 @@ class GradThroughWhileLoop(Rule):
         scope = context.scope(node)
         if not scope.differentiated or id(scope) not in reverse_mode_scopes(context.model):
             return
+        if _under_custom_derivative(scope):
+            return  # differentiation uses the custom rule, not the loop
         if qualified == "jax.lax.while_loop":
             carry = argument(node, 2, "init_val")
             what = "`lax.while_loop`"
@@ -85,6 +88,19 @@ class GradThroughWhileLoop(Rule):
             f"differentiation does not work for lax.while_loop`; use static bounds or `lax.scan(..., length=N)`",
             end_node=node.func,
         )
+
+
+_CUSTOM_DERIVATIVES = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
+
+
+def _under_custom_derivative(scope) -> bool:
+    """The loop runs in a function with a custom derivative (`@jax.custom_jvp`), or nested in one."""
+    current = scope
+    while current is not None:
+        if current.transforms & _CUSTOM_DERIVATIVES:
+            return True
+        current = current.parent
+    return False
 
 
 def _stopped(carry: ast.expr, context) -> bool:
