@@ -454,8 +454,13 @@ class _Flow:
         if ast.dump(first) != ast.dump(second):
             return False
         names = {n.id for n in walk(second) if isinstance(n, ast.Name)}
-        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield)) for a in (*second.args, *second.keywords) for n in walk(a)):
-            return False  # an argument computed by a call may differ between the two
+        context = self.context
+        if any(
+            isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield))
+            or (isinstance(n, ast.Call) and context.qualified_name(n.func) not in _SAME_RESULT_BUILTINS)
+            for a in (*second.args, *second.keywords) for n in walk(a)
+        ):
+            return False  # an argument computed by a call may differ (`len(x)` of an unchanged `x` does not)
         low, high = (first.lineno, first.col_offset), (second.lineno, second.col_offset)
         if high < low:
             return False  # across a loop's back edge
@@ -600,6 +605,10 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
         return False
     return context.text(first.func) != context.text(second.func)
+
+
+# Builtins whose result depends only on their arguments, which the same-draw check sees unchanged.
+_SAME_RESULT_BUILTINS = frozenset({"builtins.len", "builtins.int", "builtins.float", "builtins.min", "builtins.max", "builtins.abs"})
 
 
 def _callee(call: ast.Call) -> str:

@@ -119,15 +119,13 @@ def iterates_few_literal_cases(loop: ast.AST, scope=None) -> bool:
     iterable = loop.iter
     if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
         iterable = iterable.args[0]
-    holder = scope
-    while isinstance(iterable, ast.Name) and holder is not None:
-        values = [value for target, value in holder.bindings if isinstance(target, ast.Name) and target.id == iterable.id]
-        if values:
-            if len(values) != 1 or values[0] is None:
-                return False
-            iterable = values[0]
-            break
-        holder = holder.parent
+    if (
+        isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
+        and len(iterable.args) == 1 and isinstance(iterable.args[0], ast.Call)
+        and isinstance(iterable.args[0].func, ast.Name) and iterable.args[0].func.id == "len" and len(iterable.args[0].args) == 1
+    ):
+        iterable = iterable.args[0].args[0]  # `range(len(hyperparams))`: as many as that display has
+    iterable = _single_binding(iterable, scope)
     if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
         return len(iterable.elts) <= FEW_ITERATIONS and not any(isinstance(e, ast.Starred) for e in iterable.elts)
     if isinstance(iterable, ast.Dict):
@@ -140,6 +138,17 @@ def iterates_few_literal_cases(loop: ast.AST, scope=None) -> bool:
             except (TypeError, ValueError):
                 return False
     return False
+
+
+def _single_binding(node: ast.expr, scope) -> ast.expr:
+    """The value a name is bound to once in its scope or an enclosing one; the node itself otherwise."""
+    holder = scope
+    while isinstance(node, ast.Name) and holder is not None:
+        values = [value for target, value in holder.bindings if isinstance(target, ast.Name) and target.id == node.id]
+        if values:
+            return values[0] if len(values) == 1 and values[0] is not None else node
+        holder = holder.parent
+    return node
 
 
 def runs_at_most_once(loop: ast.AST) -> bool:
