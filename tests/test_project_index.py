@@ -105,3 +105,24 @@ def test_one_file_on_the_command_line_resolves_its_imports(tmp_path, monkeypatch
     assert run.returncode == 1, run.stderr
     found = sorted((d["code"], d["location"]["row"]) for d in json.loads(run.stdout))
     assert found == [("JAX304", 24), ("JAX304", 36), ("JAX401", 15), ("JAX401", 16)]
+
+
+def test_x64_switched_on_by_an_imported_project_package_silences_jax504(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    package = tmp_path / "solver"
+    package.mkdir()
+    (package / "__init__.py").write_text('import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    script = 'import jax.numpy as jnp\n{imports}\n\nif __name__ == "__main__":\n    x = jnp.zeros(3, dtype=jnp.float64)\n'
+    (tmp_path / "with_package.py").write_text(script.format(imports="import solver"))
+    (tmp_path / "alone.py").write_text(script.format(imports=""))
+    run = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--format", "json", "--no-cache", "--select", "JAX504", "with_package.py", "alone.py"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    found = sorted((d["filename"].rsplit("/", 1)[-1], d["code"]) for d in json.loads(run.stdout))
+    # The package's import may switch x64 on; the script that imports nothing of its project cannot.
+    assert found == [("alone.py", "JAX504")], run.stderr

@@ -4,9 +4,10 @@ Flags requests for 64-bit types from JAX, `dtype=jnp.float64` (also `int64`, `ui
 `.astype(jnp.float64)` on a JAX array, in a program that never enables 64-bit mode. To stay
 conservative it only looks at modules that are a program's entry point (`if __name__ ==
 "__main__":`), where x64 would have to be switched on, and stays silent when the module mentions
-`enable_x64` anywhere (`jax.config.update("jax_enable_x64", True)`, `jax.enable_x64`, `JAX_ENABLE_X64`), or
-reads absl flags (which may set `--jax_enable_x64`). The environment variable cannot be seen
-statically.
+`enable_x64` anywhere (`jax.config.update("jax_enable_x64", True)`, `jax.enable_x64`, `JAX_ENABLE_X64`),
+reads absl flags (which may set `--jax_enable_x64`), or imports a module of its own project (whose
+import may switch x64 on, as a package `__init__` often does). The environment variable cannot be
+seen statically.
 
 ## Why is this bad?
 Unless `jax_enable_x64` is set at program start, JAX canonicalizes 64-bit requests to 32 bits:
@@ -114,6 +115,9 @@ def _entry_point_without_x64(context) -> bool:
         and "enable_x64" not in text.lower()
         and "flags" not in text.lower()
         and _has_main_guard(context.model.tree)
+        # A module of its own project that it imports may switch x64 on at import time (a package's
+        # `__init__` calling `jax.config.update("jax_enable_x64", True)`).
+        and not context.model.imports_from_project
     )
     context._jaxlint_x64_entry = (context.model, result)
     return result

@@ -17,8 +17,9 @@ loop sit under a condition that changes between iterations (`if step % 1000 == 0
 evaluation), a callable built from configuration the loop changes (a rebound name, or a sweep's
 `config[k] = v`): it must compile per iteration anyway, a jitted function stored in a cache
 (`cache[key] = fn`, looked up before it is rebuilt), loops over a mapping's keys (`for name in
-datasets: ... datasets[name]`, `.items()`: a handful of named datasets or configurations, one
-program each on purpose), test code, and anything in traced code.
+datasets: ... datasets[name]`, `.items()`) or over eight or fewer cases the source spells out
+(`for controller in ["mppi", "smppi"]`): a handful of datasets or configurations, one program each
+on purpose, test code, and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -101,8 +102,8 @@ class JitInLoop(Rule):
         short = context.text(node.func)
         if loops:
             loop = loops[0]
-            if flow.iterates_mapping(loop):
-                return  # one program per named dataset or configuration: a handful, on purpose
+            if flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope):
+                return  # one program per named dataset, configuration or listed case: a handful, on purpose
             if not immediate and (called_name is None or not _called_in(called_name, loop)):
                 return
             if not immediate and _called_only_in_inner_loops(called_name, loop):
@@ -227,7 +228,10 @@ def _called_in_a_loop(function_scope, context) -> bool:
                     continue
             elif resolved[0] is not function_scope:
                 continue
-            loops = [loop for loop in flow.enclosing_loops(call) if not flow.iterates_mapping(loop)]
+            loops = [
+                loop for loop in flow.enclosing_loops(call)
+                if not flow.iterates_mapping(loop) and not flow.iterates_few_literal_cases(loop, scope)
+            ]
             if loops and not any(_gated_in(call, loop, model) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))):
                 return True
     return False
