@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Sequence
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
 from jaxlint.context import Context
 from jaxlint.rules.base import Rule
-from jaxlint.semantic.model import SemanticModel, Scope, NONE, TRACED, ARRAY
+from jaxlint.semantic.model import SemanticModel, NONE, TRACED, ARRAY
 from jaxlint.semantic.callers import remember_calls
 from jaxlint.semantic.project import ProjectView
 from jaxlint.source import SourceFile

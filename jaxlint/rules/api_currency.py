@@ -12,7 +12,7 @@ from jaxlint.diagnostics import Edit, Position
 from jaxlint import fixes
 from jaxlint.rules.api_table import KEYWORD_ENTRIES, NAME_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
 from jaxlint.rules.base import Rule
-from jaxlint.semantic.model import FUNCTION_NODES, ancestors, parent_of
+from jaxlint.semantic.model import ancestors, parent_of
 from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
 
 # Keyword names some KEYWORD_ENTRIES entry is about.

@@ -78,7 +78,6 @@ break loop, 4x for `float(loss)` accumulation).
 from __future__ import annotations
 
 import ast
-from typing import Iterator
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
@@ -297,12 +296,12 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
 
 def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:
     """An evaluation loop under `if step % 100 == 0:` of an enclosing training loop runs every N steps."""
-    child, parent = loop, parent_of(loop)
+    parent = parent_of(loop)
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
         if isinstance(parent, (ast.For, ast.While, ast.AsyncFor)):
             gate = _enclosing_if_below(loop, parent)
             return gate is not None and loop_varying(gate.test, parent, context.model)
-        child, parent = parent, parent_of(parent)
+        parent = parent_of(parent)
     return False
 
 

@@ -45,7 +45,7 @@ import ast
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.flow import dotted_name
-from jaxlint.semantic.model import ancestors, FUNCTION_NODES
+from jaxlint.semantic.model import FUNCTION_NODES
 
 # Operation -> (index of the operand that must stay in the domain, the harmless value).
 _UNSAFE_CALLS = {

@@ -67,7 +67,6 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
     from jaxlint.runtime_checks.trace_report import render_text, to_json, write_html
     from jaxlint.runtime_checks.trace_run import run_traced
 
-    errors = Console(stderr=True)
     say = lambda line: click.echo(line, err=True)  # noqa: E731 - one unwrapped line between the program's own
     say(f"jaxlint runtime: running {shlex.join(command)} (its output follows)")
     run = run_traced(list(command), [str(Path(root).resolve()) for root in roots] or [str(Path.cwd().resolve())],
