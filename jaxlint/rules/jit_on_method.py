@@ -85,7 +85,7 @@ class JitOnMethod(Rule):
             if not _plain_class(scope.class_node, context):
                 return
             self_name = (node.args.posonlyargs + node.args.args)[0].arg
-            if self_name != "self" and not _used_as_object(self_name, node):
+            if self_name != "self" and (not _used_as_object(self_name, node) or _called_through_class(node, scope.class_node, model)):
                 return  # `def v(weight, states)` in a class used as a namespace: the first argument is data
             context.report(
                 decorator,
@@ -94,6 +94,15 @@ class JitOnMethod(Rule):
                 f"or register the class as a pytree",
             )
             return
+
+
+def _called_through_class(function: ast.FunctionDef, class_node: ast.ClassDef, model) -> bool:
+    """`Trainer.train_step(self.state, batch)`: called through the class, so its first argument is
+    whatever the caller passes (a TrainState), not an instance."""
+    return any(
+        isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == class_node.name
+        for call in model.calls_by_name().get(function.name, ())
+    )
 
 
 def _used_as_object(name: str, function: ast.FunctionDef) -> bool:

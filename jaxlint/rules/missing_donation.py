@@ -332,6 +332,8 @@ def _small_allocation(value: ast.AST, model, scope) -> bool:
     else:
         return False
     dimensions = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+    if not dimensions:
+        return True  # `jnp.zeros(())`: a 0-d scalar
     if len(dimensions) == 1 and _counted_dimension(dimensions[0], model):
         return True  # `zeros(x.shape[0])`, `broadcast_to(step, (jax.local_device_count(),))`
     evaluator = model.constant_evaluator()
