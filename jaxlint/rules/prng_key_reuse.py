@@ -51,8 +51,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose.
-- Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, and
-  a use after a branch that returns.
+- Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, uses
+  under two `if`s with complementary tests (`mode == "a"` and `mode != "a"`), and a use after a branch
+  that returns.
 
 - A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
   `randint(k)`): they read different bits on the default threefry (checked on jax 0.10.2), so
@@ -414,6 +415,8 @@ class _Flow:
             return False  # no bits in common on the default threefry: nothing correlated to report
         if _derives_own_keys(first, second, self.context):
             return False
+        if _exclusive_conditions(first, second):
+            return False
         if not key_values.split_outputs_meet(first, second, self.function, self.context):
             return False
         if key_values.is_seed(key):
@@ -593,6 +596,52 @@ class _Flow:
 
 
 _COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)
+
+
+def _exclusive_conditions(first: ast.Call, second: ast.Call) -> bool:
+    """`if mode == "a": normal(k)` and later `if mode != "a": normal(k)`: at most one of the two draws
+    runs (complementary tests: `==`/`!=`, `is`/`is not`, `in`/`not in` of the same operands, `x`/`not x`,
+    or `==` of one value to two different literals)."""
+    def tests(call: ast.Call):
+        child, parent = call, parent_of(call)
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+            if isinstance(parent, ast.If) and child in parent.body:
+                yield parent.test
+            child, parent = parent, parent_of(parent)
+
+    opposite = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+    def complementary(a: ast.expr, b: ast.expr) -> bool:
+        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.Not):
+            return ast.dump(a.operand) == ast.dump(b)
+        if isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.Not):
+            return ast.dump(b.operand) == ast.dump(a)
+        if isinstance(a, ast.Compare) and isinstance(b, ast.Compare) and len(a.ops) == len(b.ops) == 1:
+            if ast.dump(a.left) != ast.dump(b.left):
+                return False
+            left, right = a.comparators[0], b.comparators[0]
+            if opposite.get(type(a.ops[0])) is type(b.ops[0]) and ast.dump(left) == ast.dump(right):
+                return True
+            # `mode == "a"` and `mode == "b"`: one value cannot equal two different literals.
+            return (
+                isinstance(a.ops[0], ast.Eq) and isinstance(b.ops[0], ast.Eq)
+                and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) and left.value != right.value
+            )
+        return False
+
+    def conjuncts(test: ast.expr):
+        """`a and b` holds only when each part does: complementary parts exclude the whole."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            for value in test.values:
+                yield from conjuncts(value)
+        else:
+            yield test
+
+    return any(
+        complementary(a, b)
+        for test_a in tests(first) for test_b in tests(second)
+        for a in conjuncts(test_a) for b in conjuncts(test_b)
+    )
 
 
 def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
