@@ -23,6 +23,8 @@ person paces their loop (as a clock does a loop that sleeps every iteration), a 
 
 Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
 the same buffer twice") or delete a live value:
+- a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
+  buffer that is both donated and passed;
 - it is passed inside a tuple with a value the result does not replace and the program reads again
   (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
   tuple deletes the data passed on the next step);
@@ -139,6 +141,8 @@ class MissingDonation(Rule):
             if _tuple_holds_live_value(parts, rebound, node):
                 continue  # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again
             key = dotted_name(argument)
+            if _part_passed_beside(key, whole, value, scope):
+                continue  # `step(state, aux=state.aux)`: JAX rejects a buffer both donated and passed again
             if "." not in key and not _carried_name(node, scope, context.model):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
@@ -199,6 +203,29 @@ def _report(call: ast.Call, binding, donated: list, context) -> None:
         fix=None if isinstance(fix, str) else fix,
         end_node=last if last is not anchor else None,
     )
+
+
+def _part_passed_beside(key: str, whole: ast.expr, call: ast.Call, scope) -> bool:
+    """Another argument of the same call is a part of the value (`step(state, aux=state.aux)`, or a
+    name bound to one: `batch_stats = state.aux`): its buffers would be both donated and passed, which
+    XLA rejects (INVALID_ARGUMENT, checked on an H100 by a reader)."""
+    prefix = key + "."
+
+    def part(name: str | None) -> bool:
+        return name is not None and (name == key or name.startswith(prefix))
+
+    aliases = {
+        dotted_name(target) for target, bound in scope.bindings
+        if bound is not None and not isinstance(bound, ast.AugAssign) and part(dotted_name(bound))
+    } - {None, key}
+    for other in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        if other is whole:
+            continue
+        for node in ast.walk(other):
+            name = dotted_name(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
+            if part(name) or name in aliases:
+                return True
+    return False
 
 
 def _tuple_holds_live_value(parts: list, rebound: set[str], statement: ast.stmt) -> bool:
