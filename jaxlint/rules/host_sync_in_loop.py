@@ -126,8 +126,9 @@ class HostSyncInLoop(Rule):
         if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
             return
         step_name = _callee_text(compiled, context)
-        if isinstance(node, ast.While) and values.truth_test_syncs(node.test) is not None:
-            if values.built_from_host_data(values.truth_test_syncs(node.test)):
+        tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
+        if tested is not None:
+            if values.built_from_host_data(tested):
                 context.report(node.test, _round_trip_message(f"`while {snippet(context.text(node.test))}`"))
                 return
             context.report(

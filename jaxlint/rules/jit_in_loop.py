@@ -102,7 +102,7 @@ class JitInLoop(Rule):
         short = context.text(node.func)
         if loops:
             loop = loops[0]
-            if flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope):
+            if _few_cases(loop, scope):
                 return  # one program per named dataset, configuration or listed case: a handful, on purpose
             if not immediate and (called_name is None or not _called_in(called_name, loop)):
                 return
@@ -214,6 +214,11 @@ def _mutated_in(loop: ast.AST) -> set[str]:
     return mutated
 
 
+def _few_cases(loop: ast.AST, scope) -> bool:
+    """A loop over a mapping's keys or over a few listed cases: one program per case is on purpose."""
+    return flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope)
+
+
 def _called_in_a_loop(function_scope, context) -> bool:
     """Some host code of the module calls this function inside a loop: it runs per iteration. A method
     counts when it is called on an instance of its class (`trainer = Trainer(); trainer.step(...)`)."""
@@ -228,10 +233,7 @@ def _called_in_a_loop(function_scope, context) -> bool:
                     continue
             elif resolved[0] is not function_scope:
                 continue
-            loops = [
-                loop for loop in flow.enclosing_loops(call)
-                if not flow.iterates_mapping(loop) and not flow.iterates_few_literal_cases(loop, scope)
-            ]
+            loops = [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, scope)]
             if loops and not any(_gated_in(call, loop, model) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))):
                 return True
     return False

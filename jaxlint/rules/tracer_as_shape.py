@@ -61,7 +61,6 @@ import ast
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.bindings import bound_values
-from jaxlint.semantic.call_sites import traced_only_by_uncalled_wrappers
 from jaxlint.semantic.model import TRACED, argument
 
 # Function -> the (position, keyword) of each argument that must be a static int or shape.
@@ -112,7 +111,7 @@ class TracerAsShape(Rule):
             if context.level(node.func.value, scope) >= TRACED:
                 culprit = next((arg for arg in node.args if _traced(arg, scope, context)), None)
             what = "the shape of `.reshape()`"
-        if culprit is None or _never_traced(scope, context):
+        if culprit is None:
             return
         context.report(
             node,
@@ -125,7 +124,7 @@ class TracerAsShape(Rule):
         for index in indices:
             if isinstance(index, ast.Slice):
                 bound = next((part for part in (index.lower, index.upper, index.step) if part is not None and _traced(part, scope, context)), None)
-                if bound is not None and not _never_traced(scope, context):
+                if bound is not None:
                     context.report(
                         node,
                         f"traced value `{snippet(context.text(bound))}` used as a slice bound in traced function `{scope.name}`: "
@@ -137,7 +136,7 @@ class TracerAsShape(Rule):
         if not _traced(node.slice, scope, context):
             return
         elements = _python_sequence(node.value, scope, context)
-        if elements is None or _never_traced(scope, context):
+        if elements is None:
             return
         fix = fixes.asarray_fix(context, node.value, "Use `{name}(...)[...]`") if _numeric(elements) else None
         context.report(
@@ -146,11 +145,6 @@ class TracerAsShape(Rule):
             f"in traced function `{scope.name}` raises TracerIntegerConversionError; index `jnp.asarray(...)` or use `lax.switch`",
             fix=fix,
         )
-
-
-def _never_traced(scope, context) -> bool:
-    """`f_jit = jax.jit(f)` that nothing calls: no abstract value ever reaches `f` through it."""
-    return traced_only_by_uncalled_wrappers(scope, context.model)
 
 
 def _traced(node: ast.AST, scope, context) -> bool:

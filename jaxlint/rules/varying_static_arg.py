@@ -51,8 +51,6 @@ import ast
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow
 
-_SMALL_RANGE = 8
-
 
 class VaryingStaticArg(Rule):
     code = "JAX303"
@@ -146,13 +144,13 @@ def _counters(loop, context) -> set[str] | None:
             values = [evaluator.int_value(a, scope) for a in iterable.args]
             if all(value is not None for value in values):
                 try:
-                    if len(range(*values)) <= _SMALL_RANGE:
+                    if len(range(*values)) <= flow.FEW_ITERATIONS:
                         return None
                 except (TypeError, ValueError):
                     return None
         return {target.id}
     if qualified == "builtins.enumerate" and isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
-        if iterable.args and isinstance(iterable.args[0], (ast.List, ast.Tuple)) and len(iterable.args[0].elts) <= _SMALL_RANGE:
+        if iterable.args and isinstance(iterable.args[0], (ast.List, ast.Tuple)) and len(iterable.args[0].elts) <= flow.FEW_ITERATIONS:
             return None
         return {target.elts[0].id}
     return None

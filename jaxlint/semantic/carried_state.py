@@ -198,13 +198,7 @@ def calls_keeping_argument(binding, call: ast.Call, position: int | None, keywor
         other_binding = model.jit_binding_for_call(other)
         if other_binding is None or other_binding.key != binding.key:
             continue
-        argument = _argument(other, position, keyword)
-        if argument is None:
-            continue
-        key = dotted_name(argument)
-        if key is None or key in _rebound_by(other):
-            continue
-        if "." in key or _still_read(key, other, model.scope_for(other)):
+        if _caller_keeps(_argument(other, position, keyword), other, model):
             keeping.append(other)
     return keeping
 
@@ -220,14 +214,18 @@ def caller_keeps_parameter(name: str, scope, model) -> bool:
         # `obj.method(a, b)` binds `self` first: its arguments start at the next parameter.
         offset = 1 if isinstance(call.func, ast.Attribute) and scope.params[:1] in (["self"], ["cls"]) else 0
         argument = _argument(call, index - offset, None) if index >= offset else None
-        if argument is None:
-            argument = _argument(call, None, name)
-        key = dotted_name(argument) if argument is not None else None
-        if key is None or key in _rebound_by(call):
-            continue  # a fresh value, or the caller carries it too (`state = step_with_timing(state)`)
-        if "." in key or _still_read(key, call, model.scope_for(call)):
+        if _caller_keeps(argument if argument is not None else _argument(call, None, name), call, model):
             return True
     return False
+
+
+def _caller_keeps(argument: ast.expr | None, call: ast.Call, model) -> bool:
+    """The caller still holds the value it passes as `argument` after `call`: an attribute, or a name
+    read afterwards. Not a fresh value, nor one the call's result rebinds (`state = step(state)`)."""
+    key = dotted_name(argument) if argument is not None else None
+    if key is None or key in _rebound_by(call):
+        return False
+    return "." in key or _still_read(key, call, model.scope_for(call))
 
 
 def _still_read(name: str, call: ast.Call, scope) -> bool:

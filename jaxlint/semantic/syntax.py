@@ -68,8 +68,15 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return nodes
 
 
-def root_name(node: ast.AST) -> str | None:
-    """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
+def chain_root(node: ast.AST) -> ast.AST:
+    """The expression an attribute or subscript chain starts from: `config` for `config["lr"].x`,
+    the call for `make()["x"]`."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value
+    return node
+
+
+def root_name(node: ast.AST) -> str | None:
+    """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
+    node = chain_root(node)
     return node.id if isinstance(node, ast.Name) else None

@@ -24,7 +24,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
-from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import chain_root, child_nodes, root_name  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -427,16 +427,13 @@ class LoopValues:
         if isinstance(node, ast.Constant):
             return True
         if isinstance(node, (ast.Attribute, ast.Subscript)):
-            root = node
-            while isinstance(root, (ast.Attribute, ast.Subscript)):
-                root = root.value
-            return self._known_host(root)
+            return self._known_host(chain_root(node))
         if not isinstance(node, ast.Name):
             return all(self._known_host(child) for child in child_nodes(node) if isinstance(child, ast.expr))
         iterable = getattr(self.loop, "iter", None)
         if iterable is not None and any(node.id in target_names(target) for target, source in self.scope.loops if source is iterable):
             return True  # the loop's own item: host data from its iterator
-        values = [value for target, value in self.scope.bindings if value is not None and node.id in target_names(target) and is_within(value, self.loop)]
+        values = self._bound_in_loop(node.id)
         if not values:
             return False
         for value in values:
@@ -463,10 +460,7 @@ class LoopValues:
             if node.id not in self.per_iteration or node.id in self.mutated_by_nnx:
                 return False
             visiting.add(node.id)
-            values = [
-                value for target, value in self.scope.bindings
-                if value is not None and node.id in target_names(target) and is_within(value, self.loop)
-            ]
+            values = self._bound_in_loop(node.id)
             return bool(values) and all(
                 self._host_built(value.value if isinstance(value, ast.AugAssign) else value, visiting) for value in values
             )
@@ -482,15 +476,19 @@ class LoopValues:
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Tuple, ast.List, ast.IfExp)):
             return all(self._host_built(child, visiting) for child in child_nodes(node) if isinstance(child, ast.expr))
         if isinstance(node, (ast.Attribute, ast.Subscript)):
-            return self._built_here(node) and self._host_built(node.value, visiting)
+            return self._host_built(node.value, visiting)  # (built here: checked on entry)
         return False
 
     def _built_here(self, node: ast.AST) -> bool:
         """An attribute or item of a name this iteration binds (`timestep.done`)."""
-        root = node
-        while isinstance(root, (ast.Attribute, ast.Subscript)):
-            root = root.value
-        return isinstance(root, ast.Name) and root.id in self.per_iteration
+        return root_name(node) in self.per_iteration
+
+    def _bound_in_loop(self, name: str) -> list[ast.AST]:
+        """The values this loop's body binds `name` to."""
+        return [
+            value for target, value in self.scope.bindings
+            if value is not None and name in target_names(target) and is_within(value, self.loop)
+        ]
 
     def truth_test_syncs(self, test: ast.expr) -> ast.expr | None:
         """The fresh device value whose truth a test reads: `if loss < best`, `not done`, `a or b`."""
