@@ -331,7 +331,7 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
             return set()
         names = set()
         for item in [*expression.args, *(k.value for k in expression.keywords)]:
-            names |= {n.id for n in ast.walk(item) if isinstance(n, ast.Name)}
+            names |= _values_named(item)
         if isinstance(expression.func, ast.Attribute):
             # The owner of a method may return its own parts; an imported module
             # (`checkpoints.restore_checkpoint(...)`) holds no arrays.
@@ -347,6 +347,15 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
 _NON_ARRAY_ANNOTATIONS = frozenset({
     "str", "int", "float", "bool", "bytes", "Path", "pathlib.Path", "os.PathLike", "ml_collections.ConfigDict", "ConfigDict",
 })
+
+
+def _values_named(expression: ast.AST) -> set[str]:
+    """Names read as values in `expression`: not a called function or its module (`hasattr` in
+    `lambda x: x.value if hasattr(x, "value") else x`, `jax` in `jax.tree.map`) and not a lambda's own
+    parameters. (The owner of a method, `self` in `self.f(x)`, is the caller's business.)"""
+    callees = {id(part) for n in ast.walk(expression) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) for part in ast.walk(n.func)}
+    parameters = {a.arg for n in ast.walk(expression) if isinstance(n, ast.Lambda) for a in n.args.args}
+    return {n.id for n in ast.walk(expression) if isinstance(n, ast.Name) and id(n) not in callees and n.id not in parameters}
 
 
 def _holds_no_arrays(name: str, scope) -> bool:

@@ -156,6 +156,7 @@ class MissingDonation(Rule):
                 or carried_state.captured_by_closure(key, scope)
                 or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
                 or carried_state.shares_buffers(key, scope, context.model)
+                or carried_state.held_elsewhere(key, value, scope, context.model)
                 or carried_state.leaks_from_object(key, scope, context.model)
                 or carried_state.caller_keeps_parameter(key, scope, context.model)
             ):

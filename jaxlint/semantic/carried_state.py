@@ -306,6 +306,233 @@ def shares_buffers(key: str, scope, model) -> bool:
     return False
 
 
+# Calls whose result holds the buffers of what they are given: a pytree rebuilt around the same leaves
+# (`.replace(params=...)`, a constructor, a container), or moved to the device it is already on.
+_ALIAS_KEEPING_CALLS = frozenset({
+    "jax.device_put", "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "dataclasses.replace",
+    "flax.core.freeze", "flax.core.unfreeze", "flax.core.frozen_dict.freeze", "flax.core.frozen_dict.unfreeze",
+    "builtins.dict", "builtins.list", "builtins.tuple", "copy.copy",
+})
+# Where a constructor builds a pytree around its arguments; an outside class (`pymatgen.Structure`)
+# converts what it is given. A class of the module itself has no qualified name.
+_PYTREE_LIBRARIES = frozenset({"", "jax", "flax", "optax", "equinox", "haiku", "chex", "collections", "typing", "dataclasses"})
+# (`update`, `add` and `put` are left out: on a neighbour list, an EMA or a metrics writer they compute.)
+_CONTAINER_STORES = frozenset({"append", "extend", "insert", "appendleft", "setdefault"})
+
+
+def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
+    """The value bound to `key`, or a part of it, is also held by another object that outlives the
+    update, so donating it deletes buffers that object still uses ("Array has been deleted") or passes
+    one buffer twice ("donate the same buffer twice"):
+
+    - stored beside it through something that keeps the leaves: `target = target.replace(params=
+      optimizer.target.params)`, `pool.append({"weights": jax.device_put(state, gpu)})` (the same device:
+      no copy), `self.best = state`, `snapshots = [tree_map(lambda x: x, state)]`, or a local helper
+      that returns its argument so (`move_pytree(state, device)`); a local holder counts only while it
+      may still be read after the update;
+    - bound itself from a part of another value the same call passes (`self.actor_old =
+      self.actor_old.replace(params=self.actor.params)` with `update(self.actor, self.actor_old)`).
+
+    A part read into a plain local (`params = state.params`) or a value computed from the state
+    (`loss = evaluate(state)`, jitted calls: their outputs are new buffers) is not held elsewhere."""
+    scopes = _class_scopes(scope, model) if key.startswith("self.") else [scope]
+    passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
+    statement = call
+    while not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    for candidate in scopes:
+        for node in _own_nodes(candidate.node):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
+                continue
+            name = dotted_name(node)
+            if name is None:
+                continue
+            if name == key or name.startswith(key + "."):
+                holder = _holder(node, key, model)
+                if holder is None:
+                    continue
+                if holder == _CONTAINER or holder.startswith("self."):
+                    return True  # the object's own attribute or an item: kept past this function
+                holder = holder.split(".", 1)[0]  # `evaluator.model.variables = ...`: as long as `evaluator` lives
+                if candidate is scope and read_after(holder, statement) and (
+                    not _rebinds(holder, node) or _read_beyond_refresh(holder, node, statement, candidate)
+                ):
+                    return True  # (a container appended to keeps every value; a rebound name, the last)
+            elif any(name == other or name.startswith(other + ".") for other in passed) and _holder(node, None, model) == key:
+                return True
+    return False
+
+
+_CONTAINER = "<container>"
+
+
+def _read_beyond_refresh(holder: str, occurrence: ast.AST, update: ast.stmt, scope) -> bool:
+    """Whether `holder` may be read after `update` other than right after the statement that
+    refreshes it with the value (`eval_state = eval_state.replace(params=state.params)` then
+    `evaluate(eval_state)` in the same block) or as the receiver of that refresh itself. Reads before
+    the update, outside any loop around it, come too early to see deleted buffers."""
+    loops = set(map(id, enclosing_loops(update)))
+    binding = occurrence
+    while not isinstance(binding, ast.stmt):
+        binding = parent_of(binding)
+    block = next((b for b in _blocks_of(parent_of(binding)) if binding in b), [binding])
+    after = block[block.index(binding):]
+    for node in _own_nodes(scope.node):
+        if not (isinstance(node, ast.Name) and node.id == holder and isinstance(node.ctx, ast.Load)):
+            continue
+        statement = node
+        while not isinstance(statement, ast.stmt):
+            statement = parent_of(statement)
+        if any(statement is s or _contains(s, statement) for s in after):
+            continue
+        if statement.lineno > update.lineno or any(id(loop) in loops for loop in enclosing_loops(statement)):
+            return True
+    return False
+
+
+def _rebinds(name: str, occurrence: ast.AST) -> bool:
+    statement = occurrence
+    while not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
+    return any((dotted_name(element) or "").split(".", 1)[0] == name for target in targets for element in target_elements(target))
+
+
+def _blocks_of(node: ast.AST):
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+            yield block
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    current = parent_of(inner)
+    while current is not None:
+        if current is outer:
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _own_nodes(root: ast.AST):
+    """The nodes of a scope's own code: nested functions and classes bind names of their own."""
+    stack = list(ast.iter_child_nodes(root))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _holder(occurrence: ast.AST, key: str | None, model) -> str | None:
+    """Where the value read at `occurrence` ends up, through calls and displays that keep its leaves:
+    the dotted name it is stored into (not `key` itself), `_CONTAINER` for a value appended to a
+    container, or None when it is only computed with. A part bound to a plain local unwrapped
+    (`params = state.params`) is a view for this step's code, not a holder."""
+    node, wrapped = occurrence, False
+    while True:
+        parent = parent_of(node)
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
+            grand = parent_of(parent)
+            if isinstance(parent, ast.Attribute) and parent.attr in ("replace", "_replace", "copy_with") and isinstance(grand, ast.Call) and grand.func is parent:
+                node, wrapped = grand, True  # `state.replace(step=1)` keeps every other leaf of `state`
+                continue
+            if isinstance(grand, ast.Call) and grand.func is parent:
+                return None  # a method of the value computes something new (`state.apply_fn(...)`)
+            if isinstance(parent, ast.Subscript) and not (isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, str)):
+                return None  # indexing an array (`params[-1]`) copies; a pytree is indexed by name
+            node = parent  # a part of it: `state.params`, `state["params"]`
+            continue
+        if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(parent_of(parent), ast.Assign) and parent_of(parent).value is parent:
+            assignment = parent_of(parent)
+            target = assignment.targets[0]
+            if len(assignment.targets) == 1 and isinstance(target, (ast.List, ast.Tuple)) and len(target.elts) == len(parent.elts):
+                return _stored_in(target.elts[parent.elts.index(node)], key, wrapped, occurrence is node and isinstance(occurrence, ast.Name))
+        if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Starred, ast.keyword)) or (isinstance(parent, ast.Dict) and node in parent.values):
+            node, wrapped = parent, wrapped or not isinstance(parent, (ast.Starred, ast.keyword))
+            continue
+        if isinstance(parent, ast.Call) and node is not parent.func:
+            func = parent.func
+            if model.jit_binding_for_call(parent) is not None:
+                return None  # compiled outputs are new buffers
+            if isinstance(func, ast.Attribute) and func.attr in _CONTAINER_STORES:
+                container = dotted_name(func.value)
+                if container is not None and key is not None and (container == key or container.startswith(key + ".")):
+                    return None
+                return container if container is not None and "." not in container else _CONTAINER
+            if _keeps_leaves(parent, model):
+                node, wrapped = parent, True
+                continue
+            return None
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and parent.value is node:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            whole = occurrence is node and isinstance(occurrence, ast.Name)
+            for target in targets:
+                for element in target_elements(target):
+                    holder = _stored_in(element, key, wrapped, whole)
+                    if holder is not None:
+                        return holder
+            return None
+        return None
+
+
+def _stored_in(target: ast.AST, key: str | None, wrapped: bool, whole: bool) -> str | None:
+    name = dotted_name(target)
+    if name == "_" or (key is not None and name is not None and (name == key or name.startswith(key + "."))):
+        return None
+    if name is None:
+        # `pool[i] = state`: held by the container, a local one only while it is read.
+        root_name = dotted_name(target.value) if isinstance(target, ast.Subscript) else None
+        return root_name if root_name is not None else _CONTAINER
+    if key is None or wrapped or whole or "." in name:
+        return name
+    return None
+
+
+def _keeps_leaves(call: ast.Call, model, depth: int = 0) -> bool:
+    func = call.func
+    qualified = model.qualified_name(func) or ""
+    if qualified in _ALIAS_KEEPING_CALLS:
+        return not qualified.endswith(("tree_map", "tree.map")) or bool(call.args) and _returns_leaf(call.args[0], model)
+    if qualified in _COPYING_CALLS:
+        return False
+    called = qualified.rsplit(".", 1)[-1] if qualified else func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if called in ("replace", "_replace") or called[:1].isupper() and qualified.split(".", 1)[0] in _PYTREE_LIBRARIES:
+        return True  # a constructor (`TrainState(params=...)`, `nn.Model(module, params)`) holds its arguments
+    if isinstance(func, ast.Name):
+        helper = _local_function(func.id, model.scope_for(call))
+        if depth >= 2 or helper is None:
+            return False
+        # A helper that returns its parameter so (`def move(tree, d): return tree_map(lambda x: device_put(x, d), tree)`).
+        return any(
+            isinstance(r, ast.Call) and any(isinstance(a, ast.Name) and a.id in helper.params for a in [*r.args, *(k.value for k in r.keywords)])
+            and _keeps_leaves(r, model, depth + 1)
+            for r in helper.returns
+        )
+    return False
+
+
+def _returns_leaf(function: ast.AST, model) -> bool:
+    """A function mapped over a tree that may hand back the leaf itself: `lambda x: x`,
+    `lambda x: jax.device_put(x, device)` (no copy on the same device), `lambda x: x.value`;
+    `lambda e, p: decay * e + p` or `jnp.copy` make new buffers."""
+    if not isinstance(function, ast.Lambda):
+        return model.qualified_name(function) == "jax.device_put"
+    parameters = {a.arg for a in function.args.args}
+    results = [function.body]
+    while results:
+        body = results.pop()
+        if isinstance(body, ast.IfExp):
+            results.extend((body.body, body.orelse))
+        elif isinstance(body, ast.Name) and body.id in parameters:
+            return True
+        elif isinstance(body, ast.Attribute) and body.attr == "value" and isinstance(body.value, ast.Name):
+            return True  # an nnx Variable's array
+        elif isinstance(body, ast.Call) and (model.qualified_name(body.func) == "jax.device_put" or isinstance(body.func, ast.Attribute) and body.func.attr == "block_until_ready"):
+            return True
+    return False
+
+
 def _target_values(target, value):
     if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
         for element, element_value in zip(target.elts, value.elts):
