@@ -13,7 +13,9 @@ Not flagged: syncs gated by a condition that changes between iterations (`if ste
 `if done:`) or in an `except` handler (a fallback for when the `try` body failed), values already on the host, values a host consumer needs every step
 (`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), and other reads of
 such a value in the same iteration (`if token == eos: break` beside `yield tokenizer.decode(token)`,
-a tokenizer reading token ids on the host): the loop waits for it anyway, values computed
+a tokenizer reading token ids on the host, a stopping test `if converged(float(g_norm)): break`, a
+generator that `yield`s each step's value to its consumer): the loop waits for it anyway, and so
+for every compiled call dispatched before the one that made it (the device runs them in order), values computed
 before the loop, epoch loops (the step runs in an inner loop or a helper, or the loop names an
 epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
 `block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
@@ -144,6 +146,9 @@ class HostSyncInLoop(Rule):
         for child in values.body:
             if _decodes_on_host(child) and not _under_condition(child, node):
                 needed_on_host |= {name for a in child.args for name in _values_read(a, values, context)}
+            if isinstance(child, (ast.Yield, ast.YieldFrom)) and child.value is not None and not _under_condition(child, node):
+                # A generator hands each step's value to its consumer (a streaming sampler): it waits for it.
+                needed_on_host |= _values_read(child.value, values, context)
             converted = _converted_in_place(child, context)
             if converted is not None and not _under_condition(child, node):
                 needed_on_host.add(converted)
@@ -375,12 +380,15 @@ def _reported_values(call: ast.Call) -> list[ast.expr]:
 
 
 def _under_condition(node: ast.AST, loop: ast.AST) -> bool:
-    parent = parent_of(node)
+    """Inside a branch, a `try` or a `with` of the loop body: not run on every iteration for sure.
+    The test of an `if` itself runs every time (`if converged(float(g)): break`)."""
+    child, parent = node, parent_of(node)
     while parent is not None and parent is not loop:
-        if isinstance(parent, (ast.If, ast.IfExp, ast.Try, ast.With)):
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test or isinstance(parent, (ast.Try, ast.With)):
             return True
-        parent = parent_of(parent)
+        child, parent = parent, parent_of(parent)
     return False
+
 
 
 def _statement_of(node: ast.AST) -> ast.AST:
@@ -417,11 +425,17 @@ def _derived_in_loop(names: set[str], loop: ast.AST, values, context) -> set[str
     derived = set(names)
     statements = [n for n in loop_body(loop) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and n.value is not None]
     # Results of the call that produced a needed value (`a, entropy = policy(params, obs)` with `a` read
-    # for `env.step`): that wait covers them all.
-    for statement in statements:
-        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and values.is_fresh(statement.value) and not _array_operations_only(statement.value, context):
-            produced = {n.id for target in statement.targets for n in ast.walk(target) if isinstance(n, ast.Name)}
-            if produced & names:
+    # for `env.step`), and of every compiled call dispatched before it: the device runs them in order,
+    # so that wait covers them all.
+    compiled = [
+        statement for statement in statements
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and values.is_fresh(statement.value) and not _array_operations_only(statement.value, context)
+    ]
+    produced_by = [(statement, {n.id for target in statement.targets for n in ast.walk(target) if isinstance(n, ast.Name)}) for statement in compiled]
+    latest = max((statement.lineno for statement, produced in produced_by if produced & names), default=None)
+    if latest is not None:
+        for statement, produced in produced_by:
+            if statement.lineno <= latest:
                 derived |= produced
     assignments = [n for n in statements if _array_operations_only(n.value, context)]
     changed = True

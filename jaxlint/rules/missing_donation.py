@@ -31,6 +31,15 @@ the same buffer twice") or delete a live value:
 - another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
+- it, or a part of it, is also kept by something that outlives the update: a target rebuilt around
+  its parameters (`target = target.replace(params=online.params)`, also when that target is passed
+  in the same call), snapshots in a pool (`pool.append({"w": jax.device_put(state, gpu)})`: no copy
+  on the same device; also through `tree_map(lambda x: x, ...)` or a local helper returning its
+  argument so), an attribute or an item (`self.best = state`, `record["best"] = state`); a local
+  holder counts while it is read after the update, except right after a refresh in the same block
+  (`eval_state = eval_state.replace(params=state.params)` then `evaluate(eval_state)`). A part read
+  into a local (`params = state.params`), indexing an array (`params[-1]` copies) and values
+  computed from it (`tree_map(lambda e, p: 0.9 * e + p, ema, params)`) are not kept;
 - the object hands it out: a public method that does not update it returns it or a part of it
   (`return self._state`, `return [self._state.params]`, a dict of its leaves, or a function of the
   state alone such as `get_from_first_device(self._state)`), or passes it to another object the
