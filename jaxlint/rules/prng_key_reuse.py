@@ -24,7 +24,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   flagged: `split(k, 2)` and `split(k, 3)` return the same leading keys. Not when one of them
   advances the stream (`rng, input_rng = split(rng)`) and the other's keys go only into compiled
   steps (`p_train_step(state, batch, dropout_rngs)`), which split them again: the copies reach
-  different consumers that derive their own keys.
+  different consumers that derive their own keys. Nor when no shared key is read from both: a
+  child one split never passes on (rebound before it is read), or reads only on the host
+  (`loader(seed=key_data[0].item())`), draws nothing.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku

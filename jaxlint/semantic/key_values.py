@@ -566,7 +566,15 @@ def split_outputs_meet(first: ast.Call, second: ast.Call, function: ast.AST, con
         uses = _split_consumers(other, function, itself=False, any_argument=True)
         if uses and all(context.model.jit_binding_for_call(consumer) is not None for consumer, _ in uses):
             return False
-    return True
+    # The keys the two share (the leading ones) must both be read: a child one split never passes on
+    # (rebound first), or only reads on the host (`seed = key_data[0].item()`), draws nothing.
+    reads = [_split_consumers(call, function, itself=False, reads=True) for call in (first, second)]
+    if reads[0] is None or reads[1] is None:
+        return True
+    indices = [{index for _, index in found} for found in reads]
+    if None in indices[0] or None in indices[1]:
+        return bool(indices[0] and indices[1])
+    return bool(indices[0] & indices[1])
 
 
 def _stored_at(name: ast.Name) -> tuple[int, int]:
@@ -590,15 +598,17 @@ def _advances_stream(split_call: ast.Call) -> bool:
 
 
 def _split_consumers(
-    split_call: ast.Call, function: ast.AST, *, itself: bool = True, any_argument: bool = False
-) -> list[tuple[ast.Call, int | None]] | None:
+    split_call: ast.Call, function: ast.AST, *, itself: bool = True, any_argument: bool = False, reads: bool = False
+) -> list[tuple[ast.AST, int | None]] | None:
     """The calls that take a key `split_call` returns, with the index of that key among its outputs
     (None for an unknown index into the key array); None when the keys go somewhere else than a call
     or a simple assignment. Only uses the split reaches count: later in the source before the name is
     bound again, or earlier in a loop around both through its back edge unless rebound on the way.
     With `itself`, the split counts too when the next iteration of a loop splits its own output; with
     `any_argument`, a key in any argument position counts (`p_train_step(state, batch, rngs)`), not
-    only the first one or `key=` as in `jax.random`."""
+    only the first one or `key=` as in `jax.random`. With `reads`, every read of a key counts (the
+    name read, not a call), except reads that only copy it to the host (`int(key[0])`,
+    `key_data[0].item()` as a data loader's seed): those draw nothing from it."""
     children: dict[str, int] = {}  # name -> index of the child it holds
     arrays: dict[str, int] = {}  # name -> index of the first child in the array it holds
     parent = parent_of(split_call)
@@ -627,7 +637,7 @@ def _split_consumers(
                         arrays[element.value.id] = index
                         break
     elif isinstance(parent, ast.Call):
-        return [(parent, 0)]  # `normal(split(k), ...)`: the key array, child 0 first
+        return [(parent, None if reads else 0)]  # `normal(split(k), ...)`: the key array, child 0 first
     else:
         return None
     position = (split_call.lineno, split_call.col_offset)
@@ -654,6 +664,19 @@ def _split_consumers(
         return False
 
     uses: list[tuple[ast.Call, int | None]] = []
+    if reads:
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or not (node.id in children or node.id in arrays):
+                continue
+            if not reaches(node.id, node) or _read_on_host(node):
+                continue
+            if node.id in children:
+                uses.append((node, children[node.id]))
+                continue
+            holder = parent_of(node)
+            offset = holder.slice.value if isinstance(holder, ast.Subscript) and isinstance(holder.slice, ast.Constant) and isinstance(holder.slice.value, int) else None
+            uses.append((node, None if offset is None else arrays[node.id] + offset))
+        return uses
     for node in ast.walk(function):
         if not isinstance(node, ast.Call) or (node is split_call and not itself):
             continue
@@ -670,6 +693,19 @@ def _split_consumers(
                 offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
                 uses.append((node, None if offset is None else arrays[key.value.id] + offset))
     return uses
+
+
+def _read_on_host(name: ast.Name) -> bool:
+    """`key[0].item()`, `int(key[0])`, `print(key)`: the key's bits become a host number or text."""
+    node = name
+    parent = parent_of(node)
+    while isinstance(parent, ast.Subscript) and parent.value is node:
+        node, parent = parent, parent_of(parent)
+    if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in ("item", "tolist"):
+        return True
+    if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name):
+        return parent.func.id in ("int", "float", "str", "print", "repr", "hash")
+    return False
 
 
 def distinct_module_paths(first: ast.Call, second: ast.Call, function: ast.AST, context) -> bool:
