@@ -6,7 +6,8 @@ call site that rebinds the argument: one finding per call, naming every argument
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
-refers to (`old = state` before the call), since donating them would delete a live value, and
+refers to (`old = state` before the call, with `old` read after it), since donating them would
+delete a live value, and
 PRNG keys (`key`, `rng`, `*_key`), metric accumulators and step counters (`metrics`, `step`), and
 values that start small: numbers (`total = 0.0`), vectors with one entry per row or device
 (`jnp.zeros(x.shape[0])`, per-device step counters `np.broadcast_to(step, (jax.local_device_count(),))`),
@@ -156,7 +157,7 @@ class MissingDonation(Rule):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
-            if _aliased(key, scope) or _small_by_name(key) or _starts_small(key, node, scope, context.model):
+            if _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
@@ -422,14 +423,6 @@ def _updates_itself(value: ast.AST, key: str) -> bool:
     while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
         node = node.func if isinstance(node, ast.Call) else node.value
         if dotted_name(node) == key:
-            return True
-    return False
-
-
-def _aliased(key: str, scope) -> bool:
-    """Whether another name is bound to this value (`old = state`), so donation would delete it."""
-    for target, value in scope.bindings:
-        if value is not None and not isinstance(value, ast.AugAssign) and dotted_name(value) == key and dotted_name(target) != key:
             return True
     return False
 
