@@ -31,6 +31,14 @@ a debug or validation pass, not a hot loop), loops that sleep every iteration (a
 stalls nothing more), and evaluation loops that gather array outputs on the host
 (`outputs.append(np.asarray(logits))`; in a training loop that carries state, it stays flagged).
 
+A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
+counter fed by `float(val_loss)`, an episode's `done`) waits for them at that test on every
+iteration: the test is its one finding, and the loop's other reads are not reported (they add no
+wait). When host code also decides on those values (a convergence helper handed `float(g)`, an
+environment handed the action, a stopping test on a counter the host keeps), the loop needs the
+host by design and is not reported at all, except for a round trip (below). Code under `if False:`
+is switched off and not reported.
+
 A device array the loop only built from host data (`dones = jnp.logical_or(dones, done)` over an
 environment's flags, a helper wrapping them in `jnp.array`) is reported with its own message: reading
 it back waits for no computation, but every iteration pays a round trip to the device and back, and
@@ -86,7 +94,7 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, target_elements
 from jaxlint.semantic.model import parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_runs_training_loop, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
 
 _EXPLICIT_SYNCS = {
     "builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool", "builtins.str": "str",
@@ -128,18 +136,8 @@ class HostSyncInLoop(Rule):
         if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
             return
         step_name = _callee_text(compiled, context)
+        stops = _stopping_tests(node, values)
         tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
-        if tested is not None:
-            if values.built_from_host_data(tested):
-                context.report(node.test, _round_trip_message(f"`while {snippet(context.text(node.test))}`"))
-                return
-            context.report(
-                node.test,
-                f"`while {snippet(context.text(node.test))}` on a device value waits for the device on every iteration "
-                f"(the loop calls `{step_name}`); move the loop into a jitted `lax.while_loop`",
-                fix=host_sync_fix.fix_for(node, node, context),
-            )
-            return
         assigned = assigned_in_loop(node)
         found: list[tuple[ast.AST, str]] = []
         needed_on_host: set[str] = set()
@@ -167,6 +165,33 @@ class HostSyncInLoop(Rule):
             if _in_assert_message(child):
                 continue  # formatted only when the assertion fails
             found.append((child, description))
+        if stops and (needed_on_host or _host_driven(stops, values, context)):
+            # The loop stops on what the device computed (early stopping, a convergence test, an
+            # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
+            # design, so other reads of the step's results add no wait, and the loop cannot move to
+            # the device. Only a stopping test that round-trips host data through `jnp` is reported.
+            for stop in stops:
+                tested = values.truth_test_syncs(stop.test)
+                if tested is not None and values.built_from_host_data(tested) and not _gated(stop, node, context, values, assigned):
+                    keyword = "while" if isinstance(stop, ast.While) else "if"
+                    context.report(stop.test if isinstance(stop, ast.While) else stop, _round_trip_message(f"`{keyword} {snippet(context.text(stop.test))}`"))
+            return
+        if tested is not None:
+            if values.built_from_host_data(tested):
+                context.report(node.test, _round_trip_message(f"`while {snippet(context.text(node.test))}`"))
+                return
+            context.report(
+                node.test,
+                f"`while {snippet(context.text(node.test))}` on a device value waits for the device on every iteration "
+                f"(the loop calls `{step_name}`); move the loop into a jitted `lax.while_loop`",
+                fix=host_sync_fix.fix_for(node, node, context),
+            )
+            return
+        if stops:
+            # A loop that stops on its device results waits for them at the stopping test anyway: that
+            # test is the one finding (a `lax.while_loop` removes it); other reads add no wait.
+            stopping = {id(stop) for stop in stops}
+            found = [(child, description) for child, description in found if id(_statement_of(child)) in stopping]
         needed_on_host = _derived_in_loop(needed_on_host, node, values, context) if needed_on_host else needed_on_host
         reported_statements: set[int] = set()
         synced: set[str] = set()
@@ -229,6 +254,129 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _host_driven(stops: list, values: LoopValues, context) -> bool:
+    """Whether host code decides on the device values: a stopping test on what host logic computed
+    (`patience` counted from `float(val_loss)`), or a call other than compiled code, array operations,
+    conversions and reporting that is handed a device-derived value (`converged(history, float(g))`,
+    `env.step(action)`, a renderer)."""
+    derived, decided_on_host = _device_derived_names(values, context)
+    if any(_reads_names(stop.test, decided_on_host) or _host_call_on(stop.test, derived, values, context) for stop in stops):
+        return True
+    return any(isinstance(node, ast.Call) and _host_call_on(node, derived, values, context) for node in values.body if isinstance(node, ast.Call) and not isinstance(parent_of(node), ast.Call))
+
+
+def _stopping_tests(loop: ast.AST, values: LoopValues) -> list[ast.AST]:
+    """`if ...: break` (or `return`) tests of the loop, and a `while` loop's own test when it is one,
+    that read what this iteration's compiled calls produced: directly (`if loss < tol: break`), through
+    a host copy (`val = float(loss)`; `if val > best: patience += 1`; `if patience > 10: break`) or
+    through a branch on such a value. A stop on a host counter (`if step >= n: break`) is not one."""
+    candidates = [
+        node for node in values.body
+        if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Break, ast.Return)) and not _constant_false(node.test)
+    ]
+    if not candidates and not isinstance(loop, ast.While):
+        return []
+    derived, _ = _device_derived_names(values)
+    tests = [loop] if isinstance(loop, ast.While) else []
+    return [node for node in [*tests, *candidates] if _reads_derived(node.test, derived, values)]
+
+
+def _device_derived_names(values: LoopValues, context=None) -> tuple[set[str], set[str]]:
+    """Names the loop binds from its device results, copies of them on the host, and anything computed
+    from those or assigned under a branch that tests them; and, of those, the ones host logic decides
+    (assigned under such a branch, `patience += 1`, or returned by a call that is neither compiled code,
+    an array operation nor a conversion: `improvement = expected - cost(x)`)."""
+    assignments: list[tuple[set[str], ast.AST, list[ast.expr]]] = []
+    for node in values.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            if _draws_keys(node.value, values):
+                continue  # `key = random.split(key)[0]`: a key to pass on, not a result to decide on
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+            tests = []
+            parent = parent_of(node)
+            while parent is not None and parent is not values.loop:
+                if isinstance(parent, ast.If):
+                    tests.append(parent.test)
+                parent = parent_of(parent)
+            assignments.append((names, node.value, tests))
+    derived: set[str] = set()
+    decided_on_host: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for names, value, tests in assignments:
+            if names <= derived:
+                continue
+            controlled = any(_reads_derived(test, derived, values) for test in tests)
+            if controlled or _reads_derived(value, derived, values):
+                derived |= names
+                compiled = isinstance(value, ast.Call) and runs_compiled(value, values.model)
+                if controlled or not compiled and (
+                    (context is not None and _host_call_on(value, derived, values, context)) or _reads_names(value, decided_on_host)
+                ):
+                    decided_on_host |= names  # (what compiled code returns is a device result again)
+                changed = True
+    return derived, decided_on_host
+
+
+_HOST_ARITHMETIC = frozenset({"builtins.abs", "builtins.min", "builtins.max", "builtins.round", "builtins.len"})
+
+
+def _reads_names(expression: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expression))
+
+
+def _host_call_on(expression: ast.AST, derived: set[str], values: LoopValues, context) -> bool:
+    """A call in `expression` that is handed a device-derived value and is none of compiled code,
+    array operations, conversions or reporting: host code decides with it."""
+    model = context.model
+    for node in ast.walk(expression):
+        if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is not None or helper_returns_device(node, model) or runs_compiled(node, model):
+            continue  # compiled code, or a helper around it (`params, info = adam_minimizer(...)`)
+        if isinstance(node.func, ast.Call) and model.transform_of(node.func.func) is not None:
+            continue  # `jax.vmap(f)(x)`: a transformed function runs on the device
+        qualified = context.qualified_name(node.func) or ""
+        if qualified.startswith(("jax.", "numpy.", "math.", "functools.partial")) or qualified in _EXPLICIT_SYNCS or qualified in _HOST_ARITHMETIC or _is_sink_call(node, context):
+            continue
+        if isinstance(node.func, ast.Attribute) and values.is_device(node.func.value):
+            continue  # an array method (`loss.mean()`)
+        if any(_reads_derived(argument, derived, values) for argument in [*node.args, *(k.value for k in node.keywords)]):
+            return True
+    return False
+
+
+def _draws_keys(value: ast.AST, values: LoopValues) -> bool:
+    while isinstance(value, ast.Subscript):
+        value = value.value
+    return isinstance(value, ast.Call) and (values.model.qualified_name(value.func) or "").startswith("jax.random.")
+
+
+def _reads_derived(expression: ast.AST, derived: set[str], values: LoopValues) -> bool:
+    """Whether `expression` reads a result of this iteration's device work (PRNG keys drawn in the
+    loop are not results: handing one to host code waits for nothing)."""
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Name) and node.id in derived:
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and values.is_fresh(node) and not _is_drawn_key(node, values):
+            return True
+    return False
+
+
+def _is_drawn_key(node: ast.AST, values: LoopValues) -> bool:
+    if isinstance(node, ast.Call):
+        return _draws_keys(node, values)
+    if not isinstance(node, ast.Name):
+        return False
+    bound = values.bound_in_loop(node.id)
+    return bool(bound) and all(_draws_keys(value, values) for value in bound)
+
+
+def _constant_false(test: ast.expr) -> bool:
+    """`if False:`, `if 0:`: code switched off by hand."""
+    return isinstance(test, ast.Constant) and not test.value
 
 
 def _in_assert_message(node: ast.AST) -> bool:
@@ -405,6 +553,8 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
     child, parent = node, parent_of(node)
     while parent is not None and parent is not loop:
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            if _constant_false(parent.test) and child is not getattr(parent, "orelse", None) and child not in getattr(parent, "orelse", ()):
+                return True  # `if False:`: switched off
             if values.truth_test_syncs(parent.test) is None and loop_varying(parent.test, loop, context.model, assigned):
                 return True
         if isinstance(parent, ast.ExceptHandler):

@@ -8,7 +8,8 @@ Not flagged: static arguments, calls inside traced code (donation applies to the
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
 refers to (`old = state` before the call, with `old` read after it), since donating them would
 delete a live value, and
-PRNG keys (`key`, `rng`, `*_key`), metric accumulators and step counters (`metrics`, `step`), and
+PRNG keys (`key`, `rng`, `*_key`), metric accumulators and step counters (`metrics`, `step`), a SAC
+agent's entropy temperature and Lagrange multipliers (`alpha_params`, `log_ent_coef`), and
 values that start small: numbers (`total = 0.0`), vectors with one entry per row or device
 (`jnp.zeros(x.shape[0])`, per-device step counters `np.broadcast_to(step, (jax.local_device_count(),))`),
 integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks), and arrays
@@ -293,13 +294,16 @@ _KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECAS
 
 # Metric accumulators and step counters: a few scalars per metric (`metrics = eval_step(params, batch, metrics)`).
 _COUNTER_NAMES = re.compile(r"(^|_)(metrics?|counts?|counter|steps?|step_count)(_|$)", re.IGNORECASE)
+# The entropy temperature of SAC-style agents and its optimiser state (`alpha_params`,
+# `self.log_ent_coef`), and Lagrange multipliers: one learned scalar each.
+_SCALAR_PARAMETER_NAMES = re.compile(r"(^|_)(alpha|temperature|ent_coef|entropy_coef|lagrange|lagrangian|lagrange_multiplier)(_|$)", re.IGNORECASE)
 
 
 def _small_by_name(key: str) -> bool:
     """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes, as do metric
-    accumulators and step counters: donating them saves nothing."""
+    accumulators, step counters and a SAC agent's temperature: donating them saves nothing."""
     name = key.rsplit(".", 1)[-1]
-    return bool(_KEY_NAMES.search(name) or _COUNTER_NAMES.search(name))
+    return bool(_KEY_NAMES.search(name) or _COUNTER_NAMES.search(name) or _SCALAR_PARAMETER_NAMES.search(name))
 
 
 _SCALAR_CONSTRUCTORS = frozenset({
@@ -335,7 +339,7 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
         elif _small_allocation(value, model, scope):
             sized = True
         elif (
-            isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
+            isinstance(value, ast.Call) and len(value.args) == 1 and all(k.arg == "dtype" for k in value.keywords)
             and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, (int, float))
             and model.qualified_name(value.func) in _SCALAR_CONSTRUCTORS
         ):

@@ -25,6 +25,7 @@ directory (scripts importing their siblings), the project root and `root/src`.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -316,6 +317,17 @@ def _stored(target: ast.AST):
         yield from _stored(target.value)
 
 
+@functools.lru_cache(maxsize=4096)
+def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
+    """`src` folders of `directory` and of up to `levels` folders above it, nearest first."""
+    found = []
+    for ancestor in [directory, *list(directory.parents)[:levels]]:
+        candidate = ancestor / "src"
+        if candidate.is_dir():
+            found.append(candidate)
+    return found
+
+
 class ProjectView:
     """The project as seen from one file: resolves the file's imports to other files' summaries."""
 
@@ -337,6 +349,9 @@ class ProjectView:
         if root is not None:
             root = Path(os.path.abspath(root))
             search += [root, root / "src"]
+        # A `src/` layout seen from an example or script elsewhere in the checkout
+        # (`examples/run.py` importing `mypkg`, which lives in `src/mypkg`), wherever jaxlint runs from.
+        search += _src_directories(top)
         self.search_paths: list[Path] = []
         for directory in search:
             if directory not in self.search_paths:

@@ -192,6 +192,11 @@ def _returned_device(value: ast.expr, scope: Scope, model: SemanticModel, depth:
     return False
 
 
+def runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
+    """The call runs compiled code: a jitted callable, or a local helper that calls one."""
+    return _runs_compiled(call, model, 0)
+
+
 def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
     helper = _helper_scope(call, model)
     return helper is not None and helper_facts(helper, model)[0]
@@ -259,6 +264,9 @@ def _names_an_epoch(loop: ast.AST) -> bool:
 
 
 # ----- one loop -----------------------------------------------------------------------------------
+
+
+_WRAPPERS = frozenset({"jax.numpy.asarray", "jax.numpy.array"})
 
 
 class LoopValues:
@@ -433,7 +441,7 @@ class LoopValues:
         iterable = getattr(self.loop, "iter", None)
         if iterable is not None and any(node.id in target_names(target) for target, source in self.scope.loops if source is iterable):
             return True  # the loop's own item: host data from its iterator
-        values = self._bound_in_loop(node.id)
+        values = self.bound_in_loop(node.id)
         if not values:
             return False
         for value in values:
@@ -460,7 +468,7 @@ class LoopValues:
             if node.id not in self.per_iteration or node.id in self.mutated_by_nnx:
                 return False
             visiting.add(node.id)
-            values = self._bound_in_loop(node.id)
+            values = self.bound_in_loop(node.id)
             return bool(values) and all(
                 self._host_built(value.value if isinstance(value, ast.AugAssign) else value, visiting) for value in values
             )
@@ -468,7 +476,12 @@ class LoopValues:
             if _runs_compiled(node, model, 0):
                 return False
             if self._array_function(node):
-                return all(self._host_built(part, visiting) for part in [*node.args, *(k.value for k in node.keywords)])
+                parts = [*node.args, *(k.value for k in node.keywords)]
+                if (model.qualified_name(node.func) or "") in _WRAPPERS:
+                    # `jnp.asarray(done)` of what a plain call returned (`env.step(a)`): nobody wraps
+                    # a JAX array again, so that value is host data.
+                    return all(self._host_built(part, visiting) or self._plain_call_result(part) for part in parts)
+                return all(self._host_built(part, visiting) for part in parts)
             if isinstance(node.func, ast.Attribute) and self.is_device(node.func.value):
                 return self._host_built(node.func.value, visiting)  # `flags.astype(bool)`
             helper = _helper_scope(node, model)
@@ -479,11 +492,22 @@ class LoopValues:
             return self._host_built(node.value, visiting)  # (built here: checked on entry)
         return False
 
+    def _plain_call_result(self, node: ast.AST) -> bool:
+        """A name the loop binds only to what calls that run no compiled code returned."""
+        if not isinstance(node, ast.Name):
+            return False
+        values = self.bound_in_loop(node.id)
+        return bool(values) and all(
+            isinstance(value, ast.Call) and not _runs_compiled(value, self.model, 0) and not helper_returns_device(value, self.model)
+            and not (self.model.qualified_name(value.func) or "").startswith("jax.")
+            for value in values
+        )
+
     def _built_here(self, node: ast.AST) -> bool:
         """An attribute or item of a name this iteration binds (`timestep.done`)."""
         return root_name(node) in self.per_iteration
 
-    def _bound_in_loop(self, name: str) -> list[ast.AST]:
+    def bound_in_loop(self, name: str) -> list[ast.AST]:
         """The values this loop's body binds `name` to."""
         return [
             value for target, value in self.scope.bindings
