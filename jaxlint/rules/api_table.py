@@ -111,6 +111,13 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("flax.optim", "0.3.16", "0.3.16", None, "optax (`optax.adam(...)`, with the state in `flax.training.train_state.TrainState`)",
               module=True, removed_from="Flax 0.6.0",
               source="flax 0.6.0 removed flax.optim ('the Flax optimizers have been removed in v0.6.0', Optax update guide); flax 0.6.0 requires jax>=0.3.16"),
+    # Dynamic loss scaling outlived flax.optim: it moved, it was not replaced by optax.
+    ApiChange("flax.optim.DynamicScale", "0.3.16", "0.3.16", None,
+              "`flax.training.dynamic_scale.DynamicScale` (it wraps any loss function: `value_and_grad` returns `(dynamic_scale, is_finite, aux, grads)`)",
+              removed_from="Flax 0.6.0",
+              source="flax 0.6.0 removed flax.optim; flax/training/dynamic_scale.py holds DynamicScale in current flax"),
+    ApiChange("flax.optim.dynamic_scale", "0.3.16", "0.3.16", None, "`flax.training.dynamic_scale`", module=True,
+              removed_from="Flax 0.6.0", source="flax 0.6.0 removed flax.optim; flax.training.dynamic_scale is its successor"),
     # Still running on jax 0.10.2, with a DeprecationWarning.
     ApiChange("jax.experimental.shard_map.shard_map", "0.8.0", None, "jax.shard_map",
               "`jax.shard_map` (mesh, in_specs and out_specs are keyword-only there; `check_rep` became `check_vma`)",
