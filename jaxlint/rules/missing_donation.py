@@ -42,6 +42,10 @@ the same buffer twice") or delete a live value:
   (`eval_state = eval_state.replace(params=state.params)` then `evaluate(eval_state)`). A part read
   into a local (`params = state.params`), indexing an array (`params[-1]` copies) and values
   computed from it (`tree_map(lambda e, p: 0.9 * e + p, ema, params)`) are not kept;
+- it is built around another value the same call passes (`optimizer = Adam(lr).create(variables
+  ["params"])` with `step(variables, optimizer, batch)`) or around arrays the object keeps
+  (`self.state = TrainState.create(params=self.model_params)` with `self.model_params` from
+  `model.init(...)`, read again by an evaluation);
 - the object hands it out: a public method that does not update it returns it or a part of it
   (`return self._state`, `return [self._state.params]`, a dict of its leaves, or a function of the
   state alone such as `get_from_first_device(self._state)`), or passes it to another object the

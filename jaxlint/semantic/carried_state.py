@@ -223,8 +223,13 @@ def _caller_keeps(argument: ast.expr | None, call: ast.Call, model) -> bool:
     """The caller still holds the value it passes as `argument` after `call`: an attribute, or a name
     read afterwards. Not a fresh value, nor one the call's result rebinds (`state = step(state)`)."""
     key = dotted_name(argument) if argument is not None else None
-    if key is None or key in _rebound_by(call):
+    if key is None:
         return False
+    if key in _rebound_by(call):
+        # Rebound, but another reference shares its buffers there (`self.value_params` bound to
+        # `self.target_value_params` at first): donating it at that call would delete them too.
+        scope = model.scope_for(call)
+        return shares_buffers(key, scope, model) or held_elsewhere(key, call, scope, model)
     return "." in key or _still_read(key, call, model.scope_for(call))
 
 
@@ -358,12 +363,34 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
                     not _rebinds(holder, node) or _read_beyond_refresh(holder, node, statement, candidate)
                 ):
                     return True  # (a container appended to keeps every value; a rebound name, the last)
-            elif any(name == other or name.startswith(other + ".") for other in passed) and _holder(node, None, model) == key:
+            elif (
+                any(name == other or name.startswith(other + ".") for other in passed)
+                or key.startswith("self.") and name.startswith("self.") and not key.startswith(name + ".")
+                and _holds_arrays(name, scopes, model)
+            ) and _holder(node, None, model) == key:
+                # Built around another value of the same call, or around another attribute the object
+                # keeps (`self.state = TrainState.create(params=self.model_params)`).
                 return True
     return False
 
 
 _CONTAINER = "<container>"
+
+
+def _holds_arrays(attribute: str, scopes, model) -> bool:
+    """The object binds `attribute` to arrays: a model's `init(...)` (or a part of it) or a device
+    value; not an optimiser, a function or a config (`self.optimizer = optax.adam(...)`)."""
+    for scope in scopes:
+        for target, value in scope.bindings:
+            if dotted_name(target) != attribute or not isinstance(value, ast.AST):
+                continue
+            while isinstance(value, ast.Subscript):
+                value = value.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("init", "init_with_output"):
+                return True
+            if model.device_kind(value, scope) == "device":
+                return True
+    return False
 
 
 def _read_beyond_refresh(holder: str, occurrence: ast.AST, update: ast.stmt, scope) -> bool:
@@ -383,8 +410,8 @@ def _read_beyond_refresh(holder: str, occurrence: ast.AST, update: ast.stmt, sco
         statement = node
         while not isinstance(statement, ast.stmt):
             statement = parent_of(statement)
-        if any(statement is s or _contains(s, statement) for s in after):
-            continue
+        if any((statement is s or _contains(s, statement)) and not (s is update or _contains(s, update)) for s in after):
+            continue  # read before the update comes round (a loop holding both reads it after)
         if statement.lineno > update.lineno or any(id(loop) in loops for loop in enclosing_loops(statement)):
             return True
     return False
@@ -498,7 +525,12 @@ def _keeps_leaves(call: ast.Call, model, depth: int = 0) -> bool:
         return False
     called = qualified.rsplit(".", 1)[-1] if qualified else func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     if called in ("replace", "_replace") or called[:1].isupper() and qualified.split(".", 1)[0] in _PYTREE_LIBRARIES:
-        return True  # a constructor (`TrainState(params=...)`, `nn.Model(module, params)`) holds its arguments
+        return True  # a constructor (`TrainState(params=...)`, `nn.Model(module, params)`)
+    if called == "create" and isinstance(func, ast.Attribute):
+        # A class's factory (`TrainState.create(params=...)`, `Adam(lr).create(params)`), not a
+        # module's function (`kvcache.create(config)`).
+        owner = func.value
+        return isinstance(owner, ast.Call) or (dotted_name(owner) or "").rsplit(".", 1)[-1][:1].isupper()
     if isinstance(func, ast.Name):
         helper = _local_function(func.id, model.scope_for(call))
         if depth >= 2 or helper is None:
