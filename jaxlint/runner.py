@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,11 +77,13 @@ _worker_rules: Sequence = ()
 _worker_profile = False
 
 
-def _initialize_worker(settings: Settings, codes: list[str], profile: bool = False) -> None:
+def _initialize_worker(settings: Settings, codes: list[str], profile: bool = False, summaries: str | None = None) -> None:
     from jaxlint.rules import RULES_BY_CODE
+    from jaxlint.semantic import shared_summaries
 
     global _worker_settings, _worker_rules, _worker_profile
     tune_garbage_collector()
+    shared_summaries.use_directory(summaries)
     _worker_settings = settings
     _worker_rules = [RULES_BY_CODE[code] for code in codes]
     _worker_profile = profile
@@ -188,15 +191,17 @@ def _lint_uncached(
     # Small chunks keep every worker busy to the end: with 32 files a chunk, one worker sat idle
     # for the last ~0.15 s of a 5 s run on the benchmark corpus; a message per 4 files costs nothing.
     chunk = max(1, min(4, len(files) // (jobs * 8) or 1))
-    initargs = (settings, [rule.code for rule in rules], profile)
     order = _largest_first(files)
     results: list[FileResult | None] = [None] * len(files)
-    with context.Pool(jobs, initializer=_initialize_worker, initargs=initargs) as pool:
-        numbered = [(index, str(files[index])) for index in order]
-        for index, file_result in pool.imap_unordered(_lint_numbered_in_worker, numbered, chunksize=chunk):
-            results[index] = file_result
-            if on_file is not None:
-                on_file()
+    # The workers share the summaries of imported modules they build (semantic/shared_summaries.py).
+    with tempfile.TemporaryDirectory(prefix="jaxlint-summaries-") as summaries:
+        initargs = (settings, [rule.code for rule in rules], profile, summaries)
+        with context.Pool(jobs, initializer=_initialize_worker, initargs=initargs) as pool:
+            numbered = [(index, str(files[index])) for index in order]
+            for index, file_result in pool.imap_unordered(_lint_numbered_in_worker, numbered, chunksize=chunk):
+                results[index] = file_result
+                if on_file is not None:
+                    on_file()
     return results  # type: ignore[return-value]
 
 

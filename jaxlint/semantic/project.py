@@ -31,6 +31,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jaxlint.semantic import shared_summaries
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
@@ -89,6 +90,10 @@ def summarise_file(path: Path) -> ModuleSummary | None:
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     if key in _summaries:
         return _summaries[key]
+    summary = shared_summaries.load(key)  # built by another worker of this run
+    if summary is not shared_summaries.MISSING:
+        _summaries[key] = summary
+        return summary  # type: ignore[return-value]
     summary = None
     if stat.st_size <= _MAX_SUMMARY_BYTES:
         try:
@@ -103,6 +108,7 @@ def summarise_file(path: Path) -> ModuleSummary | None:
             except RecursionError:
                 summary = None
     _summaries[key] = summary
+    shared_summaries.store(key, summary)
     return summary
 
 
