@@ -79,11 +79,12 @@ _worker_profile = False
 
 def _initialize_worker(settings: Settings, codes: list[str], profile: bool = False, summaries: str | None = None) -> None:
     from jaxlint.rules import RULES_BY_CODE
-    from jaxlint.semantic import shared_summaries
+    from jaxlint.semantic import run_memo, shared_summaries
 
     global _worker_settings, _worker_rules, _worker_profile
     tune_garbage_collector()
     shared_summaries.use_directory(summaries)
+    run_memo.start()  # the process ends with the run
     _worker_settings = settings
     _worker_rules = [RULES_BY_CODE[code] for code in codes]
     _worker_profile = profile
@@ -179,11 +180,14 @@ def _lint_uncached(
 ) -> list[FileResult]:
     jobs = jobs or default_jobs()
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+        from jaxlint.semantic import run_memo
+
         results = []
-        for path in files:
-            results.append(lint_file(path, settings, rules, profile))
-            if on_file is not None:
-                on_file()
+        with run_memo.remembering():
+            for path in files:
+                results.append(lint_file(path, settings, rules, profile))
+                if on_file is not None:
+                    on_file()
         return results
     import multiprocessing
 

@@ -31,7 +31,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jaxlint.semantic import shared_summaries
+from jaxlint.semantic import run_memo, shared_summaries
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
@@ -114,12 +114,19 @@ def summarise_file(path: Path) -> ModuleSummary | None:
 
 def module_name_hint(path: Path) -> str:
     """The dotted package a file belongs to, from the `__init__.py` files above it."""
-    parts = [] if path.stem == "__init__" else [path.stem]
-    directory = path.parent
+    package = run_memo.answer(("package", str(path.parent)), _package_of, path.parent)
+    if path.stem == "__init__":
+        return package
+    return f"{package}.{path.stem}" if package else path.stem
+
+
+def _package_of(directory: Path) -> str:
+    """The dotted name of the package `directory` is, from the `__init__.py` files in and above it."""
+    names = []
     while (directory / "__init__.py").is_file() and directory.parent != directory:
-        parts.append(directory.name)
+        names.append(directory.name)
         directory = directory.parent
-    return ".".join(reversed(parts))
+    return ".".join(reversed(names))
 
 
 def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module_name: str) -> ModuleSummary:
@@ -362,6 +369,8 @@ class ProjectView:
         for directory in search:
             if directory not in self.search_paths:
                 self.search_paths.append(directory)
+        # Views of the files of one directory search the same places: a run shares their answers.
+        self._search_key = tuple(map(str, self.search_paths))
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
         self._top_cache: dict[str, bool] = {}
@@ -372,10 +381,11 @@ class ProjectView:
         none exists no summary can ever come from an import of `top` (a few stats, memoised)."""
         found = self._top_cache.get(top)
         if found is None:
-            found = self._top_cache[top] = top not in _NEVER_LOCAL and any(
-                (directory / top).is_dir() or (directory / f"{top}.py").is_file() for directory in self.search_paths
-            )
+            found = self._top_cache[top] = top not in _NEVER_LOCAL and run_memo.answer(("may-hold", self._search_key, top), self._may_hold, top)
         return found
+
+    def _may_hold(self, top: str) -> bool:
+        return any((directory / top).is_dir() or (directory / f"{top}.py").is_file() for directory in self.search_paths)
 
     file_digest = staticmethod(file_digest)
 
@@ -399,7 +409,7 @@ class ProjectView:
         summary = None
         path = self._find(dotted)
         if path is not None and path != self.path:
-            summary = summarise_file(path)
+            summary = run_memo.answer(("summary", str(path)), summarise_file, path)
             if summary is not None:
                 self.dependencies[summary.path] = summary.digest
         self._module_cache[dotted] = summary
@@ -412,6 +422,9 @@ class ProjectView:
     def _find(self, dotted: str) -> Path | None:
         if not dotted or dotted.split(".")[0] in _NEVER_LOCAL:
             return None
+        return run_memo.answer(("find", self._search_key, dotted), self._search, dotted)
+
+    def _search(self, dotted: str) -> Path | None:
         relative = Path(*dotted.split("."))
         for directory in self.search_paths:
             candidate = directory / relative
