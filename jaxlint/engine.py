@@ -197,7 +197,8 @@ def check_source(
     if timings is not None:
         timings["model"] += perf_counter() - started
     context = Context(source, model, settings)
-    running = [rule for rule in rules if _may_fire(rule, text, model)]
+    found_text: dict[str, bool] = {}
+    running = [rule for rule in rules if _may_fire(rule, text, model, found_text)]
     dispatch = _dispatch_table(running, model)
     failed: set[str] = set()
     dispatch_get = dispatch.get
@@ -311,15 +312,23 @@ def _imports_from_project(tree: ast.Module, project: ProjectView | None) -> bool
     return False
 
 
-def _may_fire(rule: Rule, text: str, model: SemanticModel) -> bool:
+def _may_fire(rule: Rule, text: str, model: SemanticModel, found_text: dict[str, bool]) -> bool:
     """The rule's own pre-filter (`Rule.required_text`): skip a module that lacks every string the
     rule needs, unless what it needs may come through an import from the module's project.
 
     Configured `traced-decorators` act as `jax.jit` wherever the module names them, so their last
-    dotted part counts as required text of every filtered rule."""
+    dotted part counts as required text of every filtered rule. `found_text` remembers, per module,
+    whether each string is in it: several rules need the same ones ("jit", "static_arg"), and a
+    string that is absent costs a search of the whole text."""
     required = rule.required_text
-    if not required or any(token in text for token in required):
+    if not required:
         return True
+    for token in required:
+        found = found_text.get(token)
+        if found is None:
+            found = found_text[token] = token in text
+        if found:
+            return True
     if any(name.rsplit(".", 1)[-1] in text for name in model.extra_traced):
         return True
     return rule.fires_through_project_imports and model.imports_from_project

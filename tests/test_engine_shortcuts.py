@@ -56,6 +56,17 @@ def test_a_rule_runs_where_its_text_appears(tmp_path):
     assert rule.calls == 1
 
 
+def test_rules_sharing_strings_are_filtered_each_by_its_own(tmp_path):
+    # The engine searches each string once per module for all the rules that need it.
+    path = _write(tmp_path, "m.py", "import jax\njax.jit(abs, static_argnums=())\n")
+    absent_first = _CountingRule(("vmap", "jit"))
+    absent = _CountingRule(("vmap",))
+    present = _CountingRule(("static_arg",))
+    absent_again = _CountingRule(("pmap", "vmap"))
+    _codes(path, [absent_first, absent, present, absent_again], tmp_path)
+    assert (absent_first.calls, absent.calls, present.calls, absent_again.calls) == (1, 0, 1, 0)
+
+
 def test_a_rule_with_no_filter_always_runs(tmp_path):
     path = _write(tmp_path, "m.py", "import jax\njax.numpy.zeros(3)\n")
     rule = _CountingRule(())
