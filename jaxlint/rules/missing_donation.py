@@ -9,7 +9,8 @@ only), jitted functions whose options jaxlint cannot read, arguments that anothe
 refers to (`old = state` before the call, with `old` read after it), since donating them would
 delete a live value, and
 PRNG keys (`key`, `rng`, `*_key`), metric accumulators and step counters (`metrics`, `step`), a SAC
-agent's entropy temperature and Lagrange multipliers (`alpha_params`, `log_ent_coef`), and
+agent's entropy temperature and Lagrange multipliers (`alpha_params`, `log_ent_coef`, `self.temp`,
+`self.entropy_bonus.params`), and
 values that start small: numbers (`total = 0.0`), vectors with one entry per row or device
 (`jnp.zeros(x.shape[0])`, per-device step counters `np.broadcast_to(step, (jax.local_device_count(),))`),
 integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks), and arrays
@@ -300,14 +301,15 @@ _KEY_NAMES = re.compile(r"(^|_)(key|keys|rng|rngs|prng|seed)(_|$)", re.IGNORECAS
 _COUNTER_NAMES = re.compile(r"(^|_)(metrics?|counts?|counter|steps?|step_count)(_|$)", re.IGNORECASE)
 # The entropy temperature of SAC-style agents and its optimiser state (`alpha_params`,
 # `self.log_ent_coef`), and Lagrange multipliers: one learned scalar each.
-_SCALAR_PARAMETER_NAMES = re.compile(r"(^|_)(alpha|temperature|ent_coef|entropy_coef|lagrange|lagrangian|lagrange_multiplier)(_|$)", re.IGNORECASE)
+_SCALAR_PARAMETER_NAMES = re.compile(r"(^|_)(alpha|temp|temperature|ent_coef|entropy_coef|entropy_bonus|lagrange|lagrangian|lagrange_multiplier)(_|$)", re.IGNORECASE)
 
 
 def _small_by_name(key: str) -> bool:
     """PRNG keys are rebound every step (`key, sub = split(key)`) but hold a few bytes, as do metric
     accumulators, step counters and a SAC agent's temperature: donating them saves nothing."""
     name = key.rsplit(".", 1)[-1]
-    return bool(_KEY_NAMES.search(name) or _COUNTER_NAMES.search(name) or _SCALAR_PARAMETER_NAMES.search(name))
+    # The temperature may be an object of its own (`self.entropy_bonus.params`, `self.temp`).
+    return bool(_KEY_NAMES.search(name) or _COUNTER_NAMES.search(name) or any(_SCALAR_PARAMETER_NAMES.search(part) for part in key.split(".")))
 
 
 _SCALAR_CONSTRUCTORS = frozenset({
