@@ -213,8 +213,11 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
         number = expression.operand if isinstance(expression, ast.UnaryOp) else expression
         if isinstance(number, ast.Constant) and isinstance(number.value, (int, float, complex)):
             return f"`{name}` starts as a Python number, which has no device buffer to donate"
-        if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)) or not _single_target(target, bound):
+        if isinstance(expression, (ast.Name, ast.Attribute, ast.Subscript)):
             return f"`{name}` is bound to `{dotted_name(expression) or 'a part of another value'}`, which may still hold the same arrays"
+        if not _single_target(target, bound):
+            source = f"`{dotted_name(expression.func) or 'a call'}(...)`" if isinstance(expression, ast.Call) else "a tuple"
+            return f"`{name}` is unpacked from {source}, and jaxlint cannot show its other parts hold no array of it"
         # An edit applied without review wants more than the finding: any later read of `source`, even
         # of a value bound after the call, withholds it.
         for source in sorted(_argument_names(expression, context)):

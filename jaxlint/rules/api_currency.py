@@ -149,7 +149,7 @@ class ApiCurrencyRule(Rule):
                 return f"`{qualified}) was removed in {release}; use {advice}"
         if self.status == "removed":
             return f"`{qualified}` was removed in {release}; use {advice}"
-        return f"`{qualified}` is deprecated since JAX {change.deprecated_in} and will be removed; use {advice}"
+        return f"`{qualified}` is deprecated since JAX {change.deprecated_in} (it warns on every use and may be removed); use {advice}"
 
 
 # ----- fixes ----------------------------------------------------------------------------------

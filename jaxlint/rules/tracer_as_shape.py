@@ -11,8 +11,9 @@ of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
 
 ## Why is this bad?
 Shapes are static in XLA: they must be known when the function is traced. A tracer has no concrete
-value, so these raise `ConcretizationTypeError`, `TracerIntegerConversionError`, or `IndexError:
-Slice entries must be static integers` under `jit`. See
+value, so these raise a `TypeError` under `jit` (`Shapes must be 1D sequences of concrete values`
+from array constructors and `reshape`, `ConcretizationTypeError` from `arange` or `repeat`),
+`TracerIntegerConversionError`, or `IndexError: Slice entries must be static integers`. See
 https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError and
 https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError.
 
@@ -116,7 +117,7 @@ class TracerAsShape(Rule):
         context.report(
             node,
             f"traced value `{snippet(context.text(culprit))}` used as {what} in traced function `{scope.name}`: shapes must "
-            "be static (ConcretizationTypeError); make it static with `static_argnames` or derive it from `x.shape`",
+            "be static (tracing raises a TypeError); make it static with `static_argnames` or derive it from `x.shape`",
         )
 
     def _check_subscript(self, node: ast.Subscript, scope, context) -> None:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.semantic.flow import dotted_name, enclosing_loops, statement_list, target_elements
+from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements
 from jaxlint.semantic.liveness import read_after
-from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.model import is_within, parent_of
 
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
 # Names only tests and their helpers take (Google-style `foo_test.py`, `foo_test_utils.py`, pytest's
@@ -342,9 +342,7 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
     (`loss = evaluate(state)`, jitted calls: their outputs are new buffers) is not held elsewhere."""
     scopes = _class_scopes(scope, model) if key.startswith("self.") else [scope]
     passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
-    statement = call
-    while not isinstance(statement, ast.stmt):
-        statement = parent_of(statement)
+    statement = enclosing_statement(call)
     for candidate in scopes:
         for node in _own_nodes(candidate.node):
             if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
@@ -399,18 +397,14 @@ def _read_beyond_refresh(holder: str, occurrence: ast.AST, update: ast.stmt, sco
     `evaluate(eval_state)` in the same block) or as the receiver of that refresh itself. Reads before
     the update, outside any loop around it, come too early to see deleted buffers."""
     loops = set(map(id, enclosing_loops(update)))
-    binding = occurrence
-    while not isinstance(binding, ast.stmt):
-        binding = parent_of(binding)
+    binding = enclosing_statement(occurrence)
     block = next((b for b in _blocks_of(parent_of(binding)) if binding in b), [binding])
     after = block[block.index(binding):]
     for node in _own_nodes(scope.node):
         if not (isinstance(node, ast.Name) and node.id == holder and isinstance(node.ctx, ast.Load)):
             continue
-        statement = node
-        while not isinstance(statement, ast.stmt):
-            statement = parent_of(statement)
-        if any((statement is s or _contains(s, statement)) and not (s is update or _contains(s, update)) for s in after):
+        statement = enclosing_statement(node)
+        if any(is_within(statement, s) and not is_within(update, s) for s in after):
             continue  # read before the update comes round (a loop holding both reads it after)
         if statement.lineno > update.lineno or any(id(loop) in loops for loop in enclosing_loops(statement)):
             return True
@@ -418,9 +412,7 @@ def _read_beyond_refresh(holder: str, occurrence: ast.AST, update: ast.stmt, sco
 
 
 def _rebinds(name: str, occurrence: ast.AST) -> bool:
-    statement = occurrence
-    while not isinstance(statement, ast.stmt):
-        statement = parent_of(statement)
+    statement = enclosing_statement(occurrence)
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
     return any((dotted_name(element) or "").split(".", 1)[0] == name for target in targets for element in target_elements(target))
 
@@ -430,15 +422,6 @@ def _blocks_of(node: ast.AST):
         block = getattr(node, field, None)
         if isinstance(block, list):
             yield block
-
-
-def _contains(outer: ast.AST, inner: ast.AST) -> bool:
-    current = parent_of(inner)
-    while current is not None:
-        if current is outer:
-            return True
-        current = parent_of(current)
-    return False
 
 
 def _own_nodes(root: ast.AST):
