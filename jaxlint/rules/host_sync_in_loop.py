@@ -28,8 +28,9 @@ purpose, and its speed is not the point. Nor are interactive programs (`input()`
 ...), loops whose body always ends in `break` or `return` (a one-off check, not a repeated step), loops
 over a few cases the source spells out (`for hand in [h1, h2, h3]`, `range(4)`: eight or fewer,
 a debug or validation pass, not a hot loop), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
-stalls nothing more), and evaluation loops that gather array outputs on the host
-(`outputs.append(np.asarray(logits))`; in a training loop that carries state, it stays flagged).
+stalls nothing more), and evaluation or sampling loops that gather array outputs on the host
+(`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`; in a
+training loop that carries state, it stays flagged).
 
 A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
 counter fed by `float(val_loss)`, an episode's `done`) waits for them at that test on every
@@ -160,7 +161,7 @@ class HostSyncInLoop(Rule):
                 if not _under_condition(child, node):
                     needed_on_host |= _values_read(child, values, context)
                 continue
-            if _collected_on_host(child, context) and not _carries_training_state(node, context):
+            if _collected_on_host(child, node, context) and not _carries_training_state(node, context):
                 continue
             if _in_assert_message(child):
                 continue  # formatted only when the assertion fails
@@ -401,14 +402,29 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
 _BULK_COPIES = ("numpy.asarray", "numpy.array", "jax.device_get")
 
 
-def _collected_on_host(sync: ast.AST, context) -> bool:
-    """`outputs.append(np.asarray(logits))`, `keys += [jax.device_get(k)]`: a loop gathering array outputs
-    on the host (predictions, embeddings, a memory bank) has to copy them; that copy is the point, not a
-    log line. Scalars converted for a list (`losses.append(float(loss))`) stay flagged."""
+def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
+    """`outputs.append(np.asarray(logits))`, `keys += [jax.device_get(k)]`, `g = np.array(grads(p))`
+    then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
+    samples) has to copy them; that copy is the point, not a log line. Scalars converted for a list
+    (`losses.append(float(loss))`) stay flagged."""
     if not (isinstance(sync, ast.Call) and context.qualified_name(sync.func) in _BULK_COPIES):
         return False
     parent = parent_of(sync)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        reads = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        return bool(reads) and all(_collected_on_host_read(read) for read in reads)
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend"):
+        return True
+    if isinstance(parent, (ast.List, ast.Tuple)):
+        grand = parent_of(parent)
+        return isinstance(grand, ast.AugAssign) and grand.value is parent
+    return False
+
+
+def _collected_on_host_read(read: ast.Name) -> bool:
+    parent = parent_of(read)
+    if isinstance(parent, ast.Call) and read in parent.args and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend"):
         return True
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parent_of(parent)
