@@ -139,9 +139,11 @@ class PrngKeyReuse(Rule):
             return
         # Every finding is a call that consumes a key; most functions hold none, and the flow
         # analysis (a walk of every statement and expression) is not worth running on them.
-        if id(node) not in context.memo(("JAX501", "consuming_functions"), _functions_holding_consumers, context):
+        holders, reusers = context.memo(("JAX501", "consuming_functions"), _functions_holding_consumers, context)
+        if id(node) not in holders:
             return
-        _Flow(context, node).run()
+        if id(node) in reusers:
+            _Flow(context, node).run()
         self._captured_keys(node, context)
 
     def _captured_keys(self, function: ast.AST, context) -> None:
@@ -158,18 +160,37 @@ class PrngKeyReuse(Rule):
             )
 
 
-def _functions_holding_consumers(context) -> set[int]:
-    """ids of every function that contains (at any depth) a call consuming a PRNG key."""
+def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
+    """ids of every function that contains (at any depth) a call consuming a PRNG key; and of those
+    whose own flow could show a reuse: two consuming calls of their own (not in nested functions,
+    which the flow does not enter), or one that runs in a loop or comprehension. A single draw
+    outside any loop has nothing to clash with."""
     holders: set[int] = set()
+    own_consumers: dict[int, int] = {}
+    reusers: set[int] = set()
     for node in (call for scope in context.model.scopes for call in scope.calls):  # every call of the module
         if not _is_consumer(node, context):
             continue
         ancestor = parent_of(node)
-        while ancestor is not None and id(ancestor) not in holders:
+        owner = None
+        in_loop = False
+        while ancestor is not None:
+            if owner is None:
+                if isinstance(ancestor, FUNCTION_NODES):
+                    owner = id(ancestor)
+                elif isinstance(ancestor, _REPEATING):
+                    in_loop = True
             if isinstance(ancestor, FUNCTION_NODES):
                 holders.add(id(ancestor))
             ancestor = parent_of(ancestor)
-    return holders
+        if owner is not None:
+            own_consumers[owner] = own_consumers.get(owner, 0) + 1
+            if in_loop or own_consumers[owner] >= 2:
+                reusers.add(owner)
+    return holders, reusers
+
+
+_REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def _is_consumer(call: ast.Call, context) -> bool:
