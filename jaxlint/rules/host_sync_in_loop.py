@@ -172,8 +172,8 @@ class HostSyncInLoop(Rule):
             # design, so other reads of the step's results add no wait, and the loop cannot move to
             # the device. Only a stopping test that round-trips host data through `jnp` is reported.
             for stop in stops:
-                tested = values.truth_test_syncs(stop.test)
-                if tested is not None and values.built_from_host_data(tested) and not _gated(stop, node, context, values, assigned):
+                stop_value = values.truth_test_syncs(stop.test)
+                if stop_value is not None and values.built_from_host_data(stop_value) and not _gated(stop, node, context, values, assigned):
                     keyword = "while" if isinstance(stop, ast.While) else "if"
                     context.report(stop.test if isinstance(stop, ast.While) else stop, _round_trip_message(f"`{keyword} {snippet(context.text(stop.test))}`"))
             return
