@@ -25,7 +25,8 @@ tests, bounding the dispatch queue). A condition that holds for the whole loop (
 the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
 test module: `*_test.py`, `conftest.py`, test helpers, or a `test_*.py` that is written as a test) is not flagged: a test reads values on the host on
 purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
-...), loops whose body always ends in `break` or `return` (a one-off check, not a repeated step), loops
+...), loops whose body always ends in `break` or `return`, or ends the first iteration so (`for i, batch
+in enumerate(loader): ...; if i == 0: break`): a one-off check, not a repeated step; loops
 over a few cases the source spells out (`for hand in [h1, h2, h3]`, `range(4)`: eight or fewer,
 a debug or validation pass, not a hot loop), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
 stalls nothing more), and evaluation or sampling loops that gather array outputs on the host

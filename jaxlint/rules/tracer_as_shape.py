@@ -18,7 +18,9 @@ https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError an
 https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError.
 
 Shapes computed from `x.shape`, `x.ndim`, `len(x)`, literals, closure constants and arguments listed
-in `static_argnums`/`static_argnames` are static and are not flagged.
+in `static_argnums`/`static_argnames` are static and are not flagged; a function's own jit keeps its
+static arguments static however else it is transformed (`jax.vmap(partial(beam_search, model))`), and
+a default no call passes stays a Python value under `vmap` too.
 
 ## Example
 ```python

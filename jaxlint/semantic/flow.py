@@ -153,9 +153,38 @@ def _single_binding(node: ast.expr, scope) -> ast.expr:
 
 def runs_at_most_once(loop: ast.AST) -> bool:
     """The loop's body ends every iteration with `break`, `return` or `raise` at its top level
-    (`for batch in loader: check(batch); break`): a one-off, not a repeated step."""
+    (`for batch in loader: check(batch); break`), or ends the first one so (`for i, batch in
+    enumerate(loader): ...; if i == 0: break`): a one-off, not a repeated step."""
     body = getattr(loop, "body", None)
-    return bool(body) and any(isinstance(statement, (ast.Break, ast.Return, ast.Raise)) for statement in body)
+    if not body:
+        return False
+    if any(isinstance(statement, (ast.Break, ast.Return, ast.Raise)) for statement in body):
+        return True
+    last = body[-1]
+    return (
+        isinstance(last, ast.If) and not last.orelse and isinstance(last.body[-1], (ast.Break, ast.Return))
+        and _counter_is_first(last.test, loop)
+    )
+
+
+def _counter_is_first(test: ast.expr, loop: ast.AST) -> bool:
+    """`i == 0` where `i` counts the loop's iterations from 0 (`enumerate(...)`, `range(n)`)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    name, value = test.left, test.comparators[0]
+    if not (isinstance(name, ast.Name) and isinstance(value, ast.Constant) and value.value == 0 and not isinstance(value.value, bool)):
+        return False
+    iterable, target = getattr(loop, "iter", None), getattr(loop, "target", None)
+    if isinstance(target, ast.Name) and target.id == name.id:
+        return isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" and len(iterable.args) == 1
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name.id):
+        return False
+    # `enumerate(items)`, or a dataset's own `.enumerate()` (tf.data) anywhere in the iterable's chain.
+    return any(
+        isinstance(call, ast.Call) and not call.keywords and len(call.args) <= (1 if isinstance(call.func, ast.Name) else 0)
+        and (isinstance(call.func, ast.Name) and call.func.id == "enumerate" or isinstance(call.func, ast.Attribute) and call.func.attr == "enumerate")
+        for call in ast.walk(iterable)
+    )
 
 
 def iterates_mapping(loop: ast.AST) -> bool:

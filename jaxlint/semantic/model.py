@@ -755,9 +755,35 @@ class SemanticModel:
         if use.qualified in jaxapi.DIFFERENTIATING:
             scope.differentiated = True
         visible = scope.params[bound:]
+        declared_static = self._static_by_own_jit(scope)
         for name, level in self._traced_parameters(scope, use, visible, bound_keywords).items():
+            if name in declared_static:
+                continue  # whatever wraps it, its own `jit` keeps it static (a tracer there fails at the call)
             if level > scope.traced_params.get(name, NONE):
                 scope.traced_params[name] = level
+
+    def _static_by_own_jit(self, scope: Scope) -> frozenset[str]:
+        """Parameters the function's own jit decorator declares static (`@partial(jax.jit,
+        static_argnames=("num_beams",))`): what else transforms it (`vmap(partial(f, ...))`) cannot
+        make them tracers in its body."""
+        cache = self.__dict__.setdefault("_static_by_own_jit_cache", {})
+        found = cache.get(scope)
+        if found is None:
+            names: set[str] = set()
+            for decorator in getattr(scope.node, "decorator_list", ()):
+                use = self.decorator_transform(decorator)
+                if use is None or use.qualified not in jaxapi.JIT_LIKE:
+                    continue
+                for key in ("static_argnames",):
+                    values = literal_tuple(use.options[key]) if key in use.options else None
+                    names.update(v for v in values or () if isinstance(v, str))
+                numbers = literal_tuple(use.options["static_argnums"]) if "static_argnums" in use.options else None
+                offset = 1 if scope.has_self else 0
+                for number in numbers or ():
+                    if isinstance(number, int) and 0 <= number - offset < len(scope.params):
+                        names.add(scope.params[number - offset])
+            found = cache[scope] = frozenset(names)
+        return found
 
     def _traced_parameters(self, scope: Scope, use: TransformUse, visible: list[str], bound_keywords: set[str]) -> dict[str, int]:
         qualified = use.qualified
@@ -775,14 +801,16 @@ class SemanticModel:
             return {candidates[n]: self._param_level(scope, candidates[n]) for n in numbers if isinstance(n, int) and 0 <= n < len(candidates)}
         if qualified in jaxapi.VMAP_LIKE:
             in_axes = use.options.get("in_axes") or (use.positional_options[0] if use.positional_options else None)
+            # A default no call passes stays a Python value under `vmap` too
+            # (`vmap(partial(decode, model))(problem=p)` leaves `num_beams=4` alone).
             if in_axes is None or (isinstance(in_axes, ast.Constant) and isinstance(in_axes.value, int)):
-                return {name: self._param_level(scope, name) for name in candidates}
+                return {name: self._param_level(scope, name) for name in candidates if not self._default_never_passed(scope, name)}
             if isinstance(in_axes, (ast.Tuple, ast.List)):
                 traced = {}
                 # On a method, `in_axes[0]` is `self`'s: the parameters start at the next entry.
                 axes = in_axes.elts[1:] if use.counts_self else in_axes.elts
                 for name, axis in zip(candidates, axes):
-                    if not (isinstance(axis, ast.Constant) and axis.value is None):
+                    if not (isinstance(axis, ast.Constant) and axis.value is None) and not self._default_never_passed(scope, name):
                         traced[name] = self._param_level(scope, name)
                 return traced
             return {}
