@@ -1,15 +1,18 @@
 """## What it does
 Flags reads of host state inside a traced function: NumPy's global random generator
 (`np.random.normal(...)`, `np.random.rand(...)`, an unseeded `np.random.default_rng()`), Python's
-`random` module (`random.random()`, `random.choice(...)`), the clock (`time.time()`,
-`time.perf_counter()`, ...), and the environment (`os.environ[...]`, `os.environ.get(...)`,
-`os.getenv(...)`).
+`random` module (`random.random()`, `random.choice(...)`), and the clock (`time.time()`,
+`time.perf_counter()`, ...).
+
+Environment variables (`os.environ[...]`, `os.getenv(...)`) are not flagged: they are frozen at trace
+time too, but programs read configuration there that does not change while they run. Nor is a
+function traced by autodiff alone (`jax.grad(f)(x)` outside any `jit`): its body runs again on
+every call.
 
 ## Why is this bad?
 JAX runs a traced function's Python code once, at trace time, and caches the compiled result. A
-host random number, a timestamp or an environment variable read there is baked into the compiled
-program as a constant: every later call reuses the same "random" number or the same time, and
-changing the environment does nothing until something forces a retrace. See "Pure functions" in
+host random number or a timestamp read there is baked into the compiled program as a constant: every
+later call reuses the same "random" number or the same time. See "Pure functions" in
 https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions and
 https://docs.jax.dev/en/latest/random-numbers.html.
 
@@ -50,7 +53,6 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 
 _CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time"})
-_ENVIRONMENT_CALLS = frozenset({"os.getenv", "os.environ.get"})
 # numpy.random names that build a generator: deterministic when given a seed.
 _SEEDED_CONSTRUCTORS = frozenset({"default_rng", "RandomState", "Generator", "PCG64", "MT19937", "Philox", "SFC64", "SeedSequence"})
 _NOT_SAMPLING = frozenset({"seed", "get_state", "set_state", "getstate", "setstate", "Random", "SystemRandom"})
@@ -60,7 +62,7 @@ class HostStateInTraced(Rule):
     code = "JAX502"
     name = "host-state-in-traced"
     summary = "Host randomness, clock or environment read inside a traced function"
-    node_types = (ast.Call, ast.Subscript)
+    node_types = (ast.Call,)
     traced_code_only = True
     fix_availability = "none"
 
@@ -68,11 +70,9 @@ class HostStateInTraced(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
+        if context.model.runs_concretely(scope):
+            return  # traced by autodiff alone: the body runs again on every call, nothing is frozen
         where = f"in traced function `{scope.name}`"
-        if isinstance(node, ast.Subscript):
-            if isinstance(node.ctx, ast.Load) and context.qualified_name(node.value) == "os.environ":
-                _report(context, scope, node, f"`{context.text(node)}` {where} is read once at trace time and baked in; pass the value as a static argument")
-            return
         qualified = context.qualified_name(node.func)
         if qualified is None:
             return
@@ -92,8 +92,6 @@ class HostStateInTraced(Rule):
             _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} draws from Python's `random` once, at trace time: every call reuses the same value; use `jax.random` with a key argument")
         elif qualified in _CLOCKS:
             _report(context, scope, node, f"`{context.text(node)}` {where} reads the clock once, at trace time, and the compiled function returns that constant; time outside the jitted call")
-        elif qualified in _ENVIRONMENT_CALLS:
-            _report(context, scope, node, f"`{snippet(context.text(node), 50)}` {where} is read once at trace time and baked in; read it outside and pass it as a static argument")
 
 
 def _seeded_before(draw: ast.Call, scope, context) -> bool:

@@ -27,6 +27,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
   different consumers that derive their own keys. Nor when no shared key is read from both: a
   child one split never passes on (rebound before it is read), or reads only on the host
   (`loader(seed=key_data[0].item())`), draws nothing.
+- A draw whose result is read only for its shape (passed after the key to `model.init(key, x)`,
+  `jax.eval_shape`, or asked for `.shape`): dummy inputs whose values never reach a result.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
@@ -205,6 +207,45 @@ def _is_consumer(call: ast.Call, context) -> bool:
             return True
     qualified = context.qualified_name(function)
     return qualified is not None and qualified.startswith("jax.random.")
+
+
+_INITIALISERS = frozenset({"init", "init_with_output", "lazy_init", "eval_shape"})
+
+
+def _only_a_shape(draw: ast.Call, function: ast.AST) -> bool:
+    """The draw's result is bound to names read only for their shape: passed after the key to a
+    model's `init(...)` (or `jax.eval_shape`), or asked for `.shape`/`.dtype`. Its values never
+    reach a result, so sharing bits with another draw correlates nothing."""
+    statement = parent_of(draw)
+    if not (isinstance(statement, ast.Assign) and statement.value is draw and all(isinstance(t, ast.Name) for t in statement.targets)):
+        return False
+    names = {t.id for t in statement.targets}
+    for nested in walk(function):
+        if nested is not function and isinstance(nested, FUNCTION_NODES):
+            parameters = {a.arg for a in (*nested.args.posonlyargs, *nested.args.args, *nested.args.kwonlyargs)}
+            if any(isinstance(n, ast.Name) and n.id in names - parameters and isinstance(n.ctx, ast.Load) for n in walk(nested)):
+                return False  # a closure reads it (a nested function's own parameter of that name is another value)
+    reads = [
+        n for n in walk(function)
+        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and _enclosing_function(n) is function
+    ]
+    for read in reads:
+        parent = parent_of(read)
+        if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "dtype", "ndim"):
+            continue
+        if isinstance(parent, ast.Call) and read in parent.args[1:] and (
+            isinstance(parent.func, ast.Attribute) and parent.func.attr in _INITIALISERS
+        ):
+            continue
+        return False
+    return True
+
+
+def _enclosing_function(node: ast.AST) -> ast.AST | None:
+    current = parent_of(node)
+    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.Module)):
+        current = parent_of(current)
+    return current
 
 
 class _Flow:
@@ -451,6 +492,8 @@ class _Flow:
             return False
         if key_values.paired_draws(first, second, context) or key_values.exclusive_masks(first, second):
             return False
+        if _only_a_shape(first, self.function) or _only_a_shape(second, self.function):
+            return False  # a dummy input for `model.init(key, x)`: its values are never used
         return self.worth_reporting(first, second)
 
     def worth_reporting(self, first: ast.Call, second: ast.Call) -> bool:
