@@ -138,7 +138,7 @@ class HostSyncInLoop(Rule):
         if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
             return
         step_name = _callee_text(compiled, context)
-        stops = _stopping_tests(node, values)
+        stops, derivation = _stopping_tests(node, values, context)
         tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
         assigned = assigned_in_loop(node)
         found: list[tuple[ast.AST, str]] = []
@@ -167,7 +167,7 @@ class HostSyncInLoop(Rule):
             if _in_assert_message(child):
                 continue  # formatted only when the assertion fails
             found.append((child, description))
-        if stops and (needed_on_host or _host_driven(stops, values, context)):
+        if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
             # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
             # design, so other reads of the step's results add no wait, and the loop cannot move to
@@ -258,34 +258,35 @@ class HostSyncInLoop(Rule):
         return None
 
 
-def _host_driven(stops: list, values: LoopValues, context) -> bool:
+def _host_driven(stops: list, derivation: tuple[set[str], set[str]], values: LoopValues, context) -> bool:
     """Whether host code decides on the device values: a stopping test on what host logic computed
     (`patience` counted from `float(val_loss)`), or a call other than compiled code, array operations,
     conversions and reporting that is handed a device-derived value (`converged(history, float(g))`,
     `env.step(action)`, a renderer)."""
-    derived, decided_on_host = _device_derived_names(values, context)
+    derived, decided_on_host = derivation
     if any(_reads_names(stop.test, decided_on_host) or _host_call_on(stop.test, derived, values, context) for stop in stops):
         return True
-    return any(isinstance(node, ast.Call) and _host_call_on(node, derived, values, context) for node in values.body if isinstance(node, ast.Call) and not isinstance(parent_of(node), ast.Call))
+    return any(_host_call_on(node, derived, values, context) for node in values.body if isinstance(node, ast.Call) and not isinstance(parent_of(node), ast.Call))
 
 
-def _stopping_tests(loop: ast.AST, values: LoopValues) -> list[ast.AST]:
+def _stopping_tests(loop: ast.AST, values: LoopValues, context) -> tuple[list[ast.AST], tuple[set[str], set[str]]]:
     """`if ...: break` (or `return`) tests of the loop, and a `while` loop's own test when it is one,
     that read what this iteration's compiled calls produced: directly (`if loss < tol: break`), through
     a host copy (`val = float(loss)`; `if val > best: patience += 1`; `if patience > 10: break`) or
-    through a branch on such a value. A stop on a host counter (`if step >= n: break`) is not one."""
+    through a branch on such a value. A stop on a host counter (`if step >= n: break`) is not one.
+    Returned with the loop's device-derived names (see `_device_derived_names`), found on the way."""
     candidates = [
         node for node in values.body
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Break, ast.Return)) and not _constant_false(node.test)
     ]
     if not candidates and not isinstance(loop, ast.While):
-        return []
-    derived, _ = _device_derived_names(values)
+        return [], (set(), set())
+    derivation = _device_derived_names(values, context)
     tests = [loop] if isinstance(loop, ast.While) else []
-    return [node for node in [*tests, *candidates] if _reads_derived(node.test, derived, values)]
+    return [node for node in [*tests, *candidates] if _reads_derived(node.test, derivation[0], values)], derivation
 
 
-def _device_derived_names(values: LoopValues, context=None) -> tuple[set[str], set[str]]:
+def _device_derived_names(values: LoopValues, context) -> tuple[set[str], set[str]]:
     """Names the loop binds from its device results, copies of them on the host, and anything computed
     from those or assigned under a branch that tests them; and, of those, the ones host logic decides
     (assigned under such a branch, `patience += 1`, or returned by a call that is neither compiled code,
@@ -316,9 +317,7 @@ def _device_derived_names(values: LoopValues, context=None) -> tuple[set[str], s
             if controlled or _reads_derived(value, derived, values):
                 derived |= names
                 compiled = isinstance(value, ast.Call) and runs_compiled(value, values.model)
-                if controlled or not compiled and (
-                    (context is not None and _host_call_on(value, derived, values, context)) or _reads_names(value, decided_on_host)
-                ):
+                if controlled or not compiled and (_host_call_on(value, derived, values, context) or _reads_names(value, decided_on_host)):
                     decided_on_host |= names  # (what compiled code returns is a device result again)
                 changed = True
     return derived, decided_on_host
@@ -414,18 +413,14 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id
         reads = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-        return bool(reads) and all(_collected_on_host_read(read) for read in reads)
-    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend"):
-        return True
-    if isinstance(parent, (ast.List, ast.Tuple)):
-        grand = parent_of(parent)
-        return isinstance(grand, ast.AugAssign) and grand.value is parent
-    return False
+        return bool(reads) and all(_appended_to_list(read) for read in reads)
+    return _appended_to_list(sync)
 
 
-def _collected_on_host_read(read: ast.Name) -> bool:
-    parent = parent_of(read)
-    if isinstance(parent, ast.Call) and read in parent.args and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend"):
+def _appended_to_list(value: ast.AST) -> bool:
+    """`outputs.append(value)`, `outputs.extend(value)` or `outputs += [value]`."""
+    parent = parent_of(value)
+    if isinstance(parent, ast.Call) and value in parent.args and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("append", "extend"):
         return True
     if isinstance(parent, (ast.List, ast.Tuple)):
         grand = parent_of(parent)
@@ -555,7 +550,6 @@ def _under_condition(node: ast.AST, loop: ast.AST) -> bool:
     return False
 
 
-
 def _statement_of(node: ast.AST) -> ast.AST:
     current = node
     while current is not None and not isinstance(current, ast.stmt):
@@ -570,7 +564,7 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
     child, parent = node, parent_of(node)
     while parent is not None and parent is not loop:
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
-            if _constant_false(parent.test) and child is not getattr(parent, "orelse", None) and child not in getattr(parent, "orelse", ()):
+            if _constant_false(parent.test) and (child in parent.body if isinstance(parent, ast.If) else child is parent.body):
                 return True  # `if False:`: switched off
             if values.truth_test_syncs(parent.test) is None and loop_varying(parent.test, loop, context.model, assigned):
                 return True

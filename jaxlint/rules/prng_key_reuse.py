@@ -212,7 +212,7 @@ def _is_consumer(call: ast.Call, context) -> bool:
 _INITIALISERS = frozenset({"init", "init_with_output", "lazy_init", "eval_shape"})
 
 
-def _only_a_shape(draw: ast.Call, function: ast.AST) -> bool:
+def _only_a_shape(draw: ast.Call, function: ast.AST, model) -> bool:
     """The draw's result is bound to names read only for their shape: passed after the key to a
     model's `init(...)` (or `jax.eval_shape`), or asked for `.shape`/`.dtype`. Its values never
     reach a result, so sharing bits with another draw correlates nothing."""
@@ -227,7 +227,7 @@ def _only_a_shape(draw: ast.Call, function: ast.AST) -> bool:
                 return False  # a closure reads it (a nested function's own parameter of that name is another value)
     reads = [
         n for n in walk(function)
-        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and _enclosing_function(n) is function
+        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and model.scope_for(n).node is function
     ]
     for read in reads:
         parent = parent_of(read)
@@ -239,13 +239,6 @@ def _only_a_shape(draw: ast.Call, function: ast.AST) -> bool:
             continue
         return False
     return True
-
-
-def _enclosing_function(node: ast.AST) -> ast.AST | None:
-    current = parent_of(node)
-    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.Module)):
-        current = parent_of(current)
-    return current
 
 
 class _Flow:
@@ -492,7 +485,7 @@ class _Flow:
             return False
         if key_values.paired_draws(first, second, context) or key_values.exclusive_masks(first, second):
             return False
-        if _only_a_shape(first, self.function) or _only_a_shape(second, self.function):
+        if _only_a_shape(first, self.function, context.model) or _only_a_shape(second, self.function, context.model):
             return False  # a dummy input for `model.init(key, x)`: its values are never used
         return self.worth_reporting(first, second)
 

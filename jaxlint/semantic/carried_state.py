@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements
+from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 
@@ -344,7 +344,7 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
     passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
     statement = enclosing_statement(call)
     for candidate in scopes:
-        for node in _own_nodes(candidate.node):
+        for node in walk_same_scope(candidate.node):
             if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
                 continue
             name = dotted_name(node)
@@ -398,9 +398,9 @@ def _read_beyond_refresh(holder: str, occurrence: ast.AST, update: ast.stmt, sco
     the update, outside any loop around it, come too early to see deleted buffers."""
     loops = set(map(id, enclosing_loops(update)))
     binding = enclosing_statement(occurrence)
-    block = next((b for b in _blocks_of(parent_of(binding)) if binding in b), [binding])
-    after = block[block.index(binding):]
-    for node in _own_nodes(scope.node):
+    block, index = statement_list(binding) or ([binding], 0)
+    after = block[index:]
+    for node in walk_same_scope(scope.node):
         if not (isinstance(node, ast.Name) and node.id == holder and isinstance(node.ctx, ast.Load)):
             continue
         statement = enclosing_statement(node)
@@ -415,23 +415,6 @@ def _rebinds(name: str, occurrence: ast.AST) -> bool:
     statement = enclosing_statement(occurrence)
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
     return any((dotted_name(element) or "").split(".", 1)[0] == name for target in targets for element in target_elements(target))
-
-
-def _blocks_of(node: ast.AST):
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        block = getattr(node, field, None)
-        if isinstance(block, list):
-            yield block
-
-
-def _own_nodes(root: ast.AST):
-    """The nodes of a scope's own code: nested functions and classes bind names of their own."""
-    stack = list(ast.iter_child_nodes(root))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _holder(occurrence: ast.AST, key: str | None, model) -> str | None:

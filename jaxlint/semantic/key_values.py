@@ -16,7 +16,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic.flow import enclosing_loops, target_names
+from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -580,9 +580,7 @@ def split_outputs_meet(first: ast.Call, second: ast.Call, function: ast.AST, con
 def _stored_at(name: ast.Name) -> tuple[int, int]:
     """When a target is stored: after its assignment's value is evaluated (`keys, out = step(keys)`
     reads `keys` first), so at the end of that statement; elsewhere (a `for` target) where it stands."""
-    statement = parent_of(name)
-    while statement is not None and not isinstance(statement, ast.stmt):
-        statement = parent_of(statement)
+    statement = enclosing_statement(name)
     if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         return (statement.end_lineno, statement.end_col_offset)
     return (name.lineno, name.col_offset)
@@ -613,7 +611,7 @@ def _split_consumers(
     arrays: dict[str, int] = {}  # name -> index of the first child in the array it holds
     parent = parent_of(split_call)
     if isinstance(parent, ast.Subscript):
-        index = parent.slice.value if isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, int) else None
+        index = _constant_index(parent)
         if index is None:
             return None
         holder = parent_of(parent)
@@ -641,9 +639,7 @@ def _split_consumers(
     else:
         return None
     position = (split_call.lineno, split_call.col_offset)
-    own = parent_of(split_call)
-    while own is not None and not isinstance(own, ast.stmt):
-        own = parent_of(own)
+    own = enclosing_statement(split_call)
     rebound = sorted(
         (_stored_at(n), n.id) for n in ast.walk(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and (n.id in children or n.id in arrays)
@@ -674,7 +670,7 @@ def _split_consumers(
                 uses.append((node, children[node.id]))
                 continue
             holder = parent_of(node)
-            offset = holder.slice.value if isinstance(holder, ast.Subscript) and isinstance(holder.slice, ast.Constant) and isinstance(holder.slice.value, int) else None
+            offset = _constant_index(holder) if isinstance(holder, ast.Subscript) else None
             uses.append((node, None if offset is None else arrays[node.id] + offset))
         return uses
     for node in ast.walk(function):
@@ -690,9 +686,15 @@ def _split_consumers(
             elif isinstance(key, ast.Name) and key.id in arrays and reaches(key.id, node):
                 uses.append((node, arrays[key.id]))
             elif isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and key.value.id in arrays and reaches(key.value.id, node):
-                offset = key.slice.value if isinstance(key.slice, ast.Constant) and isinstance(key.slice.value, int) else None
+                offset = _constant_index(key)
                 uses.append((node, None if offset is None else arrays[key.value.id] + offset))
     return uses
+
+
+def _constant_index(subscript: ast.Subscript) -> int | None:
+    """`keys[1]` -> 1; None for any other index."""
+    index = subscript.slice
+    return index.value if isinstance(index, ast.Constant) and isinstance(index.value, int) else None
 
 
 def _read_on_host(name: ast.Name) -> bool:

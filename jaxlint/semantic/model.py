@@ -308,6 +308,26 @@ class TransformUse:
     counts_self: bool = False
 
 
+def _static_options(use: TransformUse) -> tuple[tuple, tuple] | None:
+    """The positions and names a transform's options declare static (`static_argnums`,
+    `static_broadcasted_argnums`, `nondiff_argnums`; `static_argnames`, `nondiff_argnames`), or None
+    when one of them is not a literal."""
+    numbers: tuple = ()
+    names: tuple = ()
+    for key in ("static_argnums", "static_broadcasted_argnums", "nondiff_argnums"):
+        if key in use.options:
+            numbers = literal_tuple(use.options[key])
+            if numbers is None:
+                return None
+    for key in ("static_argnames", "nondiff_argnames"):
+        if key in use.options:
+            found = literal_tuple(use.options[key])
+            if found is None:
+                return None
+            names = (*names, *found)
+    return numbers, names
+
+
 def _reads_only_static_attributes(function: ast.AST) -> bool:
     """A lambda whose body reads its parameters only through attributes known at trace time
     (`lambda x: x.shape[1:]`, `lambda x: x.ndim`) or `len(x)`: its results are Python values."""
@@ -772,14 +792,13 @@ class SemanticModel:
             names: set[str] = set()
             for decorator in getattr(scope.node, "decorator_list", ()):
                 use = self.decorator_transform(decorator)
-                if use is None or use.qualified not in jaxapi.JIT_LIKE:
+                static = _static_options(use) if use is not None and use.qualified in jaxapi.JIT_LIKE else None
+                if static is None:
                     continue
-                for key in ("static_argnames",):
-                    values = literal_tuple(use.options[key]) if key in use.options else None
-                    names.update(v for v in values or () if isinstance(v, str))
-                numbers = literal_tuple(use.options["static_argnums"]) if "static_argnums" in use.options else None
+                numbers, static_names = static
+                names.update(name for name in static_names if isinstance(name, str))
                 offset = 1 if scope.has_self else 0
-                for number in numbers or ():
+                for number in numbers:
                     if isinstance(number, int) and 0 <= number - offset < len(scope.params):
                         names.add(scope.params[number - offset])
             found = cache[scope] = frozenset(names)
@@ -818,19 +837,10 @@ class SemanticModel:
             candidates = candidates[: use.arity]
             keyword_params = []
         # jit-like, lax bodies, custom derivatives, configured decorators.
-        static_numbers = ()
-        static_names: tuple = ()
-        for key in ("static_argnums", "static_broadcasted_argnums", "nondiff_argnums"):
-            if key in use.options:
-                static_numbers = literal_tuple(use.options[key])
-                if static_numbers is None:
-                    return {}
-        for key in ("static_argnames", "nondiff_argnames"):
-            if key in use.options:
-                names = literal_tuple(use.options[key])
-                if names is None:
-                    return {}
-                static_names = (*static_names, *names)
+        static = _static_options(use)
+        if static is None:
+            return {}
+        static_numbers, static_names = static
         traced = {}
         count = len(candidates)
         offset = 1 if use.counts_self else 0

@@ -25,7 +25,6 @@ directory (scripts importing their siblings), the project root and `root/src`.
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -330,7 +329,6 @@ def _stored(target: ast.AST):
         yield from _stored(target.value)
 
 
-@functools.lru_cache(maxsize=4096)
 def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
     """`src` folders of `directory` and of up to `levels` folders above it, nearest first."""
     found = []
@@ -364,7 +362,7 @@ class ProjectView:
             search += [root, root / "src"]
         # A `src/` layout seen from an example or script elsewhere in the checkout
         # (`examples/run.py` importing `mypkg`, which lives in `src/mypkg`), wherever jaxlint runs from.
-        search += _src_directories(top)
+        search += run_memo.answer(("src-directories", str(top)), _src_directories, top)
         self.search_paths: list[Path] = []
         for directory in search:
             if directory not in self.search_paths:
