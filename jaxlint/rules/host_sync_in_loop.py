@@ -15,7 +15,10 @@ Not flagged: syncs gated by a condition that changes between iterations (`if ste
 such a value in the same iteration (`if token == eos: break` beside `yield tokenizer.decode(token)`,
 a tokenizer reading token ids on the host, a stopping test `if converged(float(g_norm)): break`, a
 generator that `yield`s each step's value to its consumer): the loop waits for it anyway, and so
-for every compiled call dispatched before the one that made it (the device runs them in order), values computed
+for every compiled call dispatched before the one that made it (the device runs them in order). When
+such a read happens every iteration and the loop does no other host work (only compiled calls, array
+operations such as `np.random.choice(n, p=np.array(probs))`, builtins and list bookkeeping: a tree
+search's rollout), no read in it is reported: each waits only for what the next one waits for. Values computed
 before the loop, epoch loops (the step runs in an inner loop or a helper, or the loop names an
 epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
 `block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
@@ -189,6 +192,11 @@ class HostSyncInLoop(Rule):
                 fix=host_sync_fix.fix_for(node, node, context),
             )
             return
+        if found and needed_on_host and not stops and _only_dispatch_besides_reads(values, context):
+            # Host code needs a device result every iteration (`p = np.array(softmax(logits))` for
+            # `np.random.choice`), and the loop does no other host work: that read waits for all the
+            # device work queued before it, so another read in between adds no wait to overlap.
+            return
         if stops:
             # A loop that stops on its device results waits for them at the stopping test anyway: that
             # test is the one finding (a `lax.while_loop` removes it); other reads add no wait.
@@ -347,6 +355,31 @@ def _host_call_on(expression: ast.AST, derived: set[str], values: LoopValues, co
         if any(_reads_derived(argument, derived, values) for argument in [*node.args, *(k.value for k in node.keywords)]):
             return True
     return False
+
+
+# Calls that cost the host nothing worth overlapping with the device: bookkeeping on a list or dict.
+_LIGHT_METHODS = frozenset({"append", "extend", "keys", "items", "values", "get", "pop", "copy"})
+
+
+def _only_dispatch_besides_reads(values: LoopValues, context) -> bool:
+    """Whether every call in the loop is compiled code, an array operation (`jax`, `numpy`, including
+    `np.random.choice` on a host copy), a builtin, a conversion or list and dict bookkeeping: no host
+    work (an environment step, a data loader, a method of the program's own) runs between its reads."""
+    model = context.model
+    for node in values.body:
+        if not isinstance(node, ast.Call):
+            continue
+        if model.jit_binding_for_call(node) is not None or helper_returns_device(node, model) or runs_compiled(node, model):
+            continue
+        if isinstance(node.func, ast.Call) and model.transform_of(node.func.func) is not None:
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified.startswith(("jax.", "numpy.", "math.", "builtins.")):
+            continue
+        if isinstance(node.func, ast.Attribute) and (values.is_device(node.func.value) or node.func.attr in _LIGHT_METHODS):
+            continue
+        return False
+    return True
 
 
 def _draws_keys(value: ast.AST, values: LoopValues) -> bool:

@@ -6,6 +6,9 @@ infinite on part of its domain (`log`, `log1p`, `log2`, `log10`, `sqrt`, `rsqrt`
 `jnp.where(x > 0, jnp.log(x), 0.0)`. An operand already guarded (`jnp.log(jnp.where(...))`,
 `jnp.maximum`, `jnp.clip`) or a constant denominator (a literal, or a parameter with a non-zero
 numeric default that the function never rebinds, such as Huber's `beta=1.0`) is not flagged.
+Neither is an operand with no path to what is differentiated: in a local function used only as
+`value_and_grad(f, argnums=0)`, a divide by a value computed from the other arguments alone
+(a library's public function is not exempt: its users may differentiate it with respect to anything).
 
 ## Why is this bad?
 `jnp.where` computes both arms everywhere and selects afterwards. The forward value is fine, but
@@ -44,7 +47,9 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
+from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name
+from jaxlint.semantic.jaxapi import DIFFERENTIATING
 from jaxlint.semantic.model import FUNCTION_NODES
 
 # Operation -> (index of the operand that must stay in the domain, the harmless value).
@@ -81,6 +86,8 @@ class NanUnsafeWhere(Rule):
             for operation, operand, safe in _unsafe_operations(node.args[arm_index], context):
                 operand_names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name)}
                 if not (operand_names & tested) or _cutoff_not_guard(condition, arm_index == 1, operand_names):
+                    continue
+                if not _may_carry_gradient(operand, context):
                     continue
                 found.append(operation)
                 edits.append((operand, safe, arm_index == 1))
@@ -148,6 +155,73 @@ def _differentiated(context, node) -> bool:
             return True
         scope = scope.parent
     return False
+
+
+def _may_carry_gradient(operand: ast.AST, context) -> bool:
+    """Whether the operand may depend on what the derivative is taken with respect to. In
+    `value_and_grad(f, argnums=0)` with `def f(c, s31)`, `1 / s31` has no path to `c`: its NaN
+    cotangent is never accumulated into any gradient. Known only for a function a `grad`-like
+    transform differentiates directly (not as a helper of differentiated code), and only for a local
+    function used nowhere else: a library's public function may be differentiated by its users with
+    respect to anything."""
+    scope = context.scope(operand)
+    if scope is None or not scope.differentiated or scope.differentiated_wrt is None:
+        return True
+    if not _local_and_only_differentiated(scope, context):
+        return True
+    carrying = _names_carrying_gradient(scope)
+    for name in ast.walk(operand):
+        if not isinstance(name, ast.Name):
+            continue
+        owner = owning_scope(context.model, name.id, scope)
+        if owner is None:
+            continue  # a builtin
+        if owner is scope:
+            if name.id in carrying:
+                return True
+            continue
+        # A free name is a constant of this derivative unless its own function is differentiated too.
+        while owner is not None:
+            if owner.differentiated:
+                return True
+            owner = owner.parent
+    return False
+
+
+def _local_and_only_differentiated(scope, context) -> bool:
+    """`def f(c, s31): ...` inside a function, and every use of `f` there is `grad(f, ...)`-like."""
+    parent = scope.parent
+    if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or parent is None or not parent.is_function:
+        return False
+    name = scope.node.name
+    uses = differentiated = 0
+    for node in ast.walk(parent.node):
+        if isinstance(node, ast.Name) and node.id == name:
+            uses += 1
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            if context.qualified_name(node.func) in DIFFERENTIATING:
+                differentiated += 1
+    return uses == differentiated
+
+
+def _names_carrying_gradient(scope) -> set[str]:
+    """The function's names whose value may depend on the differentiated parameters: those, and
+    every local assigned (or looped over) from one of them; `self` and local functions count too."""
+    carrying = set(scope.differentiated_wrt) | set(scope.defs)
+    if scope.has_self:
+        carrying.add("self")
+    sources = [*scope.bindings, *scope.loops]
+    changed = True
+    while changed:
+        changed = False
+        for target, value in sources:
+            targets = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} - carrying
+            if not targets:
+                continue
+            if value is None or any(isinstance(n, ast.Name) and n.id in carrying for n in ast.walk(value)):
+                carrying |= targets
+                changed = True
+    return carrying
 
 
 def _unsafe_operations(arm: ast.AST, context):

@@ -108,6 +108,10 @@ class Scope:
     # Keywords that every traced entry binds with functools.partial (None: no traced entry yet).
     bound_when_traced: set[str] | None = None
     differentiated: bool = False
+    # The parameters the differentiating transforms applied to this function differentiate with
+    # respect to (`value_and_grad(f, argnums=0)`: the first); None when that is not known, or when
+    # the function is differentiated as a helper of differentiated code (any parameter may be).
+    differentiated_wrt: set[str] | None = field(default_factory=set)
     levels: dict[str, int] = field(default_factory=dict)
     # Where the tracing comes from, to tell abstract tracing (jit, vmap, lax bodies: values unknown)
     # from autodiff alone (`jax.grad(f)(x)` outside jit: values concrete, Python control flow works).
@@ -775,12 +779,29 @@ class SemanticModel:
         if use.qualified in jaxapi.DIFFERENTIATING:
             scope.differentiated = True
         visible = scope.params[bound:]
+        if use.qualified in jaxapi.DIFFERENTIATING:
+            self._add_differentiated_wrt(scope, use, visible, bound_keywords)
         declared_static = self._static_by_own_jit(scope)
         for name, level in self._traced_parameters(scope, use, visible, bound_keywords).items():
             if name in declared_static:
                 continue  # whatever wraps it, its own `jit` keeps it static (a tracer there fails at the call)
             if level > scope.traced_params.get(name, NONE):
                 scope.traced_params[name] = level
+
+    def _add_differentiated_wrt(self, scope: Scope, use: TransformUse, visible: list[str], bound_keywords: set[str]) -> None:
+        if scope.differentiated_wrt is None:
+            return
+        candidates = [name for name in visible if name not in bound_keywords]
+        numbers: tuple | None = None
+        if use.qualified in jaxapi.FILTERED_GRAD:
+            numbers = (0,)
+        elif use.qualified in jaxapi.GRAD_LIKE:
+            argnums = use.options.get("argnums") or (use.positional_options[0] if use.positional_options else None)
+            numbers = (0,) if argnums is None else literal_tuple(argnums)
+        if numbers is None or not all(isinstance(n, int) and 0 <= n < len(candidates) for n in numbers):
+            scope.differentiated_wrt = None  # `vjp`/`linearize` (every primal), or argnums not known
+            return
+        scope.differentiated_wrt.update(candidates[n] for n in numbers)
 
     def _static_by_own_jit(self, scope: Scope) -> frozenset[str]:
         """Parameters the function's own jit decorator declares static (`@partial(jax.jit,
@@ -1341,6 +1362,8 @@ class SemanticModel:
         if differentiated and not callee.differentiated:
             callee.differentiated = True
             changed = True
+        if differentiated:
+            callee.differentiated_wrt = None
         if level > callee.traced_params.get(name, NONE):
             callee.traced_params[name] = level
             changed = True
