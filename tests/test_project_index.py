@@ -26,7 +26,7 @@ def _findings(path: Path):
     return result
 
 
-@pytest.mark.parametrize("name", ["train.py", "scripts/local_names.py", "scripts/no_jax_spelled.py"])
+@pytest.mark.parametrize("name", ["train.py", "study.py", "scripts/local_names.py", "scripts/no_jax_spelled.py"])
 def test_project_fixture_findings_match_markers(name):
     path = PROJECT / name
     expected = expected_findings(path.read_text())

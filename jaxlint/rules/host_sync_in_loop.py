@@ -19,7 +19,8 @@ for every compiled call dispatched before the one that made it (the device runs 
 such a read happens every iteration and the loop does no other host work (only compiled calls, array
 operations such as `np.random.choice(n, p=np.array(probs))`, builtins and list bookkeeping: a tree
 search's rollout), no read in it is reported: each waits only for what the next one waits for. Values computed
-before the loop, epoch loops (the step runs in an inner loop or a helper, or the loop names an
+before the loop, epoch loops (the step runs in an inner loop or a helper, also a function of another project
+module whose loop calls compiled steps: a whole sampling run per iteration; or the loop names an
 epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
 `block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
 `y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
@@ -192,6 +193,8 @@ class HostSyncInLoop(Rule):
                 fix=host_sync_fix.fix_for(node, node, context),
             )
             return
+        if (found or stops or tested is not None) and _calls_project_run(values, context):
+            return  # an iteration is a whole run of device steps in another module: an epoch loop
         if found and needed_on_host and not stops and _only_dispatch_besides_reads(values, context):
             # Host code needs a device result every iteration (`p = np.array(softmax(logits))` for
             # `np.random.choice`), and the loop does no other host work: that read waits for all the
@@ -491,6 +494,21 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)
     return runs_epoch_on_device(loop, model)
+
+
+def _calls_project_run(values: LoopValues, context) -> bool:
+    """An iteration calls, unconditionally, a function of another project module that loops over
+    compiled steps itself (`results = vmc_sampling(params, key, nsteps=500)`). Asked only of loops
+    with something to report: it may read the other module's source."""
+    project = context.model.project
+    if project is None:
+        return False
+    for node in values.body:
+        if isinstance(node, ast.Call) and not _conditional(node, values.loop):
+            qualified = context.qualified_name(node.func)
+            if qualified and "." in qualified and project.runs_device_loop(qualified):
+                return True
+    return False
 
 
 def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:

@@ -477,6 +477,21 @@ class ProjectView:
         found = self.resolve(qualified)
         return found[0].classes.get(found[1]) if found else None
 
+    def runs_device_loop(self, qualified: str) -> bool:
+        """Whether the project function `qualified` (`qmc.mc.vmc_simple_improved`) loops over calls
+        into compiled code: one call of it is a whole run of device steps. Read from the defining
+        module's source when first asked, which is rare (a loop that would otherwise be reported)."""
+        for _ in range(_MAX_REEXPORT_DEPTH):
+            module_name, _, name = qualified.rpartition(".")
+            summary = self.module(module_name) if module_name else None  # (records the dependency)
+            if summary is None:
+                return False
+            if name not in summary.reexports:
+                key = ("device-loop", self._search_key, summary.path, summary.digest, name)
+                return run_memo.answer(key, _runs_device_loop, Path(summary.path), name, self)
+            qualified = summary.reexports[name]
+        return False
+
     def constant(self, qualified: str):
         from jaxlint.semantic.constants import UNKNOWN
 
@@ -484,6 +499,64 @@ class ProjectView:
         if found is None:
             return UNKNOWN
         return found[0].constants.get(found[1], UNKNOWN)
+
+
+def _runs_device_loop(path: Path, name: str, view: ProjectView) -> bool:
+    """The top-level function `name` of `path` has a loop that calls a compiled function: one of its
+    module (`@jax.jit`, `step = jax.jit(...)`), one a project module exports, or a function of its
+    module that calls one of those (`mc_step(...)` around a jitted update)."""
+    from jaxlint.semantic import jaxapi
+
+    try:
+        tree = ast.parse(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    light = _ImportsOnly(ImportMapFor(imports, tree))
+    defs: dict[str, ast.AST] = {}
+    compiled: set[str] = set()
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[statement.name] = statement
+            if any((use := light.decorator_transform(d)) is not None and use.qualified in jaxapi.COMPILING for d in statement.decorator_list):
+                compiled.add(statement.name)
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and light.transform_of(statement.value.func) in jaxapi.COMPILING:
+            compiled.update(_stored(statement.targets[0]))
+    target = defs.get(name)
+    if target is None:
+        return False
+
+    def calls_compiled(call: ast.Call) -> bool:
+        if not isinstance(call.func, ast.Name):
+            return False
+        if call.func.id in compiled:
+            return True
+        qualified = light.qualified_name(call.func)
+        function = view.function(qualified) if qualified and qualified != call.func.id else None
+        return function is not None and function.transform in jaxapi.COMPILING
+
+    def calls(node: ast.AST):
+        stack = list(child_nodes(node))
+        while stack:
+            child = stack.pop()
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(child, ast.Call):
+                yield child
+            stack.extend(child_nodes(child))
+
+    helpers_calling_compiled: dict[str, bool] = {}
+    for loop in [node for node in ast.walk(target) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]:
+        for call in calls(loop):
+            if calls_compiled(call):
+                return True
+            helper = call.func.id if isinstance(call.func, ast.Name) else None
+            if helper in defs and helper != name:
+                if helper not in helpers_calling_compiled:
+                    helpers_calling_compiled[helper] = any(calls_compiled(inner) for inner in calls(defs[helper]))
+                if helpers_calling_compiled[helper]:
+                    return True
+    return False
 
 
 # Top-level names that are never the project's own modules: asking the file system is wasted.
