@@ -47,6 +47,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `randint(k, ...) * (kind == 1)`): at most one survives.
 - `apply(..., rngs={...})` with a literal evaluation flag in the same call (`train=False`,
   `is_train=False`, `deterministic=True`, `enable_dropout=False`): no dropout draws from the key.
+  Likewise keys split from a reused key but handed only to such calls, directly or through a local
+  function (or its `jit`/`pmap`) that passes them on only so (an evaluation step with dropout off).
 - `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
   arguments, or input dicts with disjoint keys (`{"features": v}` and `{"text": t}`). Flax folds the
   submodule path into the key, so their draws differ; the same method twice is flagged.

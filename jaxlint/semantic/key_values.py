@@ -281,7 +281,10 @@ def _target_names(target: ast.AST) -> Iterator[str]:
 
 # Calls with no effect beyond their result: a draw, a model's `init`/`apply`, an env's `reset`/`step`, array math.
 _PURE_METHODS = frozenset({"init", "init_with_output", "apply", "reset", "step", "sample"})
-_PURE_PREFIXES = ("jax.random.", "jax.numpy.", "jax.nn.", "numpy.", "jax.lax.")
+_PURE_PREFIXES = (
+    "jax.random.", "jax.numpy.", "jax.nn.", "numpy.", "jax.lax.",
+    "builtins.len", "builtins.int", "builtins.float", "builtins.min", "builtins.max", "builtins.abs", "builtins.tuple",
+)
 
 
 def pure_call(call: ast.Call, context) -> bool:
@@ -322,15 +325,61 @@ def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[i
                 return True  # stored into an object: it outlives the function
         names.extend(_target_names(target))
     declared, closure_reads = _function_facts(function)
+    holds_keys = _produces_key(statement.value, context)
     for name in names:
         if name.startswith("_"):
             continue
         if name in declared or name in closure_reads:
             return True  # global/nonlocal, or read by a nested function when it is called: say read
         for reader in _readers_after(statement, name, function):
+            if holds_keys and _reads_only_as_unused_key(reader, name, context):
+                continue
             if _statement_live(reader, function, context, seen):
                 return True
     return False
+
+
+def _reads_only_as_unused_key(statement: ast.stmt, name: str, context) -> bool:
+    """`costs = eval_step(state, keys, batch)` where `eval_step` hands its key only to
+    `apply(..., deterministic=True)`: every read of `name` in the statement is a key argument that
+    draws nothing (an evaluation path, dropout off), so what the key holds does not matter there."""
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)):
+        return False
+    reads = [n for n in walk(statement) if n.__class__ is ast.Name and n.id == name and n.ctx.__class__ is ast.Load]
+    return bool(reads) and all(_unused_key_argument(read, context) for read in reads)
+
+
+def _unused_key_argument(argument: ast.Name, context, depth: int = 0) -> bool:
+    """The name is passed straight to a call that draws nothing from it: a call with a literal
+    evaluation flag, or a local function (or its jitted or pmapped form) whose parameter is only
+    passed on to such calls."""
+    call = parent_of(argument)
+    if not isinstance(call, ast.Call) or argument is call.func:
+        return False
+    if _deterministic_call(call):
+        return True
+    if depth >= 2:
+        return False
+    model = context.model
+    binding = model.jit_binding_for_call(call)
+    if binding is not None:
+        callee, bound = binding.function, binding.bound_positional
+    else:
+        resolved = model.resolve_function(call.func, model.scope_for(call))
+        callee, bound = (resolved[0], resolved[1]) if resolved is not None else (None, 0)
+    if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if argument in call.args:
+        position = call.args.index(argument) + bound
+        if any(isinstance(a, ast.Starred) for a in call.args[: call.args.index(argument) + 1]) or position >= len(callee.params):
+            return False
+        parameter = callee.params[position]
+    else:
+        parameter = next((k.arg for k in call.keywords if k.value is argument), None)
+        if parameter is None or parameter not in callee.param_nodes:
+            return False
+    uses = [n for n in walk(callee.node) if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load]
+    return all(_unused_key_argument(use, context, depth + 1) for use in uses)
 
 
 _FACTS = "_jaxlint_key_facts"
