@@ -35,6 +35,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
   splits it in call order, environments split it per step), so whether the bits coincide is more
   than the source shows. The same method of the same object twice (`model.apply(..., rngs=...)`
   with two inputs, or in a loop) repeats its draws and is flagged.
+- A key a loop rebinds at the top of every iteration (`key, sub = split(key)`), used again after the
+  loop: only the path that skips the loop entirely (zero iterations) would reuse it.
 - A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
   any read, or one read only by statements that are themselves dead this way (a smoke test that
   resets an env, inits a policy and steps once, discarding the step).
@@ -361,8 +363,16 @@ class _Flow:
                 self.across_iterations = True  # where to split depends on what the loop carries: no fix
                 self.iteration(node, second)
                 self.across_iterations = False
-        # After the loop: the body may have run zero or more times.
+        # After the loop: the body may have run zero or more times. A key the body rebinds on every
+        # iteration (`key, sub = split(key)`) is taken from the path that ran it: a loop written to
+        # split per iteration is not meant to run zero times (`range(num_codes)` with 0 codes).
         after = _merge(dict(entry), first)
+        if first is not None and after is not None:
+            for name in _rebound_every_iteration(node):
+                if name in first:
+                    after[name] = first[name]
+                else:
+                    after.pop(name, None)
         if node.orelse:
             after = self.block(node.orelse, after if after is not None else dict(entry))
         return after if after is not None else dict(entry)
@@ -817,6 +827,21 @@ def _assigned_in(loop) -> set[str]:
             if kind is ast.Name and child.ctx.__class__ is not ast.Load:
                 names.add(child.id)
             stack.append(child)
+    return names
+
+
+def _rebound_every_iteration(loop) -> set[str]:
+    """Names a plain assignment at the top of the loop body binds, before any statement that could
+    skip the rest of the iteration (`if ...: continue`) or leave the loop."""
+    names: set[str] = set()
+    for statement in loop.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names.update(name for target in targets for name in _names(target))
+        elif isinstance(statement, (ast.Expr, ast.AugAssign, ast.Pass)):
+            continue
+        else:
+            break
     return names
 
 
