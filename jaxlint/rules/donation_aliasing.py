@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import dotted_name, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
@@ -40,7 +41,7 @@ def unsafe_to_donate(key: str, statement: ast.stmt, scope, context) -> bool:
     """Whether donating `key` (an argument rebound by `statement`) could delete a live value."""
     name = key.split(".", 1)[0]
     if "." in key:
-        return _escapes(key, statement, scope)
+        return _escapes(key, statement, scope) or _attribute_view_read_after(key, statement, scope, context)
     for target, value in _bindings_of(name, scope):
         if target is None:
             continue
@@ -70,6 +71,47 @@ def unsafe_to_donate(key: str, statement: ast.stmt, scope, context) -> bool:
             if name in _view_roots(element_value, context) and read_after(other, statement):
                 return True
     return False
+
+
+def _attribute_view_read_after(key: str, statement: ast.stmt, scope, context) -> bool:
+    """`self.params = self.get_params(self.opt_state)` before `self.opt_state = update(self.opt_state)`,
+    with `self.params` read after it: the view would hold the donated, deleted buffers."""
+    for target, value in scope.bindings:
+        if value is None or isinstance(value, ast.AugAssign):
+            continue
+        for element, element_value in _pairs(target, value):
+            other = dotted_name(element)
+            if other is None or other == key or element_value is None or _contains(statement, element):
+                continue
+            if key in _viewed_attributes(element_value, context) and _attribute_read(other, statement, scope):
+                return True
+    return False
+
+
+def _attribute_read(attribute: str, statement: ast.stmt, scope) -> bool:
+    """Whether `attribute` (`self.params`) may be read after `statement` before it is bound again:
+    later in the function, or, in a loop, earlier in the body on the next iteration. (A view
+    refreshed right after the update, `model.params = get_params(model.opt_state)`, is not.)"""
+    start = _position(statement)
+    reads: list[tuple[int, int]] = []
+    binds: list[tuple[int, int]] = []
+    for node in walk_same_scope(scope.node):
+        if isinstance(node, ast.Attribute) and dotted_name(node) == attribute:
+            (reads if isinstance(node.ctx, ast.Load) else binds).append(_position(node))
+    later_binds = [p for p in binds if p > start]
+    first_bind = min(later_binds) if later_binds else None
+    if any(p > start and (first_bind is None or p < first_bind) for p in reads):
+        return True
+    if first_bind is not None:
+        return False
+    loops = list(_enclosing_loops(statement, scope.node))
+    if not loops:
+        return False
+    top = _position(loops[-1])
+    # Next iteration: reads in the loop before the update, unless a binding comes before them.
+    earlier_binds = [p for p in binds if top <= p < start]
+    first_earlier = min(earlier_binds) if earlier_binds else None
+    return any(top <= p < start and (first_earlier is None or p < first_earlier) for p in reads)
 
 
 # ----- bindings ---------------------------------------------------------------------------------
@@ -140,6 +182,59 @@ def _view_roots(value, context) -> set[str]:
         if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and value.args:
             # The first argument is the viewed value; the rest are filters and keys (`nnx.split(m, nnx.Param)`).
             return _view_roots(value.args[0], context)
+        if _shallow_copy(value, context):
+            return _view_roots(value.func.value, context)
+    return set()
+
+
+def _shallow_copy(call: ast.Call, context) -> bool:
+    """`params = net_params.copy()` on a list or dict of arrays: a new container around the same
+    arrays. An array's own `.copy()` makes a new buffer: a receiver known to be an array (a device
+    value, or bound from `jnp`/`np` calls, `.at[...]` updates, arithmetic) is not a view."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "copy" and not call.args and not call.keywords):
+        return False
+    if not isinstance(func.value, ast.Name):
+        return False
+    scope = context.scope(call)
+    if scope is None or context.model.device_kind(func.value, scope) == "device":
+        return False
+    found = bound_values(context.model, func.value.id, scope)
+    return not (found and any(_array_expression(value, context) for value in found[1]))
+
+
+_ARRAY_NAMESPACES = ("jax.numpy.", "numpy.", "jax.random.", "jax.lax.", "jax.nn.")
+
+
+def _array_expression(value: ast.AST, context) -> bool:
+    if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(value, ast.Call):
+        if (context.qualified_name(value.func) or "").startswith(_ARRAY_NAMESPACES):
+            return True
+        func = value.func
+        # `x.at[idx].set(v)`, and an array's own methods (`x.astype(...)`, `x.reshape(...)`).
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Attribute) and func.value.value.attr == "at":
+            return True
+        return isinstance(func, ast.Attribute) and func.attr in ("astype", "reshape", "transpose", "copy")
+    return False
+
+
+def _viewed_attributes(value, context) -> set[str]:
+    """Dotted names whose buffers `value` may share, for attribute keys: `self.get_params(self.opt_state)`
+    views `self.opt_state`."""
+    if isinstance(value, _Unpacked):
+        value = value.value
+    name = dotted_name(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+    if name is not None:
+        return {name}
+    if isinstance(value, ast.Call):
+        qualified = context.qualified_name(value.func)
+        callee = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", None)
+        if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and value.args:
+            return _viewed_attributes(value.args[0], context)
+        if _shallow_copy(value, context):
+            return _viewed_attributes(value.func.value, context)
     return set()
 
 

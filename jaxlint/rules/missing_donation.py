@@ -43,6 +43,11 @@ the same buffer twice") or delete a live value:
   (`eval_state = eval_state.replace(params=state.params)` then `evaluate(eval_state)`). A part read
   into a local (`params = state.params`), indexing an array (`params[-1]` copies) and values
   computed from it (`tree_map(lambda e, p: 0.9 * e + p, ema, params)`) are not kept;
+- it is a shallow copy of a container another name still reads (`params = net_params.copy()` in a
+  loop over tasks: a list's or dict's copy holds the same arrays; an array's own `.copy()` is a new
+  buffer and stays flagged), or another attribute views it and is read after the update before it
+  is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
+  self.opt_state, ...)` and `evaluate(self.params)` after it);
 - it is built around another value the same call passes (`optimizer = Adam(lr).create(variables
   ["params"])` with `step(variables, optimizer, batch)`) or around arrays the object keeps
   (`self.state = TrainState.create(params=self.model_params)` with `self.model_params` from

@@ -45,7 +45,7 @@ from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import parent_of
-from jaxlint.semantic.training_loops import bound_value_called_repeatedly, runs_repeatedly
+from jaxlint.semantic.training_loops import bound_value_called_repeatedly, function_called_in_loop, in_loop, runs_training_loop
 
 
 class VmapOfJit(Rule):
@@ -91,7 +91,12 @@ class VmapOfJit(Rule):
 def _built_or_called_repeatedly(vmapped: ast.Call, model) -> bool:
     """The `vmap(jit(f))` is built in a loop or in a function called in one, or the callable it makes is
     called there (`batched = vmap(jit(f))` at module level, `batched(x)` in the training loop)."""
-    if runs_repeatedly(vmapped, model):
+    if in_loop(vmapped):
+        return True
+    scope = model.scope_for(vmapped)
+    if function_called_in_loop(scope, model) and not runs_training_loop(scope, model):
+        # (A function that runs a whole training or benchmark run per call, called once per
+        # configuration, builds its `vmap` once per run: nothing repeats that matters.)
         return True
     parent = parent_of(vmapped)
     if isinstance(parent, ast.Call) and parent.func is vmapped:

@@ -205,8 +205,11 @@ def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
 def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
     """A call of a local helper whose body has a loop that calls jitted code (`train_one_epoch(...)`)."""
     helper = _helper_scope(call, model)
-    if helper is None:
-        return False
+    return helper is not None and runs_training_loop(helper, model)
+
+
+def runs_training_loop(helper: Scope, model: SemanticModel) -> bool:
+    """The function's own body has a loop that calls jitted code: one call of it is a whole run."""
     cache = _training_loop_cache.setdefault(model, {})
     if id(helper.node) not in cache:
         cache[id(helper.node)] = any(
