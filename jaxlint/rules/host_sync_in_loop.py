@@ -10,7 +10,7 @@ accumulator `total += loss` read in the loop, and objects an `nnx.jit` call muta
 (`metrics.compute()` after `train_step(model, metrics, batch)`). One finding per statement.
 
 Not flagged: syncs gated by a condition that changes between iterations (`if step % 100 == 0:`,
-`if done:`) or in an `except` handler (a fallback for when the `try` body failed), values already on the host, values a host consumer needs every step
+`if done:`; `if epoch % 1 == 0:` holds every time and is no gate) or in an `except` handler (a fallback for when the `try` body failed), values already on the host, values a host consumer needs every step
 (`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), and other reads of
 such a value in the same iteration (`if token == eos: break` beside `yield tokenizer.decode(token)`,
 a tokenizer reading token ids on the host, a stopping test `if converged(float(g_norm)): break`, a

@@ -99,6 +99,8 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     """Whether a host condition can change from one iteration to the next: it reads something the loop
     rebinds (`step % N == 0`, `state.step % N`), an object the loop hands to calls or calls methods on,
     or calls anything but a known constant (`jax.process_index()`). Config flags are not loop-varying."""
+    if _every_time(test):
+        return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
     touched = _touched_objects(loop) - set(model.imports.aliases)
     for node in ast.walk(test):
@@ -119,6 +121,16 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
             if any(prefix in assigned for prefix in _prefixes(name)):
                 return True
     return False
+
+
+def _every_time(test: ast.expr) -> bool:
+    """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source)."""
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
+        and isinstance(test.left.right, ast.Constant) and test.left.right.value == 1
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0
+    )
 
 
 def _prefixes(name: str) -> Iterator[str]:
