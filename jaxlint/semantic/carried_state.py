@@ -162,14 +162,26 @@ def captured_by_closure(name: str, scope) -> bool:
     if "." in name:
         return False
     for child in scope.children:
+        if name in child.local_names:
+            continue  # its own `name` (a parameter or local) shadows the outer one
         node = child.node
-        body = [node.body] if isinstance(node, ast.Lambda) else node.body
-        for statement in body:
-            for inner in ast.walk(statement):
-                if isinstance(inner, ast.Name) and inner.id == name and isinstance(inner.ctx, ast.Load):
-                    if name not in child.local_names:
-                        return True
+        stack = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+        while stack:
+            inner = stack.pop()
+            if isinstance(inner, ast.Name) and inner.id == name and isinstance(inner.ctx, ast.Load):
+                return True
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and name in _parameter_names(inner):
+                stack.extend(getattr(inner, "decorator_list", ()))  # a deeper function's own parameter
+                continue
+            stack.extend(ast.iter_child_nodes(inner))
     return False
+
+
+def _parameter_names(function: ast.AST) -> set[str]:
+    arguments = function.args
+    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    return names
 
 
 def other_call_keeps_value(binding, call: ast.Call, position: int | None, keyword: str | None, model) -> bool:
