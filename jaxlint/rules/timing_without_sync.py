@@ -3,7 +3,8 @@ Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `pe
 `monotonic`, `timeit.default_timer`), around JAX work (a jitted call or a `jnp`/`lax`/`jax.random`
 operation) when nothing between the two stamps waits for the result. The finding is on the end
 stamp (`t1 = time.time()` or the `time.time()` of `time.time() - t0`) and names the jitted call
-timed, not an incidental eager operation after it.
+timed, not an incidental eager operation after it. The difference may be read under a branch or a
+`with` after the stamps (`if i % 100 == 0: print(t1 - t0)`): every interval it reports is dispatch.
 
 Not flagged: intervals that block (`.block_until_ready()`, `jax.block_until_ready`), read a result on
 the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint does
@@ -50,6 +51,7 @@ import ast
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.model import parent_of
 
 TIMERS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
@@ -104,17 +106,21 @@ class TimingWithoutSync(Rule):
             return flow.enclosing_statement(expression)
         if not isinstance(expression, ast.Name):
             return None
-        anchor_statement = flow.enclosing_statement(anchor)
-        located = flow.statement_list(anchor_statement) if anchor_statement is not None else None
-        if located is None:
-            return None
-        block, index = located
-        # The closest `name = timer()` before the anchor in the same block, with no other binding between.
-        for statement in reversed(block[:index]):
-            if _is_stamp(statement, expression.id, context):
-                return statement
-            if expression.id in flow.assigned_in(statement):
+        current = flow.enclosing_statement(anchor)
+        while current is not None:
+            located = flow.statement_list(current)
+            if located is None:
                 return None
+            block, index = located
+            # The closest `name = timer()` before the anchor in the same block, with no other binding between.
+            for statement in reversed(block[:index]):
+                if _is_stamp(statement, expression.id, context):
+                    return statement
+                if expression.id in flow.assigned_in(statement):
+                    return None
+            # Read under a branch (`if i % N == 0: print(t1 - t0)`): the stamps are before the `if`.
+            parent = parent_of(current)
+            current = parent if isinstance(parent, (ast.If, ast.With)) else None
         return None
 
 
