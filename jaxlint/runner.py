@@ -71,33 +71,16 @@ def lint_file(path: Path, settings: Settings, rules: Sequence, profile: bool = F
     return result
 
 
-# Worker state for process pools: set once per process by the initializer.
-_worker_settings: Settings | None = None
-_worker_rules: Sequence = ()
-_worker_profile = False
-
-
-def _initialize_worker(settings: Settings, codes: list[str], profile: bool = False, summaries: str | None = None) -> None:
+def _start_helper(settings: Settings, codes: list[str], profile: bool, summaries: str) -> Callable[[str], FileResult]:
+    """Set up a helper process of a run (processes.py) and return what it does with each path."""
     from jaxlint.rules import RULES_BY_CODE
     from jaxlint.semantic import run_memo, shared_summaries
 
-    global _worker_settings, _worker_rules, _worker_profile
     tune_garbage_collector()
     shared_summaries.use_directory(summaries)
     run_memo.start()  # the process ends with the run
-    _worker_settings = settings
-    _worker_rules = [RULES_BY_CODE[code] for code in codes]
-    _worker_profile = profile
-
-
-def _lint_in_worker(path: str) -> FileResult:
-    assert _worker_settings is not None
-    return lint_file(Path(path), _worker_settings, _worker_rules, _worker_profile)
-
-
-def _lint_numbered_in_worker(numbered: tuple[int, str]) -> tuple[int, FileResult]:
-    index, path = numbered
-    return index, _lint_in_worker(path)
+    rules = [RULES_BY_CODE[code] for code in codes]
+    return lambda path: lint_file(Path(path), settings, rules, profile)
 
 
 def _largest_first(files: Sequence[Path]) -> list[int]:
@@ -189,23 +172,27 @@ def _lint_uncached(
                 if on_file is not None:
                     on_file()
         return results
-    import multiprocessing
+    from jaxlint.processes import run_in_processes
+    from jaxlint.semantic import run_memo, shared_summaries
 
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    # Small chunks keep every worker busy to the end: with 32 files a chunk, one worker sat idle
-    # for the last ~0.15 s of a 5 s run on the benchmark corpus; a message per 4 files costs nothing.
-    chunk = max(1, min(4, len(files) // (jobs * 8) or 1))
     order = _largest_first(files)
+    paths = [str(files[index]) for index in order]
     results: list[FileResult | None] = [None] * len(files)
-    # The workers share the summaries of imported modules they build (semantic/shared_summaries.py).
+
+    def on_result(position: int, file_result: FileResult) -> None:
+        results[order[position]] = file_result
+        if on_file is not None:
+            on_file()
+
+    # The processes share the summaries of imported modules they build (semantic/shared_summaries.py).
     with tempfile.TemporaryDirectory(prefix="jaxlint-summaries-") as summaries:
-        initargs = (settings, [rule.code for rule in rules], profile, summaries)
-        with context.Pool(jobs, initializer=_initialize_worker, initargs=initargs) as pool:
-            numbered = [(index, str(files[index])) for index in order]
-            for index, file_result in pool.imap_unordered(_lint_numbered_in_worker, numbered, chunksize=chunk):
-                results[index] = file_result
-                if on_file is not None:
-                    on_file()
+        helper_arguments = (settings, [rule.code for rule in rules], profile, summaries)
+        shared_summaries.use_directory(summaries)
+        try:
+            with run_memo.remembering():
+                run_in_processes(paths, jobs, lambda path: lint_file(Path(path), settings, rules, profile), on_result, _start_helper, helper_arguments)
+        finally:
+            shared_summaries.use_directory(None)
     return results  # type: ignore[return-value]
 
 
