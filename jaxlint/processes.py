@@ -6,7 +6,8 @@ check of the benchmark corpus (1,640 files, two workers), CPU taken from the wor
 machine, while the main process itself analysed nothing. Here the calling process works too and
 `jobs - 1` helper processes (forked where the platform can) take the rest. Every process takes the
 next item from one shared counter, so they all finish together; there are no threads, and each
-result crosses a pipe once.
+result crosses a pipe once. A process may also `claim` an item no process has taken yet, to work
+it right after its current one (runner.py: a module it has just parsed for another's imports).
 """
 
 from __future__ import annotations
@@ -19,6 +20,33 @@ from typing import Any, Callable, Sequence
 
 # What a helper sends instead of a result when its work raised: the formatted traceback.
 _FAILED = -1
+
+
+class _Share:
+    """This process's view of a run: the shared counter and claim flags, and the items it claimed."""
+
+    def __init__(self, next_index, claimed, count: int) -> None:
+        self.next_index = next_index  # items below it are taken (or were claimed)
+        self.claimed = claimed  # one flag per item, guarded by next_index's lock
+        self.count = count
+        self.mine: list[int] = []  # claimed here, not worked yet
+
+
+_share: _Share | None = None  # set while this process works items of a run
+
+
+def claim(index: int) -> bool:
+    """Take item `index` for this process ahead of its turn: it is worked right after the current
+    item. False when a process has taken it already, or no run is going on here."""
+    share = _share
+    if share is None or not 0 <= index < share.count:
+        return False
+    with share.next_index.get_lock():
+        if index < share.next_index.value or share.claimed[index]:
+            return False
+        share.claimed[index] = 1
+    share.mine.append(index)
+    return True
 
 
 def run_in_processes(
@@ -35,20 +63,23 @@ def run_in_processes(
 
     `start_helper` must be a module-level function (a spawned helper imports it) and its arguments
     picklable. Results come in the order the work is done."""
+    global _share
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     next_index = context.Value("q", 0)
+    claimed = context.Array("b", len(items), lock=False)
     helpers = []
     connections: list[Connection] = []
     try:
         for _ in range(jobs - 1):
             receiver, sender = context.Pipe(duplex=False)
-            helper = context.Process(target=_helper, args=(items, next_index, start_helper, helper_arguments, sender), daemon=True)
+            helper = context.Process(target=_helper, args=(items, next_index, claimed, start_helper, helper_arguments, sender), daemon=True)
             helper.start()
             sender.close()  # only the helper writes: its exit then ends the pipe here
             helpers.append(helper)
             connections.append(receiver)
         done = 0
-        while (index := _take(next_index, len(items))) is not None:
+        _share = _Share(next_index, claimed, len(items))
+        while (index := _next(_share)) is not None:
             on_result(index, work(items[index]))
             done += 1
             # Read what the helpers finished meanwhile, so a full pipe never holds one up.
@@ -59,19 +90,26 @@ def run_in_processes(
             codes = ", ".join(str(helper.exitcode) for helper in helpers)
             raise RuntimeError(f"a worker process ended before returning its results (exit codes {codes})")
     finally:
+        _share = None
         for helper in helpers:
             if helper.is_alive():
                 helper.terminate()
             helper.join()
 
 
-def _take(next_index, count: int) -> int | None:
-    """The index of the next item no process has taken, or None when all are taken."""
-    with next_index.get_lock():
-        index = next_index.value
-        if index >= count:
+def _next(share: _Share) -> int | None:
+    """The item this process works next: one it claimed, else the next one no process has taken;
+    None when all are taken."""
+    if share.mine:
+        return share.mine.pop(0)
+    with share.next_index.get_lock():
+        index = share.next_index.value
+        while index < share.count and share.claimed[index]:
+            index += 1
+        if index >= share.count:
+            share.next_index.value = index
             return None
-        next_index.value = index + 1
+        share.next_index.value = index + 1
     return index
 
 
@@ -93,10 +131,12 @@ def _receive(connections: list[Connection], on_result: Callable[[int, Any], None
     return received
 
 
-def _helper(items, next_index, start_helper, helper_arguments, sender: Connection) -> None:
+def _helper(items, next_index, claimed, start_helper, helper_arguments, sender: Connection) -> None:
+    global _share
     try:
         work = start_helper(*helper_arguments)
-        while (index := _take(next_index, len(items))) is not None:
+        _share = _Share(next_index, claimed, len(items))
+        while (index := _next(_share)) is not None:
             sender.send((index, work(items[index])))
     except BaseException:
         sender.send((_FAILED, traceback.format_exc()))

@@ -45,3 +45,32 @@ def test_a_failing_helper_stops_the_run_with_its_traceback():
     with pytest.raises(RuntimeError, match="cannot take"):
         # The calling process is slowed so that the helper surely takes items.
         run_in_processes(list(range(50)), 2, lambda item: (__import__("time").sleep(0.01), item)[1], lambda index, result: None, _start_failing)
+
+
+def _claim_the_last(item: int) -> tuple[int, int]:
+    from jaxlint import processes
+
+    if item == 0:
+        assert processes.claim(99)  # nobody has taken the last item yet
+        assert not processes.claim(99)  # once only
+        assert not processes.claim(0)  # taken: this very item
+    return item, os.getpid()
+
+
+def test_a_claimed_item_is_worked_next_by_the_claiming_process_and_only_there():
+    order: list[int] = []
+    workers: dict[int, int] = {}
+
+    def on_result(index: int, result: tuple[int, int]) -> None:
+        order.append(index)
+        workers[index] = result[1]
+
+    run_in_processes(list(range(100)), 1, _claim_the_last, on_result, lambda: _claim_the_last)
+    assert order[:2] == [0, 99] and sorted(order) == list(range(100))
+    assert set(workers.values()) == {os.getpid()}
+
+
+def test_claim_outside_a_run_takes_nothing():
+    from jaxlint import processes
+
+    assert not processes.claim(0)
