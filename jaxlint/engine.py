@@ -146,9 +146,12 @@ def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
 
 
 def check_source(
-    text: str, filename: str, settings, rules: Iterable[Rule], *, ignored_codes: Iterable[str] = (), profile: bool = False
+    text: str, filename: str, settings, rules: Iterable[Rule], *, ignored_codes: Iterable[str] = (), profile: bool = False,
+    parsed: ast.Module | None = None,
 ) -> FileResult:
-    """Findings for one module. With `profile`, `result.timings` holds seconds per phase and per rule."""
+    """Findings for one module. With `profile`, `result.timings` holds seconds per phase and per rule.
+
+    `parsed`: `text` already parsed, untouched since (a module summarised for another file's imports)."""
     result = FileResult(filename)
     timings: defaultdict[str, float] | None = defaultdict(float) if profile else None
     result.timings = timings
@@ -158,7 +161,7 @@ def check_source(
     if file_noqa is not None and not file_noqa.group("codes"):
         return result
     try:
-        tree = parse(text, filename)
+        tree = parsed if parsed is not None else parse(text, filename)
         if timings is not None:
             timings["parse"] += perf_counter() - started
     except SyntaxError as error:

@@ -110,3 +110,47 @@ def test_a_pool_run_leaves_no_shared_directory_behind(tmp_path, monkeypatch):
     results = lint_files(files, Settings(root=tmp_path), ALL_RULES, jobs=2)
     assert all(not result.errors for result in results)
     assert os.listdir(tmp_path / "tmp") == []
+
+
+
+def test_a_run_lints_modules_parsed_for_summaries_as_a_lone_process_does(tmp_path, monkeypatch):
+    """The imported module is the smallest file, so the last handed out: the process that summarises
+    it for its importers claims it and lints it from that parse (runner._ParsedAhead)."""
+    from jaxlint.config import Settings
+    from jaxlint.rules import ALL_RULES
+    from jaxlint.runner import PARALLEL_THRESHOLD, lint_files
+
+    monkeypatch.setattr(project, "_summaries", {})
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    steps = package / "steps.py"
+    steps.write_text("import jax\n@jax.jit\ndef step(s, b):\n    return s\ndef f(k):\n    return jax.random.normal(k), jax.random.normal(k)\n")
+    files = [steps]
+    for index in range(PARALLEL_THRESHOLD):
+        user = package / f"user_{index}.py"
+        user.write_text("import jax\nfrom pkg.steps import step\n\ndef run(state, batches):\n    for batch in batches:\n        state = step(state, batch)\n    return state\n" + "# padding\n" * 20)
+        files.append(user)
+    alone = lint_files(files, Settings(root=tmp_path), ALL_RULES, jobs=1)
+    monkeypatch.setattr(project, "_summaries", {})
+    together = lint_files(files, Settings(root=tmp_path), ALL_RULES, jobs=2)
+    assert [result.diagnostics for result in together] == [result.diagnostics for result in alone]
+    assert alone[0].diagnostics  # the module itself has a finding (JAX501)
+
+
+def test_a_file_parsed_ahead_is_linted_from_that_parse_only_while_its_text_is_the_same(tmp_path):
+    import ast
+
+    from jaxlint.config import Settings
+    from jaxlint.rules import ALL_RULES
+    from jaxlint.runner import lint_file
+
+    module = tmp_path / "steps.py"
+    text = "import jax\ndef f(k):\n    return jax.random.normal(k), jax.random.normal(k)\n"
+    module.write_text(text)
+    plain = lint_file(module, Settings(root=tmp_path), ALL_RULES)
+    assert plain.diagnostics
+    assert lint_file(module, Settings(root=tmp_path), ALL_RULES, parsed=(text, ast.parse(text))).diagnostics == plain.diagnostics
+    # A parse of other text (the file changed since, or decodes otherwise) is not used.
+    other = "import jax\n"
+    assert lint_file(module, Settings(root=tmp_path), ALL_RULES, parsed=(other, ast.parse(other))).diagnostics == plain.diagnostics

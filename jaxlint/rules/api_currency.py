@@ -42,8 +42,11 @@ class ApiCurrencyRule(Rule):
         # Called for every attribute and call of a module: those that cannot name an entry return first.
         kind = node.__class__
         if kind is ast.Attribute:
+            parent = parent_of(node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
             if _may_name_entry(node, context):
-                self._check_attribute(node, context, _target_version(context))
+                self._check_attribute(node, parent, context, _target_version(context))
         elif kind is ast.Call:
             if node.keywords:
                 self._check_keywords(node, context, _target_version(context))
@@ -65,10 +68,7 @@ class ApiCurrencyRule(Rule):
             # `from jax.experimental import maps` and `import jax.experimental.maps` name the module itself.
             context.report(alias, self._message(change, qualified, target), fix=_import_fix(node, alias, change, qualified, context, target))
 
-    def _check_attribute(self, node: ast.Attribute, context, target) -> None:
-        parent = parent_of(node)
-        if isinstance(parent, ast.Attribute) and parent.value is node:
-            return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
+    def _check_attribute(self, node: ast.Attribute, parent: ast.AST | None, context, target) -> None:
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             return
         # JAX601 and JAX602 look up the same attributes: resolve each once per module.

@@ -25,6 +25,7 @@ FUNCTION_TYPES = frozenset(FUNCTION_NODES)
 RECORDED_TYPES = frozenset({
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
     ast.withitem, ast.Call, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Return,
+    ast.With,
 })
 # Nodes with no child nodes (besides `ctx`): the collection pass records them without a visit.
 LEAF_TYPES = frozenset({
@@ -370,6 +371,7 @@ class SemanticModel:
         self.project = project
         self.nodes: list[ast.AST] = []
         self.import_nodes: list[ast.AST] = []
+        self.with_statements: list[ast.With] = []
         self.bound_names: set[str] = set()
         self.scopes: list[Scope] = []
         self.scope_of_node: dict[ast.AST, Scope] = {}
@@ -514,7 +516,9 @@ class SemanticModel:
         return False
 
     def _record(self, node: ast.AST, scope: Scope) -> None:
-        if isinstance(node, ast.Assign):
+        if node.__class__ is ast.Call:  # the commonest recorded node by far: tested first
+            scope.calls.append(node)
+        elif isinstance(node, ast.Assign):
             for target in node.targets:
                 scope.bindings.append((target, node.value))
                 self._add_targets(target, scope)
@@ -530,8 +534,6 @@ class SemanticModel:
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             scope.bindings.append((node.optional_vars, None))
             self._add_targets(node.optional_vars, scope)
-        elif isinstance(node, ast.Call):
-            scope.calls.append(node)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             scope.declared_free.update(node.names)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -543,6 +545,8 @@ class SemanticModel:
                 scope.returns.append(node.value)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             scope.local_names.add(node.name)
+        elif node.__class__ is ast.With:
+            self.with_statements.append(node)
 
     def _add_targets(self, target: ast.AST, scope: Scope) -> None:
         if isinstance(target, ast.Name):
@@ -1567,6 +1571,8 @@ class SemanticModel:
 
     def in_static_region(self, node: ast.AST) -> bool:
         """Inside `with jax.ensure_compile_time_eval():`, values are concrete."""
+        if not self._uses_compile_time_eval():
+            return False  # (most modules: no need to climb from every node asked about)
         for ancestor in ancestors(node):
             if isinstance(ancestor, FUNCTION_NODES):
                 return False
@@ -1576,6 +1582,16 @@ class SemanticModel:
                     if isinstance(expression, ast.Call) and self.qualified_name(expression.func) == "jax.ensure_compile_time_eval":
                         return True
         return False
+
+    def _uses_compile_time_eval(self) -> bool:
+        """Some `with` statement of the module enters `jax.ensure_compile_time_eval()` (kept once known)."""
+        found = self.__dict__.get("_compile_time_eval")
+        if found is None:
+            found = self._compile_time_eval = any(
+                isinstance(item.context_expr, ast.Call) and self.qualified_name(item.context_expr.func) == "jax.ensure_compile_time_eval"
+                for statement in self.with_statements for item in statement.items
+            )
+        return found
 
     def dead_when_traced(self, node: ast.AST, scope: Scope) -> bool:
         """Code under `if p is None:` where every traced entry binds `p` with functools.partial."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,6 +107,10 @@ def summarise_file(path: Path) -> ModuleSummary | None:
                 summary = summarise_module(tree, text, str(path), file_digest(data), module_name_hint(path))
             except RecursionError:
                 summary = None
+            if summary is not None and shared_summaries.offer_parsed(str(path), text, tree):
+                # The lint of that module will mark the nodes of its tree, some of which the summary
+                # holds (keyword options): keep a copy of its own.
+                summary = pickle.loads(pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL))
     _summaries[key] = summary
     shared_summaries.store(key, summary)
     return summary

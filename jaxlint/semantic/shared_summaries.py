@@ -23,6 +23,9 @@ import pickle
 MISSING = object()
 
 _directory: str | None = None
+# Set by a run whose processes lint files (runner.py): takes a module parsed for its summary before
+# any process has linted it (path, text, tree), so that it is linted from that parse; says whether it did.
+_take_parsed = None
 
 
 def use_directory(directory: str | None) -> None:
@@ -66,3 +69,15 @@ def store(key: tuple, summary: object) -> None:
             os.unlink(temporary)
         except OSError:
             pass
+
+
+def use_parsed_modules(take) -> None:
+    """Offer modules parsed for their summaries to `take(path, text, tree) -> bool` from now on; None stops."""
+    global _take_parsed
+    _take_parsed = take
+
+
+def offer_parsed(path: str, text: str, tree) -> bool:
+    """Whether the run took this parse of a module to lint it from: the caller must not touch `tree` again."""
+    take = _take_parsed
+    return take is not None and take(path, text, tree)

@@ -589,16 +589,27 @@ def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) 
     levels of callers)."""
     if depth < 0 or not scope.is_function or isinstance(scope.node, ast.Lambda):
         return False
-    for caller in model.scopes:
-        for call in caller.calls:
-            resolved = model.resolve_function(call.func, caller)
-            if resolved is None or resolved[0] is not scope:
-                continue
-            if in_loop(call):
-                return True
-            if caller.is_function and function_called_in_loop(caller, model, depth - 1):
-                return True
+    for caller, call in _calls_by_callee(model).get(scope, ()):
+        if in_loop(call):
+            return True
+        if caller.is_function and function_called_in_loop(caller, model, depth - 1):
+            return True
     return False
+
+
+def _calls_by_callee(model: SemanticModel) -> dict[Scope | None, list[tuple[Scope, ast.Call]]]:
+    """The module's calls of its own functions, by the callee's scope, in the module's order:
+    resolved once per module (kept on the model), not once per question."""
+    index = model.__dict__.get("_calls_by_callee")
+    if index is None:
+        index = {}
+        for caller in model.scopes:
+            for call in caller.calls:
+                resolved = model.resolve_function(call.func, caller)
+                if resolved is not None:
+                    index.setdefault(resolved[0], []).append((caller, call))
+        model._calls_by_callee = index
+    return index
 
 
 def runs_repeatedly(node: ast.AST, model: SemanticModel) -> bool:
