@@ -22,6 +22,8 @@ search's rollout), no read in it is reported: each waits only for what the next 
 before the loop, epoch loops (the step runs in an inner loop or a helper, also a function of another project
 module whose loop calls compiled steps: a whole sampling run per iteration; or the loop names an
 epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
+a read that is the one statement between two timer stamps (`start = time.time()`, `print(f(x))`,
+`end = time.time()`: a latency benchmark needs that wait), and
 `block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
 `y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
 tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,
@@ -98,7 +100,8 @@ import ast
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state
-from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, target_elements
+from jaxlint.rules.timing_without_sync import TIMERS
+from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
 
@@ -170,6 +173,8 @@ class HostSyncInLoop(Rule):
                 continue
             if _in_assert_message(child):
                 continue  # formatted only when the assertion fails
+            if _inside_timed_interval(child, context):
+                continue  # `start = time.time(); print(f(x)); t[i] = time.time() - start`: the read makes the timing true
             found.append((child, description))
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
@@ -494,6 +499,24 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)
     return runs_epoch_on_device(loop, model)
+
+
+def _inside_timed_interval(node: ast.AST, context) -> bool:
+    """The sync is the one statement between two timer stamps (`start = time.time()` just before it,
+    a `time.time()` just after it): a latency measurement of the call it reads, which needs the wait."""
+    statement = _statement_of(node)
+    located = statement_list(statement)
+    if located is None:
+        return False
+    block, index = located
+    if index == 0 or index + 1 >= len(block):
+        return False
+
+    def stamps(statement: ast.stmt) -> bool:
+        return any(isinstance(n, ast.Call) and context.qualified_name(n.func) in TIMERS for n in ast.walk(statement))
+
+    before = block[index - 1]
+    return isinstance(before, ast.Assign) and isinstance(before.value, ast.Call) and stamps(before) and stamps(block[index + 1])
 
 
 def _calls_project_run(values: LoopValues, context) -> bool:

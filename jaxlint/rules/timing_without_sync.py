@@ -9,7 +9,8 @@ timed, not an incidental eager operation after it. The difference may be read un
 Not flagged: intervals that block (`.block_until_ready()`, `jax.block_until_ready`), read a result on
 the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint does
 not know (it may sync), branch on a value, or contain no JAX work (`jnp.array(host_data)` and
-`jnp.asarray` copy from the host before they return, so timing them measures the copy); and code in
+`jnp.asarray` copy from the host before they return, so timing them measures the copy; `jnp.load`
+reads the file on the host); and code in
 traced functions.
 
 ## Why is this bad?
@@ -142,7 +143,8 @@ def _is_stamp(statement: ast.stmt, name: str, context) -> bool:
 
 # `jnp.array(host_data)` copies from host memory before it returns (measured on an H100 with jax
 # 0.11.2: 0.58 s of a 0.60 s transfer inside the call); only `jax.device_put` returns at once.
-_HOST_COPIES = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+# `jnp.load` reads the file on the host (an `.npz` stays NumPy's lazy archive): host I/O, not dispatch.
+_HOST_COPIES = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.load"})
 
 
 def _device_work(interval: list[ast.stmt], context) -> list[ast.Call] | None:
