@@ -45,6 +45,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   index arrays (`x[choice(key, n, (B,))]` and the same for `y`): identical values on purpose.
 - Paired draws: `permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every
   other argument the same, keeping parallel arrays aligned.
+- Draws in the two value arms of one `jnp.where` (`where(mix < 0.8, randint(k, (), 24, 31),
+  randint(k, (), 31, 37))`: each element takes one), and a draw with one possible value
+  (`randint(k, (), minval=0, maxval=1)`: no random bits used).
 - Draws multiplied by mutually exclusive masks (`randint(k, ...) * (kind == 0)` and
   `randint(k, ...) * (kind == 1)`): at most one survives.
 - `apply(..., rngs={...})` with a literal evaluation flag in the same call (`train=False`,
@@ -487,7 +490,9 @@ class _Flow:
             return False  # no bits in common on the default threefry: nothing correlated to report
         if _derives_own_keys(first, second, self.context):
             return False
-        if _exclusive_conditions(first, second):
+        if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
+            return False
+        if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
             return False
         if not key_values.split_outputs_meet(first, second, self.function, self.context):
             return False
@@ -670,6 +675,34 @@ class _Flow:
 
 
 _COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)
+
+
+def _alternative_arms(first: ast.Call, second: ast.Call, context) -> bool:
+    """`jnp.where(mix < 0.8, randint(k, (), 24, 31), randint(k, (), 31, 37))`: each element takes one
+    arm, so no element combines two draws of the same bits (elements apart use bits apart)."""
+    def arms(call: ast.Call):
+        child, parent = call, parent_of(call)
+        while parent is not None and not isinstance(parent, ast.stmt):
+            if isinstance(parent, ast.Call) and len(parent.args) == 3 and child in parent.args[1:] and context.qualified_name(parent.func) == "jax.numpy.where":
+                yield parent, parent.args.index(child)
+            child, parent = parent, parent_of(parent)
+
+    first_arms = {id(where): index for where, index in arms(first)}
+    return any(id(where) in first_arms and first_arms[id(where)] != index for where, index in arms(second))
+
+
+def _draws_nothing(call: ast.Call, context) -> bool:
+    """`randint(key, shape, minval=0, maxval=1)`: one possible value, no randomness used."""
+    if context.qualified_name(call.func) != "jax.random.randint":
+        return False
+    bounds = {k.arg: k.value for k in call.keywords if k.arg in ("minval", "maxval")}
+    positional = call.args[2:4]
+    for name, value in zip(("minval", "maxval"), positional):
+        bounds.setdefault(name, value)
+    low, high = bounds.get("minval"), bounds.get("maxval")
+    if not (isinstance(low, ast.Constant) and isinstance(high, ast.Constant)):
+        return False
+    return isinstance(low.value, int) and isinstance(high.value, int) and high.value - low.value <= 1
 
 
 def _exclusive_conditions(first: ast.Call, second: ast.Call) -> bool:

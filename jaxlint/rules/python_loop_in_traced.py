@@ -4,7 +4,8 @@ Flags, in a traced function, a Python `for` loop that JAX unrolls into a long pr
 `[tool.jaxlint]`), and `for row in x` over a traced array.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
-of layers), loops over Python lists or pytrees, and loops outside traced code.
+of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
+`tree_flatten`: one iteration per leaf), and loops outside traced code.
 
 ## Why is this bad?
 Tracing runs the Python loop, so every iteration becomes a copy of the body in the jaxpr: the
@@ -145,6 +146,28 @@ def _python_list(argument: ast.expr | None, scope) -> bool:
     return False
 
 
+_LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten", "jax.tree.flatten"})
+
+
+def _leaves_list(argument: ast.expr, scope, context) -> bool:
+    """A Python list of a pytree's leaves (`tree_leaves(params)`, or `flat` of `flat, treedef =
+    tree_flatten(params)`), or a list display."""
+    if _python_list(argument, scope):
+        return True
+    if isinstance(argument, ast.Call):
+        return context.qualified_name(argument.func) in ("jax.tree_util.tree_leaves", "jax.tree.leaves")
+    if not isinstance(argument, ast.Name):
+        return False
+    for target, value in scope.bindings:
+        if not isinstance(value, ast.Call) or context.qualified_name(value.func) not in _LEAVES:
+            continue
+        if isinstance(target, ast.Name) and target.id == argument.id and not context.qualified_name(value.func).endswith("flatten"):
+            return True
+        if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name) and target.elts[0].id == argument.id:
+            return True  # `flat, treedef = tree_flatten(params)`
+    return False
+
+
 # A loop nest around a gradient computation is reported from this many unrolled steps on: each
 # step is a whole forward and backward pass, so a few already make a large program.
 GRAD_STEP_THRESHOLD = 8
@@ -245,6 +268,8 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
                 return length.args[0]
         return None
     if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
+        if qualified == "builtins.zip" and any(_leaves_list(argument, scope, context) for argument in iterable.args):
+            return None  # `zip(keys, leaves)`: as many iterations as the pytree has leaves, a static count
         for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
             if context.level(argument, scope) == ARRAY:
                 return argument
