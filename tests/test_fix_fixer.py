@@ -263,3 +263,18 @@ def test_donation_shared_with_an_evaluation_call_asks_for_a_separate_jit():
     # Donating in the shared jit would delete `ts` in the evaluation loop, which passes it on every pass.
     assert "its own `jit`" in message and "line 15" in message
     assert result.diagnostics[0].fix is None
+
+
+def test_donation_fix_judges_only_the_call_sites_of_its_own_binding():
+    """Two functions each bind a local `step`: the reason one of them cannot be fixed (a parameter
+    its caller holds) says nothing about the other, whose state is its own."""
+    source = (
+        "import jax\nimport jax.numpy as jnp\n\n\ndef update(params, x):\n    return params - 0.1 * x\n\n\n"
+        "def train(params, batches):\n    step = jax.jit(update)\n    for x in batches:\n        params = step(params, x)\n    return params\n\n\n"
+        "def train_own(batches):\n    params = jnp.zeros((1024, 1024))\n    step = jax.jit(update)\n    for x in batches:\n        params = step(params, x)\n    return params\n"
+    )
+    result = check_source(source, "two_steps.py", Settings(), [RULES_BY_CODE["JAX401"]])
+    by_row = {d.location.row: d for d in result.diagnostics}
+    assert sorted(by_row) == [12, 20]
+    assert "is a parameter of `train`" in by_row[12].message and by_row[12].fix is None
+    assert "no automatic fix" not in by_row[20].message and by_row[20].fix is not None

@@ -30,6 +30,7 @@ import ast
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.semantic.arrays import is_jax_array_call
+from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import argument, literal_tuple, parent_of, is_within
@@ -128,9 +129,12 @@ def _call_sites(call: ast.Call, binding, position, keyword, context) -> list[ast
     if binding.key == "<inline>":
         return [call] if _rebinds(call, position, keyword, binding) else None
     sites: list[ast.Call] = []
-    for node in ast.walk(context.model.tree):
+    model = context.model
+    for node in ast.walk(model.tree):
         if not _refers_to(node, binding.key):
             continue
+        if isinstance(node, ast.Name) and binding.owner is not None and owning_scope(model, node.id, model.scope_for(node)) is not binding.owner:
+            continue  # the same name bound elsewhere (`step` local to another function): another callable
         parent = parent_of(node)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             continue  # the binding itself
