@@ -100,14 +100,20 @@ class _ParsedAhead:
 def _start_helper(settings: Settings, codes: list[str], profile: bool, summaries: str, paths: Sequence[str]) -> Callable[[str], FileResult]:
     """Set up a helper process of a run (processes.py) and return what it does with each path."""
     from jaxlint.rules import RULES_BY_CODE
-    from jaxlint.semantic import run_memo, shared_summaries
+    from jaxlint.semantic import run_memo
 
     tune_garbage_collector()
-    shared_summaries.use_directory(summaries)
     run_memo.start()  # the process ends with the run
+    return _share_and_lint(paths, summaries, settings, [RULES_BY_CODE[code] for code in codes], profile)
+
+
+def _share_and_lint(paths: Sequence[str], summaries: str, settings: Settings, rules: Sequence, profile: bool) -> Callable[[str], FileResult]:
+    """Join the run's shared summaries and parses, in any process of it; return how it lints a path."""
+    from jaxlint.semantic import shared_summaries
+
     parsed_ahead = _ParsedAhead(paths)
+    shared_summaries.use_directory(summaries)
     shared_summaries.use_parsed_modules(parsed_ahead.take)
-    rules = [RULES_BY_CODE[code] for code in codes]
     return lambda path: parsed_ahead.lint(path, settings, rules, profile)
 
 
@@ -215,12 +221,10 @@ def _lint_uncached(
     # The processes share the summaries of imported modules they build (semantic/shared_summaries.py).
     with tempfile.TemporaryDirectory(prefix="jaxlint-summaries-") as summaries:
         helper_arguments = (settings, [rule.code for rule in rules], profile, summaries, paths)
-        parsed_ahead = _ParsedAhead(paths)
-        shared_summaries.use_directory(summaries)
-        shared_summaries.use_parsed_modules(parsed_ahead.take)
+        lint_path = _share_and_lint(paths, summaries, settings, rules, profile)
         try:
             with run_memo.remembering():
-                run_in_processes(paths, jobs, lambda path: parsed_ahead.lint(path, settings, rules, profile), on_result, _start_helper, helper_arguments)
+                run_in_processes(paths, jobs, lint_path, on_result, _start_helper, helper_arguments)
         finally:
             shared_summaries.use_directory(None)
             shared_summaries.use_parsed_modules(None)

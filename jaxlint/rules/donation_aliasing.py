@@ -177,14 +177,22 @@ def _view_roots(value, context) -> set[str]:
     if isinstance(value, ast.Dict):
         return set().union(*(_view_roots(v, context) for v in value.values)) if value.values else set()
     if isinstance(value, ast.Call):
-        qualified = context.qualified_name(value.func)
-        callee = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", None)
-        if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and value.args:
-            # The first argument is the viewed value; the rest are filters and keys (`nnx.split(m, nnx.Param)`).
-            return _view_roots(value.args[0], context)
-        if _shallow_copy(value, context):
-            return _view_roots(value.func.value, context)
+        viewed = _viewed_operand(value, context)
+        if viewed is not None:
+            return _view_roots(viewed, context)
     return set()
+
+
+def _viewed_operand(call: ast.Call, context) -> ast.expr | None:
+    """The value a call returns a view of, or None: the first argument of a view call (the rest are
+    filters and keys, `nnx.split(m, nnx.Param)`), or the receiver of a shallow `.copy()`."""
+    qualified = context.qualified_name(call.func)
+    callee = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+    if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and call.args:
+        return call.args[0]
+    if _shallow_copy(call, context):
+        return call.func.value
+    return None
 
 
 def _shallow_copy(call: ast.Call, context) -> bool:
@@ -229,12 +237,9 @@ def _viewed_attributes(value, context) -> set[str]:
     if name is not None:
         return {name}
     if isinstance(value, ast.Call):
-        qualified = context.qualified_name(value.func)
-        callee = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", None)
-        if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and value.args:
-            return _viewed_attributes(value.args[0], context)
-        if _shallow_copy(value, context):
-            return _viewed_attributes(value.func.value, context)
+        viewed = _viewed_operand(value, context)
+        if viewed is not None:
+            return _viewed_attributes(viewed, context)
     return set()
 
 

@@ -351,10 +351,8 @@ def _host_call_on(expression: ast.AST, derived: set[str], values: LoopValues, co
     array operations, conversions or reporting: host code decides with it."""
     model = context.model
     for node in ast.walk(expression):
-        if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is not None or helper_returns_device(node, model) or runs_compiled(node, model):
-            continue  # compiled code, or a helper around it (`params, info = adam_minimizer(...)`)
-        if isinstance(node.func, ast.Call) and model.transform_of(node.func.func) is not None:
-            continue  # `jax.vmap(f)(x)`: a transformed function runs on the device
+        if not isinstance(node, ast.Call) or _calls_device_code(node, model):
+            continue
         qualified = context.qualified_name(node.func) or ""
         if qualified.startswith(("jax.", "numpy.", "math.", "functools.partial")) or qualified in _EXPLICIT_SYNCS or qualified in _HOST_ARITHMETIC or _is_sink_call(node, context):
             continue
@@ -375,11 +373,7 @@ def _only_dispatch_besides_reads(values: LoopValues, context) -> bool:
     work (an environment step, a data loader, a method of the program's own) runs between its reads."""
     model = context.model
     for node in values.body:
-        if not isinstance(node, ast.Call):
-            continue
-        if model.jit_binding_for_call(node) is not None or helper_returns_device(node, model) or runs_compiled(node, model):
-            continue
-        if isinstance(node.func, ast.Call) and model.transform_of(node.func.func) is not None:
+        if not isinstance(node, ast.Call) or _calls_device_code(node, model):
             continue
         qualified = context.qualified_name(node.func) or ""
         if qualified.startswith(("jax.", "numpy.", "math.", "builtins.")):
@@ -388,6 +382,14 @@ def _only_dispatch_besides_reads(values: LoopValues, context) -> bool:
             continue
         return False
     return True
+
+
+def _calls_device_code(call: ast.Call, model) -> bool:
+    """Compiled code, a helper around it (`params, info = adam_minimizer(...)`), or a transformed
+    function called on the spot (`jax.vmap(f)(x)`): it runs on the device."""
+    if model.jit_binding_for_call(call) is not None or helper_returns_device(call, model) or runs_compiled(call, model):
+        return True
+    return isinstance(call.func, ast.Call) and model.transform_of(call.func.func) is not None
 
 
 def _draws_keys(value: ast.AST, values: LoopValues) -> bool:

@@ -313,6 +313,13 @@ class TransformUse:
     counts_self: bool = False
 
 
+def _grad_argnums(use: TransformUse) -> tuple | None:
+    """The positions a `grad`-like transform differentiates (`argnums`, by keyword or as its first
+    positional option; 0 when absent), or None when they are not a literal."""
+    argnums = use.options.get("argnums") or (use.positional_options[0] if use.positional_options else None)
+    return (0,) if argnums is None else literal_tuple(argnums)
+
+
 def _static_options(use: TransformUse) -> tuple[tuple, tuple] | None:
     """The positions and names a transform's options declare static (`static_argnums`,
     `static_broadcasted_argnums`, `nondiff_argnums`; `static_argnames`, `nondiff_argnames`), or None
@@ -800,8 +807,7 @@ class SemanticModel:
         if use.qualified in jaxapi.FILTERED_GRAD:
             numbers = (0,)
         elif use.qualified in jaxapi.GRAD_LIKE:
-            argnums = use.options.get("argnums") or (use.positional_options[0] if use.positional_options else None)
-            numbers = (0,) if argnums is None else literal_tuple(argnums)
+            numbers = _grad_argnums(use)
         if numbers is None or not all(isinstance(n, int) and 0 <= n < len(candidates) for n in numbers):
             scope.differentiated_wrt = None  # `vjp`/`linearize` (every primal), or argnums not known
             return
@@ -838,8 +844,7 @@ class SemanticModel:
         if qualified in jaxapi.FILTERED_GRAD:
             return {candidates[0]: TRACED} if candidates else {}
         if qualified in jaxapi.GRAD_LIKE:
-            argnums = use.options.get("argnums") or (use.positional_options[0] if use.positional_options else None)
-            numbers = (0,) if argnums is None else literal_tuple(argnums)
+            numbers = _grad_argnums(use)
             if numbers is None:
                 return {}
             return {candidates[n]: self._param_level(scope, candidates[n]) for n in numbers if isinstance(n, int) and 0 <= n < len(candidates)}

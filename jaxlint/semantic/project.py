@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.semantic import run_memo, shared_summaries
+from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
 
@@ -541,14 +542,7 @@ def _runs_device_loop(path: Path, name: str, view: ProjectView) -> bool:
         return function is not None and function.transform in jaxapi.COMPILING
 
     def calls(node: ast.AST):
-        stack = list(child_nodes(node))
-        while stack:
-            child = stack.pop()
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                continue
-            if isinstance(child, ast.Call):
-                yield child
-            stack.extend(child_nodes(child))
+        return (child for child in walk_same_scope(node) if isinstance(child, ast.Call))
 
     helpers_calling_compiled: dict[str, bool] = {}
     for loop in [node for node in ast.walk(target) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]:
