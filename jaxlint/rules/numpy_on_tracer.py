@@ -4,7 +4,10 @@ Flags NumPy and `math` functions applied to traced values inside a traced functi
 indexed by a traced value (`table[i]` where `table = np.array(...)`).
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
-of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is the NumPy arm of a
+backend switch: an `if`/`elif` chain on host values (`if backend == "numpy": ... elif backend ==
+"jax": ...`) another arm of which computes with `jax`, while this one calls no `jax` function; the
+traced run takes the `jax` arm.
 
 ## Why is this bad?
 NumPy works on concrete host buffers. A tracer has none, so NumPy's conversion calls its
@@ -56,7 +59,8 @@ from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic.arrays import narrowed_to_host
 from jaxlint.semantic.bindings import bound_values
-from jaxlint.semantic.model import TRACED
+from jaxlint.semantic.model import FUNCTION_NODES, TRACED, parent_of
+from jaxlint.semantic.syntax import walk
 
 # NumPy functions that convert their arguments with `__array__` (so raise on a tracer) and exist in
 # jax.numpy with the same meaning, with the keywords both accept. Checked on numpy 2 and jax 0.10.2.
@@ -164,7 +168,7 @@ class NumpyOnTracer(Rule):
             return
         scope = context.scope(node)
         traced = next((arg for arg in _arguments(node) if _traced(arg, scope, context)), None)
-        if traced is None:
+        if traced is None or _in_numpy_arm_of_backend_switch(node, scope, context):
             return
         replacement = _replacement(node, module, function)
         called = f"{'np' if module == 'numpy' else 'math'}.{function}"
@@ -208,6 +212,46 @@ def _traced(node: ast.AST, scope, context) -> bool:
     if isinstance(node, ast.Name) and narrowed_to_host(context.model, node):
         return False
     return context.level(node, scope) >= TRACED
+
+
+def _in_numpy_arm_of_backend_switch(node: ast.AST, scope, context) -> bool:
+    """`node` lies in an arm of an `if`/`elif` chain whose tests are host values, the arm calls no
+    `jax` function, and another arm of the chain does: the chain picks a backend, and a traced run
+    takes the `jax` arm."""
+    child, parent = node, parent_of(node)
+    while parent is not None and not isinstance(parent, FUNCTION_NODES):
+        if isinstance(parent, ast.If) and child is not parent.test:
+            top = parent
+            while isinstance(parent_of(top), ast.If) and parent_of(top).orelse == [top]:
+                top = parent_of(top)
+            tests, arms = [], []
+            link = top
+            while True:
+                tests.append(link.test)
+                arms.append(link.body)
+                if len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
+                    link = link.orelse[0]
+                    continue
+                if link.orelse:
+                    arms.append(link.orelse)
+                break
+            own = next((arm for arm in arms if any(child is statement for statement in arm)), None)
+            if (
+                own is not None and len(arms) > 1
+                and all(context.level(test, scope) < TRACED for test in tests)
+                and not _calls_jax(own, context)
+                and any(_calls_jax(arm, context) for arm in arms if arm is not own)
+            ):
+                return True
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _calls_jax(statements: list[ast.stmt], context) -> bool:
+    return any(
+        isinstance(node, ast.Call) and (context.qualified_name(node.func) or "").startswith("jax.")
+        for statement in statements for node in walk(statement)
+    )
 
 
 def _arguments(call: ast.Call):

@@ -8,7 +8,9 @@ are intended), small ranges (eight values or fewer, with literal bounds or names
 value such as `num_viz = 3`), values with few possible results
 (`i % 2`, `i == 0`), loops in traced code, and a value that changes only with an outer loop
 while the call runs in an inner one (`for task in range(n): for epoch in ...: f(x, task)`): it
-compiles once per task, and the epochs reuse that program.
+compiles once per task, and the epochs reuse that program. Likewise the index of an inner loop over a
+collection the outer loop leaves alone (`for step ...: for i in range(len(datasets)): f(x, i)`): the
+same indices come round every step, each compiled once.
 
 ## Why is this bad?
 `jit` compiles one program per distinct value of each static argument: a static argument that takes
@@ -114,8 +116,33 @@ def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
         if found:
             # Varying with an outer loop only (`for task ...: for epoch ...: f(x, task)`): one
             # compilation per outer iteration, which the inner loop's calls reuse.
-            return sorted(found)[0] if depth == 0 else None
+            if depth > 0 or _repeats_item_indices(loop):
+                return None
+            return sorted(found)[0]
     return None
+
+
+def _repeats_item_indices(loop) -> bool:
+    """`for i in range(len(paths))` or `for i, p in enumerate(paths)` inside another loop that leaves
+    `paths` alone: the same indices come round every outer iteration, so each compiles once, in the
+    first, and is reused after."""
+    iterable = loop.iter
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and len(iterable.args) == 1):
+        return False
+    if iterable.func.id == "range":
+        length = iterable.args[0]
+        if not (isinstance(length, ast.Call) and isinstance(length.func, ast.Name) and length.func.id == "len" and len(length.args) == 1):
+            return False
+        collection = length.args[0]
+    elif iterable.func.id == "enumerate":
+        collection = iterable.args[0]
+    else:
+        return False
+    if not isinstance(collection, (ast.Name, ast.Attribute)):
+        return False
+    read = flow.loaded_names(collection)
+    outer = list(flow.enclosing_loops(loop))
+    return bool(outer) and not any(read & flow.assigned_in(enclosing) for enclosing in outer)
 
 
 def _many_valued(expression: ast.expr) -> bool:
