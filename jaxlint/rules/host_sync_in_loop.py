@@ -446,12 +446,15 @@ _BULK_COPIES = ("numpy.asarray", "numpy.array", "jax.device_get")
 
 
 def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
-    """`outputs.append(np.asarray(logits))`, `keys += [jax.device_get(k)]`, `g = np.array(grads(p))`
-    then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
+    """`outputs.append(np.asarray(logits))`, `preds[name].append(np.array(ids)[:n])`, `keys +=
+    [jax.device_get(k)]`, `g = np.array(grads(p))` then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
     samples) has to copy them; that copy is the point, not a log line. Scalars converted for a list
     (`losses.append(float(loss))`) stay flagged."""
     if not (isinstance(sync, ast.Call) and context.qualified_name(sync.func) in _BULK_COPIES):
         return False
+    # `np.array(out_ids)[:batch_size]`: the part of the copy that is kept (padding cut off).
+    while isinstance(parent_of(sync), ast.Subscript) and parent_of(sync).value is sync:
+        sync = parent_of(sync)
     parent = parent_of(sync)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id

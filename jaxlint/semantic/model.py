@@ -243,7 +243,7 @@ class JitBinding:
 
 
 def literal_tuple(node: ast.expr) -> tuple | None:
-    """`(0, 2)`, `[0]`, `1`, `"x"`, `("a", "b")`, `None` as a tuple; None when not a literal."""
+    """`(0, 2)`, `[0]`, `1`, `"x"`, `("a", "b")`, `None`, `range(2, 5)` as a tuple; None when not a literal."""
     if isinstance(node, ast.Constant):
         if node.value is None:
             return ()
@@ -262,6 +262,16 @@ def literal_tuple(node: ast.expr) -> tuple | None:
         return tuple(values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, int):
         return (-node.operand.value,)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords and len(node.args) == 1 and node.func.id in ("tuple", "list"):
+        return literal_tuple(node.args[0])  # `tuple(range(2, 5))`
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords and 1 <= len(node.args) <= 3:
+        # `nondiff_argnums=range(5, 11)`: JAX takes any iterable of ints.
+        bounds = [literal_tuple(argument) for argument in node.args]
+        if all(bound is not None and len(bound) == 1 and isinstance(bound[0], int) for bound in bounds):
+            try:
+                return tuple(range(*(bound[0] for bound in bounds)))
+            except ValueError:  # a zero step
+                return None
     return None
 
 
@@ -899,15 +909,25 @@ class SemanticModel:
             # (configuration, a loop variable) for a callable called with the other arguments.
             return True
         calls = self.entry_calls(scope)
+        direct: list[ast.Call] = []
         if calls is None:
-            return False
+            # Also called directly (`reference(q, causal=False)` inside a traced test): a literal
+            # passed so stays a Python value there; the compiled entries decide the rest.
+            node = scope.node
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.parent is not self.module_scope or node.decorator_list:
+                return False
+            entries = self._compiled_entries(node.name, direct)
+            if entries is None:
+                return False
+            names, immediate = entries
+            calls = [call for wrapper in names for call in self.calls_by_name().get(wrapper, [])] + immediate
         position = scope.params.index(name) if name in scope.params else None
-        for call in calls:
+        for call in (*calls, *direct):
             if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
                 return False
-            if position is not None and len(call.args) > position:
-                return False
-            if any(keyword.arg == name for keyword in call.keywords):
+            passed = [call.args[position]] if position is not None and len(call.args) > position else []
+            passed += [keyword.value for keyword in call.keywords if keyword.arg == name]
+            if passed and (call not in direct or not all(isinstance(value, ast.Constant) for value in passed)):
                 return False
         return True
 
@@ -947,15 +967,19 @@ class SemanticModel:
                     return True
         return False
 
-    def _compiled_entries(self, function_name: str) -> tuple[list[str], list[ast.Call]] | None:
+    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None) -> tuple[list[str], list[ast.Call]] | None:
         """A module function used only inside transforms: the names bound to its wrappers and the
-        wrappers called at once; None when any other reference could call it some other way."""
+        wrappers called at once; None when any other reference could call it some other way. With a
+        `direct` list, plain calls of the function are collected there instead of ruling it out."""
         names: list[str] = []
         immediate: list[ast.Call] = []
         for node in self.nodes:
             if not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
                 continue
             call = parent_of(node)
+            if direct is not None and isinstance(call, ast.Call) and call.func is node:
+                direct.append(call)
+                continue
             if isinstance(call, ast.Call) and call.args and call.args[0] is node and self.qualified_name(call.func) == "functools.partial":
                 if len(call.args) > 1:
                     return None  # positions bound by the partial: the wrapper's calls pass shifted arguments
@@ -1727,6 +1751,10 @@ class SemanticModel:
                 return NONE  # `tree_map(lambda x: x.shape[0], params)`: a pytree of Python ints
             if qualified in jaxapi.CONTAINER_RESULT_CALLS:
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
+            if qualified == "jax.lax.psum" and call.args and isinstance(call.args[0], ast.Constant):
+                # `jax.lax.psum(1, axis_name)`: JAX sums a Python constant at trace time: the axis
+                # size, a concrete number (`range(axis_size)` works).
+                return NONE
             if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
                 return ARRAY if any(self.level(arg, scope) for arg in arguments) else NONE
             if qualified in ("builtins.abs", "builtins.sum", "builtins.round", "builtins.pow"):
