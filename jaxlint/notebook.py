@@ -8,7 +8,8 @@ column count within that cell's source.
 
 IPython syntax is not Python and not ours to report. A cell that does not parse as written has its
 IPython lines masked, keeping line numbers: line magics (`%time f(x)`, `x = %env HOME`), shell escapes
-(`!pip install`, `files = !ls`) and help (`?jnp.sum`, `jax.jit??`). A cell magic (`%%bash`) makes the
+(`!pip install`, `files = !ls`), help (`?jnp.sum`, `jax.jit??`) and the automagic forms of `pip`,
+`conda`, `mamba` and `cd` (`pip install optax`, which IPython runs as `%pip`). A cell magic (`%%bash`) makes the
 whole cell foreign and skipped, except the magics whose body is Python (`%%time`, `%%timeit`,
 `%%capture`): their first line is masked. A cell that still does not parse is reported as JAX000 for
 that cell and left out; the other cells are linted without it. Notebooks whose kernel is not Python
@@ -40,6 +41,9 @@ _MASK_RE = re.compile(r"^[ \t]*(?:pass  )?# @@ipython (\d+)@@$")
 # `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
 _HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
 _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
+# IPython's automagic runs `pip install optax` or `cd data` as the line magic without its `%` (on by
+# default, and in Colab); a name followed by a word is never Python.
+_AUTOMAGIC = re.compile(r"^[ \t]*(?:pip|conda|mamba|cd)[ \t]+[\w\-./~$'\"]")
 
 
 class NotebookError(Exception):
@@ -106,7 +110,7 @@ def _is_ipython_line(line: str) -> bool:
         return True
     if _HELP_SUFFIX.match(stripped):
         return True  # `jax.jit?`, `jnp.sum??`
-    return bool(_MAGIC_ASSIGNMENT.match(line))
+    return bool(_MAGIC_ASSIGNMENT.match(line) or _AUTOMAGIC.match(line))
 
 
 def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]:

@@ -129,6 +129,12 @@ def test_stdin_with_a_notebook_name(project, capsys, monkeypatch):
         ("for i in range(3):\n    %time f(i)", "for i in range(3):\n    pass  # @@ipython 1@@"),
         ("%time f(a, \\\n      b)\nx = 1", "pass  # @@ipython 1@@\n# @@ipython 2@@\nx = 1"),
         ("%%time\ny = f(x)", "# @@ipython 1@@\ny = f(x)"),
+        # Automagic: IPython runs `pip install ...` and `cd ...` as `%pip` and `%cd`.
+        ("pip install dm-haiku optax\nimport jax", "pass  # @@ipython 1@@\nimport jax"),
+        ("cd data\nx = 1", "pass  # @@ipython 1@@\nx = 1"),
+        ("cd /content/data", "cd /content/data"),  # parses (a division): left alone
+        # A name `pip` used as Python stays Python.
+        ("pip = 3\ncd = pip - 1", "pip = 3\ncd = pip - 1"),
         # Code that parses is left alone: `%` and `!` inside strings and expressions are Python.
         ('s = """\n%d items\n!not shell\n""" % 3', 's = """\n%d items\n!not shell\n""" % 3'),
         ("y = (a\n% b)", "y = (a\n% b)"),

@@ -89,6 +89,11 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("jax.device_put_sharded", "0.8.1", "0.10.0", None,
               "`jax.device_put` with a sharding (see https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements)",
               source="jax 0.10.0: 'jax.device_put_sharded and jax.device_put_replicated have been removed'"),
+    ApiChange("jax.config.config", "0.4.20", "0.4.25", "jax.config", "`from jax import config` (`jax.config`)", exact=True,
+              replacement_since="0.2.0",
+              source="jax/config.py (2023-10-27): 'Accessing jax.config via the jax.config submodule is deprecated'; "
+                     "`from jax.config import config` raises ImportError from jax 0.4.25 (lgrcia/prose#177, ami-iit/jaxsim#92); "
+                     "no jax.config module in jax 0.10.2"),
     ApiChange("jax.experimental.enable_x64", "0.8.0", "0.9.0", None, "`jax.enable_x64(True)`", replacement_since="0.8.0",
               source="jax 0.8.0: 'jax.experimental.enable_x64 ... deprecated in favor of jax.enable_x64'; removed in 0.9.0 (commit 722b18a9)"),
     ApiChange("jax.experimental.disable_x64", "0.8.0", "0.9.0", None, "`jax.enable_x64(False)`", replacement_since="0.8.0",
