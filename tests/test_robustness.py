@@ -13,7 +13,6 @@ JAXLINT_HYPOTHESIS_EXAMPLES=500 to explore with fresh random examples locally.
 
 from __future__ import annotations
 
-import ast
 import os
 import subprocess
 import sys

@@ -4,7 +4,6 @@ reads what another one built instead of parsing the module again, and never a st
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
