@@ -5,7 +5,8 @@ Flags, in a traced function, a Python `for` loop that JAX unrolls into a long pr
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
-`tree_flatten`: one iteration per leaf), and loops outside traced code.
+`tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
+one iteration per item), and loops outside traced code.
 
 ## Why is this bad?
 Tracing runs the Python loop, so every iteration becomes a copy of the body in the jaxpr: the
@@ -168,6 +169,38 @@ def _leaves_list(argument: ast.expr, scope, context) -> bool:
     return False
 
 
+# Annotations of a Python container: a parameter so annotated holds items, not an array.
+_CONTAINER_ANNOTATIONS = frozenset({
+    "dict", "list", "tuple", "set", "Dict", "List", "Tuple", "Set", "Mapping", "MutableMapping", "Sequence",
+    "OrderedDict", "FrozenDict",
+})
+
+
+def _python_collection(argument: ast.expr, scope, context) -> bool:
+    """A dict, list or other Python container the loop walks item by item: a display, a dict view
+    (`connections.items()`), or a name bound to a display or annotated as a container
+    (`nodes: Dict[str, Node]`), also in an enclosing function."""
+    if isinstance(argument, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr in ("items", "keys", "values") and not argument.args:
+        return context.level(argument.func.value, scope) < ARRAY
+    if not isinstance(argument, ast.Name):
+        return False
+    owner = scope
+    while owner is not None and not (argument.id in owner.local_names and argument.id not in owner.declared_free):
+        owner = owner.parent
+    if owner is None:
+        return False
+    parameter = owner.param_nodes.get(argument.id)
+    if parameter is not None:
+        annotation = parameter.annotation
+        if isinstance(annotation, ast.Subscript):
+            annotation = annotation.value
+        name = annotation.attr if isinstance(annotation, ast.Attribute) else annotation.id if isinstance(annotation, ast.Name) else None
+        return name in _CONTAINER_ANNOTATIONS and not any(isinstance(target, ast.Name) and target.id == argument.id for target, _ in owner.bindings)
+    return _python_list(argument, owner)
+
+
 # A loop nest around a gradient computation is reported from this many unrolled steps on: each
 # step is a whole forward and backward pass, so a few already make a large program.
 GRAD_STEP_THRESHOLD = 8
@@ -268,8 +301,12 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
                 return length.args[0]
         return None
     if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
-        if qualified == "builtins.zip" and any(_leaves_list(argument, scope, context) for argument in iterable.args):
-            return None  # `zip(keys, leaves)`: as many iterations as the pytree has leaves, a static count
+        if qualified == "builtins.zip" and any(
+            _leaves_list(argument, scope, context) or _python_collection(argument, scope, context) for argument in iterable.args
+        ):
+            # `zip(keys, leaves)`, `zip(nodes, keys)` with a dict of nodes: one iteration per leaf or
+            # item of a Python collection, a count set by the program, not by the data.
+            return None
         for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
             if context.level(argument, scope) == ARRAY:
                 return argument
