@@ -323,6 +323,9 @@ class TransformUse:
     counts_self: bool = False
 
 
+_SHARD_MAPS = frozenset({"jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map"})
+
+
 def _grad_argnums(use: TransformUse) -> tuple | None:
     """The positions a `grad`-like transform differentiates (`argnums`, by keyword or as its first
     positional option; 0 when absent), or None when they are not a literal."""
@@ -873,6 +876,15 @@ class SemanticModel:
                         traced[name] = self._param_level(scope, name)
                 return traced
             return {}
+        if qualified in _SHARD_MAPS and isinstance(use.options.get("in_specs"), (ast.Tuple, ast.List)):
+            # A `None` entry of `in_specs` hands the argument over as it is: a Python value
+            # (`cp_size`, a flag) stays one inside the body.
+            specs = use.options["in_specs"].elts
+            return {
+                name: self._param_level(scope, name)
+                for name, spec in zip(candidates, specs)
+                if not (isinstance(spec, ast.Constant) and spec.value is None) and not self._default_never_passed(scope, name)
+            }
         if use.arity is not None:
             candidates = candidates[: use.arity]
             keyword_params = []
