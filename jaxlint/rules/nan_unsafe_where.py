@@ -9,6 +9,7 @@ numeric default that the function never rebinds, such as Huber's `beta=1.0`) is 
 Neither is an operand with no path to what is differentiated: in a local function used only as
 `value_and_grad(f, argnums=0)`, a divide by a value computed from the other arguments alone
 (a library's public function is not exempt: its users may differentiate it with respect to anything).
+Nor is code in a `jax.custom_jvp`/`custom_vjp` function: autodiff uses its rule, never its body.
 
 ## Why is this bad?
 `jnp.where` computes both arms everywhere and selects afterwards. The forward value is fine, but
@@ -148,9 +149,15 @@ def _cutoff_not_guard(condition: ast.AST, true_arm: bool, operand_names: set[str
     return variable_small_when_true == true_arm
 
 
+# Functions differentiated through their own rule: autodiff never goes through their bodies.
+_CUSTOM_DERIVATIVES = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
+
+
 def _differentiated(context, node) -> bool:
     scope = context.scope(node)
     while scope is not None:
+        if scope.transforms & _CUSTOM_DERIVATIVES:
+            return False
         if scope.differentiated:
             return True
         scope = scope.parent
