@@ -4,7 +4,8 @@ level, or an outer function that is not traced) when the array's creation is vis
 `np.zeros((512, 512))`, `np.random.randn(1000, 100)`, `jnp.arange(10_000)`, a long `np.array([...])`
 literal (at least 4096 elements), or `np.load(...)`.
 
-Not flagged: scalars and small arrays, arrays whose size the linter cannot read, names bound more
+Not flagged: a local function only differentiated outside any jit (`jax.grad(loss)(params)` in a
+test: autodiff alone compiles no program), scalars and small arrays, arrays whose size the linter cannot read, names bound more
 than once, reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
 the traced function.
 
@@ -81,6 +82,8 @@ class CapturedLargeConstant(Rule):
         if not context.is_traced_code(node):
             return
         scope = context.scope(node)
+        if _differentiated_eagerly_only(scope, context):
+            return
         owner = _owner(node.id, scope)
         if owner is None or owner is scope or owner.in_traced:
             return
@@ -100,6 +103,28 @@ class CapturedLargeConstant(Rule):
             f"traced function `{scope.name}` closes over `{node.id}` ({described}, created at {where}): it is embedded "
             f"in the compiled program as a constant; pass it as an argument",
         )
+
+
+def _differentiated_eagerly_only(scope, context) -> bool:
+    """A local function whose every use is `jax.grad(f)(...)` (or another differentiating transform,
+    called at once) outside jit: autodiff alone runs it op by op and compiles no program. A
+    module-level function may be called inside jit from anywhere, so it never qualifies."""
+    model = context.model
+    parent = scope.parent
+    if not model.runs_concretely(scope) or parent is None or not parent.is_function or not isinstance(scope.node, ast.FunctionDef):
+        return False
+    uses = 0
+    for node in flow.walk_same_scope(parent.node):
+        if isinstance(node, ast.Name) and node.id == scope.name and isinstance(node.ctx, ast.Load):
+            transform = parent_of(node)
+            if not (
+                isinstance(transform, ast.Call) and transform.args and transform.args[0] is node
+                and model.transform_of(transform.func) in jaxapi.DIFFERENTIATING
+                and isinstance(parent_of(transform), ast.Call) and parent_of(transform).func is transform
+            ):
+                return False
+            uses += 1
+    return uses > 0
 
 
 def _call_bound_names(model) -> frozenset[str]:

@@ -34,8 +34,8 @@ purpose, and its speed is not the point. Nor are interactive programs (`input()`
 ...), loops whose body always ends in `break` or `return`, or ends the first iteration so (`for i, batch
 in enumerate(loader): ...; if i == 0: break`): a one-off check, not a repeated step; loops
 over a few cases the source spells out (`for hand in [h1, h2, h3]`, `range(4)`: eight or fewer,
-a debug or validation pass, not a hot loop), loops that sleep every iteration (animations), loops that call `block_until_ready` on every iteration (synchronous by design, so a later read
-stalls nothing more), and evaluation or sampling loops that gather array outputs on the host
+a debug or validation pass, not a hot loop), loops that sleep every iteration (animations), loops that call `block_until_ready` or save a value they computed to a file (`jnp.save(path, x)`)
+on every iteration (synchronous by design, so a later read stalls nothing more), and evaluation or sampling loops that gather array outputs on the host
 (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`; in a
 training loop that carries state, it stays flagged).
 
@@ -99,7 +99,7 @@ import ast
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state
+from jaxlint.semantic import carried_state, flow
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import parent_of
@@ -430,15 +430,25 @@ def _in_assert_message(node: ast.AST) -> bool:
     return isinstance(parent, ast.Assert) and child is parent.msg
 
 
+_SAVES = frozenset({"numpy.save", "numpy.savez", "numpy.savez_compressed", "jax.numpy.save", "jax.numpy.savez"})
+
+
 def _waits_each_iteration(loop: ast.AST, context) -> bool:
-    """The loop calls `block_until_ready` unconditionally on every iteration: it is synchronous by design
-    (a benchmark, an evaluation that times itself), and a host read after that wait stalls nothing more."""
+    """The loop calls `block_until_ready` unconditionally on every iteration, or saves a value it
+    computed to a file (`jnp.save(path, state)`): it is synchronous by design (a benchmark, an
+    evaluation that times itself, a sampler writing every configuration), and a host read after
+    that wait stalls nothing more."""
+    assigned = None
     for node in loop_body(loop):
         if isinstance(node, ast.Call) and not _conditional(node, loop):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
             if name == "block_until_ready":
                 return True
+            if name in ("save", "savez", "savez_compressed") and context.qualified_name(func) in _SAVES:
+                assigned = flow.assigned_in(loop) if assigned is None else assigned
+                if any(isinstance(argument, ast.Name) and argument.id in assigned for argument in node.args[1:]):
+                    return True
     return False
 
 
@@ -478,6 +488,9 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
     """A training loop: a jitted call rebinds what it is passed (`state, loss = step(state, batch)`) or
     is named for training (`train_step(model, optimizer, batch)` updating nnx objects in place)."""
     model = context.model
+    # The loop's own item (`for config in configs: config = smear(config)`) is bound afresh each
+    # iteration: transforming it carries nothing from one iteration to the next.
+    items = flow.target_names(loop.target) if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
     for node in loop_body(loop):
         if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is None:
             continue
@@ -488,7 +501,7 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
         if isinstance(statement, ast.Assign) and statement.value is node:
             stored = {dotted_name(element) for target in statement.targets for element in target_elements(target)}
             passed = {dotted_name(part) for argument in node.args for part in (argument.elts if isinstance(argument, ast.Tuple) else [argument])}
-            if (stored & passed) - {None}:
+            if (stored & passed) - {None} - items:
                 return True
     return False
 

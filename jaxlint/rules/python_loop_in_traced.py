@@ -54,7 +54,7 @@ import ast
 
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import flow
+from jaxlint.semantic import containers, flow
 from jaxlint.semantic.model import ARRAY
 
 UNROLL = 8
@@ -133,18 +133,9 @@ def _list_at_every_call(iterable: ast.expr, scope, context) -> bool:
         argument = call.args[position] if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args) else None
         if argument is None:
             argument = next((k.value for k in call.keywords if k.arg == iterable.id), None)
-        if not _python_list(argument, context.model.scope_for(call)):
+        if not containers.python_list(argument, context.model.scope_for(call)):
             return False
     return True
-
-
-def _python_list(argument: ast.expr | None, scope) -> bool:
-    if isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
-        return True
-    if isinstance(argument, ast.Name):
-        values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == argument.id]
-        return bool(values) and all(isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) for value in values)
-    return False
 
 
 _LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten", "jax.tree.flatten"})
@@ -153,7 +144,7 @@ _LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_u
 def _leaves_list(argument: ast.expr, scope, context) -> bool:
     """A Python list of a pytree's leaves (`tree_leaves(params)`, or `flat` of `flat, treedef =
     tree_flatten(params)`), or a list display."""
-    if _python_list(argument, scope):
+    if containers.python_list(argument, scope):
         return True
     if isinstance(argument, ast.Call):
         return context.qualified_name(argument.func) in ("jax.tree_util.tree_leaves", "jax.tree.leaves")
@@ -170,37 +161,6 @@ def _leaves_list(argument: ast.expr, scope, context) -> bool:
 
 
 # Annotations of a Python container: a parameter so annotated holds items, not an array.
-_CONTAINER_ANNOTATIONS = frozenset({
-    "dict", "list", "tuple", "set", "Dict", "List", "Tuple", "Set", "Mapping", "MutableMapping", "Sequence",
-    "OrderedDict", "FrozenDict",
-})
-
-
-def _python_collection(argument: ast.expr, scope, context) -> bool:
-    """A dict, list or other Python container the loop walks item by item: a display, a dict view
-    (`connections.items()`), or a name bound to a display or annotated as a container
-    (`nodes: Dict[str, Node]`), also in an enclosing function."""
-    if isinstance(argument, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.DictComp, ast.SetComp)):
-        return True
-    if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr in ("items", "keys", "values") and not argument.args:
-        return context.level(argument.func.value, scope) < ARRAY
-    if not isinstance(argument, ast.Name):
-        return False
-    owner = scope
-    while owner is not None and not (argument.id in owner.local_names and argument.id not in owner.declared_free):
-        owner = owner.parent
-    if owner is None:
-        return False
-    parameter = owner.param_nodes.get(argument.id)
-    if parameter is not None:
-        annotation = parameter.annotation
-        if isinstance(annotation, ast.Subscript):
-            annotation = annotation.value
-        name = annotation.attr if isinstance(annotation, ast.Attribute) else annotation.id if isinstance(annotation, ast.Name) else None
-        return name in _CONTAINER_ANNOTATIONS and not any(isinstance(target, ast.Name) and target.id == argument.id for target, _ in owner.bindings)
-    return _python_list(argument, owner)
-
-
 # A loop nest around a gradient computation is reported from this many unrolled steps on: each
 # step is a whole forward and backward pass, so a few already make a large program.
 GRAD_STEP_THRESHOLD = 8
@@ -302,7 +262,7 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
         return None
     if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
         if qualified == "builtins.zip" and any(
-            _leaves_list(argument, scope, context) or _python_collection(argument, scope, context) for argument in iterable.args
+            _leaves_list(argument, scope, context) or containers.python_collection(argument, scope, context) for argument in iterable.args
         ):
             # `zip(keys, leaves)`, `zip(nodes, keys)` with a dict of nodes: one iteration per leaf or
             # item of a Python collection, a count set by the program, not by the data.

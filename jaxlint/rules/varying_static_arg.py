@@ -10,7 +10,10 @@ value such as `num_viz = 3`), values with few possible results
 while the call runs in an inner one (`for task in range(n): for epoch in ...: f(x, task)`): it
 compiles once per task, and the epochs reuse that program. Likewise the index of an inner loop over a
 collection the outer loop leaves alone (`for step ...: for i in range(len(datasets)): f(x, i)`): the
-same indices come round every step, each compiled once.
+same indices come round every step, each compiled once. Nor a counter beside the loop's item when
+the item is static too (`for i, (key, env) in enumerate(zip(keys, envs)): train(key, s, env, i)`
+with `env` and `i` static), or when the function picks a Python list's item with it (`env =
+envs[i]` inside): every iteration compiles for its own item by design.
 
 ## Why is this bad?
 `jit` compiles one program per distinct value of each static argument: a static argument that takes
@@ -51,7 +54,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow
+from jaxlint.semantic import containers, flow
 
 
 class VaryingStaticArg(Rule):
@@ -91,6 +94,10 @@ class VaryingStaticArg(Rule):
             varying = _varying_name(argument, loops, context)
             if varying is None:
                 continue
+            if _element_also_static(argument, arguments, loops[0]):
+                continue
+            if _selects_python_item(argument, node, binding, context):
+                continue
             context.report(
                 argument,
                 f"{where} of `{callee}` takes a new value (`{varying}`) every iteration: one compilation per value; "
@@ -120,6 +127,51 @@ def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
                 return None
             return sorted(found)[0]
     return None
+
+
+def _element_also_static(argument: ast.expr, arguments: list[tuple[ast.expr, str]], loop) -> bool:
+    """Another static argument of the call is the loop's item itself (`for i, (key, env) in
+    enumerate(zip(keys, envs)): train(key, state, env, i)` with `env` and `i` static), or an item
+    taken by the counter (`env = envs[i]`): every iteration compiles for its own item anyway, so
+    the counter beside it costs no compilation of its own."""
+    items = flow.target_names(loop.target)
+    counter = loop.target.elts[0] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
+    if isinstance(counter, ast.Name):
+        items.discard(counter.id)
+        for child in flow.walk_same_scope(loop):
+            if (
+                isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                and isinstance(child.value, ast.Subscript) and counter.id in flow.loaded_names(child.value.slice)
+            ):
+                items.add(child.targets[0].id)
+    return any(
+        other is not argument and isinstance(other, ast.Name) and other.id in items
+        for other, _ in arguments
+    )
+
+
+def _selects_python_item(argument: ast.expr, call: ast.Call, binding, context) -> bool:
+    """The jitted function uses the parameter as an index into a Python container (`env =
+    envs[env_idx]`, `envs` a list): the program differs per value by design, and a traced index
+    could not select the item."""
+    function = binding.function
+    if function is None:
+        return False
+    if argument in call.args:
+        position = call.args.index(argument)
+        params = binding.param_names or []
+        name = params[position] if position < len(params) else None
+    else:
+        name = next((keyword.arg for keyword in call.keywords if keyword.value is argument), None)
+    if name is None:
+        return False
+    for node in flow.walk_same_scope(function.node):
+        if (
+            isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == name
+            and isinstance(node.value, ast.Name) and containers.python_collection(node.value, function, context)
+        ):
+            return True
+    return False
 
 
 def _repeats_item_indices(loop) -> bool:
