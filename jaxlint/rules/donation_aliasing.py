@@ -5,7 +5,8 @@ call. These checks are syntactic and conservative: when another live reference m
 stays silent.
 
 - The argument is a view of another live value: `test_state = state`, `params = variables["params"]`,
-  `graphdef, state = nnx.split(model)` with `state`/`variables`/`model` read after the call (or a
+  `graphdef, state = nnx.split(model)`, `eval_state = state.replace(metrics=empty)` (the other
+  leaves are the same arrays) with `state`/`variables`/`model` read after the call (or a
   parameter, a global, an attribute: the caller holds them).
 - The argument is the target of an enclosing `for` loop: the iterable still holds the element.
 - A view of the argument outlives the call: `p0 = state.momentum` read after it, or the argument
@@ -189,6 +190,11 @@ def _viewed_operand(call: ast.Call, context) -> ast.expr | None:
     qualified = context.qualified_name(call.func)
     callee = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
     if (qualified in VIEW_CALLS or callee in VIEW_CALL_NAMES) and call.args:
+        return call.args[0]
+    # `eval_state = state.replace(metrics=empty)`: a new pytree around every leaf it does not replace.
+    if isinstance(call.func, ast.Attribute) and call.func.attr in ("replace", "_replace") and not call.args and call.keywords:
+        return call.func.value
+    if qualified == "dataclasses.replace" and call.args:
         return call.args[0]
     if _shallow_copy(call, context):
         return call.func.value

@@ -17,7 +17,9 @@ integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, 
 of a size the source fixes below a megabyte (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`):
 rebound every step but bytes to kilobytes, so donation saves nothing.
 Only carried state counts: the call runs in a loop, updates an object's own state
-(`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop. A
+(`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop and
+rebinds a parameter of the wrapper (a fresh local such as `tmp = conv(tmp)` in `predict(params, x)`
+is an intermediate of one call). A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
 usually itself traced by its callers, where donation does nothing. Test code is not flagged either,
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
@@ -43,6 +45,9 @@ the same buffer twice") or delete a live value:
   (`eval_state = eval_state.replace(params=state.params)` then `evaluate(eval_state)`). A part read
   into a local (`params = state.params`), indexing an array (`params[-1]` copies) and values
   computed from it (`tree_map(lambda e, p: 0.9 * e + p, ema, params)`) are not kept;
+- it is another live pytree with some fields replaced (`eval_state = state.replace(metrics=empty)`,
+  then `eval_state = eval_step(eval_state, batch)` while `state` is trained on after): the other
+  leaves are the same arrays;
 - it is a shallow copy of a container another name still reads (`params = net_params.copy()` in a
   loop over tasks: a list's or dict's copy holds the same arrays; an array's own `.copy()` is a new
   buffer and stays flagged), or another attribute views it and is read after the update before it
@@ -295,7 +300,11 @@ def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model
         # ... unless the function is wrapped and compiled right there (`self.s = jax.jit(env.step)(self.s, a)`
         # in a key-press handler): each call compiles anew, which is the problem to fix first (JAX302).
         return binding.key != "<inline>"
-    # A wrapper called in a loop of this module (`def step_with_timing(state): state = p_step(state)`).
+    # A wrapper called in a loop of this module (`def step_with_timing(state): state = p_step(state)`),
+    # rebinding what its caller hands it (a parameter) or a global: a fresh local (`tmp = conv(tmp)`
+    # in `predict(params, x)`) is an intermediate of one call, not state carried from call to call.
+    if not any(key in scope.params or key in scope.keyword_params or key in scope.declared_free for key in rebound):
+        return False
     return scope.name in carried_state.names_called_in_loops(model)
 
 

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.imports import ImportMap
-from jaxlint.semantic.syntax import child_nodes, root_name
+from jaxlint.semantic.syntax import child_nodes, root_name, walk
 
 # How sure we are that an expression inside traced code is a tracer.
 NONE = 0  # static, host, or unknown
@@ -1277,7 +1277,10 @@ class SemanticModel:
 
     def _compute_levels(self, scope: Scope) -> None:
         levels = scope.levels
-        levels.update({name: max(level, levels.get(name, NONE)) for name, level in scope.traced_params.items()})
+        overwritten = self._params_overwritten_first(scope)
+        levels.update({
+            name: max(level, levels.get(name, NONE)) for name, level in scope.traced_params.items() if name not in overwritten
+        })
         for _ in range(6):
             changed = False
             for target, value in scope.bindings:
@@ -1292,6 +1295,30 @@ class SemanticModel:
                 changed |= self._assign_loop(target, iterable, scope)
             if not changed:
                 break
+
+    def _params_overwritten_first(self, scope: Scope) -> frozenset[str]:
+        """Parameters the function rebinds, unconditionally and before any read, in its own body
+        (`n = len(d1)` on its first lines): the value a caller passes never reaches a use, so it
+        does not make the name traced."""
+        cache = self.__dict__.setdefault("_overwritten_params", {})
+        found = cache.get(id(scope))
+        if found is not None:
+            return found
+        result: set[str] = set()
+        if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            undecided = set(scope.traced_params)
+            for statement in scope.node.body:
+                if not undecided:
+                    break
+                undecided -= {node.id for node in walk(statement) if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load}
+                if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+                    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                    for target in targets:
+                        if isinstance(target, ast.Name) and target.id in undecided:
+                            result.add(target.id)
+                            undecided.discard(target.id)
+        found = cache[id(scope)] = frozenset(result)
+        return found
 
     def _assign(self, target: ast.AST, level: int, scope: Scope, value: ast.AST | None) -> bool:
         if isinstance(target, ast.Name):

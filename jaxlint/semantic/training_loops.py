@@ -240,13 +240,16 @@ _LAX_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop
 
 def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     """The loop names an epoch (or the updates of on-policy RL, `range(num_updates)`) and calls a jitted
-    function that loops on the device (`lax.fori_loop` over the batches, `lax.scan` over a rollout):
+    function that loops on the device (`lax.fori_loop` over the batches, `lax.scan` over a rollout),
+    or calls such a loop itself (`params = lax.fori_loop(0, steps, train, params)`):
     each iteration is a whole pass, and reporting once per pass is the normal way.
     (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)"""
     if not _names_an_epoch(loop):
         return False
     for node in loop_body(loop):
         if isinstance(node, ast.Call):
+            if model.qualified_name(node.func) in _LAX_LOOPS:
+                return True  # `params = lax.fori_loop(0, steps_per_epoch, train, params)` called right here
             binding = model.jit_binding_for_call(node)
             function = binding.function if binding is not None else None
             if function is not None and any(
