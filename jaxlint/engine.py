@@ -73,7 +73,7 @@ def syntax_error_diagnostic(error: SyntaxError, source: SourceFile) -> Diagnosti
 # Lines that may hold syntax newer than the running interpreter's: PEP 695 `type` statements and
 # generic `def`/`class`, f-strings (PEP 701), t-strings (PEP 750), `except A, B:` (PEP 758).
 _NEWER_SYNTAX_HINT = re.compile(
-    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
+    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.'\"])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
 )
 # libcst crashes the whole process (native stack overflow) on deeply nested brackets and takes
 # minutes on very long expressions, so only text it can handle is handed to it. CPython itself
@@ -108,7 +108,8 @@ def _libcst_can_take(text: str, error: SyntaxError | None) -> bool:
 # Syntax that arrived after Python 3.12 (the version of PEP 695 generics, `type` statements and
 # PEP 701 f-strings, which every other `_NEWER_SYNTAX_HINT` line stands for): t-strings (PEP 750) and
 # `except A, B:` without parentheses (PEP 758), both Python 3.14.
-_PYTHON_3_14_HINT = re.compile(r"(?<![\w.])(?:[tT][rR]?|[rR][tT])['\"]|^\s*except\s+[^:(]*,")
+# (A prefix is not a quote's content: `TypeVar("T")` holds no t-string.)
+_PYTHON_3_14_HINT = re.compile(r"(?<![\w.'\"])(?:[tT][rR]?|[rR][tT])['\"]|^\s*except\s+[^:(]*,")
 
 
 def python_needed(text: str, error: SyntaxError) -> tuple[int, int]:

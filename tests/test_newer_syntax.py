@@ -29,6 +29,8 @@ NEWER = {
     "type_statement": ("import jax\ntype Vector = list[float]\n", (3, 12)),
     "pep701_fstring": ('import jax\nnames = ["a"]\nprint(f"{"\\n".join(names)}")\n', (3, 12)),
     "except_without_parentheses": ("import jax\ntry:\n    pass\nexcept ValueError, TypeError:\n    pass\n", (3, 14)),
+    # A string whose content ends in `t` (`TypeVar("T")`) just before the error is no t-string.
+    "type_statement_after_typevar": ('import jax\nfrom typing import Any, TypeVar\nT = TypeVar("T")\ntype PyTree = Any\n', (3, 12)),
 }
 
 

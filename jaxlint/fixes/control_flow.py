@@ -492,7 +492,7 @@ def _assign_fix(node: ast.If, context, scope):
     for arm in (body, orelse):
         arm_assigned = {n for s in arm for n in definite_stores(s)}
         needed |= {name for name in outputs if name not in arm_assigned}
-    for name in needed:
+    for name in sorted(needed):  # (sorted: the same message on every run, whatever the set order)
         if not defined_before(name, node, context):
             raise _Refuse(f"`{name}` is assigned in only one arm and has no value before the `if`")
     indent = context.source.indentation(node.lineno)

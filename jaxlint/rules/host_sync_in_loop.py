@@ -147,6 +147,8 @@ class HostSyncInLoop(Rule):
         step_name = _callee_text(compiled, context)
         stops, derivation = _stopping_tests(node, values, context)
         tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
+        if tested is not None and _adaptive_while(node, context):
+            return  # each iteration compiles for a host value it grows: the host must see the test
         assigned = assigned_in_loop(node)
         found: list[tuple[ast.AST, str]] = []
         needed_on_host: set[str] = set()
@@ -159,11 +161,23 @@ class HostSyncInLoop(Rule):
             converted = _converted_in_place(child, context)
             if converted is not None and not _under_condition(child, node):
                 needed_on_host.add(converted)
+            if isinstance(child, ast.While) and child is not node and values.truth_test_syncs(child.test) is not None and _adaptive_while(child, context):
+                # An adaptive inner loop needs its test on the host (above): the outer iteration waits
+                # there anyway, and reads of those values after it add no wait.
+                if not _under_condition(child, node):
+                    needed_on_host |= _values_read(child.test, values, context)
+                continue
             description = self._sync(child, context, values)
             if description is None:
                 continue
             if _gated(child, node, context, values, assigned):
                 continue
+            if _in_raise(child):
+                continue  # formatted only when the program aborts
+            if _rebuilds_on_host(child, node, context):
+                continue  # `if not ok: table = rebuild_on_cpu(x)`: host code repairs what the next step uses
+            if _inside_host_rebuild(child, node, context, values):
+                continue  # runs only when the device said to repair (`print(...)` beside the rebuild)
             if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
                 # (a string made from a device value is never what a host consumer needs)
                 if not _under_condition(child, node):
@@ -267,7 +281,8 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 keyword = {ast.If: "if", ast.While: "while", ast.IfExp: "if", ast.Assert: "assert"}[type(node)]
                 return f"`{keyword} {snippet(context.text(node.test))}` on a device value"
-        elif isinstance(node, (ast.BoolOp, ast.UnaryOp)) and not _is_test(node):
+        elif (isinstance(node, ast.BoolOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))) and not _is_test(node):
+            # (`-x`, `~x`: arithmetic on the device; only `not` and `and`/`or` ask for a truth value)
             value = values.truth_test_syncs(node)
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
@@ -421,6 +436,78 @@ def _is_drawn_key(node: ast.AST, values: LoopValues) -> bool:
 def _constant_false(test: ast.expr) -> bool:
     """`if False:`, `if 0:`: code switched off by hand."""
     return isinstance(test, ast.Constant) and not test.value
+
+
+def _in_raise(node: ast.AST) -> bool:
+    """Inside a `raise` statement: runs only when the program aborts."""
+    parent = parent_of(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        parent = parent_of(parent)
+    return isinstance(parent, ast.Raise)
+
+
+def _adaptive_while(loop: ast.While, context) -> bool:
+    """`while err > tol and n < n_max: n += 20; out, err = solve(x, n)` with `n` static for the
+    jitted `solve`: every iteration runs a program compiled for a size the host grows, so neither a
+    `lax.while_loop` nor a read after the loop can replace the host's test."""
+    # The size grown in the body is also bounded by the test (`n < n_max`).
+    grown = flow.assigned_in(loop) & flow.loaded_names(loop.test)
+    model = context.model
+    for node in loop_body(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        binding = model.jit_binding_for_call(node)
+        if binding is None:
+            continue
+        arguments = [(position, None, argument) for position, argument in enumerate(node.args) if not isinstance(argument, ast.Starred)]
+        arguments += [(None, keyword.arg, keyword.value) for keyword in node.keywords if keyword.arg]
+        for position, keyword, argument in arguments:
+            if binding.is_static(position, keyword) and flow.loaded_names(argument) & grown:
+                return True
+    return False
+
+
+def _inside_host_rebuild(node: ast.AST, loop: ast.AST, context, values: LoopValues) -> bool:
+    """In the body of an `if` on a device value that `_rebuilds_on_host`: it runs only on that
+    device-decided branch."""
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not loop:
+        if (
+            isinstance(parent, ast.If) and child is not parent.test and values.truth_test_syncs(parent.test) is not None
+            and _rebuilds_on_host(parent, loop, context)
+        ):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _rebuilds_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
+    """The sync is an `if` test whose body rebinds, with a call of host code (not compiled code, not
+    an array operation), a name the loop reads again: `if not ok: pairs = cpu_neighbour_list(x)`. The
+    device value decides how the host repairs the state the next step uses, every step."""
+    if not isinstance(sync, ast.If):
+        return False
+    model = context.model
+    read_in_loop = flow.loaded_names(loop)
+    assigned = flow.assigned_in(loop)
+    for statement in sync.body:
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+            continue
+        call = statement.value
+        if model.jit_binding_for_call(call) is not None:
+            continue
+        # A function of a module or of a long-lived object (`utils.cpu_nlist`, `env.reset`), not a
+        # method of a value the loop computes (`jnp.argmax(x).item()`) nor an array operation.
+        function = call.func
+        if isinstance(function, ast.Attribute) and not (isinstance(function.value, ast.Name) and function.value.id not in assigned):
+            continue
+        qualified = context.qualified_name(function) or ""
+        if not isinstance(function, (ast.Name, ast.Attribute)) or qualified.startswith(("jax.", "numpy.", "builtins.")):
+            continue
+        rebound = {name for target in statement.targets for name in flow.target_names(target)}
+        if rebound & read_in_loop:
+            return True
+    return False
 
 
 def _in_assert_message(node: ast.AST) -> bool:

@@ -47,6 +47,7 @@ import ast
 
 from jaxlint.fixes import inplace_update
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import containers
 from jaxlint.semantic.arrays import is_jax_array, parameter_rebindings
 from jaxlint.semantic.model import TRACED
 
@@ -74,6 +75,8 @@ class InplaceArrayUpdate(Rule):
     def _is_jax_array(self, target: ast.Subscript, context) -> bool:
         scope = context.scope(target)
         array = target.value
+        if containers.python_collection(array, scope, context):
+            return False  # `untrys: list[Array]`, `out = [...]`: a Python container of arrays takes item stores
         if isinstance(array, ast.Name):
             # Whether a name holds a JAX array depends only on the name and its scope; a module that
             # fills one table item by item (`table[k] = ...` hundreds of times) asks the same question

@@ -9,7 +9,8 @@ class other than `object` or another plain class of the module (flax `nn.Module`
 `eqx.Module`, `struct.PyTreeNode`, `NamedTuple`, ...), a decorator other than `dataclasses.dataclass`
 (`@struct.dataclass`, `@register_pytree_node_class`, `@jax.tree_util.register_dataclass`,
 `@chex.dataclass`), a class registered with `register_pytree_node...`, or one that defines
-`tree_flatten`.
+`tree_flatten` (also `_tree_flatten` or `tree_flatten_with_keys`: its registration may be in another
+module).
 
 ## Why is this bad?
 `jax.jit` on a method wraps the plain function, so `self` is its first argument and is traced like
@@ -139,7 +140,10 @@ def _plain_class(class_node: ast.ClassDef, context, seen: frozenset = frozenset(
         if context.qualified_name(target) not in _PLAIN_DECORATORS:
             return False
     for statement in class_node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in ("tree_flatten", "tree_unflatten", "__jax_array__"):
+        # `tree_flatten`, also private (`_tree_flatten`, registered from another module) or with keys.
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            "tree_flatten" in statement.name or "tree_unflatten" in statement.name or statement.name == "__jax_array__"
+        ):
             return False
     if _registered(class_node.name, context):
         return False

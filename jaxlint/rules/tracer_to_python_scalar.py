@@ -12,7 +12,9 @@ raises `ConcretizationTypeError` under `jit` (and under `vmap`/`grad`). Even whe
 https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError.
 
 `int(x.shape[0])`, `float(static_arg)` and conversions of closure constants are fine and are not
-flagged.
+flagged. Nor are `int(x)`, `operator.index(x)` and `x.item()` in code only differentiated outside
+any jit (`jax.grad(loss)(params)`): autodiff alone lets them read the value (checked on JAX 0.10.2),
+while `float(x)` and `complex(x)` of a differentiated value raise there too.
 
 ## Example
 ```python
@@ -51,6 +53,8 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import TRACED
 
 CONVERSIONS = {"builtins.float": "float", "builtins.int": "int", "builtins.complex": "complex", "operator.index": "operator.index"}
+# Conversions to an integer: not differentiable, so autodiff outside jit lets them read the value.
+_INTEGER_CONVERSIONS = frozenset({"builtins.int", "operator.index"})
 
 
 class TracerToPythonScalar(Rule):
@@ -71,6 +75,8 @@ class TracerToPythonScalar(Rule):
             value = node.args[0]
             if context.level(value, scope) < TRACED:
                 return
+            if qualified in _INTEGER_CONVERSIONS and context.model.runs_concretely(scope):
+                return  # under autodiff alone `int(tracer)` reads the concrete value (jax 0.10.2); `float` raises
             conversion = CONVERSIONS[qualified]
             context.report(
                 node,

@@ -2,7 +2,8 @@
 Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function, outside
 traced code, where it is built or called repeatedly: in a loop, in a function called in a loop, or
 bound to a name that is called in a loop. Built and called once (a test, a one-off evaluation), the
-cost is paid once and nothing is flagged.
+cost is paid once and nothing is flagged; nor is a batched function compiled right after
+(`g = jax.vmap(f)` then `g = jax.jit(g)`, also under a branch).
 
 ## Why is this bad?
 `vmap` of a jitted function is not itself compiled: every call re-runs the batching transform in
@@ -68,6 +69,11 @@ class VmapOfJit(Rule):
         model = context.model
         if not _built_or_called_repeatedly(node, model):
             return  # built and called once (a test, a one-off evaluation): the cost is paid once
+        if _rewrapped_in_jit(node, model):
+            return  # `g = jax.vmap(f)` then `g = jax.jit(g)`: the batched function is compiled as a whole
+        parent = parent_of(node)
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and model.transform_of(parent.func) in jaxapi.COMPILING:
+            return  # `jax.jit(jax.vmap(f))`, also `jax.jit(jax.vmap(jax.jit(f)))`: the outer `jit` compiles it as a whole
         if isinstance(inner, ast.Call) and model.transform_of(inner.func) == "jax.jit" and inner.args:
             context.report(
                 node,
@@ -76,9 +82,6 @@ class VmapOfJit(Rule):
                 fix=vmap_swap.swap_fix(node, inner, context),
             )
             return
-        parent = parent_of(node)
-        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and model.transform_of(parent.func) in jaxapi.COMPILING:
-            return  # `jax.jit(jax.vmap(f))`: the outer `jit` compiles the batched function as a whole
         binding = model.jit_binding_for_name(inner) if isinstance(inner, ast.Name) else None
         if binding is not None and binding.transform == "jax.jit":
             context.report(
@@ -86,6 +89,26 @@ class VmapOfJit(Rule):
                 f"`vmap` of jitted `{inner.id}` is not compiled as a whole: every call batches in Python; "
                 f"wrap the batched function in `jax.jit` instead",
             )
+
+
+def _rewrapped_in_jit(vmapped: ast.Call, model) -> bool:
+    """The name the `vmap` is bound to is compiled next: `g = jax.jit(g)` later in the same scope (also
+    under a branch, `if use_jit: g = jax.jit(g)`: the other path has no `jit` inside either)."""
+    statement = parent_of(vmapped)
+    if not (isinstance(statement, ast.Assign) and statement.value is vmapped and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    scope = model.scope_for(vmapped)
+    for target, value in scope.bindings:
+        if (
+            isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Call) and value.args
+            and isinstance(value.args[0], ast.Name) and value.args[0].id == name
+            and model.transform_of(value.func) in jaxapi.COMPILING
+            and (value.lineno, value.col_offset) > (vmapped.lineno, vmapped.col_offset)
+        ):
+            return True
+    return False
 
 
 def _built_or_called_repeatedly(vmapped: ast.Call, model) -> bool:

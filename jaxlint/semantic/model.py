@@ -281,6 +281,8 @@ def _int_tuple(numbers) -> ast.Tuple:
 
 
 _FILTERED_CUSTOM = frozenset({"equinox.filter_custom_vjp", "equinox.filter_custom_jvp"})
+_JAXTYPING_DTYPES = ("jaxtyping.Float", "jaxtyping.Int", "jaxtyping.Bool", "jaxtyping.Shaped", "jaxtyping.Num", "jaxtyping.Real",
+                     "jaxtyping.Inexact", "jaxtyping.Integer", "jaxtyping.Complex")
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -888,6 +890,10 @@ class SemanticModel:
         if use.arity is not None:
             candidates = candidates[: use.arity]
             keyword_params = []
+        if qualified == "jax.experimental.checkify.checkify":
+            # checkify traces the arrays it is given; a Python number stays one (`n: int` is concrete).
+            candidates = [name for name in candidates if not self._annotated_python_scalar(scope, name)]
+            keyword_params = [name for name in keyword_params if not self._annotated_python_scalar(scope, name)]
         # jit-like, lax bodies, custom derivatives, configured decorators.
         static = _static_options(use)
         if static is None:
@@ -1052,15 +1058,25 @@ class SemanticModel:
         default = defaults.get(name)
         return isinstance(default, ast.Constant) and isinstance(default.value, (bool, int, float))
 
+    def _annotated_python_scalar(self, scope: Scope, name: str) -> bool:
+        arg = scope.param_nodes.get(name)
+        annotation = arg.annotation if arg is not None else None
+        return isinstance(annotation, ast.Name) and annotation.id in ("int", "float", "bool", "str") and annotation.id not in self.bound_names
+
     def _annotated_array(self, scope: Scope, name: str) -> bool:
         arg = scope.param_nodes.get(name)
         if arg is None or arg.annotation is None:
             return False
         annotation = arg.annotation
-        if isinstance(annotation, ast.Subscript):
+        subscripted = isinstance(annotation, ast.Subscript)
+        if subscripted:
             annotation = annotation.value
         qualified = self.qualified_name(annotation)
-        return qualified is not None and qualified.startswith(jaxapi.ARRAY_ANNOTATIONS)
+        if qualified is None or not qualified.startswith(jaxapi.ARRAY_ANNOTATIONS):
+            return False
+        # A jaxtyping dtype names an array only with its shape (`Int[Array, "b"]`); written bare
+        # (`n: Int = 1`, called with a Python int) it says nothing an array check could use.
+        return subscripted or not qualified.startswith(_JAXTYPING_DTYPES)
 
     # ----- jitted callables ------------------------------------------------------------------
 

@@ -637,6 +637,8 @@ def bound_value_called_repeatedly(value: ast.AST, model: SemanticModel) -> bool:
             current = current.parent
         if current is not owner:
             continue  # the name means something else there
+        if scope.in_traced:
+            continue  # called inside traced code: compiled into the caller's program, not called from Python
         for call in scope.calls:
             if isinstance(call.func, ast.Name) and call.func.id == name and runs_repeatedly(call, model):
                 return True

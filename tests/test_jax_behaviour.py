@@ -1,0 +1,60 @@
+"""Facts about JAX that rules rely on, checked against the JAX installed here (CPU).
+
+A rule that stays silent because "JAX allows this" must fail loudly here when a JAX release stops
+allowing it."""
+
+from __future__ import annotations
+
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+VALUES = [0.1, 0.7, 0.3]
+
+
+def _grad(function):
+    return jax.grad(function)(jnp.array(VALUES))
+
+
+def test_int_of_a_differentiated_value_reads_it_under_autodiff_alone():
+    # JAX102 does not report `int()`/`operator.index()` in code only differentiated outside jit.
+    gradient = _grad(lambda x: x.sum() * int(x.sum()))
+    assert gradient.tolist() == [1.0, 1.0, 1.0]  # int(1.1) == 1
+    gradient = _grad(lambda x: x[int(jnp.searchsorted(jnp.sort(x), 0.5))])
+    assert gradient.tolist() == [0.0, 0.0, 1.0]  # index 2 of the unsorted values
+
+
+def test_float_of_a_differentiated_value_raises_under_autodiff_alone():
+    # ... but it does report `float()` there.
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        _grad(lambda x: x.sum() * float(x.sum()))
+
+
+def test_int_raises_under_jit():
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda x: x[: int(x.sum())])(jnp.array(VALUES))
+
+
+def test_integer_outputs_of_a_jitted_helper_are_concrete_under_autodiff_alone():
+    # The shape of the attract-jax energy code (R40): a jitted helper returns indices, the caller
+    # differentiated eagerly slices with them.
+    helper = jax.jit(lambda x: jnp.searchsorted(jnp.sort(x), 0.5))
+
+    def energy(x):
+        return x[: int(helper(x))].sum()
+
+    assert _grad(energy).tolist() == [1.0, 1.0, 0.0]
+
+
+def test_checkify_keeps_python_numbers_concrete():
+    # The model does not trace a checkified function's parameters annotated as Python numbers.
+    from jax.experimental import checkify
+
+    def trimmed(values, width: int):
+        if width > 2:  # a Python bool: would raise if `width` were traced
+            values = values[width // 2 : -(width // 2)]
+        return values.sum()
+
+    _, total = checkify.checkify(trimmed)(jnp.ones(10), 4)
+    assert float(total) == 6.0
