@@ -10,6 +10,8 @@ Neither is an operand with no path to what is differentiated: in a local functio
 `value_and_grad(f, argnums=0)`, a divide by a value computed from the other arguments alone
 (a library's public function is not exempt: its users may differentiate it with respect to anything).
 Nor is code in a `jax.custom_jvp`/`custom_vjp` function: autodiff uses its rule, never its body.
+Nor is a function only forward-mode transforms differentiate (`jacfwd`, `jvp`): `where` selects
+the tangents as it selects the values, so the NaN of the dropped arm never reaches the result.
 
 ## Why is this bad?
 `jnp.where` computes both arms everywhere and selects afterwards. The forward value is fine, but
@@ -51,6 +53,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.jaxapi import DIFFERENTIATING
+from jaxlint.semantic.reachability import forward_only_scopes
 from jaxlint.semantic.model import FUNCTION_NODES
 
 # Operation -> (index of the operand that must stay in the domain, the harmless value).
@@ -154,12 +157,15 @@ _CUSTOM_DERIVATIVES = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
 
 
 def _differentiated(context, node) -> bool:
+    """Under a transform that transposes: a function only `jacfwd`/`jvp` differentiate (forward
+    mode) drops the NaN tangent of the arm `where` does not select, so its gradient is finite."""
     scope = context.scope(node)
+    forward_only = forward_only_scopes(context.model)
     while scope is not None:
         if scope.transforms & _CUSTOM_DERIVATIVES:
             return False
         if scope.differentiated:
-            return True
+            return id(scope) not in forward_only
         scope = scope.parent
     return False
 

@@ -1134,6 +1134,12 @@ class SemanticModel:
                 owned = [binding for binding in bindings if binding.owner is current or binding.owner is None]
                 if not owned:
                     return None
+                plain = _plain_defs(current, node.id, owned) if current.defs.get(node.id, owned) is None else ()
+                if plain:
+                    # `def f` (plain) and `@jax.jit def f` in one scope (a notebook redefining a helper
+                    # in a later cell): which one a read sees depends on when it runs. Only a read in
+                    # the same straight-line code, after the jitted one and no plain one, is known.
+                    return _reaching_past(owned, plain, node, current, self)
                 if len(owned) == 1:
                     return owned[0]
                 return _reaching(owned, node, current, self) or _agreeing(owned)
@@ -2066,6 +2072,29 @@ def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope, model: "Se
                 return None
             return None if _later_binding_in_loop(bindings, use, use_ancestors) else best[2]
     return None
+
+
+def _plain_defs(scope: Scope, name: str, jitted: list[JitBinding]) -> list[ast.AST]:
+    """The `def name` statements of `scope` that no jit binding compiles (a plain helper of the same
+    name as a jitted one)."""
+    compiled = {id(binding.function.node) for binding in jitted if binding.function is not None}
+    return [
+        child.node for child in scope.children
+        if child.class_node is None and getattr(child.node, "name", None) == name and id(child.node) not in compiled
+    ]
+
+
+def _reaching_past(jitted: list[JitBinding], plain: list[ast.AST], use: ast.AST, scope: Scope, model: "SemanticModel") -> JitBinding | None:
+    """The jit binding reaching `use` when plain defs of the name share its scope: it must reach by
+    straight-line code, and no plain def may stand between it and the use."""
+    binding = _reaching(jitted, use, scope, model)
+    if binding is None:
+        return None
+    bound_at = (binding.node.lineno, binding.node.col_offset)
+    position = (use.lineno, use.col_offset)
+    if any(bound_at < (definition.lineno, definition.col_offset) < position for definition in plain):
+        return None
+    return binding
 
 
 def _later_binding_in_loop(bindings: list[JitBinding], use: ast.AST, use_ancestors: list[ast.AST]) -> bool:

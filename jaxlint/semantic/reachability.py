@@ -15,16 +15,28 @@ REVERSE_MODE = frozenset({
     "flax.nnx.grad", "flax.nnx.value_and_grad", "equinox.filter_grad", "equinox.filter_value_and_grad",
     "equinox.filter_vjp",
 })
-_CACHE: "weakref.WeakKeyDictionary[SemanticModel, set[int]]" = weakref.WeakKeyDictionary()
+# Forward mode only pushes tangents through: `where` selects among them, so a NaN in the arm it
+# drops never reaches the result (JAX503 needs a transpose to multiply it by a zero cotangent).
+FORWARD_MODE = frozenset({"jax.jacfwd", "jax.jvp"})
+_CACHE: "weakref.WeakKeyDictionary[SemanticModel, dict[frozenset, set[int]]]" = weakref.WeakKeyDictionary()
 
 
 def reverse_mode_scopes(model: SemanticModel) -> set[int]:
     """ids of the scopes that run inside a reverse-mode transform: roots, their nested functions,
     and the module's functions they call or pass to `lax` (by name, transitively)."""
-    cached = _CACHE.get(model)
-    if cached is not None:
-        return cached
-    reached: dict[int, Scope] = {id(s): s for s in model.scopes if s.transforms & REVERSE_MODE}
+    return _scopes_under(model, REVERSE_MODE)
+
+
+def forward_only_scopes(model: SemanticModel) -> set[int]:
+    """ids of the scopes that run under `jacfwd`/`jvp` and under no reverse-mode transform of this module."""
+    return _scopes_under(model, FORWARD_MODE) - _scopes_under(model, REVERSE_MODE)
+
+
+def _scopes_under(model: SemanticModel, transforms: frozenset) -> set[int]:
+    cached = _CACHE.setdefault(model, {})
+    if transforms in cached:
+        return cached[transforms]
+    reached: dict[int, Scope] = {id(s): s for s in model.scopes if s.transforms & transforms}
     pending = list(reached.values())
     while pending:
         scope = pending.pop()
@@ -38,8 +50,7 @@ def reverse_mode_scopes(model: SemanticModel) -> set[int]:
             if id(candidate) not in reached:
                 reached[id(candidate)] = candidate
                 pending.append(candidate)
-    result = set(reached)
-    _CACHE[model] = result
+    result = cached[transforms] = set(reached)
     return result
 
 
@@ -48,4 +59,4 @@ def reverse_mode_roots(model: SemanticModel, scope: Scope) -> list[str]:
     return sorted(scope.transforms & REVERSE_MODE)
 
 
-__all__ = ["reverse_mode_scopes", "reverse_mode_roots", "REVERSE_MODE"]
+__all__ = ["forward_only_scopes", "reverse_mode_scopes", "reverse_mode_roots", "FORWARD_MODE", "REVERSE_MODE"]
