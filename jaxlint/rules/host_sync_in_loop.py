@@ -28,7 +28,9 @@ a read that is the one statement between two timer stamps (`start = time.time()`
 `y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
 tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,
 `if verbose:`, `if jax.process_index() == 0:`, `if writer is not None:`) is not a logging interval:
-the sync under it still runs every iteration. Test code (a `test_*` function, a `Test*` class, or a
+the sync under it still runs every iteration. CLU's asynchronous metric writers (`writer =
+metric_writers.create_default_writer(workdir)` without `asynchronous=False`, `AsyncWriter`,
+`AsyncMultiWriter`) convert in a background thread: their `write_scalars` in the loop waits for nothing. Test code (a `test_*` function, a `Test*` class, or a
 test module: `*_test.py`, `conftest.py`, test helpers, or a `test_*.py` that is written as a test) is not flagged: a test reads values on the host on
 purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
 ...), loops whose body always ends in `break` or `return`, or ends the first iteration so (`for i, batch
@@ -100,6 +102,8 @@ import ast
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state, flow
+from jaxlint.semantic.arrays import instance_attribute_values
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import parent_of
@@ -263,7 +267,7 @@ class HostSyncInLoop(Rule):
                 value = _first_fresh(node.args + [k.value for k in node.keywords], fresh)
                 if value is not None:
                     return f"formatting device value `{snippet(context.text(value))}`"
-            if _is_reporting_call(node, context):
+            if _is_reporting_call(node, context) and not _writes_in_background(node, context):
                 value = _first_fresh(_reported_values(node), fresh)
                 if value is not None:
                     return f"reporting device value `{snippet(context.text(value))}`"
@@ -698,6 +702,40 @@ def _is_reporting_call(call: ast.Call, context) -> bool:
     if qualified.startswith(_REPORTING_QUALIFIED) or qualified in _REPORTING_QUALIFIED:
         return True
     return not qualified and isinstance(call.func, ast.Attribute) and call.func.attr in _REPORTING_METHODS
+
+
+# CLU's metric writers that hand every write to a background thread: the loop does not wait for the
+# conversion. `create_default_writer` returns one unless called with `asynchronous=False`.
+_BACKGROUND_WRITERS = frozenset({
+    "clu.metric_writers.create_default_writer", "clu.metric_writers.AsyncWriter", "clu.metric_writers.AsyncMultiWriter",
+    "clu.metric_writers.async_writer.AsyncWriter", "clu.metric_writers.async_writer.AsyncMultiWriter",
+})
+
+
+def _writes_in_background(call: ast.Call, context) -> bool:
+    """`writer.write_scalars(step, {...})` on a writer that every assignment builds as an asynchronous
+    CLU writer (`writer = metric_writers.create_default_writer(workdir)`, or `self.writer = ...`)."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name):
+        scope = context.scope(call)
+        bound = bound_values(context.model, receiver.id, scope) if scope is not None else None
+        values = bound[1] if bound is not None else None
+    elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
+        values = instance_attribute_values(context.model, receiver.attr, context.scope(call))
+    else:
+        return False
+    return bool(values) and all(_builds_background_writer(value, context) for value in values)
+
+
+def _builds_background_writer(value: ast.expr, context) -> bool:
+    if not isinstance(value, ast.Call) or context.qualified_name(value.func) not in _BACKGROUND_WRITERS:
+        return False
+    for keyword in value.keywords:
+        if keyword.arg == "asynchronous":
+            return isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+        if keyword.arg is None:
+            return False  # `**options` may turn it off
+    return True
 
 
 def _reported_values(call: ast.Call) -> list[ast.expr]:

@@ -96,13 +96,19 @@ def _instance_attribute_is_jax_array(model: SemanticModel, attribute: str, scope
     if key in seen:
         return False
     seen = seen | {key}
+    values = instance_attribute_values(model, attribute, scope)
+    return bool(values) and all(is_jax_array(model, value, model.scope_for(value), seen) for value in values)
+
+
+def instance_attribute_values(model: SemanticModel, attribute: str, scope: Scope | None) -> list[ast.expr] | None:
+    """Every value assigned to `self.<attribute>` in the class of the method holding `scope`; None
+    outside a method or where one binding is not a plain assignment."""
     owner = scope
     while owner is not None and owner.class_node is None:
         owner = owner.parent
     if owner is None:
-        return False
-    values = _attribute_values(model, owner.class_node, attribute)
-    return bool(values) and all(is_jax_array(model, value, model.scope_for(value), seen) for value in values)
+        return None
+    return _attribute_values(model, owner.class_node, attribute)
 
 
 def _attribute_values(model: SemanticModel, class_node: ast.ClassDef, attribute: str) -> list[ast.expr] | None:
