@@ -44,6 +44,12 @@ _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
 # IPython's automagic runs `pip install optax` or `cd data` as the line magic without its `%` (on by
 # default, and in Colab); a name followed by a word is never Python.
 _AUTOMAGIC = re.compile(r"^[ \t]*(?:pip|conda|mamba|cd)[ \t]+[\w\-./~$'\"]")
+# Any line that may be IPython (a superset of `_is_ipython_line`, searched over a whole cell in one
+# pass): a cell with none is Python as written or not at all, and needs no masking and no parse here.
+_MAYBE_IPYTHON = re.compile(
+    "|".join((r"^\s*[%!?]", r"^\s*[\w.]+\?{1,2}\s*$", _MAGIC_ASSIGNMENT.pattern, _AUTOMAGIC.pattern)),
+    re.MULTILINE,
+)
 
 
 class NotebookError(Exception):
@@ -134,7 +140,7 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         start = 1
         if parses_ast("\n".join(lines)):
             return "\n".join(lines), masked_lines
-    elif parses_ast(source):
+    elif not _MAYBE_IPYTHON.search(source) or parses_ast(source):
         return source, {}
     index = start
     while index < len(lines):
@@ -176,9 +182,50 @@ class Joined:
     cells: list[Cell]
     syntax_errors: list[Diagnostic]
     errors: list[str]
+    tree: ast.Module | None = None  # `text` parsed, when one parse of the whole showed every cell parses
 
 
 def join_cells(notebook: Notebook, filename: str) -> Joined:
+    joined = _join_parsed_at_once(notebook)
+    return joined if joined is not None else _join_cell_by_cell(notebook, filename)
+
+
+def _join_parsed_at_once(notebook: Notebook) -> Joined | None:
+    """The usual notebook, every cell Python: one parse of the joined text instead of one per cell.
+    It stands for the cells only where no top-level statement crosses a cell's marker (a cell
+    ending inside brackets, a string, a decorator or a block header does not parse alone)."""
+    parts: list[str] = []
+    included: list[Cell] = []
+    marker_rows: list[int] = []
+    row = 1
+    for cell in notebook.cells:
+        if cell.masked is None or not cell.masked.strip():
+            continue
+        body = cell.masked if cell.masked.endswith("\n") else cell.masked + "\n"
+        marker_rows.append(row)
+        parts.append(_CELL_MARKER.format(cell.number) + "\n")
+        parts.append(body)
+        included.append(cell)
+        row += 1 + body.count("\n")
+    text = "".join(parts)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    markers = iter(marker_rows)
+    next_marker = next(markers, None)
+    for statement in tree.body:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        while next_marker is not None and next_marker < first:
+            next_marker = next(markers, None)
+        if next_marker is not None and next_marker <= (statement.end_lineno or statement.lineno):
+            return None
+    return Joined(text, included, [], [], tree)
+
+
+def _join_cell_by_cell(notebook: Notebook, filename: str) -> Joined:
     from jaxlint.engine import newer_syntax_diagnostic, newer_syntax_parses, syntax_error_diagnostic
     from jaxlint.source import SourceFile
 
@@ -283,7 +330,7 @@ def lint_notebook(text: str, filename: str, settings, rules: Sequence, ignored_c
     result = FileResult(filename, errors=list(joined.errors))
     diagnostics = list(joined.syntax_errors)
     if joined.text:
-        checked = check_source(joined.text, filename, settings, rules, ignored_codes=ignored_codes)
+        checked = check_source(joined.text, filename, settings, rules, ignored_codes=ignored_codes, parsed=joined.tree)
         result.errors.extend(checked.errors)
         cell_map = CellMap(joined.text)
         diagnostics.extend(mapped for mapped in map(cell_map.diagnostic, checked.diagnostics) if mapped is not None)

@@ -246,3 +246,40 @@ def test_json_style_detection():
     style = json_style('{\n    "x": "caf\\u00e9"\n}')
     assert style.indent == "    " and style.ensure_ascii and not style.trailing_newline
     assert json_style('{"cells": []}').indent is None
+
+
+@pytest.mark.parametrize(
+    "first, second, broken_cell",
+    [
+        ("import jax\n\n@jax.jit\n", "def f(x):\n    return x + 1\n", 1),  # a decorator alone
+        ("import jax\ny = jax.numpy.add(\n", "    1, 2)\n", 1),  # a call left open
+        ("import jax\nif True:\n", "    y = 1\n", 1),  # a block header without its body
+        ('import jax\nnote = """\n', 'text"""\n', 1),  # a string left open
+        ("import jax\ny = 1 + \\\n", "2\n", 1),  # a backslash continuation
+    ],
+)
+def test_cells_that_parse_only_joined_are_each_reported(first, second, broken_cell):
+    """The whole notebook may parse while a cell alone does not (jaxlint parses the joined cells once
+    for speed): a statement crossing a cell boundary sends it back to the cell-by-cell parse, which
+    reports the cell that does not parse alone, as Jupyter would fail to run it."""
+    settings, rules = settings_and_rules()
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+             for source in (first, second, "z = 3\n")]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    result = lint_notebook(text, "nb.ipynb", settings, rules)
+    assert [d.cell for d in result.diagnostics if d.code == "JAX000"][:1] == [broken_cell]
+
+
+def test_notebook_with_every_cell_python_is_parsed_once(monkeypatch):
+    """The usual notebook: one parse of the joined cells, reused by the analysis."""
+    import ast as ast_module
+
+    settings, rules = settings_and_rules()
+    sources = ["import jax\nimport jax.numpy as jnp\n", "@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n", "print(f(jnp.ones(3)))"]
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source} for source in sources]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    parses = []
+    real_parse = ast_module.parse
+    monkeypatch.setattr(ast_module, "parse", lambda *args, **kwargs: parses.append(1) or real_parse(*args, **kwargs))
+    result = lint_notebook(text, "nb.ipynb", settings, rules)
+    assert not result.errors and not result.diagnostics and len(parses) == 1
