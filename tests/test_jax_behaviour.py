@@ -58,3 +58,17 @@ def test_checkify_keeps_python_numbers_concrete():
 
     _, total = checkify.checkify(trimmed)(jnp.ones(10), 4)
     assert float(total) == 6.0
+
+
+def test_named_call_runs_its_function_as_it_is():
+    # `jax.named_call` is not a tracing transform: a Python int stays a Python int in it.
+    seen = []
+
+    @jax.named_call
+    def scale(x, count):
+        seen.append(type(count))
+        return x * int(count)
+
+    assert scale(jnp.ones(2), 3).tolist() == [3.0, 3.0] and seen == [int]
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(scale)(jnp.ones(2), 3)  # under jit it is traced as anything else

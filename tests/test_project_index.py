@@ -126,3 +126,39 @@ def test_x64_switched_on_by_an_imported_project_package_silences_jax504(tmp_path
     found = sorted((d["filename"].rsplit("/", 1)[-1], d["code"]) for d in json.loads(run.stdout))
     # The package's import may switch x64 on; the script that imports nothing of its project cannot.
     assert found == [("alone.py", "JAX504")], run.stderr
+
+
+@pytest.mark.parametrize(
+    "packaging_file, declaration",
+    [
+        ("pyproject.toml", '[tool.setuptools]\npackage-dir = {"" = "python"}\n'),
+        ("pyproject.toml", '[tool.setuptools.packages.find]\nwhere = ["python"]\n'),
+        ("pyproject.toml", '[tool.poetry]\npackages = [{include = "solver", from = "python"}]\n'),
+        ("pyproject.toml", '[tool.hatch.build.targets.wheel]\npackages = ["python/solver"]\n'),
+        ("pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["python"]\n'),
+        ("setup.cfg", "[options]\npackage_dir =\n    =python\n"),
+        ("setup.cfg", "[options.packages.find]\nwhere = python\n"),
+    ],
+)
+def test_packages_under_a_declared_source_folder_are_project_imports(tmp_path, packaging_file, declaration):
+    """A package installed from `python/` (not `src/`): its tests import it by name, and its import
+    switches x64 on, so JAX504 stays silent there; a script importing nothing of the project is flagged."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / packaging_file).write_text(declaration)
+    package = tmp_path / "python" / "solver"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text('import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    tests = tmp_path / "python" / "tests" / "functional"
+    tests.mkdir(parents=True)
+    script = 'import jax.numpy as jnp\n{imports}\n\nif __name__ == "__main__":\n    x = jnp.zeros(3, dtype=jnp.float64)\n'
+    (tests / "check_solver.py").write_text(script.format(imports="import solver"))
+    (tests / "alone.py").write_text(script.format(imports=""))
+    run = subprocess.run(
+        [sys.executable, "-m", "jaxlint", "check", "--format", "json", "--no-cache", "--select", "JAX504", "python/tests"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    found = sorted((d["filename"].rsplit("/", 1)[-1], d["code"]) for d in json.loads(run.stdout))
+    assert found == [("alone.py", "JAX504")], run.stderr

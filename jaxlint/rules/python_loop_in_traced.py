@@ -6,7 +6,9 @@ Flags, in a traced function, a Python `for` loop that JAX unrolls into a long pr
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
-one iteration per item), and loops outside traced code.
+one iteration per item), loops outside traced code, and loops in a function only `vmap` or autodiff
+trace outside any `jit` (`jax.vmap(train)(keys)` at top level runs op by op: no program is compiled,
+so the loop costs time per iteration but no compile time).
 
 ## Why is this bad?
 Tracing runs the Python loop, so every iteration becomes a copy of the body in the jaxpr: the
@@ -71,6 +73,8 @@ class PythonLoopInTraced(Rule):
     def check(self, node: ast.For, context) -> None:
         if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
             return  # autodiff alone (no jit) sees concrete values
+        if context.model.runs_uncompiled(context.scope(node)):
+            return  # `jax.vmap(f)(xs)` outside jit runs op by op: the loop is never unrolled into a program
         scope = context.scope(node)
         threshold = getattr(context.settings, "python_loop_threshold", 100) or 100
         if _enclosing_loop_reported(node, scope, threshold, context):

@@ -5,10 +5,11 @@ Qualified names are canonical (see imports.CANONICAL).
 
 from __future__ import annotations
 
-# Transforms that trace every non-static argument of the function they wrap.
+# Transforms that trace every non-static argument of the function they wrap. (Not `jax.named_call`:
+# it only names the function's operations, and runs it as it is; checked in tests/test_jax_behaviour.py.)
 JIT_LIKE = frozenset({
     "jax.jit", "jax.pmap", "jax.checkpoint", "jax.custom_jvp", "jax.custom_vjp",
-    "jax.shard_map", "jax.experimental.maps.xmap", "jax.named_call",
+    "jax.shard_map", "jax.experimental.maps.xmap",
     "jax.make_jaxpr", "jax.eval_shape", "jax.linearize", "jax.vjp", "jax.jvp",
     "flax.nnx.jit", "flax.nnx.pmap", "flax.nnx.shard_map", "flax.nnx.remat",
     "jax.experimental.checkify.checkify",
@@ -30,6 +31,9 @@ GRAD_LIKE = frozenset({
 FILTERED = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap"})
 FILTERED_GRAD = frozenset({"equinox.filter_grad", "equinox.filter_value_and_grad"})
 DIFFERENTIATING = GRAD_LIKE | FILTERED_GRAD | frozenset({"jax.vjp", "jax.linearize"})
+# Transforms that, called outside jit, trace their function but run it op by op (no compiled
+# program); "helper" marks a function traced because traced code calls it (compiled if that code is).
+EAGER_TRACING = VMAP_LIKE | DIFFERENTIATING | frozenset({"jax.jvp", "equinox.filter_vmap", "helper"})
 
 # lax control flow: positions of the function arguments whose bodies are traced.
 LAX_BODIES = {

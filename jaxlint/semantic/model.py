@@ -1659,6 +1659,70 @@ class SemanticModel:
             current = current.parent
         return True
 
+    def runs_uncompiled(self, scope: Scope) -> bool:
+        """Traced only by transforms that run op by op outside any jit (`jax.vmap(f)(xs)`, `jax.grad`
+        at top level): each operation dispatches eagerly, nothing is compiled as one program, so a
+        Python loop there costs time per iteration but no compile time. Unknown tracing counts as compiled."""
+        if not scope.in_traced:
+            return False
+        compiled = self.__dict__.get("_compiled")
+        if compiled is None:
+            compiled = self._compiled = self._compiled_scopes()
+        current: Scope | None = scope
+        while current is not None:
+            if current in compiled:
+                return False
+            current = current.parent
+        return True
+
+    def _compiled_scopes(self) -> set:
+        traced = [scope for scope in self.scopes if scope.traced]
+        compiled = {scope for scope in traced if not scope.transforms or scope.transforms - jaxapi.EAGER_TRACING}
+
+        def in_compiled(scope: Scope | None) -> bool:
+            while scope is not None:
+                if scope in compiled:
+                    return True
+                scope = scope.parent
+            return False
+
+        for _ in range(8):
+            changed = False
+            for scope in traced:
+                if scope in compiled:
+                    continue
+                sites = [*scope.trace_sites, *scope.helper_callers]
+                if not sites or any(site is None or in_compiled(site) for site in sites):
+                    compiled.add(scope)
+                    changed = True
+            # `batched = jax.vmap(step)` bound once, called inside compiled code: step is compiled there.
+            for scope in list(compiled):
+                for function in self._transformed_callees(scope):
+                    if function not in compiled:
+                        compiled.add(function)
+                        changed = True
+            if not changed:
+                break
+        return compiled
+
+    def _transformed_callees(self, scope: Scope) -> list[Scope]:
+        """The functions `scope` calls through a name bound once to a transform of them (`g = jax.vmap(f)`)."""
+        from jaxlint.semantic.bindings import bound_values
+
+        found: list[Scope] = []
+        for call in scope.calls:
+            if not isinstance(call.func, ast.Name):
+                continue
+            bound = bound_values(self, call.func.id, scope)
+            if bound is None or len(bound[1]) != 1 or not isinstance(bound[1][0], ast.Call):
+                continue
+            value = bound[1][0]
+            if self.transform_of(value.func) is not None and value.args:
+                resolved = self.resolve_function(value.args[0], bound[0])
+                if resolved is not None and resolved[0] is not None:
+                    found.append(resolved[0])
+        return found
+
     def in_static_region(self, node: ast.AST) -> bool:
         """Inside `with jax.ensure_compile_time_eval():`, values are concrete."""
         if not self._uses_compile_time_eval():

@@ -25,11 +25,17 @@ directory (scripts importing their siblings), the project root and `root/src`.
 from __future__ import annotations
 
 import ast
+import configparser
 import hashlib
 import os
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from jaxlint.semantic import run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
@@ -336,12 +342,68 @@ def _stored(target: ast.AST):
 
 
 def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
-    """`src` folders of `directory` and of up to `levels` folders above it, nearest first."""
+    """Source folders of `directory` and of up to `levels` folders above it, nearest first: `src`,
+    and the folders a project's packaging declares (`package-dir = {"" = "python"}`)."""
     found = []
     for ancestor in [directory, *list(directory.parents)[:levels]]:
         candidate = ancestor / "src"
         if candidate.is_dir():
             found.append(candidate)
+        found.extend(declared for declared in _declared_source_directories(ancestor) if declared.is_dir())
+    return found
+
+
+def _declared_source_directories(directory: Path) -> list[Path]:
+    """The folders a `pyproject.toml` or `setup.cfg` in `directory` installs packages from, or puts on
+    pytest's path: setuptools' `package-dir` and `packages.find.where`, Poetry's `packages.from`,
+    Hatch's wheel `packages`, pytest's `pythonpath`. Only relative folders inside the project."""
+    names: list[str] = []
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            with open(pyproject, "rb") as stream:
+                document = tomllib.load(stream)
+        except (OSError, ValueError):
+            document = {}
+        tool = document.get("tool") if isinstance(document.get("tool"), dict) else {}
+        setuptools = tool.get("setuptools") if isinstance(tool.get("setuptools"), dict) else {}
+        package_dir = setuptools.get("package-dir")
+        if isinstance(package_dir, dict):
+            names += [value for value in package_dir.values() if isinstance(value, str)]
+        packages = setuptools.get("packages")
+        find = packages.get("find") if isinstance(packages, dict) else None
+        if isinstance(find, dict) and isinstance(find.get("where"), list):
+            names += [value for value in find["where"] if isinstance(value, str)]
+        poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+        for package in poetry.get("packages", []) if isinstance(poetry.get("packages"), list) else []:
+            if isinstance(package, dict) and isinstance(package.get("from"), str):
+                names.append(package["from"])
+        wheel = tool.get("hatch", {}).get("build", {}).get("targets", {}).get("wheel", {}) if isinstance(tool.get("hatch"), dict) else {}
+        for package in wheel.get("packages", []) if isinstance(wheel, dict) and isinstance(wheel.get("packages"), list) else []:
+            if isinstance(package, str) and "/" in package.strip("/"):
+                names.append(package.strip("/").rpartition("/")[0])
+        pytest_options = tool.get("pytest", {}).get("ini_options", {}) if isinstance(tool.get("pytest"), dict) else {}
+        pythonpath = pytest_options.get("pythonpath") if isinstance(pytest_options, dict) else None
+        names += [pythonpath] if isinstance(pythonpath, str) else [value for value in pythonpath or () if isinstance(value, str)]
+    setup_cfg = directory / "setup.cfg"
+    if setup_cfg.is_file():
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(setup_cfg, encoding="utf-8")
+        except (OSError, UnicodeDecodeError, configparser.Error):
+            parser = None
+        if parser is not None:
+            for line in parser.get("options", "package_dir", fallback="").splitlines():
+                key, _, value = line.partition("=")
+                if value.strip() and not key.strip():
+                    names.append(value.strip())
+            names += parser.get("options.packages.find", "where", fallback="").split()
+    found = []
+    for name in names:
+        name = name.strip().rstrip("/")
+        if not name or name == "." or os.path.isabs(name) or ".." in Path(name).parts:
+            continue
+        found.append(directory / name)
     return found
 
 
