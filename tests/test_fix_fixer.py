@@ -265,6 +265,32 @@ def test_donation_shared_with_an_evaluation_call_asks_for_a_separate_jit():
     assert result.diagnostics[0].fix is None
 
 
+def test_a_same_named_jitted_function_of_another_solver_is_not_another_call():
+    """`def grad_step` under `@jax.jit` in two solvers of one module: the evaluation-style call in one
+    says nothing about the update of the other (two functions, two `jit`s)."""
+    text = (
+        "import jax\nimport jax.numpy as jnp\n\n\n"
+        "def solve_simple(params, state, steps):\n"
+        "    @jax.jit\n"
+        "    def grad_step(params, state):\n"
+        "        return params - 0.1, state + 1\n\n"
+        "    for _ in range(steps):\n"
+        "        params, state = grad_step(params, state)\n"
+        "    return params\n\n\n"
+        "def solve(params, state, steps):\n"
+        "    @jax.jit\n"
+        "    def grad_step(params, state):\n"
+        "        return params - 0.2, state + 2\n\n"
+        "    for _ in range(steps):\n"
+        "        _, probe = grad_step(params, state)\n"
+        "        params, state = grad_step(params, state)\n"
+        "    return params, probe\n"
+    )
+    result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
+    by_row = {d.location.row: d.message for d in result.diagnostics}
+    assert 11 in by_row and "its own `jit`" not in by_row[11] and "line 18" not in by_row[11]
+
+
 def test_donation_fix_judges_only_the_call_sites_of_its_own_binding():
     """Two functions each bind a local `step`: the reason one of them cannot be fixed (a parameter
     its caller holds) says nothing about the other, whose state is its own."""

@@ -208,11 +208,21 @@ def calls_keeping_argument(binding, call: ast.Call, position: int | None, keywor
         ):
             continue
         other_binding = model.jit_binding_for_call(other)
-        if other_binding is None or other_binding.key != binding.key:
+        if other_binding is None or not _same_callable(other_binding, binding):
             continue
         if _caller_keeps(_argument(other, position, keyword), other, model):
             keeping.append(other)
     return keeping
+
+
+def _same_callable(first, second) -> bool:
+    """Two bindings of one compiled callable: one name is not enough (`def grad_step` nested in two
+    solvers of one module are two functions, each with its own `jit`)."""
+    if first.key != second.key:
+        return False
+    if first.function is not None or second.function is not None:
+        return first.function is second.function
+    return first.owner is second.owner
 
 
 def caller_keeps_parameter(name: str, scope, model) -> bool:
