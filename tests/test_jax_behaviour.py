@@ -72,3 +72,17 @@ def test_named_call_runs_its_function_as_it_is():
     assert scale(jnp.ones(2), 3).tolist() == [3.0, 3.0] and seen == [int]
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(scale)(jnp.ones(2), 3)  # under jit it is traced as anything else
+
+
+def test_lax_scan_takes_what_its_body_closes_over_as_an_operand():
+    # JAX305 does not report a scan body reading a JAX array its enclosing function builds: the
+    # primitive hoists the closure into an operand (`num_consts`), the body holds no constant.
+    table = jnp.zeros((201, 36))
+
+    def body(carry, _):
+        return carry + table[0].sum(), None
+
+    jaxpr = jax.make_jaxpr(lambda: jax.lax.scan(body, 0.0, None, length=2))()
+    (scan,) = [equation for equation in jaxpr.jaxpr.eqns if equation.primitive.name == "scan"]
+    assert scan.params["num_consts"] == 1 and scan.invars[0].aval.shape == (201, 36)
+    assert not scan.params["jaxpr"].consts

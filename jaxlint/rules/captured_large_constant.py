@@ -5,7 +5,9 @@ level, or an outer function that is not traced) when the array's creation is vis
 literal (at least 4096 elements), or `np.load(...)`.
 
 Not flagged: a local function only differentiated outside any jit (`jax.grad(loss)(params)` in a
-test: autodiff alone compiles no program), scalars and small arrays, arrays whose size the linter cannot read, names bound more
+test: autodiff alone compiles no program), a `lax.scan`/`fori_loop`/`cond` body reading a JAX
+array its enclosing function builds (the primitive takes it as an operand: an argument when the
+function runs eagerly, a tracer when it is traced), scalars and small arrays, arrays whose size the linter cannot read, names bound more
 than once, reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
 the traced function.
 
@@ -92,6 +94,8 @@ class CapturedLargeConstant(Rule):
         creation = _single_creation(node.id, owner, context)
         if creation is None:
             return
+        if _lax_operand(scope, owner, creation, context):
+            return
         described = _large_array(creation, context)
         if described is None:
             return
@@ -103,6 +107,21 @@ class CapturedLargeConstant(Rule):
             f"traced function `{scope.name}` closes over `{node.id}` ({described}, created at {where}): it is embedded "
             f"in the compiled program as a constant; pass it as an argument",
         )
+
+
+# lax control flow hoists what its bodies close over into operands of the primitive (`num_consts`).
+_LAX_CONTROL_FLOW = frozenset({*jaxapi.LAX_BODIES, *jaxapi.LAX_BRANCH_LISTS})
+
+
+def _lax_operand(scope, owner, creation: ast.Call, context) -> bool:
+    """A body only `lax.scan`/`fori_loop`/`cond`/... of the function that builds the JAX array traces:
+    the primitive takes the closed-over array as an operand, not as a constant of the body. Called
+    eagerly it is an argument of the compiled primitive; traced, the array is itself a tracer."""
+    if not scope.transforms or not scope.transforms <= _LAX_CONTROL_FLOW or owner.parent is None:
+        return False
+    if not scope.trace_sites or any(site is not owner for site in scope.trace_sites):
+        return False
+    return (context.qualified_name(creation.func) or "").startswith("jax.numpy.")
 
 
 def _differentiated_eagerly_only(scope, context) -> bool:
