@@ -349,8 +349,13 @@ def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
         candidate = ancestor / "src"
         if candidate.is_dir():
             found.append(candidate)
-        found.extend(declared for declared in _declared_source_directories(ancestor) if declared.is_dir())
+        declared = run_memo.answer(("declared-source-directories", str(ancestor)), _declared_source_directories, ancestor)
+        found.extend(directory for directory in declared if directory.is_dir())
     return found
+
+
+# Keys `_declared_source_directories` reads: a packaging file naming none of them is not parsed.
+_SOURCE_KEYS = ("package-dir", "package_dir", "where", "from", "packages", "pythonpath")
 
 
 def _declared_source_directories(directory: Path) -> list[Path]:
@@ -361,8 +366,8 @@ def _declared_source_directories(directory: Path) -> list[Path]:
     pyproject = directory / "pyproject.toml"
     if pyproject.is_file():
         try:
-            with open(pyproject, "rb") as stream:
-                document = tomllib.load(stream)
+            text = pyproject.read_text(encoding="utf-8")
+            document = tomllib.loads(text) if any(key in text for key in _SOURCE_KEYS) else {}
         except (OSError, ValueError):
             document = {}
         tool = document.get("tool") if isinstance(document.get("tool"), dict) else {}
@@ -389,7 +394,9 @@ def _declared_source_directories(directory: Path) -> list[Path]:
     if setup_cfg.is_file():
         parser = configparser.ConfigParser(interpolation=None)
         try:
-            parser.read(setup_cfg, encoding="utf-8")
+            text = setup_cfg.read_text(encoding="utf-8")
+            if any(key in text for key in _SOURCE_KEYS):
+                parser.read_string(text)
         except (OSError, UnicodeDecodeError, configparser.Error):
             parser = None
         if parser is not None:
