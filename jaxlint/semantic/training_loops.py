@@ -323,6 +323,11 @@ class LoopValues:
         """Names the loop binds, bound only to device values once helpers and accumulators are counted."""
         bindings: dict[str, list[tuple[ast.AST, ast.AST | None]]] = {}
         for target, value in self.scope.bindings:
+            # Bindings outside this loop do not reach a read the loop's own binding precedes (a
+            # validation loop after the training loop rebinding `loss` to a host value); only a numeric
+            # start (`total = 0.0`) matters there, to tell an accumulator.
+            if not is_within(target, self.loop) and not (isinstance(value, ast.Constant) and isinstance(value.value, (int, float))):
+                continue
             for name in target_names(target):
                 if name in assigned_here:
                     bindings.setdefault(name, []).append((target, value))
