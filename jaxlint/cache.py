@@ -1,7 +1,8 @@
 """A results cache so an unchanged file is not analysed twice.
 
-An entry is keyed on the file's bytes, jaxlint's version, the enabled rules and the settings that
-change results; it holds the file's findings (filename left out, so a moved file still hits).
+An entry is keyed on the file's bytes, jaxlint's version and the state of its own modules (so an
+edited or reinstalled checkout of one version never serves findings of its older code), the enabled
+rules and the settings that change results; it holds the file's findings (filename left out, so a moved file still hits).
 Entries are JSON files written atomically (temporary file, then rename), so concurrent runs never
 read half an entry; anything that does not decode to the expected shape is a miss, never trusted.
 The cache lives in `.jaxlint_cache/` beside the configuration (or `$JAXLINT_CACHE_DIR`).
@@ -29,10 +30,29 @@ def cache_directory(settings) -> Path:
     return Path(configured) if configured else Path(settings.root) / CACHE_DIRECTORY_NAME
 
 
+def code_fingerprint() -> str:
+    """Size and modification time of every module of the installed jaxlint: a few dozen stats."""
+    global _CODE_FINGERPRINT
+    if _CODE_FINGERPRINT is None:
+        package = Path(__file__).resolve().parent
+        digest = hashlib.blake2b(digest_size=12)
+        for path in sorted(package.rglob("*.py")):
+            try:
+                status = path.stat()
+            except OSError:
+                continue
+            digest.update(f"{path.relative_to(package)}:{status.st_size}:{status.st_mtime_ns}|".encode())
+        _CODE_FINGERPRINT = digest.hexdigest()
+    return _CODE_FINGERPRINT
+
+
+_CODE_FINGERPRINT: str | None = None
+
+
 class ResultCache:
     def __init__(self, directory: Path, settings, rule_codes) -> None:
         self.directory = directory
-        self.salt = f"{FORMAT}|{__version__}|{settings.cache_key()}|{','.join(sorted(rule_codes))}".encode()
+        self.salt = f"{FORMAT}|{__version__}|{code_fingerprint()}|{settings.cache_key()}|{','.join(sorted(rule_codes))}".encode()
         self.hits = 0
         self.misses = 0
 

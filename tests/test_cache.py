@@ -62,6 +62,21 @@ def test_settings_change_is_rechecked(project, capsys):
     assert [f["code"] for f in found] == ["JAX101"], "a cached result from other settings was reused"
 
 
+def test_a_changed_jaxlint_is_not_served_its_older_findings(project, capsys, monkeypatch):
+    """An edited (or reinstalled) checkout of one jaxlint version: its code changed, so the entries
+    its older code wrote are misses, not findings of code that no longer runs."""
+    import jaxlint.cache
+    import jaxlint.runner
+
+    findings(capsys, ".")
+    monkeypatch.setattr(jaxlint.cache, "_CODE_FINGERPRINT", "another build of the same version")
+    analysed = []
+    real_lint_file = jaxlint.runner.lint_file
+    monkeypatch.setattr(jaxlint.runner, "lint_file", lambda *a, **k: analysed.append(1) or real_lint_file(*a, **k))
+    assert findings(capsys, ".")[0] == 1 and len(analysed) == 2
+    assert jaxlint.cache.code_fingerprint() == "another build of the same version"
+
+
 def test_moved_file_reports_its_new_name(project, capsys):
     findings(capsys, ".")
     (project / "a.py").rename(project / "moved.py")
