@@ -305,6 +305,11 @@ def _carries_state(statement: ast.stmt, rebound: set[str], binding, scope, model
     # in `predict(params, x)`) is an intermediate of one call, not state carried from call to call.
     if not any(key in scope.params or key in scope.keyword_params or key in scope.declared_free for key in rebound):
         return False
+    # ... and only when the caller hands it what it does not keep: a caller passing the same prompt to
+    # every `tokens = sample(params, key, tokens)` carries nothing from call to call (and donation
+    # would delete its prompt).
+    if all(key in scope.params and not carried_state.callers_pass_back(key, scope, model) for key in rebound):
+        return False
     return scope.name in carried_state.names_called_in_loops(model)
 
 

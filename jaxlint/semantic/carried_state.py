@@ -42,6 +42,33 @@ def names_called_in_loops(model) -> frozenset[str]:
     return found
 
 
+def callers_pass_back(name: str, scope, model) -> bool:
+    """Whether a call of the function `scope` in a loop of this module hands its parameter `name` a
+    value carried from call to call: an attribute, or a name the call's own statement rebinds
+    (`state = wrapper(state)`); also when the argument cannot be told (`*args`, a keyword we miss).
+    False when every such call passes a value it keeps (the same prompt to each `sample(..., x)`) or
+    a fresh one."""
+    if name not in scope.params:
+        return True
+    index = scope.params.index(name)
+    method = scope.params[:1] in (["self"], ["cls"])
+    for call in model.calls_by_name().get(scope.name, ()):
+        if not any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(call)):
+            continue
+        if not method and not isinstance(call.func, ast.Name):
+            continue  # `buffer.sample()` is another object's method, not this function
+        offset = 1 if isinstance(call.func, ast.Attribute) and scope.params[:1] in (["self"], ["cls"]) else 0
+        argument = _argument(call, index - offset, None) if index >= offset else None
+        argument = argument if argument is not None else _argument(call, None, name)
+        if argument is None or isinstance(argument, ast.Attribute):
+            return True
+        if isinstance(argument, ast.Name) and argument.id in _rebound_by(call):
+            return True
+        # Otherwise a name the caller keeps, or a fresh value each call (`tokens=batch[0][:1, :5]`):
+        # nothing goes from one call to the next.
+    return False
+
+
 _TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "chex", "hypothesis", "numpy.testing", "jax.test_util", "jax._src.test_util")
 
 
