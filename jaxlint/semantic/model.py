@@ -615,7 +615,12 @@ class SemanticModel:
             while current is not None:
                 if node.id in current.defs:
                     found = current.defs[node.id]
-                    return (found, 0, set()) if found is not None else None
+                    if found is None:
+                        return None
+                    rebound = _partial_rebinding(node, current, self) if current is scope else None
+                    if rebound is not None:
+                        return found, len(rebound.args) - 1, {k.arg for k in rebound.keywords if k.arg}
+                    return found, 0, set()
                 if node.id in current.local_names:
                     return None  # bound to something other than a def in this scope
                 current = current.parent
@@ -2136,6 +2141,29 @@ def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope, model: "Se
                 return None
             return None if _later_binding_in_loop(bindings, use, use_ancestors) else best[2]
     return None
+
+
+def _partial_rebinding(use: ast.Name, scope: Scope, model: "SemanticModel") -> ast.Call | None:
+    """`f = functools.partial(f, k=v)` in the body of `scope`, after `def f` and before `use` in the
+    same straight-line code, when that is the only other binding of `f` there: the value `use` reads."""
+    found = None
+    for target, value in scope.bindings:
+        if not (isinstance(target, ast.Name) and target.id == use.id):
+            continue
+        if found is not None or not (
+            isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name) and value.args[0].id == use.id
+            and model.qualified_name(value.func) == "functools.partial"
+        ):
+            return None
+        found = value
+    if found is None:
+        return None
+    statement = parent_of(found)
+    if not isinstance(statement, ast.Assign) or parent_of(statement) is not scope.node:
+        return None  # bound in a branch or a loop: it may not reach the use
+    if (statement.end_lineno or statement.lineno) >= use.lineno:
+        return None
+    return found
 
 
 def _plain_defs(scope: Scope, name: str, jitted: list[JitBinding]) -> list[ast.AST]:
