@@ -1614,43 +1614,9 @@ class SemanticModel:
         """Traced scopes whose values are abstract: reached by jit, vmap, pmap, a lax body or a
         custom derivative, or by autodiff from code that is itself abstract. Under `jax.grad`
         alone the tracer carries a concrete value, so `if x > 0` and `float(x)` work there."""
-        from jaxlint.semantic.bindings import bound_values
-
-        traced = [scope for scope in self.scopes if scope.traced]
-        abstract = {scope for scope in traced if scope.abstract_transform}
-
-        def in_abstract(scope: Scope | None) -> bool:
-            while scope is not None:
-                if scope in abstract:
-                    return True
-                scope = scope.parent
-            return False
-
-        for _ in range(8):
-            changed = False
-            for scope in traced:
-                if scope in abstract:
-                    continue
-                if any(in_abstract(site) for site in scope.trace_sites) or any(in_abstract(c) for c in scope.helper_callers):
-                    abstract.add(scope)
-                    changed = True
-            # `grad_fn = jax.grad(loss)` bound once, called inside abstract code: loss is abstract there.
-            for scope in list(abstract):
-                for call in scope.calls:
-                    if not isinstance(call.func, ast.Name):
-                        continue
-                    found = bound_values(self, call.func.id, scope)
-                    if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
-                        continue
-                    value = found[1][0]
-                    if self.transform_of(value.func) in jaxapi.DIFFERENTIATING and value.args:
-                        resolved = self.resolve_function(value.args[0], found[0])
-                        if resolved is not None and resolved[0] is not None and resolved[0] not in abstract:
-                            abstract.add(resolved[0])
-                            changed = True
-            if not changed:
-                break
-        return abstract
+        seeds = {scope for scope in self.scopes if scope.traced and scope.abstract_transform}
+        # (`grad_fn = jax.grad(loss)` bound once, called inside abstract code: loss is abstract there.)
+        return self._spread_to_traced_callees(seeds, jaxapi.DIFFERENTIATING, unknown_sites=False)
 
     def runs_concretely(self, scope: Scope) -> bool:
         """Traced only by autodiff outside any jit: the values are concrete (Python control flow and
@@ -1681,12 +1647,21 @@ class SemanticModel:
         return True
 
     def _compiled_scopes(self) -> set:
-        traced = [scope for scope in self.scopes if scope.traced]
-        compiled = {scope for scope in traced if not scope.transforms or scope.transforms - jaxapi.EAGER_TRACING}
+        seeds = {scope for scope in self.scopes if scope.traced and (not scope.transforms or scope.transforms - jaxapi.EAGER_TRACING)}
+        # (`batched = jax.vmap(step)` bound once, called inside compiled code: step is compiled there.)
+        return self._spread_to_traced_callees(seeds, None, unknown_sites=True)
 
-        def in_compiled(scope: Scope | None) -> bool:
+    def _spread_to_traced_callees(self, seeds: set, bound_transforms: frozenset | None, *, unknown_sites: bool) -> set:
+        """`seeds` and every traced scope that some scope in the set (or nested in one) traces or
+        calls: through its trace sites and helper callers, and through a name bound once to a
+        transform of it (`g = jax.vmap(f)`; only `bound_transforms` when given). With `unknown_sites`,
+        a traced scope whose tracing site is unknown joins too."""
+        traced = [scope for scope in self.scopes if scope.traced]
+        reached = set(seeds)
+
+        def inside(scope: Scope | None) -> bool:
             while scope is not None:
-                if scope in compiled:
+                if scope in reached:
                     return True
                 scope = scope.parent
             return False
@@ -1694,24 +1669,24 @@ class SemanticModel:
         for _ in range(8):
             changed = False
             for scope in traced:
-                if scope in compiled:
+                if scope in reached:
                     continue
                 sites = [*scope.trace_sites, *scope.helper_callers]
-                if not sites or any(site is None or in_compiled(site) for site in sites):
-                    compiled.add(scope)
+                if (unknown_sites and (not sites or any(site is None for site in sites))) or any(inside(site) for site in sites):
+                    reached.add(scope)
                     changed = True
-            # `batched = jax.vmap(step)` bound once, called inside compiled code: step is compiled there.
-            for scope in list(compiled):
-                for function in self._transformed_callees(scope):
-                    if function not in compiled:
-                        compiled.add(function)
+            for scope in list(reached):
+                for function in self._transformed_callees(scope, bound_transforms):
+                    if function not in reached:
+                        reached.add(function)
                         changed = True
             if not changed:
                 break
-        return compiled
+        return reached
 
-    def _transformed_callees(self, scope: Scope) -> list[Scope]:
-        """The functions `scope` calls through a name bound once to a transform of them (`g = jax.vmap(f)`)."""
+    def _transformed_callees(self, scope: Scope, transforms: frozenset | None) -> list[Scope]:
+        """The functions `scope` calls through a name bound once to a transform of them (`g = jax.vmap(f)`),
+        of one of `transforms` when given."""
         from jaxlint.semantic.bindings import bound_values
 
         found: list[Scope] = []
@@ -1722,7 +1697,8 @@ class SemanticModel:
             if bound is None or len(bound[1]) != 1 or not isinstance(bound[1][0], ast.Call):
                 continue
             value = bound[1][0]
-            if self.transform_of(value.func) is not None and value.args:
+            transform = self.transform_of(value.func)
+            if transform is not None and (transforms is None or transform in transforms) and value.args:
                 resolved = self.resolve_function(value.args[0], bound[0])
                 if resolved is not None and resolved[0] is not None:
                     found.append(resolved[0])
