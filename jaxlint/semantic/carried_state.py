@@ -50,16 +50,13 @@ def callers_pass_back(name: str, scope, model) -> bool:
     a fresh one."""
     if name not in scope.params:
         return True
-    index = scope.params.index(name)
     method = scope.params[:1] in (["self"], ["cls"])
     for call in model.calls_by_name().get(scope.name, ()):
         if not any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(call)):
             continue
         if not method and not isinstance(call.func, ast.Name):
             continue  # `buffer.sample()` is another object's method, not this function
-        offset = 1 if isinstance(call.func, ast.Attribute) and scope.params[:1] in (["self"], ["cls"]) else 0
-        argument = _argument(call, index - offset, None) if index >= offset else None
-        argument = argument if argument is not None else _argument(call, None, name)
+        argument = _passed_to_parameter(call, name, scope)
         if argument is None or isinstance(argument, ast.Attribute):
             return True
         if isinstance(argument, ast.Name) and argument.id in _rebound_by(call):
@@ -258,14 +255,19 @@ def caller_keeps_parameter(name: str, scope, model) -> bool:
     after the call. Donating the parameter on the first iteration would delete the caller's value."""
     if name not in scope.params or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    index = scope.params.index(name)
     for call in model.calls_by_name().get(scope.name, ()):
-        # `obj.method(a, b)` binds `self` first: its arguments start at the next parameter.
-        offset = 1 if isinstance(call.func, ast.Attribute) and scope.params[:1] in (["self"], ["cls"]) else 0
-        argument = _argument(call, index - offset, None) if index >= offset else None
-        if _caller_keeps(argument if argument is not None else _argument(call, None, name), call, model):
+        if _caller_keeps(_passed_to_parameter(call, name, scope), call, model):
             return True
     return False
+
+
+def _passed_to_parameter(call: ast.Call, name: str, scope) -> ast.expr | None:
+    """What `call` passes to the parameter `name` of the function `scope`, by position or keyword."""
+    # `obj.method(a, b)` binds `self` first: its arguments start at the next parameter.
+    offset = 1 if isinstance(call.func, ast.Attribute) and scope.params[:1] in (["self"], ["cls"]) else 0
+    index = scope.params.index(name)
+    argument = _argument(call, index - offset, None) if index >= offset else None
+    return argument if argument is not None else _argument(call, None, name)
 
 
 def _caller_keeps(argument: ast.expr | None, call: ast.Call, model) -> bool:

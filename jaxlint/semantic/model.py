@@ -1139,7 +1139,8 @@ class SemanticModel:
                 owned = [binding for binding in bindings if binding.owner is current or binding.owner is None]
                 if not owned:
                     return None
-                plain = _plain_defs(current, node.id, owned) if current.defs.get(node.id, owned) is None else ()
+                two_defs = node.id in current.defs and current.defs[node.id] is None
+                plain = _plain_defs(current, node.id, owned) if two_defs else ()
                 if plain:
                     # `def f` (plain) and `@jax.jit def f` in one scope (a notebook redefining a helper
                     # in a later cell): which one a read sees depends on when it runs. Only a read in
@@ -1621,14 +1622,7 @@ class SemanticModel:
     def runs_concretely(self, scope: Scope) -> bool:
         """Traced only by autodiff outside any jit: the values are concrete (Python control flow and
         conversions work, though each op dispatches eagerly)."""
-        if not scope.in_traced:
-            return False
-        current: Scope | None = scope
-        while current is not None:
-            if current in self._abstract:
-                return False
-            current = current.parent
-        return True
+        return scope.in_traced and not _within_any(scope, self._abstract)
 
     def runs_uncompiled(self, scope: Scope) -> bool:
         """Traced only by transforms that run op by op outside any jit (`jax.vmap(f)(xs)`, `jax.grad`
@@ -1639,12 +1633,7 @@ class SemanticModel:
         compiled = self.__dict__.get("_compiled")
         if compiled is None:
             compiled = self._compiled = self._compiled_scopes()
-        current: Scope | None = scope
-        while current is not None:
-            if current in compiled:
-                return False
-            current = current.parent
-        return True
+        return not _within_any(scope, compiled)
 
     def _compiled_scopes(self) -> set:
         seeds = {scope for scope in self.scopes if scope.traced and (not scope.transforms or scope.transforms - jaxapi.EAGER_TRACING)}
@@ -1658,21 +1647,13 @@ class SemanticModel:
         a traced scope whose tracing site is unknown joins too."""
         traced = [scope for scope in self.scopes if scope.traced]
         reached = set(seeds)
-
-        def inside(scope: Scope | None) -> bool:
-            while scope is not None:
-                if scope in reached:
-                    return True
-                scope = scope.parent
-            return False
-
         for _ in range(8):
             changed = False
             for scope in traced:
                 if scope in reached:
                     continue
                 sites = [*scope.trace_sites, *scope.helper_callers]
-                if (unknown_sites and (not sites or any(site is None for site in sites))) or any(inside(site) for site in sites):
+                if (unknown_sites and (not sites or any(site is None for site in sites))) or any(_within_any(site, reached) for site in sites):
                     reached.add(scope)
                     changed = True
             for scope in list(reached):
@@ -2117,6 +2098,15 @@ def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope, model: "Se
                 return None
             return None if _later_binding_in_loop(bindings, use, use_ancestors) else best[2]
     return None
+
+
+def _within_any(scope: Scope | None, scopes: set) -> bool:
+    """`scope` or a scope around it is one of `scopes`."""
+    while scope is not None:
+        if scope in scopes:
+            return True
+        scope = scope.parent
+    return False
 
 
 def _partial_rebinding(use: ast.Name, scope: Scope, model: "SemanticModel") -> ast.Call | None:

@@ -350,12 +350,19 @@ def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
         if candidate.is_dir():
             found.append(candidate)
         declared = run_memo.answer(("declared-source-directories", str(ancestor)), _declared_source_directories, ancestor)
-        found.extend(directory for directory in declared if directory.is_dir())
+        found.extend(folder for folder in declared if folder.is_dir())
     return found
 
 
 # Keys `_declared_source_directories` reads: a packaging file naming none of them is not parsed.
 _SOURCE_KEYS = ("package-dir", "package_dir", "where", "from", "packages", "pythonpath")
+
+
+def _table(document: dict, *keys: str) -> dict:
+    """The TOML table at `keys` (`tool.poetry`), or {} where a step is missing or not a table."""
+    for key in keys:
+        document = document.get(key) if isinstance(document, dict) else None
+    return document if isinstance(document, dict) else {}
 
 
 def _declared_source_directories(directory: Path) -> list[Path]:
@@ -370,25 +377,19 @@ def _declared_source_directories(directory: Path) -> list[Path]:
             document = tomllib.loads(text) if any(key in text for key in _SOURCE_KEYS) else {}
         except (OSError, ValueError):
             document = {}
-        tool = document.get("tool") if isinstance(document.get("tool"), dict) else {}
-        setuptools = tool.get("setuptools") if isinstance(tool.get("setuptools"), dict) else {}
-        package_dir = setuptools.get("package-dir")
-        if isinstance(package_dir, dict):
-            names += [value for value in package_dir.values() if isinstance(value, str)]
-        packages = setuptools.get("packages")
-        find = packages.get("find") if isinstance(packages, dict) else None
-        if isinstance(find, dict) and isinstance(find.get("where"), list):
-            names += [value for value in find["where"] if isinstance(value, str)]
-        poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
-        for package in poetry.get("packages", []) if isinstance(poetry.get("packages"), list) else []:
+        setuptools = _table(document, "tool", "setuptools")
+        names += [value for value in _table(setuptools, "package-dir").values() if isinstance(value, str)]
+        where = _table(setuptools, "packages", "find").get("where")
+        names += [value for value in where if isinstance(value, str)] if isinstance(where, list) else []
+        poetry_packages = _table(document, "tool", "poetry").get("packages")
+        for package in poetry_packages if isinstance(poetry_packages, list) else ():
             if isinstance(package, dict) and isinstance(package.get("from"), str):
                 names.append(package["from"])
-        wheel = tool.get("hatch", {}).get("build", {}).get("targets", {}).get("wheel", {}) if isinstance(tool.get("hatch"), dict) else {}
-        for package in wheel.get("packages", []) if isinstance(wheel, dict) and isinstance(wheel.get("packages"), list) else []:
+        wheel_packages = _table(document, "tool", "hatch", "build", "targets", "wheel").get("packages")
+        for package in wheel_packages if isinstance(wheel_packages, list) else ():
             if isinstance(package, str) and "/" in package.strip("/"):
                 names.append(package.strip("/").rpartition("/")[0])
-        pytest_options = tool.get("pytest", {}).get("ini_options", {}) if isinstance(tool.get("pytest"), dict) else {}
-        pythonpath = pytest_options.get("pythonpath") if isinstance(pytest_options, dict) else None
+        pythonpath = _table(document, "tool", "pytest", "ini_options").get("pythonpath")
         names += [pythonpath] if isinstance(pythonpath, str) else [value for value in pythonpath or () if isinstance(value, str)]
     setup_cfg = directory / "setup.cfg"
     if setup_cfg.is_file():
