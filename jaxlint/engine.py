@@ -30,7 +30,7 @@ from jaxlint.context import Context
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, NONE, TRACED, ARRAY
 from jaxlint.semantic.callers import remember_calls
-from jaxlint.semantic.project import ProjectView
+from jaxlint.semantic.project import ProjectView, summary_seconds
 from jaxlint.source import SourceFile
 
 SYNTAX_ERROR_CODE = "JAX000"
@@ -192,6 +192,7 @@ def check_source(
             result.diagnostics = [d for d in unused if not _suppressed(d, source, ignored | file_codes)]
         return result
     started = perf_counter()
+    summaries_before = summary_seconds[0]
     try:
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()), project)
     except RecursionError:
@@ -201,7 +202,7 @@ def check_source(
         result.errors.append(f"{filename}: internal error while building the semantic model: {error.__class__.__name__}: {error}")
         return result
     if timings is not None:
-        timings["model"] += perf_counter() - started
+        _charge(timings, "model", started, summaries_before)
     context = Context(source, model, settings)
     found_text: dict[str, bool] = {}
     running = [rule for rule in rules if _may_fire(rule, text, model, found_text)]
@@ -223,9 +224,9 @@ def check_source(
                 if timings is None:
                     check(node, context)
                 else:
-                    started = perf_counter()
+                    started, summaries_before = perf_counter(), summary_seconds[0]
                     check(node, context)
-                    timings[rule.code] += perf_counter() - started
+                    _charge(timings, rule.code, started, summaries_before)
             except Exception as error:
                 failed.add(rule.code)
                 # A failed rule is not called again in this module; the lists are replaced, not
@@ -264,6 +265,15 @@ def check_source(
     context.release()
     model.release()
     return result
+
+
+def _charge(timings: defaultdict[str, float], name: str, started: float, summaries_before: float) -> None:
+    """Add the time since `started` to `name`, less what went into building project summaries
+    meanwhile: that has its own line, or the first rule to ask about an import would carry it."""
+    on_summaries = summary_seconds[0] - summaries_before
+    timings[name] += perf_counter() - started - on_summaries
+    if on_summaries:
+        timings["summaries"] += on_summaries
 
 
 _CLASS_OF = attrgetter("__class__")

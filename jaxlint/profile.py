@@ -11,6 +11,7 @@ PHASES = {
     "read": "read and decode files",
     "parse": "parse (ast)",
     "model": "semantic model",
+    "summaries": "project summaries (imported modules)",
     "noqa": "noqa and sorting",
     "notebooks": "notebooks (all phases)",
 }

@@ -10,6 +10,6 @@ findings plus its documentation.
 Rules keep calling `fixes.reference(...)` and friends through this package.
 """
 
-from jaxlint.fixes.imports import PREFERRED_ALIASES, asarray_fix, import_edit, needs_parentheses, reference, submodule_reference
+from jaxlint.fixes.imports import PREFERRED_ALIASES, asarray_fix, import_edit, names_in_use, needs_parentheses, reference, submodule_reference
 
-__all__ = ["PREFERRED_ALIASES", "asarray_fix", "import_edit", "needs_parentheses", "reference", "submodule_reference"]
+__all__ = ["PREFERRED_ALIASES", "asarray_fix", "import_edit", "names_in_use", "needs_parentheses", "reference", "submodule_reference"]

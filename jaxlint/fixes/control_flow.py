@@ -157,27 +157,8 @@ def _statement_of(node: ast.AST) -> ast.stmt | None:
     return current
 
 
-def module_names(context) -> set[str]:
-    """Every identifier the module uses, so generated helper names never shadow one."""
-    model = context.model
-    cached = getattr(model, "_jaxlint_fix_names", None)
-    if cached is None:
-        cached = set()
-        for n in ast.walk(model.tree):
-            if isinstance(n, ast.Name):
-                cached.add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                cached.add(n.name)
-            elif isinstance(n, ast.arg):
-                cached.add(n.arg)
-            elif isinstance(n, ast.alias):
-                cached.add((n.asname or n.name).split(".")[0])
-        model._jaxlint_fix_names = cached
-    return cached
-
-
 def fresh_name(context, base: str, taken: set[str] | None = None) -> str:
-    used = module_names(context) | (taken or set())
+    used = {*fixes.names_in_use(context), *(taken or ())}
     if base not in used:
         used.add(base)
         if taken is not None:

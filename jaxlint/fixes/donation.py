@@ -130,9 +130,7 @@ def _call_sites(call: ast.Call, binding, position, keyword, context) -> list[ast
         return [call] if _rebinds(call, position, keyword, binding) else None
     sites: list[ast.Call] = []
     model = context.model
-    for node in ast.walk(model.tree):
-        if not _refers_to(node, binding.key):
-            continue
+    for node in _references(binding.key, model):
         if isinstance(node, ast.Name) and binding.owner is not None and owning_scope(model, node.id, model.scope_for(node)) is not binding.owner:
             continue  # the same name bound elsewhere (`step` local to another function): another callable
         parent = parent_of(node)
@@ -148,10 +146,19 @@ def _call_sites(call: ast.Call, binding, position, keyword, context) -> list[ast
     return sites or None
 
 
-def _refers_to(node: ast.AST, key: str) -> bool:
+def _references(key: str, model) -> list[ast.AST]:
+    """Every `name` (or `self.attr`, for a key `self.attr`) in the module, in source order: read from
+    the model's list of nodes, which one walk of the tree already built."""
     if key.startswith("self."):
-        return isinstance(node, ast.Attribute) and node.attr == key[5:] and isinstance(node.value, ast.Name) and node.value.id == "self"
-    return isinstance(node, ast.Name) and node.id == key
+        attr = key[5:]
+        found = [
+            node for node in model.nodes
+            if node.__class__ is ast.Attribute and node.attr == attr and node.value.__class__ is ast.Name and node.value.id == "self"
+        ]
+    else:
+        found = [node for node in model.nodes if node.__class__ is ast.Name and node.id == key]
+    found.sort(key=lambda node: (node.lineno, node.col_offset))
+    return found
 
 
 def _donated_argument(call: ast.Call, position, keyword, binding) -> ast.expr | None:

@@ -45,7 +45,7 @@ def fori_fix(node: ast.For, start: int, stop: int, step: int, scope, context):
     for name in carried:
         if not _array_before(name, node, scope, context):
             return None
-    taken = {n.id for n in ast.walk(context.model.tree) if isinstance(n, ast.Name)} | context.model.bound_names
+    taken = fixes.names_in_use(context)
     function = _unique("_loop_body", taken)
     fori, import_edits = fixes.reference(context, "jax.lax.fori_loop")
     if not fori:

@@ -82,3 +82,24 @@ def submodule_reference(context, qualified: str) -> tuple[str, list[Edit]]:
     if "jax" in imports.locally_bound and "jax" not in imports.aliases:
         return "", []
     return qualified, [import_edit(context, f"import {module}\n")]
+
+
+def names_in_use(context) -> frozenset[str]:
+    """Every identifier the module reads or binds, so a generated helper name shadows none of them.
+    Built once per module from the model's node list (a fix needs it per finding)."""
+    model = context.model
+    names = getattr(model, "_jaxlint_fix_names", None)
+    if names is None:
+        used = set(model.bound_names)
+        for node in model.nodes:
+            kind = node.__class__
+            if kind is ast.Name:
+                used.add(node.id)
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+                used.add(node.name)
+            elif kind is ast.arg:
+                used.add(node.arg)
+            elif kind is ast.alias:
+                used.add((node.asname or node.name).split(".")[0])
+        names = model._jaxlint_fix_names = frozenset(used)
+    return names

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostics import Edit, Position
+from jaxlint import fixes
 from jaxlint.fixes import hoist
 from jaxlint.semantic import flow
 from jaxlint.semantic.arrays import is_jax_array
@@ -75,7 +76,7 @@ def _fresh_name(wrapped: ast.expr, context, prefix: str = "") -> str:
     elif prefix:
         base = "jit"
     base = f"{prefix.lstrip('_')}{base}"
-    taken = context.model.bound_names | {n.id for n in ast.walk(context.model.tree) if isinstance(n, ast.Name)}
+    taken = fixes.names_in_use(context)
     name, counter = base, 2
     while name in taken:
         name, counter = f"{base}{counter}", counter + 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint import fixes
 from jaxlint.fixes import hoist
 
 
@@ -41,7 +42,7 @@ def swap_fix(node: ast.Call, inner: ast.Call, context):
 def _batched_name(function: ast.expr, top: ast.stmt, context) -> str:
     base = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "fn")
     base = f"{getattr(top, 'name', 'module')}_{base.lstrip('_')}_batched"
-    taken = context.model.bound_names | {n.id for n in ast.walk(context.model.tree) if isinstance(n, ast.Name)}
+    taken = fixes.names_in_use(context)
     name, counter = base, 2
     while name in taken:
         name, counter = f"{base}{counter}", counter + 1

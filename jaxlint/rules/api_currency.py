@@ -42,11 +42,12 @@ class ApiCurrencyRule(Rule):
         # Called for every attribute and call of a module: those that cannot name an entry return first.
         kind = node.__class__
         if kind is ast.Attribute:
+            if not _may_name_entry(node, context):
+                return
             parent = parent_of(node)
             if isinstance(parent, ast.Attribute) and parent.value is node:
                 return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
-            if _may_name_entry(node, context):
-                self._check_attribute(node, parent, context, _target_version(context))
+            self._check_attribute(node, parent, context, _target_version(context))
         elif kind is ast.Call:
             if node.keywords:
                 self._check_keywords(node, context, _target_version(context))
@@ -58,12 +59,10 @@ class ApiCurrencyRule(Rule):
     # ----- the four places an API appears ------------------------------------------------------
 
     def _check_import(self, node, context, target) -> None:
-        if _in_compat_shim(node, context):
-            return
         for alias in node.names:
             qualified = imported_name(node, alias)
             change = lookup(qualified) if qualified else None
-            if change is None or status_at(change, target) != self.status:
+            if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
                 continue
             # `from jax.experimental import maps` and `import jax.experimental.maps` name the module itself.
             context.report(alias, self._message(change, qualified, target), fix=_import_fix(node, alias, change, qualified, context, target))
@@ -256,7 +255,10 @@ def _may_name_entry(node: ast.Attribute, context) -> bool:
         node = node.value
     if node.__class__ is not ast.Name:
         return False
-    how = context.memo(_ROOTS_KEY, _entry_roots, context.model.imports).get(node.id)
+    roots = context.memos.get(_ROOTS_KEY)  # `memo` without its call: this runs for every attribute
+    if roots is None:
+        roots = context.memo(_ROOTS_KEY, _entry_roots, context.model.imports)
+    how = roots.get(node.id)
     return how == _ANY_CHAIN or (how == _CHAIN_WITH_LAST_PART and last_part)
 
 

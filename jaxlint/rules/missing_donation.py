@@ -141,17 +141,25 @@ class MissingDonation(Rule):
         value = node.value
         if not isinstance(value, ast.Call):
             return
-        binding = context.model.jit_binding_for_call(value)
-        if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
-            return
-        scope = context.scope(node)
-        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model) or carried_state.interactive_module(context.model):
+        # Cheap tests first, the callee last: most assignments from a call pass nothing they rebind.
+        passed = _passed_names(value)
+        if not passed:
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
+        scope = context.scope(node)
+        if rebound.isdisjoint(passed) and not _assigned_from(passed, rebound, scope, context):
+            return
         # `new_actor = update(self.actor, ...)` then `self.actor = new_actor`: rebound through a temporary.
         rebound |= set(flow.rebound_through_temporaries(node, rebound))
-        if not rebound or not _carries_state(node, rebound, binding, scope, context.model):
+        if rebound.isdisjoint(passed):
+            return
+        binding = context.model.jit_binding_for_call(value)
+        if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
+            return
+        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model) or carried_state.interactive_module(context.model):
+            return
+        if not _carries_state(node, rebound, binding, scope, context.model):
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
@@ -190,6 +198,36 @@ class MissingDonation(Rule):
             donated.append((position, keyword, argument, whole))
         if donated:
             _report(value, binding, donated, context)
+
+
+def _passed_names(call: ast.Call) -> set[str]:
+    """Dotted names the call passes, as arguments or parts of tuple arguments: only these can be donated."""
+    names = set()
+    for whole in (*call.args, *(keyword.value for keyword in call.keywords if keyword.arg)):
+        for part in whole.elts if isinstance(whole, ast.Tuple) else (whole,):
+            name = dotted_name(part)
+            if name is not None:
+                names.add(name)
+    return names
+
+
+def _assigned_from(passed: set[str], temporaries: set[str], scope, context) -> bool:
+    """Some passed name is assigned a plain name of `temporaries` somewhere in the scope (`old = new`):
+    what `flow.rebound_through_temporaries` needs, told from one index of the scope's bindings
+    instead of a scan of the rest of the block for every assignment."""
+    copies = context.memo(("JAX401", "copies", id(scope)), _plain_copies, scope)
+    return any(not copies.get(name, frozenset()).isdisjoint(temporaries) for name in passed)
+
+
+def _plain_copies(scope) -> dict[str, frozenset[str]]:
+    """target -> the names assigned to it by `target = name` statements of the scope."""
+    copies: dict[str, set[str]] = {}
+    for target, value in scope.bindings:
+        if isinstance(value, ast.Name):
+            key = dotted_name(target)
+            if key is not None:
+                copies.setdefault(key, set()).add(value.id)
+    return {key: frozenset(names) for key, names in copies.items()}
 
 
 def _report(call: ast.Call, binding, donated: list, context) -> None:

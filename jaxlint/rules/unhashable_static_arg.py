@@ -67,10 +67,13 @@ class UnhashableStaticArg(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:
+        scope = context.scope(node)
+        # Most calls pass nothing that could be unhashable: tell that before looking up the callee.
+        if not any(_may_be_unhashable(argument, scope, context) for argument in _static_candidates(node)):
+            return
         binding = context.model.jit_binding_for_call(node) or jit_aliases.binding_for_call(node, context.model)
         if binding is None:
             return
-        scope = context.scope(node)
         for position, argument in enumerate(node.args):
             if isinstance(argument, ast.Starred):
                 break
@@ -96,6 +99,33 @@ class UnhashableStaticArg(Rule):
             f"arguments are not supported`; pass a tuple{' or a frozen mapping' if kind == 'dict' else ''}",
             fix=fix,
         )
+
+
+def _static_candidates(call: ast.Call):
+    """The arguments `check` may test: positional ones before any `*args`, and named keywords."""
+    for argument in call.args:
+        if isinstance(argument, ast.Starred):
+            break
+        yield argument
+    for keyword in call.keywords:
+        if keyword.arg:
+            yield keyword.value
+
+
+def _may_be_unhashable(value: ast.AST, scope, context) -> bool:
+    """`_check_value` could report `value`: it is of an unhashable kind, or a name some binding in
+    the scope gives one (what `_variable_kind` needs of every binding)."""
+    if value.__class__ is ast.Name:
+        return value.id in context.memo(("JAX301", "names", id(scope)), _names_bound_unhashable, scope, context)
+    return _unhashable_kind(value, context) is not None
+
+
+def _names_bound_unhashable(scope, context) -> frozenset[str]:
+    return frozenset(
+        target.id for target, value in scope.bindings
+        if isinstance(target, ast.Name) and value is not None and not isinstance(value, ast.AugAssign)
+        and _unhashable_kind(value, context) is not None
+    )
 
 
 def _unhashable_kind(value: ast.AST, context) -> str | None:

@@ -69,14 +69,13 @@ class VaryingStaticArg(Rule):
     fix_availability = "none"
 
     def check(self, node: ast.Call, context) -> None:
-        binding = context.model.jit_binding_for_call(node)
-        if binding is None:
-            return
-        scope = context.scope(node)
-        if scope.in_traced:
+        if not (node.args or node.keywords) or context.scope(node).in_traced:
             return
         loops = [loop for loop in flow.enclosing_loops(node) if isinstance(loop, (ast.For, ast.AsyncFor))]
         if not loops:
+            return
+        binding = context.model.jit_binding_for_call(node)  # the dearest test, last
+        if binding is None:
             return
         arguments: list[tuple[ast.expr, str]] = []
         for position, argument in enumerate(node.args):

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
+from jaxlint.semantic.syntax import walk
 
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
 # Names only tests and their helpers take (Google-style `foo_test.py`, `foo_test_utils.py`, pytest's
@@ -188,6 +190,8 @@ def captured_by_closure(name: str, scope) -> bool:
     for child in scope.children:
         if name in child.local_names:
             continue  # its own `name` (a parameter or local) shadows the outer one
+        if name not in _names_within(child):
+            continue
         node = child.node
         stack = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
         while stack:
@@ -199,6 +203,22 @@ def captured_by_closure(name: str, scope) -> bool:
                 continue
             stack.extend(ast.iter_child_nodes(inner))
     return False
+
+
+_NAMES_WITHIN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _names_within(scope) -> frozenset[str]:
+    """Every plain name spelled in a function's body, nested functions included: one walk per
+    function, so `captured_by_closure` skips at once the functions that never mention a name."""
+    names = _NAMES_WITHIN.get(scope)
+    if names is None:
+        node = scope.node
+        body = [node.body] if isinstance(node, ast.Lambda) else node.body
+        names = _NAMES_WITHIN[scope] = frozenset(
+            inner.id for statement in body for inner in walk(statement) if inner.__class__ is ast.Name
+        )
+    return names
 
 
 def _parameter_names(function: ast.AST) -> set[str]:
@@ -395,12 +415,7 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
     passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
     statement = enclosing_statement(call)
     for candidate in scopes:
-        for node in walk_same_scope(candidate.node):
-            if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load):
-                continue
-            name = dotted_name(node)
-            if name is None:
-                continue
+        for name, node in _loads(candidate, model):
             if name == key or name.startswith(key + "."):
                 holder = _holder(node, key, model)
                 if holder is None:
@@ -424,6 +439,22 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
 
 
 _CONTAINER = "<container>"
+
+
+def _loads(scope, model) -> list[tuple[str, ast.AST]]:
+    """(dotted name, node) of every name or attribute chain the scope reads, in walk order: built
+    once per scope and model, as `held_elsewhere` asks it for each argument it weighs."""
+    cache = model.__dict__.setdefault("_jaxlint_loads", {})
+    loads = cache.get(id(scope.node))
+    if loads is None:
+        loads = cache[id(scope.node)] = []
+        for node in walk_same_scope(scope.node):
+            kind = node.__class__
+            if (kind is ast.Name or kind is ast.Attribute) and node.ctx.__class__ is ast.Load:
+                name = dotted_name(node)
+                if name is not None:
+                    loads.append((name, node))
+    return loads
 
 
 def _holds_arrays(attribute: str, scopes, model) -> bool:

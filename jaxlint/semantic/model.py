@@ -7,8 +7,10 @@ question has a "cannot tell" answer, and rules do not flag what the model cannot
 from __future__ import annotations
 
 import ast
+import collections
 import dataclasses
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Iterator
 
 from jaxlint.semantic import jaxapi
@@ -442,9 +444,10 @@ class SemanticModel:
         them again and again while they wait (a tenth of a cold check's time, and most of its
         memory). The model must not be used afterwards."""
         # A node's scope link needs no removal: once the scopes are emptied it points at an empty
-        # object, in no cycle. (Operator nodes are shared singletons, listed many times.)
-        for node in self.nodes:
-            node.__dict__.pop(PARENT, None)
+        # object, in no cycle. The parent link becomes None (what parent_of says of a root), in a
+        # loop that runs in C: this touches every node of every file. (Operator nodes are shared
+        # singletons, listed many times.)
+        collections.deque(map(setattr, self.nodes, repeat(PARENT), repeat(None)), maxlen=0)
         for scope in self.scopes:
             scope.__dict__.clear()
         self.__dict__.clear()
