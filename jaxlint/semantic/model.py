@@ -10,7 +10,7 @@ import ast
 import collections
 import dataclasses
 from dataclasses import dataclass, field
-from itertools import repeat
+from operator import attrgetter
 from typing import Iterator
 
 from jaxlint.semantic import jaxapi
@@ -41,6 +41,7 @@ _PLAIN_LEAF_TYPES = LEAF_TYPES - RECORDED_TYPES
 
 # The attributes the model sets on every node (`_collect` spells them out, for speed).
 PARENT = "_jaxlint_parent"
+_NODE_ATTRIBUTES = attrgetter("__dict__")
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
 
@@ -442,12 +443,14 @@ class SemanticModel:
         node, scopes that point at each other, caches. Reference counting then frees the tree and
         the model at once, instead of the cycle collector finding them later, after traversing
         them again and again while they wait (a tenth of a cold check's time, and most of its
-        memory). The model must not be used afterwards."""
-        # A node's scope link needs no removal: once the scopes are emptied it points at an empty
-        # object, in no cycle. The parent link becomes None (what parent_of says of a root), in a
-        # loop that runs in C: this touches every node of every file. (Operator nodes are shared
-        # singletons, listed many times.)
-        collections.deque(map(setattr, self.nodes, repeat(PARENT), repeat(None)), maxlen=0)
+        memory). Neither the model nor its tree may be used afterwards: the nodes are emptied."""
+        # The tree goes with the model: emptying every node's attributes (its fields, parent and
+        # scope links) in a loop that runs in C breaks every cycle, and leaves nothing for the
+        # deallocation to walk. This touches every node of every file, and replaces what would
+        # otherwise be two passes (unlinking parents, then freeing the tree node by node).
+        # (Operator nodes are shared singletons, listed many times, with no fields of their own.)
+        collections.deque(map(dict.clear, map(_NODE_ATTRIBUTES, self.nodes)), maxlen=0)
+        self.tree.__dict__.clear()
         for scope in self.scopes:
             scope.__dict__.clear()
         self.__dict__.clear()
@@ -1160,6 +1163,8 @@ class SemanticModel:
         jitted method called on an instance of a project or local class: `agent = Agent(); agent.update(...)`."""
         if self.project is None and not isinstance(node, ast.Attribute):
             return None
+        if node.__class__ is ast.Attribute and self._of_foreign_module(node):
+            return None  # `jnp.sum(x)`, `optax.adam(lr)`: the commonest calls, and never a jitted binding we know
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and self._may_be_instance_method(node.attr):
             method = self.instance_method(node)
             if method is not None:
@@ -1174,6 +1179,24 @@ class SemanticModel:
             return None
         return JitBinding(qualified, summary.transform, node, summary.options, None, via_decorator=summary.via_decorator,
                           external_params=list(summary.params), external_has_self=summary.has_self)
+
+    def _of_foreign_module(self, node: ast.Attribute) -> bool:
+        """The chain starts at a name only ever bound by an import of a module outside the project
+        (`jnp`, `np`, `optax`): it names no instance, and no project summary can answer for it."""
+        root = node.value
+        while root.__class__ is ast.Attribute:
+            root = root.value
+        if root.__class__ is not ast.Name:
+            return False
+        foreign = self.__dict__.setdefault("_foreign_roots", {})
+        found = foreign.get(root.id)
+        if found is None:
+            target = self.imports.aliases.get(root.id)
+            found = foreign[root.id] = (
+                target is not None and root.id not in self.bound_names
+                and (self.project is None or not self.project.may_hold(target.split(".")[0]))
+            )
+        return found
 
     def _may_be_instance_method(self, attr: str) -> bool:
         """A local class has a jitted method of this name, or the module imports from its project

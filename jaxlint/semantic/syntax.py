@@ -10,10 +10,9 @@ import re
 _SKIPPED_FIELDS = frozenset({"ctx", "type_ignores"})
 # Field types of Python's ASDL grammar whose values are never nodes.
 _NOT_NODE_TYPES = frozenset({"identifier", "string", "constant", "int"})
-# How a field holds nodes: one (or None), a list (whose items may be None: `Dict.keys` of `**x`,
-# `arguments.kw_defaults`), or not known (tested value by value).
-_ONE, _LIST, _UNKNOWN = 1, 2, 3
-_CHILD_FIELDS: dict[type, tuple[tuple[str, int], ...]] = {}
+# How a field holds nodes: one that is always there, one that may be None (`expr?`), a list (whose
+# items may be None: `Dict.keys` of `**x`, `arguments.kw_defaults`), or not known (tested value by value).
+_ONE, _OPTIONAL, _LIST, _UNKNOWN = 1, 2, 3, 4
 
 
 def _child_fields(kind: type) -> tuple[tuple[str, int], ...]:
@@ -29,34 +28,67 @@ def _child_fields(kind: type) -> tuple[tuple[str, int], ...]:
     for field_type, name in declared:
         if name in _SKIPPED_FIELDS or field_type.rstrip("?*") in _NOT_NODE_TYPES:
             continue
-        fields.append((name, _LIST if field_type.endswith("*") else _ONE))
+        fields.append((name, _LIST if field_type.endswith("*") else _OPTIONAL if field_type.endswith("?") else _ONE))
     return tuple(fields)
 
 
-def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """Like ast.iter_child_nodes (the same order), minus context markers, as a list: measurably
-    faster, and called for nearly every node of every file."""
-    kind = node.__class__
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = _child_fields(kind)
+def _generic_children(node: ast.AST) -> list[ast.AST]:
+    """Children by reading the fields one by one: for classes whose signature is not known, and for
+    nodes built by hand that lack a field."""
     children: list[ast.AST] = []
-    for name, shape in fields:
-        value = getattr(node, name, None)
-        if value is None:
+    for name in node._fields:
+        if name in _SKIPPED_FIELDS:
             continue
-        if shape == _ONE:
-            children.append(value)
-        elif shape == _LIST:
-            if None in value:
-                children.extend([item for item in value if item is not None])
-            else:
-                children.extend(value)
-        elif value.__class__ is list:
+        value = getattr(node, name, None)
+        if value.__class__ is list:
             children.extend([item for item in value if isinstance(item, ast.AST)])
         elif isinstance(value, ast.AST):
             children.append(value)
     return children
+
+
+def _children_getter(kind: type):
+    """A function listing the children of a node of `kind`, written for its fields (`[node.value]`
+    for an attribute): one generated line per field instead of a loop that asks each field how it
+    holds its nodes. Generated code, as dataclasses and attrs write their `__init__`s."""
+    fields = _child_fields(kind)
+    if any(shape == _UNKNOWN for _, shape in fields):
+        return _generic_children
+    if all(shape == _ONE for _, shape in fields):
+        body = ["    return [" + ", ".join(f"node.{name}" for name, _ in fields) + "]"]
+    else:
+        body = ["    children = []"]
+        for name, shape in fields:
+            if shape == _ONE:
+                body.append(f"    children.append(node.{name})")
+            elif shape == _OPTIONAL:
+                body.append(f"    value = node.{name}")
+                body.append("    if value is not None:")
+                body.append("        children.append(value)")
+            else:
+                body.append(f"    value = node.{name}")
+                body.append("    children.extend(value if None not in value else [item for item in value if item is not None])")
+        body.append("    return children")
+    namespace: dict[str, object] = {}
+    exec("def children(node):\n" + "\n".join(body), namespace)  # noqa: S102 - code written above from ast's own signatures
+    return namespace["children"]
+
+
+_GETTERS: dict[type, object] = {}
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """Like ast.iter_child_nodes (the same order), minus context markers, as a list: several times
+    faster, and called for nearly every node of every file."""
+    try:
+        return _GETTERS[node.__class__](node)
+    except KeyError:
+        if node.__class__ in _GETTERS:
+            raise
+        _GETTERS[node.__class__] = _children_getter(node.__class__)
+    except AttributeError:  # a node built by hand, without every field
+        return _generic_children(node)
+    return child_nodes(node)
 
 
 def walk(node: ast.AST) -> list[ast.AST]:
