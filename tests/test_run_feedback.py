@@ -120,3 +120,13 @@ def test_profile_counts_rule_time_in_worker_processes(tmp_path, monkeypatch, cap
     row = next(line for line in err.splitlines() if line.startswith("JAX101 "))
     assert float(row.split()[2]) > 0.0
     assert "20 files analysed" in err
+
+
+def test_profile_charges_imported_module_summaries_to_their_own_line(project, capsys):
+    """Summarising `helpers.py` for the import in `train.py` is not the time of whichever rule asked first."""
+    (project / "helpers.py").write_text("import jax\n\n\n@jax.jit\ndef step(state):\n    return state + 1\n")
+    (project / "train.py").write_text("from helpers import step\n\nstate = 0\nfor _ in range(3):\n    state = step(state)\n")
+    run(["check", "--no-cache", "--profile", "-j", "1", "train.py"])
+    _, err = capsys.readouterr()
+    line = next((line for line in err.splitlines() if line.startswith("project summaries (imported modules)")), None)
+    assert line is not None, err  # (the line is listed only when some time was charged to it)
