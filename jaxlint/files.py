@@ -117,8 +117,13 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
-    """Glob patterns match the file name, any path component, or the path relative to root."""
+def matches_any(path: Path, patterns: Iterable[str], root: Path, *, through_ancestors: bool = True) -> bool:
+    """Glob patterns match the file name, any path component, or the path relative to root.
+
+    `through_ancestors=False` leaves out the components above the path (a pattern that names a
+    directory around it): what a walk of a directory named on the command line wants, since it
+    prunes excluded directories below that one as it goes, and a directory the user names is
+    checked even inside an excluded one (as Ruff does, unless `--force-exclude`)."""
     patterns = tuple(patterns)
     if not patterns:
         return False  # (without resolving the path: discovery asks for every file and directory)
@@ -135,7 +140,7 @@ def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
         pattern = pattern.rstrip("/")
         if fnmatch.fnmatch(path.name, pattern) or fnmatch.fnmatch(relative, pattern):
             return True
-        if fnmatch.fnmatch(relative, pattern + "/*"):
+        if through_ancestors and fnmatch.fnmatch(relative, pattern + "/*"):
             return True
     return False
 
@@ -183,13 +188,13 @@ def discover(paths: Iterable[Path], excludes: Iterable[str], root: Path, force_e
             dirnames[:] = sorted(
                 name for name in dirnames
                 if name not in DEFAULT_EXCLUDES and not name.endswith(".egg-info")
-                and not matches_any(current / name, excludes, root)
+                and not matches_any(current / name, excludes, root, through_ancestors=False)
             )
             for name in sorted(filenames):
                 if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 candidate = current / name
-                if matches_any(candidate, excludes, root):
+                if matches_any(candidate, excludes, root, through_ancestors=False):
                     continue
                 # Only regular files: reading a FIFO or socket named *.py would block forever,
                 # and a dangling symlink is not a source file.

@@ -297,3 +297,21 @@ def test_demo_shows_all_six_rules(capsys):
     code, out, _ = check(capsys, "--format", "json", FIXTURES / "demo" / "demo.py")
     assert code == 1
     assert sorted({f["code"] for f in json.loads(out)}) == ["JAX101", "JAX102", "JAX201", "JAX301", "JAX401", "JAX402"]
+
+
+def test_a_directory_named_inside_an_excluded_one_is_checked_and_an_empty_run_says_so(project, capsys):
+    """As Ruff does: excludes prune what a walk finds below the paths given, not the paths themselves
+    (`jaxlint check fixtures/demo` with `fixtures` excluded checks the demo); and a run that finds
+    nothing to check says so on stderr instead of passing silently."""
+    write(project / "pyproject.toml", '[tool.jaxlint]\nextend-exclude = ["generated"]\n')
+    write(project / "generated" / "inner" / "g.py", BAD)
+    write(project / "generated" / "inner" / "generated" / "deeper.py", BAD)
+    code, out, err = check(capsys, "generated/inner")
+    assert code == 1 and "generated/inner/g.py:7:8: JAX101" in out
+    assert "deeper.py" not in out  # an excluded directory below the named one is still pruned
+    write(project / "ok.py", "x = 1\n")
+    code, out, err = check(capsys, ".")
+    assert code == 0 and "JAX101" not in out and "warning: no Python files" not in err
+    (project / "empty").mkdir()
+    code, out, err = check(capsys, "empty")
+    assert code == 0 and "warning: no Python files or notebooks found under the given paths" in err

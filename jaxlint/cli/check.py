@@ -95,6 +95,10 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     if not (nothing_checked and output_format == "text"):
         _emit(result.diagnostics, output_format, output_file, quiet=quiet, statistics=statistics, rules=rules)
     cached = cache.hits if paths != ["-"] and cache is not None else 0
+    if paths != ["-"] and not result.files_checked and not result.errors and not force_exclude:
+        # Not a silent pass: the paths held nothing to check (empty, or only excluded files).
+        # (With --force-exclude, as in pre-commit hooks, an excluded file named is expected.)
+        click.echo("jaxlint: warning: no Python files or notebooks found under the given paths; nothing was checked", err=True)
     if not quiet and paths != ["-"] and result.files_checked:
         sys.stdout.flush()
         click.echo(run_summary("Checked", result.files_checked, perf_counter() - started, cached), err=True)
