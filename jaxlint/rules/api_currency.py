@@ -35,24 +35,24 @@ _MESH_CONSTRUCTORS = frozenset({"jax.sharding.Mesh", "jax.make_mesh", "jax.exper
 
 class ApiCurrencyRule(Rule):
     status: str  # "removed" or "deprecated"
-    node_types = (ast.Attribute, ast.Import, ast.ImportFrom, ast.Call, ast.With)
+    # Not `ast.Attribute`: an attribute chain can name an entry only from a root name an import
+    # binds, so the module's attribute chains are read once, at its first import, for both rules
+    # (`_attribute_candidates`), instead of two calls per attribute of every module.
+    node_types = (ast.Import, ast.ImportFrom, ast.Call, ast.With)
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
-        # Called for every attribute and call of a module: those that cannot name an entry return first.
+        # Called for every call of a module: those that cannot name an entry return first.
         kind = node.__class__
-        if kind is ast.Attribute:
-            if not _may_name_entry(node, context):
-                return
-            parent = parent_of(node)
-            if isinstance(parent, ast.Attribute) and parent.value is node:
-                return  # only the longest chain: `jax.experimental.maps.xmap`, not its prefixes
-            self._check_attribute(node, parent, context, _target_version(context))
-        elif kind is ast.Call:
+        if kind is ast.Call:
             if node.keywords:
                 self._check_keywords(node, context, _target_version(context))
         elif kind is ast.Import or kind is ast.ImportFrom:
-            self._check_import(node, context, _target_version(context))
+            target = _target_version(context)
+            self._check_import(node, context, target)
+            if node is context.model.import_nodes[0]:
+                for attribute in context.memo(_CANDIDATES_KEY, _attribute_candidates, context):
+                    self._check_attribute(attribute, parent_of(attribute), context, target)
         elif kind is ast.With:
             self._check_with(node, context, _target_version(context))
 
@@ -243,6 +243,21 @@ def _within_module_entry(qualified: str) -> bool:
 
 def _target_version(context) -> str | None:
     return getattr(context.settings, "target_jax_version", None)
+
+
+_CANDIDATES_KEY = ("api-currency", "attribute candidates")
+
+
+def _attribute_candidates(context) -> list[ast.Attribute]:
+    """The module's longest attribute chains that may name a table entry, in the model's order:
+    `jax.experimental.maps.xmap`, not its prefixes, nor `self.params` or `np.zeros`."""
+    found = []
+    for node in context.model.nodes:
+        if node.__class__ is ast.Attribute and _may_name_entry(node, context):
+            parent = parent_of(node)
+            if not (parent.__class__ is ast.Attribute and parent.value is node):
+                found.append(node)
+    return found
 
 
 def _may_name_entry(node: ast.Attribute, context) -> bool:
