@@ -69,7 +69,9 @@ class VaryingStaticArg(Rule):
     fix_availability = "none"
 
     def check(self, node: ast.Call, context) -> None:
-        if not (node.args or node.keywords) or context.scope(node).in_traced:
+        scope = context.scope(node)
+        # `scope.loops` lists the scope's `for` loops and comprehensions: none, and no loop can enclose the call.
+        if not (node.args or node.keywords) or scope.in_traced or not scope.loops:
             return
         loops = [loop for loop in flow.enclosing_loops(node) if isinstance(loop, (ast.For, ast.AsyncFor))]
         if not loops:
