@@ -30,8 +30,7 @@ class Context:
         self.settings = settings
         self.diagnostics: list[Diagnostic] = []
         self.rule: Rule | None = None
-        # What `memo` computed, by key; a rule on a hot path may read it directly (`memos.get(key)`).
-        self.memos: dict[object, object] = {}
+        self._memo: dict[object, object] = {}
         # The two questions rules ask for nearly every node, bound straight to the model: a call
         # through a forwarding method of this class would cost a frame of its own each time.
         self.scope: Callable[[ast.AST], Scope] = model.scope_for
@@ -43,7 +42,7 @@ class Context:
         Keys are the rule's own (a tuple starting with its code keeps rules apart). Rules called for
         every name or attribute pass a constant key and a module-level function, so a hit costs one
         dictionary lookup."""
-        memo = self.memos
+        memo = self._memo
         if key in memo:
             return memo[key]  # type: ignore[return-value]
         value = memo[key] = compute(*arguments)
@@ -51,7 +50,7 @@ class Context:
 
     def release(self) -> None:
         """Drop what the rules memoised (it may point back here); the module is done."""
-        self.memos.clear()
+        self._memo.clear()
 
     # Other questions rules ask, forwarded to the semantic model.
     def level(self, node: ast.AST, scope: Scope | None = None) -> int:

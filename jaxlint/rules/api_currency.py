@@ -26,7 +26,6 @@ _LAST_PARTS = frozenset(name.rpartition(".")[2] for name in NAME_ENTRIES)
 _MODULE_ENTRIES = frozenset(name for name, change in NAME_ENTRIES.items() if change.module)
 # Every proper dotted prefix of an entry's name: `jax`, `jax.numpy` for `jax.numpy.DeviceArray`.
 _ENTRY_PREFIXES = frozenset(name[:index] for name in NAME_ENTRIES for index, character in enumerate(name) if character == ".")
-_ROOTS_KEY = ("api-currency", "entry roots")
 # How an attribute chain from a root name can reach an entry (`_entry_roots`).
 _ANY_CHAIN, _CHAIN_WITH_LAST_PART = 1, 2
 # Calls that make a Mesh: `with mesh:` on their result is the deprecated resource-env form.
@@ -251,18 +250,19 @@ _CANDIDATES_KEY = ("api-currency", "attribute candidates")
 def _attribute_candidates(context) -> list[ast.Attribute]:
     """The module's longest attribute chains that may name a table entry, in the model's order:
     `jax.experimental.maps.xmap`, not its prefixes, nor `self.params` or `np.zeros`."""
+    roots = _entry_roots(context.model.imports)
     found = []
     for node in context.model.nodes:
-        if node.__class__ is ast.Attribute and _may_name_entry(node, context):
+        if node.__class__ is ast.Attribute and _may_name_entry(node, roots):
             parent = parent_of(node)
             if not (parent.__class__ is ast.Attribute and parent.value is node):
                 found.append(node)
     return found
 
 
-def _may_name_entry(node: ast.Attribute, context) -> bool:
+def _may_name_entry(node: ast.Attribute, roots: dict[str, int]) -> bool:
     """Whether `raw_qualified_name(node)` (or the name of a chain it is part of) can be a table
-    entry, from the chain's attribute names and the import of its root name."""
+    entry, from the chain's attribute names and the import of its root name (`_entry_roots`)."""
     last_part = False
     while node.__class__ is ast.Attribute:
         if node.attr in _LAST_PARTS:
@@ -270,9 +270,6 @@ def _may_name_entry(node: ast.Attribute, context) -> bool:
         node = node.value
     if node.__class__ is not ast.Name:
         return False
-    roots = context.memos.get(_ROOTS_KEY)  # `memo` without its call: this runs for every attribute
-    if roots is None:
-        roots = context.memo(_ROOTS_KEY, _entry_roots, context.model.imports)
     how = roots.get(node.id)
     return how == _ANY_CHAIN or (how == _CHAIN_WITH_LAST_PART and last_part)
 

@@ -69,19 +69,14 @@ class UnhashableStaticArg(Rule):
     def check(self, node: ast.Call, context) -> None:
         scope = context.scope(node)
         # Most calls pass nothing that could be unhashable: tell that before looking up the callee.
-        if not any(_may_be_unhashable(argument, scope, context) for argument in _static_candidates(node)):
+        if not any(_may_be_unhashable(argument, scope, context) for argument, _, _ in _passed_arguments(node)):
             return
         binding = context.model.jit_binding_for_call(node) or jit_aliases.binding_for_call(node, context.model)
         if binding is None:
             return
-        for position, argument in enumerate(node.args):
-            if isinstance(argument, ast.Starred):
-                break
-            if binding.is_static(position, None):
-                self._check_value(argument, context, scope, binding, f"argument {position}")
-        for keyword in node.keywords:
-            if keyword.arg and binding.is_static(None, keyword.arg):
-                self._check_value(keyword.value, context, scope, binding, f"`{keyword.arg}`")
+        for argument, position, keyword in _passed_arguments(node):
+            if binding.is_static(position, keyword):
+                self._check_value(argument, context, scope, binding, f"argument {position}" if keyword is None else f"`{keyword}`")
 
     def _check_value(self, value: ast.AST, context, scope, binding, where: str) -> None:
         kind = _unhashable_kind(value, context)
@@ -101,15 +96,16 @@ class UnhashableStaticArg(Rule):
         )
 
 
-def _static_candidates(call: ast.Call):
-    """The arguments `check` may test: positional ones before any `*args`, and named keywords."""
-    for argument in call.args:
+def _passed_arguments(call: ast.Call):
+    """(argument, position, None) for each positional argument before any `*args`, then
+    (argument, None, keyword) for each named keyword: what a static option can name."""
+    for position, argument in enumerate(call.args):
         if isinstance(argument, ast.Starred):
             break
-        yield argument
+        yield argument, position, None
     for keyword in call.keywords:
         if keyword.arg:
-            yield keyword.value
+            yield keyword.value, None, keyword.arg
 
 
 def _may_be_unhashable(value: ast.AST, scope, context) -> bool:
