@@ -14,6 +14,7 @@ from jaxlint.rules.api_table import KEYWORD_ENTRIES, NAME_ENTRIES, WITH_ENTRIES,
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import ancestors, parent_of
 from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 # Keyword names some KEYWORD_ENTRIES entry is about.
 _TABLE_KEYWORDS = frozenset(keyword for _, keyword in KEYWORD_ENTRIES)
@@ -300,7 +301,7 @@ def _in_compat_shim(node: ast.AST, context) -> bool:
             if names is None or names & _SHIM_EXCEPTIONS:
                 return True
         if isinstance(ancestor, (ast.If, ast.IfExp)) and child is not ancestor.test:
-            for sub in ast.walk(ancestor.test):
+            for sub in walk(ancestor.test):
                 if _tests_jax_attribute(sub, context):
                     return True
                 if isinstance(sub, ast.Attribute) and "version" in sub.attr.lower():

@@ -24,6 +24,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import dotted_name, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 # Calls whose results share buffers with their arguments.
 VIEW_CALLS = frozenset({
@@ -301,7 +302,7 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
 def _loop_target(name: str, statement: ast.stmt) -> bool:
     for loop in _enclosing_loops(statement, None):
         if isinstance(loop, (ast.For, ast.AsyncFor)) and any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.target)
+            isinstance(n, ast.Name) and n.id == name for n in walk(loop.target)
         ):
             return True
     return False

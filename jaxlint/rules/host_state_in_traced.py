@@ -51,6 +51,7 @@ import ast
 
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time"})
 # numpy.random names that build a generator: deterministic when given a seed.
@@ -103,7 +104,7 @@ def _seeded_before(draw: ast.Call, scope, context) -> bool:
     return any(
         isinstance(node, ast.Call) and context.qualified_name(node.func) == "numpy.random.seed"
         and (node.lineno, node.col_offset) < (draw.lineno, draw.col_offset)
-        for statement in function.body for node in ast.walk(statement)
+        for statement in function.body for node in walk(statement)
     )
 
 

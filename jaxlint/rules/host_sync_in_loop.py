@@ -108,6 +108,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
     "builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool", "builtins.str": "str",
@@ -235,7 +236,7 @@ class HostSyncInLoop(Rule):
             statement = _statement_of(child)
             if id(statement) in reported_statements:
                 continue  # one finding per statement: `print(f"{a} {float(b)}")` is one sync to fix
-            read = {n.id for n in ast.walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
+            read = {n.id for n in walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
             if read and read <= synced:
                 continue  # already copied to the host earlier in this iteration: a JAX array keeps that copy
             if read & needed_on_host:
@@ -332,7 +333,7 @@ def _device_derived_names(values: LoopValues, context) -> tuple[set[str], set[st
             if _draws_keys(node.value, values):
                 continue  # `key = random.split(key)[0]`: a key to pass on, not a result to decide on
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+            names = {n.id for target in targets for n in walk(target) if isinstance(n, ast.Name)}
             tests = []
             parent = parent_of(node)
             while parent is not None and parent is not values.loop:
@@ -362,14 +363,14 @@ _HOST_ARITHMETIC = frozenset({"builtins.abs", "builtins.min", "builtins.max", "b
 
 
 def _reads_names(expression: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expression))
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk(expression))
 
 
 def _host_call_on(expression: ast.AST, derived: set[str], values: LoopValues, context) -> bool:
     """A call in `expression` that is handed a device-derived value and is none of compiled code,
     array operations, conversions or reporting: host code decides with it."""
     model = context.model
-    for node in ast.walk(expression):
+    for node in walk(expression):
         if not isinstance(node, ast.Call) or _calls_device_code(node, model):
             continue
         qualified = context.qualified_name(node.func) or ""
@@ -420,7 +421,7 @@ def _draws_keys(value: ast.AST, values: LoopValues) -> bool:
 def _reads_derived(expression: ast.AST, derived: set[str], values: LoopValues) -> bool:
     """Whether `expression` reads a result of this iteration's device work (PRNG keys drawn in the
     loop are not results: handing one to host code waits for nothing)."""
-    for node in ast.walk(expression):
+    for node in walk(expression):
         if isinstance(node, ast.Name) and node.id in derived:
             return True
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and values.is_fresh(node) and not _is_drawn_key(node, values):
@@ -622,7 +623,7 @@ def _inside_timed_interval(node: ast.AST, context) -> bool:
         return False
 
     def stamps(statement: ast.stmt) -> bool:
-        return any(isinstance(n, ast.Call) and context.qualified_name(n.func) in TIMERS for n in ast.walk(statement))
+        return any(isinstance(n, ast.Call) and context.qualified_name(n.func) in TIMERS for n in walk(statement))
 
     before = block[index - 1]
     return isinstance(before, ast.Assign) and isinstance(before.value, ast.Call) and stamps(before) and stamps(block[index + 1])
@@ -809,7 +810,7 @@ def _derived_in_loop(names: set[str], loop: ast.AST, values, context) -> set[str
         statement for statement in statements
         if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and values.is_fresh(statement.value) and not _array_operations_only(statement.value, context)
     ]
-    produced_by = [(statement, {n.id for target in statement.targets for n in ast.walk(target) if isinstance(n, ast.Name)}) for statement in compiled]
+    produced_by = [(statement, {n.id for target in statement.targets for n in walk(target) if isinstance(n, ast.Name)}) for statement in compiled]
     latest = max((statement.lineno for statement, produced in produced_by if produced & names), default=None)
     if latest is not None:
         for statement, produced in produced_by:
@@ -820,10 +821,10 @@ def _derived_in_loop(names: set[str], loop: ast.AST, values, context) -> set[str
     while changed:
         changed = False
         for assignment in assignments:
-            if not any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(assignment.value)):
+            if not any(isinstance(n, ast.Name) and n.id in derived for n in walk(assignment.value)):
                 continue
             targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
-            for name in {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)} - derived:
+            for name in {n.id for target in targets for n in walk(target) if isinstance(n, ast.Name)} - derived:
                 derived.add(name)
                 changed = True
     return derived
@@ -846,7 +847,7 @@ def _values_read(node: ast.AST, values, context) -> set[str]:
 
 def _array_operations_only(expression: ast.AST, context) -> bool:
     """Operators, and calls of `jax.numpy`/`jax.lax` functions or of array methods (`x.squeeze()`)."""
-    for node in ast.walk(expression):
+    for node in walk(expression):
         if isinstance(node, ast.Call):
             qualified = context.qualified_name(node.func) or ""
             if qualified.startswith(("jax.numpy.", "jax.lax.")):
@@ -909,7 +910,7 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
             return False
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            names = {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+            names = {t.id for target in targets for t in walk(target) if isinstance(t, ast.Name)}
             return _names_feed_host_consumer(names, loop, parent, context)
         if isinstance(parent, (ast.stmt, ast.Return)):
             return True

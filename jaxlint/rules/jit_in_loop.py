@@ -65,7 +65,7 @@ from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.syntax import root_name
+from jaxlint.semantic.syntax import root_name, walk
 from jaxlint.semantic.training_loops import loop_varying
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -362,13 +362,13 @@ def _called_once_here(name: str, scope) -> bool:
     parent = parent_of(use)
     if not (isinstance(parent, ast.Call) and parent.func is use):
         return False
-    if any(isinstance(child, FUNCTION_NODES) for child in ast.walk(scope.node) if child is not scope.node and _name_inside(child, name)):
+    if any(isinstance(child, FUNCTION_NODES) for child in walk(scope.node) if child is not scope.node and _name_inside(child, name)):
         return False
     return not list(flow.enclosing_loops(use))
 
 
 def _name_inside(function: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(function))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(function))
 
 
 RULE = JitInLoop()

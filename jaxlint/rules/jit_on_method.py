@@ -55,6 +55,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _JIT_TRANSFORMS = frozenset({"jax.jit", "jax.pmap"})
 _PLAIN_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
@@ -111,7 +112,7 @@ def _used_as_object(name: str, function: ast.FunctionDef) -> bool:
     return any(
         isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name
         and node.attr not in ("shape", "dtype", "ndim", "size", "T", "at")
-        for statement in function.body for node in ast.walk(statement)
+        for statement in function.body for node in walk(statement)
     )
 
 
@@ -147,7 +148,7 @@ def _plain_class(class_node: ast.ClassDef, context, seen: frozenset = frozenset(
             return False
     if _registered(class_node.name, context):
         return False
-    classes = {c.name: c for c in ast.walk(context.model.tree) if isinstance(c, ast.ClassDef)}
+    classes = {c.name: c for c in walk(context.model.tree) if isinstance(c, ast.ClassDef)}
     for base in class_node.bases:
         if isinstance(base, ast.Name) and base.id == "object":
             continue
@@ -169,7 +170,7 @@ def _registered(name: str, context) -> bool:
             else:
                 continue
             if any(hint in attribute for hint in _REGISTRATION_HINTS) or any(hint in qualified for hint in _REGISTRATION_HINTS):
-                if any(isinstance(n, ast.Name) and n.id == name for arg in call.args for n in ast.walk(arg)):
+                if any(isinstance(n, ast.Name) and n.id == name for arg in call.args for n in walk(arg)):
                     return True
     return False
 

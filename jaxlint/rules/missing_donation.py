@@ -122,6 +122,7 @@ from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _DONATING = ("jax.jit", "jax.pmap")
 
@@ -286,7 +287,7 @@ def _part_passed_beside(key: str, whole: ast.expr, call: ast.Call, scope) -> boo
     for other in [*call.args, *(keyword.value for keyword in call.keywords)]:
         if other is whole:
             continue
-        for node in ast.walk(other):
+        for node in walk(other):
             name = dotted_name(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
             if part(name) or name in aliases:
                 return True

@@ -55,6 +55,7 @@ from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.jaxapi import DIFFERENTIATING
 from jaxlint.semantic.reachability import forward_only_scopes
 from jaxlint.semantic.model import FUNCTION_NODES
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 # Operation -> (index of the operand that must stay in the domain, the harmless value).
 _UNSAFE_CALLS = {
@@ -81,14 +82,14 @@ class NanUnsafeWhere(Rule):
         if not context.is_traced_code(node) or not _differentiated(context, node):
             return
         condition = node.args[0]
-        tested = {n.id for n in ast.walk(condition) if isinstance(n, ast.Name)}
+        tested = {n.id for n in walk(condition) if isinstance(n, ast.Name)}
         if not tested:
             return
         edits = []
         found = []
         for arm_index in (1, 2):
             for operation, operand, safe in _unsafe_operations(node.args[arm_index], context):
-                operand_names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name)}
+                operand_names = {n.id for n in walk(operand) if isinstance(n, ast.Name)}
                 if not (operand_names & tested) or _cutoff_not_guard(condition, arm_index == 1, operand_names):
                     continue
                 if not _may_carry_gradient(operand, context):
@@ -99,7 +100,7 @@ class NanUnsafeWhere(Rule):
             return
         where, import_edits = fixes.reference(context, "jax.numpy.where")
         fix = None
-        if where and not any(isinstance(n, (ast.NamedExpr, ast.Call)) and _has_effects(n, context) for n in ast.walk(condition)):
+        if where and not any(isinstance(n, (ast.NamedExpr, ast.Call)) and _has_effects(n, context) for n in walk(condition)):
             condition_text = context.text(condition)
             replacements = []
             for operand, safe, in_true_arm in edits:
@@ -131,8 +132,8 @@ def _cutoff_not_guard(condition: ast.AST, true_arm: bool, operand_names: set[str
     operator = condition.ops[0]
     if not isinstance(operator, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
         return False
-    left = {n.id for n in ast.walk(condition.left) if isinstance(n, ast.Name)}
-    right = {n.id for n in ast.walk(condition.comparators[0]) if isinstance(n, ast.Name)}
+    left = {n.id for n in walk(condition.left) if isinstance(n, ast.Name)}
+    right = {n.id for n in walk(condition.comparators[0]) if isinstance(n, ast.Name)}
     less = isinstance(operator, (ast.Lt, ast.LtE))
     # The varying side: the one whose names all feed the operand (`z < cutoff + eps` with operand `z + eps`: z).
     left_node, right_node = condition.left, condition.comparators[0]
@@ -183,7 +184,7 @@ def _may_carry_gradient(operand: ast.AST, context) -> bool:
     if not _local_and_only_differentiated(scope, context):
         return True
     carrying = _names_carrying_gradient(scope)
-    for name in ast.walk(operand):
+    for name in walk(operand):
         if not isinstance(name, ast.Name):
             continue
         owner = owning_scope(context.model, name.id, scope)
@@ -208,7 +209,7 @@ def _local_and_only_differentiated(scope, context) -> bool:
         return False
     name = scope.node.name
     uses = differentiated = 0
-    for node in ast.walk(parent.node):
+    for node in walk(parent.node):
         if isinstance(node, ast.Name) and node.id == name:
             uses += 1
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
@@ -228,10 +229,10 @@ def _names_carrying_gradient(scope) -> set[str]:
     while changed:
         changed = False
         for target, value in sources:
-            targets = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} - carrying
+            targets = {n.id for n in walk(target) if isinstance(n, ast.Name)} - carrying
             if not targets:
                 continue
-            if value is None or any(isinstance(n, ast.Name) and n.id in carrying for n in ast.walk(value)):
+            if value is None or any(isinstance(n, ast.Name) and n.id in carrying for n in walk(value)):
                 carrying |= targets
                 changed = True
     return carrying
@@ -273,7 +274,7 @@ def _guarded(operand: ast.AST, context) -> bool:
         return True
     if isinstance(operand, ast.Name) and _nonzero_default(operand, context):
         return True
-    for node in ast.walk(operand):
+    for node in walk(operand):
         if isinstance(node, ast.Call) and context.qualified_name(node.func) in _GUARDS:
             return True
     if isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Add):

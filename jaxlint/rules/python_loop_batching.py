@@ -43,6 +43,7 @@ from jaxlint import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, jaxapi
 from jaxlint.semantic.model import ARRAY
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
 
@@ -68,7 +69,7 @@ class PythonLoopBatching(Rule):
         call = comprehension.elt
         if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
             return
-        if any(isinstance(n, ast.Name) and n.id == element for n in ast.walk(call.func)):
+        if any(isinstance(n, ast.Name) and n.id == element for n in walk(call.func)):
             return
         uses = [a for a in call.args if _uses(a, element)] + [k.value for k in call.keywords if _uses(k.value, element)]
         if len(uses) != 1 or not (isinstance(uses[0], ast.Name) and uses[0].id == element):
@@ -88,7 +89,7 @@ class PythonLoopBatching(Rule):
 
 
 def _uses(expression: ast.expr, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expression))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(expression))
 
 
 def _is_array(iterable: ast.expr, scope, context) -> bool:
@@ -120,9 +121,9 @@ _HOST_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool"
 def _vmappable(function, context, depth: int) -> bool:
     """No visible per-element Python: branches on local values, host conversions, NumPy calls."""
     local = set(function.local_names)
-    for node in ast.walk(function.node):
+    for node in walk(function.node):
         if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            if any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(node.test)):
+            if any(isinstance(n, ast.Name) and n.id in local for n in walk(node.test)):
                 return False
         elif isinstance(node, ast.Call):
             qualified = context.qualified_name(node.func) or ""

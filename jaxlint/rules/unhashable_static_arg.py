@@ -50,6 +50,7 @@ import ast
 from jaxlint.fixes import static_tuple
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jit_aliases
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _ARRAY_FACTORIES = ("numpy.", "jax.numpy.")
 _ARRAY_FACTORY_NAMES = frozenset({"array", "asarray", "zeros", "ones", "arange", "full", "empty", "linspace", "eye", "stack", "concatenate"})
@@ -166,10 +167,10 @@ def _variable_kind(name: str, scope, context) -> str | None:
             if value is None or isinstance(value, ast.AugAssign):
                 return None
             kinds.add(_unhashable_kind(value, context))
-        elif name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+        elif name in {n.id for n in walk(target) if isinstance(n, ast.Name)}:
             return None
     for target, _ in scope.loops:
-        if name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+        if name in {n.id for n in walk(target) if isinstance(n, ast.Name)}:
             return None
     if name in scope.params or name in scope.keyword_params or len(kinds) != 1:
         return None

@@ -55,6 +55,7 @@ import ast
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import containers, flow
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 
 class VaryingStaticArg(Rule):
@@ -109,7 +110,7 @@ class VaryingStaticArg(Rule):
 def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
     if not _many_valued(argument):
         return None
-    names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(argument) if isinstance(n, ast.Name)}
     for depth, loop in enumerate(loops):
         counters = _counters(loop, context)
         if counters is None:
@@ -118,7 +119,7 @@ def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
         # Names computed from the counter in the loop body (`n = 2 ** i`).
         for child in flow.walk_same_scope(loop):
             if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name):
-                if _many_valued(child.value) and {n.id for n in ast.walk(child.value) if isinstance(n, ast.Name)} & per_iteration:
+                if _many_valued(child.value) and {n.id for n in walk(child.value) if isinstance(n, ast.Name)} & per_iteration:
                     per_iteration.add(child.targets[0].id)
         found = names & per_iteration
         if found:

@@ -11,6 +11,7 @@ import ast
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import ARRAY, Scope, SemanticModel
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 # jax.numpy functions that return a tuple or list of arrays, or something other than an array.
 NON_ARRAY_RESULTS = frozenset({
@@ -85,7 +86,7 @@ def _jitted_call_returns_array(model: SemanticModel, call: ast.Call) -> bool:
         return False
     function = binding.function
     returns = function.returns
-    if not returns or len(returns) != sum(1 for n in ast.walk(function.node) if isinstance(n, ast.Return)):
+    if not returns or len(returns) != sum(1 for n in walk(function.node) if isinstance(n, ast.Return)):
         return False  # a bare `return` (None) or one in a nested function we did not record
     return all(model.level(value, function) == ARRAY or is_jax_array(model, value, function) for value in returns)
 
@@ -129,7 +130,7 @@ _DYNAMIC: dict = {}  # the class uses setattr/delattr: no attribute is followed
 
 def _collect_attribute_values(class_node: ast.ClassDef) -> dict[str, list[ast.expr] | None]:
     values: dict[str, list[ast.expr] | None] = {}
-    for node in ast.walk(class_node):
+    for node in walk(class_node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
             return _DYNAMIC
         targets: list[ast.AST] = []
@@ -138,7 +139,7 @@ def _collect_attribute_values(class_node: ast.ClassDef) -> dict[str, list[ast.ex
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)):
             targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
         for target in targets:
-            for element in ast.walk(target) if target is not None else ():
+            for element in walk(target) if target is not None else ():
                 if not (
                     isinstance(element, ast.Attribute) and isinstance(element.ctx, ast.Store)
                     and isinstance(element.value, ast.Name) and element.value.id == "self"

@@ -119,7 +119,7 @@ def paced_loop(loop: ast.AST, model) -> bool:
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             statements.extend(statement.body)
             continue
-        for node in ast.walk(statement) if isinstance(statement, (ast.Expr, ast.Assign)) else ():
+        for node in walk(statement) if isinstance(statement, (ast.Expr, ast.Assign)) else ():
             if isinstance(node, ast.Call) and model.qualified_name(node.func) in ("time.sleep", "builtins.input"):
                 return True
     return False
@@ -176,7 +176,7 @@ def _statements_before(statement: ast.stmt, loop: ast.AST):
             return
         block, index = located
         for earlier in block[:index]:
-            yield from ast.walk(earlier)
+            yield from walk(earlier)
         parent = getattr(current, "_jaxlint_parent", None)
         if parent is None:
             return
@@ -761,7 +761,7 @@ def records_carried_state(loop: ast.AST, model) -> bool:
     donation saves nothing worth the risk. A training loop that renders an evaluation now and then
     (`render_image(state.params, ...)` without keeping the state) is not one."""
     carried: set[str] = set()
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) and model.jit_binding_for_call(node.value) is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             rebound = {dotted_name(e) for t in targets for e in target_elements(t)} - {None}
@@ -770,11 +770,11 @@ def records_carried_state(loop: ast.AST, model) -> bool:
     if not carried:
         return False
     indices = {
-        element.id for node in ast.walk(loop) if isinstance(node, (ast.For, ast.AsyncFor))
+        element.id for node in walk(loop) if isinstance(node, (ast.For, ast.AsyncFor))
         and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
         for element in target_elements(node.target) if isinstance(element, ast.Name)
     }
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if not isinstance(node, ast.Call):
             continue
         func = node.func

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 UNKNOWN = object()
 
@@ -113,7 +114,7 @@ def _callee_name(node: ast.AST) -> str | None:
 def argparse_defaults(scope_node: ast.AST, parser_name: str) -> dict[str, object]:
     """Defaults of `parser.add_argument("--num-steps", type=int, default=128)` calls in a scope."""
     defaults: dict[str, object] = {}
-    for node in ast.walk(scope_node):
+    for node in walk(scope_node):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
             continue
         if not (isinstance(node.func.value, ast.Name) and node.func.value.id == parser_name):

@@ -183,7 +183,7 @@ def _counter_is_first(test: ast.expr, loop: ast.AST) -> bool:
     return any(
         isinstance(call, ast.Call) and not call.keywords and len(call.args) <= (1 if isinstance(call.func, ast.Name) else 0)
         and (isinstance(call.func, ast.Name) and call.func.id == "enumerate" or isinstance(call.func, ast.Attribute) and call.func.attr == "enumerate")
-        for call in ast.walk(iterable)
+        for call in walk(iterable)
     )
 
 
@@ -202,7 +202,7 @@ def iterates_mapping(loop: ast.AST) -> bool:
     return any(
         isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == loop.target.id
         and ast.dump(node.value) == iterated
-        for statement in loop.body for node in ast.walk(statement)
+        for statement in loop.body for node in walk(statement)
     )
 
 

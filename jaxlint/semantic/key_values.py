@@ -52,7 +52,7 @@ def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> boo
     again. The author asks for the same numbers every time (a fixed evaluation seed), and a later draw
     from the same key repeats them on purpose too."""
     latest = None
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For)) and node.lineno <= use.lineno:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(key in target_names(target) for target in targets) and (latest is None or node.lineno > latest.lineno):
@@ -690,7 +690,7 @@ def _split_consumers(
     position = (split_call.lineno, split_call.col_offset)
     own = enclosing_statement(split_call)
     rebound = sorted(
-        (_stored_at(n), n.id) for n in ast.walk(function)
+        (_stored_at(n), n.id) for n in walk(function)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and (n.id in children or n.id in arrays)
         and not (own is not None and is_within(n, own))  # the split's own targets bind what is followed
     )
@@ -710,7 +710,7 @@ def _split_consumers(
 
     uses: list[tuple[ast.Call, int | None]] = []
     if reads:
-        for node in ast.walk(function):
+        for node in walk(function):
             if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or not (node.id in children or node.id in arrays):
                 continue
             if not reaches(node.id, node) or _read_on_host(node):
@@ -722,7 +722,7 @@ def _split_consumers(
             offset = _constant_index(holder) if isinstance(holder, ast.Subscript) else None
             uses.append((node, None if offset is None else arrays[node.id] + offset))
         return uses
-    for node in ast.walk(function):
+    for node in walk(function):
         if not isinstance(node, ast.Call) or (node is split_call and not itself):
             continue
         if any_argument:

@@ -28,6 +28,7 @@ import ast
 
 from jaxlint.semantic.flow import LOOP_NODES, target_elements
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _SCOPES = (*FUNCTION_NODES, ast.ClassDef, ast.Module)
 _READ, _STORE = "read", "store"
@@ -141,7 +142,7 @@ class _Query:
         return rerun_reads and self.reads(statement)
 
     def reads(self, node: ast.AST) -> bool:
-        return any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+        return any(isinstance(n, ast.Name) and n.id == self.name and isinstance(n.ctx, ast.Load) for n in walk(node))
 
     def stores(self, target: ast.AST) -> bool:
         """`target` (an assignment or `for` target) rebinds the bare name."""

@@ -297,7 +297,7 @@ def _comprehension_binding(name: ast.Name) -> ast.comprehension | None:
     while current is not None and not isinstance(current, ast.stmt):
         if isinstance(current, _COMPREHENSIONS):
             for generator in current.generators:
-                if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(generator.target)):
+                if any(isinstance(n, ast.Name) and n.id == name.id for n in walk(generator.target)):
                     return generator
         current = parent_of(current)
     return None
@@ -366,7 +366,7 @@ def _reads_only_static_attributes(function: ast.AST) -> bool:
     params = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
     if not params:
         return False
-    for node in ast.walk(function.body):
+    for node in walk(function.body):
         if isinstance(node, ast.Name) and node.id in params:
             parent = parent_of(node)
             static = isinstance(parent, ast.Attribute) and parent.attr in jaxapi.STATIC_ATTRIBUTES

@@ -41,7 +41,7 @@ except ModuleNotFoundError:  # Python 3.10
 from jaxlint.semantic import run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
-from jaxlint.semantic.syntax import child_nodes  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import child_nodes, walk  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
@@ -421,6 +421,27 @@ def _declared_source_directories(directory: Path) -> list[Path]:
     return found
 
 
+def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Path, list[Path], tuple[str, ...]]:
+    """For a file in `directory` whose module name is `levels` names below its top-level package:
+    the directory its importers name it from, the directories its imports are searched in, and those
+    as strings (the key under which views of one directory share their answers)."""
+    top = directory
+    for _ in range(levels):
+        top = top.parent
+    search = [top, directory]
+    if root is not None:
+        root = Path(os.path.abspath(root))
+        search += [root, root / "src"]
+    # A `src/` layout seen from an example or script elsewhere in the checkout
+    # (`examples/run.py` importing `mypkg`, which lives in `src/mypkg`), wherever jaxlint runs from.
+    search += run_memo.answer(("src-directories", str(top)), _src_directories, top)
+    search_paths: list[Path] = []
+    for folder in search:
+        if folder not in search_paths:
+            search_paths.append(folder)
+    return top, search_paths, tuple(map(str, search_paths))
+
+
 class ProjectView:
     """The project as seen from one file: resolves the file's imports to other files' summaries."""
 
@@ -431,26 +452,13 @@ class ProjectView:
         # off for the models of those callers themselves.
         self.find_callers = find_callers
         self.module_name = module_name_hint(self.path)
-        self.package = self.module_name if self.path.name == "__init__.py" else self.module_name.rpartition(".")[0]
-        top = self.path.parent
-        for _ in range(self.module_name.count(".") + (self.path.name == "__init__.py")):
-            top = top.parent
-        if self.module_name.count(".") == 0 and self.path.name != "__init__.py":
-            top = self.path.parent
-        self.top = top  # the directory its importers name it from
-        search = [top, self.path.parent]
-        if root is not None:
-            root = Path(os.path.abspath(root))
-            search += [root, root / "src"]
-        # A `src/` layout seen from an example or script elsewhere in the checkout
-        # (`examples/run.py` importing `mypkg`, which lives in `src/mypkg`), wherever jaxlint runs from.
-        search += run_memo.answer(("src-directories", str(top)), _src_directories, top)
-        self.search_paths: list[Path] = []
-        for directory in search:
-            if directory not in self.search_paths:
-                self.search_paths.append(directory)
-        # Views of the files of one directory search the same places: a run shares their answers.
-        self._search_key = tuple(map(str, self.search_paths))
+        is_package = self.path.name == "__init__.py"
+        self.package = self.module_name if is_package else self.module_name.rpartition(".")[0]
+        levels = self.module_name.count(".") + is_package
+        # Every file of a directory has the same layout: a run works it out once per directory.
+        layout_key = ("search-layout", str(self.path.parent), levels, None if root is None else str(root))
+        # `top`: the directory its importers name it from.
+        self.top, self.search_paths, self._search_key = run_memo.answer(layout_key, _search_layout, self.path.parent, levels, root)
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
         self._top_cache: dict[str, bool] = {}
@@ -621,7 +629,7 @@ def _runs_device_loop(path: Path, name: str, view: ProjectView) -> bool:
         return (child for child in walk_same_scope(node) if isinstance(child, ast.Call))
 
     helpers_calling_compiled: dict[str, bool] = {}
-    for loop in [node for node in ast.walk(target) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]:
+    for loop in [node for node in walk(target) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]:
         for call in calls(loop):
             if calls_compiled(call):
                 return True

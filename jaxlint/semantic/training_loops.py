@@ -24,7 +24,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
-from jaxlint.semantic.syntax import chain_root, child_nodes, root_name  # child_nodes: iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -88,7 +88,7 @@ def assigned_in_loop(loop: ast.AST) -> set[str]:
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             targets = [node.optional_vars]
         for target in targets:
-            for element in ast.walk(target):
+            for element in walk(target):
                 name = dotted(element) if isinstance(element, (ast.Name, ast.Attribute)) else None
                 if name is not None:
                     names.add(name)
@@ -103,7 +103,7 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
         return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
     touched = _touched_objects(loop) - set(model.imports.aliases)
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call):
             if model.qualified_name(node.func) not in INVARIANT_CALLS:
                 return True
@@ -227,7 +227,7 @@ def runs_training_loop(helper: Scope, model: SemanticModel) -> bool:
         cache[id(helper.node)] = any(
             isinstance(node, _LOOPS) and model.scope_for(node) is helper
             and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node, nested=True))
-            for node in ast.walk(helper.node)
+            for node in walk(helper.node)
         )
     return cache[id(helper.node)]
 
@@ -253,7 +253,7 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
             binding = model.jit_binding_for_call(node)
             function = binding.function if binding is not None else None
             if function is not None and any(
-                isinstance(call, ast.Call) and model.qualified_name(call.func) in _LAX_LOOPS for call in ast.walk(function.node)
+                isinstance(call, ast.Call) and model.qualified_name(call.func) in _LAX_LOOPS for call in walk(function.node)
             ):
                 return True
     return False
@@ -268,7 +268,7 @@ def _names_an_epoch(loop: ast.AST) -> bool:
     """`for epoch in ...`, `for i in range(args.num_epochs)`, or a body that calls `*epoch*(...)`."""
     header = [loop.target, loop.iter] if isinstance(loop, (ast.For, ast.AsyncFor)) else [loop.test]
     for part in header:
-        for node in ast.walk(part):
+        for node in walk(part):
             text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
             if _EPOCH_WORDS.search(text):
                 return True
@@ -427,7 +427,7 @@ class LoopValues:
         if not self.is_device(node):
             return False
         self._prepare()
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Name) and (sub.id in self.per_iteration or sub.id in self.mutated_by_nnx):
                 return True
             if isinstance(sub, ast.Call) and (self.model.jit_binding_for_call(sub) is not None or helper_returns_device(sub, self.model)):
