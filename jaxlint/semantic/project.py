@@ -422,9 +422,9 @@ def _declared_source_directories(directory: Path) -> list[Path]:
 
 
 def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Path, list[Path], tuple[str, ...]]:
-    """For a file in `directory` whose module name is `levels` names below its top-level package:
-    the directory its importers name it from, the directories its imports are searched in, and those
-    as strings (the key under which views of one directory share their answers)."""
+    """For a file in `directory` whose importers name it from the folder `levels` above it (the one
+    holding its top-level package): that folder, the directories its imports are searched in, and
+    those as strings (the key under which views of one directory share their answers)."""
     top = directory
     for _ in range(levels):
         top = top.parent
