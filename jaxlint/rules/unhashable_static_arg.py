@@ -50,6 +50,7 @@ import ast
 from jaxlint.fixes import static_tuple
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jit_aliases
+from jaxlint.semantic.model import passed_arguments
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _ARRAY_FACTORIES = ("numpy.", "jax.numpy.")
@@ -70,12 +71,12 @@ class UnhashableStaticArg(Rule):
     def check(self, node: ast.Call, context) -> None:
         scope = context.scope(node)
         # Most calls pass nothing that could be unhashable: tell that before looking up the callee.
-        if not any(_may_be_unhashable(argument, scope, context) for argument, _, _ in _passed_arguments(node)):
+        if not any(_may_be_unhashable(argument, scope, context) for argument, _, _ in passed_arguments(node)):
             return
         binding = context.model.jit_binding_for_call(node) or jit_aliases.binding_for_call(node, context.model)
         if binding is None:
             return
-        for argument, position, keyword in _passed_arguments(node):
+        for argument, position, keyword in passed_arguments(node):
             if binding.is_static(position, keyword):
                 self._check_value(argument, context, scope, binding, f"argument {position}" if keyword is None else f"`{keyword}`")
 
@@ -95,18 +96,6 @@ class UnhashableStaticArg(Rule):
             f"arguments are not supported`; pass a tuple{' or a frozen mapping' if kind == 'dict' else ''}",
             fix=fix,
         )
-
-
-def _passed_arguments(call: ast.Call):
-    """(argument, position, None) for each positional argument before any `*args`, then
-    (argument, None, keyword) for each named keyword: what a static option can name."""
-    for position, argument in enumerate(call.args):
-        if isinstance(argument, ast.Starred):
-            break
-        yield argument, position, None
-    for keyword in call.keywords:
-        if keyword.arg:
-            yield keyword.value, None, keyword.arg
 
 
 def _may_be_unhashable(value: ast.AST, scope, context) -> bool:

@@ -55,6 +55,7 @@ import ast
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import containers, flow
+from jaxlint.semantic.model import passed_arguments
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 
@@ -80,15 +81,11 @@ class VaryingStaticArg(Rule):
         binding = context.model.jit_binding_for_call(node)  # the dearest test, last
         if binding is None:
             return
-        arguments: list[tuple[ast.expr, str]] = []
-        for position, argument in enumerate(node.args):
-            if isinstance(argument, ast.Starred):
-                break
-            if binding.is_static(position, None):
-                arguments.append((argument, f"static argument {position}"))
-        for keyword in node.keywords:
-            if keyword.arg and binding.is_static(None, keyword.arg):
-                arguments.append((keyword.value, f"static argument `{keyword.arg}`"))
+        arguments: list[tuple[ast.expr, str]] = [
+            (argument, f"static argument {position}" if keyword is None else f"static argument `{keyword}`")
+            for argument, position, keyword in passed_arguments(node)
+            if binding.is_static(position, keyword)
+        ]
         if not arguments:
             return
         callee = binding.key if binding.key != "<inline>" else "the jitted function"

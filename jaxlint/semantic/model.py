@@ -2242,6 +2242,19 @@ def argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.e
     return None
 
 
+def passed_arguments(call: ast.Call) -> Iterator[tuple[ast.expr, int | None, str | None]]:
+    """(argument, position, None) for each positional argument before any `*args`, then
+    (argument, None, keyword) for each named keyword: the arguments a `static_*` or `donate_*`
+    option can name (`JitBinding.is_static(position, keyword)`)."""
+    for position, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            break
+        yield value, position, None
+    for keyword in call.keywords:
+        if keyword.arg:
+            yield keyword.value, None, keyword.arg
+
+
 def keyword_options(call: ast.Call) -> dict[str, ast.expr]:
     return {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
 
