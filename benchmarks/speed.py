@@ -171,7 +171,8 @@ def main() -> None:
         # selection of rules costs (JAX104 looks at calls in traced code only).
         one_rule = [*jaxlint, "--no-cache", "--select", "JAX104", str(args.corpus)]
         cold = [*jaxlint, "--no-cache", str(args.corpus)]
-        pair_ratios: list[float] = []
+        pair_ratios: list[float] = []  # cold / Ruff ALL, and one-rule / Ruff ALL, round by round
+        one_rule_ratios: list[float] = []
         if Path(ruff).exists():
             cold_runs, ruff_runs, one_rule_runs = in_turn([(cold, env), (ruff_all, None), (one_rule, env)], args.repeat)
             record(results, "jaxlint-cold", summary(cold_runs))
