@@ -1,6 +1,6 @@
 """Time `jaxlint check` against named peers on one corpus, in one run, and print the ratios.
 
-    python benchmarks/speed.py CORPUS_DIR [--jobs N] [--repeat R] [--one-file PATH]
+    python benchmarks/speed.py CORPUS_DIR [--jobs N] [--repeat R] [--one-file PATH] [--base REV]
 
 Peers, each measured here in the same run and with the same number of processes where it has one:
   libcst-parse   a bare `libcst.parse_module` of every file (the floor for a libcst-based linter)
@@ -20,6 +20,10 @@ round after round, so a machine that speeds up or slows down during the run (a s
 jaxlint's own modules are compiled to bytecode first (`compileall`), as an installed package has
 them: where PYTHONDONTWRITEBYTECODE is set and jaxlint is installed editable, every run would
 otherwise compile its 27,000 lines again (about 0.3 s per process), which no installed copy does.
+
+With `--base REV` the cold check of that revision of jaxlint (exported from git into a scratch folder
+and run from there) joins the rounds, and the cold check's ratio to it is printed round by round: an
+analysis change may cost at most 15% of cold-check time against its base.
 
 At the end, one more cold run with `jaxlint check --profile` prints where jaxlint's time goes: seconds
 per phase (read, parse, semantic model) and per rule, summed over processes, with any rule above 5%
@@ -147,6 +151,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--one-file", type=Path, default=None, help="file for the pre-commit (one file) case")
+    parser.add_argument("--base", default=None, help="git revision whose cold check runs in the same rounds")
     args = parser.parse_args()
 
     package = Path(__file__).resolve().parent.parent / "jaxlint"
@@ -171,17 +176,25 @@ def main() -> None:
         # selection of rules costs (JAX104 looks at calls in traced code only).
         one_rule = [*jaxlint, "--no-cache", "--select", "JAX104", str(args.corpus)]
         cold = [*jaxlint, "--no-cache", str(args.corpus)]
+        rounds = [(cold, env), (ruff_all, None), (one_rule, env)]
+        if args.base:
+            rounds.append((cold, dict(env, PYTHONPATH=str(export_revision(args.base, Path(scratch) / "base")))))
         pair_ratios: list[float] = []  # cold / Ruff ALL, and one-rule / Ruff ALL, round by round
         one_rule_ratios: list[float] = []
         if Path(ruff).exists():
-            cold_runs, ruff_runs, one_rule_runs = in_turn([(cold, env), (ruff_all, None), (one_rule, env)], args.repeat)
+            cold_runs, ruff_runs, one_rule_runs, *base_runs = in_turn(rounds, args.repeat)
             record(results, "jaxlint-cold", summary(cold_runs))
             record(results, "ruff-all", summary(ruff_runs))
             record(results, "jaxlint-one-rule", summary(one_rule_runs))
             pair_ratios = [mine[0] / theirs[0] for mine, theirs in zip(cold_runs, ruff_runs)]
             one_rule_ratios = [mine[0] / theirs[0] for mine, theirs in zip(one_rule_runs, ruff_runs)]
         else:
-            record(results, "jaxlint-cold", timed(cold, args.repeat, env))
+            cold_runs, *base_runs = in_turn([rounds[0], *rounds[3:]], args.repeat)
+            record(results, "jaxlint-cold", summary(cold_runs))
+        base_ratios: list[float] = []  # cold / the base revision's cold check, round by round
+        if base_runs:
+            record(results, "jaxlint-base-cold", summary(base_runs[0]))
+            base_ratios = [mine[0] / theirs[0] for mine, theirs in zip(cold_runs, base_runs[0])]
         subprocess.run([*jaxlint, str(args.corpus)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         record(results, "jaxlint-warm", timed([*jaxlint, str(args.corpus)], args.repeat, env))
         # One changed file: only it is analysed again (appending a comment keeps it valid Python).
@@ -225,6 +238,9 @@ def main() -> None:
         for name, values in (("jaxlint-cold", pair_ratios), ("jaxlint-one-rule", one_rule_ratios)):
             listed = ", ".join(f"{value:.2f}" for value in values)
             print(f"  {name} / ruff-all, round by round = {listed}; median {statistics.median(values):.2f}")
+    if base_ratios:
+        listed = ", ".join(f"{value:.2f}" for value in base_ratios)
+        print(f"  jaxlint-cold / jaxlint-base-cold ({args.base}), round by round = {listed}; median {statistics.median(base_ratios):.2f}   (goal <= 1.15)")
     ratio("jaxlint-cold", "libcst-parse", "<= 1.25")
     ratio("jaxlint-cold", "ast-parse", "for reference")
     ratio("jaxlint-one-rule", "ruff-all", "for reference: reading, parsing and the model alone")
@@ -235,6 +251,17 @@ def main() -> None:
     if profile:
         print("\nwhere a cold jaxlint check spends its time (jaxlint check --no-cache --profile):")
         print(profile.rstrip())
+
+
+def export_revision(revision: str, destination: Path) -> Path:
+    """The `jaxlint` package of a git revision of this checkout, written under `destination` and
+    compiled to bytecode like the working copy; returns the folder to put on PYTHONPATH."""
+    root = Path(__file__).resolve().parent.parent
+    destination.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", revision, "jaxlint"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(destination)], input=archive, check=True)
+    compileall.compile_dir(str(destination / "jaxlint"), quiet=1)
+    return destination
 
 
 def _has_option(command: str, option: str) -> bool:

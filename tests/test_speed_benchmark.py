@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,3 +32,14 @@ def test_in_turn_runs_the_commands_round_by_round(tmp_path):
     median, spread, _ = speed.summary(slow_runs)
     assert median >= 0.5
     assert spread == max(run[0] for run in slow_runs) - min(run[0] for run in slow_runs)
+
+
+def test_export_revision_writes_an_importable_package_of_that_revision(tmp_path):
+    folder = _speed_module().export_revision("HEAD", tmp_path / "base")
+    exported = folder / "jaxlint" / "__init__.py"
+    assert exported.is_file()
+    result = subprocess.run(
+        [sys.executable, "-c", "import jaxlint, sys; sys.stdout.write(jaxlint.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True, text=True, check=True,
+    )
+    assert result.stdout == str(exported)
