@@ -178,7 +178,8 @@ def main() -> None:
         cold = [*jaxlint, "--no-cache", str(args.corpus)]
         rounds = [(cold, env), (ruff_all, None), (one_rule, env)]
         if args.base:
-            rounds.append((cold, dict(env, PYTHONPATH=str(export_revision(args.base, Path(scratch) / "base")))))
+            base_jaxlint = revision_command(export_revision(args.base, Path(scratch) / "base"))
+            rounds.append(([*base_jaxlint, *cold[3:]], env))
         pair_ratios: list[float] = []  # cold / Ruff ALL, and one-rule / Ruff ALL, round by round
         one_rule_ratios: list[float] = []
         if Path(ruff).exists():
@@ -262,6 +263,13 @@ def export_revision(revision: str, destination: Path) -> Path:
     subprocess.run(["tar", "-x", "-C", str(destination)], input=archive, check=True)
     compileall.compile_dir(str(destination / "jaxlint"), quiet=1)
     return destination
+
+
+def revision_command(folder: Path) -> list[str]:
+    """`python -m jaxlint` running the package exported under `folder`: put first on sys.path, since
+    the current directory (this checkout, when run from its root) would come before PYTHONPATH."""
+    launcher = f"import runpy, sys; sys.path.insert(0, {str(folder)!r}); sys.argv[0] = 'jaxlint'; runpy.run_module('jaxlint', run_name='__main__')"
+    return [sys.executable, "-c", launcher]
 
 
 def _has_option(command: str, option: str) -> bool:

@@ -34,12 +34,15 @@ def test_in_turn_runs_the_commands_round_by_round(tmp_path):
     assert spread == max(run[0] for run in slow_runs) - min(run[0] for run in slow_runs)
 
 
-def test_export_revision_writes_an_importable_package_of_that_revision(tmp_path):
-    folder = _speed_module().export_revision("HEAD", tmp_path / "base")
+def test_export_revision_runs_that_revision_even_from_this_checkout(tmp_path):
+    speed = _speed_module()
+    folder = speed.export_revision("HEAD", tmp_path / "base")
     exported = folder / "jaxlint" / "__init__.py"
     assert exported.is_file()
-    result = subprocess.run(
-        [sys.executable, "-c", "import jaxlint, sys; sys.stdout.write(jaxlint.__file__)"],
-        env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True, text=True, check=True,
-    )
+    command = speed.revision_command(folder)
+    # The launcher runs `python -m jaxlint` from the export; ask it which package answered.
+    probe = [command[0], "-c", command[2].replace("runpy.run_module('jaxlint', run_name='__main__')", "import jaxlint; sys.stdout.write(jaxlint.__file__)")]
+    result = subprocess.run(probe, cwd=SPEED.parent.parent, capture_output=True, text=True, check=True)
     assert result.stdout == str(exported)
+    version = subprocess.run([*command, "--version"], cwd=SPEED.parent.parent, capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.strip()
