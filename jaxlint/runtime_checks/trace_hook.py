@@ -278,7 +278,7 @@ class Recorder:
 
     def on_warning(self, message, category, filename, lineno) -> None:
         text = str(message)
-        if "donat" not in text.lower():
+        if self.closed or "donat" not in text.lower():  # closed: the probes' own donations at exit
             return
         where = self.user_frame(sys._getframe(2))
         with self.lock:

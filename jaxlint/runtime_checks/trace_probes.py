@@ -50,7 +50,7 @@ def donation_probes(recorder, jax, probes: dict, jit, transforms: dict | None = 
             if not info["donates"]:
                 probed.append({"key": info["key"], "error": f"{type(error).__name__}: {error}"[:300]})
             continue
-        if info["donates"]:
+        if info["donates"] or transform not in DONATING_TRANSFORMS:
             continue
         try:
             probed.append(probe_donation(jax, build, info, *probe, plain_compiled=plain_compiled,
