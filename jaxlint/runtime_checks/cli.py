@@ -43,9 +43,11 @@ def jax_missing_note() -> str | None:
     return f"jax is not installed in this Python ({sys.executable}); {INSTALL_HINT}"
 
 
-def command_exit_status(command_status: int | None, found: bool) -> int:
-    """The command's failure first (a CI job must fail where the command did), then the findings."""
-    if command_status is not None and command_status != 0:
+def command_exit_status(command_status: int | None, found: bool, stopped_by_timeout: bool = False) -> int:
+    """The command's failure first (a CI job must fail where the command did), then the findings.
+
+    A command that `--timeout` stopped did not fail on its own: its findings decide."""
+    if command_status is not None and command_status != 0 and not stopped_by_timeout:
         return 128 - command_status if command_status < 0 else command_status
     return 1 if found else 0
 
@@ -82,9 +84,9 @@ def runtime_main(argv: list[str]):
 def command_mode(command, output_format, html_path, json_path, roots, timeout, progress_interval, probe):
     """Run COMMAND under instrumentation and check the static findings of the files it ran.
 
-    Exit status: the command's own non-zero status when it failed (128+N when signal N ended it);
-    otherwise 1 when a finding is confirmed or a runtime-only finding was measured, 0 when not;
-    2 when the command could not start.
+    Exit status: the command's own non-zero status when it failed (128+N when signal N ended it;
+    not when --timeout stopped it); otherwise 1 when a finding is confirmed or a runtime-only
+    finding was measured, 0 when not; 2 when the command could not start.
     """
     from rich.console import Console
 
@@ -124,7 +126,7 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
     if html_path:
         say(write_html(report, html_path))
     found = any(f["verdict"] == "confirmed" for f in report["findings"]) or bool(report["runtime_only"])
-    status = command_exit_status(run.exit_status, found)
+    status = command_exit_status(run.exit_status, found, run.timed_out)
     if status != (1 if found else 0):
         say(f"jaxlint runtime: exiting with the command's status {status}")
     sys.exit(status)
@@ -196,14 +198,14 @@ def runtime_command(targets, example, examples_file, compare, size, repeat, time
     Exit status: 0 when no finding is confirmed; 1 when at least one is (with -- COMMAND, also
     when a runtime-only finding was measured); 2 on a usage error, a command that could not
     start, or no jax to run with; with -- COMMAND, the command's own non-zero status when it
-    failed (128+N when signal N ended it), whatever was found.
+    failed (128+N when signal N ended it, unless --timeout stopped it), whatever was found.
     """
     from rich.console import Console
 
     errors = Console(stderr=True)
     missing = jax_missing_note()
     if missing:
-        errors.print(f"jaxlint runtime: {missing}", markup=False, highlight=False)
+        click.echo(f"jaxlint runtime: {missing}", err=True)
         sys.exit(2)
     for alternative in compare:
         if ":" not in alternative:

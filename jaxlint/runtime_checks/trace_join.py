@@ -561,6 +561,7 @@ def build_report(command: list[str], exit_status: int | None, elapsed_s: float, 
         "lines": [_line_json(stats) for stats in sorted(trace.lines.values(), key=lambda s: (s["file"], s["line"]))],
         "timeline": trace.timeline, "uncaught": trace.uncaught, "notes": trace.notes + static_notes,
         "files": sorted(diagnostics_by_file),
+        "entry_points": [_entry_point_json(info) for _, info in sorted(trace.functions.items())],
         "transfers": transfer_lines(trace),
         "compiled_steps": [_step_json(step, trace) for _, step in sorted(trace.compiled_steps.items())],
     }
@@ -572,6 +573,13 @@ def transfer_lines(trace: Trace) -> list[dict]:
             "h2d_shapes", "d2h_count", "d2h_bytes", "gathers", "gather_bytes", "gather_devices")
     return [{"file": stats["file"], "line": stats["line"], **{key: stats.get(key) for key in keys}}
             for _, stats in sorted(trace.lines.items()) if stats.get("h2d_count") or stats.get("d2h_count")]
+
+
+def _entry_point_json(info: dict) -> dict:
+    """A compiled entry point of the user's (jit, pmap, shard_map, eqx.filter_jit, nnx.jit) and its calls."""
+    keys = ("key", "name", "file", "line", "transform", "calls", "call_sites", "built_at", "jit_objects", "devices",
+            "donates", "donated_leaves", "donated_deleted")
+    return {key: info.get(key) for key in keys} | {"transform": info.get("transform") or "jit"}
 
 
 def _step_json(step: dict, trace: Trace) -> dict:
