@@ -494,6 +494,7 @@ def _wrap_jit(recorder: Recorder, jax) -> None:
     if hasattr(jax, "shard_map"):
         _wrap_transform(recorder, jax, jax, "shard_map", "shard_map")
     _wrap_device_put(recorder, jax)
+    _wrap_device_get(recorder, jax)
 
 
 def _wrap_transform(recorder: Recorder, jax, owner, attribute: str, label: str) -> None:
@@ -539,6 +540,37 @@ def _wrap_device_put(recorder: Recorder, jax) -> None:
     device_put.__wrapped__ = original
     device_put._jaxlint_transform = "device_put"
     jax.device_put = device_put
+
+
+def _wrap_device_get(recorder: Recorder, jax) -> None:
+    """`jax.device_get(tree)` is one sync at the user's line, however many arrays the tree holds
+    (a list of per-step losses read once after the loop is not a sync per step)."""
+    original = jax.device_get
+    if getattr(original, "_jaxlint_transform", None):
+        return
+
+    def device_get(x):
+        if getattr(recorder.in_sync, "active", False):
+            return original(x)
+        try:
+            facts = [_read_facts(leaf) for leaf in jax.tree.leaves(x) if isinstance(leaf, jax.Array)]
+        except Exception:
+            facts = []
+        facts = [fact for fact in facts if fact is not None]
+        recorder.in_sync.active = True
+        started = time.perf_counter()
+        try:
+            return original(x)
+        finally:
+            recorder.in_sync.active = False
+            if facts:
+                read = (sum(fact[0] for fact in facts), max(fact[1] for fact in facts), any(fact[2] for fact in facts))
+                recorder.on_sync("jax.device_get()", time.perf_counter() - started, sys._getframe(1), read)
+
+    device_get.__doc__ = getattr(original, "__doc__", None)
+    device_get.__wrapped__ = original
+    device_get._jaxlint_transform = "device_get"
+    jax.device_get = device_get
 
 
 def _donated_positions(jit_kwargs: dict) -> set[int]:
