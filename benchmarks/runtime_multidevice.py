@@ -67,7 +67,9 @@ def main() -> int:
 
 
 def mb(value) -> str:
-    return "n/a" if value is None else f"{value / 1e6:.1f} MB" if value >= 1e5 else f"{value / 1e3:.1f} kB"
+    if value is None:
+        return "n/a"
+    return f"{value / 1e9:.2f} GB" if value >= 1e9 else f"{value / 1e6:.1f} MB" if value >= 1e5 else f"{value / 1e3:.1f} kB"
 
 
 def findings_rows(report: dict) -> list[str]:

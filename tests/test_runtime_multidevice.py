@@ -143,7 +143,7 @@ def test_entry_points_and_collectives_per_compiled_step(data_parallel):
 def test_a_step_that_gathers_the_whole_batch_is_found(sharded):
     script = FIXTURES / "collectives.py"
     extra = {(f["line"], f["name"]): f for f in sharded[1]["runtime_only"]}
-    gathered = extra[(line_of(script, "= running_total_step(weights, batch)"), "gathered-batch")]
+    gathered = extra[(line_of(script, "= replicating_step(weights, batch)"), "gathered-batch")]
     assert gathered["metrics"]["argument"]["shape"] == [512, 256]
     assert gathered["metrics"]["bytes_per_step"] == 256 * 256 * 4  # each device receives the other's half
     assert "f32[512,256]" in gathered["evidence"]
