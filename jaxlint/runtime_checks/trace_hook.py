@@ -13,15 +13,21 @@ files (`JAXLINT_TRACE_ROOTS`):
   from C++ to the user's stderr), so the host-value accessors themselves are wrapped. On CPU,
   `np.asarray(x)` (and `.item()`, which uses it) reads a CPU array through the buffer protocol,
   with no Python frame to wrap: those reads are not seen there;
-- calls of functions the user jitted (a thin Python wrapper around `jax.jit`'s result, only for
-  functions defined in the user's files): host time per dispatch and the host time between
-  consecutive dispatches, and the argument shapes of the first call;
+- calls of the compiled entry points of the user's functions (a thin Python wrapper around what
+  `jax.jit`, `jax.pmap`, `jax.shard_map`, and, when the program imports them, `eqx.filter_jit`
+  and `nnx.jit` return, only for functions defined in the user's files): host time per dispatch
+  and between consecutive dispatches, the line that built the callable (its compilations are
+  counted there too), the devices its outputs span, donated inputs deleted after the call, and
+  the argument shapes and shardings of the second call (a loop's steady state);
+- host-to-device uploads (`jax.device_put` of NumPy data, NumPy arguments of an entry point):
+  bytes, and a fingerprint per upload so the same data sent again from a line is counted;
+  device-to-host reads: bytes, and whether the array was split over several devices (a gather);
 - lines executed in the user's files (to tell "ran fine" from "never ran");
 - warnings about donation, and at exit: peak device memory (`memory_stats()`), the cost of
   reading back a value that is already on the host side (the device's sync floor), and for
-  each jitted function called at least twice whose outputs could reuse an input's buffers,
-  `memory_analysis()` with and without donating it, and a warm, fair timing of both
-  (`trace_probes`).
+  each entry point called at least twice, its compiled program's collectives and memory, and
+  where its outputs could reuse an input's buffers, `memory_analysis()` with and without donating
+  it, and a warm, fair timing of both (`trace_probes`).
 
 Everything goes to `JAXLINT_TRACE_DIR/trace-<pid>.json`, rewritten at most every second while
 the program runs (the parent shows progress from it) and once more at exit. The program's

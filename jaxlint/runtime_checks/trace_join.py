@@ -11,7 +11,10 @@ verdict is testable without jax. Each static finding gets one of:
 
 What ran badly at a line no finding covers is a runtime-only finding: repeated host syncs that
 stalled, repeated compilations of one function, a rebound jitted call that would use less memory
-with donation, and JAX's own warnings that a donated buffer could not be used.
+with donation, JAX's own warnings that a donated buffer could not be used, the same host data
+uploaded again on every step (`repeated-upload`), a sharded array read back to the host every step
+(`host-gather`), and a compiled step whose all-gather rebuilds a whole sharded argument: the batch
+(`gathered-batch`) or parameters it returns replicated (`gathered-parameters`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
-"""Donation probes at the exit of a traced program (`trace_hook` calls them; they import jax lazily).
+"""Probes at the exit of a traced program (`trace_hook` calls them; they import jax lazily).
 
-For each function jitted in the user's files that ran at least twice without donating: which
+For each entry point (`jit`, `pmap`, `shard_map`) in the user's files that ran at least twice:
+its compiled program at its steady-state arguments, with the collectives of its HLO, its
+arguments' shardings and one device's memory (`compiled_steps`). For each of them (`jit`,
+`pmap`) that ran without donating: which
 arguments an output could replace (same tree, shapes and dtypes; scalars noted, not donated),
 `memory_analysis()` of the step as written and with those arguments donated, at the shapes of its
 first call (no allocation), and a fair timing of both versions on same-sized buffers.
