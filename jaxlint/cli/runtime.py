@@ -28,6 +28,8 @@ class LazyRuntime(click.Command):
 
 runtime = LazyRuntime(
     name="runtime",
-    help="Run flagged functions, or your own command after `--`, on the accelerator to confirm findings (needs jax).",
+    help="Run flagged functions, or your own command after `--`, on the accelerator to confirm findings (needs jax: "
+         "`pip install -e '.[runtime]'`). Exit status: the command's own when it fails, else 1 when a finding "
+         "is confirmed, 0 when none is, 2 on a usage error; `jaxlint runtime --help` for more.",
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
 )

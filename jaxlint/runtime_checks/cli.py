@@ -12,8 +12,10 @@ raw arguments, `--` included):
 Nothing here imports jax: the static work (targets, fixer) runs in this process, user code only
 in child processes.
 
-Exit status: 0 when no finding is confirmed, 1 when at least one is (or, for a command, a
-runtime-only finding was measured), 2 on a usage error or a command that could not start.
+Exit status (as `jaxlint runtime --help` says): with `-- COMMAND`, the command's own status
+when it failed (128+N when a signal N ended it), so `jaxlint runtime -- pytest` fails CI where
+pytest does; otherwise 0 when no finding is confirmed, 1 when at least one is (or, for a command,
+a runtime-only finding was measured), 2 on a usage error or a command that could not start.
 """
 
 from __future__ import annotations
@@ -28,6 +30,26 @@ from jaxlint.runtime_checks.examples import ExamplesError, load_examples
 from jaxlint.runtime_checks.runner import CheckResult, check_finding
 from jaxlint.runtime_checks.spec import SCALED_FROM, SpecError, parse_spec, scale_spec
 from jaxlint.runtime_checks.targets import TargetError, collect_findings, parse_target
+
+INSTALL_HINT = "install the runtime extra: `pip install -e '.[runtime]'` in a checkout, or `pip install 'jaxlint[runtime]'`"
+
+
+def jax_missing_note() -> str | None:
+    """None when this Python can import jax; else what to install."""
+    import importlib.util
+
+    if importlib.util.find_spec("jax") is not None:
+        return None
+    return f"jax is not installed in this Python ({sys.executable}); {INSTALL_HINT}"
+
+
+def command_exit_status(command_status: int | None, found: bool, stopped_by_timeout: bool = False) -> int:
+    """The command's failure first (a CI job must fail where the command did), then the findings.
+
+    A command that `--timeout` stopped did not fail on its own: its findings decide."""
+    if command_status is not None and command_status != 0 and not stopped_by_timeout:
+        return 128 - command_status if command_status < 0 else command_status
+    return 1 if found else 0
 
 
 def runtime_main(argv: list[str]):
@@ -60,7 +82,12 @@ def runtime_main(argv: list[str]):
                    "donation and time both (two extra compilations each).")
 @click.pass_obj
 def command_mode(command, output_format, html_path, json_path, roots, timeout, progress_interval, probe):
-    """Run COMMAND under instrumentation and check the static findings of the files it ran."""
+    """Run COMMAND under instrumentation and check the static findings of the files it ran.
+
+    Exit status: the command's own non-zero status when it failed (128+N when signal N ended it;
+    not when --timeout stopped it); otherwise 1 when a finding is confirmed or a runtime-only
+    finding was measured, 0 when not; 2 when the command could not start.
+    """
     from rich.console import Console
 
     from jaxlint.runtime_checks.trace_join import build_report, merge
@@ -79,6 +106,10 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
     if not run.documents:
         trace.notes.append("no trace was recorded: the command ran no Python process that imported jax "
                            "(or it was killed before writing one)")
+    for uncaught in trace.uncaught:
+        if uncaught.get("error") == "ModuleNotFoundError" and "'jax" in uncaught.get("message", ""):
+            trace.notes.append(f"the command could not import jax ({uncaught['message'][:80]}); {INSTALL_HINT}")
+            break
     if run.timed_out:
         trace.notes.append(f"the command was stopped after --timeout {timeout:g} s")
     diagnostics, sources, notes = _static_findings(trace.files())
@@ -94,8 +125,11 @@ def command_mode(command, output_format, html_path, json_path, roots, timeout, p
         Path(json_path).write_text(to_json(report), encoding="utf-8")
     if html_path:
         say(write_html(report, html_path))
-    found = any(f["verdict"] == "confirmed" for f in report["findings"]) or report["runtime_only"]
-    sys.exit(1 if found else 0)
+    found = any(f["verdict"] == "confirmed" for f in report["findings"]) or bool(report["runtime_only"])
+    status = command_exit_status(run.exit_status, found, run.timed_out)
+    if status != (1 if found else 0):
+        say(f"jaxlint runtime: exiting with the command's status {status}")
+    sys.exit(status)
 
 
 def _static_findings(files: list[str]) -> tuple[dict, dict, list[str]]:
@@ -156,11 +190,23 @@ def runtime_command(targets, example, examples_file, compare, size, repeat, time
     e.g. `jaxlint runtime --html report.html -- python train.py --steps 50` or
     `jaxlint runtime -- pytest tests/test_train.py`. Its options: --format text|json, --html FILE,
     --json-file FILE, --root DIR (your code; default: the current folder), --timeout SECONDS,
-    --progress-interval SECONDS, --no-probe (skip the donation probes at exit).
+    --progress-interval SECONDS, --no-probe (skip the donation and compiled-step probes at exit).
+    It records every compiled entry point (jax.jit, jax.pmap, jax.shard_map, eqx.filter_jit,
+    nnx.jit), host<->device transfers per line and each compiled step's collectives; run it on
+    several CPU devices with XLA_FLAGS=--xla_force_host_platform_device_count=N.
+
+    Exit status: 0 when no finding is confirmed; 1 when at least one is (with -- COMMAND, also
+    when a runtime-only finding was measured); 2 on a usage error, a command that could not
+    start, or no jax to run with; with -- COMMAND, the command's own non-zero status when it
+    failed (128+N when signal N ended it, unless --timeout stopped it), whatever was found.
     """
     from rich.console import Console
 
     errors = Console(stderr=True)
+    missing = jax_missing_note()
+    if missing:
+        click.echo(f"jaxlint runtime: {missing}", err=True)
+        sys.exit(2)
     for alternative in compare:
         if ":" not in alternative:
             raise click.BadParameter(f"{alternative!r} is not MODULE:FUNC", param_hint="--compare")

@@ -13,15 +13,21 @@ files (`JAXLINT_TRACE_ROOTS`):
   from C++ to the user's stderr), so the host-value accessors themselves are wrapped. On CPU,
   `np.asarray(x)` (and `.item()`, which uses it) reads a CPU array through the buffer protocol,
   with no Python frame to wrap: those reads are not seen there;
-- calls of functions the user jitted (a thin Python wrapper around `jax.jit`'s result, only for
-  functions defined in the user's files): host time per dispatch and the host time between
-  consecutive dispatches, and the argument shapes of the first call;
+- calls of the compiled entry points of the user's functions (a thin Python wrapper around what
+  `jax.jit`, `jax.pmap`, `jax.shard_map`, and, when the program imports them, `eqx.filter_jit`
+  and `nnx.jit` return, only for functions defined in the user's files): host time per dispatch
+  and between consecutive dispatches, the line that built the callable (its compilations are
+  counted there too), the devices its outputs span, donated inputs deleted after the call, and
+  the argument shapes and shardings of the second call (a loop's steady state);
+- host-to-device uploads (`jax.device_put` of NumPy data, NumPy arguments of an entry point):
+  bytes, and a fingerprint per upload so the same data sent again from a line is counted;
+  device-to-host reads: bytes, and whether the array was split over several devices (a gather);
 - lines executed in the user's files (to tell "ran fine" from "never ran");
 - warnings about donation, and at exit: peak device memory (`memory_stats()`), the cost of
   reading back a value that is already on the host side (the device's sync floor), and for
-  each jitted function called at least twice whose outputs could reuse an input's buffers,
-  `memory_analysis()` with and without donating it, and a warm, fair timing of both
-  (`trace_probes`).
+  each entry point called at least twice, its compiled program's collectives and memory, and
+  where its outputs could reuse an input's buffers, `memory_analysis()` with and without donating
+  it, and a warm, fair timing of both (`trace_probes`).
 
 Everything goes to `JAXLINT_TRACE_DIR/trace-<pid>.json`, rewritten at most every second while
 the program runs (the parent shows progress from it) and once more at exit. The program's
@@ -68,10 +74,13 @@ class Recorder:
         self.executed: dict[str, set[int]] = {}
         self.cache_misses: list[dict] = []
         self.donation_warnings: list[dict] = []
-        self.totals = {"compiles": 0, "compile_s": 0.0, "traces": 0, "syncs": 0, "sync_blocked_s": 0.0, "calls": 0}
+        self.totals = {"compiles": 0, "compile_s": 0.0, "traces": 0, "syncs": 0, "sync_blocked_s": 0.0, "calls": 0,
+                       "h2d_count": 0, "h2d_bytes": 0, "d2h_count": 0, "d2h_bytes": 0}
         self.at_exit: dict = {}
         self.last_snapshot = 0.0
         self.in_sync = threading.local()
+        self.active = threading.local()  # the recorded jitted calls in progress on this thread (a stack)
+        self.uploads_seen: dict[str, dict] = {}  # "file:line" -> fingerprint of host data -> uploads
         self.last_dispatch_end: float | None = None
         self.closed = False  # set at exit: the probes' own compilations and syncs are not the program's
 
@@ -112,7 +121,11 @@ class Recorder:
                                        "compile_s": 0.0, "compiled": {}, "traces": 0, "syncs": 0,
                                        "sync_blocked_s": 0.0, "sync_kinds": {}, "sync_blocked_samples": [],
                                        "calls": 0, "dispatch_s": 0.0, "gap_s": 0.0, "called": {},
-                                       "cache_miss_reasons": []}
+                                       "cache_miss_reasons": [], "built_compiles": 0, "built_compiled": {},
+                                       "compiled_built_at": {}, "h2d_count": 0, "h2d_bytes": 0,
+                                       "h2d_repeated": 0, "h2d_repeated_bytes": 0, "h2d_same_object": 0,
+                                       "h2d_kinds": {}, "h2d_shapes": [], "d2h_count": 0, "d2h_bytes": 0,
+                                       "gathers": 0, "gather_bytes": 0, "gather_devices": 0}
         return entry
 
     def event(self, record: dict) -> None:
@@ -140,10 +153,27 @@ class Recorder:
                 entry["compiles"] += 1
                 entry["compile_s"] += duration
                 entry["compiled"][name] = entry["compiled"].get(name, 0) + 1
+                built = self.building_site()
+                if built is not None and (built[0], built[1]) != (where[0], where[1]):
+                    # The callable was built on another line (`f = jax.jit(...)`, then `f(x)`): that
+                    # line's finding (JAX302/JAX303) is judged on these compilations too.
+                    site = f"{built[0]}:{built[1]}"
+                    entry["compiled_built_at"][site] = entry["compiled_built_at"].get(site, 0) + 1
+                    origin = self.line_entry(built)
+                    origin["built_compiles"] += 1
+                    origin["built_compiled"][name] = origin["built_compiled"].get(name, 0) + 1
+                    origin.setdefault("built_compile_s", 0.0)
+                    origin["built_compile_s"] += duration
             self.event({"kind": "compile", "t": self.now() - duration, "duration": duration, "name": name,
                         "file": where[0] if where else None, "line": where[1] if where else None})
 
-    def on_sync(self, kind_hint: str | None, blocked: float, frame) -> None:
+    def building_site(self):
+        """(file, line, function) where the innermost recorded jitted call in progress was built."""
+        stack = getattr(self.active, "stack", None)
+        return stack[-1] if stack else None
+
+    def on_sync(self, kind_hint: str | None, blocked: float, frame, read: tuple[int, int, bool] | None = None) -> None:
+        """A host read; `read` is (bytes, devices the array spans, whether it is split over them)."""
         if self.closed:
             return
         where = self.user_frame(frame)
@@ -151,8 +181,18 @@ class Recorder:
         with self.lock:
             self.totals["syncs"] += 1
             self.totals["sync_blocked_s"] += blocked
+            if read is not None:
+                self.totals["d2h_count"] += 1
+                self.totals["d2h_bytes"] += read[0]
             if where:
                 entry = self.line_entry(where)
+                if read is not None:
+                    entry["d2h_count"] += 1
+                    entry["d2h_bytes"] += read[0]
+                    if read[2]:
+                        entry["gathers"] += 1
+                        entry["gather_bytes"] += read[0]
+                        entry["gather_devices"] = max(entry["gather_devices"], read[1])
                 entry["syncs"] += 1
                 entry["sync_blocked_s"] += blocked
                 entry["sync_kinds"][kind] = entry["sync_kinds"].get(kind, 0) + 1
@@ -184,6 +224,40 @@ class Recorder:
                         "name": info["name"], "file": where[0] if where else None,
                         "line": where[1] if where else None})
 
+    def on_upload(self, host_leaves: list, kind: str, frame) -> None:
+        """Host data sent to the devices (`jax.device_put`, a NumPy argument of a jitted call).
+
+        Each upload is fingerprinted (shape, dtype, a checksum of its bytes), so that the same
+        host data sent again from the same line is counted as a repeat.
+        """
+        if self.closed or not host_leaves:
+            return
+        where = self.user_frame(frame)
+        total = sum(int(getattr(leaf, "nbytes", 0)) for leaf in host_leaves)
+        with self.lock:
+            self.totals["h2d_count"] += 1
+            self.totals["h2d_bytes"] += total
+            if where is None:
+                return
+            entry = self.line_entry(where)
+            entry["h2d_count"] += 1
+            entry["h2d_bytes"] += total
+            entry["h2d_kinds"][kind] = entry["h2d_kinds"].get(kind, 0) + 1
+            seen = self.uploads_seen.setdefault(f"{where[0]}:{where[1]}", {})
+            fingerprint = tuple(_fingerprint(leaf) for leaf in host_leaves)
+            objects = tuple(id(leaf) for leaf in host_leaves)
+            if fingerprint in seen:
+                entry["h2d_repeated"] += 1
+                entry["h2d_repeated_bytes"] += total
+                if seen[fingerprint] == objects:
+                    entry["h2d_same_object"] += 1
+            elif len(seen) < 64:
+                seen[fingerprint] = objects
+            if len(entry["h2d_shapes"]) < 4:
+                shape = ", ".join(f"{leaf.dtype}{list(leaf.shape)}" for leaf in host_leaves[:3])
+                if shape not in entry["h2d_shapes"]:
+                    entry["h2d_shapes"].append(shape)
+
     def on_cache_miss(self, message: str) -> None:
         # "TRACING CACHE MISS at /path/file.py:20:30 (<module>):\n  reason lines"
         head, _, reasons = message.partition("\n")
@@ -201,14 +275,16 @@ class Recorder:
             if record["line"] is None or not self.is_user_file(record["file"]):
                 # JAX names the innermost frame outside jax: that can be this module's jit wrapper.
                 where = self.user_frame(sys._getframe(1))
-            if where is not None:
-                reasons_seen = self.line_entry(where)["cache_miss_reasons"]
-                if len(reasons_seen) < 5 and record["reason"] not in reasons_seen:
-                    reasons_seen.append(record["reason"])
+            built = self.building_site()
+            for site in (where, built if built is not None and built[:2] != (where or (None, None))[:2] else None):
+                if site is not None:
+                    reasons_seen = self.line_entry(site)["cache_miss_reasons"]
+                    if len(reasons_seen) < 5 and record["reason"] not in reasons_seen:
+                        reasons_seen.append(record["reason"])
 
     def on_warning(self, message, category, filename, lineno) -> None:
         text = str(message)
-        if "donat" not in text.lower():
+        if self.closed or "donat" not in text.lower():  # closed: the probes' own donations at exit
             return
         where = self.user_frame(sys._getframe(2))
         with self.lock:
@@ -260,29 +336,52 @@ def start(recorder: Recorder) -> None:
     RECORDER = recorder
     _watch_lines(recorder)
     _watch_uncaught(recorder)
-    if "jax" in sys.modules:
-        install_jax_hooks(recorder)
-    else:
-        sys.meta_path.insert(0, _JaxImportWatcher(recorder))
+    pending = {}
+    for name, install in _INSTALLERS.items():
+        if name in sys.modules:
+            _install_guarded(recorder, install, name)
+        else:
+            pending[name] = install
+    if pending:
+        sys.meta_path.insert(0, _ImportWatcher(recorder, pending))
     atexit.register(_finish)
 
 
-class _JaxImportWatcher:
-    """A meta-path finder that runs `install_jax_hooks` right after `jax/__init__.py` executes.
+def _install_guarded(recorder: Recorder, install, name: str) -> None:
+    try:
+        install(recorder)
+    except Exception as error:  # instrumentation failing must not break the program
+        key = "install_error" if name == "jax" else f"install_error_{name}"
+        recorder.at_exit[key] = f"{type(error).__name__}: {error}"
+
+
+class _ImportWatcher:
+    """A meta-path finder that instruments a module right after its `__init__` executes: jax,
+    and the libraries whose own entry points wrap `jax.jit` (equinox, flax.nnx), if the program
+    imports them.
 
     jax is not imported early: a program may set JAX_* environment variables before importing it.
     """
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, pending: dict) -> None:
         self.recorder = recorder
+        self.pending = dict(pending)
+        self.busy = False
 
     def find_spec(self, name, path=None, target=None):
-        if name != "jax":
+        install = self.pending.get(name)
+        if install is None or self.busy:
             return None
-        sys.meta_path.remove(self)
+        del self.pending[name]
+        if not self.pending:
+            sys.meta_path.remove(self)
         import importlib.util
 
-        spec = importlib.util.find_spec("jax")
+        self.busy = True  # find_spec below asks the meta path again
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            self.busy = False
         loader = getattr(spec, "loader", None)
         if loader is None or not hasattr(loader, "exec_module"):
             return spec
@@ -291,17 +390,28 @@ class _JaxImportWatcher:
 
         def exec_module(module):
             original_exec(module)
-            try:
-                install_jax_hooks(recorder)
-            except Exception as error:  # instrumentation failing must not break the program
-                recorder.at_exit["install_error"] = f"{type(error).__name__}: {error}"
+            if "jax" in sys.modules:
+                _install_guarded(recorder, install, name)
 
         loader.exec_module = exec_module
         return spec
 
 
+def _install_equinox(recorder: Recorder) -> None:
+    equinox = sys.modules["equinox"]
+    _wrap_transform(recorder, sys.modules["jax"], equinox, "filter_jit", "eqx.filter_jit")
+
+
+def _install_nnx(recorder: Recorder) -> None:
+    nnx = sys.modules["flax.nnx"]
+    _wrap_transform(recorder, sys.modules["jax"], nnx, "jit", "nnx.jit")
+
+
 def install_jax_hooks(recorder: Recorder) -> None:
     import jax
+
+    if getattr(jax.jit, "_jaxlint_transform", None):
+        return
 
     recorder.at_exit["jax_version"] = getattr(jax, "__version__", None)
     try:
@@ -314,6 +424,9 @@ def install_jax_hooks(recorder: Recorder) -> None:
     _wrap_host_reads(recorder)
     _wrap_jit(recorder, jax)
     _watch_warnings(recorder)
+
+
+_INSTALLERS = {"jax": install_jax_hooks, "equinox": _install_equinox, "flax.nnx": _install_nnx}
 
 
 def _explain_cache_misses(recorder: Recorder, jax) -> None:
@@ -355,7 +468,7 @@ def _wrap_host_reads(recorder: Recorder) -> None:
                 return read(self)
             finally:
                 recorder.in_sync.active = False
-                recorder.on_sync(None, time.perf_counter() - started, sys._getframe(1))
+                recorder.on_sync(None, time.perf_counter() - started, sys._getframe(1), _read_facts(self))
 
         ArrayImpl._value = property(timed_value, value_property.fset, value_property.fdel, value_property.__doc__)
     blocking = ArrayImpl.__dict__.get("block_until_ready")
@@ -376,47 +489,165 @@ def _wrap_host_reads(recorder: Recorder) -> None:
 
 
 _ORIGINAL_JIT = None  # jax's own jit, for the probes at exit (their calls are not the program's)
+_ORIGINALS: dict[str, object] = {}  # every entry point's own transform, by its label ("jit", "pmap", ...)
 
 
 def _wrap_jit(recorder: Recorder, jax) -> None:
     global _ORIGINAL_JIT
-    original_jit = _ORIGINAL_JIT = jax.jit
+    _ORIGINAL_JIT = jax.jit
+    _wrap_transform(recorder, jax, jax, "jit", "jit")
+    _wrap_transform(recorder, jax, jax, "pmap", "pmap")
+    if hasattr(jax, "shard_map"):
+        _wrap_transform(recorder, jax, jax, "shard_map", "shard_map")
+    _wrap_device_put(recorder, jax)
+    _wrap_device_get(recorder, jax)
 
-    def jit(fun=None, *args, **kwargs):
-        if fun is None:  # `@jax.jit(static_argnames=...)` decorator-factory form
-            return lambda f: jit(f, *args, **kwargs)
-        jitted = original_jit(fun, *args, **kwargs)
+
+def _wrap_transform(recorder: Recorder, jax, owner, attribute: str, label: str) -> None:
+    """Replace `owner.attribute` (a transform such as `jax.jit`) by one that records the calls of
+    what it returns, for functions defined in the user's files; everything else passes through."""
+    original = getattr(owner, attribute, None)
+    if original is None or getattr(original, "_jaxlint_transform", None):
+        return
+    _ORIGINALS.setdefault(label, original)
+
+    def transform(fun=None, *args, **kwargs):
+        if fun is None:  # decorator-factory form: `@jax.jit(static_argnames=...)`, `@eqx.filter_jit(donate=...)`
+            return lambda f: transform(f, *args, **kwargs)
+        transformed = original(fun, *args, **kwargs)
         code = getattr(fun, "__code__", None)
         if code is None or not recorder.is_user_file(code.co_filename):
-            return jitted
-        return _recording(recorder, jax, fun, jitted, args, kwargs)
+            return transformed
+        return _recording(recorder, jax, fun, transformed, args, kwargs, label, sys._getframe(1))
 
-    jit.__doc__ = getattr(original_jit, "__doc__", None)
-    jit.__wrapped__ = original_jit
-    jax.jit = jit
+    transform.__doc__ = getattr(original, "__doc__", None)
+    transform.__wrapped__ = original
+    transform._jaxlint_transform = label
+    setattr(owner, attribute, transform)
 
 
-def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs: dict):
+def _wrap_device_put(recorder: Recorder, jax) -> None:
+    """`jax.device_put` of host data: bytes and a fingerprint per call, at the user's line."""
+    original = jax.device_put
+    if getattr(original, "_jaxlint_transform", None):
+        return
+    import numpy
+
+    def device_put(x, *args, **kwargs):
+        try:
+            if not getattr(recorder.in_sync, "active", False):
+                host = [leaf for leaf in jax.tree.leaves(x) if isinstance(leaf, numpy.ndarray)]
+                recorder.on_upload(host, "jax.device_put()", sys._getframe(1))
+        except Exception:
+            pass
+        return original(x, *args, **kwargs)
+
+    device_put.__doc__ = getattr(original, "__doc__", None)
+    device_put.__wrapped__ = original
+    device_put._jaxlint_transform = "device_put"
+    jax.device_put = device_put
+
+
+def _wrap_device_get(recorder: Recorder, jax) -> None:
+    """`jax.device_get(tree)` is one sync at the user's line, however many arrays the tree holds
+    (a list of per-step losses read once after the loop is not a sync per step)."""
+    original = jax.device_get
+    if getattr(original, "_jaxlint_transform", None):
+        return
+
+    def device_get(x):
+        if getattr(recorder.in_sync, "active", False):
+            return original(x)
+        try:
+            facts = [_read_facts(leaf) for leaf in jax.tree.leaves(x) if isinstance(leaf, jax.Array)]
+        except Exception:
+            facts = []
+        facts = [fact for fact in facts if fact is not None]
+        recorder.in_sync.active = True
+        started = time.perf_counter()
+        try:
+            return original(x)
+        finally:
+            recorder.in_sync.active = False
+            if facts:
+                read = (sum(fact[0] for fact in facts), max(fact[1] for fact in facts), any(fact[2] for fact in facts))
+                recorder.on_sync("jax.device_get()", time.perf_counter() - started, sys._getframe(1), read)
+
+    device_get.__doc__ = getattr(original, "__doc__", None)
+    device_get.__wrapped__ = original
+    device_get._jaxlint_transform = "device_get"
+    jax.device_get = device_get
+
+
+def _donated_positions(jit_kwargs: dict) -> set[int]:
+    donated = jit_kwargs.get("donate_argnums") or ()
+    return {donated} if isinstance(donated, int) else set(donated)
+
+
+def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs: dict, transform: str = "jit",
+               build_frame=None):
     code = fun.__code__
     key = f"{code.co_filename}:{code.co_firstlineno}:{getattr(fun, '__qualname__', code.co_name)}"
+    built = recorder.user_frame(build_frame) if build_frame is not None else None
+    donate = jit_kwargs.get("donate")  # equinox: donate="all" / "all-except-first" / "warn" / "none"
     with recorder.lock:
         info = recorder.functions.setdefault(key, {
             "key": key, "name": getattr(fun, "__qualname__", code.co_name), "file": code.co_filename,
             "line": code.co_firstlineno, "calls": 0, "call_sites": {}, "jit_objects": 0,
-            "donates": bool(jit_kwargs.get("donate_argnums") or jit_kwargs.get("donate_argnames")),
+            "donates": bool(jit_kwargs.get("donate_argnums") or jit_kwargs.get("donate_argnames")
+                            or (isinstance(donate, str) and donate not in ("none", "warn"))),
+            "transform": transform, "built_at": {}, "devices": 0, "donated_leaves": 0, "donated_deleted": 0,
         })
         info["jit_objects"] += 1
-    state = {"recorded_args": False}
+        if built is not None:
+            site = f"{built[0]}:{built[1]}"
+            info["built_at"][site] = info["built_at"].get(site, 0) + 1
+    state = {"recorded_args": 0}
+    donated_positions = _donated_positions(jit_kwargs) if transform in ("jit", "pmap", "nnx.jit") else set()
+    import numpy
 
     def call(*args, **kwargs):
+        try:
+            traced = _has_tracer(jax, args, kwargs)
+        except Exception:
+            traced = True
+        if traced:  # called while tracing another function: inlined there, no dispatch of its own
+            return jitted(*args, **kwargs)
+        try:
+            host = [leaf for leaf in jax.tree.leaves((args, kwargs)) if isinstance(leaf, numpy.ndarray)]
+            if host:
+                recorder.on_upload(host, f"argument of {info['name']}", sys._getframe(1))
+        except Exception:
+            pass
+        stack = getattr(recorder.active, "stack", None)
+        if stack is None:
+            stack = recorder.active.stack = []
+        stack.append(built)
         started = time.perf_counter()
-        result = jitted(*args, **kwargs)
+        try:
+            result = jitted(*args, **kwargs)
+        finally:
+            stack.pop()
         ended = time.perf_counter()
         try:
-            if not state["recorded_args"] and not _has_tracer(jax, args, kwargs):
-                state["recorded_args"] = True
-                _PROBES.setdefault(key, (fun, jit_args, jit_kwargs, _abstract(jax, args), _abstract(jax, kwargs)))
+            if state["recorded_args"] < 2:
+                # The second call's arguments are the steady state of a loop (the first may be host
+                # data or a differently placed initial state); pmap places its inputs itself.
+                state["recorded_args"] += 1
+                keep = transform != "pmap"
+                _PROBES[key] = (fun, jit_args, jit_kwargs, _abstract(jax, args, keep), _abstract(jax, kwargs, keep))
             recorder.on_call(key, started, ended, sys._getframe(1))
+            if info["calls"] <= 3:
+                leaves = [leaf for leaf in jax.tree.leaves(result) if hasattr(leaf, "sharding")]
+                if leaves:
+                    info["devices"] = max(info["devices"], len(leaves[0].sharding.device_set))
+            if donated_positions:
+                for position in donated_positions:
+                    if position < len(args):
+                        for leaf in jax.tree.leaves(args[position]):
+                            if hasattr(leaf, "is_deleted"):
+                                info["donated_leaves"] += 1
+                                info["donated_deleted"] += bool(leaf.is_deleted())
             if info["calls"] <= 3 or info["calls"] % 50 == 0:
                 _sample_memory(recorder, jax)
         except Exception:
@@ -436,6 +667,38 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
 
 
 _PROBES: dict[str, tuple] = {}
+
+FINGERPRINT_FULL_BYTES = 8 << 20  # checksum every byte up to this size; above it, 256 evenly spaced 16 kB blocks
+
+
+def _fingerprint(leaf) -> tuple:
+    """Shape, dtype and a checksum of a host array's bytes: equal for the same data sent twice."""
+    import zlib
+
+    import numpy
+
+    data = numpy.ascontiguousarray(leaf)
+    raw = memoryview(data).cast("B") if data.nbytes else b""
+    if data.nbytes <= FINGERPRINT_FULL_BYTES:
+        checksum = zlib.crc32(raw)
+    else:
+        block, blocks = 16 << 10, 256
+        stride = data.nbytes // blocks
+        checksum = 0
+        for index in range(blocks):
+            checksum = zlib.crc32(raw[index * stride:index * stride + block], checksum)
+        checksum = zlib.crc32(raw[-block:], checksum)
+    return (tuple(data.shape), str(data.dtype), checksum)
+
+
+def _read_facts(array) -> tuple[int, int, bool] | None:
+    """(bytes, devices it spans, whether it is split over them) of an array read back to the host."""
+    try:
+        sharding = array.sharding
+        devices = len(sharding.device_set)
+        return int(array.nbytes), devices, devices > 1 and not sharding.is_fully_replicated
+    except Exception:
+        return None
 
 
 def _sample_memory(recorder: Recorder, jax) -> None:
@@ -459,10 +722,11 @@ def _has_tracer(jax, args, kwargs) -> bool:
     return any(isinstance(leaf, tracer) for leaf in jax.tree.leaves((args, kwargs)))
 
 
-def _abstract(jax, tree):
+def _abstract(jax, tree, keep_sharding: bool = True):
     def spec(leaf):
         if isinstance(leaf, jax.Array):
-            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, sharding=getattr(leaf, "sharding", None))
+            return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype,
+                                        sharding=getattr(leaf, "sharding", None) if keep_sharding else None)
         return leaf
 
     return jax.tree.map(spec, tree)
@@ -591,4 +855,4 @@ def _sync_floor(recorder: Recorder, jax) -> None:
 def _donation_probes(recorder: Recorder, jax) -> None:
     from jaxlint.runtime_checks.trace_probes import donation_probes
 
-    donation_probes(recorder, jax, _PROBES, _ORIGINAL_JIT or jax.jit)
+    donation_probes(recorder, jax, _PROBES, _ORIGINAL_JIT or jax.jit, dict(_ORIGINALS))

@@ -11,7 +11,10 @@ verdict is testable without jax. Each static finding gets one of:
 
 What ran badly at a line no finding covers is a runtime-only finding: repeated host syncs that
 stalled, repeated compilations of one function, a rebound jitted call that would use less memory
-with donation, and JAX's own warnings that a donated buffer could not be used.
+with donation, JAX's own warnings that a donated buffer could not be used, the same host data
+uploaded again on every step (`repeated-upload`), a sharded array read back to the host every step
+(`host-gather`), and a compiled step whose all-gather rebuilds a whole sharded argument: the batch
+(`gathered-batch`) or parameters it returns replicated (`gathered-parameters`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ class Thresholds:
     # Where no rule did: an eager op reached with two shapes compiles twice, once each, which is
     # normal; a third compilation of the same name from the same line is a pattern.
     min_runtime_only_recompiles: int = 3
+    # Transfers: an upload of host data counts as repeated when the same bytes (shape, dtype and
+    # checksum) went from the same line before; a read of an array split over devices is a gather.
+    # Either must repeat (min_repeats, and for at least half of the line's uploads or of the
+    # steps beside it) and move at least this much each time: small scalars sent per step are cheap.
+    min_transfer_bytes: int = 64 * 1024
 
     @property
     def stall_s(self) -> float:
@@ -58,7 +66,11 @@ class Thresholds:
                 f"{seconds(self.min_stall_s)}) and it repeats >= {self.min_repeats} times; a recompilation is "
                 f">= {self.min_recompiles} compilations of one function from one line (>= "
                 f"{self.min_runtime_only_recompiles} where no rule flagged it); donation must lower "
-                f"the peak by >= {self.min_peak_saving:.0%}")
+                f"the peak by >= {self.min_peak_saving:.0%}; a repeated upload or host gather moves >= "
+                f"{megabytes(self.min_transfer_bytes)} each time, >= {self.min_repeats} times, for at least half "
+                f"of the line's uploads or steps; a collective is flagged when a step's all-gather rebuilds a whole "
+                f"sharded argument: the batch (each device needs only its shard) or a parameter the step returns "
+                f"replicated")
 
 
 def thresholds_for(platform: str | None, ready_sync_s: float | None) -> Thresholds:
@@ -89,12 +101,16 @@ class Trace:
     uncaught: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     complete: bool = True
+    compiled_steps: dict[str, dict] = field(default_factory=dict)
 
     def files(self) -> list[str]:
         return sorted(set(self.executed) | {file for file, _ in self.lines})
 
 
-_SUMMED = ("compiles", "compile_s", "traces", "syncs", "sync_blocked_s", "calls", "dispatch_s", "gap_s")
+_SUMMED = ("compiles", "compile_s", "traces", "syncs", "sync_blocked_s", "calls", "dispatch_s", "gap_s",
+           "built_compiles", "built_compile_s", "h2d_count", "h2d_bytes", "h2d_repeated", "h2d_repeated_bytes",
+           "h2d_same_object", "d2h_count", "d2h_bytes", "gathers", "gather_bytes")
+_COUNTED = ("compiled", "sync_kinds", "called", "built_compiled", "compiled_built_at", "h2d_kinds")
 
 
 def merge(documents: list[dict]) -> Trace:
@@ -108,15 +124,15 @@ def merge(documents: list[dict]) -> Trace:
             key = (entry["file"], entry["line"])
             merged = trace.lines.get(key)
             if merged is None:
-                trace.lines[key] = {**entry, "compiled": dict(entry.get("compiled", {})),
-                                    "sync_kinds": dict(entry.get("sync_kinds", {})),
-                                    "called": dict(entry.get("called", {})),
+                trace.lines[key] = {**entry, **{name: dict(entry.get(name, {})) for name in _COUNTED},
                                     "sync_blocked_samples": list(entry.get("sync_blocked_samples", [])),
                                     "cache_miss_reasons": list(entry.get("cache_miss_reasons", []))}
                 continue
             for name in _SUMMED:
                 merged[name] = merged.get(name, 0) + entry.get(name, 0)
-            for name in ("compiled", "sync_kinds", "called"):
+            merged["gather_devices"] = max(merged.get("gather_devices", 0), entry.get("gather_devices", 0))
+            for name in _COUNTED:
+                merged.setdefault(name, {})
                 for item, count in entry.get(name, {}).items():
                     merged[name][item] = merged[name].get(item, 0) + count
             merged["sync_blocked_samples"] += entry.get("sync_blocked_samples", [])
@@ -125,14 +141,19 @@ def merge(documents: list[dict]) -> Trace:
         for name, rows in (document.get("executed") or {}).items():
             trace.executed.setdefault(name, set()).update(rows)
         for info in document.get("functions", []):
-            known = trace.functions.setdefault(info["key"], {**info, "calls": 0, "call_sites": {}, "jit_objects": 0})
+            known = trace.functions.setdefault(info["key"], {**info, "calls": 0, "call_sites": {}, "jit_objects": 0,
+                                                             "built_at": {}})
             known["calls"] += info.get("calls", 0)
             known["jit_objects"] += info.get("jit_objects", 0)
             for site, count in info.get("call_sites", {}).items():
                 known["call_sites"][site] = known["call_sites"].get(site, 0) + count
+            for site, count in (info.get("built_at") or {}).items():
+                known["built_at"][site] = known["built_at"].get(site, 0) + count
         at_exit = document.get("at_exit") or {}
         for probe in at_exit.get("donation_probes", []):
             trace.probes.setdefault(probe["key"], probe)
+        for step in at_exit.get("compiled_steps", []):
+            trace.compiled_steps.setdefault(step["key"], step)
         if at_exit.get("device") and trace.device is None:
             trace.device = at_exit["device"]
             trace.memory = at_exit.get("memory") or []
@@ -245,22 +266,42 @@ def _host_sync(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
 
 
 def _recompiles(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
+    """Compilations at the line, counting those of callables built here and called elsewhere
+    (`f = jax.jit(lambda ...)` on this line, `f(x)` on the next)."""
     stats = _stats(trace, judged.filename, judged.line) or {}
-    compiled = stats.get("compiled") or {}
+    called_here = stats.get("compiled") or {}
+    built_here = stats.get("built_compiled") or {}
+    compiled = {name: max(called_here.get(name, 0), built_here.get(name, 0)) for name in {*called_here, *built_here}}
     name, count = max(compiled.items(), key=lambda item: item[1], default=(None, 0))
-    judged.metrics = {"compiles": stats.get("compiles", 0), "compile_s": stats.get("compile_s"), "compiled": compiled,
-                      "cache_miss_reasons": stats.get("cache_miss_reasons", [])}
+    elsewhere = built_here.get(name, 0) > called_here.get(name, 0)
+    compile_s = stats.get("built_compile_s") if elsewhere else stats.get("compile_s")
+    judged.metrics = {"compiles": max(stats.get("compiles", 0), stats.get("built_compiles", 0)), "compile_s": compile_s,
+                      "compiled": compiled, "cache_miss_reasons": stats.get("cache_miss_reasons", [])}
+    if elsewhere:
+        judged.metrics["called_at"] = _call_lines(trace, judged.filename, judged.line)
     if count >= thresholds.min_recompiles:
         reason = short_reason((stats.get("cache_miss_reasons") or [None])[-1])
         why = f"; JAX: \"{reason}\"" if reason else ""
         calls = stats.get("calls")
-        per_call = f" for {calls} call(s)" if calls else ""
+        per_call = f" for {calls} call(s)" if calls and not elsewhere else ""
+        where = "at this line"
+        if elsewhere:
+            lines = judged.metrics["called_at"]
+            where = (f"when called at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))} "
+                     f"(built at this line)") if lines else "(built at this line, called elsewhere)"
         judged.verdict = CONFIRMED
-        judged.evidence = (f"{name} compiled {count} times at this line{per_call}, "
-                           f"{seconds(stats.get('compile_s'))} compiling{why}.")
+        judged.evidence = (f"{name} compiled {count} times {where}{per_call}, "
+                           f"{seconds(compile_s)} compiling{why}.")
     else:
         judged.verdict = REFUTED
         judged.evidence = f"The line ran and compiled {count or 'nothing'}{' time' if count else ''}: no recompilation."
+
+
+def _call_lines(trace: Trace, filename: str, row: int) -> list[int]:
+    """Lines of `filename` whose compilations came from a callable built at `row`."""
+    site = f"{filename}:{row}"
+    return sorted(line for (name, line), stats in trace.lines.items()
+                  if name == filename and site in (stats.get("compiled_built_at") or {}))
 
 
 def _donation(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
@@ -281,6 +322,8 @@ def _donation(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
         judged.evidence = f"Probing {name} failed: {probe['error']}."
         return
     before, after = probe.get("peak_bytes_original"), probe.get("peak_bytes_donated")
+    if probe.get("devices"):
+        judged.metrics["devices"] = probe["devices"]
     if not probe.get("donatable_argnums"):
         judged.verdict = REFUTED
         scalars = probe.get("scalar_argnums")
@@ -294,12 +337,22 @@ def _donation(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
         return
     timing = fair_timing_text(probe)
     argnums = tuple(probe["donatable_argnums"])
-    memory = (f"memory_analysis() of {name} ({calls} call(s) here): peak {megabytes(before)} -> {megabytes(after)} "
-              f"with donate_argnums={argnums}, {megabytes(probe.get('alias_bytes_donated'))} aliased")
+    per_device = _per_device(probe)
+    memory = (f"memory_analysis() of {name} ({calls} call(s) here): peak {megabytes(before)} -> {megabytes(after)}"
+              f"{per_device} with donate_argnums={argnums}, {megabytes(probe.get('alias_bytes_donated'))} aliased")
     if after <= before * (1 - thresholds.min_peak_saving):
         judged.verdict, judged.evidence = CONFIRMED, f"{memory}{timing}."
     else:
         judged.verdict, judged.evidence = REFUTED, f"{memory}: less than {thresholds.min_peak_saving:.0%} lower{timing}."
+
+
+def _per_device(probe: dict) -> str:
+    """`memory_analysis()` of a pmapped or sharded step is one device's program."""
+    devices = probe.get("devices") or 1
+    if devices <= 1:
+        return ""
+    via = "pmap" if probe.get("transform") == "pmap" else "sharded over"
+    return f" per device ({via} {devices} devices)"
 
 
 def fair_timing_text(probe: dict) -> str:
@@ -363,13 +416,17 @@ def runtime_only(trace: Trace, findings: dict[tuple[str, int], set[str]], thresh
                                 {"syncs": stats["syncs"], "sync_blocked_s": stats["sync_blocked_s"]}))
         repeated = {name: count for name, count in (stats.get("compiled") or {}).items()
                     if count >= thresholds.min_runtime_only_recompiles}
-        if repeated and not codes & {"JAX302", "JAX303"}:
+        flagged_origin = any(findings.get((site.rpartition(":")[0], int(site.rpartition(":")[2])), set())
+                             & {"JAX302", "JAX303"} for site in stats.get("compiled_built_at") or {})
+        if repeated and not codes & {"JAX302", "JAX303"} and not flagged_origin:
             name, count = max(repeated.items(), key=lambda item: item[1])
             reason = short_reason((stats.get("cache_miss_reasons") or [None])[-1])
             found.append(Judged("runtime", "recompilation", filename, row, f"{name} recompiled",
                                 CONFIRMED, f"{name} compiled {count} times at this line "
                                 f"({seconds(stats.get('compile_s'))})" + (f"; JAX: \"{reason}\"" if reason else ""),
                                 {"compiled": stats.get("compiled"), "compile_s": stats.get("compile_s")}))
+        found += _transfer_findings(filename, row, stats, codes, thresholds, steps.get((filename, stats.get("function", "?")), 0))
+    found += collective_findings(trace)
     for key, probe in trace.probes.items():
         before, after = probe.get("peak_bytes_original"), probe.get("peak_bytes_donated")
         if before is None or after is None or after > before * (1 - thresholds.min_peak_saving):
@@ -403,6 +460,84 @@ def runtime_only(trace: Trace, findings: dict[tuple[str, int], set[str]], thresh
     return found
 
 
+def _transfer_findings(filename: str, row: int, stats: dict, codes: set[str], thresholds: Thresholds,
+                       steps: int) -> list[Judged]:
+    """The same host data uploaded again and again from one line; a split array read back per step."""
+    found = []
+    count, repeated = stats.get("h2d_count", 0), stats.get("h2d_repeated", 0)
+    each = stats.get("h2d_repeated_bytes", 0) / repeated if repeated else 0
+    if repeated >= thresholds.min_repeats and repeated * 2 >= count and each >= thresholds.min_transfer_bytes:
+        same_object = stats.get("h2d_same_object", 0)
+        what = ", ".join(stats.get("h2d_shapes") or []) or "host data"
+        how = ", ".join(f"{kind} x{n}" for kind, n in (stats.get("h2d_kinds") or {}).items())
+        identity = (f"; the same host array object {same_object} times" if same_object else "")
+        found.append(Judged("runtime", "repeated-upload", filename, row, f"the same host data ({what}) is uploaded "
+                            f"on every step", CONFIRMED,
+                            f"{count} upload(s) of {what} at this line ({how}), {repeated} of them the same bytes as "
+                            f"an earlier one ({megabytes(each)} each, {megabytes(stats.get('h2d_repeated_bytes'))} "
+                            f"re-sent in all{identity}): place it on the devices once, before the loop",
+                            {"h2d_count": count, "h2d_bytes": stats.get("h2d_bytes"), "h2d_repeated": repeated,
+                             "h2d_repeated_bytes": stats.get("h2d_repeated_bytes"), "h2d_same_object": same_object,
+                             "h2d_kinds": stats.get("h2d_kinds")}))
+    gathers = stats.get("gathers", 0)
+    each = stats.get("gather_bytes", 0) / gathers if gathers else 0
+    if gathers >= thresholds.min_repeats and gathers * 2 >= steps and each >= thresholds.min_transfer_bytes:
+        also = " (the same reads are JAX201's host syncs)" if "JAX201" in codes else ""
+        found.append(Judged("runtime", "host-gather", filename, row, "a sharded array is gathered to the host "
+                            "every step", CONFIRMED,
+                            f"{gathers} read(s) of an array split over {stats.get('gather_devices')} devices, "
+                            f"{megabytes(each)} each, {megabytes(stats.get('gather_bytes'))} in all{also}: every "
+                            f"read gathers all shards to the host; reduce on the devices first, or read every N steps",
+                            {"gathers": gathers, "gather_bytes": stats.get("gather_bytes"),
+                             "gather_devices": stats.get("gather_devices")}))
+    return found
+
+
+_HLO_DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int32": "s32",
+               "int64": "s64", "int8": "s8", "uint8": "u8", "uint32": "u32", "bool": "pred", "int16": "s16"}
+
+
+def collective_findings(trace: Trace) -> list[Judged]:
+    """A step that all-gathers a whole sharded argument: the batch, or a parameter it returns replicated."""
+    found = []
+    for key, step in sorted(trace.compiled_steps.items()):
+        if step.get("transform") != "jit" or step.get("error"):
+            continue  # pmap's collectives are the user's own (`lax.pmean`, `lax.all_gather`)
+        info = trace.functions.get(key, {})
+        sites = sorted(info.get("call_sites", {}).items(), key=lambda item: -item[1])
+        if not sites:
+            continue
+        filename, _, row_text = sites[0][0].rpartition(":")
+        calls = step.get("calls") or info.get("calls") or 0
+        for argument in step.get("arguments", []):
+            if not argument.get("sharded"):
+                continue
+            full = f"{_HLO_DTYPES.get(argument['dtype'], argument['dtype'])}[{','.join(map(str, argument['shape']))}]"
+            gathers = [item for item in step.get("collectives", [])
+                       if item["kind"] in ("all-gather", "all-to-all") and full in item["result_shapes"]]
+            if not gathers:
+                continue
+            moved = sum(item["operand_bytes"] for item in gathers)
+            what = (f"{step['name']} all-gathers argument {argument['position']} ({full}, sharded {argument['spec']}) "
+                    f"to its full {megabytes(argument['bytes'])} on every device: {len(gathers)} all-gather(s) of "
+                    f"{megabytes(moved)} per device per step, {calls} step(s)")
+            metrics = {"step_function": step["name"], "argument": argument, "collectives": gathers,
+                       "bytes_per_step": moved, "steps": calls}
+            if not argument.get("state"):
+                found.append(Judged("runtime", "gathered-batch", filename, int(row_text),
+                                    f"{step['name']} gathers a sharded argument whole", CONFIRMED,
+                                    f"{what}; a data-parallel step needs only each device's shard of its batch: "
+                                    f"keep the computation per row (or constrain the sharding inside the step)",
+                                    metrics))
+            elif argument.get("output_replicated"):
+                found.append(Judged("runtime", "gathered-parameters", filename, int(row_text),
+                                    f"{step['name']} gathers sharded parameters and returns them replicated", CONFIRMED,
+                                    f"{what}, and returns it replicated: give the step out_shardings equal to the "
+                                    f"argument's so it stays sharded (or keep it replicated from the start)",
+                                    metrics))
+    return found
+
+
 # ---------------------------------------------------------------------- the whole report
 
 def build_report(command: list[str], exit_status: int | None, elapsed_s: float, trace: Trace,
@@ -429,7 +564,31 @@ def build_report(command: list[str], exit_status: int | None, elapsed_s: float, 
         "lines": [_line_json(stats) for stats in sorted(trace.lines.values(), key=lambda s: (s["file"], s["line"]))],
         "timeline": trace.timeline, "uncaught": trace.uncaught, "notes": trace.notes + static_notes,
         "files": sorted(diagnostics_by_file),
+        "entry_points": [_entry_point_json(info) for _, info in sorted(trace.functions.items())],
+        "transfers": transfer_lines(trace),
+        "compiled_steps": [_step_json(step, trace) for _, step in sorted(trace.compiled_steps.items())],
     }
+
+
+def transfer_lines(trace: Trace) -> list[dict]:
+    """Host-to-device and device-to-host traffic per line of the user's code."""
+    keys = ("h2d_count", "h2d_bytes", "h2d_repeated", "h2d_repeated_bytes", "h2d_same_object", "h2d_kinds",
+            "h2d_shapes", "d2h_count", "d2h_bytes", "gathers", "gather_bytes", "gather_devices")
+    return [{"file": stats["file"], "line": stats["line"], **{key: stats.get(key) for key in keys}}
+            for _, stats in sorted(trace.lines.items()) if stats.get("h2d_count") or stats.get("d2h_count")]
+
+
+def _entry_point_json(info: dict) -> dict:
+    """A compiled entry point of the user's (jit, pmap, shard_map, eqx.filter_jit, nnx.jit) and its calls."""
+    keys = ("key", "name", "file", "line", "transform", "calls", "call_sites", "built_at", "jit_objects", "devices",
+            "donates", "donated_leaves", "donated_deleted")
+    return {key: info.get(key) for key in keys} | {"transform": info.get("transform") or "jit"}
+
+
+def _step_json(step: dict, trace: Trace) -> dict:
+    info = trace.functions.get(step["key"], {})
+    return {**step, "call_sites": info.get("call_sites", {}), "donates": info.get("donates"),
+            "donated_leaves": info.get("donated_leaves"), "donated_deleted": info.get("donated_deleted")}
 
 
 def _line_json(stats: dict) -> dict:

@@ -90,6 +90,31 @@ def render_text(report: dict, console) -> None:
             table.add_row(f"{shown_path(finding['filename'])}:{finding['line']}", finding["name"],
                           _plain(finding["evidence"]))
         console.print(table)
+    transfers = report.get("transfers") or []
+    if transfers:
+        table = Table(title="host <-> device transfers, per line of your code", title_justify="left")
+        for column in ("location", "uploads (host -> device)", "same data again", "reads (device -> host)",
+                       "gathers of split arrays"):
+            table.add_column(column, justify="left" if column == "location" else "right")
+        for line in sorted(transfers, key=lambda t: -(t["h2d_bytes"] or 0) - (t["d2h_bytes"] or 0))[:12]:
+            table.add_row(f"{shown_path(line['file'])}:{line['line']}",
+                          f"{line['h2d_count']} ({megabytes(line['h2d_bytes'])})" if line["h2d_count"] else "",
+                          f"{line['h2d_repeated']} ({megabytes(line['h2d_repeated_bytes'])})" if line["h2d_repeated"] else "",
+                          f"{line['d2h_count']} ({megabytes(line['d2h_bytes'])})" if line["d2h_count"] else "",
+                          f"{line['gathers']} ({megabytes(line['gather_bytes'])})" if line["gathers"] else "")
+        console.print(table)
+    steps = [step for step in report.get("compiled_steps") or [] if step.get("collectives") or step.get("error")]
+    if steps:
+        table = Table(title="collectives per compiled step (one device's program)", title_justify="left")
+        for column in ("step", "transform", "devices", "calls", "collectives per step", "bytes per step", "per run"):
+            table.add_column(column, justify="left" if column in ("step", "transform", "collectives per step") else "right")
+        for step in steps:
+            summary = step.get("collective_summary") or {}
+            per_step = sum(entry["operand_bytes"] for entry in summary.values())
+            table.add_row(step["name"], step.get("transform", ""), str(step.get("devices") or ""), str(step.get("calls") or ""),
+                          collectives_text(summary) if not step.get("error") else f"not compiled: {step['error'][:80]}",
+                          megabytes(per_step), megabytes(per_step * (step.get("calls") or 0)))
+        console.print(table)
     hot = hot_lines(report)
     if hot:
         table = Table(title="where the time went, per line of your code (top 8)", title_justify="left")
@@ -103,6 +128,12 @@ def render_text(report: dict, console) -> None:
                           seconds(line["gap_s"]) if line["calls"] else "")
         console.print(table)
     console.print(summary_text(report), markup=False, highlight=False)
+
+
+def collectives_text(summary: dict) -> str:
+    """`all-reduce x1 (786.4 kB, groups {{0,1}})`, one per kind."""
+    return "; ".join(f"{kind} x{entry['count']} ({megabytes(entry['operand_bytes'])}, groups "
+                     f"{' '.join(entry['replica_groups'][:2]) or '?'})" for kind, entry in sorted(summary.items()))
 
 
 def hot_lines(report: dict, limit: int = 8) -> list[dict]:
@@ -158,6 +189,15 @@ def render_html(report: dict) -> str:
         f"({seconds(line['compile_s'])})</td><td>{line['syncs']} ({seconds(line['sync_blocked_s'])})</td>"
         f"<td>{line['calls']} ({seconds(line['dispatch_s'])})</td><td>{seconds(line['gap_s'])}</td></tr>"
         for line in hot_lines(report))
+    transfers = "".join(
+        f"<tr><td>{escape(shown_path(t['file']))}:{t['line']}</td><td>{t['h2d_count']} ({megabytes(t['h2d_bytes'])})</td>"
+        f"<td>{t['h2d_repeated']} ({megabytes(t['h2d_repeated_bytes'])})</td><td>{t['d2h_count']} "
+        f"({megabytes(t['d2h_bytes'])})</td><td>{t['gathers']} ({megabytes(t['gather_bytes'])})</td></tr>"
+        for t in report.get("transfers") or [])
+    collective_rows = "".join(
+        f"<tr><td>{escape(step['name'])}</td><td>{escape(step.get('transform', ''))}</td><td>{step.get('devices') or ''}</td>"
+        f"<td>{step.get('calls') or ''}</td><td>{escape(collectives_text(step.get('collective_summary') or {}))}</td></tr>"
+        for step in report.get("compiled_steps") or [] if step.get("collectives"))
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>jaxlint runtime: {escape(' '.join(report['command']))}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;width:100%}}
@@ -175,6 +215,12 @@ thresholds: {escape(report['thresholds']['text'])}<br>{escape(summary_text(repor
 <h2>Where the time went, per line (top 8)</h2>
 <table><tr><th>location</th><th>compilations</th><th>host syncs</th><th>jitted calls</th><th>host time between dispatches</th></tr>
 {hot}</table>
+<h2>Host &lt;-&gt; device transfers, per line</h2>
+<table><tr><th>location</th><th>uploads</th><th>same data again</th><th>reads</th><th>gathers of split arrays</th></tr>
+{transfers or '<tr><td colspan=5>none recorded</td></tr>'}</table>
+<h2>Collectives per compiled step (one device's program)</h2>
+<table><tr><th>step</th><th>transform</th><th>devices</th><th>calls</th><th>collectives per step</th></tr>
+{collective_rows or '<tr><td colspan=5>none</td></tr>'}</table>
 <h2>Donation: before and after</h2>
 {donation_svg(report)}
 <ul class="meta">{notes}</ul>
