@@ -131,6 +131,7 @@ class MissingDonation(Rule):
     code = "JAX401"
     name = "missing-donation"
     summary = "Jitted update rebinds an argument it does not donate"
+    skips_test_code = True
     node_types = (ast.Assign, ast.AnnAssign)
     # Only `jax.jit` and `jax.pmap` donate: every spelling of them says `jit` or `pmap` (`pjit`
     # included), or comes from another module of the project, or from a configured decorator.

@@ -130,6 +130,7 @@ class PrngKeyReuse(Rule):
     code = "JAX501"
     name = "prng-key-reuse"
     summary = "A PRNG key consumed twice without being split"
+    skips_test_code = True
     node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)
     fix_availability = "sometimes"
 

@@ -24,13 +24,7 @@ from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statem
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import walk
-
-_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
-# Names only tests and their helpers take (Google-style `foo_test.py`, `foo_test_utils.py`, pytest's
-# `conftest.py`): test code by name alone. `test_*.py` must also be written as a test (a tutorial's
-# `test_profiler.py` demo is not one).
-_TEST_ONLY_FILE = re.compile(r"(^|/)([^/]*_test|[^/]*_test_utils?|test_utils?|conftest)\.py$")
-
+from jaxlint.semantic.test_code import in_test_code, is_test_module  # noqa: F401 (the rules' one test-code query, kept here for callers)
 
 def names_called_in_loops(model) -> frozenset[str]:
     """Names of the functions and methods this module calls from inside a loop (`f(...)`, `obj.f(...)`),
@@ -68,29 +62,6 @@ def callers_pass_back(name: str, scope, model) -> bool:
     return False
 
 
-_TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "chex", "hypothesis", "numpy.testing", "jax.test_util", "jax._src.test_util")
-
-
-def is_test_module(filename: str, model) -> bool:
-    """A test module: `*_test.py`, `*_test_utils.py`, `test_utils.py` or `conftest.py` by name alone;
-    a `test_*.py` file or a module under `tests/` only when written as one, that is it imports a test
-    framework or defines `test_*` functions or `Test*` classes. A script that is only named
-    `test_profiler.py` (a tutorial's demo) is not test code."""
-    found = getattr(model, "_is_test_module", None)
-    if found is None:
-        path = filename.replace("\\", "/")
-        found = bool(_TEST_ONLY_FILE.search(path)) or bool(_TEST_FILE.search(path)) and (
-            any(target == framework or target.startswith(framework + ".") for target in model.imports.aliases.values() for framework in _TEST_FRAMEWORKS)
-            or any(
-                (isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name.startswith("test"))
-                or (isinstance(statement, ast.ClassDef) and ("Test" in statement.name))
-                for statement in model.tree.body
-            )
-        )
-        model._is_test_module = found
-    return found
-
-
 _INTERACTIVE_LIBRARIES = ("pygame", "tkinter", "pyglet", "curses", "PyQt5", "PyQt6", "PySide2", "PySide6", "gradio", "ipywidgets")
 
 
@@ -122,20 +93,6 @@ def paced_loop(loop: ast.AST, model) -> bool:
         for node in walk(statement) if isinstance(statement, (ast.Expr, ast.Assign)) else ():
             if isinstance(node, ast.Call) and model.qualified_name(node.func) in ("time.sleep", "builtins.input"):
                 return True
-    return False
-
-
-def in_test_code(node: ast.AST, filename: str, model) -> bool:
-    """In a test module (see `is_test_module`), a `test_*` function or a `Test*` class."""
-    if is_test_module(filename, model):
-        return True
-    current = node
-    while current is not None:
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
-            return True
-        if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
-            return True
-        current = parent_of(current)
     return False
 
 
