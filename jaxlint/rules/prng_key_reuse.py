@@ -27,8 +27,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   different consumers that derive their own keys. Nor when no shared key is read from both: a
   child one split never passes on (rebound before it is read), or reads only on the host
   (`loader(seed=key_data[0].item())`), draws nothing.
-- A draw whose result is read only for its shape (passed after the key to `model.init(key, x)`,
-  `jax.eval_shape`, or asked for `.shape`): dummy inputs whose values never reach a result.
+- A draw whose values never reach a result: the array (inline, through plain names, or in a tuple
+  or list) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
+  `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
+  `init(key, x)`, which fixes only the parameters' shapes. Such dummy inputs share bits with nothing
+  that matters. The value model (semantic/key_values.py) follows where the draw flows.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
@@ -50,8 +53,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   (`randint(k, (), minval=0, maxval=1)`: no random bits used).
 - Draws multiplied by mutually exclusive masks (`randint(k, ...) * (kind == 0)` and
   `randint(k, ...) * (kind == 1)`): at most one survives.
-- `apply(..., rngs={...})` with a literal evaluation flag in the same call (`train=False`,
-  `is_train=False`, `deterministic=True`, `enable_dropout=False`): no dropout draws from the key.
+- `apply(..., rngs={...})` with a literal evaluation flag (`train=False`, `is_train=False`,
+  `deterministic=True`, `enable_dropout=False`) in the same call, in the `functools.partial` the
+  callee is bound to (`evaluate = partial(model.apply, enable_dropout=False)`), or in the
+  construction of the model (`model = Net(deterministic=True)`): no dropout draws from the key.
   Likewise keys split from a reused key but handed only to such calls, directly or through a local
   function (or its `jit`/`pmap`) that passes them on only so (an evaluation step with dropout off).
 - `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
@@ -69,6 +74,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
   `randint(k)`): they read different bits on the default threefry (checked on jax 0.10.2), so
   nothing is correlated, although `jax_debug_key_reuse` would reject the reuse.
+
+One finding per key and flow (a function body, a script, a notebook cell), at the first reuse in
+the source; the message lists the lines of the other reuses of that key. One idiom repeated down a
+cell is one mistake, and fixing the first reuse shows the next.
 
 ## Why is this bad?
 JAX's random numbers are a pure function of the key: the same key gives the same numbers, and

@@ -765,3 +765,183 @@ def _of_state_alone(expression: ast.AST, carried: set[str], indices: set[str]) -
             continue  # the function called is not an input
         stack.extend(ast.iter_child_nodes(node))
     return reads_state
+
+
+# ----- state known to be small: not worth donating ---------------------------------------------------
+
+# A megabyte: next to a model's parameters and optimizer state, what donation would save is noise.
+SMALL_BYTES = 2**20
+_BYTES_PER_ELEMENT = 4  # float32, JAX's default; a bound, not a measurement
+_KEY_ELEMENTS = {"jax.random.PRNGKey": 2, "jax.random.key": 2, "jax.random.fold_in": 2, "jax.random.clone": 2}
+_FILLED_ARRAYS = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
+    "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
+})
+_LITERAL_ARRAYS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"})
+# Calls that place or replicate their first argument on devices: each device holds one copy of it.
+_REPLICATING = frozenset({
+    "jax.device_put", "jax.device_put_replicated", "flax.jax_utils.replicate", "jax.numpy.asarray", "jax.numpy.array",
+})
+_BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+_DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
+_DEPTH = 3
+# `jax.random` samplers whose second argument is the shape.
+_SHAPE_SECOND = frozenset({"normal", "uniform", "randint", "gumbel", "laplace", "logistic", "cauchy", "exponential", "rademacher", "bits"})
+
+
+def known_small(value: ast.AST, scope, model) -> bool:
+    """Whether the source shows that `value` holds under a megabyte of arrays per device: a PRNG key
+    (`PRNGKey(0)`, `split(key)`), numbers, arrays of a size the source fixes (`jnp.zeros((8, 16))`,
+    `normal(key, (N,))` with a module constant `N`, a literal `jnp.array([...])`), dicts, lists and
+    tuples of those, a local helper that returns such a value, and a replication of one to the devices
+    (`device_put_replicated(x, devices)`, `broadcast_to(x, (jax.local_device_count(), ...))`, a
+    `tree_map` of either). A size the source does not fix (a parameter, a loaded checkpoint, a model's
+    `init`) is not known small."""
+    elements = _elements(value, scope, model, 0)
+    return elements is not None and elements * _BYTES_PER_ELEMENT < SMALL_BYTES
+
+
+def attribute_known_small(key: str, update: ast.stmt, scope, model) -> bool:
+    """Every value the class binds to the attribute `key` (`self.weights`) outside the update itself
+    is `known_small`, and there is at least one."""
+    values = []
+    for candidate in _class_scopes(scope, model):
+        for target, value in candidate.bindings:
+            if value is update or value is getattr(update, "value", None):
+                continue
+            names = {dotted_name(element) for element in target_elements(target)}
+            if key not in names:
+                continue
+            if dotted_name(target) != key or value is None or isinstance(value, ast.AugAssign):
+                return False  # unpacked from something else, or updated in place
+            values.append((value, candidate))
+    return bool(values) and all(known_small(value, owner, model) for value, owner in values)
+
+
+def _elements(value: ast.AST, scope, model, depth: int) -> int | None:
+    """Elements per device of the arrays `value` builds, when the source fixes them; else None."""
+    if depth > _DEPTH or value is None:
+        return None
+    if isinstance(value, ast.Constant):
+        return 1 if isinstance(value.value, (int, float, bool)) else None
+    if isinstance(value, ast.UnaryOp):
+        return _elements(value.operand, scope, model, depth)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return _total([_elements(element, scope, model, depth) for element in value.elts])
+    if isinstance(value, ast.Dict):
+        return _total([_elements(element, scope, model, depth) for element in value.values]) if None not in value.keys else None
+    if isinstance(value, ast.Name):
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, value.id, scope)
+        if found is None or len(found[1]) != 1 or isinstance(found[1][0], ast.AugAssign):
+            return None
+        return _elements(found[1][0], found[0], model, depth + 1)
+    if isinstance(value, ast.Subscript):
+        # `split(key)[0]`: one key of the array.
+        inner = value.value
+        if isinstance(inner, ast.Call) and model.qualified_name(inner.func) == "jax.random.split":
+            return 2
+        return None
+    if isinstance(value, ast.Call):
+        return _call_elements(value, scope, model, depth)
+    return None
+
+
+def _call_elements(call: ast.Call, scope, model, depth: int) -> int | None:
+    qualified = model.qualified_name(call.func)
+    arguments = call.args
+    if qualified in _KEY_ELEMENTS:
+        return _KEY_ELEMENTS[qualified]
+    if qualified == "jax.random.split":
+        count = _keyword_or_position(call, 1, "num")
+        number = 2 if count is None else model.constant_evaluator().int_value(count, scope)
+        return None if number is None else 2 * number
+    if qualified in _FILLED_ARRAYS and arguments:
+        return _shape_elements(arguments[0], scope, model)
+    if qualified is not None and qualified[len("jax.random."):] in _SHAPE_SECOND and qualified.startswith("jax.random."):
+        shape = _keyword_or_position(call, 1, "shape")
+        return 1 if shape is None else _shape_elements(shape, scope, model)
+    if qualified in _LITERAL_ARRAYS and arguments and isinstance(arguments[0], (ast.List, ast.Tuple, ast.Constant)):
+        return _elements(arguments[0], scope, model, depth)
+    if qualified in _REPLICATING and arguments:
+        return _elements(arguments[0], scope, model, depth + 1)
+    if qualified in _BROADCASTS and len(arguments) >= 2:
+        return _shape_elements(arguments[1], scope, model)
+    if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
+        return _elements(arguments[1], scope, model, depth + 1)
+    if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
+        # A local helper: every value it returns is small.
+        resolved = model.resolve_function(call.func, scope)
+        if resolved is None or resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        helper = resolved[0]
+        if not helper.returns:
+            return None
+        counts = [_elements(returned, helper, model, depth + 1) for returned in helper.returns]
+        return None if None in counts else max(counts)
+    return None
+
+
+def _replicates_leaf(function: ast.AST, model) -> bool:
+    """`lambda x: jnp.broadcast_to(x, (n_devices, *x.shape))`, `lambda x: jax.device_put(x, sharding)`:
+    each leaf replicated to the devices, each device holding one copy."""
+    if not isinstance(function, ast.Lambda) or len(function.args.args) != 1:
+        return False
+    parameter = function.args.args[0].arg
+    body = function.body
+    if not isinstance(body, ast.Call) or not body.args or not (isinstance(body.args[0], ast.Name) and body.args[0].id == parameter):
+        return False
+    qualified = model.qualified_name(body.func)
+    if qualified in _REPLICATING:
+        return True
+    return qualified in _BROADCASTS and len(body.args) >= 2 and _leading_device_axis(body.args[1], parameter, model)
+
+
+def _leading_device_axis(shape: ast.AST, parameter: str, model) -> bool:
+    """`(jax.local_device_count(),) + x.shape`, `(n, *x.shape)` with `n` a device count."""
+    if isinstance(shape, ast.BinOp) and isinstance(shape.op, ast.Add):
+        head, tail = shape.left, shape.right
+        return _device_count_tuple(head, model) and isinstance(tail, ast.Attribute) and tail.attr == "shape"
+    if isinstance(shape, ast.Tuple) and len(shape.elts) == 2:
+        head, tail = shape.elts
+        return _device_count(head, model) and isinstance(tail, ast.Starred) and isinstance(tail.value, ast.Attribute) and tail.value.attr == "shape"
+    return False
+
+
+def _device_count_tuple(node: ast.AST, model) -> bool:
+    return isinstance(node, ast.Tuple) and len(node.elts) == 1 and _device_count(node.elts[0], model)
+
+
+def _device_count(node: ast.AST, model) -> bool:
+    return isinstance(node, ast.Call) and model.qualified_name(node.func) in _DEVICE_COUNTS
+
+
+def _shape_elements(shape: ast.AST, scope, model) -> int | None:
+    """Elements per device of an array of this shape: a leading device count counts once (`pmap`
+    gives each device its slice)."""
+    dimensions = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+    if dimensions and _device_count(dimensions[0], model):
+        dimensions = dimensions[1:]
+    evaluator = model.constant_evaluator()
+    total = 1
+    for dimension in dimensions:
+        value = evaluator.value(dimension, scope)
+        values = value if isinstance(value, tuple) else (value,)
+        for size in values:
+            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                return None
+            total *= size
+    return total
+
+
+def _keyword_or_position(call: ast.Call, position: int, keyword: str) -> ast.AST | None:
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is not None:
+        return found
+    return call.args[position] if len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]) else None
+
+
+def _total(counts: list[int | None]) -> int | None:
+    return None if None in counts else sum(counts)
