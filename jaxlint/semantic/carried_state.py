@@ -785,7 +785,8 @@ _REPLICATING = frozenset({
 _BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 _DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
-_DEPTH = 3
+_DEPTH = 6
+_STACKING = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack", "numpy.array", "numpy.stack"})
 # `jax.random` samplers whose second argument is the shape.
 _SHAPE_SECOND = frozenset({"normal", "uniform", "randint", "gumbel", "laplace", "logistic", "cauchy", "exponential", "rademacher", "bits"})
 
@@ -835,9 +836,14 @@ def _elements(value: ast.AST, scope, model, depth: int) -> int | None:
         from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(model, value.id, scope)
-        if found is None or len(found[1]) != 1 or isinstance(found[1][0], ast.AugAssign):
+        if found is None:
             return None
-        return _elements(found[1][0], found[0], model, depth + 1)
+        owner, bound = found[0], _reaching_value(value, found[1])
+        if bound is None:
+            return None
+        if isinstance(bound, (ast.List, ast.Dict)) and _mutated(value.id, owner):
+            return None  # `params = []` then `params.append(...)`: the literal is not what it holds
+        return _elements(bound, owner, model, depth + 1)
     if isinstance(value, ast.Subscript):
         # `split(key)[0]`: one key of the array.
         inner = value.value
@@ -871,17 +877,97 @@ def _call_elements(call: ast.Call, scope, model, depth: int) -> int | None:
         return _shape_elements(arguments[1], scope, model)
     if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
         return _elements(arguments[1], scope, model, depth + 1)
+    record = _local_record_class(call, model)
+    if record is not None:
+        # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
+        return _total([_elements(argument, scope, model, depth) for argument in (*arguments, *(k.value for k in call.keywords))])
     if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
         # A local helper: every value it returns is small.
-        resolved = model.resolve_function(call.func, scope)
-        if resolved is None or resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        helper = _local_callee(call, scope, model)
+        if helper is None:
             return None
-        helper = resolved[0]
         if not helper.returns:
             return None
         counts = [_elements(returned, helper, model, depth + 1) for returned in helper.returns]
         return None if None in counts else max(counts)
     return None
+
+
+def _reaching_value(name: ast.Name, values: list) -> ast.AST | None:
+    """The one value of `values` (every binding of the name in its scope) that reaches this read: the
+    only binding, or (a script or notebook rebinding a name cell after cell) the nearest binding in
+    the same block before the read's statement, with no other binding between the two."""
+    if len(values) == 1:
+        return None if isinstance(values[0], ast.AugAssign) else values[0]
+    use = enclosing_statement(name)
+    place = statement_list(use) if use is not None else None
+    if place is None:
+        return None
+    block, index = place
+    nearest = None
+    for value in values:
+        statement = enclosing_statement(value)
+        if statement is None or isinstance(value, ast.AugAssign):
+            return None
+        if statement.lineno >= use.lineno:
+            continue
+        where = statement_list(statement)
+        if where is None or where[0] is not block or where[1] >= index:
+            if statement.lineno < use.lineno and (nearest is None or statement.lineno > nearest[0].lineno):
+                nearest = (statement, None)  # a binding in a nested block: which one reaches is unclear
+            continue
+        if nearest is None or statement.lineno > nearest[0].lineno:
+            nearest = (statement, value)
+    return nearest[1] if nearest is not None else None
+
+
+def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:
+    """The local NamedTuple or dataclass a call constructs (`Params(w, b)`): its fields hold exactly
+    the arguments."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    local = [c for c in model.class_methods if c.name == call.func.id and model.scope_for(c) is model.module_scope]
+    if len(local) != 1 or call.func.id in model.imports.aliases:
+        return None
+    definition = local[0]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    bases = {model.qualified_name(base) for base in definition.bases}
+    decorators = {model.qualified_name(d.func if isinstance(d, ast.Call) else d) for d in definition.decorator_list}
+    if bases & {"typing.NamedTuple", "flax.struct.PyTreeNode"} or decorators & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}:
+        return definition
+    return None
+
+
+def _local_callee(call: ast.Call, scope, model):
+    """The scope of the local function a call runs: a name, `self.method`, or a method of an instance
+    of a local class (`counter = Counter()` then `counter.reset()`)."""
+    resolved = model.resolve_function(call.func, scope)
+    if resolved is not None:
+        if resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        return resolved[0]
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in ("self", "cls"):
+        owner = model.instance_class(func.value)
+        if isinstance(owner, ast.ClassDef):
+            method = model.class_methods.get(owner, {}).get(func.attr)
+            if method is not None and isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return method
+    return None
+
+
+def _mutated(name: str, scope) -> bool:
+    """The container bound to `name` is changed in place in its scope: a method call on it
+    (`params.append(...)`, `state.update(...)`) or an item stored (`state["w"] = ...`)."""
+    node = scope.node
+    for inner in walk(node):
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == name:
+            if isinstance(parent_of(inner), ast.Call) and parent_of(inner).func is inner:
+                return True
+        elif isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name and isinstance(inner.ctx, ast.Store):
+            return True
+    return False
 
 
 def _replicates_leaf(function: ast.AST, model) -> bool:
@@ -891,9 +977,18 @@ def _replicates_leaf(function: ast.AST, model) -> bool:
         return False
     parameter = function.args.args[0].arg
     body = function.body
-    if not isinstance(body, ast.Call) or not body.args or not (isinstance(body.args[0], ast.Name) and body.args[0].id == parameter):
+    if not isinstance(body, ast.Call) or not body.args:
         return False
     qualified = model.qualified_name(body.func)
+    copies = body.args[0]
+    if (
+        qualified in _STACKING and isinstance(copies, ast.BinOp) and isinstance(copies.op, ast.Mult)
+        and isinstance(copies.left, ast.List) and len(copies.left.elts) == 1
+        and isinstance(copies.left.elts[0], ast.Name) and copies.left.elts[0].id == parameter
+    ):
+        return True  # `jnp.array([x] * n_devices)`: one copy per device, the leading axis split by `pmap`
+    if not (isinstance(copies, ast.Name) and copies.id == parameter):
+        return False
     if qualified in _REPLICATING:
         return True
     return qualified in _BROADCASTS and len(body.args) >= 2 and _leading_device_axis(body.args[1], parameter, model)
