@@ -173,7 +173,7 @@ class MissingDonation(Rule):
         binding = context.model.jit_binding_for_call(value)
         if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
-        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model) or carried_state.interactive_module(context.model):
+        if scope.in_traced or context.in_test_code(node) or carried_state.interactive_module(context.model):
             return
         if not _carries_state(node, rebound, binding, scope, context.model):
             return

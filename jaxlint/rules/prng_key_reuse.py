@@ -123,7 +123,7 @@ import re
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, key_values
+from jaxlint.semantic import key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -240,7 +240,7 @@ class _Flow:
         self.scope = context.model.scope_of_node.get(function)
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
-        self.framework = not isinstance(function, ast.Module) and not carried_state.in_test_code(function, str(context.source.filename), context.model)
+        self.framework = not isinstance(function, ast.Module) and not context.in_test_code(function)
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
@@ -497,7 +497,7 @@ class _Flow:
         """Not in test code: random inputs there are dummy data, and reviewers of real tests judged
         shared keys harmless even where the test compares values (a kernel against its reference)."""
         if self.in_test is None:
-            self.in_test = carried_state.in_test_code(self.function, str(self.context.source.filename), self.context.model) if not isinstance(self.function, ast.Module) else False
+            self.in_test = self.context.in_test_code(self.function) if not isinstance(self.function, ast.Module) else False
         return not self.in_test
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
