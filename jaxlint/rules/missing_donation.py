@@ -26,13 +26,9 @@ nor interactive programs (they read `input()` or import a GUI or event library s
 person paces their loop (as a clock does a loop that sleeps every iteration), a lambda or
 `partial` compiled at the call (`jax.pmap(lambda x: ...)(state)`: JAX302 asks to hoist it first), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
-Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
-the same buffer twice") or delete a live value:
-- a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
-  buffer that is both donated and passed;
-- it is passed inside a tuple with a value the result does not replace and the program reads again
-  (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
-  tuple deletes the data passed on the next step);
+Nor is state whose old arrays something else keeps alive past the update: both copies stay in
+memory whatever the call donates, so donation saves nothing (it would fail on the first call,
+"donate the same buffer twice", or delete a live value):
 - another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
@@ -84,7 +80,12 @@ what that code reads later:
   still holds (`self._refresh(params, self._state)`, or a name read after that call): donating it on
   the first iteration would delete the caller's value;
 - another call of the same jitted function passes a value it keeps using (an evaluation pass):
-  the message asks for a `jit` of its own for this update.
+  the message asks for a `jit` of its own for this update;
+- a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
+  buffer that is both donated and passed;
+- it is passed inside a tuple with a value the result does not replace and the program reads again
+  (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
+  tuple deletes the data passed on the next step).
 
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
@@ -189,11 +190,7 @@ class MissingDonation(Rule):
             argument = next((part for part in parts if dotted_name(part) in rebound), None)
             if argument is None:
                 continue
-            if _tuple_holds_live_value(parts, rebound, node):
-                continue  # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again
             key = dotted_name(argument)
-            if _part_passed_beside(key, whole, value, scope):
-                continue  # `step(state, aux=state.aux)`: JAX rejects a buffer both donated and passed again
             if "." not in key and not _carried_name(node, scope, context.model):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
@@ -214,6 +211,12 @@ class MissingDonation(Rule):
             # it passed) makes donating it unsafe, not free: the two copies cost the same memory, so the
             # finding stays and only the fix is withheld.
             reason = _fix_withheld(key, scope, context.model)
+            if reason is None and _tuple_holds_live_value(parts, rebound, node):
+                # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again.
+                reason = "the argument is a tuple that also holds a value the loop passes again, which donating the tuple would delete; pass the state on its own"
+            if reason is None and _part_passed_beside(key, whole, value, scope):
+                # `step(state, aux=state.aux)`: JAX rejects a buffer both donated and passed again.
+                reason = f"a part of `{key}` is passed beside it in the same call, and XLA rejects a buffer both donated and passed; pass it only inside `{key}`"
             if reason is not None:
                 withheld.append(reason)
         if donated:
