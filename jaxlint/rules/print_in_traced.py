@@ -2,9 +2,10 @@
 Flags `print(...)` and `logging` calls (`logging.info`, `logger.warning`, `absl.logging.info`, ...)
 whose arguments include a traced value, inside a traced function.
 
-Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`, `conftest.py`,
-test helpers, or a `test_*.py` written as a test): a test runs once on dummy inputs, and what it prints reaches no one; every rule whose finding is a cost or
-the quality of computed values follows this one policy (semantic/test_code.py).
+Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
+`conftest.py`, test helpers, or a `test_*.py` written as a test): a test runs once on dummy inputs,
+and what it prints reaches no one; every rule whose finding is a cost or the quality of computed
+values follows this one policy (semantic/test_code.py).
 
 ## Why is this bad?
 The body of a traced function runs once, at trace time, with abstract tracers. `print(x)` prints

@@ -867,9 +867,15 @@ _TYPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "aval", "shardin
 # Methods of a compiled callable that trace or lower it from its arguments' shapes and dtypes alone.
 _STAGING_METHODS = frozenset({"lower", "trace", "eval_shape"})
 # A model's initialiser: the example input after the key only fixes the parameters' shapes.
-_INITIALISERS = frozenset({"init", "lazy_init", "eval_shape"})
+_INITIALISERS = frozenset({"init", "lazy_init", "eval_shape", "tabulate"})
 # JAX functions that look at the abstract value of the arguments after the function.
 _ABSTRACT_EVALUATORS = frozenset({"jax.eval_shape"})
+# Functions that read only their argument's shape and dtype (`zeros_like(x)`).
+_TYPE_READERS = frozenset({
+    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
+    "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "jax.numpy.shape", "numpy.shape",
+    "jax.ShapeDtypeStruct",
+})
 _TRACING_TRANSFORMS = frozenset({"jax.make_jaxpr", "jax.xla_computation"})
 
 
@@ -888,6 +894,8 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
         return _only_abstract(parent, function, context, depth)
     if isinstance(parent, ast.Starred):
         return _only_abstract(parent, function, context, depth)
+    if isinstance(parent, ast.Dict) and node in parent.values:
+        return _only_abstract(parent, function, context, depth)  # `{"image": x}` handed on as a whole
     if isinstance(parent, ast.Attribute) and parent.value is node:
         return parent.attr in _TYPE_ATTRIBUTES
     if isinstance(parent, ast.Call):
@@ -927,7 +935,7 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context) -> bool:
     qualified = context.qualified_name(function)
     if qualified in _ABSTRACT_EVALUATORS:
         return argument is not (call.args[0] if call.args else None)
-    if qualified == "builtins.len":
+    if qualified == "builtins.len" or (qualified in _TYPE_READERS and call.args and argument is call.args[0]):
         return True
     if isinstance(function, ast.Call) and context.qualified_name(function.func) in _TRACING_TRANSFORMS:
         return True  # `jax.make_jaxpr(f)(x)`
