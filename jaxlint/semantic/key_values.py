@@ -899,7 +899,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
     if isinstance(parent, ast.Attribute) and parent.value is node:
         return parent.attr in _TYPE_ATTRIBUTES
     if isinstance(parent, ast.Call):
-        return node is not parent.func and _abstract_argument(node, parent, context)
+        return node is not parent.func and _abstract_argument(node, parent, context, depth)
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if not all(isinstance(target, ast.Name) for target in targets):
@@ -929,8 +929,9 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
     return True
 
 
-def _abstract_argument(argument: ast.AST, call: ast.Call, context) -> bool:
-    """`call` reads only the abstract value (shape and dtype) of `argument`."""
+def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 0) -> bool:
+    """`call` reads only the abstract value (shape and dtype) of `argument`: a JAX staging or shape
+    function, a model's initialiser, or a local function whose parameter is read only so."""
     function = call.func
     qualified = context.qualified_name(function)
     if qualified in _ABSTRACT_EVALUATORS:
@@ -939,6 +940,8 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context) -> bool:
         return True
     if isinstance(function, ast.Call) and context.qualified_name(function.func) in _TRACING_TRANSFORMS:
         return True  # `jax.make_jaxpr(f)(x)`
+    if depth < 3 and _local_parameter_abstract(argument, call, context, depth):
+        return True  # `make_state(key, dummy)` whose `dummy` only reaches `model.init(key, dummy)`
     if not isinstance(function, ast.Attribute):
         return False
     if function.attr in _STAGING_METHODS and _compiled_callable(function.value, context):
@@ -946,6 +949,34 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context) -> bool:
     if function.attr in _INITIALISERS and qualified is None:
         return argument in call.args[1:]  # `model.init(key, x)`: `x` fixes the shapes of the parameters
     return False
+
+
+def _local_parameter_abstract(argument: ast.AST, call: ast.Call, context, depth: int) -> bool:
+    """`call` runs a local function (not compiled: a jitted one reads its arguments' values) whose
+    parameter for `argument` is read, in its body, only for its abstract value."""
+    model = context.model
+    if model.jit_binding_for_call(call) is not None:
+        return False
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None:
+        return False
+    callee, bound, _ = resolved
+    if not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if argument in call.args:
+        index = call.args.index(argument)
+        if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]) or index + bound >= len(callee.params):
+            return False
+        parameter = callee.params[index + bound]
+    else:
+        parameter = next((k.arg for k in call.keywords if k.value is argument), None)
+        if parameter is None or parameter not in callee.param_nodes:
+            return False
+    declared, closure_reads = _function_facts(callee.node)
+    if parameter in declared or parameter in closure_reads:
+        return False
+    reads = [n for n in _own_nodes(callee.node) if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load]
+    return bool(reads) and all(_only_abstract(read, callee.node, context, depth + 1) for read in reads)
 
 
 def _compiled_callable(node: ast.AST, context) -> bool:
