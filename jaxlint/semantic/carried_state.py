@@ -820,19 +820,23 @@ def attribute_known_small(key: str, update: ast.stmt, scope, model) -> bool:
     return bool(values) and all(known_small(value, owner, model) for value, owner in values)
 
 
-def _elements(value: ast.AST, scope, model, depth: int) -> int | None:
-    """Elements per device of the arrays `value` builds, when the source fixes them; else None."""
+def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = None) -> int | None:
+    """Elements per device of the arrays `value` builds, when the source fixes them; else None.
+    `passed`: inside a local helper, its parameters -> (the argument a call passes, the caller's scope)."""
     if depth > _DEPTH or value is None:
         return None
     if isinstance(value, ast.Constant):
         return 1 if isinstance(value.value, (int, float, bool)) else None
     if isinstance(value, ast.UnaryOp):
-        return _elements(value.operand, scope, model, depth)
+        return _elements(value.operand, scope, model, depth, passed)
     if isinstance(value, (ast.Tuple, ast.List)):
-        return _total([_elements(element, scope, model, depth) for element in value.elts])
+        return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
     if isinstance(value, ast.Dict):
-        return _total([_elements(element, scope, model, depth) for element in value.values]) if None not in value.keys else None
+        return _total([_elements(element, scope, model, depth, passed) for element in value.values]) if None not in value.keys else None
     if isinstance(value, ast.Name):
+        if passed and value.id in passed:
+            argument, caller = passed[value.id]
+            return _elements(argument, caller, model, depth + 1)
         from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(model, value.id, scope)
@@ -843,7 +847,7 @@ def _elements(value: ast.AST, scope, model, depth: int) -> int | None:
             return None
         if isinstance(bound, (ast.List, ast.Dict)) and _mutated(value.id, owner):
             return None  # `params = []` then `params.append(...)`: the literal is not what it holds
-        return _elements(bound, owner, model, depth + 1)
+        return _elements(bound, owner, model, depth + 1, passed if owner is scope else None)
     if isinstance(value, ast.Subscript):
         # `split(key)[0]`: one key of the array.
         inner = value.value
@@ -851,46 +855,65 @@ def _elements(value: ast.AST, scope, model, depth: int) -> int | None:
             return 2
         return None
     if isinstance(value, ast.Call):
-        return _call_elements(value, scope, model, depth)
+        return _call_elements(value, scope, model, depth, passed)
     return None
 
 
-def _call_elements(call: ast.Call, scope, model, depth: int) -> int | None:
+def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
     qualified = model.qualified_name(call.func)
     arguments = call.args
     if qualified in _KEY_ELEMENTS:
         return _KEY_ELEMENTS[qualified]
     if qualified == "jax.random.split":
         count = _keyword_or_position(call, 1, "num")
-        number = 2 if count is None else model.constant_evaluator().int_value(count, scope)
+        number = 2 if count is None else _int_value(count, scope, model, passed)
         return None if number is None else 2 * number
     if qualified in _FILLED_ARRAYS and arguments:
-        return _shape_elements(arguments[0], scope, model)
+        return _shape_elements(arguments[0], scope, model, passed)
     if qualified is not None and qualified[len("jax.random."):] in _SHAPE_SECOND and qualified.startswith("jax.random."):
         shape = _keyword_or_position(call, 1, "shape")
-        return 1 if shape is None else _shape_elements(shape, scope, model)
+        return 1 if shape is None else _shape_elements(shape, scope, model, passed)
     if qualified in _LITERAL_ARRAYS and arguments and isinstance(arguments[0], (ast.List, ast.Tuple, ast.Constant)):
-        return _elements(arguments[0], scope, model, depth)
+        return _elements(arguments[0], scope, model, depth, passed)
     if qualified in _REPLICATING and arguments:
-        return _elements(arguments[0], scope, model, depth + 1)
+        return _elements(arguments[0], scope, model, depth + 1, passed)
     if qualified in _BROADCASTS and len(arguments) >= 2:
-        return _shape_elements(arguments[1], scope, model)
+        return _shape_elements(arguments[1], scope, model, passed)
     if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
-        return _elements(arguments[1], scope, model, depth + 1)
+        return _elements(arguments[1], scope, model, depth + 1, passed)
     record = _local_record_class(call, model)
     if record is not None:
         # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
-        return _total([_elements(argument, scope, model, depth) for argument in (*arguments, *(k.value for k in call.keywords))])
+        return _total([_elements(argument, scope, model, depth, passed) for argument in (*arguments, *(k.value for k in call.keywords))])
     if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
-        # A local helper: every value it returns is small.
+        # A local helper: every value it returns is small, its parameters bound to what this call passes
+        # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
         helper = _local_callee(call, scope, model)
-        if helper is None:
+        if helper is None or not helper.returns:
             return None
-        if not helper.returns:
+        if any(isinstance(a, ast.Starred) for a in arguments) or any(k.arg is None for k in call.keywords):
             return None
-        counts = [_elements(returned, helper, model, depth + 1) for returned in helper.returns]
+        frame = {parameter: (argument, scope) for parameter, argument in zip(helper.params, arguments)}
+        frame.update((k.arg, (k.value, scope)) for k in call.keywords if k.arg in helper.param_nodes)
+        counts = [_elements(returned, helper, model, depth + 1, frame) for returned in helper.returns]
         return None if None in counts else max(counts)
     return None
+
+
+def _int_value(node: ast.AST, scope, model, passed: dict | None):
+    """The value of a size expression: module constants and literals, and a helper's parameters
+    through the arguments its call passes."""
+    from jaxlint.semantic.constants import literal_value
+
+    evaluator = model.constant_evaluator()
+
+    def lookup(inner: ast.AST):
+        if passed and isinstance(inner, ast.Name) and inner.id in passed:
+            argument, caller = passed[inner.id]
+            return evaluator.value(argument, caller)
+        return evaluator.value(inner, scope)
+
+    return literal_value(node, None, lookup)
 
 
 def _reaching_value(name: ast.Name, values: list) -> ast.AST | None:
@@ -1013,16 +1036,15 @@ def _device_count(node: ast.AST, model) -> bool:
     return isinstance(node, ast.Call) and model.qualified_name(node.func) in _DEVICE_COUNTS
 
 
-def _shape_elements(shape: ast.AST, scope, model) -> int | None:
+def _shape_elements(shape: ast.AST, scope, model, passed: dict | None = None) -> int | None:
     """Elements per device of an array of this shape: a leading device count counts once (`pmap`
     gives each device its slice)."""
     dimensions = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
     if dimensions and _device_count(dimensions[0], model):
         dimensions = dimensions[1:]
-    evaluator = model.constant_evaluator()
     total = 1
     for dimension in dimensions:
-        value = evaluator.value(dimension, scope)
+        value = _int_value(dimension, scope, model, passed)
         values = value if isinstance(value, tuple) else (value,)
         for size in values:
             if not isinstance(size, int) or isinstance(size, bool) or size < 0:
