@@ -62,7 +62,9 @@ A parameter of a method rebound once beside the object's state is skipped too
 State whose size the source shows is under a megabyte per device is not worth donating either,
 however it is built: a PRNG key alone (`carry = PRNGKey(1)`, `split(key)`), arrays of sizes fixed
 by literals or module (notebook) constants (`normal(key, (WIDTH, 4))`, `jnp.array([0.5, 1.0])`),
-dicts, lists and tuples of those, a local helper that returns one (`state = make_small(0)`), or a
+dicts, lists and tuples of those, a local helper that returns one (`state = make_small(0)`, or
+`layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
+of them, or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). A size the source does not fix (a
 parameter, `model.init(...)`, a loaded checkpoint) stays flagged.
