@@ -7,11 +7,14 @@ Donation pays when the argument is the state a loop carries from one call to the
 - inside a loop, the argument is rebuilt each iteration, before the call, from something not known
   to be a device value (`x = next(batches)` then `x = encode(x)`): it is fresh input, often host
   data, and the output often has another shape, so XLA could not reuse the buffer anyway;
-- another call of the same jitted function in the same function passes, at that position, a value
-  the program still reads afterwards: `donate_argnums` applies to every call, and would delete it;
 - a nested function or lambda reads the name (`current = lambda: params` handed to a thread):
   it may read the old value while or after the update runs;
-- the code is a test: a single call on small values, where memory is not the point.
+- the code is a test: a single call on small values, where memory is not the point;
+- the state is known to be small (`known_small`): a PRNG key, arrays of sizes the source fixes.
+
+Where other code can only reach the state (another call of the same jitted function keeping its
+argument, a public method handing it out, a caller still holding what it passed), donation is
+unsafe but would still save memory: the rule reports it and withholds the fix.
 """
 
 from __future__ import annotations
@@ -183,14 +186,6 @@ def _parameter_names(function: ast.AST) -> set[str]:
     names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
     return names
-
-
-def other_call_keeps_value(binding, call: ast.Call, position: int | None, keyword: str | None, model) -> bool:
-    """Another call of the same jitted callable in the same function passes, at this position, a value
-    it does not rebind from the result: donation (which applies to every call) would delete a value
-    still in use. (One jitted update serving two purposes side by side: applying a mask to the live
-    parameters and to the averaged ones.)"""
-    return calls_keeping_argument(binding, call, position, keyword, model, same_function=True) != []
 
 
 def calls_keeping_argument(binding, call: ast.Call, position: int | None, keyword: str | None, model, *, same_function: bool = False) -> list[ast.Call]:
