@@ -81,6 +81,8 @@ what that code reads later:
 - it enters as a parameter, and a call of the function in this module passes a value its caller
   still holds (`self._refresh(params, self._state)`, or a name read after that call): donating it on
   the first iteration would delete the caller's value;
+- a nested function or lambda reads it (`current = lambda: params` handed to an actor thread),
+  and may read the old arrays while or after the update runs;
 - another call of the same jitted function passes a value it keeps using (an evaluation pass):
   the message asks for a `jit` of its own for this update;
 - a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
@@ -203,7 +205,6 @@ class MissingDonation(Rule):
                 continue
             if (
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
-                or carried_state.captured_by_closure(key, scope)
                 or carried_state.shares_buffers(key, scope, context.model)
                 or carried_state.held_elsewhere(key, value, scope, context.model)
             ):
@@ -213,6 +214,9 @@ class MissingDonation(Rule):
             # it passed) makes donating it unsafe, not free: the two copies cost the same memory, so the
             # finding stays and only the fix is withheld.
             reason = _fix_withheld(key, scope, context.model)
+            if reason is None and carried_state.captured_by_closure(key, scope):
+                # `current = lambda: params` handed to a thread: it may read the old arrays while the update runs.
+                reason = f"a nested function or lambda reads `{key}` and may read the old arrays while or after the update runs"
             if reason is None and _tuple_holds_live_value(parts, rebound, node):
                 # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again.
                 reason = "the argument is a tuple that also holds a value the loop passes again, which donating the tuple would delete; pass the state on its own"

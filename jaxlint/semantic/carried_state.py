@@ -7,13 +7,12 @@ Donation pays when the argument is the state a loop carries from one call to the
 - inside a loop, the argument is rebuilt each iteration, before the call, from something not known
   to be a device value (`x = next(batches)` then `x = encode(x)`): it is fresh input, often host
   data, and the output often has another shape, so XLA could not reuse the buffer anyway;
-- a nested function or lambda reads the name (`current = lambda: params` handed to a thread):
-  it may read the old value while or after the update runs;
 - the code is a test: a single call on small values, where memory is not the point;
 - the state is known to be small (`known_small`): a PRNG key, arrays of sizes the source fixes.
 
 Where other code can only reach the state (another call of the same jitted function keeping its
-argument, a public method handing it out, a caller still holding what it passed), donation is
+argument, a public method handing it out, a caller still holding what it passed, a closure reading
+the name: `captured_by_closure`), donation is
 unsafe but would still save memory: the rule reports it and withholds the fix.
 """
 
