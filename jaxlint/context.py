@@ -13,6 +13,7 @@ from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from jaxlint.semantic.call_sites import traced_only_by_uncalled_wrappers
 from jaxlint.semantic.flow import caught_locally
 from jaxlint.semantic.model import Scope, SemanticModel
+from jaxlint.semantic.test_code import in_test_code
 from jaxlint.source import SourceFile
 
 if TYPE_CHECKING:
@@ -64,6 +65,10 @@ class Context:
             and not self.memo(("uncalled-wrappers", id(scope)), traced_only_by_uncalled_wrappers, scope, self.model)
         )
 
+    def in_test_code(self, node: ast.AST) -> bool:
+        """In a test module, a `test*` function or a `Test*` class: see semantic/test_code.py."""
+        return in_test_code(node, self.source.filename, self.model)
+
     def text(self, node: ast.AST) -> str:
         return self.source.segment(node)
 
@@ -82,6 +87,8 @@ class Context:
         assert rule is not None
         if rule.raised_when_traced and caught_locally(node, rule.raised_when_traced, self.model):
             return
+        if rule.skips_test_code and in_test_code(node, self.source.filename, self.model):
+            return  # a cost or a quality of values that a test does not pay or use (semantic/test_code.py)
         self.diagnostics.append(
             Diagnostic(
                 code=rule.code,

@@ -159,12 +159,14 @@ def test_donation_refused_when_a_call_site_keeps_the_old_value():
     )
     result = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
     assert result.diagnostics and all(d.fix is None for d in result.diagnostics)
-    # In one function, a second call that keeps the value means the update is not carried state:
-    # no finding at all (semantic/carried_state.py).
+    # In one function, a second call that keeps the value makes donation in the shared `jit` unsafe,
+    # not free: the finding stays, with no fix, and asks for a `jit` of its own (issue 27, item 6).
     same_function = text.replace("    return state\n\n\ndef probe(state):\n", "")
     assert "def probe" not in same_function
     result = check_source(same_function, "m.py", Settings(), [RULES_BY_CODE["JAX401"]])
-    assert result.diagnostics == []
+    (finding,) = result.diagnostics
+    assert finding.fix is None
+    assert "give this update its own `jit`" in finding.message
 
 
 def test_donation_refused_for_a_parameter_and_the_message_says_why():

@@ -45,6 +45,10 @@ class Rule:
     # converted to bool, int or NumPy). A finding inside a `try` that catches it is not reported:
     # that code probes on purpose and has a fallback.
     raised_when_traced: ClassVar[tuple[str, ...]] = ()
+    # The finding is a cost or the quality of computed values, which a test run once on dummy inputs
+    # does not pay or use: `Context.report` drops it in test code (the one policy, in
+    # semantic/test_code.py). Rules whose finding means the code fails keep checking tests.
+    skips_test_code: ClassVar[bool] = False
     # The rule reports only inside traced code: its check returns at once, changing nothing, for a node
     # where `context.is_traced_code(node)` is false. The engine then calls it only for nodes in traced
     # scopes, and not at all in a module with no traced code (two modules in three). Set it only where

@@ -129,6 +129,7 @@ class HostSyncInLoop(Rule):
     code = "JAX201"
     name = "host-sync-in-loop"
     summary = "Per-iteration device-to-host sync in a loop that calls jitted code"
+    skips_test_code = True
     node_types = (ast.For, ast.While, ast.AsyncFor)
     fix_availability = "sometimes"
     # A loop that calls compiled code calls a jitted callable (directly or through local helpers):

@@ -75,6 +75,7 @@ class JitInLoop(Rule):
     code = "JAX302"
     name = "jit-in-loop"
     summary = "`jit` of a callable created per iteration or per call, called there"
+    skips_test_code = True
     node_types = (ast.Call,)
     fix_availability = "sometimes"
     # A compiling transform is spelled `jit` or `pmap` where it is imported or used, unless a project

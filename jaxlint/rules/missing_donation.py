@@ -26,13 +26,9 @@ nor interactive programs (they read `input()` or import a GUI or event library s
 person paces their loop (as a clock does a loop that sleeps every iteration), a lambda or
 `partial` compiled at the call (`jax.pmap(lambda x: ...)(state)`: JAX302 asks to hoist it first), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
 
-Nor is state whose buffers someone else holds, where donation would fail on the first call ("donate
-the same buffer twice") or delete a live value:
-- a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
-  buffer that is both donated and passed;
-- it is passed inside a tuple with a value the result does not replace and the program reads again
-  (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
-  tuple deletes the data passed on the next step);
+Nor is state whose old arrays something else keeps alive past the update: both copies stay in
+memory whatever the call donates, so donation saves nothing (it would fail on the first call,
+"donate the same buffer twice", or delete a live value):
 - another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
@@ -57,8 +53,27 @@ the same buffer twice") or delete a live value:
   ["params"])` with `step(variables, optimizer, batch)`) or around arrays the object keeps
   (`self.state = TrainState.create(params=self.model_params)` with `self.model_params` from
   `model.init(...)`, read again by an evaluation);
-- the object hands it out: a public method that does not update it returns it or a part of it
-  (`return self._state`, `return [self._state.params]`, a dict of its leaves, or a function of the
+- the loop records the state it steps, appending it or something computed from it to a list each
+  iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
+  share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
+A parameter of a method rebound once beside the object's state is skipped too
+(`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
+
+State whose size the source shows is under a megabyte per device is not worth donating either,
+however it is built: a PRNG key alone (`carry = PRNGKey(1)`, `split(key)`), arrays of sizes fixed
+by literals or module (notebook) constants (`normal(key, (WIDTH, 4))`, `jnp.array([0.5, 1.0])`),
+dicts, lists and tuples of those, a local helper that returns one (`state = make_small(0)`, or
+`layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
+of them, or a
+replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
+`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). A size the source does not fix (a
+parameter, `model.init(...)`, a loaded checkpoint) stays flagged.
+
+Flagged, but with no automatic fix, because only the fix is unsafe (the two copies cost the same
+memory): state that other code can reach without keeping it alive, where donation would delete
+what that code reads later:
+- the object hands it out: a public method or `@property` that does not update it returns it or a
+  part of it (`return self._state`, `return [self._state.params]`, a dict of its leaves, or a function of the
   state alone such as `get_from_first_device(self._state)`), or passes it to another object the
   class holds (`self._adder.add(extras=self._get_extras(self._state))`). Computing from it
   (`return self.apply_fn(self.state.params, x)`), a copy (`jnp.array(..., copy=True)`), a private
@@ -66,11 +81,15 @@ the same buffer twice") or delete a live value:
 - it enters as a parameter, and a call of the function in this module passes a value its caller
   still holds (`self._refresh(params, self._state)`, or a name read after that call): donating it on
   the first iteration would delete the caller's value;
-- the loop records the state it steps, appending it or something computed from it to a list each
-  iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
-  share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
-A parameter of a method rebound once beside the object's state is skipped too
-(`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
+- a nested function or lambda reads it (`current = lambda: params` handed to an actor thread),
+  and may read the old arrays while or after the update runs;
+- another call of the same jitted function passes a value it keeps using (an evaluation pass):
+  the message asks for a `jit` of its own for this update;
+- a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
+  buffer that is both donated and passed;
+- it is passed inside a tuple with a value the result does not replace and the program reads again
+  (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
+  tuple deletes the data passed on the next step).
 
 ## Why is this bad?
 Without donation XLA must keep the input buffers alive while it writes the outputs, so peak memory
@@ -131,6 +150,7 @@ class MissingDonation(Rule):
     code = "JAX401"
     name = "missing-donation"
     summary = "Jitted update rebinds an argument it does not donate"
+    skips_test_code = True
     node_types = (ast.Assign, ast.AnnAssign)
     # Only `jax.jit` and `jax.pmap` donate: every spelling of them says `jit` or `pmap` (`pjit`
     # included), or comes from another module of the project, or from a configured decorator.
@@ -158,13 +178,14 @@ class MissingDonation(Rule):
         binding = context.model.jit_binding_for_call(value)
         if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
-        if scope.in_traced or carried_state.in_test_code(node, context.source.filename, context.model) or carried_state.interactive_module(context.model):
+        if scope.in_traced or context.in_test_code(node) or carried_state.interactive_module(context.model):
             return
         if not _carries_state(node, rebound, binding, scope, context.model):
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
         donated: list[tuple] = []
+        withheld: list[str] = []
         for position, keyword, whole in candidates:
             if isinstance(whole, ast.Starred):
                 break
@@ -173,11 +194,7 @@ class MissingDonation(Rule):
             argument = next((part for part in parts if dotted_name(part) in rebound), None)
             if argument is None:
                 continue
-            if _tuple_holds_live_value(parts, rebound, node):
-                continue  # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again
             key = dotted_name(argument)
-            if _part_passed_beside(key, whole, value, scope):
-                continue  # `step(state, aux=state.aux)`: JAX rejects a buffer both donated and passed again
             if "." not in key and not _carried_name(node, scope, context.model):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
@@ -188,17 +205,38 @@ class MissingDonation(Rule):
                 continue
             if (
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
-                or carried_state.captured_by_closure(key, scope)
-                or carried_state.other_call_keeps_value(binding, value, position, keyword, context.model)
                 or carried_state.shares_buffers(key, scope, context.model)
                 or carried_state.held_elsewhere(key, value, scope, context.model)
-                or carried_state.leaks_from_object(key, scope, context.model)
-                or carried_state.caller_keeps_parameter(key, scope, context.model)
             ):
-                continue  # not carried state, or another use would lose the value: see semantic/carried_state.py
+                continue  # not carried state, or another holder keeps the old arrays alive: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))
+            # Code that can reach the value (a public method handing it out, a caller still holding what
+            # it passed) makes donating it unsafe, not free: the two copies cost the same memory, so the
+            # finding stays and only the fix is withheld.
+            reason = _fix_withheld(key, scope, context.model)
+            if reason is None and carried_state.captured_by_closure(key, scope):
+                # `current = lambda: params` handed to a thread: it may read the old arrays while the update runs.
+                reason = f"a nested function or lambda reads `{key}` and may read the old arrays while or after the update runs"
+            if reason is None and _tuple_holds_live_value(parts, rebound, node):
+                # `step((params, opt_state, train_data))`: donating the tuple deletes the data passed again.
+                reason = "the argument is a tuple that also holds a value the loop passes again, which donating the tuple would delete; pass the state on its own"
+            if reason is None and _part_passed_beside(key, whole, value, scope):
+                # `step(state, aux=state.aux)`: JAX rejects a buffer both donated and passed again.
+                reason = f"a part of `{key}` is passed beside it in the same call, and XLA rejects a buffer both donated and passed; pass it only inside `{key}`"
+            if reason is not None:
+                withheld.append(reason)
         if donated:
-            _report(value, binding, donated, context)
+            _report(value, binding, donated, context, withheld)
+
+
+def _fix_withheld(key: str, scope, model) -> str | None:
+    """Why donating `key` could delete a value other code still uses, although the update itself
+    carries it: the reason the message gives for offering no fix, or None."""
+    if carried_state.leaks_from_object(key, scope, model):
+        return f"a public method or property of the object hands out `{key}` or a part of it, and whoever called it may still hold the arrays donation deletes"
+    if carried_state.caller_keeps_parameter(key, scope, model):
+        return f"a caller passes `{key}` a value it still holds after the call, which donation would delete"
+    return None
 
 
 def _passed_names(call: ast.Call) -> set[str]:
@@ -231,8 +269,8 @@ def _plain_copies(scope) -> dict[str, frozenset[str]]:
     return {key: frozenset(names) for key, names in copies.items()}
 
 
-def _report(call: ast.Call, binding, donated: list, context) -> None:
-    """One finding per call, naming every argument it should donate."""
+def _report(call: ast.Call, binding, donated: list, context, withheld: list[str] = ()) -> None:
+    """One finding per call, naming every argument it should donate; `withheld`: why no fix is offered."""
     name = binding.key if binding.key != "<inline>" else "the jitted function"
     described = []
     for position, keyword, argument, whole in donated:
@@ -251,6 +289,8 @@ def _report(call: ast.Call, binding, donated: list, context) -> None:
         {other.lineno for position, keyword, _, _ in donated
          for other in carried_state.calls_keeping_argument(binding, call, position, keyword, context.model)}
     )
+    if withheld:
+        fix = f"no automatic fix: {withheld[0]}"
     transform = binding.transform.rsplit(".", 1)[-1]
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
     if keeping:
@@ -391,7 +431,8 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
             return False  # unpacked from something else
         others.append(value)
     if not others:
-        return False
+        # An object's state bound in another method (`self.weights = jnp.zeros(3)` in `__init__`).
+        return key.startswith("self.") and carried_state.attribute_known_small(key, statement, scope, model)
     sized = False
     for value in others:
         if isinstance(value, ast.UnaryOp):
@@ -400,7 +441,7 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
             sized = True
         elif _updates_itself(value, key) or _same_update(value, statement.value, key):
             continue
-        elif _small_allocation(value, model, scope):
+        elif _small_allocation(value, model, scope) or carried_state.known_small(value, scope, model):
             sized = True
         elif (
             isinstance(value, ast.Call) and len(value.args) == 1 and all(k.arg == "dtype" for k in value.keywords)

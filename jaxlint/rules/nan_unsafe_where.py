@@ -12,6 +12,10 @@ Neither is an operand with no path to what is differentiated: in a local functio
 Nor is code in a `jax.custom_jvp`/`custom_vjp` function: autodiff uses its rule, never its body.
 Nor is a function only forward-mode transforms differentiate (`jacfwd`, `jvp`): `where` selects
 the tangents as it selects the values, so the NaN of the dropped arm never reaches the result.
+Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
+`conftest.py`, test helpers, or a `test_*.py` written as a test): a test's loss is written for the
+inputs it asserts on, and a NaN there fails the test itself; every rule whose finding is a cost or
+the quality of computed values follows this one policy (semantic/test_code.py).
 
 ## Why is this bad?
 `jnp.where` computes both arms everywhere and selects afterwards. The forward value is fine, but
@@ -72,6 +76,7 @@ class NanUnsafeWhere(Rule):
     code = "JAX503"
     name = "nan-unsafe-where"
     summary = "`jnp.where` guarding log/sqrt/divide in a differentiated function: NaN gradients"
+    skips_test_code = True
     node_types = (ast.Call,)
     traced_code_only = True
     fix_availability = "sometimes"

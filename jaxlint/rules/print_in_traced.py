@@ -2,6 +2,11 @@
 Flags `print(...)` and `logging` calls (`logging.info`, `logger.warning`, `absl.logging.info`, ...)
 whose arguments include a traced value, inside a traced function.
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
+`conftest.py`, test helpers, or a `test_*.py` written as a test): a test runs once on dummy inputs,
+and what it prints reaches no one; every rule whose finding is a cost or the quality of computed
+values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 The body of a traced function runs once, at trace time, with abstract tracers. `print(x)` prints
 `Traced<ShapedArray(float32[3])>with<DynamicJaxprTrace>` once, when the function is compiled, and
@@ -65,6 +70,7 @@ class PrintInTraced(Rule):
     code = "JAX104"
     name = "print-in-traced"
     summary = "`print` or `logging` of a traced value prints the tracer once, at trace time"
+    skips_test_code = True
     node_types = (ast.Call,)
     traced_code_only = True
     fix_availability = "sometimes"

@@ -27,8 +27,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   different consumers that derive their own keys. Nor when no shared key is read from both: a
   child one split never passes on (rebound before it is read), or reads only on the host
   (`loader(seed=key_data[0].item())`), draws nothing.
-- A draw whose result is read only for its shape (passed after the key to `model.init(key, x)`,
-  `jax.eval_shape`, or asked for `.shape`): dummy inputs whose values never reach a result.
+- A draw whose values never reach a result: the array (inline, through plain names, or in a tuple
+  or list) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
+  `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
+  `init(key, x)`, which fixes only the parameters' shapes. Such dummy inputs share bits with nothing
+  that matters. The value model (semantic/key_values.py) follows where the draw flows.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
@@ -50,8 +53,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   (`randint(k, (), minval=0, maxval=1)`: no random bits used).
 - Draws multiplied by mutually exclusive masks (`randint(k, ...) * (kind == 0)` and
   `randint(k, ...) * (kind == 1)`): at most one survives.
-- `apply(..., rngs={...})` with a literal evaluation flag in the same call (`train=False`,
-  `is_train=False`, `deterministic=True`, `enable_dropout=False`): no dropout draws from the key.
+- `apply(..., rngs={...})` with a literal evaluation flag (`train=False`, `is_train=False`,
+  `deterministic=True`, `enable_dropout=False`) in the same call, in the `functools.partial` the
+  callee is bound to (`evaluate = partial(model.apply, enable_dropout=False)`), or in the
+  construction of the model (`model = Net(deterministic=True)`): no dropout draws from the key.
   Likewise keys split from a reused key but handed only to such calls, directly or through a local
   function (or its `jit`/`pmap`) that passes them on only so (an evaluation step with dropout off).
 - `apply(..., rngs={"dropout": key})` calls through different submodules: different `method=`
@@ -69,6 +74,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
   `randint(k)`): they read different bits on the default threefry (checked on jax 0.10.2), so
   nothing is correlated, although `jax_debug_key_reuse` would reject the reuse.
+
+One finding per key and flow (a function body, a script, a notebook cell), at the first reuse in
+the source; the message lists the lines of the other reuses of that key. One idiom repeated down a
+cell is one mistake, and fixing the first reuse shows the next.
 
 ## Why is this bad?
 JAX's random numbers are a pure function of the key: the same key gives the same numbers, and
@@ -114,7 +123,7 @@ import re
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, key_values
+from jaxlint.semantic import key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -130,6 +139,7 @@ class PrngKeyReuse(Rule):
     code = "JAX501"
     name = "prng-key-reuse"
     summary = "A PRNG key consumed twice without being split"
+    skips_test_code = True
     node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)
     fix_availability = "sometimes"
 
@@ -144,7 +154,9 @@ class PrngKeyReuse(Rule):
             ):
                 # A notebook's cells are re-run on their own and out of order: each cell is one flow.
                 for statements in _cells(module.body, context):
-                    _Flow(context, module).block(statements, {})
+                    flow = _Flow(context, module)
+                    flow.block(statements, {})
+                    flow.finish()
             return
         # Every finding is a call that consumes a key; most functions hold none, and the flow
         # analysis (a walk of every statement and expression) is not worth running on them.
@@ -152,7 +164,9 @@ class PrngKeyReuse(Rule):
         if id(node) not in holders:
             return
         if id(node) in reusers:
-            _Flow(context, node).run()
+            flow = _Flow(context, node)
+            flow.run()
+            flow.finish()
         self._captured_keys(node, context)
 
     def _captured_keys(self, function: ast.AST, context) -> None:
@@ -216,47 +230,17 @@ def _is_consumer(call: ast.Call, context) -> bool:
     return qualified is not None and qualified.startswith("jax.random.")
 
 
-_INITIALISERS = frozenset({"init", "init_with_output", "lazy_init", "eval_shape"})
-
-
-def _only_a_shape(draw: ast.Call, function: ast.AST, model) -> bool:
-    """The draw's result is bound to names read only for their shape: passed after the key to a
-    model's `init(...)` (or `jax.eval_shape`), or asked for `.shape`/`.dtype`. Its values never
-    reach a result, so sharing bits with another draw correlates nothing."""
-    statement = parent_of(draw)
-    if not (isinstance(statement, ast.Assign) and statement.value is draw and all(isinstance(t, ast.Name) for t in statement.targets)):
-        return False
-    names = {t.id for t in statement.targets}
-    for nested in walk(function):
-        if nested is not function and isinstance(nested, FUNCTION_NODES):
-            parameters = {a.arg for a in (*nested.args.posonlyargs, *nested.args.args, *nested.args.kwonlyargs)}
-            if any(isinstance(n, ast.Name) and n.id in names - parameters and isinstance(n.ctx, ast.Load) for n in walk(nested)):
-                return False  # a closure reads it (a nested function's own parameter of that name is another value)
-    reads = [
-        n for n in walk(function)
-        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and model.scope_for(n).node is function
-    ]
-    for read in reads:
-        parent = parent_of(read)
-        if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "dtype", "ndim"):
-            continue
-        if isinstance(parent, ast.Call) and read in parent.args[1:] and (
-            isinstance(parent.func, ast.Attribute) and parent.func.attr in _INITIALISERS
-        ):
-            continue
-        return False
-    return True
-
-
 class _Flow:
     def __init__(self, context, function: ast.AST) -> None:
         self.context = context
         self.function = function
         self.reported: set[int] = set()
+        # key -> [(call, message, fix)]: one finding per key and flow, reported by `finish`.
+        self.findings: dict[str, list[tuple[ast.Call, str, object]]] = {}
         self.scope = context.model.scope_of_node.get(function)
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
-        self.framework = not isinstance(function, ast.Module) and not carried_state.in_test_code(function, str(context.source.filename), context.model)
+        self.framework = not isinstance(function, ast.Module) and not context.in_test_code(function)
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
@@ -505,15 +489,15 @@ class _Flow:
             return False
         if key_values.paired_draws(first, second, context) or key_values.exclusive_masks(first, second):
             return False
-        if _only_a_shape(first, self.function, context.model) or _only_a_shape(second, self.function, context.model):
-            return False  # a dummy input for `model.init(key, x)`: its values are never used
+        if key_values.draw_values_unused(first, self.function, context) or key_values.draw_values_unused(second, self.function, context):
+            return False  # a dummy input (`model.init(key, x)`, `jit(f).lower(x)`): its values are never used
         return self.worth_reporting(first, second)
 
     def worth_reporting(self, first: ast.Call | None, second: ast.Call | None) -> bool:
         """Not in test code: random inputs there are dummy data, and reviewers of real tests judged
         shared keys harmless even where the test compares values (a kernel against its reference)."""
         if self.in_test is None:
-            self.in_test = carried_state.in_test_code(self.function, str(self.context.source.filename), self.context.model) if not isinstance(self.function, ast.Module) else False
+            self.in_test = self.context.in_test_code(self.function) if not isinstance(self.function, ast.Module) else False
         return not self.in_test
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
@@ -577,16 +561,16 @@ class _Flow:
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
         if key_values.is_seed(key):
-            self.context.report(
-                call,
+            self.record(
+                key, call,
                 f"this key is made from the literal {key.split(' in statement')[0]}, like the one already passed to "
                 f"`{earlier}`, so both draw the same random bits; make one key and split it",
             )
             return
         subkey = self.fresh_name(key)
         claim = self.claim(previous, call)
-        self.context.report(
-            call,
+        self.record(
+            key, call,
             f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; "
             f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`",
             fix=None if self.across_iterations else self.split_fix(previous, key),
@@ -598,12 +582,29 @@ class _Flow:
         self.reported.add(id(call))
         kind = "comprehension" if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else "loop"
         subkey = self.fresh_name(key)
-        self.context.report(
-            call,
+        self.record(
+            key, call,
             f"PRNG key `{key}` is consumed in every iteration of this {kind} without being reassigned, so every "
             f"iteration draws the same numbers; split per iteration (`{key}, {subkey} = jax.random.split({key})`) "
             f"or use `jax.random.fold_in({key}, i)`",
         )
+
+    def record(self, key: str, call: ast.Call, message: str, fix=None) -> None:
+        self.findings.setdefault(key, []).append((call, message, fix))
+
+    def finish(self) -> None:
+        """One finding per key and flow (a function body, a script, a notebook cell), at its first reuse in
+        the source; the message lists the other reuses. One idiom repeated down a cell (`normal(key, ...)` on
+        every line) is one mistake to fix, and the fix of the first use makes the next one visible."""
+        for found in self.findings.values():
+            found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+            call, message, fix = found[0]
+            others = sorted({item[0].lineno for item in found[1:]} - {call.lineno})
+            if others:
+                lines = ", ".join(str(line) for line in others[:8]) + (", ..." if len(others) > 8 else "")
+                message += f" (reused again on line{'s' if len(others) > 1 else ''} {lines})"
+            self.context.report(call, message, fix=fix)
+        self.findings = {}
 
     def reads_apart(self, first: ast.Call, second: ast.Call) -> bool:
         """One sampler reads its key's own bits and the other splits the key first: no bits in common on

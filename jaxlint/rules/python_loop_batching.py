@@ -52,6 +52,7 @@ class PythonLoopBatching(Rule):
     code = "JAX403"
     name = "python-loop-batching"
     summary = "Per-element calls stacked into an array instead of `vmap`"
+    skips_test_code = True
     node_types = (ast.Call,)
     fix_availability = "sometimes"
 

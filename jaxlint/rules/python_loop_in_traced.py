@@ -9,6 +9,10 @@ of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with th
 one iteration per item), loops outside traced code, and loops in a function only `vmap` or autodiff
 trace outside any `jit` (`jax.vmap(train)(keys)` at top level runs op by op: no program is compiled,
 so the loop costs time per iteration but no compile time).
+Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
+`conftest.py`, test helpers, or a `test_*.py` written as a test): a test compiles its function once,
+and that compile time is the test's own; every rule whose finding is a cost or the quality of
+computed values follows this one policy (semantic/test_code.py).
 
 ## Why is this bad?
 Tracing runs the Python loop, so every iteration becomes a copy of the body in the jaxpr: the
@@ -66,6 +70,7 @@ class PythonLoopInTraced(Rule):
     code = "JAX304"
     name = "python-loop-in-traced"
     summary = "Long Python loop unrolled into a traced function"
+    skips_test_code = True
     node_types = (ast.For,)
     traced_code_only = True
     fix_availability = "sometimes"

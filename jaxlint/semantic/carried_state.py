@@ -7,11 +7,13 @@ Donation pays when the argument is the state a loop carries from one call to the
 - inside a loop, the argument is rebuilt each iteration, before the call, from something not known
   to be a device value (`x = next(batches)` then `x = encode(x)`): it is fresh input, often host
   data, and the output often has another shape, so XLA could not reuse the buffer anyway;
-- another call of the same jitted function in the same function passes, at that position, a value
-  the program still reads afterwards: `donate_argnums` applies to every call, and would delete it;
-- a nested function or lambda reads the name (`current = lambda: params` handed to a thread):
-  it may read the old value while or after the update runs;
-- the code is a test: a single call on small values, where memory is not the point.
+- the code is a test: a single call on small values, where memory is not the point;
+- the state is known to be small (`known_small`): a PRNG key, arrays of sizes the source fixes.
+
+Where other code can only reach the state (another call of the same jitted function keeping its
+argument, a public method handing it out, a caller still holding what it passed, a closure reading
+the name: `captured_by_closure`), donation is
+unsafe but would still save memory: the rule reports it and withholds the fix.
 """
 
 from __future__ import annotations
@@ -24,13 +26,7 @@ from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statem
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import walk
-
-_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
-# Names only tests and their helpers take (Google-style `foo_test.py`, `foo_test_utils.py`, pytest's
-# `conftest.py`): test code by name alone. `test_*.py` must also be written as a test (a tutorial's
-# `test_profiler.py` demo is not one).
-_TEST_ONLY_FILE = re.compile(r"(^|/)([^/]*_test|[^/]*_test_utils?|test_utils?|conftest)\.py$")
-
+from jaxlint.semantic.test_code import in_test_code, is_test_module  # noqa: F401 (the rules' one test-code query, kept here for callers)
 
 def names_called_in_loops(model) -> frozenset[str]:
     """Names of the functions and methods this module calls from inside a loop (`f(...)`, `obj.f(...)`),
@@ -68,29 +64,6 @@ def callers_pass_back(name: str, scope, model) -> bool:
     return False
 
 
-_TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "chex", "hypothesis", "numpy.testing", "jax.test_util", "jax._src.test_util")
-
-
-def is_test_module(filename: str, model) -> bool:
-    """A test module: `*_test.py`, `*_test_utils.py`, `test_utils.py` or `conftest.py` by name alone;
-    a `test_*.py` file or a module under `tests/` only when written as one, that is it imports a test
-    framework or defines `test_*` functions or `Test*` classes. A script that is only named
-    `test_profiler.py` (a tutorial's demo) is not test code."""
-    found = getattr(model, "_is_test_module", None)
-    if found is None:
-        path = filename.replace("\\", "/")
-        found = bool(_TEST_ONLY_FILE.search(path)) or bool(_TEST_FILE.search(path)) and (
-            any(target == framework or target.startswith(framework + ".") for target in model.imports.aliases.values() for framework in _TEST_FRAMEWORKS)
-            or any(
-                (isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name.startswith("test"))
-                or (isinstance(statement, ast.ClassDef) and ("Test" in statement.name))
-                for statement in model.tree.body
-            )
-        )
-        model._is_test_module = found
-    return found
-
-
 _INTERACTIVE_LIBRARIES = ("pygame", "tkinter", "pyglet", "curses", "PyQt5", "PyQt6", "PySide2", "PySide6", "gradio", "ipywidgets")
 
 
@@ -122,20 +95,6 @@ def paced_loop(loop: ast.AST, model) -> bool:
         for node in walk(statement) if isinstance(statement, (ast.Expr, ast.Assign)) else ():
             if isinstance(node, ast.Call) and model.qualified_name(node.func) in ("time.sleep", "builtins.input"):
                 return True
-    return False
-
-
-def in_test_code(node: ast.AST, filename: str, model) -> bool:
-    """In a test module (see `is_test_module`), a `test_*` function or a `Test*` class."""
-    if is_test_module(filename, model):
-        return True
-    current = node
-    while current is not None:
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
-            return True
-        if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
-            return True
-        current = parent_of(current)
     return False
 
 
@@ -226,14 +185,6 @@ def _parameter_names(function: ast.AST) -> set[str]:
     names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
     return names
-
-
-def other_call_keeps_value(binding, call: ast.Call, position: int | None, keyword: str | None, model) -> bool:
-    """Another call of the same jitted callable in the same function passes, at this position, a value
-    it does not rebind from the result: donation (which applies to every call) would delete a value
-    still in use. (One jitted update serving two purposes side by side: applying a mask to the live
-    parameters and to the averaged ones.)"""
-    return calls_keeping_argument(binding, call, position, keyword, model, same_function=True) != []
 
 
 def calls_keeping_argument(binding, call: ast.Call, position: int | None, keyword: str | None, model, *, same_function: bool = False) -> list[ast.Call]:
@@ -808,3 +759,300 @@ def _of_state_alone(expression: ast.AST, carried: set[str], indices: set[str]) -
             continue  # the function called is not an input
         stack.extend(ast.iter_child_nodes(node))
     return reads_state
+
+
+# ----- state known to be small: not worth donating ---------------------------------------------------
+
+# A megabyte: next to a model's parameters and optimizer state, what donation would save is noise.
+SMALL_BYTES = 2**20
+_BYTES_PER_ELEMENT = 4  # float32, JAX's default; a bound, not a measurement
+_KEY_ELEMENTS = {"jax.random.PRNGKey": 2, "jax.random.key": 2, "jax.random.fold_in": 2, "jax.random.clone": 2}
+_FILLED_ARRAYS = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
+    "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
+})
+_LITERAL_ARRAYS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"})
+# Calls that place or replicate their first argument on devices: each device holds one copy of it.
+_REPLICATING = frozenset({
+    "jax.device_put", "jax.device_put_replicated", "flax.jax_utils.replicate", "jax.numpy.asarray", "jax.numpy.array",
+})
+_BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+_DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
+_DEPTH = 6
+_STACKING = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack", "numpy.array", "numpy.stack"})
+# `jax.random` samplers whose second argument is the shape.
+_SHAPE_SECOND = frozenset({"normal", "uniform", "randint", "gumbel", "laplace", "logistic", "cauchy", "exponential", "rademacher", "bits"})
+
+
+def known_small(value: ast.AST, scope, model) -> bool:
+    """Whether the source shows that `value` holds under a megabyte of arrays per device: a PRNG key
+    (`PRNGKey(0)`, `split(key)`), numbers, arrays of a size the source fixes (`jnp.zeros((8, 16))`,
+    `normal(key, (N,))` with a module constant `N`, a literal `jnp.array([...])`), dicts, lists and
+    tuples of those, a local helper that returns such a value, and a replication of one to the devices
+    (`device_put_replicated(x, devices)`, `broadcast_to(x, (jax.local_device_count(), ...))`, a
+    `tree_map` of either). A size the source does not fix (a parameter, a loaded checkpoint, a model's
+    `init`) is not known small."""
+    elements = _elements(value, scope, model, 0)
+    return elements is not None and elements * _BYTES_PER_ELEMENT < SMALL_BYTES
+
+
+def attribute_known_small(key: str, update: ast.stmt, scope, model) -> bool:
+    """Every value the class binds to the attribute `key` (`self.weights`) outside the update itself
+    is `known_small`, and there is at least one."""
+    values = []
+    for candidate in _class_scopes(scope, model):
+        for target, value in candidate.bindings:
+            if value is update or value is getattr(update, "value", None):
+                continue
+            names = {dotted_name(element) for element in target_elements(target)}
+            if key not in names:
+                continue
+            if dotted_name(target) != key or value is None or isinstance(value, ast.AugAssign):
+                return False  # unpacked from something else, or updated in place
+            values.append((value, candidate))
+    return bool(values) and all(known_small(value, owner, model) for value, owner in values)
+
+
+def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = None) -> int | None:
+    """Elements per device of the arrays `value` builds, when the source fixes them; else None.
+    `passed`: inside a local helper, its parameters -> (the argument a call passes, the caller's scope)."""
+    if depth > _DEPTH or value is None:
+        return None
+    if isinstance(value, ast.Constant):
+        return 1 if isinstance(value.value, (int, float, bool)) else None
+    if isinstance(value, ast.UnaryOp):
+        return _elements(value.operand, scope, model, depth, passed)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
+    if isinstance(value, ast.Dict):
+        return _total([_elements(element, scope, model, depth, passed) for element in value.values]) if None not in value.keys else None
+    if isinstance(value, ast.Name):
+        if passed and value.id in passed:
+            argument, caller = passed[value.id]
+            return _elements(argument, caller, model, depth + 1)
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, value.id, scope)
+        if found is None:
+            return None
+        owner, bound = found[0], _reaching_value(value, found[1])
+        if bound is None:
+            return None
+        if isinstance(bound, (ast.List, ast.Dict)) and _mutated(value.id, owner):
+            return None  # `params = []` then `params.append(...)`: the literal is not what it holds
+        return _elements(bound, owner, model, depth + 1, passed if owner is scope else None)
+    if isinstance(value, ast.Subscript):
+        # `split(key)[0]`: one key of the array.
+        inner = value.value
+        if isinstance(inner, ast.Call) and model.qualified_name(inner.func) == "jax.random.split":
+            return 2
+        return None
+    if isinstance(value, ast.Call):
+        return _call_elements(value, scope, model, depth, passed)
+    return None
+
+
+def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
+    qualified = model.qualified_name(call.func)
+    arguments = call.args
+    if qualified in _KEY_ELEMENTS:
+        return _KEY_ELEMENTS[qualified]
+    if qualified == "jax.random.split":
+        count = _keyword_or_position(call, 1, "num")
+        number = 2 if count is None else _int_value(count, scope, model, passed)
+        return None if number is None else 2 * number
+    if qualified in _FILLED_ARRAYS and arguments:
+        return _shape_elements(arguments[0], scope, model, passed)
+    if qualified is not None and qualified[len("jax.random."):] in _SHAPE_SECOND and qualified.startswith("jax.random."):
+        shape = _keyword_or_position(call, 1, "shape")
+        return 1 if shape is None else _shape_elements(shape, scope, model, passed)
+    if qualified in _LITERAL_ARRAYS and arguments and isinstance(arguments[0], (ast.List, ast.Tuple, ast.Constant)):
+        return _elements(arguments[0], scope, model, depth, passed)
+    if qualified in _REPLICATING and arguments:
+        return _elements(arguments[0], scope, model, depth + 1, passed)
+    if qualified in _BROADCASTS and len(arguments) >= 2:
+        return _shape_elements(arguments[1], scope, model, passed)
+    if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
+        return _elements(arguments[1], scope, model, depth + 1, passed)
+    record = _local_record_class(call, model)
+    if record is not None:
+        # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
+        return _total([_elements(argument, scope, model, depth, passed) for argument in (*arguments, *(k.value for k in call.keywords))])
+    if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
+        # A local helper: every value it returns is small, its parameters bound to what this call passes
+        # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
+        helper = _local_callee(call, scope, model)
+        if helper is None or not helper.returns:
+            return None
+        if any(isinstance(a, ast.Starred) for a in arguments) or any(k.arg is None for k in call.keywords):
+            return None
+        frame = {parameter: (argument, scope) for parameter, argument in zip(helper.params, arguments)}
+        frame.update((k.arg, (k.value, scope)) for k in call.keywords if k.arg in helper.param_nodes)
+        counts = [_elements(returned, helper, model, depth + 1, frame) for returned in helper.returns]
+        return None if None in counts else max(counts)
+    return None
+
+
+def _int_value(node: ast.AST, scope, model, passed: dict | None):
+    """The value of a size expression: module constants and literals, and a helper's parameters
+    through the arguments its call passes."""
+    from jaxlint.semantic.constants import literal_value
+
+    evaluator = model.constant_evaluator()
+
+    def lookup(inner: ast.AST):
+        if passed and isinstance(inner, ast.Name) and inner.id in passed:
+            argument, caller = passed[inner.id]
+            return evaluator.value(argument, caller)
+        return evaluator.value(inner, scope)
+
+    return literal_value(node, None, lookup)
+
+
+def _reaching_value(name: ast.Name, values: list) -> ast.AST | None:
+    """The one value of `values` (every binding of the name in its scope) that reaches this read: the
+    only binding, or (a script or notebook rebinding a name cell after cell) the nearest binding in
+    the same block before the read's statement, with no other binding between the two."""
+    if len(values) == 1:
+        return None if isinstance(values[0], ast.AugAssign) else values[0]
+    use = enclosing_statement(name)
+    place = statement_list(use) if use is not None else None
+    if place is None:
+        return None
+    block, index = place
+    nearest = None
+    for value in values:
+        statement = enclosing_statement(value)
+        if statement is None or isinstance(value, ast.AugAssign):
+            return None
+        if statement.lineno >= use.lineno:
+            continue
+        where = statement_list(statement)
+        if where is None or where[0] is not block or where[1] >= index:
+            if statement.lineno < use.lineno and (nearest is None or statement.lineno > nearest[0].lineno):
+                nearest = (statement, None)  # a binding in a nested block: which one reaches is unclear
+            continue
+        if nearest is None or statement.lineno > nearest[0].lineno:
+            nearest = (statement, value)
+    return nearest[1] if nearest is not None else None
+
+
+def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:
+    """The local NamedTuple or dataclass a call constructs (`Params(w, b)`): its fields hold exactly
+    the arguments."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    local = [c for c in model.class_methods if c.name == call.func.id and model.scope_for(c) is model.module_scope]
+    if len(local) != 1 or call.func.id in model.imports.aliases:
+        return None
+    definition = local[0]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    bases = {model.qualified_name(base) for base in definition.bases}
+    decorators = {model.qualified_name(d.func if isinstance(d, ast.Call) else d) for d in definition.decorator_list}
+    if bases & {"typing.NamedTuple", "flax.struct.PyTreeNode"} or decorators & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}:
+        return definition
+    return None
+
+
+def _local_callee(call: ast.Call, scope, model):
+    """The scope of the local function a call runs: a name, `self.method`, or a method of an instance
+    of a local class (`counter = Counter()` then `counter.reset()`)."""
+    resolved = model.resolve_function(call.func, scope)
+    if resolved is not None:
+        if resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        return resolved[0]
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in ("self", "cls"):
+        owner = model.instance_class(func.value)
+        if isinstance(owner, ast.ClassDef):
+            method = model.class_methods.get(owner, {}).get(func.attr)
+            if method is not None and isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return method
+    return None
+
+
+def _mutated(name: str, scope) -> bool:
+    """The container bound to `name` is changed in place in its scope: a method call on it
+    (`params.append(...)`, `state.update(...)`) or an item stored (`state["w"] = ...`)."""
+    node = scope.node
+    for inner in walk(node):
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == name:
+            if isinstance(parent_of(inner), ast.Call) and parent_of(inner).func is inner:
+                return True
+        elif isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name and isinstance(inner.ctx, ast.Store):
+            return True
+    return False
+
+
+def _replicates_leaf(function: ast.AST, model) -> bool:
+    """`lambda x: jnp.broadcast_to(x, (n_devices, *x.shape))`, `lambda x: jax.device_put(x, sharding)`:
+    each leaf replicated to the devices, each device holding one copy."""
+    if not isinstance(function, ast.Lambda) or len(function.args.args) != 1:
+        return False
+    parameter = function.args.args[0].arg
+    body = function.body
+    if not isinstance(body, ast.Call) or not body.args:
+        return False
+    qualified = model.qualified_name(body.func)
+    copies = body.args[0]
+    if (
+        qualified in _STACKING and isinstance(copies, ast.BinOp) and isinstance(copies.op, ast.Mult)
+        and isinstance(copies.left, ast.List) and len(copies.left.elts) == 1
+        and isinstance(copies.left.elts[0], ast.Name) and copies.left.elts[0].id == parameter
+    ):
+        return True  # `jnp.array([x] * n_devices)`: one copy per device, the leading axis split by `pmap`
+    if not (isinstance(copies, ast.Name) and copies.id == parameter):
+        return False
+    if qualified in _REPLICATING:
+        return True
+    return qualified in _BROADCASTS and len(body.args) >= 2 and _leading_device_axis(body.args[1], parameter, model)
+
+
+def _leading_device_axis(shape: ast.AST, parameter: str, model) -> bool:
+    """`(jax.local_device_count(),) + x.shape`, `(n, *x.shape)` with `n` a device count."""
+    if isinstance(shape, ast.BinOp) and isinstance(shape.op, ast.Add):
+        head, tail = shape.left, shape.right
+        return _device_count_tuple(head, model) and isinstance(tail, ast.Attribute) and tail.attr == "shape"
+    if isinstance(shape, ast.Tuple) and len(shape.elts) == 2:
+        head, tail = shape.elts
+        return _device_count(head, model) and isinstance(tail, ast.Starred) and isinstance(tail.value, ast.Attribute) and tail.value.attr == "shape"
+    return False
+
+
+def _device_count_tuple(node: ast.AST, model) -> bool:
+    return isinstance(node, ast.Tuple) and len(node.elts) == 1 and _device_count(node.elts[0], model)
+
+
+def _device_count(node: ast.AST, model) -> bool:
+    return isinstance(node, ast.Call) and model.qualified_name(node.func) in _DEVICE_COUNTS
+
+
+def _shape_elements(shape: ast.AST, scope, model, passed: dict | None = None) -> int | None:
+    """Elements per device of an array of this shape: a leading device count counts once (`pmap`
+    gives each device its slice)."""
+    dimensions = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+    if dimensions and _device_count(dimensions[0], model):
+        dimensions = dimensions[1:]
+    total = 1
+    for dimension in dimensions:
+        value = _int_value(dimension, scope, model, passed)
+        values = value if isinstance(value, tuple) else (value,)
+        for size in values:
+            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                return None
+            total *= size
+    return total
+
+
+def _keyword_or_position(call: ast.Call, position: int, keyword: str) -> ast.AST | None:
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is not None:
+        return found
+    return call.args[position] if len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]) else None
+
+
+def _total(counts: list[int | None]) -> int | None:
+    return None if None in counts else sum(counts)

@@ -16,6 +16,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
+from jaxlint.semantic import jaxapi
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -116,7 +117,7 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) 
         elif literal_seed(first, context) is not None:
             found.append(first)
     for keyword in call.keywords:
-        if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not _deterministic_call(call):
+        if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not dropout_off(call, context):
             for value in keyword.value.values:
                 if isinstance(value, ast.Name) and is_key(value.id):
                     found.append(value)
@@ -133,6 +134,39 @@ def _deterministic_call(call: ast.Call) -> bool:
         keyword.arg in _TRAINING_FLAGS and isinstance(keyword.value, ast.Constant) and keyword.value.value is _TRAINING_FLAGS[keyword.arg]
         for keyword in call.keywords
     )
+
+
+def dropout_off(call: ast.Call, context) -> bool:
+    """The model a call runs has its random layers turned off, so an `rngs` key it is given draws
+    nothing: a literal evaluation flag in the call itself (`apply(..., train=False, rngs=...)`), in the
+    `functools.partial` the callee is bound to (`evaluate = partial(model.apply, enable_dropout=False)`),
+    or in the construction of the model whose `apply` is called (`model = Net(deterministic=True)`)."""
+    if _deterministic_call(call):
+        return True
+    func = call.func
+    holders = []
+    if isinstance(func, ast.Name):
+        holders.append(func)
+    elif isinstance(func, ast.Attribute) and func.attr in ("apply", "__call__") and isinstance(func.value, ast.Name):
+        holders.append(func.value)
+    for holder in holders:
+        value = _only_binding(holder, context.model)
+        if isinstance(value, ast.Call) and _deterministic_call(value):
+            return True
+    return False
+
+
+def _only_binding(name: ast.Name, model) -> ast.AST | None:
+    """The value a name is bound to, where the scope that binds it does so exactly once."""
+    scope = model.scope_for(name)
+    while scope is not None:
+        values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == name.id]
+        if values:
+            return values[0] if len(values) == 1 and not isinstance(values[0], ast.AugAssign) else None
+        if name.id in scope.local_names:
+            return None  # a parameter or a loop variable: its value is the caller's
+        scope = scope.parent
+    return None
 
 
 def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False) -> bool:
@@ -356,7 +390,7 @@ def _unused_key_argument(argument: ast.Name, context, depth: int = 0) -> bool:
     call = parent_of(argument)
     if not isinstance(call, ast.Call) or argument is call.func:
         return False
-    if _deterministic_call(call):
+    if dropout_off(call, context):
         return True
     if depth >= 2:
         return False
@@ -824,3 +858,132 @@ def _equality_masks(call: ast.Call) -> set[tuple[str, object]]:
             if isinstance(right, ast.Constant):
                 found.add((ast.dump(factor.left), right.value))
     return found
+
+
+# ----- draws whose values never reach a result ---------------------------------------------------------
+
+# Attributes that read an array's type, not its values.
+_TYPE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "aval", "sharding"})
+# Methods of a compiled callable that trace or lower it from its arguments' shapes and dtypes alone.
+_STAGING_METHODS = frozenset({"lower", "trace", "eval_shape"})
+# A model's initialiser: the example input after the key only fixes the parameters' shapes.
+_INITIALISERS = frozenset({"init", "lazy_init", "eval_shape", "tabulate"})
+# JAX functions that look at the abstract value of the arguments after the function.
+_ABSTRACT_EVALUATORS = frozenset({"jax.eval_shape"})
+# Functions that read only their argument's shape and dtype (`zeros_like(x)`).
+_TYPE_READERS = frozenset({
+    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
+    "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "jax.numpy.shape", "numpy.shape",
+    "jax.ShapeDtypeStruct",
+})
+_TRACING_TRANSFORMS = frozenset({"jax.make_jaxpr", "jax.xla_computation"})
+
+
+def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 0) -> bool:
+    """Whether the array a draw returns is read only for its type, never for its values: passed
+    inline or through plain names (and tuples or lists of them) only to `.shape`/`.dtype`, to a
+    compiled function's `.lower(...)`/`.trace(...)`, to `jax.eval_shape(f, ...)` or
+    `jax.make_jaxpr(f)(...)`, or after the key to a model's `init(key, x)`. Such a draw is a dummy
+    input: a key it shares with another draw correlates nothing that reaches a result."""
+    return _only_abstract(draw, function, context, depth)
+
+
+def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> bool:
+    parent = parent_of(node)
+    if isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load):
+        return _only_abstract(parent, function, context, depth)
+    if isinstance(parent, ast.Starred):
+        return _only_abstract(parent, function, context, depth)
+    if isinstance(parent, ast.Dict) and node in parent.values:
+        return _only_abstract(parent, function, context, depth)  # `{"image": x}` handed on as a whole
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        return parent.attr in _TYPE_ATTRIBUTES
+    if isinstance(parent, ast.Call):
+        return node is not parent.func and _abstract_argument(node, parent, context, depth)
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        if not all(isinstance(target, ast.Name) for target in targets):
+            return False
+        return all(_name_only_abstract(target.id, parent, function, context, depth + 1) for target in targets)
+    return False
+
+
+def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, context, depth: int) -> bool:
+    """Every read of the value `statement` binds to `name` is abstract; a nested function reading the
+    name (a closure traced later, a callback) counts as a use of its values."""
+    if name.startswith("_"):
+        return False
+    declared, closure_reads = _function_facts(function)
+    if name in declared or name in closure_reads:
+        return False
+    readers = _readers_after(statement, name, function)
+    if not readers:
+        return False  # never read: `result_is_read` answers that case
+    for reader in readers:
+        if not isinstance(reader, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)):
+            return False  # read by a test or a compound statement as a whole
+        for read in walk(reader):
+            if read.__class__ is ast.Name and read.id == name and read.ctx.__class__ is ast.Load:
+                if not _only_abstract(read, function, context, depth):
+                    return False
+    return True
+
+
+def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 0) -> bool:
+    """`call` reads only the abstract value (shape and dtype) of `argument`: a JAX staging or shape
+    function, a model's initialiser, or a local function whose parameter is read only so."""
+    function = call.func
+    qualified = context.qualified_name(function)
+    if qualified in _ABSTRACT_EVALUATORS:
+        return argument is not (call.args[0] if call.args else None)
+    if qualified == "builtins.len" or (qualified in _TYPE_READERS and call.args and argument is call.args[0]):
+        return True
+    if isinstance(function, ast.Call) and context.qualified_name(function.func) in _TRACING_TRANSFORMS:
+        return True  # `jax.make_jaxpr(f)(x)`
+    if depth < 3 and _local_parameter_abstract(argument, call, context, depth):
+        return True  # `make_state(key, dummy)` whose `dummy` only reaches `model.init(key, dummy)`
+    if not isinstance(function, ast.Attribute):
+        return False
+    if function.attr in _STAGING_METHODS and _compiled_callable(function.value, context):
+        return True  # `jax.jit(f).lower(x)`, `step.trace(state, batch)`: traced with abstract values
+    if function.attr in _INITIALISERS and qualified is None:
+        return argument in call.args[1:]  # `model.init(key, x)`: `x` fixes the shapes of the parameters
+    return False
+
+
+def _local_parameter_abstract(argument: ast.AST, call: ast.Call, context, depth: int) -> bool:
+    """`call` runs a local function (not compiled: a jitted one reads its arguments' values) whose
+    parameter for `argument` is read, in its body, only for its abstract value."""
+    model = context.model
+    if model.jit_binding_for_call(call) is not None:
+        return False
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None:
+        return False
+    callee, bound, _ = resolved
+    if not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if argument in call.args:
+        index = call.args.index(argument)
+        if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]) or index + bound >= len(callee.params):
+            return False
+        parameter = callee.params[index + bound]
+    else:
+        parameter = next((k.arg for k in call.keywords if k.value is argument), None)
+        if parameter is None or parameter not in callee.param_nodes:
+            return False
+    declared, closure_reads = _function_facts(callee.node)
+    if parameter in declared or parameter in closure_reads:
+        return False
+    reads = [n for n in _own_nodes(callee.node) if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load]
+    return bool(reads) and all(_only_abstract(read, callee.node, context, depth + 1) for read in reads)
+
+
+def _compiled_callable(node: ast.AST, context) -> bool:
+    """`jax.jit(f)`, or a name or attribute bound to a jitted or pmapped function."""
+    model = context.model
+    if isinstance(node, ast.Call):
+        return model.transform_of(node.func) in jaxapi.COMPILING
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return model.jit_binding_for_name(node) is not None
+    return False
