@@ -36,6 +36,7 @@ import collections
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -213,7 +214,7 @@ def absent_blobs(gitdir: Path, commit: str) -> list[str]:
 
 def git_archive(gitdir: Path, commit: str, dest: Path, excluded: list[str] = ()) -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    pathspecs = ["--", "."] + [f":(exclude,literal){path}" for path in excluded] if excluded else []
+    pathspecs = (["--", "."] + [f":(exclude,literal){path}" for path in excluded]) if excluded else []
     archive = subprocess.Popen(["git", "--git-dir", str(gitdir), "archive", commit, *pathspecs],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     untar = subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout, capture_output=True)
@@ -236,10 +237,11 @@ def export_repos(repos: list[Repo], mirror: Path, corpus: Path) -> list[str]:
         known = subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "-e", f"{repo.commit}^{{commit}}"],
                                capture_output=True)
         if known.returncode != 0:
-            problems.append(f"missing snapshot {repo.name}@{repo.commit[:12]} (expected git dir {gitdir}; fetch it first)")
+            problems.append(f"missing snapshot {repo.name}@{repo.commit[:12]} "
+                            f"(expected git dir {gitdir}; fetch it first)")
             continue
         if dest.exists():
-            subprocess.run(["rm", "-rf", str(dest)], check=True)
+            shutil.rmtree(dest)
         git_archive(gitdir, repo.commit, dest, absent_blobs(gitdir, repo.commit))
         stamp.write_text(repo.commit + "\n")
     return problems
