@@ -314,6 +314,11 @@ def install_jax_hooks(recorder: Recorder) -> None:
     _wrap_host_reads(recorder)
     _wrap_jit(recorder, jax)
     _watch_warnings(recorder)
+    if os.environ.get("JAXLINT_TRACE_VALUES") == "1":  # `jaxlint fix --verify` compares what calls return
+        global _VALUES
+        from jaxlint.runtime_checks.trace_values import ValueLog
+
+        _VALUES = ValueLog(recorder, jax)
 
 
 def _explain_cache_misses(recorder: Recorder, jax) -> None:
@@ -417,6 +422,8 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
                 state["recorded_args"] = True
                 _PROBES.setdefault(key, (fun, jit_args, jit_kwargs, _abstract(jax, args), _abstract(jax, kwargs)))
             recorder.on_call(key, started, ended, sys._getframe(1))
+            if _VALUES is not None:
+                _VALUES.record(key, info["name"], result)
             if info["calls"] <= 3 or info["calls"] % 50 == 0:
                 _sample_memory(recorder, jax)
         except Exception:
@@ -436,6 +443,7 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
 
 
 _PROBES: dict[str, tuple] = {}
+_VALUES = None  # a trace_values.ValueLog when JAXLINT_TRACE_VALUES=1
 
 
 def _sample_memory(recorder: Recorder, jax) -> None:
@@ -542,6 +550,8 @@ def _finish() -> None:
     recorder.closed = True
     jax = sys.modules.get("jax")
     steps = [_device_facts, _sync_floor]
+    if _VALUES is not None:
+        steps.append(_returned_values)
     if os.environ.get("JAXLINT_TRACE_PROBE", "1") != "0":
         steps.append(_donation_probes)
     if jax is not None:
@@ -586,6 +596,10 @@ def _sync_floor(recorder: Recorder, jax) -> None:
     recorder.in_sync.active = False
     samples.sort()
     recorder.at_exit["ready_sync_s"] = samples[len(samples) // 2]
+
+
+def _returned_values(recorder: Recorder, jax) -> None:
+    recorder.at_exit["values"] = _VALUES.summary()
 
 
 def _donation_probes(recorder: Recorder, jax) -> None:
