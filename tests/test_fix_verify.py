@@ -211,3 +211,23 @@ def test_text_moves_are_followed_through_earlier_edits():
 @pytest.mark.parametrize("line", ["step 10: 3.2 it/s", "epoch took 12.5s", "throughput 1200 samples/s"])
 def test_speed_lines_are_not_compared(line):
     assert verify.NOT_COMPARED.search(line)
+
+
+def test_the_originals_own_spread_widens_the_tolerance_and_nothing_else_does():
+    before, after = _summary([1.0, 2.0]), _summary([1.002, 2.0])
+    assert compare_summaries(before, after, "f") is not None
+    assert compare_summaries(before, after, "f", again=_summary([1.0005, 2.0])) is None  # spread 5e-4: 10x covers 2e-3
+    assert compare_summaries(before, after, "f", again=_summary([1.0, 2.0])) is not None  # deterministic: no widening
+    assert compare_summaries(before, _summary([1.002], "float64"), "f", again=_summary([1.5, 2.0])) is not None  # dtype
+    assert verify.compare_printed("loss 0.503000\n", "loss 0.504000\n")[0] is not None
+    assert verify.compare_printed("loss 0.503000\n", "loss 0.504000\n", again="loss 0.503400\n")[0] is None
+    assert verify.compare_printed("step 10\n", "step 11\n", again="step 12\n")[0] is not None  # integers exactly
+
+
+def test_float32_on_a_gpu_is_held_to_tf32_precision_and_ints_stay_exact():
+    before, after = _summary([1.0, 2.0]), _summary([1.002, 2.0])
+    assert compare_summaries(before, after, "f") is not None  # CPU: float32 1e-4
+    assert compare_summaries(before, after, "f", platform="gpu") is None
+    assert compare_summaries(before, _summary([1.02, 2.0]), "f", platform="gpu") is not None
+    assert compare_summaries(_summary([3.0], "int32"), _summary([4.0], "int32"), "f", platform="gpu") is not None
+    assert verify.compare_printed("loss 0.503000\n", "loss 0.504000\n", platform="gpu")[0] is None

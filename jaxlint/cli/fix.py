@@ -277,8 +277,8 @@ def fix_command(ctx, paths, config, select, ignore, extend_select, unsafe_fixes,
     \b
     jaxlint fix --verify [--unsafe-fixes] [--select ...] [PATHS] -- COMMAND...
     e.g. `jaxlint fix --verify --unsafe-fixes -- python train.py --steps 50`. Runs COMMAND as
-    written, then with the fixes of PATHS (under the current folder) applied in a scratch copy of
-    the current folder, each run under `jaxlint runtime`'s instrumentation. A fix is written only if
+    written, then with the fixes of PATHS (under the current folder; default: the files of the
+    current folder that the command runs) applied in a scratch copy of the current folder, each run under `jaxlint runtime`'s instrumentation. A fix is written only if
     its run agrees (same exit status; the values the jitted functions return, within their dtype's
     tolerance; the numbers printed) and is not slower (wall time at most 10% + 0.5 s above the
     original's). Fixes are checked together, and each on its own where they interact or the joint
@@ -292,6 +292,7 @@ def fix_command(ctx, paths, config, select, ignore, extend_select, unsafe_fixes,
     from jaxlint.runner import RunResult, collect_files
 
     started = perf_counter()
+    paths_given = bool(paths)
     command = ctx.meta.get("jaxlint.fix.command")
     if verify and not command:
         error_line("--verify needs the command to run after `--`: e.g. `jaxlint fix --verify -- python train.py`")
@@ -309,7 +310,8 @@ def fix_command(ctx, paths, config, select, ignore, extend_select, unsafe_fixes,
             sys.exit(EXIT_ERROR)
         from jaxlint.cli.fix_verify import verify_fixes
 
-        sys.exit(verify_fixes(command, paths, settings, rules, unsafe_fixes, output_format, each_fix, max_runs, run_timeout, quiet))
+        sys.exit(verify_fixes(command, paths, settings, rules, unsafe_fixes, output_format, each_fix, max_runs, run_timeout, quiet,
+                              paths_given=paths_given))
     if paths == ["-"]:
         sys.exit(_fix_stdin(stdin_filename or "-", settings, rules, unsafe_fixes, show_diff, exit_non_zero_on_fix, quiet))
     if "-" in paths:

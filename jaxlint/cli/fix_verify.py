@@ -17,7 +17,7 @@ from jaxlint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error_line
 
 
 def verify_fixes(command: list[str], paths: list[str], settings, rules, unsafe: bool, output_format: str,
-                 each_fix: bool, max_runs: int, timeout_s: float | None, quiet: bool) -> int:
+                 each_fix: bool, max_runs: int, timeout_s: float | None, quiet: bool, paths_given: bool = True) -> int:
     from jaxlint.runner import RunResult, collect_files
     from jaxlint.runtime_checks.verify import Verifier, collect_units, to_report
 
@@ -33,7 +33,8 @@ def verify_fixes(command: list[str], paths: list[str], settings, rules, unsafe: 
     if found.missing_paths:
         return EXIT_ERROR
     fixable, notes = collect_units(files, root, settings, rules, unsafe)
-    verifier = Verifier(command, fixable, root, settings, rules, unsafe, max_runs, timeout_s, each_fix, say)
+    verifier = Verifier(command, fixable, root, settings, rules, unsafe, max_runs, timeout_s, each_fix, say,
+                        only_files_that_ran=not paths_given)
     count = len(verifier.units)
     if count:
         say(f"jaxlint fix --verify: {count} fix(es) to check against `{shlex.join(command)}` "
