@@ -30,6 +30,13 @@ def _megabytes(value) -> str:
     return "-" if value is None else f"{value / 1e6:.1f} MB"
 
 
+def _saving(before, after) -> str:
+    if not before or not after:
+        return "-"
+    saving = 1 - after / before
+    return "0%" if abs(saving) < 0.005 else f"{saving:.0%}"
+
+
 def table(report: dict) -> str:
     device = report.get("device") or {}
     lines = [
@@ -42,9 +49,7 @@ def table(report: dict) -> str:
     ]
     for fix in report["fixes"]:
         m = fix["metrics"]
-        saving = "-"
-        if m["peak_bytes_before"] and m["peak_bytes_after"]:
-            saving = f"{1 - m['peak_bytes_after'] / m['peak_bytes_before']:.0%}"
+        saving = _saving(m["peak_bytes_before"], m["peak_bytes_after"])
         lines.append(
             f"| {fix['code']} {fix['filename']}:{fix['line']} | {fix['verdict']} "
             f"| {m['compiles_before']} -> {m['compiles_after']} | {m['syncs_before']} -> {m['syncs_after']} "
@@ -53,10 +58,29 @@ def table(report: dict) -> str:
             f"| {_seconds(m['step_s_before'])} -> {_seconds(m['step_s_after'])} ({_ratio(m['step_s_before'], m['step_s_after'])}) "
             f"| {m['outputs_agree']} |")
     runs = report.get("runs") or []
+    together = next((run for run in runs[1:] if run["label"].startswith("all ")), None)
+    if runs and together is not None:
+        lines.append(_together_row(runs[0], together))
     if runs:
         lines += ["", "Runs: " + "; ".join(f"{run['label']}: {run['wall_s']:.2f} s, {run['compiles']} compilations, "
                                            f"{run['syncs']} syncs" for run in runs) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _together_row(original: dict, together: dict) -> str:
+    """The run with every fix applied, against the original (the step: the function both call that
+    the original calls most often)."""
+    common = [name for name in original.get("calls", {}) if name in together.get("calls", {})]
+    step = max(common, key=lambda name: original["calls"][name]["calls"], default=None)
+    step_before = original["calls"][step]["median_interval_s"] if step else None
+    step_after = together["calls"][step]["median_interval_s"] if step else None
+    saving = _saving(original.get("peak_bytes"), together.get("peak_bytes"))
+    return (f"| {together['label']} | - | {original['compiles']} -> {together['compiles']} "
+            f"| {original['syncs']} -> {together['syncs']} "
+            f"| {_megabytes(original.get('peak_bytes'))} -> {_megabytes(together.get('peak_bytes'))} ({saving}) "
+            f"| {_seconds(original['wall_s'])} -> {_seconds(together['wall_s'])} ({_ratio(original['wall_s'], together['wall_s'])}) "
+            f"| {_seconds(step_before)} -> {_seconds(step_after)} ({_ratio(step_before, step_after)}) "
+            f"| {together.get('outputs_agree')} |")
 
 
 def main(argv: list[str]) -> int:

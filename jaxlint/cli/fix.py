@@ -281,7 +281,7 @@ def fix_command(ctx, paths, config, select, ignore, extend_select, unsafe_fixes,
     current folder that the command runs) applied in a scratch copy of the current folder, each run under `jaxlint runtime`'s instrumentation. A fix is written only if
     its run agrees (same exit status; the values the jitted functions return, within their dtype's
     tolerance; the numbers printed) and is not slower (wall time at most 10% + 0.5 s above the
-    original's). Fixes are checked together, and each on its own where they interact or the joint
+    original's; a run that looks slower is repeated, and the shorter time counts). Fixes are checked together, and each on its own where they interact or the joint
     run fails. Progress goes to stderr, the report (--format text|json) to stdout.
     \b
     Exit status with --verify: 0 every fix verified and written (or nothing to fix), 1 a fix was
