@@ -231,3 +231,44 @@ def test_float32_on_a_gpu_is_held_to_tf32_precision_and_ints_stay_exact():
     assert compare_summaries(before, _summary([1.02, 2.0]), "f", platform="gpu") is not None
     assert compare_summaries(_summary([3.0], "int32"), _summary([4.0], "int32"), "f", platform="gpu") is not None
     assert verify.compare_printed("loss 0.503000\n", "loss 0.504000\n", platform="gpu")[0] is None
+
+
+class _OneToTwo(Rule):
+    """A rule for this test only: `name = 1.0` becomes `name = 2.0`."""
+
+    code = "JAX991"
+    name = "test-one-to-two"
+    summary = "test rule"
+    node_types = (ast.Assign,)
+    fix_availability = "always"
+
+    def check(self, node, context) -> None:
+        if isinstance(node.value, ast.Constant) and node.value.value == 1.0:
+            context.report(node.value, "test finding", context.fix("one to two", [context.replace(node.value, "2.0")], safe=True))
+
+
+def test_fixes_that_pass_alone_but_not_together_keep_only_the_first(tmp_path, monkeypatch):
+    """Each change alone leaves the printed product 0; both make it 1. The command is plain Python
+    (no jax): runs take milliseconds, and the printed numbers are all there is to compare."""
+    from jaxlint.cli.common import build_settings
+
+    script = tmp_path / "product.py"
+    # (the comment names jax: the engine reads only modules that mention it)
+    script.write_text("# a stand-in for a jax program\na = 1.0\nb = 1.0\nprint(f'product {(a - 1.0) * (b - 1.0):.4f}')\n")
+    monkeypatch.chdir(tmp_path)
+    settings = build_settings([str(script)], None, ("JAX101",), (), ())
+    rules = [_OneToTwo()]
+    fixable, _ = verify.collect_units([script], tmp_path.resolve(), settings, rules, unsafe=True)
+    verifier = verify.Verifier([sys.executable, "product.py"], fixable, tmp_path.resolve(), settings, rules, True,
+                               max_runs=10, timeout_s=60, each_fix=False, progress=lambda line: None, warm_up=False)
+    report = verify.to_report(verifier.verify())
+    assert verifier.write_verified() == []
+    verdicts = [(fix["line"], fix["verdict"]) for fix in report["fixes"]]
+    assert sorted(verdict for _, verdict in verdicts) == ["rejected", "verified"]
+    rejected = next(fix for fix in report["fixes"] if fix["verdict"] == "rejected")
+    assert rejected["reason"].startswith("passes alone, but with JAX991 product.py:")
+    assert "printed 0.0000 before and 1.0000 after" in rejected["reason"]
+    # the original, both (they disagree), each alone, then the pair again as a trial; no extra joint run
+    labels = [run["label"] for run in report["runs"]]
+    assert labels[:2] == ["the command as written", "all 2 fix(es) applied"] and len(labels) == 5
+    assert script.read_text().count("2.0") == 1

@@ -698,6 +698,9 @@ class Verifier:
         if len(candidates) == 1 and candidates[0].index in own:
             self._accept(candidates, own[candidates[0].index])
             return
+        if chosen == set(together.fixes):
+            self._add_one_at_a_time(baseline, candidates, own)  # that joint run already failed
+            return
         if self._runs_left() < 1:
             for unit in candidates:
                 result.verdicts[unit.index] = ("unverified", "passed on its own, but --max-runs left no run to check it with the other fixes")
