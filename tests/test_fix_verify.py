@@ -272,3 +272,40 @@ def test_fixes_that_pass_alone_but_not_together_keep_only_the_first(tmp_path, mo
     labels = [run["label"] for run in report["runs"]]
     assert labels[:2] == ["the command as written", "all 2 fix(es) applied"] and len(labels) == 5
     assert script.read_text().count("2.0") == 1
+
+
+class _AddsASleep(Rule):
+    """A rule for this test only: its fix keeps the value and adds a 1.5 s sleep."""
+
+    code = "JAX992"
+    name = "test-adds-a-sleep"
+    summary = "test rule"
+    node_types = (ast.Assign,)
+    fix_availability = "always"
+
+    def check(self, node, context) -> None:
+        if isinstance(node.value, ast.Constant) and node.value.value == 7:
+            context.report(node.value, "test finding",
+                           context.fix("sleep", [context.replace(node.value, "__import__('time').sleep(1.5) or 7")], safe=True))
+
+
+def test_a_fix_that_makes_the_run_slower_is_rejected_after_a_second_look(tmp_path, monkeypatch):
+    from jaxlint.cli.common import build_settings
+
+    script = tmp_path / "seven.py"
+    script.write_text("# a stand-in for a jax program\nx = 7\nprint(f'x {x}')\n")
+    monkeypatch.chdir(tmp_path)
+    settings = build_settings([str(script)], None, ("JAX101",), (), ())
+    rules = [_AddsASleep()]
+    fixable, _ = verify.collect_units([script], tmp_path.resolve(), settings, rules, unsafe=True)
+    verifier = verify.Verifier([sys.executable, "seven.py"], fixable, tmp_path.resolve(), settings, rules, True,
+                               max_runs=6, timeout_s=60, each_fix=False, progress=lambda line: None, warm_up=False)
+    report = verify.to_report(verifier.verify())
+    (fix,) = report["fixes"]
+    assert fix["verdict"] == "rejected" and fix["reason"].startswith("slower:")
+    assert "the shorter of two runs each" in fix["reason"]
+    assert fix["metrics"]["outputs_agree"] is True and fix["metrics"]["wall_s_after"] > fix["metrics"]["wall_s_before"] + 1.0
+    # the fixed run once more, and the unchanged program in the scratch copy, before rejecting
+    assert [run["label"] for run in report["repeated_runs"]] == [
+        "the command unchanged, in the scratch copy (a run looked slower)", "the fix (JAX992 seven.py:2), again (it looked slower)"]
+    assert verifier.write_verified() == [] and "sleep" not in script.read_text()
