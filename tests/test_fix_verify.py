@@ -309,3 +309,29 @@ def test_a_fix_that_makes_the_run_slower_is_rejected_after_a_second_look(tmp_pat
     assert [run["label"] for run in report["repeated_runs"]] == [
         "the command unchanged, in the scratch copy (a run looked slower)", "the fix (JAX992 seven.py:2), again (it looked slower)"]
     assert verifier.write_verified() == [] and "sleep" not in script.read_text()
+
+
+def test_the_affected_step_is_the_function_the_fixs_loop_calls_most():
+    from jaxlint.diagnostics import Diagnostic, Position
+
+    text = ("for epoch in range(3):\n"          # 1
+            "    for batch in range(100):\n"     # 2
+            "        state = train(state)\n"     # 3
+            "        total += float(loss)\n"     # 4
+            "    for batch in range(5):\n"       # 5
+            "        metrics = evaluate(state)\n"  # 6
+            "        print(float(metrics))\n"    # 7
+            "scaled = jax.vmap(jax.jit(f))\n")   # 8
+
+    def unit(line):
+        diagnostic = Diagnostic("JAX201", "x", "m", "t.py", Position(line, 1), Position(line, 2))
+        return verify.FixUnit(0, Path("t.py"), "t.py", diagnostic, 0)
+
+    baseline = verify.RunRecord("b", [], 0, 1.0, Path("."))
+    baseline.step_times = {"train": (300, 0.01), "evaluate": (15, 0.2)}
+    baseline.call_sites = {"train": [("t.py", 3)], "evaluate": [("t.py", 6)]}
+    assert verify.enclosing_loop(unit(4), text) == ("t.py", 2, 4)
+    assert verify.step_function(baseline, loop=verify.enclosing_loop(unit(4), text)) == "train"
+    assert verify.step_function(baseline, loop=verify.enclosing_loop(unit(7), text)) == "evaluate"
+    assert verify.enclosing_loop(unit(8), text) is None
+    assert verify.step_function(baseline, loop=None) == "train"

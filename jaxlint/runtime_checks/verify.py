@@ -30,8 +30,9 @@ two processes, nor in two folders), tolerances widen to ten times that spread
 
 Metrics per run: compilations and host syncs (the runtime mode's counts), peak device memory (the
 allocator's peak on GPU/TPU, the most bytes of live arrays after a jitted call on CPU), the wall
-time of the whole run, and the step: the median interval between consecutive calls of the
-jitted function the original calls most often (the training step), in both runs.
+time of the whole run, and the step a fix affects: the median interval between consecutive calls
+of the jitted function called most often from the loop that holds the fix (for a fix outside any
+loop, from anywhere: the training step), in both runs.
 
 Not slower: a run is slower when its wall time exceeds the original's by more than 10% and
 0.5 s together (`SLOWER_FRACTION`, `SLOWER_SECONDS`): single runs of a program vary by a few
@@ -258,6 +259,7 @@ class RunRecord:
     syncs: int | None = None
     peak_bytes: int | None = None
     step_times: dict[str, tuple[int, float | None]] = field(default_factory=dict)
+    call_sites: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # jitted name -> (file, line)
     values: list[dict] = field(default_factory=list)
     device: dict | None = None
     executed: dict[str, set[int]] = field(default_factory=dict)
@@ -327,6 +329,12 @@ def run_command(command: list[str], cwd: Path, environment: dict, label: str, fi
     record.syncs = trace.totals.get("syncs")
     record.peak_bytes = _peak_bytes(trace)
     record.step_times = _step_times(trace.timeline)
+    for info in trace.functions.values():
+        sites = record.call_sites.setdefault(info["name"], [])
+        for site in info.get("call_sites", {}):
+            file, _, line = site.rpartition(":")
+            if line.isdigit():
+                sites.append((_relative(file, cwd), int(line)))
     record.device = trace.device
     record.executed = {_relative(name, cwd): rows for name, rows in trace.executed.items()}
     for document in documents:
@@ -362,13 +370,37 @@ def _step_times(timeline: list[dict]) -> dict[str, tuple[int, float | None]]:
             for name, times in starts.items()}
 
 
-def step_function(baseline: RunRecord, record: RunRecord | None = None) -> str | None:
-    """The step: the jitted function the original calls most often, preferring one the other run
-    calls too (a hoisted lambda gets a new name; the training step keeps its own)."""
+def step_function(baseline: RunRecord, record: RunRecord | None = None, loop: tuple[str, int, int] | None = None) -> str | None:
+    """The step a fix affects: of the jitted functions called in the loop that holds the fix
+    (`loop`: file, first and last line in the original), the one called most often; without such
+    a loop (a module-level fix) or calls in it, the one the whole program calls most often (the
+    training step). A function the other run calls too is preferred: a hoisted lambda gets a new
+    name, the training step keeps its own."""
     names = list(baseline.step_times)
+    if loop is not None:
+        file, first, last = loop
+        in_loop = [name for name in names
+                   if any(site_file == file and first <= line <= last for site_file, line in baseline.call_sites.get(name, ()))]
+        names = in_loop or names
     if record is not None:
         names = [name for name in names if name in record.step_times] or names
     return max(names, key=lambda name: baseline.step_times[name][0], default=None)
+
+
+def enclosing_loop(unit: FixUnit, text: str) -> tuple[str, int, int] | None:
+    """The innermost `for` or `while` loop of the original text that holds the fix's line."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.lineno <= unit.line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno >= best[1]:
+                best = (unit.relative, node.lineno, node.end_lineno or node.lineno)
+    return best
 
 
 # ---------------------------------------------------------------------- agreement
@@ -514,6 +546,7 @@ class Verification:
     notes: list[str] = field(default_factory=list)
     baseline: RunRecord | None = None
     error: str | None = None
+    texts: dict[str, str] = field(default_factory=dict)  # the original text of each fixable file
 
 
 class Verifier:
@@ -531,7 +564,7 @@ class Verifier:
         self.warm_up = warm_up
         self.only_files_that_ran = only_files_that_ran  # no PATHS given: the files the command runs
         self.units = [unit for entry in fixable for unit in entry.units]
-        self.result = Verification(command, self.units)
+        self.result = Verification(command, self.units, texts={entry.relative: entry.decoded.text for entry in fixable})
         self.scratch: ScratchProject | None = None
         self._texts: dict[tuple[str, frozenset], bytes] = {}
 
@@ -797,12 +830,12 @@ def _needs_own_run(unit: FixUnit, units: list[FixUnit], each_fix: bool, together
 
 # ---------------------------------------------------------------------- the report
 
-def metrics(baseline: RunRecord | None, record: RunRecord | None) -> dict:
+def metrics(baseline: RunRecord | None, record: RunRecord | None, loop: tuple[str, int, int] | None = None) -> dict:
     if baseline is None or record is None:
         return {"compiles_before": None, "compiles_after": None, "syncs_before": None, "syncs_after": None,
                 "peak_bytes_before": None, "peak_bytes_after": None, "wall_s_before": None, "wall_s_after": None,
                 "step_function": None, "step_s_before": None, "step_s_after": None, "outputs_agree": None}
-    step = step_function(baseline, record)
+    step = step_function(baseline, record, loop)
     return {"compiles_before": baseline.compiles, "compiles_after": record.compiles,
             "syncs_before": baseline.syncs, "syncs_after": record.syncs,
             "peak_bytes_before": baseline.peak_bytes, "peak_bytes_after": record.peak_bytes,
@@ -828,7 +861,8 @@ def to_report(verification: Verification) -> dict:
         verdict, reason = verification.verdicts.get(unit.index, ("unverified", "not run"))
         fixes.append({"code": unit.code, "filename": unit.relative, "line": unit.line, "verdict": verdict,
                       "reason": reason, "message": unit.diagnostic.fix.message,
-                      "metrics": metrics(baseline, verification.measured_by.get(unit.index))})
+                      "metrics": metrics(baseline, verification.measured_by.get(unit.index),
+                                         enclosing_loop(unit, verification.texts.get(unit.relative, "")))})
     return {"command": verification.command, "device": device, "written": verification.written, "fixes": fixes,
             "runs": [run.to_json() for run in verification.runs],
             "repeated_runs": [run.to_json() for run in verification.repeats],
