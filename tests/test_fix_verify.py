@@ -49,11 +49,13 @@ def test_training_script_gets_three_verified_fixes_written(tmp_path):
     assert report["written"] == ["train.py"]
     verified = [fix for fix in report["fixes"] if fix["verdict"] == "verified"]
     assert {"JAX201", "JAX302", "JAX402"} <= {fix["code"] for fix in verified}
-    for fix in verified:
-        metrics = fix["metrics"]
-        assert metrics["outputs_agree"] is True
-        assert metrics["compiles_after"] < metrics["compiles_before"]
-        assert metrics["syncs_after"] < metrics["syncs_before"]
+    assert all(fix["metrics"]["outputs_agree"] is True for fix in verified)
+    by_code = {fix["code"]: fix["metrics"] for fix in verified}
+    assert by_code["JAX302"]["compiles_after"] < by_code["JAX302"]["compiles_before"]
+    assert by_code["JAX201"]["syncs_after"] < by_code["JAX201"]["syncs_before"]
+    original, together = report["runs"][0], report["runs"][1]
+    assert len(together["fixes"]) == len(report["fixes"]) and together["outputs_agree"] is True
+    assert together["compiles"] < original["compiles"] and together["syncs"] < original["syncs"]
     # The progress display names each run.
     assert "run 1" in result.stderr and "the command as written" in result.stderr
     fixed = script.read_text()
