@@ -337,3 +337,26 @@ def test_the_affected_step_is_the_function_the_fixs_loop_calls_most():
     assert verify.step_function(baseline, loop=verify.enclosing_loop(unit(7), text)) == "evaluate"
     assert verify.enclosing_loop(unit(8), text) is None
     assert verify.step_function(baseline, loop=None) == "train"
+
+
+def test_a_fix_in_a_module_imported_from_outside_the_copy_is_left_unverified(tmp_path, monkeypatch):
+    """An editable install imports the user's module from the original folder, so the fixed copy
+    never runs: nothing may be called verified. Simulated by a PYTHONPATH naming the original folder
+    that the scratch runs keep (a `.pth` file of an editable install is not remapped either)."""
+    from jaxlint.cli.common import build_settings
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "helper.py").write_text("# a stand-in for a jax module\nscale = 1.0\n")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PYTHONPATH", str(project))
+    monkeypatch.setattr(verify.ScratchProject, "environment", lambda self: dict(__import__("os").environ))
+    settings = build_settings([str(project)], None, ("JAX101",), (), ())
+    rules = [_OneToTwo()]
+    fixable, _ = verify.collect_units([project / "helper.py"], project.resolve(), settings, rules, unsafe=True)
+    verifier = verify.Verifier([sys.executable, "-c", "import os; os.chdir('/'); import helper; print(helper.scale)"],
+                               fixable, project.resolve(), settings, rules, True, max_runs=4, timeout_s=60,
+                               each_fix=False, progress=lambda line: None, warm_up=False)
+    (fix,) = verify.to_report(verifier.verify())["fixes"]
+    assert fix["verdict"] == "unverified" and "did not run from the scratch copy" in fix["reason"]
+    assert verifier.write_verified() == [] and "1.0" in (project / "helper.py").read_text()

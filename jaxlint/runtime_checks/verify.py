@@ -707,6 +707,15 @@ class Verifier:
         result = self.result
         candidates = []
         for unit in active:
+            record = own.get(unit.index) or together
+            if unit.relative not in record.executed and record.exit_status == baseline.exit_status:
+                # The program imported the file from elsewhere (an editable install of the project,
+                # a path on PYTHONPATH outside the current folder): the fixed code never ran.
+                result.measured_by[unit.index] = record
+                result.verdicts[unit.index] = ("unverified", f"{unit.relative} did not run from the scratch copy (is the "
+                                                             "project installed in editable mode, or imported from another "
+                                                             "folder?): the fixed code never ran")
+                continue
             record = own.get(unit.index)
             if record is not None:
                 result.measured_by[unit.index] = record
