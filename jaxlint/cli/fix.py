@@ -232,7 +232,18 @@ def summary_line(fixed: int, remaining: int, would: bool) -> str:
     return f"{verb} {fixed} error{plural} ({remaining} remaining)."
 
 
-@click.command("fix", context_settings=CONTEXT_SETTINGS)
+class FixCommand(click.Command):
+    """`jaxlint fix --verify [PATHS] -- COMMAND...`: what follows `--` is the command to run, not paths."""
+
+    def parse_args(self, ctx, args):
+        if "--" in args and "--verify" in args[: args.index("--")]:
+            split = args.index("--")
+            ctx.meta["jaxlint.fix.command"] = list(args[split + 1:])
+            args = args[:split]
+        return super().parse_args(ctx, args)
+
+
+@click.command("fix", cls=FixCommand, context_settings=CONTEXT_SETTINGS)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @selection_options
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour (see each rule's \"Fix safety\").")
@@ -243,7 +254,14 @@ def summary_line(fixed: int, remaining: int, would: bool) -> str:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Processes to use (default: all cores).")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (what pre-commit hooks need).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the results cache (.jaxlint_cache/ or $JAXLINT_CACHE_DIR) that `check` shares; by default a file whose cached findings have nothing to fix is skipped.")
-def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show_diff, exit_non_zero_on_fix, stdin_filename, quiet, jobs, force_exclude, no_cache):
+@click.option("--verify", is_flag=True, help="Run the command after `--` as written, then with the fixes applied in a scratch copy of the current folder, and write only the fixes whose run agrees and is not slower (see below).")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="With --verify: the report on stdout as a table or as JSON.")
+@click.option("--each-fix", is_flag=True, help="With --verify: also run each fix on its own, for every fix's own metrics.")
+@click.option("--max-runs", type=click.IntRange(min=2), default=12, show_default=True, help="With --verify: most runs of the command, the original included.")
+@click.option("--timeout", "run_timeout", type=click.FloatRange(1, None), default=None, help="With --verify: stop a run after this many seconds (it then counts as failed).")
+@click.pass_context
+def fix_command(ctx, paths, config, select, ignore, extend_select, unsafe_fixes, show_diff, exit_non_zero_on_fix, stdin_filename, quiet, jobs, force_exclude, no_cache,
+                verify, output_format, each_fix, max_runs, run_timeout):
     """Apply jaxlint's fixes. Safe fixes only, unless `--unsafe-fixes`.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin and writes the
@@ -255,15 +273,45 @@ def fix_command(paths, config, select, ignore, extend_select, unsafe_fixes, show
     2 usage or internal error.
     On a terminal a progress bar shows on stderr; unless -q, a last line on stderr says how many
     files were checked and how long it took.
+
+    \b
+    jaxlint fix --verify [--unsafe-fixes] [--select ...] [PATHS] -- COMMAND...
+    e.g. `jaxlint fix --verify --unsafe-fixes -- python train.py --steps 50`. Runs COMMAND as
+    written, then with the fixes of PATHS (under the current folder; default: the files of the
+    current folder that the command runs) applied in a scratch copy of the current folder, each run under `jaxlint runtime`'s instrumentation. A fix is written only if
+    its run agrees (same exit status; the values the jitted functions return, within their dtype's
+    tolerance; the numbers printed) and is not slower (wall time at most 10% + 0.5 s above the
+    original's; a run that looks slower is repeated, and the shorter time counts). Fixes are checked together, and each on its own where they interact or the joint
+    run fails. Progress goes to stderr, the report (--format text|json) to stdout.
+    \b
+    Exit status with --verify: 0 every fix verified and written (or nothing to fix), 1 a fix was
+    rejected or left unverified (not written), 2 usage error, or the command could not start, or
+    it fails as written (nothing to compare against).
     """
     from jaxlint.cli.progress import progress_bar, run_summary, wants_progress_bar
     from jaxlint.runner import RunResult, collect_files
 
     started = perf_counter()
+    paths_given = bool(paths)
+    command = ctx.meta.get("jaxlint.fix.command")
+    if verify and not command:
+        error_line("--verify needs the command to run after `--`: e.g. `jaxlint fix --verify -- python train.py`")
+        sys.exit(EXIT_ERROR)
+    if not verify and (output_format != "text" or each_fix):
+        error_line("--format and --each-fix belong to --verify")
+        sys.exit(EXIT_ERROR)
 
     paths = list(paths) or ["."]
     settings = build_settings(paths, config, select, ignore, extend_select)
     rules = enabled_rules(settings)
+    if verify:
+        if "-" in paths or show_diff:
+            error_line("--verify fixes files: it takes no `-` (stdin) and no --diff")
+            sys.exit(EXIT_ERROR)
+        from jaxlint.cli.fix_verify import verify_fixes
+
+        sys.exit(verify_fixes(command, paths, settings, rules, unsafe_fixes, output_format, each_fix, max_runs, run_timeout, quiet,
+                              paths_given=paths_given))
     if paths == ["-"]:
         sys.exit(_fix_stdin(stdin_filename or "-", settings, rules, unsafe_fixes, show_diff, exit_non_zero_on_fix, quiet))
     if "-" in paths:

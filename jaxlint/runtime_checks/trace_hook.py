@@ -424,6 +424,11 @@ def install_jax_hooks(recorder: Recorder) -> None:
     _wrap_host_reads(recorder)
     _wrap_jit(recorder, jax)
     _watch_warnings(recorder)
+    if os.environ.get("JAXLINT_TRACE_VALUES") == "1":  # `jaxlint fix --verify` compares what calls return
+        global _VALUES
+        from jaxlint.runtime_checks.trace_values import ValueLog
+
+        _VALUES = ValueLog(recorder, jax)
 
 
 _INSTALLERS = {"jax": install_jax_hooks, "equinox": _install_equinox, "flax.nnx": _install_nnx}
@@ -648,6 +653,8 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
                             if hasattr(leaf, "is_deleted"):
                                 info["donated_leaves"] += 1
                                 info["donated_deleted"] += bool(leaf.is_deleted())
+            if _VALUES is not None:
+                _VALUES.record(key, info["name"], result)
             if info["calls"] <= 3 or info["calls"] % 50 == 0:
                 _sample_memory(recorder, jax)
         except Exception:
@@ -667,6 +674,7 @@ def _recording(recorder: Recorder, jax, fun, jitted, jit_args: tuple, jit_kwargs
 
 
 _PROBES: dict[str, tuple] = {}
+_VALUES = None  # a trace_values.ValueLog when JAXLINT_TRACE_VALUES=1
 
 FINGERPRINT_FULL_BYTES = 8 << 20  # checksum every byte up to this size; above it, 256 evenly spaced 16 kB blocks
 
@@ -806,6 +814,8 @@ def _finish() -> None:
     recorder.closed = True
     jax = sys.modules.get("jax")
     steps = [_device_facts, _sync_floor]
+    if _VALUES is not None:
+        steps.append(_returned_values)
     if os.environ.get("JAXLINT_TRACE_PROBE", "1") != "0":
         steps.append(_donation_probes)
     if jax is not None:
@@ -850,6 +860,10 @@ def _sync_floor(recorder: Recorder, jax) -> None:
     recorder.in_sync.active = False
     samples.sort()
     recorder.at_exit["ready_sync_s"] = samples[len(samples) // 2]
+
+
+def _returned_values(recorder: Recorder, jax) -> None:
+    recorder.at_exit["values"] = _VALUES.summary()
 
 
 def _donation_probes(recorder: Recorder, jax) -> None:
