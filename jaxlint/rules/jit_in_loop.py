@@ -19,8 +19,9 @@ Not flagged, as principles:
   a jitted function built once and called in a loop, or built in an outer loop and called only in
   an inner loop (once per dataset, then per batch), a jitted function stored in a cache
   (`cache[key] = fn`, looked up before it is rebuilt);
-- what runs once: a function that returns the jitted callable (a factory) or calls it in its own
-  loop (a whole run per call), and a function the analysis shows to run once: a script's entry
+- what runs once: a function that returns the jitted callable (a factory), calls it in its own
+  loop, or runs a whole training or evaluation run per call (its own loop calls compiled code: the
+  setup compiles once per run), and a function the analysis shows to run once: a script's entry
   point (`main`, `run`, `app`), or one whose every visible call is a module-level statement outside
   loops or in another function that runs once;
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
@@ -74,6 +75,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import root_name, walk
+from jaxlint.semantic.training_loops import runs_training_loop
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
 
@@ -136,6 +138,8 @@ class JitInLoop(Rule):
             return
         if not scope.is_function or _runs_once(scope, context):
             return  # a script's one run (`main()`, a module-level call): it compiles once
+        if runs_training_loop(scope, model):
+            return  # a whole training or evaluation run per call: its setup compiles once per run
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
                 node,
