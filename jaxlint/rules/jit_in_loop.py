@@ -75,7 +75,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import root_name, walk
-from jaxlint.semantic.training_loops import runs_training_loop
+from jaxlint.semantic.training_loops import loop_body, runs_compiled, runs_training_loop
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
 
@@ -138,7 +138,7 @@ class JitInLoop(Rule):
             return
         if not scope.is_function or _runs_once(scope, context):
             return  # a script's one run (`main()`, a module-level call): it compiles once
-        if runs_training_loop(scope, model):
+        if _runs_a_whole_run(scope, model):
             return  # a whole training or evaluation run per call: its setup compiles once per run
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
@@ -340,6 +340,18 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
         if caller.is_function and (depth == 0 or not _runs_once(caller, context, depth - 1)):
             return False
     return True
+
+
+def _runs_a_whole_run(function_scope, model) -> bool:
+    """The function's own body has a loop that calls compiled code, directly or through a local
+    helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step)."""
+    if runs_training_loop(function_scope, model):
+        return True
+    for node in flow.walk_same_scope(function_scope.node):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
+                return True
+    return False
 
 
 def _calls_function(call: ast.Call, function_scope, caller, context) -> bool:

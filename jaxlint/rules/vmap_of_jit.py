@@ -11,6 +11,8 @@ Not flagged, as principles:
   likewise a kept batched function whose every visible call is inside traced code;
 - a batched function compiled as a whole right after (`jax.jit(jax.vmap(jax.jit(f)))`, or
   `g = jax.vmap(f)` then `g = jax.jit(g)`, also under a branch);
+- one used by a closure the function returns (a library may trace the closure: a tree search's
+  `recurrent_fn`), or handed to another function as an argument: where it runs is not known;
 - one that runs once: built and called on the spot, or bound to a local name called once, in a
   function that no loop calls; bound at module level and called only by module-level statements
   outside any loop (a script's one evaluation): the cost is paid once.
@@ -234,7 +236,9 @@ def _calls_all_harmless(calls: list[ast.Call], model, *, allow_module: bool) -> 
 
 
 def _local_name_escapes(name: str, scope, model) -> bool:
-    """`return name`, `self.attr = name` or `holder[k] = name` in the function that binds `name`."""
+    """`return name`, `self.attr = name` or `holder[k] = name` in the function that binds `name`. (Not
+    a call in a closure the function returns: a library may trace that closure, as a tree search
+    traces its `recurrent_fn`, and there the order of the transforms does not matter.)"""
     for node in ast.walk(scope.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name and model.scope_for(node) is scope:
             return True
