@@ -7,8 +7,9 @@ a nested `def`, `jax.grad(f)`), when the result is called right there:
   `jax.jit(jax.grad(loss))`, or a `def` inside the loop body, jitted and called in the loop; this
   includes a lambda that captures per-iteration data (a device array, a NumPy array,
   `next(loader)`) and one that captures a per-iteration value the traced code uses only as a value
-  (`for s in scales: jax.jit(lambda v: f(v) * s)(x)`): passed as an argument, the value would not
-  need a new program;
+  (`for s in scales: jax.jit(lambda v: f(v) * s)(x)`, or `jax.jit(partial(f, scale=s))` where the
+  module's `f` uses `scale` only as a value: combined by arithmetic or a comparison with traced
+  values): passed as an argument, the value would not need a new program;
 - per call of a function: `return jax.jit(lambda p: loss(p, batch))(params)` in a function body,
   whether or not a loop calling that function is in sight: every call of the function traces and
   compiles again.
@@ -222,7 +223,45 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
         values = sorted(name for name in dependencies if _used_only_as_value(name, function))
         if len(values) == len(dependencies):
             return values[0]
+    if isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) == "functools.partial":
+        return _partial_value_capture(wrapped, dependencies, node, scope, context)
     return None
+
+
+def _partial_value_capture(wrapped: ast.Call, dependencies: set[str], node: ast.Call, scope, context) -> str | None:
+    """`partial(step, scale=scale)` with a per-iteration `scale` that the module's `step` uses only as
+    a value: the name of that capture, else None."""
+    if not wrapped.args or _reads_any(wrapped.args[0], dependencies) or not _only_in_traced_body(dependencies, node, wrapped):
+        return None
+    resolved = context.model.resolve_function(wrapped.args[0], scope)
+    if resolved is None or resolved[0] is None or resolved[1] or isinstance(resolved[0].node, ast.Lambda):
+        return None  # (an inner partial binds positions we would have to shift)
+    function = resolved[0]
+    if function.has_self:
+        return None
+    bound: dict[str, str] = {}
+    for position, argument in enumerate(wrapped.args[1:]):
+        if not _reads_any(argument, dependencies):
+            continue
+        if not isinstance(argument, ast.Name) or position >= len(function.params):
+            return None
+        bound[argument.id] = function.params[position]
+    for keyword in wrapped.keywords:
+        if not _reads_any(keyword.value, dependencies):
+            continue
+        if keyword.arg is None or not isinstance(keyword.value, ast.Name):
+            return None
+        bound[keyword.value.id] = keyword.arg
+    if set(bound) != dependencies:
+        return None
+    parameters = set(bound.values())
+    if all(_used_only_as_value(parameter, function.node, exclude=parameters) for parameter in parameters):
+        return sorted(bound)[0]
+    return None
+
+
+def _reads_any(expression: ast.AST, names: set[str]) -> bool:
+    return bool(flow.loaded_names(expression) & names)
 
 
 def _only_in_traced_body(names: set[str], jit_call: ast.Call, function: ast.AST) -> bool:
@@ -234,11 +273,13 @@ def _only_in_traced_body(names: set[str], jit_call: ast.Call, function: ast.AST)
 _VALUE_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 
 
-def _traced_names(function: ast.AST) -> set[str]:
-    """The function's parameters, and local names assigned from expressions that read them."""
+def _traced_names(function: ast.AST, exclude: set[str] = frozenset()) -> set[str]:
+    """The function's parameters (less those `exclude` names: bound by a `partial`), and local names
+    assigned from expressions that read them."""
     arguments = function.args
     traced = {arg.arg for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
     traced |= {arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None}
+    traced -= exclude
     if isinstance(function, ast.Lambda):
         return traced
     assignments = [n for n in walk(function) if isinstance(n, ast.Assign)]
@@ -255,12 +296,12 @@ def _traced_names(function: ast.AST) -> set[str]:
     return traced
 
 
-def _used_only_as_value(name: str, function: ast.AST) -> bool:
+def _used_only_as_value(name: str, function: ast.AST, exclude: set[str] = frozenset()) -> bool:
     """Every read of `name` in the traced function is combined by arithmetic or a comparison with a
     traced value (`f(v) * scale`, `x > threshold`): it becomes a constant of the program, which an
     argument would carry as well. A read anywhere else (a shape, `astype(dtype)`, `range(n)`, `if
     flag:`, an index, a call of it or handed to a call) may shape the program: not only a value."""
-    traced = _traced_names(function)
+    traced = _traced_names(function, exclude)
     reads = [n for n in walk(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if not reads:
         return False
