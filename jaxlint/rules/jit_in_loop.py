@@ -23,8 +23,9 @@ Not flagged, as principles:
 - what runs once: a function that returns the jitted callable (a factory), calls it in its own
   loop, or runs a whole training or evaluation run per call (its own loop calls compiled code: the
   setup compiles once per run), and a function the analysis shows to run once: a script's entry
-  point (`main`, `run`, `app`), or one whose every visible call is a module-level statement outside
-  loops or in another function that runs once;
+  point (`main`, `run`, `app`), a constructor (`__init__`: once per object, unless the module
+  builds its objects in a loop), or one whose every visible call is a module-level statement
+  outside loops or in another function that runs once;
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
@@ -79,6 +80,7 @@ from jaxlint.semantic.syntax import root_name, walk
 from jaxlint.semantic.training_loops import loop_body, runs_compiled, runs_training_loop
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__"})
 
 
 class JitInLoop(Rule):
@@ -370,6 +372,12 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
     if _FACTORY_NAMES.match(function_scope.name):
         return True
     model = context.model
+    if function_scope.name in _CONSTRUCTORS and function_scope.class_node is not None:
+        # Runs once per object: a learner, an environment, a model built once, unless the module
+        # builds its objects in a loop.
+        class_name = function_scope.class_node.name
+        constructions = [call for call in model.calls_by_name().get(class_name, ()) if isinstance(call.func, ast.Name)]
+        return not any(list(flow.enclosing_loops(call)) for call in constructions)
     calls = [(scope, call) for scope in model.scopes if not scope.in_traced for call in scope.calls if _calls_function(call, function_scope, scope, context)]
     if not calls:
         return False
