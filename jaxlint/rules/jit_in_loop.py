@@ -221,7 +221,7 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
     # Data captured per iteration (a NumPy batch, `next(loader)`) is an argument in disguise, not configuration.
     if any(_bound_to_data(name, loop, context) for name in dependencies):
         return True
-    if function is not None and _only_in_traced_body(dependencies, node, function):
+    if function is not None and _only_in_traced_body(dependencies, node):
         values = sorted(name for name in dependencies if _used_only_as_value(name, function))
         if len(values) == len(dependencies):
             return values[0]
@@ -233,7 +233,7 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
 def _partial_value_capture(wrapped: ast.Call, dependencies: set[str], node: ast.Call, scope, context) -> str | None:
     """`partial(step, scale=scale)` with a per-iteration `scale` that the module's `step` uses only as
     a value: the name of that capture, else None."""
-    if not wrapped.args or _reads_any(wrapped.args[0], dependencies) or not _only_in_traced_body(dependencies, node, wrapped):
+    if not wrapped.args or _reads_any(wrapped.args[0], dependencies) or not _only_in_traced_body(dependencies, node):
         return None
     resolved = context.model.resolve_function(wrapped.args[0], scope)
     if resolved is None or resolved[0] is None or resolved[1] or isinstance(resolved[0].node, ast.Lambda):
@@ -266,7 +266,7 @@ def _reads_any(expression: ast.AST, names: set[str]) -> bool:
     return bool(flow.loaded_names(expression) & names)
 
 
-def _only_in_traced_body(names: set[str], jit_call: ast.Call, function: ast.AST) -> bool:
+def _only_in_traced_body(names: set[str], jit_call: ast.Call) -> bool:
     """The names are read only inside the wrapped function's body, not by the `jit` call's options."""
     outside = {n.id for argument in [*jit_call.args[1:], *(k.value for k in jit_call.keywords)] for n in walk(argument) if isinstance(n, ast.Name)}
     return not (names & outside)

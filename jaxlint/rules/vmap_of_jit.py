@@ -61,6 +61,7 @@ from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, binding_key, parent_of
+from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import bound_value_called_repeatedly, function_called_in_loop, in_loop, runs_training_loop
 
 # What one call costs, measured as the docstring says (CPU, jax 0.10.2).
@@ -239,7 +240,7 @@ def _local_name_escapes(name: str, scope, model) -> bool:
     """`return name`, `self.attr = name` or `holder[k] = name` in the function that binds `name`. (Not
     a call in a closure the function returns: a library may trace that closure, as a tree search
     traces its `recurrent_fn`, and there the order of the transforms does not matter.)"""
-    for node in ast.walk(scope.node):
+    for node in walk(scope.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name and model.scope_for(node) is scope:
             return True
         if (
