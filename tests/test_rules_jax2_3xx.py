@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 from jaxlint.config import Settings, resolve_enabled
 from jaxlint.engine import check_source
@@ -175,3 +176,17 @@ def test_host_data_wrapped_in_jnp_is_a_round_trip_not_a_wait_for_the_step():
     # lax.while_loop rewrite (a host environment cannot go in one).
     assert "round trip" in by_row[18].message and by_row[18].fix is None
     assert "waits for the device" in by_row[22].message
+
+
+def test_timing_message_names_the_timed_work_not_key_bookkeeping():
+    text = (Path(__file__).parent.parent / "fixtures" / "rules" / "JAX202.py").read_text()
+    result = check_source(text, "JAX202.py", Settings(), [RULES_BY_CODE["JAX202"]])
+    lines = text.splitlines()
+    named = {}
+    for diagnostic in result.diagnostics:
+        function = next(line for line in reversed(lines[: diagnostic.location.row]) if line.startswith("def "))
+        named[function.split("(")[0][4:]] = diagnostic.message.split("`")[1]
+    assert named["rebound_parameter_then_fold_in"] == "advance"
+    assert named["fold_in_before_eager_work"] == "jnp.linalg.norm"
+    assert named["split_after_eager_work"] == "jnp.cumsum"
+    assert named["incidental_eager_op_after_the_step"] == "step"

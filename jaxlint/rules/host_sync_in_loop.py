@@ -9,37 +9,44 @@ Device values include the results of jitted calls and of helpers whose every `re
 accumulator `total += loss` read in the loop, and objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`). One finding per statement.
 
-Not flagged: syncs gated by a condition that changes between iterations (`if step % 100 == 0:`,
-`if done:`; `if epoch % 1 == 0:` holds every time and is no gate) or in an `except` handler (a fallback for when the `try` body failed), values already on the host, values a host consumer needs every step
-(`env.step(np.asarray(action))`, any call jaxlint does not know to be a reporter), and other reads of
-such a value in the same iteration (`if token == eos: break` beside `yield tokenizer.decode(token)`,
-a tokenizer reading token ids on the host, a stopping test `if converged(float(g_norm)): break`, a
-generator that `yield`s each step's value to its consumer): the loop waits for it anyway, and so
-for every compiled call dispatched before the one that made it (the device runs them in order). When
-such a read happens every iteration and the loop does no other host work (only compiled calls, array
-operations such as `np.random.choice(n, p=np.array(probs))`, builtins and list bookkeeping: a tree
-search's rollout), no read in it is reported: each waits only for what the next one waits for. Values computed
-before the loop, epoch loops (the step runs in an inner loop or a helper, also a function of another project
-module whose loop calls compiled steps: a whole sampling run per iteration; or the loop names an
-epoch, or the updates of `range(num_updates)`, and its jitted call loops on the device) and evaluation loops under `if step % N == 0:` of a training loop, and
-a read that is the one statement between two timer stamps (`start = time.time()`, `print(f(x))`,
-`end = time.time()`: a latency benchmark needs that wait), and
-`block_until_ready` in any form (`x.block_until_ready()`, `jax.block_until_ready(x)`,
-`y = f(x).block_until_ready()`): a call whose only purpose is to wait is deliberate (benchmarks,
-tests, bounding the dispatch queue). A condition that holds for the whole loop (`if args.track:`,
-`if verbose:`, `if jax.process_index() == 0:`, `if writer is not None:`) is not a logging interval:
-the sync under it still runs every iteration. CLU's asynchronous metric writers (`writer =
-metric_writers.create_default_writer(workdir)` without `asynchronous=False`, `AsyncWriter`,
-`AsyncMultiWriter`) convert in a background thread: their `write_scalars` in the loop waits for nothing. Test code (a `test_*` function, a `Test*` class, or a
-test module: `*_test.py`, `conftest.py`, test helpers, or a `test_*.py` that is written as a test) is not flagged: a test reads values on the host on
-purpose, and its speed is not the point. Nor are interactive programs (`input()`, pygame, tkinter,
-...), loops whose body always ends in `break` or `return`, or ends the first iteration so (`for i, batch
-in enumerate(loader): ...; if i == 0: break`): a one-off check, not a repeated step; loops
-over a few cases the source spells out (`for hand in [h1, h2, h3]`, `range(4)`: eight or fewer,
-a debug or validation pass, not a hot loop), loops that sleep every iteration (animations), loops that call `block_until_ready` or save a value they computed to a file (`jnp.save(path, x)`)
-on every iteration (synchronous by design, so a later read stalls nothing more), and evaluation or sampling loops that gather array outputs on the host
-(`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`; in a
-training loop that carries state, it stays flagged).
+Not flagged, as principles:
+- the sync does not run every iteration: it is gated by a condition that changes between
+  iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
+  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`. A
+  condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if
+  jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
+  iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
+  0:` syncs per batch and is reported (one read per named split, `for name, data in
+  splits.items()`, is a handful);
+- the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
+  action))`, any call jaxlint does not know to be a reporter, a tokenizer decoding token ids, a
+  generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
+  boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
+  on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer, carrying
+  nothing between iterations, that prints or plots each prediction). Other reads of the same
+  iteration's results then add no wait (the device runs compiled calls in order), and when such a
+  read happens every iteration and the loop does no other host work (only compiled calls, array
+  operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
+  A value the host needs only under a condition (`kl = x.item()` then `if self.target_kl is not
+  None: adapt(kl)`) is not needed every iteration: the sync is reported (read it under the
+  condition);
+- the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
+  inner loop or a helper, also a function of another project module whose loop calls compiled
+  steps; or the loop names an epoch, or the updates of `range(num_updates)`, and its jitted call
+  loops on the device); loops whose body always ends in `break` or `return`, or ends the first
+  iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
+  in [h1, h2, h3]`, `range(4)`);
+- the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
+  to a file (`jnp.save(path, x)`) on every iteration; it sleeps every iteration (an animation) or
+  is paced by a person (`input()`, pygame, tkinter); a read is the one statement between two timer
+  stamps (a latency benchmark needs that wait); CLU's asynchronous metric writers
+  (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
+  in a background thread;
+- the copy is the output: evaluation or sampling loops that gather array outputs on the host
+  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`;
+  in a training loop that carries state, it stays flagged);
+- test code (a `test_*` function, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
+  test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 
 A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
 counter fed by `float(val_loss)`, an episode's `done`) waits for them at that test on every
@@ -106,7 +113,7 @@ from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
-from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -148,8 +155,12 @@ class HostSyncInLoop(Rule):
             return
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
-        if compiled is None or _has_inner_training_loop(node, context) or _loop_gated_by_outer_loop(node, context):
+        if compiled is None or _has_inner_training_loop(node, context):
             return
+        if _loop_gated_by_outer_loop(node, context) and flow.iterates_mapping(node):
+            return  # every N steps, one read per named split (`for name, data in eval_sets.items()`): a handful
+        if _short_report_loop(node, values, context):
+            return  # prints or plots each of a few predictions: the host needs each value, a handful of times
         step_name = _callee_text(compiled, context)
         stops, derivation = _stopping_tests(node, values, context)
         tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
@@ -164,6 +175,11 @@ class HostSyncInLoop(Rule):
             if isinstance(child, (ast.Yield, ast.YieldFrom)) and child.value is not None and not _under_condition(child, node):
                 # A generator hands each step's value to its consumer (a streaming sampler): it waits for it.
                 needed_on_host |= _values_read(child.value, values, context)
+            mask = _boolean_mask(child, values)
+            if mask is not None and not _under_condition(child, node):
+                # `x[mask]` outside jit: the result's size depends on the mask, so the host reads it
+                # (and waits for what produced it) every iteration anyway.
+                needed_on_host |= _computed_from(_values_read(mask, values, context), values, context)
             converted = _converted_in_place(child, context)
             if converted is not None and not _under_condition(child, node):
                 needed_on_host.add(converted)
@@ -927,6 +943,8 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
     if not uses:
         return True  # nothing reads it in the loop: it is consumed elsewhere, we cannot tell how
     for use in uses:
+        if _needed_only_under_condition(use, assignment, names, loop):
+            continue  # `if self.target_kl is not None: adapt(kl)`: read it there, not every step
         child, parent = use, parent_of(use)
         while parent is not None and parent is not loop:
             if isinstance(parent, ast.Call) and _appends_to_list_read_in_loop(parent, child, loop):
@@ -972,6 +990,139 @@ def _callee_text(call: ast.Call, context) -> str:
     while isinstance(func, ast.Call):
         func = func.func
     return snippet(context.text(func))
+
+
+def _needed_only_under_condition(use: ast.AST, assignment: ast.AST, names: set[str], loop: ast.AST) -> bool:
+    """`use` sits in a branch the assignment is outside of, and the branch's test does not read the
+    value itself: the host needs the value only when that condition holds, yet the sync runs every
+    iteration (`kl = x.item()` then `if self.target_kl is not None: adapt(kl)`). A test that reads
+    it (`if kl > limit: adapt(kl)`) needs it every iteration."""
+    child, parent = use, parent_of(use)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test and not is_within(assignment, parent):
+            if not (flow.loaded_names(parent.test) & names):
+                return True
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+_BOOLEAN_FUNCTIONS = frozenset({
+    "jax.numpy.isnan", "jax.numpy.isinf", "jax.numpy.isfinite", "jax.numpy.logical_and", "jax.numpy.logical_or",
+    "jax.numpy.logical_not", "jax.numpy.logical_xor", "jax.numpy.isclose", "jax.numpy.equal", "jax.numpy.not_equal",
+    "jax.numpy.greater", "jax.numpy.greater_equal", "jax.numpy.less", "jax.numpy.less_equal", "jax.numpy.isin",
+})
+
+
+def _boolean_mask(node: ast.AST, values: LoopValues) -> ast.expr | None:
+    """The device boolean mask of `x[mask]` (read, not assigned): a comparison, a `jnp.isfinite`-like
+    call, `~`/`&`/`|` of those, or a name the loop binds only to such."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+        return None
+    index = node.slice
+    if _is_boolean(index, values, set()) and values.is_device(index):
+        return index
+    return None
+
+
+def _is_boolean(expression: ast.AST, values: LoopValues, visiting: set[str]) -> bool:
+    if isinstance(expression, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expression.ops)
+    if isinstance(expression, ast.UnaryOp) and isinstance(expression.op, ast.Invert):
+        return _is_boolean(expression.operand, values, visiting)
+    if isinstance(expression, ast.BinOp) and isinstance(expression.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _is_boolean(expression.left, values, visiting) and _is_boolean(expression.right, values, visiting)
+    if isinstance(expression, ast.Call):
+        if values.model.qualified_name(expression.func) in _BOOLEAN_FUNCTIONS:
+            return True
+        function = expression.func
+        return (
+            isinstance(function, ast.Attribute) and function.attr == "astype" and len(expression.args) == 1
+            and isinstance(expression.args[0], ast.Name) and expression.args[0].id == "bool"
+        )
+    if isinstance(expression, ast.Name) and expression.id not in visiting:
+        visiting.add(expression.id)
+        bound = values.bound_in_loop(expression.id)
+        return bool(bound) and all(_is_boolean(value, values, visiting) for value in bound)
+    return False
+
+
+def _computed_from(names: set[str], values: LoopValues, context) -> set[str]:
+    """`names` and the fresh names they were computed from by array operations in the loop (`keep =
+    scores > 0.5` was computed from `scores`): waiting for them waits for those too."""
+    found = set(names)
+    stack = list(names)
+    while stack:
+        name = stack.pop()
+        for value in values.bound_in_loop(name):
+            if isinstance(value, ast.AugAssign) or not _array_operations_only(value, context):
+                continue
+            for read in walk(value):
+                if isinstance(read, ast.Name) and read.id not in found and values.is_fresh(read):
+                    found.add(read.id)
+                    stack.append(read.id)
+    return found
+
+
+# A loop this short that prints or plots each result is a look at a few predictions, not a hot loop.
+_SHORT_LOOP = 20
+_PLOT_METHODS = frozenset({"imshow", "plot", "scatter", "set_title", "title", "text", "bar", "hist", "matshow", "set_xlabel", "set_ylabel"})
+
+
+def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
+    """A loop over at most `_SHORT_LOOP` items (`range(5)`, `images[:8]`, `zip(xs[:4], ys)`) that
+    carries no state from one iteration to the next and prints or plots what it computes: the host
+    needs each prediction, and a handful of waits is the point."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _few_items(loop.iter):
+        return False
+    if _carries_training_state(loop, context) or _carries_values(loop):
+        return False
+    for node in values.body:
+        if not isinstance(node, ast.Call):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified == "builtins.print" or qualified.startswith("matplotlib."):
+            return True
+        if not qualified and isinstance(node.func, ast.Attribute) and node.func.attr in _PLOT_METHODS:
+            return True
+    return False
+
+
+def _carries_values(loop: ast.AST) -> bool:
+    """Some iteration reads what an earlier one bound: `key, sub = split(key)`, `total += x`,
+    `state = f(state)`. Independent predictions carry nothing."""
+    for node in loop_body(loop):
+        if isinstance(node, ast.AugAssign):
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = {name for target in targets for name in flow.target_names(target)}
+            if bound & flow.loaded_names(node.value):
+                return True
+    return False
+
+
+def _few_items(iterable: ast.expr) -> bool:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
+        if iterable.func.id == "enumerate" and iterable.args:
+            return _few_items(iterable.args[0])
+        if iterable.func.id == "zip" and iterable.args:
+            return any(_few_items(argument) for argument in iterable.args)
+        if iterable.func.id == "range" and iterable.args:
+            bounds = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) else None for a in iterable.args]
+            if None in bounds:
+                return False
+            try:
+                return len(range(*bounds)) <= _SHORT_LOOP
+            except (TypeError, ValueError):
+                return False
+        return False
+    if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
+        lower, upper, step = iterable.slice.lower, iterable.slice.upper, iterable.slice.step
+        if step is not None or not (isinstance(upper, ast.Constant) and isinstance(upper.value, int)):
+            return False
+        start = 0 if lower is None else lower.value if isinstance(lower, ast.Constant) and isinstance(lower.value, int) else None
+        return start is not None and 0 <= start <= upper.value and upper.value - start <= _SHORT_LOOP
+    return False
 
 
 RULE = HostSyncInLoop()

@@ -1,25 +1,36 @@
 """## What it does
 Flags `jax.jit(...)` (also `pmap`, `nnx.jit`, `eqx.filter_jit`) of a callable that is new every time
 the `jit` runs (a lambda, a `partial`, a bound method of `self` or of an instance of a module class,
-a nested `def`, `jax.grad(f)`), when the result is called right there; in a loop this includes a
-lambda that captures per-iteration data (a device array, a NumPy array, `next(loader)`), and per
-call it includes methods called in a loop through an instance (`trainer.step(...)`):
+a nested `def`, `jax.grad(f)`), when the result is called right there:
 
 - in a loop: `jax.jit(lambda x: x + 1)(x)`, `jax.jit(partial(step, cfg))(s)`, `jax.jit(self.apply)`,
-  `jax.jit(jax.grad(loss))`, or a `def` inside the loop body, jitted and called in the loop;
-- per call of a function: `return jax.jit(lambda p: loss(p, batch))(params)`.
+  `jax.jit(jax.grad(loss))`, or a `def` inside the loop body, jitted and called in the loop; this
+  includes a lambda that captures per-iteration data (a device array, a NumPy array,
+  `next(loader)`) and one that captures a per-iteration value the traced code uses only as a value
+  (`for s in scales: jax.jit(lambda v: f(v) * s)(x)`, or `jax.jit(partial(f, scale=s))` where the
+  module's `f` uses `scale` only as a value: combined by arithmetic or a comparison with traced
+  values): passed as an argument, the value would not need a new program;
+- per call of a function: `return jax.jit(lambda p: loss(p, batch))(params)` in a function body,
+  whether or not a loop calling that function is in sight: every call of the function traces and
+  compiles again.
 
-Not flagged: `f = jax.jit(g)` at module level, a module-level function jitted in a loop (the
-compilation cache finds it again), a function that builds and returns a jitted function (a
-factory), a jitted function built once and then called in a loop, one built in an outer loop and
-called only in an inner loop (once per dataset, then per batch), a function whose only calls in a
-loop sit under a condition that changes between iterations (`if step % 1000 == 0:`, a periodic
-evaluation), a callable built from configuration the loop changes (a rebound name, or a sweep's
-`config[k] = v`): it must compile per iteration anyway, a jitted function stored in a cache
-(`cache[key] = fn`, looked up before it is rebuilt), loops over a mapping's keys (`for name in
-datasets: ... datasets[name]`, `.items()`) or over eight or fewer cases the source spells out
-(`for controller in ["mppi", "smppi"]`): a handful of datasets or configurations, one program each
-on purpose, test code, and anything in traced code.
+Not flagged, as principles:
+- what is built once: `f = jax.jit(g)` at module level, a module-level function jitted in a loop
+  (the compilation cache finds it again), a nested def jitted in a loop it is defined outside of,
+  a jitted function built once and called in a loop, or built in an outer loop and called only in
+  an inner loop (once per dataset, then per batch), a jitted function stored in a cache
+  (`cache[key] = fn`, looked up before it is rebuilt);
+- what runs once: a function that returns the jitted callable (a factory), calls it in its own
+  loop, or runs a whole training or evaluation run per call (its own loop calls compiled code: the
+  setup compiles once per run), and a function the analysis shows to run once: a script's entry
+  point (`main`, `run`, `app`), a constructor (`__init__`: once per object, unless the module
+  builds its objects in a loop), or one whose every visible call is a module-level statement
+  outside loops or in another function that runs once;
+- what must compile per iteration: a callable built from configuration the loop changes (a rebound
+  name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
+  calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
+  `.items()`) or over eight or fewer cases the source spells out: one program per case on purpose;
+- test code, and anything in traced code.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -66,9 +77,10 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import root_name, walk
-from jaxlint.semantic.training_loops import loop_varying
+from jaxlint.semantic.training_loops import loop_body, runs_compiled, runs_training_loop
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__"})
 
 
 class JitInLoop(Rule):
@@ -109,7 +121,16 @@ class JitInLoop(Rule):
                 return
             if not immediate and _called_only_in_inner_loops(called_name, loop):
                 return  # built once per outer iteration (per dataset), then called many times: amortised
-            if not _recompiles_needlessly(wrapped, node, loop, scope, context):
+            reason = _recompiles_needlessly(wrapped, node, loop, scope, context)
+            if reason is None:
+                return
+            if isinstance(reason, str):
+                context.report(
+                    node,
+                    f"`{short}` of {kind} captures `{reason}`, which changes every iteration and is used only as a "
+                    f"value in the traced code: every iteration compiles a new program; pass it as an argument and "
+                    f"build the jitted function once, before the loop",
+                )
                 return
             fix = jit_hoist.hoist_fix(node, loops, called_name, immediate, context)
             context.report(
@@ -119,8 +140,10 @@ class JitInLoop(Rule):
                 fix=fix,
             )
             return
-        if not scope.is_function or _FACTORY_NAMES.match(scope.name) or not _called_in_a_loop(scope, context):
-            return
+        if not scope.is_function or _runs_once(scope, context):
+            return  # a script's one run (`main()`, a module-level call): it compiles once
+        if _runs_a_whole_run(scope, model):
+            return  # a whole training or evaluation run per call: its setup compiles once per run
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
                 node,
@@ -170,20 +193,26 @@ def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
     return None
 
 
-def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, context) -> bool:
-    """The callable is the same every iteration, or differs only by arrays it captures.
+def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, context) -> bool | str | None:
+    """True when the callable is the same every iteration or differs only by arrays it captures; the
+    name of a per-iteration capture the traced code uses only as a value (`lambda v: f(v) * scale`
+    in `for scale in scales:`), which an argument would carry without recompiling; None otherwise.
 
-    A callable that captures per-iteration configuration (a dtype, a per-iteration simulator
-    function) must compile once per iteration anyway: that is a design, not an accident.
+    A callable that captures per-iteration configuration (a dtype, a shape, a per-iteration simulator
+    function, a value a Python branch tests) must compile once per iteration anyway: that is a
+    design, not an accident.
     """
     used = flow.loaded_names(node)
     defined_here: set[str] = set()
+    function = None
     if isinstance(wrapped, ast.Name):
         resolved = context.model.resolve_function(wrapped, scope)
         if resolved is not None and resolved[0] is not None:
             function = resolved[0].node
             used |= flow.loaded_names(function)
             defined_here.add(wrapped.id)
+    elif isinstance(wrapped, ast.Lambda):
+        function = wrapped
     dependencies = (used & (flow.assigned_in(loop) | _mutated_in(loop))) - defined_here
     if not dependencies:
         return True
@@ -191,7 +220,122 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
     if any(device.get(name) for name in dependencies):
         return True
     # Data captured per iteration (a NumPy batch, `next(loader)`) is an argument in disguise, not configuration.
-    return any(_bound_to_data(name, loop, context) for name in dependencies)
+    if any(_bound_to_data(name, loop, context) for name in dependencies):
+        return True
+    if function is not None and _only_in_traced_body(dependencies, node):
+        values = sorted(name for name in dependencies if _used_only_as_value(name, function))
+        if len(values) == len(dependencies):
+            return values[0]
+    if isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) == "functools.partial":
+        return _partial_value_capture(wrapped, dependencies, node, scope, context)
+    return None
+
+
+def _partial_value_capture(wrapped: ast.Call, dependencies: set[str], node: ast.Call, scope, context) -> str | None:
+    """`partial(step, scale=scale)` with a per-iteration `scale` that the module's `step` uses only as
+    a value: the name of that capture, else None."""
+    if not wrapped.args or _reads_any(wrapped.args[0], dependencies) or not _only_in_traced_body(dependencies, node):
+        return None
+    resolved = context.model.resolve_function(wrapped.args[0], scope)
+    if resolved is None or resolved[0] is None or resolved[1] or isinstance(resolved[0].node, ast.Lambda):
+        return None  # (an inner partial binds positions we would have to shift)
+    function = resolved[0]
+    if function.has_self:
+        return None
+    bound: dict[str, str] = {}
+    for position, argument in enumerate(wrapped.args[1:]):
+        if not _reads_any(argument, dependencies):
+            continue
+        if not isinstance(argument, ast.Name) or position >= len(function.params):
+            return None
+        bound[argument.id] = function.params[position]
+    for keyword in wrapped.keywords:
+        if not _reads_any(keyword.value, dependencies):
+            continue
+        if keyword.arg is None or not isinstance(keyword.value, ast.Name):
+            return None
+        bound[keyword.value.id] = keyword.arg
+    if set(bound) != dependencies:
+        return None
+    parameters = set(bound.values())
+    if all(_used_only_as_value(parameter, function.node, exclude=parameters) for parameter in parameters):
+        return sorted(bound)[0]
+    return None
+
+
+def _reads_any(expression: ast.AST, names: set[str]) -> bool:
+    return bool(flow.loaded_names(expression) & names)
+
+
+def _only_in_traced_body(names: set[str], jit_call: ast.Call) -> bool:
+    """The names are read only inside the wrapped function's body, not by the `jit` call's options."""
+    outside = {n.id for argument in [*jit_call.args[1:], *(k.value for k in jit_call.keywords)] for n in walk(argument) if isinstance(n, ast.Name)}
+    return not (names & outside)
+
+
+_VALUE_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
+
+
+def _traced_names(function: ast.AST, exclude: set[str] = frozenset()) -> set[str]:
+    """The function's parameters (less those `exclude` names: bound by a `partial`), and local names
+    assigned from expressions that read them."""
+    arguments = function.args
+    traced = {arg.arg for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    traced |= {arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None}
+    traced -= exclude
+    if isinstance(function, ast.Lambda):
+        return traced
+    assignments = [n for n in walk(function) if isinstance(n, ast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for assignment in assignments:
+            if flow.loaded_names(assignment.value) & traced:
+                for target in assignment.targets:
+                    new = flow.target_names(target) - traced
+                    if new:
+                        traced |= new
+                        changed = True
+    return traced
+
+
+def _used_only_as_value(name: str, function: ast.AST, exclude: set[str] = frozenset()) -> bool:
+    """Every read of `name` in the traced function is combined by arithmetic or a comparison with a
+    traced value (`f(v) * scale`, `x > threshold`): it becomes a constant of the program, which an
+    argument would carry as well. A read anywhere else (a shape, `astype(dtype)`, `range(n)`, `if
+    flag:`, an index, a call of it or handed to a call) may shape the program: not only a value."""
+    traced = _traced_names(function, exclude)
+    reads = [n for n in walk(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if not reads:
+        return False
+    for read in reads:
+        if not _combined_with_traced(read, traced):
+            return False
+    return True
+
+
+def _combined_with_traced(read: ast.Name, traced: set[str]) -> bool:
+    child, parent = read, parent_of(read)
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        if isinstance(parent, ast.BinOp) and not isinstance(parent.op, _VALUE_OPERATORS):
+            return False
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            return False
+        if isinstance(parent, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in parent.ops):
+            return False
+        siblings = [parent.left, parent.right] if isinstance(parent, ast.BinOp) else [parent.left, *parent.comparators] if isinstance(parent, ast.Compare) else []
+        if any(sibling is not child and flow.loaded_names(sibling) & traced for sibling in siblings):
+            return not _in_static_position(parent)
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _in_static_position(expression: ast.AST) -> bool:
+    """Tested by a Python `if`/`while`/ternary/assert (a traced value there is an error anyway)."""
+    parent = parent_of(expression)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Compare)):
+        expression, parent = parent, parent_of(parent)
+    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and expression is parent.test
 
 
 def _memoised(name: str, scope) -> bool:
@@ -220,36 +364,51 @@ def _few_cases(loop: ast.AST, scope) -> bool:
     return flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope)
 
 
-def _called_in_a_loop(function_scope, context) -> bool:
-    """Some host code of the module calls this function inside a loop: it runs per iteration. A method
-    counts when it is called on an instance of its class (`trainer = Trainer(); trainer.step(...)`)."""
+def _runs_once(function_scope, context, depth: int = 2) -> bool:
+    """Whether the analysis shows that this function runs once: it is a script's entry point
+    (`main`, `run`, `app`), or every call of it jaxlint sees is a module-level statement outside any
+    loop, or in a function that itself runs once, or in a loop over a few listed cases (one program
+    each, on purpose). A function no visible code calls is called from elsewhere: not once. A
+    method counts calls through an instance of its class (`trainer = Trainer(); trainer.step(...)`)."""
+    if _FACTORY_NAMES.match(function_scope.name):
+        return True
     model = context.model
-    for scope in model.scopes:
-        if scope.in_traced:
-            continue
-        for call in scope.calls:
-            resolved = model.resolve_function(call.func, scope)
-            if resolved is None:
-                if not _calls_method_of(call, function_scope, scope, context):
-                    continue
-            elif resolved[0] is not function_scope:
-                continue
-            loops = [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, scope)]
-            if loops and not any(_gated_in(call, loop, model) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))):
+    if function_scope.name in _CONSTRUCTORS and function_scope.class_node is not None:
+        # Runs once per object: a learner, an environment, a model built once, unless the module
+        # builds its objects in a loop.
+        class_name = function_scope.class_node.name
+        constructions = [call for call in model.calls_by_name().get(class_name, ()) if isinstance(call.func, ast.Name)]
+        return not any(list(flow.enclosing_loops(call)) for call in constructions)
+    calls = [(scope, call) for scope in model.scopes if not scope.in_traced for call in scope.calls if _calls_function(call, function_scope, scope, context)]
+    if not calls:
+        return False
+    for caller, call in calls:
+        if caller is function_scope:
+            return False  # recursion
+        if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller)]:
+            return False
+        if caller.is_function and (depth == 0 or not _runs_once(caller, context, depth - 1)):
+            return False
+    return True
+
+
+def _runs_a_whole_run(function_scope, model) -> bool:
+    """The function's own body has a loop that calls compiled code, directly or through a local
+    helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step)."""
+    if runs_training_loop(function_scope, model):
+        return True
+    for node in flow.walk_same_scope(function_scope.node):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
                 return True
     return False
 
 
-def _gated_in(node: ast.AST, loop: ast.AST, model) -> bool:
-    """Under an `if` of `loop` whose test changes between iterations (`if step % 100 == 0:`,
-    `if should_eval:`): a periodic evaluation, whose one compilation per run is negligible."""
-    current = parent_of(node)
-    child = node
-    while current is not None and current is not loop:
-        if isinstance(current, ast.If) and child is not current.test and loop_varying(current.test, loop, model):
-            return True
-        child, current = current, parent_of(current)
-    return False
+def _calls_function(call: ast.Call, function_scope, caller, context) -> bool:
+    resolved = context.model.resolve_function(call.func, caller)
+    if resolved is None:
+        return _calls_method_of(call, function_scope, caller, context)
+    return resolved[0] is function_scope
 
 
 def _called_only_in_inner_loops(name: str, loop: ast.AST) -> bool:

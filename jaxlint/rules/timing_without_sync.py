@@ -2,16 +2,21 @@
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
 `monotonic`, `timeit.default_timer`), around JAX work (a jitted call or a `jnp`/`lax`/`jax.random`
 operation) when nothing between the two stamps waits for the result. The finding is on the end
-stamp (`t1 = time.time()` or the `time.time()` of `time.time() - t0`) and names the jitted call
-timed, not an incidental eager operation after it. The difference may be read under a branch or a
+stamp (`t1 = time.time()` or the `time.time()` of `time.time() - t0`) and names the work that was
+timed: the last compiled call of the interval (a jitted function that returns a parameter it
+rebinds computes a result), else the last array operation that is not key bookkeeping, never a
+`random.fold_in` or `random.split` beside it. The difference may be read under a branch or a
 `with` after the stamps (`if i % 100 == 0: print(t1 - t0)`): every interval it reports is dispatch.
 
-Not flagged: intervals that block (`.block_until_ready()`, `jax.block_until_ready`), read a result on
-the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint does
-not know (it may sync), branch on a value, or contain no JAX work (`jnp.array(host_data)` and
-`jnp.asarray` copy from the host before they return, so timing them measures the copy; `jnp.load`
-reads the file on the host); and code in
-traced functions.
+Not flagged, as principles:
+- intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
+  on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint
+  does not know (it may sync), or branch on a value;
+- intervals whose work is not asynchronous device work: no JAX work, or only host copies
+  (`jnp.array(host_data)` and `jnp.asarray` copy from the host before they return, so timing them
+  measures the copy; `jnp.load` reads the file on the host), or jitted calls that hand back their
+  inputs unchanged (measuring dispatch is the point);
+- code in traced functions.
 
 ## Why is this bad?
 JAX dispatches asynchronously: a jitted call or an eager `jnp` operation returns as soon as the work
@@ -88,9 +93,7 @@ class TimingWithoutSync(Rule):
         work = _device_work(interval, context)
         if not work:
             return
-        # Name (and wait for) the compiled work the interval is about, not an incidental eager op after it.
-        jitted = [call for call in work if context.model.jit_binding_for_call(call) is not None]
-        last = jitted[-1] if jitted else work[-1]
+        last = _timed_call(work, context)
         context.report(
             _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
@@ -178,15 +181,42 @@ def _device_work(interval: list[ast.stmt], context) -> list[ast.Call] | None:
     return work
 
 
+# Key bookkeeping: cheap, and never the work an interval is meant to time.
+_KEY_BOOKKEEPING = frozenset({
+    "jax.random.fold_in", "jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.key_data",
+    "jax.random.wrap_key_data", "jax.random.clone",
+})
+
+
+def _timed_call(work: list[ast.Call], context) -> ast.Call:
+    """The call the interval is about, to name and wait for: the last compiled call, else the last
+    array operation that is not key bookkeeping (`random.fold_in` beside a `jnp.dot` times the dot)."""
+    model = context.model
+    # By where each call ends: `jnp.cumsum(jnp.sin(x))` is the cumsum, the outer call.
+    ordered = sorted(work, key=lambda call: (call.end_lineno, call.end_col_offset))
+    jitted = [call for call in ordered if model.jit_binding_for_call(call) is not None]
+    if jitted:
+        return jitted[-1]
+    costly = [call for call in ordered if context.qualified_name(call.func) not in _KEY_BOOKKEEPING]
+    return (costly or ordered)[-1]
+
+
 def _computes_nothing(function) -> bool:
+    """Every `return` hands back the function's own inputs unchanged (`return graph, state`): a
+    dispatch benchmark. A parameter the body rebinds (`state = update(state); return state`) is a result."""
     if isinstance(function.node, ast.Lambda):
         return False
     parameters = set(function.param_nodes)
+    parameters -= {name for target, _ in function.bindings for name in _bound_names(target)}
     for value in function.returns:
         elements = value.elts if isinstance(value, ast.Tuple) else [value]
         if not all(isinstance(e, ast.Name) and e.id in parameters for e in elements):
             return False
     return True
+
+
+def _bound_names(target: ast.AST) -> set[str]:
+    return {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
 
 
 def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_index: int, end_statement: ast.stmt, context):
