@@ -36,9 +36,12 @@ elapsed = time.perf_counter() - start
 
 ## Fix safety
 Safe: `jax.block_until_ready` returns its argument unchanged, so the program computes the same
-values; only the measured interval changes, to the one that was meant. The fix waits for the last
-result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp when
-the name is surely bound there, and wrapping the call otherwise.
+values; only the measured interval changes, to the one that was meant. The fix waits once, for the
+last result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp
+when the name is surely bound there (or the end stamp's own statement reads it first, as in
+`return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
+interval: a wait there would sync every iteration and time something else, so a result bound only
+in the loop and not surely bound at the end stamp gets no fix.
 
 ## How the runtime mode confirms it
 It times the interval as written and with the result blocked on: on an accelerator the unblocked
@@ -198,15 +201,30 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
         return None
     if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
         name = statement.targets[0].id
-        if statement in interval or name in context.scope(statement).param_nodes or _bound_before(name, block[: start_index + 1]):
+        if (
+            statement in interval or name in context.scope(statement).param_nodes or _bound_before(name, block[: start_index + 1])
+            or _read_first_by(end_statement, name)
+        ):
             # Surely bound at the end stamp: wait for it there, leaving the loop (if any) pipelined.
             indent = context.source.indentation(end_statement.lineno)
             if context.source.start(end_statement).column - 1 == len(indent):
                 edit = context.insert_before(end_statement, f"{blocker}({name})\n{indent}")
                 return context.fix(f"Wait for `{name}` with `{blocker}` before the end stamp", [edit, *import_edits], safe=True)
+    if statement not in interval:
+        # Inside a loop of the interval: wrapping the call there would wait on every iteration.
+        return None
     text = context.text(last)
     edit = context.replace(last, f"{blocker}({text})")
     return context.fix(f"Wrap the result in `{blocker}`", [edit, *import_edits], safe=True)
+
+
+def _read_first_by(end_statement: ast.stmt, name: str) -> bool:
+    """`return y, time.time() - t0`: the end stamp's own statement reads `name` before the stamp, so
+    waiting for it just before raises exactly where the original would if it were unbound."""
+    if not isinstance(end_statement, (ast.Return, ast.Expr)) or not isinstance(end_statement.value, ast.Tuple):
+        return False
+    first = end_statement.value.elts[0] if end_statement.value.elts else None
+    return isinstance(first, ast.Name) and first.id == name
 
 
 def _bound_before(name: str, statements: list[ast.stmt]) -> bool:
