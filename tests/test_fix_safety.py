@@ -134,3 +134,51 @@ def test_jax_requirement(tmp_path: Path, files: dict[str, str], expected: str | 
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     assert jax_requirement(tmp_path) == expected
+
+
+# ----- JAX501: no split where the key is reused on purpose ------------------------------------------
+
+_KEY_TEMPLATE = '''import jax
+import jax.numpy as jnp
+
+
+def run(key, x, y, params):
+    {body}
+'''
+
+
+def _split_offered(body: str) -> bool:
+    source = _KEY_TEMPLATE.format(body=body.replace("\n", "\n    "))
+    from jaxlint.engine import check_source
+
+    found = check_source(source, "example.py", Settings(), [RULES_BY_CODE["JAX501"]]).diagnostics
+    assert found, "the reuse must still be reported"
+    return any(d.fix is not None for d in found)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Paired comparisons: the results meet in a difference, a comparison, a comparing call.
+        "a = jax.random.normal(key, (3,)) * x\nb = jax.random.uniform(key, (3,))\nreturn a - b",
+        "a = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,)) + x\nreturn jnp.sum(a) < jnp.sum(b)",
+        "a = jax.random.normal(key, (3,))\nb = jax.random.uniform(key, (3,))\nsame = jnp.allclose(a, b)\nreturn same",
+        # A reproduction: the very same call again.
+        "first = jax.random.normal(key, (3,))\nsecond = jax.random.normal(key, (3,))\nreturn first, second",
+    ],
+)
+def test_deliberate_key_repeats_get_no_split(body):
+    assert not _split_offered(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Look-alikes: draws of other shapes or kinds whose results are used apart.
+        "w = jax.random.normal(key, (3, 3))\nb = jax.random.normal(key, (3,))\nreturn w, b",
+        "mask = jax.random.bernoulli(key, 0.5, (4,))\nnoise = jax.random.normal(key, (4,))\nreturn jnp.where(mask, noise, 0.0)",
+        "a = jax.random.normal(key, (3,))\nb = jax.random.uniform(key, (3,))\nreturn a + b",
+    ],
+)
+def test_mistaken_key_reuse_is_still_split(body):
+    assert _split_offered(body)
