@@ -24,12 +24,15 @@ def _fixed(text: str, codes: list[str], settings: Settings | None = None, unsafe
 
 
 def _waits_inside_loops(text: str) -> list[int]:
+    """Waits inside a loop that takes no time stamp itself: a loop within a timed interval, where a
+    wait syncs every iteration. (A wait in an epoch loop whose body stamps each epoch is one per interval.)"""
     tree = ast.parse(text)
     lines = []
     for loop in (n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))):
-        for node in ast.walk(loop):
-            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("block_until_ready"):
-                lines.append(node.lineno)
+        calls = [n for n in ast.walk(loop) if isinstance(n, ast.Call)]
+        if any(ast.unparse(c.func).startswith("time.") for c in calls):
+            continue
+        lines += [c.lineno for c in calls if ast.unparse(c.func).endswith("block_until_ready")]
     return lines
 
 

@@ -199,12 +199,17 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
-    if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        name = statement.targets[0].id
-        if (
-            statement in interval or name in context.scope(statement).param_nodes or _bound_before(name, block[: start_index + 1])
-            or _read_first_by(end_statement, name)
-        ):
+    if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1:
+        # Outputs of one jitted call become ready together: waiting for any one surely bound waits for the call.
+        target = statement.targets[0]
+        names = [target.id] if isinstance(target, ast.Name) else [e.id for e in getattr(target, "elts", []) if isinstance(e, ast.Name)]
+        name = next((
+            candidate for candidate in names
+            if statement in interval or candidate in context.scope(statement).param_nodes
+            or _bound_before(candidate, block[: start_index + 1]) or _bound_in_enclosing_blocks(candidate, block, context)
+            or _read_first_by(end_statement, candidate)
+        ), None)
+        if name is not None:
             # Surely bound at the end stamp: wait for it there, leaving the loop (if any) pipelined.
             indent = context.source.indentation(end_statement.lineno)
             if context.source.start(end_statement).column - 1 == len(indent):
@@ -225,6 +230,25 @@ def _read_first_by(end_statement: ast.stmt, name: str) -> bool:
         return False
     first = end_statement.value.elts[0] if end_statement.value.elts else None
     return isinstance(first, ast.Name) and first.id == name
+
+
+def _bound_in_enclosing_blocks(name: str, block: list[ast.stmt], context) -> bool:
+    """An unconditional `name = ...` earlier in a block around the interval's, in the same function
+    (`params = init()` before `for epoch ...:` whose body times the steps)."""
+    if not block:
+        return False
+    current = block[0]
+    while True:
+        parent = parent_of(current)
+        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Module)):
+            return False
+        located = flow.statement_list(parent)
+        if located is None:
+            return False
+        outer, index = located
+        if _bound_before(name, outer[:index]):
+            return True
+        current = parent
 
 
 def _bound_before(name: str, statements: list[ast.stmt]) -> bool:
