@@ -166,8 +166,8 @@ def _split_offered(body: str) -> bool:
         "a = jax.random.normal(key, (3,)) * x\nb = jax.random.uniform(key, (3,))\nreturn a - b",
         "a = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,)) + x\nreturn jnp.sum(a) < jnp.sum(b)",
         "a = jax.random.normal(key, (3,))\nb = jax.random.uniform(key, (3,))\nsame = jnp.allclose(a, b)\nreturn same",
-        # A reproduction: the very same call again.
-        "first = jax.random.normal(key, (3,))\nsecond = jax.random.normal(key, (3,))\nreturn first, second",
+        # A reproduction shown: the very same call printed twice.
+        "print(jax.random.normal(key, (3,)))\nprint(jax.random.normal(key, (3,)))\nreturn x",
     ],
 )
 def test_deliberate_key_repeats_get_no_split(body):
@@ -181,7 +181,20 @@ def test_deliberate_key_repeats_get_no_split(body):
         "w = jax.random.normal(key, (3, 3))\nb = jax.random.normal(key, (3,))\nreturn w, b",
         "mask = jax.random.bernoulli(key, 0.5, (4,))\nnoise = jax.random.normal(key, (4,))\nreturn jnp.where(mask, noise, 0.0)",
         "a = jax.random.normal(key, (3,))\nb = jax.random.uniform(key, (3,))\nreturn a + b",
+        # An exact repeat whose results are used apart (two biases): a mistake, split.
+        "first = jax.random.normal(key, (3,))\nsecond = jax.random.normal(key, (3,))\nreturn first, second",
     ],
 )
 def test_mistaken_key_reuse_is_still_split(body):
     assert _split_offered(body)
+
+
+def test_a_later_reuse_splits_after_a_deliberate_pair():
+    body = (
+        "print(jax.random.normal(key, (2,)))\nprint(jax.random.normal(key, (2,)))\n"
+        "noise = jax.random.uniform(key, (2,))\nreturn noise"
+    )
+    source = _KEY_TEMPLATE.format(body=body.replace("\n", "\n    "))
+    fixed = _fixed(source, ["JAX501"])
+    assert fixed.count("print(jax.random.normal(key, (2,)))") == 2
+    assert "key, subkey = jax.random.split(key)\n    noise = jax.random.uniform(subkey, (2,))" in fixed

@@ -4,9 +4,12 @@ Splitting makes the two uses draw different numbers. That is the point where the
 mistake, and a change of meaning where the code repeats the draw on purpose. The finding stays;
 only the automatic split is withheld, when the structure of the code says the repeat is meant:
 
-1. Reproduction: the second use repeats the first call exactly (the same callee and arguments,
-   none rebound in between), so it recomputes the first's values; a split would make it draw new
-   ones.
+1. Reproduction shown: the second use repeats the first call exactly (the same callee and
+   arguments, none rebound in between) and both results are only shown (`print(normal(key,
+   (1,)))` twice, notebook cells displaying a value): the code demonstrates that the same key
+   gives the same numbers. (An exact repeat whose results are bound and used, `w = normal(key,
+   (3,))` then `b = normal(key, (3,))`, is treated as the mistake it usually is; one whose results
+   are compared falls under 2.)
 2. Paired comparison: the two results (or names bound from them) meet in one comparison: `-`, `<`,
    `==`, or a call named like a comparison (`allclose`, `assert_equal`, `same`...). Common random
    numbers make the difference measure only what else differs; a split adds noise to it.
@@ -16,6 +19,9 @@ only the automatic split is withheld, when the structure of the code says the re
    noise fixed while the condition varies. Calls that differ in literals (`init_layer(key, 784,
    512)` and `init_layer(key, 512, 10)`, `normal(key, (3,))` and `normal(key, (4,))`) ask for
    independent draws of other sizes: those are split.
+
+A later reuse of a key whose earlier uses form such a pair gets its subkey itself (the split goes
+before the later use), so the pair keeps drawing the same numbers.
 """
 
 from __future__ import annotations
@@ -30,13 +36,44 @@ _COMPARING_CALL = re.compile(r"assert|equal|close|same|compare|diff", re.IGNOREC
 
 def deliberate_repeat(first: ast.Call, second: ast.Call, key: str, function: ast.AST, context) -> str | None:
     """Why the reuse of `key` by `first` then `second` looks deliberate, or None."""
-    if ast.dump(first) == ast.dump(second) and not _rebound_between(first, second, function):
-        return "the second call repeats the first exactly"
+    if ast.dump(first) == ast.dump(second) and not _rebound_between(first, second, function) and _only_shown(first) and _only_shown(second):
+        return "the second call repeats the first exactly, and both are only shown"
     if _results_compared(first, second, function):
         return "the two results are compared"
     if _matched_conditions(first, second, key, context):
         return "the same function draws with the key while other arguments vary"
     return None
+
+
+def repeats_an_earlier_use(call: ast.Call, consumers: list[ast.Call], key: str, function: ast.AST, context) -> bool:
+    """`call` is the second half of a deliberate repeat with an earlier consumer of `key` (the key
+    not rebound in between): splitting before `call` would break that pair."""
+    here = (call.lineno, call.col_offset)
+    for earlier in consumers:
+        if (earlier.lineno, earlier.col_offset) < here and not _key_rebound_between(key, earlier, call, function):
+            if deliberate_repeat(earlier, call, key, function, context):
+                return True
+    return False
+
+
+def _key_rebound_between(key: str, first: ast.Call, second: ast.Call, function: ast.AST) -> bool:
+    low, high = (first.lineno, first.col_offset), (second.lineno, second.col_offset)
+    return any(
+        isinstance(n, ast.Name) and n.id == key and not isinstance(n.ctx, ast.Load) and low < (n.lineno, n.col_offset) < high
+        for n in ast.walk(function)
+    )
+
+
+_SHOWING_CALLS = frozenset({"print", "display", "pprint", "info", "debug", "log", "write"})
+
+
+def _only_shown(call: ast.Call) -> bool:
+    """The result is shown, never bound or computed with: `print(normal(key, (1,)))`, a bare
+    expression (a notebook cell's displayed value)."""
+    parent = parent_of(call)
+    if isinstance(parent, ast.Expr):
+        return True
+    return isinstance(parent, ast.Call) and call in parent.args and _callee(parent) in _SHOWING_CALLS
 
 
 def _argument_names(call: ast.Call) -> set[str]:

@@ -651,8 +651,18 @@ class _Flow:
         """Split before the first use and give that use the subkey: both uses then see fresh keys.
         None where the reuse is a deliberate repeat (fixes/key_split.py)."""
         context = self.context
-        if second is not None and key_split.deliberate_repeat(call, second, key, self.function, context):
-            return None
+        message = f"Split `{key}` before its first use"
+        if second is not None:
+            if key_split.deliberate_repeat(call, second, key, self.function, context):
+                return None
+            consumers = [
+                node for node in walk(self.function)
+                if isinstance(node, ast.Call) and node is not call
+                and any(isinstance(a, ast.Name) and a.id == key for a in key_values.consumed_arguments(node, context, lambda name: name == key))
+            ]
+            if key_split.repeats_an_earlier_use(call, consumers, key, self.function, context):
+                # `call` repeats an earlier draw on purpose: the subkey goes to the later use instead.
+                call, message = second, f"Split `{key}` before this use"
         statement = call
         while statement is not None and not isinstance(statement, ast.stmt):
             statement = parent_of(statement)
@@ -680,7 +690,7 @@ class _Flow:
         if any(isinstance(a, (*FUNCTION_NODES, ast.comprehension)) for a in _between(call, statement)):
             return None
         insertion = context.insert_before(statement, f"{key}, {subkey} = {split}({key})\n{indentation}")
-        return context.fix(f"Split `{key}` before its first use", [insertion, context.replace(argument, subkey), *import_edits], safe=False)
+        return context.fix(message, [insertion, context.replace(argument, subkey), *import_edits], safe=False)
 
 
 _COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)
