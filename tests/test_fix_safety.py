@@ -198,3 +198,9 @@ def test_a_later_reuse_splits_after_a_deliberate_pair():
     fixed = _fixed(source, ["JAX501"])
     assert fixed.count("print(jax.random.normal(key, (2,)))") == 2
     assert "key, subkey = jax.random.split(key)\n    noise = jax.random.uniform(subkey, (2,))" in fixed
+
+
+def test_timing_fix_needs_a_jax_with_block_until_ready():
+    source = (FIXTURES / "fixes" / "JAX202" / "block.in.py").read_text()
+    assert _fixed(source, ["JAX202"], Settings(target_jax_version="0.2.25"), unsafe=False) == source
+    assert _fixed(source, ["JAX202"], Settings(jax_requirement="0.2.27"), unsafe=False) != source

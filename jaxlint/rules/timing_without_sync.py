@@ -41,7 +41,8 @@ last result computed in the interval, inserting `jax.block_until_ready(name)` be
 when the name is surely bound there (or the end stamp's own statement reads it first, as in
 `return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
 interval: a wait there would sync every iteration and time something else, so a result bound only
-in the loop and not surely bound at the end stamp gets no fix.
+in the loop and not surely bound at the end stamp gets no fix, as does a project that supports a
+JAX older than 0.2.27, which lacks `jax.block_until_ready`.
 
 ## How the runtime mode confirms it
 It times the interval as written and with the result blocked on: on an accelerator the unblocked
@@ -53,6 +54,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint import fixes
+from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.model import parent_of
@@ -196,6 +198,8 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     statement = flow.enclosing_statement(last)
     if statement is None:
         return None
+    if not versions.supports(context, versions.BLOCK_UNTIL_READY):
+        return None  # the project supports a JAX older than the function
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
