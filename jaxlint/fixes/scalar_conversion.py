@@ -75,10 +75,19 @@ _STATIC_ARGUMENTS = {
 }
 # Where a tuple or list of start indices may hold arrays: (function, position, keyword).
 _START_INDICES = {"jax.lax.dynamic_slice": (1, "start_indices"), "jax.lax.dynamic_update_slice": (2, "start_indices")}
-# `jnp.argmax(x)` rejects lists, tuples and dicts: a name passed to one of these is an array.
-_ARRAY_ONLY_FUNCTIONS = frozenset({
-    "argmax", "argmin", "nanargmax", "nanargmin", "argsort", "sort", "max", "min", "sum", "mean", "abs", "cumsum",
+# `jax.numpy` functions reject lists, tuples and dicts (jax 0.2.20 on), except those built to take
+# sequences: a name passed first to any other is an array.
+_SEQUENCE_FUNCTIONS = frozenset({
+    "array", "asarray", "stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "block", "concat",
+    "broadcast_arrays", "meshgrid", "ix_", "einsum", "select", "piecewise", "result_type", "shape", "size", "ndim",
+    # Shapes, sizes and dtypes first: a tuple or a number there.
+    "zeros", "ones", "empty", "full", "eye", "identity", "tri", "arange", "linspace", "logspace", "geomspace",
+    "indices", "tril_indices", "triu_indices", "diag_indices", "dtype", "iinfo", "finfo", "issubdtype",
+    "promote_types", "can_cast", "isdtype",
 })
+# Attributes lists, tuples and dicts lack: a name read with one of these is an array.
+_ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "at", "astype", "T", "reshape", "block_until_ready"})
+_ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "chex.Array", "jaxtyping.Array"})
 
 
 def _already_integer(value: ast.AST, context) -> bool:
@@ -133,20 +142,34 @@ def _indexes_an_array(subscript: ast.Subscript, context, conversion: ast.Call | 
     scope = context.scope(subscript)
     if is_jax_array(context.model, indexed, scope):
         return True
-    # `x[int(jnp.argmax(x))]`, `peak = jnp.max(x, axis=0)` ... `x[:, int(...)]`: the function hands
-    # `x` to a `jnp` function that takes arrays only, with no rebinding of `x` in between.
     if not isinstance(indexed, ast.Name) or not scope.is_function:
         return False
-    for call in ast.walk(scope.node):
-        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == indexed.id:
-            qualified = context.qualified_name(call.func) or ""
-            if (
-                qualified.startswith("jax.numpy.") and qualified[len("jax.numpy."):] in _ARRAY_ONLY_FUNCTIONS
-                and context.scope(call) is scope and (call.lineno, call.col_offset) <= (subscript.end_lineno, subscript.end_col_offset)
-                and not _rebound_between(indexed.id, call, subscript, scope)
-            ):
-                return True
+    name = indexed.id
+    if name in scope.param_nodes and _annotated_as_array(scope.param_nodes[name], context) and parameter_unbound(name, subscript, scope):
+        return True
+    # `x[int(jnp.argmax(x))]`, `peak = jnp.max(x, axis=0)` ... `x[:, int(...)]`, `x.shape[0]`: the
+    # function uses `x` as only an array can be used, with no rebinding of `x` in between.
+    for node in ast.walk(scope.node):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) or node is indexed:
+            continue
+        parent = parent_of(node)
+        array_use = isinstance(parent, ast.Attribute) and parent.attr in _ARRAY_ATTRIBUTES
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
+            qualified = context.qualified_name(parent.func) or ""
+            array_use = qualified.startswith("jax.numpy.") and qualified.count(".") == 2 and qualified[len("jax.numpy."):] not in _SEQUENCE_FUNCTIONS
+        if array_use and context.scope(node) is scope and not _rebound_between(name, node, subscript, scope):
+            return True
     return False
+
+
+def _annotated_as_array(parameter: ast.AST, context) -> bool:
+    annotation = getattr(parameter, "annotation", None)
+    return annotation is not None and context.qualified_name(annotation) in _ARRAY_ANNOTATIONS
+
+
+def parameter_unbound(name: str, subscript: ast.AST, scope) -> bool:
+    """The parameter is never rebound in its function (so the annotation still describes it)."""
+    return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(scope.node))
 
 
 def _rebound_between(name: str, first: ast.AST, second: ast.AST, scope) -> bool:

@@ -43,8 +43,9 @@ axis argument (`jnp.zeros(int(n))`), which must stay static.
 An index is a JAX use too: `x[int(jnp.argmax(x))]` becomes `x[jnp.argmax(x)]` (an integer result
 keeps no conversion; a float one becomes `.astype(int)`), as do `x.at[int(i)]` and the start
 indices of `lax.dynamic_slice`/`dynamic_update_slice`. Only where the indexed value is provably a
-JAX array (a `jnp` result, or a name the function hands to `jnp.argmax`/`jnp.max`/... , which
-reject lists): a list, tuple or dict needs the Python int. An integer array index selects what the
+JAX array (a `jnp` result; a parameter annotated `jax.Array`; a name the function hands first to a
+`jnp` function, which rejects lists, or reads `.shape`/`.dtype`/`.at` of): a list, tuple or dict
+needs the Python int. An integer array index selects what the
 Python int did, negative values included; a slice bound (`x[int(i):]`) gets no fix.
 
 ## How the runtime mode confirms it
