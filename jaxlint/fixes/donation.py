@@ -45,6 +45,8 @@ def fix_for(call, binding, donated, context):
     if keywords and len(keywords) != len(donated):
         return None  # some by position, some by name: two options to edit at once
     option = "donate_argnums" if not keywords else "donate_argnames"
+    if keywords and not versions.supports(context, versions.DONATE_ARGNAMES):
+        return None  # `donate_argnames` arrived in jax 0.4.14
     values = []
     for position, keyword in donated:
         if keyword is None and position is None:

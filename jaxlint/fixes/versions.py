@@ -5,6 +5,7 @@ Forms with a first version, as the fixes write them:
 - `@jax.jit(donate_argnums=...)`, jit as a decorator factory: jax 0.4.36 (older: `functools.partial`);
 - `jax.nn.dot_product_attention`: jax 0.4.31;
 - `jax.block_until_ready`: jax 0.2.27 (its changelog: "add `jax.block_until_ready`");
+- `jit(..., donate_argnames=...)`: jax 0.4.14;
 - `jax.tree.*`, `jax.shard_map`, `jax.set_mesh` and the other replacements of the API table: their
   `replacement_since` there.
 """
@@ -26,6 +27,7 @@ def parse_version(text: str | None) -> tuple[int, ...] | None:
 JIT_DECORATOR_FACTORY = "0.4.36"
 DOT_PRODUCT_ATTENTION = "0.4.31"
 BLOCK_UNTIL_READY = "0.2.27"
+DONATE_ARGNAMES = "0.4.14"
 
 
 def oldest_supported(settings) -> str | None:
