@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,9 @@ class Settings:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     traced_decorators: list[str] = field(default_factory=list)
     target_jax_version: str | None = None
+    # The oldest JAX the project's own requirement admits (`jax>=0.4.20` in pyproject `dependencies`,
+    # requirements*.txt, setup.cfg or setup.py): fixes write no form that version lacks.
+    jax_requirement: str | None = None
     python_loop_threshold: int = 100
     # Look in other project files for traced code calling a module's helpers (semantic/callers.py).
     # Off by default: 10-20% more CPU on a cold check of whole projects, for no new finding on 15 real ones.
@@ -46,7 +50,7 @@ class Settings:
 
     def cache_key(self) -> str:
         """The settings that change what a file's analysis produces."""
-        return repr((sorted(self.traced_decorators), self.target_jax_version, self.python_loop_threshold, self.cross_module_callers))
+        return repr((sorted(self.traced_decorators), self.target_jax_version, self.jax_requirement, self.python_loop_threshold, self.cross_module_callers))
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -69,6 +73,12 @@ def _string_list(value, path: Path, key: str) -> list[str]:
 
 
 def load_settings(start: Path, config_file: Path | None = None) -> Settings:
+    settings = _load_table(start, config_file)
+    settings.jax_requirement = jax_requirement(start)
+    return settings
+
+
+def _load_table(start: Path, config_file: Path | None) -> Settings:
     path = config_file or find_pyproject(start)
     if path is None:
         return Settings(root=Path.cwd())
@@ -170,3 +180,94 @@ def per_file_ignored(settings: Settings, path: Path) -> list[str]:
         if matches_any(path, [pattern], settings.root):
             ignored.extend(codes)
     return ignored
+
+
+# ----- the project's own JAX requirement ------------------------------------------------------------
+
+_REQUIREMENT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+# `jax>=0.4.20`, `jax[cuda12]==0.4.30`, `jax ~= 0.4.1, <0.5`: the distribution `jax` itself, not
+# `jaxlib`, `jax-md` or `jaxtyping`.
+_JAX_SPEC = re.compile(r"(?<![\w.-])jax(?:\[[^\]]*\])?\s*((?:(?:===|==|>=|<=|~=|!=|>|<)\s*[\d.]+[\w.+*-]*\s*,?\s*)+)", re.IGNORECASE)
+_CLAUSE = re.compile(r"(===|==|>=|<=|~=|!=|>|<)\s*(\d+(?:\.\d+)*)")
+
+
+def jax_requirement(start: Path) -> str | None:
+    """The oldest JAX version the nearest project's requirement admits, or None when it says nothing.
+
+    The project is the nearest directory at or above `start` holding pyproject.toml, setup.cfg,
+    setup.py or requirements*.txt; every one of those there is read (a floor such as `jax>=0.4.20`,
+    an exact pin, or a cap below a version), and the oldest version any of them admits is kept."""
+    try:
+        directory = start.resolve()
+        if directory.is_file():
+            directory = directory.parent
+        for candidate in (directory, *directory.parents):
+            files = [candidate / name for name in _REQUIREMENT_FILES if (candidate / name).is_file()]
+            files += sorted(candidate.glob("requirements*.txt"))
+            if files:
+                break
+        else:
+            return None
+    except OSError:
+        return None
+    floors = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for specifiers in _requirement_specifiers(path, text):
+            floor = _oldest_admitted(specifiers)
+            if floor is not None:
+                floors.append(floor)
+    if not floors:
+        return None
+    return ".".join(str(part) for part in min(floors))
+
+
+def _requirement_specifiers(path: Path, text: str) -> list[str]:
+    if path.name == "pyproject.toml":
+        try:
+            document = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            return []
+        project = document.get("project", {})
+        entries = project.get("dependencies", []) if isinstance(project, dict) else []
+        found = [match.group(1) for entry in entries if isinstance(entry, str) for match in [_JAX_SPEC.match(entry.strip())] if match]
+        poetry = document.get("tool", {}).get("poetry", {}).get("dependencies", {}) if isinstance(document.get("tool"), dict) else {}
+        pinned = poetry.get("jax") if isinstance(poetry, dict) else None
+        if isinstance(pinned, dict):
+            pinned = pinned.get("version")
+        if isinstance(pinned, str):
+            # Poetry: `^0.4.20` and `~0.4.20` start at that version; a bare version is an exact pin.
+            found.append(re.sub(r"^[\^~](?=\d)", ">=", pinned.strip()) if not pinned.strip()[:1].isdigit() else "==" + pinned.strip())
+        return found
+    if path.suffix == ".txt":
+        lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+        return [match.group(1) for line in lines for match in [_JAX_SPEC.match(line)] if match]
+    # setup.py / setup.cfg: the specifiers written as plain text (`"jax>=0.4.20"`, `jax >= 0.4.20`).
+    return [match.group(1) for match in _JAX_SPEC.finditer(text)]
+
+
+def _oldest_admitted(specifiers: str) -> tuple[int, ...] | None:
+    lower, upper = None, None
+    for operator, version in _CLAUSE.findall(specifiers):
+        parts = tuple(int(part) for part in version.split("."))
+        if operator in ("==", "===", ">=", "~=", ">"):
+            lower = parts if lower is None else max(lower, parts)
+        elif operator == "<=":
+            upper = parts if upper is None else min(upper, parts)
+        elif operator == "<":
+            below = _just_below(parts)
+            upper = below if upper is None else min(upper, below)
+    if lower is not None:
+        return lower
+    return upper  # only a cap (`jax<0.4.36`): the project may run anything under it
+
+
+def _just_below(parts: tuple[int, ...]) -> tuple[int, ...]:
+    """A version just older than `parts`: `0.4.36` -> `0.4.35.999`, `0.5` -> `0.4.999`."""
+    for index in range(len(parts) - 1, -1, -1):
+        if parts[index] > 0:
+            return (*parts[:index], parts[index] - 1, 999)
+    return parts

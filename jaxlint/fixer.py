@@ -6,6 +6,7 @@ Works on text in memory; writing files is the caller's business (see `jaxlint.cl
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -64,13 +65,42 @@ def _span(source: SourceFile, edit: Edit) -> tuple[int, int]:
     return source.offset(edit.location), source.offset(edit.end_location)
 
 
+_MODULE_LEVEL_DEFINITION = re.compile(r"^(?:(?:async\s+)?def\s+(\w+)|class\s+(\w+)|(\w+)\s*=(?!=))", re.MULTILINE)
+
+
+def _new_module_names(source: SourceFile, diagnostic: Diagnostic) -> dict[str, tuple]:
+    """Module-level names the fix's inserted lines define (`loss_fn_jit = jax.jit(...)`, `def
+    run_loop(...)`), each with the edit that defines it."""
+    found: dict[str, tuple] = {}
+    for edit in diagnostic.fix.edits:
+        content = edit.content
+        identity = (_span(source, edit), content)
+        if edit.location.column != 1:
+            # Mid-line: only lines after a newline it inserts can start at column 0.
+            newline = content.find("\n")
+            if newline < 0:
+                continue
+            content = content[newline + 1 :]
+        for match in _MODULE_LEVEL_DEFINITION.finditer(content):
+            found[next(group for group in match.groups() if group)] = identity
+    return found
+
+
 def select_compatible(source: SourceFile, diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
-    """Fixes whose edits touch disjoint text, in source order; identical edits (a shared import) coexist."""
+    """Fixes whose edits touch disjoint text, in source order; identical edits (a shared import) coexist.
+
+    Two fixes that each define the same new module-level name (both were built before either was
+    applied, so both saw it free) are not applied together: the second waits for the next round,
+    where the name is taken and it picks another."""
     chosen: list[Diagnostic] = []
     taken: dict[tuple[int, int], str] = {}
+    defined: dict[str, str] = {}
     for diagnostic in sorted(diagnostics, key=lambda d: (d.location, d.code)):
         spans = [(_span(source, edit), edit.content) for edit in diagnostic.fix.edits]
         if any(start > end for (start, end), _ in spans):
+            continue
+        new_names = _new_module_names(source, diagnostic)
+        if any(name in defined and defined[name] != edit for name, edit in new_names.items()):
             continue
         conflict = False
         for (start, end), content in spans:
@@ -88,6 +118,7 @@ def select_compatible(source: SourceFile, diagnostics: Sequence[Diagnostic]) -> 
             continue
         for span, content in spans:
             taken[span] = content
+        defined.update(new_names)
         chosen.append(diagnostic)
     return chosen
 

@@ -2,7 +2,8 @@
 must parse and be a fixed point, and where a NAME.check.py exists (required whenever the fix changes
 the code) its `check(original, fixed)` runs both modules with JAX on the CPU and compares values.
 
-A first line containing `fix: safe-only` runs without --unsafe-fixes.
+A first line containing `fix: safe-only` runs without --unsafe-fixes; one containing
+`target-jax-version=X` runs with that setting (the forms a fix writes follow it).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -25,8 +27,11 @@ _counter = itertools.count()
 
 def _run_fix(path: Path, text: str) -> str:
     code = path.parent.name
-    unsafe = "fix: safe-only" not in text.split("\n", 1)[0]
-    outcome = fix_source(text, path.name, Settings(), [RULES_BY_CODE[code]], unsafe=unsafe)
+    first_line = text.split("\n", 1)[0]
+    unsafe = "fix: safe-only" not in first_line
+    target = re.search(r"target-jax-version=([\d.]+)", first_line)
+    settings = Settings(target_jax_version=target.group(1) if target else None)
+    outcome = fix_source(text, path.name, settings, [RULES_BY_CODE[code]], unsafe=unsafe)
     assert not outcome.reverted, outcome.reverted
     return outcome.text
 

@@ -85,8 +85,8 @@ def test_jit_of_partial_is_jitted_once_at_module_level():
     )
     outcome = fix_source(text, "t.py", Settings(), [RULES_BY_CODE["JAX302"]], unsafe=True)
     assert not outcome.reverted
-    assert "\nnested_f_jit = jax.jit(f)\n\n\ndef nested(" in outcome.text
-    assert "params = partial(nested_f_jit, s=s)(params, batch)" in outcome.text
+    assert "\nf_jit = jax.jit(f)\n\n\ndef nested(" in outcome.text
+    assert "params = partial(f_jit, s=s)(params, batch)" in outcome.text
     assert _codes(outcome.text, "JAX302") == []
 
 

@@ -17,7 +17,8 @@ that calls and dead after the call:
 
 Forms handled:
 - `@jax.jit` becomes `@jax.jit(donate_argnums=(0,))` (the decorator-factory form, jax >= 0.4.36);
-  `@jax.pmap` has no factory form, so it becomes `@functools.partial(jax.pmap, donate_argnums=(0,))`.
+  where the project supports an older JAX (fixes/versions.py), and for `@jax.pmap`, which has no
+  factory form, it becomes `@functools.partial(jax.jit, donate_argnums=(0,))`.
 - `@jax.jit(...)`, `@partial(jax.jit, ...)`, `jax.jit(f, ...)`: the option is appended after the last
   argument (a trailing comma or comment stays where it was), or merged into an existing literal
   `donate_argnums`/`donate_argnames` value.
@@ -29,6 +30,7 @@ import ast
 
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
+from jaxlint.fixes import versions
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
@@ -43,6 +45,8 @@ def fix_for(call, binding, donated, context):
     if keywords and len(keywords) != len(donated):
         return None  # some by position, some by name: two options to edit at once
     option = "donate_argnums" if not keywords else "donate_argnames"
+    if keywords and not versions.supports(context, versions.DONATE_ARGNAMES):
+        return None  # `donate_argnames` arrived in jax 0.4.14
     values = []
     for position, keyword in donated:
         if keyword is None and position is None:
@@ -110,7 +114,7 @@ def _decorate(decorator: ast.expr, binding, option: str, values: tuple, context)
     if not isinstance(decorator, (ast.Name, ast.Attribute)):
         return None
     text = f"{option}={tuple_literal(values)}"
-    if binding.transform == "jax.jit":
+    if binding.transform == "jax.jit" and versions.supports(context, versions.JIT_DECORATOR_FACTORY):
         return [context.replace(decorator, f"{context.text(decorator)}({text})")]
     partial, import_edits = fixes.reference(context, "functools.partial")
     if not partial:

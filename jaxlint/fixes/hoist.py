@@ -120,3 +120,68 @@ def array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
                 return False
     return True
 
+
+
+# ----- names for hoisted definitions -------------------------------------------------------------
+
+_OPERATOR_WORDS = {
+    ast.Add: "plus", ast.Sub: "minus", ast.Mult: "times", ast.Div: "over", ast.MatMult: "matmul",
+    ast.Pow: "pow", ast.FloorDiv: "floordiv", ast.Mod: "mod",
+}
+_LONGEST_DESCRIPTION = 32
+
+
+def describe(expression: ast.expr) -> str | None:
+    """A short identifier for what `expression` computes: the callee of a call (`loss_fn(p, b)` ->
+    `loss_fn`), `scaled_loss` for a product with a constant, `a_plus_b` for a binary operation of
+    two describable operands. None when nothing short says it."""
+    described = _describe(expression, depth=0)
+    if described is None or len(described) > _LONGEST_DESCRIPTION or not described.isidentifier():
+        return None
+    return described
+
+
+def _describe(node: ast.expr, depth: int) -> str | None:
+    if depth > 3:
+        return None
+    if isinstance(node, ast.Name):
+        return node.id.strip("_") or None
+    if isinstance(node, ast.Attribute):
+        return node.attr.strip("_") or None
+    if isinstance(node, ast.Call):
+        return _describe(node.func, depth + 1)
+    if isinstance(node, ast.Subscript):
+        return _describe(node.value, depth + 1)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _describe(node.operand, depth + 1)
+        return f"negated_{inner}" if inner else None
+    if isinstance(node, ast.BinOp):
+        # `2.0 * loss(p)`, `loss(p) / n`, `scale * loss(p)`: a computed value times a factor.
+        factors = [side for side in (node.left, node.right) if isinstance(side, (ast.Constant, ast.Name, ast.Attribute))]
+        computed = [side for side in (node.left, node.right) if side not in factors]
+        if isinstance(node.op, (ast.Mult, ast.Div)) and (
+            len(computed) == 1 and isinstance(computed[0], ast.Call) or len(factors) == 2 and any(isinstance(f, ast.Constant) for f in factors)
+        ):
+            other = computed[0] if computed else next(f for f in factors if not isinstance(f, ast.Constant))
+            inner = _describe(other, depth + 1)
+            return f"scaled_{inner}" if inner else None
+        if isinstance(node.left, ast.BinOp) and isinstance(node.right, ast.BinOp):
+            return None  # `(a + b) * (c + d)`: no short name keeps the grouping
+        word = _OPERATOR_WORDS.get(type(node.op))
+        left, right = _describe(node.left, depth + 1), _describe(node.right, depth + 1)
+        if word and left and right:
+            return f"{left}_{word}_{right}"
+    return None
+
+
+def fresh_module_name(base: str, context) -> str:
+    """`base`, or `base2`, `base3`...: a name no binding or use in the module has yet. (Two fixes of
+    one round that pick the same new name for different definitions are split across rounds by
+    the fixer, so the second sees the first's name taken.)"""
+    from jaxlint import fixes  # the package imports this module's users
+
+    taken = fixes.names_in_use(context)
+    name, counter = base, 2
+    while name in taken:
+        name, counter = f"{base}{counter}", counter + 1
+    return name

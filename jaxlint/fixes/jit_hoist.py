@@ -65,22 +65,20 @@ def _alone_on_lines(statement: ast.stmt, context) -> bool:
     return not last[statement.end_col_offset:].strip()
 
 
-def _fresh_name(wrapped: ast.expr, context, prefix: str = "") -> str:
-    base = "jitted_fn"
+def _fresh_name(wrapped: ast.expr, context, called_name: str | None = None) -> str:
+    """Named after what the jitted function computes: the wrapped callable (`loss_fn` ->
+    `loss_fn_jit`, `self.apply` -> `apply_jit`, `partial(f, ...)` -> `f_jit`), a lambda's body
+    (`lambda p, b: 2.0 * loss(p, b)` -> `scaled_loss_jit`), else the name the code gave it."""
     if isinstance(wrapped, ast.Call) and wrapped.args:
         wrapped = wrapped.args[0]
-    if isinstance(wrapped, ast.Name):
-        base = f"{wrapped.id.lstrip('_')}_jit"
-    elif isinstance(wrapped, ast.Attribute):
-        base = f"{wrapped.attr.lstrip('_')}_jit"
-    elif prefix:
-        base = "jit"
-    base = f"{prefix.lstrip('_')}{base}"
-    taken = fixes.names_in_use(context)
-    name, counter = base, 2
-    while name in taken:
-        name, counter = f"{base}{counter}", counter + 1
-    return name
+    if isinstance(wrapped, ast.Lambda):
+        described = hoist.describe(wrapped.body)
+        if described is None and called_name:
+            described = called_name.strip("_")
+    else:
+        described = hoist.describe(wrapped)
+    base = f"{described}_jit" if described else "jitted_fn"
+    return hoist.fresh_module_name(base, context)
 
 
 def _module_level_fix(node: ast.Call, called_name: str | None, immediate: bool, context):
@@ -121,9 +119,7 @@ def _module_level_fix(node: ast.Call, called_name: str | None, immediate: bool, 
     else:
         function_text = context.text(wrapped)
     option_texts = [context.text(option) for option in options]
-    # Prefixed with the top-level statement's name: fixes applied in the same round in other
-    # functions cannot pick the same module-level name.
-    name = _fresh_name(wrapped, context, prefix=f"{getattr(top, 'name', 'module')}_")
+    name = _fresh_name(wrapped, context, called_name)
     definition = f"{name} = {context.text(node.func)}({', '.join([function_text, *option_texts])})"
     insert = hoist.insert_before(top, definition, context)
     if passed:
@@ -188,7 +184,7 @@ def _partial_fix(node: ast.Call, scope, top: ast.stmt, context):
             continue
         if not hoist.array_like_uses(parameter, definition.body, context):
             return None  # the function needs it as a Python value: it must stay a constant
-    name = _fresh_name(function, context, prefix=f"{getattr(top, 'name', 'module')}_")
+    name = _fresh_name(function, context)
     option_texts = [context.text(option) for option in options]
     insert = hoist.insert_before(top, f"{name} = {context.text(node.func)}({', '.join([function.id, *option_texts])})", context)
     arguments = [context.text(a) for a in [*bound_positional, *wrapped.keywords]]

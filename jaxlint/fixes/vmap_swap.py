@@ -40,10 +40,6 @@ def swap_fix(node: ast.Call, inner: ast.Call, context):
 
 
 def _batched_name(function: ast.expr, top: ast.stmt, context) -> str:
-    base = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "fn")
-    base = f"{getattr(top, 'name', 'module')}_{base.lstrip('_')}_batched"
-    taken = fixes.names_in_use(context)
-    name, counter = base, 2
-    while name in taken:
-        name, counter = f"{base}{counter}", counter + 1
-    return name
+    """`predict_batched` for `jit(vmap(predict))`: what the definition computes, not where it was."""
+    base = hoist.describe(function) or "fn"
+    return hoist.fresh_module_name(f"{base}_batched", context)

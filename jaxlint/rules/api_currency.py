@@ -10,6 +10,7 @@ import ast
 
 from jaxlint.diagnostics import Edit, Position
 from jaxlint import fixes
+from jaxlint.fixes import versions
 from jaxlint.rules.api_table import KEYWORD_ENTRIES, NAME_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import ancestors, parent_of
@@ -80,12 +81,13 @@ class ApiCurrencyRule(Rule):
         if _import_already_reported(node, context):
             return
         fix = None
-        replacement, exact = replacement_at(change, target)
+        # The fix writes what the oldest JAX the project supports has (its requirement may be older than the target).
+        replacement, exact = replacement_at(change, versions.oldest_supported(context.settings))
         if exact and replacement and qualified == change.old and not change.module:
             name, import_edits = fixes.submodule_reference(context, replacement)
             if name:
                 fix = context.fix(f"Use `{name}`", [context.replace(node, name), *import_edits], safe=True)
-        elif change.old == "jax.experimental.shard_map.shard_map" and qualified == change.old:
+        elif change.old == "jax.experimental.shard_map.shard_map" and qualified == change.old and versions.supports(context, change.replacement_since):
             call = parent if isinstance(parent, ast.Call) and parent.func is node else None
             if call is not None:
                 fix = _shard_map_fix(call, context)
@@ -113,7 +115,7 @@ class ApiCurrencyRule(Rule):
             if change.kind == "call-keyword" and not _surely_given(keyword.value):
                 continue  # `device=device` forwarded by a wrapper: JAX only warns when it is not None
             fix = None
-            if change.kind == "keyword" and change.exact and change.replacement:
+            if change.kind == "keyword" and change.exact and change.replacement and versions.supports(context, change.replacement_since):
                 start = context.source.start(keyword)
                 end = Position(start.row, start.column + len(keyword.arg))
                 fix = context.fix(f"Rename to `{change.replacement}=`", [Edit(change.replacement, start, end)], safe=True)
@@ -129,7 +131,7 @@ class ApiCurrencyRule(Rule):
             if not _is_mesh(expression, scope, context):
                 continue
             fix = None
-            replacement, _ = replacement_at(change, target)
+            replacement, _ = replacement_at(change, versions.oldest_supported(context.settings))
             if replacement:
                 name, import_edits = fixes.submodule_reference(context, replacement)
                 if name:
@@ -156,7 +158,7 @@ class ApiCurrencyRule(Rule):
 
 def _import_fix(node, alias: ast.alias, change: ApiChange, qualified: str, context, target):
     """`from jax import tree_map` -> `from jax.tree import map as tree_map`: the local name is kept."""
-    replacement, exact = replacement_at(change, target)
+    replacement, exact = replacement_at(change, versions.oldest_supported(context.settings))
     if not exact or not replacement:
         return None
     if change.module:

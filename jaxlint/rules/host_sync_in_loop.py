@@ -90,7 +90,11 @@ For `x = step(x)` loops that stop on a device condition, move the loop into a ji
 ## Fix safety
 Accumulating on device and converting once after the loop is unsafe: the accumulator becomes an
 array (float32 where the Python float was float64), and code in the loop that read the running
-Python total would see an array. Moving a break loop into `lax.while_loop` is unsafe: the loop body
+Python total would see an array. The fix never sums in the value's own dtype: each term enters as
+`jnp.asarray(loss, float)`, JAX's default float (float32, or float64 under x64), as the original's
+Python floats did, so a bfloat16 or float16 loss does not drift in a bfloat16 running sum. A
+`.item()` total is accumulated only when it starts as a float literal (`total = 0.0`): from an int
+start, `.item()` keeps the value's kind (a count stays an int) and no fix is offered. Moving a break loop into `lax.while_loop` is unsafe: the loop body
 must be traceable and the step function runs inside another jit. The loop is hoisted into a
 module-level jitted function taking the carried values and the values the loop reads as arguments,
 so it compiles once for all calls with the same shapes; a loop that reads objects (called, or asked

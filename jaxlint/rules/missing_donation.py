@@ -124,6 +124,10 @@ or global), bound only to fresh values (not to another name, nor built by a call
 after the call, unless replaced before the call by a fresh copy such as `state = replicate(state)`; an imported
 module, or a parameter annotated as a string, number, path or config dict, shares no arrays), passed once. Otherwise the message says why no fix is offered.
 
+The decorator form follows the oldest JAX the project supports (`target-jax-version`, or its own
+jax requirement): `@jax.jit(donate_argnums=...)` needs jax 0.4.36, so below that the fix writes
+`@functools.partial(jax.jit, donate_argnums=...)`.
+
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
 donation (H100: 402 MB to 268 MB for eight 2048x2048 float32 parameters), and the donated input

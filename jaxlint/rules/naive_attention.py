@@ -31,6 +31,8 @@ Offered only for the two-dimensional form (`k.T` means `k` is a matrix): `q`, `k
 rounds differently from the explicit form (results agree to float tolerance, not bitwise), and
 `dot_product_attention` requires `k` and `v` to share the head size. Batched layouts are not fixed:
 `dot_product_attention` wants `(B, T, N, H)`, and the transposes needed depend on the layout.
+No fix where the project supports a JAX older than 0.4.31, which lacks the function
+(`target-jax-version` or the project's own jax requirement).
 
 ## How the runtime mode confirms it
 It times both forms at the example shapes and compares the outputs within tolerance; given a
@@ -42,6 +44,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint import fixes
+from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule
 
 _SOFTMAX = frozenset({"jax.nn.softmax", "flax.linen.softmax", "jax.nn.log_softmax"})
@@ -157,6 +160,8 @@ def _fix(node, softmax, scores, product, value, context):
     q, k, plain_transpose, scale_op, scale = product
     if not plain_transpose or not isinstance(node, ast.BinOp):
         return None
+    if not versions.supports(context, versions.DOT_PRODUCT_ATTENTION):
+        return None  # the project supports a JAX older than the function
     for operand in (q, k, value):
         if not isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
             return None

@@ -109,7 +109,12 @@ In straight-line code (the second use in a simple statement of a function whose 
 the key is), the fix inserts `key, subkey = jax.random.split(key)` before the statement and passes
 `subkey` instead (another fresh name where `subkey` is taken, as when the key is itself `subkey`). It is unsafe: it changes the random stream (that is the point), and later uses of
 `key` see the advanced key. Reuse across loop iterations has no fix: where to split depends on
-what the loop carries.
+what the loop carries. Nor does a reuse whose structure says the repeat is meant (the finding
+stays, for the author to judge): the second call repeats the first exactly (a sample reproduced);
+the two results are compared (`loss_b - loss_a`, `a == b`, `allclose(a, b)`: common random numbers
+for a paired comparison); or one function other than a `jax.random` sampler gets the key in the
+same slot while other, computed arguments vary (`evaluate(policy_a, key)` and `evaluate(policy_b,
+key)`: matched conditions). Calls that differ only in literals (shapes, sizes) are split.
 
 ## How the runtime mode confirms it
 It runs the function twice with the example key and checks the two draws: for the original they
@@ -122,6 +127,7 @@ import ast
 import re
 
 from jaxlint import fixes
+from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
@@ -573,7 +579,7 @@ class _Flow:
             key, call,
             f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; "
             f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`",
-            fix=None if self.across_iterations else self.split_fix(previous, key),
+            fix=None if self.across_iterations else self.split_fix(previous, key, call),
         )
 
     def report_loop(self, call: ast.Call, key: str, loop) -> None:
@@ -642,9 +648,22 @@ class _Flow:
             counter += 1
         return subkey
 
-    def split_fix(self, call: ast.Call, key: str):
-        """Split before the first use and give that use the subkey: both uses then see fresh keys."""
+    def split_fix(self, call: ast.Call, key: str, second: ast.Call | None = None):
+        """Split before the first use and give that use the subkey: both uses then see fresh keys.
+        None where the reuse is a deliberate repeat (fixes/key_split.py)."""
         context = self.context
+        message = f"Split `{key}` before its first use"
+        if second is not None:
+            if key_split.deliberate_repeat(call, second, key, self.function, context):
+                return None
+            consumers = [
+                node for node in walk(self.function)
+                if isinstance(node, ast.Call) and node is not call
+                and any(isinstance(a, ast.Name) and a.id == key for a in key_values.consumed_arguments(node, context, lambda name: name == key))
+            ]
+            if key_split.repeats_an_earlier_use(call, consumers, key, self.function, context):
+                # `call` repeats an earlier draw on purpose: the subkey goes to the later use instead.
+                call, message = second, f"Split `{key}` before this use"
         statement = call
         while statement is not None and not isinstance(statement, ast.stmt):
             statement = parent_of(statement)
@@ -672,7 +691,7 @@ class _Flow:
         if any(isinstance(a, (*FUNCTION_NODES, ast.comprehension)) for a in _between(call, statement)):
             return None
         insertion = context.insert_before(statement, f"{key}, {subkey} = {split}({key})\n{indentation}")
-        return context.fix(f"Split `{key}` before its first use", [insertion, context.replace(argument, subkey), *import_edits], safe=False)
+        return context.fix(message, [insertion, context.replace(argument, subkey), *import_edits], safe=False)
 
 
 _COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)

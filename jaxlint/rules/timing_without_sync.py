@@ -41,9 +41,13 @@ elapsed = time.perf_counter() - start
 
 ## Fix safety
 Safe: `jax.block_until_ready` returns its argument unchanged, so the program computes the same
-values; only the measured interval changes, to the one that was meant. The fix waits for the last
-result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp when
-the name is surely bound there, and wrapping the call otherwise.
+values; only the measured interval changes, to the one that was meant. The fix waits once, for the
+last result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp
+when the name is surely bound there (or the end stamp's own statement reads it first, as in
+`return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
+interval: a wait there would sync every iteration and time something else, so a result bound only
+in the loop and not surely bound at the end stamp gets no fix, as does a project that supports a
+JAX older than 0.2.27, which lacks `jax.block_until_ready`.
 
 ## How the runtime mode confirms it
 It times the interval as written and with the result blocked on: on an accelerator the unblocked
@@ -55,6 +59,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint import fixes
+from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.model import parent_of
@@ -223,20 +228,61 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     statement = flow.enclosing_statement(last)
     if statement is None:
         return None
+    if not versions.supports(context, versions.BLOCK_UNTIL_READY):
+        return None  # the project supports a JAX older than the function
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
-    if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        name = statement.targets[0].id
-        if statement in interval or name in context.scope(statement).param_nodes or _bound_before(name, block[: start_index + 1]):
+    if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1:
+        # Outputs of one jitted call become ready together: waiting for any one surely bound waits for the call.
+        target = statement.targets[0]
+        names = [target.id] if isinstance(target, ast.Name) else [e.id for e in getattr(target, "elts", []) if isinstance(e, ast.Name)]
+        name = next((
+            candidate for candidate in names
+            if statement in interval or candidate in context.scope(statement).param_nodes
+            or _bound_before(candidate, block[: start_index + 1]) or _bound_in_enclosing_blocks(candidate, block, context)
+            or _read_first_by(end_statement, candidate)
+        ), None)
+        if name is not None:
             # Surely bound at the end stamp: wait for it there, leaving the loop (if any) pipelined.
             indent = context.source.indentation(end_statement.lineno)
             if context.source.start(end_statement).column - 1 == len(indent):
                 edit = context.insert_before(end_statement, f"{blocker}({name})\n{indent}")
                 return context.fix(f"Wait for `{name}` with `{blocker}` before the end stamp", [edit, *import_edits], safe=True)
+    if statement not in interval:
+        # Inside a loop of the interval: wrapping the call there would wait on every iteration.
+        return None
     text = context.text(last)
     edit = context.replace(last, f"{blocker}({text})")
     return context.fix(f"Wrap the result in `{blocker}`", [edit, *import_edits], safe=True)
+
+
+def _read_first_by(end_statement: ast.stmt, name: str) -> bool:
+    """`return y, time.time() - t0`: the end stamp's own statement reads `name` before the stamp, so
+    waiting for it just before raises exactly where the original would if it were unbound."""
+    if not isinstance(end_statement, (ast.Return, ast.Expr)) or not isinstance(end_statement.value, ast.Tuple):
+        return False
+    first = end_statement.value.elts[0] if end_statement.value.elts else None
+    return isinstance(first, ast.Name) and first.id == name
+
+
+def _bound_in_enclosing_blocks(name: str, block: list[ast.stmt], context) -> bool:
+    """An unconditional `name = ...` earlier in a block around the interval's, in the same function
+    (`params = init()` before `for epoch ...:` whose body times the steps)."""
+    if not block:
+        return False
+    current = block[0]
+    while True:
+        parent = parent_of(current)
+        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Module)):
+            return False
+        located = flow.statement_list(parent)
+        if located is None:
+            return False
+        outer, index = located
+        if _bound_before(name, outer[:index]):
+            return True
+        current = parent
 
 
 def _bound_before(name: str, statements: list[ast.stmt]) -> bool:

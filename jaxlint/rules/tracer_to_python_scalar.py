@@ -37,7 +37,16 @@ Dropping the conversion where the value only flows into JAX operations or the re
 through a name bound once to it, `v = float(x.sum())`, whose every use does) is offered as a fix; `x.astype(...)` replaces `float`/`int` where a dtype change is meant. Both are unsafe: the
 result is now an array rather than a Python scalar, with the array's dtype (`int(x)` of a float
 array truncates; `x.astype(jnp.int32)` does the same only for in-range values). No fix is offered
-where the value reaches Python (`range`, dict keys, string formatting, `if`).
+where the value reaches Python (`range`, dict keys, string formatting, `if`), nor a shape, size or
+axis argument (`jnp.zeros(int(n))`), which must stay static.
+
+An index is a JAX use too: `x[int(jnp.argmax(x))]` becomes `x[jnp.argmax(x)]` (an integer result
+keeps no conversion; a float one becomes `.astype(int)`), as do `x.at[int(i)]` and the start
+indices of `lax.dynamic_slice`/`dynamic_update_slice`. Only where the indexed value is provably a
+JAX array (a `jnp` result; a parameter annotated `jax.Array`; a name the function hands first to a
+`jnp` function, which rejects lists, or reads `.shape`/`.dtype`/`.at` of): a list, tuple or dict
+needs the Python int. An integer array index selects what the
+Python int did, negative values included; a slice bound (`x[int(i):]`) gets no fix.
 
 ## How the runtime mode confirms it
 The original raises `ConcretizationTypeError` under `jit` with the example inputs; the fixed version
