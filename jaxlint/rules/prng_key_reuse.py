@@ -601,10 +601,12 @@ class _Flow:
     def finish(self) -> None:
         """One finding per key and flow (a function body, a script, a notebook cell), at its first reuse in
         the source; the message lists the other reuses. One idiom repeated down a cell (`normal(key, ...)` on
-        every line) is one mistake to fix, and the fix of the first use makes the next one visible."""
+        every line) is one mistake to fix, and the fix of the first use makes the next one visible. Where the
+        first reuse has no fix (a deliberate pair), the first later reuse that has one lends it."""
         for found in self.findings.values():
             found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
-            call, message, fix = found[0]
+            call, message, _ = found[0]
+            fix = next((item[2] for item in found if item[2] is not None), None)
             others = sorted({item[0].lineno for item in found[1:]} - {call.lineno})
             if others:
                 lines = ", ".join(str(line) for line in others[:8]) + (", ..." if len(others) > 8 else "")
