@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from jaxlint.config import Settings
 from jaxlint.engine import check_source
 from jaxlint.rules import ALL_RULES, RULES_BY_CODE
@@ -50,3 +52,13 @@ def test_test_module_silences_every_skipping_rule():
     plain = check_source(text, "model.py", Settings(), [RULES_BY_CODE["JAX104"]]).diagnostics
     in_test = check_source(text, "model_test.py", Settings(), [RULES_BY_CODE["JAX104"]]).diagnostics
     assert plain and not in_test
+
+
+@pytest.mark.parametrize("code", ["JAX202", "JAX203", "JAX303", "JAX305", "JAX402", "JAX701"])
+def test_cost_rules_follow_the_test_code_policy(code):
+    # The rule's own positives are found in its fixture, and none of them in the same text named as a
+    # test module (`*_test.py` is test code by its name alone).
+    text = (FIXTURES / f"{code}.py").read_text(encoding="utf-8")
+    rule = [RULES_BY_CODE[code]]
+    assert check_source(text, f"{code}.py", Settings(), rule).diagnostics
+    assert not check_source(text, f"pkg/{code.lower()}_test.py", Settings(), rule).diagnostics

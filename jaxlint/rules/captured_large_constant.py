@@ -11,6 +11,10 @@ function runs eagerly, a tracer when it is traced), scalars and small arrays, ar
 than once, reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
 the traced function.
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
+small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
+or the quality of computed values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 A closed-over array is not an argument: tracing bakes its value into the program as a constant. A
 large constant is copied into the HLO, makes compilation slow and memory-hungry, is duplicated in
@@ -71,6 +75,7 @@ class CapturedLargeConstant(Rule):
     code = "JAX305"
     name = "captured-large-constant"
     summary = "Traced function closes over a large array, embedded as a constant"
+    skips_test_code = True
     node_types = (ast.Name,)
     traced_code_only = True
     fix_availability = "none"

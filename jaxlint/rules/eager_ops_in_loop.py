@@ -8,6 +8,10 @@ waits for or fetches device values, or calls jitted code), since a helper that l
 be traced by a caller in another module. Loops over literal collections and small literal ranges
 (under ten iterations) are not flagged.
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
+small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
+or the quality of computed values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 Outside `jit`, every `jnp` operation is dispatched on its own: Python overhead, a kernel launch and a
 fresh output buffer each, with no fusion. An `.at[].set` outside `jit` cannot update in place, so it
@@ -63,6 +67,7 @@ class EagerOpsInLoop(Rule):
     code = "JAX203"
     name = "eager-ops-in-loop"
     summary = "Many eager JAX operations per iteration of a Python loop outside `jit`"
+    skips_test_code = True
     node_types = (ast.For, ast.While)
     fix_availability = "none"
     preview = True

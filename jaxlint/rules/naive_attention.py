@@ -4,6 +4,10 @@ Flags attention written out by hand: `softmax(q @ k.T * scale) @ v`, and the sam
 for the transpose, and division by a scale. This is a preview rule: it is off unless selected
 (`--select JAX701` or `extend-select`).
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
+small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
+or the quality of computed values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 The explicit form materializes the full `(T, S)` score matrix and runs softmax as separate passes
 over memory. `jax.nn.dot_product_attention` computes the same result and can dispatch to a fused
@@ -55,6 +59,7 @@ class NaiveAttention(Rule):
     code = "JAX701"
     name = "naive-attention"
     summary = "Attention spelled out as softmax of a score matrix: use `jax.nn.dot_product_attention`"
+    skips_test_code = True
     node_types = (ast.BinOp, ast.Call)
     fix_availability = "sometimes"
     preview = True

@@ -18,6 +18,10 @@ Not flagged, as principles:
   inputs unchanged (measuring dispatch is the point);
 - code in traced functions.
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
+small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
+or the quality of computed values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 JAX dispatches asynchronously: a jitted call or an eager `jnp` operation returns as soon as the work
 is queued. The interval then measures dispatch, not computation, and the cost shows up later, in
@@ -75,6 +79,7 @@ class TimingWithoutSync(Rule):
     code = "JAX202"
     name = "timing-without-sync"
     summary = "Wall-clock interval around JAX work that never waits for the result"
+    skips_test_code = True
     node_types = (ast.BinOp,)
     fix_availability = "sometimes"
 

@@ -15,6 +15,10 @@ the item is static too (`for i, (key, env) in enumerate(zip(keys, envs)): train(
 with `env` and `i` static), or when the function picks a Python list's item with it (`env =
 envs[i]` inside): every iteration compiles for its own item by design.
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
+small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
+or the quality of computed values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 `jit` compiles one program per distinct value of each static argument: a static argument that takes
 a new value every iteration compiles every iteration, which usually costs far more than the step
@@ -63,6 +67,7 @@ class VaryingStaticArg(Rule):
     code = "JAX303"
     name = "varying-static-arg"
     summary = "Static argument of a jitted function fed a per-iteration value"
+    skips_test_code = True
     node_types = (ast.Call,)
     # Only a jitted callable with a `static_*` option has static arguments; options of an imported
     # one are in its own module.

@@ -17,6 +17,10 @@ Not flagged, as principles:
   function that no loop calls; bound at module level and called only by module-level statements
   outside any loop (a script's one evaluation): the cost is paid once.
 
+Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
+small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
+or the quality of computed values follows this one policy (semantic/test_code.py).
+
 ## Why is this bad?
 `vmap` of a jitted function is not itself compiled. The inner `jit` stays one compiled call (the
 batched program is cached), but every call of the batched function re-runs the batching transform
@@ -72,6 +76,7 @@ class VmapOfJit(Rule):
     code = "JAX402"
     name = "vmap-of-jit"
     summary = "`vmap` applied to a jitted function outside traced code"
+    skips_test_code = True
     node_types = (ast.Call,)
     fix_availability = "sometimes"
     # `jax.vmap` is spelled `vmap` where it is imported or used, unless a project module re-exports it
