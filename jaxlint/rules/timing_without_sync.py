@@ -18,9 +18,9 @@ Not flagged, as principles:
   inputs unchanged (measuring dispatch is the point);
 - code in traced functions.
 
-Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
-small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
-or the quality of computed values follows this one policy (semantic/test_code.py).
+Test code is flagged like any other: an interval timed in a test is there to be read, and the
+number it prints is wrong the same way (the test-code policy of semantic/test_code.py skips costs
+that reach no one, and this measurement reaches its reader).
 
 ## Why is this bad?
 JAX dispatches asynchronously: a jitted call or an eager `jnp` operation returns as soon as the work
@@ -79,7 +79,6 @@ class TimingWithoutSync(Rule):
     code = "JAX202"
     name = "timing-without-sync"
     summary = "Wall-clock interval around JAX work that never waits for the result"
-    skips_test_code = True
     node_types = (ast.BinOp,)
     fix_availability = "sometimes"
 
