@@ -114,7 +114,7 @@ import re
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, key_values
+from jaxlint.semantic import carried_state, effects, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -213,7 +213,12 @@ def _is_consumer(call: ast.Call, context) -> bool:
         if keyword.arg == "rngs":
             return True
     qualified = context.qualified_name(function)
-    return qualified is not None and qualified.startswith("jax.random.")
+    if qualified is not None and qualified.startswith("jax.random."):
+        return True
+    # A helper of the project (or a modelled library call) that draws from a key passed to it.
+    return any(argument.__class__ is ast.Name for argument in call.args) and bool(
+        effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
+    )
 
 
 _INITIALISERS = frozenset({"init", "init_with_output", "lazy_init", "eval_shape"})

@@ -16,6 +16,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
+from jaxlint.semantic import effects
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -115,6 +116,11 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) 
             found.append(first)
         elif literal_seed(first, context) is not None:
             found.append(first)
+    # What the library models and the project's own functions say the call draws from
+    # (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`).
+    for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
+        if isinstance(argument, ast.Name) and is_key(argument.id) and not any(argument is known for known in found):
+            found.append(argument)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not _deterministic_call(call):
             for value in keyword.value.values:
