@@ -29,6 +29,7 @@ import ast
 
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
+from jaxlint.semantic import effects, library_models
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
@@ -231,8 +232,16 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             return f"`{name}` is unpacked from {source}, and jaxlint cannot show its other parts hold no array of it"
         # An edit applied without review wants more than the finding: any later read of `source`, even
         # of a value bound after the call, withholds it.
+        aliased = _aliased_by_model(expression, context)
         for source in sorted(_argument_names(expression, context)):
-            if source != name and not _holds_no_arrays(source, scope) and read_after(source, statement, until_rebound=False):
+            if source == name or _holds_no_arrays(source, scope) or _holds_no_buffers(source, bound, context):
+                continue
+            if source in aliased and source in scope.param_nodes:
+                return (f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), a parameter of "
+                        f"`{scope.name}` whose caller still holds them")
+            if read_after(source, statement, until_rebound=False):
+                if source in aliased:
+                    return f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), which is read after the call"
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -325,14 +334,80 @@ def _rebound_fresh_before(name: str, statement: ast.stmt, scope, context) -> boo
 
 
 def _fresh_result(call: ast.Call, context) -> bool:
-    """Calls whose result is a new buffer: `jax.numpy` constructors and operations (not `asarray`,
-    which returns its argument), `jax.random`, and compiled functions."""
+    """Calls whose result is a new buffer: compiled functions, and what the library models call fresh
+    (`jax.numpy` constructors and operations, `jax.random`, `model.init(rng, x)`, optax `init`, not
+    `jnp.asarray` or `device_put`, which may return their argument), and `jax.tree.map` of a function
+    that computes (`lambda p, g: p - lr * g`, `jnp.zeros_like`)."""
     if context.model.jit_binding_for_call(call) is not None:
         return True
-    qualified = context.qualified_name(call.func) or ""
-    if qualified in ("jax.numpy.asarray", "jax.device_put"):
-        return False
+    found = library_models.call_model(context.model, call)
+    if found is not None and found.result is not None:
+        return found.result == "fresh"
+    if found is not None and found.returns == "tree_of_function" and call.args:
+        return _computes(call.args[0], context)
     return is_jax_array_call(context.model, call)
+
+
+def _computes(function: ast.AST, context) -> bool:
+    """A function whose result is computed into new buffers: a fresh-result library function, or a
+    lambda whose body is arithmetic or such calls (not `lambda x: x`)."""
+    if isinstance(function, ast.Lambda):
+        body = function.body
+        if isinstance(body, ast.BinOp) or (isinstance(body, ast.UnaryOp) and not isinstance(body.op, ast.Not)):
+            return True
+        return isinstance(body, ast.Call) and _fresh_result(body, context)
+    if isinstance(function, (ast.Name, ast.Attribute)):
+        qualified = context.qualified_name(function)
+        found = library_models.models().entry(qualified) if qualified else None
+        return found is not None and found.result == "fresh"
+    return False
+
+
+def _aliased_by_model(expression: ast.AST, context) -> dict[str, str]:
+    """Names whose arrays the value may hold because a library model says the call returns them
+    (`opt_init(params)` of `jax.example_libraries.optimizers`, `jnp.asarray(x)`): name -> callee."""
+    if not isinstance(expression, ast.Call):
+        return {}
+    found = library_models.call_model(context.model, expression)
+    argument = found.aliased_argument(expression) if found is not None else None
+    if argument is None:
+        return {}
+    callee = dotted_name(expression.func) or "the call"
+    return {n.id: callee for n in ast.walk(argument) if isinstance(n, ast.Name)}
+
+
+def _holds_no_buffers(source: str, bound: ast.AST, context) -> bool:
+    """A name that cannot share a device buffer with the value built from it: an imported module
+    (`jnp` in `jax.tree.map(jnp.zeros_like, params)`), a value the library models say holds no
+    arrays (argparse `args`, a `NamedSharding`, a `Mesh`) or a host value, or a key the call only
+    draws from (`jax.random.normal(key, ...)`, `model.init(key, x)`: the draws are new buffers)."""
+    model = context.model
+    scope = model.scope_for(bound)
+    if source in model.imports.aliases and source not in scope.local_names:
+        target = model.imports.aliases[source]
+        if any(target == prefix or target.startswith(prefix + ".") for prefix in _MODULE_ROOTS):
+            return True
+    name = ast.Name(id=source, ctx=ast.Load())
+    kind = library_models.value_kind(model, name, scope)
+    if kind in ("no_buffers", "host", "host_list"):
+        return True
+    value = getattr(bound, "value", None)
+    if isinstance(value, ast.Call):
+        drawn = {id(a) for a in effects.consumed_key_arguments(model, value, scope)}
+        drawn |= {id(a) for a in _random_key_arguments(value, context)}
+        passed = [a for a in [*value.args, *(k.value for k in value.keywords)] if isinstance(a, ast.Name) and a.id == source]
+        if passed and all(id(a) in drawn for a in passed):
+            return True
+    return False
+
+
+# Modules whose attributes are functions and constants, never the caller's arrays.
+_MODULE_ROOTS = ("jax", "numpy", "optax", "flax", "equinox", "haiku", "chex", "functools", "math", "operator")
+
+
+def _random_key_arguments(call: ast.Call, context) -> list[ast.expr]:
+    found = library_models.call_model(context.model, call)
+    return found.key_arguments(call) if found is not None and found.consumes_key else []
 
 
 def _argument_names(expression: ast.AST, context) -> set[str]:

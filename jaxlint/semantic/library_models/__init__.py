@@ -283,12 +283,12 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
 def _constructed_class(model, call: ast.Call) -> str | None:
     """`Net(...)` for a class of this module deriving from a modelled class: that class."""
     function = call.func
-    if not isinstance(function, ast.Name):
-        return None
     library = models()
-    qualified = model.qualified_name(function)
+    qualified = model.qualified_name(function) if isinstance(function, (ast.Name, ast.Attribute)) else None
     if qualified is not None:
         return library.class_of(qualified)
+    if not isinstance(function, ast.Name):
+        return None
     classes = model.__dict__.get("_library_local_classes")
     if classes is None:
         classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
