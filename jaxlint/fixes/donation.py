@@ -345,7 +345,19 @@ def _fresh_result(call: ast.Call, context) -> bool:
         return found.result == "fresh"
     if found is not None and found.returns == "tree_of_function" and call.args:
         return _computes(call.args[0], context)
+    if _initialises_from_key(call):
+        return True
     return is_jax_array_call(context.model, call)
+
+
+def _initialises_from_key(call: ast.Call) -> bool:
+    """`net.init(key, x)` of a model the models cannot resolve: a model's `init` whose first argument is
+    named like a key draws new parameters from it (Flax, Haiku), sharing nothing with its inputs."""
+    function = call.func
+    return (
+        isinstance(function, ast.Attribute) and function.attr in ("init", "init_with_output") and bool(call.args)
+        and isinstance(call.args[0], ast.Name) and effects.named_like_key(call.args[0].id)
+    )
 
 
 def _computes(function: ast.AST, context) -> bool:
@@ -373,14 +385,14 @@ def _aliased_by_model(expression: ast.AST, context) -> dict[str, str]:
     if argument is None:
         return {}
     callee = dotted_name(expression.func) or "the call"
-    return {n.id: callee for n in ast.walk(argument) if isinstance(n, ast.Name)}
+    return {name: callee for name in _argument_names(argument, context)}
 
 
 def _holds_no_buffers(source: str, bound: ast.AST, context) -> bool:
     """A name that cannot share a device buffer with the value built from it: an imported module
     (`jnp` in `jax.tree.map(jnp.zeros_like, params)`), a value the library models say holds no
-    arrays (argparse `args`, a `NamedSharding`, a `Mesh`) or a host value, or a key the call only
-    draws from (`jax.random.normal(key, ...)`, `model.init(key, x)`: the draws are new buffers)."""
+    arrays (argparse `args`, a `NamedSharding`, a `Mesh`) or a host value. (Keys a call draws from
+    are left out by `_argument_names`: `model.init(key, x)` returns new buffers, not the key's.)"""
     model = context.model
     scope = model.scope_for(bound)
     if source in model.imports.aliases and source not in scope.local_names:
@@ -391,23 +403,19 @@ def _holds_no_buffers(source: str, bound: ast.AST, context) -> bool:
     kind = library_models.value_kind(model, name, scope)
     if kind in ("no_buffers", "host", "host_list"):
         return True
-    value = getattr(bound, "value", None)
-    if isinstance(value, ast.Call):
-        drawn = {id(a) for a in effects.consumed_key_arguments(model, value, scope)}
-        drawn |= {id(a) for a in _random_key_arguments(value, context)}
-        passed = [a for a in [*value.args, *(k.value for k in value.keywords)] if isinstance(a, ast.Name) and a.id == source]
-        if passed and all(id(a) in drawn for a in passed):
-            return True
     return False
+
+
+def _drawn_keys(call: ast.Call, context) -> list[ast.expr]:
+    """Arguments a call draws keys from: by the library models and the project's function effects."""
+    model = context.model
+    scope = model.scope_for(call)
+    return effects.consumed_key_arguments(model, call, scope)
 
 
 # Modules whose attributes are functions and constants, never the caller's arrays.
 _MODULE_ROOTS = ("jax", "numpy", "optax", "flax", "equinox", "haiku", "chex", "functools", "math", "operator")
 
-
-def _random_key_arguments(call: ast.Call, context) -> list[ast.expr]:
-    found = library_models.call_model(context.model, call)
-    return found.key_arguments(call) if found is not None and found.consumes_key else []
 
 
 def _argument_names(expression: ast.AST, context) -> set[str]:
@@ -419,8 +427,15 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
         if _fresh_result(expression, context):
             return set()
         names = set()
+        # Keys the call (or a call inside its arguments) draws from: what it returns is drawn, not the key's buffer.
+        drawn = {id(a) for call in ast.walk(expression) if isinstance(call, ast.Call) for a in _drawn_keys(call, context)}
         for item in [*expression.args, *(k.value for k in expression.keywords)]:
-            names |= _values_named(item)
+            if id(item) in drawn:
+                continue
+            if isinstance(item, ast.Call) or (isinstance(item, ast.Subscript) and isinstance(item.value, ast.Call)):
+                names |= _argument_names(item, context)  # (`params=net.init(key, x)["params"]`: fresh by itself)
+            else:
+                names |= _values_named(item, drawn)
         if isinstance(expression.func, ast.Attribute):
             # The owner of a method may return its own parts; an imported module
             # (`checkpoints.restore_checkpoint(...)`) holds no arrays.
@@ -438,13 +453,13 @@ _NON_ARRAY_ANNOTATIONS = frozenset({
 })
 
 
-def _values_named(expression: ast.AST) -> set[str]:
+def _values_named(expression: ast.AST, skipped: set[int] = frozenset()) -> set[str]:
     """Names read as values in `expression`: not a called function or its module (`hasattr` in
     `lambda x: x.value if hasattr(x, "value") else x`, `jax` in `jax.tree.map`) and not a lambda's own
     parameters. (The owner of a method, `self` in `self.f(x)`, is the caller's business.)"""
     callees = {id(part) for n in ast.walk(expression) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) for part in ast.walk(n.func)}
     parameters = {a.arg for n in ast.walk(expression) if isinstance(n, ast.Lambda) for a in n.args.args}
-    return {n.id for n in ast.walk(expression) if isinstance(n, ast.Name) and id(n) not in callees and n.id not in parameters}
+    return {n.id for n in ast.walk(expression) if isinstance(n, ast.Name) and id(n) not in callees and id(n) not in skipped and n.id not in parameters}
 
 
 def _holds_no_arrays(name: str, scope) -> bool:

@@ -35,6 +35,10 @@ _PART_CALLS = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
 _MAX_DEPTH = 2
 
 
+def named_like_key(name: str) -> bool:
+    return bool(_KEY_NAME.search(name))
+
+
 @dataclass(frozen=True)
 class Effects:
     """Positional parameters (self excluded) by position."""
@@ -331,8 +335,8 @@ def _summary_effects(summary) -> Effects:
 
 
 def consumed_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
-    """The argument expressions a call draws keys from, by the library models and the summaries of
-    project functions (not `jax.random`, which key_values.py reads itself)."""
+    """The argument expressions a call draws keys from, by the library models (`jax.random` included)
+    and the effects of project functions."""
     found = _library_key_arguments(model, call, scope)
     effects = call_effects(model, call, scope)
     if effects.consumed_keys:
