@@ -274,8 +274,8 @@ class HostSyncInLoop(Rule):
                     return f"reporting device value `{snippet(context.text(value))}`"
             # A function of the project that reads its argument on the host on every call (`to_host(metrics)`
             # whose body runs `float(v)` over it): the sync is in the helper (semantic/effects.py).
-            value = _first_fresh(effects.synced_arguments(context.model, node, values.scope), fresh)
-            if value is not None:
+            value = _first_fresh(node.args, fresh)
+            if value is not None and any(a is value for a in effects.synced_arguments(context.model, node, values.scope)):
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.

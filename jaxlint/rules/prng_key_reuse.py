@@ -5,7 +5,10 @@ samplers (or twice to `split`) with no reassignment in between, or consumed in a
 comprehension) that never reassigns it, so every iteration draws the same numbers. In function
 bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
 `apply(..., rngs={"dropout": key})`, `env.reset(key, params)`, `env.step(key, ...)`,
-`space.sample(key)` (the first argument only when it is known to be a key). Also flagged: two
+`space.sample(key)` (the first argument only when it is known to be a key), and the calls the
+library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
+whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
+`state = train_epoch(state, key)` every epoch reuses `key`). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
@@ -27,6 +30,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   different consumers that derive their own keys. Nor when no shared key is read from both: a
   child one split never passes on (rebound before it is read), or reads only on the host
   (`loader(seed=key_data[0].item())`), draws nothing.
+- One key handed twice to a helper (or a modelled library call) outside a loop, for two inputs
+  (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
+  random features of a kernel need; only a helper that consumes the key on every iteration of a
+  loop is flagged.
 - A draw whose result is read only for its shape (passed after the key to `model.init(key, x)`,
   `jax.eval_shape`, or asked for `.shape`): dummy inputs whose values never reach a result.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
@@ -216,7 +223,8 @@ def _is_consumer(call: ast.Call, context) -> bool:
     if qualified is not None and qualified.startswith("jax.random."):
         return True
     # A helper of the project (or a modelled library call) that draws from a key passed to it.
-    return any(argument.__class__ is ast.Name for argument in call.args) and bool(
+    # (Only arguments named like keys are asked about: the flow counts no other name as a key.)
+    return any(argument.__class__ is ast.Name and effects.named_like_key(argument.id) for argument in call.args) and bool(
         effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
     )
 
@@ -495,6 +503,8 @@ class _Flow:
             return False  # no bits in common on the default threefry: nothing correlated to report
         if _derives_own_keys(first, second, self.context):
             return False
+        if _through_helper(first, self.context) or _through_helper(second, self.context):
+            return False  # one key handed to a helper for two inputs pairs its draws (random features of x and y)
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
@@ -766,6 +776,17 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
         return False
     return context.text(first.func) != context.text(second.func)
+
+
+def _through_helper(call: ast.Call, context) -> bool:
+    """A call that consumes a key only by what the function effects say: a helper of the project or
+    a modelled library call, not a `jax.random` sampler or a framework method read off the call."""
+    function = call.func
+    if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
+        return False
+    if any(keyword.arg == "rngs" for keyword in call.keywords) or key_values.is_random_call(call, context):
+        return False
+    return True
 
 
 # Builtins whose result depends only on their arguments, which the same-draw check sees unchanged.

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from jaxlint.semantic import library_models
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import child_nodes
 
 # Named like a key (as key_values.py reads names): only such parameters are asked about.
 _KEY_NAME = re.compile(r"(^|_)(rng|key|prng)s?\d*$|^(rng|key|subkey|prng)", re.IGNORECASE)
@@ -33,6 +33,7 @@ _HOST_METHODS = frozenset({"item", "tolist"})
 _PART_METHODS = frozenset({"items", "values"})
 _PART_CALLS = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
 _MAX_DEPTH = 2
+_SHORT_HELPER_LINES = 12
 
 
 def named_like_key(name: str) -> bool:
@@ -56,16 +57,16 @@ NONE = Effects()
 # ----- reading a body ---------------------------------------------------------------------------
 
 
-def _own_nodes(function: ast.AST):
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
     """Nodes of a function body, not of the functions and classes defined in it (lambdas and
-    comprehensions included: they run when the body runs)."""
-    stack = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        yield node
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    comprehensions included: they run when the body runs), in no particular order."""
+    nodes = [statement for statement in function.body if not isinstance(statement, _NESTED)]
+    for current in nodes:  # the list grows while it is read
+        nodes.extend(child for child in child_nodes(current) if child.__class__ not in _NESTED)
+    return nodes
 
 
 def _positional(function: ast.AST, has_self: bool) -> list[str]:
@@ -87,12 +88,15 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     params = _positional(function, has_self)
     if not params or isinstance(function, ast.Lambda):
         return NONE
+    nodes = _own_nodes(function)
+    if not _may_have_effects(nodes, params, call_effects is not None) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
+        return NONE  # (a generator's body runs when it is iterated, not at the call)
     position = {name: index for index, name in enumerate(params)}
-    first_rebound = _first_rebindings(function)
+    first_rebound = _first_rebindings(nodes)
     key_params = {name for name in params if _KEY_NAME.search(name)}
     stable = {name for name in params if name not in first_rebound}
-    parts = _parts_of_params(function, stable, qualified_name) if stable else {}
-    returns_early = _returns_early(function)
+    parts = _parts_of_params(nodes, stable, qualified_name) if stable else {}
+    returns_early = _returns_early(function, nodes)
     consumed: set[int] = set()
     synced: set[int] = set()
     for node, conditional in _nodes_with_condition(function):
@@ -122,6 +126,27 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     return Effects(frozenset(consumed), frozenset(synced)) if consumed or synced else NONE
 
 
+_HOST_READ_NAMES = frozenset({"float", "int", "bool", "asarray", "array", "device_get"})
+
+
+def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: bool) -> bool:
+    """One cheap pass before the full reading: a call that reads a value on the host, or one handed a
+    parameter named like a key (or, where callees are followed, handed any parameter)."""
+    key_params = {name for name in params if _KEY_NAME.search(name)}
+    names = set(params)
+    for node in nodes:
+        if node.__class__ is not ast.Call:
+            continue
+        callee = node.func
+        attribute = callee.attr if callee.__class__ is ast.Attribute else None
+        if attribute in _HOST_METHODS or attribute in _HOST_READ_NAMES or (callee.__class__ is ast.Name and callee.id in _HOST_READ_NAMES):
+            return True
+        for argument in node.args:
+            if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
+                return True
+    return False
+
+
 def _nodes_with_condition(function: ast.AST):
     """(node, whether it runs only under a condition) for the body's own nodes."""
     stack = [(statement, False) for statement in reversed(function.body)]
@@ -139,29 +164,29 @@ def _nodes_with_condition(function: ast.AST):
         elif isinstance(node, ast.BoolOp):
             children = [(node.values[0], conditional)] + [(value, True) for value in node.values[1:]]
         elif isinstance(node, ast.ExceptHandler):
-            children = [(child, True) for child in ast.iter_child_nodes(node)]
+            children = [(child, True) for child in child_nodes(node)]
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             # The element runs only for items that pass the filters.
             filtered = any(g.ifs for g in node.generators)
             children = [(child, conditional or (filtered and child in (getattr(node, "elt", None), getattr(node, "key", None), getattr(node, "value", None))))
-                        for child in ast.iter_child_nodes(node)]
+                        for child in child_nodes(node)]
         else:
-            children = [(child, conditional) for child in ast.iter_child_nodes(node)]
+            children = [(child, conditional) for child in child_nodes(node)]
         stack.extend(reversed(children))
 
 
-def _returns_early(function: ast.AST) -> bool:
+def _returns_early(function: ast.AST, nodes: list[ast.AST]) -> bool:
     body = function.body
-    for node in _own_nodes(function):
+    for node in nodes:
         if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)) and not (isinstance(node, ast.Return) and body and node is body[-1]):
             return True
     return False
 
 
-def _first_rebindings(function: ast.AST) -> dict[str, int]:
+def _first_rebindings(nodes: list[ast.AST]) -> dict[str, int]:
     """name -> the first line that assigns it in the body (a parameter rebound there holds another value after)."""
     lines: dict[str, int] = {}
-    for node in _own_nodes(function):
+    for node in nodes:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr, ast.withitem)):
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
             for target in targets:
@@ -186,10 +211,10 @@ def _consumed_here(call: ast.Call, qualified_name, call_consumes, call_effects) 
     return found
 
 
-def _parts_of_params(function: ast.AST, params: set[str], qualified_name) -> dict[str, str]:
+def _parts_of_params(nodes: list[ast.AST], params: set[str], qualified_name) -> dict[str, str]:
     """Comprehension and loop variables that iterate over a parameter's parts: variable -> parameter."""
     parts: dict[str, str] = {}
-    for node in _own_nodes(function):
+    for node in nodes:
         generators = []
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             generators = [(g.target, g.iter) for g in node.generators]
@@ -252,7 +277,7 @@ def function_effects(model, scope) -> Effects:
         return cache[key]
     cache[key] = NONE  # recursion: none while being worked out
     found = NONE
-    if scope.is_function and not isinstance(scope.node, ast.Lambda) and not scope.in_traced and not _is_generator(scope.node):
+    if scope.is_function and not isinstance(scope.node, ast.Lambda) and not scope.in_traced:
         depth = model.__dict__.get("_function_effects_depth", 0)
         if depth <= _MAX_DEPTH:
             model.__dict__["_function_effects_depth"] = depth + 1
@@ -266,10 +291,6 @@ def function_effects(model, scope) -> Effects:
                 model.__dict__["_function_effects_depth"] = depth
     cache[key] = found
     return found
-
-
-def _is_generator(function: ast.AST) -> bool:
-    return any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(function))
 
 
 def _library_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
@@ -358,6 +379,13 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
     only that module's imports (`light`). Callees are not followed there."""
     if isinstance(function, ast.Lambda):
         return (), ()
+    # Summaries are built for every function of an imported module, most of which no call asks
+    # about: read only functions with a parameter named like a key, or short ones (a helper that
+    # converts a result for the host is a few lines; reading every long body cost a tenth of a check).
+    params = _positional(function, has_self)
+    short = (getattr(function, "end_lineno", None) or function.lineno) - function.lineno <= _SHORT_HELPER_LINES
+    if not params or not (short or any(_KEY_NAME.search(name) for name in params)):
+        return (), ()
     library = library_models.models()
 
     def consumes(call: ast.Call) -> list[ast.expr]:
@@ -365,8 +393,7 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
         found = library.entry(qualified) if qualified else None
         return found.key_arguments(call) if found is not None and found.consumes_key else []
 
-    if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(function)):
-        return (), ()
     effects = body_effects(function, has_self, light.qualified_name, consumes)
-    params = _positional(function, has_self)
+    if not short:
+        effects = Effects(effects.consumed_keys, frozenset())
     return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced))

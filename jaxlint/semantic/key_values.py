@@ -118,9 +118,10 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) 
             found.append(first)
     # What the library models and the project's own functions say the call draws from
     # (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`).
-    for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
-        if isinstance(argument, ast.Name) and is_key(argument.id) and not any(argument is known for known in found):
-            found.append(argument)
+    if any(isinstance(a, ast.Name) and is_key(a.id) for a in (*call.args, *(k.value for k in call.keywords))):
+        for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
+            if isinstance(argument, ast.Name) and is_key(argument.id) and not any(argument is known for known in found):
+                found.append(argument)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not _deterministic_call(call):
             for value in keyword.value.values:
