@@ -7,7 +7,8 @@ named `<class>.<method>` (`optax.GradientTransformation.init`); its argument pos
 `self`. Users add entries in `[tool.jaxlint.library-models]` (config.py), which replace built-in ones.
 
 An entry's fields (all optional):
-- `returns`: what the call gives back. `device` (a JAX array), `device_tree` (a pytree of them),
+- `returns`: what the call gives back. `device` (a JAX array, or for a namespace default, arrays
+  computed by the call, a tuple of them included), `device_tree` (a pytree of them),
   `host` (a host value: NumPy, Python), `key` (a PRNG key), `jitted` (a callable whose calls run
   compiled code), `callable`, `no_buffers` (an object holding no arrays: a sharding, a config),
   `object:<class>` (an instance whose methods have entries), `same:<i>` (what argument i is),
@@ -33,9 +34,12 @@ from dataclasses import dataclass
 
 from jaxlint.semantic.library_models import (
     chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, optax, orbax,
+    python_stdlib,
 )
 
-_LIBRARIES = (jax_core, jax_numpy, jax_random, jax_lax, numpy_host, flax, optax, equinox, haiku, chex, orbax, environments)
+_LIBRARIES = (
+    jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
+)
 FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
@@ -160,11 +164,6 @@ class LibraryModels:
                 rest = qualified[len(prefix):]
                 if "." in rest or not rest[:1].islower():
                     return None  # a submodule's function or a class: not what the default describes
-                if prefix == "jax.numpy.":
-                    from jaxlint.semantic.arrays import NON_ARRAY_RESULTS
-
-                    if rest in NON_ARRAY_RESULTS:
-                        return None
                 return default
         return None
 
@@ -270,14 +269,33 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
     if isinstance(node, ast.Name):
         return _name_kind(model, node, scope, depth)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        from jaxlint.semantic.arrays import instance_attribute_values
-
-        values = instance_attribute_values(model, node.attr, scope)
+        values = _self_attribute_values(model, node.attr, scope)
         if not values:
             return None
         kinds = {value_kind(model, value, model.scope_for(value), depth + 1) for value in values}
         return kinds.pop() if len(kinds) == 1 else None
     return None
+
+
+def _self_attribute_values(model, attribute: str, scope) -> list[ast.expr] | None:
+    """Every value assigned to `self.<attribute>` in the methods of the class around `scope`; None
+    where one assignment is not a plain `self.x = value`."""
+    method = scope
+    while method is not None and method.class_node is None:
+        method = method.parent
+    if method is None:
+        return None
+    values = []
+    for other in model.class_methods.get(method.class_node, {}).values():
+        for target, value in other.bindings:
+            stored = [e for e in ast.walk(target) if isinstance(e, ast.Attribute) and e.attr == attribute
+                      and isinstance(e.value, ast.Name) and e.value.id == "self"]
+            if not stored:
+                continue
+            if target is not stored[0] or value is None or isinstance(value, ast.AugAssign):
+                return None
+            values.append(value)
+    return values
 
 
 def _constructed_class(model, call: ast.Call) -> str | None:

@@ -4,14 +4,14 @@ Plain data, reviewed like code. The fields are described in `__init__.py`.
 """
 
 MODELS = {
-    # "Returns a copy of x with the given placement" -- but an array already on that device is
-    # returned as it is, so the result may be the input itself.
-    # https://docs.jax.dev/en/latest/_autosummary/jax.device_put.html
+    # Places x on a device or sharding; an array already placed there is returned without a copy,
+    # so the result may be the input itself. https://docs.jax.dev/en/latest/_autosummary/jax.device_put.html
     "jax.device_put": {"returns": "device", "result": "alias:0"},
     # Copies replicas to each device: new buffers.
     "jax.device_put_replicated": {"returns": "device_tree", "result": "fresh"},
     "jax.device_put_sharded": {"returns": "device_tree", "result": "fresh"},
-    # "Transfer x to host": waits for the value. https://docs.jax.dev/en/latest/_autosummary/jax.device_get.html
+    # Transfers x to the host as NumPy values, so it waits for them.
+    # https://docs.jax.dev/en/latest/_autosummary/jax.device_get.html
     "jax.device_get": {"returns": "host", "syncs": True},
     # Waits, and returns its argument unchanged.
     # https://docs.jax.dev/en/latest/_autosummary/jax.block_until_ready.html
@@ -40,8 +40,8 @@ MODELS = {
     "jax.devices": {"returns": "no_buffers"},
     "jax.local_devices": {"returns": "no_buffers"},
     # jax.example_libraries.optimizers: an optimizer is an (init_fun, update_fun, get_params) triple;
-    # init_fun(params) returns "the initial optimizer state, which includes the initial parameters":
-    # the state holds the caller's parameter arrays themselves.
+    # init_fun(params) returns "a pytree representing the initial optimizer state, which includes the
+    # initial parameters": the state holds the caller's parameter arrays themselves.
     # https://docs.jax.dev/en/latest/jax.example_libraries.optimizers.html
     **{
         f"jax.example_libraries.optimizers.{name}": {

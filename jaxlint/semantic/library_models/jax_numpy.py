@@ -2,8 +2,8 @@
 
 Every lower-case `jax.numpy` function returns a device array computed into a fresh buffer (JAX arrays are
 immutable; "JAX versions of such functions will return copies instead [of views]",
-https://docs.jax.dev/en/latest/jax.numpy.html), except those listed here. Functions returning tuples
-or host values are listed in semantic/arrays.py (NON_ARRAY_RESULTS).
+https://docs.jax.dev/en/latest/jax.numpy.html), except those listed here. (Which of them return a
+tuple of arrays rather than one is semantic/arrays.py's NON_ARRAY_RESULTS; their buffers are fresh too.)
 """
 
 NAMESPACES = {
