@@ -147,6 +147,8 @@ def test_user_entries_from_pyproject(tmp_path):
     assert sorted((d.code, d.location.row) for d in with_models) == [("JAX201", 15), ("JAX501", 19)]
     assert check_source(source, "run.py", Settings(), rules).diagnostics == []
     library_models.configure(None)
+    # Cached results depend on the models: a changed entry is a changed cache key.
+    assert settings.cache_key() != Settings().cache_key()
 
 
 @pytest.mark.parametrize("table, message", [

@@ -10,6 +10,13 @@ that calls and dead after the call:
   array; not an attribute or a global, which other code may hold) whose every binding before the
   call is a fresh value (a call result or arithmetic), not another name, attribute or item, and not
   built from a name that is read after the call (`state = create(params=params)` shares `params`);
+  which calls return fresh buffers and which may return their input's arrays comes from the library
+  models (semantic/library_models/): `jax.random` draws, `jnp.zeros_like`, `model.init(key, x)`, an
+  optax `init` and `jax.tree.map` of arithmetic are fresh, and a key they draw from, an imported
+  module, argparse `args` or a `NamedSharding` share nothing with them; `jnp.asarray` of an array,
+  `device_put` of a placed array and the `init` of `jax.example_libraries.optimizers` return their
+  argument's arrays, and the reason given names that alias (a parameter of the enclosing function
+  is still its caller's);
   a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
   `jnp.copy`) no longer counts, nor does an imported module or a parameter annotated as a string,
   number, path or config dict (`workdir: str`);

@@ -6,8 +6,13 @@ f-string, `%` or `.format` of it in any call, a value handed to a reporter that 
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
 Device values include the results of jitted calls and of helpers whose every `return` is one, an
-accumulator `total += loss` read in the loop, and objects an `nnx.jit` call mutates
-(`metrics.compute()` after `train_step(model, metrics, batch)`). One finding per statement.
+accumulator `total += loss` read in the loop, objects an `nnx.jit` call mutates
+(`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
+one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
+inside a function of the project that reads its argument on the host on every call
+(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it), or a comprehension that
+asks each element of a device array for a host value (`[0.0 if d else 1.0 for d in done]`: one
+blocking read per element). One finding per statement.
 
 Not flagged: syncs gated by a condition that changes between iterations (`if step % 100 == 0:`,
 `if done:`; `if epoch % 1 == 0:` holds every time and is no gate) or in an `except` handler (a fallback for when the `try` body failed), values already on the host, values a host consumer needs every step
@@ -308,9 +313,15 @@ def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
     """The device array a comprehension iterates when its element asks each item for a host value
     (a truth test, `float(d)`, `d.item()`): every element is a separate read that waits for the device."""
     for generator in comprehension.generators:
-        if not isinstance(generator.target, ast.Name) or not fresh(generator.iter):
+        target, iterated = generator.target, generator.iter
+        if (
+            isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and len(iterated.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2
+        ):
+            target, iterated = target.elts[1], iterated.args[0]  # `for i, v in enumerate(x)`: v is an element of x
+        if not isinstance(target, ast.Name) or not fresh(iterated):
             continue
-        item = generator.target.id
+        item = target.id
         elements = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
         for element in [*elements, *generator.ifs]:
             for node in walk(element):
@@ -326,9 +337,9 @@ def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
                 if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
                     tested = tested.operand
                 if isinstance(tested, ast.Name) and tested.id == item:
-                    return generator.iter
+                    return iterated
         if any(isinstance(g, ast.Name) and g.id == item for g in generator.ifs):
-            return generator.iter
+            return iterated
     return None
 
 
