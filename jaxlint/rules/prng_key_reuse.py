@@ -8,7 +8,8 @@ bodies outside tests, the framework calls that draw from a key count too: `model
 `space.sample(key)` (the first argument only when it is known to be a key), and the calls the
 library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
-`state = train_epoch(state, key)` every epoch reuses `key`). Also flagged: two
+`state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
+own body, not in notebook cells). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
@@ -147,7 +148,10 @@ class PrngKeyReuse(Rule):
             if (
                 isinstance(module, ast.Module)
                 and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
-                and any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
+                and (
+                    any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
+                    or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
+                )
             ):
                 # A notebook's cells are re-run on their own and out of order: each cell is one flow.
                 for statements in _cells(module.body, context):
@@ -222,8 +226,12 @@ def _is_consumer(call: ast.Call, context) -> bool:
     qualified = context.qualified_name(function)
     if qualified is not None and qualified.startswith("jax.random."):
         return True
-    # A helper of the project (or a modelled library call) that draws from a key passed to it.
-    # (Only arguments named like keys are asked about: the flow counts no other name as a key.)
+    return _draws_through_helper(call, context)
+
+
+def _draws_through_helper(call: ast.Call, context) -> bool:
+    """A helper of the project (or a modelled library call) that draws from a key passed to it.
+    (Only arguments named like keys are asked about: the flow counts no other name as a key.)"""
     return any(argument.__class__ is ast.Name and effects.named_like_key(argument.id) for argument in call.args) and bool(
         effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
     )
@@ -270,6 +278,9 @@ class _Flow:
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
         self.framework = not isinstance(function, ast.Module) and not carried_state.in_test_code(function, str(context.source.filename), context.model)
+        # A script's own body (not a notebook's cells, re-run out of order) counts the project's helpers
+        # that draw from a key: `state = train_epoch(state, key)` every epoch reuses `key` there too.
+        self.helpers = self.framework or (isinstance(function, ast.Module) and _plain_script(context))
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
@@ -461,12 +472,12 @@ class _Flow:
     def known_keys(self) -> set[str]:
         """Names known to hold keys, found on first need (a call that could be a framework consumer)."""
         if self._known_keys is None:
-            self._known_keys = key_values.key_names(self.function, self.context) if self.framework else set()
+            self._known_keys = key_values.key_names(self.function, self.context) if self.helpers else set()
         return self._known_keys
 
     def consumed_keys(self, call: ast.Call) -> list[str]:
         """The keys a call consumes: names, and `seed:N` for a key made inline or bound from a literal seed."""
-        arguments = key_values.consumed_arguments(call, self.context, lambda name: name in self.known_keys, framework=self.framework)
+        arguments = key_values.consumed_arguments(call, self.context, lambda name: name in self.known_keys, framework=self.framework, helpers=self.helpers)
         if not arguments:
             return []
         results = _result_names(call)
@@ -776,6 +787,12 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
         return False
     return context.text(first.func) != context.text(second.func)
+
+
+def _plain_script(context) -> bool:
+    """A module run top to bottom (not a notebook, whose cells run in any order, nor test code)."""
+    filename = str(context.source.filename)
+    return not filename.endswith(".ipynb") and not carried_state.in_test_code(context.model.tree, filename, context.model)
 
 
 def _through_helper(call: ast.Call, context) -> bool:
