@@ -27,6 +27,7 @@ def test_methods_resolve_through_the_objects_the_models_return():
         import gymnax, optax
         import haiku as hk
         from flax import linen as nn
+        from flax.training import train_state
 
         class Net(nn.Module):
             pass
@@ -40,6 +41,10 @@ def test_methods_resolve_through_the_objects_the_models_return():
             f = hk.transform(lambda x: x)
             y = f.apply(params, rng, x)
             z = nn.Dense(3).init(rng, x)
+            chained = optax.sgd(0.1).init(params)
+            ts = train_state.TrainState.create(apply_fn=None, params=params, tx=tx)
+            ts2 = ts.apply_gradients(grads=params)
+            ts3 = ts2.apply_gradients(grads=params)
     """)
     names = {text: (library_models.call_model(model, call) or library_models.ApiModel("-")).name for text, call in calls.items()}
     assert names["tx.init(params)"] == "optax.GradientTransformation.init"
@@ -47,6 +52,8 @@ def test_methods_resolve_through_the_objects_the_models_return():
     assert names["env.step(rng, state, 0, env_params)"] == "gymnax.Environment.step"
     assert names["f.apply(params, rng, x)"] == "haiku.Transformed.apply"
     assert names["nn.Dense(3).init(rng, x)"] == "flax.linen.Module.init"
+    assert names["optax.sgd(0.1).init(params)"] == "optax.GradientTransformation.init"
+    assert names["ts2.apply_gradients(grads=params)"] == "flax.training.train_state.TrainState.apply_gradients"
     apply = calls["f.apply(params, rng, x)"]
     assert [ast.unparse(a) for a in library_models.call_model(model, apply).key_arguments(apply)] == ["rng"]
     step = calls["env.step(rng, state, 0, env_params)"]
