@@ -21,6 +21,7 @@ class ConfigError(Exception):
 KNOWN_KEYS = {
     "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores",
     "traced-decorators", "target-jax-version", "python-loop-threshold", "cross-module-callers",
+    "library-models",
 }
 
 
@@ -41,6 +42,8 @@ class Settings:
     # Look in other project files for traced code calling a module's helpers (semantic/callers.py).
     # Off by default: 10-20% more CPU on a cold check of whole projects, for no new finding on 15 real ones.
     cross_module_callers: bool = False
+    # Entries added to the library models (semantic/library_models/): qualified name -> fields.
+    library_models: dict[str, dict] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
 
@@ -50,7 +53,8 @@ class Settings:
 
     def cache_key(self) -> str:
         """The settings that change what a file's analysis produces."""
-        return repr((sorted(self.traced_decorators), self.target_jax_version, self.jax_requirement, self.python_loop_threshold, self.cross_module_callers))
+        return repr((sorted(self.traced_decorators), self.target_jax_version, self.jax_requirement, self.python_loop_threshold, self.cross_module_callers,
+                     sorted((name, sorted(fields.items())) for name, fields in self.library_models.items())))
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -131,7 +135,30 @@ def _load_table(start: Path, config_file: Path | None) -> Settings:
         if not isinstance(table["cross-module-callers"], bool):
             raise ConfigError(f"{path}: [tool.jaxlint] cross-module-callers must be true or false")
         settings.cross_module_callers = table["cross-module-callers"]
+    if "library-models" in table:
+        settings.library_models = _library_models(table["library-models"], path)
     return settings
+
+
+def _library_models(table, path: Path) -> dict[str, dict]:
+    """`[tool.jaxlint.library-models]`: `"mylib.Env.step" = { returns = "device" }`, field names
+    with dashes or underscores (`consumes-key = [0]`)."""
+    from jaxlint.semantic.library_models import validate
+
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.jaxlint] library-models must be a table of \"qualified.name\" = {{ ... }}")
+    entries: dict[str, dict] = {}
+    for name, fields in table.items():
+        if not isinstance(fields, dict):
+            raise ConfigError(f"{path}: [tool.jaxlint.library-models] {name!r} must be a table such as {{ returns = \"device\" }}")
+        normalised = {key.replace("-", "_"): value for key, value in fields.items()}
+        if isinstance(normalised.get("consumes_key"), list):
+            normalised["consumes_key"] = tuple(normalised["consumes_key"])
+        problem = validate(name, normalised)
+        if problem is not None:
+            raise ConfigError(f"{path}: [tool.jaxlint.library-models] {name!r}: {problem}")
+        entries[name] = normalised
+    return entries
 
 
 def selector_matches(selector: str, code: str) -> bool:

@@ -25,6 +25,7 @@ from operator import attrgetter
 from time import perf_counter
 from typing import Callable, Iterable, Sequence
 
+from jaxlint.semantic import library_models
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Applicability, Position
 from jaxlint.context import Context
 from jaxlint.rules.base import Rule
@@ -194,6 +195,7 @@ def check_source(
     started = perf_counter()
     summaries_before = summary_seconds[0]
     try:
+        library_models.configure(getattr(settings, "library_models", None))
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()), project)
     except RecursionError:
         result.errors.append(f"{filename}: too deeply nested to analyse; skipped")

@@ -10,6 +10,13 @@ that calls and dead after the call:
   array; not an attribute or a global, which other code may hold) whose every binding before the
   call is a fresh value (a call result or arithmetic), not another name, attribute or item, and not
   built from a name that is read after the call (`state = create(params=params)` shares `params`);
+  which calls return fresh buffers and which may return their input's arrays comes from the library
+  models (semantic/library_models/): `jax.random` draws, `jnp.zeros_like`, `model.init(key, x)`, an
+  optax `init` and `jax.tree.map` of arithmetic are fresh, and a key they draw from, an imported
+  module, argparse `args` or a `NamedSharding` share nothing with them; `jnp.asarray` of an array,
+  `device_put` of a placed array and the `init` of `jax.example_libraries.optimizers` return their
+  argument's arrays, and the reason given names that alias (a parameter of the enclosing function
+  is still its caller's);
   a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
   `jnp.copy`) no longer counts, nor does an imported module or a parameter annotated as a string,
   number, path or config dict (`workdir: str`);
@@ -31,6 +38,7 @@ import ast
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.fixes import versions
+from jaxlint.semantic import effects, library_models
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
@@ -235,8 +243,16 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             return f"`{name}` is unpacked from {source}, and jaxlint cannot show its other parts hold no array of it"
         # An edit applied without review wants more than the finding: any later read of `source`, even
         # of a value bound after the call, withholds it.
+        aliased = _aliased_by_model(expression, context)
         for source in sorted(_argument_names(expression, context)):
-            if source != name and not _holds_no_arrays(source, scope) and read_after(source, statement, until_rebound=False):
+            if source == name or _holds_no_arrays(source, scope) or _holds_no_buffers(source, bound, context):
+                continue
+            if source in aliased and source in scope.param_nodes:
+                return (f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), a parameter of "
+                        f"`{scope.name}` whose caller still holds them")
+            if read_after(source, statement, until_rebound=False):
+                if source in aliased:
+                    return f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), which is read after the call"
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -329,14 +345,88 @@ def _rebound_fresh_before(name: str, statement: ast.stmt, scope, context) -> boo
 
 
 def _fresh_result(call: ast.Call, context) -> bool:
-    """Calls whose result is a new buffer: `jax.numpy` constructors and operations (not `asarray`,
-    which returns its argument), `jax.random`, and compiled functions."""
+    """Calls whose result is a new buffer: compiled functions, and what the library models call fresh
+    (`jax.numpy` constructors and operations, `jax.random`, `model.init(rng, x)`, optax `init`, not
+    `jnp.asarray` or `device_put`, which may return their argument), and `jax.tree.map` of a function
+    that computes (`lambda p, g: p - lr * g`, `jnp.zeros_like`)."""
     if context.model.jit_binding_for_call(call) is not None:
         return True
-    qualified = context.qualified_name(call.func) or ""
-    if qualified in ("jax.numpy.asarray", "jax.device_put"):
-        return False
+    found = library_models.call_model(context.model, call)
+    if found is not None and found.result is not None:
+        return found.result == "fresh"
+    if found is not None and found.returns == "tree_of_function" and call.args:
+        return _computes(call.args[0], context)
+    if _initialises_from_key(call):
+        return True
     return is_jax_array_call(context.model, call)
+
+
+def _initialises_from_key(call: ast.Call) -> bool:
+    """`net.init(key, x)` of a model the models cannot resolve: a model's `init` whose first argument is
+    named like a key draws new parameters from it (Flax, Haiku), sharing nothing with its inputs."""
+    function = call.func
+    return (
+        isinstance(function, ast.Attribute) and function.attr in ("init", "init_with_output") and bool(call.args)
+        and isinstance(call.args[0], ast.Name) and effects.named_like_key(call.args[0].id)
+    )
+
+
+def _computes(function: ast.AST, context) -> bool:
+    """A function whose result is computed into new buffers: a fresh-result library function, or a
+    lambda whose body is arithmetic or such calls (not `lambda x: x`)."""
+    if isinstance(function, ast.Lambda):
+        body = function.body
+        if isinstance(body, ast.BinOp) or (isinstance(body, ast.UnaryOp) and not isinstance(body.op, ast.Not)):
+            return True
+        return isinstance(body, ast.Call) and _fresh_result(body, context)
+    if isinstance(function, (ast.Name, ast.Attribute)):
+        qualified = context.qualified_name(function)
+        found = library_models.models().entry(qualified) if qualified else None
+        return found is not None and found.result == "fresh"
+    return False
+
+
+def _aliased_by_model(expression: ast.AST, context) -> dict[str, str]:
+    """Names whose arrays the value may hold because a library model says the call returns them
+    (`opt_init(params)` of `jax.example_libraries.optimizers`, `jnp.asarray(x)`): name -> callee."""
+    if not isinstance(expression, ast.Call):
+        return {}
+    found = library_models.call_model(context.model, expression)
+    argument = found.aliased_argument(expression) if found is not None else None
+    if argument is None:
+        return {}
+    callee = dotted_name(expression.func) or "the call"
+    return {name: callee for name in _argument_names(argument, context)}
+
+
+def _holds_no_buffers(source: str, bound: ast.AST, context) -> bool:
+    """A name that cannot share a device buffer with the value built from it: an imported module
+    (`jnp` in `jax.tree.map(jnp.zeros_like, params)`), a value the library models say holds no
+    arrays (argparse `args`, a `NamedSharding`, a `Mesh`) or a host value. (Keys a call draws from
+    are left out by `_argument_names`: `model.init(key, x)` returns new buffers, not the key's.)"""
+    model = context.model
+    scope = model.scope_for(bound)
+    if source in model.imports.aliases and source not in scope.local_names:
+        target = model.imports.aliases[source]
+        if any(target == prefix or target.startswith(prefix + ".") for prefix in _MODULE_ROOTS):
+            return True
+    name = ast.Name(id=source, ctx=ast.Load())
+    kind = library_models.value_kind(model, name, scope)
+    if kind in ("no_buffers", "host", "host_list"):
+        return True
+    return False
+
+
+def _drawn_keys(call: ast.Call, context) -> list[ast.expr]:
+    """Arguments a call draws keys from: by the library models and the project's function effects."""
+    model = context.model
+    scope = model.scope_for(call)
+    return effects.consumed_key_arguments(model, call, scope)
+
+
+# Modules whose attributes are functions and constants, never the caller's arrays.
+_MODULE_ROOTS = ("jax", "numpy", "optax", "flax", "equinox", "haiku", "chex", "functools", "math", "operator")
+
 
 
 def _argument_names(expression: ast.AST, context) -> set[str]:
@@ -348,8 +438,15 @@ def _argument_names(expression: ast.AST, context) -> set[str]:
         if _fresh_result(expression, context):
             return set()
         names = set()
+        # Keys the call (or a call inside its arguments) draws from: what it returns is drawn, not the key's buffer.
+        drawn = {id(a) for call in ast.walk(expression) if isinstance(call, ast.Call) for a in _drawn_keys(call, context)}
         for item in [*expression.args, *(k.value for k in expression.keywords)]:
-            names |= _values_named(item)
+            if id(item) in drawn:
+                continue
+            if isinstance(item, ast.Call) or (isinstance(item, ast.Subscript) and isinstance(item.value, ast.Call)):
+                names |= _argument_names(item, context)  # (`params=net.init(key, x)["params"]`: fresh by itself)
+            else:
+                names |= _values_named(item, drawn)
         if isinstance(expression.func, ast.Attribute):
             # The owner of a method may return its own parts; an imported module
             # (`checkpoints.restore_checkpoint(...)`) holds no arrays.
@@ -367,13 +464,13 @@ _NON_ARRAY_ANNOTATIONS = frozenset({
 })
 
 
-def _values_named(expression: ast.AST) -> set[str]:
+def _values_named(expression: ast.AST, skipped: set[int] = frozenset()) -> set[str]:
     """Names read as values in `expression`: not a called function or its module (`hasattr` in
     `lambda x: x.value if hasattr(x, "value") else x`, `jax` in `jax.tree.map`) and not a lambda's own
     parameters. (The owner of a method, `self` in `self.f(x)`, is the caller's business.)"""
     callees = {id(part) for n in ast.walk(expression) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) for part in ast.walk(n.func)}
     parameters = {a.arg for n in ast.walk(expression) if isinstance(n, ast.Lambda) for a in n.args.args}
-    return {n.id for n in ast.walk(expression) if isinstance(n, ast.Name) and id(n) not in callees and n.id not in parameters}
+    return {n.id for n in ast.walk(expression) if isinstance(n, ast.Name) and id(n) not in callees and id(n) not in skipped and n.id not in parameters}
 
 
 def _holds_no_arrays(name: str, scope) -> bool:

@@ -6,8 +6,13 @@ f-string, `%` or `.format` of it in any call, a value handed to a reporter that 
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
 Device values include the results of jitted calls and of helpers whose every `return` is one, an
-accumulator `total += loss` read in the loop, and objects an `nnx.jit` call mutates
-(`metrics.compute()` after `train_step(model, metrics, batch)`). One finding per statement.
+accumulator `total += loss` read in the loop, objects an `nnx.jit` call mutates
+(`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
+one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
+inside a function of the project that reads its argument on the host on every call
+(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it), or a comprehension that
+asks each element of a device array for a host value (`[0.0 if d else 1.0 for d in done]`: one
+blocking read per element). One finding per statement.
 
 Not flagged, as principles:
 - the sync does not run every iteration: it is gated by a condition that changes between
@@ -112,7 +117,7 @@ import ast
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, flow
+from jaxlint.semantic import carried_state, effects, flow
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -293,6 +298,16 @@ class HostSyncInLoop(Rule):
                 value = _first_fresh(_reported_values(node), fresh)
                 if value is not None:
                     return f"reporting device value `{snippet(context.text(value))}`"
+            # A function of the project that reads its argument on the host on every call (`to_host(metrics)`
+            # whose body runs `float(v)` over it): the sync is in the helper (semantic/effects.py).
+            value = _first_fresh(node.args, fresh)
+            if value is not None and any(a is value for a in effects.synced_arguments(context.model, node, values.scope)):
+                return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
+            value = _elementwise_host_read(node, fresh)
+            if value is not None:
+                return f"reading each element of device value `{snippet(context.text(value))}` on the host"
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
             if value is not None:
@@ -313,6 +328,40 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
+    """The device array a comprehension iterates when its element asks each item for a host value
+    (a truth test, `float(d)`, `d.item()`): every element is a separate read that waits for the device."""
+    for generator in comprehension.generators:
+        target, iterated = generator.target, generator.iter
+        if (
+            isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and len(iterated.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2
+        ):
+            target, iterated = target.elts[1], iterated.args[0]  # `for i, v in enumerate(x)`: v is an element of x
+        if not isinstance(target, ast.Name) or not fresh(iterated):
+            continue
+        item = target.id
+        elements = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
+        for element in [*elements, *generator.ifs]:
+            for node in walk(element):
+                tested = None
+                if isinstance(node, (ast.IfExp, ast.If)):
+                    tested = node.test
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int", "bool") and len(node.args) == 1:
+                    tested = node.args[0]
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
+                    tested = node.func.value
+                if tested is None:
+                    continue
+                if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
+                    tested = tested.operand
+                if isinstance(tested, ast.Name) and tested.id == item:
+                    return iterated
+        if any(isinstance(g, ast.Name) and g.id == item for g in generator.ifs):
+            return iterated
+    return None
 
 
 def _host_driven(stops: list, derivation: tuple[set[str], set[str]], values: LoopValues, context) -> bool:

@@ -5,7 +5,11 @@ samplers (or twice to `split`) with no reassignment in between, or consumed in a
 comprehension) that never reassigns it, so every iteration draws the same numbers. In function
 bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
 `apply(..., rngs={"dropout": key})`, `env.reset(key, params)`, `env.step(key, ...)`,
-`space.sample(key)` (the first argument only when it is known to be a key). Also flagged: two
+`space.sample(key)` (the first argument only when it is known to be a key), and the calls the
+library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
+whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
+`state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
+own body, not in notebook cells). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
@@ -32,6 +36,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
   `init(key, x)`, which fixes only the parameters' shapes. Such dummy inputs share bits with nothing
   that matters. The value model (semantic/key_values.py) follows where the draw flows.
+- One key handed twice to a helper (or a modelled library call) outside a loop, for two inputs
+  (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
+  random features of a kernel need; only a helper that consumes the key on every iteration of a
+  loop is flagged.
 - A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
@@ -129,7 +137,7 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import key_values
+from jaxlint.semantic import effects, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -156,7 +164,10 @@ class PrngKeyReuse(Rule):
             if (
                 isinstance(module, ast.Module)
                 and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
-                and any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
+                and (
+                    any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
+                    or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
+                )
             ):
                 # A notebook's cells are re-run on their own and out of order: each cell is one flow.
                 for statements in _cells(module.body, context):
@@ -233,7 +244,17 @@ def _is_consumer(call: ast.Call, context) -> bool:
         if keyword.arg == "rngs":
             return True
     qualified = context.qualified_name(function)
-    return qualified is not None and qualified.startswith("jax.random.")
+    if qualified is not None and qualified.startswith("jax.random."):
+        return True
+    return _draws_through_helper(call, context)
+
+
+def _draws_through_helper(call: ast.Call, context) -> bool:
+    """A helper of the project (or a modelled library call) that draws from a key passed to it.
+    (Only arguments named like keys are asked about: the flow counts no other name as a key.)"""
+    return any(argument.__class__ is ast.Name and effects.named_like_key(argument.id) for argument in call.args) and bool(
+        effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
+    )
 
 
 class _Flow:
@@ -247,6 +268,9 @@ class _Flow:
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
         self.framework = not isinstance(function, ast.Module) and not context.in_test_code(function)
+        # A script's own body (not a notebook's cells, re-run out of order) counts the project's helpers
+        # that draw from a key: `state = train_epoch(state, key)` every epoch reuses `key` there too.
+        self.helpers = self.framework or (isinstance(function, ast.Module) and _plain_script(context))
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
         self.across_iterations = False
@@ -438,12 +462,12 @@ class _Flow:
     def known_keys(self) -> set[str]:
         """Names known to hold keys, found on first need (a call that could be a framework consumer)."""
         if self._known_keys is None:
-            self._known_keys = key_values.key_names(self.function, self.context) if self.framework else set()
+            self._known_keys = key_values.key_names(self.function, self.context) if self.helpers else set()
         return self._known_keys
 
     def consumed_keys(self, call: ast.Call) -> list[str]:
         """The keys a call consumes: names, and `seed:N` for a key made inline or bound from a literal seed."""
-        arguments = key_values.consumed_arguments(call, self.context, lambda name: name in self.known_keys, framework=self.framework)
+        arguments = key_values.consumed_arguments(call, self.context, lambda name: name in self.known_keys, framework=self.framework, helpers=self.helpers)
         if not arguments:
             return []
         results = _result_names(call)
@@ -480,6 +504,8 @@ class _Flow:
             return False  # no bits in common on the default threefry: nothing correlated to report
         if _derives_own_keys(first, second, self.context):
             return False
+        if _through_helper(first, self.context) or _through_helper(second, self.context):
+            return False  # one key handed to a helper for two inputs pairs its draws (random features of x and y)
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
@@ -783,6 +809,23 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
         return False
     return context.text(first.func) != context.text(second.func)
+
+
+def _plain_script(context) -> bool:
+    """A module run top to bottom (not a notebook, whose cells run in any order, nor test code)."""
+    filename = str(context.source.filename)
+    return not filename.endswith(".ipynb") and not context.in_test_code(context.model.tree)
+
+
+def _through_helper(call: ast.Call, context) -> bool:
+    """A call that consumes a key only by what the function effects say: a helper of the project or
+    a modelled library call, not a `jax.random` sampler or a framework method read off the call."""
+    function = call.func
+    if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
+        return False
+    if any(keyword.arg == "rngs" for keyword in call.keywords) or key_values.is_random_call(call, context):
+        return False
+    return True
 
 
 # Builtins whose result depends only on their arguments, which the same-draw check sees unchanged.

@@ -16,7 +16,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import effects, jaxapi
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -97,9 +97,10 @@ def _produces_key(value: ast.AST, context) -> bool:
     return isinstance(value, ast.Call) and context.qualified_name(value.func) in KEY_PRODUCERS
 
 
-def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) -> list[ast.expr]:
+def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, helpers: bool | None = None) -> list[ast.expr]:
     """The key expressions a call draws from (names or inline `PRNGKey(0)` calls); `framework=False`
-    counts `jax.random` consumers only. `is_key(name)` tells whether a name holds a key."""
+    counts `jax.random` consumers only, and with `helpers=True` also the project's functions that
+    draw from a key parameter (semantic/effects.py). `is_key(name)` tells whether a name holds a key."""
     found: list[ast.expr] = []
     qualified = context.qualified_name(call.func)
     if qualified is not None and qualified.startswith("jax.random."):
@@ -109,18 +110,29 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True) 
                 found.append(key)
         return found
     if not framework:
-        return found
+        return _helper_keys(call, context, is_key, found) if helpers else found
     if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in KEY_METHODS and call.args:
         first = call.args[0]
         if isinstance(first, ast.Name) and is_key(first.id):
             found.append(first)
         elif literal_seed(first, context) is not None:
             found.append(first)
+    found = _helper_keys(call, context, is_key, found)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not dropout_off(call, context):
             for value in keyword.value.values:
                 if isinstance(value, ast.Name) and is_key(value.id):
                     found.append(value)
+    return found
+
+
+def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list[ast.expr]:
+    """`found` plus what the library models and the project's own functions say the call draws from
+    (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`)."""
+    if any(isinstance(a, ast.Name) and is_key(a.id) for a in (*call.args, *(k.value for k in call.keywords))):
+        for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
+            if isinstance(argument, ast.Name) and is_key(argument.id) and not any(argument is known for known in found):
+                found = [*found, argument]
     return found
 
 

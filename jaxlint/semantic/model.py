@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.syntax import child_nodes, root_name, walk
 
@@ -1966,7 +1966,9 @@ class SemanticModel:
                 if qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES):
                     return "device"
                 # An imported name: a jitted function or device-returning helper of the project.
-                return "device" if self.jit_binding_for_call(node) is not None or self._call_returns_device(node, scope) else None
+                if self.jit_binding_for_call(node) is not None or self._call_returns_device(node, scope):
+                    return "device"
+                return library_models.device_kind(self, node, scope)  # what the library models say
             if isinstance(node.func, ast.Attribute):
                 owner = self.device_kind(node.func.value, scope)
                 if owner == "device":
@@ -1979,6 +1981,8 @@ class SemanticModel:
                 return "device"
             if self._call_returns_device(node, scope):
                 return "device"
+            if isinstance(node.func, (ast.Attribute, ast.Name)):
+                return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
         return None
 
     def constant_evaluator(self):

@@ -60,6 +60,10 @@ class FunctionSummary:
     via_decorator: bool = False
     returns_device: bool = False  # every return is a device array (or a tuple of them)
     defaults: dict[str, object] = field(default_factory=dict)  # literal defaults of parameters
+    # Effects on its arguments (semantic/effects.py): parameters it draws PRNG keys from, and
+    # parameters whose device values it reads on the host on every call.
+    consumed_key_params: tuple[str, ...] = ()
+    synced_params: tuple[str, ...] = ()
 
 
 @dataclass
@@ -258,8 +262,12 @@ def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | N
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
             return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True)
-    if _returns_arrays(light, node):
-        return FunctionSummary(node.name, params, has_self=has_self, returns_device=True)
+    from jaxlint.semantic.effects import summarise_effects
+
+    consumed, synced = summarise_effects(node, has_self, light)
+    returns_device = _returns_arrays(light, node)
+    if returns_device or consumed or synced:
+        return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed, synced_params=synced)
     return None
 
 

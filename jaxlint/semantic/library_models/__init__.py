@@ -1,0 +1,415 @@
+"""Library models: what third-party API calls do, as reviewed data (one module per library).
+
+The way Pysa models and CodeQL models-as-data describe third-party code: each module of this
+package holds `MODELS`, a dict from a qualified name (canonical, as semantic/imports.py resolves
+it) to an entry, and may hold `NAMESPACES`, defaults for every function under a prefix. A method is
+named `<class>.<method>` (`optax.GradientTransformation.init`); its argument positions do not count
+`self`. Users add entries in `[tool.jaxlint.library-models]` (config.py), which replace built-in ones.
+
+An entry's fields (all optional):
+- `returns`: what the call gives back. `device` (a JAX array, or for a namespace default, arrays
+  computed by the call, a tuple of them included), `device_tree` (a pytree of them),
+  `host` (a host value: NumPy, Python), `key` (a PRNG key), `jitted` (a callable whose calls run
+  compiled code), `callable`, `no_buffers` (an object holding no arrays: a sharding, a config),
+  `object:<class>` (an instance whose methods have entries), `same:<i>` (what argument i is),
+  `tuple:<kind>,<kind>,...` (a tuple, element by element; `function:<name>` is a callable whose
+  calls follow the entry `<name>`), `tree_of_function` (a tree of what its function argument returns).
+- `consumes_key`: the arguments drawn from as PRNG keys: positions and keyword names.
+- `syncs`: the call waits for its device arguments on the host.
+- `compiles`: the call compiles (or returns something whose calls do).
+- `donates`: the call deletes its argument buffers.
+- `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
+  (may hold the arrays of that argument, or of the object the method is called on).
+
+The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
+the class of the object it is called on, which it knows from the entry of the call that made the
+object (`tx = optax.adam(1e-3)` then `tx.init(params)`), through names, tuple unpacking, `self.x`
+attributes and subclasses of a modelled class (`class Net(nn.Module)` then `Net().init(rng, x)`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from jaxlint.semantic.library_models import (
+    chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, optax, orbax,
+    python_stdlib,
+)
+
+_LIBRARIES = (
+    jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
+)
+FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result"})
+RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
+DEVICE_KINDS = frozenset({"device", "device_tree"})
+
+
+@dataclass(frozen=True)
+class ApiModel:
+    """What one API call does (see the module docstring for the fields)."""
+
+    name: str
+    returns: str | None = None
+    consumes_key: tuple = ()
+    syncs: bool = False
+    compiles: bool = False
+    donates: bool = False
+    result: str | None = None
+
+    def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
+        """The argument expressions this call draws keys from (`offset`: positions to skip)."""
+        found = []
+        for spec in self.consumes_key:
+            if isinstance(spec, int):
+                position = spec + offset
+                if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+                    found.append(call.args[position])
+            else:
+                found.extend(k.value for k in call.keywords if k.arg == spec)
+        return found
+
+    def aliased_argument(self, call: ast.Call) -> ast.expr | None:
+        """The argument whose arrays the result may hold (`alias:<i|keyword|self>`), when it is passed."""
+        if self.result is None or not self.result.startswith("alias:"):
+            return None
+        spec = self.result[len("alias:"):]
+        if spec == "self":
+            return call.func.value if isinstance(call.func, ast.Attribute) else None
+        if spec.isdigit():
+            position = int(spec)
+            if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+                return call.args[position]
+            return None
+        return next((k.value for k in call.keywords if k.arg == spec), None)
+
+
+def _entry(name: str, fields: dict) -> ApiModel:
+    consumes = fields.get("consumes_key", ())
+    if isinstance(consumes, (int, str)):
+        consumes = (consumes,)
+    return ApiModel(
+        name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
+        bool(fields.get("donates")), fields.get("result"),
+    )
+
+
+def validate(name: str, fields: dict) -> str | None:
+    """Why an entry is malformed, or None. Used for user entries from the configuration."""
+    unknown = set(fields) - FIELDS
+    if unknown:
+        return f"unknown field {sorted(unknown)[0]!r} (known: {', '.join(sorted(FIELDS))})"
+    returns = fields.get("returns")
+    if returns is not None:
+        if not isinstance(returns, str):
+            return "`returns` must be a string"
+        for part in returns[len("tuple:"):].split(",") if returns.startswith("tuple:") else [returns]:
+            if part not in RETURN_KINDS and not part.startswith(("object:", "function:", "same:")):
+                return f"`returns` kind {part!r} is not one of {', '.join(sorted(RETURN_KINDS))}, object:<class>, function:<name>, same:<i>, tuple:..."
+    consumes = fields.get("consumes_key", ())
+    consumes = (consumes,) if isinstance(consumes, (int, str)) else consumes
+    if not isinstance(consumes, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in consumes):
+        return "`consumes_key` must be a list of argument positions and keyword names"
+    for flag in ("syncs", "compiles", "donates"):
+        if flag in fields and not isinstance(fields[flag], bool):
+            return f"`{flag}` must be true or false"
+    result = fields.get("result")
+    if result is not None and (not isinstance(result, str) or not (result == "fresh" or result.startswith("alias:"))):
+        return "`result` must be \"fresh\" or \"alias:<position|keyword|self>\""
+    return None
+
+
+class LibraryModels:
+    """The built-in models, with the user's entries on top."""
+
+    def __init__(self, user_entries: dict[str, dict] | None = None) -> None:
+        self.entries: dict[str, ApiModel] = {}
+        self.namespaces: list[tuple[str, ApiModel]] = []
+        self.class_namespaces: dict[str, str] = {}  # prefix -> the modelled class every class under it is
+        for library in _LIBRARIES:
+            for name, fields in library.MODELS.items():
+                self.entries[name] = _entry(name, fields)
+            self.class_namespaces.update(getattr(library, "CLASS_NAMESPACES", {}))
+            for prefix, fields in getattr(library, "NAMESPACES", {}).items():
+                self.namespaces.append((prefix, _entry(prefix, fields)))
+        for name, fields in (user_entries or {}).items():
+            self.entries[name] = _entry(name, fields)
+        # Classes whose methods have entries, or that an entry returns instances of.
+        self.classes: set[str] = set()
+        for name, entry in self.entries.items():
+            owner = name.rpartition(".")[0]
+            if owner.rpartition(".")[2][:1].isupper():
+                self.classes.add(owner)
+            for part in _parts(entry.returns):
+                if part.startswith("object:"):
+                    self.classes.add(part[len("object:"):])
+        self.namespaces.sort(key=lambda item: -len(item[0]))
+
+    def class_of(self, qualified: str) -> str | None:
+        """The modelled class that `qualified`, a class, is or derives from by its namespace."""
+        if qualified in self.classes:
+            return qualified
+        for prefix, base in self.class_namespaces.items():
+            rest = qualified[len(prefix):] if qualified.startswith(prefix) else ""
+            if rest[:1].isupper() and "." not in rest:
+                return base
+        return None
+
+    def entry(self, qualified: str) -> ApiModel | None:
+        found = self.entries.get(qualified)
+        if found is not None:
+            return found
+        for prefix, default in self.namespaces:
+            if qualified.startswith(prefix):
+                rest = qualified[len(prefix):]
+                if "." in rest or not rest[:1].islower():
+                    return None  # a submodule's function or a class: not what the default describes
+                return default
+        return None
+
+
+def _parts(returns: str | None) -> list[str]:
+    if not returns:
+        return []
+    return returns[len("tuple:"):].split(",") if returns.startswith("tuple:") else [returns]
+
+
+_builtin: LibraryModels | None = None
+_current: LibraryModels | None = None
+_current_key: object = None
+
+
+def configure(user_entries: dict[str, dict] | None) -> None:
+    """Use the built-in models plus `user_entries` (from `[tool.jaxlint.library-models]`) from now on."""
+    global _current, _current_key, _builtin
+    key = repr(sorted((user_entries or {}).items()))
+    if key == _current_key and _current is not None:
+        return
+    if not user_entries:
+        if _builtin is None:
+            _builtin = LibraryModels()
+        _current = _builtin
+    else:
+        _current = LibraryModels(user_entries)
+    _current_key = key
+
+
+def models() -> LibraryModels:
+    if _current is None:
+        configure(None)
+    return _current  # type: ignore[return-value]
+
+
+# ----- resolving a call to its entry ----------------------------------------------------------------
+
+_MAX_DEPTH = 4
+
+
+def call_model(model, call: ast.Call, scope=None, depth: int = 0) -> ApiModel | None:
+    """The library model of `call`, or None when no entry describes it."""
+    cache = model.__dict__.setdefault("_library_call_models", {})
+    key = id(call)
+    if key in cache:
+        return cache[key]
+    cache[key] = None  # (recursion: unknown while being worked out)
+    found = _call_model(model, call, scope, depth)
+    cache[key] = found
+    return found
+
+
+def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
+    library = models()
+    function = call.func
+    qualified = model.qualified_name(function)
+    if qualified is not None:
+        found = library.entry(qualified)
+        if found is not None:
+            return found
+    if depth >= _MAX_DEPTH:
+        return None
+    if scope is None:
+        scope = model.scope_for(call)
+    if isinstance(function, ast.Attribute):
+        owner = value_class(model, function.value, scope, depth + 1)
+        if owner is not None:
+            return library.entry(f"{owner}.{function.attr}")
+        return None
+    if isinstance(function, ast.Name):
+        kind = value_kind(model, function, scope, depth + 1)
+        if kind is not None and kind.startswith("function:"):
+            return library.entry(kind[len("function:"):])
+    return None
+
+
+def value_class(model, node: ast.AST, scope, depth: int = 0) -> str | None:
+    """The modelled class `node` is an instance of (`optax.GradientTransformation`), or None."""
+    kind = value_kind(model, node, scope, depth)
+    if kind is not None and kind.startswith("object:"):
+        return kind[len("object:"):]
+    return None
+
+
+def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
+    """What the library models say `node` holds (a `returns` kind), or None when they do not say."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(node, ast.Call):
+        constructed = _constructed_class(model, node)
+        if constructed is not None:
+            return f"object:{constructed}"
+        found = call_model(model, node, scope, depth)
+        if found is None or found.returns is None:
+            return None
+        if found.returns.startswith("same:"):
+            position = found.returns[len("same:"):]
+            if position.isdigit() and int(position) < len(node.args):
+                return value_kind(model, node.args[int(position)], scope, depth + 1)
+            return None
+        return found.returns
+    if isinstance(node, ast.Name):
+        return _name_kind(model, node, scope, depth)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        values = _self_attribute_values(model, node.attr, scope)
+        if not values:
+            return None
+        kinds = {value_kind(model, value, model.scope_for(value), depth + 1) for value in values}
+        return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _self_attribute_values(model, attribute: str, scope) -> list[ast.expr] | None:
+    """Every value assigned to `self.<attribute>` in the methods of the class around `scope`; None
+    where one assignment is not a plain `self.x = value`."""
+    method = scope
+    while method is not None and method.class_node is None:
+        method = method.parent
+    if method is None:
+        return None
+    values = []
+    for other in model.class_methods.get(method.class_node, {}).values():
+        for target, value in other.bindings:
+            stored = [e for e in ast.walk(target) if isinstance(e, ast.Attribute) and e.attr == attribute
+                      and isinstance(e.value, ast.Name) and e.value.id == "self"]
+            if not stored:
+                continue
+            if target is not stored[0] or value is None or isinstance(value, ast.AugAssign):
+                return None
+            values.append(value)
+    return values
+
+
+def _constructed_class(model, call: ast.Call) -> str | None:
+    """`Net(...)` for a class of this module deriving from a modelled class: that class."""
+    function = call.func
+    library = models()
+    qualified = model.qualified_name(function) if isinstance(function, (ast.Name, ast.Attribute)) else None
+    if qualified is not None:
+        return library.class_of(qualified)
+    if not isinstance(function, ast.Name):
+        return None
+    classes = model.__dict__.get("_library_local_classes")
+    if classes is None:
+        classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
+    return classes.get(function.id)
+
+
+def _local_classes(model, library: LibraryModels) -> dict[str, str]:
+    """Classes defined at the module's top level that derive (directly, or through another such
+    class) from a modelled class: name -> the modelled base."""
+    found: dict[str, str] = {}
+    definitions = [node for node in model.tree.body if isinstance(node, ast.ClassDef)] if hasattr(model, "tree") else []
+    for _ in range(2):
+        for node in definitions:
+            if node.name in found:
+                continue
+            for base in node.bases:
+                qualified = model.qualified_name(base)
+                modelled = library.class_of(qualified) if qualified is not None else None
+                if modelled is not None:
+                    found[node.name] = modelled
+                    break
+                if isinstance(base, ast.Name) and base.id in found:
+                    found[node.name] = found[base.id]
+                    break
+    counts: dict[str, int] = {}
+    for node in definitions:
+        counts[node.name] = counts.get(node.name, 0) + 1
+    return {name: base for name, base in found.items() if counts.get(name) == 1}
+
+
+def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
+    from jaxlint.semantic.bindings import owning_scope
+
+    owner = owning_scope(model, name.id, scope)
+    if owner is None or name.id in owner.param_nodes:
+        return None
+    cache = model.__dict__.setdefault("_library_name_kinds", {})
+    key = (id(owner), name.id)
+    if key not in cache:
+        cache[key] = None  # (recursion: unknown while being worked out)
+        cache[key] = _bound_kind(model, name.id, owner, depth)
+    return cache[key]
+
+
+def _bindings_by_name(model, owner) -> dict[str, list]:
+    """name -> [(target, value)] of a scope's bindings whose target holds that name, built once per scope."""
+    index = model.__dict__.setdefault("_library_bindings", {})
+    found = index.get(id(owner))
+    if found is None:
+        found = index[id(owner)] = {}
+        for target, value in owner.bindings:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name):
+                    found.setdefault(node.id, []).append((target, value))
+        for target, _ in owner.loops:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name):
+                    found.setdefault(node.id, []).append((target, _LOOP))
+    return found
+
+
+_LOOP = object()
+
+
+def _bound_kind(model, name: str, owner, depth: int) -> str | None:
+    kinds: set[str | None] = set()
+    for target, value in _bindings_by_name(model, owner).get(name, ()):
+        if value is _LOOP or value is None or isinstance(value, ast.AugAssign):
+            return None
+        if isinstance(target, ast.Name):
+            kinds.add(value_kind(model, value, owner, depth + 1))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
+            if position is None or not isinstance(value, ast.Call) or any(isinstance(e, ast.Starred) for e in target.elts):
+                return None
+            whole = value_kind(model, value, owner, depth + 1)
+            if whole is None:
+                return None
+            if whole.startswith("tuple:"):
+                parts = whole[len("tuple:"):].split(",")
+                kinds.add(parts[position] if len(parts) == len(target.elts) else None)
+            elif whole in DEVICE_KINDS:
+                kinds.add("device_tree")
+            else:
+                return None
+        else:
+            return None
+        if len(kinds) > 1 or None in kinds:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def device_kind(model, call: ast.Call, scope) -> str | None:
+    """'device' or 'host' for a call the library models describe (semantic model's device_kind terms)."""
+    found = call_model(model, call, scope)
+    if found is None or found.returns is None:
+        return None
+    returns = found.returns
+    if returns.startswith("same:"):
+        kind = value_kind(model, call, scope)
+        returns = kind or ""
+    if returns in DEVICE_KINDS:
+        return "device"
+    if returns in ("host", "no_buffers", "host_list"):
+        return "host"
+    return None

@@ -1,0 +1,22 @@
+"""Library model: Equinox.
+
+Layers take their initialisation key as the `key` keyword (`eqx.nn.Linear(in, out, key=k)`) and
+draw from it. https://docs.kidger.site/equinox/api/nn/linear/
+"""
+
+MODELS = {
+    **{
+        f"equinox.nn.{layer}": {"returns": "device_tree", "consumes_key": ("key",), "result": "fresh"}
+        for layer in ("Linear", "MLP", "Conv", "Conv1d", "Conv2d", "Conv3d", "Embedding", "GRUCell", "LSTMCell",
+                      "MultiheadAttention", "ConvTranspose2d", "Sequential")
+    },
+    "equinox.filter_jit": {"returns": "jitted", "compiles": True},
+    "equinox.filter_pmap": {"returns": "jitted", "compiles": True},
+    # apply_updates adds updates to the array leaves: fresh buffers (non-array leaves are shared).
+    # https://docs.kidger.site/equinox/api/manipulation/#equinox.apply_updates
+    "equinox.apply_updates": {"returns": "device_tree", "result": "fresh"},
+    # partition/filter/combine rearrange the same leaves: the same buffers.
+    "equinox.partition": {"returns": "device_tree", "result": "alias:0"},
+    "equinox.filter": {"returns": "device_tree", "result": "alias:0"},
+    "equinox.combine": {"returns": "device_tree", "result": "alias:0"},
+}

@@ -1,0 +1,32 @@
+"""Library model: Flax (`flax.linen`, `flax.nnx`, `flax.training.train_state`, `flax.jax_utils`).
+
+`Module.init(rngs, *args)` draws the initial parameters from its key and returns them as a fresh
+pytree of device arrays; `Module.apply(variables, *args, rngs=...)` draws from the keys in `rngs`.
+https://flax.readthedocs.io/en/latest/api_reference/flax.linen/module.html#flax.linen.Module.init
+"""
+
+MODELS = {
+    "flax.linen.Module.init": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
+    "flax.linen.Module.init_with_output": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
+    "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",)},
+    # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
+    # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
+    "flax.training.train_state.TrainState.create": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:params"},
+    # apply_gradients returns a new state: new params and optimizer state, other fields shared.
+    "flax.training.train_state.TrainState.apply_gradients": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self"},
+    "flax.training.train_state.TrainState.replace": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self"},
+    # replicate copies a tree onto every local device (device_put_replicated): new buffers.
+    # https://flax.readthedocs.io/en/latest/api_reference/flax.jax_utils.html
+    "flax.jax_utils.replicate": {"returns": "device_tree", "result": "fresh"},
+    "flax.jax_utils.unreplicate": {"returns": "device_tree", "result": "fresh"},
+    # nnx: Rngs holds key streams; Optimizer(model, tx) keeps the model's own variables.
+    # https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/rnglib.html
+    "flax.nnx.Rngs": {"returns": "key"},
+    "flax.nnx.Optimizer": {"returns": "object:flax.nnx.Optimizer", "result": "alias:0"},
+    "flax.nnx.jit": {"returns": "jitted", "compiles": True},
+    "flax.nnx.split": {"returns": "device_tree", "result": "alias:0"},
+    "flax.nnx.state": {"returns": "device_tree", "result": "alias:0"},
+}
+
+# Every layer class of `flax.linen` (`nn.Dense(4)`) is a Module: its instances have `init`/`apply`.
+CLASS_NAMESPACES = {"flax.linen.": "flax.linen.Module"}

@@ -1,0 +1,20 @@
+"""Library model: Haiku.
+
+`hk.transform(f)` returns a Transformed pair: `init(rng, *args)` draws the parameters from `rng`,
+`apply(params, rng, *args)` draws from `rng` (None when the function is deterministic).
+https://dm-haiku.readthedocs.io/en/latest/api.html#haiku.transform
+"""
+
+MODELS = {
+    "haiku.transform": {"returns": "object:haiku.Transformed"},
+    "haiku.transform_with_state": {"returns": "object:haiku.TransformedWithState"},
+    "haiku.without_apply_rng": {"returns": "object:haiku.TransformedNoRng"},
+    "haiku.Transformed.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
+    "haiku.Transformed.apply": {"returns": "device_tree", "consumes_key": (1, "rng")},
+    "haiku.TransformedWithState.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
+    "haiku.TransformedWithState.apply": {"returns": "device_tree", "consumes_key": (2, "rng")},
+    "haiku.TransformedNoRng.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
+    "haiku.TransformedNoRng.apply": {"returns": "device_tree"},
+    # PRNGSequence(key) holds a key stream; `next(seq)` gives fresh keys.
+    "haiku.PRNGSequence": {"returns": "key"},
+}

@@ -1,0 +1,57 @@
+"""Library model: `jax` (top level), `jax.tree`/`jax.tree_util`, `jax.sharding`, `jax.example_libraries`.
+
+Plain data, reviewed like code. The fields are described in `__init__.py`.
+"""
+
+MODELS = {
+    # Places x on a device or sharding; an array already placed there is returned without a copy,
+    # so the result may be the input itself. https://docs.jax.dev/en/latest/_autosummary/jax.device_put.html
+    "jax.device_put": {"returns": "device", "result": "alias:0"},
+    # Copies replicas to each device: new buffers.
+    "jax.device_put_replicated": {"returns": "device_tree", "result": "fresh"},
+    "jax.device_put_sharded": {"returns": "device_tree", "result": "fresh"},
+    # Transfers x to the host as NumPy values, so it waits for them.
+    # https://docs.jax.dev/en/latest/_autosummary/jax.device_get.html
+    "jax.device_get": {"returns": "host", "syncs": True},
+    # Waits, and returns its argument unchanged.
+    # https://docs.jax.dev/en/latest/_autosummary/jax.block_until_ready.html
+    "jax.block_until_ready": {"returns": "same:0", "syncs": True, "result": "alias:0"},
+    # Transforms: a callable whose calls run compiled code (jit/pmap compile on first call per shape).
+    "jax.jit": {"returns": "jitted", "compiles": True},
+    "jax.pmap": {"returns": "jitted", "compiles": True},
+    "jax.vmap": {"returns": "callable"},
+    "jax.grad": {"returns": "callable"},
+    "jax.value_and_grad": {"returns": "callable"},
+    # tree_map applies its function leaf by leaf: the result holds what the function returns, fresh
+    # buffers for arithmetic (`lambda p, g: p - lr * g`), the leaves themselves for `lambda x: x`.
+    # https://docs.jax.dev/en/latest/_autosummary/jax.tree.map.html
+    "jax.tree.map": {"returns": "tree_of_function"},
+    "jax.tree_util.tree_map": {"returns": "tree_of_function"},
+    "jax.tree_map": {"returns": "tree_of_function"},
+    "jax.tree.leaves": {"returns": "host_list", "result": "alias:0"},
+    "jax.tree_util.tree_leaves": {"returns": "host_list", "result": "alias:0"},
+    # Sharding and device descriptions hold no array buffers.
+    "jax.sharding.NamedSharding": {"returns": "no_buffers"},
+    "jax.sharding.PositionalSharding": {"returns": "no_buffers"},
+    "jax.sharding.SingleDeviceSharding": {"returns": "no_buffers"},
+    "jax.sharding.Mesh": {"returns": "no_buffers"},
+    "jax.sharding.PartitionSpec": {"returns": "no_buffers"},
+    "jax.make_mesh": {"returns": "no_buffers"},
+    "jax.devices": {"returns": "no_buffers"},
+    "jax.local_devices": {"returns": "no_buffers"},
+    # jax.example_libraries.optimizers: an optimizer is an (init_fun, update_fun, get_params) triple;
+    # init_fun(params) returns "a pytree representing the initial optimizer state, which includes the
+    # initial parameters": the state holds the caller's parameter arrays themselves.
+    # https://docs.jax.dev/en/latest/jax.example_libraries.optimizers.html
+    **{
+        f"jax.example_libraries.optimizers.{name}": {
+            "returns": "tuple:function:jax.example_libraries.optimizers.InitFn,"
+            "function:jax.example_libraries.optimizers.UpdateFn,function:jax.example_libraries.optimizers.ParamsFn",
+        }
+        for name in ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "rmsprop_momentum", "adam", "adamax", "sm3", "adafactor")
+    },
+    "jax.example_libraries.optimizers.InitFn": {"returns": "device_tree", "result": "alias:0"},
+    "jax.example_libraries.optimizers.UpdateFn": {"returns": "device_tree", "result": "fresh"},
+    # get_params(opt_state) reads the parameters out of the state: the state's own arrays.
+    "jax.example_libraries.optimizers.ParamsFn": {"returns": "device_tree", "result": "alias:0"},
+}

@@ -1,0 +1,32 @@
+"""Library model: Optax.
+
+An optimizer is a GradientTransformation, a pair of pure functions: `init(params)` returns the
+optimizer state, `update(updates, state, params)` returns `(updates, new_state)`.
+https://optax.readthedocs.io/en/latest/api/transformations.html#optax.GradientTransformation
+The states of the common optimizers are built with `zeros_like` (moments) and counters: fresh
+buffers. `optax.lookahead` keeps a copy of the parameters in its state ("slow" weights start as the
+params): its init may return them. https://optax.readthedocs.io/en/latest/api/optimizer_wrappers.html
+"""
+
+_OPTIMIZERS = (
+    "adam", "adamw", "adamax", "adamaxw", "adabelief", "adadelta", "adafactor", "adagrad", "adan", "amsgrad",
+    "fromage", "lamb", "lars", "lion", "nadam", "nadamw", "noisy_sgd", "novograd", "optimistic_gradient_descent",
+    "radam", "rmsprop", "sgd", "sm3", "yogi", "chain", "clip", "clip_by_global_norm", "scale", "scale_by_adam",
+    "scale_by_schedule", "add_decayed_weights", "masked", "multi_transform", "inject_hyperparams", "MultiSteps",
+    "apply_if_finite", "zero_nans", "contrib.muon", "contrib.prodigy", "contrib.dog", "contrib.mechanize",
+)
+
+MODELS = {
+    **{f"optax.{name}": {"returns": "object:optax.GradientTransformation"} for name in _OPTIMIZERS},
+    "optax.GradientTransformation.init": {"returns": "device_tree", "result": "fresh"},
+    "optax.GradientTransformation.update": {"returns": "device_tree", "result": "fresh"},
+    "optax.lookahead": {"returns": "object:optax.LookaheadTransformation"},
+    "optax.LookaheadTransformation.init": {"returns": "device_tree", "result": "alias:0"},
+    "optax.LookaheadTransformation.update": {"returns": "device_tree", "result": "fresh"},
+    "optax.apply_updates": {"returns": "device_tree", "result": "fresh"},
+    "optax.global_norm": {"returns": "device", "result": "fresh"},
+    "optax.softmax_cross_entropy": {"returns": "device", "result": "fresh"},
+    "optax.softmax_cross_entropy_with_integer_labels": {"returns": "device", "result": "fresh"},
+    "optax.l2_loss": {"returns": "device", "result": "fresh"},
+    "optax.sigmoid_binary_cross_entropy": {"returns": "device", "result": "fresh"},
+}

@@ -1,0 +1,18 @@
+"""Library model: Orbax checkpointing.
+
+A synchronous `Checkpointer.save` writes the arrays before it returns: it waits for them on the
+host. `CheckpointManager` and `AsyncCheckpointer` save in a background thread after a copy.
+https://orbax.readthedocs.io/en/latest/guides/checkpoint/api_reference/checkpoint.checkpointers.html
+"""
+
+MODELS = {
+    "orbax.checkpoint.PyTreeCheckpointer": {"returns": "object:orbax.checkpoint.Checkpointer"},
+    "orbax.checkpoint.StandardCheckpointer": {"returns": "object:orbax.checkpoint.AsyncCheckpointer"},
+    "orbax.checkpoint.Checkpointer": {"returns": "object:orbax.checkpoint.Checkpointer"},
+    "orbax.checkpoint.AsyncCheckpointer": {"returns": "object:orbax.checkpoint.AsyncCheckpointer"},
+    "orbax.checkpoint.CheckpointManager": {"returns": "object:orbax.checkpoint.CheckpointManager"},
+    "orbax.checkpoint.Checkpointer.save": {"returns": "host", "syncs": True},
+    "orbax.checkpoint.Checkpointer.restore": {"returns": "device_tree", "result": "fresh"},
+    "orbax.checkpoint.AsyncCheckpointer.restore": {"returns": "device_tree", "result": "fresh"},
+    "orbax.checkpoint.CheckpointManager.restore": {"returns": "device_tree", "result": "fresh"},
+}
