@@ -34,6 +34,7 @@ from jaxlint.rules import (
     naive_attention,
     syntax_error,
     unused_noqa,
+    loop_invariant_transfer,
 )
 from jaxlint.rules.base import Rule
 
@@ -68,6 +69,7 @@ ALL_RULES: list[Rule] = sorted(
         removed_api.RULE,
         deprecated_api.RULE,
         naive_attention.RULE,
+        loop_invariant_transfer.RULE,
     ],
     key=lambda rule: rule.code,
 )
