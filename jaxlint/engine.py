@@ -68,7 +68,27 @@ def syntax_error_diagnostic(error: SyntaxError, source: SourceFile) -> Diagnosti
     if "too many nested" in message or "too complex" in message:
         message = f"cannot parse: {message}"
     position = Position(row, column)
-    return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {message}", source.filename, position, position)
+    return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {message}", source.filename, position, position, url=_url(SYNTAX_ERROR_CODE))
+
+
+def not_checked_diagnostic(filename: str, reason: str, row: int = 1, column: int = 1, cell: int | None = None) -> Diagnostic:
+    """JAX000 for a file (or, from `row` on, part of one) that was not analysed: unreadable,
+    undecodable, too deeply nested. Never a silent pass: a run with one exits 1, as Ruff does."""
+    position = Position(max(row, 1), max(column, 1))
+    return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"not checked: {reason}", filename, position, position, url=_url(SYNTAX_ERROR_CODE), cell=cell)
+
+
+def _url(code: str) -> str | None:
+    from jaxlint.rules import RULES_BY_CODE
+
+    return RULES_BY_CODE[code].url
+
+
+def syntax_errors_ignored(settings, ignored_codes: Iterable[str] = ()) -> bool:
+    """JAX000 is reported unless `--ignore`, `ignore` or a per-file ignore names it (or a prefix of it):
+    `--select JAX1` still shows a file that could not be checked at all."""
+    selectors = [*(getattr(settings, "ignore", None) or ()), *ignored_codes]
+    return any(SYNTAX_ERROR_CODE.startswith(selector.strip().upper()) or selector.strip().upper() == "ALL" for selector in selectors)
 
 
 # Lines that may hold syntax newer than the running interpreter's: PEP 695 `type` statements and
@@ -131,7 +151,7 @@ def newer_syntax_diagnostic(error: SyntaxError, source: SourceFile) -> Diagnosti
         f"SyntaxError under Python {running}: this file uses syntax of Python {major}.{minor} or newer, so it was not "
         f"analysed; run jaxlint with Python {major}.{minor}+ to check it"
     )
-    return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, source.filename, position, position)
+    return Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, source.filename, position, position, url=_url(SYNTAX_ERROR_CODE))
 
 
 def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
@@ -164,11 +184,15 @@ def check_source(
     file_noqa = _FILE_NOQA.search(text) if "jaxlint" in text else None
     if file_noqa is not None and not file_noqa.group("codes"):
         return result
+    ignored = {code.upper() for code in ignored_codes}
+    report_not_checked = not syntax_errors_ignored(settings, ignored)
     try:
         tree = parsed if parsed is not None else parse(text, filename)
         if timings is not None:
             timings["parse"] += perf_counter() - started
     except SyntaxError as error:
+        if not report_not_checked:
+            return result
         if newer_syntax_parses(text, error):
             result.diagnostics.append(newer_syntax_diagnostic(error, source))
         else:
@@ -176,14 +200,15 @@ def check_source(
         return result
     except (RecursionError, MemoryError) as error:
         # CPython's parser gives up this way on very deep nesting (`- - - ... x`, 100k-term sums).
-        result.errors.append(f"{filename}: too deeply nested or too large to parse ({error.__class__.__name__}); skipped")
+        if report_not_checked:
+            result.diagnostics.append(not_checked_diagnostic(filename, f"too deeply nested or too large to parse ({error.__class__.__name__})"))
         return result
     except ValueError as error:
-        result.errors.append(f"{filename}: cannot parse ({error.__class__.__name__}: {error}); skipped")
+        if report_not_checked:
+            result.diagnostics.append(not_checked_diagnostic(filename, f"cannot parse ({error.__class__.__name__}: {error})"))
         return result
     rules = list(rules)
     report_unused = bool(getattr(settings, "report_unused_noqa", False))
-    ignored = {code.upper() for code in ignored_codes}
     file_codes = _codes(file_noqa.group("codes")) if file_noqa is not None else set()
     project = project_view(filename, settings)
     if not _may_use_jax(text, settings) and not _imports_from_project(tree, project):
@@ -198,10 +223,13 @@ def check_source(
         library_models.configure(getattr(settings, "library_models", None))
         model = SemanticModel(tree, tuple(getattr(settings, "traced_decorators", ()) or ()), project)
     except RecursionError:
-        result.errors.append(f"{filename}: too deeply nested to analyse; skipped")
+        if report_not_checked:
+            result.diagnostics.append(not_checked_diagnostic(filename, "too deeply nested to analyse (RecursionError)"))
         return result
     except Exception as error:  # an engine bug must not stop the run
         result.errors.append(f"{filename}: internal error while building the semantic model: {error.__class__.__name__}: {error}")
+        if report_not_checked:
+            result.diagnostics.append(not_checked_diagnostic(filename, f"internal error while building the semantic model ({error.__class__.__name__}); please report it"))
         return result
     if timings is not None:
         _charge(timings, "model", started, summaries_before)
@@ -210,6 +238,7 @@ def check_source(
     running = [rule for rule in rules if _may_fire(rule, text, model, found_text)]
     dispatch = _dispatch_table(running, model)
     failed: set[str] = set()
+    stopped: list[Diagnostic] = []  # JAX000 where a rule could not go on
     dispatch_get = dispatch.get
     # Only nodes of a type some rule handles: the filter runs in C, not once per node in Python
     # (a third of the nodes are of no rule's type). Every listed node carries its scope (SCOPE).
@@ -237,7 +266,12 @@ def check_source(
                 dispatch = _dispatch_table(running, model)
                 dispatch_get = dispatch.get
                 if isinstance(error, RecursionError):
-                    result.errors.append(f"{filename}: {rule.code} skipped: expression too deeply nested")
+                    # The rest of the file was not checked for this rule: a finding, not a silent pass.
+                    if report_not_checked:
+                        where = source.start(node) if hasattr(node, "lineno") else Position(1, 1)
+                        stopped.append(not_checked_diagnostic(
+                            filename, f"{rule.code} stopped here, expression too deeply nested (RecursionError)", where.row, where.column,
+                        ))
                     continue
                 frame = traceback.extract_tb(error.__traceback__)[-1]
                 result.errors.append(
@@ -253,6 +287,7 @@ def check_source(
         if not _suppressed(diagnostic, source, ignored | file_codes, used)
         and not ((diagnostic.code, diagnostic.location) in seen or seen.add((diagnostic.code, diagnostic.location)))
     ]
+    result.diagnostics.extend(stopped)
     if report_unused:
         judged = {rule.code for rule in rules} - failed
         unused = unused_noqa_diagnostics(source, judged, used, ignored)
@@ -448,7 +483,7 @@ def unused_noqa_diagnostics(source: SourceFile, judged: set[str], used: set[tupl
         diagnostics.append(
             Diagnostic(
                 UNUSED_NOQA_CODE, UNUSED_NOQA_NAME, message, source.filename,
-                Position(comment.row, comment.start + 1), Position(comment.row, comment.end + 1), fix=fix,
+                Position(comment.row, comment.start + 1), Position(comment.row, comment.end + 1), fix=fix, url=_url(UNUSED_NOQA_CODE),
             )
         )
     return diagnostics

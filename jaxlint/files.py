@@ -29,6 +29,14 @@ MAX_FILE_BYTES = 20 * 1024 * 1024
 class SourceReadError(Exception):
     """A file that cannot be turned into text; the message is one line for the user."""
 
+    def reason(self, name: str) -> str:
+        """The message without the file's name in front (and without ", skipped"): a JAX000
+        finding names the file itself."""
+        text = str(self)
+        prefix = f"{name}: "
+        text = text[len(prefix) :] if text.startswith(prefix) else text
+        return text.removesuffix(", skipped")
+
 
 @dataclass
 class DecodedFile:

@@ -226,7 +226,7 @@ def _join_parsed_at_once(notebook: Notebook) -> Joined | None:
 
 
 def _join_cell_by_cell(notebook: Notebook, filename: str) -> Joined:
-    from jaxlint.engine import newer_syntax_diagnostic, newer_syntax_parses, syntax_error_diagnostic
+    from jaxlint.engine import newer_syntax_diagnostic, newer_syntax_parses, not_checked_diagnostic, syntax_error_diagnostic
     from jaxlint.source import SourceFile
 
     parts: list[str] = []
@@ -250,7 +250,7 @@ def _join_cell_by_cell(notebook: Notebook, filename: str) -> Joined:
             syntax_errors.append(replace(diagnostic, cell=cell.number))
             continue
         except (RecursionError, MemoryError, ValueError) as error:
-            errors.append(f"{filename}: cell {cell.number}: cannot parse ({error.__class__.__name__}); skipped")
+            syntax_errors.append(not_checked_diagnostic(filename, f"cannot parse this cell ({error.__class__.__name__})", cell=cell.number))
             continue
         parts.append(_CELL_MARKER.format(cell.number) + "\n")
         parts.append(cell.masked if cell.masked.endswith("\n") else cell.masked + "\n")
@@ -323,12 +323,20 @@ def lint_notebook(text: str, filename: str, settings, rules: Sequence, ignored_c
     try:
         notebook = parse_notebook(text, filename)
     except NotebookError as error:
-        return FileResult(filename, errors=[str(error)], unreadable=True)
+        from jaxlint.engine import not_checked_diagnostic, syntax_errors_ignored
+
+        if syntax_errors_ignored(settings, ignored_codes):
+            return FileResult(filename, unreadable=True)
+        reason = str(error)
+        reason = reason[len(filename) + 2 :] if reason.startswith(f"{filename}: ") else reason
+        return FileResult(filename, [not_checked_diagnostic(filename, reason)], unreadable=True)
     if not notebook.python:
         return FileResult(filename)
     joined = join_cells(notebook, filename)
     result = FileResult(filename, errors=list(joined.errors))
-    diagnostics = list(joined.syntax_errors)
+    from jaxlint.engine import syntax_errors_ignored
+
+    diagnostics = [] if syntax_errors_ignored(settings, ignored_codes) else list(joined.syntax_errors)
     if joined.text:
         checked = check_source(joined.text, filename, settings, rules, ignored_codes=ignored_codes, parsed=joined.tree)
         result.errors.extend(checked.errors)

@@ -41,6 +41,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     files_checked: int = 0
     missing_paths: int = 0
+    files_unreadable: int = 0  # files that could not be read or decoded (each a JAX000 finding)
     # With profiling on: seconds per phase and per rule code, summed over every analysed file.
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -64,13 +65,24 @@ def lint_file(path: Path, settings: Settings, rules: Sequence, profile: bool = F
     try:
         decoded = read_source(path)
     except SourceReadError as error:
-        return FileResult(str(path), errors=[str(error)], unreadable=True)
+        return unreadable_result(str(path), error, settings)
     read = perf_counter() - started
     tree = parsed[1] if parsed is not None and parsed[0] == decoded.text else None
     result = lint_text(decoded.text, str(path), settings, rules, profile, parsed=tree)
     if profile:
         result.timings = {**(result.timings or {}), "read": read}
     return result
+
+
+def unreadable_result(filename: str, error: SourceReadError, settings: Settings) -> FileResult:
+    """A file that could not be read or decoded: a JAX000 finding (unless ignored), never a pass.
+    Marked unreadable, so it is not cached and is tried again next time."""
+    from jaxlint.engine import not_checked_diagnostic, syntax_errors_ignored
+
+    ignored = per_file_ignored(settings, Path(filename)) if settings.per_file_ignores else []
+    if syntax_errors_ignored(settings, ignored):
+        return FileResult(filename, unreadable=True)
+    return FileResult(filename, [not_checked_diagnostic(filename, error.reason(filename))], unreadable=True)
 
 
 class _ParsedAhead:
@@ -141,9 +153,16 @@ def collect_files(paths: Iterable[Path], settings: Settings, result: RunResult, 
     files: list[Path] = []
     for item in discover(paths, settings.excludes, settings.root, force_exclude=force_exclude):
         if isinstance(item, SourceReadError):
-            result.errors.append(str(item))
             if "no such file" in str(item):
+                result.errors.append(str(item))
                 result.missing_paths += 1
+            else:
+                # A directory that could not be listed: what it holds was not checked.
+                name, _, reason = str(item).partition(": ")
+                from jaxlint.engine import not_checked_diagnostic, syntax_errors_ignored
+
+                if not syntax_errors_ignored(settings):
+                    result.diagnostics.append(not_checked_diagnostic(name, f"cannot list this directory ({reason})"))
         else:
             files.append(item)
     return files
@@ -250,6 +269,8 @@ def lint_paths(
     for file_result in lint_files(files, settings, rules, jobs, cache, profile=profile, on_file=on_file):
         if file_result.unreadable:
             result.errors.extend(file_result.errors)
+            result.diagnostics.extend(file_result.diagnostics)
+            result.files_unreadable += 1
             continue
         for name, seconds in (file_result.timings or {}).items():
             timings[name] += seconds

@@ -103,10 +103,10 @@ def test_cached_results_keep_the_cell(project, capsys):
 def test_broken_notebooks_are_reported_not_crashed_on(project, capsys):
     (project / "broken.ipynb").write_text('{"cells": [')
     (project / "old.ipynb").write_text('{"worksheets": [], "nbformat": 3}')
-    assert run(["check", "broken.ipynb", "old.ipynb"]) == 2
-    err = capsys.readouterr().err
-    assert "broken.ipynb: not a valid notebook" in err
-    assert "old.ipynb: notebook format 3 is not supported" in err
+    assert run(["check", "broken.ipynb", "old.ipynb"]) == 1  # findings (JAX000), never a pass
+    out = capsys.readouterr().out
+    assert "broken.ipynb:1:1: JAX000 not checked: not a valid notebook" in out
+    assert "old.ipynb:1:1: JAX000 not checked: notebook format 3 is not supported" in out
 
 
 def test_stdin_with_a_notebook_name(project, capsys, monkeypatch):

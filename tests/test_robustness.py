@@ -286,21 +286,22 @@ def assert_clean_exit(completed: subprocess.CompletedProcess, codes=(0, 1, 2)) -
 
 
 BAD_FILES = {
-    # name: (bytes, what the user sees, exit code: 2 when the only file named could not be read)
-    # Syntax a newer Python parses is a finding (exit 1) naming that Python, never a silent skip.
+    # name: (bytes, what the user sees, exit code)
+    # Syntax a newer Python parses is a finding (exit 1) naming that Python, never a silent skip;
+    # so is a file that could not be read, decoded or parsed (JAX000, exit 1: never a pass).
     "newer_type.py": (b"type Vector = list[float]\nimport jax\n", "JAX000 SyntaxError under Python", 1),
     "newer_generic.py": (b"import jax\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n", "JAX000 SyntaxError under Python", 1),
-    "latin1_no_cookie.py": (b"import jax\nname = 'caf\xe9'\n", "cannot decode as utf-8 (UnicodeDecodeError); add a coding cookie", 2),
+    "latin1_no_cookie.py": (b"import jax\nname = 'caf\xe9'\n", "JAX000 not checked: cannot decode as utf-8 (UnicodeDecodeError); add a coding cookie", 1),
     "latin1_cookie.py": (b"# -*- coding: latin-1 -*-\nimport jax\nname = 'caf\xe9'\n", None, 0),
-    "wrong_cookie.py": (b"# -*- coding: utf-8 -*-\nname = 'caf\xe9'\n", "cannot decode as utf-8", 2),
-    "unknown_codec.py": (b"# coding: klingon\nimport jax\n", "unknown encoding: klingon", 2),
-    "binary.py": (bytes(range(256)) * 4, "binary file (contains NUL bytes), skipped", 2),
+    "wrong_cookie.py": (b"# -*- coding: utf-8 -*-\nname = 'caf\xe9'\n", "JAX000 not checked: cannot decode as utf-8", 1),
+    "unknown_codec.py": (b"# coding: klingon\nimport jax\n", "JAX000 not checked: unknown encoding: klingon", 1),
+    "binary.py": (bytes(range(256)) * 4, "JAX000 not checked: binary file (contains NUL bytes)", 1),
     "empty.py": (b"", None, 0),
     "bom.py": (b"\xef\xbb\xbfimport jax\n", None, 0),
     "long_line.py": (b"import jax\nx = '" + b"a" * 200_000 + b"'\n", None, 0),
     "deep_parens.py": (b"import jax\nx = " + b"(" * 1000 + b"1" + b")" * 1000 + b"\n", "JAX000 SyntaxError: cannot parse: too many nested parentheses", 1),
-    "long_sum.py": (b"import jax\nx = 1" + b" + 1" * 100_000 + b"\n", "too deeply nested or too large to parse", 0),
-    "deep_unary.py": (b"import jax\nx = " + b"-" * 100_000 + b"1\n", "too deeply nested or too large to parse", 0),
+    "long_sum.py": (b"import jax\nx = 1" + b" + 1" * 100_000 + b"\n", "JAX000 not checked: too deeply nested or too large to parse", 1),
+    "deep_unary.py": (b"import jax\nx = " + b"-" * 100_000 + b"1\n", "JAX000 not checked: too deeply nested or too large to parse", 1),
     # A syntax error behind deep nesting: libcst (consulted for newer syntax) must not be handed it.
     "deep_and_broken.py": (b"import jax\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\ns = f'{1'\n", "JAX000", 1),
     "long_and_broken.py": (b"import jax\nx = 1" + b"+1" * 20_000 + b"\ntype X = int\ndef f(:\n", "JAX000", 1),
@@ -340,7 +341,7 @@ def test_bad_tree_is_walked_to_the_end(tmp_path):
     completed = jaxlint("check", "tree", cwd=tmp_path)
     output = assert_clean_exit(completed, codes=(1,))
     assert "tree/sub/ok.py:5:8: JAX101" in output
-    assert "tree/binary.py: binary file" in output and "tree/newer_type.py:1:6: JAX000 SyntaxError under Python" in output
+    assert "tree/binary.py:1:1: JAX000 not checked: binary file" in output and "tree/newer_type.py:1:6: JAX000 SyntaxError under Python" in output
     assert "pipe.py" not in output and "dangling.py" not in output and "loop.py" not in output
     # The loop back to the root is not followed: the finding is reported once.
     assert output.count("JAX101") == 1
@@ -365,8 +366,8 @@ def test_unreadable_file_and_directory(tmp_path):
 
 def test_symlink_loop_named_on_the_command_line(tmp_path):
     (tmp_path / "loop.py").symlink_to("loop.py")
-    output = assert_clean_exit(jaxlint("check", "loop.py", cwd=tmp_path), codes=(2,))
-    assert "loop.py: Too many levels of symbolic links" in output
+    output = assert_clean_exit(jaxlint("check", "loop.py", cwd=tmp_path), codes=(1,))
+    assert "loop.py:1:1: JAX000 not checked: Too many levels of symbolic links" in output
 
 
 def test_missing_paths_exit_2(tmp_path, capsys):
@@ -411,10 +412,10 @@ def test_unknown_codes_in_options(tmp_path, option, capsys):
 
 
 def test_bad_stdin_and_bad_output_file(tmp_path):
-    output = assert_clean_exit(jaxlint("check", "-", cwd=tmp_path, stdin=b"import jax\nx = '\xff'\n"), codes=(2,))
-    assert "<stdin>: cannot decode as utf-8" in output
-    output = assert_clean_exit(jaxlint("check", "-", cwd=tmp_path, stdin=bytes(range(256))), codes=(2,))
-    assert "<stdin>: binary file" in output
+    output = assert_clean_exit(jaxlint("check", "-", cwd=tmp_path, stdin=b"import jax\nx = '\xff'\n"), codes=(1,))
+    assert "-:1:1: JAX000 not checked: cannot decode as utf-8" in output
+    output = assert_clean_exit(jaxlint("check", "-", cwd=tmp_path, stdin=bytes(range(256))), codes=(1,))
+    assert "-:1:1: JAX000 not checked: binary file" in output
     (tmp_path / "a.py").write_text("import jax\n")
     output = assert_clean_exit(jaxlint("check", "a.py", "--output-file", str(tmp_path / "no" / "such" / "dir.txt"), cwd=tmp_path), codes=(2,))
     assert "dir.txt: cannot write the report" in output

@@ -59,9 +59,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else (EXIT_CLEAN if exit_.code is None else EXIT_ERROR)
     except click.exceptions.Exit as exit_:
         return exit_.exit_code
-    except click.ClickException as error:
-        error.show()
+    except click.UsageError as error:
+        # One prefix for every error jaxlint prints, click's usage errors included.
+        command = error.ctx.command_path if error.ctx is not None else "jaxlint"
+        error_line(f"{error.format_message().rstrip('.')} (see `{command} --help`)")
         return EXIT_ERROR
+    except click.ClickException as error:
+        error_line(error.format_message())
+        return error.exit_code if error.exit_code else EXIT_ERROR
     except click.exceptions.Abort:
         error_line("aborted")
         return EXIT_ERROR

@@ -39,7 +39,11 @@ from jaxlint.cli.common import (
 @click.option("--report-unused-noqa", is_flag=True, help="Also report `# noqa: JAXnnn` codes that suppress nothing, as JAX001 unused-noqa.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files named on the command line too (what pre-commit hooks need).")
 @click.option("--profile", is_flag=True, help="After the report, print on stderr the seconds spent per phase (read, parse, semantic model) and per rule, and peak memory. Add --no-cache to time every file.")
-def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache, add_noqa, report_unused_noqa, force_exclude, profile):
+# Ruff's habit (`ruff check --fix`): point at the command that fixes instead of "no such option".
+@click.option("--fix", "fix_requested", is_flag=True, hidden=True)
+@click.option("--unsafe-fixes", "unsafe_fixes_requested", is_flag=True, hidden=True)
+@click.option("--diff", "diff_requested", is_flag=True, hidden=True)
+def check(paths, config, select, ignore, extend_select, output_format, output_file, statistics, exit_zero, quiet, stdin_filename, jobs, no_cache, add_noqa, report_unused_noqa, force_exclude, profile, fix_requested, unsafe_fixes_requested, diff_requested):
     """Lint Python files and Jupyter notebooks for JAX pitfalls. Never imports or runs the code it reads.
 
     PATHS are files or directories (default: the current directory); `-` reads stdin.
@@ -48,7 +52,8 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     (`nb.ipynb:cell 3:2:5:`, counting all cells from 1) and the row within it.
 
     \b
-    Exit status: 0 no findings, 1 findings, 2 usage or internal error.
+    Exit status: 0 no findings, 1 findings (a file that could not be read, decoded or parsed is
+    a JAX000 finding), 2 usage error, missing path or internal error.
     Suppress a finding with `# noqa: JAX101` on its line, or a file with `# jaxlint: noqa`.
     `--add-noqa` writes those comments for every current finding; `--report-unused-noqa`
     reports the ones that have become stale (JAX001, fixable with `jaxlint fix`).
@@ -58,22 +63,28 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
     on stderr says how many files were checked and how long it took. stdout holds only the report.
     """
     from jaxlint.cli.progress import progress_bar, run_summary, wants_progress_bar
+    from jaxlint.cli.common import unused_noqa_selected
     from jaxlint.runner import RunResult, lint_paths, lint_text
 
+    requested = [name for name, given in (("--fix", fix_requested), ("--unsafe-fixes", unsafe_fixes_requested), ("--diff", diff_requested)) if given]
+    if requested:
+        command = " ".join(["jaxlint fix", *(option for option in requested if option != "--fix")])
+        raise UsageFailure(f"`jaxlint check` does not fix ({', '.join(requested)}): run `{command}` with the same paths")
     started = perf_counter()
     paths = list(paths) or ["."]
     settings = build_settings(paths, config, select, ignore, extend_select)
     rules = enabled_rules(settings)
-    if report_unused_noqa:
+    if report_unused_noqa or unused_noqa_selected(settings):
         settings.report_unused_noqa = True
+        report_unused_noqa = True
     if add_noqa and "-" in paths:
         raise UsageFailure("--add-noqa rewrites files; it cannot be used with stdin (`-`)")
     result = RunResult()
     cache = None
     if paths == ["-"]:
-        text = _read_stdin()
-        file_result = lint_text(text, stdin_filename or "-", settings, rules, profile)
-        result.files_checked = 1
+        text, unreadable = _read_stdin(stdin_filename or "-", settings)
+        file_result = unreadable if unreadable is not None else lint_text(text, stdin_filename or "-", settings, rules, profile)
+        result.files_checked = 1 if unreadable is None else 0
         result.diagnostics.extend(file_result.diagnostics)
         result.errors.extend(file_result.errors)
         result.timings = dict(file_result.timings or {})
@@ -91,11 +102,11 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
         _add_noqa(result, settings, rules)
     for message in result.errors:
         error_line(message)
-    nothing_checked = result.files_checked == 0 and bool(result.errors)
+    nothing_checked = result.files_checked == 0 and bool(result.errors) and not result.diagnostics
     if not (nothing_checked and output_format == "text"):
-        _emit(result.diagnostics, output_format, output_file, quiet=quiet, statistics=statistics, rules=rules)
+        _emit(result.diagnostics, output_format, output_file, quiet=quiet, statistics=statistics, rules=rules, errors=len(result.errors))
     cached = cache.hits if paths != ["-"] and cache is not None else 0
-    if paths != ["-"] and not result.files_checked and not result.errors and not force_exclude:
+    if paths != ["-"] and not result.files_checked and not result.errors and not result.diagnostics and not result.files_unreadable and not force_exclude:
         # Not a silent pass: the paths held nothing to check (empty, or only excluded files).
         # (With --force-exclude, as in pre-commit hooks, an excluded file named is expected.)
         click.echo("jaxlint: warning: no Python files or notebooks found under the given paths; nothing was checked", err=True)
@@ -113,6 +124,8 @@ def check(paths, config, select, ignore, extend_select, output_format, output_fi
         sys.exit(EXIT_ERROR)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+    if result.errors and not exit_zero:
+        sys.exit(EXIT_ERROR)  # an internal error: some of the code was not checked by every rule
     sys.exit(EXIT_CLEAN)
 
 
@@ -127,13 +140,15 @@ def _add_noqa(result, settings, rules) -> None:
     click.echo(f"Added {added.directives} noqa directive{plural} to {added.files} file{'s' if added.files != 1 else ''}.", err=True)
 
 
-def _read_stdin() -> str:
+def _read_stdin(filename: str, settings):
+    """(text, None), or ("", the FileResult of a JAX000 finding) for binary or undecodable input."""
     from jaxlint.files import SourceReadError, decode_source
+    from jaxlint.runner import unreadable_result
 
     try:
-        return decode_source(sys.stdin.buffer.read(), "<stdin>").text
-    except SourceReadError as error:  # undecodable or binary input: the user's problem, one line
-        raise UsageFailure(str(error)) from None
+        return decode_source(sys.stdin.buffer.read(), "<stdin>").text, None
+    except SourceReadError as error:  # undecodable or binary input: a finding, like such a file
+        return "", unreadable_result(filename, SourceReadError(error.reason("<stdin>")), settings)
 
 
 def _emit(diagnostics, output_format: str, output_file: str | None, **options) -> None:

@@ -30,7 +30,7 @@ def error_line(message: str) -> None:
 
 
 def build_settings(paths: Sequence[str], config: str | None, select, ignore, extend_select) -> Settings:
-    from jaxlint.rules import ALL_RULES
+    from jaxlint.rules import CATALOGUE as ALL_RULES  # the engine's JAX000 and JAX001 are selectable too
 
     start = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
     if not start.exists():
@@ -48,6 +48,19 @@ def build_settings(paths: Sequence[str], config: str | None, select, ignore, ext
     settings.ignore = [*settings.ignore, *ignore]
     settings.extend_select = [*settings.extend_select, *extend_select]
     return settings
+
+
+def unused_noqa_selected(settings: Settings) -> bool:
+    """JAX001 runs when a selection names it (`--extend-select JAX001`), like `--report-unused-noqa`:
+    it is off by default, so a broad selector ("ALL", "JAX", "JAX0") does not switch it on."""
+    from jaxlint.config import selector_matches
+    from jaxlint.engine import UNUSED_NOQA_CODE
+
+    def named(selectors) -> bool:
+        return any(selector.strip().upper() not in ("ALL", "JAX", "JAX0", "JAX00") and selector_matches(selector, UNUSED_NOQA_CODE) for selector in selectors or ())
+
+    chosen = named(settings.select) or named(settings.extend_select)
+    return chosen and not any(selector_matches(selector, UNUSED_NOQA_CODE) for selector in settings.ignore)
 
 
 def enabled_rules(settings: Settings):

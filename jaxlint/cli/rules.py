@@ -17,7 +17,7 @@ def rules(output_format):
     \b
     `jaxlint rules --format markdown > docs/rules.md` regenerates the rules page.
     """
-    from jaxlint.rules import ALL_RULES
+    from jaxlint.rules import CATALOGUE as ALL_RULES  # with the engine's JAX000 and JAX001
 
     if output_format == "markdown":
         from jaxlint.rules.documentation import render_rules_page

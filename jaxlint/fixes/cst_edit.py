@@ -17,6 +17,7 @@ import ast
 from typing import Sequence
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jaxlint.diagnostics import Edit, Position
@@ -40,7 +41,7 @@ class ModuleTree:
         # inserted before it goes above them.
         self.first_row = hoist_first_row(top, source)
         last_row = top.end_lineno or top.lineno
-        lines = source.text.split("\n")[self.first_row - 1 : last_row]
+        lines = source.lines[self.first_row - 1 : last_row]
         self.text = "\n".join(lines) + "\n"
         try:
             wrapper = MetadataWrapper(_header_to_statement(cst.parse_module(self.text)), unsafe_skip_copy=True)
@@ -48,6 +49,9 @@ class ModuleTree:
         except Exception as error:  # libcst rejects some inputs the interpreter takes
             raise Unavailable(f"libcst cannot parse it ({type(error).__name__})") from error
         self.module = wrapper.module
+        self._lines = lines
+        self._positions = positions
+        self._parents: dict[int, cst.CSTNode | None] | None = None
         self._statements: dict[tuple[int, int], cst.CSTNode] = {}
         self._elif_branches: set[int] = set()
         for node, span in positions.items():
@@ -71,10 +75,95 @@ class ModuleTree:
     def edit(self, replacements: dict[cst.CSTNode, Sequence[cst.CSTNode]]) -> Edit:
         """One edit turning the module into the module with each statement replaced by the
         statements given for it (an empty sequence removes it)."""
+        local = self._local_edit(replacements)
+        if local is not None:
+            return local
         new_text = self.module.visit(_Replace(replacements)).code
         edit = minimal_edit(SourceFile("<top>", self.text), new_text)
         shift = self.first_row - 1
         return Edit(edit.content, _shifted(edit.location, shift), _shifted(edit.end_location, shift))
+
+
+    def _local_edit(self, replacements: dict[cst.CSTNode, Sequence[cst.CSTNode]]) -> Edit | None:
+        """The edit built from the innermost statement holding every replaced one (a method of a
+        class, a branch of a function), generated at its own indentation: its cost follows that
+        statement's size, not the top-level statement's. Regenerating a 1,000-method class for each
+        of its 1,000 findings made a check quadratic. None where that statement is the top-level one,
+        or where its generated text is not the source's lines (the caller then rebuilds the whole)."""
+        root = self._enclosing_statement(replacements)
+        if root is None:
+            return None
+        span = self._positions[root]
+        line = self._lines[span.start.line - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        old_code = self._code([root], indent)
+        rewritten = root.visit(_Replace(replacements))
+        if isinstance(rewritten, cst.RemovalSentinel):
+            new_code = ""
+        elif isinstance(rewritten, cst.FlattenSentinel):
+            new_code = self._code(list(rewritten.nodes), indent)
+        else:
+            new_code = self._code([rewritten], indent)
+        start_line = span.end.line - old_code.count("\n") + 1
+        if start_line < 1 or "\n".join(self._lines[start_line - 1 : span.end.line]) + "\n" != old_code:
+            return None
+        edit = minimal_edit(SourceFile("<statement>", old_code), new_code)
+        shift = self.first_row - 1 + start_line - 1
+        return Edit(edit.content, _shifted(edit.location, shift), _shifted(edit.end_location, shift))
+
+    def _enclosing_statement(self, replacements) -> cst.CSTNode | None:
+        """The innermost statement below the top level that holds every replaced statement
+        (itself, when only one is replaced); None when only the top-level statement holds them all."""
+        keys = list(replacements)
+        if not keys:
+            return None
+        parents = self._statement_parents()
+        chains = []
+        for key in keys:
+            if id(key) not in parents:
+                return None  # not a statement of this tree
+            chain = [key]
+            while parents[id(chain[-1])] is not None:
+                chain.append(parents[id(chain[-1])])
+            chains.append(chain[::-1])  # top-level statement first
+        common = 0
+        while all(len(chain) > common for chain in chains) and len({id(chain[common]) for chain in chains}) == 1:
+            common += 1
+        if len(keys) > 1:
+            # The deepest shared ancestor that is not itself replaced.
+            common = min(common, *(len(chain) - 1 for chain in chains))
+        if common <= 1:
+            return None  # the top-level statement (depth 1) or the module: the whole tree is generated
+        return chains[0][common - 1]
+
+    def _statement_parents(self) -> dict[int, cst.CSTNode | None]:
+        """id(statement) -> the statement that holds it (None at the top), built once per tree
+        (`children` of a libcst node visits its children: asking it per edit made edits quadratic)."""
+        if self._parents is None:
+            parents: dict[int, cst.CSTNode | None] = {}
+            pending: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(child, None) for child in _statement_children(self.module)]
+            while pending:
+                statement, parent = pending.pop()
+                parents[id(statement)] = parent
+                pending.extend((child, statement) for child in _statement_children(statement))
+            self._parents = parents
+        return self._parents
+
+    def _code(self, nodes: Sequence[cst.CSTNode], indent: str) -> str:
+        state = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+        state.indent_tokens = [indent] if indent else []
+        for node in nodes:
+            node._codegen(state)
+        return "".join(state.tokens)
+
+
+def _statement_children(node: cst.CSTNode):
+    """The statements directly inside `node`, through its blocks (bodies, `else`, handlers)."""
+    for child in node.children:
+        if isinstance(child, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            yield child
+        elif isinstance(child, (cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)):
+            yield from _statement_children(child)
 
 
 def _header_to_statement(module: cst.Module) -> cst.Module:

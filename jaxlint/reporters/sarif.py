@@ -30,10 +30,7 @@ def report(diagnostics, stream, *, rules=(), **_options) -> None:
     codes = sorted({d.code for d in diagnostics} | {rule.code for rule in rules})
     descriptors = []
     for code in codes:
-        rule = RULES_BY_CODE.get(code)
-        if rule is None:
-            descriptors.append({"id": code, "name": "syntax-error", "shortDescription": {"text": "File does not parse"}})
-            continue
+        rule = RULES_BY_CODE[code]  # the engine's JAX000 and JAX001 are catalogued like the rules
         descriptors.append({
             "id": code,
             "name": rule.name,
@@ -46,13 +43,22 @@ def report(diagnostics, stream, *, rules=(), **_options) -> None:
     index = {descriptor["id"]: position for position, descriptor in enumerate(descriptors)}
     results = []
     for d in diagnostics:
+        message = d.message
+        location = {"physicalLocation": {"artifactLocation": {"uri": _uri(d.filename)}, "region": _region(d.location, d.end_location)}}
+        if d.cell is not None:
+            # The region's rows count within the notebook cell, not within the .ipynb file: the
+            # message and a logical location name the cell.
+            message = f"cell {d.cell}, line {d.location.row}: {message}"
+            location["logicalLocations"] = [{"name": f"cell {d.cell}", "kind": "notebookCell"}]
         result = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": "error",
-            "message": {"text": d.message},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(d.filename)}, "region": _region(d.location, d.end_location)}}],
+            "message": {"text": message},
+            "locations": [location],
         }
+        if d.cell is not None:
+            result["properties"] = {"cell": d.cell}
         if d.fix is not None:
             result["fixes"] = [{
                 "description": {"text": d.fix.message},

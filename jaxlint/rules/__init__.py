@@ -32,6 +32,9 @@ from jaxlint.rules import (
     removed_api,
     deprecated_api,
     naive_attention,
+    syntax_error,
+    unused_noqa,
+    loop_invariant_transfer,
 )
 from jaxlint.rules.base import Rule
 
@@ -66,7 +69,12 @@ ALL_RULES: list[Rule] = sorted(
         removed_api.RULE,
         deprecated_api.RULE,
         naive_attention.RULE,
+        loop_invariant_transfer.RULE,
     ],
     key=lambda rule: rule.code,
 )
-RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}
+# JAX000 and JAX001 are reported by the engine itself (no node types): documented, listed, looked up
+# and selected like the others, but not in ALL_RULES, the list the engine dispatches nodes to.
+ENGINE_RULES: list[Rule] = [syntax_error.RULE, unused_noqa.RULE]
+CATALOGUE: list[Rule] = sorted([*ENGINE_RULES, *ALL_RULES], key=lambda rule: rule.code)
+RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in CATALOGUE}

@@ -54,6 +54,11 @@ class Rule:
     # scopes, and not at all in a module with no traced code (two modules in three). Set it only where
     # that holds for every node type the rule handles.
     traced_code_only: ClassVar[bool] = False
+    # How a selection turns the rule on: "default" (on unless ignored, like every node rule),
+    # "unless-ignored" (JAX000: even `--select JAX1` keeps it, since a file not checked is no pass), or
+    # "when-named" (JAX001: only a selector naming it, or `--report-unused-noqa`). The two engine
+    # rules have no node types: the engine reports them itself.
+    selection: ClassVar[str] = "default"
 
     def check(self, node: ast.AST, context: "Context") -> None:
         raise NotImplementedError

@@ -2,25 +2,23 @@
 
 `jaxlint rules --format markdown > docs/rules.md` regenerates it (a test fails when it is stale).
 Each rule's `url` points at its section of that page in this checkout, so JSON, SARIF and the
-language server link to documentation that exists; where jaxlint runs without its checkout (no
-`docs/` beside the package) a rule has no URL rather than a dead one.
+language server link to documentation that exists. Where jaxlint runs without its checkout (a
+normal install, as in a pre-commit environment: no `docs/` beside the package) the same page is
+rendered from the installed docstrings into the user's cache folder once per content, and the URL
+points there; only where no folder is writable does a rule have no URL (never a dead one).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-# The two codes the engine itself reports; they have no rule module.
-ENGINE_CODES = (
-    ("JAX000", "syntax-error", "A file this Python cannot parse; the message says why, or which newer Python parses it."),
-    ("JAX001", "unused-noqa", "A `# noqa: JAXnnn` code that suppresses nothing (with `jaxlint check --report-unused-noqa`); fixable."),
-)
-
-
 def anchor(heading: str) -> str:
     """The fragment GitHub (and editors' Markdown previews) give a heading: `JAX101 tracer-bool-conversion`
     becomes `jax101-tracer-bool-conversion`."""
@@ -35,9 +33,42 @@ def rule_heading(code: str, name: str) -> str:
 
 @lru_cache(maxsize=None)
 def rule_url(code: str, name: str) -> str | None:
-    if not RULES_PAGE.is_file():
+    page = rules_page()
+    if page is None:
         return None
-    return f"{RULES_PAGE.as_uri()}#{anchor(rule_heading(code, name))}"
+    return f"{page.as_uri()}#{anchor(rule_heading(code, name))}"
+
+
+@lru_cache(maxsize=None)
+def rules_page() -> Path | None:
+    """docs/rules.md of the checkout jaxlint runs from; without one, the page rendered into the
+    cache folder (named after its content, so an upgrade never links to an older page)."""
+    if RULES_PAGE.is_file():
+        return RULES_PAGE
+    from jaxlint.rules import ALL_RULES
+
+    text = render_rules_page(ALL_RULES)
+    name = f"rules-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.md"
+    for folder in _page_folders():
+        page = folder / name
+        if page.is_file():
+            return page
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            # Through a temporary file: processes of one run may write it at once.
+            descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".rules-", suffix=".md")
+            with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            os.replace(temporary, page)
+            return page
+        except OSError:
+            continue
+    return None
+
+
+def _page_folders() -> list[Path]:
+    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [Path(cache_home) / "jaxlint", Path(tempfile.gettempdir()) / f"jaxlint-{os.getuid() if hasattr(os, 'getuid') else 'user'}"]
 
 
 def _nested(documentation: str) -> str:
@@ -54,7 +85,11 @@ def _nested(documentation: str) -> str:
 
 
 def render_rules_page(rules: Iterable) -> str:
-    rules = list(rules)
+    from jaxlint.rules import ENGINE_RULES
+
+    # The engine's own codes (JAX000, JAX001) are documented on the page whatever list is given.
+    listed = list(rules)
+    rules = sorted([*(rule for rule in ENGINE_RULES if rule not in listed), *listed], key=lambda rule: rule.code)
     parts = [
         "# jaxlint rules",
         "",
@@ -66,8 +101,6 @@ def render_rules_page(rules: Iterable) -> str:
         "| code | name | summary | fix | preview |",
         "|---|---|---|---|---|",
     ]
-    for code, name, summary in ENGINE_CODES:
-        parts.append(f"| {code} | {name} | {summary} | {'sometimes' if code == 'JAX001' else 'none'} |  |")
     for rule in rules:
         link = f"[{rule.code}](#{anchor(rule_heading(rule.code, rule.name))})"
         parts.append(f"| {link} | {rule.name} | {rule.summary} | {rule.fix_availability} | {'yes' if rule.preview else ''} |")

@@ -2139,13 +2139,26 @@ def _within_any(scope: Scope | None, scopes: set) -> bool:
     return False
 
 
+def _name_bindings(scope: Scope, model: "SemanticModel") -> dict[str, list[tuple[ast.Name, ast.AST | None]]]:
+    """The bindings of `scope` to plain names, by name, indexed once per scope (rebuilt if more were
+    added since): a scan of every binding of the module per name read made big modules quadratic."""
+    indexes = model.__dict__.setdefault("_name_bindings", {})
+    cached = indexes.get(id(scope))
+    if cached is not None and cached[0] == len(scope.bindings):
+        return cached[1]
+    index: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+    for target, value in scope.bindings:
+        if isinstance(target, ast.Name):
+            index.setdefault(target.id, []).append((target, value))
+    indexes[id(scope)] = (len(scope.bindings), index)
+    return index
+
+
 def _partial_rebinding(use: ast.Name, scope: Scope, model: "SemanticModel") -> ast.Call | None:
     """`f = functools.partial(f, k=v)` in the body of `scope`, after `def f` and before `use` in the
     same straight-line code, when that is the only other binding of `f` there: the value `use` reads."""
     found = None
-    for target, value in scope.bindings:
-        if not (isinstance(target, ast.Name) and target.id == use.id):
-            continue
+    for target, value in _name_bindings(scope, model).get(use.id, ()):
         if found is not None or not (
             isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name) and value.args[0].id == use.id
             and model.qualified_name(value.func) == "functools.partial"

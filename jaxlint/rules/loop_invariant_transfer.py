@@ -1,0 +1,202 @@
+"""## What it does
+Flags a host-to-device transfer of the same host data on every iteration of a Python loop:
+`jnp.asarray(x)`, `jnp.array(x)` or `jax.device_put(x, ...)` inside a `for`/`while` loop, where `x`
+is a NumPy array (bound only from `numpy` calls, before the loop) that the loop neither rebinds nor
+changes in place, and every other argument (a sharding, a device, a dtype) is just as unchanged.
+
+## Why is this bad?
+Each call copies the whole host array to the device again: the bytes cross PCIe (or the host-device
+link) every step although they are the same bytes as last time. With a sharded `device_put` the
+host array is also split and sent to every device on every step. In a training loop this is often
+the largest avoidable transfer of the step, and the device waits for it: see "Controlling data and
+computation placement on devices" in https://docs.jax.dev/en/latest/faq.html and
+https://docs.jax.dev/en/latest/sharded-computation.html (data is placed once with `device_put`,
+then the jitted step runs on it).
+
+## Example
+```python
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+features = np.load("features.npy")
+for step in range(1000):
+    params = train_step(params, jnp.asarray(features))
+```
+
+## Use instead
+```python
+features_on_device = jnp.asarray(features)
+for step in range(1000):
+    params = train_step(params, features_on_device)
+```
+With shardings: `batch = jax.device_put(host_batch, sharding)` once, before the loop.
+
+## Fix safety
+No automatic fix yet: hoisting the call before the loop computes the same values, but it moves the
+transfer (and its device memory) to before the loop even when the loop would not run, and the new
+name is the author's choice.
+
+## How the runtime mode confirms it
+It counts host-to-device transfers per source line: the flagged line uploads the same bytes on
+every step.
+
+## Not flagged
+An array the loop rebinds (`x = next(batches)`), changes in place (`x[i] = ...`, `x += 1`,
+`np.copyto(x, ...)`, a method call on it, or any call it is passed to, which might change it), a
+function parameter or attribute whose origin is unknown (it may already be on the device, where
+`jnp.asarray` costs nothing), a loop over a short literal list or a small constant `range`, and
+code inside a function or lambda defined in the loop.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+
+_TRANSFERS = {
+    "jax.numpy.asarray": "jnp.asarray",
+    "jax.numpy.array": "jnp.array",
+    "jax.device_put": "jax.device_put",
+}
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SMALL_RANGE = 4
+
+
+class LoopInvariantTransfer(Rule):
+    code = "JAX204"
+    name = "loop-invariant-transfer"
+    summary = "The same host array converted or placed on the device on every iteration of a loop"
+    node_types = (ast.Call,)
+    required_text = ("device_put", "asarray", "array(")
+
+    def check(self, node: ast.AST, context) -> None:
+        assert isinstance(node, ast.Call)
+        qualified = context.qualified_name(node.func)
+        if qualified not in _TRANSFERS or not node.args or not isinstance(node.args[0], ast.Name):
+            return
+        scope = context.scope(node)
+        if scope.in_traced:
+            return  # under jit a NumPy array is a constant of the compiled program, not a transfer
+        loop = _innermost_loop(node, scope.node)
+        if loop is None or _few_iterations(loop, context):
+            return
+        data = node.args[0].id
+        stored, used_otherwise = _names_changed_in(loop, node)
+        others = [*node.args[1:], *(keyword.value for keyword in node.keywords)]
+        if data in stored or data in used_otherwise or not all(_invariant(value, stored) for value in others):
+            return
+        if not _host_array_before(data, loop, scope, context):
+            return
+        call = f"{_TRANSFERS[qualified]}({snippet(context.text(node.args[0]))}{', ...' if others else ''})"
+        context.report(
+            node,
+            f"`{call}` copies the same host array to the device on every iteration of this loop "
+            f"(`{data}` is a NumPy array the loop does not change); transfer it once before the loop",
+        )
+
+
+def _innermost_loop(node: ast.AST, scope_node: ast.AST) -> ast.AST | None:
+    """The loop whose body (not its header) holds `node`, within its own function."""
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not scope_node:
+        if isinstance(parent, (*FUNCTION_NODES, ast.ClassDef)) or isinstance(parent, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return None
+        if isinstance(parent, _LOOPS) and child in parent.body:
+            return parent
+        child, parent = parent, parent_of(parent)
+    return None
+
+
+def _few_iterations(loop: ast.AST, context) -> bool:
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return True
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range":
+        if iterable.args and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
+            try:
+                return len(range(*[a.value for a in iterable.args])) < _SMALL_RANGE
+            except (TypeError, ValueError):
+                return True
+    return False
+
+
+def _walk_loop(loop: ast.AST):
+    """Every node of the loop (header included), not entering functions, lambdas or classes defined in it."""
+    stack = [loop]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+                stack.append(child)
+
+
+def _names_changed_in(loop: ast.AST, transfer: ast.Call) -> tuple[set[str], set[str]]:
+    """(names the loop rebinds or may change in place, names the loop hands to anything but `transfer`).
+
+    In place: a subscript or attribute store (`x[i] = v`, `x.flat = v`), an augmented assignment,
+    `del`, a method call on the name. Handed on: an argument of any other call, which might change it."""
+    stored: set[str] = set()
+    handed: set[str] = set()
+    for node in _walk_loop(loop):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stored.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                stored.add(base.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            stored.update(node.names)
+        elif isinstance(node, ast.Call) and node is not transfer:
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                stored.add(node.func.value.id)  # `x.fill(0)`, `x.sort()`: may change it in place
+            for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
+                if isinstance(argument, ast.Starred):
+                    argument = argument.value
+                if isinstance(argument, ast.Name):
+                    handed.add(argument.id)
+    return stored, handed
+
+
+def _invariant(value: ast.AST, stored: set[str]) -> bool:
+    """An argument that is the same on every iteration: a constant, or names and attributes of names
+    that the loop does not rebind (`sharding`, `mesh.devices`, `jnp.float32`)."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Attribute):
+        return _invariant(value.value, stored)
+    return isinstance(value, ast.Name) and value.id not in stored
+
+
+def _host_array_before(name: str, loop: ast.AST, scope, context) -> bool:
+    """Every binding of `name` in its scope is a `numpy` call that ends before the loop starts."""
+    bindings = [(target, value) for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == name]
+    if not bindings or name in _parameters(scope.node):
+        return False
+    for target, value in bindings:
+        if not isinstance(value, ast.Call) or not isinstance(parent_of(target), ast.Assign):
+            return False
+        qualified = context.qualified_name(value.func) or ""
+        if not qualified.startswith("numpy.") or qualified.startswith(("numpy.random.default_rng", "numpy.random.RandomState")):
+            return False
+        if (value.end_lineno or value.lineno) >= loop.lineno:
+            return False
+    return True
+
+
+def _parameters(function: ast.AST) -> set[str]:
+    arguments = getattr(function, "args", None)
+    if not isinstance(arguments, ast.arguments):
+        return set()
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    return {argument.arg for argument in every if argument is not None}
+
+
+RULE = LoopInvariantTransfer()
