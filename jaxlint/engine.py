@@ -79,9 +79,9 @@ def not_checked_diagnostic(filename: str, reason: str, row: int = 1, column: int
 
 
 def _url(code: str) -> str | None:
-    from jaxlint.rules import RULES_BY_CODE
+    from jaxlint.rules.documentation import rule_url
 
-    return RULES_BY_CODE[code].url
+    return rule_url(code, SYNTAX_ERROR_NAME if code == SYNTAX_ERROR_CODE else UNUSED_NOQA_NAME)
 
 
 def syntax_errors_ignored(settings, ignored_codes: Iterable[str] = ()) -> bool:

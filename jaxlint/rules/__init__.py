@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jaxlint.rules import (
+    documentation,
     captured_large_constant,
     eager_ops_in_loop,
     grad_through_while_loop,
@@ -78,3 +79,4 @@ ALL_RULES: list[Rule] = sorted(
 ENGINE_RULES: list[Rule] = [syntax_error.RULE, unused_noqa.RULE]
 CATALOGUE: list[Rule] = sorted([*ENGINE_RULES, *ALL_RULES], key=lambda rule: rule.code)
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in CATALOGUE}
+documentation.register(CATALOGUE)

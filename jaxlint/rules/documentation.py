@@ -19,6 +19,15 @@ from pathlib import Path
 from typing import Iterable
 
 RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+# Every rule, engine codes included: set by the registry (jaxlint/rules/__init__.py) when it is
+# built, so this module never imports the registry that imports it.
+_catalogue: list = []
+
+
+def register(catalogue: Iterable) -> None:
+    _catalogue[:] = list(catalogue)
+
+
 def anchor(heading: str) -> str:
     """The fragment GitHub (and editors' Markdown previews) give a heading: `JAX101 tracer-bool-conversion`
     becomes `jax101-tracer-bool-conversion`."""
@@ -45,9 +54,7 @@ def rules_page() -> Path | None:
     cache folder (named after its content, so an upgrade never links to an older page)."""
     if RULES_PAGE.is_file():
         return RULES_PAGE
-    from jaxlint.rules import ALL_RULES
-
-    text = render_rules_page(ALL_RULES)
+    text = render_rules_page(_catalogue)
     name = f"rules-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.md"
     for folder in _page_folders():
         page = folder / name
@@ -85,11 +92,9 @@ def _nested(documentation: str) -> str:
 
 
 def render_rules_page(rules: Iterable) -> str:
-    from jaxlint.rules import ENGINE_RULES
-
     # The engine's own codes (JAX000, JAX001) are documented on the page whatever list is given.
     listed = list(rules)
-    rules = sorted([*(rule for rule in ENGINE_RULES if rule not in listed), *listed], key=lambda rule: rule.code)
+    rules = sorted([*(rule for rule in _catalogue if rule not in listed and not rule.node_types), *listed], key=lambda rule: rule.code)
     parts = [
         "# jaxlint rules",
         "",
