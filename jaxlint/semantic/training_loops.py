@@ -204,6 +204,12 @@ def _returned_device(value: ast.expr, scope: Scope, model: SemanticModel, depth:
     return False
 
 
+def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
+    """A function transformed and called at once (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`): its
+    result is an array the transform computed, eagerly or compiled."""
+    return isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS
+
+
 def runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
     """The call runs compiled code: a jitted callable, or a local helper that calls one."""
     return _runs_compiled(call, model, 0)
@@ -496,8 +502,8 @@ class LoopValues:
                 self._host_built(value.value if isinstance(value, ast.AugAssign) else value, visiting) for value in values
             )
         if isinstance(node, ast.Call):
-            if _runs_compiled(node, model, 0):
-                return False
+            if _runs_compiled(node, model, 0) or transformed_call(node, model):
+                return False  # (`jax.vmap(f)(x)`, `jax.grad(f)(p)`: a computation, even run eagerly)
             if self._array_function(node):
                 parts = [*node.args, *(k.value for k in node.keywords)]
                 if (model.qualified_name(node.func) or "") in _WRAPPERS:
@@ -508,7 +514,10 @@ class LoopValues:
             if isinstance(node.func, ast.Attribute) and self.is_device(node.func.value):
                 return self._host_built(node.func.value, visiting)  # `flags.astype(bool)`
             helper = _helper_scope(node, model)
-            return helper is not None and helper_facts(helper, model) == (True, False)
+            return (
+                helper is not None and helper_facts(helper, model) == (True, False)
+                and not any(transformed_call(call, model) for call in helper.calls)
+            )
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Tuple, ast.List, ast.IfExp)):
             return all(self._host_built(child, visiting) for child in child_nodes(node) if isinstance(child, ast.expr))
         if isinstance(node, (ast.Attribute, ast.Subscript)):
