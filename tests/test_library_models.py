@@ -110,6 +110,31 @@ def test_annotated_parameters_are_instances_of_their_modelled_class():
     assert library_models.validate("mylib.Net.forward", {"runs_model": "yes"}) == "`runs_model` must be true or false"
 
 
+def test_classes_of_other_project_modules_resolve_through_their_bases(tmp_path):
+    from jaxlint.semantic.project import ProjectView
+
+    (tmp_path / "nets.py").write_text("import flax.linen as nn\n\nclass Tower(nn.Module):\n    pass\n\nclass Plain:\n    pass\n")
+    main = tmp_path / "main.py"
+    main.write_text(textwrap.dedent("""
+        from nets import Tower, Plain
+
+        def forward(tower: Tower, plain: Plain, params, x):
+            made = Tower()
+            return tower.apply(params, x), made.apply(params, x), plain.apply(params, x)
+    """))
+    tree = ast.parse(main.read_text())
+    model = SemanticModel(tree, project=ProjectView(str(main)))
+    calls = {ast.unparse(node): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
+
+    def name(text):
+        found = library_models.call_model(model, calls[text])
+        return found.name if found is not None else None
+
+    assert name("tower.apply(params, x)") == "flax.linen.Module.apply"
+    assert name("made.apply(params, x)") == "flax.linen.Module.apply"
+    assert name("plain.apply(params, x)") is None
+
+
 def test_every_builtin_entry_is_well_formed():
     for library in library_models._LIBRARIES:
         for name, fields in library.MODELS.items():

@@ -301,13 +301,34 @@ def _self_attribute_values(model, attribute: str, scope) -> list[ast.expr] | Non
     return values
 
 
+def _class_of(model, library: LibraryModels, qualified: str) -> str | None:
+    """The modelled class `qualified` is or derives from: by its name, or, for a class of another
+    module of the project, through the bases its summary records (`from .nets import UNet`)."""
+    found = library.class_of(qualified)
+    project = getattr(model, "project", None)
+    top = qualified.partition(".")[0]
+    if found is not None or project is None or top in _LIBRARY_ROOTS or not project.may_hold(top):
+        return found
+    summary = project.class_(qualified)
+    for base in summary.bases if summary is not None else ():
+        found = library.class_of(base)
+        if found is not None:
+            return found
+    return None
+
+
+# Top-level packages the models describe: a class under them is never a project class.
+_LIBRARY_ROOTS = frozenset({"jax", "flax", "optax", "equinox", "haiku", "chex", "orbax", "numpy", "gymnax", "brax", "jumanji", "envpool", "builtins", "typing"})
+
+
 def _constructed_class(model, call: ast.Call) -> str | None:
-    """`Net(...)` for a class of this module deriving from a modelled class: that class."""
+    """`Net(...)` for a class of this module, or of another module of the project, deriving from a
+    modelled class: that class."""
     function = call.func
     library = models()
     qualified = model.qualified_name(function) if isinstance(function, (ast.Name, ast.Attribute)) else None
     if qualified is not None:
-        return library.class_of(qualified)
+        return _class_of(model, library, qualified)
     if not isinstance(function, ast.Name):
         return None
     classes = model.__dict__.get("_library_local_classes")
@@ -373,7 +394,7 @@ def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
         return None  # (`Optional[X]`, `X | None`: maybe not an instance)
     qualified = model.qualified_name(annotation)
     library = models()
-    modelled = library.class_of(qualified) if qualified is not None else None
+    modelled = _class_of(model, library, qualified) if qualified is not None else None
     if modelled is None and isinstance(annotation, ast.Name):
         classes = model.__dict__.get("_library_local_classes")
         if classes is None:
