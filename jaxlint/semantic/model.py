@@ -1981,6 +1981,8 @@ class SemanticModel:
                 return "device"
             if self._call_returns_device(node, scope):
                 return "device"
+            if isinstance(node.func, ast.Call) and self.qualified_name(node.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS:
+                return "device"  # `jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: a transformed call returns arrays
             if isinstance(node.func, (ast.Attribute, ast.Name)):
                 return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
         return None
