@@ -225,6 +225,8 @@ class JitBinding:
         return False
 
     def is_donated(self, position: int | None, keyword: str | None) -> bool | None:
+        if self.transform == "equinox.filter_jit":
+            return self._filter_jit_donates(position)
         numbers = self.literal_option("donate_argnums")
         names = self.literal_option("donate_argnames")
         if numbers is None or names is None:
@@ -242,6 +244,21 @@ class JitBinding:
             return True
         if names and params is None:
             return None
+        return False
+
+    def _filter_jit_donates(self, position: int | None) -> bool | None:
+        """`eqx.filter_jit(f, donate=...)` donates by groups, not positions: "all" and "warn" every
+        argument's arrays, "all-except-first" and "warn-except-first" all but the first's; the
+        default "none" none. None when the option is not a literal string."""
+        option = self.options.get("donate")
+        if option is None:
+            return False
+        if not (isinstance(option, ast.Constant) and isinstance(option.value, str)):
+            return None
+        if option.value in ("all", "warn"):
+            return True
+        if option.value in ("all-except-first", "warn-except-first"):
+            return position != 0 if position is not None else None
         return False
 
 
