@@ -198,9 +198,24 @@ class JitBinding:
         return params.index(name)
 
     def is_static(self, position: int | None, keyword: str | None) -> bool | None:
-        """Whether an argument is static; None when the options cannot be read."""
-        numbers = self.literal_option("static_argnums", "static_broadcasted_argnums")
-        names = self.literal_option("static_argnames")
+        """Whether an argument is static; None when the options cannot be read. An option chosen by a
+        condition between literals (`static_argnums=(1,) if flag else (1, 2)`) answers when every
+        choice agrees."""
+        answers = {
+            self._is_static_under(numbers, names, position, keyword)
+            for numbers in self._option_choices("static_argnums", "static_broadcasted_argnums")
+            for names in self._option_choices("static_argnames")
+        }
+        return answers.pop() if len(answers) == 1 else None
+
+    def _option_choices(self, *names: str) -> list[tuple | None]:
+        """The literal values an option may take: one, or one per branch of `a if c else b`."""
+        node = next((self.options[name] for name in names if name in self.options), None)
+        if isinstance(node, ast.IfExp):
+            return [literal_tuple(node.body), literal_tuple(node.orelse)]
+        return [literal_tuple(node) if node is not None else ()]
+
+    def _is_static_under(self, numbers: tuple | None, names: tuple | None, position: int | None, keyword: str | None) -> bool | None:
         if numbers is None or names is None:
             return None
         params = self.param_names
