@@ -6,7 +6,9 @@ call site that rebinds the argument: one finding per call, naming every argument
 An `eqx.filter_jit` update counts the same way (decorated, nested, or stored on an attribute in
 `__init__`): it donates through its `donate` option ("all", or "all-except-first" when the first
 argument must survive), which the message names; no automatic fix, since that option also donates
-the arrays of every other argument.
+the arrays of every other argument. So does a name bound to what a factory of the module returns
+(`step = make_step(opt)` whose every return is the nested `@jax.jit def` or `jax.jit(f)` it
+builds), with no automatic fix: the `jit` sits in the factory, shared by all its callers.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -297,6 +299,9 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         {other.lineno for position, keyword, _, _ in donated
          for other in carried_state.calls_keeping_argument(binding, call, position, keyword, context.model)}
     )
+    if binding.built_by_factory:
+        # The `jit` sits in the factory: donating there donates for every caller of the factory.
+        withheld = [*withheld, f"`{name}` is built by a factory function, and donating in its `jit` would donate for every caller of that factory"]
     if withheld:
         fix = f"no automatic fix: {withheld[0]}"
     transform = binding.transform.rsplit(".", 1)[-1]

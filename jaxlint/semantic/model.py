@@ -167,6 +167,8 @@ class JitBinding:
     # For a callable of another module (project index): its parameters, since there is no Scope.
     external_params: list[str] | None = None
     external_has_self: bool = False
+    # `step = make_step(opt)`: bound to what a factory of the module returns (the options sit in the factory).
+    built_by_factory: bool = False
 
     def literal_option(self, *names: str) -> tuple | None:
         """The literal value of an int/str tuple option; () when absent; None when not a literal."""
@@ -1153,9 +1155,33 @@ class SemanticModel:
                 resolved = self.resolve_function(value.args[0], scope)
                 function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
                 add(JitBinding(key, transform, value, keyword_options(value), function, bound, owner=scope))
+        for scope in self.scopes:
+            for target, value in scope.bindings:
+                key = binding_key(target) if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+                built = self._built_by_factory(value, scope) if key is not None else None
+                if built is not None:
+                    add(dataclasses.replace(built, key=key, owner=scope, built_by_factory=True))
         for key, count in seen.items():
             if count > 1:
                 del self.jit_bindings[key]
+
+    def _built_by_factory(self, call: ast.Call, scope: Scope) -> JitBinding | None:
+        """`step = make_step(opt)` where the module's `make_step` returns the compiled callable it
+        builds (a nested `@jax.jit def`, or `g = jax.jit(f)`) on every path: the caller's name is
+        that callable, with its options."""
+        resolved = self.resolve_function(call.func, scope)
+        factory = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
+        if factory is None or not factory.returns or factory.in_traced:
+            return None
+        found = None
+        for returned in factory.returns:
+            if not isinstance(returned, ast.Name):
+                return None
+            owned = [b for b in self.jit_binding_lists.get(returned.id, ()) if b.owner is factory]
+            if len(owned) != 1 or (found is not None and owned[0] is not found):
+                return None
+            found = owned[0]
+        return found
 
     def jit_binding_for_name(self, node: ast.AST) -> JitBinding | None:
         """The compiled callable a name (or `self.attr`) refers to where it is used.
