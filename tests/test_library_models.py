@@ -74,6 +74,67 @@ def test_unknown_objects_and_rebound_names_resolve_to_nothing():
     assert library_models.call_model(model, calls["other.init(params)"]) is None
 
 
+def test_annotated_parameters_are_instances_of_their_modelled_class():
+    model, calls = _calls("""
+        from typing import Optional
+        import optax
+        from flax import linen as nn
+        from flax.training.train_state import TrainState
+
+        class Tower(nn.Module):
+            pass
+
+        def step(state: TrainState, tower: "Tower", tx: optax.GradientTransformation, grads, x):
+            out = tower.apply(state.params, x)
+            state = state.apply_gradients(grads=grads)
+            return state.apply_fn(state.params, x), tx.update(grads, None)
+
+        def other(state: Optional[TrainState], swapped: TrainState, plain, x):
+            swapped = make_state()
+            return state.apply_gradients(grads=x), swapped.apply_gradients(grads=x), plain.apply(x)
+    """)
+
+    def name(text):
+        found = library_models.call_model(model, calls[text])
+        return found.name if found is not None else None
+
+    assert name("tower.apply(state.params, x)") == "flax.linen.Module.apply"
+    assert name("state.apply_gradients(grads=grads)") == "flax.training.train_state.TrainState.apply_gradients"
+    assert name("state.apply_fn(state.params, x)") == "flax.training.train_state.TrainState.apply_fn"
+    assert name("tx.update(grads, None)") == "optax.GradientTransformation.update"
+    assert all(library_models.call_model(model, calls[t]).runs_model for t in ["tower.apply(state.params, x)", "tx.update(grads, None)"])
+    # `Optional[X]` may be None; a parameter rebound to something unknown; no annotation: nothing said.
+    assert name("state.apply_gradients(grads=x)") is None
+    assert name("swapped.apply_gradients(grads=x)") is None
+    assert name("plain.apply(x)") is None
+    assert library_models.validate("mylib.Net.forward", {"runs_model": "yes"}) == "`runs_model` must be true or false"
+
+
+def test_classes_of_other_project_modules_resolve_through_their_bases(tmp_path):
+    from jaxlint.semantic.project import ProjectView
+
+    (tmp_path / "nets.py").write_text("import flax.linen as nn\n\nclass Tower(nn.Module):\n    pass\n\nclass Plain:\n    pass\n")
+    main = tmp_path / "main.py"
+    main.write_text(textwrap.dedent("""
+        from nets import Tower, Plain
+
+        def forward(tower: Tower, plain: Plain, params, x):
+            made = Tower()
+            return tower.apply(params, x), made.apply(params, x), plain.apply(params, x)
+    """))
+    tree = ast.parse(main.read_text())
+    model = SemanticModel(tree, project=ProjectView(str(main)))
+    calls = {ast.unparse(node): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
+
+    def name(text):
+        found = library_models.call_model(model, calls[text])
+        return found.name if found is not None else None
+
+    assert name("tower.apply(params, x)") == "flax.linen.Module.apply"
+    assert name("made.apply(params, x)") == "flax.linen.Module.apply"
+    assert name("plain.apply(params, x)") is None
+
+
 def test_every_builtin_entry_is_well_formed():
     for library in library_models._LIBRARIES:
         for name, fields in library.MODELS.items():

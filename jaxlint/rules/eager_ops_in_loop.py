@@ -3,10 +3,25 @@ Preview. Flags a Python loop outside traced code that runs many eager JAX operat
 five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level, or an
 `x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per iteration).
 
+It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
+`jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
+flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`),
+a function differentiated and called at once (`jax.grad(f)(p)`), or a plain (undecorated, unjitted)
+function of the project whose body does one of these (`state = train_step(state, batch)` with
+`train_step` never jitted), up to two calls deep. A parameter annotated with a modelled class
+(`state: TrainState`) is known to be one.
+
 It only looks at code that visibly runs on the host (module level, or a function that also times,
 waits for or fetches device values, or calls jitted code), since a helper that looks eager may
 be traced by a caller in another module. Loops over literal collections and small literal ranges
 (under ten iterations) are not flagged.
+
+Not flagged, as principles: a call that runs compiled code (a jitted function, one decorated, or
+one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
+an evaluation: not every iteration); a call that is the one statement between two timer stamps
+(a measurement of the eager call itself); a function that loops itself (a Python loop in its body,
+or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported);
+loops that run under `jit` (unrolled, compiled).
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
 small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
@@ -51,7 +66,9 @@ from typing import Iterator
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
-from jaxlint.semantic.model import FUNCTION_NODES
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.training_loops import eager_model_call
+from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
 _SMALL_RANGE = 10
@@ -78,9 +95,15 @@ class EagerOpsInLoop(Rule):
             return
         operations = 0
         updates = 0
+        whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
+            if whole is None and not _under_branch(child, node) and not inside_timed_interval(child, context):
+                inner = eager_model_call(child, context.model)
+                if inner is not None:
+                    whole = (child, inner)
+                    continue
             if _is_at_update(child):
                 updates += 1
                 continue
@@ -90,9 +113,18 @@ class EagerOpsInLoop(Rule):
                     operations += 1
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
-        if operations < MIN_OPS and not updates:
+        if operations < MIN_OPS and not updates and whole is None:
             return
         if not _runs_on_host(scope, context):
+            return
+        if whole is not None and operations < MIN_OPS and not updates:
+            call, inner = whole
+            through = "" if call is inner else f" (through `{_callee(inner, context)}`)"
+            context.report(
+                call,
+                f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
+                "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
+            )
             return
         parts = []
         if operations:
@@ -105,6 +137,22 @@ class EagerOpsInLoop(Rule):
             f"move the loop into a jitted function with `lax.fori_loop`",
             end_node=node.iter if isinstance(node, ast.For) else node.test,
         )
+
+
+def _callee(call: ast.Call, context) -> str:
+    text = context.text(call.func)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
+    """Inside an `if`, a conditional expression or an exception handler of the loop's body: it may not
+    run every iteration."""
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp)):
+            return True
+        parent = parent_of(parent)
+    return False
 
 
 def _same_level(loop: ast.AST) -> Iterator[ast.AST]:

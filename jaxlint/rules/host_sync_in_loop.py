@@ -5,7 +5,9 @@ helper), a per-iteration host sync of a device value produced in that loop: `flo
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
-Device values include the results of jitted calls and of helpers whose every `return` is one, an
+Device values include the results of jitted calls, of a function transformed and called at once
+(`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) and of helpers whose
+every `return` is one, an
 accumulator `total += loss` read in the loop, objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
@@ -24,7 +26,8 @@ Not flagged, as principles:
   0:` syncs per batch and is reported (one read per named split, `for name, data in
   splits.items()`, is a handful);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
-  action))`, any call jaxlint does not know to be a reporter, a tokenizer decoding token ids, a
+  action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
+  `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported), a tokenizer decoding token ids, a
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
   on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer, carrying
@@ -757,6 +760,22 @@ def _is_formatting(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" and isinstance(node.func.value, ast.Constant)
 
 
+def _makes_text(parent: ast.AST, child: ast.AST) -> bool:
+    """Whether `parent` turns `child` into text: a field of an f-string, an operand of `"..." % x`, an
+    argument of `"...".format(x)`."""
+    if isinstance(parent, ast.FormattedValue):
+        return child is parent.value
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod):
+        return child is parent.right and isinstance(parent.left, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(parent.left, "value", ""), str)
+    if isinstance(parent, ast.Tuple):
+        grand = parent_of(parent)
+        return isinstance(grand, ast.BinOp) and _makes_text(grand, parent)
+    return (
+        isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "format"
+        and isinstance(parent.func.value, ast.Constant) and isinstance(parent.func.value.value, str) and child is not parent.func
+    )
+
+
 def _is_test(node: ast.AST) -> bool:
     """Part of an `if`/`while`/ternary/assert test, where that statement's own check reports it."""
     child, parent = node, parent_of(node)
@@ -972,6 +991,8 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
     if isinstance(parent, ast.Expr):
         return False  # a statement of its own (`print(loss)`, `x.block_until_ready()`): nothing consumes it
     while parent is not None and parent is not loop:
+        if _makes_text(parent, child):
+            return False  # made into text (`f"{float(loss):.4f}"`): whatever takes the string only shows the number
         if isinstance(parent, ast.Call) and child is not parent.func:
             return not _is_sink_call(parent, context)
         if isinstance(parent, (ast.If, ast.While)) and child is parent.test:

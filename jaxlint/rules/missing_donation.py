@@ -3,6 +3,12 @@ Flags a call of a jitted (or pmapped) function whose result rebinds one of its o
 `state = train_step(state, batch)` or `params, opt_state = update(params, opt_state, grads)`,
 when that argument is not listed in `donate_argnums`/`donate_argnames`. The finding sits at the
 call site that rebinds the argument: one finding per call, naming every argument to donate.
+An `eqx.filter_jit` update counts the same way (decorated, nested, or stored on an attribute in
+`__init__`): it donates through its `donate` option ("all", or "all-except-first" when the first
+argument must survive), which the message names; no automatic fix, since that option also donates
+the arrays of every other argument. So does a name bound to what a factory of the module returns
+(`step = make_step(opt)` whose every return is the nested `@jax.jit def` or `jax.jit(f)` it
+builds), with no automatic fix: the `jit` sits in the factory, shared by all its callers.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -147,7 +153,7 @@ from jaxlint.semantic import carried_state, flow, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
-_DONATING = ("jax.jit", "jax.pmap")
+_DONATING = ("jax.jit", "jax.pmap", "equinox.filter_jit")
 
 
 class MissingDonation(Rule):
@@ -293,9 +299,19 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         {other.lineno for position, keyword, _, _ in donated
          for other in carried_state.calls_keeping_argument(binding, call, position, keyword, context.model)}
     )
+    if binding.built_by_factory:
+        # The `jit` sits in the factory: donating there donates for every caller of the factory.
+        withheld = [*withheld, f"`{name}` is built by a factory function, and donating in its `jit` would donate for every caller of that factory"]
     if withheld:
         fix = f"no automatic fix: {withheld[0]}"
     transform = binding.transform.rsplit(".", 1)[-1]
+    if binding.transform == "equinox.filter_jit":
+        # Equinox donates by groups of arguments, not positions: `donate="all"`, or
+        # "all-except-first" when the first argument must survive. Both also donate the other
+        # arguments' arrays (a batch passed again would be deleted), so no fix is written.
+        first_kept = all(position != 0 for position, _, _, _ in donated)
+        options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
+        fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
     if keeping:
         lines = ", ".join(str(line) for line in keeping[:3])

@@ -9,7 +9,10 @@ bodies outside tests, the framework calls that draw from a key count too: `model
 library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
-own body, not in notebook cells). Also flagged: two
+own body, not in notebook cells). The key may be passed by keyword (`denoise(x, rng=rng)`), and the
+helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
+compiled program draws from the caller's key, so a key passed unchanged every step repeats its
+numbers unless the helper folds a changing value into it. Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
@@ -252,7 +255,8 @@ def _is_consumer(call: ast.Call, context) -> bool:
 def _draws_through_helper(call: ast.Call, context) -> bool:
     """A helper of the project (or a modelled library call) that draws from a key passed to it.
     (Only arguments named like keys are asked about: the flow counts no other name as a key.)"""
-    return any(argument.__class__ is ast.Name and effects.named_like_key(argument.id) for argument in call.args) and bool(
+    passed = (*call.args, *(keyword.value for keyword in call.keywords))
+    return any(argument.__class__ is ast.Name and effects.named_like_key(argument.id) for argument in passed) and bool(
         effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
     )
 

@@ -42,10 +42,18 @@ def named_like_key(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Effects:
-    """Positional parameters (self excluded) by position."""
+    """Positional parameters (self excluded) by position; `consumed_names`: the names of the consumed
+    ones, so that a call passing the key by keyword (`denoise(x, rng=rng)`) is read the same way."""
 
     consumed_keys: frozenset[int] = frozenset()
     synced: frozenset[int] = frozenset()
+    consumed_names: frozenset[str] = frozenset()
+
+    def consumed_arguments(self, call: ast.Call) -> list[ast.expr]:
+        """The argument expressions of `call` that land on consumed parameters."""
+        found = [call.args[i] for i in sorted(self.consumed_keys) if i < len(call.args)]
+        found += [keyword.value for keyword in call.keywords if keyword.arg in self.consumed_names]
+        return found
 
     def __bool__(self) -> bool:
         return bool(self.consumed_keys or self.synced)
@@ -123,7 +131,8 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
                         root = _root_param(node.args[index], stable, parts)
                         if root is not None:
                             synced.add(position[root])
-    return Effects(frozenset(consumed), frozenset(synced)) if consumed or synced else NONE
+    consumed_names = frozenset(params[i] for i in consumed)
+    return Effects(frozenset(consumed), frozenset(synced), consumed_names) if consumed or synced else NONE
 
 
 _HOST_READ_NAMES = frozenset({"float", "int", "bool", "asarray", "array", "device_get"})
@@ -207,7 +216,7 @@ def _consumed_here(call: ast.Call, qualified_name, call_consumes, call_effects) 
     if call_effects is not None:
         inner = call_effects(call)
         if inner is not None:
-            found.extend(call.args[i] for i in inner.consumed_keys if i < len(call.args))
+            found.extend(inner.consumed_arguments(call))
     return found
 
 
@@ -293,6 +302,27 @@ def function_effects(model, scope) -> Effects:
     return found
 
 
+def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
+    """The keys a call of a compiled function of this module consumes (`step = jax.jit(f)`,
+    `jax.pmap(partial(f, lr=lr))`, `@jax.jit def f`): a draw inside the compiled program from a key
+    parameter draws from the caller's key, so the same key passed on every call gives the same
+    numbers. Syncs are not carried over (traced code does not read values on the host)."""
+    binding = model.jit_binding_for_call(call)
+    if binding is None or binding.function is None or binding.bound_positional or binding.key == "<inline>":
+        return None
+    function = binding.function
+    if not function.is_function or isinstance(function.node, ast.Lambda):
+        return None
+    cache = model.__dict__.setdefault("_compiled_key_effects", {})
+    key = id(function.node)
+    if key not in cache:
+        cache[key] = NONE  # recursion: none while being worked out
+        found = body_effects(function.node, function.has_self, model.qualified_name,
+                             lambda inner: _library_key_arguments(model, inner, function))
+        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE
+    return cache[key]
+
+
 def _library_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     found = library_models.call_model(model, call, scope)
     return found.key_arguments(call) if found is not None and found.consumes_key else []
@@ -302,6 +332,8 @@ def _local_callee_effects(model, call: ast.Call, scope) -> Effects | None:
     resolved = model.resolve_function(call.func, scope)
     if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
         return None  # (a `partial` binding shifts positions: not followed)
+    if resolved[0].in_traced:
+        return _compiled_callee_key_effects(model, call) or NONE  # `@jax.jit def f`: keys only
     return function_effects(model, resolved[0])
 
 
@@ -321,6 +353,9 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
     local = _local_callee_effects(model, call, scope)
     if local is not None:
         return local
+    compiled = _compiled_callee_key_effects(model, call)
+    if compiled is not None:
+        return compiled
     function = call.func
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
@@ -352,6 +387,7 @@ def _summary_effects(summary) -> Effects:
     return Effects(
         frozenset(params.index(name) for name in consumed if name in params),
         frozenset(params.index(name) for name in synced if name in params),
+        frozenset(consumed),
     )
 
 
@@ -361,7 +397,7 @@ def consumed_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     found = _library_key_arguments(model, call, scope)
     effects = call_effects(model, call, scope)
     if effects.consumed_keys:
-        found = [*found, *(call.args[i] for i in sorted(effects.consumed_keys) if i < len(call.args))]
+        found = [*found, *effects.consumed_arguments(call)]
     return found
 
 
@@ -395,5 +431,5 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
 
     effects = body_effects(function, has_self, light.qualified_name, consumes)
     if not short:
-        effects = Effects(effects.consumed_keys, frozenset())
+        effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names)
     return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced))

@@ -30,6 +30,9 @@ GRAD_LIKE = frozenset({
 # Equinox's filtered transforms treat non-array arguments as static: only annotated arrays are known traced.
 FILTERED = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap"})
 FILTERED_GRAD = frozenset({"equinox.filter_grad", "equinox.filter_value_and_grad"})
+# Transforms whose transformed function, called, returns JAX arrays whatever the function's own code
+# returns (its outputs are traced), eagerly or compiled: `jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`.
+ARRAY_RESULT_TRANSFORMS = COMPILING | VMAP_LIKE | GRAD_LIKE | FILTERED_GRAD
 DIFFERENTIATING = GRAD_LIKE | FILTERED_GRAD | frozenset({"jax.vjp", "jax.linearize"})
 # Transforms that, called outside jit, trace their function but run it op by op (no compiled
 # program); "helper" marks a function traced because traced code calls it (compiled if that code is).

@@ -167,6 +167,8 @@ class JitBinding:
     # For a callable of another module (project index): its parameters, since there is no Scope.
     external_params: list[str] | None = None
     external_has_self: bool = False
+    # `step = make_step(opt)`: bound to what a factory of the module returns (the options sit in the factory).
+    built_by_factory: bool = False
 
     def literal_option(self, *names: str) -> tuple | None:
         """The literal value of an int/str tuple option; () when absent; None when not a literal."""
@@ -198,9 +200,24 @@ class JitBinding:
         return params.index(name)
 
     def is_static(self, position: int | None, keyword: str | None) -> bool | None:
-        """Whether an argument is static; None when the options cannot be read."""
-        numbers = self.literal_option("static_argnums", "static_broadcasted_argnums")
-        names = self.literal_option("static_argnames")
+        """Whether an argument is static; None when the options cannot be read. An option chosen by a
+        condition between literals (`static_argnums=(1,) if flag else (1, 2)`) answers when every
+        choice agrees."""
+        answers = {
+            self._is_static_under(numbers, names, position, keyword)
+            for numbers in self._option_choices("static_argnums", "static_broadcasted_argnums")
+            for names in self._option_choices("static_argnames")
+        }
+        return answers.pop() if len(answers) == 1 else None
+
+    def _option_choices(self, *names: str) -> list[tuple | None]:
+        """The literal values an option may take: one, or one per branch of `a if c else b`."""
+        node = next((self.options[name] for name in names if name in self.options), None)
+        if isinstance(node, ast.IfExp):
+            return [literal_tuple(node.body), literal_tuple(node.orelse)]
+        return [literal_tuple(node) if node is not None else ()]
+
+    def _is_static_under(self, numbers: tuple | None, names: tuple | None, position: int | None, keyword: str | None) -> bool | None:
         if numbers is None or names is None:
             return None
         params = self.param_names
@@ -225,6 +242,8 @@ class JitBinding:
         return False
 
     def is_donated(self, position: int | None, keyword: str | None) -> bool | None:
+        if self.transform == "equinox.filter_jit":
+            return self._filter_jit_donates(position)
         numbers = self.literal_option("donate_argnums")
         names = self.literal_option("donate_argnames")
         if numbers is None or names is None:
@@ -242,6 +261,21 @@ class JitBinding:
             return True
         if names and params is None:
             return None
+        return False
+
+    def _filter_jit_donates(self, position: int | None) -> bool | None:
+        """`eqx.filter_jit(f, donate=...)` donates by groups, not positions: "all" and "warn" every
+        argument's arrays, "all-except-first" and "warn-except-first" all but the first's; the
+        default "none" none. None when the option is not a literal string."""
+        option = self.options.get("donate")
+        if option is None:
+            return False
+        if not (isinstance(option, ast.Constant) and isinstance(option.value, str)):
+            return None
+        if option.value in ("all", "warn"):
+            return True
+        if option.value in ("all-except-first", "warn-except-first"):
+            return position != 0 if position is not None else None
         return False
 
 
@@ -1121,9 +1155,33 @@ class SemanticModel:
                 resolved = self.resolve_function(value.args[0], scope)
                 function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
                 add(JitBinding(key, transform, value, keyword_options(value), function, bound, owner=scope))
+        for scope in self.scopes:
+            for target, value in scope.bindings:
+                key = binding_key(target) if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+                built = self._built_by_factory(value, scope) if key is not None else None
+                if built is not None:
+                    add(dataclasses.replace(built, key=key, owner=scope, built_by_factory=True))
         for key, count in seen.items():
             if count > 1:
                 del self.jit_bindings[key]
+
+    def _built_by_factory(self, call: ast.Call, scope: Scope) -> JitBinding | None:
+        """`step = make_step(opt)` where the module's `make_step` returns the compiled callable it
+        builds (a nested `@jax.jit def`, or `g = jax.jit(f)`) on every path: the caller's name is
+        that callable, with its options."""
+        resolved = self.resolve_function(call.func, scope)
+        factory = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
+        if factory is None or not factory.returns or factory.in_traced:
+            return None
+        found = None
+        for returned in factory.returns:
+            if not isinstance(returned, ast.Name):
+                return None
+            owned = [b for b in self.jit_binding_lists.get(returned.id, ()) if b.owner is factory]
+            if len(owned) != 1 or (found is not None and owned[0] is not found):
+                return None
+            found = owned[0]
+        return found
 
     def jit_binding_for_name(self, node: ast.AST) -> JitBinding | None:
         """The compiled callable a name (or `self.attr`) refers to where it is used.
@@ -1981,6 +2039,8 @@ class SemanticModel:
                 return "device"
             if self._call_returns_device(node, scope):
                 return "device"
+            if isinstance(node.func, ast.Call) and self.qualified_name(node.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS:
+                return "device"  # `jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: a transformed call returns arrays
             if isinstance(node.func, (ast.Attribute, ast.Name)):
                 return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
         return None

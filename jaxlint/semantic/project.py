@@ -224,6 +224,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
                 summary.functions[statement.name] = function
         elif isinstance(statement, ast.ClassDef):
             info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+            info.bases = [q for q in (light.qualified_name(base) for base in statement.bases) if q]  # imported bases
             for item in statement.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)

@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.syntax import chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
@@ -201,6 +201,60 @@ def _returned_device(value: ast.expr, scope: Scope, model: SemanticModel, depth:
     if isinstance(value, ast.Call) and depth < _HELPER_DEPTH:
         helper = _helper_scope(value, model)
         return helper is not None and helper_facts(helper, model, depth + 1)[0]
+    return False
+
+
+def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
+    """A function transformed and called at once (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`): its
+    result is an array the transform computed, eagerly or compiled."""
+    return isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS
+
+
+def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> ast.Call | None:
+    """The call inside `call` (or `call` itself) that runs a whole network or optimizer update op by op
+    when `call` runs outside `jit`: a library call whose model says `runs_model` (`module.apply(...)`,
+    `state.apply_gradients(...)`), a function differentiated and called at once (`jax.grad(f)(p)`), or
+    either of these in the body of an undecorated function of the project that does not loop itself
+    (one that does is a whole run of steps), up to two calls deep. None for compiled calls."""
+    if model.jit_binding_for_call(call) is not None:
+        return None
+    if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
+        return call
+    entry = library_models.call_model(model, call)
+    if entry is not None:
+        return call if entry.runs_model else None
+    if depth >= 2:
+        return None
+    # The function called, undecorated: this call runs its body eagerly even where other code jits it
+    # (`step = jax.jit(plain_step)` beside a plain `plain_step(state, batch)`) or traces it.
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None or resolved[0] is None or resolved[1]:
+        return None
+    helper = resolved[0]
+    if not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.node.decorator_list:
+        return None
+    if _runs_steps(helper, model):
+        return None  # a whole run of steps (a sweep's trial): its own loop is where a per-step cost is
+    for inner in helper.calls:
+        found = eager_model_call(inner, model, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
+    """The function loops: a Python loop in its own body, a `lax` loop it calls, or a function of the
+    project it calls that loops (`final = run_solver(...)`)."""
+    if any(isinstance(node, _LOOPS) and model.scope_for(node) is helper for node in walk(helper.node)):
+        return True
+    for call in helper.calls:
+        if model.qualified_name(call.func) in _LAX_LOOPS:
+            return True
+        if depth < 1:
+            resolved = model.resolve_function(call.func, model.scope_for(call))
+            if resolved is not None and resolved[0] is not None and not resolved[1] and resolved[0] is not helper:
+                if isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _runs_steps(resolved[0], model, depth + 1):
+                    return True
     return False
 
 
@@ -496,8 +550,8 @@ class LoopValues:
                 self._host_built(value.value if isinstance(value, ast.AugAssign) else value, visiting) for value in values
             )
         if isinstance(node, ast.Call):
-            if _runs_compiled(node, model, 0):
-                return False
+            if _runs_compiled(node, model, 0) or transformed_call(node, model):
+                return False  # (`jax.vmap(f)(x)`, `jax.grad(f)(p)`: a computation, even run eagerly)
             if self._array_function(node):
                 parts = [*node.args, *(k.value for k in node.keywords)]
                 if (model.qualified_name(node.func) or "") in _WRAPPERS:
@@ -508,7 +562,10 @@ class LoopValues:
             if isinstance(node.func, ast.Attribute) and self.is_device(node.func.value):
                 return self._host_built(node.func.value, visiting)  # `flags.astype(bool)`
             helper = _helper_scope(node, model)
-            return helper is not None and helper_facts(helper, model) == (True, False)
+            return (
+                helper is not None and helper_facts(helper, model) == (True, False)
+                and not any(transformed_call(call, model) for call in helper.calls)
+            )
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Tuple, ast.List, ast.IfExp)):
             return all(self._host_built(child, visiting) for child in child_nodes(node) if isinstance(child, ast.expr))
         if isinstance(node, (ast.Attribute, ast.Subscript)):

@@ -18,6 +18,8 @@ An entry's fields (all optional):
 - `syncs`: the call waits for its device arguments on the host.
 - `compiles`: the call compiles (or returns something whose calls do).
 - `donates`: the call deletes its argument buffers.
+- `runs_model`: the call runs a whole network or optimizer update (a forward pass, an Adam step over
+  every parameter): many array operations, each dispatched on its own when called outside `jit`.
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
 
@@ -40,7 +42,7 @@ from jaxlint.semantic.library_models import (
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
 )
-FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result"})
+FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
 
@@ -56,6 +58,7 @@ class ApiModel:
     compiles: bool = False
     donates: bool = False
     result: str | None = None
+    runs_model: bool = False
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -90,7 +93,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
         consumes = (consumes,)
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
-        bool(fields.get("donates")), fields.get("result"),
+        bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")),
     )
 
 
@@ -110,7 +113,7 @@ def validate(name: str, fields: dict) -> str | None:
     consumes = (consumes,) if isinstance(consumes, (int, str)) else consumes
     if not isinstance(consumes, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in consumes):
         return "`consumes_key` must be a list of argument positions and keyword names"
-    for flag in ("syncs", "compiles", "donates"):
+    for flag in ("syncs", "compiles", "donates", "runs_model"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
     result = fields.get("result")
@@ -298,13 +301,34 @@ def _self_attribute_values(model, attribute: str, scope) -> list[ast.expr] | Non
     return values
 
 
+def _class_of(model, library: LibraryModels, qualified: str) -> str | None:
+    """The modelled class `qualified` is or derives from: by its name, or, for a class of another
+    module of the project, through the bases its summary records (`from .nets import UNet`)."""
+    found = library.class_of(qualified)
+    project = getattr(model, "project", None)
+    top = qualified.partition(".")[0]
+    if found is not None or project is None or top in _LIBRARY_ROOTS or not project.may_hold(top):
+        return found
+    summary = project.class_(qualified)
+    for base in summary.bases if summary is not None else ():
+        found = library.class_of(base)
+        if found is not None:
+            return found
+    return None
+
+
+# Top-level packages the models describe: a class under them is never a project class.
+_LIBRARY_ROOTS = frozenset({"jax", "flax", "optax", "equinox", "haiku", "chex", "orbax", "numpy", "gymnax", "brax", "jumanji", "envpool", "builtins", "typing"})
+
+
 def _constructed_class(model, call: ast.Call) -> str | None:
-    """`Net(...)` for a class of this module deriving from a modelled class: that class."""
+    """`Net(...)` for a class of this module, or of another module of the project, deriving from a
+    modelled class: that class."""
     function = call.func
     library = models()
     qualified = model.qualified_name(function) if isinstance(function, (ast.Name, ast.Attribute)) else None
     if qualified is not None:
-        return library.class_of(qualified)
+        return _class_of(model, library, qualified)
     if not isinstance(function, ast.Name):
         return None
     classes = model.__dict__.get("_library_local_classes")
@@ -341,14 +365,55 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
     from jaxlint.semantic.bindings import owning_scope
 
     owner = owning_scope(model, name.id, scope)
-    if owner is None or name.id in owner.param_nodes:
+    if owner is None:
         return None
     cache = model.__dict__.setdefault("_library_name_kinds", {})
     key = (id(owner), name.id)
     if key not in cache:
         cache[key] = None  # (recursion: unknown while being worked out)
-        cache[key] = _bound_kind(model, name.id, owner, depth)
+        if name.id in owner.param_nodes:
+            cache[key] = _annotated_kind(model, owner, name.id, depth)
+        else:
+            cache[key] = _bound_kind(model, name.id, owner, depth)
     return cache[key]
+
+
+def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
+    """`state: TrainState`, `net: Net` (a class of this module deriving from a modelled one): a parameter
+    annotated with a modelled class is an instance of it, where every rebinding in the function gives
+    another instance of it (`state = state.apply_gradients(grads=g)`)."""
+    annotation = owner.param_nodes[name].annotation
+    if annotation is None:
+        return None
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, (ast.Name, ast.Attribute)):
+        return None  # (`Optional[X]`, `X | None`: maybe not an instance)
+    qualified = model.qualified_name(annotation)
+    library = models()
+    modelled = _class_of(model, library, qualified) if qualified is not None else None
+    if modelled is None and isinstance(annotation, ast.Name):
+        classes = model.__dict__.get("_library_local_classes")
+        if classes is None:
+            classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
+        modelled = classes.get(annotation.id)
+    if modelled is None:
+        return None
+    kind = f"object:{modelled}"
+    for target, value in _bindings_by_name(model, owner).get(name, ()):
+        if not isinstance(target, ast.Name) or not isinstance(value, ast.Call):
+            return None
+        function = value.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == name:
+            entry = library.entry(f"{modelled}.{function.attr}")  # `state = state.apply_gradients(...)`
+            if entry is None or entry.returns != kind:
+                return None
+        elif value_kind(model, value, owner, depth + 1) != kind:
+            return None
+    return kind
 
 
 def _bindings_by_name(model, owner) -> dict[str, list]:

@@ -8,12 +8,14 @@ https://flax.readthedocs.io/en/latest/api_reference/flax.linen/module.html#flax.
 MODELS = {
     "flax.linen.Module.init": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
     "flax.linen.Module.init_with_output": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
-    "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",)},
+    "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True},
     # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
     "flax.training.train_state.TrainState.create": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:params"},
     # apply_gradients returns a new state: new params and optimizer state, other fields shared.
-    "flax.training.train_state.TrainState.apply_gradients": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self"},
+    "flax.training.train_state.TrainState.apply_gradients": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self", "runs_model": True},
+    # apply_fn is the module's apply, stored at create.
+    "flax.training.train_state.TrainState.apply_fn": {"returns": "device_tree", "runs_model": True},
     "flax.training.train_state.TrainState.replace": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self"},
     # replicate copies a tree onto every local device (device_put_replicated): new buffers.
     # https://flax.readthedocs.io/en/latest/api_reference/flax.jax_utils.html

@@ -10,11 +10,11 @@ MODELS = {
     "haiku.transform_with_state": {"returns": "object:haiku.TransformedWithState"},
     "haiku.without_apply_rng": {"returns": "object:haiku.TransformedNoRng"},
     "haiku.Transformed.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
-    "haiku.Transformed.apply": {"returns": "device_tree", "consumes_key": (1, "rng")},
+    "haiku.Transformed.apply": {"returns": "device_tree", "consumes_key": (1, "rng"), "runs_model": True},
     "haiku.TransformedWithState.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
-    "haiku.TransformedWithState.apply": {"returns": "device_tree", "consumes_key": (2, "rng")},
+    "haiku.TransformedWithState.apply": {"returns": "device_tree", "consumes_key": (2, "rng"), "runs_model": True},
     "haiku.TransformedNoRng.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
-    "haiku.TransformedNoRng.apply": {"returns": "device_tree"},
+    "haiku.TransformedNoRng.apply": {"returns": "device_tree", "runs_model": True},
     # PRNGSequence(key) holds a key stream; `next(seq)` gives fresh keys.
     "haiku.PRNGSequence": {"returns": "key"},
 }

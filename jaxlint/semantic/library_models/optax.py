@@ -19,10 +19,10 @@ _OPTIMIZERS = (
 MODELS = {
     **{f"optax.{name}": {"returns": "object:optax.GradientTransformation"} for name in _OPTIMIZERS},
     "optax.GradientTransformation.init": {"returns": "device_tree", "result": "fresh"},
-    "optax.GradientTransformation.update": {"returns": "device_tree", "result": "fresh"},
+    "optax.GradientTransformation.update": {"returns": "device_tree", "result": "fresh", "runs_model": True},
     "optax.lookahead": {"returns": "object:optax.LookaheadTransformation"},
     "optax.LookaheadTransformation.init": {"returns": "device_tree", "result": "alias:0"},
-    "optax.LookaheadTransformation.update": {"returns": "device_tree", "result": "fresh"},
+    "optax.LookaheadTransformation.update": {"returns": "device_tree", "result": "fresh", "runs_model": True},
     "optax.apply_updates": {"returns": "device_tree", "result": "fresh"},
     "optax.global_norm": {"returns": "device", "result": "fresh"},
     "optax.softmax_cross_entropy": {"returns": "device", "result": "fresh"},
