@@ -76,6 +76,17 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("jax.experimental.host_callback", "0.4.26", "0.8.0", None,
               "`jax.debug.callback`, `jax.pure_callback` or `jax.experimental.io_callback`",
               module=True, source="jax 0.4.26: 'The jax.experimental.host_callback module is deprecated'; jax 0.8.0: module removed"),
+    ApiChange("jax.random.KeyArray", "0.4.16", "0.4.24", None,
+              "`jax.Array` for annotations (`jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` to test a typed key)",
+              source="JEP 9263 (jax 0.4.16) deprecates it: 'jax.random.KeyArray is deprecated. Use jax.Array for annotations'; "
+                     "absent from jax/random.py from jax 0.4.24 (checked in the 0.4.23 and 0.4.24 wheels)"),
+    ApiChange("jax.random.PRNGKeyArray", "0.4.16", "0.4.24", None,
+              "`jax.Array` for annotations (`jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` to test a typed key)",
+              source="jax 0.4.23's jax/random.py: 'jax.random.PRNGKeyArray is deprecated. Use jax.Array for annotations'; "
+                     "absent from jax 0.4.24"),
+    ApiChange("jax.sharding.PositionalSharding", "0.6.0", "0.7.0", None,
+              "`jax.sharding.NamedSharding` over a `Mesh`",
+              source="jax 0.7.0's jax/sharding.py: 'jax.sharding.PositionalSharding was deprecated in JAX v0.6.0 and removed in JAX v0.7.0'"),
     ApiChange("jax.experimental.maps", "0.4.26", "0.4.31", None, "`jax.shard_map` (or `jax.vmap` with `spmd_axis_name`)",
               module=True, source="jax 0.4.26: 'jax.experimental.maps ... deprecated'; jax 0.4.31: 'xmap has been deleted'"),
     ApiChange("jax.experimental.optimizers", "0.2.25", "0.3.16", "jax.example_libraries.optimizers",
