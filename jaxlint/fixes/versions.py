@@ -12,16 +12,8 @@ Forms with a first version, as the fixes write them:
 
 from __future__ import annotations
 
+from jaxlint.rules.api_table import parse_version  # one reading of version strings
 
-
-def parse_version(text: str | None) -> tuple[int, ...] | None:
-    """`"0.4.36"` -> (0, 4, 36); None for anything else (as rules/api_table.parse_version)."""
-    if not text:
-        return None
-    try:
-        return tuple(int(part) for part in text.split("."))
-    except ValueError:
-        return None
 
 
 JIT_DECORATOR_FACTORY = "0.4.36"

@@ -102,10 +102,10 @@ _DTYPE_BYTES = {"pred": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16
 _CONSTANT = re.compile(r"=\s*(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d,]*)\][^=]*?\bconstant\(")
 
 
-def constant_bytes(text: str) -> int:
-    """Bytes of the constants in HLO text (`f32[512,256]{1,0} constant({...})`): what is embedded."""
+def _matched_bytes(matches) -> int:
+    """Bytes of the arrays whose `dtype` and `dims` groups the matches hold (unknown dtypes count 0)."""
     total = 0
-    for match in _CONSTANT.finditer(text):
+    for match in matches:
         size = _DTYPE_BYTES.get(match.group("dtype"))
         if size is None:
             continue
@@ -113,6 +113,11 @@ def constant_bytes(text: str) -> int:
             size *= int(dim)
         total += size
     return total
+
+
+def constant_bytes(text: str) -> int:
+    """Bytes of the constants in HLO text (`f32[512,256]{1,0} constant({...})`): what is embedded."""
+    return _matched_bytes(_CONSTANT.finditer(text))
 
 
 # ---------------------------------------------------------------------- collectives
@@ -128,15 +133,7 @@ _GROUPS = re.compile(r"(?P<key>replica_groups|source_target_pairs)=(?P<value>\{\
 
 def shape_bytes(shape_text: str) -> int:
     """Bytes of every array shape in `shape_text` (a tuple counts each element; layouts ignored)."""
-    total = 0
-    for match in _SHAPE.finditer(shape_text):
-        size = _DTYPE_BYTES.get(match.group("dtype"))
-        if size is None:
-            continue
-        for dim in filter(None, match.group("dims").split(",")):
-            size *= int(dim)
-        total += size
-    return total
+    return _matched_bytes(_SHAPE.finditer(shape_text))
 
 
 def _split_result(rest: str) -> tuple[str, str]:
