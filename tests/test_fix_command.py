@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 
 from conftest import ROOT
 
@@ -181,3 +183,67 @@ def test_missing_path_is_a_usage_error(tmp_path: Path):
     result = jaxlint("fix", str(tmp_path / "nope.py"))
     assert result.returncode == 2
     assert "no such file" in result.stderr.decode()
+
+
+# A module with three fixes whose form depends on the JAX it must run on: a removed tree alias
+# (`jax.tree.map` needs jax 0.4.25), a removed type (`jax.Array` needs 0.4.1) and a donation
+# (`@jax.jit(donate_argnums=...)` needs 0.4.36).
+VERSIONED = '''import jax
+import jax.numpy as jnp
+
+
+def halve_all(tree) -> jnp.DeviceArray:
+    return jax.tree_map(lambda leaf: leaf / 2, tree)
+
+
+@jax.jit
+def step(state, batch):
+    return state - 0.1 * batch
+
+
+def run(scale):
+    state = jnp.ones(4) * scale
+    for _ in range(3):
+        state = step(state, 1.0)
+    return state
+'''
+
+
+def _project(root: Path, requirement_files: dict[str, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in requirement_files.items():
+        write(root / name, text)
+    return write(root / "module.py", VERSIONED)
+
+
+def test_each_file_is_fixed_for_its_own_projects_jax(tmp_path: Path):
+    """`jaxlint fix` on a folder holding sub-projects writes, in each file, only forms that the JAX
+    of that file's nearest project has: a vendored package pinned to an old jax keeps old forms."""
+    top = _project(tmp_path, {})  # no requirement: the newest forms
+    plain_folder = _project(tmp_path / "scripts", {})  # no project of its own: the top one's
+    pinned_old = _project(tmp_path / "vendored" / "oldlib", {"requirements.txt": "numpy\njax==0.3.6\n"})
+    floor_before_factory = _project(tmp_path / "tools", {"setup.py": 'setup(name="t", install_requires=["jax>=0.4.30"])\n'})
+    says_nothing = _project(tmp_path / "docs", {"requirements.txt": "sphinx\n"})
+    result = jaxlint("fix", "--unsafe-fixes", "--no-cache", str(tmp_path))
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    texts = {path: path.read_text() for path in (top, plain_folder, pinned_old, floor_before_factory, says_nothing)}
+    for path in (top, plain_folder, says_nothing):
+        assert "jax.tree.map(" in texts[path] and "-> jax.Array:" in texts[path], texts[path]
+        assert "@jax.jit(donate_argnums=(0,))" in texts[path], texts[path]
+    # jax 0.3.6 has neither `jax.tree` nor `jax.Array` nor the decorator factory.
+    old = texts[pinned_old]
+    assert "jax.tree_util.tree_map(" in old and "jax.tree.map" not in old, old
+    assert "jnp.DeviceArray" in old and "jax.Array" not in old, old
+    assert "@functools.partial(jax.jit, donate_argnums=(0,))" in old, old
+    # jax 0.4.30 has `jax.tree` and `jax.Array`, not the decorator factory.
+    floor = texts[floor_before_factory]
+    assert "jax.tree.map(" in floor and "-> jax.Array:" in floor, floor
+    assert "@functools.partial(jax.jit, donate_argnums=(0,))" in floor and "@jax.jit(" not in floor, floor
+    # Every form runs on this JAX and computes the same values. Annotations stay unevaluated (this
+    # module's `from __future__ import annotations` is inherited): the pinned project's
+    # `jnp.DeviceArray` is right for its jax 0.3.6, not for the JAX running the test.
+    for text in texts.values():
+        fixed = {}
+        exec(compile(text, "fixed", "exec"), fixed)
+        np.testing.assert_allclose(fixed["run"](2.0), np.full(4, 1.7), rtol=1e-6)
+        assert float(fixed["halve_all"]({"a": 3.0})["a"]) == 1.5

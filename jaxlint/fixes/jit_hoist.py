@@ -65,7 +65,13 @@ def _alone_on_lines(statement: ast.stmt, context) -> bool:
     return not last[statement.end_col_offset:].strip()
 
 
-def _fresh_name(wrapped: ast.expr, context, called_name: str | None = None) -> str:
+def _maps_its_arguments(node: ast.Call, context) -> bool:
+    """Whether the transform splits its arguments across devices (`pmap`) rather than tracing them whole."""
+    qualified = context.qualified_name(node.func) or ""
+    return qualified.rpartition(".")[2] == "pmap"
+
+
+def _fresh_name(wrapped: ast.expr, context, called_name: str | None = None, suffix: str = "jit") -> str:
     """Named after what the jitted function computes: the wrapped callable (`loss_fn` ->
     `loss_fn_jit`, `self.apply` -> `apply_jit`, `partial(f, ...)` -> `f_jit`), a lambda's body
     (`lambda p, b: 2.0 * loss(p, b)` -> `scaled_loss_jit`), else the name the code gave it."""
@@ -77,7 +83,7 @@ def _fresh_name(wrapped: ast.expr, context, called_name: str | None = None) -> s
             described = called_name.strip("_")
     else:
         described = hoist.describe(wrapped)
-    base = f"{described}_jit" if described else "jitted_fn"
+    base = f"{described}_{suffix}" if described else {"jit": "jitted_fn", "pmap": "pmapped_fn"}[suffix]
     return hoist.fresh_module_name(base, context)
 
 
@@ -119,7 +125,15 @@ def _module_level_fix(node: ast.Call, called_name: str | None, immediate: bool, 
     else:
         function_text = context.text(wrapped)
     option_texts = [context.text(option) for option in options]
-    name = _fresh_name(wrapped, context, called_name)
+    mapped = _maps_its_arguments(node, context)
+    if passed and mapped:
+        # A value the lambda closed over reached every device whole; as an argument, pmap would
+        # split it along its first axis. It stays whole only as an unmapped argument (`None`).
+        if any(keyword.arg in ("in_axes", None) for keyword in node.keywords):
+            return None
+        axes = ["0"] * len(parameters) + ["None"] * len(passed)
+        option_texts.append(f"in_axes=({axes[0]},)" if len(axes) == 1 else f"in_axes=({', '.join(axes)})")
+    name = _fresh_name(wrapped, context, called_name, suffix="pmap" if mapped else "jit")
     definition = f"{name} = {context.text(node.func)}({', '.join([function_text, *option_texts])})"
     insert = hoist.insert_before(top, definition, context)
     if passed:
@@ -160,6 +174,8 @@ def _partial_fix(node: ast.Call, scope, top: ast.stmt, context):
     wrapped = node.args[0]
     if not (isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) in ("functools.partial",) and wrapped.args):
         return None
+    if _maps_its_arguments(node, context):
+        return None  # the bound values, as arguments of a pmap, would be split across devices
     function = wrapped.args[0]
     bound_positional = wrapped.args[1:]
     options = [*node.args[1:], *node.keywords]

@@ -1,5 +1,7 @@
-"""Which JAX a fix may write for: the oldest of `target-jax-version` and the project's own jax
-requirement (config.jax_requirement). None means the newest: nothing constrains the form.
+"""Which JAX a fix may write for: the oldest of `target-jax-version`, the jax requirement of the
+project jaxlint was started in (config.jax_requirement), and that of the file's own nearest project
+(a vendored package or a sub-project with its own requirements.txt pins its own jax, whatever folder
+`jaxlint fix` was given). None means the newest: nothing constrains the form.
 
 Forms with a first version, as the fixes write them:
 - `@jax.jit(donate_argnums=...)`, jit as a decorator factory: jax 0.4.36 (older: `functools.partial`);
@@ -12,6 +14,9 @@ Forms with a first version, as the fixes write them:
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from jaxlint.config import jax_requirement
 from jaxlint.rules.api_table import parse_version  # one reading of version strings
 
 
@@ -22,19 +27,32 @@ BLOCK_UNTIL_READY = "0.2.27"
 DONATE_ARGNAMES = "0.4.14"
 
 
-def oldest_supported(settings) -> str | None:
+def oldest_supported(settings, file_requirement: str | None = None) -> str | None:
     """The oldest JAX version the fixed code must run on, or None when nothing says."""
     candidates = [
-        version for version in (getattr(settings, "target_jax_version", None), getattr(settings, "jax_requirement", None))
+        version
+        for version in (getattr(settings, "target_jax_version", None), getattr(settings, "jax_requirement", None), file_requirement)
         if parse_version(version) is not None
     ]
     return min(candidates, key=parse_version) if candidates else None
 
 
+def oldest_for_file(context) -> str | None:
+    """`oldest_supported` for the module being checked, its own project's requirement included."""
+    return context.memo(("versions", "oldest"), _oldest_for_file, context.settings, context.source.filename)
+
+
+def _oldest_for_file(settings, filename: str) -> str | None:
+    path = Path(filename)
+    # Only a file on disk has a project: stdin (`-`) and in-memory names say nothing of one.
+    own = jax_requirement(path) if filename and path.is_file() else None
+    return oldest_supported(settings, own)
+
+
 def supports(context, version: str | None) -> bool:
-    """Whether code written for JAX `version` runs on every JAX the project supports."""
+    """Whether code written for JAX `version` runs on every JAX the file's projects support."""
     needed = parse_version(version)
     if needed is None:
         return True
-    oldest = parse_version(oldest_supported(context.settings))
+    oldest = parse_version(oldest_for_file(context))
     return oldest is None or oldest >= needed

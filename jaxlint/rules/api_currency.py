@@ -82,7 +82,7 @@ class ApiCurrencyRule(Rule):
             return
         fix = None
         # The fix writes what the oldest JAX the project supports has (its requirement may be older than the target).
-        replacement, exact = replacement_at(change, versions.oldest_supported(context.settings))
+        replacement, exact = replacement_at(change, versions.oldest_for_file(context))
         if exact and replacement and qualified == change.old and not change.module:
             name, import_edits = fixes.submodule_reference(context, replacement)
             if name:
@@ -131,7 +131,7 @@ class ApiCurrencyRule(Rule):
             if not _is_mesh(expression, scope, context):
                 continue
             fix = None
-            replacement, _ = replacement_at(change, versions.oldest_supported(context.settings))
+            replacement, _ = replacement_at(change, versions.oldest_for_file(context))
             if replacement:
                 name, import_edits = fixes.submodule_reference(context, replacement)
                 if name:
@@ -158,7 +158,7 @@ class ApiCurrencyRule(Rule):
 
 def _import_fix(node, alias: ast.alias, change: ApiChange, qualified: str, context, target):
     """`from jax import tree_map` -> `from jax.tree import map as tree_map`: the local name is kept."""
-    replacement, exact = replacement_at(change, versions.oldest_supported(context.settings))
+    replacement, exact = replacement_at(change, versions.oldest_for_file(context))
     if not exact or not replacement:
         return None
     if change.module:

@@ -56,7 +56,9 @@ for batch in batches:
 The jitted function is built at module level (`NAME = jax.jit(...)` before the function), so it
 compiles once for all calls, when everything it needs there is a module-level name; a lambda that
 reads arrays of the function gets them as extra arguments (`jax.jit(lambda p, y: p + y)` called
-with `y`). Otherwise, in a loop, it is built once before the loop when the wrapped callable and the
+with `y`); for a `pmap` those arguments are unmapped (`in_axes=None`), since a closure gave every
+device the whole array, and no such fix is offered where the code sets `in_axes` or binds values
+with `partial`. Otherwise, in a loop, it is built once before the loop when the wrapped callable and the
 options read no name the loop assigns. It is unsafe: a lambda or `partial` evaluated earlier sees
 the values its free names hold then, a captured value that becomes an argument is traced instead
 of constant, and code that relied on a fresh trace (Python side effects at trace time, globals
