@@ -218,12 +218,8 @@ _JAX_SPEC = re.compile(r"(?<![\w.-])jax(?:\[[^\]]*\])?\s*((?:(?:===|==|>=|<=|~=|
 _CLAUSE = re.compile(r"(===|==|>=|<=|~=|!=|>|<)\s*(\d+(?:\.\d+)*)")
 
 
-def jax_requirement(start: Path) -> str | None:
-    """The oldest JAX version the nearest project's requirement admits, or None when it says nothing.
-
-    The project is the nearest directory at or above `start` holding pyproject.toml, setup.cfg,
-    setup.py or requirements*.txt; every one of those there is read (a floor such as `jax>=0.4.20`,
-    an exact pin, or a cap below a version), and the oldest version any of them admits is kept."""
+def requirement_files(start: Path) -> list[Path]:
+    """The files that state the requirements of the nearest project at or above `start`."""
     try:
         directory = start.resolve()
         if directory.is_file():
@@ -232,11 +228,19 @@ def jax_requirement(start: Path) -> str | None:
             files = [candidate / name for name in _REQUIREMENT_FILES if (candidate / name).is_file()]
             files += sorted(candidate.glob("requirements*.txt"))
             if files:
-                break
-        else:
-            return None
+                return files
     except OSError:
-        return None
+        pass
+    return []
+
+
+def jax_requirement(start: Path) -> str | None:
+    """The oldest JAX version the nearest project's requirement admits, or None when it says nothing.
+
+    The project is the nearest directory at or above `start` holding pyproject.toml, setup.cfg,
+    setup.py or requirements*.txt; every one of those there is read (a floor such as `jax>=0.4.20`,
+    an exact pin, or a cap below a version), and the oldest version any of them admits is kept."""
+    files = requirement_files(start)
     floors = []
     for path in files:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -247,3 +248,23 @@ def test_each_file_is_fixed_for_its_own_projects_jax(tmp_path: Path):
         exec(compile(text, "fixed", "exec"), fixed)
         np.testing.assert_allclose(fixed["run"](2.0), np.full(4, 1.7), rtol=1e-6)
         assert float(fixed["halve_all"]({"a": 3.0})["a"]) == 1.5
+
+
+def test_a_cached_result_follows_its_own_projects_requirement(tmp_path: Path):
+    """The forms a finding's fix writes depend on the nearest project's jax pin: editing that pin
+    invalidates the cached result of every module under it, though no module changed."""
+    module = _project(tmp_path / "vendored" / "oldlib", {"requirements.txt": "jax==0.3.6\n"})
+    requirement = tmp_path / "vendored" / "oldlib" / "requirements.txt"
+
+    def fix_contents() -> list[str]:
+        result = jaxlint("check", "--format", "json", ".", cwd=tmp_path)
+        assert result.returncode == 1, result.stdout + result.stderr
+        findings = json.loads(result.stdout)
+        return [edit["content"] for finding in findings if finding["fix"] for edit in finding["fix"]["edits"]]
+
+    pinned_old = fix_contents()
+    assert "jax.tree_util.tree_map" in pinned_old and "jax.tree.map" not in pinned_old, pinned_old
+    assert fix_contents() == pinned_old and any((tmp_path / ".jaxlint_cache").rglob("*.json"))  # cached now
+    write(requirement, "jax>=0.4.36\n")
+    newer = fix_contents()
+    assert "jax.tree.map" in newer and "jax.tree_util.tree_map" not in newer, newer

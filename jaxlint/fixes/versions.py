@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jaxlint.config import jax_requirement
+from jaxlint.config import jax_requirement, requirement_files
+from jaxlint.semantic.project import file_digest
 from jaxlint.rules.api_table import parse_version  # one reading of version strings
 
 
@@ -39,14 +40,23 @@ def oldest_supported(settings, file_requirement: str | None = None) -> str | Non
 
 def oldest_for_file(context) -> str | None:
     """`oldest_supported` for the module being checked, its own project's requirement included."""
-    return context.memo(("versions", "oldest"), _oldest_for_file, context.settings, context.source.filename)
+    return context.memo(("versions", "oldest"), _oldest_for_file, context.settings, context.source.filename, context.model.project)
 
 
-def _oldest_for_file(settings, filename: str) -> str | None:
+def _oldest_for_file(settings, filename: str, project=None) -> str | None:
     path = Path(filename)
     # Only a file on disk has a project: stdin (`-`) and in-memory names say nothing of one.
-    own = jax_requirement(path) if filename and path.is_file() else None
-    return oldest_supported(settings, own)
+    if not filename or not path.is_file():
+        return oldest_supported(settings)
+    if project is not None:
+        # The findings now depend on the requirement files too: a cached result of this module is
+        # stale once one of them changes (a new pin in a vendored package's requirements.txt).
+        for requirement in requirement_files(path):
+            try:
+                project.dependencies[str(requirement)] = file_digest(requirement.read_bytes())
+            except OSError:
+                continue
+    return oldest_supported(settings, jax_requirement(path))
 
 
 def supports(context, version: str | None) -> bool:
