@@ -293,6 +293,12 @@ class HostSyncInLoop(Rule):
                 return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`"
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and fresh(node.func.value):
                 return f"`{snippet(context.text(node))}`"
+            if _numpy_function(qualified):
+                # Any NumPy function computes on the host: it copies a device argument there first
+                # (`np.sum(pred == label)`, `np.mean(losses)`), waiting for whatever produced it.
+                value = _first_fresh([*node.args, *(k.value for k in node.keywords)], fresh)
+                if value is not None:
+                    return f"`{snippet(context.text(node))}` (NumPy copies `{snippet(context.text(value))}` to the host)"
             if isinstance(node.func, ast.Attribute) and node.func.attr == "format" and isinstance(node.func.value, ast.Constant):
                 value = _first_fresh(node.args + [k.value for k in node.keywords], fresh)
                 if value is not None:
@@ -331,6 +337,13 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _numpy_function(qualified: str | None) -> bool:
+    """A NumPy array function (`numpy.sum`, `numpy.mean`, `numpy.concatenate`): it runs on the host.
+    Not NumPy's random generators (a device value handed to one is a parameter the host needs: the
+    loop's host consumer), and not the conversions `_EXPLICIT_SYNCS` already names."""
+    return bool(qualified) and qualified.startswith("numpy.") and not qualified.startswith("numpy.random.") and qualified not in _EXPLICIT_SYNCS
 
 
 def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:

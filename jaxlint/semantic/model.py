@@ -1967,6 +1967,9 @@ class SemanticModel:
         result: dict[str, bool] = {}
         self._device_cache[scope] = result
         for _ in range(3):
+            # Each pass reads the previous pass's answer afresh: a rebinding through the name itself
+            # (`loss, (aux, grads) = loss` after `state, loss = step(...)`) is unknown only at first.
+            kinds = {}
             for target, value in scope.bindings:
                 if value is None:
                     continue
@@ -1975,6 +1978,8 @@ class SemanticModel:
                     kind = "device" if kind == "device" else None
                 else:
                     kind = self.device_kind(value, scope)
+                    if kind is None and _rebinds_itself(target, value):
+                        continue  # (known from the name's other bindings on a later pass)
                 for name, element_kind in _target_kinds(target, value, kind, self, scope):
                     kinds.setdefault(name, set()).add(element_kind or "unknown")
             for target, _ in scope.loops:
@@ -2279,6 +2284,14 @@ def _names_in(target: ast.AST) -> Iterator[str]:
             yield from _names_in(element)
     elif isinstance(target, ast.Starred):
         yield from _names_in(target.value)
+
+
+def _rebinds_itself(target: ast.AST, value: ast.AST) -> bool:
+    """`loss, (aux, grads) = loss`, `metrics = metrics["train"]`: the value is (a part of) a name the
+    statement binds, so its kind is that name's kind from its other bindings."""
+    while isinstance(value, (ast.Subscript, ast.Attribute)):
+        value = value.value
+    return isinstance(value, ast.Name) and value.id in set(_names_in(target))
 
 
 def _target_kinds(target, value, kind, model: SemanticModel, scope: Scope):
