@@ -120,7 +120,7 @@ import ast
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, effects, flow
+from jaxlint.semantic import carried_state, effects, flow, jaxapi
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -212,8 +212,9 @@ class HostSyncInLoop(Rule):
                 continue  # `if not ok: table = rebuild_on_cpu(x)`: host code repairs what the next step uses
             if _inside_host_rebuild(child, node, context, values):
                 continue  # runs only when the device said to repair (`print(...)` beside the rebuild)
-            if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
-                # (a string made from a device value is never what a host consumer needs)
+            if not _is_formatting(child) and not _iterates_array_built_here(child, context) and _needed_by_host_consumer(child, node, context):
+                # (a string made from a device value is never what a host consumer needs, nor are
+                # host numbers that had no reason to be made on the device: `for s in jnp.arange(...)`)
                 if not _under_condition(child, node):
                     needed_on_host |= _values_read(child, values, context)
                 continue
@@ -223,6 +224,8 @@ class HostSyncInLoop(Rule):
                 continue  # formatted only when the assertion fails
             if _inside_timed_interval(child, context):
                 continue  # `start = time.time(); print(f(x)); t[i] = time.time() - start`: the read makes the timing true
+            if _iterates_array_built_here(child, context):
+                child = next(g.iter for g in child.generators if _array_built_here(g.iter, context))  # where the fix goes
             found.append((child, description))
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
@@ -273,7 +276,7 @@ class HostSyncInLoop(Rule):
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
-            if values.built_from_host_data(_synced_part(child, values)):
+            if _array_built_here(child, context) or values.built_from_host_data(_synced_part(child, values)):
                 context.report(child, _round_trip_message(description))
                 continue
             context.report(
@@ -314,8 +317,12 @@ class HostSyncInLoop(Rule):
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
-            value = _elementwise_host_read(node, fresh)
+            # A device array made on the spot and iterated (`for start in jnp.arange(0, n, size)`)
+            # is read the same way when its elements serve as host numbers (slice bounds).
+            value = _elementwise_host_read(node, lambda n: fresh(n) or _array_built_here(n, context))
             if value is not None:
+                if not fresh(value):
+                    return f"iterating `{snippet(context.text(value))}` element by element"
                 return f"reading each element of device value `{snippet(context.text(value))}` on the host"
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
@@ -339,6 +346,20 @@ class HostSyncInLoop(Rule):
         return None
 
 
+def _iterates_array_built_here(node: ast.AST, context) -> bool:
+    return isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and any(
+        _array_built_here(generator.iter, context) for generator in node.generators
+    )
+
+
+def _array_built_here(node: ast.AST, context) -> bool:
+    """`jnp.arange(0, n, size)`, `jnp.array(bounds)`: a device array the expression itself creates."""
+    if not isinstance(node, ast.Call):
+        return False
+    qualified = context.qualified_name(node.func) or ""
+    return qualified.startswith(("jax.numpy.", "jax.lax.")) and qualified not in jaxapi.STATIC_CALLS
+
+
 def _numpy_function(qualified: str | None) -> bool:
     """A NumPy array function (`numpy.sum`, `numpy.mean`, `numpy.concatenate`): it runs on the host.
     Not NumPy's random generators (a device value handed to one is a parameter the host needs: the
@@ -348,7 +369,8 @@ def _numpy_function(qualified: str | None) -> bool:
 
 def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
     """The device array a comprehension iterates when its element asks each item for a host value
-    (a truth test, `float(d)`, `d.item()`): every element is a separate read that waits for the device."""
+    (a truth test, `float(d)`, `d.item()`, a slice bound `x[s : s + n]`): every element is a
+    separate read that waits for the device."""
     for generator in comprehension.generators:
         target, iterated = generator.target, generator.iter
         if (
@@ -369,6 +391,11 @@ def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
                     tested = node.args[0]
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
                     tested = node.func.value
+                if isinstance(node, ast.Slice):
+                    # `x[start : start + size]`: a slice bound is a host integer (`__index__` reads it)
+                    bounds = [b for b in (node.lower, node.upper, node.step) if b is not None]
+                    if any(isinstance(n, ast.Name) and n.id == item for b in bounds for n in walk(b)):
+                        return iterated
                 if tested is None:
                     continue
                 if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
