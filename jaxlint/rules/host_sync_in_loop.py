@@ -40,8 +40,9 @@ Not flagged, as principles:
   condition);
 - the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
-  steps; or the loop names an epoch, or the updates of `range(num_updates)`, and its jitted call
-  loops on the device); loops whose body always ends in `break` or `return`, or ends the first
+  steps; or the loop names an epoch and its jitted call loops on the device: an update of
+  on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
+  per-update reads are reported); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`);
 - the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
