@@ -1,7 +1,10 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code (directly or through a local
-helper), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
-`loss.item()`, `float(step(x))`, `np.asarray(x)`, `jax.device_get(x)`, `str`/`format` of it, an
+helper) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
+function of the project that computes device arrays from its arguments: `forward(params, x)`;
+dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
+`loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
+label)`), `jax.device_get(x)`, `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
@@ -19,7 +22,9 @@ blocking read per element). One finding per statement.
 Not flagged, as principles:
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
-  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`. A
+  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
+  reads only values the loop computes under such a gate (a JAX array keeps its host copy, so a
+  progress bar that shows a loss recomputed every 100 steps waits only then). A
   condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if
   jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
   iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
@@ -205,7 +210,7 @@ class HostSyncInLoop(Rule):
             description = self._sync(child, context, values)
             if description is None:
                 continue
-            if _gated(child, node, context, values, assigned):
+            if _gated(child, node, context, values, assigned) or _reads_only_gated_values(child, node, context, values, assigned):
                 continue
             if _in_raise(child):
                 continue  # formatted only when the program aborts
@@ -920,6 +925,20 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
             return True  # a fallback that runs only when the `try` body failed
         child, parent = parent, parent_of(parent)
     return False
+
+
+def _reads_only_gated_values(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: set[str]) -> bool:
+    """Every device value the sync reads is computed only under a gate (`if i % 100 == 0: cur_loss =
+    model.loss(...)`, shown by a progress bar every step): a JAX array keeps its host copy, so the
+    read waits only on the iterations where the gate fired."""
+    read = {n.id for n in walk(node) if isinstance(n, ast.Name) and values.is_fresh(n)}
+    if not read or any(isinstance(n, ast.Call) and values.is_fresh(n) for n in walk(node)):
+        return False
+    for name in read:
+        bound = values.bound_in_loop(name)
+        if not bound or not all(_gated(value, loop, context, values, assigned) for value in bound):
+            return False
+    return True
 
 
 # Tokenizer methods: they read token ids as host integers, so the loop waits for them every step.
