@@ -964,15 +964,10 @@ class SemanticModel:
         parameter (`f_jitted(1.0, True)`): jit traces it as a scalar array, never a pytree."""
         if name not in scope.params or scope.has_self or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        calls = self.entry_calls(scope)
-        if calls is None:
-            if scope.parent is not self.module_scope or scope.node.decorator_list:
-                return False
-            entries = self._compiled_entries(scope.node.name, [])
-            if entries is None:
-                return False
-            names, immediate = entries
-            calls = [call for wrapper in names for call in self.calls_by_name().get(wrapper, [])] + immediate
+        cache = self.__dict__.setdefault("_entry_or_wrapper_calls_cache", {})
+        if scope not in cache:
+            cache[scope] = self._entry_or_wrapper_calls(scope)
+        calls = cache[scope]
         position = scope.params.index(name)
         for call in calls:
             if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
@@ -983,6 +978,18 @@ class SemanticModel:
             if isinstance(passed, ast.Constant) and isinstance(passed.value, (bool, int, float)):
                 return True
         return False
+
+    def _entry_or_wrapper_calls(self, scope: Scope) -> list[ast.Call]:
+        calls = self.entry_calls(scope)
+        if calls is not None:
+            return calls
+        if scope.parent is not self.module_scope or scope.node.decorator_list:
+            return []
+        entries = self._compiled_entries(scope.node.name, [])
+        if entries is None:
+            return []
+        names, immediate = entries
+        return [call for wrapper in names for call in self.calls_by_name().get(wrapper, [])] + immediate
 
     def _default_never_passed(self, scope: Scope, name: str) -> bool:
         """A parameter with a default that no call of this decorated function passes keeps its
