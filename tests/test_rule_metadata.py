@@ -21,7 +21,7 @@ PUBLIC_NAMES = {
     "JAX503": "nan-unsafe-where", "JAX504": "float64-without-x64", "JAX601": "removed-api",
     "JAX602": "deprecated-api", "JAX701": "naive-attention",
 }
-PREVIEW = {"JAX203", "JAX701"}
+PREVIEW = {"JAX701"}
 
 
 def test_codes_and_names_are_unique():

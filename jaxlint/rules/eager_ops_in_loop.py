@@ -1,7 +1,8 @@
 """## What it does
-Preview. Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
-five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level, or an
-`x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per iteration).
+Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
+five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in a loop that calls no
+compiled code, or an `x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per
+iteration).
 
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
@@ -16,7 +17,10 @@ waits for or fetches device values, or calls jitted code), since a helper that l
 be traced by a caller in another module. Loops over literal collections and small literal ranges
 (under ten iterations) are not flagged.
 
-Not flagged, as principles: a call that runs compiled code (a jitted function, one decorated, or
+Not flagged, as principles: a handful of eager operations beside a compiled step (`rng, sub =
+jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
+work is in the compiled call, and a few dispatches of preparation cost little next to it (a whole
+network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself); a function that loops itself (a Python loop in its body,
@@ -67,7 +71,7 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.training_loops import eager_model_call
+from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
@@ -87,7 +91,6 @@ class EagerOpsInLoop(Rule):
     skips_test_code = True
     node_types = (ast.For, ast.While)
     fix_availability = "none"
-    preview = True
 
     def check(self, node: ast.AST, context) -> None:
         scope = context.scope(node)
@@ -113,6 +116,8 @@ class EagerOpsInLoop(Rule):
                     operations += 1
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
+        if operations >= MIN_OPS and not updates and whole is None and _calls_compiled(node, context):
+            operations = 0  # preparation beside a compiled step: the step is where the work is
         if operations < MIN_OPS and not updates and whole is None:
             return
         if not _runs_on_host(scope, context):
@@ -137,6 +142,12 @@ class EagerOpsInLoop(Rule):
             f"move the loop into a jitted function with `lax.fori_loop`",
             end_node=node.iter if isinstance(node, ast.For) else node.test,
         )
+
+
+def _calls_compiled(loop: ast.AST, context) -> bool:
+    """Some call of the loop (at any depth) runs compiled code: a jitted callable or a helper around one."""
+    model = context.model
+    return any(isinstance(n, ast.Call) and runs_compiled(n, model) for n in loop_body(loop, nested=True))
 
 
 def _callee(call: ast.Call, context) -> str:

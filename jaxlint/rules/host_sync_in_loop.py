@@ -1,7 +1,10 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code (directly or through a local
-helper), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
-`loss.item()`, `float(step(x))`, `np.asarray(x)`, `jax.device_get(x)`, `str`/`format` of it, an
+helper) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
+function of the project that computes device arrays from its arguments: `forward(params, x)`;
+dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
+`loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
+label)`), `jax.device_get(x)`, `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
@@ -19,7 +22,9 @@ blocking read per element). One finding per statement.
 Not flagged, as principles:
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
-  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`. A
+  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
+  reads only values the loop computes under such a gate (a JAX array keeps its host copy, so a
+  progress bar that shows a loss recomputed every 100 steps waits only then). A
   condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if
   jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
   iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
@@ -40,8 +45,9 @@ Not flagged, as principles:
   condition);
 - the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
-  steps; or the loop names an epoch, or the updates of `range(num_updates)`, and its jitted call
-  loops on the device); loops whose body always ends in `break` or `return`, or ends the first
+  steps; or the loop names an epoch and its jitted call loops on the device: an update of
+  on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
+  per-update reads are reported); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`);
 - the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
@@ -120,7 +126,7 @@ import ast
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, effects, flow
+from jaxlint.semantic import carried_state, effects, flow, jaxapi
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -204,7 +210,7 @@ class HostSyncInLoop(Rule):
             description = self._sync(child, context, values)
             if description is None:
                 continue
-            if _gated(child, node, context, values, assigned):
+            if _gated(child, node, context, values, assigned) or _reads_only_gated_values(child, node, context, values, assigned):
                 continue
             if _in_raise(child):
                 continue  # formatted only when the program aborts
@@ -212,8 +218,9 @@ class HostSyncInLoop(Rule):
                 continue  # `if not ok: table = rebuild_on_cpu(x)`: host code repairs what the next step uses
             if _inside_host_rebuild(child, node, context, values):
                 continue  # runs only when the device said to repair (`print(...)` beside the rebuild)
-            if not _is_formatting(child) and _needed_by_host_consumer(child, node, context):
-                # (a string made from a device value is never what a host consumer needs)
+            if not _is_formatting(child) and not _iterates_array_built_here(child, context) and _needed_by_host_consumer(child, node, context):
+                # (a string made from a device value is never what a host consumer needs, nor are
+                # host numbers that had no reason to be made on the device: `for s in jnp.arange(...)`)
                 if not _under_condition(child, node):
                     needed_on_host |= _values_read(child, values, context)
                 continue
@@ -223,6 +230,8 @@ class HostSyncInLoop(Rule):
                 continue  # formatted only when the assertion fails
             if _inside_timed_interval(child, context):
                 continue  # `start = time.time(); print(f(x)); t[i] = time.time() - start`: the read makes the timing true
+            if _iterates_array_built_here(child, context):
+                child = next(g.iter for g in child.generators if _array_built_here(g.iter, context))  # where the fix goes
             found.append((child, description))
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
@@ -273,7 +282,7 @@ class HostSyncInLoop(Rule):
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
-            if values.built_from_host_data(_synced_part(child, values)):
+            if _array_built_here(child, context) or values.built_from_host_data(_synced_part(child, values)):
                 context.report(child, _round_trip_message(description))
                 continue
             context.report(
@@ -293,6 +302,12 @@ class HostSyncInLoop(Rule):
                 return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`"
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and fresh(node.func.value):
                 return f"`{snippet(context.text(node))}`"
+            if _numpy_function(qualified):
+                # Any NumPy function computes on the host: it copies a device argument there first
+                # (`np.sum(pred == label)`, `np.mean(losses)`), waiting for whatever produced it.
+                value = _first_fresh([*node.args, *(k.value for k in node.keywords)], fresh)
+                if value is not None:
+                    return f"`{snippet(context.text(node))}` (NumPy copies `{snippet(context.text(value))}` to the host)"
             if isinstance(node.func, ast.Attribute) and node.func.attr == "format" and isinstance(node.func.value, ast.Constant):
                 value = _first_fresh(node.args + [k.value for k in node.keywords], fresh)
                 if value is not None:
@@ -308,8 +323,12 @@ class HostSyncInLoop(Rule):
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
-            value = _elementwise_host_read(node, fresh)
+            # A device array made on the spot and iterated (`for start in jnp.arange(0, n, size)`)
+            # is read the same way when its elements serve as host numbers (slice bounds).
+            value = _elementwise_host_read(node, lambda n: fresh(n) or _array_built_here(n, context))
             if value is not None:
+                if not fresh(value):
+                    return f"iterating `{snippet(context.text(value))}` element by element"
                 return f"reading each element of device value `{snippet(context.text(value))}` on the host"
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
@@ -333,9 +352,31 @@ class HostSyncInLoop(Rule):
         return None
 
 
+def _iterates_array_built_here(node: ast.AST, context) -> bool:
+    return isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and any(
+        _array_built_here(generator.iter, context) for generator in node.generators
+    )
+
+
+def _array_built_here(node: ast.AST, context) -> bool:
+    """`jnp.arange(0, n, size)`, `jnp.array(bounds)`: a device array the expression itself creates."""
+    if not isinstance(node, ast.Call):
+        return False
+    qualified = context.qualified_name(node.func) or ""
+    return qualified.startswith(("jax.numpy.", "jax.lax.")) and qualified not in jaxapi.STATIC_CALLS
+
+
+def _numpy_function(qualified: str | None) -> bool:
+    """A NumPy array function (`numpy.sum`, `numpy.mean`, `numpy.concatenate`): it runs on the host.
+    Not NumPy's random generators (a device value handed to one is a parameter the host needs: the
+    loop's host consumer), and not the conversions `_EXPLICIT_SYNCS` already names."""
+    return bool(qualified) and qualified.startswith("numpy.") and not qualified.startswith("numpy.random.") and qualified not in _EXPLICIT_SYNCS
+
+
 def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
     """The device array a comprehension iterates when its element asks each item for a host value
-    (a truth test, `float(d)`, `d.item()`): every element is a separate read that waits for the device."""
+    (a truth test, `float(d)`, `d.item()`, a slice bound `x[s : s + n]`): every element is a
+    separate read that waits for the device."""
     for generator in comprehension.generators:
         target, iterated = generator.target, generator.iter
         if (
@@ -356,6 +397,11 @@ def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
                     tested = node.args[0]
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
                     tested = node.func.value
+                if isinstance(node, ast.Slice):
+                    # `x[start : start + size]`: a slice bound is a host integer (`__index__` reads it)
+                    bounds = [b for b in (node.lower, node.upper, node.step) if b is not None]
+                    if any(isinstance(n, ast.Name) and n.id == item for b in bounds for n in walk(b)):
+                        return iterated
                 if tested is None:
                     continue
                 if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
@@ -879,6 +925,20 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
             return True  # a fallback that runs only when the `try` body failed
         child, parent = parent, parent_of(parent)
     return False
+
+
+def _reads_only_gated_values(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: set[str]) -> bool:
+    """Every device value the sync reads is computed only under a gate (`if i % 100 == 0: cur_loss =
+    model.loss(...)`, shown by a progress bar every step): a JAX array keeps its host copy, so the
+    read waits only on the iterations where the gate fired."""
+    read = {n.id for n in walk(node) if isinstance(n, ast.Name) and values.is_fresh(n)}
+    if not read or any(isinstance(n, ast.Call) and values.is_fresh(n) for n in walk(node)):
+        return False
+    for name in read:
+        bound = values.bound_in_loop(name)
+        if not bound or not all(_gated(value, loop, context, values, assigned) for value in bound):
+            return False
+    return True
 
 
 # Tokenizer methods: they read token ids as host integers, so the loop waits for them every step.

@@ -1,6 +1,6 @@
 """## What it does
 Flags a traced value used where Python needs a concrete integer or shape, inside a traced function:
-`range(t)`, the shape of `jnp.zeros`/`ones`/`empty`/`full`, `jnp.arange(t)`, `jnp.linspace(...,
+`range(t)`, the shape of `jnp.zeros`/`ones`/`empty`/`full` (and of NumPy's: `np.ones(shape=(t,))`), `jnp.arange(t)`, `jnp.linspace(...,
 num=t)`, `jnp.eye(t)`, `x.reshape(t, ...)`, `jnp.reshape`/`broadcast_to`/`tile`/`repeat` sizes,
 `lax.dynamic_slice` sizes, slice bounds `x[:t]` / `x[t:t + 2]`, and a Python list or tuple indexed by
 a traced value (`choices[t]`). A function traced only through `f_jit = jax.jit(f)` wrappers that
@@ -75,6 +75,9 @@ _SHAPE_ARGUMENTS = {
     "jax.numpy.reshape": ((1, "shape"), (None, "newshape")), "jax.numpy.broadcast_to": ((1, "shape"),),
     "jax.numpy.tile": ((1, "reps"),), "jax.lax.dynamic_slice": ((2, "slice_sizes"),),
     "jax.lax.broadcast": ((1, "sizes"),), "jax.lax.iota": ((1, "size"),), "jax.lax.full": ((0, "shape"),),
+    # A shape is a shape whichever library builds the array: NumPy asks the tracer for an int too.
+    "numpy.zeros": ((0, "shape"),), "numpy.ones": ((0, "shape"),), "numpy.empty": ((0, "shape"),),
+    "numpy.full": ((0, "shape"),), "numpy.eye": ((0, "N"), (1, "M")), "numpy.identity": ((0, "n"),),
 }
 
 

@@ -656,6 +656,8 @@ class SemanticModel:
                 if node.id in current.defs:
                     found = current.defs[node.id]
                     if found is None:
+                        found = _reaching_def(node, current) if current is scope else None
+                    if found is None:
                         return None
                     rebound = _partial_rebinding(node, current, self) if current is scope else None
                     if rebound is not None:
@@ -951,11 +953,43 @@ class SemanticModel:
         for position, name in enumerate(candidates):
             if position in static_positions or name in static_names or self._default_never_passed(scope, name):
                 continue
-            traced[name] = self._param_level(scope, name)
+            traced[name] = ARRAY if self._scalar_passed(scope, name) else self._param_level(scope, name)
         for name in keyword_params:
             if name not in static_names and not self._default_never_passed(scope, name):
                 traced[name] = self._param_level(scope, name)
         return traced
+
+    def _scalar_passed(self, scope: Scope, name: str) -> bool:
+        """A call of the function's compiled entry passes a Python bool or number literal for the
+        parameter (`f_jitted(1.0, True)`): jit traces it as a scalar array, never a pytree."""
+        if name not in scope.params or scope.has_self or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        cache = self.__dict__.setdefault("_entry_or_wrapper_calls_cache", {})
+        if scope not in cache:
+            cache[scope] = self._entry_or_wrapper_calls(scope)
+        calls = cache[scope]
+        position = scope.params.index(name)
+        for call in calls:
+            if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+                continue
+            passed = argument(call, position, name)
+            if isinstance(passed, ast.UnaryOp) and isinstance(passed.op, ast.USub):
+                passed = passed.operand
+            if isinstance(passed, ast.Constant) and isinstance(passed.value, (bool, int, float)):
+                return True
+        return False
+
+    def _entry_or_wrapper_calls(self, scope: Scope) -> list[ast.Call]:
+        calls = self.entry_calls(scope)
+        if calls is not None:
+            return calls
+        if scope.parent is not self.module_scope or scope.node.decorator_list:
+            return []
+        entries = self._compiled_entries(scope.node.name, [])
+        if entries is None:
+            return []
+        names, immediate = entries
+        return [call for wrapper in names for call in self.calls_by_name().get(wrapper, [])] + immediate
 
     def _default_never_passed(self, scope: Scope, name: str) -> bool:
         """A parameter with a default that no call of this decorated function passes keeps its
@@ -1967,6 +2001,9 @@ class SemanticModel:
         result: dict[str, bool] = {}
         self._device_cache[scope] = result
         for _ in range(3):
+            # Each pass reads the previous pass's answer afresh: a rebinding through the name itself
+            # (`loss, (aux, grads) = loss` after `state, loss = step(...)`) is unknown only at first.
+            kinds = {}
             for target, value in scope.bindings:
                 if value is None:
                     continue
@@ -1975,6 +2012,8 @@ class SemanticModel:
                     kind = "device" if kind == "device" else None
                 else:
                     kind = self.device_kind(value, scope)
+                    if kind is None and _rebinds_itself(target, value):
+                        continue  # (known from the name's other bindings on a later pass)
                 for name, element_kind in _target_kinds(target, value, kind, self, scope):
                     kinds.setdefault(name, set()).add(element_kind or "unknown")
             for target, _ in scope.loops:
@@ -2279,6 +2318,47 @@ def _names_in(target: ast.AST) -> Iterator[str]:
             yield from _names_in(element)
     elif isinstance(target, ast.Starred):
         yield from _names_in(target.value)
+
+
+def _reaching_def(node: ast.Name, scope: Scope) -> Scope | None:
+    """The `def` a read of a name defined several times in `scope` sees, when that is certain: the
+    read and every such `def` are statements of the scope's own straight-line body (a notebook that
+    redefines a helper in a later cell, then jits it), so the last `def` above the read is the one."""
+    body = getattr(scope.node, "body", None)
+    if not isinstance(body, list):
+        return None
+    statement = node
+    while statement is not None and parent_of(statement) is not scope.node:
+        statement = parent_of(statement)
+    if statement is None or not any(statement is item for item in body):
+        return None
+    defined = [child for child in scope.children if isinstance(child.node, FUNCTION_NODES[:2]) and child.node.name == node.id]
+    if not defined or not all(any(child.node is item for item in body) for child in defined):
+        return None  # a `def` under an `if` or a loop: which one runs is not known
+    if any(
+        isinstance(item, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.ClassDef))
+        and node.id in _bound_by_statement(item) for item in body
+    ):
+        return None  # the name is also bound to something else
+    above = [child for child in defined if child.node.lineno < statement.lineno]
+    return max(above, key=lambda child: child.node.lineno) if above else None
+
+
+def _bound_by_statement(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, ast.ClassDef):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return {name for target in targets for name in _names_in(target)}
+
+
+def _rebinds_itself(target: ast.AST, value: ast.AST) -> bool:
+    """`loss, (aux, grads) = loss`, `metrics = metrics["train"]`: the value is (a part of) a name the
+    statement binds, so its kind is that name's kind from its other bindings."""
+    while isinstance(value, (ast.Subscript, ast.Attribute)):
+        value = value.value
+    return isinstance(value, ast.Name) and value.id in set(_names_in(target))
 
 
 def _target_kinds(target, value, kind, model: SemanticModel, scope: Scope):

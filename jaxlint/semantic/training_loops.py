@@ -293,7 +293,7 @@ _LAX_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop
 
 
 def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
-    """The loop names an epoch (or the updates of on-policy RL, `range(num_updates)`) and calls a jitted
+    """The loop names an epoch and calls a jitted
     function that loops on the device (`lax.fori_loop` over the batches, `lax.scan` over a rollout),
     or calls such a loop itself (`params = lax.fori_loop(0, steps, train, params)`):
     each iteration is a whole pass, and reporting once per pass is the normal way.
@@ -313,9 +313,10 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     return False
 
 
-# An epoch, or an update of on-policy RL (`for i in range(num_updates)` around a jitted update that
-# scans over the rollout and the minibatches on the device).
-_EPOCH_WORDS = re.compile(r"epoch|num_updates|n_updates", re.IGNORECASE)
+# An epoch. An update of on-policy RL (`for i in range(num_updates)` around a jitted update that scans
+# a rollout) is not one: each iteration is one rollout and one update, the loop's step, and a read
+# there waits once per step like any other (labelled so, blind, on four public repos).
+_EPOCH_WORDS = re.compile(r"epoch", re.IGNORECASE)
 
 
 def _names_an_epoch(loop: ast.AST) -> bool:
@@ -470,7 +471,7 @@ class LoopValues:
                     if func.attr in jaxapi.HOST_METHODS:
                         return False
                     return func.attr in jaxapi.ARRAY_METHODS or func.attr == "block_until_ready"
-            if helper_returns_device(node, model):
+            if helper_returns_device(node, model) or _computes_on_device(node, model):
                 return True
             return model.device_kind(node, scope) == "device"
         return model.device_kind(node, scope) == "device"
@@ -623,7 +624,36 @@ class LoopValues:
                 continue
             if helper_facts(helper, model)[1]:
                 return call
+        for call in calls:
+            # A whole computation run eagerly (a network's forward, an optimizer update, a project
+            # function computing device arrays from its arguments): dispatched asynchronously too.
+            if eager_model_call(call, model) is not None or _computes_on_device(call, model):
+                return call
         return None
+
+
+def _computes_on_device(call: ast.Call, model: SemanticModel) -> bool:
+    """A plain function of the project whose every `return` is a device array computed from its
+    parameters by array operations or a transformed call (`forward(params, x)` of a hand-written
+    network, `jax.vmap(predict)(params, x)`)."""
+    if model.jit_binding_for_call(call) is not None:
+        return False
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    helper = resolved[0] if resolved is not None and not resolved[1] else None
+    # Undecorated: called here it runs eagerly, even where traced code calls it too.
+    if helper is None or not isinstance(helper.node, ast.FunctionDef) or helper.node.decorator_list or not helper.params:
+        return False
+    if not helper.returns or not all(_returned_device(value, helper, model, 0) for value in helper.returns):
+        return False
+    operations = 0
+    for inner in helper.calls:
+        if not any(isinstance(n, ast.Name) and n.id in helper.params for a in inner.args for n in walk(a)):
+            continue
+        if transformed_call(inner, model):
+            operations += 2  # (`jax.vmap(predict)(params, x)`: a whole batched computation)
+        elif (model.qualified_name(inner.func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.nn.")):
+            operations += 1
+    return operations >= 2
 
 
 def _assigned_by(node: ast.AST) -> Iterator[str]:
