@@ -38,7 +38,7 @@ import ast
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.fixes import versions
-from jaxlint.semantic import effects, library_models
+from jaxlint.semantic import effects, fresh_values, library_models
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
@@ -253,6 +253,10 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             if read_after(source, statement, until_rebound=False):
                 if source in aliased:
                     return f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), which is read after the call"
+                if isinstance(expression, ast.Call) and fresh_values.project_callee(context.model, expression, scope):
+                    callee = dotted_name(expression.func) or context.text(expression.func)
+                    return (f"`{name}` is built from `{source}` by `{callee}(...)`, which jaxlint cannot show returns only "
+                            f"new buffers (it may return `{source}`'s arrays), and `{source}` is read after the call")
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -353,22 +357,22 @@ def _fresh_result(call: ast.Call, context) -> bool:
         return True
     found = library_models.call_model(context.model, call)
     if found is not None and found.result is not None:
-        return found.result == "fresh"
+        if found.result == "fresh":
+            return True
+        # `alias:<argument>`: as fresh as that argument, when it is itself a fresh call
+        # (`TrainState.create(params=net.init(key, x), ...)` keeps only arrays it drew).
+        aliased = found.aliased_argument(call)
+        return isinstance(aliased, ast.Call) and _fresh_result(aliased, context)
     if found is not None and found.returns == "tree_of_function" and call.args:
         return _computes(call.args[0], context)
-    if _initialises_from_key(call):
+    if fresh_values.initialises_from_key(call):
         return True
-    return is_jax_array_call(context.model, call)
-
-
-def _initialises_from_key(call: ast.Call) -> bool:
-    """`net.init(key, x)` of a model the models cannot resolve: a model's `init` whose first argument is
-    named like a key draws new parameters from it (Flax, Haiku), sharing nothing with its inputs."""
-    function = call.func
-    return (
-        isinstance(function, ast.Attribute) and function.attr in ("init", "init_with_output") and bool(call.args)
-        and isinstance(call.args[0], ast.Name) and effects.named_like_key(call.args[0].id)
-    )
+    if is_jax_array_call(context.model, call):
+        return True
+    # A function, method or record class of the project whose every return value is fresh
+    # (`init_adam(params)` returning `jax.tree.map(jnp.zeros_like, params)`), through any number of
+    # project calls: its whole-program summary (semantic/fresh_values.py).
+    return fresh_values.call_returns_fresh(context.model, call, context.model.scope_for(call))
 
 
 def _computes(function: ast.AST, context) -> bool:
