@@ -24,6 +24,7 @@ _HELPERS = textwrap.dedent('''
     import jax
     import jax.numpy as jnp
     import optax
+    from flax.training import train_state
     from jax.example_libraries import optimizers
 
     class Pair(NamedTuple):
@@ -70,6 +71,12 @@ _HELPERS = textwrap.dedent('''
         return jax.tree.map(functools.partial(jnp.full_like, fill_value=0.0), p)
     def arithmetic(p):
         return p * 0.5
+    def created(p):
+        return train_state.TrainState.create(apply_fn=None, params=jnp.zeros(3), tx=None)
+    def created_with_stats(p):
+        return train_state.TrainState.create(apply_fn=None, params=jnp.zeros(3), tx=None, batch_stats=p)
+    def as_array_of_fresh(p):
+        return {"w": jnp.asarray(jnp.ones(3))}
 
     def itself(p):
         return p
@@ -93,6 +100,8 @@ _HELPERS = textwrap.dedent('''
         return GLOBAL
     def placed(p):
         return jax.device_put(p)
+    def placed_pair(p):
+        return jax.device_put(jnp.zeros(3)), jax.device_put(p["w"])
     def sometimes_itself(p, flag):
         if flag:
             return zeros_tree(p)
@@ -116,10 +125,10 @@ _HELPERS = textwrap.dedent('''
 ''')
 
 _FRESH = ["zeros_tree(params)", "through_helper(params)", "scaled(params)", "filled_fresh(params)", "drawn(key, 3)",
-          "optax_state(params)", "computed(params)", "partial_map(params)", "arithmetic(params)", "opt.start(params)",
+          "optax_state(params)", "computed(params)", "partial_map(params)", "arithmetic(params)", "as_array_of_fresh(params)", "created(params)", "opt.start(params)",
           "opt.start_optax(params)", "Pair(jnp.zeros(3), 0)"]
 _NOT_FRESH = ["itself(params)", "as_array_in_tree(params)", "identity_map(params)", "example_init(params)", "stored_item(params)",
-              "appended_leaves(params)", "a_global()", "placed(params)", "sometimes_itself(params, True)", "repeated(params)",
+              "appended_leaves(params)", "a_global()", "placed(params)", "placed_pair(params)", "created_with_stats(params)", "sometimes_itself(params, True)", "repeated(params)",
               "loop_variables(params)", "nothing(params)", "handed_on(params)", "wrapped(params)", "recursive(params, 2)",
               "opt.start_storing(params)", "Pair(params, 0)", "Opt(0.1)"]
 
@@ -245,8 +254,9 @@ def test_fresh_helpers_of_other_modules_get_the_donation_fix(tmp_path, monkeypat
     assert "step_method_keeping = jax.jit(_advance)\n" in outcome.text
     reasons = sorted(d.message.split("no automatic fix: ", 1)[1] for d in outcome.remaining)
     assert len(reasons) == 2
-    assert reasons[0].startswith("`holding` is built from `params` by `averager.start_keeping(...)`")
-    assert reasons[1].startswith("`kept` is built from `params` by `init_keeping(...)`")
+    assert reasons[0].startswith("`holding` comes from `averager.start_keeping(...)`, which jaxlint cannot show returns only new buffers")
+    assert reasons[1].startswith("`kept` comes from `init_keeping(...)`")
+    assert all("its argument `params` is read after the call" in reason for reason in reasons)
 
     # The fixed module computes what the original does, and the array the caller keeps survives.
     fixed = tmp_path / "train_fixed.py"

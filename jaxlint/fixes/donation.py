@@ -255,8 +255,8 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
                     return f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), which is read after the call"
                 if isinstance(expression, ast.Call) and fresh_values.project_callee(context.model, expression, scope):
                     callee = dotted_name(expression.func) or context.text(expression.func)
-                    return (f"`{name}` is built from `{source}` by `{callee}(...)`, which jaxlint cannot show returns only "
-                            f"new buffers (it may return `{source}`'s arrays), and `{source}` is read after the call")
+                    return (f"`{name}` comes from `{callee}(...)`, which jaxlint cannot show returns only new buffers "
+                            f"(it may hand back arrays it is given), and its argument `{source}` is read after the call")
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -357,12 +357,7 @@ def _fresh_result(call: ast.Call, context) -> bool:
         return True
     found = library_models.call_model(context.model, call)
     if found is not None and found.result is not None:
-        if found.result == "fresh":
-            return True
-        # `alias:<argument>`: as fresh as that argument, when it is itself a fresh call
-        # (`TrainState.create(params=net.init(key, x), ...)` keeps only arrays it drew).
-        aliased = found.aliased_argument(call)
-        return isinstance(aliased, ast.Call) and _fresh_result(aliased, context)
+        return found.result == "fresh"
     if found is not None and found.returns == "tree_of_function" and call.args:
         return _computes(call.args[0], context)
     if fresh_values.initialises_from_key(call):

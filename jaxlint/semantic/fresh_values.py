@@ -379,10 +379,16 @@ def library_result(entry, call: ast.Call, oracle: Oracle, value=None):
     if entry.result == "fresh":
         return FRESH
     if entry.result is not None:
-        # `alias:<argument>`: the result may hold that argument's arrays (`jnp.asarray(x)` is `x`,
-        # `TrainState.create(params=params)` keeps `params`), so it is as fresh as that argument.
-        aliased = entry.aliased_argument(call)
-        return value(aliased) if aliased is not None and value is not None else None
+        # `alias:<argument>`: the result may hold that argument's arrays (`jnp.asarray(x)` is `x`).
+        # The model names the one it keeps, not every other one it may store besides
+        # (`TrainState.create` keeps `params` and every extra field): fresh only when all of them,
+        # and the object a method is called on, are.
+        if value is None:
+            return None
+        parts = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+        if isinstance(call.func, ast.Attribute) and entry.result == "alias:self":
+            parts.append(call.func.value)
+        return union(*(value(part) for part in parts))
     if entry.returns == "tree_of_function":
         return computing_function(call.args[0], oracle) if call.args else None
     if entry.returns in ("host", "no_buffers", "key", "jitted", "callable"):
