@@ -71,8 +71,8 @@ _HELPERS = textwrap.dedent('''
         return jax.tree.map(functools.partial(jnp.full_like, fill_value=0.0), p)
     def arithmetic(p):
         return p * 0.5
-    def created(p):
-        return train_state.TrainState.create(apply_fn=None, params=jnp.zeros(3), tx=None)
+    def created(p, apply):
+        return train_state.TrainState.create(apply_fn=apply, params=jnp.zeros(3), tx=optax.sgd(p))
     def created_with_stats(p):
         return train_state.TrainState.create(apply_fn=None, params=jnp.zeros(3), tx=None, batch_stats=p)
     def as_array_of_fresh(p):
@@ -125,7 +125,7 @@ _HELPERS = textwrap.dedent('''
 ''')
 
 _FRESH = ["zeros_tree(params)", "through_helper(params)", "scaled(params)", "filled_fresh(params)", "drawn(key, 3)",
-          "optax_state(params)", "computed(params)", "partial_map(params)", "arithmetic(params)", "as_array_of_fresh(params)", "created(params)", "opt.start(params)",
+          "optax_state(params)", "computed(params)", "partial_map(params)", "arithmetic(params)", "as_array_of_fresh(params)", "created(params, apply)", "opt.start(params)",
           "opt.start_optax(params)", "Pair(jnp.zeros(3), 0)"]
 _NOT_FRESH = ["itself(params)", "as_array_in_tree(params)", "identity_map(params)", "example_init(params)", "stored_item(params)",
               "appended_leaves(params)", "a_global()", "placed(params)", "placed_pair(params)", "created_with_stats(params)", "sometimes_itself(params, True)", "repeated(params)",
@@ -143,7 +143,7 @@ def _calls_in_main(source: str, project=None):
 
 @pytest.mark.parametrize("call", _FRESH + _NOT_FRESH)
 def test_fresh_results_of_this_module(call):
-    source = _HELPERS + "\ndef main(params, key):\n    opt = Opt(0.1)\n" + "".join(f"    {text}\n" for text in _FRESH + _NOT_FRESH)
+    source = _HELPERS + "\ndef main(params, key, apply):\n    opt = Opt(0.1)\n" + "".join(f"    {text}\n" for text in _FRESH + _NOT_FRESH)
     model, calls = _calls_in_main(source)
     found = fresh_values.call_returns_fresh(model, calls[call], model.scope_for(calls[call]))
     assert found is (call in _FRESH)

@@ -385,7 +385,9 @@ def library_result(entry, call: ast.Call, oracle: Oracle, value=None):
         # and the object a method is called on, are.
         if value is None:
             return None
-        parts = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+        static = entry.static_arguments
+        parts = [a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(call.args) if i not in static]
+        parts += [k.value for k in call.keywords if k.arg not in static]
         if isinstance(call.func, ast.Attribute) and entry.result == "alias:self":
             parts.append(call.func.value)
         return union(*(value(part) for part in parts))
