@@ -16,7 +16,9 @@ that calls and dead after the call:
   module, argparse `args` or a `NamedSharding` share nothing with them; `jnp.asarray` of an array,
   `device_put` of a placed array and the `init` of `jax.example_libraries.optimizers` return their
   argument's arrays, and the reason given names that alias (a parameter of the enclosing function
-  is still its caller's);
+  is still its caller's); a call of a project function, method or record class whose every return
+  value is fresh (semantic/fresh_values.py: `init_adam(params)` returning `jax.tree.map(jnp.zeros_like,
+  params)`, through any number of project calls and modules) shares nothing with its arguments;
   a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
   `jnp.copy`) no longer counts, nor does an imported module or a parameter annotated as a string,
   number, path or config dict (`workdir: str`);
