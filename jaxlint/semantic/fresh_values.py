@@ -31,7 +31,6 @@ from jaxlint.semantic import library_models
 from jaxlint.semantic.syntax import child_nodes
 
 FRESH: frozenset = frozenset()
-Deps = "frozenset[str] | None"
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # Builtins whose result holds only what their arguments hold (containers), and those that return
@@ -52,7 +51,7 @@ RECORD_DECORATORS = frozenset({
 })
 RECORD_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple", "flax.struct.PyTreeNode", "equinox.Module"})
 RECORD_FACTORIES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
-_CONSTRUCTING_METHODS = frozenset({"__init__", "__new__", "__post_init__", "__init_subclass__", "__call__"})
+_CONSTRUCTING_METHODS = frozenset({"__init__", "__new__", "__post_init__"})
 
 
 def union(*parts):
