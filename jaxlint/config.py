@@ -152,8 +152,9 @@ def _library_models(table, path: Path) -> dict[str, dict]:
         if not isinstance(fields, dict):
             raise ConfigError(f"{path}: [tool.jaxlint.library-models] {name!r} must be a table such as {{ returns = \"device\" }}")
         normalised = {key.replace("-", "_"): value for key, value in fields.items()}
-        if isinstance(normalised.get("consumes_key"), list):
-            normalised["consumes_key"] = tuple(normalised["consumes_key"])
+        for listed in ("consumes_key", "static_arguments"):
+            if isinstance(normalised.get(listed), list):
+                normalised[listed] = tuple(normalised[listed])
         problem = validate(name, normalised)
         if problem is not None:
             raise ConfigError(f"{path}: [tool.jaxlint.library-models] {name!r}: {problem}")

@@ -135,6 +135,44 @@ def test_classes_of_other_project_modules_resolve_through_their_bases(tmp_path):
     assert name("plain.apply(params, x)") is None
 
 
+def test_class_methods_of_subclasses_of_modelled_classes():
+    """`TrainState.create(...)` on a class of the module deriving from a modelled one is the modelled
+    classmethod; an unrelated class or a local name is not."""
+    model, calls = _calls("""
+        from flax.training import train_state
+
+        class TrainState(train_state.TrainState):
+            batch_stats: dict
+
+        class Plain:
+            pass
+
+        def build(apply, params, tx, stats):
+            made = TrainState.create(apply_fn=apply, params=params, tx=tx, batch_stats=stats)
+            other = Plain.create(params)
+            TrainState = None
+            return made, other
+    """)
+    found = library_models.call_model(model, calls["TrainState.create(apply_fn=apply, params=params, tx=tx, batch_stats=stats)"])
+    assert found is None  # `TrainState` is rebound in the function: a local name, not the class
+    model, calls = _calls("""
+        from flax.training import train_state
+
+        class TrainState(train_state.TrainState):
+            batch_stats: dict
+
+        class Plain:
+            pass
+
+        def build(apply, params, tx, stats):
+            return TrainState.create(apply_fn=apply, params=params, tx=tx, batch_stats=stats), Plain.create(params)
+    """)
+    found = library_models.call_model(model, calls["TrainState.create(apply_fn=apply, params=params, tx=tx, batch_stats=stats)"])
+    assert found is not None and found.name == "flax.training.train_state.TrainState.create"
+    assert found.static_arguments == ("apply_fn", "tx")
+    assert library_models.call_model(model, calls["Plain.create(params)"]) is None
+
+
 def test_every_builtin_entry_is_well_formed():
     for library in library_models._LIBRARIES:
         for name, fields in library.MODELS.items():
@@ -224,6 +262,7 @@ def test_user_entries_from_pyproject(tmp_path):
     ('"a.b" = { consumes-key = "x" }', None),
     ('"a.b" = { result = "copy" }', "`result` must be"),
     ('"a.b" = { color = 1 }', "unknown field 'color'"),
+    ('"a.b" = { static-arguments = [true] }', "`static_arguments` must be a list"),
     ('"a.b" = 3', "must be a table"),
 ])
 def test_user_entries_are_validated(tmp_path, table, message):

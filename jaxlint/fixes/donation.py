@@ -16,7 +16,9 @@ that calls and dead after the call:
   module, argparse `args` or a `NamedSharding` share nothing with them; `jnp.asarray` of an array,
   `device_put` of a placed array and the `init` of `jax.example_libraries.optimizers` return their
   argument's arrays, and the reason given names that alias (a parameter of the enclosing function
-  is still its caller's);
+  is still its caller's); a call of a project function, method or record class whose every return
+  value is fresh (semantic/fresh_values.py: `init_adam(params)` returning `jax.tree.map(jnp.zeros_like,
+  params)`, through any number of project calls and modules) shares nothing with its arguments;
   a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
   `jnp.copy`) no longer counts, nor does an imported module or a parameter annotated as a string,
   number, path or config dict (`workdir: str`);
@@ -38,7 +40,7 @@ import ast
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.fixes import versions
-from jaxlint.semantic import effects, library_models
+from jaxlint.semantic import effects, fresh_values, library_models
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
@@ -253,6 +255,10 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             if read_after(source, statement, until_rebound=False):
                 if source in aliased:
                     return f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), which is read after the call"
+                if isinstance(expression, ast.Call) and fresh_values.project_callee(context.model, expression, scope):
+                    callee = dotted_name(expression.func) or context.text(expression.func)
+                    return (f"`{name}` comes from `{callee}(...)`, which jaxlint cannot show returns only new buffers "
+                            f"(it may hand back arrays it is given), and its argument `{source}` is read after the call")
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
     return None
 
@@ -356,19 +362,14 @@ def _fresh_result(call: ast.Call, context) -> bool:
         return found.result == "fresh"
     if found is not None and found.returns == "tree_of_function" and call.args:
         return _computes(call.args[0], context)
-    if _initialises_from_key(call):
+    if fresh_values.initialises_from_key(call):
         return True
-    return is_jax_array_call(context.model, call)
-
-
-def _initialises_from_key(call: ast.Call) -> bool:
-    """`net.init(key, x)` of a model the models cannot resolve: a model's `init` whose first argument is
-    named like a key draws new parameters from it (Flax, Haiku), sharing nothing with its inputs."""
-    function = call.func
-    return (
-        isinstance(function, ast.Attribute) and function.attr in ("init", "init_with_output") and bool(call.args)
-        and isinstance(call.args[0], ast.Name) and effects.named_like_key(call.args[0].id)
-    )
+    if is_jax_array_call(context.model, call):
+        return True
+    # A function, method or record class of the project whose every return value is fresh
+    # (`init_adam(params)` returning `jax.tree.map(jnp.zeros_like, params)`), through any number of
+    # project calls: its whole-program summary (semantic/fresh_values.py).
+    return fresh_values.call_returns_fresh(context.model, call, context.model.scope_for(call))
 
 
 def _computes(function: ast.AST, context) -> bool:

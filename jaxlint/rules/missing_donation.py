@@ -129,6 +129,12 @@ after the call: a local name (not a parameter, whose caller still holds the arra
 or global), bound only to fresh values (not to another name, nor built by a call from a name read
 after the call, unless replaced before the call by a fresh copy such as `state = replicate(state)`; an imported
 module, or a parameter annotated as a string, number, path or config dict, shares no arrays), passed once. Otherwise the message says why no fix is offered.
+A call of a project function, method or record class counts as fresh where every value it returns is
+a new buffer, through any number of project calls and modules (`opt_state = init_adam(params)` with
+`def init_adam(p): return jax.tree.map(jnp.zeros_like, p)`): then `params`, still read after the call,
+shares nothing with the state. A helper that may hand back what it is given (`return {"p": p, ...}`,
+`jnp.asarray(p)`, the `init` of `jax.example_libraries.optimizers`) is not fresh, and the message
+names it.
 
 The decorator form follows the oldest JAX the project supports (`target-jax-version`, or its own
 jax requirement): `@jax.jit(donate_argnums=...)` needs jax 0.4.36, so below that the fix writes

@@ -38,7 +38,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from jaxlint.semantic import run_memo, shared_summaries
+from jaxlint.semantic import fresh_values, run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import child_nodes, walk  # iter_child_nodes minus ctx markers, faster
@@ -46,6 +46,8 @@ from jaxlint.semantic.syntax import child_nodes, walk  # iter_child_nodes minus 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
 _MAX_REEXPORT_DEPTH = 5
+# How many project functions deep a fresh result is followed (fresh_values.py).
+_MAX_FRESH_DEPTH = 12
 
 
 @dataclass
@@ -64,6 +66,10 @@ class FunctionSummary:
     # parameters whose device values it reads on the host on every call.
     consumed_key_params: tuple[str, ...] = ()
     synced_params: tuple[str, ...] = ()
+    # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
+    # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
+    # qualified names; `#fn`: a function, not a record class).
+    fresh_deps: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -72,6 +78,7 @@ class ClassSummary:
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
     field_defaults: dict[str, object] = field(default_factory=dict)  # `x: int = 3` in the class body
     bases: list[str] = field(default_factory=list)
+    record: bool = False  # a NamedTuple or dataclass: its constructor only stores its arguments
 
 
 @dataclass
@@ -196,9 +203,18 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
                     summary.constants[statement.target.id] = value
     summary.public_names = {name for name in summary.public_names if not name.startswith("_")}
     if not any(marker in text for marker in ("jax", "flax", "equinox")):
+        light = None
         for statement in _top_level(tree.body):
             if isinstance(statement, ast.ClassDef):
-                summary.classes[statement.name] = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+                info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+                if statement.bases or statement.decorator_list:
+                    light = light or _light_imports(tree)
+                    info.record = fresh_values.is_record_class(statement, light.qualified_name)
+                summary.classes[statement.name] = info
+            elif _assigns_one_name(statement) and isinstance(statement.value, ast.Call):
+                light = light or _light_imports(tree)
+                if fresh_values.is_record_factory(statement.value, light.qualified_name):
+                    summary.classes[statement.targets[0].id] = ClassSummary(statement.targets[0].id, record=True)
         return summary
     summarise_light(tree, summary)
     return summary
@@ -213,22 +229,33 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     from jaxlint.semantic import constants, jaxapi
     from jaxlint.semantic.model import keyword_options
 
-    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
-    light = _ImportsOnly(ImportMapFor(imports, tree))
+    light = _light_imports(tree)
     defs: dict[str, ast.AST] = {}
+    # What the freshness of returns reads (fresh_values.py): the module's functions and record classes.
+    functions, records = set(), {}
+    for statement in _top_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.add(statement.name)
+        elif isinstance(statement, ast.ClassDef):
+            records[statement.name] = fresh_values.is_record_class(statement, light.qualified_name)
+        elif _assigns_one_name(statement) and fresh_values.is_record_factory(statement.value, light.qualified_name):
+            records[statement.targets[0].id] = True
+            summary.classes[statement.targets[0].id] = ClassSummary(statement.targets[0].id, record=True)
+    module_oracle = fresh_values.LightOracle(light, functions, records, None, summary.reexports)
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs[statement.name] = statement
-            function = _light_function(light, statement, has_self=False)
+            function = _light_function(light, statement, has_self=False, oracle=module_oracle)
             if function is not None:
                 summary.functions[statement.name] = function
         elif isinstance(statement, ast.ClassDef):
-            info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
+            info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement), record=records[statement.name])
             info.bases = [q for q in (light.qualified_name(base) for base in statement.bases) if q]  # imported bases
+            method_oracle = fresh_values.LightOracle(light, functions, records, statement.name, summary.reexports)
             for item in statement.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
-                    function = _light_function(light, item, has_self=not static)
+                    function = _light_function(light, item, has_self=not static, oracle=method_oracle)
                     if function is not None:
                         info.methods[item.name] = function
             summary.classes[statement.name] = info
@@ -255,7 +282,16 @@ def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]
     return names, False
 
 
-def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | None:
+def _light_imports(tree: ast.Module) -> "_ImportsOnly":
+    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return _ImportsOnly(ImportMapFor(imports, tree))
+
+
+def _assigns_one_name(statement: ast.AST) -> bool:
+    return isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+
+
+def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> FunctionSummary | None:
     from jaxlint.semantic import jaxapi
 
     params, has_self = _positional(node, has_self)
@@ -267,8 +303,11 @@ def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | N
 
     consumed, synced = summarise_effects(node, has_self, light)
     returns_device = _returns_arrays(light, node)
-    if returns_device or consumed or synced:
-        return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed, synced_params=synced)
+    fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
+    fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
+    if returns_device or consumed or synced or fresh_deps is not None:
+        return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
+                               synced_params=synced, fresh_deps=fresh_deps)
     return None
 
 
@@ -575,6 +614,65 @@ class ProjectView:
     def class_(self, qualified: str) -> ClassSummary | None:
         found = self.resolve(qualified)
         return found[0].classes.get(found[1]) if found else None
+
+    # ----- fresh results (semantic/fresh_values.py) ----------------------------------------------
+
+    def call_returns_fresh(self, qualified: str, arguments_fresh: bool) -> bool:
+        """Whether a call of the project function or class `qualified` returns only new buffers: a
+        function whose summary is fresh with every callee it depends on (through any number of modules),
+        a compiled function, or a record class given fresh arguments."""
+        found = self.resolve(qualified)
+        if found is None:
+            return False
+        summary, name = found
+        return self._named_fresh(summary, name, arguments_fresh, frozenset())
+
+    def method_returns_fresh(self, owner: ClassSummary, method: str) -> bool:
+        """The same for `obj.method(...)`, `obj` an instance of a class of another module."""
+        home = next((s for s in self._module_cache.values() if s is not None and any(c is owner for c in s.classes.values())), None)
+        function = owner.methods.get(method)
+        if home is None or function is None:
+            return False
+        return self._function_fresh(home, function, f"{owner.name}.{method}", frozenset())
+
+    def _named_fresh(self, summary: ModuleSummary, name: str, arguments_fresh: bool, active: frozenset) -> bool:
+        function = summary.functions.get(name)
+        if function is not None:
+            return self._function_fresh(summary, function, name, active)
+        owner = summary.classes.get(name)
+        return owner is not None and owner.record and arguments_fresh
+
+    def _function_fresh(self, summary: ModuleSummary, function: FunctionSummary, name: str, active: frozenset) -> bool:
+        if function.transform is not None:
+            return function.transform in ("jax.jit", "jax.pmap")  # compiled outputs are new buffers
+        if function.fresh_deps is None:
+            return False
+        key = (summary.path, name)
+        memo = self.__dict__.setdefault("_fresh_memo", {})
+        if key in memo:
+            return memo[key]
+        if key in active or len(active) > _MAX_FRESH_DEPTH:
+            return False  # a cycle, or too deep to follow
+        active = active | {key}
+        result = all(self._dependency_fresh(summary, dependency, active) for dependency in function.fresh_deps)
+        memo[key] = result
+        return result
+
+    def _dependency_fresh(self, summary: ModuleSummary, dependency: str, active: frozenset) -> bool:
+        function_only = dependency.endswith("#fn")
+        dependency = dependency.removesuffix("#fn")
+        if dependency.startswith("."):
+            local = dependency[1:]
+            owner_name, _, method = local.rpartition(".")
+            if owner_name:
+                owner = summary.classes.get(owner_name)
+                function = owner.methods.get(method) if owner is not None else None
+                return function is not None and self._function_fresh(summary, function, local, active)
+            return self._named_fresh(summary, local, False, active)
+        found = self.resolve(dependency)
+        if found is None:
+            return False
+        return self._named_fresh(found[0], found[1], not function_only, active)
 
     def runs_device_loop(self, qualified: str) -> bool:
         """Whether the project function `qualified` (`qmc.mc.vmc_simple_improved`) loops over calls

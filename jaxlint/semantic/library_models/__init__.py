@@ -22,6 +22,9 @@ An entry's fields (all optional):
   every parameter): many array operations, each dispatched on its own when called outside `jit`.
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
+- `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
+  pytree leaves (`TrainState`'s `apply_fn` and `tx`): never donated with it, so whatever they hold
+  does not make the result share a donated buffer.
 
 The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
 the class of the object it is called on, which it knows from the entry of the call that made the
@@ -42,7 +45,7 @@ from jaxlint.semantic.library_models import (
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
 )
-FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model"})
+FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
 
@@ -59,6 +62,7 @@ class ApiModel:
     donates: bool = False
     result: str | None = None
     runs_model: bool = False
+    static_arguments: tuple = ()
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -91,9 +95,12 @@ def _entry(name: str, fields: dict) -> ApiModel:
     consumes = fields.get("consumes_key", ())
     if isinstance(consumes, (int, str)):
         consumes = (consumes,)
+    static = fields.get("static_arguments", ())
+    if isinstance(static, (int, str)):
+        static = (static,)
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
-        bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")),
+        bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
     )
 
 
@@ -109,10 +116,11 @@ def validate(name: str, fields: dict) -> str | None:
         for part in returns[len("tuple:"):].split(",") if returns.startswith("tuple:") else [returns]:
             if part not in RETURN_KINDS and not part.startswith(("object:", "function:", "same:")):
                 return f"`returns` kind {part!r} is not one of {', '.join(sorted(RETURN_KINDS))}, object:<class>, function:<name>, same:<i>, tuple:..."
-    consumes = fields.get("consumes_key", ())
-    consumes = (consumes,) if isinstance(consumes, (int, str)) else consumes
-    if not isinstance(consumes, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in consumes):
-        return "`consumes_key` must be a list of argument positions and keyword names"
+    for listed in ("consumes_key", "static_arguments"):
+        items = fields.get(listed, ())
+        items = (items,) if isinstance(items, (int, str)) else items
+        if not isinstance(items, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in items):
+            return f"`{listed}` must be a list of argument positions and keyword names"
     for flag in ("syncs", "compiles", "donates", "runs_model"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
@@ -234,6 +242,10 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         scope = model.scope_for(call)
     if isinstance(function, ast.Attribute):
         owner = value_class(model, function.value, scope, depth + 1)
+        if owner is None and isinstance(function.value, ast.Name) and function.value.id not in scope.local_names:
+            # `TrainState.create(...)` on a class deriving from a modelled one (`class TrainState(
+            # train_state.TrainState)`): the class's own method, a classmethod of the modelled class.
+            owner = _class_reference(model, library, function.value)
         if owner is not None:
             return library.entry(f"{owner}.{function.attr}")
         return None
@@ -335,6 +347,18 @@ def _constructed_class(model, call: ast.Call) -> str | None:
     if classes is None:
         classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
     return classes.get(function.id)
+
+
+def _class_reference(model, library: LibraryModels, name: ast.Name) -> str | None:
+    """The modelled class a name of a class deriving from one refers to (this module's or another
+    project module's class), or None."""
+    qualified = model.qualified_name(name)
+    if qualified is not None:
+        return _class_of(model, library, qualified) if library.class_of(qualified) is None else None
+    classes = model.__dict__.get("_library_local_classes")
+    if classes is None:
+        classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
+    return classes.get(name.id)
 
 
 def _local_classes(model, library: LibraryModels) -> dict[str, str]:

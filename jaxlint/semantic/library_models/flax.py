@@ -11,7 +11,10 @@ MODELS = {
     "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True},
     # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
-    "flax.training.train_state.TrainState.create": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:params"},
+    # `apply_fn` and `tx` are `struct.field(pytree_node=False)`: static, not leaves.
+    "flax.training.train_state.TrainState.create": {
+        "returns": "object:flax.training.train_state.TrainState", "result": "alias:params", "static_arguments": ("apply_fn", "tx"),
+    },
     # apply_gradients returns a new state: new params and optimizer state, other fields shared.
     "flax.training.train_state.TrainState.apply_gradients": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self", "runs_model": True},
     # apply_fn is the module's apply, stored at create.
