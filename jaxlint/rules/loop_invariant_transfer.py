@@ -54,6 +54,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
 _TRANSFERS = {
@@ -81,7 +82,7 @@ class LoopInvariantTransfer(Rule):
         if scope.in_traced:
             return  # under jit a NumPy array is a constant of the compiled program, not a transfer
         loop = _innermost_loop(node, scope.node)
-        if loop is None or _few_iterations(loop, context):
+        if loop is None or flow.spells_out_few_iterations(loop, context.qualified_name, _SMALL_RANGE):
             return
         data = node.args[0].id
         stored, used_otherwise = _names_changed_in(loop, node)
@@ -108,21 +109,6 @@ def _innermost_loop(node: ast.AST, scope_node: ast.AST) -> ast.AST | None:
             return parent
         child, parent = parent, parent_of(parent)
     return None
-
-
-def _few_iterations(loop: ast.AST, context) -> bool:
-    if not isinstance(loop, (ast.For, ast.AsyncFor)):
-        return False
-    iterable = loop.iter
-    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-        return True
-    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range":
-        if iterable.args and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
-            try:
-                return len(range(*[a.value for a in iterable.args])) < _SMALL_RANGE
-            except (TypeError, ValueError):
-                return True
-    return False
 
 
 def _walk_loop(loop: ast.AST):
