@@ -13,7 +13,7 @@ PUBLIC_NAMES = {
     "JAX104": "print-in-traced", "JAX105": "inplace-array-update", "JAX106": "dynamic-shape-in-traced",
     "JAX107": "side-effect-in-traced", "JAX108": "tracer-as-shape", "JAX109": "block-until-ready-in-traced",
     "JAX201": "host-sync-in-loop", "JAX202": "timing-without-sync", "JAX203": "eager-ops-in-loop",
-    "JAX204": "loop-invariant-transfer",
+    "JAX204": "loop-invariant-transfer", "JAX205": "device-put-of-placed-state",
     "JAX301": "unhashable-static-arg", "JAX302": "jit-in-loop", "JAX303": "varying-static-arg",
     "JAX304": "python-loop-in-traced", "JAX305": "captured-large-constant", "JAX306": "grad-through-while-loop",
     "JAX307": "jit-on-method", "JAX401": "missing-donation", "JAX402": "vmap-of-jit",

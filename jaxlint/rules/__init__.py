@@ -36,6 +36,7 @@ from jaxlint.rules import (
     syntax_error,
     unused_noqa,
     loop_invariant_transfer,
+    device_put_of_placed_state,
 )
 from jaxlint.rules.base import Rule
 
@@ -71,6 +72,7 @@ ALL_RULES: list[Rule] = sorted(
         deprecated_api.RULE,
         naive_attention.RULE,
         loop_invariant_transfer.RULE,
+        device_put_of_placed_state.RULE,
     ],
     key=lambda rule: rule.code,
 )
