@@ -93,3 +93,61 @@ def test_lookalikes_move_data_and_are_not_flagged(identity_by_line):
     # No out_shardings: silent whatever the compiler chose (here it kept the input's sharding, so the call moves data).
     unknown = line_of(PLACEMENTS, "# the compiler chose the output's sharding")
     assert unknown not in flagged and len(identity_by_line[unknown]) == 3
+
+
+# ----- JAX204's fix on two devices: the hoisted sharded upload computes the same values -----------
+
+SHARDED_LOOP = '''import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+mesh = Mesh(np.array(jax.devices()[:2]), ("data",))
+sharding = NamedSharding(mesh, PartitionSpec("data"))
+
+
+@jax.jit
+def train_step(params, batch):
+    return params - 0.1 * jnp.mean(batch, axis=0)
+
+
+def fit(params, steps):
+    host_batch = np.arange(32, dtype=np.float32).reshape(4, 8)
+    shardings = []
+    for _ in range(steps):
+        batch = jax.device_put(host_batch, sharding)
+        shardings.append([batch.sharding.spec == PartitionSpec("data"), len(batch.addressable_shards)])
+        params = train_step(params, batch)
+    return params, shardings
+
+
+if __name__ == "__main__":
+    import json, sys
+    assert jax.device_count() == 2
+    params, shardings = fit(jnp.zeros((8,)), 3)
+    json.dump({"params": np.asarray(params).tolist(), "shardings": shardings}, open(sys.argv[1], "w"))
+'''
+
+
+def _run_two_devices(path: Path, out: Path) -> dict:
+    env = {**os.environ, "XLA_FLAGS": TWO_DEVICES, "JAX_PLATFORMS": "cpu"}
+    completed = subprocess.run([sys.executable, str(path), str(out)], env=env, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+def test_hoisted_sharded_upload_computes_the_same_on_two_devices(tmp_path):
+    from jaxlint.fixer import fix_source
+
+    outcome = fix_source(SHARDED_LOOP, "loop.py", Settings(), [RULES_BY_CODE["JAX204"]], unsafe=True)
+    assert not outcome.reverted
+    assert "    batch_on_device = jax.device_put(host_batch, sharding)\n    shardings = []\n" not in outcome.text
+    assert "    batch_on_device = jax.device_put(host_batch, sharding)\n    for _ in range(steps):\n" in outcome.text
+    assert "        batch = batch_on_device\n" in outcome.text
+    original_path, fixed_path = tmp_path / "original.py", tmp_path / "fixed.py"
+    original_path.write_text(SHARDED_LOOP)
+    fixed_path.write_text(outcome.text)
+    original = _run_two_devices(original_path, tmp_path / "original.json")
+    fixed = _run_two_devices(fixed_path, tmp_path / "fixed.json")
+    assert fixed == original
+    assert original["shardings"] == [[True, 2]] * 3  # split over both devices, in both versions

@@ -1,8 +1,9 @@
 """## What it does
 Flags a host-to-device transfer of the same host data on every iteration of a Python loop:
 `jnp.asarray(x)`, `jnp.array(x)` or `jax.device_put(x, ...)` inside a `for`/`while` loop, where `x`
-is a NumPy array (bound only from `numpy` calls, before the loop) that the loop neither rebinds nor
-changes in place, and every other argument (a sharding, a device, a dtype) is just as unchanged.
+is a NumPy array (bound only from `numpy` calls, or array methods such as `.reshape`/`.astype` on
+them, before the loop) that the loop neither rebinds nor changes in place, and every other argument
+(a sharding, a device, a dtype) is just as unchanged.
 
 ## Why is this bad?
 Each call copies the whole host array to the device again: the bytes cross PCIe (or the host-device
@@ -33,9 +34,18 @@ for step in range(1000):
 With shardings: `batch = jax.device_put(host_batch, sharding)` once, before the loop.
 
 ## Fix safety
-No automatic fix yet: hoisting the call before the loop computes the same values, but it moves the
-transfer (and its device memory) to before the loop even when the loop would not run, and the new
-name is the author's choice.
+Unsafe (applied with `--unsafe-fixes`): the call moves to a new line just before the loop, as
+`features_on_device = jnp.asarray(features)` (the host array's name with `_on_device`; `host_`,
+`_np` and `_host` dropped), and the loop reads that name. The values are the same: the rule has
+shown that the loop neither rebinds nor changes the host array or any other argument. What
+changes: when the loop runs no iteration, the program now makes one transfer it did not make
+before (and holds that device memory until the function returns); an error the transfer raises now
+raises before the loop. The fix is offered only where every name the call reads is bound before the
+loop, and where the device array is never donated (it now lives across iterations, and a donated
+buffer is deleted after the first step): it may only reach a jitted callable that provably does not
+donate that argument, a `jax.numpy`/`jax.lax`/`jax.nn` function or an operator, directly or through
+the one name the loop binds it to. Anything else (an unknown call, which might donate it, a list it
+is appended to, a `yield`) gets no fix.
 
 ## How the runtime mode confirms it
 It counts host-to-device transfers per source line: the flagged line uploads the same bytes on
@@ -47,12 +57,16 @@ An array the loop rebinds (`x = next(batches)`), changes in place (`x[i] = ...`,
 function parameter or attribute whose origin is unknown (it may already be on the device, where
 `jnp.asarray` costs nothing), a loop over a short literal list or a small constant `range`, and
 code inside a function or lambda defined in the loop.
+
+A `device_put` of state that is already placed (the output of the jitted step) is JAX205's; `pmap`
+itself, where current JAX documents `jax.shard_map` or `jit` with shardings, is JAX603's (preview).
 """
 
 from __future__ import annotations
 
 import ast
 
+from jaxlint.fixes.transfer_hoist import hoist_transfer_fix
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
@@ -64,12 +78,17 @@ _TRANSFERS = {
 }
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SMALL_RANGE = 4
+# NumPy calls that make something other than an array (a random generator), and array methods that
+# return a new array (`np.arange(32).reshape(4, 8)`): `.tolist()`, `.item()` leave arrays behind.
+_NOT_ARRAYS = ("numpy.random.default_rng", "numpy.random.RandomState")
+_ARRAY_METHODS = frozenset({"reshape", "astype", "copy", "transpose", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round"})
 
 
 class LoopInvariantTransfer(Rule):
     code = "JAX204"
     name = "loop-invariant-transfer"
     summary = "The same host array converted or placed on the device on every iteration of a loop"
+    fix_availability = "sometimes"
     node_types = (ast.Call,)
     required_text = ("device_put", "asarray", "array(")
 
@@ -96,6 +115,7 @@ class LoopInvariantTransfer(Rule):
             node,
             f"`{call}` copies the same host array to the device on every iteration of this loop "
             f"(`{data}` is a NumPy array the loop does not change); transfer it once before the loop",
+            fix=hoist_transfer_fix(node, loop, data, context),
         )
 
 
@@ -169,12 +189,23 @@ def _host_array_before(name: str, loop: ast.AST, scope, context) -> bool:
     for target, value in bindings:
         if not isinstance(value, ast.Call) or not isinstance(parent_of(target), ast.Assign):
             return False
-        qualified = context.qualified_name(value.func) or ""
-        if not qualified.startswith("numpy.") or qualified.startswith(("numpy.random.default_rng", "numpy.random.RandomState")):
+        if not _numpy_array(value, context):
             return False
         if (value.end_lineno or value.lineno) >= loop.lineno:
             return False
     return True
+
+
+def _numpy_array(value: ast.expr, context) -> bool:
+    """A NumPy array made on the host: a `numpy` call (not a random generator's constructor), or an
+    array method that returns a new array (`.reshape`, `.astype`, ...) called on one."""
+    if not isinstance(value, ast.Call):
+        return False
+    qualified = context.qualified_name(value.func)
+    if qualified is not None:
+        return qualified.startswith("numpy.") and not qualified.startswith(_NOT_ARRAYS)
+    function = value.func
+    return isinstance(function, ast.Attribute) and function.attr in _ARRAY_METHODS and _numpy_array(function.value, context)
 
 
 def _parameters(function: ast.AST) -> set[str]:
