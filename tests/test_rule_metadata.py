@@ -19,9 +19,9 @@ PUBLIC_NAMES = {
     "JAX307": "jit-on-method", "JAX401": "missing-donation", "JAX402": "vmap-of-jit",
     "JAX403": "python-loop-batching", "JAX501": "prng-key-reuse", "JAX502": "host-state-in-traced",
     "JAX503": "nan-unsafe-where", "JAX504": "float64-without-x64", "JAX601": "removed-api",
-    "JAX602": "deprecated-api", "JAX701": "naive-attention",
+    "JAX602": "deprecated-api", "JAX603": "pmap-superseded", "JAX701": "naive-attention",
 }
-PREVIEW = {"JAX203", "JAX701"}
+PREVIEW = {"JAX203", "JAX603", "JAX701"}
 
 
 def test_codes_and_names_are_unique():

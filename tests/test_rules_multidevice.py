@@ -151,3 +151,24 @@ def test_hoisted_sharded_upload_computes_the_same_on_two_devices(tmp_path):
     fixed = _run_two_devices(fixed_path, tmp_path / "fixed.json")
     assert fixed == original
     assert original["shardings"] == [[True, 2]] * 3  # split over both devices, in both versions
+
+
+# ----- JAX603: advisory, and only where the target JAX documents the replacement --------------------
+
+PMAPPED = "import jax\n\n\n@jax.pmap\ndef double(x):\n    return 2 * x\n"
+
+
+@pytest.mark.parametrize(("target", "flagged"), [(None, 1), ("0.8.0", 1), ("0.10.2", 1), ("0.7.2", 0), ("0.4.30", 0)])
+def test_pmap_is_reported_from_the_version_that_documents_shard_map(target, flagged):
+    result = check_source(PMAPPED, "step.py", Settings(target_jax_version=target), [RULES_BY_CODE["JAX603"]])
+    assert [d.code for d in result.diagnostics] == ["JAX603"] * flagged
+    if flagged:
+        assert "not deprecated" in result.diagnostics[0].message
+
+
+def test_pmap_rule_is_preview_and_off_by_default():
+    from jaxlint.rules import ALL_RULES
+    from jaxlint.config import resolve_enabled
+
+    assert RULES_BY_CODE["JAX603"] not in resolve_enabled(Settings(), ALL_RULES)
+    assert RULES_BY_CODE["JAX603"] in resolve_enabled(Settings(select=["JAX603"]), ALL_RULES)

@@ -37,6 +37,7 @@ from jaxlint.rules import (
     unused_noqa,
     loop_invariant_transfer,
     device_put_of_placed_state,
+    pmap_superseded,
 )
 from jaxlint.rules.base import Rule
 
@@ -73,6 +74,7 @@ ALL_RULES: list[Rule] = sorted(
         naive_attention.RULE,
         loop_invariant_transfer.RULE,
         device_put_of_placed_state.RULE,
+        pmap_superseded.RULE,
     ],
     key=lambda rule: rule.code,
 )
