@@ -47,8 +47,9 @@ every later edit (a changed `out_shardings` would turn the deleted no-op into a 
 The author deletes it, or moves the placement into `out_shardings`.
 
 ## How the runtime mode confirms it
-It counts host-to-device and device-to-device transfers per source line: the flagged line moves no
-bytes.
+Not directly: it counts host-to-device uploads per source line, and a `device_put` of a device array
+is none, so the flagged line shows no upload (a host array there would). The claim itself, that the
+call hands back its input, is tested on two CPU devices in tests/test_rules_multidevice.py.
 
 ## Not flagged
 The first placement before the loop; host values (NumPy arrays, batches from a data loader, a
