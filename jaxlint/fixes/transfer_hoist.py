@@ -23,7 +23,7 @@ import builtins
 import re
 
 from jaxlint.diagnostics import Edit, Position
-from jaxlint.fixes.control_flow import defined_before, fresh_name
+from jaxlint.fixes import control_flow  # (the module, not its names: control_flow imports the rules package)
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import parent_of
 
@@ -65,7 +65,7 @@ def _unused_name(base: str, scope, context) -> str:
     """`base`, or `base_2`, ...: a name the function neither binds nor reads anywhere (nested
     functions included), so the new local shadows nothing; at module level, one the module never uses."""
     if not scope.is_function:
-        return fresh_name(context, base)
+        return control_flow.fresh_name(context, base)
     taken = set(scope.all_params())
     for node in ast.walk(scope.node):
         if isinstance(node, ast.Name):
@@ -86,7 +86,7 @@ def _bound_before(name: str, loop: ast.AST, scope, context) -> bool:
     it does not bind (a global or builtin, which the loop does not rebind: the rule checked that)."""
     if scope.is_function and name not in scope.local_names and name not in scope.all_params():
         return True
-    if defined_before(name, loop, context):
+    if control_flow.defined_before(name, loop, context):
         return True
     start = (loop.lineno, loop.col_offset)
     for node in flow.walk_same_scope(scope.node):

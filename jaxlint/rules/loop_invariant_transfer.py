@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.fixes.transfer_hoist import hoist_transfer_fix
+from jaxlint.fixes import transfer_hoist
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
@@ -115,7 +115,7 @@ class LoopInvariantTransfer(Rule):
             node,
             f"`{call}` copies the same host array to the device on every iteration of this loop "
             f"(`{data}` is a NumPy array the loop does not change); transfer it once before the loop",
-            fix=hoist_transfer_fix(node, loop, data, context),
+            fix=transfer_hoist.hoist_transfer_fix(node, loop, data, context),
         )
 
 
