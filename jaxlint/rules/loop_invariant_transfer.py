@@ -81,6 +81,11 @@ _SMALL_RANGE = 4
 # NumPy calls that make something other than an array (a random generator), and array methods that
 # return a new array (`np.arange(32).reshape(4, 8)`): `.tolist()`, `.item()` leave arrays behind.
 _NOT_ARRAYS = ("numpy.random.default_rng", "numpy.random.RandomState")
+# What a NumPy `Generator` or `RandomState` returns host arrays from.
+_GENERATOR_DRAWS = frozenset({
+    "standard_normal", "normal", "uniform", "integers", "random", "choice", "permutation", "binomial",
+    "poisson", "exponential", "beta", "gamma", "multivariate_normal", "randn", "rand", "randint",
+})
 _ARRAY_METHODS = frozenset({"reshape", "astype", "copy", "transpose", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round"})
 
 
@@ -189,23 +194,41 @@ def _host_array_before(name: str, loop: ast.AST, scope, context) -> bool:
     for target, value in bindings:
         if not isinstance(value, ast.Call) or not isinstance(parent_of(target), ast.Assign):
             return False
-        if not _numpy_array(value, context):
+        if not _numpy_array(value, scope, context):
             return False
         if (value.end_lineno or value.lineno) >= loop.lineno:
             return False
     return True
 
 
-def _numpy_array(value: ast.expr, context) -> bool:
-    """A NumPy array made on the host: a `numpy` call (not a random generator's constructor), or an
-    array method that returns a new array (`.reshape`, `.astype`, ...) called on one."""
+def _numpy_array(value: ast.expr, scope, context) -> bool:
+    """A NumPy array made on the host: a `numpy` call (not a random generator's constructor), a draw
+    from a NumPy random generator (`rng.standard_normal(...)` with `rng = np.random.default_rng(0)`),
+    or an array method that returns a new array (`.reshape`, `.astype`, ...) called on one."""
     if not isinstance(value, ast.Call):
         return False
     qualified = context.qualified_name(value.func)
     if qualified is not None:
         return qualified.startswith("numpy.") and not qualified.startswith(_NOT_ARRAYS)
     function = value.func
-    return isinstance(function, ast.Attribute) and function.attr in _ARRAY_METHODS and _numpy_array(function.value, context)
+    if not isinstance(function, ast.Attribute):
+        return False
+    if function.attr in _GENERATOR_DRAWS and isinstance(function.value, ast.Name):
+        return _numpy_generator(function.value.id, scope, context)
+    return function.attr in _ARRAY_METHODS and _numpy_array(function.value, scope, context)
+
+
+def _numpy_generator(name: str, scope, context) -> bool:
+    """`name` is bound once, in the nearest scope that binds it, to `np.random.default_rng(...)` or
+    `np.random.RandomState(...)`."""
+    while scope is not None:
+        values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == name]
+        if values or name in scope.local_names or name in scope.all_params():
+            if len(values) != 1 or not isinstance(values[0], ast.Call) or name in scope.all_params():
+                return False
+            return (context.qualified_name(values[0].func) or "").startswith(_NOT_ARRAYS)
+        scope = scope.parent
+    return False
 
 
 def _parameters(function: ast.AST) -> set[str]:
