@@ -13,15 +13,15 @@ PUBLIC_NAMES = {
     "JAX104": "print-in-traced", "JAX105": "inplace-array-update", "JAX106": "dynamic-shape-in-traced",
     "JAX107": "side-effect-in-traced", "JAX108": "tracer-as-shape", "JAX109": "block-until-ready-in-traced",
     "JAX201": "host-sync-in-loop", "JAX202": "timing-without-sync", "JAX203": "eager-ops-in-loop",
-    "JAX204": "loop-invariant-transfer",
+    "JAX204": "loop-invariant-transfer", "JAX205": "device-put-of-placed-state",
     "JAX301": "unhashable-static-arg", "JAX302": "jit-in-loop", "JAX303": "varying-static-arg",
     "JAX304": "python-loop-in-traced", "JAX305": "captured-large-constant", "JAX306": "grad-through-while-loop",
     "JAX307": "jit-on-method", "JAX401": "missing-donation", "JAX402": "vmap-of-jit",
     "JAX403": "python-loop-batching", "JAX501": "prng-key-reuse", "JAX502": "host-state-in-traced",
     "JAX503": "nan-unsafe-where", "JAX504": "float64-without-x64", "JAX601": "removed-api",
-    "JAX602": "deprecated-api", "JAX701": "naive-attention",
+    "JAX602": "deprecated-api", "JAX603": "pmap-superseded", "JAX701": "naive-attention",
 }
-PREVIEW = {"JAX701"}
+PREVIEW = {"JAX603", "JAX701"}
 
 
 def test_codes_and_names_are_unique():

@@ -36,6 +36,8 @@ from jaxlint.rules import (
     syntax_error,
     unused_noqa,
     loop_invariant_transfer,
+    device_put_of_placed_state,
+    pmap_superseded,
 )
 from jaxlint.rules.base import Rule
 
@@ -71,6 +73,8 @@ ALL_RULES: list[Rule] = sorted(
         deprecated_api.RULE,
         naive_attention.RULE,
         loop_invariant_transfer.RULE,
+        device_put_of_placed_state.RULE,
+        pmap_superseded.RULE,
     ],
     key=lambda rule: rule.code,
 )

@@ -94,7 +94,7 @@ class EagerOpsInLoop(Rule):
 
     def check(self, node: ast.AST, context) -> None:
         scope = context.scope(node)
-        if scope.in_traced or _few_iterations(node, context):
+        if scope.in_traced or flow.spells_out_few_iterations(node, context.qualified_name, _SMALL_RANGE):
             return
         operations = 0
         updates = 0
@@ -183,21 +183,6 @@ def _is_at_update(call: ast.Call) -> bool:
         and isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Attribute)
         and func.value.value.attr == "at"
     )
-
-
-def _few_iterations(loop: ast.AST, context) -> bool:
-    if not isinstance(loop, ast.For):
-        return False
-    iterable = loop.iter
-    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
-        return True
-    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range":
-        if iterable.args and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
-            try:
-                return len(range(*[a.value for a in iterable.args])) < _SMALL_RANGE
-            except (TypeError, ValueError):
-                return True
-    return False
 
 
 def _many_iterations(loop: ast.AST, context) -> bool:

@@ -1,8 +1,9 @@
 """## What it does
 Flags a host-to-device transfer of the same host data on every iteration of a Python loop:
 `jnp.asarray(x)`, `jnp.array(x)` or `jax.device_put(x, ...)` inside a `for`/`while` loop, where `x`
-is a NumPy array (bound only from `numpy` calls, before the loop) that the loop neither rebinds nor
-changes in place, and every other argument (a sharding, a device, a dtype) is just as unchanged.
+is a NumPy array (bound only from `numpy` calls, or array methods such as `.reshape`/`.astype` on
+them, before the loop) that the loop neither rebinds nor changes in place, and every other argument
+(a sharding, a device, a dtype) is just as unchanged.
 
 ## Why is this bad?
 Each call copies the whole host array to the device again: the bytes cross PCIe (or the host-device
@@ -33,9 +34,18 @@ for step in range(1000):
 With shardings: `batch = jax.device_put(host_batch, sharding)` once, before the loop.
 
 ## Fix safety
-No automatic fix yet: hoisting the call before the loop computes the same values, but it moves the
-transfer (and its device memory) to before the loop even when the loop would not run, and the new
-name is the author's choice.
+Unsafe (applied with `--unsafe-fixes`): the call moves to a new line just before the loop, as
+`features_on_device = jnp.asarray(features)` (the host array's name with `_on_device`; `host_`,
+`_np` and `_host` dropped), and the loop reads that name. The values are the same: the rule has
+shown that the loop neither rebinds nor changes the host array or any other argument. What
+changes: when the loop runs no iteration, the program now makes one transfer it did not make
+before (and holds that device memory until the function returns); an error the transfer raises now
+raises before the loop. The fix is offered only where every name the call reads is bound before the
+loop, and where the device array is never donated (it now lives across iterations, and a donated
+buffer is deleted after the first step): it may only reach a jitted callable that provably does not
+donate that argument, a `jax.numpy`/`jax.lax`/`jax.nn` function or an operator, directly or through
+the one name the loop binds it to. Anything else (an unknown call, which might donate it, a list it
+is appended to, a `yield`) gets no fix.
 
 ## How the runtime mode confirms it
 It counts host-to-device transfers per source line: the flagged line uploads the same bytes on
@@ -47,13 +57,18 @@ An array the loop rebinds (`x = next(batches)`), changes in place (`x[i] = ...`,
 function parameter or attribute whose origin is unknown (it may already be on the device, where
 `jnp.asarray` costs nothing), a loop over a short literal list or a small constant `range`, and
 code inside a function or lambda defined in the loop.
+
+A `device_put` of state that is already placed (the output of the jitted step) is JAX205's; `pmap`
+itself, where current JAX documents `jax.shard_map` or `jit` with shardings, is JAX603's (preview).
 """
 
 from __future__ import annotations
 
 import ast
 
+from jaxlint.fixes import transfer_hoist
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
 _TRANSFERS = {
@@ -63,12 +78,22 @@ _TRANSFERS = {
 }
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SMALL_RANGE = 4
+# NumPy calls that make something other than an array (a random generator), and array methods that
+# return a new array (`np.arange(32).reshape(4, 8)`): `.tolist()`, `.item()` leave arrays behind.
+_NOT_ARRAYS = ("numpy.random.default_rng", "numpy.random.RandomState")
+# What a NumPy `Generator` or `RandomState` returns host arrays from.
+_GENERATOR_DRAWS = frozenset({
+    "standard_normal", "normal", "uniform", "integers", "random", "choice", "permutation", "binomial",
+    "poisson", "exponential", "beta", "gamma", "multivariate_normal", "randn", "rand", "randint",
+})
+_ARRAY_METHODS = frozenset({"reshape", "astype", "copy", "transpose", "ravel", "flatten", "squeeze", "swapaxes", "clip", "round"})
 
 
 class LoopInvariantTransfer(Rule):
     code = "JAX204"
     name = "loop-invariant-transfer"
     summary = "The same host array converted or placed on the device on every iteration of a loop"
+    fix_availability = "sometimes"
     node_types = (ast.Call,)
     required_text = ("device_put", "asarray", "array(")
 
@@ -81,7 +106,7 @@ class LoopInvariantTransfer(Rule):
         if scope.in_traced:
             return  # under jit a NumPy array is a constant of the compiled program, not a transfer
         loop = _innermost_loop(node, scope.node)
-        if loop is None or _few_iterations(loop, context):
+        if loop is None or flow.spells_out_few_iterations(loop, context.qualified_name, _SMALL_RANGE):
             return
         data = node.args[0].id
         stored, used_otherwise = _names_changed_in(loop, node)
@@ -95,6 +120,7 @@ class LoopInvariantTransfer(Rule):
             node,
             f"`{call}` copies the same host array to the device on every iteration of this loop "
             f"(`{data}` is a NumPy array the loop does not change); transfer it once before the loop",
+            fix=transfer_hoist.hoist_transfer_fix(node, loop, data, context),
         )
 
 
@@ -108,21 +134,6 @@ def _innermost_loop(node: ast.AST, scope_node: ast.AST) -> ast.AST | None:
             return parent
         child, parent = parent, parent_of(parent)
     return None
-
-
-def _few_iterations(loop: ast.AST, context) -> bool:
-    if not isinstance(loop, (ast.For, ast.AsyncFor)):
-        return False
-    iterable = loop.iter
-    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-        return True
-    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range":
-        if iterable.args and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in iterable.args):
-            try:
-                return len(range(*[a.value for a in iterable.args])) < _SMALL_RANGE
-            except (TypeError, ValueError):
-                return True
-    return False
 
 
 def _walk_loop(loop: ast.AST):
@@ -183,12 +194,41 @@ def _host_array_before(name: str, loop: ast.AST, scope, context) -> bool:
     for target, value in bindings:
         if not isinstance(value, ast.Call) or not isinstance(parent_of(target), ast.Assign):
             return False
-        qualified = context.qualified_name(value.func) or ""
-        if not qualified.startswith("numpy.") or qualified.startswith(("numpy.random.default_rng", "numpy.random.RandomState")):
+        if not _numpy_array(value, scope, context):
             return False
         if (value.end_lineno or value.lineno) >= loop.lineno:
             return False
     return True
+
+
+def _numpy_array(value: ast.expr, scope, context) -> bool:
+    """A NumPy array made on the host: a `numpy` call (not a random generator's constructor), a draw
+    from a NumPy random generator (`rng.standard_normal(...)` with `rng = np.random.default_rng(0)`),
+    or an array method that returns a new array (`.reshape`, `.astype`, ...) called on one."""
+    if not isinstance(value, ast.Call):
+        return False
+    qualified = context.qualified_name(value.func)
+    if qualified is not None:
+        return qualified.startswith("numpy.") and not qualified.startswith(_NOT_ARRAYS)
+    function = value.func
+    if not isinstance(function, ast.Attribute):
+        return False
+    if function.attr in _GENERATOR_DRAWS and isinstance(function.value, ast.Name):
+        return _numpy_generator(function.value.id, scope, context)
+    return function.attr in _ARRAY_METHODS and _numpy_array(function.value, scope, context)
+
+
+def _numpy_generator(name: str, scope, context) -> bool:
+    """`name` is bound once, in the nearest scope that binds it, to `np.random.default_rng(...)` or
+    `np.random.RandomState(...)`."""
+    while scope is not None:
+        values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == name]
+        if values or name in scope.local_names or name in scope.all_params():
+            if len(values) != 1 or not isinstance(values[0], ast.Call) or name in scope.all_params():
+                return False
+            return (context.qualified_name(values[0].func) or "").startswith(_NOT_ARRAYS)
+        scope = scope.parent
+    return False
 
 
 def _parameters(function: ast.AST) -> set[str]:

@@ -140,6 +140,26 @@ def iterates_few_literal_cases(loop: ast.AST, scope=None) -> bool:
     return False
 
 
+def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool:
+    """A `for` over a literal display (`for scale in (0.5, 1.0):`) or a constant `range` of fewer than
+    `limit` iterations: a handful the source spells out, not a hot loop. `qualified_name` resolves the
+    callee (the rule context's or the model's), so a shadowed `range` is not taken for the builtin.
+    Each rule passes its own `limit`: what counts as few depends on what one iteration costs."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return True
+    if isinstance(iterable, ast.Call) and qualified_name(iterable.func) == "builtins.range":
+        bounds = iterable.args
+        if bounds and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in bounds):
+            try:
+                return len(range(*[a.value for a in bounds])) < limit
+            except (TypeError, ValueError):
+                return True  # `range(0, 10, 0)`: raises before the first iteration
+    return False
+
+
 def _single_binding(node: ast.expr, scope) -> ast.expr:
     """The value a name is bound to once in its scope or an enclosing one; the node itself otherwise."""
     holder = scope
