@@ -22,7 +22,10 @@ that calls and dead after the call:
   a binding replaced before the call by a fresh copy in the same block (`state = replicate(state)`,
   `jnp.copy`) no longer counts, nor does an imported module or a parameter annotated as a string,
   number, path or config dict (`workdir: str`);
-- dead: the call rebinds it, it is passed once, and no other name is bound to it.
+- dead: the call rebinds it, it is passed once, no other name is bound to it, and no part of it read
+  out by attribute, item or a call not known to compute (`getter(state, "scale")`) is kept past the
+  next call: appended to a history, stored in a dict or on an object, or bound to a name read after
+  the call (a host copy, arithmetic, a derivative or a network's output is computed, not a part).
 
 Forms handled:
 - `@jax.jit` becomes `@jax.jit(donate_argnums=(0,))` (the decorator-factory form, jax >= 0.4.36);
@@ -260,7 +263,104 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
                     return (f"`{name}` comes from `{callee}(...)`, which jaxlint cannot show returns only new buffers "
                             f"(it may hand back arrays it is given), and its argument `{source}` is read after the call")
                 return f"`{name}` is built from `{source}`, which is read after the call and may share its arrays"
+    return _part_kept_past_a_call(name, statement, scope, context)
+
+
+# Methods that store their argument in the object they are called on.
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "update", "setdefault", "put"})
+
+
+def _part_kept_past_a_call(name: str, statement: ast.stmt, scope, context) -> str | None:
+    """Why a part of `name` (`state.params`, `state["opt"]`, `getter(state, "scale")`) may outlive the
+    donating call: stored in a list, dict or object (a history kept across steps, whose earlier entries
+    the next step's donation deletes), directly or through a name, or bound to a name that is read
+    after the call. Arithmetic, compiled calls, host conversions (`float`, `np.asarray`) and calls the
+    models call fresh copy what they read, so what they return shares nothing; any other call may
+    hand back a part of it."""
+    reads = [node for node in walk_same_scope(scope.node) if node.__class__ is ast.Name and isinstance(node.ctx, ast.Load)]
+    call_targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+    rebound_by_call = {element.id for target in call_targets if target is not None for element in target_elements(target) if isinstance(element, ast.Name)}
+    for node in reads:
+        if node.id != name:
+            continue
+        part = _part_expression(node, context)
+        if part is node:
+            continue  # the whole value: passing or reading it is what the rest of the check judges
+        shown = context.text(part)
+        stored = _stored_by(part, context)
+        if stored:
+            return f"`{shown}` is stored in {stored} and may hold arrays of `{name}` that a later donating call deletes"
+        holder = parent_of(part)
+        if not (isinstance(holder, (ast.Assign, ast.AnnAssign)) and holder.value is part):
+            continue
+        for target in holder.targets if isinstance(holder, ast.Assign) else [holder.target]:
+            for element in target_elements(target):
+                if not isinstance(element, ast.Name) or element.id == name or element.id in rebound_by_call:
+                    continue  # the donating call's own result replaces what the name held
+                if read_after(element.id, statement):
+                    return f"`{element.id}` holds `{shown}`, which may share arrays of `{name}`, and is read after the call"
+                for alias in reads:
+                    stored = _stored_by(alias, context) if alias.id == element.id else None
+                    if stored:
+                        return f"`{element.id}` holds `{shown}` and is stored in {stored}: it may hold arrays of `{name}` that a later donating call deletes"
     return None
+
+
+def _stored_by(part: ast.AST, context) -> str | None:
+    """Where `part` is kept beyond its statement: `history.append(part)`, `d[k] = part`, `self.x = part`."""
+    holder = parent_of(part)
+    if isinstance(holder, ast.Call) and isinstance(holder.func, ast.Attribute) and holder.func.attr in _STORING_METHODS and part in holder.args:
+        return f"`{context.text(holder.func)}(...)`"
+    if isinstance(holder, (ast.Assign, ast.AnnAssign)) and holder.value is part:
+        for target in holder.targets if isinstance(holder, ast.Assign) else [holder.target]:
+            for element in target_elements(target):
+                if isinstance(element, (ast.Attribute, ast.Subscript)):
+                    return f"`{context.text(element)}`"
+    return None
+
+
+def _part_expression(node: ast.Name, context) -> ast.AST:
+    """The largest expression around `node` that may still hold `node`'s own buffers: attribute and
+    item reads, and calls not known to compute a new value."""
+    current: ast.AST = node
+    while True:
+        parent = parent_of(current)
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is current:
+            current = parent
+            continue
+        if isinstance(parent, ast.Call) and parent.func is not current and not _copies(parent, context):
+            current = parent
+            continue
+        return current
+
+
+def _copies(call: ast.Call, context) -> bool:
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _STORING_METHODS:
+        return True  # `history.append(part)`: the store itself, judged by the caller
+    found = library_models.call_model(context.model, call)
+    if found is not None and (found.returns in ("host", "no_buffers", "host_list") or found.runs_model):
+        return True  # a host copy, or a network's output: computed, not a part of its inputs
+    if isinstance(call.func, ast.Name) and call.func.id in ("float", "int", "bool", "str", "len", "print", "repr", "format"):
+        return True
+    if isinstance(call.func, ast.Name) and _bound_only_to_derivatives(call.func.id, call, context):
+        return True  # `loss_grad_fn(params, x)` of `loss_grad_fn = jax.value_and_grad(f)`: computed values
+    return _fresh_result(call, context)
+
+
+# Transforms whose functions return computed values (derivatives), never a part of their arguments.
+_DERIVATIVES = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"})
+
+
+def _bound_only_to_derivatives(name: str, call: ast.Call, context) -> bool:
+    scope = context.scope(call)
+    bindings = _scope_bindings(scope, context).get(name)
+    if not bindings:
+        return False
+    for _, bound in bindings:
+        value = getattr(bound, "value", None)
+        if not (isinstance(bound, ast.Assign) and isinstance(value, ast.Call) and context.qualified_name(value.func) in _DERIVATIVES):
+            return False
+    return True
 
 
 def _single_target(target: ast.AST, bound: ast.AST) -> bool:
