@@ -30,6 +30,10 @@ Not flagged, as principles:
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
   `.items()`) or over eight or fewer cases the source spells out: one program per case on purpose;
+  likewise per call, a callable built from configuration the function holds (a parameter or local
+  named or annotated as settings, or read by upper-case keys, `config["NUM_ENVS"]`) and handed to
+  the call that builds it or read where it may shape the program: one program per configuration,
+  as in a sweep that runs one experiment per call;
 - test code, and anything in traced code.
 
 ## Why is this bad?
