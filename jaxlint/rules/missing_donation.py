@@ -447,6 +447,8 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
     for target, value in scope.bindings:
         if value is statement or value is statement.value or key not in {dotted_name(e) for e in target_elements(target)}:
             continue
+        if _passes_itself(value, key):
+            continue  # another update of the value (`loss_logs = reset_step(loss_logs)`, unpacked or not) keeps its size
         if dotted_name(target) != key:
             return False  # unpacked from something else
         others.append(value)
@@ -460,7 +462,14 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
         if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
             sized = True
         elif _updates_itself(value, key) or _same_update(value, statement.value, key):
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "init":
+                # `optimizer = optimizer.init(params)`: the state is built here, of the parameters' size.
+                if not carried_state.known_small(value, scope, model):
+                    return False
+                sized = True
             continue
+        elif carried_state.holds_no_arrays(value, scope, model):
+            continue  # an optimizer before its `init`: settings only, the state comes with the `init`
         elif _small_allocation(value, model, scope) or carried_state.known_small(value, scope, model):
             sized = True
         elif (
@@ -544,6 +553,17 @@ def _same_update(value: ast.AST, call: ast.AST, key: str) -> bool:
         isinstance(value, ast.Call) and isinstance(call, ast.Call) and dotted_name(value.func) is not None
         and dotted_name(value.func) == dotted_name(call.func) and any(dotted_name(argument) == key for argument in value.args)
     )
+
+
+def _passes_itself(value: ast.AST, key: str) -> bool:
+    """A call of a jitted or local update that is handed the value itself (`state = reset(state)`,
+    `logs, state = step(state, batch)`): carried state keeps its structure and size from call to call."""
+    if not isinstance(value, ast.Call) or _BUILDER_NAMES.search((dotted_name(value.func) or "").rsplit(".", 1)[-1]):
+        return False  # `model, opt = init_step(model, opt, ...)` builds the state: its size is new
+    return any(dotted_name(argument) == key for argument in [*value.args, *(k.value for k in value.keywords)])
+
+
+_BUILDER_NAMES = re.compile(r"(^|_)(init|initialize|initialise|create|build|make|setup)", re.IGNORECASE)
 
 
 def _updates_itself(value: ast.AST, key: str) -> bool:
