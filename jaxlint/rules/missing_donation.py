@@ -72,8 +72,15 @@ dicts, lists and tuples of those, a local helper that returns one (`state = make
 `layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
 of them, or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
-`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). A size the source does not fix (a
-parameter, `model.init(...)`, a loaded checkpoint) stays flagged.
+`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). So is a model whose size the source
+fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
+or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
+`eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
+shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input; the
+optimizer state built for such parameters (a small multiple of them), a train state holding both,
+and metric accumulators. An update that is handed the value itself (`logs = reset(logs)`) keeps its
+size. A size the source does not fix (a parameter, a width read from the command line, an input
+loaded from a file, a loaded checkpoint) stays flagged.
 
 Flagged, but with no automatic fix, because only the fix is unsafe (the two copies cost the same
 memory): state that other code can reach without keeping it alive, where donation would delete
