@@ -135,12 +135,43 @@ class StateSize:
             shapes = [self.shape(argument, frame) for argument in inputs]
             result = network(shapes[0] if shapes else None)
             return None if result is None else result[0]
+        if self._returns_number(call, frame):
+            return 1
         # A network object whose sizes are explicit (`eqx.nn.MLP(2, 1, 16, 2, key=k)`).
         network = self.network(call, frame, depth + 1)
         if network is not None:
             result = network(None)
             return None if result is None else result[0]
         return None
+
+    def _returns_number(self, call: ast.Call, frame: _Frame) -> bool:
+        """A method of a local class, called on an instance the source shows (`counter.reset()` with
+        `counter = Counter()`), annotated to return a Python number (`-> int`, or an alias of it), or
+        whose every `return` is a number literal: a Python scalar, not device state."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return False
+        bound = self._binding(func.value, frame.scope)
+        if bound is None or not isinstance(bound[1], ast.Call) or not isinstance(bound[1].func, ast.Name):
+            return False
+        class_node = self._local_class(bound[1].func.id)
+        if class_node is None:
+            return False
+        method = next((s for s in class_node.body if isinstance(s, ast.FunctionDef) and s.name == func.attr), None)
+        if method is None:
+            return False
+        annotation = method.returns
+        for _ in range(3):
+            if not isinstance(annotation, ast.Name):
+                break
+            if annotation.id in ("int", "float", "bool"):
+                return True
+            alias = self._binding(annotation, self.model.module_scope) if annotation.id in self.model.module_scope.local_names else None
+            annotation = alias[1] if alias is not None else None
+        returns = [n for n in walk(method) if isinstance(n, ast.Return)]
+        return bool(returns) and all(
+            isinstance(r.value, ast.Constant) and isinstance(r.value.value, (int, float)) and not isinstance(r.value.value, bool) for r in returns
+        )
 
     def settings_only(self, call: ast.Call, scope) -> bool:
         return isinstance(call.func, (ast.Name, ast.Attribute)) and self._optimizer(call, scope, 0)
