@@ -263,6 +263,9 @@ def _shaped_by_configuration(wrapped: ast.expr, scope, context) -> bool:
 
 
 def _is_configuration(name: str, scope, context) -> bool:
+    arguments = getattr(scope.node, "args", None)
+    if isinstance(arguments, ast.arguments) and any(v is not None and v.arg == name for v in (arguments.vararg, arguments.kwarg)):
+        return False  # `*args`, `**kwargs`: whatever the caller passes, arrays included
     if _CONFIGURATION_NAMES.search(name):
         return True
     parameter = scope.param_nodes.get(name) if hasattr(scope, "param_nodes") else None

@@ -23,6 +23,7 @@ import re
 import weakref
 
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements, walk_same_scope
+from jaxlint.semantic.flow import reaching_value as _reaching_value
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import walk
@@ -928,34 +929,6 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
         return evaluator.value(inner, scope)
 
     return literal_value(node, None, lookup)
-
-
-def _reaching_value(name: ast.Name, values: list) -> ast.AST | None:
-    """The one value of `values` (every binding of the name in its scope) that reaches this read: the
-    only binding, or (a script or notebook rebinding a name cell after cell) the nearest binding in
-    the same block before the read's statement, with no other binding between the two."""
-    if len(values) == 1:
-        return None if isinstance(values[0], ast.AugAssign) else values[0]
-    use = enclosing_statement(name)
-    place = statement_list(use) if use is not None else None
-    if place is None:
-        return None
-    block, index = place
-    nearest = None
-    for value in values:
-        statement = enclosing_statement(value)
-        if statement is None or isinstance(value, ast.AugAssign):
-            return None
-        if statement.lineno >= use.lineno:
-            continue
-        where = statement_list(statement)
-        if where is None or where[0] is not block or where[1] >= index:
-            if statement.lineno < use.lineno and (nearest is None or statement.lineno > nearest[0].lineno):
-                nearest = (statement, None)  # a binding in a nested block: which one reaches is unclear
-            continue
-        if nearest is None or statement.lineno > nearest[0].lineno:
-            nearest = (statement, value)
-    return nearest[1] if nearest is not None else None
 
 
 def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:

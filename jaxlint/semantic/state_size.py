@@ -231,8 +231,7 @@ class StateSize:
         """(target, value) of the binding of `name` that reaches the read in its scope: bindings after
         the read (the update loop that follows, `state = step(state)`) do not reach a read before it."""
         from jaxlint.semantic.bindings import owning_scope
-        from jaxlint.semantic.carried_state import _reaching_value
-        from jaxlint.semantic.flow import enclosing_statement, target_elements
+        from jaxlint.semantic.flow import enclosing_statement, reaching_value, target_elements
 
         owner = owning_scope(self.model, name.id, scope)
         if owner is None:
@@ -253,7 +252,7 @@ class StateSize:
             if not (isinstance(target, ast.Name) and value is not None) or isinstance(value, ast.AugAssign):
                 return None
             values.append(value)
-        value = _reaching_value(name, values) if values else None
+        value = reaching_value(name, values) if values else None
         if value is None:
             return None
         for target, bound in owner.bindings:
