@@ -505,7 +505,10 @@ class StateSize:
                 return None
             result = self._run_body(apply.body, arguments[0].arg, shape, inner, depth + 1, used=used)
             if result is None:
-                # Layers of explicit sizes count without the input (`eqx.nn.Linear(2, 16)`).
+                # Layers of explicit sizes count without the input (`eqx.nn.Linear(2, 16)`), unless
+                # `__call__` builds layers of its own that the walk could not follow.
+                if any(isinstance(n, ast.Call) and self._is_layer(n.func, inner, depth) for n in walk(apply)):
+                    return None
                 total = 0
                 for key in pending:
                     layer = self.network(bound[key][0], bound[key][1], depth + 1)
