@@ -36,7 +36,10 @@ Not flagged, as principles:
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
   on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer, carrying
-  nothing between iterations, that prints or plots each prediction). Other reads of the same
+  nothing between iterations, that prints or plots each prediction; or a demonstration of ten
+  iterations or fewer the source spells out whose body mostly prints or plots, at least twice as
+  many such calls as compiled calls and no training step, even when it carries a value from one
+  iteration to the next, such as a buffer filled to show how it grows). Other reads of the same
   iteration's results then add no wait (the device runs compiled calls in order), and when such a
   read happens every iteration and the loop does no other host work (only compiled calls, array
   operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
@@ -1206,7 +1209,11 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     """A loop over at most `_SHORT_LOOP` items (`range(5)`, `images[:8]`, `zip(xs[:4], ys)`) that
     carries no state from one iteration to the next and prints or plots what it computes: the host
     needs each prediction, and a handful of waits is the point."""
-    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _few_items(loop.iter):
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    if _demonstration_loop(loop, values, context):
+        return True
+    if not _few_items(loop.iter):
         return False
     if _carries_training_state(loop, context) or _carries_values(loop):
         return False
@@ -1219,6 +1226,47 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
         if not qualified and isinstance(node.func, ast.Attribute) and node.func.attr in _PLOT_METHODS:
             return True
     return False
+
+
+_DEMONSTRATION_ITERATIONS = 10
+
+
+def _demonstration_loop(loop: ast.AST, values: LoopValues, context) -> bool:
+    """A notebook demonstration: at most ten iterations the source spells out (`range(1, 10)`, a
+    short literal list) whose body mostly shows things, at least twice as many print or plot calls as
+    compiled calls, none of them a training step (`train_step`, `update`). It may carry state (a
+    buffer filled one item per iteration to show how it grows): a handful of waits is its purpose."""
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    if isinstance(iterable, (ast.List, ast.Tuple)):
+        if len(iterable.elts) > _DEMONSTRATION_ITERATIONS:
+            return False
+    elif isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" and iterable.args:
+        bounds = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) else None for a in iterable.args]
+        try:
+            if None in bounds or len(range(*bounds)) > _DEMONSTRATION_ITERATIONS:
+                return False
+        except (TypeError, ValueError):
+            return False
+    else:
+        return False
+    model = context.model
+    shows = compiled = 0
+    for node in values.body:
+        if not isinstance(node, ast.Call):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified == "builtins.print" or qualified.startswith("matplotlib.") or (
+            not qualified and isinstance(node.func, ast.Attribute) and node.func.attr in _PLOT_METHODS
+        ):
+            shows += 1
+        elif model.jit_binding_for_call(node) is not None or runs_compiled(node, model):
+            callee = context.text(node.func).rsplit(".", 1)[-1].lower()
+            if "train" in callee or "update" in callee:
+                return False
+            compiled += 1
+    return shows >= 2 and shows >= 2 * compiled
 
 
 def _carries_values(loop: ast.AST) -> bool:

@@ -30,6 +30,10 @@ Not flagged, as principles:
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
   `.items()`) or over eight or fewer cases the source spells out: one program per case on purpose;
+  likewise per call, a callable built from configuration the function holds (a parameter or local
+  named or annotated as settings, or read by upper-case keys, `config["NUM_ENVS"]`) and handed to
+  the call that builds it or read where it may shape the program: one program per configuration,
+  as in a sweep that runs one experiment per call;
 - test code, and anything in traced code.
 
 ## Why is this bad?
@@ -78,6 +82,7 @@ from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import root_name, walk
 from jaxlint.semantic.training_loops import loop_body, runs_compiled, runs_training_loop
 
@@ -146,6 +151,8 @@ class JitInLoop(Rule):
             return  # a script's one run (`main()`, a module-level call): it compiles once
         if _runs_a_whole_run(scope, model):
             return  # a whole training or evaluation run per call: its setup compiles once per run
+        if _shaped_by_configuration(wrapped, scope, context):
+            return  # one program per configuration the call is handed (a sweep trial): needed, not wasted
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
                 node,
@@ -231,6 +238,50 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
     if isinstance(wrapped, ast.Call) and context.qualified_name(wrapped.func) == "functools.partial":
         return _partial_value_capture(wrapped, dependencies, node, scope, context)
     return None
+
+
+_CONFIGURATION_NAMES = re.compile(r"(^|_)(config|configs|cfg|conf|hparams|hyperparams|settings|options|flags|args|spec)$", re.IGNORECASE)
+_CONFIGURATION_ANNOTATIONS = frozenset({"int", "str", "bool", "dict", "Dict", "Mapping", "DictConfig", "ConfigDict", "Namespace"})
+
+
+def _shaped_by_configuration(wrapped: ast.expr, scope, context) -> bool:
+    """The callable is built from configuration this call of the function holds: a parameter or a
+    local of the function that is configuration (named or annotated so, or read by string keys,
+    `config["NUM_ENVS"]`) and that reaches the program other than as a plain value: handed to the
+    call that builds the callable (`jax.vmap(make_train(config))`) or read where it may shape the
+    program (a shape, a branch, a range bound). Each new configuration needs its own program, so
+    compiling per call is the design (one compilation per sweep trial), not a forgotten hoist."""
+    local = set(scope.params) | set(scope.keyword_params) | scope.local_names
+    captured = flow.loaded_names(wrapped) & local
+    if not captured:
+        return False
+    device = context.model.device_names(scope)
+    configuration = {name for name in captured if not device.get(name) and _is_configuration(name, scope, context)}
+    if not configuration:
+        return False
+    if isinstance(wrapped, ast.Lambda):
+        return not all(_used_only_as_value(name, wrapped) for name in configuration)
+    return True
+
+
+def _is_configuration(name: str, scope, context) -> bool:
+    arguments = getattr(scope.node, "args", None)
+    if isinstance(arguments, ast.arguments) and any(v is not None and v.arg == name for v in (arguments.vararg, arguments.kwarg)):
+        return False  # `*args`, `**kwargs`: whatever the caller passes, arrays included
+    if _CONFIGURATION_NAMES.search(name):
+        return True
+    parameter = scope.param_nodes.get(name) if hasattr(scope, "param_nodes") else None
+    annotation = getattr(parameter, "annotation", None)
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    if annotation is not None and (dotted_name(annotation) or "").rsplit(".", 1)[-1] in _CONFIGURATION_ANNOTATIONS:
+        return True
+    # Read by string keys (`config["NUM_ENVS"]`): a mapping of settings, not arrays.
+    return any(
+        isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+        and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and node.slice.value.isupper()
+        for node in flow.walk_same_scope(scope.node)
+    )
 
 
 def _partial_value_capture(wrapped: ast.Call, dependencies: set[str], node: ast.Call, scope, context) -> str | None:

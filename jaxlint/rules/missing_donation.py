@@ -72,8 +72,15 @@ dicts, lists and tuples of those, a local helper that returns one (`state = make
 `layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
 of them, or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
-`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). A size the source does not fix (a
-parameter, `model.init(...)`, a loaded checkpoint) stays flagged.
+`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). So is a model whose size the source
+fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
+or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
+`eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
+shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input; the
+optimizer state built for such parameters (a small multiple of them), a train state holding both,
+and metric accumulators. An update that is handed the value itself (`logs = reset(logs)`) keeps its
+size. A size the source does not fix (a parameter, a width read from the command line, an input
+loaded from a file, a loaded checkpoint) stays flagged.
 
 Flagged, but with no automatic fix, because only the fix is unsafe (the two copies cost the same
 memory): state that other code can reach without keeping it alive, where donation would delete
@@ -453,6 +460,8 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
     for target, value in scope.bindings:
         if value is statement or value is statement.value or key not in {dotted_name(e) for e in target_elements(target)}:
             continue
+        if _passes_itself(value, key):
+            continue  # another update of the value (`loss_logs = reset_step(loss_logs)`, unpacked or not) keeps its size
         if dotted_name(target) != key:
             return False  # unpacked from something else
         others.append(value)
@@ -466,7 +475,14 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
         if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
             sized = True
         elif _updates_itself(value, key) or _same_update(value, statement.value, key):
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "init":
+                # `optimizer = optimizer.init(params)`: the state is built here, of the parameters' size.
+                if not carried_state.known_small(value, scope, model):
+                    return False
+                sized = True
             continue
+        elif carried_state.holds_no_arrays(value, scope, model):
+            continue  # an optimizer before its `init`: settings only, the state comes with the `init`
         elif _small_allocation(value, model, scope) or carried_state.known_small(value, scope, model):
             sized = True
         elif (
@@ -550,6 +566,17 @@ def _same_update(value: ast.AST, call: ast.AST, key: str) -> bool:
         isinstance(value, ast.Call) and isinstance(call, ast.Call) and dotted_name(value.func) is not None
         and dotted_name(value.func) == dotted_name(call.func) and any(dotted_name(argument) == key for argument in value.args)
     )
+
+
+def _passes_itself(value: ast.AST, key: str) -> bool:
+    """A call of a jitted or local update that is handed the value itself (`state = reset(state)`,
+    `logs, state = step(state, batch)`): carried state keeps its structure and size from call to call."""
+    if not isinstance(value, ast.Call) or _BUILDER_NAMES.search((dotted_name(value.func) or "").rsplit(".", 1)[-1]):
+        return False  # `model, opt = init_step(model, opt, ...)` builds the state: its size is new
+    return any(dotted_name(argument) == key for argument in [*value.args, *(k.value for k in value.keywords)])
+
+
+_BUILDER_NAMES = re.compile(r"(^|_)(init|initialize|initialise|create|build|make|setup)", re.IGNORECASE)
 
 
 def _updates_itself(value: ast.AST, key: str) -> bool:

@@ -23,6 +23,7 @@ import re
 import weakref
 
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements, walk_same_scope
+from jaxlint.semantic.flow import reaching_value as _reaching_value
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import walk
@@ -797,6 +798,11 @@ def known_small(value: ast.AST, scope, model) -> bool:
     return elements is not None and elements * _BYTES_PER_ELEMENT < SMALL_BYTES
 
 
+def holds_no_arrays(value: ast.AST, scope, model) -> bool:
+    """An object of settings only, such as an optimizer before its `init` (`tx.Optimizer(optax.adam(lr))`)."""
+    return isinstance(value, ast.Call) and _state_sizes(model).settings_only(value, scope)
+
+
 def attribute_known_small(key: str, update: ast.stmt, scope, model) -> bool:
     """Every value the class binds to the attribute `key` (`self.weights`) outside the update itself
     is `known_small`, and there is at least one."""
@@ -862,8 +868,9 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         count = _keyword_or_position(call, 1, "num")
         number = 2 if count is None else _int_value(count, scope, model, passed)
         return None if number is None else 2 * number
-    if qualified in _FILLED_ARRAYS and arguments:
-        return _shape_elements(arguments[0], scope, model, passed)
+    if qualified in _FILLED_ARRAYS and (arguments or call.keywords):
+        shape = _keyword_or_position(call, 0, "shape")
+        return None if shape is None else _shape_elements(shape, scope, model, passed)
     if qualified is not None and qualified[len("jax.random."):] in _SHAPE_SECOND and qualified.startswith("jax.random."):
         shape = _keyword_or_position(call, 1, "shape")
         return 1 if shape is None else _shape_elements(shape, scope, model, passed)
@@ -879,6 +886,11 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if record is not None:
         # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
         return _total([_elements(argument, scope, model, depth, passed) for argument in (*arguments, *(k.value for k in call.keywords))])
+    if passed is None:
+        # A model's or optimizer's state of a size the source fixes (`Net(width=16).init(key, x)`).
+        sized = _state_sizes(model).call_elements(call, scope, depth)
+        if sized is not None:
+            return sized
     if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
         # A local helper: every value it returns is small, its parameters bound to what this call passes
         # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
@@ -892,6 +904,15 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         counts = [_elements(returned, helper, model, depth + 1, frame) for returned in helper.returns]
         return None if None in counts else max(counts)
     return None
+
+
+def _state_sizes(model):
+    from jaxlint.semantic.state_size import StateSize
+
+    found = model.__dict__.get("_jaxlint_state_sizes")
+    if found is None:
+        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1))
+    return found
 
 
 def _int_value(node: ast.AST, scope, model, passed: dict | None):
@@ -908,34 +929,6 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
         return evaluator.value(inner, scope)
 
     return literal_value(node, None, lookup)
-
-
-def _reaching_value(name: ast.Name, values: list) -> ast.AST | None:
-    """The one value of `values` (every binding of the name in its scope) that reaches this read: the
-    only binding, or (a script or notebook rebinding a name cell after cell) the nearest binding in
-    the same block before the read's statement, with no other binding between the two."""
-    if len(values) == 1:
-        return None if isinstance(values[0], ast.AugAssign) else values[0]
-    use = enclosing_statement(name)
-    place = statement_list(use) if use is not None else None
-    if place is None:
-        return None
-    block, index = place
-    nearest = None
-    for value in values:
-        statement = enclosing_statement(value)
-        if statement is None or isinstance(value, ast.AugAssign):
-            return None
-        if statement.lineno >= use.lineno:
-            continue
-        where = statement_list(statement)
-        if where is None or where[0] is not block or where[1] >= index:
-            if statement.lineno < use.lineno and (nearest is None or statement.lineno > nearest[0].lineno):
-                nearest = (statement, None)  # a binding in a nested block: which one reaches is unclear
-            continue
-        if nearest is None or statement.lineno > nearest[0].lineno:
-            nearest = (statement, value)
-    return nearest[1] if nearest is not None else None
 
 
 def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:

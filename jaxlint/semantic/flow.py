@@ -300,3 +300,31 @@ def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> d
         elif isinstance(later, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef)):
             break  # keep to straight-line code
     return found
+
+
+def reaching_value(name: ast.Name, values: list) -> ast.AST | None:
+    """The one value of `values` (every binding of the name in its scope) that reaches this read: the
+    only binding, or (a script or notebook rebinding a name cell after cell) the nearest binding in
+    the same block before the read's statement, with no other binding between the two."""
+    if len(values) == 1:
+        return None if isinstance(values[0], ast.AugAssign) else values[0]
+    use = enclosing_statement(name)
+    place = statement_list(use) if use is not None else None
+    if place is None:
+        return None
+    block, index = place
+    nearest = None
+    for value in values:
+        statement = enclosing_statement(value)
+        if statement is None or isinstance(value, ast.AugAssign):
+            return None
+        if statement.lineno >= use.lineno:
+            continue
+        where = statement_list(statement)
+        if where is None or where[0] is not block or where[1] >= index:
+            if statement.lineno < use.lineno and (nearest is None or statement.lineno > nearest[0].lineno):
+                nearest = (statement, None)  # a binding in a nested block: which one reaches is unclear
+            continue
+        if nearest is None or statement.lineno > nearest[0].lineno:
+            nearest = (statement, value)
+    return nearest[1] if nearest is not None else None

@@ -1,0 +1,765 @@
+"""How many array elements a model's or optimizer's state holds, where the source says it.
+
+`init` of a network whose layer widths the source fixes (constructor literals, module constants,
+argument defaults, literal arguments of the call building it) on an input of a known shape
+(`jnp.ones((1, 28, 28, 1))`), and an optimizer state built for such parameters (a small multiple
+of them), have a size the analysis can bound. The per-layer counts are data
+(library_models/layers.py); this module walks the network: a `Sequential` of layers, a local module
+class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers and arrays and whose
+`__call__` applies them in order, a function given to `hk.transform` that applies layers to its
+input. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
+a file) makes the whole bound unknown: None, never a guess.
+
+Used by carried_state.known_small (JAX401: state under a megabyte is not worth donating).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from jaxlint.semantic.constants import UNKNOWN, literal_value
+from jaxlint.semantic.library_models import layers as layer_models
+from jaxlint.semantic.syntax import walk
+
+_DEPTH = 12
+_OPTIMIZER_INITS = frozenset({"optax.GradientTransformation.init"})
+_TRAIN_STATE_CREATE = frozenset({"flax.training.train_state.TrainState.create"})
+_SHAPE_FIRST = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
+})
+_SIZE_KEYWORD = frozenset({"numpy.random.uniform", "numpy.random.normal", "numpy.random.randn", "numpy.random.rand", "numpy.random.randint"})
+_SHAPE_SECOND = frozenset({"jax.random.normal", "jax.random.uniform", "jax.random.bernoulli", "jax.random.randint"})
+# Calls applied to a layer's input that change no parameter count and keep its shape.
+_ELEMENTWISE_PREFIXES = ("jax.nn.", "flax.linen.activation.", "jax.numpy.tanh", "jax.numpy.exp", "jax.numpy.sin", "jax.numpy.cos")
+_ELEMENTWISE_FLAX = ("flax.linen.", "flax.nnx.", "haiku.", "treex.", "equinox.nn.")
+_POOLS = frozenset({"flax.linen.max_pool", "flax.linen.avg_pool", "flax.nnx.max_pool", "flax.nnx.avg_pool"})
+
+
+class _Frame:
+    """Where names are looked up: a scope, the parameters of a local class or function bound to
+    argument expressions (with the frame they are evaluated in), and `self.<field>` values."""
+
+    def __init__(self, scope, bound: dict | None = None, parent: _Frame | None = None) -> None:
+        self.scope = scope
+        self.bound = bound or {}
+        self.parent = parent
+
+
+class StateSize:
+    def __init__(self, model, elements) -> None:
+        self.model = model
+        self.elements = elements  # carried_state's element count of a value, for the parameters passed to an optimizer
+
+    # ----- integers ------------------------------------------------------------------------------
+
+    def integer(self, node: ast.AST, frame: _Frame, depth: int = 0):
+        value = self.value(node, frame, depth)
+        if isinstance(value, tuple):
+            return value if all(isinstance(v, int) and not isinstance(v, bool) for v in value) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def value(self, node: ast.AST, frame: _Frame, depth: int = 0):
+        evaluator = self.model.constant_evaluator()
+
+        def lookup(inner: ast.AST):
+            key = inner.id if isinstance(inner, ast.Name) else (
+                "self." + inner.attr if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == "self" else None
+            )
+            if key is not None and key in frame.bound:
+                argument, caller = frame.bound[key]
+                if depth > _DEPTH or argument is None:
+                    return UNKNOWN
+                return self.value(argument, caller, depth + 1) if isinstance(argument, ast.AST) else argument
+            if isinstance(inner, ast.Name) and inner.id in frame.scope.param_nodes:
+                return self._default(inner.id, frame.scope)
+            return evaluator.value(inner, frame.scope)
+
+        found = literal_value(node, None, lookup)
+        if found is UNKNOWN and isinstance(node, ast.Call) and self.model.qualified_name(node.func) in ("numpy.prod", "math.prod"):
+            inner = self.integer(node.args[0], frame, depth + 1) if node.args else None
+            return math.prod(inner) if isinstance(inner, tuple) else UNKNOWN
+        return found
+
+    def _default(self, name: str, scope):
+        """A parameter's default, when no call the module shows passes the parameter."""
+        function = scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return UNKNOWN
+        arguments = function.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
+        defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+        default = defaults.get(name)
+        if default is None:
+            return UNKNOWN
+        for call in self.model.calls_by_name().get(function.name, ()):
+            if call.args or call.keywords:
+                return UNKNOWN  # some call may pass it
+        return self.model.constant_evaluator().value(default, self.model.scope_for(function))
+
+    # ----- state values ------------------------------------------------------------------------
+
+    def call_elements(self, call: ast.Call, scope, depth: int = 0) -> int | None:
+        """Elements of the state a call builds: a model's `init`, an optimizer's `init`, a train
+        state, a metric, or a network object whose sizes are explicit; None when unknown."""
+        if depth > _DEPTH:
+            return None
+        frame = _Frame(scope)
+        model = self.model
+        qualified = model.qualified_name(call.func)
+        spec = layer_models.LAYERS.get(qualified or "")
+        if spec is not None and spec["kind"] == "metric":
+            return layer_models.METRIC_ELEMENTS
+        if qualified in _TRAIN_STATE_CREATE:
+            params = next((k.value for k in call.keywords if k.arg == "params"), None)
+            counted = self.elements(*self.resolve(params, scope)) if params is not None else None
+            return None if counted is None else (1 + layer_models.OPTIMIZER_STATE_FACTOR) * counted + 1
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("filter", "parameters", "eval", "train") and not call.args[1:]:
+            if isinstance(func.value, (ast.Name, ast.Call)) and self._network_like(func.value, frame, depth):
+                return self.elements(*self.resolve(func.value, scope))  # a part of the model, or the model in another mode
+        if self.settings_only(call, scope):
+            return None  # an optimizer before its `init`: no arrays yet, nor a size for the state it will hold
+        if self._optimizer_init(call, frame):
+            if len(call.args) != 1:
+                return None
+            counted = self.elements(*self.resolve(call.args[0], scope))
+            return None if counted is None else layer_models.OPTIMIZER_STATE_FACTOR * counted + 1
+        if isinstance(func, ast.Attribute) and func.attr == "init":
+            inputs = [*call.args[1:], *(k.value for k in call.keywords if k.arg in ("inputs", "x"))]
+            network = self.network(func.value, frame, depth + 1)
+            if network is None:
+                return None
+            shapes = [self.shape(argument, frame) for argument in inputs]
+            result = network(shapes[0] if shapes else None)
+            return None if result is None else result[0]
+        if self._returns_number(call, frame):
+            return 1
+        # A network object whose sizes are explicit (`eqx.nn.MLP(2, 1, 16, 2, key=k)`).
+        network = self.network(call, frame, depth + 1)
+        if network is not None:
+            result = network(None)
+            return None if result is None else result[0]
+        return None
+
+    def _returns_number(self, call: ast.Call, frame: _Frame) -> bool:
+        """A method of a local class, called on an instance the source shows (`counter.reset()` with
+        `counter = Counter()`), annotated to return a Python number (`-> int`, or an alias of it), or
+        whose every `return` is a number literal: a Python scalar, not device state."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return False
+        bound = self._binding(func.value, frame.scope)
+        if bound is None or not isinstance(bound[1], ast.Call) or not isinstance(bound[1].func, ast.Name):
+            return False
+        class_node = self._local_class(bound[1].func.id)
+        if class_node is None:
+            return False
+        method = next((s for s in class_node.body if isinstance(s, ast.FunctionDef) and s.name == func.attr), None)
+        if method is None:
+            return False
+        annotation = method.returns
+        for _ in range(3):
+            if not isinstance(annotation, ast.Name):
+                break
+            if annotation.id in ("int", "float", "bool"):
+                return True
+            alias = self._binding(annotation, self.model.module_scope) if annotation.id in self.model.module_scope.local_names else None
+            annotation = alias[1] if alias is not None else None
+        returns = [n for n in walk(method) if isinstance(n, ast.Return)]
+        return bool(returns) and all(
+            isinstance(r.value, ast.Constant) and isinstance(r.value.value, (int, float)) and not isinstance(r.value.value, bool) for r in returns
+        )
+
+    def settings_only(self, call: ast.Call, scope) -> bool:
+        return isinstance(call.func, (ast.Name, ast.Attribute)) and self._optimizer(call, scope, 0)
+
+    def _network_like(self, node: ast.AST, frame: _Frame, depth: int) -> bool:
+        return self.network(node, frame, depth + 1) is not None or (isinstance(node, ast.Name) and node.id in frame.scope.local_names)
+
+    def _optimizer_init(self, call: ast.Call, frame: _Frame) -> bool:
+        """`tx.init(params)` of an optax transformation, `Optimizer(optax.adam(...)).init(params)`, or
+        `opt_init(params)` unpacked from `opt_init, opt_update = optax.adam(...)`."""
+        from jaxlint.semantic import library_models
+
+        entry = library_models.call_model(self.model, call, frame.scope)
+        if entry is not None and entry.name in _OPTIMIZER_INITS:
+            return True
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "init":
+            return self._optimizer(func.value, frame.scope, 0)
+        if isinstance(func, ast.Name):
+            from jaxlint.semantic.bindings import owning_scope
+
+            owner = owning_scope(self.model, func.id, frame.scope)
+            bindings = [] if owner is None else [
+                (target, value) for target, value in owner.bindings
+                if func.id in {e.id for e in ast.walk(target) if isinstance(e, ast.Name)}
+            ]
+            if len(bindings) == 1:
+                target, value = bindings[0]
+                if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name) and target.elts[0].id == func.id:
+                    return value is not None and self._optimizer(value, owner, 0)
+        return False
+
+    def _optimizer(self, node: ast.AST, scope, depth: int) -> bool:
+        if depth > _DEPTH:
+            return False
+        if isinstance(node, ast.Name):
+            bound = self._binding(node, scope)
+            return bound is not None and isinstance(bound[0], ast.Name) and self._optimizer(bound[1], scope, depth + 1)
+        if not isinstance(node, ast.Call):
+            return False
+        qualified = self.model.qualified_name(node.func) or ""
+        if qualified == "treex.Optimizer":
+            return True
+        return qualified.startswith("optax.") and qualified.count(".") == 1 and qualified[len("optax."):][:1].islower()
+
+    def resolve(self, node: ast.AST, scope) -> tuple[ast.AST, object]:
+        """The value a name holds where it is read, (node, its scope); the node itself otherwise."""
+        if isinstance(node, ast.Name):
+            bound = self._binding(node, scope)
+            if bound is not None and isinstance(bound[0], ast.Name):
+                from jaxlint.semantic.bindings import owning_scope
+
+                return bound[1], owning_scope(self.model, node.id, scope) or scope
+        return node, scope
+
+    def _binding(self, name: ast.Name, scope):
+        """(target, value) of the binding of `name` that reaches the read in its scope: bindings after
+        the read (the update loop that follows, `state = step(state)`) do not reach a read before it."""
+        from jaxlint.semantic.bindings import owning_scope
+        from jaxlint.semantic.flow import enclosing_statement, reaching_value, target_elements
+
+        owner = owning_scope(self.model, name.id, scope)
+        if owner is None:
+            return None
+        read = enclosing_statement(name)
+        if read is None:
+            return None
+        values = []
+        for target, value in owner.bindings:
+            names = {e.id for e in target_elements(target) if isinstance(e, ast.Name)}
+            if name.id not in names:
+                continue
+            statement = enclosing_statement(value) if value is not None else None
+            if statement is not None and statement.lineno >= read.lineno and owner.node is not scope.node:
+                return None  # read inside a function: any binding may reach it
+            if statement is not None and statement.lineno >= read.lineno:
+                continue
+            if not (isinstance(target, ast.Name) and value is not None) or isinstance(value, ast.AugAssign):
+                return None
+            values.append(value)
+        value = reaching_value(name, values) if values else None
+        if value is None:
+            return None
+        for target, bound in owner.bindings:
+            if bound is value:
+                return target, value
+        return None
+
+    # ----- shapes --------------------------------------------------------------------------------
+
+    def shape(self, node: ast.AST, frame: _Frame, depth: int = 0):
+        """The shape of an input array where the source fixes it, else None. A leading None is an
+        axis of unknown length (rows picked by an index)."""
+        if depth > _DEPTH:
+            return None
+        if isinstance(node, ast.Name):
+            bound = self._binding(node, frame.scope)
+            if bound is None or not isinstance(bound[0], ast.Name):
+                return None
+            from jaxlint.semantic.bindings import owning_scope
+
+            return self.shape(bound[1], _Frame(owning_scope(self.model, node.id, frame.scope) or frame.scope), depth + 1)
+        if isinstance(node, ast.Subscript):
+            inner = self.shape(node.value, frame, depth + 1)
+            if inner and isinstance(node.slice, (ast.Slice, ast.Name)):
+                return (None, *inner[1:])  # rows picked: the other axes stay
+            return None
+        if not isinstance(node, ast.Call):
+            return None
+        qualified = self.model.qualified_name(node.func) or ""
+        argument = None
+        if qualified in _SHAPE_FIRST:
+            argument = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+        elif qualified in _SIZE_KEYWORD:
+            argument = next((k.value for k in node.keywords if k.arg == "size"), None)
+        elif qualified in _SHAPE_SECOND:
+            argument = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "shape"), None)
+        elif qualified in ("jax.numpy.array", "numpy.array", "jax.numpy.asarray", "numpy.asarray") and node.args:
+            return _literal_shape(node.args[0])
+        if argument is None:
+            return None
+        value = self.integer(argument, frame)
+        if isinstance(value, int):
+            return (value,)
+        return value
+
+    # ----- networks ------------------------------------------------------------------------------
+
+    def network(self, node: ast.AST, frame: _Frame, depth: int):
+        """A function from an input shape (or None) to (parameter elements, output shape), or None
+        when the node is not a network the analysis can size."""
+        if depth > _DEPTH or node is None:
+            return None
+        model = self.model
+        if isinstance(node, ast.Name):
+            key = node.id
+            if key in frame.bound:
+                argument, caller = frame.bound[key]
+                return self.network(argument, caller, depth + 1) if isinstance(argument, ast.AST) else None
+            resolved = model.resolve_function(node, frame.scope)
+            if resolved is not None and not resolved[1] and isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return self._function_network(resolved[0].node, frame, depth)  # `hk.transform(forward)`
+            bound = self._binding(node, frame.scope)
+            if bound is None or not isinstance(bound[0], ast.Name):
+                return None
+            return self.network(bound[1], frame, depth + 1)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            found = frame.bound.get("self." + node.attr)
+            if found is not None and isinstance(found[0], ast.AST):
+                return self.network(found[0], found[1], depth + 1)
+            return None
+        if isinstance(node, ast.Lambda):
+            return self._function_network(node, frame, depth)
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("init", "eval", "train") and not isinstance(func.value, ast.Name):
+            # `CustomMLP(2, 16, 1).init(42)` (treex): the module itself, initialised.
+            if func.attr != "init" or not self._optimizer(func.value, frame.scope, 0):
+                return self.network(func.value, frame, depth + 1)
+        qualified = model.qualified_name(func) or ""
+        spec = layer_models.LAYERS.get(qualified)
+        if spec is not None:
+            return self._layer(spec, node, frame)
+        if qualified in layer_models.SEQUENTIAL:
+            where = layer_models.SEQUENTIAL[qualified]
+            if where == "*":
+                items = node.args
+            else:
+                listed = node.args[where] if len(node.args) > where else next((k.value for k in node.keywords if k.arg == "layers"), None)
+                items = listed.elts if isinstance(listed, (ast.List, ast.Tuple)) else None
+            if items is None or any(isinstance(item, ast.Starred) for item in items):
+                return None
+            parts = [self.network(item, frame, depth + 1) or self._stateless_callable(item, frame) for item in items]
+            return None if None in parts else _chain(parts)
+        if qualified in ("haiku.transform", "haiku.transform_with_state", "haiku.without_apply_rng") and node.args:
+            return self.network(node.args[0], frame, depth + 1)
+        if isinstance(func, ast.Name):
+            class_node = self._local_class(func.id)
+            if class_node is not None:
+                return self._class_network(class_node, node, frame, depth)
+            resolved = model.resolve_function(func, frame.scope)
+            if resolved is not None and not resolved[1] and isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                # A local helper returning a network (`def make_net(width): return nn.Sequential([...])`).
+                helper = resolved[0]
+                returns = helper.returns
+                if len(returns) != 1:
+                    return None
+                bound = self._bind_arguments(helper.node, node, frame, skip_self=False)
+                if bound is None:
+                    return None
+                return self.network(returns[0], _Frame(helper, bound), depth + 1)
+        return None
+
+    def _local_class(self, name: str) -> ast.ClassDef | None:
+        model = self.model
+        found = [c for c in model.class_methods if c.name == name and model.scope_for(c) is model.module_scope]
+        return found[0] if len(found) == 1 and name not in model.imports.aliases else None
+
+    def _function_network(self, function: ast.AST, frame: _Frame, depth: int):
+        """A function (lambda or def given to `hk.transform`) applying layers to its first parameter."""
+        arguments = function.args.args
+        if not arguments:
+            return None
+        scope = self.model.scope_for(function.body[0] if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else function.body)
+        if scope is None:
+            return None
+        body = [ast.Return(value=function.body)] if isinstance(function, ast.Lambda) else function.body
+        inner = _Frame(scope, {}, frame)
+        return lambda shape: self._run_body(body, arguments[0].arg, shape, inner, depth + 1)
+
+    def _stateless_callable(self, node: ast.AST, frame: _Frame):
+        """An activation or a reshape given as a layer (`jax.nn.relu`, `lambda x: x.reshape(x.shape[0], -1)`)."""
+        if isinstance(node, ast.Lambda) and len(node.args.args) == 1:
+            return self._function_network(node, frame, 0)
+        if self._elementwise(node):
+            return lambda shape: (0, shape)
+        return None
+
+    def _elementwise(self, func: ast.AST) -> bool:
+        qualified = self.model.qualified_name(func) or ""
+        if qualified.startswith(_ELEMENTWISE_PREFIXES):
+            return True
+        # `nn.relu`, `hk.relu`-style lower-case functions of the layer libraries (not `nn.max_pool`).
+        return qualified.startswith(_ELEMENTWISE_FLAX) and qualified.rsplit(".", 1)[-1] in _ACTIVATIONS
+
+    def _bind_arguments(self, function: ast.AST, call: ast.Call, frame: _Frame, skip_self: bool) -> dict | None:
+        arguments = function.args
+        positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
+        if skip_self:
+            positional = positional[1:]
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) or len(call.args) > len(positional):
+            return None
+        bound: dict = {}
+        defaults = arguments.defaults
+        for name, default in zip(positional[len(positional) - len(defaults):], defaults):
+            bound[name] = (default, _Frame(self.model.module_scope))
+        for name, default in zip([a.arg for a in arguments.kwonlyargs], arguments.kw_defaults):
+            if default is not None:
+                bound[name] = (default, _Frame(self.model.module_scope))
+        for name, argument in zip(positional, call.args):
+            bound[name] = (argument, frame)
+        for keyword in call.keywords:
+            bound[keyword.arg] = (keyword.value, frame)
+        return bound
+
+    def _class_network(self, class_node: ast.ClassDef, call: ast.Call, frame: _Frame, depth: int):
+        """A local module class: its fields and constructor arguments bound to what the call passes,
+        the layers and arrays its constructor stores, applied by `__call__` in order."""
+        methods = {statement.name: statement for statement in class_node.body if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        bound: dict = {}
+        constructor = methods.get("__init__")
+        if constructor is not None:
+            arguments = self._bind_arguments(constructor, call, frame, skip_self=True)
+            if arguments is None:
+                return None
+            bound.update(arguments)
+        else:
+            # Dataclass-style fields (flax linen, equinox): positional and keyword arguments in field order.
+            fields = [s for s in class_node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            if len(call.args) > len(fields) or any(isinstance(a, ast.Starred) for a in call.args):
+                return None
+            module_frame = _Frame(self.model.module_scope)
+            for field in fields:
+                if field.value is not None:
+                    bound["self." + field.target.id] = (field.value, module_frame)
+            for field, argument in zip(fields, call.args):
+                bound["self." + field.target.id] = (argument, frame)
+            for keyword in call.keywords:
+                if keyword.arg is None:
+                    return None
+                bound["self." + keyword.arg] = (keyword.value, frame)
+        explicit = 0
+        stored: list[str] = []
+        for name in ("__init__", "setup"):
+            method = methods.get(name)
+            if method is None:
+                continue
+            scope = self.model.scope_for(method.body[0])
+            inner = _Frame(scope, bound)
+            for statement in method.body:
+                if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                    continue
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                        bound["self." + target.attr] = (statement.value, inner)
+                        stored.append("self." + target.attr)
+                    elif isinstance(target, ast.Name):
+                        bound[target.id] = (statement.value, inner)
+        # Arrays stored directly (`self.b = jnp.zeros((dout,))`) and layers with explicit sizes.
+        pending: list[str] = []
+        for key in stored:
+            value, owner = bound[key]
+            if self._is_layer(value, owner, depth):
+                pending.append(key)
+                continue
+            counted = self._array_elements(value, owner, depth)
+            if counted is None:
+                if isinstance(value, ast.Constant) or self._plain_setting(value):
+                    continue  # a number or a string setting
+                return None
+            explicit += counted
+        apply = methods.get("__call__")
+        if apply is None:
+            return None
+        scope = self.model.scope_for(apply.body[0])
+        arguments = apply.args.args[1:]
+        inner = _Frame(scope, bound)
+
+        def run(shape):
+            if not arguments:
+                return None
+            result = self._run_body(apply.body, arguments[0].arg, shape, inner, depth + 1, used=set())
+            return None if result is None else (result[0] + explicit, result[1])
+
+        if not pending:
+            if not any(isinstance(n, ast.Call) and self._is_layer(n.func, inner, depth) for n in walk(apply)):
+                # Only arrays the constructor stores: their count, whatever `__call__` computes.
+                return lambda shape: (explicit, None)
+            return run
+        return self._with_pending(run, pending, bound, depth, apply, inner)
+
+    def _with_pending(self, run, pending, bound, depth, apply, inner):
+        """Stored layers must each be applied by `__call__` (checked by `_run_body` through `used`)."""
+
+        def checked(shape):
+            used: set[str] = set()
+            arguments = apply.args.args[1:]
+            if not arguments:
+                return None
+            result = self._run_body(apply.body, arguments[0].arg, shape, inner, depth + 1, used=used)
+            if result is None:
+                # Layers of explicit sizes count without the input (`eqx.nn.Linear(2, 16)`), unless
+                # `__call__` builds layers of its own that the walk could not follow.
+                if any(isinstance(n, ast.Call) and self._is_layer(n.func, inner, depth) for n in walk(apply)):
+                    return None
+                total = 0
+                for key in pending:
+                    layer = self.network(bound[key][0], bound[key][1], depth + 1)
+                    counted = layer(None) if layer is not None else None
+                    if counted is None:
+                        return None
+                    total += counted[0]
+                base = run(None)
+                return None if base is None else (base[0] + total, None)
+            if not set(pending) <= used:
+                return None
+            return result
+
+        return checked
+
+    def _plain_setting(self, value: ast.AST) -> bool:
+        return isinstance(value, ast.Name) or (isinstance(value, ast.Attribute) and not isinstance(value.value, ast.Call))
+
+    def _is_layer(self, value: ast.AST, frame: _Frame, depth: int) -> bool:
+        if isinstance(value, ast.Call):
+            qualified = self.model.qualified_name(value.func) or ""
+            if qualified in layer_models.LAYERS or qualified in layer_models.SEQUENTIAL:
+                return True
+            return isinstance(value.func, ast.Name) and self._local_class(value.func.id) is not None
+        return False
+
+    def _array_elements(self, value: ast.AST, frame: _Frame, depth: int) -> int | None:
+        """Elements of an array stored by a constructor (`jnp.zeros((n, m))`, an initializer's lambda)."""
+        if isinstance(value, ast.Call):
+            qualified = self.model.qualified_name(value.func) or ""
+            if qualified == "treex.Initializer" and value.args and isinstance(value.args[0], ast.Lambda):
+                initializer = value.args[0]
+                body = initializer.body
+                if isinstance(body, ast.Name) and [a.arg for a in initializer.args.args] == [body.id]:
+                    return 2  # `Initializer(lambda key: key)`: the PRNG key itself
+                return self._array_elements(body, frame, depth + 1)
+            shape = self.shape(value, frame, depth + 1)
+            if shape is not None and None not in shape:
+                return math.prod(shape)
+        return None
+
+    def _layer(self, spec: dict, call: ast.Call, frame: _Frame):
+        kind = spec["kind"]
+
+        def argument(field):
+            position, keyword = spec[field]
+            found = next((k.value for k in call.keywords if k.arg == keyword), None)
+            if found is None and len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+                found = call.args[position]
+            return found
+
+        def integer(field):
+            node = argument(field)
+            return None if node is None else self.integer(node, frame)
+
+        if kind == "stateless":
+            return lambda shape: (0, shape)
+        if kind == "flatten":
+            return lambda shape: _flattened(shape)
+        if kind == "dense":
+            features = integer("features")
+            if not isinstance(features, int):
+                return None
+            return lambda shape: None if not shape or not isinstance(shape[-1], int) else (shape[-1] * features + features, (*shape[:-1], features))
+        if kind == "linear":
+            width_in, width_out = integer("in"), integer("out")
+            if not isinstance(width_in, int) or not isinstance(width_out, int):
+                return None
+            return lambda shape: (width_in * width_out + width_out, (*shape[:-1], width_out) if shape else None)
+        if kind in ("conv", "conv_explicit"):
+            features = integer("features" if kind == "conv" else "out")
+            kernel = integer("kernel")
+            strides = integer("strides") if argument("strides") is not None else 1
+            if not isinstance(features, int) or kernel is None or strides is None:
+                return None
+            if kind == "conv_explicit":
+                channels = integer("in")
+                if not isinstance(channels, int):
+                    return None
+                window = math.prod(kernel) if isinstance(kernel, tuple) else kernel * kernel
+                return lambda shape: (window * channels * features + features, None)
+
+            def convolve(shape):
+                if not shape or len(shape) < 3 or not isinstance(shape[-1], int):
+                    return None
+                spatial = shape[1:-1]
+                window = math.prod(kernel) if isinstance(kernel, tuple) else kernel ** len(spatial)
+                steps = strides if isinstance(strides, tuple) else (strides,) * len(spatial)
+                if len(steps) != len(spatial) or (isinstance(kernel, tuple) and len(kernel) != len(spatial)):
+                    return None
+                reduced = tuple(None if size is None else -(-size // step) for size, step in zip(spatial, steps))
+                return window * shape[-1] * features + features, (shape[0], *reduced, features)
+
+            return convolve
+        if kind == "norm":
+            per_channel = spec["per_channel"]
+            return lambda shape: None if not shape or not isinstance(shape[-1], int) else (per_channel * shape[-1], shape)
+        if kind == "norm_explicit":
+            channels = integer("channels")
+            return None if not isinstance(channels, int) else (lambda shape: (spec["per_channel"] * channels, shape))
+        if kind == "embed":
+            number, features = integer("num"), integer("features")
+            if not isinstance(number, int) or not isinstance(features, int):
+                return None
+            return lambda shape: (number * features, (*shape, features) if shape else None)
+        if kind == "mlp_sizes":
+            sizes = integer("sizes")
+            if not isinstance(sizes, tuple) or not sizes:
+                node = argument("sizes")
+                sizes = tuple(self.integer(e, frame) for e in node.elts) if isinstance(node, (ast.List, ast.Tuple)) else None
+                if not sizes or not all(isinstance(s, int) for s in sizes):
+                    return None
+
+            def stacked(shape):
+                total = 0
+                for size in sizes:
+                    if not shape or not isinstance(shape[-1], int):
+                        return None
+                    total += shape[-1] * size + size
+                    shape = (*shape[:-1], size)
+                return total, shape
+
+            return stacked
+        if kind == "eqx_mlp":
+            width_in, width_out, width, layers = integer("in"), integer("out"), integer("width"), integer("depth")
+            if not all(isinstance(v, int) for v in (width_in, width_out, width, layers)):
+                return None
+            if layers == 0:
+                total = width_in * width_out + width_out
+            else:
+                total = width_in * width + width + (layers - 1) * (width * width + width) + width * width_out + width_out
+            return lambda shape: (total, (*shape[:-1], width_out) if shape else None)
+        return None
+
+    def _run_body(self, body: list, variable: str, shape, frame: _Frame, depth: int, used: set | None = None):
+        """Follow `variable` through straight-line statements that apply layers to it; every layer
+        the body builds or applies must be followed, else None."""
+        total = 0
+        shapes = {variable: shape}
+        for statement in body:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue  # a docstring
+            if isinstance(statement, ast.Return):
+                value = statement.value
+                target = None
+            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                value = statement.value
+                target = statement.targets[0].id
+            else:
+                return None
+            result = self._apply(value, shapes, frame, depth, used)
+            if result is None:
+                return None
+            total += result[0]
+            if target is None:
+                return total, result[1]
+            shapes[target] = result[1]
+        return None
+
+    def _apply(self, node: ast.AST, shapes: dict, frame: _Frame, depth: int, used: set | None):
+        """(parameter elements, shape) of an expression computed from the tracked variables."""
+        if isinstance(node, ast.Name):
+            return (0, shapes[node.id]) if node.id in shapes else None
+        if not isinstance(node, ast.Call) or len(node.args) < 1:
+            return None
+        func = node.func
+        first = node.args[0]
+        # `x.reshape(x.shape[0], -1)`, `x.reshape((x.shape[0], -1))`, `jnp.reshape(x, (x.shape[0], -1))`.
+        if isinstance(func, ast.Attribute) and func.attr == "reshape" and isinstance(func.value, ast.Name) and func.value.id in shapes:
+            return _reshaped(shapes[func.value.id], node.args)
+        if self.model.qualified_name(func) in ("jax.numpy.reshape", "numpy.reshape") and isinstance(first, ast.Name) and first.id in shapes:
+            return _reshaped(shapes[first.id], node.args[1:])
+        inner = self._apply(first, shapes, frame, depth, used)
+        if inner is None:
+            return None
+        if any(flow_name in shapes for extra in [*node.args[1:], *(k.value for k in node.keywords)] for flow_name in _names(extra)):
+            return None  # another tracked value joins: not a chain we follow
+        qualified = self.model.qualified_name(func) or ""
+        if qualified in _POOLS:
+            strides = next((k.value for k in node.keywords if k.arg == "strides"), None)
+            if strides is None and len(node.args) > 2:
+                strides = node.args[2]
+            steps = self.integer(strides, frame) if strides is not None else None
+            shape = inner[1]
+            if shape and isinstance(steps, tuple) and len(steps) == len(shape) - 2:
+                shape = (shape[0], *(None if s is None else -(-s // t) for s, t in zip(shape[1:-1], steps)), shape[-1])
+            return inner[0], shape  # pooling never enlarges an axis
+        if self._elementwise(func) and len(node.args) == 1:
+            return inner
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and used is not None:
+            used.add("self." + func.attr)
+        layer = self.network(func, frame, depth + 1)
+        if layer is None or len(node.args) != 1:
+            return None
+        applied = layer(inner[1])
+        return None if applied is None else (inner[0] + applied[0], applied[1])
+
+
+_ACTIVATIONS = frozenset({
+    "relu", "gelu", "tanh", "sigmoid", "silu", "swish", "elu", "leaky_relu", "softmax", "log_softmax", "softplus", "celu", "selu", "relu6",
+})
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
+
+
+def _chain(parts):
+    def run(shape):
+        total = 0
+        for part in parts:
+            result = part(shape)
+            if result is None:
+                return None
+            total += result[0]
+            shape = result[1]
+        return total, shape
+
+    return run
+
+
+def _flattened(shape):
+    if not shape or len(shape) < 2 or any(not isinstance(size, int) for size in shape[1:]):
+        return None
+    return 0, (shape[0], math.prod(shape[1:]))
+
+
+def _reshaped(shape, arguments: list):
+    """Only the flattening reshape is followed: every axis but the first merged."""
+    if len(arguments) == 1 and isinstance(arguments[0], ast.Tuple):
+        arguments = arguments[0].elts
+    if len(arguments) != 2:
+        return None
+    head, tail = arguments
+    if not (isinstance(tail, ast.UnaryOp) and isinstance(tail.operand, ast.Constant) and tail.operand.value == 1):
+        return None
+    if not (isinstance(head, ast.Subscript) and isinstance(head.value, ast.Attribute) and head.value.attr == "shape"
+            and isinstance(head.slice, ast.Constant) and head.slice.value == 0):
+        return None
+    return _flattened(shape)
+
+
+def _literal_shape(node: ast.AST):
+    """The shape of a nested literal list (`[[0, 0], [0, 1]]` is (2, 2))."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        if not node.elts:
+            return (0,)
+        inner = [_literal_shape(element) for element in node.elts]
+        if None in inner or len(set(inner)) != 1:
+            return None
+        return (len(node.elts), *inner[0])
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return ()
+    return None
