@@ -5,8 +5,8 @@
 Peers, each measured here in the same run and with the same number of processes where it has one:
   libcst-parse   a bare `libcst.parse_module` of every file (the floor for a libcst-based linter)
   ast-parse      a bare `ast.parse` of every file (the floor for jaxlint's analysis parser)
-  ruff-all       `ruff check --select ALL --no-cache` (when ruff is installed)
-  ruff-default   `ruff check --no-cache` with its default rules (when ruff is installed)
+  ruff-all       `ruff check --isolated --select ALL --no-cache` (when ruff is installed)
+  ruff-default   `ruff check --isolated --no-cache` with its default rules (when ruff is installed)
   fixit          `fixit lint` (when fixit is installed)
 Each command runs in a fresh process; wall times are the median of --repeat runs; peak memory is
 the largest sum of resident memory over the command's whole process tree, sampled every 50 ms.
@@ -171,7 +171,9 @@ def main() -> None:
         jaxlint = [sys.executable, "-m", "jaxlint", "check", "-q", "--exit-zero", "--jobs", str(args.jobs)]
         env = dict(os.environ, JAXLINT_CACHE_DIR=str(Path(scratch) / "cache"))
         ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-        ruff_all = [ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q", str(args.corpus)]
+        # --isolated: the peer runs with its own defaults, not a ruff.toml some checked project ships
+        # (one it cannot parse would stop the round).
+        ruff_all = [ruff, "check", "--isolated", "--select", "ALL", "--no-cache", "--exit-zero", "-q", str(args.corpus)]
         # Every rule but one cheap one off: reading, parsing and the semantic model, what any
         # selection of rules costs (JAX104 looks at calls in traced code only).
         one_rule = [*jaxlint, "--no-cache", "--select", "JAX104", str(args.corpus)]
@@ -211,7 +213,7 @@ def main() -> None:
         if _has_option("fix", "--jobs"):
             record(results, "jaxlint-fix-diff", timed(fix, 1, env))
         if Path(ruff).exists():
-            record(results, "ruff-default", timed([ruff, "check", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat))
+            record(results, "ruff-default", timed([ruff, "check", "--isolated", "--no-cache", "--exit-zero", "-q", str(args.corpus)], args.repeat))
         fixit = shutil.which("fixit")
         if fixit:
             # fixit's exit status counts findings, so any status is a completed run.
