@@ -14,7 +14,11 @@ https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html.
 
 NumPy arrays are mutable and are never flagged, nor are lists, dicts, and values the analysis
 cannot show to be JAX arrays (a traced parameter may be a dict of arrays; a jitted function may
-return a dict, which is a plain mutable dict after the call).
+return a dict, which is a plain mutable dict after the call). An assignment in the body of a `try`
+(in its own function or module) whose handler catches the `TypeError` it raises (`TypeError`,
+`Exception`, `BaseException` or a bare `except:`) is not flagged: that code shows or probes the
+error on purpose and has its own fallback. An assignment in a handler, an `else` or `finally`
+block, or under a handler for another error is still flagged.
 
 ## Example
 ```python
@@ -59,6 +63,8 @@ class InplaceArrayUpdate(Rule):
     summary = "Item assignment on an immutable JAX array"
     node_types = (ast.Assign, ast.AugAssign)
     fix_availability = "sometimes"
+    # The store raises TypeError eagerly and traced alike; a `try` that catches it expects it.
+    raised_when_traced = ("TypeError",)
 
     def check(self, node: ast.Assign | ast.AugAssign, context) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
