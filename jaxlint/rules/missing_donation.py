@@ -27,7 +27,10 @@ Only carried state counts: the call runs in a loop, updates an object's own stat
 rebinds a parameter of the wrapper (a fresh local such as `tmp = conv(tmp)` in `predict(params, x)`
 is an intermediate of one call). A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
-usually itself traced by its callers, where donation does nothing. Test code is not flagged either,
+usually itself traced by its callers, where donation does nothing. Demonstration code (a notebook,
+a module under docs/, examples/, tutorials/, notebooks/, demos/ or colabs/) is flagged only where the
+source shows the state at a megabyte or more: it runs toy sizes chosen to finish in seconds, and the
+cost of a second copy grows with a size it does not show (semantic/demo_code.py). Test code is not flagged either,
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
 person paces their loop (as a clock does a loop that sleeps every iteration), a lambda or
 `partial` compiled at the call (`jax.pmap(lambda x: ...)(state)`: JAX302 asks to hoist it first), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
@@ -162,7 +165,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, flow, liveness
+from jaxlint.semantic import demo_code, carried_state, flow, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -248,8 +251,22 @@ class MissingDonation(Rule):
                 reason = f"a part of `{key}` is passed beside it in the same call, and XLA rejects a buffer both donated and passed; pass it only inside `{key}`"
             if reason is not None:
                 withheld.append(reason)
+        if donated and demo_code.is_demonstration_module(context.source.filename):
+            # Demonstration code runs toy sizes: the cost is shown only where the source shows the size.
+            if not any(_shown_large(dotted_name(argument), scope, context.model) for _, _, argument, _ in donated):
+                return
         if donated:
             _report(value, binding, donated, context, withheld)
+
+
+def _shown_large(key: str, scope, model) -> bool:
+    """Some value the scope binds to `key` (before the update rebinds it) is known to hold a megabyte
+    or more: `params = model.init(key, jnp.ones((1, 224, 224, 3)))` of a network of literal widths."""
+    return any(
+        dotted_name(target) == key and value is not None and not isinstance(value, ast.AugAssign)
+        and carried_state.known_large(getattr(value, "value", value) if isinstance(value, ast.stmt) else value, scope, model)
+        for target, value in scope.bindings
+    )
 
 
 def _fix_withheld(key: str, scope, model) -> str | None:

@@ -798,6 +798,13 @@ def known_small(value: ast.AST, scope, model) -> bool:
     return elements is not None and elements * _BYTES_PER_ELEMENT < SMALL_BYTES
 
 
+def known_large(value: ast.AST, scope, model) -> bool:
+    """Whether the source shows that `value` holds a megabyte or more of arrays per device (the
+    counterpart of `known_small`; a size the source does not fix is neither)."""
+    elements = _elements(value, scope, model, 0)
+    return elements is not None and elements * _BYTES_PER_ELEMENT >= SMALL_BYTES
+
+
 def holds_no_arrays(value: ast.AST, scope, model) -> bool:
     """An object of settings only, such as an optimizer before its `init` (`tx.Optimizer(optax.adam(lr))`)."""
     return isinstance(value, ast.Call) and _state_sizes(model).settings_only(value, scope)
