@@ -97,6 +97,23 @@ def _produces_key(value: ast.AST, context) -> bool:
     return isinstance(value, ast.Call) and context.qualified_name(value.func) in KEY_PRODUCERS
 
 
+def key_element(node: ast.AST) -> str | None:
+    """`keys[1]`, a constant element of a key array (`keys = split(key, 3)`), as the flow names it:
+    each element is a key of its own, and the same element read twice is one key used twice."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        index = _constant_index(node)
+        if index is not None:
+            return f"{node.value.id}[{index}]"
+    return None
+
+
+def _is_key_expression(node: ast.AST, is_key) -> bool:
+    """A name that holds a key, or a constant element of one (`keys[1]`)."""
+    if isinstance(node, ast.Name):
+        return is_key(node.id)
+    return key_element(node) is not None and is_key(node.value.id)
+
+
 def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, helpers: bool | None = None) -> list[ast.expr]:
     """The key expressions a call draws from (names or inline `PRNGKey(0)` calls); `framework=False`
     counts `jax.random` consumers only, and with `helpers=True` also the project's functions that
@@ -113,15 +130,17 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
         return _helper_keys(call, context, is_key, found) if helpers else found
     if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in KEY_METHODS and call.args:
         first = call.args[0]
-        if isinstance(first, ast.Name) and is_key(first.id):
+        if _is_key_expression(first, is_key):
             found.append(first)
         elif literal_seed(first, context) is not None:
             found.append(first)
+    if qualified is None:
+        found += [k for k in effects.seed_keyword_keys(call, context.qualified_name) if is_key(k.id) and not any(k is f for f in found)]
     found = _helper_keys(call, context, is_key, found)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not dropout_off(call, context):
             for value in keyword.value.values:
-                if isinstance(value, ast.Name) and is_key(value.id):
+                if _is_key_expression(value, is_key):
                     found.append(value)
     return found
 
@@ -129,9 +148,9 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
 def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list[ast.expr]:
     """`found` plus what the library models and the project's own functions say the call draws from
     (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`)."""
-    if any(isinstance(a, ast.Name) and is_key(a.id) for a in (*call.args, *(k.value for k in call.keywords))):
+    if any(_is_key_expression(a, is_key) for a in (*call.args, *(k.value for k in call.keywords))):
         for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
-            if isinstance(argument, ast.Name) and is_key(argument.id) and not any(argument is known for known in found):
+            if _is_key_expression(argument, is_key) and not any(argument is known for known in found):
                 found = [*found, argument]
     return found
 

@@ -72,6 +72,7 @@ class ClassSummary:
     methods: dict[str, FunctionSummary] = field(default_factory=dict)
     field_defaults: dict[str, object] = field(default_factory=dict)  # `x: int = 3` in the class body
     bases: list[str] = field(default_factory=list)
+    local_bases: list[str] = field(default_factory=list)  # bases defined in the same module, by name
 
 
 @dataclass
@@ -225,6 +226,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         elif isinstance(statement, ast.ClassDef):
             info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
             info.bases = [q for q in (light.qualified_name(base) for base in statement.bases) if q]  # imported bases
+            info.local_bases = [base.id for base in statement.bases if isinstance(base, ast.Name) and base.id in summary.classes]
             for item in statement.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
