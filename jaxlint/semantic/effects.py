@@ -153,6 +153,10 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
         for argument in node.args:
             if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
                 return True
+        for keyword in node.keywords:  # `dist.sample(seed=key)`, `denoise(x, rng=rng)`
+            argument = keyword.value
+            if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
+                return True
     return False
 
 

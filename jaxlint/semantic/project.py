@@ -205,6 +205,25 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
     return summary
 
 
+def _method_aliases(class_node: ast.ClassDef) -> list[tuple[str, str]]:
+    """`self.act = self.act_greedy` in `__init__`: the instance attribute runs that method, so
+    `agent.act(obs, key)` elsewhere is a call of `act_greedy` (one of several set conditionally is
+    not a single method: only names assigned once count)."""
+    assigned: dict[str, list[str]] = {}
+    for item in class_node.body:
+        if not (isinstance(item, ast.FunctionDef) and item.name == "__init__"):
+            continue
+        for node in ast.walk(item):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                if (
+                    isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+                    and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"
+                ):
+                    assigned.setdefault(target.attr, []).append(value.attr)
+    return [(alias, methods[0]) for alias, methods in assigned.items() if len(methods) == 1]
+
+
 def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     """The summary of an imported module, from its top level only: decorators, `f = jax.jit(g)`
     assignments and syntactically device-valued returns. About a tenth of the cost of a semantic
@@ -233,6 +252,9 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
                     function = _light_function(light, item, has_self=not static)
                     if function is not None:
                         info.methods[item.name] = function
+            for alias, method in _method_aliases(statement):
+                if method in info.methods and alias not in info.methods:
+                    info.methods[alias] = info.methods[method]
             summary.classes[statement.name] = info
     for statement in _top_level(tree.body):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
@@ -264,7 +286,15 @@ def _light_function(light, node: ast.AST, has_self: bool) -> FunctionSummary | N
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
-            return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True)
+            from jaxlint.semantic.effects import summarise_effects
+
+            # A draw inside the compiled program draws from the caller's key (keys only: traced code
+            # reads nothing on the host), as effects.py reads this module's own compiled functions.
+            consumed = summarise_effects(node, has_self, light)[0]
+            return FunctionSummary(
+                node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
+                consumed_key_params=consumed,
+            )
     from jaxlint.semantic.effects import summarise_effects
 
     consumed, synced = summarise_effects(node, has_self, light)
