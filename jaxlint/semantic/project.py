@@ -462,6 +462,18 @@ def _declared_source_directories(directory: Path) -> list[Path]:
     return found
 
 
+_CHECKOUT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _checkout_roots(top: Path, levels: int = 3) -> list[Path]:
+    for ancestor in list(top.parents)[:levels]:
+        if any((ancestor / marker).exists() for marker in _CHECKOUT_MARKERS):
+            return [ancestor]
+    if (top / "__init__.py").is_file() or top.parent == top or any(top.glob("README*")) or (top / "requirements.txt").exists():
+        return []  # a package, or the checkout's own root (never a folder of other checkouts)
+    return [top.parent]
+
+
 def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Path, list[Path], tuple[str, ...]]:
     """For a file in `directory` whose importers name it from the folder `levels` above it (the one
     holding its top-level package): that folder, the directories its imports are searched in, and
@@ -476,6 +488,11 @@ def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Pat
     # A `src/` layout seen from an example or script elsewhere in the checkout
     # (`examples/run.py` importing `mypkg`, which lives in `src/mypkg`), wherever jaxlint runs from.
     search += run_memo.answer(("src-directories", str(top)), _src_directories, top)
+    # A script in a folder of its checkout, run from the checkout's root (`python scripts/sample.py`
+    # importing `mypkg.model`, or `architectures/net.py` importing the sibling folder `layers`): the
+    # checkout's root (the nearest folder above with packaging or version control), else the folder
+    # above a script folder that is no package.
+    search += run_memo.answer(("checkout-root", str(top)), _checkout_roots, top)
     search_paths: list[Path] = []
     for folder in search:
         if folder not in search_paths:
