@@ -22,7 +22,9 @@ used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it ha
 flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng, n)` then
 `rng, _ = split(rng)` every epoch; `params = net.init(key, x)` then `split(key)`): JAX's rule is that
 a key is used once, and the keys of a split must come from a key that has drawn nothing, whatever
-bits a given algorithm happens to read. Also flagged: two
+bits a given algorithm happens to read. A key made inside a comprehension from a name that both the
+comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
+starts]`) follows the inner name only: every outer iteration draws the same numbers. Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
@@ -178,9 +180,11 @@ class PrngKeyReuse(Rule):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             # The module's own body (a script) is one more flow, run once: at its first top-level import.
             module = parent_of(node)
+            first_import = isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+            if first_import:
+                self._shadowed_seeds(context)
             if (
-                isinstance(module, ast.Module)
-                and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+                first_import
                 and (
                     any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
                     or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
@@ -202,6 +206,24 @@ class PrngKeyReuse(Rule):
             flow.run()
             flow.finish()
         self._captured_keys(node, context)
+
+    def _shadowed_seeds(self, context) -> None:
+        """`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in range(0, total, n)]`: the key is
+        made from a name the outer loop binds, but an inner comprehension binds the same name, so the
+        key takes the same values in every iteration of the outer loop."""
+        for scope in context.model.scopes:
+            for call in scope.calls:
+                found = key_values.shadowed_seed(call, context)
+                if found is None:
+                    continue
+                draw, name, outer = found
+                kind = "comprehension" if not isinstance(outer, (ast.For, ast.AsyncFor)) else "loop"
+                context.report(
+                    draw,
+                    f"the key is made from `{name}`, which an inner comprehension binds again, so it ignores the outer "
+                    f"{kind}'s `{name}` (line {outer.lineno}) and every iteration of that {kind} draws the same numbers; "
+                    f"rename the inner variable",
+                )
 
     def _captured_keys(self, function: ast.AST, context) -> None:
         model = context.model

@@ -97,6 +97,45 @@ def _produces_key(value: ast.AST, context) -> bool:
     return isinstance(value, ast.Call) and context.qualified_name(value.func) in KEY_PRODUCERS
 
 
+_COMPREHENSION_NODES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def shadowed_seed(call: ast.Call, context) -> tuple[ast.Call, str, ast.AST] | None:
+    """A key made inline (`PRNGKey(epoch + i)`, `fold_in(key, i)`) and drawn from at once, inside a
+    comprehension that binds `i` while an enclosing loop or comprehension of the same function also
+    binds `i`: the key follows the inner `i` only, the same values in every outer iteration.
+    Returns (the draw, the name, the outer loop)."""
+    qualified = context.qualified_name(call.func)
+    if qualified not in KEY_MAKERS and qualified != "jax.random.fold_in":
+        return None
+    draw = parent_of(call)
+    if not (isinstance(draw, ast.keyword) and draw.arg == "key"):
+        if not (isinstance(draw, ast.Call) and draw.args and draw.args[0] is call):
+            return None
+    else:
+        draw = parent_of(draw)
+    if not (isinstance(draw, ast.Call) and is_random_call(draw, context)):
+        return None
+    seed = call.args[-1] if qualified == "jax.random.fold_in" and len(call.args) == 2 else (call.args[0] if call.args else None)
+    if seed is None:
+        return None
+    names = {n.id for n in ast.walk(seed) if isinstance(n, ast.Name)}
+    inner_bound: set[str] = set()
+    child, node = draw, parent_of(draw)
+    while node is not None and not isinstance(node, (*FUNCTION_NODES, ast.Module, ast.ClassDef)):
+        if isinstance(node, _COMPREHENSION_NODES) and not is_within(child, node.generators[0].iter):
+            bound = {name for generator in node.generators for name in _target_names(generator.target)}
+            if inner_bound & bound & names:
+                return draw, sorted(inner_bound & bound & names)[0], node
+            inner_bound |= bound
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and child is not node.iter:
+            bound = set(_target_names(node.target))
+            if inner_bound & bound & names:
+                return draw, sorted(inner_bound & bound & names)[0], node
+        child, node = node, parent_of(node)
+    return None
+
+
 def key_element(node: ast.AST) -> str | None:
     """`keys[1]`, a constant element of a key array (`keys = split(key, 3)`), as the flow names it:
     each element is a key of its own, and the same element read twice is one key used twice."""
