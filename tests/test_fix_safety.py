@@ -189,15 +189,15 @@ def test_mistaken_key_reuse_is_still_split(body):
     assert _split_offered(body)
 
 
-def test_a_later_reuse_splits_after_a_deliberate_pair():
+def test_no_split_is_written_after_a_deliberate_pair():
+    # Splitting after the pair would split a key that has drawn (itself a reuse), and splitting before
+    # it would break the pair: the finding stays for the author, the source is left as it is.
     body = (
         "print(jax.random.normal(key, (2,)))\nprint(jax.random.normal(key, (2,)))\n"
         "noise = jax.random.uniform(key, (2,))\nreturn noise"
     )
     source = _KEY_TEMPLATE.format(body=body.replace("\n", "\n    "))
-    fixed = _fixed(source, ["JAX501"])
-    assert fixed.count("print(jax.random.normal(key, (2,)))") == 2
-    assert "key, subkey = jax.random.split(key)\n    noise = jax.random.uniform(subkey, (2,))" in fixed
+    assert _fixed(source, ["JAX501"]) == source
 
 
 def test_timing_fix_needs_a_jax_with_block_until_ready():

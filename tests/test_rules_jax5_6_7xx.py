@@ -236,6 +236,17 @@ def test_key_reuse_messages_say_what_is_shared():
         return a, b, k1, k2, k3, k4, k5
     """
     messages = [d.message for d in findings(text, ["JAX501"])]
-    # `normal` reads the key's own bits, `randint` those of keys it splits off: nothing shared, no finding.
+    # `normal` reads the key's own bits, `randint` those of keys it splits off: nothing shared between
+    # them. The first split runs on a key that has drawn: one finding for the key, the later split listed.
     assert len(messages) == 1
-    assert "same leading keys" in messages[0]
+    assert "drawn nothing yet" in messages[0] and "line 8" in messages[0]
+    two_splits = """
+    import jax
+
+    def f(key):
+        k1, k2 = jax.random.split(key, 2)
+        k3, k4, k5 = jax.random.split(key, 3)
+        return k1, k2, k3, k4, k5
+    """
+    messages = [d.message for d in findings(two_splits, ["JAX501"])]
+    assert len(messages) == 1 and "same leading keys" in messages[0]

@@ -12,16 +12,29 @@ whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes t
 own body, not in notebook cells). The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
-numbers unless the helper folds a changing value into it. Also flagged: two
+numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
+run (their own or a base class's, in any module of the project: `Layer(key, 4)`), and a method of an
+unmodelled object given the key as `seed=` draws from it (`dist.sample(seed=key)`, distrax and
+TensorFlow Probability). A project helper beside a different consumer of the same key is flagged
+(`noise = normal(key)` then `run_sampler(key)`): the summary shows that its body draws from the key
+itself. Each constant element of a key array is a key of its own (`keys = split(key, 3)`: `keys[1]`
+used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it has drawn a value is
+flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng, n)` then
+`rng, _ = split(rng)` every epoch; `params = net.init(key, x)` then `split(key)`): JAX's rule is that
+a key is used once, and the keys of a split must come from a key that has drawn nothing, whatever
+bits a given algorithm happens to read. A key made inside a comprehension from a name that both the
+comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
+starts]`) follows the inner name only: every outer iteration draws the same numbers. Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
 
 Not flagged, because nothing is shared or it is shared on purpose:
-- A sampler and `split` on one key (either order: `x = normal(k)` then `k, s = split(k)`). On JAX's
+- `split(k)` first and then a sampler on `k` itself (`k1, k2 = split(k)` then `normal(k)`). On JAX's
   default threefry, `normal`, `uniform`, `bernoulli`, `categorical`, `choice(..., p=...)` read the
-  bits of `k` itself, and nothing drawn from `split(k)`'s keys reads those. `randint`, `permutation`,
+  bits of `k` itself, and nothing drawn from `split(k)`'s keys reads those. (The other order, a split
+  of a key that has drawn, is flagged: see above.) `randint`, `permutation`,
   `shuffle` and `choice` without `p` draw from keys they split off `k` first, the very keys `split(k)`
   returns (`split(k, n)[:2] == split(k)`): that pair is flagged only when such a key then feeds a draw
   that reads the same bits (`split(k)[0]` or `[1]` into `normal`/`uniform`/a distribution's `.sample`
@@ -34,16 +47,16 @@ Not flagged, because nothing is shared or it is shared on purpose:
   different consumers that derive their own keys. Nor when no shared key is read from both: a
   child one split never passes on (rebound before it is read), or reads only on the host
   (`loader(seed=key_data[0].item())`), draws nothing.
-- A draw whose values never reach a result: the array (inline, through plain names, or in a tuple
+- A draw whose values never reach a result (also before a split of its key): the array (inline, through plain names, or in a tuple
   or list) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
   `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
   `init(key, x)`, which fixes only the parameters' shapes. Such dummy inputs share bits with nothing
   that matters. The value model (semantic/key_values.py) follows where the draw flows.
-- One key handed twice to a helper (or a modelled library call) outside a loop, for two inputs
+- One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
   random features of a kernel need; only a helper that consumes the key on every iteration of a
   loop is flagged.
-- A framework call beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
+- A framework call (not a project function) beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
   splits it in call order, environments split it per step), so whether the bits coincide is more
@@ -125,7 +138,10 @@ stays, for the author to judge): the second call repeats the first exactly (a sa
 the two results are compared (`loss_b - loss_a`, `a == b`, `allclose(a, b)`: common random numbers
 for a paired comparison); or one function other than a `jax.random` sampler gets the key in the
 same slot while other, computed arguments vary (`evaluate(policy_a, key)` and `evaluate(policy_b,
-key)`: matched conditions). Calls that differ only in literals (shapes, sizes) are split.
+key)`: matched conditions). Calls that differ only in literals (shapes, sizes) are split. A later
+use after such a deliberate repeat gets no fix either: a split after the repeat would split a key
+that has drawn, one before it would break the repeat. The fix of a split after a draw splits before
+the draw. An element of a key array (`keys[1]`) gets no fix.
 
 ## How the runtime mode confirms it
 It runs the function twice with the example key and checks the two draws: for the original they
@@ -164,9 +180,11 @@ class PrngKeyReuse(Rule):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             # The module's own body (a script) is one more flow, run once: at its first top-level import.
             module = parent_of(node)
+            first_import = isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+            if first_import:
+                self._shadowed_seeds(context)
             if (
-                isinstance(module, ast.Module)
-                and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
+                first_import
                 and (
                     any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
                     or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
@@ -188,6 +206,24 @@ class PrngKeyReuse(Rule):
             flow.run()
             flow.finish()
         self._captured_keys(node, context)
+
+    def _shadowed_seeds(self, context) -> None:
+        """`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in range(0, total, n)]`: the key is
+        made from a name the outer loop binds, but an inner comprehension binds the same name, so the
+        key takes the same values in every iteration of the outer loop."""
+        for scope in context.model.scopes:
+            for call in scope.calls:
+                found = key_values.shadowed_seed(call, context)
+                if found is None:
+                    continue
+                draw, name, outer = found
+                kind = "comprehension" if not isinstance(outer, (ast.For, ast.AsyncFor)) else "loop"
+                context.report(
+                    draw,
+                    f"the key is made from `{name}`, which an inner comprehension binds again, so it ignores the outer "
+                    f"{kind}'s `{name}` (line {outer.lineno}) and every iteration of that {kind} draws the same numbers; "
+                    f"rename the inner variable",
+                )
 
     def _captured_keys(self, function: ast.AST, context) -> None:
         model = context.model
@@ -244,7 +280,7 @@ def _is_consumer(call: ast.Call, context) -> bool:
     if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
         return True
     for keyword in call.keywords:
-        if keyword.arg == "rngs":
+        if keyword.arg == "rngs" or keyword.arg == "seed":
             return True
     qualified = context.qualified_name(function)
     if qualified is not None and qualified.startswith("jax.random."):
@@ -256,7 +292,7 @@ def _draws_through_helper(call: ast.Call, context) -> bool:
     """A helper of the project (or a modelled library call) that draws from a key passed to it.
     (Only arguments named like keys are asked about: the flow counts no other name as a key.)"""
     passed = (*call.args, *(keyword.value for keyword in call.keywords))
-    return any(argument.__class__ is ast.Name and effects.named_like_key(argument.id) for argument in passed) and bool(
+    return any(effects.named_like_key(_key_root(argument)) for argument in passed) and bool(
         effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
     )
 
@@ -372,14 +408,14 @@ class _Flow:
         if first is not None:
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
             for name, calls in first.items():
-                if name in assigned or key_values.is_seed(name):
+                if _key_root(name) in assigned or key_values.is_seed(name):
                     continue
                 fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
                 if fresh and self.worth_reporting(fresh[0], fresh[0]):
                     self.report_loop(fresh[0], name, node)
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
-            carried = {name: tuple(c for c in calls if is_within(c, node)) for name, calls in first.items() if name in assigned}
+            carried = {name: tuple(c for c in calls if is_within(c, node)) for name, calls in first.items() if _key_root(name) in assigned}
             carried = {name: calls for name, calls in carried.items() if calls}
             if carried:
                 second = dict(entry)
@@ -392,7 +428,8 @@ class _Flow:
         # split per iteration is not meant to run zero times (`range(num_codes)` with 0 codes).
         after = _merge(dict(entry), first)
         if first is not None and after is not None:
-            for name in _rebound_every_iteration(node):
+            rebound = _rebound_every_iteration(node)
+            for name in {*rebound, *(n for n in (*first, *after) if _key_root(n) in rebound)}:
                 if name in first:
                     after[name] = first[name]
                 else:
@@ -413,6 +450,11 @@ class _Flow:
             return None
         for name in names:
             state.pop(name, None)
+        if any("[" in name for name in state):
+            # Rebinding a key array rebinds its elements (`keys = split(key, 3)` then `keys[1]`).
+            bound = set(names)
+            for name in [n for n in state if "[" in n and _key_root(n) in bound]:
+                del state[name]
         return state
 
     # ----- expressions ----------------------------------------------------------------------
@@ -458,7 +500,7 @@ class _Flow:
             for call in walk(element):
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
-                        if key not in bound and not _assigned_walrus(node, key) and not key_values.is_seed(key) and self.worth_reporting(call, call):
+                        if _key_root(key) not in bound and not _assigned_walrus(node, _key_root(key)) and not key_values.is_seed(key) and self.worth_reporting(call, call):
                             self.report_loop(call, key, node)
         return state
 
@@ -485,9 +527,12 @@ class _Flow:
         seeded = key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")
         for argument in arguments:
             seed = None
+            element = key_values.key_element(argument)
             if isinstance(argument, ast.Name):
                 keys.append(argument.id)
                 seed = self.seed_of.get(argument.id)
+            elif element is not None:
+                keys.append(element)  # `keys[1]`: one element of a split's key array, a key of its own
             else:
                 seed = key_values.literal_seed(argument, self.context)
             if seed is not None and seeded:
@@ -504,16 +549,29 @@ class _Flow:
         """Two consumptions of one key that draw shared (or identical, unintended) bits."""
         if self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second):
             return False
-        if self.reads_apart(first, second):
-            return False  # no bits in common on the default threefry: nothing correlated to report
-        if _derives_own_keys(first, second, self.context):
-            return False
-        if _through_helper(first, self.context) or _through_helper(second, self.context):
-            return False  # one key handed to a helper for two inputs pairs its draws (random features of x and y)
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
             return False
+        if _split_after_draw(first, second, self.context):
+            # A key that already drew a value and is then split: the split's keys are derived from a
+            # used key, the reuse JAX's key rules forbid, whatever bits each algorithm happens to read.
+            if key_values.draw_values_unused(first, self.function, self.context):
+                return False  # the draw was a dummy input (shapes only): nothing it drew matters
+            return self.worth_reporting(first, second)
+        if self.reads_apart(first, second):
+            return False  # no bits in common on the default threefry: nothing correlated to report
+        helpers = [_project_helper(call, self.context) for call in (first, second)]
+        if any(helpers):
+            # A project function whose body draws from the key (its summary says so) derives nothing of
+            # its own: beside a different consumer the draws repeat. The same helper twice outside a loop
+            # pairs its draws on purpose (random features of x and y).
+            if self.context.text(first.func) == self.context.text(second.func):
+                return False
+        elif _derives_own_keys(first, second, self.context):
+            return False
+        elif _through_helper(first, self.context) or _through_helper(second, self.context):
+            return False  # one key handed to a modelled library call for two inputs pairs its draws
         if not key_values.split_outputs_meet(first, second, self.function, self.context):
             return False
         if key_values.is_seed(key):
@@ -605,10 +663,13 @@ class _Flow:
             return
         subkey = self.fresh_name(key)
         claim = self.claim(previous, call)
+        advice = (
+            f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`"
+            if "[" not in key else f"split one more key into `{_key_root(key)}` and give each use its own element"
+        )
         self.record(
             key, call,
-            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; "
-            f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`",
+            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; {advice}",
             fix=None if self.across_iterations else self.split_fix(previous, key, call),
         )
 
@@ -633,7 +694,7 @@ class _Flow:
         the source; the message lists the other reuses. One idiom repeated down a cell (`normal(key, ...)` on
         every line) is one mistake to fix, and the fix of the first use makes the next one visible. Where the
         first reuse has no fix (a deliberate pair), the first later reuse that has one lends it."""
-        for found in self.findings.values():
+        for key, found in self.findings.items():
             found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
             call, message, _ = found[0]
             fix = next((item[2] for item in found if item[2] is not None), None)
@@ -641,7 +702,7 @@ class _Flow:
             if others:
                 lines = ", ".join(str(line) for line in others[:8]) + (", ..." if len(others) > 8 else "")
                 message += f" (reused again on line{'s' if len(others) > 1 else ''} {lines})"
-            self.context.report(call, message, fix=fix)
+            self.context.report(_reported_at(call, key, self.context), message, fix=fix)
         self.findings = {}
 
     def reads_apart(self, first: ast.Call, second: ast.Call) -> bool:
@@ -655,9 +716,13 @@ class _Flow:
     def claim(self, first: ast.Call, second: ast.Call) -> str:
         """What the two draws share, as the message says it."""
         context = self.context
+        if _split_after_draw(first, second, context):
+            return ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw)"
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
+        if splits[1] and not splits[0] and key_values.reads_own_bits(first, context):
+            return ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw)"
         if all(splits):
             return ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
         if any(splits):
@@ -694,8 +759,9 @@ class _Flow:
                 and any(isinstance(a, ast.Name) and a.id == key for a in key_values.consumed_arguments(node, context, lambda name: name == key))
             ]
             if key_split.repeats_an_earlier_use(call, consumers, key, self.function, context):
-                # `call` repeats an earlier draw on purpose: the subkey goes to the later use instead.
-                call, message = second, f"Split `{key}` before this use"
+                # `call` repeats an earlier draw on purpose. A split after it would split a key that has
+                # drawn (itself a reuse), one before it would break the repeat: no edit is right.
+                return None
         statement = call
         while statement is not None and not isinstance(statement, ast.stmt):
             statement = parent_of(statement)
@@ -821,19 +887,58 @@ def _plain_script(context) -> bool:
     return not filename.endswith(".ipynb") and not context.in_test_code(context.model.tree)
 
 
+def _reported_at(call: ast.Call, key: str, context) -> ast.AST:
+    """Where a finding points: the key argument itself when the call spans lines (`step(x, rng=rng)`
+    written one argument a line), so the line shown is the one that passes the key; else the call."""
+    if call.lineno == getattr(call, "end_lineno", call.lineno):
+        return call
+    for argument in (*call.args, *(keyword.value for keyword in call.keywords)):
+        if (isinstance(argument, ast.Name) and argument.id == key) or key_values.key_element(argument) == key:
+            return argument
+    return call
+
+
+def _split_after_draw(first: ast.Call, second: ast.Call, context) -> bool:
+    """`x = sampler(key)` (or a helper, a model's init, a distribution's sample) and then `split(key)`:
+    the split runs on a key that has already drawn a value."""
+    return _is_split(second, context) and not _is_split(first, context)
+
+
+def _is_split(call: ast.Call, context) -> bool:
+    return context.qualified_name(call.func) == "jax.random.split"
+
+
+def _project_helper(call: ast.Call, context) -> bool:
+    """A function, method or class of the project whose body draws from a key argument (its effects
+    summary), not a `jax.random` call, a framework method read off the call or a modelled library call."""
+    if not _through_helper(call, context):
+        return False
+    model = context.model
+    return bool(effects.call_effects(model, call, model.scope_for(call)).consumed_keys)
+
+
 def _through_helper(call: ast.Call, context) -> bool:
     """A call that consumes a key only by what the function effects say: a helper of the project or
     a modelled library call, not a `jax.random` sampler or a framework method read off the call."""
     function = call.func
     if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
         return False
-    if any(keyword.arg == "rngs" for keyword in call.keywords) or key_values.is_random_call(call, context):
+    if any(keyword.arg in ("rngs", "seed") for keyword in call.keywords) or key_values.is_random_call(call, context):
         return False
     return True
 
 
 # Builtins whose result depends only on their arguments, which the same-draw check sees unchanged.
 _SAME_RESULT_BUILTINS = frozenset({"builtins.len", "builtins.int", "builtins.float", "builtins.min", "builtins.max", "builtins.abs"})
+
+
+def _key_root(key: ast.AST | str) -> str:
+    """The variable a key lives in: `keys` for `keys[1]` (a name, or the flow's name of an element)."""
+    if isinstance(key, str):
+        return key.split("[", 1)[0]
+    if isinstance(key, ast.Subscript):
+        key = key.value
+    return key.id if isinstance(key, ast.Name) else ""
 
 
 def _callee(call: ast.Call) -> str:

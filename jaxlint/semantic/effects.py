@@ -153,6 +153,10 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
         for argument in node.args:
             if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
                 return True
+        for keyword in node.keywords:  # `dist.sample(seed=key)`, `denoise(x, rng=rng)`
+            argument = keyword.value
+            if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
+                return True
     return False
 
 
@@ -213,11 +217,31 @@ def _consumed_here(call: ast.Call, qualified_name, call_consumes, call_effects) 
     function = call.func
     if not found and isinstance(function, ast.Attribute) and function.attr in _KEY_METHODS and call.args and qualified_name(function) is None:
         found.append(call.args[0])
+    if not found:
+        found.extend(seed_keyword_keys(call, qualified_name))
     if call_effects is not None:
         inner = call_effects(call)
         if inner is not None:
             found.extend(inner.consumed_arguments(call))
     return found
+
+
+# A method of an object the models do not know that takes its key as `seed=` draws from it: the
+# distribution objects of distrax and TensorFlow Probability (`dist.sample(seed=key)`,
+# `dist.sample_and_log_prob(seed=key, sample_shape=n)`).
+_SEED_KEYWORDS = frozenset({"seed"})
+
+
+def seed_keyword_keys(call: ast.Call, qualified_name) -> list[ast.expr]:
+    """`dist.sample(seed=key)`: the key a method of an unmodelled object draws from (names like keys only;
+    `seed=0` is an integer seed, not a key)."""
+    function = call.func
+    if not isinstance(function, ast.Attribute) or qualified_name(function) is not None:
+        return []
+    return [
+        keyword.value for keyword in call.keywords
+        if keyword.arg in _SEED_KEYWORDS and isinstance(keyword.value, ast.Name) and named_like_key(keyword.value.id)
+    ]
 
 
 def _parts_of_params(nodes: list[ast.AST], params: set[str], qualified_name) -> dict[str, str]:
@@ -365,12 +389,67 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
         if owner is not None:
             summary = owner.methods.get(function.attr)
             return _summary_effects(summary)
+    if isinstance(function, ast.Name):
+        local_class = _local_class(model, function)
+        if local_class is not None:
+            return _local_constructor_effects(model, local_class)
     project = getattr(model, "project", None)
     if project is not None:
         qualified = model.qualified_name(function)
         if qualified is not None and "." in qualified and not qualified.startswith(_LIBRARY_PREFIXES):
-            return _summary_effects(project.function(qualified))
+            summary = project.function(qualified)
+            if summary is not None:
+                return _summary_effects(summary)
+            found = project.resolve(qualified)
+            if found is not None and found[1] in found[0].classes:
+                return _summary_effects(_project_initialiser(project, found[0], found[1]))
     return NONE
+
+
+# ----- constructors: `Net(key, sizes)` runs `__init__` (its own or a base's) on its arguments --------------
+
+
+def _local_class(model, name: ast.Name) -> ast.ClassDef | None:
+    """The class of this module a name refers to, where the module binds the name only to it."""
+    found = [c for c in model.class_methods if c.name == name.id and model.scope_for(c) is model.module_scope]
+    return found[0] if len(found) == 1 and name.id not in model.module_scope.defs else None
+
+
+def _local_constructor_effects(model, class_node: ast.ClassDef, depth: int = 0) -> Effects:
+    initialiser = model.class_methods.get(class_node, {}).get("__init__")
+    if initialiser is not None:
+        return function_effects(model, initialiser)
+    if depth < _MAX_DEPTH:
+        for base in class_node.bases:
+            if isinstance(base, ast.Name):
+                local = _local_class(model, base)
+                if local is not None:
+                    return _local_constructor_effects(model, local, depth + 1)
+    return NONE
+
+
+def _project_initialiser(project, module, name: str, depth: int = 0):
+    """The `__init__` summary a class of another project module runs: its own, else the first base's
+    that has one (bases of the same module or imported from the project)."""
+    summary = module.classes[name]
+    if "__init__" in summary.methods:
+        return summary.methods["__init__"]
+    if depth >= _MAX_DEPTH:
+        return None
+    for local in summary.local_bases:
+        if local in module.classes:
+            found = _project_initialiser(project, module, local, depth + 1)
+            if found is not None:
+                return found
+    for base in summary.bases:
+        if base.startswith(_LIBRARY_PREFIXES):
+            continue
+        resolved = project.resolve(base)
+        if resolved is not None and resolved[1] in resolved[0].classes:
+            found = _project_initialiser(project, resolved[0], resolved[1], depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 _LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.")

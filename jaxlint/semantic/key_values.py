@@ -97,6 +97,62 @@ def _produces_key(value: ast.AST, context) -> bool:
     return isinstance(value, ast.Call) and context.qualified_name(value.func) in KEY_PRODUCERS
 
 
+_COMPREHENSION_NODES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def shadowed_seed(call: ast.Call, context) -> tuple[ast.Call, str, ast.AST] | None:
+    """A key made inline (`PRNGKey(epoch + i)`, `fold_in(key, i)`) and drawn from at once, inside a
+    comprehension that binds `i` while an enclosing loop or comprehension of the same function also
+    binds `i`: the key follows the inner `i` only, the same values in every outer iteration.
+    Returns (the draw, the name, the outer loop)."""
+    qualified = context.qualified_name(call.func)
+    if qualified not in KEY_MAKERS and qualified != "jax.random.fold_in":
+        return None
+    draw = parent_of(call)
+    if not (isinstance(draw, ast.keyword) and draw.arg == "key"):
+        if not (isinstance(draw, ast.Call) and draw.args and draw.args[0] is call):
+            return None
+    else:
+        draw = parent_of(draw)
+    if not (isinstance(draw, ast.Call) and is_random_call(draw, context)):
+        return None
+    seed = call.args[-1] if qualified == "jax.random.fold_in" and len(call.args) == 2 else (call.args[0] if call.args else None)
+    if seed is None:
+        return None
+    names = {n.id for n in ast.walk(seed) if isinstance(n, ast.Name)}
+    inner_bound: set[str] = set()
+    child, node = draw, parent_of(draw)
+    while node is not None and not isinstance(node, (*FUNCTION_NODES, ast.Module, ast.ClassDef)):
+        if isinstance(node, _COMPREHENSION_NODES) and not is_within(child, node.generators[0].iter):
+            bound = {name for generator in node.generators for name in _target_names(generator.target)}
+            if inner_bound & bound & names:
+                return draw, sorted(inner_bound & bound & names)[0], node
+            inner_bound |= bound
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and child is not node.iter:
+            bound = set(_target_names(node.target))
+            if inner_bound & bound & names:
+                return draw, sorted(inner_bound & bound & names)[0], node
+        child, node = node, parent_of(node)
+    return None
+
+
+def key_element(node: ast.AST) -> str | None:
+    """`keys[1]`, a constant element of a key array (`keys = split(key, 3)`), as the flow names it:
+    each element is a key of its own, and the same element read twice is one key used twice."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        index = _constant_index(node)
+        if index is not None:
+            return f"{node.value.id}[{index}]"
+    return None
+
+
+def _is_key_expression(node: ast.AST, is_key) -> bool:
+    """A name that holds a key, or a constant element of one (`keys[1]`)."""
+    if isinstance(node, ast.Name):
+        return is_key(node.id)
+    return key_element(node) is not None and is_key(node.value.id)
+
+
 def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, helpers: bool | None = None) -> list[ast.expr]:
     """The key expressions a call draws from (names or inline `PRNGKey(0)` calls); `framework=False`
     counts `jax.random` consumers only, and with `helpers=True` also the project's functions that
@@ -113,15 +169,17 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
         return _helper_keys(call, context, is_key, found) if helpers else found
     if qualified is None and isinstance(call.func, ast.Attribute) and call.func.attr in KEY_METHODS and call.args:
         first = call.args[0]
-        if isinstance(first, ast.Name) and is_key(first.id):
+        if _is_key_expression(first, is_key):
             found.append(first)
         elif literal_seed(first, context) is not None:
             found.append(first)
+    if qualified is None:
+        found += [k for k in effects.seed_keyword_keys(call, context.qualified_name) if is_key(k.id) and not any(k is f for f in found)]
     found = _helper_keys(call, context, is_key, found)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not dropout_off(call, context):
             for value in keyword.value.values:
-                if isinstance(value, ast.Name) and is_key(value.id):
+                if _is_key_expression(value, is_key):
                     found.append(value)
     return found
 
@@ -129,9 +187,9 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
 def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list[ast.expr]:
     """`found` plus what the library models and the project's own functions say the call draws from
     (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`)."""
-    if any(isinstance(a, ast.Name) and is_key(a.id) for a in (*call.args, *(k.value for k in call.keywords))):
+    if any(_is_key_expression(a, is_key) for a in (*call.args, *(k.value for k in call.keywords))):
         for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
-            if isinstance(argument, ast.Name) and is_key(argument.id) and not any(argument is known for known in found):
+            if _is_key_expression(argument, is_key) and not any(argument is known for known in found):
                 found = [*found, argument]
     return found
 

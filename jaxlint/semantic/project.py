@@ -79,6 +79,7 @@ class ClassSummary:
     field_defaults: dict[str, object] = field(default_factory=dict)  # `x: int = 3` in the class body
     bases: list[str] = field(default_factory=list)
     record: bool = False  # a NamedTuple or dataclass: its constructor only stores its arguments
+    local_bases: list[str] = field(default_factory=list)  # bases defined in the same module, by name
 
 
 @dataclass
@@ -220,6 +221,25 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
     return summary
 
 
+def _method_aliases(class_node: ast.ClassDef) -> list[tuple[str, str]]:
+    """`self.act = self.act_greedy` in `__init__`: the instance attribute runs that method, so
+    `agent.act(obs, key)` elsewhere is a call of `act_greedy` (one of several set conditionally is
+    not a single method: only names assigned once count)."""
+    assigned: dict[str, list[str]] = {}
+    for item in class_node.body:
+        if not (isinstance(item, ast.FunctionDef) and item.name == "__init__"):
+            continue
+        for node in ast.walk(item):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                if (
+                    isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+                    and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"
+                ):
+                    assigned.setdefault(target.attr, []).append(value.attr)
+    return [(alias, methods[0]) for alias, methods in assigned.items() if len(methods) == 1]
+
+
 def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     """The summary of an imported module, from its top level only: decorators, `f = jax.jit(g)`
     assignments and syntactically device-valued returns. About a tenth of the cost of a semantic
@@ -252,12 +272,16 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement), record=records[statement.name])
             info.bases = [q for q in (light.qualified_name(base) for base in statement.bases) if q]  # imported bases
             method_oracle = fresh_values.LightOracle(light, functions, records, statement.name, summary.reexports)
+            info.local_bases = [base.id for base in statement.bases if isinstance(base, ast.Name) and base.id in summary.classes]
             for item in statement.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
                     function = _light_function(light, item, has_self=not static, oracle=method_oracle)
                     if function is not None:
                         info.methods[item.name] = function
+            for alias, method in _method_aliases(statement):
+                if method in info.methods and alias not in info.methods:
+                    info.methods[alias] = info.methods[method]
             summary.classes[statement.name] = info
     for statement in _top_level(tree.body):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
@@ -298,7 +322,15 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
-            return FunctionSummary(node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True)
+            from jaxlint.semantic.effects import summarise_effects
+
+            # A draw inside the compiled program draws from the caller's key (keys only: traced code
+            # reads nothing on the host), as effects.py reads this module's own compiled functions.
+            consumed = summarise_effects(node, has_self, light)[0]
+            return FunctionSummary(
+                node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
+                consumed_key_params=consumed,
+            )
     from jaxlint.semantic.effects import summarise_effects
 
     consumed, synced = summarise_effects(node, has_self, light)
@@ -469,6 +501,18 @@ def _declared_source_directories(directory: Path) -> list[Path]:
     return found
 
 
+_CHECKOUT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _checkout_roots(top: Path, levels: int = 3) -> list[Path]:
+    for ancestor in list(top.parents)[:levels]:
+        if any((ancestor / marker).exists() for marker in _CHECKOUT_MARKERS):
+            return [ancestor]
+    if (top / "__init__.py").is_file() or top.parent == top or any(top.glob("README*")) or (top / "requirements.txt").exists():
+        return []  # a package, or the checkout's own root (never a folder of other checkouts)
+    return [top.parent]
+
+
 def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Path, list[Path], tuple[str, ...]]:
     """For a file in `directory` whose importers name it from the folder `levels` above it (the one
     holding its top-level package): that folder, the directories its imports are searched in, and
@@ -483,6 +527,11 @@ def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Pat
     # A `src/` layout seen from an example or script elsewhere in the checkout
     # (`examples/run.py` importing `mypkg`, which lives in `src/mypkg`), wherever jaxlint runs from.
     search += run_memo.answer(("src-directories", str(top)), _src_directories, top)
+    # A script in a folder of its checkout, run from the checkout's root (`python scripts/sample.py`
+    # importing `mypkg.model`, or `architectures/net.py` importing the sibling folder `layers`): the
+    # checkout's root (the nearest folder above with packaging or version control), else the folder
+    # above a script folder that is no package.
+    search += run_memo.answer(("checkout-root", str(top)), _checkout_roots, top)
     search_paths: list[Path] = []
     for folder in search:
         if folder not in search_paths:
