@@ -1,5 +1,5 @@
 """JAX401 in demonstration code (semantic/demo_code.py): notebooks and modules under docs, examples,
-tutorials, notebooks, demos or colabs folders report missing donation only for state the source shows
+tutorials, notebooks or colabs folders report missing donation only for state the source shows
 at a megabyte or more; any other module reports it whatever the size."""
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ def _rows(filename: str) -> list[int]:
     return sorted(d.location.row for d in result.diagnostics)
 
 
-@pytest.mark.parametrize("filename", ["docs/examples/fit.py", "project/examples/fit.py", "Tutorials/part2/fit.py", "colab/../demos/fit.py"])
+@pytest.mark.parametrize("filename", ["docs/examples/fit.py", "project/examples/fit.py", "Tutorials/part2/fit.py", "project/colabs/fit.py"])
 def test_demonstration_code_reports_only_state_shown_large(filename):
     assert is_demonstration_module(filename)
     assert _rows(filename) == [LARGE_ROW]
 
 
-@pytest.mark.parametrize("filename", ["train.py", "src/project/fit.py", "project/example_utils.py", "exampleslib/fit.py"])
+@pytest.mark.parametrize("filename", ["train.py", "src/project/fit.py", "project/example_utils.py", "exampleslib/fit.py", "fixtures/demo/demo.py"])
 def test_other_code_reports_any_size(filename):
     assert not is_demonstration_module(filename)
     assert _rows(filename) == [UNKNOWN_SIZE_ROW, LARGE_ROW]

@@ -133,7 +133,7 @@ class EagerOpsInLoop(Rule):
             return
         parts = []
         if operations:
-            parts.append(f"{operations} eager JAX operations")
+            parts.append(f"{operations} eager JAX operation{'s' if operations > 1 else ''}")
         if updates:
             parts.append(f"{updates} `.at[].` update{'s' if updates > 1 else ''} (a full copy each)")
         context.report(

@@ -28,7 +28,7 @@ rebinds a parameter of the wrapper (a fresh local such as `tmp = conv(tmp)` in `
 is an intermediate of one call). A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
 usually itself traced by its callers, where donation does nothing. Demonstration code (a notebook,
-a module under docs/, examples/, tutorials/, notebooks/, demos/ or colabs/) is flagged only where the
+a module under docs/, examples/, tutorials/, notebooks/ or colabs/) is flagged only where the
 source shows the state at a megabyte or more: it runs toy sizes chosen to finish in seconds, and the
 cost of a second copy grows with a size it does not show (semantic/demo_code.py). Test code is not flagged either,
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a

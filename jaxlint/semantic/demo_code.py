@@ -1,5 +1,6 @@
-"""Demonstration code: notebooks, and modules under a docs, examples, tutorials, notebooks, demos or
-colabs folder.
+"""Demonstration code: notebooks, and modules under a docs, examples, tutorials, notebooks or
+colabs folder. (A `demo` folder is not one by name: this project's own bundled demo, like many, is
+written to show every finding.)
 
 Such code is written to show an API on sizes chosen to run in seconds on a laptop: a three-scalar
 model, an MLP of a few kilobytes, a handful of steps. A finding whose cost grows with the size of the
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-_DEMONSTRATION_FOLDER = re.compile(r"(^|/)(docs?|examples?|tutorials?|notebooks?|demos?|colabs?)/", re.IGNORECASE)
+_DEMONSTRATION_FOLDER = re.compile(r"(^|/)(docs?|examples?|tutorials?|notebooks?|colabs?)/", re.IGNORECASE)
 
 
 def is_demonstration_module(filename: str) -> bool:
