@@ -172,7 +172,10 @@ def _kept_for_later_calls(vmapped: ast.Call, model) -> bool:
     if _in_class_body(vmapped):
         return not _calls_all_harmless(_attribute_calls(target.id, model), model, allow_module=False)
     if not scope.is_function:
-        return not _calls_all_harmless(_name_calls(target.id, scope, model), model, allow_module=True)
+        calls = _name_calls(target.id, scope, model)
+        if not calls and _handed_to_a_call(target.id, scope, model):
+            return False  # only passed on (`jax.jit(wrap(batched))`): where and how often it runs is not known
+        return not _calls_all_harmless(calls, model, allow_module=True)
     # A local name: kept when the function hands it out (returns it, stores it on an attribute).
     return _local_name_escapes(target.id, scope, model)
 
@@ -224,6 +227,21 @@ def _name_calls(name: str, owner, model) -> list[ast.Call]:
         if current is owner:
             found.append(call)
     return found
+
+
+def _handed_to_a_call(name: str, owner, model) -> bool:
+    """The module-level `name` is passed as an argument somewhere in the module (`wrap(name)`)."""
+    for node in model.nodes:
+        if node.__class__ is not ast.Name or node.id != name or not isinstance(node.ctx, ast.Load):
+            continue
+        parent = parent_of(node)
+        if isinstance(parent, ast.Call) and parent.func is not node and node in parent.args:
+            current = model.scope_for(node)
+            while current is not None and current is not owner and name not in current.local_names:
+                current = current.parent
+            if current is owner:
+                return True
+    return False
 
 
 def _calls_all_harmless(calls: list[ast.Call], model, *, allow_module: bool) -> bool:
