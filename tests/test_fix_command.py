@@ -224,7 +224,7 @@ def test_each_file_is_fixed_for_its_own_projects_jax(tmp_path: Path):
     plain_folder = _project(tmp_path / "scripts", {})  # no project of its own: the top one's
     pinned_old = _project(tmp_path / "vendored" / "oldlib", {"requirements.txt": "numpy\njax==0.3.6\n"})
     floor_before_factory = _project(tmp_path / "tools", {"setup.py": 'setup(name="t", install_requires=["jax>=0.4.30"])\n'})
-    says_nothing = _project(tmp_path / "docs", {"requirements.txt": "sphinx\n"})
+    says_nothing = _project(tmp_path / "site", {"requirements.txt": "sphinx\n"})  # (not docs/: demonstration code)
     result = jaxlint("fix", "--unsafe-fixes", "--no-cache", str(tmp_path))
     assert result.returncode in (0, 1), result.stdout + result.stderr
     texts = {path: path.read_text() for path in (top, plain_folder, pinned_old, floor_before_factory, says_nothing)}
