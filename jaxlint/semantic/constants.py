@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from jaxlint.semantic.bindings import bound_values, owning_scope
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 UNKNOWN = object()
@@ -175,7 +176,6 @@ class ConstantEvaluator:
         return UNKNOWN
 
     def _name_value(self, name: str, scope):
-        from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(self.model, name, scope)
         if found is not None:
@@ -191,7 +191,6 @@ class ConstantEvaluator:
     def _config_fields(self, name: str, scope) -> dict | None:
         """The fields of a configuration object bound once to `tyro.cli(Args)`, `Args()` or
         `parser.parse_args()`, with the owning scope's single `name.field = value` overrides."""
-        from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(self.model, name, scope)
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
@@ -226,7 +225,6 @@ class ConstantEvaluator:
         if isinstance(call.func, ast.Attribute) and call.func.attr == "parse_args" and isinstance(call.func.value, ast.Name):
             parser = call.func.value.id
             owner = scope
-            from jaxlint.semantic.bindings import owning_scope
 
             owner = owning_scope(model, parser, scope) or scope
             return argparse_defaults(owner.node, parser)

@@ -14,6 +14,8 @@ from operator import attrgetter
 from typing import Iterator
 
 from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.bindings import bound_values, owning_scope
+from jaxlint.semantic.constants import ConstantEvaluator
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.syntax import child_nodes, root_name, walk
 
@@ -1313,7 +1315,6 @@ class SemanticModel:
     def instance_class(self, name: ast.Name):
         """The class a name is bound to an instance of (`agent = Agent(...)` bound once): a local
         ClassDef or a project ClassSummary; None when not known."""
-        from jaxlint.semantic.bindings import owning_scope
 
         scope = self.scope_for(name)
         owner = owning_scope(self, name.id, scope)
@@ -1326,7 +1327,6 @@ class SemanticModel:
         return cache[key]
 
     def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
-        from jaxlint.semantic.bindings import bound_values
         # Cheap test first: some binding of the name in its scope must be a call of a plain name.
         if not any(
             isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
@@ -1786,7 +1786,6 @@ class SemanticModel:
     def _transformed_callees(self, scope: Scope, transforms: frozenset | None) -> list[Scope]:
         """The functions `scope` calls through a name bound once to a transform of them (`g = jax.vmap(f)`),
         of one of `transforms` when given."""
-        from jaxlint.semantic.bindings import bound_values
 
         found: list[Scope] = []
         for call in scope.calls:
@@ -2087,7 +2086,6 @@ class SemanticModel:
     def constant_evaluator(self):
         """Constant propagation over this module (semantic/constants.py), built on first use."""
         if self._constants is None:
-            from jaxlint.semantic.constants import ConstantEvaluator
 
             self._constants = ConstantEvaluator(self)
         return self._constants
