@@ -13,18 +13,17 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, library_models
-from jaxlint.semantic.bindings import bound_values, owning_scope
-from jaxlint.semantic.constants import ConstantEvaluator
+from jaxlint.semantic import jaxapi
+from jaxlint.semantic.bindings import FUNCTION_NODES, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
-from jaxlint.semantic.syntax import child_nodes, root_name, walk
+from jaxlint.semantic.syntax import bound_names, child_nodes, root_name, walk
+from jaxlint.semantic.values import DeviceValues
 
 # How sure we are that an expression inside traced code is a tracer.
 NONE = 0  # static, host, or unknown
 TRACED = 1  # traced, but may be a pytree (a dict of arrays is truthy without error)
 ARRAY = 2  # definitely an array tracer
 
-FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 FUNCTION_TYPES = frozenset(FUNCTION_NODES)
 RECORDED_TYPES = frozenset({
     ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
@@ -424,7 +423,7 @@ class _QualifiedNames(dict):
         return name
 
 
-class SemanticModel:
+class SemanticModel(DeviceValues):
     def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = (), project=None) -> None:
         self.tree = tree
         self.extra_traced = frozenset(traced_decorators)
@@ -1674,10 +1673,10 @@ class SemanticModel:
         for _ in range(2):
             for target, value in scope.bindings:
                 if value is not None and self._mentions_value(value, derived):
-                    derived.update(_names_in(target))
+                    derived.update(bound_names(target))
             for target, iterable in scope.loops:
                 if self._mentions_value(iterable, derived):
-                    derived.update(_names_in(target))
+                    derived.update(bound_names(target))
         return derived
 
     def _mentions_value(self, node: ast.AST, names: set[str]) -> bool:
@@ -1989,174 +1988,6 @@ class SemanticModel:
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
         return NONE
 
-    # ----- device values outside traced code -------------------------------------------------
-
-    def device_names(self, scope: Scope) -> dict[str, bool]:
-        """Names in a non-traced scope bound only to device values (True) or ever to host ones (False)."""
-        cached = self._device_cache.get(scope)
-        if cached is not None:
-            return cached
-        kinds: dict[str, set[str]] = {}
-        result: dict[str, bool] = {}
-        self._device_cache[scope] = result
-        for _ in range(3):
-            # Each pass reads the previous pass's answer afresh: a rebinding through the name itself
-            # (`loss, (aux, grads) = loss` after `state, loss = step(...)`) is unknown only at first.
-            kinds = {}
-            for target, value in scope.bindings:
-                if value is None:
-                    continue
-                if isinstance(value, ast.AugAssign):
-                    kind = self.device_kind(value.value, scope)
-                    kind = "device" if kind == "device" else None
-                else:
-                    kind = self.device_kind(value, scope)
-                    if kind is None and _rebinds_itself(target, value):
-                        continue  # (known from the name's other bindings on a later pass)
-                for name, element_kind in _target_kinds(target, value, kind, self, scope):
-                    kinds.setdefault(name, set()).add(element_kind or "unknown")
-            for target, _ in scope.loops:
-                for name in _names_in(target):
-                    kinds.setdefault(name, set()).add("unknown")
-            result.clear()
-            result.update({name: found == {"device"} or found == {"device", "none"} for name, found in kinds.items()})
-        # A parameter's incoming value is unknown; it counts as a device value only if every
-        # assignment to it in this scope is one (`x = step(x)` in a loop).
-        for name in scope.params:
-            if name not in kinds:
-                result.pop(name, None)
-        return result
-
-    def device_kind(self, node: ast.AST, scope: Scope) -> str | None:
-        """'device' for values known to live on the accelerator, 'host' for host values, else None."""
-        if isinstance(node, ast.Constant):
-            return "none" if node.value is None else "host"
-        if isinstance(node, ast.Name):
-            names = self._device_cache.get(scope)
-            if names is None:
-                names = self.device_names(scope)
-            return "device" if names.get(node.id) else None
-        if isinstance(node, ast.Attribute):
-            if node.attr in jaxapi.STATIC_ATTRIBUTES:
-                return "host"
-            if isinstance(node.value, ast.Name) and node.value.id == "self":
-                return self.attribute_device_kind(node, scope)
-            return "device" if self.device_kind(node.value, scope) == "device" else None
-        if isinstance(node, ast.Subscript):
-            return "device" if self.device_kind(node.value, scope) == "device" else None
-        if isinstance(node, (ast.BinOp, ast.Compare)):
-            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.left, *node.comparators]
-            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
-                return "host"
-            kinds = [self.device_kind(operand, scope) for operand in operands]
-            return "device" if "device" in kinds else ("host" if all(kind == "host" for kind in kinds) else None)
-        if isinstance(node, ast.UnaryOp):
-            return "host" if isinstance(node.op, ast.Not) else self.device_kind(node.operand, scope)
-        if isinstance(node, ast.Call):
-            qualified = self.qualified_name(node.func)
-            if qualified is not None:
-                if qualified in jaxapi.HOST_SCALAR_CALLS or qualified in jaxapi.STATIC_CALLS or qualified == "jax.device_get":
-                    return "host"
-                if qualified.startswith("numpy.") or qualified.startswith("builtins."):
-                    return "host"
-                if qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES):
-                    return "device"
-                # An imported name: a jitted function or device-returning helper of the project.
-                if self.jit_binding_for_call(node) is not None or self._call_returns_device(node, scope):
-                    return "device"
-                return library_models.device_kind(self, node, scope)  # what the library models say
-            if isinstance(node.func, ast.Attribute):
-                owner = self.device_kind(node.func.value, scope)
-                if owner == "device":
-                    if node.func.attr in jaxapi.HOST_METHODS:
-                        return "host"
-                    if node.func.attr in jaxapi.ARRAY_METHODS or node.func.attr == "block_until_ready":
-                        return "device"
-                    return None
-            if self.jit_binding_for_call(node) is not None:
-                return "device"
-            if self._call_returns_device(node, scope):
-                return "device"
-            if isinstance(node.func, ast.Call) and self.qualified_name(node.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS:
-                return "device"  # `jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: a transformed call returns arrays
-            if isinstance(node.func, (ast.Attribute, ast.Name)):
-                return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
-        return None
-
-    def constant_evaluator(self):
-        """Constant propagation over this module (semantic/constants.py), built on first use."""
-        if self._constants is None:
-
-            self._constants = ConstantEvaluator(self)
-        return self._constants
-
-    def returns_device(self, scope: Scope) -> bool:
-        """Whether every `return` of a (host) function yields a device array or a tuple of them:
-        `return jnp.array(state), jnp.array(done)`, or the result of a jitted call."""
-        cache = self.__dict__.setdefault("_returns_device_cache", {})
-        if scope in cache:
-            return cache[scope]
-        cache[scope] = False  # recursion: not known while being computed
-        result = bool(scope.returns) and scope.is_function and not scope.in_traced
-        if result:
-            for value in scope.returns:
-                elements = value.elts if isinstance(value, ast.Tuple) else [value]
-                if not elements or any(self.device_kind(element, scope) != "device" for element in elements):
-                    result = False
-                    break
-        result = result and not _is_generator(scope.node)
-        cache[scope] = result
-        return result
-
-    def _call_returns_device(self, call: ast.Call, scope: Scope) -> bool:
-        resolved = self.resolve_function(call.func, scope)
-        if resolved is not None and resolved[0] is not None:
-            return self.returns_device(resolved[0])
-        function = call.func
-        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
-            owner = self.instance_class(function.value)
-            if isinstance(owner, ast.ClassDef):
-                method = self.class_methods.get(owner, {}).get(function.attr)
-                return method is not None and self.returns_device(method)
-            if owner is not None:
-                summary = owner.methods.get(function.attr)
-                return summary is not None and summary.returns_device
-        if self.project is not None:
-            qualified = self.qualified_name(function)
-            if qualified is not None and not qualified.startswith(("jax.", "numpy.", "builtins.", "flax.", "equinox.")):
-                summary = self.project.function(qualified)
-                return summary is not None and summary.returns_device
-        return False
-
-    def attribute_device_kind(self, node: ast.Attribute, scope: Scope) -> str | None:
-        """'device' for `self.v` when every assignment to `self.v` in its class stores a device array."""
-        method = scope
-        while method is not None and method.class_node is None:
-            method = method.parent
-        if method is None or not isinstance(node.value, ast.Name) or node.value.id != "self":
-            return None
-        cache = self.__dict__.setdefault("_attribute_kind_cache", {})
-        key = (method.class_node, node.attr)
-        if key in cache:
-            return cache[key]
-        cache[key] = None
-        kinds = []
-        for other in self.class_methods.get(method.class_node, {}).values():
-            for target, value in other.bindings:
-                if isinstance(target, ast.Attribute) and target.attr == node.attr and isinstance(target.value, ast.Name) and target.value.id == "self":
-                    if value is None or isinstance(value, ast.AugAssign):
-                        kinds.append(None if value is None else self.device_kind(value.value, other))
-                    else:
-                        kinds.append(self.device_kind(value, other))
-                elif isinstance(target, (ast.Tuple, ast.List)) and any(
-                    isinstance(e, ast.Attribute) and e.attr == node.attr and isinstance(e.value, ast.Name) and e.value.id == "self"
-                    for e in target.elts
-                ):
-                    kinds.append(self.device_kind(value, other) if value is not None and not isinstance(value, (ast.Tuple, ast.AugAssign)) else None)
-        result = "device" if kinds and all(kind == "device" for kind in kinds) else None
-        cache[key] = result
-        return result
-
 
 # Calls and methods that need a Python value (or a concrete shape) of their argument.
 _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
@@ -2167,18 +1998,6 @@ _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
 _VALUE_PREFIXES = ("numpy.", "math.")
 _DEMAND_TYPES = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp, ast.UnaryOp, ast.Call})
 _VALUE_METHODS = frozenset({"item", "tolist", "reshape", "__bool__", "__index__", "__float__", "__int__"})
-
-
-def _is_generator(node: ast.AST) -> bool:
-    stack = list(getattr(node, "body", []))
-    while stack:
-        child = stack.pop()
-        if isinstance(child, (ast.Yield, ast.YieldFrom)):
-            return True
-        if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
-        stack.extend(child_nodes(child))
-    return False
 
 
 def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:
@@ -2307,17 +2126,6 @@ def _later_binding_in_loop(bindings: list[JitBinding], use: ast.AST, use_ancesto
     return False
 
 
-
-def _names_in(target: ast.AST) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _names_in(element)
-    elif isinstance(target, ast.Starred):
-        yield from _names_in(target.value)
-
-
 def _reaching_def(node: ast.Name, scope: Scope) -> Scope | None:
     """The `def` a read of a name defined several times in `scope` sees, when that is certain: the
     read and every such `def` are statements of the scope's own straight-line body (a notebook that
@@ -2348,29 +2156,7 @@ def _bound_by_statement(statement: ast.stmt) -> set[str]:
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    return {name for target in targets for name in _names_in(target)}
-
-
-def _rebinds_itself(target: ast.AST, value: ast.AST) -> bool:
-    """`loss, (aux, grads) = loss`, `metrics = metrics["train"]`: the value is (a part of) a name the
-    statement binds, so its kind is that name's kind from its other bindings."""
-    while isinstance(value, (ast.Subscript, ast.Attribute)):
-        value = value.value
-    return isinstance(value, ast.Name) and value.id in set(_names_in(target))
-
-
-def _target_kinds(target, value, kind, model: SemanticModel, scope: Scope):
-    if isinstance(target, ast.Name):
-        yield target.id, kind
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-            for element, element_value in zip(target.elts, value.elts):
-                yield from _target_kinds(element, element_value, model.device_kind(element_value, scope), model, scope)
-        else:
-            for element in target.elts:
-                yield from _target_kinds(element, None, kind, model, scope)
-    elif isinstance(target, ast.Starred):
-        yield from _target_kinds(target.value, None, kind, model, scope)
+    return {name for target in targets for name in bound_names(target)}
 
 
 # Positional arguments lax passes to a body: scan f(carry, x), fori_loop body(i, carry), ...

@@ -4,6 +4,7 @@ nodes, and the name a chain of attributes and subscripts starts from."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 import re
 
 # Fields that never hold nodes a rule looks at: `ctx` (Load/Store markers) and type-ignore comments.
@@ -112,3 +113,14 @@ def root_name(node: ast.AST) -> str | None:
     """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
     node = chain_root(node)
     return node.id if isinstance(node, ast.Name) else None
+
+
+def bound_names(target: ast.AST) -> Iterator[str]:
+    """The names an assignment target binds: `a`, `a, (b, *c)`."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from bound_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from bound_names(target.value)

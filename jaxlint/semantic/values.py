@@ -1,0 +1,220 @@
+"""Device values outside traced code: which names, expressions, attributes and call results hold JAX
+arrays on a device (as opposed to host values), the value kind rules ask about host syncs, transfers
+and eager work (JAX201, JAX203, JAX204, JAX205, ...).
+
+`DeviceValues` is a part of the semantic model (SemanticModel inherits it): its methods read the
+model's scopes, bindings, jitted functions and library models, and cache per scope on the model.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.bindings import FUNCTION_NODES
+from jaxlint.semantic.constants import ConstantEvaluator
+from jaxlint.semantic.syntax import bound_names, child_nodes
+
+if TYPE_CHECKING:
+    from jaxlint.semantic.model import Scope
+
+
+class DeviceValues:
+    """The device-value questions of the semantic model (see the module docstring)."""
+
+    def device_names(self, scope: Scope) -> dict[str, bool]:
+        """Names in a non-traced scope bound only to device values (True) or ever to host ones (False)."""
+        cached = self._device_cache.get(scope)
+        if cached is not None:
+            return cached
+        kinds: dict[str, set[str]] = {}
+        result: dict[str, bool] = {}
+        self._device_cache[scope] = result
+        for _ in range(3):
+            # Each pass reads the previous pass's answer afresh: a rebinding through the name itself
+            # (`loss, (aux, grads) = loss` after `state, loss = step(...)`) is unknown only at first.
+            kinds = {}
+            for target, value in scope.bindings:
+                if value is None:
+                    continue
+                if isinstance(value, ast.AugAssign):
+                    kind = self.device_kind(value.value, scope)
+                    kind = "device" if kind == "device" else None
+                else:
+                    kind = self.device_kind(value, scope)
+                    if kind is None and _rebinds_itself(target, value):
+                        continue  # (known from the name's other bindings on a later pass)
+                for name, element_kind in _target_kinds(target, value, kind, self, scope):
+                    kinds.setdefault(name, set()).add(element_kind or "unknown")
+            for target, _ in scope.loops:
+                for name in bound_names(target):
+                    kinds.setdefault(name, set()).add("unknown")
+            result.clear()
+            result.update({name: found == {"device"} or found == {"device", "none"} for name, found in kinds.items()})
+        # A parameter's incoming value is unknown; it counts as a device value only if every
+        # assignment to it in this scope is one (`x = step(x)` in a loop).
+        for name in scope.params:
+            if name not in kinds:
+                result.pop(name, None)
+        return result
+
+    def device_kind(self, node: ast.AST, scope: Scope) -> str | None:
+        """'device' for values known to live on the accelerator, 'host' for host values, else None."""
+        if isinstance(node, ast.Constant):
+            return "none" if node.value is None else "host"
+        if isinstance(node, ast.Name):
+            names = self._device_cache.get(scope)
+            if names is None:
+                names = self.device_names(scope)
+            return "device" if names.get(node.id) else None
+        if isinstance(node, ast.Attribute):
+            if node.attr in jaxapi.STATIC_ATTRIBUTES:
+                return "host"
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return self.attribute_device_kind(node, scope)
+            return "device" if self.device_kind(node.value, scope) == "device" else None
+        if isinstance(node, ast.Subscript):
+            return "device" if self.device_kind(node.value, scope) == "device" else None
+        if isinstance(node, (ast.BinOp, ast.Compare)):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.left, *node.comparators]
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return "host"
+            kinds = [self.device_kind(operand, scope) for operand in operands]
+            return "device" if "device" in kinds else ("host" if all(kind == "host" for kind in kinds) else None)
+        if isinstance(node, ast.UnaryOp):
+            return "host" if isinstance(node.op, ast.Not) else self.device_kind(node.operand, scope)
+        if isinstance(node, ast.Call):
+            qualified = self.qualified_name(node.func)
+            if qualified is not None:
+                if qualified in jaxapi.HOST_SCALAR_CALLS or qualified in jaxapi.STATIC_CALLS or qualified == "jax.device_get":
+                    return "host"
+                if qualified.startswith("numpy.") or qualified.startswith("builtins."):
+                    return "host"
+                if qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+                    return "device"
+                # An imported name: a jitted function or device-returning helper of the project.
+                if self.jit_binding_for_call(node) is not None or self._call_returns_device(node, scope):
+                    return "device"
+                return library_models.device_kind(self, node, scope)  # what the library models say
+            if isinstance(node.func, ast.Attribute):
+                owner = self.device_kind(node.func.value, scope)
+                if owner == "device":
+                    if node.func.attr in jaxapi.HOST_METHODS:
+                        return "host"
+                    if node.func.attr in jaxapi.ARRAY_METHODS or node.func.attr == "block_until_ready":
+                        return "device"
+                    return None
+            if self.jit_binding_for_call(node) is not None:
+                return "device"
+            if self._call_returns_device(node, scope):
+                return "device"
+            if isinstance(node.func, ast.Call) and self.qualified_name(node.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS:
+                return "device"  # `jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: a transformed call returns arrays
+            if isinstance(node.func, (ast.Attribute, ast.Name)):
+                return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
+        return None
+
+    def constant_evaluator(self):
+        """Constant propagation over this module (semantic/constants.py), built on first use."""
+        if self._constants is None:
+
+            self._constants = ConstantEvaluator(self)
+        return self._constants
+
+    def returns_device(self, scope: Scope) -> bool:
+        """Whether every `return` of a (host) function yields a device array or a tuple of them:
+        `return jnp.array(state), jnp.array(done)`, or the result of a jitted call."""
+        cache = self.__dict__.setdefault("_returns_device_cache", {})
+        if scope in cache:
+            return cache[scope]
+        cache[scope] = False  # recursion: not known while being computed
+        result = bool(scope.returns) and scope.is_function and not scope.in_traced
+        if result:
+            for value in scope.returns:
+                elements = value.elts if isinstance(value, ast.Tuple) else [value]
+                if not elements or any(self.device_kind(element, scope) != "device" for element in elements):
+                    result = False
+                    break
+        result = result and not _is_generator(scope.node)
+        cache[scope] = result
+        return result
+
+    def _call_returns_device(self, call: ast.Call, scope: Scope) -> bool:
+        resolved = self.resolve_function(call.func, scope)
+        if resolved is not None and resolved[0] is not None:
+            return self.returns_device(resolved[0])
+        function = call.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
+            owner = self.instance_class(function.value)
+            if isinstance(owner, ast.ClassDef):
+                method = self.class_methods.get(owner, {}).get(function.attr)
+                return method is not None and self.returns_device(method)
+            if owner is not None:
+                summary = owner.methods.get(function.attr)
+                return summary is not None and summary.returns_device
+        if self.project is not None:
+            qualified = self.qualified_name(function)
+            if qualified is not None and not qualified.startswith(("jax.", "numpy.", "builtins.", "flax.", "equinox.")):
+                summary = self.project.function(qualified)
+                return summary is not None and summary.returns_device
+        return False
+
+    def attribute_device_kind(self, node: ast.Attribute, scope: Scope) -> str | None:
+        """'device' for `self.v` when every assignment to `self.v` in its class stores a device array."""
+        method = scope
+        while method is not None and method.class_node is None:
+            method = method.parent
+        if method is None or not isinstance(node.value, ast.Name) or node.value.id != "self":
+            return None
+        cache = self.__dict__.setdefault("_attribute_kind_cache", {})
+        key = (method.class_node, node.attr)
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        kinds = []
+        for other in self.class_methods.get(method.class_node, {}).values():
+            for target, value in other.bindings:
+                if isinstance(target, ast.Attribute) and target.attr == node.attr and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    if value is None or isinstance(value, ast.AugAssign):
+                        kinds.append(None if value is None else self.device_kind(value.value, other))
+                    else:
+                        kinds.append(self.device_kind(value, other))
+                elif isinstance(target, (ast.Tuple, ast.List)) and any(
+                    isinstance(e, ast.Attribute) and e.attr == node.attr and isinstance(e.value, ast.Name) and e.value.id == "self"
+                    for e in target.elts
+                ):
+                    kinds.append(self.device_kind(value, other) if value is not None and not isinstance(value, (ast.Tuple, ast.AugAssign)) else None)
+        result = "device" if kinds and all(kind == "device" for kind in kinds) else None
+        cache[key] = result
+        return result
+
+
+def _is_generator(node: ast.AST) -> bool:
+    stack = list(getattr(node, "body", []))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        stack.extend(child_nodes(child))
+    return False
+def _rebinds_itself(target: ast.AST, value: ast.AST) -> bool:
+    """`loss, (aux, grads) = loss`, `metrics = metrics["train"]`: the value is (a part of) a name the
+    statement binds, so its kind is that name's kind from its other bindings."""
+    while isinstance(value, (ast.Subscript, ast.Attribute)):
+        value = value.value
+    return isinstance(value, ast.Name) and value.id in set(bound_names(target))
+def _target_kinds(target, value, kind, model: DeviceValues, scope: Scope):
+    if isinstance(target, ast.Name):
+        yield target.id, kind
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for element, element_value in zip(target.elts, value.elts):
+                yield from _target_kinds(element, element_value, model.device_kind(element_value, scope), model, scope)
+        else:
+            for element in target.elts:
+                yield from _target_kinds(element, None, kind, model, scope)
+    elif isinstance(target, ast.Starred):
+        yield from _target_kinds(target.value, None, kind, model, scope)
