@@ -7,6 +7,7 @@ import ast
 from collections.abc import Iterator
 import re
 
+
 # Fields that never hold nodes a rule looks at: `ctx` (Load/Store markers) and type-ignore comments.
 _SKIPPED_FIELDS = frozenset({"ctx", "type_ignores"})
 # Field types of Python's ASDL grammar whose values are never nodes.
@@ -124,3 +125,30 @@ def bound_names(target: ast.AST) -> Iterator[str]:
             yield from bound_names(element)
     elif isinstance(target, ast.Starred):
         yield from bound_names(target.value)
+
+
+def argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.expr | None:
+    if keyword is not None:
+        for item in call.keywords:
+            if item.arg == keyword:
+                return item.value
+    if position is not None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return call.args[position]
+    return None
+
+
+def passed_arguments(call: ast.Call) -> Iterator[tuple[ast.expr, int | None, str | None]]:
+    """(argument, position, None) for each positional argument before any `*args`, then
+    (argument, None, keyword) for each named keyword: the arguments a `static_*` or `donate_*`
+    option can name (`JitBinding.is_static(position, keyword)`)."""
+    for position, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            break
+        yield value, position, None
+    for keyword in call.keywords:
+        if keyword.arg:
+            yield keyword.value, None, keyword.arg
+
+
+def keyword_options(call: ast.Call) -> dict[str, ast.expr]:
+    return {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
