@@ -23,9 +23,13 @@ Not flagged, as principles:
 - what runs once: a function that returns the jitted callable (a factory), calls it in its own
   loop, or runs a whole training or evaluation run per call (its own loop calls compiled code: the
   setup compiles once per run), and a function the analysis shows to run once: a script's entry
-  point (`main`, `run`, `app`), a constructor (`__init__`: once per object, unless the module
+  point (`main`, `run`, `app`, or a function handed to a runner such as `app.run(main)`), a
+  constructor (`__init__` or a classmethod building `cls(...)`: once per object, unless the module
   builds its objects in a loop), or one whose every visible call is a module-level statement
-  outside loops or in another function that runs once;
+  outside loops or in another function that runs once; code guarded to run once (lazy
+  initialisation: under `if X is None:` whose branch sets X, or after `if X is not None: return`
+  with the body setting X); and an initialiser by its role (the callable is an `init`, whose result
+  is bound or returned once) in a function no visible loop calls;
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
@@ -84,7 +88,10 @@ from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import root_name, walk
-from jaxlint.semantic.training_loops import loop_body, runs_compiled, runs_training_loop
+from jaxlint.semantic.training_loops import (
+    builds_initialiser, classmethod_constructor, framework_entry_point, lazily_initialised, loop_body,
+    runs_compiled, runs_training_loop,
+)
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__"})
@@ -149,6 +156,8 @@ class JitInLoop(Rule):
             return
         if not scope.is_function or _runs_once(scope, context):
             return  # a script's one run (`main()`, a module-level call): it compiles once
+        if lazily_initialised(node) or builds_initialiser(wrapped, node, scope, model):
+            return  # lazy initialisation (`if self._params is None:` that sets it) or an init: once per object
         if _runs_a_whole_run(scope, model):
             return  # a whole training or evaluation run per call: its setup compiles once per run
         if _shaped_by_configuration(wrapped, scope, context):
@@ -426,7 +435,9 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
     if _FACTORY_NAMES.match(function_scope.name):
         return True
     model = context.model
-    if function_scope.name in _CONSTRUCTORS and function_scope.class_node is not None:
+    if framework_entry_point(function_scope, model):
+        return True  # `app.run(main)`: the framework calls it once
+    if (function_scope.name in _CONSTRUCTORS and function_scope.class_node is not None) or classmethod_constructor(function_scope):
         # Runs once per object: a learner, an environment, a model built once, unless the module
         # builds its objects in a loop.
         class_name = function_scope.class_node.name

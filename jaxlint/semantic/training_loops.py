@@ -735,3 +735,130 @@ def bound_value_called_repeatedly(value: ast.AST, model: SemanticModel) -> bool:
             if isinstance(call.func, ast.Name) and call.func.id == name and runs_repeatedly(call, model):
                 return True
     return False
+
+
+# Run-once facts: evidence that a function body (or one statement of it) runs once per process or
+# per object, so a callable it builds and compiles is compiled once. The rules combine them with the
+# visible callers of the function (`function_called_in_loop` wins over all of them but the guard).
+
+_INITIALISER_NAME = re.compile(r"(^|_)(init|initiali[sz]e)(_|$)|^init_|_init$|^init$")
+_ENTRY_RUNNERS = frozenset({"absl.app.run", "app.run", "fire.Fire", "jax.distributed.initialize"})
+
+
+def _guarded_target(test: ast.expr) -> str | None:
+    """`X is None` (or `not X`): the dotted name X the guard waits to be set."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is):
+        right = test.comparators[0]
+        if isinstance(right, ast.Constant) and right.value is None:
+            return dotted(test.left)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return dotted(test.operand)
+    return None
+
+
+def _assigns(statements: list[ast.stmt], target: str) -> bool:
+    """Some statement (outside nested functions) binds the dotted name `target`."""
+    for statement in statements:
+        for node in walk(statement):
+            if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+                continue
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                targets = [node.target]
+            for each in targets:
+                for leaf in walk(each):
+                    if isinstance(leaf, (ast.Name, ast.Attribute)) and dotted(leaf) == target:
+                        return True
+    return False
+
+
+def lazily_initialised(node: ast.AST) -> bool:
+    """`node` runs only while `X is None` (or `not X`), and that branch sets X (lazy initialisation:
+    `if self._params is None: ...; self._params = init(...)`), so it runs once per object or process.
+    A guard whose branch never sets X runs every time it is reached."""
+    child = node
+    current = parent_of(node)
+    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
+        if isinstance(current, ast.If) and any(child is statement for statement in current.body):
+            target = _guarded_target(current.test)
+            if target is not None and _assigns(current.body, target):
+                return True
+        child = current
+        current = parent_of(current)
+    function = current
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    # `if X is not None: return X` early in the body, then the body sets X.
+    for statement in function.body:
+        if statement is child:
+            break
+        if (
+            isinstance(statement, ast.If)
+            and isinstance(statement.test, ast.Compare)
+            and len(statement.test.ops) == 1
+            and isinstance(statement.test.ops[0], ast.IsNot)
+            and isinstance(statement.test.comparators[0], ast.Constant)
+            and statement.test.comparators[0].value is None
+            and statement.body
+            and isinstance(statement.body[-1], ast.Return)
+        ):
+            target = dotted(statement.test.left)
+            if target is not None and _assigns(function.body, target):
+                return True
+    return False
+
+
+def classmethod_constructor(scope: Scope) -> bool:
+    """A `@classmethod` that builds an instance with `cls(...)`: an alternative constructor, once per object."""
+    node = scope.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.class_node is None or not node.args.args:
+        return False
+    if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list):
+        return False
+    first = node.args.args[0].arg
+    return any(isinstance(each, ast.Call) and isinstance(each.func, ast.Name) and each.func.id == first for each in walk(node))
+
+
+def framework_entry_point(scope: Scope, model: SemanticModel) -> bool:
+    """A module-level function the module hands to a runner that calls it once (`app.run(main)`,
+    `fire.Fire(main)`), outside any loop."""
+    if not scope.is_function or scope.parent is None or scope.parent.is_function or scope.class_node is not None:
+        return False
+    name = scope.name
+    for runner in ("run", "Fire"):
+        for call in model.calls_by_name().get(runner, ()):
+            if in_loop(call) or model.scope_for(call).is_function:
+                continue
+            qualified = model.qualified_name(call.func)
+            if (qualified in _ENTRY_RUNNERS or dotted(call.func) in _ENTRY_RUNNERS) and any(
+                isinstance(arg, ast.Name) and arg.id == name for arg in call.args[:1]
+            ):
+                return True
+    return False
+
+
+def builds_initialiser(wrapped: ast.expr, jit_call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
+    """The compiled callable initialises state: it wraps an `init` (`model.init`, a nested
+    `def init_fn`, a lambda calling `.init(...)`) and its result is bound once (`params = pjit(init_fn)(key)`
+    or returned). Initialisation runs once per model, unless a loop is seen calling the function."""
+    callee: ast.AST | None = None
+    if isinstance(wrapped, ast.Lambda):
+        callee = wrapped.body.func if isinstance(wrapped.body, ast.Call) else None
+    elif isinstance(wrapped, ast.Call) and wrapped.args:  # partial(init_fn, ...)
+        callee = wrapped.args[0]
+    else:
+        callee = wrapped
+    name = callee.attr if isinstance(callee, ast.Attribute) else callee.id if isinstance(callee, ast.Name) else None
+    if name is None or not _INITIALISER_NAME.search(name):
+        return False
+    call = parent_of(jit_call)
+    if not (isinstance(call, ast.Call) and call.func is jit_call):
+        return False
+    holder = parent_of(call)
+    if isinstance(holder, ast.Call):  # freeze(pjit(init)(key)), jax.device_get(...)
+        holder = parent_of(holder)
+    if not isinstance(holder, (ast.Assign, ast.AnnAssign, ast.Return)):
+        return False
+    return not function_called_in_loop(scope, model)
