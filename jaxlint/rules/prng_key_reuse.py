@@ -159,6 +159,7 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import effects, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.flow import target_elements
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -773,6 +774,8 @@ class _Flow:
         # Assigning the key makes it local: only when it already is (a parameter or an assignment).
         if key not in scope.local_names or key in scope.declared_free:
             return None
+        if not _bound_only_to_single_keys(key, scope, context):
+            return None  # perhaps a batch of keys (`split(key, n)`, a vmapped or pmapped helper): `split` takes one
         subkey = self.fresh_name(key)
         split, import_edits = fixes.reference(context, "jax.random.split")
         if not split:
@@ -790,6 +793,33 @@ class _Flow:
             return None
         insertion = context.insert_before(statement, f"{key}, {subkey} = {split}({key})\n{indentation}")
         return context.fix(message, [insertion, context.replace(argument, subkey), *import_edits], safe=False)
+
+
+# Calls that return one key (not a batch of them).
+_SINGLE_KEY_CALLS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.clone", "jax.random.wrap_key_data"})
+
+
+def _bound_only_to_single_keys(key: str, scope, context) -> bool:
+    """Every assignment to `key` in the scope gives it one key: `PRNGKey(0)`, `fold_in(k, i)`, a name
+    unpacked from a split (`key, sub = split(key)`), an element (`keys[0]`, `split(k)[1]`). A key
+    array (`keys = split(key, n)`, what a vmapped or pmapped helper returns, a call jaxlint cannot see
+    into) would make the inserted `split(key)` raise ("split accepts a single key"). Parameters count
+    as one key, as a key parameter is by convention."""
+    for target, value in scope.bindings:
+        names = {element.id for element in target_elements(target) if isinstance(element, ast.Name)} if target is not None else set()
+        if key not in names or not isinstance(value, ast.expr):
+            continue
+        if isinstance(value, ast.Subscript):
+            continue  # an element of a split's key array
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = context.qualified_name(value.func)
+        if qualified in _SINGLE_KEY_CALLS:
+            continue
+        if qualified == "jax.random.split" and isinstance(target, (ast.Tuple, ast.List)):
+            continue  # `key, sub = split(key)`: each name one key
+        return False
+    return True
 
 
 _COMPARING = re.compile(r"assert|equal|close|same", re.IGNORECASE)
