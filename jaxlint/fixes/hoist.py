@@ -106,6 +106,8 @@ def array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
             parent = parent_of(n)
             if isinstance(parent, ast.Call) and parent.func is n:
                 return False
+            if isinstance(parent, ast.Call) and _function_argument(parent, n, context):
+                return False  # `jax.vmap(metric)`, `jax.tree.map(fn, tree)`: a function, not an array
             if isinstance(parent, ast.Attribute) and parent.attr not in _ARRAY_ATTRIBUTES:
                 return False
             if isinstance(parent, ast.Call) and context.qualified_name(parent.func) in {f"builtins.{b}" for b in _CONCRETE_BUILTINS}:
@@ -120,6 +122,20 @@ def array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
                 return False
     return True
 
+
+
+# The positions where JAX transforms and tree functions take a function.
+_FUNCTION_POSITIONS = {
+    "jax.vmap": (0,), "jax.jit": (0,), "jax.pmap": (0,), "jax.grad": (0,), "jax.value_and_grad": (0,),
+    "jax.jacfwd": (0,), "jax.jacrev": (0,), "jax.hessian": (0,), "jax.checkpoint": (0,), "jax.remat": (0,),
+    "jax.tree.map": (0,), "jax.tree_util.tree_map": (0,), "jax.lax.map": (0,), "jax.lax.scan": (0,),
+    "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.cond": (1, 2), "functools.partial": (0,),
+}
+
+
+def _function_argument(call: ast.Call, argument: ast.AST, context) -> bool:
+    positions = _FUNCTION_POSITIONS.get(context.qualified_name(call.func) or "", ())
+    return any(position < len(call.args) and call.args[position] is argument for position in positions)
 
 
 # ----- names for hoisted definitions -------------------------------------------------------------
