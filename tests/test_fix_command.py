@@ -268,3 +268,34 @@ def test_a_cached_result_follows_its_own_projects_requirement(tmp_path: Path):
     write(requirement, "jax>=0.4.36\n")
     newer = fix_contents()
     assert "jax.tree.map" in newer and "jax.tree_util.tree_map" not in newer, newer
+
+
+PJIT_WITH_SPECS = '''from jax.experimental.pjit import pjit
+from jax.sharding import PartitionSpec as P
+
+
+def double(x):
+    return x * 2
+
+
+sharded_double = pjit(double, in_shardings=P("b"), out_shardings=P("b"))
+'''
+PJIT_WITHOUT_SPECS = PJIT_WITH_SPECS.replace("from jax.sharding import PartitionSpec as P\n", "").replace('in_shardings=P("b"), out_shardings=P("b")', "in_shardings=None")
+
+
+def test_pjit_with_partition_specs_is_not_renamed_for_an_older_jax(tmp_path: Path):
+    """`pjit` -> `jax.jit` is exact on current JAX, but raw PartitionSpecs take their mesh from a
+    `with mesh:` block that `jit` of the 0.4 series ignores: a project pinned there keeps `pjit`."""
+    old_with_specs = tmp_path / "old_specs"
+    old_without = tmp_path / "old_plain"
+    unpinned_with_specs = tmp_path / "unpinned"
+    for folder, text, pin in ((old_with_specs, PJIT_WITH_SPECS, "jax==0.4.7\n"), (old_without, PJIT_WITHOUT_SPECS, "jax==0.4.7\n"), (unpinned_with_specs, PJIT_WITH_SPECS, None)):
+        folder.mkdir()
+        if pin:
+            write(folder / "requirements.txt", pin)
+        write(folder / "module.py", text)
+    result = jaxlint("fix", "--no-cache", str(tmp_path))
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    assert (old_with_specs / "module.py").read_text() == PJIT_WITH_SPECS
+    assert "from jax import jit as pjit" in (old_without / "module.py").read_text()
+    assert "from jax import jit as pjit" in (unpinned_with_specs / "module.py").read_text()

@@ -82,7 +82,7 @@ class ApiCurrencyRule(Rule):
             return
         fix = None
         # The fix writes what the oldest JAX the project supports has (its requirement may be older than the target).
-        replacement, exact = replacement_at(change, versions.oldest_for_file(context))
+        replacement, exact = _replacement_for_module(change, context)
         if exact and replacement and qualified == change.old and not change.module:
             name, import_edits = fixes.submodule_reference(context, replacement)
             if name:
@@ -158,7 +158,7 @@ class ApiCurrencyRule(Rule):
 
 def _import_fix(node, alias: ast.alias, change: ApiChange, qualified: str, context, target):
     """`from jax import tree_map` -> `from jax.tree import map as tree_map`: the local name is kept."""
-    replacement, exact = replacement_at(change, versions.oldest_for_file(context))
+    replacement, exact = _replacement_for_module(change, context)
     if not exact or not replacement:
         return None
     if change.module:
@@ -367,3 +367,26 @@ def _is_mesh(expression: ast.expr, scope, context) -> bool:
     if expression.id in scope.params or not values:
         return False
     return all(isinstance(value, ast.Call) and raw_qualified_name(imports, value.func) in _MESH_CONSTRUCTORS for value in values)
+
+
+def _replacement_for_module(change: ApiChange, context) -> tuple[str | None, bool]:
+    """`replacement_at` the oldest JAX the module's projects support, not exact where the module uses
+    what makes the rename inexact on that JAX (`pjit` with raw PartitionSpecs: `jit` of the 0.4 series
+    ignores `with mesh:`)."""
+    replacement, exact = replacement_at(change, versions.oldest_for_file(context))
+    if exact and change.inexact_with and not versions.supports(context, change.exact_since) and _module_uses(change.inexact_with, context):
+        exact = False
+    return replacement, exact
+
+
+def _module_uses(names: tuple[str, ...], context) -> bool:
+    """The module refers to one of `names` (an imported `PartitionSpec`, `P`, `jax.P`)."""
+    return context.memo(("api-currency", "uses", names), _uses, names, context)
+
+
+def _uses(names: tuple[str, ...], context) -> bool:
+    wanted = set(names)
+    for node in context.model.nodes:
+        if node.__class__ in (ast.Name, ast.Attribute) and context.qualified_name(node) in wanted:
+            return True
+    return False

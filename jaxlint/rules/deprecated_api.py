@@ -38,7 +38,9 @@ g = jax.shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P("x"), check_vma=Fal
 ```
 
 ## Fix safety
-Renames are safe: `pjit` -> `jax.jit` (imported under the old local name), `jax.host_id` ->
+Renames are safe: `pjit` -> `jax.jit` (imported under the old local name; not for a project that
+supports a JAX older than 0.10.2 in a module using raw `PartitionSpec`s, whose mesh `jit` of the 0.4
+series did not take from `with mesh:`), `jax.host_id` ->
 `jax.process_index`, `jax.host_count` -> `jax.process_count`. Signature changes are unsafe:
 `shard_map(f, mesh, in_specs, out_specs, check_rep=c)` becomes the keyword form of
 `jax.shard_map` (refused for `auto=` and other options the new API lacks), and `with mesh:`
