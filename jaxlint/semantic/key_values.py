@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 from jaxlint.semantic import effects, jaxapi
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
-from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -83,7 +83,7 @@ def key_names(function: ast.AST, context) -> set[str]:
     for node in _own_nodes(function):
         if isinstance(node, ast.Assign) and _produces_key(node.value, context):
             for target in node.targets:
-                names.update(_target_names(target))
+                names.update(bound_names(target))
         elif isinstance(node, ast.arg) and _KEY_NAME.search(node.arg):
             names.add(node.arg)
         elif isinstance(node, ast.Name) and _KEY_NAME.search(node.id):
@@ -124,12 +124,12 @@ def shadowed_seed(call: ast.Call, context) -> tuple[ast.Call, str, ast.AST] | No
     child, node = draw, parent_of(draw)
     while node is not None and not isinstance(node, (*FUNCTION_NODES, ast.Module, ast.ClassDef)):
         if isinstance(node, _COMPREHENSION_NODES) and not is_within(child, node.generators[0].iter):
-            bound = {name for generator in node.generators for name in _target_names(generator.target)}
+            bound = {name for generator in node.generators for name in bound_names(generator.target)}
             if inner_bound & bound & names:
                 return draw, sorted(inner_bound & bound & names)[0], node
             inner_bound |= bound
         elif isinstance(node, (ast.For, ast.AsyncFor)) and child is not node.iter:
-            bound = set(_target_names(node.target))
+            bound = set(bound_names(node.target))
             if inner_bound & bound & names:
                 return draw, sorted(inner_bound & bound & names)[0], node
         child, node = node, parent_of(node)
@@ -295,10 +295,10 @@ def _module_constant_keys(model, context) -> set[str]:
     module = model.module_scope
     bound: dict[str, list[ast.AST]] = {}
     for target, value in module.bindings:
-        for name in _target_names(target):
+        for name in bound_names(target):
             bound.setdefault(name, []).append(value)
     for target, _ in module.loops:
-        for name in _target_names(target):
+        for name in bound_names(target):
             bound.setdefault(name, []).append(None)
     declared_global = {name for scope in model.scopes for name in scope.declared_free}
     names = set()
@@ -371,16 +371,6 @@ def _own_nodes(function: ast.AST) -> list[ast.AST]:
     return nodes
 
 
-def _target_names(target: ast.AST) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
-
-
 # ----- which draws matter: results that are read ------------------------------------------------------
 
 # Calls with no effect beyond their result: a draw, a model's `init`/`apply`, an env's `reset`/`step`, array math.
@@ -427,7 +417,7 @@ def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[i
         for element in walk(target):
             if isinstance(element, (ast.Attribute, ast.Subscript)):
                 return True  # stored into an object: it outlives the function
-        names.extend(_target_names(target))
+        names.extend(bound_names(target))
     declared, closure_reads = _function_facts(function)
     holds_keys = _produces_key(statement.value, context)
     for name in names:
@@ -579,7 +569,7 @@ def _scan(statements: list[ast.stmt], name: str, readers: list[ast.stmt]) -> boo
 
 
 def _target_hits(target: ast.AST, name: str) -> bool:
-    return name in set(_target_names(target))
+    return name in set(bound_names(target))
 
 
 _LOADS = "_jaxlint_loads"
@@ -745,7 +735,7 @@ def _advances_stream(split_call: ast.Call) -> bool:
     key = split_call.args[0] if split_call.args else next((k.value for k in split_call.keywords if k.arg == "key"), None)
     if not isinstance(parent, ast.Assign) or not isinstance(key, ast.Name):
         return False
-    return any(key.id in _target_names(target) for target in parent.targets if isinstance(target, (ast.Tuple, ast.List)))
+    return any(key.id in bound_names(target) for target in parent.targets if isinstance(target, (ast.Tuple, ast.List)))
 
 
 def _split_consumers(
@@ -772,7 +762,7 @@ def _split_consumers(
             return [(holder, index)]
         if isinstance(holder, ast.Assign):
             for target in holder.targets:
-                for name in _target_names(target):
+                for name in bound_names(target):
                     children[name] = index
         else:
             return None

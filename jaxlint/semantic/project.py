@@ -41,7 +41,7 @@ except ModuleNotFoundError:  # Python 3.10
 from jaxlint.semantic import fresh_values, run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
-from jaxlint.semantic.syntax import child_nodes, walk  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
@@ -168,7 +168,7 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                for name in _stored(target):
+                for name in bound_names(target):
                     assigned[name] = assigned.get(name, 0) + 1
                     summary.public_names.add(name)
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -380,7 +380,7 @@ def ImportMapFor(imports: list[ast.AST], tree: ast.Module):
             bound.add(statement.name)
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
-                bound.update(_stored(target))
+                bound.update(bound_names(target))
     return ImportMap(imports, bound)
 
 
@@ -415,16 +415,6 @@ def _top_level(body: list[ast.stmt]):
             yield from _top_level(statement.body)
         else:
             yield statement
-
-
-def _stored(target: ast.AST):
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _stored(element)
-    elif isinstance(target, ast.Starred):
-        yield from _stored(target.value)
 
 
 def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
@@ -767,7 +757,7 @@ def _runs_device_loop(path: Path, name: str, view: ProjectView) -> bool:
             if any((use := light.decorator_transform(d)) is not None and use.qualified in jaxapi.COMPILING for d in statement.decorator_list):
                 compiled.add(statement.name)
         elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and light.transform_of(statement.value.func) in jaxapi.COMPILING:
-            compiled.update(_stored(statement.targets[0]))
+            compiled.update(bound_names(statement.targets[0]))
     target = defs.get(name)
     if target is None:
         return False

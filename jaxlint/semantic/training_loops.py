@@ -24,7 +24,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
-from jaxlint.semantic.syntax import chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -52,16 +52,6 @@ def loop_body(loop: ast.AST, *, nested: bool = False) -> Iterator[ast.AST]:
         stack.extend(child_nodes(node))
 
 
-def target_names(target: ast.AST) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from target_names(target.value)
-
-
 def dotted(node: ast.AST) -> str | None:
     """`self.step` -> "self.step", `cfg["log"]` -> None, `x` -> "x"."""
     if isinstance(node, ast.Name):
@@ -76,7 +66,7 @@ def assigned_in_loop(loop: ast.AST) -> set[str]:
     """Names and dotted attributes the loop (and loops nested in it) rebinds, its own target included."""
     names: set[str] = set()
     if isinstance(loop, (ast.For, ast.AsyncFor)):
-        names.update(target_names(loop.target))
+        names.update(bound_names(loop.target))
     for node in loop_body(loop, nested=True):
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
@@ -383,10 +373,10 @@ class LoopValues:
             # start (`total = 0.0`) matters there, to tell an accumulator.
             if not is_within(target, self.loop) and not (isinstance(value, ast.Constant) and isinstance(value.value, (int, float))):
                 continue
-            for name in target_names(target):
+            for name in bound_names(target):
                 if name in assigned_here:
                     bindings.setdefault(name, []).append((target, value))
-        loop_targets = {name for target, _ in self.scope.loops for name in target_names(target)}
+        loop_targets = {name for target, _ in self.scope.loops for name in bound_names(target)}
         for _ in range(3):
             changed = False
             for name, bound in bindings.items():
@@ -517,7 +507,7 @@ class LoopValues:
         if not isinstance(node, ast.Name):
             return all(self._known_host(child) for child in child_nodes(node) if isinstance(child, ast.expr))
         iterable = getattr(self.loop, "iter", None)
-        if iterable is not None and any(node.id in target_names(target) for target, source in self.scope.loops if source is iterable):
+        if iterable is not None and any(node.id in bound_names(target) for target, source in self.scope.loops if source is iterable):
             return True  # the loop's own item: host data from its iterator
         values = self.bound_in_loop(node.id)
         if not values:
@@ -592,7 +582,7 @@ class LoopValues:
         """The values this loop's body binds `name` to."""
         return [
             value for target, value in self.scope.bindings
-            if value is not None and name in target_names(target) and is_within(value, self.loop)
+            if value is not None and name in bound_names(target) and is_within(value, self.loop)
         ]
 
     def truth_test_syncs(self, test: ast.expr) -> ast.expr | None:
@@ -659,9 +649,9 @@ def _computes_on_device(call: ast.Call, model: SemanticModel) -> bool:
 def _assigned_by(node: ast.AST) -> Iterator[str]:
     if isinstance(node, ast.Assign):
         for target in node.targets:
-            yield from target_names(target)
+            yield from bound_names(target)
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-        yield from target_names(node.target)
+        yield from bound_names(node.target)
 
 
 # ----- code that runs many times ----------------------------------------------------------------------
