@@ -25,7 +25,9 @@ that calls and dead after the call:
 - dead: the call rebinds it, it is passed once, no other name is bound to it, and no part of it read
   out by attribute, item or a call not known to compute (`getter(state, "scale")`) is kept past the
   next call: appended to a history, stored in a dict or on an object, or bound to a name read after
-  the call (a host copy, arithmetic, a derivative or a network's output is computed, not a part).
+  the call (a host copy, arithmetic, a derivative or a network's output is computed, not a part);
+- one buffer per position: a state built by repetition (`[x] * n`, `[entry for _ in range(n)]`)
+  holds one array several times, and XLA rejects a buffer donated twice in one call.
 
 Forms handled:
 - `@jax.jit` becomes `@jax.jit(donate_argnums=(0,))` (the decorator-factory form, jax >= 0.4.36);
@@ -238,6 +240,9 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             return f"`{name}` is bound by `{type(bound).__name__.lower()}`, so jaxlint cannot show the arrays are not shared"
         if expression is None:
             continue
+        if _repeats_one_value(expression):
+            return (f"`{name}` holds the same arrays more than once (`{context.text(expression)}`), and XLA rejects a buffer "
+                    "donated twice in one call: the first call would fail")
         number = expression.operand if isinstance(expression, ast.UnaryOp) else expression
         if isinstance(number, ast.Constant) and isinstance(number.value, (int, float, complex)):
             return f"`{name}` starts as a Python number, which has no device buffer to donate"
@@ -361,6 +366,20 @@ def _bound_only_to_derivatives(name: str, call: ast.Call, context) -> bool:
         if not (isinstance(bound, ast.Assign) and isinstance(value, ast.Call) and context.qualified_name(value.func) in _DERIVATIVES):
             return False
     return True
+
+
+def _repeats_one_value(expression: ast.AST) -> bool:
+    """`[x] * n`, `n * (x,)`, `[x for _ in range(n)]`: one object at every position (a comprehension
+    whose element does not read its own variables)."""
+    if isinstance(expression, ast.BinOp) and isinstance(expression.op, ast.Mult):
+        return any(isinstance(side, (ast.List, ast.Tuple)) for side in (expression.left, expression.right))
+    if isinstance(expression, (ast.ListComp, ast.GeneratorExp)) or (isinstance(expression, ast.Call) and expression.args and isinstance(expression.args[0], ast.GeneratorExp)):
+        comprehension = expression if not isinstance(expression, ast.Call) else expression.args[0]
+        variables = {n.id for generator in comprehension.generators for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+        element_reads = {n.id for n in ast.walk(comprehension.elt) if isinstance(n, ast.Name)}
+        calls = any(isinstance(n, ast.Call) for n in ast.walk(comprehension.elt))
+        return not calls and not (element_reads & variables)
+    return False
 
 
 def _single_target(target: ast.AST, bound: ast.AST) -> bool:
