@@ -277,37 +277,42 @@ _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft",
 
 def _part_kept_past_a_call(name: str, statement: ast.stmt, scope, context) -> str | None:
     """Why a part of `name` (`state.params`, `state["opt"]`, `getter(state, "scale")`) may outlive the
-    donating call: stored in a list, dict or object (a history kept across steps, whose earlier entries
-    the next step's donation deletes), directly or through a name, or bound to a name that is read
-    after the call. Arithmetic, compiled calls, host conversions (`float`, `np.asarray`) and calls the
-    models call fresh copy what they read, so what they return shares nothing; any other call may
-    hand back a part of it."""
+    donating call: stored in a list, dict, queue or object (a history kept across steps, a hand-off to
+    another thread, whose entries the next step's donation deletes), directly or through names
+    (`p = unreplicate(state.params); q = device_put(p, d); queue.put(q)`), or bound to a name that is
+    read after the call. Arithmetic, compiled calls, host conversions (`float`, `np.asarray`) and
+    calls the models call fresh copy what they read, so what they return shares nothing; any other
+    call may hand back a part of it."""
     reads = [node for node in walk_same_scope(scope.node) if node.__class__ is ast.Name and isinstance(node.ctx, ast.Load)]
     call_targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
     rebound_by_call = {element.id for target in call_targets if target is not None for element in target_elements(target) if isinstance(element, ast.Name)}
-    for node in reads:
-        if node.id != name:
-            continue
-        part = _part_expression(node, context)
-        if part is node:
-            continue  # the whole value: passing or reading it is what the rest of the check judges
-        shown = context.text(part)
-        stored = _stored_by(part, context)
-        if stored:
-            return f"`{shown}` is stored in {stored} and may hold arrays of `{name}` that a later donating call deletes"
-        holder = parent_of(part)
-        if not (isinstance(holder, (ast.Assign, ast.AnnAssign)) and holder.value is part):
-            continue
-        for target in holder.targets if isinstance(holder, ast.Assign) else [holder.target]:
-            for element in target_elements(target):
-                if not isinstance(element, ast.Name) or element.id == name or element.id in rebound_by_call:
-                    continue  # the donating call's own result replaces what the name held
-                if read_after(element.id, statement):
-                    return f"`{element.id}` holds `{shown}`, which may share arrays of `{name}`, and is read after the call"
-                for alias in reads:
-                    stored = _stored_by(alias, context) if alias.id == element.id else None
-                    if stored:
-                        return f"`{element.id}` holds `{shown}` and is stored in {stored}: it may hold arrays of `{name}` that a later donating call deletes"
+    holders = {name: None}  # name -> the expression of `name` it holds a part of (None: the state itself)
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        for node in reads:
+            if node.id != current:
+                continue
+            part = _part_expression(node, context)
+            if part is node and current == name:
+                continue  # the whole state: passing or reading it is what the rest of the check judges
+            shown = context.text(part)
+            via = f"`{current}` holds `{holders[current]}`, and " if holders[current] else ""
+            stored = _stored_by(part, context)
+            if stored:
+                return f"{via}`{shown}` is stored in {stored} and may hold arrays of `{name}` that a later donating call deletes"
+            holder = parent_of(part)
+            if not (isinstance(holder, (ast.Assign, ast.AnnAssign)) and holder.value is part):
+                continue
+            for target in holder.targets if isinstance(holder, ast.Assign) else [holder.target]:
+                for element in target_elements(target):
+                    if not isinstance(element, ast.Name) or element.id in holders or element.id in rebound_by_call:
+                        continue  # the donating call's own result replaces what the name held
+                    if read_after(element.id, statement):
+                        return f"{via}`{element.id}` holds `{shown}`, which may share arrays of `{name}`, and is read after the call"
+                    if len(holders) < 8:
+                        holders[element.id] = shown
+                        pending.append(element.id)
     return None
 
 

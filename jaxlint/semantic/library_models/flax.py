@@ -23,7 +23,10 @@ MODELS = {
     # replicate copies a tree onto every local device (device_put_replicated): new buffers.
     # https://flax.readthedocs.io/en/latest/api_reference/flax.jax_utils.html
     "flax.jax_utils.replicate": {"returns": "device_tree", "result": "fresh"},
-    "flax.jax_utils.unreplicate": {"returns": "device_tree", "result": "fresh"},
+    # unreplicate takes `x[0]` of every leaf: on jax 0.4 the first shard of a pmapped array is that
+    # shard's own buffer, not a copy (and a device_put to the same device keeps it), so donating the
+    # replicated tree later deletes what it returned (reproduced on jax 0.4.30 by the fix audit).
+    "flax.jax_utils.unreplicate": {"returns": "device_tree", "result": "alias:0"},
     # nnx: Rngs holds key streams; Optimizer(model, tx) keeps the model's own variables.
     # https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/rnglib.html
     "flax.nnx.Rngs": {"returns": "key"},
