@@ -45,7 +45,7 @@ import ast
 from jaxlint.diagnostics import Edit
 from jaxlint import fixes
 from jaxlint.fixes import versions
-from jaxlint.semantic import effects, fresh_values, library_models
+from jaxlint.semantic import effects, fresh_values, jaxapi, library_models
 from jaxlint.semantic.arrays import is_jax_array_call
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name, enclosing_loops, target_elements, walk_same_scope
@@ -357,8 +357,9 @@ def _copies(call: ast.Call, context) -> bool:
     return _fresh_result(call, context)
 
 
-# Transforms whose functions return computed values (derivatives), never a part of their arguments.
-_DERIVATIVES = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"})
+# Transforms whose functions return computed values (derivatives), never a part of their arguments:
+# JAX's own differentiating transforms of the one table (semantic/jaxapi.py).
+_DERIVATIVES = frozenset(name for name in jaxapi.GRAD_LIKE if name.startswith("jax."))
 
 
 def _bound_only_to_derivatives(name: str, call: ast.Call, context) -> bool:

@@ -12,6 +12,7 @@ import ast
 import builtins
 
 from jaxlint.diagnostics import Edit, Position
+from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import parent_of, is_within
 
 _BUILTINS = frozenset(dir(builtins))
@@ -124,17 +125,17 @@ def array_like_uses(name: str, nodes: list[ast.AST], context) -> bool:
 
 
 
-# The positions where JAX transforms and tree functions take a function.
-_FUNCTION_POSITIONS = {
-    "jax.vmap": (0,), "jax.jit": (0,), "jax.pmap": (0,), "jax.grad": (0,), "jax.value_and_grad": (0,),
-    "jax.jacfwd": (0,), "jax.jacrev": (0,), "jax.hessian": (0,), "jax.checkpoint": (0,), "jax.remat": (0,),
-    "jax.tree.map": (0,), "jax.tree_util.tree_map": (0,), "jax.lax.map": (0,), "jax.lax.scan": (0,),
-    "jax.lax.fori_loop": (2,), "jax.lax.while_loop": (0, 1), "jax.lax.cond": (1, 2), "functools.partial": (0,),
-}
+# Calls whose first argument is a function: transforms, tree maps, wrappers. Lax loops and branches
+# take theirs where jaxapi.LAX_BODIES says.
+_FUNCTION_FIRST = (
+    jaxapi.COMPILING | jaxapi.VMAP_LIKE | jaxapi.GRAD_LIKE | jaxapi.TREE_MAPS
+    | frozenset({"jax.checkpoint", "jax.remat", "functools.partial"})
+)
 
 
 def _function_argument(call: ast.Call, argument: ast.AST, context) -> bool:
-    positions = _FUNCTION_POSITIONS.get(context.qualified_name(call.func) or "", ())
+    qualified = context.qualified_name(call.func) or ""
+    positions = jaxapi.LAX_BODIES.get(qualified, (0,) if qualified in _FUNCTION_FIRST else ())
     return any(position < len(call.args) and call.args[position] is argument for position in positions)
 
 

@@ -217,16 +217,15 @@ def _attribute_calls(attribute: str, model) -> list[ast.Call]:
 
 def _name_calls(name: str, owner, model) -> list[ast.Call]:
     """Calls `name(...)` that reach the binding in `owner`."""
-    found = []
-    for call in model.calls_by_name().get(name, ()):
-        if not isinstance(call.func, ast.Name):
-            continue
-        current = model.scope_for(call)
-        while current is not None and current is not owner and name not in current.local_names:
-            current = current.parent
-        if current is owner:
-            found.append(call)
-    return found
+    return [call for call in model.calls_by_name().get(name, ()) if isinstance(call.func, ast.Name) and _sees_binding(call, name, owner, model)]
+
+
+def _sees_binding(node: ast.AST, name: str, owner, model) -> bool:
+    """`name` read at `node` is the one bound in `owner` (no scope in between binds it)."""
+    current = model.scope_for(node)
+    while current is not None and current is not owner and name not in current.local_names:
+        current = current.parent
+    return current is owner
 
 
 def _handed_to_a_call(name: str, owner, model) -> bool:
@@ -235,12 +234,8 @@ def _handed_to_a_call(name: str, owner, model) -> bool:
         if node.__class__ is not ast.Name or node.id != name or not isinstance(node.ctx, ast.Load):
             continue
         parent = parent_of(node)
-        if isinstance(parent, ast.Call) and parent.func is not node and node in parent.args:
-            current = model.scope_for(node)
-            while current is not None and current is not owner and name not in current.local_names:
-                current = current.parent
-            if current is owner:
-                return True
+        if isinstance(parent, ast.Call) and parent.func is not node and node in parent.args and _sees_binding(node, name, owner, model):
+            return True
     return False
 
 
