@@ -123,7 +123,9 @@ def shadowed_seed(call: ast.Call, context) -> tuple[ast.Call, str, ast.AST] | No
     inner_bound: set[str] = set()
     child, node = draw, parent_of(draw)
     while node is not None and not isinstance(node, (*FUNCTION_NODES, ast.Module, ast.ClassDef)):
-        if isinstance(node, _COMPREHENSION_NODES) and not is_within(child, node.generators[0].iter):
+        # The first iterable of a comprehension runs in the enclosing scope, before the
+        # comprehension binds anything (its parent is the `comprehension` clause, not the child).
+        if isinstance(node, _COMPREHENSION_NODES) and not is_within(draw, node.generators[0].iter):
             bound = {name for generator in node.generators for name in bound_names(generator.target)}
             if inner_bound & bound & names:
                 return draw, sorted(inner_bound & bound & names)[0], node
