@@ -75,7 +75,10 @@ dicts, lists and tuples of those, a local helper that returns one (`state = make
 `layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
 of them, or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
-`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). So is a model whose size the source
+`broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
+itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
+carry)` returning a key split from `carry`): after one step the state is that value, whatever it
+started as. So is a model whose size the source
 fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
 or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
@@ -226,6 +229,8 @@ class MissingDonation(Rule):
             if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
             if _small_by_name(key) or _starts_small(key, node, scope, context.model):
+                continue
+            if _returned_small(key, node, binding, context.model):
                 continue
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
@@ -521,6 +526,33 @@ _BROADCAST = frozenset({"numpy.broadcast_to", "jax.numpy.broadcast_to"})
 # 2**18 elements: a megabyte of float32, nothing next to a model's parameters and optimizer state.
 _SMALL_ELEMENTS = 2**18
 _SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
+
+
+def _returned_small(key: str, statement: ast.stmt, binding, model) -> bool:
+    """The compiled function itself hands back, in the place the state is rebound, a value the
+    source shows small: `action, self._state = policy(params, obs, self._state)` where the policy
+    returns `action, next_key` (a key split from the one passed). Whatever the state held before,
+    after one step it is that value, and donating it saves nothing."""
+    function = binding.function
+    if function is None or not function.returns or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if any(isinstance(element, ast.Starred) for element in target.elts):
+            return False
+        index = next((i for i, element in enumerate(target.elts) if dotted_name(element) == key), None)
+        if index is None:
+            return False
+        returned = []
+        for value in function.returns:
+            if not isinstance(value, ast.Tuple) or len(value.elts) != len(target.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+                return False
+            returned.append(value.elts[index])
+    elif dotted_name(target) == key:
+        returned = list(function.returns)
+    else:
+        return False
+    return all(carried_state.known_small(value, function, model) for value in returned)
 
 
 def _small_allocation(value: ast.AST, model, scope) -> bool:

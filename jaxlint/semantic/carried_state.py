@@ -26,7 +26,7 @@ from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statem
 from jaxlint.semantic.flow import reaching_value as _reaching_value
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import bound_names, walk
 from jaxlint.semantic.test_code import in_test_code, is_test_module  # noqa: F401 (the rules' one test-code query, kept here for callers)
 
 def names_called_in_loops(model) -> frozenset[str]:
@@ -848,7 +848,7 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
 
         found = bound_values(model, value.id, scope)
         if found is None:
-            return None
+            return _unpacked_key(value.id, scope, model)
         owner, bound = found[0], _reaching_value(value, found[1])
         if bound is None:
             return None
@@ -864,6 +864,21 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
     if isinstance(value, ast.Call):
         return _call_elements(value, scope, model, depth, passed)
     return None
+
+
+def _unpacked_key(name: str, scope, model) -> int | None:
+    """`key, sub = jax.random.split(key)`: a name bound only by unpacking a split of the scope's
+    own is one key (two 32-bit words)."""
+    bindings = [(target, value) for target, value in scope.bindings if name in bound_names(target)]
+    if not bindings or name in scope.param_nodes:
+        return None
+    for target, value in bindings:
+        if not (
+            isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(element, ast.Name) for element in target.elts)
+            and isinstance(value, ast.Call) and model.qualified_name(value.func) == "jax.random.split"
+        ):
+            return None
+    return 2
 
 
 def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
