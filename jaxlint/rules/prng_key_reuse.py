@@ -24,7 +24,9 @@ flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng
 a key is used once, and the keys of a split must come from a key that has drawn nothing, whatever
 bits a given algorithm happens to read. A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
-starts]`) follows the inner name only: every outer iteration draws the same numbers. Also flagged: two
+starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
+in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
+that iterable in the enclosing scope, where `i` is the loop's). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
@@ -67,6 +69,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
   any read, or one read only by statements that are themselves dead this way (a smoke test that
   resets an env, inits a policy and steps once, discarding the step).
+- A project function whose draws from the key reach nothing but parts of what it returns (it splits
+  or samples the key and returns the result, handing it to no other call, object or test), called
+  where every part holding draws is dropped: `runner, (table, lanes) = make_runner(key, n)` with
+  `lanes` rebound before it is read. The caller never sees those draws, so using the key afterwards
+  is its first observable use. A helper that also stores or hands on its draws is still a consumer.
 - Two identical calls (the same sampler, the same arguments, none rebound in between) whose results
   are compared, or whose second call only recomputes the first's names, or whose results both
   index arrays (`x[choice(key, n, (B,))]` and the same for `y`): identical values on purpose.
@@ -522,6 +529,8 @@ class _Flow:
             return []  # `_, _state = env.reset(rng, params)`: a throwaway draw (a template, a shape probe)
         if not self.read(call):
             return []  # a draw whose result is never read (rebound first, or a discarded smoke test) draws nothing that matters
+        # A helper whose draws land only in parts of its result that this function drops drew nothing it sees.
+        arguments = [a for a in arguments if not key_values.helper_draws_dropped(call, a, self.function, self.context)]
         keys = []
         # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
         # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.

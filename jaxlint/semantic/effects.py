@@ -4,7 +4,9 @@ A summary per function or method, read from its body once: the parameters it dra
 (`def make_state(rng): return model.init(rng, x)` consumes `rng`), and the parameters whose device
 values it reads on the host (`def to_host(m): return {k: float(v) for k, v in m.items()}` syncs `m`).
 A call site then knows that `make_state(key)` consumes `key` and that `to_host(metrics)` waits for
-`metrics`, as if the body were written there. What counts as a consumption or a sync comes from the
+`metrics`, as if the body were written there. For a consumed key it also records where the draws go
+when they go nowhere but into the returned value (`return runner, (table, lanes)` with `lanes` split
+from the key): a caller that drops those parts of the result drew nothing it can see. What counts as a consumption or a sync comes from the
 library models (library_models/) and the calls that need a host value (`float`, `.item()`).
 
 Functions of this module are summarised from the semantic model (cached per model); functions of
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from jaxlint.semantic import library_models
-from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.syntax import bound_names, child_nodes, walk
 
 # Named like a key (as key_values.py reads names): only such parameters are asked about.
 _KEY_NAME = re.compile(r"(^|_)(rng|key|prng)s?\d*$|^(rng|key|subkey|prng)", re.IGNORECASE)
@@ -48,12 +50,24 @@ class Effects:
     consumed_keys: frozenset[int] = frozenset()
     synced: frozenset[int] = frozenset()
     consumed_names: frozenset[str] = frozenset()
+    # Consumed parameters whose draws reach nothing but parts of the returned value (`returned_draws`):
+    # (position, name, the paths into the returned tuple the draws reach; () is the whole value).
+    returned_draws: tuple[tuple[int, str, tuple[tuple[int, ...], ...]], ...] = ()
 
     def consumed_arguments(self, call: ast.Call) -> list[ast.expr]:
         """The argument expressions of `call` that land on consumed parameters."""
         found = [call.args[i] for i in sorted(self.consumed_keys) if i < len(call.args)]
         found += [keyword.value for keyword in call.keywords if keyword.arg in self.consumed_names]
         return found
+
+    def returned_draw_paths(self, call: ast.Call, argument: ast.expr) -> tuple[tuple[int, ...], ...] | None:
+        """Where in the returned value the draws from `argument` land, when that is all they reach."""
+        position = next((i for i, a in enumerate(call.args) if a is argument), None)
+        name = next((k.arg for k in call.keywords if k.value is argument), None) if position is None else None
+        for index, param, paths in self.returned_draws:
+            if index == position or (name is not None and param == name):
+                return paths
+        return None
 
     def __bool__(self) -> bool:
         return bool(self.consumed_keys or self.synced)
@@ -132,7 +146,108 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
                         if root is not None:
                             synced.add(position[root])
     consumed_names = frozenset(params[i] for i in consumed)
-    return Effects(frozenset(consumed), frozenset(synced), consumed_names) if consumed or synced else NONE
+    returned = tuple(
+        (i, params[i], paths) for i in sorted(consumed)
+        if (paths := returned_draws(function, nodes, params[i], qualified_name)) is not None
+    )
+    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned) if consumed or synced else NONE
+
+
+# Calls whose result is a value computed from their arguments and nothing else: what flows through
+# them stays a value of the function (the draws of a key split, stacked, reshaped).
+_VALUE_PREFIXES = ("jax.random.", "jax.numpy.", "jax.lax.", "jax.nn.", "numpy.")
+_VALUE_BUILTINS = frozenset({"builtins.len", "builtins.tuple", "builtins.list", "builtins.int", "builtins.float", "builtins.zip", "builtins.range", "builtins.enumerate"})
+_VALUE_METHODS = frozenset({"reshape", "astype", "squeeze", "transpose", "ravel", "flatten", "copy", "swapaxes"})
+_WRITERS = frozenset({"save", "savez", "savez_compressed", "savetxt"})  # numpy functions that also write a file
+
+
+def _value_expression(node: ast.AST, qualified_name) -> bool:
+    """An expression that only computes a value: its calls are value functions, and it defines no
+    function (a lambda may run later) and binds no name (`:=`)."""
+    for inner in walk(node):
+        kind = inner.__class__
+        if kind is ast.Lambda or kind is ast.NamedExpr or kind is ast.Await or kind is ast.Yield or kind is ast.YieldFrom:
+            return False
+        if kind is ast.Call:
+            qualified = qualified_name(inner.func)
+            if qualified is not None:
+                if not (qualified.startswith(_VALUE_PREFIXES) or qualified in _VALUE_BUILTINS) or qualified.rsplit(".", 1)[-1] in _WRITERS:
+                    return False
+            elif not (inner.func.__class__ is ast.Attribute and inner.func.attr in _VALUE_METHODS):
+                return False
+    return True
+
+
+def _reads_any(node: ast.AST, names: set[str]) -> bool:
+    return any(n.__class__ is ast.Name and n.id in names and n.ctx.__class__ is ast.Load for n in walk(node))
+
+
+def returned_draws(function: ast.AST, nodes: list[ast.AST], param: str, qualified_name) -> tuple[tuple[int, ...], ...] | None:
+    """Where the values derived from a key parameter go, when they go nowhere but into the returned
+    value: the paths into the returned tuple they reach (`return fn, (params, keys)` with `keys` split
+    from the key: ((1, 1),)); None when a derived value may reach anything else (an argument of a call
+    other than a value function, an attribute or item store, a test, a nested function).
+
+    Flow-insensitive: a name bound anywhere from a derived value counts as derived everywhere, which
+    can only add paths or say None. A caller that drops every part at these paths drew nothing observable."""
+    derived = {param}
+    statements = [n for n in nodes if isinstance(n, ast.stmt)]
+    changed = True
+    while changed:
+        changed = False
+        for statement in statements:
+            kind = statement.__class__
+            if kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
+                value, targets = statement.value, (statement.targets if kind is ast.Assign else [statement.target])
+            elif kind in (ast.For, ast.AsyncFor):
+                value, targets = statement.iter, [statement.target]
+            else:
+                continue
+            if value is None or not _reads_any(value, derived):
+                continue
+            if not _value_expression(value, qualified_name):
+                return None
+            for target in targets:
+                if any(n.__class__ in (ast.Attribute, ast.Subscript) for n in walk(target)):
+                    return None  # stored into an object: it outlives the call
+                for name in bound_names(target):
+                    if name not in derived:
+                        derived.add(name)
+                        changed = True
+    paths: set[tuple[int, ...]] = set()
+    for statement in statements:
+        kind = statement.__class__
+        if kind is ast.Return:
+            if statement.value is not None and _reads_any(statement.value, derived):
+                if not _value_expression(statement.value, qualified_name):
+                    return None
+                _paths_reading(statement.value, derived, (), paths)
+        elif kind in (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor):
+            targets = statement.targets if kind is ast.Assign else [statement.target]
+            if any(_reads_any(t, derived) for t in targets):
+                return None  # `table[index_drawn] = ...`: a store chosen by the draws
+        elif kind in (ast.Global, ast.Nonlocal):
+            if derived & set(statement.names):
+                return None
+        else:
+            # A test, a `with` item, an expression statement, an assert: only their own expressions,
+            # not the statements nested in them (those are in `statements` too).
+            headers = [child for child in child_nodes(statement) if not isinstance(child, (ast.stmt, ast.excepthandler))]
+            if any(_reads_any(header, derived) for header in headers):
+                return None
+    for node in walk(function):
+        if node is not function and node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda) and _reads_any(node, derived):
+            return None  # a nested function that reads a derived value may run it anywhere
+    return tuple(sorted(paths))
+
+
+def _paths_reading(value: ast.AST, names: set[str], prefix: tuple[int, ...], paths: set[tuple[int, ...]]) -> None:
+    if value.__class__ in (ast.Tuple, ast.List) and not any(e.__class__ is ast.Starred for e in value.elts):
+        for index, element in enumerate(value.elts):
+            if _reads_any(element, names):
+                _paths_reading(element, names, (*prefix, index), paths)
+    else:
+        paths.add(prefix)
 
 
 _HOST_READ_NAMES = frozenset({"float", "int", "bool", "asarray", "array", "device_get"})
@@ -343,7 +458,7 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
         cache[key] = NONE  # recursion: none while being worked out
         found = body_effects(function.node, function.has_self, model.qualified_name,
                              lambda inner: _library_key_arguments(model, inner, function))
-        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE
+        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws) if found.consumed_keys else NONE
     return cache[key]
 
 
@@ -467,6 +582,7 @@ def _summary_effects(summary) -> Effects:
         frozenset(params.index(name) for name in consumed if name in params),
         frozenset(params.index(name) for name in synced if name in params),
         frozenset(consumed),
+        tuple((params.index(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if name in params),
     )
 
 
@@ -489,18 +605,19 @@ def synced_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
 # ----- other modules' functions, from syntax (project.py) ---------------------------------------------
 
 
-def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(parameters consumed as keys, parameters synced) of a function of another module, read with
-    only that module's imports (`light`). Callees are not followed there."""
+def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[str, ...], tuple[str, ...], tuple]:
+    """(parameters consumed as keys, parameters synced, (consumed parameter, paths) for those whose
+    draws reach only the returned value) of a function of another module, read with only that
+    module's imports (`light`). Callees are not followed there."""
     if isinstance(function, ast.Lambda):
-        return (), ()
+        return (), (), ()
     # Summaries are built for every function of an imported module, most of which no call asks
     # about: read only functions with a parameter named like a key, or short ones (a helper that
     # converts a result for the host is a few lines; reading every long body cost a tenth of a check).
     params = _positional(function, has_self)
     short = (getattr(function, "end_lineno", None) or function.lineno) - function.lineno <= _SHORT_HELPER_LINES
     if not params or not (short or any(_KEY_NAME.search(name) for name in params)):
-        return (), ()
+        return (), (), ()
     library = library_models.models()
 
     def consumes(call: ast.Call) -> list[ast.expr]:
@@ -510,5 +627,6 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
 
     effects = body_effects(function, has_self, light.qualified_name, consumes)
     if not short:
-        effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names)
-    return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced))
+        effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names, effects.returned_draws)
+    returned = tuple((name, paths) for _, name, paths in effects.returned_draws)
+    return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced)), returned

@@ -123,8 +123,8 @@ def shadowed_seed(call: ast.Call, context) -> tuple[ast.Call, str, ast.AST] | No
     inner_bound: set[str] = set()
     child, node = draw, parent_of(draw)
     while node is not None and not isinstance(node, (*FUNCTION_NODES, ast.Module, ast.ClassDef)):
-        # The first iterable of a comprehension runs in the enclosing scope, before the
-        # comprehension binds anything (its parent is the `comprehension` clause, not the child).
+        # A comprehension's first iterable is evaluated in the enclosing scope, before the
+        # comprehension binds anything: a key made there follows the enclosing names.
         if isinstance(node, _COMPREHENSION_NODES) and not is_within(draw, node.generators[0].iter):
             bound = {name for generator in node.generators for name in bound_names(generator.target)}
             if inner_bound & bound & names:
@@ -401,6 +401,45 @@ def result_is_read(call: ast.Call, function: ast.AST, context, _seen: set[int] |
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not call:
         return True
     return _statement_live(statement, function, context, _seen if _seen is not None else set())
+
+
+def helper_draws_dropped(call: ast.Call, argument: ast.expr, function: ast.AST, context) -> bool:
+    """A project function that draws from `argument` only into parts of what it returns, called in
+    `a, (b, keys) = setup(key)` where every name at those parts is rebound before any read (or read
+    only by dead statements): the caller never sees what was drawn, so the call used the key for
+    nothing observable (effects.returned_draws says where the draws go)."""
+    statement = parent_of(call)
+    if isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1:
+        target = statement.targets[0]
+    elif isinstance(statement, ast.AnnAssign) and statement.value is call:
+        target = statement.target
+    else:
+        return False
+    if is_random_call(call, context):
+        return False  # a sampler's result is its draws: `result_is_read` answers for it
+    model = context.model
+    paths = effects.call_effects(model, call, model.scope_for(call)).returned_draw_paths(call, argument)
+    if paths is None:
+        return False
+    names: set[str] = set()
+    for path in paths:
+        part = target
+        for index in path:
+            if part.__class__ is ast.Name:
+                break
+            if part.__class__ not in (ast.Tuple, ast.List) or index >= len(part.elts) or any(e.__class__ is ast.Starred for e in part.elts):
+                return False
+            part = part.elts[index]
+        if any(n.__class__ in (ast.Attribute, ast.Subscript) for n in walk(part)):
+            return False  # stored into an object: it outlives the function
+        names.update(bound_names(part))
+    declared, closure_reads = _function_facts(function)
+    for name in names:
+        if name in declared or name in closure_reads:
+            return False
+        if any(_statement_live(reader, function, context, {id(statement)}) for reader in _readers_after(statement, name, function)):
+            return False
+    return True
 
 
 def _statement_live(statement: ast.stmt, function: ast.AST, context, seen: set[int]) -> bool:

@@ -66,6 +66,9 @@ class FunctionSummary:
     # parameters whose device values it reads on the host on every call.
     consumed_key_params: tuple[str, ...] = ()
     synced_params: tuple[str, ...] = ()
+    # Consumed key parameters whose draws reach nothing but parts of the returned value, with the
+    # paths into it (effects.returned_draws): a caller that drops those parts drew nothing.
+    returned_draws: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
     # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
@@ -326,20 +329,20 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
-            consumed = summarise_effects(node, has_self, light)[0]
+            consumed, _, returned = summarise_effects(node, has_self, light)
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
-                consumed_key_params=consumed,
+                consumed_key_params=consumed, returned_draws=returned,
             )
     from jaxlint.semantic.effects import summarise_effects
 
-    consumed, synced = summarise_effects(node, has_self, light)
+    consumed, synced, returned = summarise_effects(node, has_self, light)
     returns_device = _returns_arrays(light, node)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
     if returns_device or consumed or synced or fresh_deps is not None:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
-                               synced_params=synced, fresh_deps=fresh_deps)
+                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned)
     return None
 
 
