@@ -910,3 +910,32 @@ def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | N
         if index is not None and len(call.args) > index - (1 if positional and positional[0].arg in ("self", "cls") else 0):
             return None
     return model.constant_evaluator().int_value(default, model.scope_for(function))
+
+
+ENTRY_POINT_NAMES = re.compile(r"^(main|_main|run|app)$")
+
+
+def runs_whole_run(scope: Scope, model: SemanticModel) -> bool:
+    """The function's own body has a loop that calls compiled code, directly or through a local helper
+    (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step): one call
+    of it is a whole training or evaluation run."""
+    from jaxlint.semantic.flow import walk_same_scope
+
+    if runs_training_loop(scope, model):
+        return True
+    for node in walk_same_scope(scope.node):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
+                return True
+    return False
+
+
+def runs_once_per_program(scope: Scope, model: SemanticModel) -> bool:
+    """Code that runs once per program or per run, told from the function itself: module-level code,
+    an entry point (`main`, `run`, `app`, or handed to `app.run`), or a function whose own loop runs a
+    whole training or evaluation run."""
+    if not scope.is_function:
+        return not scope.in_traced
+    if scope.parent is not None and scope.parent.parent is None and ENTRY_POINT_NAMES.match(scope.name):
+        return True
+    return framework_entry_point(scope, model) or runs_whole_run(scope, model)
