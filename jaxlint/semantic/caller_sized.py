@@ -1,11 +1,12 @@
 """State whose size only a caller decides: library code allocating arrays from the sizes or arrays its
 caller hands in.
 
-An evolution strategy's population `jnp.zeros((pop_size, num_params))`, a mean vector taken from an
-`init_params` argument, the optimizer state built over it: in a class or function of a library (a
+An evolution strategy's population `jnp.zeros((pop_size, num_params))`, a mean vector filled to a
+length passed in, the optimizer state built over it: an object's state in a class of a library (a
 module that is not a program: no `if __name__ == "__main__":`, no loop or runner call at module
-level, and no call of the class or function in the module itself), such state is as large as the
-arguments some caller elsewhere passes. The source shows no size, and whether a second copy matters is
+level, and no call of the class in the module itself), as large as the arguments some caller
+elsewhere passes to its constructor. (A function that loops over a local state of a size it is
+handed is the program's own loop, and stays judged as before.) The source shows no size, and whether a second copy matters is
 the caller's concern, so a cost claim (JAX401: peak memory holds both copies) would be a guess.
 
 A value counts when everything it is built from is a parameter of the function that builds it (the
@@ -36,11 +37,11 @@ _OPTIMIZER_PREFIXES = ("optax.", "jax.example_libraries.optimizers.", "jax.exper
 
 
 def sized_by_caller(key: str, update: ast.stmt, scope, model) -> bool:
-    """Whether the state `key` (`self.population`, or a local name) that `update` rebinds is built,
+    """Whether the object state `key` (`self.population`) that `update` rebinds is built,
     everywhere else it is bound, only from what callers hand in, in library code: see the module
     docstring."""
-    if not library_module(model):
-        return False
+    if not key.startswith("self.") or not library_module(model):
+        return False  # a function with its own loop over a local state is a program's loop, not a library object's state
     owner_function = _defining_function(scope)
     if owner_function is None or _called_in_module(owner_function, model):
         return False
