@@ -11,6 +11,14 @@ from jaxlint.engine import check_source
 from jaxlint.rules import RULES_BY_CODE
 
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)")
+# `# checked as: docs/examples/fit.py` on one of the first lines: the module is checked under that path,
+# for rules whose judgement depends on where a module lives (demonstration code, tests).
+CHECKED_AS = re.compile(r"^#\s*checked as:\s*(?P<path>\S+)\s*$", re.MULTILINE)
+
+
+def checked_filename(path: Path, text: str) -> str:
+    match = CHECKED_AS.search("\n".join(text.splitlines()[:5]))
+    return match.group("path") if match else path.name
 
 
 def expected_findings(text: str) -> Counter:
@@ -37,7 +45,7 @@ def compare(path: Path) -> str | None:
     code = path.stem.split("_")[0]
     expected = expected_findings(text)
     codes = {code} | {c for _, c in expected}
-    actual, diagnostics = actual_findings(text, path.name, codes)
+    actual, diagnostics = actual_findings(text, checked_filename(path, text), codes)
     if actual == expected:
         return None
     lines = text.splitlines()

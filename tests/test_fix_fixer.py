@@ -145,6 +145,8 @@ def test_donation_on_a_jitted_method_counts_self():
     text = (
         "import jax\n\n\nclass Trainer:\n    @jax.jit\n    def step(self, state):\n        return state + 1\n\n"
         "    def run(self, n):\n        state = jax.numpy.zeros(n)\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
+        # A program, not a library whose caller alone decides `n` (semantic/caller_sized.py).
+        "\n\nTrainer().run(1_000_000)\n"
     )
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
     # `@jax.jit` wraps the plain function, whose argument 0 is `self`.

@@ -39,7 +39,10 @@ Not flagged, as principles:
   nothing between iterations, that prints or plots each prediction; or a demonstration of ten
   iterations or fewer the source spells out whose body mostly prints or plots, at least twice as
   many such calls as compiled calls and no training step, even when it carries a value from one
-  iteration to the next, such as a buffer filled to show how it grows). Other reads of the same
+  iteration to the next, such as a buffer filled to show how it grows; or, in demonstration code
+  (a notebook, a module under docs/, examples/, tutorials/: semantic/demo_code.py), a loop of 20
+  iterations or fewer the source fixes, a parameter's default included, that prints or plots on
+  every iteration, a training step included: the page shows each step). Other reads of the same
   iteration's results then add no wait (the device runs compiled calls in order), and when such a
   read happens every iteration and the loop does no other host work (only compiled calls, array
   operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
@@ -67,8 +70,12 @@ Not flagged, as principles:
 
 A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
 counter fed by `float(val_loss)`, an episode's `done`) waits for them at that test on every
-iteration: the test is its one finding, and the loop's other reads are not reported (they add no
-wait). When host code also decides on those values (a convergence helper handed `float(g)`, an
+iteration. Where the whole loop can run on the device (a `while`, or a `for` over a `range`, whose
+every call dispatches device work), the test is its one finding, with the advice to move the loop
+into a jitted `lax.while_loop` (the fix writes it where it can), and the loop's other reads are not
+reported (they add no wait). Where the loop iterates host data (`for batch in loader`) or runs code
+the analysis does not know to be device work, no `lax.while_loop` holds it: the host decides every
+step whether to go on, the read is the algorithm, and nothing in the loop is reported. When host code also decides on those values (a convergence helper handed `float(g)`, an
 environment handed the action, a stopping test on a counter the host keeps), the loop needs the
 host by design and is not reported at all, except for a round trip (below). Code under `if False:`
 is switched off and not reported.
@@ -129,13 +136,13 @@ import ast
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, effects, flow, jaxapi
+from jaxlint.semantic import carried_state, demo_code, effects, flow, jaxapi
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -247,6 +254,17 @@ class HostSyncInLoop(Rule):
                     keyword = "while" if isinstance(stop, ast.While) else "if"
                     context.report(stop.test if isinstance(stop, ast.While) else stop, _round_trip_message(f"`{keyword} {snippet(context.text(stop.test))}`"))
             return
+        if (stops or tested is not None) and not _runs_as_device_iteration(node, values, context):
+            # The loop stops on its device results but iterates host data or runs host code each
+            # iteration: it cannot move into a `lax.while_loop`, so the host must see the test every
+            # step; that read is the algorithm (the loop's other reads add no wait). Only a stopping
+            # test that round-trips host data through `jnp` is reported.
+            for stop in stops or [node]:
+                stop_value = values.truth_test_syncs(stop.test)
+                if stop_value is not None and values.built_from_host_data(stop_value) and not _gated(stop, node, context, values, assigned):
+                    keyword = "while" if isinstance(stop, ast.While) else "if"
+                    context.report(stop.test if isinstance(stop, ast.While) else stop, _round_trip_message(f"`{keyword} {snippet(context.text(stop.test))}`"))
+            return
         if tested is not None:
             if values.built_from_host_data(tested):
                 context.report(node.test, _round_trip_message(f"`while {snippet(context.text(node.test))}`"))
@@ -265,10 +283,11 @@ class HostSyncInLoop(Rule):
             # `np.random.choice`), and the loop does no other host work: that read waits for all the
             # device work queued before it, so another read in between adds no wait to overlap.
             return
+        stopping_statements = {id(stop) for stop in stops}
         if stops:
             # A loop that stops on its device results waits for them at the stopping test anyway: that
             # test is the one finding (a `lax.while_loop` removes it); other reads add no wait.
-            stopping = {id(stop) for stop in stops}
+            stopping = stopping_statements
             found = [(child, description) for child, description in found if id(_statement_of(child)) in stopping]
         needed_on_host = _derived_in_loop(needed_on_host, node, values, context) if needed_on_host else needed_on_host
         reported_statements: set[int] = set()
@@ -288,10 +307,14 @@ class HostSyncInLoop(Rule):
             if _array_built_here(child, context) or values.built_from_host_data(_synced_part(child, values)):
                 context.report(child, _round_trip_message(description))
                 continue
+            advice = (
+                "the loop stops on it and can run on the device: move it into a jitted `lax.while_loop`"
+                if id(statement) in stopping_statements else
+                "keep values on the device and read them after the loop or every N steps"
+            )
             context.report(
                 child,
-                f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); "
-                "keep values on the device and read them after the loop or every N steps",
+                f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); {advice}",
                 fix=host_sync_fix.fix_for(child, node, context),
             )
 
@@ -524,6 +547,20 @@ def _only_dispatch_besides_reads(values: LoopValues, context) -> bool:
             continue
         return False
     return True
+
+
+def _runs_as_device_iteration(loop: ast.AST, values: LoopValues, context) -> bool:
+    """A `while` loop, or a `for` over a `range`, whose every call is dispatch of device work (see
+    `_only_dispatch_besides_reads`): the whole loop, its stopping test included, can run as one
+    jitted `lax.while_loop`. A loop over host data (`for batch in loader`) or one that runs host code
+    each iteration cannot: the host must decide every step whether to go on."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        iterable = loop.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
+            iterable = iterable.args[0]
+        if not (isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"):
+            return False
+    return _only_dispatch_besides_reads(values, context)
 
 
 def _calls_device_code(call: ast.Call, model) -> bool:
@@ -1211,7 +1248,7 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     needs each prediction, and a handful of waits is the point."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
-    if _demonstration_loop(loop, values, context):
+    if _demonstration_loop(loop, values, context) or _tutorial_output_loop(loop, values, context):
         return True
     if not _few_items(loop.iter):
         return False
@@ -1219,6 +1256,27 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
         return False
     for node in values.body:
         if not isinstance(node, ast.Call):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified == "builtins.print" or qualified.startswith("matplotlib."):
+            return True
+        if not qualified and isinstance(node.func, ast.Attribute) and node.func.attr in _PLOT_METHODS:
+            return True
+    return False
+
+
+def _tutorial_output_loop(loop: ast.AST, values: LoopValues, context) -> bool:
+    """In demonstration code (a notebook, docs/, examples/, tutorials/: semantic/demo_code.py), a loop
+    of at most `_SHORT_LOOP` iterations the source fixes (`range(10)`, `range(steps)` with `steps=20`
+    left at its default) that prints or plots on every iteration: the reader is meant to watch each
+    step, a training step included, and a handful of waits is what the page shows."""
+    if not demo_code.is_demonstration_module(str(context.source.filename)):
+        return False
+    count = iteration_count(loop.iter, values.scope, context.model)
+    if count is None or count > _SHORT_LOOP:
+        return False
+    for node in values.body:
+        if not isinstance(node, ast.Call) or _under_condition(node, loop):
             continue
         qualified = context.qualified_name(node.func) or ""
         if qualified == "builtins.print" or qualified.startswith("matplotlib."):

@@ -25,8 +25,11 @@ Not flagged, as principles:
   setup compiles once per run), and a function the analysis shows to run once: a script's entry
   point (`main`, `run`, `app`, or a function handed to a runner such as `app.run(main)`), a
   constructor (`__init__` or a classmethod building `cls(...)`: once per object, unless the module
-  builds its objects in a loop), or one whose every visible call is a module-level statement
-  outside loops or in another function that runs once; code guarded to run once (lazy
+  builds its objects in a loop), or one whose every call in the project is a module-level statement
+  outside loops or in another function that runs once (the call sites of the project's other
+  modules count, tests aside: `rendezvous()` at the end of a `train()` that a `main` calls once, or
+  a data-sharding helper called by a script's top level; a function no code in the project calls
+  is called from elsewhere, not once); code guarded to run once (lazy
   initialisation: under `if X is None:` whose branch sets X, or after `if X is not None: return`
   with the body setting X); and an initialiser by its role (the callable is an `init`, whose result
   is bound or returned once) in a function no visible loop calls;
@@ -89,8 +92,7 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import root_name, walk
 from jaxlint.semantic.training_loops import (
-    builds_initialiser, classmethod_constructor, framework_entry_point, lazily_initialised, loop_body,
-    runs_compiled, runs_training_loop,
+    builds_initialiser, classmethod_constructor, framework_entry_point, lazily_initialised, runs_whole_run,
 )
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -445,7 +447,7 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
         return not any(list(flow.enclosing_loops(call)) for call in constructions)
     calls = [(scope, call) for scope in model.scopes if not scope.in_traced for call in scope.calls if _calls_function(call, function_scope, scope, context)]
     if not calls:
-        return False
+        return _called_once_from_other_modules(function_scope, context)
     for caller, call in calls:
         if caller is function_scope:
             return False  # recursion
@@ -453,19 +455,34 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
             return False
         if caller.is_function and (depth == 0 or not _runs_once(caller, context, depth - 1)):
             return False
-    return True
+    # Every call this module makes runs once; so must those of the project's other modules.
+    return not _called_per_step_from_other_modules(function_scope, context)
+
+
+def _called_per_step_from_other_modules(function_scope, context) -> bool:
+    model = context.model
+    project = model.project
+    if project is None or function_scope.parent is not model.module_scope or function_scope.class_node is not None:
+        return False
+    return project.calls_per_step_into(function_scope.name, tuple(model.extra_traced)) is True
+
+
+def _called_once_from_other_modules(function_scope, context) -> bool:
+    """A module-level function this module never calls, whose every call in the project's other
+    modules runs once (a setup or synchronisation helper called from an entry point, from module-level
+    code, or from a function whose own loop is a whole run): the whole-program call sites
+    (semantic/callers.calls_per_step_into). None seen, or one that may run per step: not once."""
+    model = context.model
+    project = model.project
+    if project is None or function_scope.parent is not model.module_scope or function_scope.class_node is not None:
+        return False
+    return project.calls_per_step_into(function_scope.name, tuple(model.extra_traced)) is False
 
 
 def _runs_a_whole_run(function_scope, model) -> bool:
     """The function's own body has a loop that calls compiled code, directly or through a local
     helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step)."""
-    if runs_training_loop(function_scope, model):
-        return True
-    for node in flow.walk_same_scope(function_scope.node):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
-                return True
-    return False
+    return runs_whole_run(function_scope, model)
 
 
 def _calls_function(call: ast.Call, function_scope, caller, context) -> bool:

@@ -86,7 +86,14 @@ shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself f
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. An update that is handed the value itself (`logs = reset(logs)`) keeps its
 size. A size the source does not fix (a parameter, a width read from the command line, an input
-loaded from a file, a loaded checkpoint) stays flagged.
+loaded from a file, a loaded checkpoint) stays flagged, except for an object's state in library
+code: a class in a module that runs nothing (no `if __name__ == "__main__":`, no module-level loop
+or call) and does not itself build the object, whose state is allocated from sizes its caller passes
+(an evolution strategy's `zeros((pop_size, param_size))`, a mean filled to a length passed in, the
+optimizer state over it, a record of those): it is as large as whatever a caller elsewhere passes,
+so no cost is claimed (semantic/caller_sized.py). A function's own loop over a local state, state
+handed in whole, a network's `init`, a size the module fixes (a constant, an integer default) and a
+program's own objects stay flagged.
 
 Flagged, but with no automatic fix, because only the fix is unsafe (the two copies cost the same
 memory): state that other code can reach without keeping it alive, where donation would delete
@@ -168,7 +175,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import demo_code, carried_state, flow, liveness
+from jaxlint.semantic import caller_sized, demo_code, carried_state, flow, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -232,6 +239,8 @@ class MissingDonation(Rule):
                 continue
             if _returned_small(key, node, binding, context.model):
                 continue
+            if caller_sized.sized_by_caller(key, node, scope, context.model):
+                continue  # library state as large as what its callers pass: the cost is theirs to judge
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
             if (

@@ -52,7 +52,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A draw whose values never reach a result (also before a split of its key): the array (inline, through plain names, or in a tuple
   or list) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
   `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
-  `init(key, x)`, which fixes only the parameters' shapes. Such dummy inputs share bits with nothing
+  `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
+  through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local
+  function returning such names) or through a local function or `lax.scan` body whose parameter
+  (the carry, or each slice of `xs`) reaches it only so. Such dummy inputs share bits with nothing
   that matters. The value model (semantic/key_values.py) follows where the draw flows.
 - One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as

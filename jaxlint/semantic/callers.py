@@ -280,3 +280,109 @@ def _calls_of(project, path: Path, stat, data: bytes, traced_decorators) -> tupl
             calls = ()
     _calls[key] = calls
     return calls
+
+
+# (path, size, mtime) -> ((qualified callee, whether the call may run repeatedly), ...) of a file's calls
+_call_sites: dict[tuple[str, int, int], tuple] = {}
+
+
+def calls_per_step_into(project, name: str, traced_decorators: tuple[str, ...], depth: int = 1) -> bool | None:
+    """How the other modules of the project (tests aside) call the module-level function `name` of
+    the file `project` looks from: None when none is seen to, True when some call may run repeatedly
+    (in a loop, in traced code, or in a function not shown to run once), False when every call runs
+    once (module-level code outside loops, an entry point, or a function whose own loop is a whole
+    run: semantic/training_loops.runs_once_per_program). A call in a module-level function of the
+    importer that its own module never calls is once when that function's callers elsewhere are, up
+    to `depth` more modules (`rendezvous()` at the end of `train()`, which a program's `main` calls
+    once). Importers are found through the reverse-import index; only those whose text names `name`
+    are modelled, once per process, and each is recorded as a dependency of the findings."""
+    target = project.path
+    leaf = _leaf(target)
+    importers = import_index(project.top, project.file_digest).get(leaf.encode(), [])
+    found = False
+    for importer in importers:
+        if importer == str(target):
+            continue
+        facts = _current_facts(importer, project.file_digest)
+        if facts is None:
+            continue
+        project.dependencies[importer] = facts.digest
+        path = Path(importer)
+        try:
+            stat = path.stat()
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if name.encode() not in data:
+            continue
+        view = None
+        for qualified, repeated in _call_sites_of(project, path, stat, data, traced_decorators):
+            module, _, called = qualified.rpartition(".")
+            if called != name or module.rpartition(".")[2] != leaf:
+                continue
+            if view is None:
+                view = project.__class__(importer, project.root, find_callers=False)
+            if not _names_file(view, module, target):
+                continue
+            if isinstance(repeated, str):
+                # Called in `repeated`, a function of the importer its module never calls: it runs once
+                # when its own callers in other modules do.
+                if depth <= 0:
+                    return True
+                outer = view.calls_per_step_into(repeated, traced_decorators, depth - 1)
+                project.dependencies.update(view.dependencies)
+                if outer is not False:
+                    return True
+            elif repeated:
+                return True
+            found = True
+    return False if found else None
+
+
+def _names_file(view, module: str, target: Path) -> bool:
+    """The dotted module an importer names is the file `target`: as its imports resolve, or, for a
+    package whose name is also an installed library's (the index does not look there), by path."""
+    found = view.module_path(module)
+    if found is not None:
+        return found == target
+    parts = tuple(module.split("."))
+    own = target.parent.parts if target.name == "__init__.py" else (*target.parent.parts, target.stem)
+    return own[-len(parts):] == parts
+
+
+def _call_sites_of(project, path: Path, stat, data: bytes, traced_decorators) -> tuple:
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    cached = _call_sites.get(key)
+    if cached is not None:
+        return cached
+    sites: list = []
+    try:
+        tree = ast.parse(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is not None:
+        from jaxlint.semantic.flow import enclosing_loops
+        from jaxlint.semantic.model import SemanticModel
+        from jaxlint.semantic.training_loops import runs_once_per_program
+
+        try:
+            model = SemanticModel(tree, traced_decorators, project.__class__(str(path), project.root, find_callers=False))
+            once: dict[int, bool] = {}
+            for scope in model.scopes:
+                for call in scope.calls:
+                    qualified = model.qualified_name(call.func)
+                    if qualified is None or "." not in qualified:
+                        continue
+                    if id(scope) not in once:
+                        once[id(scope)] = runs_once_per_program(scope, model)
+                    repeated: bool | str = not once[id(scope)] or any(True for _ in enclosing_loops(call))
+                    if (
+                        repeated and once[id(scope)] is False and scope.is_function and scope.parent is model.module_scope and not scope.in_traced
+                        and not any(True for _ in enclosing_loops(call)) and not model.calls_by_name().get(scope.name)
+                    ):
+                        repeated = scope.name  # once if this function's callers elsewhere run once
+                    sites.append((qualified, repeated))
+        except Exception:  # RecursionError included: an importer we cannot model shows no call site
+            sites = []
+    _call_sites[key] = tuple(sites)
+    return _call_sites[key]

@@ -1001,6 +1001,8 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
         return parent.attr in _TYPE_ATTRIBUTES
     if isinstance(parent, ast.Call):
         return node is not parent.func and _abstract_argument(node, parent, context, depth)
+    if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
+        return _abstract_argument(node, parent_of(parent), context, depth)  # `scan(f, c, xs=dummy)`
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if not all(isinstance(target, ast.Name) for target in targets):
@@ -1043,13 +1045,105 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 
         return True  # `jax.make_jaxpr(f)(x)`
     if depth < 3 and _local_parameter_abstract(argument, call, context, depth):
         return True  # `make_state(key, dummy)` whose `dummy` only reaches `model.init(key, dummy)`
+    if depth < 3 and qualified in _LAX_BODY_INPUTS and _lax_body_input_abstract(argument, call, qualified, context, depth):
+        return True  # `lax.scan(init_layer, key, xs=dummy)` whose body hands each slice to an `init` only
+    if _initialiser(function, context.model.scope_for(call), context):
+        return argument in call.args[1:]  # `model.init(key, x)`, `init_fn(key, x)`: `x` fixes the shapes of the parameters
     if not isinstance(function, ast.Attribute):
         return False
     if function.attr in _STAGING_METHODS and _compiled_callable(function.value, context):
         return True  # `jax.jit(f).lower(x)`, `step.trace(state, batch)`: traced with abstract values
-    if function.attr in _INITIALISERS and qualified is None:
-        return argument in call.args[1:]  # `model.init(key, x)`: `x` fixes the shapes of the parameters
     return False
+
+
+# `lax.scan(f, init, xs)`: which parameter of the body receives the carry and the slices of `xs`.
+_LAX_BODY_INPUTS = {"jax.lax.scan": {1: 0, "init": 0, 2: 1, "xs": 1}}
+# Library calls returning a model's (init, apply) pair (`init_fn, apply_fn = hk.transform(f)`).
+_INIT_APPLY_PAIRS = frozenset({
+    "haiku.transform", "haiku.transform_with_state", "haiku.without_apply_rng", "haiku.multi_transform",
+})
+
+
+def _initialiser(function: ast.AST, scope, context, depth: int = 0) -> bool:
+    """`function` is a model's initialiser, which reads the example input after the key for its shape
+    only: `model.init` (an unresolved `.init`/`.lazy_init`), or a name bound to one (`init_fn =
+    hk.transform(f).init`; `init_fn, apply_fn = hk.transform(f)`; unpacked from a local function whose
+    every `return` hands out such names at that position)."""
+    if isinstance(function, ast.Attribute):
+        return function.attr in _INITIALISERS and context.qualified_name(function) is None
+    if not isinstance(function, ast.Name) or depth > 3 or scope is None:
+        return False
+    from jaxlint.semantic.bindings import owning_scope
+
+    owner = owning_scope(context.model, function.id, scope)
+    if owner is None or function.id in owner.param_nodes or function.id in owner.defs:
+        return False
+    found = False
+    for target, value in owner.bindings:
+        if isinstance(target, ast.Name):
+            if target.id != function.id:
+                continue
+            if not isinstance(value, ast.Attribute) or not _initialiser(value, owner, context, depth + 1):
+                return False
+            found = True
+        elif isinstance(target, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Name) and e.id == function.id for e in target.elts):
+            if any(isinstance(e, ast.Starred) for e in target.elts) or not isinstance(value, ast.Call):
+                return False
+            index = next(i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == function.id)
+            if not _hands_out_initialiser(value, index, owner, context, depth + 1):
+                return False
+            found = True
+        elif function.id in {n.id for n in walk(target) if isinstance(n, ast.Name)}:
+            return False
+    return found
+
+
+def _hands_out_initialiser(call: ast.Call, index: int, scope, context, depth: int) -> bool:
+    """Element `index` of what `call` returns is an initialiser: the `init` of a library's (init,
+    apply) pair, or a local function whose every `return` is a tuple holding one there."""
+    if context.qualified_name(call.func) in _INIT_APPLY_PAIRS:
+        return index == 0
+    resolved = context.model.resolve_function(call.func, scope)
+    if resolved is None or resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    callee = resolved[0]
+    returns = [n for n in _own_nodes(callee.node) if isinstance(n, ast.Return)]
+    if not returns:
+        return False
+    for returned in returns:
+        value = returned.value
+        if not isinstance(value, ast.Tuple) or index >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return False
+        if not _initialiser(value.elts[index], callee, context, depth):
+            return False
+    return True
+
+
+def _lax_body_input_abstract(argument: ast.AST, call: ast.Call, qualified: str, context, depth: int) -> bool:
+    """`argument` enters a lax body (`lax.scan(f, init, xs)`) as a parameter of a local function that
+    reads it only for its abstract value."""
+    slots = _LAX_BODY_INPUTS[qualified]
+    if argument in call.args:
+        slot = slots.get(call.args.index(argument))
+    else:
+        slot = next((slots.get(k.arg) for k in call.keywords if k.value is argument), None)
+    if slot is None or not call.args:
+        return False
+    resolved = context.model.resolve_function(call.args[0], context.model.scope_for(call))
+    if resolved is None or resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return False
+    callee = resolved[0]
+    if slot >= len(callee.params):
+        return False
+    return _parameter_abstract(callee, callee.params[slot], context, depth)
+
+
+def _parameter_abstract(callee, parameter: str, context, depth: int) -> bool:
+    declared, closure_reads = _function_facts(callee.node)
+    if parameter in declared or parameter in closure_reads:
+        return False
+    reads = [n for n in _own_nodes(callee.node) if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load]
+    return bool(reads) and all(_only_abstract(read, callee.node, context, depth + 1) for read in reads)
 
 
 def _local_parameter_abstract(argument: ast.AST, call: ast.Call, context, depth: int) -> bool:
@@ -1073,11 +1167,7 @@ def _local_parameter_abstract(argument: ast.AST, call: ast.Call, context, depth:
         parameter = next((k.arg for k in call.keywords if k.value is argument), None)
         if parameter is None or parameter not in callee.param_nodes:
             return False
-    declared, closure_reads = _function_facts(callee.node)
-    if parameter in declared or parameter in closure_reads:
-        return False
-    reads = [n for n in _own_nodes(callee.node) if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load]
-    return bool(reads) and all(_only_abstract(read, callee.node, context, depth + 1) for read in reads)
+    return _parameter_abstract(callee, parameter, context, depth)
 
 
 def _compiled_callable(node: ast.AST, context) -> bool:

@@ -574,6 +574,11 @@ class ProjectView:
 
         return callers.called_from_traced_code(self, names)
 
+    def calls_per_step_into(self, name: str, traced_decorators: tuple[str, ...], depth: int = 1) -> bool | None:
+        from jaxlint.semantic import callers
+
+        return callers.calls_per_step_into(self, name, traced_decorators, depth)
+
     def calls_into(self, names: set[str], traced_decorators: tuple[str, ...]) -> list:
         from jaxlint.semantic import callers
 

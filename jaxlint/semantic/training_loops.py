@@ -852,3 +852,90 @@ def builds_initialiser(wrapped: ast.expr, jit_call: ast.Call, scope: Scope, mode
     if not isinstance(holder, (ast.Assign, ast.AnnAssign, ast.Return)):
         return False
     return not function_called_in_loop(scope, model)
+
+
+def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """How many times a `for` loop over `iterable` runs, where the source fixes it: `range(...)` of
+    literals, module constants or parameter defaults that no visible call overrides (`def main(steps=20)`
+    called as `main()`), a literal list or tuple, a slice `xs[:8]`, and `enumerate`/`zip` of those
+    (`zip` stops at its shortest known argument). None when the source does not fix it."""
+    if isinstance(iterable, (ast.List, ast.Tuple)):
+        return None if any(isinstance(e, ast.Starred) for e in iterable.elts) else len(iterable.elts)
+    if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
+        piece = iterable.slice
+        if piece.step is not None or piece.upper is None:
+            return None
+        upper = _int_in_scope(piece.upper, scope, model)
+        lower = 0 if piece.lower is None else _int_in_scope(piece.lower, scope, model)
+        return None if upper is None or lower is None or not 0 <= lower <= upper else upper - lower
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.args):
+        return None
+    name = iterable.func.id
+    if name == "enumerate":
+        return iteration_count(iterable.args[0], scope, model)
+    if name == "zip":
+        counts = [count for count in (iteration_count(a, scope, model) for a in iterable.args) if count is not None]
+        return min(counts) if counts else None
+    if name == "range" and not iterable.keywords and len(iterable.args) <= 3:
+        bounds = [_int_in_scope(argument, scope, model) for argument in iterable.args]
+        if None in bounds:
+            return None
+        try:
+            return len(range(*bounds))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """A literal, a constant, or a parameter of the enclosing function that every visible call leaves
+    at its default."""
+    found = model.constant_evaluator().int_value(node, scope)
+    if found is not None or not isinstance(node, ast.Name) or node.id not in scope.param_nodes:
+        return found
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
+    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+    default = defaults.get(node.id)
+    if default is None:
+        return None
+    index = next((i for i, a in enumerate(positional) if a.arg == node.id), None)
+    for call in model.calls_by_name().get(function.name, ()):
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg in (None, node.id) for k in call.keywords):
+            return None
+        if index is not None and len(call.args) > index - (1 if positional and positional[0].arg in ("self", "cls") else 0):
+            return None
+    return model.constant_evaluator().int_value(default, model.scope_for(function))
+
+
+ENTRY_POINT_NAMES = re.compile(r"^(main|_main|run|app)$")
+
+
+def runs_whole_run(scope: Scope, model: SemanticModel) -> bool:
+    """The function's own body has a loop that calls compiled code, directly or through a local helper
+    (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step): one call
+    of it is a whole training or evaluation run."""
+    from jaxlint.semantic.flow import walk_same_scope
+
+    if runs_training_loop(scope, model):
+        return True
+    for node in walk_same_scope(scope.node):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
+                return True
+    return False
+
+
+def runs_once_per_program(scope: Scope, model: SemanticModel) -> bool:
+    """Code that runs once per program or per run, told from the function itself: module-level code,
+    an entry point (`main`, `run`, `app`, or handed to `app.run`), or a function whose own loop runs a
+    whole training or evaluation run."""
+    if not scope.is_function:
+        return not scope.in_traced
+    if scope.parent is not None and scope.parent.parent is None and ENTRY_POINT_NAMES.match(scope.name):
+        return True
+    return framework_entry_point(scope, model) or runs_whole_run(scope, model)
