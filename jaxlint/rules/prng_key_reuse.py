@@ -567,7 +567,9 @@ class _Flow:
             # A project function whose body draws from the key (its summary says so) derives nothing of
             # its own: beside a different consumer the draws repeat. The same helper twice outside a loop
             # pairs its draws on purpose (random features of x and y).
-            if self.context.text(first.func) == self.context.text(second.func):
+            # (A method named like a framework consumer, `obj.sample(key)` twice, repeats its draws as
+            # the framework's own would: flagged as before.)
+            if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
         elif _derives_own_keys(first, second, self.context):
             return False
@@ -940,11 +942,24 @@ def _is_split(call: ast.Call, context) -> bool:
 
 def _project_helper(call: ast.Call, context) -> bool:
     """A function, method or class of the project whose body draws from a key argument (its effects
-    summary), not a `jax.random` call, a framework method read off the call or a modelled library call."""
-    if not _through_helper(call, context):
+    summary), not a `jax.random` call, a framework method read off the call or a modelled library call.
+    A method named like a framework one (`sampler.sample(key, n)`) counts where the project defines it:
+    its summary, not its name, says what it draws."""
+    if not _through_helper(call, context) and not _project_key_method(call, context):
         return False
     model = context.model
     return bool(effects.call_effects(model, call, model.scope_for(call)).consumed_keys)
+
+
+def _project_key_method(call: ast.Call, context) -> bool:
+    """`obj.sample(key, n)` / `self.init(key)` without `rngs=`/`seed=`, on an object whose class the project
+    defines (a method of this module's classes or a summary of another module's)."""
+    function = call.func
+    if not (function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS and function.value.__class__ is ast.Name):
+        return False
+    if any(keyword.arg in ("rngs", "seed") for keyword in call.keywords):
+        return False
+    return function.value.id in ("self", "cls") or context.model.instance_class(function.value) is not None
 
 
 def _through_helper(call: ast.Call, context) -> bool:

@@ -70,6 +70,9 @@ class FunctionSummary:
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
     fresh_deps: tuple[str, ...] | None = None
+    # Key-named parameters it hands on to project functions, (parameter, callee, slot), callees named
+    # as in `fresh_deps` (semantic/effects.py, `summarise_key_forwards`): consumed where the callee is.
+    key_forwards: tuple[tuple, ...] = ()
 
 
 @dataclass
@@ -322,24 +325,25 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
-            from jaxlint.semantic.effects import summarise_effects
+            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
             consumed = summarise_effects(node, has_self, light)[0]
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
-                consumed_key_params=consumed,
+                consumed_key_params=consumed, key_forwards=summarise_key_forwards(node, has_self, oracle),
             )
-    from jaxlint.semantic.effects import summarise_effects
+    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
     consumed, synced = summarise_effects(node, has_self, light)
+    key_forwards = summarise_key_forwards(node, has_self, oracle)
     returns_device = _returns_arrays(light, node)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
-    if returns_device or consumed or synced or fresh_deps is not None:
+    if returns_device or consumed or synced or fresh_deps is not None or key_forwards:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
-                               synced_params=synced, fresh_deps=fresh_deps)
+                               synced_params=synced, fresh_deps=fresh_deps, key_forwards=key_forwards)
     return None
 
 
@@ -712,6 +716,60 @@ class ProjectView:
         if found is None:
             return False
         return self._named_fresh(found[0], found[1], not function_only, active)
+
+    # ----- keys consumed through calls (semantic/effects.py) -----------------------------------------
+
+    def home_of_class(self, owner: ClassSummary) -> ModuleSummary | None:
+        """The summary of the module that defines a class summary this view has read."""
+        return next((s for s in self._module_cache.values() if s is not None and any(c is owner for c in s.classes.values())), None)
+
+    def consumed_key_params(self, home: ModuleSummary, function: FunctionSummary, name: str, active: frozenset = frozenset()) -> tuple[str, ...]:
+        """The parameters `function` (named `name` in `home`) draws keys from: its own draws, and the keys
+        it hands on to project functions that consume them, through any number of calls and modules."""
+        own = tuple(function.consumed_key_params)
+        if not function.key_forwards:
+            return own
+        key = (home.path, name)
+        memo = self.__dict__.setdefault("_consumed_key_memo", {})
+        if key in memo:
+            return memo[key]
+        if key in active or len(active) > _MAX_FRESH_DEPTH:
+            return own  # a cycle, or too deep to follow
+        active = active | {key}
+        consumed = list(own)
+        for param, dependency, slot in function.key_forwards:
+            if param in consumed:
+                continue
+            found = self._key_callee(home, dependency)
+            if found is None:
+                continue
+            callee_home, callee, callee_name = found
+            inner = self.consumed_key_params(callee_home, callee, callee_name, active)
+            if (slot in inner) if isinstance(slot, str) else (slot < len(callee.params) and callee.params[slot] in inner):
+                consumed.append(param)
+        memo[key] = result = tuple(consumed)
+        return result
+
+    def _key_callee(self, home: ModuleSummary, dependency: str):
+        """(module, function summary, name in it) for a key forward's callee; a class counts as its `__init__`."""
+        if dependency.startswith("."):
+            summary, local = home, dependency[1:]
+        else:
+            found = self.resolve(dependency)
+            if found is None:
+                return None
+            summary, local = found
+        owner_name, _, method = local.rpartition(".")
+        if owner_name:
+            owner = summary.classes.get(owner_name)
+            function = owner.methods.get(method) if owner is not None else None
+            return (summary, function, local) if function is not None and function.transform is None else None
+        function = summary.functions.get(local)
+        if function is None and local in summary.classes:
+            function, local = summary.classes[local].methods.get("__init__"), f"{local}.__init__"
+        if function is None or (function.transform is not None and not function.via_decorator):
+            return None  # (`f = jax.jit(g)` at module level: its summary holds no effects)
+        return summary, function, local
 
     def runs_device_loop(self, qualified: str) -> bool:
         """Whether the project function `qualified` (`qmc.mc.vmc_simple_improved`) loops over calls
