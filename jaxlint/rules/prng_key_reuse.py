@@ -9,7 +9,8 @@ bodies outside tests, the framework calls that draw from a key count too: `model
 library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
-own body, not in notebook cells). The key may be passed by keyword (`denoise(x, rng=rng)`), and the
+own body, not in notebook cells), also where the helper only hands the key on to another project
+function, method or constructor that draws from it, through any number of calls and modules. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
 numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
@@ -27,7 +28,12 @@ comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers. Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
-compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
+compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
+flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
+from without advancing it, where that method draws in a loop or is called in one in this module
+(`policy.act(obs)` per step); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
+once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
+`key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
 
 Not flagged, because nothing is shared or it is shared on purpose:
@@ -90,7 +96,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   helpers, or a `test_*.py` that imports a test framework or defines tests):
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
-  evaluation seed, giving the same numbers every iteration and in a later draw on purpose.
+  evaluation seed, giving the same numbers every iteration and in a later draw on purpose. Likewise a
+  key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
+  evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
+  method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, uses
   under two `if`s with complementary tests (`mode == "a"` and `mode != "a"`), and a use after a branch
   that returns.
@@ -174,16 +183,20 @@ class PrngKeyReuse(Rule):
     name = "prng-key-reuse"
     summary = "A PRNG key consumed twice without being split"
     skips_test_code = True
-    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)
+    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom, ast.ClassDef)
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.ClassDef):
+            self._stale_attribute_keys(node, context)
+            return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             # The module's own body (a script) is one more flow, run once: at its first top-level import.
             module = parent_of(node)
             first_import = isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
             if first_import:
                 self._shadowed_seeds(context)
+                self._default_keys(context)
             if (
                 first_import
                 and (
@@ -225,6 +238,35 @@ class PrngKeyReuse(Rule):
                     f"{kind}'s `{name}` (line {outer.lineno}) and every iteration of that {kind} draws the same numbers; "
                     f"rename the inner variable",
                 )
+
+    def _stale_attribute_keys(self, class_node: ast.ClassDef, context) -> None:
+        """`self.key = PRNGKey(seed)` in `__init__`, drawn from by a method that runs per step and never
+        advances it: every call draws the same numbers (semantic/key_values.py)."""
+        if context.in_test_code(class_node):
+            return
+        for argument, attribute, method, loop in key_values.stale_attribute_keys(class_node, context.model, context):
+            context.report(
+                argument,
+                f"PRNG key `self.{attribute}` is bound once in `__init__` and never advanced, so every call of "
+                f"`{method}` (in the loop at line {loop.lineno}) draws the same numbers; split it on each use "
+                f"(`self.{attribute}, key = jax.random.split(self.{attribute})`) and draw from `key`",
+            )
+
+    def _default_keys(self, context) -> None:
+        """`def f(x, key=PRNGKey(0))` drawing from `key`, called in a loop without a key: the default is
+        made once, when `f` is defined, so every iteration draws the same numbers."""
+        seen: set[tuple] = set()
+        for call, name, parameter, loop in key_values.default_key_calls(context.model, context):
+            caller = context.model.scope_for(call)
+            if (id(caller), name, parameter) in seen or context.in_test_code(call):
+                continue
+            seen.add((id(caller), name, parameter))
+            context.report(
+                call,
+                f"`{name}` draws from its default `{parameter}`, a key made once when `{name}` was defined, and this "
+                f"call in a loop (line {loop.lineno}) does not pass one, so every iteration draws the same numbers; "
+                f"pass a fresh key (`{parameter}=subkey`, split per iteration)",
+            )
 
     def _captured_keys(self, function: ast.AST, context) -> None:
         model = context.model
