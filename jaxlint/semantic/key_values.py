@@ -1076,6 +1076,17 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
     methods = model.class_methods.get(class_node)
     if not methods or not any(name not in _SETUP_METHODS for name in methods):
         return []
+    # Cheap test first, from the scopes' call lists: some other method draws from a `self` attribute.
+    draws: list[tuple[str, ast.Call, ast.Attribute]] = []
+    for name, scope in methods.items():
+        if name in _SETUP_METHODS:
+            continue
+        for call in scope.calls:
+            for argument in consumed_arguments(call, context, lambda _: False, framework=False):
+                if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self":
+                    draws.append((name, call, argument))
+    if not draws:
+        return []
     stored_in: dict[str, set[str]] = {}  # attribute -> methods that store it
     key_attributes: set[str] = set()
     for name, scope in methods.items():
@@ -1105,22 +1116,16 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
         return []
     calls_by_name = model.calls_by_name()
     found: dict[str, tuple[ast.Call, str, str, ast.AST]] = {}
-    for name, scope in methods.items():
-        if name in _SETUP_METHODS:
+    for name, call, argument in draws:
+        attribute = argument.attr
+        if attribute not in candidates or (attribute in found and _before(found[attribute][0], call)):
             continue
-        for call in scope.calls:
-            for argument in consumed_arguments(call, context, lambda _: False, framework=True, helpers=False):
-                if not (isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self"):
-                    continue
-                attribute = argument.attr
-                if attribute not in candidates or (attribute in found and _before(found[attribute][0], call)):
-                    continue
-                loop = next(iter(enclosing_loops(call)), None)
-                if loop is None:
-                    # Called in a loop or comprehension of this module (`agent.act(obs)` per step).
-                    loop = next((c for c in calls_by_name.get(name, ()) if isinstance(c.func, ast.Attribute) and next(iter(enclosing_loops(c)), None) is not None), None)
-                if loop is not None:
-                    found[attribute] = (argument, attribute, name, loop)
+        loop = next(iter(enclosing_loops(call)), None)
+        if loop is None:
+            # Called in a loop or comprehension of this module (`agent.act(obs)` per step).
+            loop = next((c for c in calls_by_name.get(name, ()) if isinstance(c.func, ast.Attribute) and next(iter(enclosing_loops(c)), None) is not None), None)
+        if loop is not None:
+            found[attribute] = (argument, attribute, name, loop)
     return [found[attribute] for attribute in sorted(found)]
 
 
