@@ -15,6 +15,7 @@ so that both read the same facts. Callees are followed a few calls deep inside o
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass
 
@@ -546,6 +547,7 @@ def summarise_key_forwards(function: ast.AST, has_self: bool, oracle) -> tuple[K
         return ()
     nodes = _own_nodes(function)
     first_rebound = None
+    all_params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
     forwards: list[KeyForward] = []
     for node in nodes:
         if node.__class__ is not ast.Call:
@@ -555,11 +557,13 @@ def summarise_key_forwards(function: ast.AST, has_self: bool, oracle) -> tuple[K
         handed = [(slot, argument.id) for slot, argument in passed if argument.__class__ is ast.Name and argument.id in key_params]
         if not handed or any(isinstance(argument, ast.Starred) for argument in node.args):
             continue
+        if first_rebound is None:
+            first_rebound = _first_rebindings(nodes)
+        if node.func.__class__ is ast.Name and (node.func.id in first_rebound or node.func.id in all_params):
+            continue  # a local callable (`fn = make(); fn(key)`), not the module's
         callee = _project_callee(node.func, has_self, oracle)
         if callee is None:
             continue
-        if first_rebound is None:
-            first_rebound = _first_rebindings(nodes)
         for slot, name in handed:
             rebound_at = first_rebound.get(name)
             if rebound_at is None or node.lineno <= rebound_at:
@@ -578,9 +582,15 @@ def _project_callee(function: ast.AST, has_self: bool, oracle) -> str | None:
     ):
         return f".{oracle.class_name}.{function.attr}"
     qualified = oracle.qualified_name(function)
+    if qualified is None and function.__class__ is ast.Name and function.id not in _BUILTIN_NAMES:
+        # A module-level name bound otherwise (`step = jax.jit(_step)`): resolved, or not, by the project view.
+        return f".{function.id}"
     if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):
         return None
     return qualified
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def project_summary_effects(project, home, summary, name: str) -> Effects:

@@ -250,6 +250,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     depend on which worker analysed which file first. (A summary read from the model of a file
     this run analyses was tried: on 15 projects and the labelled corpus it changed no finding.)"""
     from jaxlint.semantic import constants, jaxapi
+    from jaxlint.semantic.effects import named_like_key
     from jaxlint.semantic.model import keyword_options
 
     light = _light_imports(tree)
@@ -298,7 +299,10 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         target = defs.get(value.args[0].id) if isinstance(value.args[0], ast.Name) else None
         params = _positional(target)[0] if target is not None else []
         name = statement.targets[0].id
-        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value))
+        # `step = jax.jit(_step)`: a draw inside the compiled program draws from the caller's key, so
+        # its key parameters are handed on to `_step` (semantic/effects.py reads them as forwards).
+        forwards = tuple((param, f".{target.name}", index) for index, param in enumerate(params) if named_like_key(param)) if target is not None and target.name != name else ()
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards)
 
 
 def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]:
@@ -767,8 +771,8 @@ class ProjectView:
         function = summary.functions.get(local)
         if function is None and local in summary.classes:
             function, local = summary.classes[local].methods.get("__init__"), f"{local}.__init__"
-        if function is None or (function.transform is not None and not function.via_decorator):
-            return None  # (`f = jax.jit(g)` at module level: its summary holds no effects)
+        if function is None or (function.transform is not None and not function.via_decorator and not function.key_forwards):
+            return None  # (`f = jax.jit(g)` at module level: only its key forwards say what it draws)
         return summary, function, local
 
     def runs_device_loop(self, qualified: str) -> bool:
