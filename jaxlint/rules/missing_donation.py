@@ -16,6 +16,12 @@ message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the o
 (`model = Model(...)`, the object otherwise rebound only from its own methods), or, where the object
 comes from elsewhere, the one class of the module with a compiled method of that name. An `nnx.jit`
 update counts as `jax.jit` does (it takes the same donation options), with no automatic fix.
+So does a thin wrapper of a compiled callable, in this module or another (`def update(self, state,
+batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `__init__`, or
+`return compiled_sgd(params, batch)`): a function or method whose body only returns that call on its
+own parameters is, for donation, the compiled callable with the arguments moved to their places there
+(`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
+to change; no automatic fix, since every caller of the wrapper shares it.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -173,7 +179,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import demo_code, carried_state, flow, liveness
+from jaxlint.semantic import demo_code, carried_state, flow, forwarding, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -218,6 +224,9 @@ class MissingDonation(Rule):
         binding = context.model.jit_binding_for_call(value)
         if binding is None and receiver is not None and receiver in rebound:
             binding = _carried_object_method(receiver, value, scope, context.model) or _unique_jitted_method(value.func.attr, context.model)
+        if binding is None:
+            # `state = update(state, batch)` where `update` only returns `_step(state, batch)`, `_step` compiled.
+            binding = forwarding.forwarded_binding(value, context.model) or forwarding.imported_forwarded_binding(value, context.model)
         if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
         if scope.in_traced or context.in_test_code(node) or carried_state.interactive_module(context.model):
@@ -411,7 +420,7 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     names = tuple(keyword for _, keyword, _, _ in donated if keyword is not None)
     options = ([f"donate_argnums={donation_fix.tuple_literal(numbers)}"] if numbers else []) + ([f"donate_argnames={donation_fix.tuple_literal(names)}"] if names else [])
     subject = described[0] + " is" if len(described) == 1 else ", ".join(described[:-1]) + f" and {described[-1]} are"
-    whole_arguments = all(argument is whole for _, _, argument, whole in donated)
+    whole_arguments = all(argument is whole for _, _, argument, whole in donated) and not isinstance(binding, forwarding.ForwardedBinding)
     fix = donation_fix.fix_for(call, binding, [(position, keyword) for position, keyword, _, _ in donated], context) if whole_arguments else None
     first, last = donated[0][2], donated[-1][2]
     # Another call of the same function elsewhere passes the value and keeps using it (an evaluation
@@ -422,6 +431,8 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     )
     if any(position == _RECEIVER for position, _, _, _ in donated):
         withheld = [*withheld, "the value is the object the jitted method is called on (its `self`, argument 0 of the compiled function)"]
+    if isinstance(binding, forwarding.ForwardedBinding):
+        withheld = [*withheld, f"the `{binding.transform.rsplit('.', 1)[-1]}` sits on `{binding.inner.key}`, which `{binding.wrapper}` only forwards to, and donating there donates for all its callers"]
     if binding.transform == "flax.nnx.jit":
         withheld = [*withheld, "jaxlint writes donation fixes for `jax.jit` and `jax.pmap` only"]
     if binding.built_by_factory:
@@ -438,6 +449,8 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
+    if isinstance(binding, forwarding.ForwardedBinding):
+        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which `{binding.wrapper}` calls"
     if keeping:
         lines = ", ".join(str(line) for line in keeping[:3])
         advice = (

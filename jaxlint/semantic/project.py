@@ -73,6 +73,8 @@ class FunctionSummary:
     # Key-named parameters it hands on to project functions, (parameter, callee, slot), callees named
     # as in `fresh_deps` (semantic/effects.py, `summarise_key_forwards`): consumed where the callee is.
     key_forwards: tuple[tuple, ...] = ()
+    # A wrapper that only returns a call of a compiled callable on its parameters (semantic/forwarding.py).
+    compiled_forward: object | None = None
 
 
 @dataclass
@@ -287,6 +289,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
                 if method in info.methods and alias not in info.methods:
                     info.methods[alias] = info.methods[method]
             summary.classes[statement.name] = info
+    _summarise_compiled_forwards(tree, light, summary, jaxapi.COMPILING)
     for statement in _top_level(tree.body):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
             continue
@@ -303,6 +306,43 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         # its key parameters are handed on to `_step` (semantic/effects.py reads them as forwards).
         forwards = tuple((param, f".{target.name}", index) for index, param in enumerate(params) if named_like_key(param)) if target is not None and target.name != name else ()
         summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards)
+
+
+def _summarise_compiled_forwards(tree: ast.Module, light, summary: ModuleSummary, compiling) -> None:
+    """Thin wrappers of compiled callables (semantic/forwarding.py): read only where the module has a
+    function whose body is one `return` of a call (a cheap test first)."""
+    from jaxlint.semantic import forwarding
+
+    body = list(_top_level(tree.body))
+    candidates = []
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            candidates.append((statement, False, None))
+        elif isinstance(statement, ast.ClassDef):
+            for item in statement.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+                    candidates.append((item, not static, statement.name))
+    candidates = [c for c in candidates if _returns_one_call(c[0])]
+    if not candidates:
+        return
+    module, classes = forwarding.compiled_targets(body, light, compiling)
+    if not module and not classes:
+        return
+    for node, has_self, class_name in candidates:
+        forward = forwarding.summarise_compiled_forward(node, has_self, class_name, module, classes)
+        if forward is None:
+            continue
+        holder = summary.classes[class_name].methods if class_name is not None else summary.functions
+        function = holder.get(node.name)
+        if function is None:
+            function = holder[node.name] = FunctionSummary(node.name, _positional(node, has_self)[0], has_self=has_self)
+        function.compiled_forward = forward
+
+
+def _returns_one_call(node: ast.AST) -> bool:
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and not node.decorator_list
 
 
 def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]:
