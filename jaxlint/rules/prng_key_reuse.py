@@ -30,8 +30,8 @@ samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), a
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
-from without advancing it, where that method draws in a loop or is called in one in this module
-(`policy.act(obs)` per step); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
+from without advancing it, where that method draws in a loop or is called in one (`policy.act(obs)`
+per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
@@ -197,6 +197,7 @@ class PrngKeyReuse(Rule):
             if first_import:
                 self._shadowed_seeds(context)
                 self._default_keys(context)
+                self._stale_keys_through_instances(context)
             if (
                 first_import
                 and (
@@ -250,6 +251,19 @@ class PrngKeyReuse(Rule):
                 f"PRNG key `self.{attribute}` is bound once in `__init__` and never advanced, so every call of "
                 f"`{method}` (in the loop at line {loop.lineno}) draws the same numbers; split it on each use "
                 f"(`self.{attribute}, key = jax.random.split(self.{attribute})`) and draw from `key`",
+            )
+
+    def _stale_keys_through_instances(self, context) -> None:
+        """`agent.act(obs)` in a loop, `act` of another module's class drawing from a key kept on `self` since
+        `__init__` and never advanced (its summary): every iteration draws the same numbers."""
+        for call, owner, method, attribute, loop in key_values.stale_keys_through_instances(context.model):
+            if context.in_test_code(call):
+                continue
+            context.report(
+                call,
+                f"`{owner}.{method}` draws from `self.{attribute}`, a key bound once in `{owner}.__init__` and never "
+                f"advanced, so every iteration of this loop (line {loop.lineno}) draws the same numbers; split it on each "
+                f"use in `{method}` (`self.{attribute}, key = jax.random.split(self.{attribute})`)",
             )
 
     def _default_keys(self, context) -> None:

@@ -1192,3 +1192,73 @@ def _parameters_drawn_from(scope, context, effects) -> frozenset[str]:
                 if isinstance(argument, ast.Name) and argument.id in keyword_only:
                     names.add(argument.id)
     return frozenset(names)
+
+
+def stale_key_draws_light(class_node: ast.ClassDef, qualified_name) -> dict[str, str]:
+    """method -> attribute, for a class of another module read from syntax alone (project.py): methods
+    that draw (a `jax.random` consumer) from a key bound on `self` only in `__init__`/`setup` and never
+    advanced. Its callers' loops (`agent.act(obs)` per step in a trainer) repeat the same numbers."""
+    methods = [item for item in class_node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    setups = [method for method in methods if method.name in _SETUP_METHODS]
+    if not setups or len(setups) == len(methods):
+        return {}
+    # Cheap test first: `__init__` binds a key on `self` (a key made there, or a key-named parameter).
+    keys: set[str] = set()
+    for method in setups:
+        params = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)}
+        for node in walk(method):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)):
+                continue
+            target, value = node.targets[0], node.value
+            if not (isinstance(target.value, ast.Name) and target.value.id == "self"):
+                continue
+            inner = value.value if isinstance(value, ast.Subscript) else value
+            if (isinstance(inner, ast.Call) and qualified_name(inner.func) in KEY_PRODUCERS) or (
+                isinstance(value, ast.Name) and value.id in params and _KEY_NAME.search(value.id)
+            ):
+                keys.add(target.attr)
+    keys = {key for key in keys if not _FIXED_ON_PURPOSE.search(key)}
+    if not keys:
+        return {}
+    draws: dict[str, str] = {}
+    advanced: set[str] = set()
+    for method in methods:
+        if method.name in _SETUP_METHODS:
+            continue
+        for node in walk(method):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Attribute):
+                argument = node.args[0]
+                if isinstance(argument.value, ast.Name) and argument.value.id == "self" and argument.attr in keys:
+                    qualified = qualified_name(node.func) or ""
+                    if qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS:
+                        draws.setdefault(method.name, argument.attr)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                advanced.add(node.attr)
+    return {method: attribute for method, attribute in draws.items() if attribute not in advanced}
+
+
+def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, ast.AST]]:
+    """(call, class name, method, attribute, loop) for `obj.method(...)` in a loop of this module, `obj`
+    an instance of another module's class whose summary says `method` draws from a never-advanced key
+    kept on `self`. One per calling scope, class and attribute."""
+    if getattr(model, "project", None) is None:
+        return []
+    found = []
+    seen: set[tuple] = set()
+    for scope in model.scopes:
+        for call in scope.calls:
+            function = call.func
+            if not (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)) or function.value.id in ("self", "cls"):
+                continue
+            loop = next(iter(enclosing_loops(call)), None)
+            if loop is None:
+                continue
+            owner = model.instance_class(function.value)
+            if owner is None or isinstance(owner, ast.ClassDef):
+                continue
+            attribute = getattr(owner, "stale_key_draws", {}).get(function.attr)
+            if attribute is None or (id(scope), owner.name, attribute) in seen:
+                continue
+            seen.add((id(scope), owner.name, attribute))
+            found.append((call, owner.name, function.attr, attribute, loop))
+    return found

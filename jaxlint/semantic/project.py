@@ -85,6 +85,9 @@ class ClassSummary:
     bases: list[str] = field(default_factory=list)
     record: bool = False  # a NamedTuple or dataclass: its constructor only stores its arguments
     local_bases: list[str] = field(default_factory=list)  # bases defined in the same module, by name
+    # method -> the attribute it draws from: a key bound on `self` only in `__init__`, never advanced
+    # (semantic/key_values.py, `stale_key_draws_light`).
+    stale_key_draws: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -256,6 +259,10 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     from jaxlint.semantic.model import keyword_options
 
     light = _light_imports(tree)
+    from jaxlint.semantic.key_values import stale_key_draws_light
+
+    # Keys kept on `self` are read only in modules that import JAX.
+    random_used = any(target == "jax" or target.startswith("jax.random") for target in light.imports.aliases.values())
     defs: dict[str, ast.AST] = {}
     # What the freshness of returns reads (fresh_values.py): the module's functions and record classes.
     functions, records = set(), {}
@@ -288,6 +295,8 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             for alias, method in _method_aliases(statement):
                 if method in info.methods and alias not in info.methods:
                     info.methods[alias] = info.methods[method]
+            if random_used:
+                info.stale_key_draws = stale_key_draws_light(statement, light.qualified_name)
             summary.classes[statement.name] = info
     _summarise_compiled_forwards(tree, light, summary, jaxapi.COMPILING)
     for statement in _top_level(tree.body):
