@@ -1241,20 +1241,25 @@ def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, a
     """(call, class name, method, attribute, loop) for `obj.method(...)` in a loop of this module, `obj`
     an instance of another module's class whose summary says `method` draws from a never-advanced key
     kept on `self`. One per calling scope, class and attribute."""
-    if getattr(model, "project", None) is None:
+    project = getattr(model, "project", None)
+    if project is None:
         return []
+    imported = model.imports.aliases
     found = []
     seen: set[tuple] = set()
     for scope in model.scopes:
         for call in scope.calls:
             function = call.func
-            if not (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)) or function.value.id in ("self", "cls"):
+            if function.__class__ is not ast.Attribute or function.value.__class__ is not ast.Name:
                 continue
+            receiver = function.value.id
+            if receiver in ("self", "cls") or receiver in imported:
+                continue  # (`jnp.zeros(...)`: a module, not an instance)
             loop = next(iter(enclosing_loops(call)), None)
             if loop is None:
                 continue
             owner = model.instance_class(function.value)
-            if owner is None or isinstance(owner, ast.ClassDef):
+            if owner is None or isinstance(owner, ast.ClassDef) or function.attr not in getattr(owner, "stale_key_draws", {}):
                 continue
             attribute = getattr(owner, "stale_key_draws", {}).get(function.attr)
             if attribute is None or (id(scope), owner.name, attribute) in seen:
@@ -1262,3 +1267,4 @@ def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, a
             seen.add((id(scope), owner.name, attribute))
             found.append((call, owner.name, function.attr, attribute, loop))
     return found
+
