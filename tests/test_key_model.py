@@ -75,3 +75,16 @@ def test_a_checkout_root_does_not_import_from_the_folder_around_it(tmp_path):
     script = tmp_path / "mine" / "net.py"
     script.write_text(_USES.format(module="layers.noise"))
     assert _rows_with_root(script, tmp_path / "mine") == []
+
+
+def test_keys_handed_on_through_chains_of_project_calls_match_markers():
+    # zoo/noise_chain.py hands keys on through helpers, methods and another module's constructor
+    # before anything draws: the summaries' key forwards say which parameters are consumed.
+    path = PROJECT / "chain_train.py"
+    expected = set(expected_findings(path.read_text()))
+    assert len(expected) >= 10, "the fixture marks the lines it expects"
+    found = _rows(path)
+    assert found == expected, sorted(found ^ expected)
+    assert _rows(PROJECT / "zoo" / "noise_chain.py") == set()
+    assert _rows(PROJECT / "zoo" / "compiled_steps.py") == set()
+    assert _rows(PROJECT / "zoo" / "kept_keys.py") == set()

@@ -9,6 +9,19 @@ argument must survive), which the message names; no automatic fix, since that op
 the arrays of every other argument. So does a name bound to what a factory of the module returns
 (`step = make_step(opt)` whose every return is the nested `@jax.jit def` or `jax.jit(f)` it
 builds), with no automatic fix: the `jit` sits in the factory, shared by all its callers.
+So does an object carried through its own compiled method (`model, info = model.update(batch)` or
+`model = model.step(batch)` per step, `update` jitted or pmapped on its class, in this module or another:
+a pytree whose method returns the next object): the object is the method's `self`, argument 0, and the
+message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the one its constructor names
+(`model = Model(...)`, the object otherwise rebound only from its own methods), or, where the object
+comes from elsewhere, the one class of the module with a compiled method of that name. An `nnx.jit`
+update counts as `jax.jit` does (it takes the same donation options), with no automatic fix.
+So does a thin wrapper of a compiled callable, in this module or another (`def update(self, state,
+batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `__init__`, or
+`return compiled_sgd(params, batch)`): a function or method whose body only returns that call on its
+own parameters is, for donation, the compiled callable with the arguments moved to their places there
+(`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
+to change; no automatic fix, since every caller of the wrapper shares it.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -169,17 +182,21 @@ donation (H100: 402 MB to 268 MB for eight 2048x2048 float32 parameters), and th
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import re
 
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import caller_sized, demo_code, carried_state, flow, liveness
+from jaxlint.semantic import caller_sized, demo_code, carried_state, flow, forwarding, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
+from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
-_DONATING = ("jax.jit", "jax.pmap", "equinox.filter_jit")
+_DONATING = ("jax.jit", "jax.pmap", "equinox.filter_jit", "flax.nnx.jit")
+# The position the rule gives the object a jitted method is called on (`model.update(batch)`): its `self`.
+_RECEIVER = -1
 
 
 class MissingDonation(Rule):
@@ -200,6 +217,9 @@ class MissingDonation(Rule):
             return
         # Cheap tests first, the callee last: most assignments from a call pass nothing they rebind.
         passed = _passed_names(value)
+        receiver = _receiver_name(value)
+        if receiver is not None:
+            passed = passed | {receiver}
         if not passed:
             return
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -212,6 +232,11 @@ class MissingDonation(Rule):
         if rebound.isdisjoint(passed):
             return
         binding = context.model.jit_binding_for_call(value)
+        if binding is None and receiver is not None and receiver in rebound:
+            binding = _carried_object_method(receiver, value, scope, context.model) or _unique_jitted_method(value.func.attr, context.model)
+        if binding is None:
+            # `state = update(state, batch)` where `update` only returns `_step(state, batch)`, `_step` compiled.
+            binding = forwarding.forwarded_binding(value, context.model) or forwarding.imported_forwarded_binding(value, context.model)
         if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
         if scope.in_traced or context.in_test_code(node) or carried_state.interactive_module(context.model):
@@ -219,6 +244,10 @@ class MissingDonation(Rule):
         if not _carries_state(node, rebound, binding, scope, context.model):
             return
         candidates = [(position, None, argument) for position, argument in enumerate(value.args)]
+        if receiver is not None and receiver in rebound and binding.argnum_offset == 1:
+            # `model, info = model.update(batch)` with `update` jitted on its class: the object is
+            # argument 0 of the compiled function, carried from call to call like any other argument.
+            candidates.insert(0, (_RECEIVER, None, value.func.value))
         candidates += [(None, keyword.arg, keyword.value) for keyword in value.keywords if keyword.arg]
         donated: list[tuple] = []
         withheld: list[str] = []
@@ -233,7 +262,10 @@ class MissingDonation(Rule):
             key = dotted_name(argument)
             if "." not in key and not _carried_name(node, scope, context.model):
                 continue  # `self.stats, sample = normalize(self.stats, sample)`: only the attribute is carried
-            if binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
+            if position == _RECEIVER:
+                if _receiver_static_or_donated(binding) is not False:
+                    continue
+            elif binding.is_static(position, keyword) is not False or binding.is_donated(position, keyword) is not False:
                 continue
             if _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
@@ -293,6 +325,74 @@ def _fix_withheld(key: str, scope, model) -> str | None:
     return None
 
 
+def _receiver_name(call: ast.Call) -> str | None:
+    """`model` in `model.update(batch)`: a plain name (not `self`/`cls`) a method is called on."""
+    function = call.func
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
+        return function.value.id
+    return None
+
+
+def _carried_object_method(receiver: str, call: ast.Call, scope, model):
+    """The jitted method `obj.m(...)` runs, where `obj` is built once by a constructor and otherwise
+    rebound only from its own methods' results (`model = Model(...)`, then `model, info =
+    model.update(batch)` per step): the object keeps its class from call to call."""
+    constructors = []
+    for target, bound in scope.bindings:
+        if receiver not in {dotted_name(element) for element in target_elements(target)}:
+            continue
+        if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and dotted_name(bound.func.value) == receiver:
+            continue  # `model = model.update(...)`: the next object, of the same class
+        if dotted_name(target) != receiver or not isinstance(bound, ast.Call):
+            return None
+        constructors.append(bound)
+    if len(constructors) != 1 or not isinstance(constructors[0].func, (ast.Name, ast.Attribute)):
+        return None
+    constructor = constructors[0].func
+    method = call.func.attr
+    if isinstance(constructor, ast.Name):
+        local = [c for c in model.class_methods if c.name == constructor.id and model.scope_for(c) is model.module_scope]
+        if len(local) == 1 and constructor.id not in model.imports.aliases:
+            found = model.class_methods[local[0]].get(method)
+            bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
+            return dataclasses.replace(bindings[0], key=f"{local[0].name}.{method}") if len(bindings) == 1 else None
+    qualified = model.qualified_name(constructor)
+    project = getattr(model, "project", None)
+    if qualified is None or project is None or qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
+        return None
+    owner = project.class_(qualified)
+    summary = owner.methods.get(method) if owner is not None else None
+    if summary is None or summary.transform is None or not summary.via_decorator:
+        return None
+    return JitBinding(f"{owner.name}.{method}", summary.transform, call.func, summary.options, None, via_decorator=True,
+                      external_params=list(summary.params), external_has_self=summary.has_self)
+
+
+def _unique_jitted_method(name: str, model):
+    """The jitted method `obj.name(...)` runs where the class of `obj` is not known but the call rebinds
+    `obj` from its result (a pytree whose compiled method returns the next object): the one method of
+    that name among the module's classes, when it is compiled by a decorator."""
+    scopes = [methods[name] for methods in model.class_methods.values() if name in methods]
+    if len(scopes) != 1:
+        return None
+    found = [binding for binding in model.jit_binding_lists.get(f"self.{name}", ()) if binding.function is scopes[0] and binding.via_decorator]
+    if len(found) != 1:
+        return None
+    owner = next(c for c, methods in model.class_methods.items() if methods.get(name) is scopes[0])
+    return dataclasses.replace(found[0], key=f"{owner.name}.{name}")
+
+
+def _receiver_static_or_donated(binding) -> bool | None:
+    """Whether argument 0 (`self`) of a jitted method is static or donated; None when the options cannot be read."""
+    static = binding.literal_option("static_argnums", "static_broadcasted_argnums")
+    donated = binding.literal_option("donate_argnums")
+    if static is None or donated is None:
+        return None
+    if binding.transform == "equinox.filter_jit":
+        return binding.is_donated(0, None)
+    return 0 in static or 0 in donated
+
+
 def _passed_names(call: ast.Call) -> set[str]:
     """Dotted names the call passes, as arguments or parts of tuple arguments: only these can be donated."""
     names = set()
@@ -334,15 +434,21 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     names = tuple(keyword for _, keyword, _, _ in donated if keyword is not None)
     options = ([f"donate_argnums={donation_fix.tuple_literal(numbers)}"] if numbers else []) + ([f"donate_argnames={donation_fix.tuple_literal(names)}"] if names else [])
     subject = described[0] + " is" if len(described) == 1 else ", ".join(described[:-1]) + f" and {described[-1]} are"
-    whole_arguments = all(argument is whole for _, _, argument, whole in donated)
+    whole_arguments = all(argument is whole for _, _, argument, whole in donated) and not isinstance(binding, forwarding.ForwardedBinding)
     fix = donation_fix.fix_for(call, binding, [(position, keyword) for position, keyword, _, _ in donated], context) if whole_arguments else None
     first, last = donated[0][2], donated[-1][2]
     # Another call of the same function elsewhere passes the value and keeps using it (an evaluation
     # pass): donating in the shared `jit` would delete it there, so this update needs its own.
     keeping = sorted(
-        {other.lineno for position, keyword, _, _ in donated
+        {other.lineno for position, keyword, _, _ in donated if position != _RECEIVER
          for other in carried_state.calls_keeping_argument(binding, call, position, keyword, context.model)}
     )
+    if any(position == _RECEIVER for position, _, _, _ in donated):
+        withheld = [*withheld, "the value is the object the jitted method is called on (its `self`, argument 0 of the compiled function)"]
+    if isinstance(binding, forwarding.ForwardedBinding):
+        withheld = [*withheld, f"the `{binding.transform.rsplit('.', 1)[-1]}` sits on `{binding.inner.key}`, which `{binding.wrapper}` only forwards to, and donating there donates for all its callers"]
+    if binding.transform == "flax.nnx.jit":
+        withheld = [*withheld, "jaxlint writes donation fixes for `jax.jit` and `jax.pmap` only"]
     if binding.built_by_factory:
         # The `jit` sits in the factory: donating there donates for every caller of the factory.
         withheld = [*withheld, f"`{name}` is built by a factory function, and donating in its `jit` would donate for every caller of that factory"]
@@ -357,6 +463,8 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
+    if isinstance(binding, forwarding.ForwardedBinding):
+        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which `{binding.wrapper}` calls"
     if keeping:
         lines = ", ".join(str(line) for line in keeping[:3])
         advice = (

@@ -9,7 +9,8 @@ bodies outside tests, the framework calls that draw from a key count too: `model
 library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
-own body, not in notebook cells). The key may be passed by keyword (`denoise(x, rng=rng)`), and the
+own body, not in notebook cells), also where the helper only hands the key on to another project
+function, method or constructor that draws from it, through any number of calls and modules. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
 numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
@@ -29,7 +30,12 @@ in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)
 that iterable in the enclosing scope, where `i` is the loop's). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
 key that a jitted function called in a loop consumes without receiving or advancing it (a
-compile-time constant: the same numbers every call). `key, subkey = jax.random.split(key)`
+compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
+flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
+from without advancing it, where that method draws in a loop or is called in one (`policy.act(obs)`
+per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
+once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
+`key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
 
 Not flagged, because nothing is shared or it is shared on purpose:
@@ -100,7 +106,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   helpers, or a `test_*.py` that imports a test framework or defines tests):
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
-  evaluation seed, giving the same numbers every iteration and in a later draw on purpose.
+  evaluation seed, giving the same numbers every iteration and in a later draw on purpose. Likewise a
+  key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
+  evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
+  method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, uses
   under two `if`s with complementary tests (`mode == "a"` and `mode != "a"`), and a use after a branch
   that returns.
@@ -184,16 +193,21 @@ class PrngKeyReuse(Rule):
     name = "prng-key-reuse"
     summary = "A PRNG key consumed twice without being split"
     skips_test_code = True
-    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom)
+    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import, ast.ImportFrom, ast.ClassDef)
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.ClassDef):
+            self._stale_attribute_keys(node, context)
+            return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             # The module's own body (a script) is one more flow, run once: at its first top-level import.
             module = parent_of(node)
             first_import = isinstance(module, ast.Module) and node is next(s for s in module.body if isinstance(s, (ast.Import, ast.ImportFrom)))
             if first_import:
                 self._shadowed_seeds(context)
+                self._default_keys(context)
+                self._stale_keys_through_instances(context)
             if (
                 first_import
                 and (
@@ -235,6 +249,48 @@ class PrngKeyReuse(Rule):
                     f"{kind}'s `{name}` (line {outer.lineno}) and every iteration of that {kind} draws the same numbers; "
                     f"rename the inner variable",
                 )
+
+    def _stale_attribute_keys(self, class_node: ast.ClassDef, context) -> None:
+        """`self.key = PRNGKey(seed)` in `__init__`, drawn from by a method that runs per step and never
+        advances it: every call draws the same numbers (semantic/key_values.py)."""
+        if context.in_test_code(class_node):
+            return
+        for argument, attribute, method, loop in key_values.stale_attribute_keys(class_node, context.model, context):
+            context.report(
+                argument,
+                f"PRNG key `self.{attribute}` is bound once in `__init__` and never advanced, so every call of "
+                f"`{method}` (in the loop at line {loop.lineno}) draws the same numbers; split it on each use "
+                f"(`self.{attribute}, key = jax.random.split(self.{attribute})`) and draw from `key`",
+            )
+
+    def _stale_keys_through_instances(self, context) -> None:
+        """`agent.act(obs)` in a loop, `act` of another module's class drawing from a key kept on `self` since
+        `__init__` and never advanced (its summary): every iteration draws the same numbers."""
+        for call, owner, method, attribute, loop in key_values.stale_keys_through_instances(context.model):
+            if context.in_test_code(call):
+                continue
+            context.report(
+                call,
+                f"`{owner}.{method}` draws from `self.{attribute}`, a key bound once in `{owner}.__init__` and never "
+                f"advanced, so every iteration of this loop (line {loop.lineno}) draws the same numbers; split it on each "
+                f"use in `{method}` (`self.{attribute}, key = jax.random.split(self.{attribute})`)",
+            )
+
+    def _default_keys(self, context) -> None:
+        """`def f(x, key=PRNGKey(0))` drawing from `key`, called in a loop without a key: the default is
+        made once, when `f` is defined, so every iteration draws the same numbers."""
+        seen: set[tuple] = set()
+        for call, name, parameter, loop in key_values.default_key_calls(context.model, context):
+            caller = context.model.scope_for(call)
+            if (id(caller), name, parameter) in seen or context.in_test_code(call):
+                continue
+            seen.add((id(caller), name, parameter))
+            context.report(
+                call,
+                f"`{name}` draws from its default `{parameter}`, a key made once when `{name}` was defined, and this "
+                f"call in a loop (line {loop.lineno}) does not pass one, so every iteration draws the same numbers; "
+                f"pass a fresh key (`{parameter}=subkey`, split per iteration)",
+            )
 
     def _captured_keys(self, function: ast.AST, context) -> None:
         model = context.model
@@ -579,7 +635,9 @@ class _Flow:
             # A project function whose body draws from the key (its summary says so) derives nothing of
             # its own: beside a different consumer the draws repeat. The same helper twice outside a loop
             # pairs its draws on purpose (random features of x and y).
-            if self.context.text(first.func) == self.context.text(second.func):
+            # (A method named like a framework consumer, `obj.sample(key)` twice, repeats its draws as
+            # the framework's own would: flagged as before.)
+            if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
         elif _derives_own_keys(first, second, self.context):
             return False
@@ -952,11 +1010,24 @@ def _is_split(call: ast.Call, context) -> bool:
 
 def _project_helper(call: ast.Call, context) -> bool:
     """A function, method or class of the project whose body draws from a key argument (its effects
-    summary), not a `jax.random` call, a framework method read off the call or a modelled library call."""
-    if not _through_helper(call, context):
+    summary), not a `jax.random` call, a framework method read off the call or a modelled library call.
+    A method named like a framework one (`sampler.sample(key, n)`) counts where the project defines it:
+    its summary, not its name, says what it draws."""
+    if not _through_helper(call, context) and not _project_key_method(call, context):
         return False
     model = context.model
     return bool(effects.call_effects(model, call, model.scope_for(call)).consumed_keys)
+
+
+def _project_key_method(call: ast.Call, context) -> bool:
+    """`obj.sample(key, n)` / `self.init(key)` without `rngs=`/`seed=`, on an object whose class the project
+    defines (a method of this module's classes or a summary of another module's)."""
+    function = call.func
+    if not (function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS and function.value.__class__ is ast.Name):
+        return False
+    if any(keyword.arg in ("rngs", "seed") for keyword in call.keywords):
+        return False
+    return function.value.id in ("self", "cls") or context.model.instance_class(function.value) is not None
 
 
 def _through_helper(call: ast.Call, context) -> bool:

@@ -17,6 +17,7 @@ so that both read the same facts. Callees are followed a few calls deep inside o
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass
 
@@ -433,7 +434,7 @@ def function_effects(model, scope) -> Effects:
                 found = body_effects(
                     scope.node, scope.has_self, model.qualified_name,
                     lambda call: _library_key_arguments(model, call, scope),
-                    lambda call: _local_callee_effects(model, call, scope),
+                    lambda call: _callee_effects_with_imports(model, call, scope),
                 )
             finally:
                 model.__dict__["_function_effects_depth"] = depth
@@ -465,6 +466,12 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
 def _library_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     found = library_models.call_model(model, call, scope)
     return found.key_arguments(call) if found is not None and found.consumes_key else []
+
+
+def _callee_effects_with_imports(model, call: ast.Call, scope) -> Effects | None:
+    """A callee of this module, else the keys a function of another project module consumes."""
+    local = _local_callee_effects(model, call, scope)
+    return local if local is not None else _imported_key_effects(model, call, scope)
 
 
 def _local_callee_effects(model, call: ast.Call, scope) -> Effects | None:
@@ -503,7 +510,9 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
             return function_effects(model, method) if method is not None else NONE
         if owner is not None:
             summary = owner.methods.get(function.attr)
-            return _summary_effects(summary)
+            project = getattr(model, "project", None)
+            home = project.home_of_class(owner) if project is not None else None
+            return project_summary_effects(project, home, summary, f"{owner.name}.{function.attr}")
     if isinstance(function, ast.Name):
         local_class = _local_class(model, function)
         if local_class is not None:
@@ -512,9 +521,10 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
     if project is not None:
         qualified = model.qualified_name(function)
         if qualified is not None and "." in qualified and not qualified.startswith(_LIBRARY_PREFIXES):
-            summary = project.function(qualified)
+            resolved = project.resolve(qualified)
+            summary = resolved[0].functions.get(resolved[1]) if resolved is not None else None
             if summary is not None:
-                return _summary_effects(summary)
+                return project_summary_effects(project, resolved[0], summary, resolved[1])
             found = project.resolve(qualified)
             if found is not None and found[1] in found[0].classes:
                 return _summary_effects(_project_initialiser(project, found[0], found[1]))
@@ -630,3 +640,114 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
         effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names, effects.returned_draws)
     returned = tuple((name, paths) for _, name, paths in effects.returned_draws)
     return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced)), returned
+
+
+# ----- keys handed on: a parameter passed to another project function that draws from it ----------------
+#
+# A module's light summary records, for each parameter named like a key, the project functions the body
+# hands it to before rebinding it (`def perturb(x, key): return x + noise(key, x.shape)`): the call site
+# asks the project whether that callee consumes the slot, through any number of calls and modules
+# (ProjectView.consumed_key_params), the way fresh results follow `fresh_deps`.
+
+KeyForward = tuple  # (parameter, callee reference, slot): slot an int position (self excluded) or a keyword
+
+
+def summarise_key_forwards(function: ast.AST, has_self: bool, oracle) -> tuple[KeyForward, ...]:
+    """(parameter, callee, slot) for each key-named parameter passed, before it is rebound, to a function
+    of the project: `.name` (a module-level function or class of the same module), `.Class.method` (a
+    method of the class being read, called on `self`), or a qualified name imported from the project."""
+    if isinstance(function, ast.Lambda) or oracle is None:
+        return ()
+    params = _positional(function, has_self)
+    key_params = {name for name in params if _KEY_NAME.search(name)}
+    key_params |= {a.arg for a in function.args.kwonlyargs if _KEY_NAME.search(a.arg)}
+    if not key_params:
+        return ()
+    nodes = _own_nodes(function)
+    first_rebound = None
+    all_params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    forwards: list[KeyForward] = []
+    for node in nodes:
+        if node.__class__ is not ast.Call:
+            continue
+        passed = [(index, argument) for index, argument in enumerate(node.args)]
+        passed += [(keyword.arg, keyword.value) for keyword in node.keywords if keyword.arg]
+        handed = [(slot, argument.id) for slot, argument in passed if argument.__class__ is ast.Name and argument.id in key_params]
+        if not handed or any(isinstance(argument, ast.Starred) for argument in node.args):
+            continue
+        if first_rebound is None:
+            first_rebound = _first_rebindings(nodes)
+        if node.func.__class__ is ast.Name and (node.func.id in first_rebound or node.func.id in all_params):
+            continue  # a local callable (`fn = make(); fn(key)`), not the module's
+        callee = _project_callee(node.func, has_self, oracle)
+        if callee is None:
+            continue
+        for slot, name in handed:
+            rebound_at = first_rebound.get(name)
+            if rebound_at is None or node.lineno <= rebound_at:
+                forwards.append((name, callee, slot))
+    return tuple(sorted(set(forwards), key=repr))
+
+
+def _project_callee(function: ast.AST, has_self: bool, oracle) -> str | None:
+    """The reference a key forward records for a callee, or None for a library or unknown one."""
+    if function.__class__ is ast.Name:
+        if function.id in oracle.functions or function.id in oracle.records:
+            return f".{function.id}"
+    elif (
+        has_self and oracle.class_name is not None and function.__class__ is ast.Attribute
+        and function.value.__class__ is ast.Name and function.value.id == "self"
+    ):
+        return f".{oracle.class_name}.{function.attr}"
+    qualified = oracle.qualified_name(function)
+    if qualified is None and function.__class__ is ast.Name and function.id not in _BUILTIN_NAMES:
+        # A module-level name bound otherwise (`step = jax.jit(_step)`): resolved, or not, by the project view.
+        return f".{function.id}"
+    if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):
+        return None
+    return qualified
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def project_summary_effects(project, home, summary, name: str) -> Effects:
+    """`_summary_effects` of a function of another module, with the keys it hands on to project
+    functions that consume them (through any number of calls and modules) counted as consumed."""
+    found = _summary_effects(summary)
+    if summary is None or project is None or home is None or not getattr(summary, "key_forwards", ()):
+        return found
+    consumed = project.consumed_key_params(home, summary, name)
+    if set(consumed) <= set(getattr(summary, "consumed_key_params", ())):
+        return found
+    params = summary.params
+    positions = frozenset(params.index(param) for param in consumed if param in params)
+    return Effects(found.consumed_keys | positions, found.synced, found.consumed_names | frozenset(consumed), found.returned_draws)
+
+
+def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
+    """The keys a call of a function, class or instance method of another project module consumes
+    (keys only: what a local function's summary learns from the functions it calls elsewhere)."""
+    project = getattr(model, "project", None)
+    if project is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    function = call.func
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
+        owner = model.instance_class(function.value)
+        if owner is not None and not isinstance(owner, ast.ClassDef):
+            home = project.home_of_class(owner)
+            found = project_summary_effects(project, home, owner.methods.get(function.attr), f"{owner.name}.{function.attr}")
+            return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE
+    qualified = model.qualified_name(function)
+    if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):
+        return None
+    resolved = project.resolve(qualified)
+    if resolved is None:
+        return None
+    home, name = resolved
+    summary = home.functions.get(name)
+    if summary is None and name in home.classes:
+        summary = home.classes[name].methods.get("__init__")
+        name = f"{name}.__init__"
+    found = project_summary_effects(project, home, summary, name)
+    return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE

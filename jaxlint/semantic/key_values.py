@@ -1178,3 +1178,224 @@ def _compiled_callable(node: ast.AST, context) -> bool:
     if isinstance(node, (ast.Name, ast.Attribute)):
         return model.jit_binding_for_name(node) is not None
     return False
+
+
+# ----- keys fixed once and drawn from per call: a key kept on `self`, a default key argument -----------------
+#
+# Python evaluates a default argument once, when the `def` runs, and an attribute bound only in
+# `__init__` keeps its value for the object's life: a draw from either, on every call of a function
+# or method that runs per step, repeats the same numbers. (Separate from the flow of one body, which
+# follows local names only.)
+
+# Keys kept fixed on purpose for evaluation or tests: the same noise every call is what they are for.
+_FIXED_ON_PURPOSE = re.compile(r"(^|_)(eval[a-z]*|validat[a-z]*|val|valid|test[a-z]*|fixed|vis|viz|visuali[sz]e|plot[a-z]*|demo)(_|$)", re.IGNORECASE)
+_SETUP_METHODS = frozenset({"__init__", "__post_init__", "setup"})
+
+
+def _is_key_value(value: ast.AST, init_params: set[str], context) -> bool:
+    """A key made or derived here (`PRNGKey(seed)`, `split(key)[0]`), or an `__init__` parameter named like one."""
+    if _produces_key(value, context):
+        return True
+    return isinstance(value, ast.Name) and value.id in init_params and bool(_KEY_NAME.search(value.id))
+
+
+def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple[ast.Call, str, str, ast.AST]]:
+    """(the consuming call, the attribute, the method, evidence that the method runs per step: a loop
+    around the draw or a call of the method in a loop of this module) for keys bound on `self` only in
+    `__init__` (or `setup`) and drawn from by another method that never advances them. One per attribute:
+    the first such draw in the source."""
+    methods = model.class_methods.get(class_node)
+    if not methods or not any(name not in _SETUP_METHODS for name in methods):
+        return []
+    # Cheap test first, from the scopes' call lists: some other method draws from a `self` attribute.
+    draws: list[tuple[str, ast.Call, ast.Attribute]] = []
+    for name, scope in methods.items():
+        if name in _SETUP_METHODS:
+            continue
+        for call in scope.calls:
+            for argument in consumed_arguments(call, context, lambda _: False, framework=False):
+                if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self":
+                    draws.append((name, call, argument))
+    if not draws:
+        return []
+    stored_in: dict[str, set[str]] = {}  # attribute -> methods that store it
+    key_attributes: set[str] = set()
+    for name, scope in methods.items():
+        node = scope.node
+        init_params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)} if name in _SETUP_METHODS else set()
+        for statement in walk(node):
+            if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            elif isinstance(statement, (ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)):
+                targets = [getattr(statement, "target", None) or getattr(statement, "optional_vars", None)]
+            else:
+                continue
+            for target in targets:
+                for element in walk(target) if target is not None else ():
+                    if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self" and isinstance(element.ctx, ast.Store):
+                        stored_in.setdefault(element.attr, set()).add(name)
+                        if (
+                            name in _SETUP_METHODS and isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                            and statement.targets[0] is element and _is_key_value(statement.value, init_params, context)
+                        ):
+                            key_attributes.add(element.attr)
+    candidates = {
+        attribute for attribute in key_attributes
+        if stored_in.get(attribute, set()) <= _SETUP_METHODS and not _FIXED_ON_PURPOSE.search(attribute)
+    }
+    if not candidates:
+        return []
+    calls_by_name = model.calls_by_name()
+    found: dict[str, tuple[ast.Call, str, str, ast.AST]] = {}
+    for name, call, argument in draws:
+        attribute = argument.attr
+        if attribute not in candidates or (attribute in found and _before(found[attribute][0], call)):
+            continue
+        loop = next(iter(enclosing_loops(call)), None)
+        if loop is None:
+            # Called in a loop or comprehension of this module (`agent.act(obs)` per step).
+            loop = next((c for c in calls_by_name.get(name, ()) if isinstance(c.func, ast.Attribute) and next(iter(enclosing_loops(c)), None) is not None), None)
+        if loop is not None:
+            found[attribute] = (argument, attribute, name, loop)
+    return [found[attribute] for attribute in sorted(found)]
+
+
+def _before(first: ast.AST, second: ast.AST) -> bool:
+    return (first.lineno, first.col_offset) <= (second.lineno, second.col_offset)
+
+
+def default_key_calls(model, context) -> list[tuple[ast.Call, str, str, ast.AST]]:
+    """(a call in a loop, the function it runs, the parameter, the loop) for calls that leave out a key
+    parameter whose default is a key made once at definition (`def f(x, key=PRNGKey(0))`) and that the
+    function draws from: every iteration draws the same numbers."""
+    from jaxlint.semantic import effects
+
+    defaults: dict[str, list[tuple[object, str, int | None]]] = {}  # function name -> (scope, parameter, position)
+    for scope in model.scopes:
+        node = scope.node
+        if not scope.is_function or isinstance(node, ast.Lambda):
+            continue
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+        pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+        for parameter, default in pairs:
+            if _FIXED_ON_PURPOSE.search(node.name) or _FIXED_ON_PURPOSE.search(parameter.arg):
+                continue  # `def validate(..., key=PRNGKey(42))`: the same noise for every evaluation, on purpose
+            if isinstance(default, ast.Call) and context.qualified_name(default.func) in KEY_MAKERS:
+                position = positional.index(parameter) if parameter in positional else None
+                defaults.setdefault(node.name, []).append((scope, parameter.arg, position))
+    if not defaults:
+        return []
+    found = []
+    calls_by_name = model.calls_by_name()
+    for name, entries in defaults.items():
+        for call in calls_by_name.get(name, ()):
+            loop = next(iter(enclosing_loops(call)), None)
+            if loop is None or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                continue
+            caller = model.scope_for(call)
+            resolved = model.resolve_function(call.func, caller)
+            if resolved is None or resolved[1] or resolved[2]:
+                continue
+            for scope, parameter, position in entries:
+                if resolved[0] is not scope:
+                    continue
+                offset = 1 if scope.has_self and isinstance(call.func, ast.Attribute) else 0
+                if position is not None and position - offset < len(call.args):
+                    continue  # passed positionally
+                if any(k.arg == parameter for k in call.keywords):
+                    continue
+                if parameter not in _parameters_drawn_from(scope, context, effects):
+                    continue
+                found.append((call, name, parameter, loop))
+    return found
+
+
+def _parameters_drawn_from(scope, context, effects) -> frozenset[str]:
+    """Parameters (positional or keyword-only) the body draws keys from, by the function effects;
+    keyword-only ones read directly (the effects summary knows positions only)."""
+    names = set(effects.function_effects(context.model, scope).consumed_names)
+    keyword_only = {a.arg for a in scope.node.args.kwonlyargs}
+    if keyword_only:
+        for call in scope.calls:
+            for argument in consumed_arguments(call, context, lambda n: n in keyword_only, framework=True, helpers=False):
+                if isinstance(argument, ast.Name) and argument.id in keyword_only:
+                    names.add(argument.id)
+    return frozenset(names)
+
+
+def stale_key_draws_light(class_node: ast.ClassDef, qualified_name) -> dict[str, str]:
+    """method -> attribute, for a class of another module read from syntax alone (project.py): methods
+    that draw (a `jax.random` consumer) from a key bound on `self` only in `__init__`/`setup` and never
+    advanced. Its callers' loops (`agent.act(obs)` per step in a trainer) repeat the same numbers."""
+    methods = [item for item in class_node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    setups = [method for method in methods if method.name in _SETUP_METHODS]
+    if not setups or len(setups) == len(methods):
+        return {}
+    # Cheap test first: `__init__` binds a key on `self` (a key made there, or a key-named parameter).
+    keys: set[str] = set()
+    for method in setups:
+        params = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)}
+        for node in walk(method):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)):
+                continue
+            target, value = node.targets[0], node.value
+            if not (isinstance(target.value, ast.Name) and target.value.id == "self"):
+                continue
+            inner = value.value if isinstance(value, ast.Subscript) else value
+            if (isinstance(inner, ast.Call) and qualified_name(inner.func) in KEY_PRODUCERS) or (
+                isinstance(value, ast.Name) and value.id in params and _KEY_NAME.search(value.id)
+            ):
+                keys.add(target.attr)
+    keys = {key for key in keys if not _FIXED_ON_PURPOSE.search(key)}
+    if not keys:
+        return {}
+    draws: dict[str, str] = {}
+    advanced: set[str] = set()
+    for method in methods:
+        if method.name in _SETUP_METHODS:
+            continue
+        for node in walk(method):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Attribute):
+                argument = node.args[0]
+                if isinstance(argument.value, ast.Name) and argument.value.id == "self" and argument.attr in keys:
+                    qualified = qualified_name(node.func) or ""
+                    if qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS:
+                        draws.setdefault(method.name, argument.attr)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                advanced.add(node.attr)
+    return {method: attribute for method, attribute in draws.items() if attribute not in advanced}
+
+
+def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, ast.AST]]:
+    """(call, class name, method, attribute, loop) for `obj.method(...)` in a loop of this module, `obj`
+    an instance of another module's class whose summary says `method` draws from a never-advanced key
+    kept on `self`. One per calling scope, class and attribute."""
+    project = getattr(model, "project", None)
+    if project is None:
+        return []
+    imported = model.imports.aliases
+    found = []
+    seen: set[tuple] = set()
+    for scope in model.scopes:
+        for call in scope.calls:
+            function = call.func
+            if function.__class__ is not ast.Attribute or function.value.__class__ is not ast.Name:
+                continue
+            receiver = function.value.id
+            if receiver in ("self", "cls") or receiver in imported:
+                continue  # (`jnp.zeros(...)`: a module, not an instance)
+            loop = next(iter(enclosing_loops(call)), None)
+            if loop is None:
+                continue
+            owner = model.instance_class(function.value)
+            if owner is None or isinstance(owner, ast.ClassDef) or function.attr not in getattr(owner, "stale_key_draws", {}):
+                continue
+            attribute = getattr(owner, "stale_key_draws", {}).get(function.attr)
+            if attribute is None or (id(scope), owner.name, attribute) in seen:
+                continue
+            seen.add((id(scope), owner.name, attribute))
+            found.append((call, owner.name, function.attr, attribute, loop))
+    return found
+

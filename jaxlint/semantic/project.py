@@ -73,6 +73,11 @@ class FunctionSummary:
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
     fresh_deps: tuple[str, ...] | None = None
+    # Key-named parameters it hands on to project functions, (parameter, callee, slot), callees named
+    # as in `fresh_deps` (semantic/effects.py, `summarise_key_forwards`): consumed where the callee is.
+    key_forwards: tuple[tuple, ...] = ()
+    # A wrapper that only returns a call of a compiled callable on its parameters (semantic/forwarding.py).
+    compiled_forward: object | None = None
 
 
 @dataclass
@@ -83,6 +88,9 @@ class ClassSummary:
     bases: list[str] = field(default_factory=list)
     record: bool = False  # a NamedTuple or dataclass: its constructor only stores its arguments
     local_bases: list[str] = field(default_factory=list)  # bases defined in the same module, by name
+    # method -> the attribute it draws from: a key bound on `self` only in `__init__`, never advanced
+    # (semantic/key_values.py, `stale_key_draws_light`).
+    stale_key_draws: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -250,9 +258,14 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     depend on which worker analysed which file first. (A summary read from the model of a file
     this run analyses was tried: on 15 projects and the labelled corpus it changed no finding.)"""
     from jaxlint.semantic import constants, jaxapi
+    from jaxlint.semantic.effects import named_like_key
     from jaxlint.semantic.model import keyword_options
 
     light = _light_imports(tree)
+    from jaxlint.semantic.key_values import stale_key_draws_light
+
+    # Keys kept on `self` are read only in modules that import JAX.
+    random_used = any(target == "jax" or target.startswith("jax.random") for target in light.imports.aliases.values())
     defs: dict[str, ast.AST] = {}
     # What the freshness of returns reads (fresh_values.py): the module's functions and record classes.
     functions, records = set(), {}
@@ -285,7 +298,10 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             for alias, method in _method_aliases(statement):
                 if method in info.methods and alias not in info.methods:
                     info.methods[alias] = info.methods[method]
+            if random_used:
+                info.stale_key_draws = stale_key_draws_light(statement, light.qualified_name)
             summary.classes[statement.name] = info
+    _summarise_compiled_forwards(tree, light, summary, jaxapi.COMPILING)
     for statement in _top_level(tree.body):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
             continue
@@ -298,7 +314,47 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         target = defs.get(value.args[0].id) if isinstance(value.args[0], ast.Name) else None
         params = _positional(target)[0] if target is not None else []
         name = statement.targets[0].id
-        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value))
+        # `step = jax.jit(_step)`: a draw inside the compiled program draws from the caller's key, so
+        # its key parameters are handed on to `_step` (semantic/effects.py reads them as forwards).
+        forwards = tuple((param, f".{target.name}", index) for index, param in enumerate(params) if named_like_key(param)) if target is not None and target.name != name else ()
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards)
+
+
+def _summarise_compiled_forwards(tree: ast.Module, light, summary: ModuleSummary, compiling) -> None:
+    """Thin wrappers of compiled callables (semantic/forwarding.py): read only where the module has a
+    function whose body is one `return` of a call (a cheap test first)."""
+    from jaxlint.semantic import forwarding
+
+    body = list(_top_level(tree.body))
+    candidates = []
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            candidates.append((statement, False, None))
+        elif isinstance(statement, ast.ClassDef):
+            for item in statement.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+                    candidates.append((item, not static, statement.name))
+    candidates = [c for c in candidates if _returns_one_call(c[0])]
+    if not candidates:
+        return
+    module, classes = forwarding.compiled_targets(body, light, compiling)
+    if not module and not classes:
+        return
+    for node, has_self, class_name in candidates:
+        forward = forwarding.summarise_compiled_forward(node, has_self, class_name, module, classes)
+        if forward is None:
+            continue
+        holder = summary.classes[class_name].methods if class_name is not None else summary.functions
+        function = holder.get(node.name)
+        if function is None:
+            function = holder[node.name] = FunctionSummary(node.name, _positional(node, has_self)[0], has_self=has_self)
+        function.compiled_forward = forward
+
+
+def _returns_one_call(node: ast.AST) -> bool:
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and not node.decorator_list
 
 
 def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]:
@@ -325,7 +381,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
-            from jaxlint.semantic.effects import summarise_effects
+            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
@@ -333,16 +389,18 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
                 consumed_key_params=consumed, returned_draws=returned,
+                key_forwards=summarise_key_forwards(node, has_self, oracle),
             )
-    from jaxlint.semantic.effects import summarise_effects
+    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
     consumed, synced, returned = summarise_effects(node, has_self, light)
+    key_forwards = summarise_key_forwards(node, has_self, oracle)
     returns_device = _returns_arrays(light, node)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
-    if returns_device or consumed or synced or fresh_deps is not None:
+    if returns_device or consumed or synced or fresh_deps is not None or key_forwards:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
-                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned)
+                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards)
     return None
 
 
@@ -720,6 +778,60 @@ class ProjectView:
         if found is None:
             return False
         return self._named_fresh(found[0], found[1], not function_only, active)
+
+    # ----- keys consumed through calls (semantic/effects.py) -----------------------------------------
+
+    def home_of_class(self, owner: ClassSummary) -> ModuleSummary | None:
+        """The summary of the module that defines a class summary this view has read."""
+        return next((s for s in self._module_cache.values() if s is not None and any(c is owner for c in s.classes.values())), None)
+
+    def consumed_key_params(self, home: ModuleSummary, function: FunctionSummary, name: str, active: frozenset = frozenset()) -> tuple[str, ...]:
+        """The parameters `function` (named `name` in `home`) draws keys from: its own draws, and the keys
+        it hands on to project functions that consume them, through any number of calls and modules."""
+        own = tuple(function.consumed_key_params)
+        if not function.key_forwards:
+            return own
+        key = (home.path, name)
+        memo = self.__dict__.setdefault("_consumed_key_memo", {})
+        if key in memo:
+            return memo[key]
+        if key in active or len(active) > _MAX_FRESH_DEPTH:
+            return own  # a cycle, or too deep to follow
+        active = active | {key}
+        consumed = list(own)
+        for param, dependency, slot in function.key_forwards:
+            if param in consumed:
+                continue
+            found = self._key_callee(home, dependency)
+            if found is None:
+                continue
+            callee_home, callee, callee_name = found
+            inner = self.consumed_key_params(callee_home, callee, callee_name, active)
+            if (slot in inner) if isinstance(slot, str) else (slot < len(callee.params) and callee.params[slot] in inner):
+                consumed.append(param)
+        memo[key] = result = tuple(consumed)
+        return result
+
+    def _key_callee(self, home: ModuleSummary, dependency: str):
+        """(module, function summary, name in it) for a key forward's callee; a class counts as its `__init__`."""
+        if dependency.startswith("."):
+            summary, local = home, dependency[1:]
+        else:
+            found = self.resolve(dependency)
+            if found is None:
+                return None
+            summary, local = found
+        owner_name, _, method = local.rpartition(".")
+        if owner_name:
+            owner = summary.classes.get(owner_name)
+            function = owner.methods.get(method) if owner is not None else None
+            return (summary, function, local) if function is not None and function.transform is None else None
+        function = summary.functions.get(local)
+        if function is None and local in summary.classes:
+            function, local = summary.classes[local].methods.get("__init__"), f"{local}.__init__"
+        if function is None or (function.transform is not None and not function.via_decorator and not function.key_forwards):
+            return None  # (`f = jax.jit(g)` at module level: only its key forwards say what it draws)
+        return summary, function, local
 
     def runs_device_loop(self, qualified: str) -> bool:
         """Whether the project function `qualified` (`qmc.mc.vmc_simple_improved`) loops over calls
