@@ -93,8 +93,10 @@ def syntax_errors_ignored(settings, ignored_codes: Iterable[str] = ()) -> bool:
 
 # Lines that may hold syntax newer than the running interpreter's: PEP 695 `type` statements and
 # generic `def`/`class`, f-strings (PEP 701), t-strings (PEP 750), `except A, B:` (PEP 758).
+# A string prefix never follows a backslash: `'\t' + name` ends a string with an escape (importing
+# libcst to parse a Python 2 `print '\t'` again costs more than the rest of a check of that file).
 _NEWER_SYNTAX_HINT = re.compile(
-    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.'\"])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
+    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.'\"\\])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
 )
 # libcst crashes the whole process (native stack overflow) on deeply nested brackets and takes
 # minutes on very long expressions, so only text it can handle is handed to it. CPython itself
