@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from jaxlint.semantic import library_models
-from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.syntax import child_nodes, walk
 
 # Named like a key (as key_values.py reads names): only such parameters are asked about.
 _KEY_NAME = re.compile(r"(^|_)(rng|key|prng)s?\d*$|^(rng|key|subkey|prng)", re.IGNORECASE)
@@ -205,7 +205,7 @@ def _first_rebindings(nodes: list[ast.AST]) -> dict[str, int]:
             for target in targets:
                 if target is None:
                     continue
-                for name in ast.walk(target):
+                for name in walk(target):
                     if isinstance(name, ast.Name):
                         line = getattr(node, "lineno", None) or name.lineno
                         lines[name.id] = min(lines.get(name.id, line), line)

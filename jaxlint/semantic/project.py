@@ -229,7 +229,7 @@ def _method_aliases(class_node: ast.ClassDef) -> list[tuple[str, str]]:
     for item in class_node.body:
         if not (isinstance(item, ast.FunctionDef) and item.name == "__init__"):
             continue
-        for node in ast.walk(item):
+        for node in walk(item):
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target, value = node.targets[0], node.value
                 if (
