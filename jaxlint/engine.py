@@ -249,7 +249,7 @@ def check_source(
         if entry is None:
             continue  # a rule that failed in this module took its node types with it
         interested, outside_traced = entry
-        if outside_traced is not interested and not node._jaxlint_scope.in_traced:
+        if outside_traced is not interested and not node._jaxlint_scope.frozen_in_traced:
             interested = outside_traced
         for rule, check in interested:
             context.rule = rule
