@@ -343,6 +343,9 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     return None
 
 
+_DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+
+
 def _returns_arrays(light, node: ast.AST) -> bool:
     """Every `return` of the function is a JAX array constructor call (or a tuple of them)."""
     from jaxlint.semantic import jaxapi
@@ -353,11 +356,12 @@ def _returns_arrays(light, node: ast.AST) -> bool:
     stack = list(node.body)
     while stack:
         child = stack.pop()
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        kind = child.__class__  # (ast node classes have no subclasses: a set lookup per node, not three isinstance)
+        if kind in _DEFINITION_TYPES:
             continue
-        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+        if kind is ast.Yield or kind is ast.YieldFrom:
             return False
-        if isinstance(child, ast.Return):
+        if kind is ast.Return:
             if child.value is None:
                 return False
             for element in child.value.elts if isinstance(child.value, ast.Tuple) else [child.value]:
