@@ -167,12 +167,15 @@ def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
     return False
 
 
+_NOT_ENTERED = frozenset({ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES})
+
+
 def _same_level(loop: ast.AST) -> Iterator[ast.AST]:
     stack = [*loop.body]
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES)):
+        if node.__class__ in _NOT_ENTERED:
             continue
         stack.extend(child_nodes(node))  # (no context markers: only calls are looked at)
 
