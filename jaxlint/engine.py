@@ -319,13 +319,28 @@ _CLASS_OF = attrgetter("__class__")
 _DispatchEntry = tuple[list[tuple[Rule, Callable]], list[tuple[Rule, Callable]]]
 
 
+# Tables already built, by (the rules, whether the module has traced code): most modules of a run
+# share a handful of these, and the tables are never changed (a failed rule gets a new one).
+_DISPATCH_TABLES: dict[tuple, dict[type, _DispatchEntry]] = {}
+
+
 def _dispatch_table(rules: Sequence[Rule], model: SemanticModel) -> dict[type, _DispatchEntry]:
     """Node type -> (the rules to call for such a node, those to call where the node's scope is not
     traced). The two lists are one object where no rule is limited to traced code, so the walk looks
     up a node's scope only where that makes a difference."""
+    key = (*rules, model.has_traced_code)  # (rules compare by identity; the key keeps them alive)
+    found = _DISPATCH_TABLES.get(key)
+    if found is None:
+        if len(_DISPATCH_TABLES) > 256:
+            _DISPATCH_TABLES.clear()
+        found = _DISPATCH_TABLES[key] = _build_dispatch_table(rules, model.has_traced_code)
+    return found
+
+
+def _build_dispatch_table(rules: Sequence[Rule], has_traced_code: bool) -> dict[type, _DispatchEntry]:
     table: dict[type, _DispatchEntry] = {}
     for rule in rules:
-        if rule.traced_code_only and not model.has_traced_code:
+        if rule.traced_code_only and not has_traced_code:
             continue
         for node_type in rule.node_types:
             everywhere, outside_traced = table.setdefault(node_type, ([], []))
