@@ -93,8 +93,10 @@ def syntax_errors_ignored(settings, ignored_codes: Iterable[str] = ()) -> bool:
 
 # Lines that may hold syntax newer than the running interpreter's: PEP 695 `type` statements and
 # generic `def`/`class`, f-strings (PEP 701), t-strings (PEP 750), `except A, B:` (PEP 758).
+# A string prefix never follows a backslash: `'\t' + name` ends a string with an escape (importing
+# libcst to parse a Python 2 `print '\t'` again costs more than the rest of a check of that file).
 _NEWER_SYNTAX_HINT = re.compile(
-    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.'\"])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
+    r"^\s*type\s+\w|^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[|(?<![\w.'\"\\])(?:[rR]?[fFtT]|[fFtT][rR])['\"]|^\s*except\s+[^:(]*,"
 )
 # libcst crashes the whole process (native stack overflow) on deeply nested brackets and takes
 # minutes on very long expressions, so only text it can handle is handed to it. CPython itself
@@ -247,7 +249,7 @@ def check_source(
         if entry is None:
             continue  # a rule that failed in this module took its node types with it
         interested, outside_traced = entry
-        if outside_traced is not interested and not node._jaxlint_scope.in_traced:
+        if outside_traced is not interested and not node._jaxlint_scope.frozen_in_traced:
             interested = outside_traced
         for rule, check in interested:
             context.rule = rule
@@ -317,13 +319,28 @@ _CLASS_OF = attrgetter("__class__")
 _DispatchEntry = tuple[list[tuple[Rule, Callable]], list[tuple[Rule, Callable]]]
 
 
+# Tables already built, by (the rules, whether the module has traced code): most modules of a run
+# share a handful of these, and the tables are never changed (a failed rule gets a new one).
+_DISPATCH_TABLES: dict[tuple, dict[type, _DispatchEntry]] = {}
+
+
 def _dispatch_table(rules: Sequence[Rule], model: SemanticModel) -> dict[type, _DispatchEntry]:
     """Node type -> (the rules to call for such a node, those to call where the node's scope is not
     traced). The two lists are one object where no rule is limited to traced code, so the walk looks
     up a node's scope only where that makes a difference."""
+    key = (*rules, model.has_traced_code)  # (rules compare by identity; the key keeps them alive)
+    found = _DISPATCH_TABLES.get(key)
+    if found is None:
+        if len(_DISPATCH_TABLES) > 256:
+            _DISPATCH_TABLES.clear()
+        found = _DISPATCH_TABLES[key] = _build_dispatch_table(rules, model.has_traced_code)
+    return found
+
+
+def _build_dispatch_table(rules: Sequence[Rule], has_traced_code: bool) -> dict[type, _DispatchEntry]:
     table: dict[type, _DispatchEntry] = {}
     for rule in rules:
-        if rule.traced_code_only and not model.has_traced_code:
+        if rule.traced_code_only and not has_traced_code:
             continue
         for node_type in rule.node_types:
             everywhere, outside_traced = table.setdefault(node_type, ([], []))

@@ -66,6 +66,35 @@ def test_a_real_syntax_error_keeps_the_parser_message():
     assert finding.code == "JAX000" and finding.message.startswith("SyntaxError: ") and "Python 3." not in finding.message
 
 
+@pytest.mark.parametrize("line", [
+    "    print '\\t' + name",  # Python 2: an escape ending a string, not a t-string
+    "    print 'a\\f', name",
+    "    print \"x\\t\" % name",
+    "    print '\\rf' + name",
+])
+def test_an_escape_before_a_quote_is_no_string_prefix(line):
+    """A Python 2 `print '\\t'` is a plain syntax error: nothing near it hints at newer syntax, so
+    libcst (whose import costs more than checking the file) is not asked to parse it."""
+    from jaxlint.engine import _libcst_can_take
+
+    text = f"import jax\ndef f(name):\n{line}\n"
+    try:
+        compile(text, "<test>", "exec")
+    except SyntaxError as error:
+        assert not _libcst_can_take(text, error)
+        [finding] = check_source(text, "python2.py", SETTINGS, ALL_RULES).diagnostics
+        assert finding.code == "JAX000" and finding.message.startswith("SyntaxError: ") and "Python 3." not in finding.message
+    else:
+        pytest.fail("Python 2 print statement parsed")
+
+
+@pytest.mark.parametrize("line", ['    x = (t"{name}")', '    x = [f"{name}"]', '    x = 1 + rf"{name}"'])
+def test_a_prefix_after_a_bracket_or_operator_still_hints(line):
+    from jaxlint.engine import _NEWER_SYNTAX_HINT
+
+    assert _NEWER_SYNTAX_HINT.search(line)
+
+
 def test_python_needed_is_never_older_than_the_next_python():
     text = "import jax\ndef first[T](x: T) -> T:\n    return x\n"
     error = SyntaxError("invalid syntax", ("m.py", 2, 10, "def first[T](x: T) -> T:", 2, 11))

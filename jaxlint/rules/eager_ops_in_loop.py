@@ -71,6 +71,7 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -166,14 +167,17 @@ def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
     return False
 
 
+_NOT_ENTERED = frozenset({ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES})
+
+
 def _same_level(loop: ast.AST) -> Iterator[ast.AST]:
     stack = [*loop.body]
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES)):
+        if node.__class__ in _NOT_ENTERED:
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))  # (no context markers: only calls are looked at)
 
 
 def _is_at_update(call: ast.Call) -> bool:

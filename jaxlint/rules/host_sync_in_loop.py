@@ -143,7 +143,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
-from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
     "builtins.float": "float", "builtins.int": "int", "builtins.bool": "bool", "builtins.str": "str",
@@ -1030,7 +1030,7 @@ def _values_read(node: ast.AST, values, context) -> set[str]:
             continue
         if isinstance(current, ast.Name) and values.is_fresh(current):
             found.add(current.id)
-        stack.extend(ast.iter_child_nodes(current))
+        stack.extend(child_nodes(current))  # (no context markers: only calls and names are looked at)
     return found
 
 

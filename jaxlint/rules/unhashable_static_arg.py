@@ -114,13 +114,18 @@ def _names_bound_unhashable(scope, context) -> frozenset[str]:
     )
 
 
+# Displays and comprehensions, by class (ast node classes have no subclasses): one lookup for the
+# argument of nearly every call of a module.
+_DISPLAY_KINDS = {ast.List: "list", ast.ListComp: "list", ast.Set: "set", ast.SetComp: "set", ast.Dict: "dict", ast.DictComp: "dict"}
+
+
 def _unhashable_kind(value: ast.AST, context) -> str | None:
-    if isinstance(value, (ast.List, ast.ListComp)):
-        return "list"
-    if isinstance(value, (ast.Set, ast.SetComp)):
-        return "set"
-    if isinstance(value, (ast.Dict, ast.DictComp)):
-        return "dict"
+    kind = value.__class__
+    display = _DISPLAY_KINDS.get(kind)
+    if display is not None:
+        return display
+    if kind is not ast.BinOp and kind is not ast.Call:
+        return None  # names, constants, attributes, subscripts: most arguments
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
         # `[0] + extra` is a list whatever `extra` is (list + non-list raises before jit sees it).
         left, right = _unhashable_kind(value.left, context), _unhashable_kind(value.right, context)

@@ -92,7 +92,7 @@ _HAS_DELETE: dict[str, int] = {}
 def _store_counts(owner: Scope) -> dict[str, int]:
     node = owner.node
     counts: dict[str, int] = {}
-    stack = child_nodes(node) if not isinstance(node, ast.Lambda) else [node.body]
+    stack = list(child_nodes(node)) if not isinstance(node, ast.Lambda) else [node.body]  # popped: a copy
     # Dispatch on the exact class (ast node classes have no subclasses): this walks whole modules.
     while stack:
         child = stack.pop()

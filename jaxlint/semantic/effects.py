@@ -81,15 +81,19 @@ NONE = Effects()
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_NESTED_TYPES = frozenset(_NESTED)
+_BRANCHING = frozenset({ast.If, ast.IfExp, ast.While})
+_COMPREHENSION_TYPES = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 
 
 def _own_nodes(function: ast.AST) -> list[ast.AST]:
     """Nodes of a function body, not of the functions and classes defined in it (lambdas and
     comprehensions included: they run when the body runs), in no particular order."""
-    nodes = [statement for statement in function.body if not isinstance(statement, _NESTED)]
-    for current in nodes:  # the list grows while it is read
-        nodes.extend(child for child in child_nodes(current) if child.__class__ not in _NESTED)
-    return nodes
+    nodes = list(function.body)
+    for current in nodes:  # the list grows while it is read; definitions are listed, not entered, then dropped
+        if current.__class__ not in _NESTED_TYPES:
+            nodes.extend(child_nodes(current))
+    return [node for node in nodes if node.__class__ not in _NESTED_TYPES]
 
 
 def _positional(function: ast.AST, has_self: bool) -> list[str]:
@@ -281,20 +285,20 @@ def _nodes_with_condition(function: ast.AST):
     stack = [(statement, False) for statement in reversed(function.body)]
     while stack:
         node, conditional = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        kind = node.__class__  # (ast node classes have no subclasses: set lookups, not isinstance chains, per node)
+        if kind in _NESTED_TYPES:
             continue
         yield node, conditional
-        children = []
-        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+        if kind in _BRANCHING:
             children = [(node.test, conditional)]
             body = node.body if isinstance(node.body, list) else [node.body]
             orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
             children += [(child, True) for child in (*body, *orelse)]
-        elif isinstance(node, ast.BoolOp):
+        elif kind is ast.BoolOp:
             children = [(node.values[0], conditional)] + [(value, True) for value in node.values[1:]]
-        elif isinstance(node, ast.ExceptHandler):
+        elif kind is ast.ExceptHandler:
             children = [(child, True) for child in child_nodes(node)]
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        elif kind in _COMPREHENSION_TYPES:
             # The element runs only for items that pass the filters.
             filtered = any(g.ifs for g in node.generators)
             children = [(child, conditional or (filtered and child in (getattr(node, "elt", None), getattr(node, "key", None), getattr(node, "value", None))))
@@ -321,7 +325,7 @@ def _first_rebindings(nodes: list[ast.AST]) -> dict[str, int]:
             for target in targets:
                 if target is None:
                     continue
-                for name in ast.walk(target):
+                for name in walk(target):
                     if isinstance(name, ast.Name):
                         line = getattr(node, "lineno", None) or name.lineno
                         lines[name.id] = min(lines.get(name.id, line), line)

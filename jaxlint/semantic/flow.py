@@ -13,6 +13,7 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
+_NAMED_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
 
@@ -76,13 +77,16 @@ def assigned_in(region: ast.AST) -> set[str]:
     """Names bound anywhere in `region` (its own scope only: nested functions bind their own)."""
     names: set[str] = set()
     for node in walk_same_scope(region):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not region:
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        kind = node.__class__  # (ast node classes have no subclasses: identity and set tests per node)
+        if kind is ast.Name:
+            if node.ctx.__class__ is not ast.Load:
+                names.add(node.id)
+        elif kind in _NAMED_DEFINITIONS:
+            if node is not region:
+                names.add(node.name)
+        elif kind is ast.Import or kind is ast.ImportFrom:
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+        elif kind is ast.ExceptHandler and node.name:
             names.add(node.name)
     return names
 
@@ -265,6 +269,8 @@ def target_elements(target: ast.AST) -> Iterator[ast.AST]:
 
 def dotted_name(node: ast.AST) -> str | None:
     """`state`, `self.state`, `trainer.state.params` as a dotted string; None for anything else."""
+    if node.__class__ is ast.Name:
+        return node.id  # the commonest case, without building a list
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

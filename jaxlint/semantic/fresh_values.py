@@ -33,6 +33,12 @@ from jaxlint.semantic.syntax import child_nodes
 FRESH: frozenset = frozenset()
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_NESTED_TYPES = frozenset(_NESTED)
+# Nodes that bind names a function's freshness does not follow (a set: `_index` asks it of every node).
+_OTHER_BINDERS = frozenset({
+    ast.For, ast.AsyncFor, ast.withitem, ast.ExceptHandler, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
+    ast.Delete, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+})
 # Builtins whose result holds only what their arguments hold (containers), and those that return
 # host scalars or strings.
 _CONTAINER_BUILTINS = frozenset({"builtins.dict", "builtins.tuple", "builtins.list", "builtins.set", "builtins.frozenset"})
@@ -132,10 +138,13 @@ def computing_function(node: ast.AST, oracle: Oracle) -> "frozenset | None":
 
 
 def _own_nodes(function: ast.AST) -> list[ast.AST]:
-    nodes = [statement for statement in function.body if not isinstance(statement, _NESTED)]
+    # Nested definitions are listed but not entered, then dropped: one filter over the list instead
+    # of a generator per node (every function of a summarised module is read here).
+    nodes = list(function.body)
     for current in nodes:
-        nodes.extend(child for child in child_nodes(current) if child.__class__ not in _NESTED)
-    return nodes
+        if current.__class__ not in _NESTED_TYPES:
+            nodes.extend(child_nodes(current))
+    return [node for node in nodes if node.__class__ not in _NESTED_TYPES]
 
 
 class _Reader:
@@ -174,8 +183,7 @@ class _Reader:
                 self._bind_target(node.target, ast.BinOp(left=node.target, op=node.op, right=node.value) if isinstance(node.target, ast.Name) else node.value)
             elif kind is ast.NamedExpr:
                 self._bind_target(node.target, node.value)
-            elif kind in (ast.For, ast.AsyncFor, ast.withitem, ast.ExceptHandler, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
-                          ast.Delete, ast.MatchAs, ast.MatchStar, ast.MatchMapping):
+            elif kind in _OTHER_BINDERS:
                 for name in _names_bound_by(node):
                     self._bindings.setdefault(name, []).append(None)  # not followed: not fresh
             elif kind is ast.Call:

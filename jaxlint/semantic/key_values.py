@@ -81,13 +81,16 @@ def key_names(function: ast.AST, context) -> set[str]:
     """Names a function (or module) binds to keys: from key makers and producers, or named like keys."""
     names: set[str] = set()
     for node in _own_nodes(function):
-        if isinstance(node, ast.Assign) and _produces_key(node.value, context):
-            for target in node.targets:
-                names.update(bound_names(target))
-        elif isinstance(node, ast.arg) and _KEY_NAME.search(node.arg):
+        kind = node.__class__  # (ast node classes have no subclasses: identity tests per node)
+        if kind is ast.Name:
+            if _KEY_NAME.search(node.id):
+                names.add(node.id)
+        elif kind is ast.Assign:
+            if _produces_key(node.value, context):
+                for target in node.targets:
+                    names.update(bound_names(target))
+        elif kind is ast.arg and _KEY_NAME.search(node.arg):
             names.add(node.arg)
-        elif isinstance(node, ast.Name) and _KEY_NAME.search(node.id):
-            names.add(node.id)
     return names
 
 

@@ -17,7 +17,7 @@ from jaxlint.semantic import jaxapi
 from jaxlint.semantic.bindings import FUNCTION_NODES, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
-from jaxlint.semantic.syntax import argument, bound_names, child_nodes, keyword_options, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
+from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
 from jaxlint.semantic.values import DeviceValues
 
 # How sure we are that an expression inside traced code is a tracer.
@@ -287,7 +287,8 @@ class SemanticModel(DeviceValues):
         stack: list[tuple[ast.AST, Scope, ast.ClassDef | None]] = [(self.tree, self.module_scope, None)]
         while stack:
             node, scope, class_node = stack.pop()
-            for child in child_nodes(node):
+            children = node._jaxlint_children = fresh_child_nodes(node)  # CHILDREN, kept for later walks
+            for child in children:
                 # PARENT and SCOPE, spelled out: an attribute store is faster than setattr, and this
                 # runs for every node of every file.
                 child._jaxlint_parent = node
@@ -336,7 +337,8 @@ class SemanticModel(DeviceValues):
             else:
                 # Two defs of one name in a scope: we cannot tell which one a call reaches.
                 outer.defs[node.name] = None if node.name in outer.defs else scope
-        for child in child_nodes(node):
+        children = node._jaxlint_children = fresh_child_nodes(node)  # CHILDREN
+        for child in children:
             child._jaxlint_parent = node  # PARENT
             self.nodes.append(child)
             # The body runs in the new scope; decorators, defaults and annotations in the enclosing one.

@@ -240,7 +240,7 @@ def _method_aliases(class_node: ast.ClassDef) -> list[tuple[str, str]]:
     for item in class_node.body:
         if not (isinstance(item, ast.FunctionDef) and item.name == "__init__"):
             continue
-        for node in ast.walk(item):
+        for node in walk(item):
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target, value = node.targets[0], node.value
                 if (
@@ -404,6 +404,9 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     return None
 
 
+_DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+
+
 def _returns_arrays(light, node: ast.AST) -> bool:
     """Every `return` of the function is a JAX array constructor call (or a tuple of them)."""
     from jaxlint.semantic import jaxapi
@@ -414,11 +417,12 @@ def _returns_arrays(light, node: ast.AST) -> bool:
     stack = list(node.body)
     while stack:
         child = stack.pop()
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        kind = child.__class__  # (ast node classes have no subclasses: a set lookup per node, not three isinstance)
+        if kind in _DEFINITION_TYPES:
             continue
-        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+        if kind is ast.Yield or kind is ast.YieldFrom:
             return False
-        if isinstance(child, ast.Return):
+        if kind is ast.Return:
             if child.value is None:
                 return False
             for element in child.value.elts if isinstance(child.value, ast.Tuple) else [child.value]:

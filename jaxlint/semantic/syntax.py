@@ -79,9 +79,29 @@ def _children_getter(kind: type):
 _GETTERS: dict[type, object] = {}
 
 
+# The attribute where the semantic model's collection pass (model.py) keeps each visited node's child
+# list: analyses walk the same subtrees again and again (loop bodies, function bodies, expressions),
+# and reading the list back costs a fraction of building it anew. The trees are never changed after
+# parsing, so a kept list stays true; it must not be changed by a caller (copy it to pop or extend).
+CHILDREN = "_jaxlint_children"
+
+
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """Like ast.iter_child_nodes (the same order), minus context markers, as a list: several times
-    faster, and called for nearly every node of every file."""
+    faster, and called for nearly every node of every file. The list may be shared: never change it."""
+    kept = getattr(node, CHILDREN, None)
+    if kept is not None:
+        return kept
+    if node.__class__ in _CHILDLESS:
+        return []  # names and constants, the leaves the collection pass keeps no list for: half of all nodes
+    return fresh_child_nodes(node)
+
+
+_CHILDLESS = frozenset({ast.Name, ast.Constant})
+
+
+def fresh_child_nodes(node: ast.AST) -> list[ast.AST]:
+    """`child_nodes`, built anew (a list of the caller's own)."""
     try:
         return _GETTERS[node.__class__](node)
     except KeyError:
@@ -90,7 +110,7 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
         _GETTERS[node.__class__] = _children_getter(node.__class__)
     except AttributeError:  # a node built by hand, without every field
         return _generic_children(node)
-    return child_nodes(node)
+    return fresh_child_nodes(node)
 
 
 def walk(node: ast.AST) -> list[ast.AST]:

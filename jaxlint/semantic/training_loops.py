@@ -32,6 +32,8 @@ INVARIANT_CALLS = frozenset({
     "jax.local_device_count", "builtins.isinstance", "builtins.hasattr", "builtins.callable", "builtins.len",
 })
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_LOOP_TYPES = frozenset(_LOOPS)
+_DEFINITION_TYPES = frozenset({ast.ClassDef, *FUNCTION_NODES})
 _HELPER_DEPTH = 3
 
 _returns_cache: "WeakKeyDictionary[SemanticModel, dict[int, tuple[bool, bool]]]" = WeakKeyDictionary()
@@ -43,10 +45,11 @@ def loop_body(loop: ast.AST, *, nested: bool = False) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, (ast.ClassDef, *FUNCTION_NODES)):
+        kind = node.__class__  # (ast node classes have no subclasses: set lookups per node, no tuple built)
+        if kind in _DEFINITION_TYPES:
             continue
-        if isinstance(node, _LOOPS) and not nested:
-            if isinstance(node, (ast.For, ast.AsyncFor)):
+        if kind in _LOOP_TYPES and not nested:
+            if kind is not ast.While:
                 stack.append(node.iter)
             continue
         stack.extend(child_nodes(node))

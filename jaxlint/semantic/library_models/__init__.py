@@ -41,6 +41,7 @@ from jaxlint.semantic.library_models import (
     chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, optax, orbax,
     python_stdlib,
 )
+from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, faster
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
@@ -303,7 +304,7 @@ def _self_attribute_values(model, attribute: str, scope) -> list[ast.expr] | Non
     values = []
     for other in model.class_methods.get(method.class_node, {}).values():
         for target, value in other.bindings:
-            stored = [e for e in ast.walk(target) if isinstance(e, ast.Attribute) and e.attr == attribute
+            stored = [e for e in walk(target) if isinstance(e, ast.Attribute) and e.attr == attribute
                       and isinstance(e.value, ast.Name) and e.value.id == "self"]
             if not stored:
                 continue
@@ -447,11 +448,11 @@ def _bindings_by_name(model, owner) -> dict[str, list]:
     if found is None:
         found = index[id(owner)] = {}
         for target, value in owner.bindings:
-            for node in ast.walk(target):
+            for node in walk(target):
                 if isinstance(node, ast.Name):
                     found.setdefault(node.id, []).append((target, value))
         for target, _ in owner.loops:
-            for node in ast.walk(target):
+            for node in walk(target):
                 if isinstance(node, ast.Name):
                     found.setdefault(node.id, []).append((target, _LOOP))
     return found
