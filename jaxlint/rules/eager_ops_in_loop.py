@@ -9,13 +9,18 @@ It also flags a loop that, on every iteration (not under a branch), runs a whole
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`),
 a function differentiated and called at once (`jax.grad(f)(p)`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
-`train_step` never jitted), up to two calls deep. A parameter annotated with a modelled class
+`train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one.
 
-It only looks at code that visibly runs on the host (module level, or a function that also times,
-waits for or fetches device values, or calls jitted code), since a helper that looks eager may
-be traced by a caller in another module. Loops over literal collections and small literal ranges
-(under ten iterations) are not flagged.
+It only looks at code that runs on the host: module level, a function with host-only work (it
+times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
+or calls jitted code), or a function such host code calls, through any number of calls of the
+module's functions, methods on `self` and methods of instances of its classes (`learner =
+Learner(...)`, then `learner.fit(batches)`). A function nothing visible calls may be traced by a
+caller in another module, and is not looked at. The whole computation may likewise sit any number
+of plain calls below the loop's call, on every call of each (not under an `if` there); the message
+names the call in the loop and the line of the computation. Loops over literal collections and
+small literal ranges (under ten iterations) are not flagged.
 
 Not flagged, as principles: a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
@@ -25,7 +30,8 @@ one jitted where it is bound); a whole computation under a branch of the loop (`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself); a function that loops itself (a Python loop in its body,
 or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported);
-loops that run under `jit` (unrolled, compiled).
+loops that run under `jit` (unrolled, compiled); a loop in an initialiser (`init_params`, called
+by no loop: it runs once, over the layers it builds).
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
 small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
@@ -70,18 +76,14 @@ from typing import Iterator
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.host_code import runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled
+from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled, runs_once_initialiser
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
 _SMALL_RANGE = 10
 _AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "div", "min", "max", "power", "apply"})
-_HOST_CALLS = frozenset({
-    "builtins.open", "jax.device_get", "jax.block_until_ready", "time.time", "time.perf_counter", "time.monotonic",
-    "timeit.default_timer", "tqdm.tqdm", "tqdm.auto.tqdm",
-})
-_HOST_METHODS = frozenset({"item", "tolist", "block_until_ready"})
 
 
 class EagerOpsInLoop(Rule):
@@ -120,11 +122,11 @@ class EagerOpsInLoop(Rule):
             operations = 0  # preparation beside a compiled step: the step is where the work is
         if operations < MIN_OPS and not updates and whole is None:
             return
-        if not _runs_on_host(scope, context):
-            return
+        if not runs_on_host(scope, context.model) or runs_once_initialiser(scope, context.model):
+            return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if whole is not None and operations < MIN_OPS and not updates:
             call, inner = whole
-            through = "" if call is inner else f" (through `{_callee(inner, context)}`)"
+            through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
             context.report(
                 call,
                 f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
@@ -191,24 +193,6 @@ def _many_iterations(loop: ast.AST, context) -> bool:
         return True
     iterable = loop.iter
     return isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
-
-
-def _runs_on_host(scope, context) -> bool:
-    """Module-level code, or a function with visible host-only work (timing, printing, syncs, jitted calls)."""
-    if scope.parent is None:
-        return True
-    model = context.model
-    for child in flow.walk_same_scope(scope.node):
-        if not isinstance(child, ast.Call):
-            continue
-        qualified = context.qualified_name(child.func)
-        if qualified in _HOST_CALLS:
-            return True
-        if isinstance(child.func, ast.Attribute) and child.func.attr in _HOST_METHODS and not child.args:
-            return True
-        if model.jit_binding_for_call(child) is not None:
-            return True
-    return False
 
 
 RULE = EagerOpsInLoop()

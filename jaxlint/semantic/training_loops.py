@@ -205,7 +205,9 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> as
     when `call` runs outside `jit`: a library call whose model says `runs_model` (`module.apply(...)`,
     `state.apply_gradients(...)`), a function differentiated and called at once (`jax.grad(f)(p)`), or
     either of these in the body of an undecorated function of the project that does not loop itself
-    (one that does is a whole run of steps), up to two calls deep. None for compiled calls."""
+    (one that does is a whole run of steps), through any number of such functions: called by name,
+    on `self` (`self.update(batch)`) or on an instance of a class of the module (`agent.update(batch)`).
+    None for compiled calls."""
     if model.jit_binding_for_call(call) is not None:
         return None
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
@@ -213,23 +215,52 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> as
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None
-    if depth >= 2:
-        return None
     # The function called, undecorated: this call runs its body eagerly even where other code jits it
     # (`step = jax.jit(plain_step)` beside a plain `plain_step(state, batch)`) or traces it.
-    resolved = model.resolve_function(call.func, model.scope_for(call))
-    if resolved is None or resolved[0] is None or resolved[1]:
+    from jaxlint.semantic.host_code import callee_scope
+
+    helper = callee_scope(call, model)
+    if helper is None:
         return None
-    helper = resolved[0]
+    return eager_work_in(helper, model)
+
+
+_EAGER_DEPTH = 6
+_eager_work_cache: "WeakKeyDictionary[SemanticModel, dict[int, ast.Call | None]]" = WeakKeyDictionary()
+
+
+def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
+    """The whole computation (see `eager_model_call`) a plain function of the module runs op by op on
+    every call, or None: the function summary "does eager device work when called outside jit".
+    A function decorated (jitted, or by anything that may compile it), or that loops, has none."""
+    cache = _eager_work_cache.setdefault(model, {})
+    key = id(helper.node)
+    if key in cache:
+        return cache[key]
+    cache[key] = None  # (recursion: none while being worked out)
+    depth = model.__dict__.get("_eager_work_depth", 0)
+    if depth >= _EAGER_DEPTH:
+        del cache[key]
+        return None
     if not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.node.decorator_list:
         return None
     if _runs_steps(helper, model):
         return None  # a whole run of steps (a sweep's trial): its own loop is where a per-step cost is
-    for inner in helper.calls:
-        found = eager_model_call(inner, model, depth + 1)
-        if found is not None:
-            return found
-    return None
+    from jaxlint.semantic.effects import unconditional_calls
+
+    model.__dict__["_eager_work_depth"] = depth + 1
+    try:
+        found = None
+        for inner in unconditional_calls(helper.node):  # (work under an `if` is not done on every call)
+            if model.scope_for(inner) is not helper:
+                continue  # in a lambda: runs when the lambda is called, if ever
+            found = eager_model_call(inner, model)
+            if found is not None:
+                break
+    finally:
+        model.__dict__["_eager_work_depth"] = depth
+    cache[key] = found
+    return found
 
 
 def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
@@ -798,6 +829,13 @@ def lazily_initialised(node: ast.AST) -> bool:
             if target is not None and _assigns(function.body, target):
                 return True
     return False
+
+
+def runs_once_initialiser(scope: Scope, model: SemanticModel) -> bool:
+    """A function named as an initialiser (`init_params`, `initialize`, `build_init`) that no loop of
+    the module is seen calling: it runs once per model or process, so a loop in it (over the layers
+    it builds) runs once too."""
+    return scope.is_function and bool(_INITIALISER_NAME.search(scope.name)) and not function_called_in_loop(scope, model)
 
 
 def classmethod_constructor(scope: Scope) -> bool:
