@@ -72,10 +72,12 @@ It times a few iterations of the eager loop against the same body under `jit` wi
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Iterator
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.foreign_work import ForeignWork
 from jaxlint.semantic.host_code import runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled, runs_once_initialiser
@@ -126,7 +128,10 @@ class EagerOpsInLoop(Rule):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if whole is not None and operations < MIN_OPS and not updates:
             call, inner = whole
-            through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
+            if isinstance(inner, ForeignWork):
+                through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
+            else:
+                through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
             context.report(
                 call,
                 f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "

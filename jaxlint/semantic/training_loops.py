@@ -200,13 +200,14 @@ def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
     return isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS
 
 
-def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> ast.Call | None:
+def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0):
     """The call inside `call` (or `call` itself) that runs a whole network or optimizer update op by op
     when `call` runs outside `jit`: a library call whose model says `runs_model` (`module.apply(...)`,
     `state.apply_gradients(...)`), a function differentiated and called at once (`jax.grad(f)(p)`), or
     either of these in the body of an undecorated function of the project that does not loop itself
     (one that does is a whole run of steps), through any number of such functions: called by name,
-    on `self` (`self.update(batch)`) or on an instance of a class of the module (`agent.update(batch)`).
+    on `self` (`self.update(batch)`) or on an instance of a class of the module (`agent.update(batch)`),
+    or of another module of the project (then a foreign_work.ForeignWork, not a node of this tree).
     None for compiled calls."""
     if model.jit_binding_for_call(call) is not None:
         return None
@@ -221,7 +222,9 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> as
 
     helper = callee_scope(call, model)
     if helper is None:
-        return None
+        from jaxlint.semantic.foreign_work import imported_eager_work
+
+        return imported_eager_work(call, model)  # (a function or method of another project module)
     return eager_work_in(helper, model)
 
 
