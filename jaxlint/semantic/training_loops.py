@@ -643,7 +643,12 @@ class LoopValues:
             if not isinstance(call.func, (ast.Name, ast.Attribute)):
                 continue
             resolved = model.resolve_function(call.func, model.scope_for(call))
-            helper = resolved[0] if resolved is not None and not resolved[1] else None
+            if resolved is not None:
+                helper = resolved[0] if not resolved[1] else None
+            else:
+                from jaxlint.semantic.host_code import callee_scope
+
+                helper = callee_scope(call, model)  # (a method of an instance of the module's class)
             if helper is None or not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.traced or helper.transforms:
                 continue
             if helper_facts(helper, model)[1]:
