@@ -1,5 +1,6 @@
-"""JAX203 across modules: a loop's call of a function or method of another project module that runs a
-whole computation eagerly (semantic/foreign_work.py), with the defining module as a dependency."""
+"""JAX203 and JAX201 across modules: a loop's call of a function or method of another project module
+that runs a whole computation eagerly, or reads on the host a value it computed (semantic/foreign_work.py),
+with the defining module as a dependency."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ PROJECT = FIXTURES / "project_eager"
 
 
 def _check(path: Path):
-    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), [RULES_BY_CODE["JAX203"]])
+    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), [RULES_BY_CODE["JAX203"], RULES_BY_CODE["JAX201"]])
     assert not result.errors, result.errors
     return result
 
@@ -42,5 +43,12 @@ def test_the_defining_module_is_a_dependency():
 def test_the_module_alone_says_nothing():
     # Without the project (text with no file behind it), the helpers are unknown: no finding.
     path = PROJECT / "run.py"
-    result = check_source(path.read_text(), "<stdin>", Settings(), [RULES_BY_CODE["JAX203"]])
+    result = check_source(path.read_text(), "<stdin>", Settings(), [RULES_BY_CODE["JAX203"], RULES_BY_CODE["JAX201"]])
     assert result.diagnostics == []
+
+
+def test_sync_message_names_the_read_and_its_file():
+    result = _check(PROJECT / "run.py")
+    messages = [d.message for d in result.diagnostics if d.code == "JAX201" and "stepper.advance" in d.message]
+    assert len(messages) == 2  # `stepper.advance(...)` and `self.stepper.advance(...)`
+    assert all("`loss.item()` at updates.py:" in message for message in messages)

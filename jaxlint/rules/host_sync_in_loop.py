@@ -130,6 +130,7 @@ break loop, 4x for `float(loss)` accumulation).
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
@@ -332,7 +333,8 @@ class HostSyncInLoop(Rule):
             # (`trainer.step(batch)` whose body ends `return loss.item()`): semantic/helper_syncs.py.
             inner = helper_syncs.call_sync(node, context.model)
             if inner is not None:
-                return f"`{snippet(context.text(node))}` (which reads a device value on the host on every call: `{inner.text}` at line {inner.line})"
+                where = f"{Path(inner.path).name}:{inner.line}" if inner.path else f"line {inner.line}"
+                return f"`{snippet(context.text(node))}` (which reads a device value on the host on every call: `{inner.text}` at {where})"
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
             # A device array made on the spot and iterated (`for start in jnp.arange(0, n, size)`)

@@ -45,6 +45,7 @@ class HelperSync:
     function: str
     returned: bool
     position: int | None = None
+    path: str | None = None  # the file, when it is another module of the project
 
 
 _cache: "WeakKeyDictionary[SemanticModel, dict[int, HelperSync | None]]" = WeakKeyDictionary()
@@ -58,7 +59,9 @@ def call_sync(call: ast.Call, model: SemanticModel) -> HelperSync | None:
 
     helper = callee_scope(call, model)
     if helper is None:
-        return None
+        from jaxlint.semantic.foreign_work import imported_helper_sync
+
+        return imported_helper_sync(call, model)  # (a function or method of another project module)
     return helper_sync(helper, model)
 
 
@@ -90,6 +93,10 @@ def _first_read(scope: Scope, model: SemanticModel) -> HelperSync | None:
     node = scope.node
     if any((model.qualified_name(call.func) or "").startswith(_TIMING) for call in scope.calls):
         return None  # a measurement: it reads what it timed on purpose (a benchmark of one configuration)
+    from jaxlint.semantic.training_loops import runs_training_loop
+
+    if runs_training_loop(scope, model):
+        return None  # a whole run of steps: its own loop is where a per-step read is reported
     produced = _produced_names(scope, model)
     if not produced and not _calls_a_helper(scope, model):
         return None
@@ -97,11 +104,13 @@ def _first_read(scope: Scope, model: SemanticModel) -> HelperSync | None:
     calls = effects.unconditional_calls(node)
     unconditional = {id(call) for call in calls}
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
-        if model.scope_for(call) is not scope:
-            continue  # in a lambda: runs when it is called, if ever
+        if model.scope_for(call) is not scope or _in_own_loop(call, node):
+            continue  # in a lambda (runs when called, if ever); in a loop of its own (reported there)
         read = _read_of(call, produced, scope, model)
         if read is not None:
             returned, position = _returned_at(call, returned_names, scope)
+            if not returned and _feeds_host_code(call, scope, model):
+                continue  # the function's own host code needs the copy (`replay.update_priorities(i, p)`)
             return HelperSync(_snippet(call), call.lineno, scope.name, returned, position)
         if model.jit_binding_for_call(call) is not None:
             continue
@@ -119,6 +128,67 @@ def _first_read(scope: Scope, model: SemanticModel) -> HelperSync | None:
             if isinstance(value, ast.FormattedValue) and _root(value.value) in produced and _device(value.value, scope, model):
                 return HelperSync(_snippet(formatted), formatted.lineno, scope.name, False)
     return None
+
+
+def _in_own_loop(node: ast.AST, function: ast.AST) -> bool:
+    from jaxlint.semantic.model import parent_of
+
+    parent = parent_of(node)
+    while parent is not None and parent is not function:
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)):
+            return True
+        parent = parent_of(parent)
+    return False
+
+
+# Calls that only show or collect a host copy: the read was for them, and is overhead in a step.
+_SHOWING = frozenset({"builtins.print", "builtins.str", "builtins.format", "builtins.round", "wandb.log"})
+_SHOWING_METHODS = frozenset({
+    "append", "extend", "update", "log", "log_metrics", "log_metric", "scalar", "scalars", "add_scalar", "add_scalars",
+    "write_scalars", "set_postfix", "set_description", "info", "debug", "warning", "write", "setdefault",
+})
+
+
+def _feeds_host_code(call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
+    """A conversion whose host copy the function hands to host code other than showing or collecting
+    it (`self._replay.update_priorities(indices, priorities)`, `env.step(action)`): needed there."""
+    from jaxlint.semantic.model import parent_of
+
+    if isinstance(call.func, ast.Name) and call.func.id == "print":
+        return False
+    if model.qualified_name(call.func) == "builtins.print":
+        return False
+    child, parent = call, parent_of(call)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.Call) and child is not parent.func:
+            return not _showing(parent, model)
+        if isinstance(parent, ast.JoinedStr):
+            return False
+        child, parent = parent, parent_of(parent)
+    if not isinstance(parent, (ast.Assign, ast.AnnAssign)):
+        return False
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+    names = {name for target in targets for name in bound_names(target)}
+    for use in walk(scope.node):
+        if not (isinstance(use, ast.Name) and use.id in names and isinstance(use.ctx, ast.Load)):
+            continue
+        child, holder = use, parent_of(use)
+        while holder is not None and not isinstance(holder, ast.stmt):
+            if isinstance(holder, ast.Call) and child is not holder.func:
+                if not _showing(holder, model):
+                    return True
+                break
+            if isinstance(holder, ast.JoinedStr):
+                break
+            child, holder = holder, parent_of(holder)
+    return False
+
+
+def _showing(call: ast.Call, model: SemanticModel) -> bool:
+    qualified = model.qualified_name(call.func) or ""
+    if qualified in _SHOWING or qualified.startswith(("logging.", "absl.logging.")):
+        return True
+    return isinstance(call.func, ast.Attribute) and call.func.attr in _SHOWING_METHODS
 
 
 def _read_of(call: ast.Call, produced: set[str], scope: Scope, model: SemanticModel) -> ast.expr | None:

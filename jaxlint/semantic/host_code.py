@@ -104,8 +104,9 @@ def callee_scope(call: ast.Call, model: SemanticModel, scope: Scope | None = Non
 
 
 def instance_of_local_class(node: ast.AST, model: SemanticModel) -> ast.ClassDef | None:
-    """The class of this module `node` is an instance of: a name bound once to `Class(...)`, or the
-    construction itself (`Agent(cfg).train()`)."""
+    """The class of this module `node` is an instance of: a name bound once to `Class(...)`, the
+    construction itself (`Agent(cfg).train()`), or an attribute of `self` the class only ever
+    assigns `Class(...)` (`self.agent.update(batch)`)."""
     if isinstance(node, ast.Name):
         if node.id in ("self", "cls"):
             return None
@@ -113,7 +114,24 @@ def instance_of_local_class(node: ast.AST, model: SemanticModel) -> ast.ClassDef
         return owner if isinstance(owner, ast.ClassDef) else None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return local_class(node.func.id, model)
+    constructor = attribute_constructor(node, model)
+    if isinstance(constructor, ast.Name):
+        return local_class(constructor.id, model)
     return None
+
+
+def attribute_constructor(node: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """`self.learner` where every method of the class assigns it `Learner(...)` (one constructor, however
+    many assignments): that constructor expression (`Learner`), else None."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return None
+    from jaxlint.semantic.library_models import _self_attribute_values
+
+    values = _self_attribute_values(model, node.attr, model.scope_for(node))
+    if not values or not all(isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) for value in values):
+        return None
+    spellings = {ast.dump(value.func) for value in values}
+    return values[0].func if len(spellings) == 1 else None
 
 
 def local_class(name: str, model: SemanticModel) -> ast.ClassDef | None:

@@ -658,6 +658,12 @@ class LoopValues:
             # function computing device arrays from its arguments): dispatched asynchronously too.
             if eager_model_call(call, model) is not None or _computes_on_device(call, model):
                 return call
+        from jaxlint.semantic.helper_syncs import call_sync
+
+        for call in calls:
+            # A function of another project module that reads what its own compiled call returned.
+            if isinstance(call.func, (ast.Name, ast.Attribute)) and call_sync(call, model) is not None:
+                return call
         return None
 
 
