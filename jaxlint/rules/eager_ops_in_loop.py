@@ -77,7 +77,7 @@ from typing import Iterator
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
-from jaxlint.semantic.foreign_work import ForeignWork
+from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.host_code import runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled, runs_once_initialiser
@@ -103,14 +103,17 @@ class EagerOpsInLoop(Rule):
         operations = 0
         updates = 0
         whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
+        every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
             if whole is None and not _under_branch(child, node) and not inside_timed_interval(child, context):
-                inner = eager_model_call(child, context.model)
+                inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
                     whole = (child, inner)
                     continue
+                if may_be_project_call(child, context.model):
+                    every_iteration.append(child)
             if _is_at_update(child):
                 updates += 1
                 continue
@@ -118,6 +121,13 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
                     operations += 1
+        if whole is None and every_iteration and runs_on_host(scope, context.model):
+            # A function or method of another project module (a model of it is built when first asked).
+            for child in sorted(every_iteration, key=lambda call: (call.lineno, call.col_offset)):
+                inner = eager_model_call(child, context.model)
+                if inner is not None:
+                    whole = (child, inner)
+                    break
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if operations >= MIN_OPS and not updates and whole is None and _calls_compiled(node, context):

@@ -180,7 +180,7 @@ class HostSyncInLoop(Rule):
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
             return
         values = LoopValues(node, scope, model)
-        compiled = values.calls_compiled_code()
+        compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
         if compiled is None or _has_inner_training_loop(node, context):
             return
         if _loop_gated_by_outer_loop(node, context) and flow.iterates_mapping(node):
@@ -364,6 +364,14 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _reads_own_compiled_result(values: LoopValues, context) -> ast.Call | None:
+    """The first call of a function (also of another project module) that runs compiled code and reads
+    its result on the host on every call (semantic/helper_syncs.py): the loop calls compiled code there."""
+    calls = sorted((n for n in values.body if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))),
+                   key=lambda n: (n.lineno, n.col_offset))
+    return next((call for call in calls if helper_syncs.call_sync(call, context.model) is not None), None)
 
 
 def _internal_helper_sync(node: ast.AST, loop: ast.AST, context) -> bool:

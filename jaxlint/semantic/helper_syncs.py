@@ -25,6 +25,7 @@ import ast
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
+from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.syntax import bound_names, walk
 
@@ -55,13 +56,12 @@ def call_sync(call: ast.Call, model: SemanticModel) -> HelperSync | None:
     """The read on every call of the module's function that `call` runs (not a compiled call)."""
     if model.jit_binding_for_call(call) is not None:
         return None
-    from jaxlint.semantic.host_code import callee_scope
-
     helper = callee_scope(call, model)
     if helper is None:
         from jaxlint.semantic.foreign_work import imported_helper_sync
 
-        return imported_helper_sync(call, model)  # (a function or method of another project module)
+        # (a function or method of another project module, asked of a model of that module)
+        return imported_helper_sync(call, model, helper_sync)
     return helper_sync(helper, model)
 
 
@@ -95,11 +95,11 @@ def _first_read(scope: Scope, model: SemanticModel) -> HelperSync | None:
         return None  # a measurement: it reads what it timed on purpose (a benchmark of one configuration)
     from jaxlint.semantic.training_loops import runs_training_loop
 
-    if runs_training_loop(scope, model):
-        return None  # a whole run of steps: its own loop is where a per-step read is reported
     produced = _produced_names(scope, model)
     if not produced and not _calls_a_helper(scope, model):
         return None
+    if runs_training_loop(scope, model):
+        return None  # a whole run of steps: its own loop is where a per-step read is reported
     returned_names = {n.id for value in scope.returns for n in walk(value) if isinstance(n, ast.Name)}
     calls = effects.unconditional_calls(node)
     unconditional = {id(call) for call in calls}
@@ -118,9 +118,10 @@ def _first_read(scope: Scope, model: SemanticModel) -> HelperSync | None:
         if inner is not None:
             returned, position = _returned_at(call, returned_names, scope) if inner.returned and inner.position is None else (False, None)
             return HelperSync(inner.text, inner.line, f"{scope.name} -> {inner.function}", returned, position)
-        for argument in effects.synced_arguments(model, call, scope):
-            if _root(argument) in produced:
-                return HelperSync(_snippet(call), call.lineno, scope.name, False)
+        if any(_root(argument) in produced for argument in call.args):
+            for argument in effects.synced_arguments(model, call, scope):
+                if _root(argument) in produced:
+                    return HelperSync(_snippet(call), call.lineno, scope.name, False)
     for formatted in (n for n in walk(node) if isinstance(n, ast.JoinedStr)):
         if model.scope_for(formatted) is not scope or not _runs_every_call(formatted, unconditional, node):
             continue
@@ -253,8 +254,6 @@ def _host_made(value: ast.AST, model: SemanticModel) -> bool:
 
 
 def _calls_a_helper(scope: Scope, model: SemanticModel) -> bool:
-    from jaxlint.semantic.host_code import callee_scope
-
     return any(callee_scope(call, model, scope) is not None for call in scope.calls)
 
 

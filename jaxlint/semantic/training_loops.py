@@ -23,6 +23,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
@@ -200,15 +201,15 @@ def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
     return isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS
 
 
-def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0):
+def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, other_modules: bool = True):
     """The call inside `call` (or `call` itself) that runs a whole network or optimizer update op by op
     when `call` runs outside `jit`: a library call whose model says `runs_model` (`module.apply(...)`,
     `state.apply_gradients(...)`), a function differentiated and called at once (`jax.grad(f)(p)`), or
     either of these in the body of an undecorated function of the project that does not loop itself
     (one that does is a whole run of steps), through any number of such functions: called by name,
     on `self` (`self.update(batch)`) or on an instance of a class of the module (`agent.update(batch)`),
-    or of another module of the project (then a foreign_work.ForeignWork, not a node of this tree).
-    None for compiled calls."""
+    or of another module of the project (then a foreign_work.ForeignWork, not a node of this tree;
+    not asked when `other_modules` is false). None for compiled calls."""
     if model.jit_binding_for_call(call) is not None:
         return None
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
@@ -218,13 +219,14 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0):
         return call if entry.runs_model else None
     # The function called, undecorated: this call runs its body eagerly even where other code jits it
     # (`step = jax.jit(plain_step)` beside a plain `plain_step(state, batch)`) or traces it.
-    from jaxlint.semantic.host_code import callee_scope
-
     helper = callee_scope(call, model)
     if helper is None:
+        if not other_modules:
+            return None
         from jaxlint.semantic.foreign_work import imported_eager_work
 
-        return imported_eager_work(call, model)  # (a function or method of another project module)
+        # (a function or method of another project module, asked of a model of that module)
+        return imported_eager_work(call, model, eager_work_in)
     return eager_work_in(helper, model)
 
 
@@ -646,8 +648,6 @@ class LoopValues:
             if resolved is not None:
                 helper = resolved[0] if not resolved[1] else None
             else:
-                from jaxlint.semantic.host_code import callee_scope
-
                 helper = callee_scope(call, model)  # (a method of an instance of the module's class)
             if helper is None or not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.traced or helper.transforms:
                 continue
@@ -656,13 +656,7 @@ class LoopValues:
         for call in calls:
             # A whole computation run eagerly (a network's forward, an optimizer update, a project
             # function computing device arrays from its arguments): dispatched asynchronously too.
-            if eager_model_call(call, model) is not None or _computes_on_device(call, model):
-                return call
-        from jaxlint.semantic.helper_syncs import call_sync
-
-        for call in calls:
-            # A function of another project module that reads what its own compiled call returned.
-            if isinstance(call.func, (ast.Name, ast.Attribute)) and call_sync(call, model) is not None:
+            if eager_model_call(call, model, other_modules=False) is not None or _computes_on_device(call, model):
                 return call
         return None
 
