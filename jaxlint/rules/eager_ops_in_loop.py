@@ -4,9 +4,17 @@ five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in 
 compiled code, or an `x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per
 iteration).
 
+The operations of a plain function of the module the loop calls on every iteration count at the
+loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
+those of the module's functions it calls, a loop over its layers counted once), except beside calls
+of other libraries or modules (a solver, a sampler: their work is not counted, so the rest is
+preparation), in a call that is the one statement between two timer stamps, and in a loop over a
+handful of named cases (a mapping's items, a name bound to a literal list of eight or fewer).
+
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
-flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`),
+flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
+calling an instance of an `nnx.Module` or `eqx.Module` class of the project, an nnx Optimizer's `update`),
 a function differentiated and called at once (`jax.grad(f)(p)`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
@@ -77,10 +85,13 @@ from typing import Iterator
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
-from jaxlint.semantic.host_code import runs_on_host
+from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled, runs_once_initialiser
+from jaxlint.semantic.training_loops import (
+    eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+)
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
@@ -104,6 +115,10 @@ class EagerOpsInLoop(Rule):
         updates = 0
         whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
         every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
+        through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
+        # The operations of the module's functions count only where the loop's other calls are known
+        # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
+        helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
@@ -116,6 +131,14 @@ class EagerOpsInLoop(Rule):
                     every_iteration.append(child)
             if _is_at_update(child):
                 updates += 1
+                continue
+            if helper_work_counts and not _under_branch(child, node) and model_free_helper(child, context.model) and not inside_timed_interval(child, context):
+                helper = callee_scope(child, context.model)
+                inner, first = eager_operations_in(helper, context.model)
+                if inner:
+                    operations += inner
+                    if through_helper is None or inner > through_helper[1]:
+                        through_helper = (child, inner, first)
                 continue
             qualified = context.qualified_name(child.func)
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
@@ -150,7 +173,12 @@ class EagerOpsInLoop(Rule):
             return
         parts = []
         if operations:
-            parts.append(f"{operations} eager JAX operation{'s' if operations > 1 else ''}")
+            inside = ""
+            if through_helper is not None:
+                call, count, first = through_helper
+                line = f", from line {first.lineno}" if first is not None else ""
+                inside = f" ({count} of them in `{_callee(call, context)}`{line})"
+            parts.append(f"{operations} eager JAX operation{'s' if operations > 1 else ''}{inside}")
         if updates:
             parts.append(f"{updates} `.at[].` update{'s' if updates > 1 else ''} (a full copy each)")
         context.report(
@@ -159,6 +187,37 @@ class EagerOpsInLoop(Rule):
             f"move the loop into a jitted function with `lax.fori_loop`",
             end_node=node.iter if isinstance(node, ast.For) else node.test,
         )
+
+
+_FEW_CASES = 8
+
+
+def _over_named_cases(loop: ast.AST, context) -> bool:
+    """The loop walks a handful of cases (a comparison of configurations, of problem sizes): the items of
+    a mapping, or a name bound only to a literal list or tuple of a few elements (`Ts = [100, 1000]`)."""
+    if flow.iterates_mapping(loop):
+        return True
+    iterable = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+    if not isinstance(iterable, ast.Name):
+        return False
+    found = bound_values(context.model, iterable.id, context.scope(loop))
+    return found is not None and bool(found[1]) and all(
+        isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) <= _FEW_CASES for value in found[1]
+    )
+
+
+def _only_known_calls(loop: ast.AST, context) -> bool:
+    for call in loop_body(loop, nested=True):
+        if isinstance(call, ast.Call):
+            qualified = context.qualified_name(call.func)
+            if qualified is not None and not known_plain_call(qualified) and callee_scope(call, context.model) is None:
+                return False
+    return True
+
+
+def model_free_helper(call: ast.Call, model) -> bool:
+    """A call of a plain function of the module (not compiled): its array operations run here, eagerly."""
+    return isinstance(call.func, (ast.Name, ast.Attribute)) and model.jit_binding_for_call(call) is None and callee_scope(call, model) is not None
 
 
 def _calls_compiled(loop: ast.AST, context) -> bool:

@@ -268,6 +268,78 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
     return found
 
 
+_eager_ops_cache: "WeakKeyDictionary[SemanticModel, dict[int, tuple[int, ast.Call | None]]]" = WeakKeyDictionary()
+
+
+def eager_operations_in(helper: Scope, model: SemanticModel) -> tuple[int, ast.Call | None]:
+    """(how many array operations one call of a plain function of the module dispatches on every call
+    when called outside `jit`, the first of them): its own `jnp`/`lax`/`jax.nn`/`jax.random` calls,
+    and those of the module's plain functions it calls, each counted once (a loop over the layers of a
+    hand-written network counts its body once). None counted, (0, None), for a decorated function, one
+    that runs compiled code (its eager work is preparation beside it), one with a `while` loop or a
+    loop that calls functions of the project (a run of steps)."""
+    cache = _eager_ops_cache.setdefault(model, {})
+    key = id(helper.node)
+    if key in cache:
+        return cache[key]
+    cache[key] = (0, None)  # (recursion: none while being worked out)
+    depth = model.__dict__.get("_eager_ops_depth", 0)
+    node = helper.node
+    if depth >= _EAGER_DEPTH or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return cache[key]
+    from jaxlint.semantic.effects import unconditional_calls
+
+    model.__dict__["_eager_ops_depth"] = depth + 1
+    try:
+        found = _count_eager_operations(helper, unconditional_calls(node), model)
+    finally:
+        model.__dict__["_eager_ops_depth"] = depth
+    cache[key] = found
+    return found
+
+
+def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: SemanticModel) -> tuple[int, ast.Call | None]:
+    for loop in (n for n in walk(helper.node) if isinstance(n, _LOOPS) and model.scope_for(n) is helper):
+        if isinstance(loop, ast.While):
+            return 0, None
+        if any(isinstance(n, ast.Call) and (callee_scope(n, model) is not None or model.jit_binding_for_call(n) is not None)
+               for n in loop_body(loop, nested=True)):
+            return 0, None  # a loop of calls: a run of steps, reported at its own loop
+    count = 0
+    first: ast.Call | None = None
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+        if model.scope_for(call) is not helper:
+            continue  # in a lambda: runs when it is called, if ever
+        if model.jit_binding_for_call(call) is not None or transformed_call(call, model):
+            return 0, None
+        qualified = model.qualified_name(call.func)
+        if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
+            if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
+                count += 1
+                first = first or call
+            continue
+        if qualified is not None and not known_plain_call(qualified):
+            return 0, None  # a call of another library or module (a solver, a sampler): work it does not count
+        callee = callee_scope(call, model)
+        if callee is not None and callee is not helper:
+            inner, inner_first = eager_operations_in(callee, model)
+            if inner_first is None and inner == 0 and helper_facts(callee, model)[1]:
+                return 0, None  # it runs compiled code through that function
+            count += inner
+            first = first or inner_first
+    return count, first
+
+
+# Packages whose functions are array operations, host bookkeeping or Python itself: a function calling
+# only these (and the module's own functions) does no work its operation count would miss.
+_PLAIN_PACKAGES = ("jax.", "numpy.", "builtins.", "math.", "time.", "functools.", "itertools.", "operator.", "random.",
+                   "logging.", "collections.", "tqdm.", "typing.")
+
+
+def known_plain_call(qualified: str) -> bool:
+    return qualified.startswith(_PLAIN_PACKAGES) and qualified not in jaxapi.COMPILING
+
+
 def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
     """The function loops: a Python loop in its own body, a `lax` loop it calls, or a function of the
     project it calls that loops (`final = run_solver(...)`)."""

@@ -20,6 +20,7 @@ An entry's fields (all optional):
 - `donates`: the call deletes its argument buffers.
 - `runs_model`: the call runs a whole network or optimizer update (a forward pass, an Adam step over
   every parameter): many array operations, each dispatched on its own when called outside `jit`.
+  `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`).
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
 - `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
@@ -248,11 +249,23 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
             owner = _class_reference(model, library, function.value)
         if owner is not None:
             return library.entry(f"{owner}.{function.attr}")
+        if isinstance(function.value, ast.Name) and function.value.id == "self":
+            return _called_instance(model, library, function, scope, depth)  # `self.net(x)`
         return None
     if isinstance(function, ast.Name):
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
+        if kind is not None and kind.startswith("object:"):
+            return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
+    return None
+
+
+def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
+    """The `__call__` entry of the modelled class the called object is an instance of."""
+    kind = value_kind(model, function, scope, depth + 1)
+    if kind is not None and kind.startswith("object:"):
+        return library.entry(f"{kind[len('object:'):]}.__call__")
     return None
 
 
