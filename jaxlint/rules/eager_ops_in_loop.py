@@ -171,6 +171,16 @@ class EagerOpsInLoop(Rule):
                 "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
             )
             return
+        if through_helper is not None and through_helper[1] >= MIN_OPS and not updates:
+            call, count, first = through_helper
+            line = f" (from line {first.lineno})" if first is not None else ""
+            context.report(
+                call,
+                f"`{_callee(call, context)}` dispatches {count} eager JAX operations{line} on every iteration of this loop "
+                f"outside `jit`{'' if operations == count else f' ({operations} in the iteration)'}, each on its own; "
+                "jit the function, or move the loop into a jitted function with `lax.fori_loop`",
+            )
+            return
         parts = []
         if operations:
             inside = ""

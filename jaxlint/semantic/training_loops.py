@@ -298,13 +298,23 @@ def eager_operations_in(helper: Scope, model: SemanticModel) -> tuple[int, ast.C
     return found
 
 
+def _step_like(call: ast.Call, model: SemanticModel) -> bool:
+    """A call that runs compiled code, or a function of the module that does or loops itself: a loop of
+    such calls is a run of steps. (A loop over a network's layers calls plain array helpers.)"""
+    if model.jit_binding_for_call(call) is not None:
+        return True
+    callee = callee_scope(call, model)
+    if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return helper_facts(callee, model)[1] or _runs_steps(callee, model)
+
+
 def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: SemanticModel) -> tuple[int, ast.Call | None]:
     for loop in (n for n in walk(helper.node) if isinstance(n, _LOOPS) and model.scope_for(n) is helper):
         if isinstance(loop, ast.While):
             return 0, None
-        if any(isinstance(n, ast.Call) and (callee_scope(n, model) is not None or model.jit_binding_for_call(n) is not None)
-               for n in loop_body(loop, nested=True)):
-            return 0, None  # a loop of calls: a run of steps, reported at its own loop
+        if any(isinstance(n, ast.Call) and _step_like(n, model) for n in loop_body(loop, nested=True)):
+            return 0, None  # a loop of steps (compiled, or functions that loop): a run, reported at its own loop
     count = 0
     first: ast.Call | None = None
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
