@@ -153,10 +153,14 @@ def _helper_scope(call: ast.Call, model: SemanticModel) -> Scope | None:
     if model.jit_binding_for_call(call) is not None:
         return None
     resolved = model.resolve_function(call.func, model.scope_for(call))
-    if resolved is None or resolved[0] is None or resolved[1]:
+    if resolved is None:
+        # A method of an instance of one of the module's classes (`learner.step(b)`, `self.learner.step(b)`).
+        scope = callee_scope(call, model) if isinstance(call.func, ast.Attribute) else None
+    elif resolved[0] is None or resolved[1]:
         return None
-    scope = resolved[0]
-    if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.traced or scope.transforms:
+    else:
+        scope = resolved[0]
+    if scope is None or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.traced or scope.transforms:
         return None
     return scope
 
