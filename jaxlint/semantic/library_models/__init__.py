@@ -410,6 +410,8 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
         cache[key] = None  # (recursion: unknown while being worked out)
         if name.id in owner.param_nodes:
             cache[key] = _annotated_kind(model, owner, name.id, depth)
+            if cache[key] is None and owner.param_nodes[name.id].annotation is None:
+                cache[key] = _passed_kind(model, owner, name.id, depth)
         else:
             cache[key] = _bound_kind(model, name.id, owner, depth)
     return cache[key]
@@ -451,6 +453,48 @@ def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
         elif value_kind(model, value, owner, depth + 1) != kind:
             return None
     return kind
+
+
+def _passed_kind(model, owner, name: str, depth: int) -> str | None:
+    """An unannotated parameter that every call of its function in the module is handed an instance of
+    one modelled class (`def generate(net, x)` called as `generate(Net(...), x)` or with a name bound
+    to one): an instance of it, where the function never rebinds the parameter. Only object kinds
+    (`object:<class>`): what a call does with the object is what the models describe."""
+    if not owner.is_function or name not in owner.params or _bindings_by_name(model, owner).get(name):
+        return None
+    position = owner.params.index(name)
+    calls = _callers_by_callee(model).get(id(owner))
+    if not calls:
+        return None
+    kinds: set[str | None] = set()
+    for caller, call in calls:
+        argument = next((k.value for k in call.keywords if k.arg == name), None)
+        if argument is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            argument = call.args[position]
+        if argument is None:
+            return None
+        kinds.add(value_kind(model, argument, caller, depth + 1))
+        if len(kinds) > 1 or None in kinds:
+            return None
+    kind = kinds.pop()
+    return kind if kind is not None and kind.startswith("object:") else None
+
+
+def _callers_by_callee(model) -> dict[int, list]:
+    """callee scope id -> [(calling scope, call)] for the module's calls of its own functions by name
+    or on `self` (Scope resolution), built once per module."""
+    index = model.__dict__.get("_library_callers")
+    if index is None:
+        index = {}
+        for caller in model.scopes:
+            for call in caller.calls:
+                if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                    continue
+                resolved = model.resolve_function(call.func, caller)
+                if resolved is not None and resolved[0] is not None and not resolved[1] and resolved[0] is not caller:
+                    index.setdefault(id(resolved[0]), []).append((caller, call))
+        model.__dict__["_library_callers"] = index
+    return index
 
 
 def _bindings_by_name(model, owner) -> dict[str, list]:
