@@ -4,18 +4,31 @@ five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in 
 compiled code, or an `x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per
 iteration).
 
+The operations of a plain function of the module the loop calls on every iteration count at the
+loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
+those of the module's functions it calls, a loop over its layers counted once), except beside calls
+of other libraries or modules (a solver, a sampler: their work is not counted, so the rest is
+preparation), in a call that is the one statement between two timer stamps, and in a loop over a
+handful of named cases (a mapping's items, a name bound to a literal list of eight or fewer).
+
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
-flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`),
+flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
+calling an instance of an `nnx.Module` or `eqx.Module` class of the project, an nnx Optimizer's `update`),
 a function differentiated and called at once (`jax.grad(f)(p)`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
-`train_step` never jitted), up to two calls deep. A parameter annotated with a modelled class
+`train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one.
 
-It only looks at code that visibly runs on the host (module level, or a function that also times,
-waits for or fetches device values, or calls jitted code), since a helper that looks eager may
-be traced by a caller in another module. Loops over literal collections and small literal ranges
-(under ten iterations) are not flagged.
+It only looks at code that runs on the host: module level, a function with host-only work (it
+times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
+or calls jitted code), or a function such host code calls, through any number of calls of the
+module's functions, methods on `self` and methods of instances of its classes (`learner =
+Learner(...)`, then `learner.fit(batches)`). A function nothing visible calls may be traced by a
+caller in another module, and is not looked at. The whole computation may likewise sit any number
+of plain calls below the loop's call, on every call of each (not under an `if` there); the message
+names the call in the loop and the line of the computation. Loops over literal collections and
+small literal ranges (under ten iterations) are not flagged.
 
 Not flagged, as principles: a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
@@ -25,7 +38,8 @@ one jitted where it is bound); a whole computation under a branch of the loop (`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself); a function that loops itself (a Python loop in its body,
 or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported);
-loops that run under `jit` (unrolled, compiled).
+loops that run under `jit` (unrolled, compiled); a loop in an initialiser (`init_params`, called
+by no loop: it runs once, over the layers it builds).
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
 small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
@@ -66,23 +80,24 @@ It times a few iterations of the eager loop against the same body under `jit` wi
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Iterator
 
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
+from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
-from jaxlint.semantic.training_loops import eager_model_call, loop_body, runs_compiled
+from jaxlint.semantic.training_loops import (
+    eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+)
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
 _SMALL_RANGE = 10
 _AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "div", "min", "max", "power", "apply"})
-_HOST_CALLS = frozenset({
-    "builtins.open", "jax.device_get", "jax.block_until_ready", "time.time", "time.perf_counter", "time.monotonic",
-    "timeit.default_timer", "tqdm.tqdm", "tqdm.auto.tqdm",
-})
-_HOST_METHODS = frozenset({"item", "tolist", "block_until_ready"})
 
 
 class EagerOpsInLoop(Rule):
@@ -100,41 +115,81 @@ class EagerOpsInLoop(Rule):
         operations = 0
         updates = 0
         whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
+        every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
+        through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
+        # The operations of the module's functions count only where the loop's other calls are known
+        # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
+        helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
             if whole is None and not _under_branch(child, node) and not inside_timed_interval(child, context):
-                inner = eager_model_call(child, context.model)
+                inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
                     whole = (child, inner)
                     continue
+                if may_be_project_call(child, context.model):
+                    every_iteration.append(child)
             if _is_at_update(child):
                 updates += 1
+                continue
+            if helper_work_counts and not _under_branch(child, node) and model_free_helper(child, context.model) and not inside_timed_interval(child, context):
+                helper = callee_scope(child, context.model)
+                inner, first = eager_operations_in(helper, context.model)
+                if inner:
+                    operations += inner
+                    if through_helper is None or inner > through_helper[1]:
+                        through_helper = (child, inner, first)
                 continue
             qualified = context.qualified_name(child.func)
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
                     operations += 1
+        if whole is None and every_iteration and runs_on_host(scope, context.model):
+            # A function or method of another project module (a model of it is built when first asked).
+            for child in sorted(every_iteration, key=lambda call: (call.lineno, call.col_offset)):
+                inner = eager_model_call(child, context.model)
+                if inner is not None:
+                    whole = (child, inner)
+                    break
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if operations >= MIN_OPS and not updates and whole is None and _calls_compiled(node, context):
             operations = 0  # preparation beside a compiled step: the step is where the work is
         if operations < MIN_OPS and not updates and whole is None:
             return
-        if not _runs_on_host(scope, context):
-            return
+        if not runs_on_host(scope, context.model) or runs_once_initialiser(scope, context.model):
+            return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if whole is not None and operations < MIN_OPS and not updates:
             call, inner = whole
-            through = "" if call is inner else f" (through `{_callee(inner, context)}`)"
+            if isinstance(inner, ForeignWork):
+                through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
+            else:
+                through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
             context.report(
                 call,
                 f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
                 "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
             )
             return
+        if through_helper is not None and through_helper[1] >= MIN_OPS and not updates:
+            call, count, first = through_helper
+            line = f" (from line {first.lineno})" if first is not None else ""
+            context.report(
+                call,
+                f"`{_callee(call, context)}` dispatches {count} eager JAX operations{line} on every iteration of this loop "
+                f"outside `jit`{'' if operations == count else f' ({operations} in the iteration)'}, each on its own; "
+                "jit the function, or move the loop into a jitted function with `lax.fori_loop`",
+            )
+            return
         parts = []
         if operations:
-            parts.append(f"{operations} eager JAX operation{'s' if operations > 1 else ''}")
+            inside = ""
+            if through_helper is not None:
+                call, count, first = through_helper
+                line = f", from line {first.lineno}" if first is not None else ""
+                inside = f" ({count} of them in `{_callee(call, context)}`{line})"
+            parts.append(f"{operations} eager JAX operation{'s' if operations > 1 else ''}{inside}")
         if updates:
             parts.append(f"{updates} `.at[].` update{'s' if updates > 1 else ''} (a full copy each)")
         context.report(
@@ -143,6 +198,37 @@ class EagerOpsInLoop(Rule):
             f"move the loop into a jitted function with `lax.fori_loop`",
             end_node=node.iter if isinstance(node, ast.For) else node.test,
         )
+
+
+_FEW_CASES = 8
+
+
+def _over_named_cases(loop: ast.AST, context) -> bool:
+    """The loop walks a handful of cases (a comparison of configurations, of problem sizes): the items of
+    a mapping, or a name bound only to a literal list or tuple of a few elements (`Ts = [100, 1000]`)."""
+    if flow.iterates_mapping(loop):
+        return True
+    iterable = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+    if not isinstance(iterable, ast.Name):
+        return False
+    found = bound_values(context.model, iterable.id, context.scope(loop))
+    return found is not None and bool(found[1]) and all(
+        isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) <= _FEW_CASES for value in found[1]
+    )
+
+
+def _only_known_calls(loop: ast.AST, context) -> bool:
+    for call in loop_body(loop, nested=True):
+        if isinstance(call, ast.Call):
+            qualified = context.qualified_name(call.func)
+            if qualified is not None and not known_plain_call(qualified) and callee_scope(call, context.model) is None:
+                return False
+    return True
+
+
+def model_free_helper(call: ast.Call, model) -> bool:
+    """A call of a plain function of the module (not compiled): its array operations run here, eagerly."""
+    return isinstance(call.func, (ast.Name, ast.Attribute)) and model.jit_binding_for_call(call) is None and callee_scope(call, model) is not None
 
 
 def _calls_compiled(loop: ast.AST, context) -> bool:
@@ -195,24 +281,6 @@ def _many_iterations(loop: ast.AST, context) -> bool:
         return True
     iterable = loop.iter
     return isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
-
-
-def _runs_on_host(scope, context) -> bool:
-    """Module-level code, or a function with visible host-only work (timing, printing, syncs, jitted calls)."""
-    if scope.parent is None:
-        return True
-    model = context.model
-    for child in flow.walk_same_scope(scope.node):
-        if not isinstance(child, ast.Call):
-            continue
-        qualified = context.qualified_name(child.func)
-        if qualified in _HOST_CALLS:
-            return True
-        if isinstance(child.func, ast.Attribute) and child.func.attr in _HOST_METHODS and not child.args:
-            return True
-        if model.jit_binding_for_call(child) is not None:
-            return True
-    return False
 
 
 RULE = EagerOpsInLoop()

@@ -15,7 +15,11 @@ accumulator `total += loss` read in the loop, objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
-(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it), or a comprehension that
+(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it), inside a function of
+the module that reads, on every call, a device value it computed itself (`trainer.step(batch)` whose
+body runs a jitted step and ends `return loss.item()`, or prints the loss; called by name, on `self`
+or on an instance of a class of the module, any number of calls deep: the finding names the read
+and its line; a function that times what it runs is a measurement and reads on purpose), or a comprehension that
 asks each element of a device array for a host value (`[0.0 if d else 1.0 for d in done]`: one
 blocking read per element). One finding per statement.
 
@@ -133,10 +137,11 @@ break loop, 4x for `float(loss)` accumulation).
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, effects, flow, jaxapi
+from jaxlint.semantic import carried_state, demo_code, effects, flow, helper_syncs, jaxapi
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -182,7 +187,7 @@ class HostSyncInLoop(Rule):
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
             return
         values = LoopValues(node, scope, model)
-        compiled = values.calls_compiled_code()
+        compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
         if compiled is None or _has_inner_training_loop(node, context):
             return
         if _loop_gated_by_outer_loop(node, context) and flow.iterates_mapping(node):
@@ -228,7 +233,7 @@ class HostSyncInLoop(Rule):
                 continue  # `if not ok: table = rebuild_on_cpu(x)`: host code repairs what the next step uses
             if _inside_host_rebuild(child, node, context, values):
                 continue  # runs only when the device said to repair (`print(...)` beside the rebuild)
-            if not _is_formatting(child) and not _iterates_array_built_here(child, context) and _needed_by_host_consumer(child, node, context):
+            if not _is_formatting(child) and not _iterates_array_built_here(child, context) and not _internal_helper_sync(child, node, context) and _needed_by_host_consumer(child, node, context):
                 # (a string made from a device value is never what a host consumer needs, nor are
                 # host numbers that had no reason to be made on the device: `for s in jnp.arange(...)`)
                 if not _under_condition(child, node):
@@ -347,6 +352,12 @@ class HostSyncInLoop(Rule):
             value = _first_fresh(node.args, fresh)
             if value is not None and any(a is value for a in effects.synced_arguments(context.model, node, values.scope)):
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
+            # A function of the module that reads, on every call, a device value it computed itself
+            # (`trainer.step(batch)` whose body ends `return loss.item()`): semantic/helper_syncs.py.
+            inner = helper_syncs.call_sync(node, context.model)
+            if inner is not None:
+                where = f"{Path(inner.path).name}:{inner.line}" if inner.path else f"line {inner.line}"
+                return f"`{snippet(context.text(node))}` (which reads a device value on the host on every call: `{inner.text}` at {where})"
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
             # A device array made on the spot and iterated (`for start in jnp.arange(0, n, size)`)
@@ -376,6 +387,37 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _reads_own_compiled_result(values: LoopValues, context) -> ast.Call | None:
+    """The first call of a function (also of another project module) that runs compiled code and reads
+    its result on the host on every call (semantic/helper_syncs.py): the loop calls compiled code there."""
+    calls = sorted((n for n in values.body if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))),
+                   key=lambda n: (n.lineno, n.col_offset))
+    return next((call for call in calls if helper_syncs.call_sync(call, context.model) is not None), None)
+
+
+def _internal_helper_sync(node: ast.AST, loop: ast.AST, context) -> bool:
+    """A call of a function that reads a device value on the host for itself (a `print`, a log line) and
+    does not return the copy: whatever the caller does with the result, the read was overhead."""
+    if not isinstance(node, ast.Call):
+        return False
+    inner = helper_syncs.call_sync(node, context.model)
+    if inner is None:
+        return False
+    if not inner.returned:
+        return True
+    if inner.position is None:
+        return False
+    # `params, loss = step(params, batch)` where `step` returns `(params, float(loss))`: whether the host
+    # needs the copy is a question about `loss` alone (the carried `params` goes back into the step).
+    parent = parent_of(node)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Tuple):
+        elements = parent.targets[0].elts
+        if inner.position < len(elements) and not any(isinstance(e, ast.Starred) for e in elements):
+            names = {n.id for n in walk(elements[inner.position]) if isinstance(n, ast.Name)}
+            return not _names_feed_host_consumer(names, loop, parent, context)
+    return False
 
 
 def _iterates_array_built_here(node: ast.AST, context) -> bool:

@@ -280,6 +280,15 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
     return False
 
 
+def unconditional_calls(function: ast.AST) -> list[ast.Call]:
+    """The calls of a function body (not of functions nested in it) that run on every call: not under
+    a condition, a loop test, `and`/`or` or an `except` handler, in a function that cannot return early."""
+    nodes = _own_nodes(function)
+    if _returns_early(function, nodes):
+        return []
+    return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
+
+
 def _nodes_with_condition(function: ast.AST):
     """(node, whether it runs only under a condition) for the body's own nodes."""
     stack = [(statement, False) for statement in reversed(function.body)]

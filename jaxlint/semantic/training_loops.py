@@ -23,6 +23,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
@@ -155,10 +156,14 @@ def _helper_scope(call: ast.Call, model: SemanticModel) -> Scope | None:
     if model.jit_binding_for_call(call) is not None:
         return None
     resolved = model.resolve_function(call.func, model.scope_for(call))
-    if resolved is None or resolved[0] is None or resolved[1]:
+    if resolved is None:
+        # A method of an instance of one of the module's classes (`learner.step(b)`, `self.learner.step(b)`).
+        scope = callee_scope(call, model) if isinstance(call.func, ast.Attribute) else None
+    elif resolved[0] is None or resolved[1]:
         return None
-    scope = resolved[0]
-    if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.traced or scope.transforms:
+    else:
+        scope = resolved[0]
+    if scope is None or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.traced or scope.transforms:
         return None
     return scope
 
@@ -203,12 +208,15 @@ def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
     return isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.ARRAY_RESULT_TRANSFORMS
 
 
-def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> ast.Call | None:
+def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, other_modules: bool = True):
     """The call inside `call` (or `call` itself) that runs a whole network or optimizer update op by op
     when `call` runs outside `jit`: a library call whose model says `runs_model` (`module.apply(...)`,
     `state.apply_gradients(...)`), a function differentiated and called at once (`jax.grad(f)(p)`), or
     either of these in the body of an undecorated function of the project that does not loop itself
-    (one that does is a whole run of steps), up to two calls deep. None for compiled calls."""
+    (one that does is a whole run of steps), through any number of such functions: called by name,
+    on `self` (`self.update(batch)`) or on an instance of a class of the module (`agent.update(batch)`),
+    or of another module of the project (then a foreign_work.ForeignWork, not a node of this tree;
+    not asked when `other_modules` is false). None for compiled calls."""
     if model.jit_binding_for_call(call) is not None:
         return None
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
@@ -216,23 +224,137 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0) -> as
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None
-    if depth >= 2:
-        return None
     # The function called, undecorated: this call runs its body eagerly even where other code jits it
     # (`step = jax.jit(plain_step)` beside a plain `plain_step(state, batch)`) or traces it.
-    resolved = model.resolve_function(call.func, model.scope_for(call))
-    if resolved is None or resolved[0] is None or resolved[1]:
+    helper = callee_scope(call, model)
+    if helper is None:
+        if not other_modules:
+            return None
+        from jaxlint.semantic.foreign_work import imported_eager_work
+
+        # (a function or method of another project module, asked of a model of that module)
+        return imported_eager_work(call, model, eager_work_in)
+    return eager_work_in(helper, model)
+
+
+_EAGER_DEPTH = 6
+_eager_work_cache: "WeakKeyDictionary[SemanticModel, dict[int, ast.Call | None]]" = WeakKeyDictionary()
+
+
+def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
+    """The whole computation (see `eager_model_call`) a plain function of the module runs op by op on
+    every call, or None: the function summary "does eager device work when called outside jit".
+    A function decorated (jitted, or by anything that may compile it), or that loops, has none."""
+    cache = _eager_work_cache.setdefault(model, {})
+    key = id(helper.node)
+    if key in cache:
+        return cache[key]
+    cache[key] = None  # (recursion: none while being worked out)
+    depth = model.__dict__.get("_eager_work_depth", 0)
+    if depth >= _EAGER_DEPTH:
+        del cache[key]
         return None
-    helper = resolved[0]
     if not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.node.decorator_list:
         return None
     if _runs_steps(helper, model):
         return None  # a whole run of steps (a sweep's trial): its own loop is where a per-step cost is
-    for inner in helper.calls:
-        found = eager_model_call(inner, model, depth + 1)
-        if found is not None:
-            return found
-    return None
+    from jaxlint.semantic.effects import unconditional_calls
+
+    model.__dict__["_eager_work_depth"] = depth + 1
+    try:
+        found = None
+        for inner in unconditional_calls(helper.node):  # (work under an `if` is not done on every call)
+            if model.scope_for(inner) is not helper:
+                continue  # in a lambda: runs when the lambda is called, if ever
+            found = eager_model_call(inner, model)
+            if found is not None:
+                break
+    finally:
+        model.__dict__["_eager_work_depth"] = depth
+    cache[key] = found
+    return found
+
+
+_eager_ops_cache: "WeakKeyDictionary[SemanticModel, dict[int, tuple[int, ast.Call | None]]]" = WeakKeyDictionary()
+
+
+def eager_operations_in(helper: Scope, model: SemanticModel) -> tuple[int, ast.Call | None]:
+    """(how many array operations one call of a plain function of the module dispatches on every call
+    when called outside `jit`, the first of them): its own `jnp`/`lax`/`jax.nn`/`jax.random` calls,
+    and those of the module's plain functions it calls, each counted once (a loop over the layers of a
+    hand-written network counts its body once). None counted, (0, None), for a decorated function, one
+    that runs compiled code (its eager work is preparation beside it), one with a `while` loop or a
+    loop that calls functions of the project (a run of steps)."""
+    cache = _eager_ops_cache.setdefault(model, {})
+    key = id(helper.node)
+    if key in cache:
+        return cache[key]
+    cache[key] = (0, None)  # (recursion: none while being worked out)
+    depth = model.__dict__.get("_eager_ops_depth", 0)
+    node = helper.node
+    if depth >= _EAGER_DEPTH or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return cache[key]
+    from jaxlint.semantic.effects import unconditional_calls
+
+    model.__dict__["_eager_ops_depth"] = depth + 1
+    try:
+        found = _count_eager_operations(helper, unconditional_calls(node), model)
+    finally:
+        model.__dict__["_eager_ops_depth"] = depth
+    cache[key] = found
+    return found
+
+
+def _step_like(call: ast.Call, model: SemanticModel) -> bool:
+    """A call that runs compiled code, or a function of the module that does or loops itself: a loop of
+    such calls is a run of steps. (A loop over a network's layers calls plain array helpers.)"""
+    if model.jit_binding_for_call(call) is not None:
+        return True
+    callee = callee_scope(call, model)
+    if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return helper_facts(callee, model)[1] or _runs_steps(callee, model)
+
+
+def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: SemanticModel) -> tuple[int, ast.Call | None]:
+    for loop in (n for n in walk(helper.node) if isinstance(n, _LOOPS) and model.scope_for(n) is helper):
+        if isinstance(loop, ast.While):
+            return 0, None
+        if any(isinstance(n, ast.Call) and _step_like(n, model) for n in loop_body(loop, nested=True)):
+            return 0, None  # a loop of steps (compiled, or functions that loop): a run, reported at its own loop
+    count = 0
+    first: ast.Call | None = None
+    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+        if model.scope_for(call) is not helper:
+            continue  # in a lambda: runs when it is called, if ever
+        if model.jit_binding_for_call(call) is not None or transformed_call(call, model):
+            return 0, None
+        qualified = model.qualified_name(call.func)
+        if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
+            if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
+                count += 1
+                first = first or call
+            continue
+        if qualified is not None and not known_plain_call(qualified):
+            return 0, None  # a call of another library or module (a solver, a sampler): work it does not count
+        callee = callee_scope(call, model)
+        if callee is not None and callee is not helper:
+            inner, inner_first = eager_operations_in(callee, model)
+            if inner_first is None and inner == 0 and helper_facts(callee, model)[1]:
+                return 0, None  # it runs compiled code through that function
+            count += inner
+            first = first or inner_first
+    return count, first
+
+
+# Packages whose functions are array operations, host bookkeeping or Python itself: a function calling
+# only these (and the module's own functions) does no work its operation count would miss.
+_PLAIN_PACKAGES = ("jax.", "numpy.", "builtins.", "math.", "time.", "functools.", "itertools.", "operator.", "random.",
+                   "logging.", "collections.", "tqdm.", "typing.")
+
+
+def known_plain_call(qualified: str) -> bool:
+    return qualified.startswith(_PLAIN_PACKAGES) and qualified not in jaxapi.COMPILING
 
 
 def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
@@ -612,7 +734,10 @@ class LoopValues:
             if not isinstance(call.func, (ast.Name, ast.Attribute)):
                 continue
             resolved = model.resolve_function(call.func, model.scope_for(call))
-            helper = resolved[0] if resolved is not None and not resolved[1] else None
+            if resolved is not None:
+                helper = resolved[0] if not resolved[1] else None
+            else:
+                helper = callee_scope(call, model)  # (a method of an instance of the module's class)
             if helper is None or not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.traced or helper.transforms:
                 continue
             if helper_facts(helper, model)[1]:
@@ -620,7 +745,7 @@ class LoopValues:
         for call in calls:
             # A whole computation run eagerly (a network's forward, an optimizer update, a project
             # function computing device arrays from its arguments): dispatched asynchronously too.
-            if eager_model_call(call, model) is not None or _computes_on_device(call, model):
+            if eager_model_call(call, model, other_modules=False) is not None or _computes_on_device(call, model):
                 return call
         return None
 
@@ -801,6 +926,13 @@ def lazily_initialised(node: ast.AST) -> bool:
             if target is not None and _assigns(function.body, target):
                 return True
     return False
+
+
+def runs_once_initialiser(scope: Scope, model: SemanticModel) -> bool:
+    """A function named as an initialiser (`init_params`, `initialize`, `build_init`) that no loop of
+    the module is seen calling: it runs once per model or process, so a loop in it (over the layers
+    it builds) runs once too."""
+    return scope.is_function and bool(_INITIALISER_NAME.search(scope.name)) and not function_called_in_loop(scope, model)
 
 
 def classmethod_constructor(scope: Scope) -> bool:

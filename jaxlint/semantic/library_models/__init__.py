@@ -20,6 +20,7 @@ An entry's fields (all optional):
 - `donates`: the call deletes its argument buffers.
 - `runs_model`: the call runs a whole network or optimizer update (a forward pass, an Adam step over
   every parameter): many array operations, each dispatched on its own when called outside `jit`.
+  `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`).
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
 - `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
@@ -249,11 +250,23 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
             owner = _class_reference(model, library, function.value)
         if owner is not None:
             return library.entry(f"{owner}.{function.attr}")
+        if isinstance(function.value, ast.Name) and function.value.id == "self":
+            return _called_instance(model, library, function, scope, depth)  # `self.net(x)`
         return None
     if isinstance(function, ast.Name):
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
+        if kind is not None and kind.startswith("object:"):
+            return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
+    return None
+
+
+def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
+    """The `__call__` entry of the modelled class the called object is an instance of."""
+    kind = value_kind(model, function, scope, depth + 1)
+    if kind is not None and kind.startswith("object:"):
+        return library.entry(f"{kind[len('object:'):]}.__call__")
     return None
 
 
@@ -398,6 +411,8 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
         cache[key] = None  # (recursion: unknown while being worked out)
         if name.id in owner.param_nodes:
             cache[key] = _annotated_kind(model, owner, name.id, depth)
+            if cache[key] is None and owner.param_nodes[name.id].annotation is None:
+                cache[key] = _passed_kind(model, owner, name.id, depth)
         else:
             cache[key] = _bound_kind(model, name.id, owner, depth)
     return cache[key]
@@ -439,6 +454,48 @@ def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
         elif value_kind(model, value, owner, depth + 1) != kind:
             return None
     return kind
+
+
+def _passed_kind(model, owner, name: str, depth: int) -> str | None:
+    """An unannotated parameter that every call of its function in the module is handed an instance of
+    one modelled class (`def generate(net, x)` called as `generate(Net(...), x)` or with a name bound
+    to one): an instance of it, where the function never rebinds the parameter. Only object kinds
+    (`object:<class>`): what a call does with the object is what the models describe."""
+    if not owner.is_function or name not in owner.params or _bindings_by_name(model, owner).get(name):
+        return None
+    position = owner.params.index(name)
+    calls = _callers_by_callee(model).get(id(owner))
+    if not calls:
+        return None
+    kinds: set[str | None] = set()
+    for caller, call in calls:
+        argument = next((k.value for k in call.keywords if k.arg == name), None)
+        if argument is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            argument = call.args[position]
+        if argument is None:
+            return None
+        kinds.add(value_kind(model, argument, caller, depth + 1))
+        if len(kinds) > 1 or None in kinds:
+            return None
+    kind = kinds.pop()
+    return kind if kind is not None and kind.startswith("object:") else None
+
+
+def _callers_by_callee(model) -> dict[int, list]:
+    """callee scope id -> [(calling scope, call)] for the module's calls of its own functions by name
+    or on `self` (Scope resolution), built once per module."""
+    index = model.__dict__.get("_library_callers")
+    if index is None:
+        index = {}
+        for caller in model.scopes:
+            for call in caller.calls:
+                if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                    continue
+                resolved = model.resolve_function(call.func, caller)
+                if resolved is not None and resolved[0] is not None and not resolved[1] and resolved[0] is not caller:
+                    index.setdefault(id(resolved[0]), []).append((caller, call))
+        model.__dict__["_library_callers"] = index
+    return index
 
 
 def _bindings_by_name(model, owner) -> dict[str, list]:

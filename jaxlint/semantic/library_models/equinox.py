@@ -11,6 +11,9 @@ MODELS = {
                       "MultiheadAttention", "ConvTranspose2d", "Sequential")
     },
     "equinox.filter_jit": {"returns": "jitted", "compiles": True},
+    # Calling a module of the project (a class deriving from eqx.Module) runs its forward pass.
+    # https://docs.kidger.site/equinox/api/module/module/
+    "equinox.Module.__call__": {"returns": "device_tree", "runs_model": True},
     "equinox.filter_pmap": {"returns": "jitted", "compiles": True},
     # apply_updates adds updates to the array leaves: fresh buffers (non-array leaves are shared).
     # https://docs.kidger.site/equinox/api/manipulation/#equinox.apply_updates

@@ -32,6 +32,11 @@ MODELS = {
     "flax.nnx.Rngs": {"returns": "key"},
     "flax.nnx.Optimizer": {"returns": "object:flax.nnx.Optimizer", "result": "alias:0"},
     "flax.nnx.jit": {"returns": "jitted", "compiles": True},
+    # Calling an nnx module runs its forward pass (`model(x)`, a class of the project deriving from
+    # nnx.Module); an nnx Optimizer's update runs the optax update over every parameter, in place.
+    # https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/module.html
+    "flax.nnx.Module.__call__": {"returns": "device_tree", "runs_model": True},
+    "flax.nnx.Optimizer.update": {"runs_model": True},
     "flax.nnx.split": {"returns": "device_tree", "result": "alias:0"},
     "flax.nnx.state": {"returns": "device_tree", "result": "alias:0"},
 }

@@ -1,0 +1,295 @@
+"""Facts of functions in other modules of the project, for a call site's loop: eager device work
+(training_loops.eager_work_in) and reads on the host of values they compute (helper_syncs.py).
+
+`from steps import update` then `state = update(state, batch)` in a loop: whether `update` runs a
+whole network or optimizer update op by op (training_loops.eager_work_in) is a fact of the module
+that defines it, read from a semantic model of that module. The same for a method of an instance
+of a project class (`learner = Learner(...)` then `learner.learn(batch)`).
+
+Asked only for calls of project functions in loops a rule looks at, and answered from a model of
+the defining module built once per process and run (memoised by path and content digest); the
+defining module is recorded as a dependency of the asking file's findings (through its summary).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from jaxlint.semantic import run_memo
+from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.host_code import attribute_constructor, bound_to_calls
+
+# Callee prefixes that are never the project's own code.
+_LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.")
+_MAX_REEXPORTS = 5
+# Names of calls without which a function runs no whole computation the models know (`apply`,
+# `grad`, an optimizer `update`, a module's forward), or reads no value on the host: a function
+# (with the module's functions it calls) that calls none of them is not worth a model of its module.
+_WORK_NAMES = frozenset({
+    "apply", "apply_fn", "apply_gradients", "update", "grad", "value_and_grad", "filter_grad",
+    "filter_value_and_grad", "jacrev", "jacfwd", "hessian", "vjp",
+})
+_MAX_MODULE_BYTES = 400_000
+_SYNC_NAMES = frozenset({"float", "int", "bool", "item", "tolist", "asarray", "array", "device_get", "print", "<f-string>"})
+
+
+@dataclass(frozen=True)
+class ForeignWork:
+    """A whole computation in another module: its text as written, its line, the file and the helper."""
+
+    text: str
+    line: int
+    path: str
+    helper: str
+
+
+_models: dict[tuple[str, str], object] = {}
+_trees: dict[tuple[str, str], ast.Module | None] = {}
+_mentions: dict[tuple, bool] = {}
+_active: set[tuple[str, str]] = set()
+
+
+def imported_eager_work(call: ast.Call, model, eager_work_in) -> ForeignWork | None:
+    """The whole computation a call of a project function or method of another module runs eagerly
+    on every call, or None (`eager_work_in(scope, model)`: the question, training_loops.eager_work_in)."""
+    located = _located_callee(call, model)
+    if located is None:
+        return None
+    summary, name, member = located
+    key = ("eager-work", summary.path, summary.digest, name, member)
+    return run_memo.answer(key, _eager_work, summary.path, summary.digest, name, member, eager_work_in)
+
+
+def imported_helper_sync(call: ast.Call, model, helper_sync):
+    """The read on the host of a value it computed that a function or method of another project module
+    does on every call (helper_syncs.HelperSync), or None (`helper_sync(scope, model)`: the question)."""
+    located = _located_callee(call, model)
+    if located is None:
+        return None
+    summary, name, member = located
+    if not _compiles_something(summary):
+        return None  # its model sees compiled values only from compiled functions of its own
+    key = ("helper-sync", summary.path, summary.digest, name, member)
+    return run_memo.answer(key, _helper_sync, summary.path, summary.digest, name, member, helper_sync)
+
+
+def may_be_project_call(call: ast.Call, model) -> bool:
+    """A cheap first test: the call may run a function or method of another project module."""
+    project = getattr(model, "project", None)
+    if project is None:
+        return False
+    function = call.func
+    if isinstance(function, ast.Attribute):
+        receiver = function.value
+        if isinstance(receiver, ast.Call) or (isinstance(receiver, ast.Name) and receiver.id in bound_to_calls(model)):
+            return True
+        if isinstance(receiver, ast.Attribute) and attribute_constructor(receiver, model) is not None:
+            return True
+    if not isinstance(function, (ast.Name, ast.Attribute)):
+        return False
+    qualified = model.qualified_name(function)
+    return qualified is not None and not qualified.startswith(_LIBRARY_PREFIXES) and project.may_hold(qualified.partition(".")[0])
+
+
+def _compiles_something(summary) -> bool:
+    """The module defines a compiled function or method (`@jax.jit`, `step = jax.pmap(f)`)."""
+    if any(function.transform is not None for function in summary.functions.values()):
+        return True
+    return any(method.transform is not None for owner in summary.classes.values() for method in owner.methods.values())
+
+
+def _located_callee(call: ast.Call, model):
+    """(summary of the defining module, top-level name, method or None) of a call of a plain function
+    or of a method of an instance of a class of another project module."""
+    project = getattr(model, "project", None)
+    if project is None:
+        return None
+    function = call.func
+    qualified = model.qualified_name(function) if isinstance(function, (ast.Name, ast.Attribute)) else None
+    member = None
+    if qualified is None and isinstance(function, ast.Attribute):
+        qualified = _constructor_of(function.value, model)
+        member = function.attr
+    if qualified is None or qualified.startswith(_LIBRARY_PREFIXES) or not project.may_hold(qualified.partition(".")[0]):
+        return None
+    located = _locate(project, qualified)
+    if located is None:
+        return None
+    summary, name = located
+    if member is not None and name not in summary.classes:
+        return None
+    if member is None and name in summary.functions and summary.functions[name].transform is not None:
+        return None  # compiled
+    return summary, name, member
+
+
+def _scope_in(model, name: str, member: str | None):
+    node = next((n for n in model.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name), None)
+    if node is None:
+        return None
+    if member is not None:
+        return model.class_methods.get(node, {}).get(member) if isinstance(node, ast.ClassDef) else None
+    return model.scope_of_node.get(node) if not isinstance(node, ast.ClassDef) else None
+
+
+def _helper_sync(path: str, digest: str, name: str, member: str | None, helper_sync):
+    if not _function_mentions(path, digest, name, member, _SYNC_NAMES):
+        return None
+    model = _model_of(path, digest)
+    if model is None:
+        return None
+    scope = _scope_in(model, name, member)
+    if scope is None:
+        return None
+    from dataclasses import replace
+
+    found = helper_sync(scope, model)
+    if found is None:
+        return None
+    return replace(found, function=f"{name}.{found.function}" if member else found.function, path=path)
+
+
+def _constructor_of(node: ast.AST, model) -> str | None:
+    """`learner` bound once to `pkg.Learner(...)` (or `pkg.Learner(...)` itself, or `self.learner` only
+    ever assigned one): the class's qualified name."""
+    if isinstance(node, ast.Call):
+        constructor = node.func
+    elif isinstance(node, ast.Name) and node.id not in ("self", "cls"):
+        if node.id not in bound_to_calls(model):
+            return None
+        found = bound_values(model, node.id, model.scope_for(node))
+        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+            return None
+        constructor = found[1][0].func
+    else:
+        constructor = attribute_constructor(node, model)  # `self.learner`, only ever `Learner(...)`
+        if constructor is None:
+            return None
+    if not isinstance(constructor, (ast.Name, ast.Attribute)):
+        return None
+    return model.qualified_name(constructor)
+
+
+def _locate(project, qualified: str):
+    """(summary of the defining module, top-level name there), following re-exports."""
+    for _ in range(_MAX_REEXPORTS):
+        module_name, _, name = qualified.rpartition(".")
+        if not module_name:
+            return None
+        summary = project.module(module_name)
+        if summary is None:
+            return None
+        if name in summary.reexports:
+            qualified = summary.reexports[name]
+            continue
+        return summary, name
+    return None
+
+
+def _eager_work(path: str, digest: str, name: str, member: str | None, eager_work_in) -> ForeignWork | None:
+    key = (path, digest)
+    if key in _active:
+        return None  # (modules calling each other: none while being worked out)
+    if not _function_mentions(path, digest, name, member, _WORK_NAMES):
+        return None
+    model = _model_of(path, digest)
+    if model is None:
+        return None
+    scope = _scope_in(model, name, member)
+    if scope is None:
+        return None  # (traced elsewhere in its module or not: called from here, an undecorated body runs eagerly)
+    _active.add(key)
+    try:
+        found = eager_work_in(scope, model)
+    finally:
+        _active.discard(key)
+    if found is None:
+        return None
+    helper = f"{name}.{member}" if member else name
+    if isinstance(found, ForeignWork):
+        return ForeignWork(found.text, found.line, found.path, helper)
+    text = ast.unparse(found.func)
+    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", found.lineno, path, helper)
+
+
+def _tree_of(path: str, digest: str) -> ast.Module | None:
+    key = (path, digest)
+    if key in _trees:
+        return _trees[key]
+    tree = None
+    try:
+        data = Path(path).read_bytes()
+        if len(data) <= _MAX_MODULE_BYTES:
+            tree = ast.parse(data.decode("utf-8-sig"))
+    except Exception:  # unreadable, undecodable, unparsable, too deep: no answer
+        tree = None
+    if len(_trees) > 64:
+        _trees.clear()
+    _trees[key] = tree
+    return tree
+
+
+def _function_mentions(path: str, digest: str, name: str, member: str | None, names: frozenset[str]) -> bool:
+    """The function (or method) calls something named one of `names`, itself or through a function of
+    its module it calls (one level): a cheap test before a model of the module is built."""
+    key = (path, digest, name, member, names)
+    if key not in _mentions:
+        if len(_mentions) > 4096:
+            _mentions.clear()
+        _mentions[key] = _mentions_names(path, digest, name, member, names)
+    return _mentions[key]
+
+
+def _mentions_names(path: str, digest: str, name: str, member: str | None, names: frozenset[str]) -> bool:
+    tree = _tree_of(path, digest)
+    if tree is None:
+        return False
+    top = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    node = top.get(name)
+    if member is not None:
+        node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == member), None) if isinstance(node, ast.ClassDef) else None
+    if node is None or isinstance(node, ast.ClassDef):
+        return False
+    called = set()
+    for each in ast.walk(node):
+        if isinstance(each, ast.Call):
+            function = each.func
+            called.add(function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None))
+        elif isinstance(each, ast.JoinedStr):
+            called.add("<f-string>")
+    if called & names:
+        return True
+    methods = top.get(member and name)
+    local = {n.name: n for n in methods.body if isinstance(n, ast.FunctionDef)} if isinstance(methods, ast.ClassDef) else {}
+    for callee in called:
+        inner = local.get(callee) or top.get(callee)
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner is not node:
+            for each in ast.walk(inner):
+                if isinstance(each, ast.Call) and (each.func.attr if isinstance(each.func, ast.Attribute) else getattr(each.func, "id", None)) in names:
+                    return True
+                if isinstance(each, ast.JoinedStr) and "<f-string>" in names:
+                    return True
+    return False
+
+
+def _model_of(path: str, digest: str):
+    key = (path, digest)
+    if key in _models:
+        return _models[key]
+    tree = _tree_of(path, digest)
+    model = None
+    if tree is not None:
+        from jaxlint.semantic.model import SemanticModel
+
+        try:
+            # No project view of its own: what it calls in further modules is not followed, so every
+            # file an answer depends on is one the asking file's view recorded (the results cache).
+            model = SemanticModel(tree, (), None)
+        except Exception:  # too deep: no answer
+            model = None
+    if len(_models) > 32:
+        _models.clear()
+    _models[key] = model
+    return model

@@ -1,0 +1,222 @@
+"""Which functions of a module run on the host, outside traced code: a whole-module fact.
+
+A loop of eager JAX operations is slow only where it really runs eagerly. A helper that looks eager
+may be traced by a caller in another module, so a function counts as host code only on evidence:
+
+* module-level code (scripts, notebooks, the `if __name__ == "__main__":` block) runs on the host;
+* a function with visible host-only work: it times (`time.time()`), waits (`block_until_ready`),
+  fetches (`jax.device_get`, `.item()`), opens files, shows a progress bar, or calls compiled code
+  (a jitted call is dispatched from the host: nothing traces a function to call a jitted one);
+* a function that such host code calls, through any number of calls of the module's own functions,
+  methods on `self` and methods of instances of the module's classes (`agent = Agent(...)`, then
+  `agent.train(batches)` runs `Agent.train` on the host), constructors included (`Agent(...)` runs
+  `__init__`).
+
+A function the module traces (decorated with or passed to a transform, or called from traced code)
+is never host code here, even when host code also calls it: its loops are the traced rules' business.
+Worked out on demand, upwards from the function a rule asks about through an index of the module's
+calls of its own functions built once per module from the scopes' call lists (no re-walk of the tree).
+"""
+
+from __future__ import annotations
+
+import ast
+from weakref import WeakKeyDictionary
+
+from jaxlint.semantic.model import Scope, SemanticModel
+from jaxlint.semantic.syntax import walk
+
+# Host-only work: calls that only make sense outside traced code.
+HOST_CALLS = frozenset({
+    "builtins.open", "builtins.input", "jax.device_get", "jax.block_until_ready", "time.time", "time.perf_counter",
+    "time.monotonic", "time.sleep", "timeit.default_timer", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+})
+# Methods that read a value back to the host (`x.item()`), wait for it, or turn a framework tensor
+# into NumPy (`t.numpy()` of a TensorFlow or torch batch): never inside traced code.
+HOST_METHODS = frozenset({"item", "tolist", "block_until_ready", "numpy", "_numpy"})
+
+_host_cache: "WeakKeyDictionary[SemanticModel, dict[int, bool]]" = WeakKeyDictionary()
+
+
+def visibly_host(scope: Scope, model: SemanticModel) -> bool:
+    """The function's own body does host-only work, or calls compiled code."""
+    return _host_only_work(scope, model) or any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+def _host_only_work(scope: Scope, model: SemanticModel) -> bool:
+    for call in scope.calls:
+        function = call.func
+        if isinstance(function, ast.Attribute) and function.attr in HOST_METHODS and not call.args:
+            return True
+        if model.qualified_name(function) in HOST_CALLS:
+            return True
+    return False
+
+
+def runs_on_host(scope: Scope, model: SemanticModel) -> bool:
+    """Module-level code, or a function of the module that host code reaches (see the module docstring).
+    Worked out upwards from the function asked about, through its callers, and remembered per module."""
+    if scope.parent is None:
+        return True
+    known = _host_cache.setdefault(model, {})
+    found = known.get(id(scope))
+    if found is None:
+        known[id(scope)] = False  # (recursion: not host while being worked out)
+        found = known[id(scope)] = _reached_from_host(scope, model)
+    return found
+
+
+def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
+    if not scope.is_function or scope.in_traced or scope.transforms:
+        return False
+    if _host_only_work(scope, model):
+        return True
+    for caller, call in _callers(model).get(id(scope), ()):
+        if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
+            return True
+    return any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+def _callers(model: SemanticModel) -> dict[int, list[tuple[Scope, ast.Call]]]:
+    """The module's calls of its own functions, by the callee's scope id: by name, on `self`, on an
+    instance of one of its classes, and constructions (`__init__`). Built once per module."""
+    index = model.__dict__.get("_host_code_callers")
+    if index is None:
+        index = {}
+        with_classes = bool(model.class_methods)
+        for caller in model.scopes:
+            for call in caller.calls:
+                function = call.func
+                if not with_classes and not isinstance(function, ast.Name):
+                    continue  # (no class: only a plain name can call one of its functions)
+                callee = callee_scope(call, model, caller)
+                if callee is not None and callee is not caller:
+                    index.setdefault(id(callee), []).append((caller, call))
+        model.__dict__["_host_code_callers"] = index
+    return index
+
+
+def callee_scope(call: ast.Call, model: SemanticModel, scope: Scope | None = None) -> Scope | None:
+    """The function of this module a call runs: a function by name (or `partial` of one), a method
+    on `self`, a method of an instance of one of the module's classes (`agent.update(batch)`,
+    `Agent(cfg).train()`), or a class's `__init__` for a constructor call."""
+    if scope is None:
+        scope = model.scope_for(call)
+    function = call.func
+    resolved = model.resolve_function(function, scope)
+    if resolved is not None:
+        return resolved[0]
+    if isinstance(function, ast.Attribute):
+        receiver = function.value
+        if isinstance(receiver, ast.Name) and receiver.id in model.imports.aliases:
+            return None  # `np.mean(...)`, `utils.step(...)`: a module's function, not a method of an instance
+        owner = instance_of_local_class(receiver, model)
+        if owner is not None:
+            return model.class_methods.get(owner, {}).get(function.attr)
+        return None
+    if isinstance(function, ast.Name):
+        owner = local_class(function.id, model)
+        if owner is not None and function.id not in scope.local_names:
+            return model.class_methods.get(owner, {}).get("__init__")
+    return None
+
+
+def instance_of_local_class(node: ast.AST, model: SemanticModel) -> ast.ClassDef | None:
+    """The class of this module `node` is an instance of: a name bound once to `Class(...)`, the
+    construction itself (`Agent(cfg).train()`), or an attribute of `self` the class only ever
+    assigns `Class(...)` (`self.agent.update(batch)`)."""
+    if isinstance(node, ast.Name):
+        if node.id in ("self", "cls") or node.id not in _constructed_names(model):
+            return None
+        owner = model.instance_class(node)
+        return owner if isinstance(owner, ast.ClassDef) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return local_class(node.func.id, model)
+    constructor = attribute_constructor(node, model)
+    if isinstance(constructor, ast.Name):
+        return local_class(constructor.id, model)
+    return None
+
+
+def _constructed_names(model: SemanticModel) -> set[str]:
+    """Names some scope binds to a construction of one of the module's classes (`agent = Agent(cfg)`):
+    the only names worth asking the model for the class of their instance. Built once per module."""
+    names = model.__dict__.get("_host_code_constructed")
+    if names is None:
+        names = set()
+        if model.class_methods:
+            for scope in model.scopes:
+                for target, value in scope.bindings:
+                    if isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and local_class(value.func.id, model) is not None:
+                        names.add(target.id)
+        model.__dict__["_host_code_constructed"] = names
+    return names
+
+
+def _class_attribute_constructors(model: SemanticModel, class_node: ast.ClassDef) -> dict[str, ast.expr | None]:
+    """For each attribute of `self` the class's methods assign: the one constructor every assignment
+    calls (`self.learner = Learner(...)`), or None (another value, or two constructors). Once per class."""
+    cache = model.__dict__.setdefault("_host_code_attribute_constructors", {})
+    found = cache.get(id(class_node))
+    if found is None:
+        spellings: dict[str, set[str]] = {}
+        first: dict[str, ast.expr] = {}
+        broken: set[str] = set()
+        for scope in model.class_methods.get(class_node, {}).values():
+            for target, value in scope.bindings:
+                for element in walk(target):
+                    if not (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self"):
+                        continue
+                    name = element.attr
+                    if element is not target or not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+                        broken.add(name)
+                        continue
+                    spellings.setdefault(name, set()).add(ast.dump(value.func))
+                    first.setdefault(name, value.func)
+        found = cache[id(class_node)] = {
+            name: (first[name] if name not in broken and len(spellings[name]) == 1 else None) for name in spellings
+        }
+    return found
+
+
+def bound_to_calls(model: SemanticModel) -> set[str]:
+    """Names some scope of the module binds to a call of a name (`learner = Learner(...)`, `x = f(y)`):
+    the only names that may hold an instance built here. Built once per module."""
+    names = model.__dict__.get("_host_code_call_names")
+    if names is None:
+        names = set()
+        for scope in model.scopes:
+            for target, value in scope.bindings:
+                if isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+                    names.add(target.id)
+        model.__dict__["_host_code_call_names"] = names
+    return names
+
+
+def attribute_constructor(node: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """`self.learner` where every method of the class assigns it `Learner(...)` (one constructor, however
+    many assignments): that constructor expression (`Learner`), else None."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return None
+    method = model.scope_for(node)
+    while method is not None and method.class_node is None:
+        method = method.parent
+    if method is None:
+        return None
+    return _class_attribute_constructors(model, method.class_node).get(node.attr)
+
+
+def local_class(name: str, model: SemanticModel) -> ast.ClassDef | None:
+    """The module-level class of this module called `name`, when exactly one is defined and nothing
+    else at module level is bound to the name."""
+    index = model.__dict__.get("_host_code_classes")
+    if index is None:
+        counts: dict[str, list[ast.ClassDef]] = {}
+        for node in model.class_methods:
+            if model.scope_for(node) is model.module_scope:
+                counts.setdefault(node.name, []).append(node)
+        index = model.__dict__["_host_code_classes"] = {
+            key: nodes[0] for key, nodes in counts.items()
+            if len(nodes) == 1 and key not in model.imports.aliases and key not in model.module_scope.defs
+        }
+    return index.get(name)

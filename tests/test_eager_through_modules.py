@@ -1,0 +1,54 @@
+"""JAX203 and JAX201 across modules: a loop's call of a function or method of another project module
+that runs a whole computation eagerly, or reads on the host a value it computed (semantic/foreign_work.py),
+with the defining module as a dependency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import FIXTURES
+from rule_fixtures import expected_findings
+from jaxlint.config import Settings
+from jaxlint.engine import check_source
+from jaxlint.rules import RULES_BY_CODE
+
+PROJECT = FIXTURES / "project_eager"
+
+
+def _check(path: Path):
+    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), [RULES_BY_CODE["JAX203"], RULES_BY_CODE["JAX201"]])
+    assert not result.errors, result.errors
+    return result
+
+
+def test_markers_match_findings():
+    path = PROJECT / "run.py"
+    result = _check(path)
+    found = {(d.location.row, d.code) for d in result.diagnostics}
+    assert found == set(expected_findings(path.read_text())), sorted(found)
+
+
+def test_message_names_the_helper_and_the_line_inside_it():
+    result = _check(PROJECT / "run.py")
+    messages = [d.message for d in result.diagnostics if "learner.learn" in d.message]
+    assert len(messages) == 1
+    assert "in `Learner.learn`, updates.py:8" in messages[0]
+
+
+def test_the_defining_module_is_a_dependency():
+    result = _check(PROJECT / "run.py")
+    assert "updates.py" in {Path(path).name for path in result.dependencies}
+
+
+def test_the_module_alone_says_nothing():
+    # Without the project (text with no file behind it), the helpers are unknown: no finding.
+    path = PROJECT / "run.py"
+    result = check_source(path.read_text(), "<stdin>", Settings(), [RULES_BY_CODE["JAX203"], RULES_BY_CODE["JAX201"]])
+    assert result.diagnostics == []
+
+
+def test_sync_message_names_the_read_and_its_file():
+    result = _check(PROJECT / "run.py")
+    messages = [d.message for d in result.diagnostics if d.code == "JAX201" and "stepper.advance" in d.message]
+    assert len(messages) == 2  # `stepper.advance(...)` and `self.stepper.advance(...)`
+    assert all("`loss.item()` at updates.py:" in message for message in messages)
