@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from jaxlint.semantic.call_sites import traced_only_by_uncalled_wrappers
+from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.flow import caught_locally
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.test_code import in_test_code
@@ -89,6 +90,8 @@ class Context:
             return
         if rule.skips_test_code and in_test_code(node, self.source.filename, self.model):
             return  # a cost or a quality of values that a test does not pay or use (semantic/test_code.py)
+        if never_runs(node, self.model):
+            return  # `if DEBUG:` with `DEBUG = False`: a branch the source fixes off (semantic/dead_code.py)
         self.diagnostics.append(
             Diagnostic(
                 code=rule.code,

@@ -1,0 +1,57 @@
+"""Code that never runs as the source is written: the branch of an `if` whose test the source fixes.
+
+`DEBUG = False` bound once and `if DEBUG: <python loop>`, `if False:`, `if not USE_SCAN:` with
+`USE_SCAN = True`: the branch cannot run until someone edits the constant, and a finding there
+describes a cost the program does not pay. Only tests that are a literal or a name bound once to a
+literal (optionally under `not`) are read; a configuration field, an attribute, a parameter default
+or an environment lookup can change between runs, and code under it is live.
+
+Used by the context before any finding is recorded (one policy for every rule).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic.constants import UNKNOWN
+from jaxlint.semantic.model import parent_of
+
+
+def never_runs(node: ast.AST, model) -> bool:
+    """Whether `node` lies in a branch of an `if` whose test the source fixes the other way."""
+    dead = model.__dict__.get("_jaxlint_dead_statements")
+    if dead is None:
+        dead = model._jaxlint_dead_statements = _dead_statements(model)
+    if not dead:
+        return False
+    current = node
+    while current is not None:
+        if id(current) in dead:
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _dead_statements(model) -> frozenset[int]:
+    dead: set[int] = set()
+    evaluator = None
+    for node in model.nodes:
+        if node.__class__ is not ast.If or not _fixed_test_shape(node.test):
+            continue
+        if evaluator is None:
+            evaluator = model.constant_evaluator()
+        scope = getattr(node, "_jaxlint_scope", None)
+        if scope is None:
+            continue
+        value = evaluator.value(node.test, scope)
+        if value is UNKNOWN or not isinstance(value, (bool, int, type(None))):
+            continue
+        dead.update(id(statement) for statement in (node.orelse if value else node.body))
+    return frozenset(dead)
+
+
+def _fixed_test_shape(test: ast.expr) -> bool:
+    """A literal or a plain name, optionally negated: the only tests read as fixed."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name) or (isinstance(test, ast.Constant) and isinstance(test.value, (bool, int, type(None))))
