@@ -189,6 +189,56 @@ def test_mistaken_key_reuse_is_still_split(body):
     assert _split_offered(body)
 
 
+_DERIVED_KEY_TEMPLATE = '''import jax
+import jax.numpy as jnp
+
+
+def build(keys, scale=1.0):
+    return scale * jax.vmap(lambda k: jax.random.normal(k, (2,)))(jnp.atleast_1d(keys))
+
+
+def run(key, x, y):
+    {body}
+'''
+
+
+def _split_offered_through_derivation(body: str) -> bool:
+    source = _DERIVED_KEY_TEMPLATE.format(body=body.replace("\n", "\n    "))
+    from jaxlint.engine import check_source
+
+    found = check_source(source, "example.py", Settings(), [RULES_BY_CODE["JAX501"]]).diagnostics
+    assert found, "the reuse must still be reported"
+    return any(d.fix is not None for d in found)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # One derivation handed twice to the same builder with the same arguments: a copy (a target network).
+        "online = build(jax.random.split(key, 4))\ntarget = build(jax.random.split(key, 4))\nreturn online, target",
+        "return dict(live=build(jax.random.split(key, 3), 0.5), frozen=build(jax.random.split(key, 3), 0.5))",
+        "first = build(jax.random.split(key)[0])\nsecond = build(jax.random.split(key)[0])\nreturn first, second",
+        # ... or with computed arguments that differ: matched conditions.
+        "a = build(jax.random.split(key, 2), x)\nb = build(jax.random.split(key, 2), y)\nreturn a, b",
+    ],
+)
+def test_a_key_handed_on_through_one_derivation_twice_gets_no_split(body):
+    assert not _split_offered_through_derivation(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Derivations of other sizes, other builders, or a literal that differs: different objects, split.
+        "small = build(jax.random.split(key, 2))\nlarge = build(jax.random.split(key, 5))\nreturn small, large",
+        "a = build(jax.random.split(key, 3))\nb = jax.vmap(lambda k: jax.random.uniform(k))(jax.random.split(key, 3))\nreturn a, b",
+        "a = build(jax.random.split(key, 2), 1.0)\nb = build(jax.random.split(key, 2), 3.0)\nreturn a, b",
+    ],
+)
+def test_a_key_derived_for_different_objects_is_still_split(body):
+    assert _split_offered_through_derivation(body)
+
+
 def test_no_split_is_written_after_a_deliberate_pair():
     # Splitting after the pair would split a key that has drawn (itself a reuse), and splitting before
     # it would break the pair: the finding stays for the author, the source is left as it is.

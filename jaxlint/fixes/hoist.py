@@ -173,8 +173,15 @@ def _describe(node: ast.expr, depth: int) -> str | None:
         inner = _describe(node.operand, depth + 1)
         return f"negated_{inner}" if inner else None
     if isinstance(node, ast.BinOp):
-        # `2.0 * loss(p)`, `loss(p) / n`, `scale * loss(p)`: a computed value times a factor.
-        factors = [side for side in (node.left, node.right) if isinstance(side, (ast.Constant, ast.Name, ast.Attribute))]
+        # `2.0 * loss(p)`, `loss(p) / n`, `scale * loss(p)`: a computed value times a factor. A value the
+        # computed side itself reads is no factor: `v / norm(v)` is `v_over_norm`, not a scaled norm.
+        read_by_calls = {
+            n.id for side in (node.left, node.right) if isinstance(side, ast.Call) for n in ast.walk(side) if isinstance(n, ast.Name)
+        }
+        factors = [
+            side for side in (node.left, node.right)
+            if isinstance(side, (ast.Constant, ast.Attribute)) or isinstance(side, ast.Name) and side.id not in read_by_calls
+        ]
         computed = [side for side in (node.left, node.right) if side not in factors]
         if isinstance(node.op, (ast.Mult, ast.Div)) and (
             len(computed) == 1 and isinstance(computed[0], ast.Call) or len(factors) == 2 and any(isinstance(f, ast.Constant) for f in factors)

@@ -19,6 +19,16 @@ only the automatic split is withheld, when the structure of the code says the re
    noise fixed while the condition varies. Calls that differ in literals (`init_layer(key, 784,
    512)` and `init_layer(key, 512, 10)`, `normal(key, (3,))` and `normal(key, (4,))`) ask for
    independent draws of other sizes: those are split.
+4. The key handed on through one derivation: the same derivation (`split`, `fold_in`, `clone`
+   with the same arguments, none rebound in between) written twice, each handed (directly, or
+   through an index, unpacking or a further derivation) to a call of the same function that is not
+   in `jax.random`. Seen from that function, it gets the same key twice, and 1 and 3 apply to it as
+   if it took the key itself: the same arguments (`build(split(key, n))` twice) build one object
+   twice, as `net.init(key, x)` twice does, which the rule already reads as identical on purpose (a
+   network and its target network, a model and its frozen copy: a split would make the copy differ
+   from its original at the start); arguments that differ only in computed values are matched
+   conditions. Derivations that differ (`split(key, 2)` and `split(key, 6)`), other functions, or
+   arguments that differ in a literal (a width) ask for different objects: those are split.
 
 A later reuse of a key whose earlier uses form such a pair gets its subkey itself (the split goes
 before the later use), so the pair keeps drawing the same numbers.
@@ -42,7 +52,7 @@ def deliberate_repeat(first: ast.Call, second: ast.Call, key: str, function: ast
         return "the two results are compared"
     if _matched_conditions(first, second, key, context):
         return "the same function draws with the key while other arguments vary"
-    return None
+    return _handed_on_through_one_derivation(first, second, function, context)
 
 
 def repeats_an_earlier_use(call: ast.Call, consumers: list[ast.Call], key: str, function: ast.AST, context) -> bool:
@@ -178,6 +188,61 @@ def _key_slot(call: ast.Call, key: str):
             return keyword.arg
         if isinstance(keyword.value, ast.Dict) and any(isinstance(v, ast.Name) and v.id == key for v in keyword.value.values):
             return keyword.arg  # `rngs={"dropout": key}`
+    return None
+
+
+# Calls that return keys derived from their key argument, drawing no numbers of their own.
+_KEY_DERIVATIONS = frozenset({"jax.random.split", "jax.random.fold_in", "jax.random.clone"})
+
+
+def _handed_on_through_one_derivation(first: ast.Call, second: ast.Call, function: ast.AST, context) -> str | None:
+    """Case 4: identical derivations, each feeding a call of the same function (the builder)."""
+    if ast.dump(first) != ast.dump(second) or _rebound_between(first, second, function):
+        return None
+    if context.qualified_name(first.func) not in _KEY_DERIVATIONS:
+        return None
+    first_builder, second_builder = _builder_of(first, context), _builder_of(second, context)
+    if first_builder is None or second_builder is None or first_builder is second_builder:
+        return None
+    if ast.dump(first_builder.func) != ast.dump(second_builder.func) or _rebound_between(first_builder, second_builder, function):
+        return None
+    differing = _differing_arguments(first_builder, second_builder)
+    if differing is None:
+        return None
+    if not differing:
+        return "the same key derivation builds the same object twice (a copy)"
+    if all(not _literal(a) and not _literal(b) for a, b in differing):
+        return "the same function gets one derived key while other arguments vary"
+    return None
+
+
+def _differing_arguments(first: ast.Call, second: ast.Call) -> list[tuple[ast.AST, ast.AST]] | None:
+    """The argument pairs in which two calls of one function differ; None where their shapes differ."""
+    if len(first.args) != len(second.args) or sorted(k.arg or "" for k in first.keywords) != sorted(k.arg or "" for k in second.keywords):
+        return None
+    pairs = list(zip(first.args, second.args))
+    second_keywords = {k.arg: k.value for k in second.keywords}
+    pairs += [(k.value, second_keywords[k.arg]) for k in first.keywords]
+    return [(a, b) for a, b in pairs if ast.dump(a) != ast.dump(b)]
+
+
+def _builder_of(derivation: ast.Call, context) -> ast.Call | None:
+    """The first call above `derivation` that is not a `jax.random` function and receives its keys
+    as an argument, through indexing, unpacking or further derivations; None where the keys go
+    anywhere else first (arithmetic, a binding, a container)."""
+    node = derivation
+    parent = parent_of(node)
+    while parent is not None:
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            pass
+        elif isinstance(parent, (ast.Starred, ast.keyword)):
+            pass
+        elif isinstance(parent, ast.Call) and node is not parent.func:
+            if not (context.qualified_name(parent.func) or "").startswith("jax.random."):
+                return parent
+        else:
+            return None
+        node, parent = parent, parent_of(parent)
     return None
 
 

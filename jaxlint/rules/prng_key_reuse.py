@@ -157,7 +157,9 @@ stays, for the author to judge): the second call repeats the first exactly (a sa
 the two results are compared (`loss_b - loss_a`, `a == b`, `allclose(a, b)`: common random numbers
 for a paired comparison); or one function other than a `jax.random` sampler gets the key in the
 same slot while other, computed arguments vary (`evaluate(policy_a, key)` and `evaluate(policy_b,
-key)`: matched conditions). Calls that differ only in literals (shapes, sizes) are split. A later
+key)`: matched conditions); the same holds where the key reaches that function through one
+derivation written twice (`build(jax.random.split(key, n))` for a network and again for its target
+network: a copy at the start). Calls that differ only in literals (shapes, sizes) are split. A later
 use after such a deliberate repeat gets no fix either: a split after the repeat would split a key
 that has drawn, one before it would break the repeat. The fix of a split after a draw splits before
 the draw. An element of a key array (`keys[1]`) gets no fix.

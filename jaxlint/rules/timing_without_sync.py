@@ -47,7 +47,7 @@ elapsed = time.perf_counter() - start
 Safe: `jax.block_until_ready` returns its argument unchanged, so the program computes the same
 values; only the measured interval changes, to the one that was meant. The fix waits once, for the
 last result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp
-when the name is surely bound there (or the end stamp's own statement reads it first, as in
+when the name it is bound to (directly, or through arithmetic: `x = x + step(x) * lr`) is surely bound there (or the end stamp's own statement reads it first, as in
 `return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
 interval: a wait there would sync every iteration and time something else, so a result bound only
 in the loop and not surely bound at the end stamp gets no fix, as does a project that supports a
@@ -237,8 +237,9 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
-    if isinstance(statement, ast.Assign) and statement.value is last and len(statement.targets) == 1:
-        # Outputs of one jitted call become ready together: waiting for any one surely bound waits for the call.
+    if isinstance(statement, ast.Assign) and _computed_from(last, statement.value) and len(statement.targets) == 1:
+        # Outputs of one jitted call become ready together: waiting for any one surely bound waits for the
+        # call; so does waiting for arithmetic of its result (`x = x + step(x) * lr`).
         target = statement.targets[0]
         names = [target.id] if isinstance(target, ast.Name) else [e.id for e in getattr(target, "elts", []) if isinstance(e, ast.Name)]
         name = next((
@@ -259,6 +260,18 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     text = context.text(last)
     edit = context.replace(last, f"{blocker}({text})")
     return context.fix(f"Wrap the result in `{blocker}`", [edit, *import_edits], safe=True)
+
+
+def _computed_from(call: ast.Call, value: ast.expr) -> bool:
+    """`value` is `call`, or arithmetic whose operand chain reaches it (`-f(x)`, `x + f(x) * lr`): an
+    array that is ready only once the call's result is. An attribute or item read (`f(x).shape`) is not."""
+    node = call
+    while node is not value:
+        parent = parent_of(node)
+        if not isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+            return False
+        node = parent
+    return True
 
 
 def _read_first_by(end_statement: ast.stmt, name: str) -> bool:
