@@ -37,7 +37,9 @@ x = x.at[1:3].add(2.0)
 ## Fix safety
 `x[i] = v` becomes `x = x.at[i].set(v)`; `+=`, `-=`, `*=`, `/=`, `**=` become `.add`, `.subtract`,
 `.multiply`, `.divide`, `.power`; `x[i] = jnp.minimum(x[i], v)` becomes `x.at[i].min(v)` (and
-`maximum`, `.max`); `self.v[i] = x` becomes `self.v = self.v.at[i].set(x)`. The fix is safe: the original statement always raises, and the update computes
+`maximum`, `.max`); `self.v[i] = x` becomes `self.v = self.v.at[i].set(x)`. A chained store
+(`t[i][j] = v`) is flagged without a fix: `t[i, j]` means the same only for plain integer indices.
+The fix is safe: the original statement always raises, and the update computes
 the value the assignment meant. Other augmented operators (`//=`, `%=`, bitwise) get no fix.
 
 ## How the runtime mode confirms it
@@ -69,13 +71,29 @@ class InplaceArrayUpdate(Rule):
     def check(self, node: ast.Assign | ast.AugAssign, context) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            if isinstance(target, ast.Subscript) and self._is_jax_array(target, context):
+            if not isinstance(target, ast.Subscript):
+                continue
+            if self._is_jax_array(target, context):
                 array = context.text(target.value)
                 context.report(
                     target,
                     f"`{snippet(context.text(target))}` assigns into JAX array `{array}`, which is immutable (TypeError); "
                     f"write `{array} = {array}.at[...].set(...)`",
                     fix=inplace_update.at_update_fix(node, target, context) if len(targets) == 1 else None,
+                )
+                continue
+            # `t[i][j] = v`: indexing a JAX array returns a new JAX array, immutable like its source,
+            # so the store raises as well (and would change only the copy if it did not).
+            inner = target.value
+            while isinstance(inner, ast.Subscript) and not self._is_jax_array(inner, context):
+                inner = inner.value
+            if isinstance(inner, ast.Subscript):
+                array = context.text(inner.value)
+                context.report(
+                    target,
+                    f"`{snippet(context.text(target))}` assigns into `{snippet(context.text(target.value))}`, an array indexed out "
+                    f"of JAX array `{array}`, which is immutable (TypeError); update `{array}` itself with one index: "
+                    f"`{array} = {array}.at[...].set(...)`",
                 )
 
     def _is_jax_array(self, target: ast.Subscript, context) -> bool:
