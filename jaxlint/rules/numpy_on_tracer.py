@@ -43,7 +43,9 @@ and the call uses only keywords both accept; a NumPy array indexed by a tracer b
 `jnp.asarray(table)[i]`. It is safe: the original always raises under tracing, and the
 replacement computes the same values (in JAX's default precision). `math.floor`/`ceil`/`trunc`
 (Python ints versus float arrays), functions whose result has a data-dependent shape
-(`np.nonzero`, `np.unique`, ...) and calls with NumPy-only keywords such as `out=` get no fix.
+(`np.nonzero`, `np.unique`, ...), calls with NumPy-only keywords such as `out=`, and a result bound
+to a name the function then changes in place (`l = np.array(l)` then `l[i] = ...`: a `jax.numpy`
+array is immutable) get no fix.
 
 ## How the runtime mode confirms it
 It runs the function under `jax.jit` with the example inputs: the original raises
@@ -173,7 +175,7 @@ class NumpyOnTracer(Rule):
         replacement = _replacement(node, module, function)
         called = f"{'np' if module == 'numpy' else 'math'}.{function}"
         fix = None
-        if replacement is not None:
+        if replacement is not None and not _result_mutated(node, scope):
             name, import_edits = fixes.reference(context, replacement)
             if name:
                 fix = context.fix(f"Use `{name}`", [context.replace(node.func, name), *import_edits], safe=True)
@@ -206,6 +208,33 @@ class NumpyOnTracer(Rule):
             f"`{scope.name}` raises TracerArrayConversionError; index `jnp.asarray({table})` instead",
             fix=fix,
         )
+
+
+# ndarray methods that change the array in place: a `jax.numpy` result has none of them.
+_IN_PLACE_METHODS = frozenset({"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "setflags"})
+
+
+def _result_mutated(call: ast.Call, scope) -> bool:
+    """The call's result is bound to a name the function then changes in place (`l = np.array(l)`
+    then `l[i] = ...`, `l[i] += ...`, `l.sort()`): a `jax.numpy` array is immutable, so the
+    replacement would raise where the NumPy copy did not. No fix there."""
+    statement = parent_of(call)
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    for node in walk(scope.node):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            inner = node.value
+            while isinstance(inner, ast.Subscript):
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id == name:
+                return True
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _IN_PLACE_METHODS
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == name
+        ):
+            return True
+    return False
 
 
 def _traced(node: ast.AST, scope, context) -> bool:
