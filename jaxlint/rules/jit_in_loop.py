@@ -31,7 +31,9 @@ Not flagged, as principles:
   a data-sharding helper called by a script's top level; a function no code in the project calls
   is called from elsewhere, not once); code guarded to run once (lazy
   initialisation: under `if X is None:` whose branch sets X, or after `if X is not None: return`
-  with the body setting X); and an initialiser by its role (the callable is an `init`, whose result
+  with the body setting X); a function whose results Python caches by argument
+  (`@functools.lru_cache`, `@functools.cache`, `@functools.cached_property`: one program per
+  distinct arguments); and an initialiser by its role (the callable is an `init`, whose result
   is bound or returned once) in a function no visible loop calls;
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
@@ -428,6 +430,19 @@ def _few_cases(loop: ast.AST, scope) -> bool:
     return flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope)
 
 
+_MEMOISING = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
+
+
+def _cached_by_arguments(function_scope, model) -> bool:
+    """A function whose results Python caches by argument (`@functools.lru_cache`, `@functools.cache`,
+    `@functools.cached_property`): a call with arguments seen before returns the callable built the
+    first time, so a jit built in its body compiles once per distinct arguments, as it must."""
+    node = function_scope.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(model.qualified_name(d.func if isinstance(d, ast.Call) else d) in _MEMOISING for d in node.decorator_list)
+
+
 def _runs_once(function_scope, context, depth: int = 2) -> bool:
     """Whether the analysis shows that this function runs once: it is a script's entry point
     (`main`, `run`, `app`), or every call of it jaxlint sees is a module-level statement outside any
@@ -437,6 +452,8 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
     if _FACTORY_NAMES.match(function_scope.name):
         return True
     model = context.model
+    if _cached_by_arguments(function_scope, model):
+        return True  # `@functools.lru_cache`: the body runs once per distinct arguments, one program each
     if framework_entry_point(function_scope, model):
         return True  # `app.run(main)`: the framework calls it once
     if (function_scope.name in _CONSTRUCTORS and function_scope.class_node is not None) or classmethod_constructor(function_scope):
