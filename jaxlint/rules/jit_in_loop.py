@@ -30,8 +30,9 @@ Not flagged, as principles:
   modules count, tests aside: `rendezvous()` at the end of a `train()` that a `main` calls once, or
   a data-sharding helper called by a script's top level; a function no code in the project calls
   is called from elsewhere, not once); code guarded to run once (lazy
-  initialisation: under `if X is None:` whose branch sets X, or after `if X is not None: return`
-  with the body setting X); a function whose results Python caches by argument
+  initialisation: under `if X is None:` or `if ... and not X:` whose branch sets X, also inside the
+  loop, where the branch runs on one pass only; or after `if X is not None: return` with the body
+  setting X); a function whose results Python caches by argument
   (`@functools.lru_cache`, `@functools.cache`, `@functools.cached_property`: one program per
   distinct arguments); and an initialiser by its role (the callable is an `init`, whose result
   is bound or returned once) in a function no visible loop calls;
@@ -135,6 +136,8 @@ class JitInLoop(Rule):
             loop = loops[0]
             if _few_cases(loop, scope):
                 return  # one program per named dataset, configuration or listed case: a handful, on purpose
+            if lazily_initialised(node, within=loop):
+                return  # `if step_fn is None: step_fn = jax.jit(...)` in the loop: built on the first pass only
             if not immediate and (called_name is None or not _called_in(called_name, loop)):
                 return
             if not immediate and _called_only_in_inner_loops(called_name, loop):

@@ -863,6 +863,15 @@ _INITIALISER_NAME = re.compile(r"(^|_)(init|initiali[sz]e)(_|$)|^init_|_init$|^i
 _ENTRY_RUNNERS = frozenset({"absl.app.run", "app.run", "fire.Fire", "jax.distributed.initialize"})
 
 
+def _guarded_targets(test: ast.expr) -> list[str]:
+    """`X is None`, `not X`, or a conjunction holding one (`in_review and not built`): the dotted
+    names the guard waits to be set (once one is, the whole test is false)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [target for operand in test.values for target in _guarded_targets(operand)]
+    target = _guarded_target(test)
+    return [target] if target is not None else []
+
+
 def _guarded_target(test: ast.expr) -> str | None:
     """`X is None` (or `not X`): the dotted name X the guard waits to be set."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is):
@@ -892,19 +901,22 @@ def _assigns(statements: list[ast.stmt], target: str) -> bool:
     return False
 
 
-def lazily_initialised(node: ast.AST) -> bool:
-    """`node` runs only while `X is None` (or `not X`), and that branch sets X (lazy initialisation:
+def lazily_initialised(node: ast.AST, within: ast.AST | None = None) -> bool:
+    """`node` runs only while `X is None` (or `not X`, alone or in a conjunction), and that branch
+    sets X (lazy initialisation, also of a loop's first pass through a branch:
     `if self._params is None: ...; self._params = init(...)`), so it runs once per object or process.
-    A guard whose branch never sets X runs every time it is reached."""
+    A guard whose branch never sets X runs every time it is reached. With `within` (a loop), only
+    guards inside it count: the node runs on one pass of that loop."""
     child = node
     current = parent_of(node)
-    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
+    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.ClassDef)) and current is not within:
         if isinstance(current, ast.If) and any(child is statement for statement in current.body):
-            target = _guarded_target(current.test)
-            if target is not None and _assigns(current.body, target):
+            if any(_assigns(current.body, target) for target in _guarded_targets(current.test)):
                 return True
         child = current
         current = parent_of(current)
+    if within is not None:
+        return False
     function = current
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
