@@ -1296,15 +1296,15 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
         return False
     if _carries_training_state(loop, context) or _carries_values(loop):
         return False
-    for node in values.body:
-        if not isinstance(node, ast.Call):
-            continue
-        qualified = context.qualified_name(node.func) or ""
-        if qualified == "builtins.print" or qualified.startswith("matplotlib."):
-            return True
-        if not qualified and isinstance(node.func, ast.Attribute) and node.func.attr in _PLOT_METHODS:
-            return True
-    return False
+    return any(isinstance(node, ast.Call) and _shows_output(node, context) for node in values.body)
+
+
+def _shows_output(call: ast.Call, context) -> bool:
+    """A call that prints or plots: `print`, matplotlib, or a plotting method of a local object."""
+    qualified = context.qualified_name(call.func) or ""
+    if qualified == "builtins.print" or qualified.startswith("matplotlib."):
+        return True
+    return not qualified and isinstance(call.func, ast.Attribute) and call.func.attr in _PLOT_METHODS
 
 
 def _tutorial_output_loop(loop: ast.AST, values: LoopValues, context) -> bool:
@@ -1317,15 +1317,9 @@ def _tutorial_output_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     count = iteration_count(loop.iter, values.scope, context.model)
     if count is None or count > _SHORT_LOOP:
         return False
-    for node in values.body:
-        if not isinstance(node, ast.Call) or _under_condition(node, loop):
-            continue
-        qualified = context.qualified_name(node.func) or ""
-        if qualified == "builtins.print" or qualified.startswith("matplotlib."):
-            return True
-        if not qualified and isinstance(node.func, ast.Attribute) and node.func.attr in _PLOT_METHODS:
-            return True
-    return False
+    return any(
+        isinstance(node, ast.Call) and not _under_condition(node, loop) and _shows_output(node, context) for node in values.body
+    )
 
 
 _DEMONSTRATION_ITERATIONS = 10
