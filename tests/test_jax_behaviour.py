@@ -86,3 +86,21 @@ def test_lax_scan_takes_what_its_body_closes_over_as_an_operand():
     (scan,) = [equation for equation in jaxpr.jaxpr.eqns if equation.primitive.name == "scan"]
     assert scan.params["num_consts"] == 1 and scan.invars[0].aval.shape == (201, 36)
     assert not scan.params["jaxpr"].consts
+
+
+def test_key_reuse_checker_rejects_a_split_after_a_draw():
+    """JAX501's message for `normal(key)` then `split(key)` says JAX's own checker rejects it."""
+    previous = jax.config.jax_debug_key_reuse
+    jax.config.update("jax_debug_key_reuse", True)
+    try:
+        key = jax.random.key(0)
+        jax.random.normal(key, (3,))
+        with pytest.raises(jax.errors.KeyReuseError):
+            jax.random.split(key)
+        # The look-alike: split first, then draw from the new keys only.
+        fresh = jax.random.key(1)
+        fresh, sub = jax.random.split(fresh)
+        jax.random.normal(sub, (3,))
+        jax.random.split(fresh)
+    finally:
+        jax.config.update("jax_debug_key_reuse", previous)

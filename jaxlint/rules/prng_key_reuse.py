@@ -23,7 +23,8 @@ used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it ha
 flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng, n)` then
 `rng, _ = split(rng)` every epoch; `params = net.init(key, x)` then `split(key)`): JAX's rule is that
 a key is used once, and the keys of a split must come from a key that has drawn nothing, whatever
-bits a given algorithm happens to read. A key made inside a comprehension from a name that both the
+bits a given algorithm happens to read (JAX's key-reuse checker, `jax_debug_key_reuse`, raises
+KeyReuseError at such a split; tests/test_jax_behaviour.py checks it). A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
@@ -189,6 +190,14 @@ _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Re
 # unknown). None: unreachable.
 State = "dict[str, tuple[ast.Call, ...]] | None"
 
+
+# JAX's own key-reuse checker (`jax.config.update("jax_debug_key_reuse", True)`) raises
+# KeyReuseError at such a split (checked on jax 0.10.2): the message says so, since the split keys
+# look fresh to a reader.
+_SPLIT_AFTER_DRAW = (
+    ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw; "
+    "JAX's key-reuse checker, `jax_debug_key_reuse`, raises KeyReuseError here)"
+)
 
 class PrngKeyReuse(Rule):
     code = "JAX501"
@@ -790,12 +799,12 @@ class _Flow:
         """What the two draws share, as the message says it."""
         context = self.context
         if _split_after_draw(first, second, context):
-            return ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw)"
+            return _SPLIT_AFTER_DRAW
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
         if splits[1] and not splits[0] and key_values.reads_own_bits(first, context):
-            return ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw)"
+            return _SPLIT_AFTER_DRAW
         if all(splits):
             return ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
         if any(splits):
