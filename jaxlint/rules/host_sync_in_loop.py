@@ -77,7 +77,9 @@ counter fed by `float(val_loss)`, an episode's `done`) waits for them at that te
 iteration. Where the whole loop can run on the device (a `while`, or a `for` over a `range`, whose
 every call dispatches device work), the test is its one finding, with the advice to move the loop
 into a jitted `lax.while_loop` (the fix writes it where it can), and the loop's other reads are not
-reported (they add no wait). Where the loop iterates host data (`for batch in loader`) or runs code
+reported (they add no wait). A loop that grows a list it keeps (`rollout.append(state)` into a list
+made before it: a trajectory to plot or render) cannot: its length is the stopping test's, decided on
+the host, and a `lax.while_loop` would need a buffer of a bound the code does not state. Where the loop iterates host data (`for batch in loader`) or runs code
 the analysis does not know to be device work, no `lax.while_loop` holds it: the host decides every
 step whether to go on, the read is the algorithm, and nothing in the loop is reported. When host code also decides on those values (a convergence helper handed `float(g)`, an
 environment handed the action, a stopping test on a counter the host keeps), the loop needs the
@@ -602,7 +604,24 @@ def _runs_as_device_iteration(loop: ast.AST, values: LoopValues, context) -> boo
             iterable = iterable.args[0]
         if not (isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"):
             return False
+    if _grows_list_kept_after(loop):
+        return False
     return _only_dispatch_besides_reads(values, context)
+
+
+def _grows_list_kept_after(loop: ast.AST) -> bool:
+    """The loop appends to a list it did not create (`rollout.append(state)` into `rollout = []` made
+    before it): a trajectory whose length the stopping test decides on the host. A `lax.while_loop`
+    cannot grow a Python list; it would need a buffer of a bound the code does not state."""
+    made_inside = flow.assigned_in(loop)
+    for statement in loop.body:
+        for node in walk(statement):
+            if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id not in made_inside
+            ):
+                return True
+    return False
 
 
 def _calls_device_code(call: ast.Call, model) -> bool:
