@@ -231,22 +231,14 @@ def calls_into(project, names: set[str], traced_decorators: tuple[str, ...]) -> 
     module-level functions of the file `project` looks from. Records each importer read."""
     target = project.path
     leaf = _leaf(target)
-    importers = import_index(project.top, project.file_digest).get(leaf.encode(), [])
     found = []
-    for importer in importers:
-        facts = _current_facts(importer, project.file_digest) if importer != str(target) else None
-        if facts is None:
-            continue
-        project.dependencies[importer] = facts.digest
+    for importer, facts in _importers(project):
         if not _imported_calls(facts, names):
             continue
-        path = Path(importer)
-        try:
-            stat = path.stat()
-            data = path.read_bytes()
-        except OSError:
+        read = _read(importer)
+        if read is None:
             continue
-        calls = _calls_of(project, path, stat, data, traced_decorators)
+        calls = _calls_of(project, *read, traced_decorators)
         view = None
         for call in calls:
             module, _, name = call.qualified.rpartition(".")
@@ -259,25 +251,51 @@ def calls_into(project, names: set[str], traced_decorators: tuple[str, ...]) -> 
     return found
 
 
+def _importers(project):
+    """(path, facts) of each other module of the project whose imports may name the file `project`
+    looks from (the reverse-import index), each recorded as a dependency of the findings."""
+    target = str(project.path)
+    for importer in import_index(project.top, project.file_digest).get(_leaf(project.path).encode(), []):
+        if importer == target:
+            continue
+        facts = _current_facts(importer, project.file_digest)
+        if facts is None:
+            continue
+        project.dependencies[importer] = facts.digest
+        yield importer, facts
+
+
+def _read(importer: str) -> tuple | None:
+    """(path, stat, bytes) of an importer, or None when it cannot be read."""
+    path = Path(importer)
+    try:
+        return path, path.stat(), path.read_bytes()
+    except OSError:
+        return None
+
+
+def _importer_model(project, path: Path, data: bytes, traced_decorators):
+    """The semantic model of an importer (seen from its own place in the project), or None when it
+    does not decode or parse. Building it may raise: callers treat that as nothing found."""
+    try:
+        tree = ast.parse(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    from jaxlint.semantic.model import SemanticModel
+
+    return SemanticModel(tree, traced_decorators, project.__class__(str(path), project.root, find_callers=False))
+
+
 def _calls_of(project, path: Path, stat, data: bytes, traced_decorators) -> tuple:
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     cached = _calls.get(key)
     if cached is not None:
         return cached
-    calls: tuple = ()
     try:
-        text = data.decode("utf-8-sig")
-        tree = ast.parse(text)
-    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
-    if tree is not None:
-        from jaxlint.semantic.model import SemanticModel
-
-        try:
-            model = SemanticModel(tree, traced_decorators, project.__class__(str(path), project.root, find_callers=False))
-            calls = model.exported_calls()
-        except Exception:  # RecursionError included: an importer we cannot model contributes nothing
-            calls = ()
+        model = _importer_model(project, path, data, traced_decorators)
+        calls = model.exported_calls() if model is not None else ()
+    except Exception:  # RecursionError included: an importer we cannot model contributes nothing
+        calls = ()
     _calls[key] = calls
     return calls
 
@@ -298,25 +316,13 @@ def calls_per_step_into(project, name: str, traced_decorators: tuple[str, ...], 
     are modelled, once per process, and each is recorded as a dependency of the findings."""
     target = project.path
     leaf = _leaf(target)
-    importers = import_index(project.top, project.file_digest).get(leaf.encode(), [])
     found = False
-    for importer in importers:
-        if importer == str(target):
-            continue
-        facts = _current_facts(importer, project.file_digest)
-        if facts is None:
-            continue
-        project.dependencies[importer] = facts.digest
-        path = Path(importer)
-        try:
-            stat = path.stat()
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if name.encode() not in data:
+    for importer, _ in _importers(project):
+        read = _read(importer)
+        if read is None or name.encode() not in read[2]:
             continue
         view = None
-        for qualified, repeated in _call_sites_of(project, path, stat, data, traced_decorators):
+        for qualified, repeated in _call_sites_of(project, *read, traced_decorators):
             module, _, called = qualified.rpartition(".")
             if called != name or module.rpartition(".")[2] != leaf:
                 continue
@@ -356,17 +362,12 @@ def _call_sites_of(project, path: Path, stat, data: bytes, traced_decorators) ->
     if cached is not None:
         return cached
     sites: list = []
-    try:
-        tree = ast.parse(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
-    if tree is not None:
-        from jaxlint.semantic.flow import enclosing_loops
-        from jaxlint.semantic.model import SemanticModel
-        from jaxlint.semantic.training_loops import runs_once_per_program
+    from jaxlint.semantic.flow import enclosing_loops
+    from jaxlint.semantic.training_loops import runs_once_per_program
 
-        try:
-            model = SemanticModel(tree, traced_decorators, project.__class__(str(path), project.root, find_callers=False))
+    try:
+        model = _importer_model(project, path, data, traced_decorators)
+        if model is not None:
             once: dict[int, bool] = {}
             for scope in model.scopes:
                 for call in scope.calls:
@@ -382,7 +383,7 @@ def _call_sites_of(project, path: Path, stat, data: bytes, traced_decorators) ->
                     ):
                         repeated = scope.name  # once if this function's callers elsewhere run once
                     sites.append((qualified, repeated))
-        except Exception:  # RecursionError included: an importer we cannot model shows no call site
-            sites = []
+    except Exception:  # RecursionError included: an importer we cannot model shows no call site
+        sites = []
     _call_sites[key] = tuple(sites)
     return _call_sites[key]
