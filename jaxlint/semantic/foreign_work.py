@@ -134,15 +134,23 @@ def _scope_in(model, name: str, member: str | None):
     return model.scope_of_node.get(node) if not isinstance(node, ast.ClassDef) else None
 
 
-def _helper_sync(path: str, digest: str, name: str, member: str | None, helper_sync):
-    if not _function_mentions(path, digest, name, member, _SYNC_NAMES):
+def _foreign_scope(path: str, digest: str, name: str, member: str | None, words):
+    """(scope, model) of the function or method `name`/`member` of another module, when its text
+    mentions one of `words` (the cheap test first) and its module models; else None."""
+    if not _function_mentions(path, digest, name, member, words):
         return None
     model = _model_of(path, digest)
     if model is None:
         return None
     scope = _scope_in(model, name, member)
-    if scope is None:
+    return None if scope is None else (scope, model)
+
+
+def _helper_sync(path: str, digest: str, name: str, member: str | None, helper_sync):
+    located = _foreign_scope(path, digest, name, member, _SYNC_NAMES)
+    if located is None:
         return None
+    scope, model = located
     from dataclasses import replace
 
     found = helper_sync(scope, model)
@@ -192,14 +200,11 @@ def _eager_work(path: str, digest: str, name: str, member: str | None, eager_wor
     key = (path, digest)
     if key in _active:
         return None  # (modules calling each other: none while being worked out)
-    if not _function_mentions(path, digest, name, member, _WORK_NAMES):
+    # (Traced elsewhere in its module or not: called from here, an undecorated body runs eagerly.)
+    located = _foreign_scope(path, digest, name, member, _WORK_NAMES)
+    if located is None:
         return None
-    model = _model_of(path, digest)
-    if model is None:
-        return None
-    scope = _scope_in(model, name, member)
-    if scope is None:
-        return None  # (traced elsewhere in its module or not: called from here, an undecorated body runs eagerly)
+    scope, model = located
     _active.add(key)
     try:
         found = eager_work_in(scope, model)
