@@ -220,17 +220,22 @@ def _project(root: Path, requirement_files: dict[str, str]) -> Path:
 def test_each_file_is_fixed_for_its_own_projects_jax(tmp_path: Path):
     """`jaxlint fix` on a folder holding sub-projects writes, in each file, only forms that the JAX
     of that file's nearest project has: a vendored package pinned to an old jax keeps old forms."""
-    top = _project(tmp_path, {})  # no requirement: the newest forms
+    top = _project(tmp_path, {})  # no requirement: the newest API, the spelling every JAX runs
     plain_folder = _project(tmp_path / "scripts", {})  # no project of its own: the top one's
     pinned_old = _project(tmp_path / "vendored" / "oldlib", {"requirements.txt": "numpy\njax==0.3.6\n"})
     floor_before_factory = _project(tmp_path / "tools", {"setup.py": 'setup(name="t", install_requires=["jax>=0.4.30"])\n'})
     says_nothing = _project(tmp_path / "site", {"requirements.txt": "sphinx\n"})  # (not docs/: demonstration code)
+    pinned_new = _project(tmp_path / "service", {"requirements.txt": "jax>=0.4.36\n"})
     result = jaxlint("fix", "--unsafe-fixes", "--no-cache", str(tmp_path))
     assert result.returncode in (0, 1), result.stdout + result.stderr
-    texts = {path: path.read_text() for path in (top, plain_folder, pinned_old, floor_before_factory, says_nothing)}
-    for path in (top, plain_folder, says_nothing):
+    texts = {path: path.read_text() for path in (top, plain_folder, pinned_old, floor_before_factory, says_nothing, pinned_new)}
+    for path in (top, plain_folder, says_nothing, pinned_new):
         assert "jax.tree.map(" in texts[path] and "-> jax.Array:" in texts[path], texts[path]
-        assert "@jax.jit(donate_argnums=(0,))" in texts[path], texts[path]
+    # Where nothing says which JAX runs the code, a donation is spelled the way every JAX runs it: the
+    # decorator factory is only a newer spelling (jax 0.4.36), and unpinned code is often older.
+    for path in (top, plain_folder, says_nothing):
+        assert "@functools.partial(jax.jit, donate_argnums=(0,))" in texts[path] and "@jax.jit(" not in texts[path], texts[path]
+    assert "@jax.jit(donate_argnums=(0,))" in texts[pinned_new], texts[pinned_new]
     # jax 0.3.6 has neither `jax.tree` nor `jax.Array` nor the decorator factory.
     old = texts[pinned_old]
     assert "jax.tree_util.tree_map(" in old and "jax.tree.map" not in old, old

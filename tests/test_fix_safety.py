@@ -106,11 +106,24 @@ def test_project_on_older_jax_gets_forms_it_has(tmp_path: Path, requirement: str
     assert ("jax.tree_util.tree_map" in fixed) == (oldest < (0, 4, 25))
 
 
-@pytest.mark.parametrize("requirement", ["jax>=0.4.36", "jax==0.5.0", "jax"])
+@pytest.mark.parametrize("requirement", ["jax>=0.4.36", "jax==0.5.0"])
 def test_project_on_newer_jax_keeps_the_newer_forms(tmp_path: Path, requirement: str):
     (tmp_path / "requirements.txt").write_text(f"{requirement}\noptax\n")
     fixed = _fixed(DONATED, ["JAX401", "JAX601", "JAX602"], load_settings(tmp_path))
     assert "@jax.jit(donate_argnums=(0,))" in fixed
+    assert "jax.tree.map" in fixed
+
+
+@pytest.mark.parametrize("requirement", ["jax", "jax[cuda12]", "numpy"])
+def test_project_with_no_jax_version_gets_the_spelling_every_jax_runs(tmp_path: Path, requirement: str):
+    """Nothing says which JAX runs the code: a deprecated API still moves to its replacement (that is
+    the fix), but a donation is written as `functools.partial(jax.jit, ...)`, not the decorator
+    factory of jax 0.4.36, which is only a newer spelling and fails on the older JAX such code was
+    often written for."""
+    (tmp_path / "requirements.txt").write_text(f"{requirement}\noptax\n")
+    fixed = _fixed(DONATED, ["JAX401", "JAX601", "JAX602"], load_settings(tmp_path))
+    assert "@jax.jit(" not in fixed
+    assert "partial(jax.jit, donate_argnums=(0,))" in fixed
     assert "jax.tree.map" in fixed
 
 

@@ -66,7 +66,7 @@ def test_training_script_gets_three_verified_fixes_written(tmp_path):
     fixed = script.read_text()
     assert "jax.jit(lambda" not in fixed.split("def main", 1)[1]
     assert "jax.jit(jax.vmap(predict_one" in fixed
-    assert "@jax.jit(donate_argnums=(0, 1))\ndef adam_step" in fixed
+    assert "@functools.partial(jax.jit, donate_argnums=(0, 1))\ndef adam_step" in fixed
     fixed_output = _output(script)
     final = [line for line in original_output.splitlines() if line.startswith("final loss")]
     assert final and final == [line for line in fixed_output.splitlines() if line.startswith("final loss")]

@@ -30,9 +30,10 @@ that calls and dead after the call:
   holds one array several times, and XLA rejects a buffer donated twice in one call.
 
 Forms handled:
-- `@jax.jit` becomes `@jax.jit(donate_argnums=(0,))` (the decorator-factory form, jax >= 0.4.36);
-  where the project supports an older JAX (fixes/versions.py), and for `@jax.pmap`, which has no
-  factory form, it becomes `@functools.partial(jax.jit, donate_argnums=(0,))`.
+- `@jax.jit` becomes `@jax.jit(donate_argnums=(0,))` (the decorator-factory form, jax >= 0.4.36)
+  where the project states it needs jax 0.4.36 or newer; otherwise (an older pin, or no pin at all,
+  fixes/versions.py), and for `@jax.pmap`, which has no factory form, it becomes
+  `@functools.partial(jax.jit, donate_argnums=(0,))`, which every JAX runs.
 - `@jax.jit(...)`, `@partial(jax.jit, ...)`, `jax.jit(f, ...)`: the option is appended after the last
   argument (a trailing comma or comment stays where it was), or merged into an existing literal
   `donate_argnums`/`donate_argnames` value.
@@ -129,7 +130,7 @@ def _decorate(decorator: ast.expr, binding, option: str, values: tuple, context)
     if not isinstance(decorator, (ast.Name, ast.Attribute)):
         return None
     text = f"{option}={tuple_literal(values)}"
-    if binding.transform == "jax.jit" and versions.supports(context, versions.JIT_DECORATOR_FACTORY):
+    if binding.transform == "jax.jit" and versions.stated_at_least(context, versions.JIT_DECORATOR_FACTORY):
         return [context.replace(decorator, f"{context.text(decorator)}({text})")]
     partial, import_edits = fixes.reference(context, "functools.partial")
     if not partial:

@@ -1,7 +1,14 @@
 """Which JAX a fix may write for: the oldest of `target-jax-version`, the jax requirement of the
 project jaxlint was started in (config.jax_requirement), and that of the file's own nearest project
 (a vendored package or a sub-project with its own requirements.txt pins its own jax, whatever folder
-`jaxlint fix` was given). None means the newest: nothing constrains the form.
+`jaxlint fix` was given). None means nothing says.
+
+Where nothing says, two kinds of form are told apart. A form that is the point of the fix (the
+replacement of a deprecated API, `jax.nn.dot_product_attention` for hand-written attention) is
+written for the newest JAX: the old spelling is what the fix removes. A form that is only a newer
+spelling of something every JAX can say (`@jax.jit(donate_argnums=...)` for
+`@functools.partial(jax.jit, donate_argnums=...)`) is written in the old spelling (`stated_at_least`):
+code with no pin is as often a 2021 script as a new one, and the partial form runs on both.
 
 Forms with a first version, as the fixes write them:
 - `@jax.jit(donate_argnums=...)`, jit as a decorator factory: jax 0.4.36 (older: `functools.partial`);
@@ -57,6 +64,12 @@ def _oldest_for_file(settings, filename: str, project=None) -> str | None:
             except OSError:
                 continue
     return oldest_supported(settings, jax_requirement(path))
+
+
+def stated_at_least(context, version: str) -> bool:
+    """Whether the file's projects state an oldest JAX, and it is `version` or newer."""
+    oldest = parse_version(oldest_for_file(context))
+    return oldest is not None and oldest >= parse_version(version)
 
 
 def supports(context, version: str | None) -> bool:

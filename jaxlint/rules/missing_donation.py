@@ -170,8 +170,9 @@ shares nothing with the state. A helper that may hand back what it is given (`re
 names it.
 
 The decorator form follows the oldest JAX the project supports (`target-jax-version`, or its own
-jax requirement): `@jax.jit(donate_argnums=...)` needs jax 0.4.36, so below that the fix writes
-`@functools.partial(jax.jit, donate_argnums=...)`.
+jax requirement): `@jax.jit(donate_argnums=...)` needs jax 0.4.36, so the fix writes it only where the
+project states 0.4.36 or newer, and otherwise (an older pin, or no pin at all) writes
+`@functools.partial(jax.jit, donate_argnums=...)`, which every JAX runs.
 
 ## How the runtime mode confirms it
 `jit(f).lower(...).compile().memory_analysis()` shows alias bytes > 0 and a lower peak with
