@@ -10,34 +10,13 @@ import ast
 from typing import Iterator
 
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.reaching import enclosing_statement, reaching_value, statement_list  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
 _NAMED_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 LOOP_NODES = (ast.For, ast.AsyncFor, ast.While)
-
-
-def enclosing_statement(node: ast.AST) -> ast.stmt | None:
-    """The innermost statement containing `node` (the node itself when it is one)."""
-    current: ast.AST | None = node
-    while current is not None and not isinstance(current, ast.stmt):
-        current = parent_of(current)
-    return current
-
-
-def statement_list(statement: ast.stmt) -> tuple[list[ast.stmt], int] | None:
-    """The body list a statement sits in and its index there."""
-    parent = parent_of(statement)
-    if parent is None:
-        return None
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list):
-            for index, item in enumerate(block):
-                if item is statement:
-                    return block, index
-    return None
 
 
 def enclosing_loops(node: ast.AST) -> Iterator[ast.AST]:
@@ -306,31 +285,3 @@ def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> d
         elif isinstance(later, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.ClassDef)):
             break  # keep to straight-line code
     return found
-
-
-def reaching_value(name: ast.Name, values: list) -> ast.AST | None:
-    """The one value of `values` (every binding of the name in its scope) that reaches this read: the
-    only binding, or (a script or notebook rebinding a name cell after cell) the nearest binding in
-    the same block before the read's statement, with no other binding between the two."""
-    if len(values) == 1:
-        return None if isinstance(values[0], ast.AugAssign) else values[0]
-    use = enclosing_statement(name)
-    place = statement_list(use) if use is not None else None
-    if place is None:
-        return None
-    block, index = place
-    nearest = None
-    for value in values:
-        statement = enclosing_statement(value)
-        if statement is None or isinstance(value, ast.AugAssign):
-            return None
-        if statement.lineno >= use.lineno:
-            continue
-        where = statement_list(statement)
-        if where is None or where[0] is not block or where[1] >= index:
-            if statement.lineno < use.lineno and (nearest is None or statement.lineno > nearest[0].lineno):
-                nearest = (statement, None)  # a binding in a nested block: which one reaches is unclear
-            continue
-        if nearest is None or statement.lineno > nearest[0].lineno:
-            nearest = (statement, value)
-    return nearest[1] if nearest is not None else None

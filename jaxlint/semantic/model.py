@@ -16,7 +16,9 @@ from typing import Iterator
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.bindings import FUNCTION_NODES, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
+from jaxlint.semantic.reaching import reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
+from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
 from jaxlint.semantic.values import DeviceValues
 
@@ -42,21 +44,9 @@ LEAF_TYPES = frozenset({
 _PLAIN_LEAF_TYPES = LEAF_TYPES - RECORDED_TYPES
 
 # The attributes the model sets on every node (`_collect` spells them out, for speed).
-PARENT = "_jaxlint_parent"
 _NODE_ATTRIBUTES = attrgetter("__dict__")
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
-
-
-def parent_of(node: ast.AST) -> ast.AST | None:
-    return getattr(node, PARENT, None)
-
-
-def ancestors(node: ast.AST) -> Iterator[ast.AST]:
-    node = parent_of(node)
-    while node is not None:
-        yield node
-        node = parent_of(node)
 
 
 def is_within(node: ast.AST, container: ast.AST) -> bool:
@@ -1680,6 +1670,8 @@ class SemanticModel(DeviceValues):
                     return ARRAY if self.level(generator.iter, scope) == ARRAY else NONE
                 if self.narrowed_to_non_array(node):
                     return NONE
+                if node.id in scope.local_names:
+                    level = self._reaching_level(node, scope, level)
             return level
         if isinstance(node, ast.Attribute):
             if node.attr in jaxapi.STATIC_ATTRIBUTES:
@@ -1729,6 +1721,18 @@ class SemanticModel(DeviceValues):
         if isinstance(node, ast.Starred):
             return self.level(node.value, scope)
         return NONE
+
+    def _reaching_level(self, name: ast.Name, scope: Scope, level: int) -> int:
+        """A name's level where it is read: the level of the one binding that reaches the read, when
+        one surely does (semantic/reaching.py), else the highest of all its bindings. `traj =
+        buffer.contents()` read before a later `traj = (obs, log_prob)` is the host value it holds."""
+        found = bound_values(self, name.id, scope)
+        if found is None or found[0] is not scope or len(found[1]) < 2:
+            return level
+        value = reaching_value(name, found[1])
+        if value is None:
+            return level
+        return min(level, self.level(value, scope))
 
     def _call_level(self, call: ast.Call, scope: Scope) -> int:
         qualified = self.qualified_name(call.func)

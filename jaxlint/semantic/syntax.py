@@ -8,6 +8,21 @@ from collections.abc import Iterator
 import re
 
 
+# The attribute the model sets on every node it reads: its parent node.
+PARENT = "_jaxlint_parent"
+
+
+def parent_of(node: ast.AST) -> ast.AST | None:
+    return getattr(node, PARENT, None)
+
+
+def ancestors(node: ast.AST) -> Iterator[ast.AST]:
+    node = parent_of(node)
+    while node is not None:
+        yield node
+        node = parent_of(node)
+
+
 # Fields that never hold nodes a rule looks at: `ctx` (Load/Store markers) and type-ignore comments.
 _SKIPPED_FIELDS = frozenset({"ctx", "type_ignores"})
 # Field types of Python's ASDL grammar whose values are never nodes.
