@@ -228,6 +228,9 @@ def requirement_files(start: Path) -> list[Path]:
         for candidate in (directory, *directory.parents):
             files = [candidate / name for name in _REQUIREMENT_FILES if (candidate / name).is_file()]
             files += sorted(candidate.glob("requirements*.txt"))
+            # Pins the project installs from elsewhere: a requirements folder (`requirements/test.txt`,
+            # installed by a noxfile or CI) and constraints files are as binding as the root's.
+            files += sorted(candidate.glob("constraints*.txt")) + sorted(candidate.glob("requirements/*.txt"))
             if files:
                 return files
     except OSError:
@@ -239,7 +242,7 @@ def jax_requirement(start: Path) -> str | None:
     """The oldest JAX version the nearest project's requirement admits, or None when it says nothing.
 
     The project is the nearest directory at or above `start` holding pyproject.toml, setup.cfg,
-    setup.py or requirements*.txt; every one of those there is read (a floor such as `jax>=0.4.20`,
+    setup.py, requirements*.txt, constraints*.txt or requirements/*.txt; every one of those there is read (a floor such as `jax>=0.4.20`,
     an exact pin, or a cap below a version), and the oldest version any of them admits is kept."""
     files = requirement_files(start)
     floors = []

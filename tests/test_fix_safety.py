@@ -141,6 +141,11 @@ def test_target_version_wins_when_older_than_the_requirement():
         ({"setup.cfg": "[options]\ninstall_requires =\n    jax>=0.4.11\n    numpy\n"}, "0.4.11"),
         ({"requirements.txt": "jax>=0.4.30\n", "setup.py": "setup(install_requires=['jax>=0.4.13'])"}, "0.4.13"),
         ({"requirements.txt": "jax<0.4.36\n"}, "0.4.35.999"),
+        # Pins the project installs from a requirements folder (a noxfile's `-r requirements/test.txt`)
+        # or a constraints file bind it as much as the root's.
+        ({"pyproject.toml": '[project]\nname = "x"\ndependencies = ["jax"]\n', "requirements/test.txt": "jax==0.4.24\n"}, "0.4.24"),
+        ({"requirements/base.txt": "numpy\njax>=0.4.20\n", "requirements/dev.txt": "-r base.txt\npytest\n"}, "0.4.20"),
+        ({"setup.py": "setup(install_requires=['jax'])", "constraints.txt": "jax==0.4.10\n"}, "0.4.10"),
         # Look-alikes: no version, other distributions.
         ({"requirements.txt": "jax\njaxlib>=0.4.1\njax-md>=0.2\njaxtyping>=0.2.0\n"}, None),
         ({"pyproject.toml": '[project]\nname = "x"\ndependencies = ["flax>=0.8"]\n'}, None),
@@ -148,6 +153,7 @@ def test_target_version_wins_when_older_than_the_requirement():
 )
 def test_jax_requirement(tmp_path: Path, files: dict[str, str], expected: str | None):
     for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     assert jax_requirement(tmp_path) == expected
 

@@ -9,7 +9,9 @@ that calls and dead after the call:
 - owned: a local name (not a parameter of the enclosing function, whose caller still holds the
   array; not an attribute or a global, which other code may hold) whose every binding before the
   call is a fresh value (a call result or arithmetic), not another name, attribute or item, and not
-  built from a name that is read after the call (`state = create(params=params)` shares `params`);
+  built from a name that is read after the call (`state = create(params=params)` shares `params`),
+  nor from a parameter of the enclosing function by a call not shown to return new buffers (`state =
+  init(params)` with an `init` nothing models may hold the caller's arrays);
   which calls return fresh buffers and which may return their input's arrays comes from the library
   models (semantic/library_models/): `jax.random` draws, `jnp.zeros_like`, `model.init(key, x)`, an
   optax `init` and `jax.tree.map` of arithmetic are fresh, and a key they draw from, an imported
@@ -261,6 +263,16 @@ def _ownership_problem(call: ast.Call, binding, position, keyword, context) -> s
             if source in aliased and source in scope.param_nodes:
                 return (f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), a parameter of "
                         f"`{scope.name}` whose caller still holds them")
+            if (
+                source in scope.param_nodes and isinstance(expression, ast.Call) and not _fresh_result(expression, context)
+                and not _rebound_fresh_before(source, bound, scope, context)
+            ):
+                # Whether it is read later here does not matter: the caller holds `source`. A call
+                # not shown to return new buffers (an optimizer `init` built by a decorator, a
+                # constructor that stores its argument) may hand its leaves back.
+                callee = dotted_name(expression.func) or context.text(expression.func)
+                return (f"`{name}` comes from `{callee}(...)`, which jaxlint cannot show returns only new buffers, and its "
+                        f"argument `{source}` is a parameter of `{scope.name}` whose caller still holds its arrays")
             if read_after(source, statement, until_rebound=False):
                 if source in aliased:
                     return f"`{name}` holds the arrays of `{source}` (`{aliased[source]}` returns them), which is read after the call"

@@ -15,6 +15,8 @@ Forms with a first version, as the fixes write them:
 - `jax.nn.dot_product_attention`: jax 0.4.31;
 - `jax.block_until_ready`: jax 0.2.27 (its changelog: "add `jax.block_until_ready`");
 - `jit(..., donate_argnames=...)`: jax 0.4.14;
+- `jax.debug.print`/`jax.debug.callback`: jax 0.3.16 (jax/debug.py is absent at the tag jax-v0.3.15
+  and present at jax-v0.3.16 of the jax repository);
 - `jax.tree.*`, `jax.shard_map`, `jax.set_mesh` and the other replacements of the API table: their
   `replacement_since` there.
 """
@@ -33,6 +35,7 @@ JIT_DECORATOR_FACTORY = "0.4.36"
 DOT_PRODUCT_ATTENTION = "0.4.31"
 BLOCK_UNTIL_READY = "0.2.27"
 DONATE_ARGNAMES = "0.4.14"
+JAX_DEBUG = "0.3.16"
 
 
 def oldest_supported(settings, file_requirement: str | None = None) -> str | None:

@@ -45,7 +45,9 @@ replacement computes the same values (in JAX's default precision). `math.floor`/
 (Python ints versus float arrays), functions whose result has a data-dependent shape
 (`np.nonzero`, `np.unique`, ...), calls with NumPy-only keywords such as `out=`, and a result bound
 to a name the function then changes in place (`l = np.array(l)` then `l[i] = ...`: a `jax.numpy`
-array is immutable) get no fix.
+array is immutable), and a conversion made 64-bit on purpose (`np.float64(x)`, `dtype=np.int64`,
+`np.array(x).astype(np.int64)`: without `jax_enable_x64` the `jax.numpy` spelling silently gives 32
+bits) get no fix.
 
 ## How the runtime mode confirms it
 It runs the function under `jax.jit` with the example inputs: the original raises
@@ -175,7 +177,7 @@ class NumpyOnTracer(Rule):
         replacement = _replacement(node, module, function)
         called = f"{'np' if module == 'numpy' else 'math'}.{function}"
         fix = None
-        if replacement is not None and not _result_mutated(node, scope):
+        if replacement is not None and not _result_mutated(node, scope) and not _made_64_bit(node, function, context):
             name, import_edits = fixes.reference(context, replacement)
             if name:
                 fix = context.fix(f"Use `{name}`", [context.replace(node.func, name), *import_edits], safe=True)
@@ -235,6 +237,30 @@ def _result_mutated(call: ast.Call, scope) -> bool:
         ):
             return True
     return False
+
+
+_SIXTY_FOUR_BIT = frozenset({"float64", "int64", "uint64", "complex128", "double", "longlong", "ulonglong", "cdouble"})
+
+
+def _made_64_bit(call: ast.Call, function: str, context) -> bool:
+    """The NumPy result is 64-bit on purpose: `np.float64(x)`, `np.array(x, dtype=np.int64)`,
+    `np.array(x).astype(np.int64)` (a summed-area table that overflows int32). Without
+    `jax_enable_x64` the `jax.numpy` spelling silently gives 32 bits, where the original failed loudly."""
+    if function in _SIXTY_FOUR_BIT:
+        return True
+    dtypes = [keyword.value for keyword in call.keywords if keyword.arg == "dtype"]
+    parent = parent_of(call)
+    if isinstance(parent, ast.Attribute) and parent.attr == "astype" and isinstance(parent_of(parent), ast.Call):
+        cast = parent_of(parent)
+        dtypes += [*cast.args[:1], *(keyword.value for keyword in cast.keywords if keyword.arg == "dtype")]
+    return any(_names_64_bit_dtype(dtype, context) for dtype in dtypes)
+
+
+def _names_64_bit_dtype(dtype: ast.expr, context) -> bool:
+    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
+        return dtype.value in _SIXTY_FOUR_BIT or dtype.value in ("f8", "i8", "u8", "c16")
+    qualified = context.qualified_name(dtype) or ""
+    return qualified.rpartition(".")[2] in _SIXTY_FOUR_BIT and qualified.startswith(("numpy.", "jax.numpy."))
 
 
 def _traced(node: ast.AST, scope, context) -> bool:

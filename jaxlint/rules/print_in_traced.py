@@ -43,7 +43,11 @@ and `sep=` is honoured. A `logging` call with a plain message
 string becomes `jax.debug.callback(logging.info, "msg %s", t)`, which logs through the same logger
 at run time. Both are safe: they print what the code meant to print (the runtime values) instead of
 a tracer's repr. No fix is offered for `print(..., file=...)`, `end=` other than a newline, starred
-arguments, `%`/`.format` formatting of traced values, or f-string messages in `logging` calls.
+arguments, `%`/`.format` formatting of traced values, or f-string messages in `logging` calls; nor
+for a `logging` call whose traced arguments are whole arguments of the function (`logging.info("step
+(batch=%s)", batch)`: logged at trace time, that is the usual once-per-compile log of shapes, and at
+run time it would copy the whole argument to the host on every call); nor where the project supports
+a JAX older than 0.3.16, which has no `jax.debug`.
 
 ## How the runtime mode confirms it
 It runs the function under `jax.jit` twice with the example inputs and captures standard output:
@@ -55,6 +59,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint import fixes
+from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.arrays import narrowed_to_host, static_tree_map
@@ -84,11 +89,12 @@ class PrintInTraced(Rule):
         traced = next((arg for arg in arguments if _mentions_traced(arg, scope, context)), None)
         if traced is None:
             return
+        fixable = versions.supports(context, versions.JAX_DEBUG)  # no `jax.debug` before jax 0.3.16
         if kind == "print":
-            fix = _print_fix(node, scope, context)
+            fix = _print_fix(node, scope, context) if fixable else None
             what = "`print`"
         else:
-            fix = _logging_fix(node, scope, context)
+            fix = _logging_fix(node, scope, context) if fixable else None
             what = f"`{context.text(node.func)}`"
         context.report(
             node,
@@ -312,6 +318,11 @@ def _logging_fix(node: ast.Call, scope, context):
     if not (isinstance(message, ast.Constant) and isinstance(message.value, str)):
         return None
     if not all(context.level(arg, scope) >= TRACED or not _mentions_traced(arg, scope, context) for arg in node.args[1:]):
+        return None
+    if all(isinstance(arg, ast.Name) and arg.id in scope.params for arg in node.args[1:] if _mentions_traced(arg, scope, context)):
+        # `logging.info("step(batch=%s)", batch)`: a whole argument logged at trace time is the usual
+        # once-per-compile log of its shapes; at run time it would copy the argument to the host on
+        # every call. Which was meant, the code does not say.
         return None
     name, import_edits = fixes.reference(context, "jax.debug.callback")
     if not name:
