@@ -428,6 +428,25 @@ def test_bad_stdin_and_bad_output_file(tmp_path):
 CORPUS = Path(os.environ.get("JAXLINT_CORPUS", "/nonexistent"))
 
 
+# Shapes real code crashed on once, kept so they stay fixed.
+REGRESSIONS = {
+    # A key split into a count no constant names (`jax.local_device_count()`), inside state carried
+    # through a pmapped step: the element count of the state is unknown, not an error.
+    "split_count_from_a_call": (
+        "import jax\nfrom flax.jax_utils import replicate\n\n\n@jax.pmap\ndef train_step(carry):\n"
+        "    keys, state = carry\n    return (keys, state * 2), state.sum()\n\n\ndef main(state):\n"
+        "    carry = (jax.random.split(state[-1], jax.local_device_count()), replicate(state, jax.local_devices()))\n"
+        "    for _ in range(10):\n        carry, _ = train_step(carry)\n    return carry\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_shapes_that_crashed_once_do_not(name):
+    assert_never_crashes(REGRESSIONS[name])
+    assert_fix_is_sound(REGRESSIONS[name])
+
+
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="set JAXLINT_CORPUS to a directory of real JAX projects")
 def test_corpus_run_has_no_internal_error():
     every_code = ",".join(rule.code for rule in ALL_RULES)  # preview rules too

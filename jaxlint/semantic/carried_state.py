@@ -950,7 +950,9 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
             return evaluator.value(argument, caller)
         return evaluator.value(inner, scope)
 
-    return literal_value(node, None, lookup)
+    value = literal_value(node, None, lookup)
+    # Anything else (a float, a bool, the evaluator's "unknown" marker) is no element count.
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:
