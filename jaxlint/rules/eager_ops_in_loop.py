@@ -232,9 +232,14 @@ def model_free_helper(call: ast.Call, model) -> bool:
 
 
 def _calls_compiled(loop: ast.AST, context) -> bool:
-    """Some call of the loop (at any depth) runs compiled code: a jitted callable or a helper around one."""
+    """Some call of the loop (at any depth) runs compiled code: a jitted callable or a helper around one,
+    or a method that every class of the module defining it compiles, called on an object of a class
+    nothing names (`trainer.call_model_pmap(x, t)`)."""
     model = context.model
-    return any(isinstance(n, ast.Call) and runs_compiled(n, model) for n in loop_body(loop, nested=True))
+    return any(
+        isinstance(n, ast.Call) and (runs_compiled(n, model) or model.may_call_compiled_method(n))
+        for n in loop_body(loop, nested=True)
+    )
 
 
 def _callee(call: ast.Call, context) -> str:

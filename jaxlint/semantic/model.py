@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.bindings import FUNCTION_NODES, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_value
@@ -1142,6 +1142,25 @@ class SemanticModel(DeviceValues):
             return None
         return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
                           external_params=list(summary.params), external_has_self=summary.has_self)
+
+    def may_call_compiled_method(self, call: ast.Call) -> bool:
+        """`obj.method(...)` on an object of a class nothing here names, where every class of this
+        module that defines `method` compiles it (`@partial(jax.pmap, ...)` on a trainer's
+        `call_model`): the call may well run that compiled method. Not a binding: the owner is a
+        guess, so it answers "may", for rules that stay silent on what may be compiled."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr.startswith("__"):
+            return False
+        bindings = self.jit_binding_lists.get(f"self.{func.attr}", ())
+        if not bindings or isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            return False
+        compiled = {binding.function for binding in bindings}
+        # Every def of the name in the module's classes is compiled (a plain `update` elsewhere
+        # makes the guess worthless), and the call is none a library model answers for (`opt.update`).
+        defined = [methods[func.attr] for methods in self.class_methods.values() if func.attr in methods]
+        if not all(scope in compiled for scope in defined):
+            return False
+        return library_models.call_model(self, call) is None
 
     def jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
         """The compiled callable a call invokes, by name or `self.attr`, or `jax.jit(f)(...)` inline."""
