@@ -889,7 +889,8 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if qualified == "jax.random.split":
         count = _keyword_or_position(call, 1, "num")
         number = 2 if count is None else _int_value(count, scope, model, passed)
-        return None if number is None else 2 * number
+        # Anything but an int (the evaluator's "unknown" marker for `jax.local_device_count()`) is no count.
+        return 2 * number if isinstance(number, int) and not isinstance(number, bool) else None
     if qualified in _FILLED_ARRAYS and (arguments or call.keywords):
         shape = _keyword_or_position(call, 0, "shape")
         return None if shape is None else _shape_elements(shape, scope, model, passed)
@@ -950,9 +951,7 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
             return evaluator.value(argument, caller)
         return evaluator.value(inner, scope)
 
-    value = literal_value(node, None, lookup)
-    # Anything else (a float, a bool, the evaluator's "unknown" marker) is no element count.
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return literal_value(node, None, lookup)
 
 
 def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:
