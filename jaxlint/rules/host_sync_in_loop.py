@@ -57,11 +57,20 @@ Not flagged, as principles:
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps; or the loop names an epoch and its jitted call loops on the device: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
-  per-update reads are reported); loops whose body always ends in `break` or `return`, or ends the first
+  per-update reads are reported; an inner loop of a few iterations the source fixes, 8 or fewer,
+  `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
+  steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
+  are reported); code written to run while JAX traces (a function that enters
+  `jax.ensure_compile_time_eval()`, which changes nothing outside a trace: its loops fold
+  constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`);
 - the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
-  to a file (`jnp.save(path, x)`) on every iteration; it sleeps every iteration (an animation) or
+  to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
+  iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
+  models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
+  such as an evaluation of each time window's model, waits for the disk anyway and its reads are
+  its output); it sleeps every iteration (an animation) or
   is paced by a person (`input()`, pygame, tkinter); a read is the one statement between two timer
   stamps (a latency benchmark needs that wait); CLU's asynchronous metric writers
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
@@ -143,7 +152,7 @@ from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, effects, flow, helper_syncs, jaxapi
+from jaxlint.semantic import carried_state, demo_code, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -184,6 +193,8 @@ class HostSyncInLoop(Rule):
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
+        if trace_time.written_for_tracing(scope, model, context.source.text):
+            return  # it folds constants under `ensure_compile_time_eval`: runs once per trace of the caller's jit
         if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
@@ -250,6 +261,8 @@ class HostSyncInLoop(Rule):
             if _iterates_array_built_here(child, context):
                 child = next(g.iter for g in child.generators if _array_built_here(g.iter, context))  # where the fix goes
             found.append((child, description))
+        if (found or stops or tested is not None) and _restores_each_iteration(node, context):
+            return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
             # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
@@ -764,6 +777,19 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
     return False
 
 
+def _restores_each_iteration(loop: ast.AST, context) -> bool:
+    """Every iteration restores a checkpoint or loads a saved object from storage (the library models'
+    `reads_storage`, or a function of the project that does so on every call: semantic/storage_reads.py),
+    and the loop carries no training state: a loop over saved checkpoints (an evaluation of each time
+    window's model), which waits for the disk on every iteration and whose reads are its output."""
+    model = context.model
+    restores = any(
+        isinstance(node, ast.Call) and not _conditional(node, loop) and storage_reads.reads_storage(node, model)
+        for node in loop_body(loop)
+    )
+    return restores and not _carries_training_state(loop, context)
+
+
 _BULK_COPIES = ("numpy.asarray", "numpy.array", "jax.device_get")
 
 
@@ -820,15 +846,28 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     """An epoch loop, whose own syncs run once per epoch: an inner loop (here or in a helper it calls)
-    calls the jitted step, or the loop names an epoch and its jitted call loops on the device."""
+    calls the jitted step, or the loop names an epoch and its jitted call loops on the device. An
+    inner loop of a few iterations the source fixes (gradient accumulation over 4 micro-batches, 5
+    critic updates: `range(args.micro_steps)` with its default) leaves each outer iteration a few
+    device steps: a read there drains the queue every few steps, and the outer loop is a step loop."""
     model = context.model
     for node in loop_body(loop, nested=True):
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
             if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+                if _few_fixed_iterations(node, context):
+                    continue
                 return True
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)
     return runs_epoch_on_device(loop, model)
+
+
+def _few_fixed_iterations(loop: ast.AST, context) -> bool:
+    """A `for` loop the source fixes to run at most a handful of times (flow.FEW_ITERATIONS)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    count = iteration_count(loop.iter, context.scope(loop), context.model)
+    return count is not None and count <= flow.FEW_ITERATIONS
 
 
 def _inside_timed_interval(node: ast.AST, context) -> bool:

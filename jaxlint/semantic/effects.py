@@ -289,6 +289,19 @@ def unconditional_calls(function: ast.AST) -> list[ast.Call]:
     return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
 
 
+def calls_on_every_return(function: ast.AST) -> list[ast.Call]:
+    """The calls of a function body that run on every call that returns normally: as
+    `unconditional_calls`, but a `raise` (an abnormal end) leaves the calls after it unconditional, and
+    the `return` closing a final `with` block (`with open(p) as f: return load(f)`) is the end of the body."""
+    nodes = _own_nodes(function)
+    last = function.body[-1] if function.body else None
+    while isinstance(last, (ast.With, ast.AsyncWith)) and last.body:
+        last = last.body[-1]
+    if any(isinstance(node, (ast.Return, ast.Break, ast.Continue)) and node is not last for node in nodes):
+        return []
+    return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
+
+
 def _nodes_with_condition(function: ast.AST):
     """(node, whether it runs only under a condition) for the body's own nodes."""
     stack = [(statement, False) for statement in reversed(function.body)]

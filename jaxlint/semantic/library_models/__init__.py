@@ -23,6 +23,9 @@ An entry's fields (all optional):
   `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`).
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
+- `reads_storage`: the call reads a checkpoint or a file from storage before it returns (a flax or
+  Orbax checkpoint restore, `pickle.load`): the host waits for the disk, and an iteration that does
+  it restores what it computes with (a loop over saved checkpoints, not over training steps).
 - `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
   pytree leaves (`TrainState`'s `apply_fn` and `tx`): never donated with it, so whatever they hold
   does not make the result share a donated buffer.
@@ -47,7 +50,7 @@ from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, fast
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
 )
-FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments"})
+FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
 
@@ -65,6 +68,7 @@ class ApiModel:
     result: str | None = None
     runs_model: bool = False
     static_arguments: tuple = ()
+    reads_storage: bool = False
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -103,6 +107,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
+        bool(fields.get("reads_storage")),
     )
 
 
@@ -123,7 +128,7 @@ def validate(name: str, fields: dict) -> str | None:
         items = (items,) if isinstance(items, (int, str)) else items
         if not isinstance(items, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in items):
             return f"`{listed}` must be a list of argument positions and keyword names"
-    for flag in ("syncs", "compiles", "donates", "runs_model"):
+    for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
     result = fields.get("result")
