@@ -381,6 +381,9 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 if not fresh(value):
                     return f"iterating `{snippet(context.text(value))}` element by element"
+                container = parent_of(value)
+                if isinstance(container, ast.Attribute) and container.attr in ("items", "values"):
+                    return f"reading each value of `{snippet(context.text(value))}` (device arrays) on the host"
                 return f"reading each element of device value `{snippet(context.text(value))}` on the host"
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
@@ -467,6 +470,12 @@ def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
             and len(iterated.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2
         ):
             target, iterated = target.elts[1], iterated.args[0]  # `for i, v in enumerate(x)`: v is an element of x
+        elif isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and not iterated.args:
+            # `for k, v in metrics.items()`, `for v in metrics.values()`: v is a leaf of a pytree of device values
+            if iterated.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target, iterated = target.elts[1], iterated.func.value
+            elif iterated.func.attr == "values":
+                iterated = iterated.func.value
         if not isinstance(target, ast.Name) or not fresh(iterated):
             continue
         item = target.id
@@ -1194,6 +1203,9 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
         if _makes_text(parent, child):
             return False  # made into text (`f"{float(loss):.4f}"`): whatever takes the string only shows the number
         if isinstance(parent, ast.Call) and child is not parent.func:
+            if _host_arithmetic(parent, context):
+                child, parent = parent, parent_of(parent)
+                continue  # `np.mean(jax.device_get(x))`: host arithmetic on the copy; what the result feeds decides
             return not _is_sink_call(parent, context)
         if isinstance(parent, (ast.If, ast.While)) and child is parent.test:
             return False
@@ -1224,6 +1236,9 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
             if isinstance(parent, ast.Call) and _appends_to_list_read_in_loop(parent, child, loop):
                 return True  # `generated.append(token)` with `generated` read again in the loop: next input
             if isinstance(parent, ast.Call) and child is not parent.func:
+                if _host_arithmetic(parent, context):
+                    child, parent = parent, parent_of(parent)
+                    continue  # `print(np.round(value, 3))`: what the result of the arithmetic feeds decides
                 if not _is_sink_call(parent, context):
                     return True
                 break
@@ -1249,6 +1264,16 @@ def _appends_to_list_read_in_loop(call: ast.Call, argument: ast.AST, loop: ast.A
         and not (isinstance(parent_of(n), ast.Attribute) and parent_of(n).attr in ("append", "extend"))
         for n in loop_body(loop)
     )
+
+
+_HOST_ARITHMETIC_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.round", "builtins.abs"})
+
+
+def _host_arithmetic(call: ast.Call, context) -> bool:
+    """A NumPy array function or a numeric builtin (`np.mean`, `np.round`, `float`, `round`) computing
+    on a host copy: it needs the value no more than what its result feeds does."""
+    qualified = context.qualified_name(call.func)
+    return _numpy_function(qualified) or qualified in _HOST_ARITHMETIC_BUILTINS
 
 
 def _is_sink_call(call: ast.Call, context) -> bool:
