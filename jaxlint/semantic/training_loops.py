@@ -185,6 +185,8 @@ def helper_facts(scope: Scope, model: SemanticModel, depth: int = 0) -> tuple[bo
 def _runs_compiled(call: ast.Call, model: SemanticModel, depth: int) -> bool:
     if model.jit_binding_for_call(call) is not None:
         return True
+    if model.qualified_name(call.func) in _LAX_LOOPS:
+        return True  # an eager `lax.scan`/`fori_loop`/`while_loop` compiles its body and runs it as one program
     if depth >= _HELPER_DEPTH:
         return False
     helper = _helper_scope(call, model)
@@ -588,6 +590,10 @@ class LoopValues:
                     return func.attr in jaxapi.ARRAY_METHODS or func.attr == "block_until_ready"
             if helper_returns_device(node, model) or _computes_on_device(node, model):
                 return True
+            entry = library_models.call_model(model, node, scope)
+            if entry is not None and entry.returns == "tree_of_function":
+                # `metrics = jax.tree.map(lambda x: x[0], metrics)`: judged with what the loop knows of the tree
+                return library_models.mapped_tree_kind(model, node, self.is_device) == "device"
             return model.device_kind(node, scope) == "device"
         return model.device_kind(node, scope) == "device"
 

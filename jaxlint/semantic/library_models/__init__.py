@@ -557,6 +557,8 @@ def device_kind(model, call: ast.Call, scope) -> str | None:
     if found is None or found.returns is None:
         return None
     returns = found.returns
+    if returns == "tree_of_function":
+        return mapped_tree_kind(model, call, lambda tree: model.device_kind(tree, scope) == "device")
     if returns.startswith("same:"):
         kind = value_kind(model, call, scope)
         returns = kind or ""
@@ -565,3 +567,51 @@ def device_kind(model, call: ast.Call, scope) -> str | None:
     if returns in ("host", "no_buffers", "host_list"):
         return "host"
     return None
+
+
+_HOST_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "jax.device_get"})
+
+
+def mapped_tree_kind(model, call: ast.Call, is_device) -> str | None:
+    """`jax.tree.map(lambda x: x[0], metrics)` (the first replica of pmapped metrics), `lambda x:
+    x.mean()`, `lambda a, b: a + b`: device leaves when every tree mapped holds device values and the
+    function computes from its leaves on the device (indexing, array methods, `jax.numpy`, arithmetic);
+    host leaves when it converts each one (`float(x)`, `np.asarray(x)`, `x.item()`). `is_device(tree)`:
+    what the asking code knows of the trees (a loop knows more of its own names than the scope does)."""
+    from jaxlint.semantic import jaxapi
+
+    if len(call.args) < 2 or not isinstance(call.args[0], ast.Lambda):
+        return None
+    function = call.args[0]
+    leaves = {argument.arg for argument in function.args.args}
+    body = function.body
+    if isinstance(body, ast.Call):
+        qualified = model.qualified_name(body.func) or ""
+        if qualified in _HOST_CONVERSIONS or qualified.startswith("numpy."):
+            return "host"
+        if isinstance(body.func, ast.Attribute) and body.func.attr in jaxapi.HOST_METHODS:
+            return "host"
+    if not leaves or not all(is_device(tree) for tree in call.args[1:]):
+        return None
+    return "device" if _computed_from_leaf(body, leaves, model, jaxapi) else None
+
+
+def _computed_from_leaf(node: ast.AST, leaves: set[str], model, jaxapi) -> bool:
+    """An expression the device computes from a leaf: the leaf, an index or slice of one, an array
+    method of one, a `jax.numpy`/`jax.lax` call or arithmetic with one among its operands."""
+    if isinstance(node, ast.Name):
+        return node.id in leaves
+    if isinstance(node, ast.Subscript):
+        return _computed_from_leaf(node.value, leaves, model, jaxapi)
+    if isinstance(node, ast.BinOp):
+        return _computed_from_leaf(node.left, leaves, model, jaxapi) or _computed_from_leaf(node.right, leaves, model, jaxapi)
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return _computed_from_leaf(node.operand, leaves, model, jaxapi)
+    if isinstance(node, ast.Call):
+        function = node.func
+        qualified = model.qualified_name(function) or ""
+        if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+            return any(_computed_from_leaf(argument, leaves, model, jaxapi) for argument in node.args)
+        if not qualified and isinstance(function, ast.Attribute) and function.attr in jaxapi.ARRAY_METHODS:
+            return _computed_from_leaf(function.value, leaves, model, jaxapi)
+    return False
