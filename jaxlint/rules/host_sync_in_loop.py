@@ -26,7 +26,7 @@ blocking read per element). One finding per statement.
 Not flagged, as principles:
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
-  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
+  gate, nor is an interval the source fixes at 1: `step % args.log_every` with `default=1`), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
   reads only values the loop computes under such a gate (a JAX array keeps its host copy, so a
   progress bar that shows a loss recomputed every 100 steps waits only then). A
   condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if

@@ -93,7 +93,7 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     """Whether a host condition can change from one iteration to the next: it reads something the loop
     rebinds (`step % N == 0`, `state.step % N`), an object the loop hands to calls or calls methods on,
     or calls anything but a known constant (`jax.process_index()`). Config flags are not loop-varying."""
-    if _every_time(test):
+    if _every_time(test, model, loop):
         return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
     touched = _touched_objects(loop) - set(model.imports.aliases)
@@ -117,14 +117,19 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     return False
 
 
-def _every_time(test: ast.expr) -> bool:
-    """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source)."""
-    return (
+def _every_time(test: ast.expr, model: SemanticModel, loop: ast.AST) -> bool:
+    """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source:
+    `step % args.log_every == 0` with `default=1`, a module constant, a parameter's default)."""
+    if not (
         isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
         and isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        and isinstance(test.left.right, ast.Constant) and test.left.right.value == 1
         and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0
-    )
+    ):
+        return False
+    interval = test.left.right
+    if isinstance(interval, ast.Constant):
+        return interval.value == 1
+    return _int_in_scope(interval, model.scope_for(loop), model) == 1
 
 
 def _prefixes(name: str) -> Iterator[str]:
