@@ -738,8 +738,8 @@ class LoopValues:
         calls = sorted((n for n in self.body if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
         model = self.model
         for call in calls:
-            if model.jit_binding_for_call(call) is not None:
-                return call
+            if model.jit_binding_for_call(call) is not None or model.qualified_name(call.func) in _LAX_LOOPS:
+                return call  # (an eager `lax.scan` compiles its body and dispatches it as one program)
         for call in calls:
             # None of them is jitted: only calls of local functions can still run compiled code.
             if not isinstance(call.func, (ast.Name, ast.Attribute)):
