@@ -45,8 +45,10 @@ Not flagged, as principles:
   many such calls as compiled calls and no training step, even when it carries a value from one
   iteration to the next, such as a buffer filled to show how it grows; or, in demonstration code
   (a notebook, a module under docs/, examples/, tutorials/: semantic/demo_code.py), a loop of 20
-  iterations or fewer the source fixes, a parameter's default included, that prints or plots on
-  every iteration, a training step included: the page shows each step). Other reads of the same
+  iterations or fewer the source fixes, a parameter's default included, also through a progress
+  bar (`tqdm(range(n))`, `trange(n)`), that prints or plots on every iteration (a test that holds
+  every time, `i % print_freq == 0` with `print_freq = 1`, is no condition), a training step
+  included: the page shows each step). Other reads of the same
   iteration's results then add no wait (the device runs compiled calls in order), and when such a
   read happens every iteration and the loop does no other host work (only compiled calls, array
   operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
@@ -158,7 +160,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -1401,8 +1403,23 @@ def _tutorial_output_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     if count is None or count > _SHORT_LOOP:
         return False
     return any(
-        isinstance(node, ast.Call) and not _under_condition(node, loop) and _shows_output(node, context) for node in values.body
+        isinstance(node, ast.Call) and not _under_varying_condition(node, loop, context) and _shows_output(node, context)
+        for node in values.body
     )
+
+
+def _under_varying_condition(node: ast.AST, loop: ast.AST, context) -> bool:
+    """`_under_condition`, where a test that holds on every iteration (`i % print_freq == 0` with
+    `print_freq = 1`) is no condition."""
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            if not holds_every_iteration(parent.test, context.model, loop):
+                return True
+        elif isinstance(parent, (ast.Try, ast.With)):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
 
 
 _DEMONSTRATION_ITERATIONS = 10

@@ -93,7 +93,7 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     """Whether a host condition can change from one iteration to the next: it reads something the loop
     rebinds (`step % N == 0`, `state.step % N`), an object the loop hands to calls or calls methods on,
     or calls anything but a known constant (`jax.process_index()`). Config flags are not loop-varying."""
-    if _every_time(test, model, loop):
+    if holds_every_iteration(test, model, loop):
         return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
     touched = _touched_objects(loop) - set(model.imports.aliases)
@@ -117,7 +117,7 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     return False
 
 
-def _every_time(test: ast.expr, model: SemanticModel, loop: ast.AST) -> bool:
+def holds_every_iteration(test: ast.expr, model: SemanticModel, loop: ast.AST) -> bool:
     """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source:
     `step % args.log_every == 0` with `default=1`, a module constant, a parameter's default)."""
     if not (
@@ -1026,6 +1026,12 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
         upper = _int_in_scope(piece.upper, scope, model)
         lower = 0 if piece.lower is None else _int_in_scope(piece.lower, scope, model)
         return None if upper is None or lower is None or not 0 <= lower <= upper else upper - lower
+    if isinstance(iterable, ast.Call) and iterable.args:
+        progress = model.qualified_name(iterable.func) or ""
+        if progress in _PROGRESS_BARS:
+            return iteration_count(iterable.args[0], scope, model)  # `tqdm(range(n))`: a bar over what it wraps
+        if progress in _PROGRESS_RANGES:
+            return iteration_count(ast.Call(ast.Name("range", ast.Load()), iterable.args, []), scope, model)
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.args):
         return None
     name = iterable.func.id
@@ -1043,6 +1049,10 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
         except (TypeError, ValueError):
             return None
     return None
+
+
+_PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+_PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 
 
 def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
