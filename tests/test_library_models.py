@@ -263,6 +263,7 @@ def test_user_entries_from_pyproject(tmp_path):
     ('"a.b" = { result = "copy" }', "`result` must be"),
     ('"a.b" = { color = 1 }', "unknown field 'color'"),
     ('"a.b" = { static-arguments = [true] }', "`static_arguments` must be a list"),
+    ('"a.b" = { reads-storage = "yes" }', "`reads_storage` must be true or false"),
     ('"a.b" = 3', "must be a table"),
 ])
 def test_user_entries_are_validated(tmp_path, table, message):

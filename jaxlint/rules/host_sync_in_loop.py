@@ -1,6 +1,6 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code (directly or through a local
-helper) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
+helper; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
@@ -26,7 +26,7 @@ blocking read per element). One finding per statement.
 Not flagged, as principles:
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
-  gate), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
+  gate, nor is an interval the source fixes at 1: `step % args.log_every` with `default=1`), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
   reads only values the loop computes under such a gate (a JAX array keeps its host copy, so a
   progress bar that shows a loss recomputed every 100 steps waits only then). A
   condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if
@@ -45,8 +45,10 @@ Not flagged, as principles:
   many such calls as compiled calls and no training step, even when it carries a value from one
   iteration to the next, such as a buffer filled to show how it grows; or, in demonstration code
   (a notebook, a module under docs/, examples/, tutorials/: semantic/demo_code.py), a loop of 20
-  iterations or fewer the source fixes, a parameter's default included, that prints or plots on
-  every iteration, a training step included: the page shows each step). Other reads of the same
+  iterations or fewer the source fixes, a parameter's default included, also through a progress
+  bar (`tqdm(range(n))`, `trange(n)`), that prints or plots on every iteration (a test that holds
+  every time, `i % print_freq == 0` with `print_freq = 1`, is no condition), a training step
+  included: the page shows each step). Other reads of the same
   iteration's results then add no wait (the device runs compiled calls in order), and when such a
   read happens every iteration and the loop does no other host work (only compiled calls, array
   operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
@@ -57,11 +59,20 @@ Not flagged, as principles:
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps; or the loop names an epoch and its jitted call loops on the device: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
-  per-update reads are reported); loops whose body always ends in `break` or `return`, or ends the first
+  per-update reads are reported; an inner loop of a few iterations the source fixes, 8 or fewer,
+  `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
+  steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
+  are reported); code written to run while JAX traces (a function that enters
+  `jax.ensure_compile_time_eval()`, which changes nothing outside a trace: its loops fold
+  constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`);
 - the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
-  to a file (`jnp.save(path, x)`) on every iteration; it sleeps every iteration (an animation) or
+  to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
+  iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
+  models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
+  such as an evaluation of each time window's model, waits for the disk anyway and its reads are
+  its output); it sleeps every iteration (an animation) or
   is paced by a person (`input()`, pygame, tkinter); a read is the one statement between two timer
   stamps (a latency benchmark needs that wait); CLU's asynchronous metric writers
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
@@ -143,13 +154,13 @@ from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, effects, flow, helper_syncs, jaxapi
+from jaxlint.semantic import carried_state, demo_code, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -184,6 +195,8 @@ class HostSyncInLoop(Rule):
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
+        if trace_time.written_for_tracing(scope, model, context.source.text):
+            return  # it folds constants under `ensure_compile_time_eval`: runs once per trace of the caller's jit
         if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
@@ -250,6 +263,8 @@ class HostSyncInLoop(Rule):
             if _iterates_array_built_here(child, context):
                 child = next(g.iter for g in child.generators if _array_built_here(g.iter, context))  # where the fix goes
             found.append((child, description))
+        if (found or stops or tested is not None) and _restores_each_iteration(node, context):
+            return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
             # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
@@ -368,6 +383,9 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 if not fresh(value):
                     return f"iterating `{snippet(context.text(value))}` element by element"
+                container = parent_of(value)
+                if isinstance(container, ast.Attribute) and container.attr in ("items", "values"):
+                    return f"reading each value of `{snippet(context.text(value))}` (device arrays) on the host"
                 return f"reading each element of device value `{snippet(context.text(value))}` on the host"
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
@@ -454,6 +472,12 @@ def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
             and len(iterated.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2
         ):
             target, iterated = target.elts[1], iterated.args[0]  # `for i, v in enumerate(x)`: v is an element of x
+        elif isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and not iterated.args:
+            # `for k, v in metrics.items()`, `for v in metrics.values()`: v is a leaf of a pytree of device values
+            if iterated.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target, iterated = target.elts[1], iterated.func.value
+            elif iterated.func.attr == "values":
+                iterated = iterated.func.value
         if not isinstance(target, ast.Name) or not fresh(iterated):
             continue
         item = target.id
@@ -764,6 +788,19 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
     return False
 
 
+def _restores_each_iteration(loop: ast.AST, context) -> bool:
+    """Every iteration restores a checkpoint or loads a saved object from storage (the library models'
+    `reads_storage`, or a function of the project that does so on every call: semantic/storage_reads.py),
+    and the loop carries no training state: a loop over saved checkpoints (an evaluation of each time
+    window's model), which waits for the disk on every iteration and whose reads are its output."""
+    model = context.model
+    restores = any(
+        isinstance(node, ast.Call) and not _conditional(node, loop) and storage_reads.reads_storage(node, model)
+        for node in loop_body(loop)
+    )
+    return restores and not _carries_training_state(loop, context)
+
+
 _BULK_COPIES = ("numpy.asarray", "numpy.array", "jax.device_get")
 
 
@@ -820,15 +857,28 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     """An epoch loop, whose own syncs run once per epoch: an inner loop (here or in a helper it calls)
-    calls the jitted step, or the loop names an epoch and its jitted call loops on the device."""
+    calls the jitted step, or the loop names an epoch and its jitted call loops on the device. An
+    inner loop of a few iterations the source fixes (gradient accumulation over 4 micro-batches, 5
+    critic updates: `range(args.micro_steps)` with its default) leaves each outer iteration a few
+    device steps: a read there drains the queue every few steps, and the outer loop is a step loop."""
     model = context.model
     for node in loop_body(loop, nested=True):
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
             if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+                if _few_fixed_iterations(node, context):
+                    continue
                 return True
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)
     return runs_epoch_on_device(loop, model)
+
+
+def _few_fixed_iterations(loop: ast.AST, context) -> bool:
+    """A `for` loop the source fixes to run at most a handful of times (flow.FEW_ITERATIONS)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    count = iteration_count(loop.iter, context.scope(loop), context.model)
+    return count is not None and count <= flow.FEW_ITERATIONS
 
 
 def _inside_timed_interval(node: ast.AST, context) -> bool:
@@ -1155,6 +1205,9 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
         if _makes_text(parent, child):
             return False  # made into text (`f"{float(loss):.4f}"`): whatever takes the string only shows the number
         if isinstance(parent, ast.Call) and child is not parent.func:
+            if _host_arithmetic(parent, context):
+                child, parent = parent, parent_of(parent)
+                continue  # `np.mean(jax.device_get(x))`: host arithmetic on the copy; what the result feeds decides
             return not _is_sink_call(parent, context)
         if isinstance(parent, (ast.If, ast.While)) and child is parent.test:
             return False
@@ -1185,6 +1238,9 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
             if isinstance(parent, ast.Call) and _appends_to_list_read_in_loop(parent, child, loop):
                 return True  # `generated.append(token)` with `generated` read again in the loop: next input
             if isinstance(parent, ast.Call) and child is not parent.func:
+                if _host_arithmetic(parent, context):
+                    child, parent = parent, parent_of(parent)
+                    continue  # `print(np.round(value, 3))`: what the result of the arithmetic feeds decides
                 if not _is_sink_call(parent, context):
                     return True
                 break
@@ -1210,6 +1266,16 @@ def _appends_to_list_read_in_loop(call: ast.Call, argument: ast.AST, loop: ast.A
         and not (isinstance(parent_of(n), ast.Attribute) and parent_of(n).attr in ("append", "extend"))
         for n in loop_body(loop)
     )
+
+
+_HOST_ARITHMETIC_BUILTINS = frozenset({"builtins.float", "builtins.int", "builtins.round", "builtins.abs"})
+
+
+def _host_arithmetic(call: ast.Call, context) -> bool:
+    """A NumPy array function or a numeric builtin (`np.mean`, `np.round`, `float`, `round`) computing
+    on a host copy: it needs the value no more than what its result feeds does."""
+    qualified = context.qualified_name(call.func)
+    return _numpy_function(qualified) or qualified in _HOST_ARITHMETIC_BUILTINS
 
 
 def _is_sink_call(call: ast.Call, context) -> bool:
@@ -1337,8 +1403,23 @@ def _tutorial_output_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     if count is None or count > _SHORT_LOOP:
         return False
     return any(
-        isinstance(node, ast.Call) and not _under_condition(node, loop) and _shows_output(node, context) for node in values.body
+        isinstance(node, ast.Call) and not _under_varying_condition(node, loop, context) and _shows_output(node, context)
+        for node in values.body
     )
+
+
+def _under_varying_condition(node: ast.AST, loop: ast.AST, context) -> bool:
+    """`_under_condition`, where a test that holds on every iteration (`i % print_freq == 0` with
+    `print_freq = 1`) is no condition."""
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            if not holds_every_iteration(parent.test, context.model, loop):
+                return True
+        elif isinstance(parent, (ast.Try, ast.With)):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
 
 
 _DEMONSTRATION_ITERATIONS = 10

@@ -79,14 +79,11 @@ def _binding_count(owner: Scope, name: str) -> int:
     counts = _STORE_COUNTS.get(owner)
     if counts is None:
         counts = _STORE_COUNTS[owner] = _store_counts(owner)
-    if counts is _HAS_DELETE:
-        return -1
     return counts.get(name, 0)
 
 
 # Scope -> {name: stores, or -1}; weak keys so the counts die with the model.
 _STORE_COUNTS: "weakref.WeakKeyDictionary[Scope, dict[str, int]]" = weakref.WeakKeyDictionary()
-_HAS_DELETE: dict[str, int] = {}
 
 
 def _store_counts(owner: Scope) -> dict[str, int]:
@@ -117,9 +114,22 @@ def _store_counts(owner: Scope) -> dict[str, int]:
         elif kind is ast.ExceptHandler and child.name:
             counts[child.name] = -1
         elif kind is ast.Delete:
-            return _HAS_DELETE
+            # `del a, b` unbinds those names only; `del table[k]`, `del obj.field` change what the
+            # root name holds. Either way the other names of the scope keep their bindings.
+            for target in child.targets:
+                for root in _deleted_roots(target):
+                    counts[root] = -1
         stack.extend(child_nodes(child))
     return counts
+
+
+def _deleted_roots(target: ast.AST) -> list[str]:
+    """The names whose bindings or contents a `del` target changes: `a`, `(a, b)`, `a[k]`, `a.b.c`."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _deleted_roots(element)]
+    while isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+        target = target.value
+    return [target.id] if isinstance(target, ast.Name) else []
 
 
 def _names(target: ast.AST) -> set[str]:

@@ -127,6 +127,14 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     consumed: set[int] = set()
     synced: set[int] = set()
     for node, conditional in _nodes_with_condition(function):
+        if isinstance(node, ast.JoinedStr) and not (conditional or returns_early or not stable):
+            # `f"loss {m['loss']:.4f}"`: formatting reads each value on the host
+            for value in node.values:
+                if isinstance(value, ast.FormattedValue):
+                    root = _root_param(value.value, stable, parts)
+                    if root is not None:
+                        synced.add(position[root])
+            continue
         if not isinstance(node, ast.Call):
             continue
         if key_params:
@@ -138,10 +146,12 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         if conditional or returns_early or not stable:
             continue
         read = _host_read_argument(node, qualified_name)
-        if read is not None:
-            root = _root_param(read, stable, parts)
-            if root is not None:
-                synced.add(position[root])
+        shown = _shown_arguments(node, qualified_name) if read is None else []
+        if read is not None or shown:
+            for value in [read] if read is not None else shown:
+                root = _root_param(value, stable, parts)
+                if root is not None:
+                    synced.add(position[root])
         elif call_effects is not None:
             inner = call_effects(node)
             if inner is not None and inner.synced:
@@ -264,11 +274,15 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
     key_params = {name for name in params if _KEY_NAME.search(name)}
     names = set(params)
     for node in nodes:
+        if node.__class__ is ast.JoinedStr:
+            return True
         if node.__class__ is not ast.Call:
             continue
         callee = node.func
         attribute = callee.attr if callee.__class__ is ast.Attribute else None
         if attribute in _HOST_METHODS or attribute in _HOST_READ_NAMES or (callee.__class__ is ast.Name and callee.id in _HOST_READ_NAMES):
+            return True
+        if attribute in _SHOWING_METHODS or (callee.__class__ is ast.Name and callee.id == "print"):
             return True
         for argument in node.args:
             if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
@@ -285,6 +299,19 @@ def unconditional_calls(function: ast.AST) -> list[ast.Call]:
     a condition, a loop test, `and`/`or` or an `except` handler, in a function that cannot return early."""
     nodes = _own_nodes(function)
     if _returns_early(function, nodes):
+        return []
+    return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
+
+
+def calls_on_every_return(function: ast.AST) -> list[ast.Call]:
+    """The calls of a function body that run on every call that returns normally: as
+    `unconditional_calls`, but a `raise` (an abnormal end) leaves the calls after it unconditional, and
+    the `return` closing a final `with` block (`with open(p) as f: return load(f)`) is the end of the body."""
+    nodes = _own_nodes(function)
+    last = function.body[-1] if function.body else None
+    while isinstance(last, (ast.With, ast.AsyncWith)) and last.body:
+        last = last.body[-1]
+    if any(isinstance(node, (ast.Return, ast.Break, ast.Continue)) and node is not last for node in nodes):
         return []
     return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
 
@@ -412,6 +439,30 @@ def _host_read_argument(call: ast.Call, qualified_name) -> ast.expr | None:
     if len(call.args) == 1 and not call.keywords and qualified_name(function) in _HOST_READS:
         return call.args[0]
     return None
+
+
+# Calls that show what they are handed, converting each device value on the host: a print, a log
+# line (`logging.info`, a logger's `info`), a wandb record, a progress bar's postfix. (Summary writers
+# are left out: a helper cannot tell whether the writer it is handed writes in the background.)
+_SHOWING_CALLS = frozenset({"builtins.print", "wandb.log"})
+_SHOWING_PREFIXES = ("logging.", "absl.logging.")
+_SHOWING_METHODS = frozenset({"info", "debug", "warning", "error", "log", "set_postfix", "set_description"})
+
+
+def _shown_arguments(call: ast.Call, qualified_name) -> list[ast.expr]:
+    """The values a showing call reads: its arguments and keyword values, and the values of a dict
+    display handed to it (`wandb.log({"loss": m["loss"]})`)."""
+    function = call.func
+    qualified = qualified_name(function) if isinstance(function, (ast.Name, ast.Attribute)) else None
+    if qualified is not None:
+        if qualified not in _SHOWING_CALLS and not qualified.startswith(_SHOWING_PREFIXES):
+            return []
+    elif not (isinstance(function, ast.Attribute) and function.attr in _SHOWING_METHODS):
+        return []
+    shown: list[ast.expr] = []
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        shown.extend(v for v in value.values if v is not None) if isinstance(value, ast.Dict) else shown.append(value)
+    return shown
 
 
 def _root_param(value: ast.AST, params: set[str], parts: dict[str, str]) -> str | None:

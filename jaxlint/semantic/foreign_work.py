@@ -1,5 +1,6 @@
 """Facts of functions in other modules of the project, for a call site's loop: eager device work
-(training_loops.eager_work_in) and reads on the host of values they compute (helper_syncs.py).
+(training_loops.eager_work_in), reads on the host of values they compute (helper_syncs.py) and
+reads from storage (storage_reads.py).
 
 `from steps import update` then `state = update(state, batch)` in a loop: whether `update` runs a
 whole network or optimizer update op by op (training_loops.eager_work_in) is a fact of the module
@@ -32,6 +33,8 @@ _WORK_NAMES = frozenset({
     "filter_value_and_grad", "jacrev", "jacfwd", "hessian", "vjp",
 })
 _MAX_MODULE_BYTES = 400_000
+# Names of the calls the library models say read from storage (`reads_storage`): a checkpoint restore, an unpickling.
+_STORAGE_NAMES = frozenset({"restore_checkpoint", "restore", "load"})
 _SYNC_NAMES = frozenset({"float", "int", "bool", "item", "tolist", "asarray", "array", "device_get", "print", "<f-string>"})
 
 
@@ -73,6 +76,26 @@ def imported_helper_sync(call: ast.Call, model, helper_sync):
         return None  # its model sees compiled values only from compiled functions of its own
     key = ("helper-sync", summary.path, summary.digest, name, member)
     return run_memo.answer(key, _helper_sync, summary.path, summary.digest, name, member, helper_sync)
+
+
+def imported_storage_read(call: ast.Call, model, storage_read_in):
+    """The call reading from storage that a function or method of another project module makes on
+    every call (semantic/storage_reads.py), or None (`storage_read_in(scope, model)`: the question)."""
+    located = _located_callee(call, model)
+    if located is None:
+        return None
+    summary, name, member = located
+    key = ("storage-read", summary.path, summary.digest, name, member)
+    return run_memo.answer(key, _storage_read, summary.path, summary.digest, name, member, storage_read_in)
+
+
+def _storage_read(path: str, digest: str, name: str, member: str | None, storage_read_in):
+    located = _foreign_scope(path, digest, name, member, _STORAGE_NAMES)
+    if located is None:
+        return None
+    scope, model = located
+    found = storage_read_in(scope, model)
+    return None if found is None else found.lineno
 
 
 def may_be_project_call(call: ast.Call, model) -> bool:

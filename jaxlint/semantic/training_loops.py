@@ -93,7 +93,7 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     """Whether a host condition can change from one iteration to the next: it reads something the loop
     rebinds (`step % N == 0`, `state.step % N`), an object the loop hands to calls or calls methods on,
     or calls anything but a known constant (`jax.process_index()`). Config flags are not loop-varying."""
-    if _every_time(test):
+    if holds_every_iteration(test, model, loop):
         return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
     touched = _touched_objects(loop) - set(model.imports.aliases)
@@ -117,14 +117,19 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     return False
 
 
-def _every_time(test: ast.expr) -> bool:
-    """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source)."""
-    return (
+def holds_every_iteration(test: ast.expr, model: SemanticModel, loop: ast.AST) -> bool:
+    """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source:
+    `step % args.log_every == 0` with `default=1`, a module constant, a parameter's default)."""
+    if not (
         isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
         and isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
-        and isinstance(test.left.right, ast.Constant) and test.left.right.value == 1
         and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0
-    )
+    ):
+        return False
+    interval = test.left.right
+    if isinstance(interval, ast.Constant):
+        return interval.value == 1
+    return _int_in_scope(interval, model.scope_for(loop), model) == 1
 
 
 def _prefixes(name: str) -> Iterator[str]:
@@ -185,6 +190,8 @@ def helper_facts(scope: Scope, model: SemanticModel, depth: int = 0) -> tuple[bo
 def _runs_compiled(call: ast.Call, model: SemanticModel, depth: int) -> bool:
     if model.jit_binding_for_call(call) is not None:
         return True
+    if model.qualified_name(call.func) in _LAX_LOOPS:
+        return True  # an eager `lax.scan`/`fori_loop`/`while_loop` compiles its body and runs it as one program
     if depth >= _HELPER_DEPTH:
         return False
     helper = _helper_scope(call, model)
@@ -588,6 +595,10 @@ class LoopValues:
                     return func.attr in jaxapi.ARRAY_METHODS or func.attr == "block_until_ready"
             if helper_returns_device(node, model) or _computes_on_device(node, model):
                 return True
+            entry = library_models.call_model(model, node, scope)
+            if entry is not None and entry.returns == "tree_of_function":
+                # `metrics = jax.tree.map(lambda x: x[0], metrics)`: judged with what the loop knows of the tree
+                return library_models.mapped_tree_kind(model, node, self.is_device) == "device"
             return model.device_kind(node, scope) == "device"
         return model.device_kind(node, scope) == "device"
 
@@ -727,8 +738,8 @@ class LoopValues:
         calls = sorted((n for n in self.body if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
         model = self.model
         for call in calls:
-            if model.jit_binding_for_call(call) is not None:
-                return call
+            if model.jit_binding_for_call(call) is not None or model.qualified_name(call.func) in _LAX_LOOPS:
+                return call  # (an eager `lax.scan` compiles its body and dispatches it as one program)
         for call in calls:
             # None of them is jitted: only calls of local functions can still run compiled code.
             if not isinstance(call.func, (ast.Name, ast.Attribute)):
@@ -1015,6 +1026,12 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
         upper = _int_in_scope(piece.upper, scope, model)
         lower = 0 if piece.lower is None else _int_in_scope(piece.lower, scope, model)
         return None if upper is None or lower is None or not 0 <= lower <= upper else upper - lower
+    if isinstance(iterable, ast.Call) and iterable.args:
+        progress = model.qualified_name(iterable.func) or ""
+        if progress in _PROGRESS_BARS:
+            return iteration_count(iterable.args[0], scope, model)  # `tqdm(range(n))`: a bar over what it wraps
+        if progress in _PROGRESS_RANGES:
+            return iteration_count(ast.Call(ast.Name("range", ast.Load()), iterable.args, []), scope, model)
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.args):
         return None
     name = iterable.func.id
@@ -1032,6 +1049,10 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
         except (TypeError, ValueError):
             return None
     return None
+
+
+_PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+_PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 
 
 def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:

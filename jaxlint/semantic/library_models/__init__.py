@@ -23,6 +23,9 @@ An entry's fields (all optional):
   `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`).
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
+- `reads_storage`: the call reads a checkpoint or a file from storage before it returns (a flax or
+  Orbax checkpoint restore, `pickle.load`): the host waits for the disk, and an iteration that does
+  it restores what it computes with (a loop over saved checkpoints, not over training steps).
 - `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
   pytree leaves (`TrainState`'s `apply_fn` and `tx`): never donated with it, so whatever they hold
   does not make the result share a donated buffer.
@@ -47,7 +50,7 @@ from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, fast
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
 )
-FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments"})
+FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
 
@@ -65,6 +68,7 @@ class ApiModel:
     result: str | None = None
     runs_model: bool = False
     static_arguments: tuple = ()
+    reads_storage: bool = False
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -103,6 +107,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
+        bool(fields.get("reads_storage")),
     )
 
 
@@ -123,7 +128,7 @@ def validate(name: str, fields: dict) -> str | None:
         items = (items,) if isinstance(items, (int, str)) else items
         if not isinstance(items, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in items):
             return f"`{listed}` must be a list of argument positions and keyword names"
-    for flag in ("syncs", "compiles", "donates", "runs_model"):
+    for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
     result = fields.get("result")
@@ -552,6 +557,8 @@ def device_kind(model, call: ast.Call, scope) -> str | None:
     if found is None or found.returns is None:
         return None
     returns = found.returns
+    if returns == "tree_of_function":
+        return mapped_tree_kind(model, call, lambda tree: model.device_kind(tree, scope) == "device")
     if returns.startswith("same:"):
         kind = value_kind(model, call, scope)
         returns = kind or ""
@@ -560,3 +567,51 @@ def device_kind(model, call: ast.Call, scope) -> str | None:
     if returns in ("host", "no_buffers", "host_list"):
         return "host"
     return None
+
+
+_HOST_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "jax.device_get"})
+
+
+def mapped_tree_kind(model, call: ast.Call, is_device) -> str | None:
+    """`jax.tree.map(lambda x: x[0], metrics)` (the first replica of pmapped metrics), `lambda x:
+    x.mean()`, `lambda a, b: a + b`: device leaves when every tree mapped holds device values and the
+    function computes from its leaves on the device (indexing, array methods, `jax.numpy`, arithmetic);
+    host leaves when it converts each one (`float(x)`, `np.asarray(x)`, `x.item()`). `is_device(tree)`:
+    what the asking code knows of the trees (a loop knows more of its own names than the scope does)."""
+    from jaxlint.semantic import jaxapi
+
+    if len(call.args) < 2 or not isinstance(call.args[0], ast.Lambda):
+        return None
+    function = call.args[0]
+    leaves = {argument.arg for argument in function.args.args}
+    body = function.body
+    if isinstance(body, ast.Call):
+        qualified = model.qualified_name(body.func) or ""
+        if qualified in _HOST_CONVERSIONS or qualified.startswith("numpy."):
+            return "host"
+        if isinstance(body.func, ast.Attribute) and body.func.attr in jaxapi.HOST_METHODS:
+            return "host"
+    if not leaves or not all(is_device(tree) for tree in call.args[1:]):
+        return None
+    return "device" if _computed_from_leaf(body, leaves, model, jaxapi) else None
+
+
+def _computed_from_leaf(node: ast.AST, leaves: set[str], model, jaxapi) -> bool:
+    """An expression the device computes from a leaf: the leaf, an index or slice of one, an array
+    method of one, a `jax.numpy`/`jax.lax` call or arithmetic with one among its operands."""
+    if isinstance(node, ast.Name):
+        return node.id in leaves
+    if isinstance(node, ast.Subscript):
+        return _computed_from_leaf(node.value, leaves, model, jaxapi)
+    if isinstance(node, ast.BinOp):
+        return _computed_from_leaf(node.left, leaves, model, jaxapi) or _computed_from_leaf(node.right, leaves, model, jaxapi)
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return _computed_from_leaf(node.operand, leaves, model, jaxapi)
+    if isinstance(node, ast.Call):
+        function = node.func
+        qualified = model.qualified_name(function) or ""
+        if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+            return any(_computed_from_leaf(argument, leaves, model, jaxapi) for argument in node.args)
+        if not qualified and isinstance(function, ast.Attribute) and function.attr in jaxapi.ARRAY_METHODS:
+            return _computed_from_leaf(function.value, leaves, model, jaxapi)
+    return False

@@ -6,6 +6,9 @@ https://flax.readthedocs.io/en/latest/api_reference/flax.linen/module.html#flax.
 """
 
 MODELS = {
+    # Reads the checkpoint file before it returns the restored tree.
+    # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.checkpoints.restore_checkpoint
+    "flax.training.checkpoints.restore_checkpoint": {"reads_storage": True},
     "flax.linen.Module.init": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
     "flax.linen.Module.init_with_output": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
     "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True},

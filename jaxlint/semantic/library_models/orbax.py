@@ -12,7 +12,9 @@ MODELS = {
     "orbax.checkpoint.AsyncCheckpointer": {"returns": "object:orbax.checkpoint.AsyncCheckpointer"},
     "orbax.checkpoint.CheckpointManager": {"returns": "object:orbax.checkpoint.CheckpointManager"},
     "orbax.checkpoint.Checkpointer.save": {"returns": "host", "syncs": True},
-    "orbax.checkpoint.Checkpointer.restore": {"returns": "device_tree", "result": "fresh"},
-    "orbax.checkpoint.AsyncCheckpointer.restore": {"returns": "device_tree", "result": "fresh"},
-    "orbax.checkpoint.CheckpointManager.restore": {"returns": "device_tree", "result": "fresh"},
+    # A restore reads the checkpoint from storage before it returns (an async checkpointer saves in the
+    # background, but restores synchronously).
+    "orbax.checkpoint.Checkpointer.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
+    "orbax.checkpoint.AsyncCheckpointer.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
+    "orbax.checkpoint.CheckpointManager.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
 }

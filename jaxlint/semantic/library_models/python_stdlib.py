@@ -9,6 +9,8 @@ MODELS = {
     "builtins.float": {"returns": "host", "syncs": True},
     "builtins.int": {"returns": "host", "syncs": True},
     "builtins.bool": {"returns": "host", "syncs": True},
+    # Unpickling a saved object (parameters, a checkpoint) reads the file before it returns.
+    "pickle.load": {"reads_storage": True},
     "argparse.ArgumentParser.parse_args": {"returns": "no_buffers"},
     "argparse.Namespace": {"returns": "no_buffers"},
 }
