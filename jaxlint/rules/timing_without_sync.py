@@ -65,14 +65,9 @@ import ast
 from jaxlint import fixes
 from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import flow, jaxapi
-from jaxlint.semantic.model import parent_of
-
-TIMERS = frozenset({
-    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-    "time.monotonic_ns", "timeit.default_timer",
-})
-_BENIGN = frozenset({"builtins.range", "builtins.enumerate", "builtins.zip", "builtins.len", "builtins.reversed"})
+from jaxlint.semantic import flow
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.timed_work import TIMERS, unwaited_work
 
 
 class TimingWithoutSync(Rule):
@@ -83,7 +78,10 @@ class TimingWithoutSync(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.BinOp, context) -> None:
-        if not isinstance(node.op, ast.Sub) or context.scope(node).in_traced:
+        if not isinstance(node.op, ast.Sub) or not isinstance(node.right, ast.Name):
+            return
+        scope = context.scope(node)
+        if scope.in_traced:
             return
         end_statement = self._stamp_statement(node.left, node, context, end=True)
         if end_statement is None:
@@ -91,24 +89,18 @@ class TimingWithoutSync(Rule):
         start_statement = self._stamp_statement(node.right, end_statement, context, end=False)
         if start_statement is None:
             return
-        located = flow.statement_list(end_statement)
-        if located is None:
-            return
-        block, end_index = located
-        start_index = next((i for i, s in enumerate(block) if s is start_statement), None)
-        if start_index is None or start_index >= end_index:
-            return
-        interval = block[start_index + 1 : end_index]
-        work = _device_work(interval, context)
+        work = unwaited_work(end_statement, _end_stamp(node, end_statement, context), node.right.id, scope, context.model, _computes_nothing)
         if not work:
             return
         last = _timed_call(work, context)
+        if _measures_compilation(last, node, start_statement, end_statement, context):
+            return
         context.report(
             _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
             f"the end stamp",
-            fix=_fix(last, interval, block, start_index, end_statement, context),
+            fix=_fix(last, end_statement, start_statement, context),
         )
 
     def _stamp_statement(self, expression: ast.expr, anchor: ast.AST, context, end: bool) -> ast.stmt | None:
@@ -131,10 +123,50 @@ class TimingWithoutSync(Rule):
                     return statement
                 if expression.id in flow.assigned_in(statement):
                     return None
-            # Read under a branch (`if i % N == 0: print(t1 - t0)`): the stamps are before the `if`.
+            # Read under a branch, a `with` or a loop (`if i % N == 0: print(t1 - t0)`): the stamps are before it.
             parent = parent_of(current)
-            current = parent if isinstance(parent, (ast.If, ast.With)) else None
+            current = None if parent is None or isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)) else parent
         return None
+
+
+# Words by which code names an interval as the time to compile (`compile_time = t1 - t0`,
+# `print(f"trace + compile: {t1 - t0}")`, `first_call = ...`): timing the first call of a jitted
+# function measures its tracing and compilation, which run synchronously before the call returns.
+_COMPILATION_WORDS = ("compil", "trac", "first", "warm", "lower")
+
+
+def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement: ast.stmt, end_statement: ast.stmt, context) -> bool:
+    """The timed call is the first call of a jitted function in its scope, outside any loop of the
+    interval, and the code names the interval as compilation (its stamps, the difference's target or
+    the text that reports it)."""
+    if context.model.jit_binding_for_call(call) is None:
+        return False
+    statement = flow.enclosing_statement(call)
+    if any(True for _ in flow.enclosing_loops(statement)) and next(flow.enclosing_loops(statement)) not in list(flow.enclosing_loops(start_statement)):
+        return False  # repeated inside the interval: not one first call
+    callee = context.text(call.func)
+    function = context.scope(call).node
+    for other in flow.walk_same_scope(function):
+        if isinstance(other, ast.Call) and other is not call and context.text(other.func) == callee:
+            if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
+                return False  # called before: compiled already
+    words: list[str] = []
+    reading = flow.enclosing_statement(difference)
+    regions = [start_statement, end_statement, reading]
+    located = flow.statement_list(start_statement)
+    if located is not None and any(s is end_statement for s in located[0]):
+        block, index = located
+        regions.extend(block[index + 1 : next(i for i, s in enumerate(block) if s is end_statement)])  # `log("compiling...")`
+    for region in {id(s): s for s in regions}.values():
+        for node in ast.walk(region):
+            if isinstance(node, ast.Name):
+                words.append(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words.append(node.value)
+            elif isinstance(node, ast.Attribute):
+                words.append(node.attr)
+    text = " ".join(words).lower()
+    return any(word in text for word in _COMPILATION_WORDS)
 
 
 def _end_stamp(difference: ast.BinOp, end_statement: ast.stmt, context) -> ast.AST:
@@ -151,43 +183,6 @@ def _is_stamp(statement: ast.stmt, name: str, context) -> bool:
         and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
         and isinstance(statement.value, ast.Call) and context.qualified_name(statement.value.func) in TIMERS
     )
-
-
-# `jnp.array(host_data)` copies from host memory before it returns (measured on an H100 with jax
-# 0.11.2: 0.58 s of a 0.60 s transfer inside the call); only `jax.device_put` returns at once.
-# `jnp.load` reads the file on the host (an `.npz` stays NumPy's lazy archive): host I/O, not dispatch.
-_HOST_COPIES = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.load"})
-
-
-def _device_work(interval: list[ast.stmt], context) -> list[ast.Call] | None:
-    """The JAX calls of the interval in order, or None when it syncs, branches or calls the unknown."""
-    model = context.model
-    work: list[ast.Call] = []
-    for statement in interval:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return None
-        for child in flow.walk_same_scope(statement):
-            if isinstance(child, (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.With, ast.Try, ast.Return, ast.Yield, ast.Await)):
-                return None
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                return None
-            if not isinstance(child, ast.Call):
-                continue
-            qualified = context.qualified_name(child.func)
-            if qualified in _BENIGN or qualified in _HOST_COPIES:
-                continue
-            binding = model.jit_binding_for_call(child)
-            if binding is not None:
-                if binding.function is not None and _computes_nothing(binding.function):
-                    continue  # returns nothing or its own inputs: measuring dispatch is the point
-                work.append(child)
-                continue
-            if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and not qualified.startswith("jax.random.PRNGKey") and qualified != "jax.random.key":
-                work.append(child)
-                continue
-            return None
-    work.sort(key=lambda call: (call.lineno, call.col_offset))
-    return work
 
 
 # Key bookkeeping: cheap, and never the work an interval is meant to time.
@@ -228,7 +223,7 @@ def _bound_names(target: ast.AST) -> set[str]:
     return {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
 
 
-def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_index: int, end_statement: ast.stmt, context):
+def _fix(last: ast.Call, end_statement: ast.stmt, start_statement: ast.stmt, context):
     statement = flow.enclosing_statement(last)
     if statement is None:
         return None
@@ -237,6 +232,7 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
+    before_end = _dominating_statements(end_statement)
     if isinstance(statement, ast.Assign) and _computed_from(last, statement.value) and len(statement.targets) == 1:
         # Outputs of one jitted call become ready together: waiting for any one surely bound waits for the
         # call; so does waiting for arithmetic of its result (`x = x + step(x) * lr`).
@@ -244,22 +240,40 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
         names = [target.id] if isinstance(target, ast.Name) else [e.id for e in getattr(target, "elts", []) if isinstance(e, ast.Name)]
         name = next((
             candidate for candidate in names
-            if statement in interval or candidate in context.scope(statement).param_nodes
-            or _bound_before(candidate, block[: start_index + 1]) or _bound_in_enclosing_blocks(candidate, block, context)
-            or _read_first_by(end_statement, candidate)
+            if any(s is statement for s in before_end) or candidate in context.scope(statement).param_nodes
+            or _bound_before(candidate, before_end) or _read_first_by(end_statement, candidate)
         ), None)
         if name is not None:
-            # Surely bound at the end stamp: wait for it there, leaving the loop (if any) pipelined.
+            # Surely bound at the end stamp: wait for it there, once, leaving the loop (if any) pipelined.
             indent = context.source.indentation(end_statement.lineno)
             if context.source.start(end_statement).column - 1 == len(indent):
                 edit = context.insert_before(end_statement, f"{blocker}({name})\n{indent}")
                 return context.fix(f"Wait for `{name}` with `{blocker}` before the end stamp", [edit, *import_edits], safe=True)
-    if statement not in interval:
-        # Inside a loop of the interval: wrapping the call there would wait on every iteration.
+    located = flow.statement_list(end_statement)
+    if located is None or not any(s is statement for s in located[0][: located[1]]):
+        # Not in the end stamp's own block (in a loop or a branch of the interval): wrapping the call there
+        # would wait on every iteration, or on a path that does not reach the stamp.
         return None
     text = context.text(last)
     edit = context.replace(last, f"{blocker}({text})")
     return context.fix(f"Wrap the result in `{blocker}`", [edit, *import_edits], safe=True)
+
+
+def _dominating_statements(statement: ast.stmt) -> list[ast.stmt]:
+    """The statements that run before `statement` on every path to it in its function: those before it
+    in its block, and before each enclosing compound statement in theirs."""
+    found: list[ast.stmt] = []
+    current = statement
+    while True:
+        located = flow.statement_list(current)
+        if located is None:
+            return found
+        block, index = located
+        found.extend(block[:index])
+        parent = parent_of(current)
+        if parent is None or isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            return found
+        current = parent
 
 
 def _computed_from(call: ast.Call, value: ast.expr) -> bool:
@@ -281,25 +295,6 @@ def _read_first_by(end_statement: ast.stmt, name: str) -> bool:
         return False
     first = end_statement.value.elts[0] if end_statement.value.elts else None
     return isinstance(first, ast.Name) and first.id == name
-
-
-def _bound_in_enclosing_blocks(name: str, block: list[ast.stmt], context) -> bool:
-    """An unconditional `name = ...` earlier in a block around the interval's, in the same function
-    (`params = init()` before `for epoch ...:` whose body times the steps)."""
-    if not block:
-        return False
-    current = block[0]
-    while True:
-        parent = parent_of(current)
-        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Module)):
-            return False
-        located = flow.statement_list(parent)
-        if located is None:
-            return False
-        outer, index = located
-        if _bound_before(name, outer[:index]):
-            return True
-        current = parent
 
 
 def _bound_before(name: str, statements: list[ast.stmt]) -> bool:
