@@ -1,21 +1,35 @@
 """## What it does
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
-`monotonic`, `timeit.default_timer`), around JAX work (a jitted call or a `jnp`/`lax`/`jax.random`
-operation) when nothing between the two stamps waits for the result. The finding is on the end
-stamp (`t1 = time.time()` or the `time.time()` of `time.time() - t0`) and names the work that was
-timed: the last compiled call of the interval (a jitted function that returns a parameter it
-rebinds computes a result), else the last array operation that is not key bookkeeping, never a
-`random.fold_in` or `random.split` beside it. The difference may be read under a branch or a
-`with` after the stamps (`if i % 100 == 0: print(t1 - t0)`): every interval it reports is dispatch.
+`monotonic`, `timeit.default_timer`), whose end stamp is taken while JAX work it holds may still
+run: going backwards from the end stamp along the code that runs before it (semantic/timed_work.py),
+device work comes before anything that waits for it. Device work is a compiled call that computes
+something, a function of the project or a vmapped/transformed call that returns device arrays, or
+eager `jnp`/`lax` operations and `jax.device_put` that the start stamp or a compiled call precedes.
+The stamps may sit in different blocks: a start before the training loop and an end stamp under
+`if step % 100 == 0:` inside it (steps per second logged, the loss read only after the stamp), a
+cumulative time printed per step, a branch whose test is a host value (`if out is None`). The
+finding is on the end stamp and names the work that was timed: the last compiled call, else the
+last array operation that is not key bookkeeping (`random.fold_in`, `random.split`).
 
 Not flagged, as principles:
 - intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
-  on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint
-  does not know (it may sync), or branch on a value;
-- intervals whose work is not asynchronous device work: no JAX work, or only host copies
+  on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
+  device value, also in the end stamp's own statement before the stamp), branch on a device value,
+  call a function of the project that reads what it computes, or hand a device value (or the
+  object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
+  it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if i % 10
+  == 0: print(loss)`) makes the measurement plausible. Host code between (`pbar.update(1)`, list
+  appends, calls handed host values only) neither waits nor dispatches and is passed over;
+- intervals whose work is not asynchronous device work: no JAX work, only host copies
   (`jnp.array(host_data)` and `jnp.asarray` copy from the host before they return, so timing them
-  measures the copy; `jnp.load` reads the file on the host), or jitted calls that hand back their
-  inputs unchanged (measuring dispatch is the point);
+  measures the copy; `jnp.load` reads the file on the host), calls that hand back parts of what they
+  were given (`nnx.split(model)`), jitted calls that hand back their inputs unchanged (measuring
+  dispatch is the point), or only eager operations on what a call jaxlint does not know returned
+  (that call may have waited, and the operations alone are cheap);
+- compilation time: the first call of a jitted function in its scope, outside any loop of the
+  interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
+  (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
+  run synchronously before the call returns, so the interval measures what it says;
 - code in traced functions.
 
 Test code is flagged like any other: an interval timed in a test is there to be read, and the
@@ -46,8 +60,10 @@ elapsed = time.perf_counter() - start
 ## Fix safety
 Safe: `jax.block_until_ready` returns its argument unchanged, so the program computes the same
 values; only the measured interval changes, to the one that was meant. The fix waits once, for the
-last result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp
-when the name it is bound to (directly, or through arithmetic: `x = x + step(x) * lr`) is surely bound there (or the end stamp's own statement reads it first, as in
+last result computed in the interval, inserting `jax.block_until_ready(name)` just before the end
+stamp (under its branch, when it has one) when the name it is bound to (directly, or through
+arithmetic: `x = x + step(x) * lr`; every name a helper returns, `(a, b)`, since a helper's outputs
+may come from different compiled calls) is surely bound there (or the end stamp's own statement reads it first, as in
 `return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
 interval: a wait there would sync every iteration and time something else, so a result bound only
 in the loop and not surely bound at the end stamp gets no fix, as does a project that supports a
@@ -238,11 +254,18 @@ def _fix(last: ast.Call, end_statement: ast.stmt, start_statement: ast.stmt, con
         # call; so does waiting for arithmetic of its result (`x = x + step(x) * lr`).
         target = statement.targets[0]
         names = [target.id] if isinstance(target, ast.Name) else [e.id for e in getattr(target, "elts", []) if isinstance(e, ast.Name)]
-        name = next((
+        surely_bound = [
             candidate for candidate in names
             if any(s is statement for s in before_end) or candidate in context.scope(statement).param_nodes
             or _bound_before(candidate, before_end) or _read_first_by(end_statement, candidate)
-        ), None)
+        ]
+        if context.model.jit_binding_for_call(last) is not None:
+            name = surely_bound[0] if surely_bound else None
+        else:
+            # A helper's outputs may come from different compiled calls: wait for all of them.
+            name = None
+            if surely_bound and len(surely_bound) == len(names):
+                name = names[0] if len(names) == 1 else f"({', '.join(names)})"
         if name is not None:
             # Surely bound at the end stamp: wait for it there, once, leaving the loop (if any) pipelined.
             indent = context.source.indentation(end_statement.lineno)

@@ -92,7 +92,13 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_name: str, scop
     # `print(str(loss), time.time() - t0)`: what the end stamp's own statement evaluates before the stamp.
     own = walker.expression(end_statement, until=(stamp.lineno, stamp.col_offset))
     outcome = _then(own, lambda: walker.before(end_statement))
-    return outcome.calls if outcome.kind == WORK else None
+    if outcome.kind != WORK:
+        return None
+    if all(walker.eager(call) for call in outcome.calls) and walker.reads_unknown_results(outcome.calls):
+        # Eager operations on what an unknown call returned (`path = solver.solve(x)`, then
+        # `jnp.split(path, 2)`): that call may have waited, and the operations alone are cheap.
+        return None
+    return outcome.calls
 
 
 def _then(later: Outcome, earlier) -> Outcome:
@@ -118,6 +124,7 @@ class _Walker:
         self.model = model
         self.computes_nothing = computes_nothing
         self.device_like = device_like_names(scope, model)
+        self.unknown_calls: set[int] = set()  # calls passed over whose effect jaxlint does not know
 
     # ----- structure -----------------------------------------------------------------------------
 
@@ -284,6 +291,21 @@ class _Walker:
             return None  # `history.append(loss)` stores; nothing is read
         return self._unknown(call)
 
+    def eager(self, call: ast.Call) -> bool:
+        return self._classify_call(call) == EAGER
+
+    def reads_unknown_results(self, calls) -> bool:
+        """Whether the calls read a name bound, in this scope, to the result of a call passed over as
+        unknown."""
+        read = {n.id for call in calls for n in walk(call) if isinstance(n, ast.Name)}
+        for node in walk(self.scope.node):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                if read & {n.id for target in node.targets for n in walk(target) if isinstance(n, ast.Name)}:
+                    self._classify_call(node.value)
+                    if id(node.value) in self.unknown_calls:
+                        return True
+        return False
+
     def _unknown(self, call: ast.Call) -> str | None:
         """A call jaxlint does not know: it may read what it is handed (a logger, a writer), so one
         handed a device value, or a method of the object itself, counts as a wait."""
@@ -296,7 +318,10 @@ class _Walker:
                 return WAIT
             if self.possibly_device(function.value):
                 return WAIT
-        return WAIT if self._any_argument_device(call) else None
+        if self._any_argument_device(call):
+            return WAIT
+        self.unknown_calls.add(id(call))
+        return None
 
     def _any_argument_device(self, call: ast.Call) -> bool:
         return any(self.possibly_device(argument) for argument in (*call.args, *(k.value for k in call.keywords)))
