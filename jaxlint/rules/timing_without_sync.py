@@ -11,6 +11,10 @@ cumulative time printed per step, a branch whose test is a host value (`if out i
 finding is on the end stamp and names the work that was timed: the last compiled call, else the
 last array operation that is not key bookkeeping (`random.fold_in`, `random.split`).
 
+Also flags `timeit.timeit(...)`, `timeit.repeat(...)` and `timeit.Timer(...)` of a lambda or a local
+function without arguments that returns while device work it dispatched still runs
+(`timeit.timeit(lambda: step(x), number=100)`): each run measures dispatch.
+
 Not flagged, as principles:
 - intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
   on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
@@ -67,7 +71,9 @@ may come from different compiled calls) is surely bound there (or the end stamp'
 `return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
 interval: a wait there would sync every iteration and time something else, so a result bound only
 in the loop and not surely bound at the end stamp gets no fix, as does a project that supports a
-JAX older than 0.2.27, which lacks `jax.block_until_ready`.
+JAX older than 0.2.27, which lacks `jax.block_until_ready`. A lambda timed by `timeit` gets its body
+wrapped (`lambda: jax.block_until_ready(step(x))`: `timeit` discards the value); a named function
+gets no fix.
 
 ## How the runtime mode confirms it
 It times the interval as written and with the result blocked on: on an accelerator the unblocked
@@ -83,17 +89,20 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.timed_work import TIMERS, unwaited_work
+from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_work
 
 
 class TimingWithoutSync(Rule):
     code = "JAX202"
     name = "timing-without-sync"
     summary = "Wall-clock interval around JAX work that never waits for the result"
-    node_types = (ast.BinOp,)
+    node_types = (ast.BinOp, ast.Call)
     fix_availability = "sometimes"
 
-    def check(self, node: ast.BinOp, context) -> None:
+    def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.Call):
+            self._check_timeit(node, context)
+            return
         if not isinstance(node.op, ast.Sub) or not isinstance(node.right, ast.Name):
             return
         scope = context.scope(node)
@@ -117,6 +126,44 @@ class TimingWithoutSync(Rule):
             f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
             f"the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
+        )
+
+    def _check_timeit(self, call: ast.Call, context) -> None:
+        """`timeit.timeit(lambda: step(x), number=100)`: the callable returns while its work runs."""
+        function = call.func
+        spelled = function.attr if isinstance(function, ast.Attribute) else function.id if isinstance(function, ast.Name) else None
+        if spelled not in _TIMEIT_NAMES or context.qualified_name(function) not in _TIMEIT_CALLS:
+            return
+        timed = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "stmt"), None)
+        scope = context.scope(call)
+        if timed is None or scope.in_traced:
+            return
+        if isinstance(timed, ast.Lambda):
+            callable_node = timed
+        elif isinstance(timed, ast.Name):
+            resolved = context.model.resolve_function(timed, scope)
+            callable_node = resolved[0].node if resolved is not None and resolved[1] == 0 and not resolved[2] else None
+            if not isinstance(callable_node, (ast.FunctionDef, ast.AsyncFunctionDef)) or callable_node.args.args:
+                return
+        else:
+            return
+        callable_scope = context.model.scope_of_node.get(callable_node) or scope
+        work = unwaited_in_callable(callable_node, callable_scope, context.model, _computes_nothing)
+        if not work:
+            return
+        last = _timed_call(work, context)
+        fix = None
+        if isinstance(timed, ast.Lambda) and versions.supports(context, versions.BLOCK_UNTIL_READY):
+            blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
+            if blocker:
+                edit = context.replace(timed.body, f"{blocker}({context.text(timed.body)})")
+                fix = context.fix(f"Wait for the timed result with `{blocker}`", [edit, *import_edits], safe=True)
+        context.report(
+            call,
+            f"`{snippet(context.text(function))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"JAX dispatches asynchronously, so each run measures dispatch only; return "
+            f"`jax.block_until_ready(...)` of the result from the timed callable",
+            fix=fix,
         )
 
     def _stamp_statement(self, expression: ast.expr, anchor: ast.AST, context, end: bool) -> ast.stmt | None:
@@ -143,6 +190,10 @@ class TimingWithoutSync(Rule):
             parent = parent_of(current)
             current = None if parent is None or isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)) else parent
         return None
+
+
+_TIMEIT_NAMES = frozenset({"timeit", "repeat", "Timer"})
+_TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 
 
 # Words by which code names an interval as the time to compile (`compile_time = t1 - t0`,

@@ -101,6 +101,19 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_name: str, scop
     return outcome.calls
 
 
+def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
+    """The device work calls (last dispatched first) that a callable timed by `timeit` leaves running
+    when it returns (`timeit.timeit(lambda: step(x))`), or None when it waits or runs none."""
+    walker = _Walker("", scope, model, computes_nothing)
+    if isinstance(function, ast.Lambda):
+        outcome = walker.expression(function.body)
+    else:
+        outcome = walker.backwards(function.body)
+    if outcome.kind == EAGER and not walker.reads_unknown_results(outcome.calls):
+        return outcome.calls  # eager operations are the work of a timed callable: nothing runs before it
+    return outcome.calls if outcome.kind == WORK else None
+
+
 def _then(later: Outcome, earlier) -> Outcome:
     """`later` ran after what `earlier()` describes: the first decided answer, going backwards. Eager
     array operations alone decide nothing (their inputs may come from a call that waited): what ran
