@@ -83,6 +83,7 @@ interval is a small fraction of the blocked one (dispatch only).
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint import fixes
 from jaxlint.fixes import versions
@@ -199,7 +200,11 @@ _TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 # Words by which code names an interval as the time to compile (`compile_time = t1 - t0`,
 # `print(f"trace + compile: {t1 - t0}")`, `first_call = ...`): timing the first call of a jitted
 # function measures its tracing and compilation, which run synchronously before the call returns.
-_COMPILATION_WORDS = ("compil", "trac", "first", "warm", "lower")
+# Whole words of names and text (split at `_`, case and punctuation): `firststeps` is not one.
+_COMPILATION_WORDS = frozenset({
+    "compile", "compiled", "compiles", "compiling", "compilation", "trace", "traced", "tracing",
+    "first", "warmup", "warm", "lower", "lowering", "lowered",
+})
 
 
 def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement: ast.stmt, end_statement: ast.stmt, context) -> bool:
@@ -219,12 +224,7 @@ def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement
                 return False  # called before: compiled already
     words: list[str] = []
     reading = flow.enclosing_statement(difference)
-    regions = [start_statement, end_statement, reading]
-    located = flow.statement_list(start_statement)
-    if located is not None and any(s is end_statement for s in located[0]):
-        block, index = located
-        regions.extend(block[index + 1 : next(i for i, s in enumerate(block) if s is end_statement)])  # `log("compiling...")`
-    for region in {id(s): s for s in regions}.values():
+    for region in {id(s): s for s in (start_statement, end_statement, reading)}.values():
         for node in ast.walk(region):
             if isinstance(node, ast.Name):
                 words.append(node.id)
@@ -232,8 +232,14 @@ def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement
                 words.append(node.value)
             elif isinstance(node, ast.Attribute):
                 words.append(node.attr)
-    text = " ".join(words).lower()
-    return any(word in text for word in _COMPILATION_WORDS)
+    located = flow.statement_list(start_statement)
+    if located is not None and any(s is end_statement for s in located[0]):
+        # The text the interval itself shows (`log("compiling...")`), not its names.
+        block, index = located
+        for statement in block[index + 1 : next(i for i, s in enumerate(block) if s is end_statement)]:
+            words.extend(n.value for n in ast.walk(statement) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    tokens = set(re.split(r"[^a-z]+", " ".join(words).replace("_", " ").lower()))
+    return bool(tokens & _COMPILATION_WORDS)
 
 
 def _end_stamp(difference: ast.BinOp, end_statement: ast.stmt, context) -> ast.AST:
