@@ -30,6 +30,9 @@ Not flagged, as principles:
   were given (`nnx.split(model)`), jitted calls that hand back their inputs unchanged (measuring
   dispatch is the point), or only eager operations on what a call jaxlint does not know returned
   (that call may have waited, and the operations alone are cheap);
+- an interval over many iterations of a loop around the end stamp (its start stamp outside it)
+  whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
+  every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;
 - compilation time: the first call of a jitted function in its scope, outside any loop of the
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
   (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
@@ -115,7 +118,7 @@ class TimingWithoutSync(Rule):
         start_statement = self._stamp_statement(node.right, end_statement, context, end=False)
         if start_statement is None:
             return
-        work = unwaited_work(end_statement, _end_stamp(node, end_statement, context), node.right.id, scope, context.model, _computes_nothing)
+        work = unwaited_work(end_statement, _end_stamp(node, end_statement, context), start_statement, scope, context.model, _computes_nothing)
         if not work:
             return
         last = _timed_call(work, context)

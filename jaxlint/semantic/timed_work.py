@@ -81,18 +81,21 @@ _START = Outcome(START)
 _device_like_cache: "WeakKeyDictionary[object, dict[int, frozenset[str]]]" = WeakKeyDictionary()
 
 
-def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_name: str, scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
+def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.stmt, scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
     """The device work calls (last dispatched first) that may still run when the timer call `stamp`
     of `end_statement` takes its stamp, when the interval from `start_name`'s stamp holds them; None
     when it waits, holds no device work, or its start stamp is not found on the way back.
 
     `computes_nothing(binding)`: whether a jitted function hands back its own inputs (dispatch is
     then what is measured)."""
+    start_name = start_statement.targets[0].id
     walker = _Walker(start_name, scope, model, computes_nothing)
     # `print(str(loss), time.time() - t0)`: what the end stamp's own statement evaluates before the stamp.
     own = walker.expression(end_statement, until=(stamp.lineno, stamp.col_offset))
     outcome = _then(own, lambda: walker.before(end_statement))
     if outcome.kind != WORK:
+        return None
+    if walker.waits_every_lap(end_statement, start_statement):
         return None
     if all(walker.eager(call) for call in outcome.calls) and walker.reads_unknown_results(outcome.calls):
         # Eager operations on what an unknown call returned (`path = solver.solve(x)`, then
@@ -138,6 +141,7 @@ class _Walker:
         self.computes_nothing = computes_nothing
         self.device_like = device_like_names(scope, model)
         self.unknown_calls: set[int] = set()  # calls passed over whose effect jaxlint does not know
+        self.possible_waits: set[int] = set()  # unknown calls counted as waits because of what they are handed
 
     # ----- structure -----------------------------------------------------------------------------
 
@@ -204,12 +208,13 @@ class _Walker:
 
     # ----- expressions ---------------------------------------------------------------------------
 
-    def waits_somewhere(self, statements: list[ast.stmt]) -> bool:
-        """Whether some path through `statements` waits for device values."""
+    def waits_somewhere(self, statements: list[ast.stmt], surely: bool = False) -> bool:
+        """Whether some path through `statements` waits for device values (`surely`: by a read jaxlint
+        knows, not an unknown call handed a device value)."""
         for statement in statements:
             for child in _same_scope(statement):
                 if isinstance(child, ast.Call):
-                    if self._classify_call(child) == WAIT:
+                    if self._classify_call(child) == WAIT and not (surely and id(child) in self.possible_waits):
                         return True
                 elif isinstance(child, ast.FormattedValue):
                     if self.possibly_device(child.value):
@@ -304,6 +309,25 @@ class _Walker:
             return None  # `history.append(loss)` stores; nothing is read
         return self._unknown(call)
 
+    def waits_every_lap(self, end_statement: ast.stmt, start_statement: ast.stmt) -> bool:
+        """The interval spans iterations of a loop around the end stamp (its start stamp is outside
+        it) whose body surely waits somewhere outside the end stamp's own branch (`if state.step >
+        limit:` on a device value every step): at most one iteration's work is unwaited, a small part
+        of the interval."""
+        from jaxlint.semantic.flow import LOOP_NODES
+
+        child: ast.AST = end_statement
+        parent = parent_of(child)
+        while parent is not None and not isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            if isinstance(parent, LOOP_NODES) and any(child is s for s in parent.body):
+                if any(node is start_statement for node in walk(parent)):
+                    return False
+                others = [s for s in parent.body if s is not child]
+                if self.waits_somewhere(others, surely=True):
+                    return True
+            child, parent = parent, parent_of(parent)
+        return False
+
     def eager(self, call: ast.Call) -> bool:
         return self._classify_call(call) == EAGER
 
@@ -327,11 +351,11 @@ class _Walker:
             receiver = function.value
             while isinstance(receiver, (ast.Attribute, ast.Subscript, ast.Call)):
                 receiver = receiver.value if not isinstance(receiver, ast.Call) else receiver.func
-            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
-                return WAIT
-            if self.possibly_device(function.value):
+            if (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")) or self.possibly_device(function.value):
+                self.possible_waits.add(id(call))
                 return WAIT
         if self._any_argument_device(call):
+            self.possible_waits.add(id(call))
             return WAIT
         self.unknown_calls.add(id(call))
         return None
