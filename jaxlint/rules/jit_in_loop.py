@@ -43,7 +43,13 @@ Not flagged, as principles:
   likewise per call, a callable built from configuration the function holds (a parameter or local
   named or annotated as settings, or read by upper-case keys, `config["NUM_ENVS"]`) and handed to
   the call that builds it or read where it may shape the program: one program per configuration,
-  as in a sweep that runs one experiment per call;
+  as in a sweep that runs one experiment per call; and, in a function no visible loop calls (here or
+  in another module), a callable fixed by what the call holds: a bound method of an object the call
+  is handed or builds (`jit(vmap(model.forward))`, `partial(self.network.init, ...)` on a network
+  built by the call), or a nested def or lambda that calls a function of the call (`initializer(*args)`)
+  or reads a value of the call as an index, a shape, a structural keyword, a Python branch or an
+  object's attribute: each call needs its own program, so compiling per call is inherent (a method
+  of `self` itself, or arrays captured as values, are the same program on every call: still flagged);
 - test code, and anything in traced code.
 
 ## Why is this bad?
@@ -169,6 +175,8 @@ class JitInLoop(Rule):
             return  # a whole training or evaluation run per call: its setup compiles once per run
         if _shaped_by_configuration(wrapped, scope, context):
             return  # one program per configuration the call is handed (a sweep trial): needed, not wasted
+        if _shaped_by_call_values(wrapped, scope, context) and not _runs_per_step(scope, context):
+            return  # a one-shot builder over this call's model, shapes or functions: it compiles anyway
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
                 node,
@@ -278,6 +286,108 @@ def _shaped_by_configuration(wrapped: ast.expr, scope, context) -> bool:
     if isinstance(wrapped, ast.Lambda):
         return not all(_used_only_as_value(name, wrapped) for name in configuration)
     return True
+
+
+# Keyword arguments that fix a program's structure, not a value in it.
+_STRUCTURE_KEYWORDS = re.compile(r"^(shape|shapes|axis|axes|dtype|num_\w+|n_\w+|size|sizes|chunk_size|block_size|repeats|length|dim|dims|features|static\w*)$")
+_ARRAY_ATTRIBUTES = frozenset({*jaxapi.ARRAY_METHODS, "T", "at", "real", "imag", "astype", "reshape"})
+
+
+def _shaped_by_call_values(wrapped: ast.expr, scope, context) -> bool:
+    """The callable is built from what this call of the function holds, in a way that fixes the
+    program, not as a value in it: a bound method of an object of the call (`jit(vmap(model.forward))`,
+    `jit(partial(self._model.init, train=False))` on a model built per call), or a nested def or lambda
+    that calls a function of the call (`initializer(*args)`), or reads a value of the call as an index,
+    a shape, a static choice or an object's attribute (`arr[sl]`, `np.repeat(x, num_experts)`,
+    `chunk_size=hparams["CHUNK"]`). Each call needs its own program: a compile per call is inherent
+    unless the same call repeats (`_runs_per_step`). Arrays captured as values (`lambda p: loss(p, batch)`)
+    do not count: passed as arguments they would share one program."""
+    local = (set(scope.params) | set(scope.keyword_params) | scope.local_names) - {"self", "cls"}
+    device = context.model.device_names(scope)
+    callee = _unwrapped_callee(wrapped, context)
+    if isinstance(callee, ast.Attribute):
+        chain = [callee]
+        while isinstance(chain[-1].value, ast.Attribute):
+            chain.append(chain[-1].value)
+        root = chain[-1].value
+        if isinstance(root, ast.Name) and root.id in local and not device.get(root.id):
+            return True  # a bound method of an object this call is handed or builds (`model.forward`)
+        if isinstance(root, ast.Name) and root.id == "self" and len(chain) > 1:
+            # `self._model.init` where this call builds `self._model`: a new model per call. (A method of
+            # `self` itself is the same program on every call of the same object.)
+            return chain[-1].attr in _attributes_assigned(scope.node)
+        return False
+    function = callee
+    if isinstance(callee, ast.Name):
+        resolved = context.model.resolve_function(callee, scope)
+        if resolved is None or resolved[0] is None or resolved[0].parent is not scope:
+            return False
+        function = resolved[0].node
+    if not isinstance(function, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    free = {n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    own = _traced_names(function) | (flow.assigned_in(function) if not isinstance(function, ast.Lambda) else set())
+    captured = {name for name in (free & local) - own if not device.get(name)}
+    return any(_fixes_the_program(name, function) for name in captured)
+
+
+def _attributes_assigned(function: ast.AST) -> set[str]:
+    """`self.X = ...` in the function's own body."""
+    return {
+        target.attr for node in flow.walk_same_scope(function) if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+    }
+
+
+def _unwrapped_callee(wrapped: ast.expr, context) -> ast.expr:
+    """The function under transforms and `partial`: `jax.value_and_grad(loss_fn)` -> `loss_fn`."""
+    while isinstance(wrapped, ast.Call) and wrapped.args:
+        qualified = context.qualified_name(wrapped.func)
+        if qualified in ("functools.partial", "jax.tree_util.Partial") or context.model.transform_of(wrapped.func) is not None:
+            wrapped = wrapped.args[0]
+            continue
+        break
+    return wrapped
+
+
+def _fixes_the_program(name: str, function: ast.AST) -> bool:
+    """A read of the captured `name` that shapes the program: called, an object's attribute or
+    method (not an array's), an index, a range bound, a structural keyword, a Python branch."""
+    for read in walk(function):
+        if not (isinstance(read, ast.Name) and read.id == name and isinstance(read.ctx, ast.Load)):
+            continue
+        parent = parent_of(read)
+        if isinstance(parent, ast.Call) and parent.func is read:
+            return True
+        if isinstance(parent, ast.Attribute) and parent.attr not in _ARRAY_ATTRIBUTES:
+            return True
+        node = read
+        while isinstance(parent, (ast.Subscript, ast.Attribute, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Starred)):
+            if isinstance(parent, ast.Subscript) and node is parent.slice:
+                return True
+            node, parent = parent, parent_of(parent)
+        if isinstance(parent, ast.keyword) and parent.arg is not None and _STRUCTURE_KEYWORDS.match(parent.arg):
+            return True
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("range", "len", "int"):
+            return True
+        if _in_static_position(node):
+            return True
+    return False
+
+
+def _runs_per_step(function_scope, context) -> bool:
+    """Some call of the function that jaxlint sees runs in a loop (not over a few listed cases), here
+    or in another module of the project: the same program is then built again and again."""
+    model = context.model
+    for caller in model.scopes:
+        if caller.in_traced:
+            continue
+        for call in caller.calls:
+            if _calls_function(call, function_scope, caller, context):
+                if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller)]:
+                    return True
+    return _called_per_step_from_other_modules(function_scope, context)
 
 
 def _is_configuration(name: str, scope, context) -> bool:

@@ -1,21 +1,42 @@
 """## What it does
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
-`monotonic`, `timeit.default_timer`), around JAX work (a jitted call or a `jnp`/`lax`/`jax.random`
-operation) when nothing between the two stamps waits for the result. The finding is on the end
-stamp (`t1 = time.time()` or the `time.time()` of `time.time() - t0`) and names the work that was
-timed: the last compiled call of the interval (a jitted function that returns a parameter it
-rebinds computes a result), else the last array operation that is not key bookkeeping, never a
-`random.fold_in` or `random.split` beside it. The difference may be read under a branch or a
-`with` after the stamps (`if i % 100 == 0: print(t1 - t0)`): every interval it reports is dispatch.
+`monotonic`, `timeit.default_timer`), whose end stamp is taken while JAX work it holds may still
+run: going backwards from the end stamp along the code that runs before it (semantic/timed_work.py),
+device work comes before anything that waits for it. Device work is a compiled call that computes
+something, a function of the project or a vmapped/transformed call that returns device arrays, or
+eager `jnp`/`lax` operations and `jax.device_put` that the start stamp or a compiled call precedes.
+The stamps may sit in different blocks: a start before the training loop and an end stamp under
+`if step % 100 == 0:` inside it (steps per second logged, the loss read only after the stamp), a
+cumulative time printed per step, a branch whose test is a host value (`if out is None`). The
+finding is on the end stamp and names the work that was timed: the last compiled call, else the
+last array operation that is not key bookkeeping (`random.fold_in`, `random.split`).
+
+Also flags `timeit.timeit(...)`, `timeit.repeat(...)` and `timeit.Timer(...)` of a lambda or a local
+function without arguments that returns while device work it dispatched still runs
+(`timeit.timeit(lambda: step(x), number=100)`): each run measures dispatch.
 
 Not flagged, as principles:
 - intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
-  on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`), call anything jaxlint
-  does not know (it may sync), or branch on a value;
-- intervals whose work is not asynchronous device work: no JAX work, or only host copies
+  on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
+  device value, also in the end stamp's own statement before the stamp), branch on a device value,
+  call a function of the project that reads what it computes, or hand a device value (or the
+  object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
+  it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if i % 10
+  == 0: print(loss)`) makes the measurement plausible. Host code between (`pbar.update(1)`, list
+  appends, calls handed host values only) neither waits nor dispatches and is passed over;
+- intervals whose work is not asynchronous device work: no JAX work, only host copies
   (`jnp.array(host_data)` and `jnp.asarray` copy from the host before they return, so timing them
-  measures the copy; `jnp.load` reads the file on the host), or jitted calls that hand back their
-  inputs unchanged (measuring dispatch is the point);
+  measures the copy; `jnp.load` reads the file on the host), calls that hand back parts of what they
+  were given (`nnx.split(model)`), jitted calls that hand back their inputs unchanged (measuring
+  dispatch is the point), or only eager operations on what a call jaxlint does not know returned
+  (that call may have waited, and the operations alone are cheap);
+- an interval over many iterations of a loop around the end stamp (its start stamp outside it)
+  whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
+  every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;
+- compilation time: the first call of a jitted function in its scope, outside any loop of the
+  interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
+  (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
+  run synchronously before the call returns, so the interval measures what it says;
 - code in traced functions.
 
 Test code is flagged like any other: an interval timed in a test is there to be read, and the
@@ -46,12 +67,16 @@ elapsed = time.perf_counter() - start
 ## Fix safety
 Safe: `jax.block_until_ready` returns its argument unchanged, so the program computes the same
 values; only the measured interval changes, to the one that was meant. The fix waits once, for the
-last result computed in the interval, inserting `jax.block_until_ready(name)` before the end stamp
-when the name it is bound to (directly, or through arithmetic: `x = x + step(x) * lr`) is surely bound there (or the end stamp's own statement reads it first, as in
+last result computed in the interval, inserting `jax.block_until_ready(name)` just before the end
+stamp (under its branch, when it has one) when the name it is bound to (directly, or through
+arithmetic: `x = x + step(x) * lr`; every name a helper returns, `(a, b)`, since a helper's outputs
+may come from different compiled calls) is surely bound there (or the end stamp's own statement reads it first, as in
 `return y, time.time() - t0`), and wrapping the call otherwise. It never waits inside a loop of the
 interval: a wait there would sync every iteration and time something else, so a result bound only
 in the loop and not surely bound at the end stamp gets no fix, as does a project that supports a
-JAX older than 0.2.27, which lacks `jax.block_until_ready`.
+JAX older than 0.2.27, which lacks `jax.block_until_ready`. A lambda timed by `timeit` gets its body
+wrapped (`lambda: jax.block_until_ready(step(x))`: `timeit` discards the value); a named function
+gets no fix.
 
 ## How the runtime mode confirms it
 It times the interval as written and with the result blocked on: on an accelerator the unblocked
@@ -61,29 +86,31 @@ interval is a small fraction of the blocked one (dispatch only).
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint import fixes
 from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import flow, jaxapi
-from jaxlint.semantic.model import parent_of
-
-TIMERS = frozenset({
-    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-    "time.monotonic_ns", "timeit.default_timer",
-})
-_BENIGN = frozenset({"builtins.range", "builtins.enumerate", "builtins.zip", "builtins.len", "builtins.reversed"})
+from jaxlint.semantic import flow
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_work
 
 
 class TimingWithoutSync(Rule):
     code = "JAX202"
     name = "timing-without-sync"
     summary = "Wall-clock interval around JAX work that never waits for the result"
-    node_types = (ast.BinOp,)
+    node_types = (ast.BinOp, ast.Call)
     fix_availability = "sometimes"
 
-    def check(self, node: ast.BinOp, context) -> None:
-        if not isinstance(node.op, ast.Sub) or context.scope(node).in_traced:
+    def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.Call):
+            self._check_timeit(node, context)
+            return
+        if not isinstance(node.op, ast.Sub) or not isinstance(node.right, ast.Name):
+            return
+        scope = context.scope(node)
+        if scope.in_traced:
             return
         end_statement = self._stamp_statement(node.left, node, context, end=True)
         if end_statement is None:
@@ -91,24 +118,56 @@ class TimingWithoutSync(Rule):
         start_statement = self._stamp_statement(node.right, end_statement, context, end=False)
         if start_statement is None:
             return
-        located = flow.statement_list(end_statement)
-        if located is None:
-            return
-        block, end_index = located
-        start_index = next((i for i, s in enumerate(block) if s is start_statement), None)
-        if start_index is None or start_index >= end_index:
-            return
-        interval = block[start_index + 1 : end_index]
-        work = _device_work(interval, context)
+        work = unwaited_work(end_statement, _end_stamp(node, end_statement, context), start_statement, scope, context.model, _computes_nothing)
         if not work:
             return
         last = _timed_call(work, context)
+        if _measures_compilation(last, node, start_statement, end_statement, context):
+            return
         context.report(
             _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
             f"the end stamp",
-            fix=_fix(last, interval, block, start_index, end_statement, context),
+            fix=_fix(last, end_statement, start_statement, context),
+        )
+
+    def _check_timeit(self, call: ast.Call, context) -> None:
+        """`timeit.timeit(lambda: step(x), number=100)`: the callable returns while its work runs."""
+        function = call.func
+        spelled = function.attr if isinstance(function, ast.Attribute) else function.id if isinstance(function, ast.Name) else None
+        if spelled not in _TIMEIT_NAMES or context.qualified_name(function) not in _TIMEIT_CALLS:
+            return
+        timed = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "stmt"), None)
+        scope = context.scope(call)
+        if timed is None or scope.in_traced:
+            return
+        if isinstance(timed, ast.Lambda):
+            callable_node = timed
+        elif isinstance(timed, ast.Name):
+            resolved = context.model.resolve_function(timed, scope)
+            callable_node = resolved[0].node if resolved is not None and resolved[1] == 0 and not resolved[2] else None
+            if not isinstance(callable_node, (ast.FunctionDef, ast.AsyncFunctionDef)) or callable_node.args.args:
+                return
+        else:
+            return
+        callable_scope = context.model.scope_of_node.get(callable_node) or scope
+        work = unwaited_in_callable(callable_node, callable_scope, context.model, _computes_nothing)
+        if not work:
+            return
+        last = _timed_call(work, context)
+        fix = None
+        if isinstance(timed, ast.Lambda) and versions.supports(context, versions.BLOCK_UNTIL_READY):
+            blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
+            if blocker:
+                edit = context.replace(timed.body, f"{blocker}({context.text(timed.body)})")
+                fix = context.fix(f"Wait for the timed result with `{blocker}`", [edit, *import_edits], safe=True)
+        context.report(
+            call,
+            f"`{snippet(context.text(function))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"JAX dispatches asynchronously, so each run measures dispatch only; return "
+            f"`jax.block_until_ready(...)` of the result from the timed callable",
+            fix=fix,
         )
 
     def _stamp_statement(self, expression: ast.expr, anchor: ast.AST, context, end: bool) -> ast.stmt | None:
@@ -131,10 +190,59 @@ class TimingWithoutSync(Rule):
                     return statement
                 if expression.id in flow.assigned_in(statement):
                     return None
-            # Read under a branch (`if i % N == 0: print(t1 - t0)`): the stamps are before the `if`.
+            # Read under a branch, a `with` or a loop (`if i % N == 0: print(t1 - t0)`): the stamps are before it.
             parent = parent_of(current)
-            current = parent if isinstance(parent, (ast.If, ast.With)) else None
+            current = None if parent is None or isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)) else parent
         return None
+
+
+_TIMEIT_NAMES = frozenset({"timeit", "repeat", "Timer"})
+_TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
+
+
+# Words by which code names an interval as the time to compile (`compile_time = t1 - t0`,
+# `print(f"trace + compile: {t1 - t0}")`, `first_call = ...`): timing the first call of a jitted
+# function measures its tracing and compilation, which run synchronously before the call returns.
+# Whole words of names and text (split at `_`, case and punctuation): `firststeps` is not one.
+_COMPILATION_WORDS = frozenset({
+    "compile", "compiled", "compiles", "compiling", "compilation", "trace", "traced", "tracing",
+    "first", "warmup", "warm", "lower", "lowering", "lowered",
+})
+
+
+def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement: ast.stmt, end_statement: ast.stmt, context) -> bool:
+    """The timed call is the first call of a jitted function in its scope, outside any loop of the
+    interval, and the code names the interval as compilation (its stamps, the difference's target or
+    the text that reports it)."""
+    if context.model.jit_binding_for_call(call) is None:
+        return False
+    statement = flow.enclosing_statement(call)
+    if any(True for _ in flow.enclosing_loops(statement)) and next(flow.enclosing_loops(statement)) not in list(flow.enclosing_loops(start_statement)):
+        return False  # repeated inside the interval: not one first call
+    callee = context.text(call.func)
+    function = context.scope(call).node
+    for other in flow.walk_same_scope(function):
+        if isinstance(other, ast.Call) and other is not call and context.text(other.func) == callee:
+            if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
+                return False  # called before: compiled already
+    words: list[str] = []
+    reading = flow.enclosing_statement(difference)
+    for region in {id(s): s for s in (start_statement, end_statement, reading)}.values():
+        for node in ast.walk(region):
+            if isinstance(node, ast.Name):
+                words.append(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words.append(node.value)
+            elif isinstance(node, ast.Attribute):
+                words.append(node.attr)
+    located = flow.statement_list(start_statement)
+    if located is not None and any(s is end_statement for s in located[0]):
+        # The text the interval itself shows (`log("compiling...")`), not its names.
+        block, index = located
+        for statement in block[index + 1 : next(i for i, s in enumerate(block) if s is end_statement)]:
+            words.extend(n.value for n in ast.walk(statement) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    tokens = set(re.split(r"[^a-z]+", " ".join(words).replace("_", " ").lower()))
+    return bool(tokens & _COMPILATION_WORDS)
 
 
 def _end_stamp(difference: ast.BinOp, end_statement: ast.stmt, context) -> ast.AST:
@@ -151,43 +259,6 @@ def _is_stamp(statement: ast.stmt, name: str, context) -> bool:
         and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
         and isinstance(statement.value, ast.Call) and context.qualified_name(statement.value.func) in TIMERS
     )
-
-
-# `jnp.array(host_data)` copies from host memory before it returns (measured on an H100 with jax
-# 0.11.2: 0.58 s of a 0.60 s transfer inside the call); only `jax.device_put` returns at once.
-# `jnp.load` reads the file on the host (an `.npz` stays NumPy's lazy archive): host I/O, not dispatch.
-_HOST_COPIES = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.load"})
-
-
-def _device_work(interval: list[ast.stmt], context) -> list[ast.Call] | None:
-    """The JAX calls of the interval in order, or None when it syncs, branches or calls the unknown."""
-    model = context.model
-    work: list[ast.Call] = []
-    for statement in interval:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return None
-        for child in flow.walk_same_scope(statement):
-            if isinstance(child, (ast.If, ast.While, ast.Assert, ast.IfExp, ast.BoolOp, ast.With, ast.Try, ast.Return, ast.Yield, ast.Await)):
-                return None
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                return None
-            if not isinstance(child, ast.Call):
-                continue
-            qualified = context.qualified_name(child.func)
-            if qualified in _BENIGN or qualified in _HOST_COPIES:
-                continue
-            binding = model.jit_binding_for_call(child)
-            if binding is not None:
-                if binding.function is not None and _computes_nothing(binding.function):
-                    continue  # returns nothing or its own inputs: measuring dispatch is the point
-                work.append(child)
-                continue
-            if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and not qualified.startswith("jax.random.PRNGKey") and qualified != "jax.random.key":
-                work.append(child)
-                continue
-            return None
-    work.sort(key=lambda call: (call.lineno, call.col_offset))
-    return work
 
 
 # Key bookkeeping: cheap, and never the work an interval is meant to time.
@@ -228,7 +299,7 @@ def _bound_names(target: ast.AST) -> set[str]:
     return {node.id for node in ast.walk(target) if isinstance(node, ast.Name)}
 
 
-def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_index: int, end_statement: ast.stmt, context):
+def _fix(last: ast.Call, end_statement: ast.stmt, start_statement: ast.stmt, context):
     statement = flow.enclosing_statement(last)
     if statement is None:
         return None
@@ -237,29 +308,55 @@ def _fix(last: ast.Call, interval: list[ast.stmt], block: list[ast.stmt], start_
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
+    before_end = _dominating_statements(end_statement)
     if isinstance(statement, ast.Assign) and _computed_from(last, statement.value) and len(statement.targets) == 1:
         # Outputs of one jitted call become ready together: waiting for any one surely bound waits for the
         # call; so does waiting for arithmetic of its result (`x = x + step(x) * lr`).
         target = statement.targets[0]
         names = [target.id] if isinstance(target, ast.Name) else [e.id for e in getattr(target, "elts", []) if isinstance(e, ast.Name)]
-        name = next((
+        surely_bound = [
             candidate for candidate in names
-            if statement in interval or candidate in context.scope(statement).param_nodes
-            or _bound_before(candidate, block[: start_index + 1]) or _bound_in_enclosing_blocks(candidate, block, context)
-            or _read_first_by(end_statement, candidate)
-        ), None)
+            if any(s is statement for s in before_end) or candidate in context.scope(statement).param_nodes
+            or _bound_before(candidate, before_end) or _read_first_by(end_statement, candidate)
+        ]
+        if context.model.jit_binding_for_call(last) is not None:
+            name = surely_bound[0] if surely_bound else None
+        else:
+            # A helper's outputs may come from different compiled calls: wait for all of them.
+            name = None
+            if surely_bound and len(surely_bound) == len(names):
+                name = names[0] if len(names) == 1 else f"({', '.join(names)})"
         if name is not None:
-            # Surely bound at the end stamp: wait for it there, leaving the loop (if any) pipelined.
+            # Surely bound at the end stamp: wait for it there, once, leaving the loop (if any) pipelined.
             indent = context.source.indentation(end_statement.lineno)
             if context.source.start(end_statement).column - 1 == len(indent):
                 edit = context.insert_before(end_statement, f"{blocker}({name})\n{indent}")
                 return context.fix(f"Wait for `{name}` with `{blocker}` before the end stamp", [edit, *import_edits], safe=True)
-    if statement not in interval:
-        # Inside a loop of the interval: wrapping the call there would wait on every iteration.
+    located = flow.statement_list(end_statement)
+    if located is None or not any(s is statement for s in located[0][: located[1]]):
+        # Not in the end stamp's own block (in a loop or a branch of the interval): wrapping the call there
+        # would wait on every iteration, or on a path that does not reach the stamp.
         return None
     text = context.text(last)
     edit = context.replace(last, f"{blocker}({text})")
     return context.fix(f"Wrap the result in `{blocker}`", [edit, *import_edits], safe=True)
+
+
+def _dominating_statements(statement: ast.stmt) -> list[ast.stmt]:
+    """The statements that run before `statement` on every path to it in its function: those before it
+    in its block, and before each enclosing compound statement in theirs."""
+    found: list[ast.stmt] = []
+    current = statement
+    while True:
+        located = flow.statement_list(current)
+        if located is None:
+            return found
+        block, index = located
+        found.extend(block[:index])
+        parent = parent_of(current)
+        if parent is None or isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            return found
+        current = parent
 
 
 def _computed_from(call: ast.Call, value: ast.expr) -> bool:
@@ -281,25 +378,6 @@ def _read_first_by(end_statement: ast.stmt, name: str) -> bool:
         return False
     first = end_statement.value.elts[0] if end_statement.value.elts else None
     return isinstance(first, ast.Name) and first.id == name
-
-
-def _bound_in_enclosing_blocks(name: str, block: list[ast.stmt], context) -> bool:
-    """An unconditional `name = ...` earlier in a block around the interval's, in the same function
-    (`params = init()` before `for epoch ...:` whose body times the steps)."""
-    if not block:
-        return False
-    current = block[0]
-    while True:
-        parent = parent_of(current)
-        if parent is None or isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Module)):
-            return False
-        located = flow.statement_list(parent)
-        if located is None:
-            return False
-        outer, index = located
-        if _bound_before(name, outer[:index]):
-            return True
-        current = parent
 
 
 def _bound_before(name: str, statements: list[ast.stmt]) -> bool:

@@ -1,0 +1,481 @@
+"""What a wall-clock interval measures: the device work dispatched and not yet waited for when the
+end stamp is taken (JAX202).
+
+An interval `t0 = timer()` ... `timer() - t0` measures the device work only when something waits
+for it before the end stamp. Going backwards from the end stamp along the code that runs before it,
+the first thing met decides:
+
+- a wait (`block_until_ready`, a read on the host: `float`, `.item()`, `np.asarray`,
+  `jax.device_get`, a `print` or f-string of a device value, a branch on one, a function of the
+  project that reads a value it computes, or a call whose effect is unknown that is handed a
+  device value or the object's own state): everything before it is done, and the interval is
+  true;
+- device work (a compiled call that computes something, an eager `jnp`/`lax` operation, a
+  function or library call that returns device arrays): it may still run when the stamp is taken,
+  and the interval measures its dispatch;
+- the start stamp itself: the interval holds no device work.
+
+Host code in between (`pbar.update(1)`, `next(it)`, list appends, calls handed host values only)
+neither waits nor dispatches and is passed over. The walk follows the code's structure, not a full
+graph: the statements before the end stamp in its block, then the blocks around it (an enclosing
+loop also runs its own tail before the end stamp on every iteration after the first); a branch,
+loop or `try` before the stamp decides by what any of its paths holds, a wait on any path deciding
+(precision first: a wait that may run makes the measurement plausible).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
+
+from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.helper_syncs import call_sync
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import walk
+
+TIMERS = frozenset({
+    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
+    "time.monotonic_ns", "timeit.default_timer",
+})
+
+WAIT, WORK, START, NOTHING = "wait", "work", "start", "nothing"
+
+# `jnp.array(host_data)` copies from host memory before it returns (measured on an H100 with jax
+# 0.11.2: 0.58 s of a 0.60 s transfer inside the call); only `jax.device_put` returns at once.
+# `jnp.load` reads the file on the host (an `.npz` stays NumPy's lazy archive): host I/O, not dispatch.
+HOST_COPIES = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.load"})
+# Conversions that copy a device value to the host, waiting for it.
+_HOST_READS = frozenset({
+    "builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "operator.index",
+    "numpy.asarray", "numpy.array", "numpy.asanyarray", "numpy.copy", "jax.device_get",
+    "jax.block_until_ready",
+})
+# Text made of a device value (`print(loss)`, `str(loss)`) copies it to the host first.
+_FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "builtins.format"})
+_READ_METHODS = frozenset({"item", "tolist", "block_until_ready", "__array__", "copy_to_host_async"})
+# Calls that only shape host control flow or containers: never a wait, never device work.
+_HOST_BOOKKEEPING_METHODS = frozenset({"append", "extend", "insert", "add", "setdefault", "pop", "clear"})
+# Key bookkeeping: cheap, and never the work an interval is meant to time (a `random.fold_in` after
+# the waited-for step is not what the interval measures).
+_NOT_WORK = frozenset({
+    "jax.random.fold_in", "jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.key_data",
+    "jax.random.wrap_key_data", "jax.random.clone",
+})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the walk met first: WAIT, WORK (with the work calls found, last dispatched first),
+    EAGER (only eager array operations so far: what ran before them decides), START (the start stamp
+    or a rebinding of its name) or NOTHING."""
+
+    kind: str
+    calls: tuple[ast.Call, ...] = ()
+
+
+EAGER = "eager"
+_NOTHING = Outcome(NOTHING)
+_WAIT = Outcome(WAIT)
+_START = Outcome(START)
+_device_like_cache: "WeakKeyDictionary[object, dict[int, frozenset[str]]]" = WeakKeyDictionary()
+
+
+def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.stmt, scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
+    """The device work calls (last dispatched first) that may still run when the timer call `stamp`
+    of `end_statement` takes its stamp, when the interval from `start_name`'s stamp holds them; None
+    when it waits, holds no device work, or its start stamp is not found on the way back.
+
+    `computes_nothing(binding)`: whether a jitted function hands back its own inputs (dispatch is
+    then what is measured)."""
+    start_name = start_statement.targets[0].id
+    walker = _Walker(start_name, scope, model, computes_nothing)
+    # `print(str(loss), time.time() - t0)`: what the end stamp's own statement evaluates before the stamp.
+    own = walker.expression(end_statement, until=(stamp.lineno, stamp.col_offset))
+    outcome = _then(own, lambda: walker.before(end_statement))
+    if outcome.kind != WORK:
+        return None
+    if walker.waits_every_lap(end_statement, start_statement):
+        return None
+    if all(walker.eager(call) for call in outcome.calls) and walker.reads_unknown_results(outcome.calls):
+        # Eager operations on what an unknown call returned (`path = solver.solve(x)`, then
+        # `jnp.split(path, 2)`): that call may have waited, and the operations alone are cheap.
+        return None
+    return outcome.calls
+
+
+def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
+    """The device work calls (last dispatched first) that a callable timed by `timeit` leaves running
+    when it returns (`timeit.timeit(lambda: step(x))`), or None when it waits or runs none."""
+    walker = _Walker("", scope, model, computes_nothing)
+    if isinstance(function, ast.Lambda):
+        outcome = walker.expression(function.body)
+    else:
+        outcome = walker.backwards(function.body)
+    if outcome.kind == EAGER and not walker.reads_unknown_results(outcome.calls):
+        return outcome.calls  # eager operations are the work of a timed callable: nothing runs before it
+    return outcome.calls if outcome.kind == WORK else None
+
+
+def _then(later: Outcome, earlier) -> Outcome:
+    """`later` ran after what `earlier()` describes: the first decided answer, going backwards. Eager
+    array operations alone decide nothing (their inputs may come from a call that waited): what ran
+    before them does, a compiled call or the start stamp making them part of unwaited work."""
+    if later.kind not in (NOTHING, EAGER):
+        return later
+    before = earlier()
+    if later.kind == NOTHING:
+        return before
+    if before.kind in (WORK, START):
+        return Outcome(WORK, later.calls + before.calls)
+    if before.kind == EAGER:
+        return Outcome(EAGER, later.calls + before.calls)
+    return later if before.kind == NOTHING else before
+
+
+class _Walker:
+    def __init__(self, start_name: str, scope, model, computes_nothing):
+        self.start_name = start_name
+        self.scope = scope
+        self.model = model
+        self.computes_nothing = computes_nothing
+        self.device_like = device_like_names(scope, model)
+        self.unknown_calls: set[int] = set()  # calls passed over whose effect jaxlint does not know
+        self.possible_waits: set[int] = set()  # unknown calls counted as waits because of what they are handed
+
+    # ----- structure -----------------------------------------------------------------------------
+
+    def before(self, statement: ast.stmt) -> Outcome:
+        """What runs last before `statement` (on the way back from it to the start stamp)."""
+        from jaxlint.semantic.flow import statement_list
+
+        located = statement_list(statement)
+        if located is None:
+            return _NOTHING
+        block, index = located
+        return _then(self.backwards(block[:index]), lambda: self._around(statement, block, index))
+
+    def _around(self, statement: ast.stmt, block: list[ast.stmt], index: int) -> Outcome:
+        """What runs before the block holding `statement` (the compound statement around it)."""
+        parent = parent_of(statement)
+        if parent is None or isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            return _NOTHING  # the start stamp was not on the way back
+        if isinstance(parent, ast.If):
+            return _then(self.test(parent.test), lambda: self.before(parent))
+        if isinstance(parent, (ast.With, ast.AsyncWith)):
+            return _then(self.expressions([item.context_expr for item in parent.items]), lambda: self.before(parent))
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and statement in parent.body:
+            # Every iteration after the first ran the body's tail (the end stamp's statement included) last.
+            previous = self.backwards(block[index:])
+            if isinstance(parent, ast.While):
+                previous = _then(previous, lambda: self.test(parent.test))
+            return _either(previous, self.before(parent))
+        return self.before(parent)
+
+    def backwards(self, statements: list[ast.stmt]) -> Outcome:
+        outcome = _NOTHING
+        for statement in reversed(statements):
+            current = self.statement(statement)
+            outcome = _then(outcome, lambda: current)
+            if outcome.kind not in (NOTHING, EAGER):
+                return outcome
+        return outcome
+
+    def statement(self, statement: ast.stmt) -> Outcome:
+        kind = statement.__class__
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal):
+            return _NOTHING
+        if self.start_name in _bound_by(statement):
+            if not isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
+                return _START
+            return _WAIT  # restarted on some paths only: not followed
+        if kind is ast.If:
+            return _any_path([self.backwards(statement.body), self.backwards(statement.orelse)], self.test(statement.test))
+        if kind in (ast.For, ast.AsyncFor, ast.While):
+            if self.waits_somewhere(statement.body):
+                return _WAIT  # a loop that waits on some iterations (`if i % 100 == 0: print(loss)`)
+            body = self.backwards(statement.body)
+            head = self.test(statement.test) if kind is ast.While else self.expression(statement.iter)
+            return _any_path([body, self.backwards(statement.orelse)], head)
+        if kind in (ast.With, ast.AsyncWith):
+            return _then(self.backwards(statement.body), lambda: self.expressions([item.context_expr for item in statement.items]))
+        if kind is ast.Try or kind.__name__ == "TryStar":
+            parts = [self.backwards(statement.body), self.backwards(statement.orelse), *(self.backwards(h.body) for h in statement.handlers)]
+            return _then(self.backwards(statement.finalbody), lambda: _any_path(parts, _NOTHING))
+        if kind is ast.Match:
+            return _any_path([self.backwards(case.body) for case in statement.cases], self.expression(statement.subject))
+        return self.expression(statement)
+
+    # ----- expressions ---------------------------------------------------------------------------
+
+    def waits_somewhere(self, statements: list[ast.stmt], surely: bool = False) -> bool:
+        """Whether some path through `statements` waits for device values (`surely`: by a read jaxlint
+        knows, not an unknown call handed a device value)."""
+        for statement in statements:
+            for child in _same_scope(statement):
+                if isinstance(child, ast.Call):
+                    if self._classify_call(child) == WAIT and not (surely and id(child) in self.possible_waits):
+                        return True
+                elif isinstance(child, ast.FormattedValue):
+                    if self.possibly_device(child.value):
+                        return True
+                elif isinstance(child, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+                    if self.possibly_device(child.test):
+                        return True
+        return False
+
+    def test(self, node: ast.expr) -> Outcome:
+        """A branch's test: branching on a device value reads it on the host, after computing it."""
+        return _WAIT if self.possibly_device(node) else self.expression(node)
+
+    def expressions(self, nodes: list[ast.AST]) -> Outcome:
+        outcome = _NOTHING
+        for node in reversed(nodes):
+            current = self.expression(node)
+            outcome = _then(outcome, lambda: current)
+            if outcome.kind not in (NOTHING, EAGER):
+                return outcome
+        return outcome
+
+    def expression(self, node: ast.AST, until: tuple[int, int] | None = None) -> Outcome:
+        """The calls and reads of one simple statement or expression, last evaluated first (only those
+        done before position `until`, when given)."""
+        events: list[tuple[tuple[int, int], str, ast.AST]] = []
+        for child in _same_scope(node):
+            if isinstance(child, ast.Call):
+                verdict = self._classify_call(child)
+                if verdict is not None:
+                    events.append(((child.end_lineno or 0, child.end_col_offset or 0), verdict, child))
+            elif isinstance(child, ast.FormattedValue) and self.possibly_device(child.value):
+                events.append(((child.end_lineno or 0, child.end_col_offset or 0), WAIT, child))
+            elif isinstance(child, (ast.IfExp, ast.Assert, ast.While, ast.If)) and self.possibly_device(child.test):
+                events.append(((child.test.end_lineno or 0, child.test.end_col_offset or 0), WAIT, child))
+            elif isinstance(child, ast.BoolOp) and any(self.possibly_device(value) for value in child.values[:-1]):
+                events.append(((child.end_lineno or 0, child.end_col_offset or 0), WAIT, child))
+        if until is not None:
+            events = [event for event in events if event[0] <= until]
+        if not events:
+            return _NOTHING
+        events.sort(key=lambda event: event[0], reverse=True)
+        eager: list[ast.Call] = []
+        for _, verdict, child in events:
+            if verdict == WAIT:
+                return _WAIT
+            if verdict == WORK:
+                return Outcome(WORK, (*eager, child))
+            eager.append(child)
+        return Outcome(EAGER, tuple(eager))
+
+    def _classify_call(self, call: ast.Call) -> str | None:
+        """WAIT, WORK, or None (host code, passed over)."""
+        model = self.model
+        qualified = model.qualified_name(call.func)
+        if qualified in TIMERS:
+            return None
+        if qualified in _HOST_READS:
+            return WAIT if qualified == "jax.block_until_ready" or self._any_argument_device(call) else None
+        if qualified in _FORMATTERS:
+            return WAIT if self._any_argument_device(call) else None
+        function = call.func
+        if isinstance(function, ast.Attribute) and function.attr in _READ_METHODS:
+            return WAIT
+        binding = model.jit_binding_for_call(call)
+        if binding is not None:
+            if binding.function is not None and self.computes_nothing(binding.function):
+                return None  # returns nothing or its own inputs: measuring dispatch is the point
+            return WORK
+        if qualified is not None:
+            if qualified in HOST_COPIES or qualified in _NOT_WORK:
+                return None
+            if qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put":
+                return EAGER  # one operation, or a transfer: what ran before it decides
+            if qualified.startswith(("jax.", "numpy.", "math.", "random.", "time.", "builtins.", "itertools.", "functools.", "os.", "collections.")):
+                if qualified.startswith("numpy.") and self._any_argument_device(call):
+                    return WAIT  # NumPy converts a device argument on the host
+                return None if not qualified.startswith("jax.") else self._unknown(call)
+        if call_sync(call, model) is not None:
+            return WAIT  # a project function that reads on the host what it computes
+        described = library_models.call_model(model, call, self.scope)
+        if described is not None:
+            if described.syncs:
+                return WAIT if self._any_argument_device(call) or isinstance(function, ast.Attribute) else None
+            if (described.result or "").startswith("alias"):
+                return None  # hands back (parts of) what it was given: no computation (`nnx.split(model)`)
+            if model.device_kind(call, self.scope) == "device":
+                return EAGER  # a library operation run eagerly
+        elif model.device_kind(call, self.scope) == "device":
+            return WORK  # a compiled call, or a function of the project that returns device arrays
+        if isinstance(function, ast.Attribute) and function.attr in _HOST_BOOKKEEPING_METHODS:
+            return None  # `history.append(loss)` stores; nothing is read
+        return self._unknown(call)
+
+    def waits_every_lap(self, end_statement: ast.stmt, start_statement: ast.stmt) -> bool:
+        """The interval spans iterations of a loop around the end stamp (its start stamp is outside
+        it) whose body surely waits somewhere outside the end stamp's own branch (`if state.step >
+        limit:` on a device value every step): at most one iteration's work is unwaited, a small part
+        of the interval."""
+        from jaxlint.semantic.flow import LOOP_NODES
+
+        child: ast.AST = end_statement
+        parent = parent_of(child)
+        while parent is not None and not isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            if isinstance(parent, LOOP_NODES) and any(child is s for s in parent.body):
+                if any(node is start_statement for node in walk(parent)):
+                    return False
+                others = [s for s in parent.body if s is not child]
+                if self.waits_somewhere(others, surely=True):
+                    return True
+            child, parent = parent, parent_of(parent)
+        return False
+
+    def eager(self, call: ast.Call) -> bool:
+        return self._classify_call(call) == EAGER
+
+    def reads_unknown_results(self, calls) -> bool:
+        """Whether the calls read a name bound, in this scope, to the result of a call passed over as
+        unknown."""
+        read = {n.id for call in calls for n in walk(call) if isinstance(n, ast.Name)}
+        for node in walk(self.scope.node):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                if read & {n.id for target in node.targets for n in walk(target) if isinstance(n, ast.Name)}:
+                    self._classify_call(node.value)
+                    if id(node.value) in self.unknown_calls:
+                        return True
+        return False
+
+    def _unknown(self, call: ast.Call) -> str | None:
+        """A call jaxlint does not know: it may read what it is handed (a logger, a writer), so one
+        handed a device value, or a method of the object itself, counts as a wait."""
+        function = call.func
+        if isinstance(function, ast.Attribute):
+            receiver = function.value
+            while isinstance(receiver, (ast.Attribute, ast.Subscript, ast.Call)):
+                receiver = receiver.value if not isinstance(receiver, ast.Call) else receiver.func
+            if (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")) or self.possibly_device(function.value):
+                self.possible_waits.add(id(call))
+                return WAIT
+        if self._any_argument_device(call):
+            self.possible_waits.add(id(call))
+            return WAIT
+        self.unknown_calls.add(id(call))
+        return None
+
+    def _any_argument_device(self, call: ast.Call) -> bool:
+        return any(self.possibly_device(argument) for argument in (*call.args, *(k.value for k in call.keywords)))
+
+    def possibly_device(self, node: ast.AST) -> bool:
+        """Whether a value may hold a device array: one the model knows is, one computed here from
+        device work, or the object's own state (`self.params`). `x is None`, `len(x)`, `x.shape` are host values."""
+        kind = self.model.device_kind(node, self.scope)
+        if kind is not None:
+            return kind == "device"
+        for child in _same_scope(node):
+            if isinstance(child, ast.Name):
+                if child.id in self.device_like or child.id in ("self", "cls"):
+                    return True
+            elif isinstance(child, ast.Call) and self._work_call(child):
+                return True
+        return False
+
+    def _work_call(self, call: ast.Call) -> bool:
+        return _returns_device(call, self.scope, self.model)
+
+
+def _returns_device(call: ast.Call, scope, model) -> bool:
+    qualified = model.qualified_name(call.func)
+    if qualified is not None and (qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put"):
+        return qualified not in _NOT_WORK
+    return model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+
+
+def _either(previous: Outcome, entry: Outcome) -> Outcome:
+    """Two ways into an enclosing loop's body: the previous iteration's tail, or the loop's entry."""
+    kinds = (previous.kind, entry.kind)
+    if WAIT in kinds:
+        return _WAIT
+    for kind in (WORK, EAGER, START):
+        if kind in kinds:
+            return previous if previous.kind == kind else entry
+    return _NOTHING
+
+
+def _any_path(paths: list[Outcome], before: Outcome) -> Outcome:
+    """A compound statement before the end stamp: a wait on any path decides (precision first), then
+    work on any path; a compound with neither leaves the decision to what ran before it (`before`)."""
+    kinds = [path.kind for path in paths]
+    if WAIT in kinds or START in kinds:
+        return _WAIT
+    for kind in (WORK, EAGER):
+        for path in paths:
+            if path.kind == kind:
+                return _then(path, lambda: before) if kind == EAGER else path
+    return before
+
+
+def _bound_by(statement: ast.stmt) -> set[str]:
+    names: set[str] = set()
+    for node in _same_scope(statement):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+    return names
+
+
+def _same_scope(region: ast.AST):
+    from jaxlint.semantic.flow import walk_same_scope
+
+    return walk_same_scope(region)
+
+
+def device_like_names(scope, model) -> frozenset[str]:
+    """Names of the scope bound from device work (a compiled call, an eager array operation, a call
+    the model knows returns device arrays) or from such names (`loss = loss + out.mean()`,
+    `m = metrics.compute()`), and the names handed to compiled calls."""
+    per_model = _device_like_cache.setdefault(model, {})
+    key = id(scope.node)
+    cached = per_model.get(key)
+    if cached is not None:
+        return cached
+    assignments = []
+    for node in walk(scope.node):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            assignments.append(node)
+    device: set[str] = {name for name, only in model.device_names(scope).items() if only}
+    # What a compiled call is handed is device state or becomes it (`train_step(model, optimizer,
+    # metrics, batch)` updates nnx objects in place): reads of it later (`metrics.compute()`) may be
+    # device values.
+    for node in walk(scope.node):
+        if isinstance(node, ast.Call) and model.jit_binding_for_call(node) is not None:
+            for argument in (*node.args, *(k.value for k in node.keywords)):
+                root = argument.value if isinstance(argument, ast.Starred) else argument
+                while isinstance(root, (ast.Attribute, ast.Subscript)):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id not in ("self", "cls"):
+                    device.add(root.id)
+    # A container filled with device values holds them (`history.append(metrics)`, `logs[k] = loss`).
+    stores = []
+    for node in walk(scope.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _HOST_BOOKKEEPING_METHODS:
+            if isinstance(node.func.value, ast.Name):
+                stores.append((node.func.value.id, node.args))
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    stores.append((target.value.id, [node.value]))
+    for _ in range(2):  # a second pass for names read before they are bound in textual order
+        for assignment in assignments:
+            names_read = {n.id for n in walk(assignment.value) if isinstance(n, ast.Name)}
+            from_work = bool(names_read & device) or any(
+                isinstance(n, ast.Call) and _returns_device(n, scope, model) for n in walk(assignment.value)
+            )
+            if isinstance(assignment, ast.AugAssign):
+                from_work = from_work or (isinstance(assignment.target, ast.Name) and assignment.target.id in device)
+            if from_work:
+                targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
+                for target in targets:
+                    device.update(n.id for n in walk(target) if isinstance(n, ast.Name))
+        for container, values in stores:
+            if any(isinstance(n, ast.Name) and n.id in device for value in values for n in walk(value)):
+                device.add(container)
+    result = frozenset(device)
+    per_model[key] = result
+    return result
