@@ -239,7 +239,7 @@ def test_key_reuse_messages_say_what_is_shared():
     # `normal` reads the key's own bits, `randint` those of keys it splits off: nothing shared between
     # them. The first split runs on a key that has drawn: one finding for the key, the later split listed.
     assert len(messages) == 1
-    assert "drawn nothing yet" in messages[0] and "line 8" in messages[0]
+    assert "a key that has drawn is split" in messages[0] and "KeyReuseError" in messages[0] and "line 8" in messages[0]
     two_splits = """
     import jax
 

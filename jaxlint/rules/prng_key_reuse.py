@@ -21,10 +21,10 @@ TensorFlow Probability). A project helper beside a different consumer of the sam
 itself. Each constant element of a key array is a key of its own (`keys = split(key, 3)`: `keys[1]`
 used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it has drawn a value is
 flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng, n)` then
-`rng, _ = split(rng)` every epoch; `params = net.init(key, x)` then `split(key)`): JAX's rule is that
-a key is used once, and the keys of a split must come from a key that has drawn nothing, whatever
-bits a given algorithm happens to read (JAX's key-reuse checker, `jax_debug_key_reuse`, raises
-KeyReuseError at such a split; tests/test_jax_behaviour.py checks it). A key made inside a comprehension from a name that both the
+`rng, _ = split(rng)` every epoch; a Haiku `params = net.init(key, x)`, which splits its key as `split`
+does, then `split(key)`): JAX's rule is that a key is used once. On JAX's default threefry the split
+keys do not repeat the bits the draw read, and the message says so; JAX's key-reuse checker,
+`jax_debug_key_reuse`, raises KeyReuseError at such a split (tests/test_jax_behaviour.py checks both). A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
@@ -106,6 +106,12 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - Test code (a `test_*` function, a `Test*` class, a test module: `*_test.py`, `conftest.py`, test
   helpers, or a `test_*.py` that imports a test framework or defines tests):
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
+- A split after a call that derives its keys by name (library model `key_derivation: by_name`): a
+  Flax linen `variables = net.init(key, x)` or `net.apply(..., rngs={"dropout": key})`, or a local
+  helper that only hands the key to such calls, then `key, sub = split(key)`. Linen draws each variable
+  from `fold_in(key, h)`, `h` a hash of its module path, while `split(key, n)` returns `fold_in(key, i)`
+  for `i < n`: nothing the split keys draw coincides with a parameter. (Two such calls on one key, or
+  one in every iteration of a loop, repeat their draws and are flagged.)
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
@@ -195,8 +201,9 @@ State = "dict[str, tuple[ast.Call, ...]] | None"
 # KeyReuseError at such a split (checked on jax 0.10.2): the message says so, since the split keys
 # look fresh to a reader.
 _SPLIT_AFTER_DRAW = (
-    ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw; "
-    "JAX's key-reuse checker, `jax_debug_key_reuse`, raises KeyReuseError here)"
+    ": a key that has drawn is split; on JAX's default threefry the split keys do not repeat the draw's bits, "
+    "but each key is meant to be used once, and JAX's key-reuse checker (`jax_debug_key_reuse`) raises "
+    "KeyReuseError here (split before the draw)"
 )
 
 class PrngKeyReuse(Rule):
@@ -638,6 +645,10 @@ class _Flow:
             # used key, the reuse JAX's key rules forbid, whatever bits each algorithm happens to read.
             if key_values.draw_values_unused(first, self.function, self.context):
                 return False  # the draw was a dummy input (shapes only): nothing it drew matters
+            if "[" not in key and key_values.derives_keys_by_name(first, key, self.context):
+                # A Flax `init(key, x)` (or a helper that only runs one) draws every parameter from
+                # `fold_in(key, hash(path))`: no draw of it is the key's own bits or a key `split` returns.
+                return False
             return self.worth_reporting(first, second)
         if self.reads_apart(first, second):
             return False  # no bits in common on the default threefry: nothing correlated to report

@@ -16,7 +16,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import effects, jaxapi
+from jaxlint.semantic import effects, jaxapi, library_models
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -1402,3 +1402,68 @@ def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, a
             found.append((call, owner.name, function.attr, attribute, loop))
     return found
 
+
+
+# ----- keys a call derives by name --------------------------------------------------------------
+
+_BY_NAME_DEPTH = 3
+
+
+def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """Every draw `call` makes from the key `key` uses `fold_in(key, h)` with `h` a hash of a name:
+    a library call whose model says `key_derivation: by_name` (a Flax linen `init`/`apply`), or a
+    function of this module whose body hands that parameter only to such calls (`def create(rng):
+    return net.init(rng, x)`). Such a call reads neither the key's own bits nor the keys
+    `split(key, n)` returns (`fold_in(key, i)` for `i < n`), so a split of the key after it shares
+    nothing with what it drew."""
+    model = context.model
+    scope = model.scope_for(call)
+    entry = library_models.call_model(model, call, scope)
+    if entry is not None:
+        return entry.key_derivation == "by_name"
+    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    resolved = model.resolve_function(call.func, scope)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return False
+    function = resolved[0].node
+    if isinstance(function, ast.Lambda):
+        return False
+    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
+    if parameter is None:
+        return False
+    uses = [
+        node for node in walk(function)
+        if isinstance(node, ast.Name) and node.id == parameter and node is not function
+    ]
+    if not uses:
+        return False
+    for use in uses:
+        if not isinstance(use.ctx, ast.Load):
+            return False  # rebound: what the body draws from is no longer the caller's key
+        consumer = parent_of(use)
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if isinstance(consumer, ast.Dict):
+            # `rngs={"params": rng}`: the dict is the call's `rngs` argument.
+            holder = parent_of(consumer)
+            consumer = parent_of(holder) if isinstance(holder, ast.keyword) and holder.arg == "rngs" else None
+        if not isinstance(consumer, ast.Call) or use is consumer.func:
+            return False
+        if not derives_keys_by_name(consumer, parameter, context, depth + 1):
+            return False
+    return True
+
+
+def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: bool) -> str | None:
+    """The parameter of `function` that `call` passes the name `key` to (by position or keyword)."""
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1 if has_self else 0:]
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Name) and argument.id == key:
+            return positional[index] if index < len(positional) else None
+    names = {*positional, *(a.arg for a in arguments.kwonlyargs)}
+    for keyword in call.keywords:
+        if isinstance(keyword.value, ast.Name) and keyword.value.id == key and keyword.arg in names:
+            return keyword.arg
+    return None
