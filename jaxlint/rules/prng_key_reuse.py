@@ -2,7 +2,9 @@
 Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
 and flags a key consumed twice so that the two draws share random bits: passed to two `jax.random`
 samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
-comprehension) that never reassigns it, so every iteration draws the same numbers. In function
+comprehension) that never reassigns it, so every iteration draws the same numbers. The decorators
+and default values of a nested `def` run where the `def` stands, so they count in the enclosing
+flow (`@partial(lax.scan, init=c, xs=split(key, n))` beside `split(key, m)`). In function
 bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
 `apply(..., rngs={"dropout": key})`, `env.reset(key, params)`, `env.step(key, ...)`,
 `space.sample(key)` (the first argument only when it is known to be a key), and the calls the
@@ -335,18 +337,20 @@ def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
     for node in (call for scope in context.model.scopes for call in scope.calls):  # every call of the module
         if not _is_consumer(node, context):
             continue
-        ancestor = parent_of(node)
+        child, ancestor = node, parent_of(node)
         owner = None
         in_loop = False
         while ancestor is not None:
             if owner is None:
                 if isinstance(ancestor, FUNCTION_NODES):
-                    owner = id(ancestor)
+                    if _runs_in_body(ancestor, child):
+                        owner = id(ancestor)
+                    # (else a decorator or a default value: it runs where the `def` runs)
                 elif isinstance(ancestor, _REPEATING):
                     in_loop = True
             if isinstance(ancestor, FUNCTION_NODES):
                 holders.add(id(ancestor))
-            ancestor = parent_of(ancestor)
+            child, ancestor = ancestor, parent_of(ancestor)
         if owner is not None:
             own_consumers[owner] = own_consumers.get(owner, 0) + 1
             if in_loop or own_consumers[owner] >= 2:
@@ -355,6 +359,25 @@ def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
 
 
 _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _runs_in_body(function: ast.AST, child: ast.AST) -> bool:
+    """Whether `child`, a direct child of `function`, runs when the function is called: its body, not
+    its decorators, default values or annotations, which run where the `def` (or lambda) is."""
+    if isinstance(function, ast.Lambda):
+        return child is function.body
+    return any(child is statement for statement in function.body)
+
+
+def _evaluated_at_definition(node: ast.AST) -> list[ast.expr]:
+    """The expressions a `def` or `class` statement evaluates where it stands, in source order:
+    decorators, then default values (or base classes and class keywords).
+    `@partial(lax.scan, init=state, xs=split(key, n))` draws from `key` of the enclosing function."""
+    found = list(node.decorator_list)
+    if isinstance(node, ast.ClassDef):
+        return [*found, *node.bases, *(keyword.value for keyword in node.keywords)]
+    arguments = node.args
+    return [*found, *arguments.defaults, *(value for value in arguments.kw_defaults if value is not None)]
 
 
 def _is_consumer(call: ast.Call, context) -> bool:
@@ -419,6 +442,8 @@ class _Flow:
 
     def statement(self, node: ast.stmt, state):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for expression in _evaluated_at_definition(node):
+                state = self.expression(expression, state, node)
             state = self.kill(state, [node.name])
             return state
         if isinstance(node, (ast.Return, ast.Raise)):
