@@ -131,3 +131,12 @@ def test_a_draw_and_the_keys_split_after_it_share_no_bits():
     assert not jnp.isin(children.ravel(), drawn).any()
     for child in jax.random.split(key):
         assert not jnp.isin(jax.random.bits(child, (4096,)), drawn).any()
+
+
+def test_a_permutation_draws_from_the_second_key_a_split_returns():
+    """JAX501's message for `permutation(key, n)` (or `randint`, `shuffle`) then `split(key)` says the
+    split hands out the very keys the sampler drew from: a permutation of a small range is the order of
+    the bits of `split(key)[1]`."""
+    key = jax.random.PRNGKey(5)
+    _, second = jax.random.split(key)
+    assert (jax.random.permutation(key, 20) == jnp.argsort(jax.random.bits(second, (20,)))).all()

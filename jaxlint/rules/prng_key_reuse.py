@@ -24,9 +24,11 @@ itself. Each constant element of a key array is a key of its own (`keys = split(
 used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it has drawn a value is
 flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng, n)` then
 `rng, _ = split(rng)` every epoch; a Haiku `params = net.init(key, x)`, which splits its key as `split`
-does, then `split(key)`): JAX's rule is that a key is used once. On JAX's default threefry the split
-keys do not repeat the bits the draw read, and the message says so; JAX's key-reuse checker,
-`jax_debug_key_reuse`, raises KeyReuseError at such a split (tests/test_jax_behaviour.py checks both). A key made inside a comprehension from a name that both the
+does, then `split(key)`): JAX's rule is that a key is used once, and JAX's key-reuse checker,
+`jax_debug_key_reuse`, raises KeyReuseError at such a split. The message says what else is true (on
+JAX's default threefry, checked in tests/test_jax_behaviour.py): after a sampler that reads the key's
+own bits (`normal`, `uniform`) the split keys repeat none of them; after one that splits the key first
+(`randint`, `permutation`, a Haiku `init`) they are the very keys it drew from. A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
@@ -199,14 +201,24 @@ _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Re
 State = "dict[str, tuple[ast.Call, ...]] | None"
 
 
-# JAX's own key-reuse checker (`jax.config.update("jax_debug_key_reuse", True)`) raises
-# KeyReuseError at such a split (checked on jax 0.10.2): the message says so, since the split keys
-# look fresh to a reader.
-_SPLIT_AFTER_DRAW = (
+# A split of a key that has drawn. JAX's own key-reuse checker (`jax.config.update("jax_debug_key_reuse",
+# True)`) raises KeyReuseError at it (checked on jax 0.10.2): every message says so, since the split keys
+# look fresh to a reader. What else is true depends on the draw (tests/test_jax_behaviour.py):
+_CHECKER = "JAX's key-reuse checker (`jax_debug_key_reuse`) raises KeyReuseError here"
+# `normal`, `uniform`... read the key's own bits: the split keys (`fold_in(key, i)`) repeat none of them.
+_SPLIT_AFTER_OWN_BITS = (
     ": a key that has drawn is split; on JAX's default threefry the split keys do not repeat the draw's bits, "
-    "but each key is meant to be used once, and JAX's key-reuse checker (`jax_debug_key_reuse`) raises "
-    "KeyReuseError here (split before the draw)"
+    f"but each key is meant to be used once, and {_CHECKER}"
 )
+# `randint`, `permutation`, `shuffle`, `choice` without `p` (and Haiku's `init`) split the key first and
+# draw from those keys: the very keys this split returns.
+_SPLIT_AFTER_SPLITTING_DRAW = (
+    ": `{name}` splits its key internally and draws from the keys it gets, the very keys this split returns "
+    f"(`split(k, n)[i]` is `fold_in(k, i)`), so draws from them repeat its bits; {_CHECKER}"
+)
+# Anything else (a helper, an unmodelled framework call): what it derives from the key is not known here.
+_SPLIT_AFTER_DRAW = f": a key that has drawn is split; each key is meant to be used once, and {_CHECKER}"
+
 
 class PrngKeyReuse(Rule):
     code = "JAX501"
@@ -835,12 +847,14 @@ class _Flow:
         """What the two draws share, as the message says it."""
         context = self.context
         if _split_after_draw(first, second, context):
+            if key_values.reads_own_bits(first, context):
+                return _SPLIT_AFTER_OWN_BITS
+            if key_values.splits_first(first, context) or key_values.derives_keys_by_split(first, context):
+                return _SPLIT_AFTER_SPLITTING_DRAW.format(name=_function_name(first, context))
             return _SPLIT_AFTER_DRAW
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
-        if splits[1] and not splits[0] and key_values.reads_own_bits(first, context):
-            return _SPLIT_AFTER_DRAW
         if all(splits):
             return ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
         if any(splits):

@@ -1455,6 +1455,14 @@ def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> b
     return True
 
 
+def derives_keys_by_split(call: ast.Call, context) -> bool:
+    """A library call whose model says `key_derivation: split`: it draws from the keys `split(key, n)`
+    returns, in order (Haiku's `init`/`apply` reserve keys with `split`), so a later `split(key)` of the
+    caller hands out keys it already drew from."""
+    entry = library_models.call_model(context.model, call, context.model.scope_for(call))
+    return entry is not None and entry.key_derivation == "split"
+
+
 def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: bool) -> str | None:
     """The parameter of `function` that `call` passes the name `key` to (by position or keyword)."""
     arguments = function.args

@@ -30,7 +30,9 @@ An entry's fields (all optional):
   uses `fold_in(key, h)` with `h` a hash of a name (Flax linen folds each variable's module path and
   counter into the key), so it never reads the key's own bits, nor a key that `split(key, n)` returns
   (`split(key, n)[i]` is `fold_in(key, i)` on JAX's default threefry; a hash below `n` is a
-  1-in-2**32/n chance). Absent: unknown (Haiku's init splits the key as `split` does).
+  1-in-2**32/n chance). `split`: it draws from the keys `split(key, n)` returns, in order (Haiku's
+  `PRNGSequence` reserves keys with `split(key, n + 1)`), the very keys a later `split(key)` hands out.
+  Absent: unknown.
 
 The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
 the class of the object it is called on, which it knows from the entry of the call that made the
@@ -53,7 +55,7 @@ _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
 )
 FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "key_derivation"})
-KEY_DERIVATIONS = frozenset({"by_name"})
+KEY_DERIVATIONS = frozenset({"by_name", "split"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
 
