@@ -116,6 +116,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   from `fold_in(key, h)`, `h` a hash of its module path, while `split(key, n)` returns `fold_in(key, i)`
   for `i < n`: nothing the split keys draw coincides with a parameter. (Two such calls on one key, or
   one in every iteration of a loop, repeat their draws and are flagged.)
+- A key that every element of a `vmap` shares (mapped with `in_axes` None, or captured by the mapped
+  function): evaluating a population of candidates under the same random numbers (common random
+  numbers) and coupled sampling of every conditional with one key use it on purpose, as one helper
+  given one key for two inputs does.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
