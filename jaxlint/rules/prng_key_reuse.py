@@ -37,7 +37,8 @@ samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), a
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
-from without advancing it, where that method draws in a loop or is called in one (`policy.act(obs)`
+from without advancing it (directly, through a local name `key = self.rng`, or by handing it to another
+method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
 per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
 `key, subkey = jax.random.split(key)`

@@ -1211,14 +1211,26 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
     if not methods or not any(name not in _SETUP_METHODS for name in methods):
         return []
     # Cheap test first, from the scopes' call lists: some other method draws from a `self` attribute.
-    draws: list[tuple[str, ast.Call, ast.Attribute]] = []
+    draws: list[tuple[str, ast.Call, ast.AST, str]] = []
     for name, scope in methods.items():
         if name in _SETUP_METHODS:
             continue
+        aliases: dict[str, str] | None = None
         for call in scope.calls:
-            for argument in consumed_arguments(call, context, lambda _: False, framework=False):
+            arguments = consumed_arguments(call, context, lambda _: False, framework=False)
+            function = call.func
+            if function.__class__ is ast.Attribute and function.value.__class__ is ast.Name and function.value.id == "self" and function.attr in methods:
+                # `self._sample(self.rng, logits)`: a method of the class that draws from that parameter.
+                arguments = [*arguments, *effects.function_effects(model, methods[function.attr]).consumed_arguments(call)]
+            for argument in arguments:
                 if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self":
-                    draws.append((name, call, argument))
+                    draws.append((name, call, argument, argument.attr))
+                elif isinstance(argument, ast.Name) and next(iter(enclosing_loops(call)), None) is None:
+                    # (In a loop of the method the flow reports the local name, consumed every iteration.)
+                    if aliases is None:
+                        aliases = _attribute_aliases(scope)
+                    if argument.id in aliases:
+                        draws.append((name, call, argument, aliases[argument.id]))
     if not draws:
         return []
     stored_in: dict[str, set[str]] = {}  # attribute -> methods that store it
@@ -1250,8 +1262,7 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
         return []
     calls_by_name = model.calls_by_name()
     found: dict[str, tuple[ast.Call, str, str, ast.AST]] = {}
-    for name, call, argument in draws:
-        attribute = argument.attr
+    for name, call, argument, attribute in draws:
         if attribute not in candidates or (attribute in found and _before(found[attribute][0], call)):
             continue
         loop = next(iter(enclosing_loops(call)), None)
@@ -1261,6 +1272,21 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
         if loop is not None:
             found[attribute] = (argument, attribute, name, loop)
     return [found[attribute] for attribute in sorted(found)]
+
+
+def _attribute_aliases(scope: Scope) -> dict[str, str]:
+    """Local names a method binds once, to a `self` attribute: `key = self.key` -> {"key": "key"}."""
+    counts: dict[str, int] = {}
+    aliases: dict[str, str] = {}
+    for target, value in scope.bindings:
+        for name in (bound_names(target) if target is not None else ()):
+            counts[name] = counts.get(name, 0) + 1
+            if (
+                isinstance(target, ast.Name) and isinstance(value, ast.Attribute)
+                and isinstance(value.value, ast.Name) and value.value.id == "self"
+            ):
+                aliases[name] = value.attr
+    return {name: attribute for name, attribute in aliases.items() if counts[name] == 1 and name not in scope.params}
 
 
 def _before(first: ast.AST, second: ast.AST) -> bool:
