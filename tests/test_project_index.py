@@ -198,3 +198,28 @@ def test_a_reexport_by_assignment_resolves_to_its_class(tmp_path):
     result = check_source(path.read_text(), str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX501"]])
     assert not result.errors, result.errors
     assert [d.location.row for d in result.diagnostics] == [14]
+
+
+def test_a_stored_key_drawn_through_a_local_name_or_a_method_repeats_in_another_modules_loop(tmp_path):
+    """`act` of another module's class draws from `self.key` (bound once in `__init__`) through a local
+    name or by handing it to a method that draws from it: every iteration of the caller's loop draws
+    the same numbers. A class whose method advances the key is a look-alike."""
+    _write(tmp_path, {
+        "pyproject.toml": "[tool.jaxlint]\n",
+        "agents.py": "import jax\n\n\nclass Aliased:\n    def __init__(self, seed):\n        self.key = jax.random.PRNGKey(seed)\n\n"
+                     "    def act(self, logits):\n        key = self.key\n        return jax.random.categorical(key, logits)\n\n\n"
+                     "class HandsOn:\n    def __init__(self, seed):\n        self.rng = jax.random.PRNGKey(seed)\n\n"
+                     "    def act(self, logits):\n        return self._sample(self.rng, logits)\n\n"
+                     "    def _sample(self, rng, logits):\n        return jax.random.categorical(rng, logits)\n\n\n"
+                     "class Advances:\n    def __init__(self, seed):\n        self.rng = jax.random.PRNGKey(seed)\n\n"
+                     "    def act(self, logits):\n        self.rng, key = jax.random.split(self.rng)\n        return self._sample(key, logits)\n\n"
+                     "    def _sample(self, rng, logits):\n        return jax.random.categorical(rng, logits)\n",
+        "train.py": "from agents import Advances, Aliased, HandsOn\n\n\ndef run(env, steps):\n"
+                    "    first = Aliased(0)\n    second = HandsOn(1)\n    third = Advances(2)\n    for _ in range(steps):\n"
+                    "        logits = env.logits()\n        env.step(first.act(logits))\n        env.step(second.act(logits))\n"
+                    "        env.step(third.act(logits))\n",
+    })
+    path = tmp_path / "train.py"
+    result = check_source(path.read_text(), str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX501"]])
+    assert not result.errors, result.errors
+    assert sorted(d.location.row for d in result.diagnostics) == [10, 11]

@@ -1382,19 +1382,69 @@ def stale_key_draws_light(class_node: ast.ClassDef, qualified_name) -> dict[str,
         return {}
     draws: dict[str, str] = {}
     advanced: set[str] = set()
+    by_name = {method.name: method for method in methods}
     for method in methods:
         if method.name in _SETUP_METHODS:
             continue
+        aliases = _light_aliases(method, keys)
         for node in walk(method):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Attribute):
-                argument = node.args[0]
-                if isinstance(argument.value, ast.Name) and argument.value.id == "self" and argument.attr in keys:
-                    qualified = qualified_name(node.func) or ""
-                    if qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS:
-                        draws.setdefault(method.name, argument.attr)
+            if isinstance(node, ast.Call):
+                attribute = _light_stored_key_drawn(node, keys, aliases, by_name, qualified_name)
+                if attribute is not None:
+                    draws.setdefault(method.name, attribute)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self":
                 advanced.add(node.attr)
     return {method: attribute for method, attribute in draws.items() if attribute not in advanced}
+
+
+def _light_aliases(method: ast.AST, keys: set[str]) -> dict[str, str]:
+    """`key = self.key` bound once in the method, outside loops: local name -> attribute."""
+    stores: dict[str, int] = {}
+    aliases: dict[str, str] = {}
+    for node in walk(method):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" and value.attr in keys:
+                aliases[node.targets[0].id] = value.attr
+    return {name: attribute for name, attribute in aliases.items() if stores.get(name) == 1}
+
+
+def _light_stored_key_drawn(call: ast.Call, keys: set[str], aliases: dict[str, str], methods: dict, qualified_name) -> str | None:
+    """The stored key a call of a method draws from: `normal(self.key)`, `normal(key)` with `key = self.key`
+    (not in a loop: the flow of that module reports it), or `self._sample(self.key, x)` with `_sample`
+    drawing from that parameter."""
+    def stored(argument: ast.AST, in_loop_ok: bool) -> str | None:
+        if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self" and argument.attr in keys:
+            return argument.attr
+        if isinstance(argument, ast.Name) and argument.id in aliases and (in_loop_ok or next(iter(enclosing_loops(call)), None) is None):
+            return aliases[argument.id]
+        return None
+
+    qualified = qualified_name(call.func) or ""
+    if qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS:
+        return stored(call.args[0], False) if call.args else None
+    function = call.func
+    if not (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self"):
+        return None
+    callee = methods.get(function.attr)
+    if callee is None or callee.name in _SETUP_METHODS:
+        return None
+    parameters = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args)][1:]
+    for index, argument in enumerate(call.args):
+        attribute = stored(argument, False)
+        if attribute is None or index >= len(parameters) or isinstance(argument, ast.Starred):
+            continue
+        parameter = parameters[index]
+        if any(isinstance(n, ast.Name) and n.id == parameter and not isinstance(n.ctx, ast.Load) for n in walk(callee)):
+            continue
+        for inner in walk(callee):
+            if isinstance(inner, ast.Call) and inner.args and isinstance(inner.args[0], ast.Name) and inner.args[0].id == parameter:
+                inner_qualified = qualified_name(inner.func) or ""
+                if inner_qualified.startswith("jax.random.") and inner_qualified[len("jax.random."):] in RANDOM_CONSUMERS:
+                    return attribute
+    return None
 
 
 def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, ast.AST]]:
