@@ -104,3 +104,39 @@ def test_key_reuse_checker_rejects_a_split_after_a_draw():
         jax.random.split(fresh)
     finally:
         jax.config.update("jax_debug_key_reuse", previous)
+
+
+def test_split_keys_are_fold_ins_of_their_index():
+    """The `by_name` key derivation of the library models (a Flax linen `init` draws each variable from
+    `fold_in(key, h)`, `h` a 32-bit hash of its path) shares nothing with `split(key, n)` because the
+    keys a split returns are `fold_in(key, i)` for `i < n` on the default (partitionable) threefry."""
+    assert jax.config.jax_threefry_partitionable
+    key = jax.random.PRNGKey(3)
+    for count in (2, 3, 5):
+        for index, child in enumerate(jax.random.split(key, count)):
+            assert (child == jax.random.fold_in(key, index)).all()
+    # A hashed name folds in a key no split returns, and draws other numbers than the split keys do.
+    named = jax.random.fold_in(key, 0x9E3779B9)
+    assert not any((named == child).all() for child in jax.random.split(key, 8))
+    first, _ = jax.random.split(key)
+    assert not jnp.allclose(jax.random.normal(named, (64,)), jax.random.normal(first, (64,)))
+
+
+def test_a_draw_and_the_keys_split_after_it_share_no_bits():
+    """JAX501's message for `normal(key)` then `split(key)` says the split keys do not repeat the draw's
+    bits on the default threefry (only the key-reuse checker objects)."""
+    key = jax.random.PRNGKey(0)
+    drawn = jax.random.bits(key, (4096,))
+    children = jax.random.key_data(jax.random.split(key)) if hasattr(jax.random, "key_data") else jax.random.split(key)
+    assert not jnp.isin(children.ravel(), drawn).any()
+    for child in jax.random.split(key):
+        assert not jnp.isin(jax.random.bits(child, (4096,)), drawn).any()
+
+
+def test_a_permutation_draws_from_the_second_key_a_split_returns():
+    """JAX501's message for `permutation(key, n)` (or `randint`, `shuffle`) then `split(key)` says the
+    split hands out the very keys the sampler drew from: a permutation of a small range is the order of
+    the bits of `split(key)[1]`."""
+    key = jax.random.PRNGKey(5)
+    _, second = jax.random.split(key)
+    assert (jax.random.permutation(key, 20) == jnp.argsort(jax.random.bits(second, (20,)))).all()

@@ -110,6 +110,17 @@ def test_annotated_parameters_are_instances_of_their_modelled_class():
     assert library_models.validate("mylib.Net.forward", {"runs_model": "yes"}) == "`runs_model` must be true or false"
 
 
+def test_key_derivation_is_modelled_and_validated():
+    """Flax linen derives keys by name, Haiku by split; a user entry may say either, nothing else."""
+    models = library_models.models()
+    assert models.entry("flax.linen.Module.init").key_derivation == "by_name"
+    assert models.entry("flax.linen.Module.apply").key_derivation == "by_name"
+    assert models.entry("haiku.Transformed.init").key_derivation == "split"
+    assert models.entry("jax.random.normal") is None or models.entry("jax.random.normal").key_derivation is None
+    assert library_models.validate("mylib.Net.init", {"consumes_key": 0, "key_derivation": "by_name"}) is None
+    assert library_models.validate("mylib.Net.init", {"key_derivation": "hashed"}).startswith("`key_derivation` must be one of")
+
+
 def test_classes_of_other_project_modules_resolve_through_their_bases(tmp_path):
     from jaxlint.semantic.project import ProjectView
 

@@ -162,3 +162,64 @@ def test_packages_under_a_declared_source_folder_are_project_imports(tmp_path, p
     )
     found = sorted((d["filename"].rsplit("/", 1)[-1], d["code"]) for d in json.loads(run.stdout))
     assert found == [("alone.py", "JAX504")], run.stderr
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_a_reexport_by_assignment_resolves_to_its_class(tmp_path):
+    """`Tower = towers.Tower` in a package's `__init__.py` re-exports the class: its bases (a Flax
+    module, whose `init` derives keys by name) reach the caller, so JAX501 leaves `init(rng)` then
+    `split(rng)` alone there as it does for a class imported directly. A name bound to a computed value
+    is no re-export; two draws from one key are still reported."""
+    _write(tmp_path, {
+        "pyproject.toml": "[tool.jaxlint]\n",
+        "models/__init__.py": "from models import towers\nfrom models import layers as layer_lib\n"
+                              "Tower = towers.Tower\nmake_tower = towers.make_tower\nWidth = layer_lib.WIDTH + 1\n",
+        "models/towers.py": "import flax.linen as nn\n\n\nclass Tower(nn.Module):\n    @nn.compact\n"
+                            "    def __call__(self, x):\n        return nn.Dense(4)(x)\n\n\n"
+                            "def make_tower():\n    return Tower()\n",
+        "models/layers.py": "WIDTH = 3\n",
+        "train.py": "import jax\nimport models\n\n\ndef setup(seed, x):\n    rng = jax.random.PRNGKey(seed)\n"
+                    "    params = models.Tower().init(rng, x)\n    rng, sub = jax.random.split(rng)\n"
+                    "    return params, jax.random.normal(sub, x.shape)\n\n\n"
+                    "def twice(rng, x):\n    a = jax.random.normal(rng, x.shape)\n    b = jax.random.normal(rng, x.shape)\n"
+                    "    return models.Tower().init(rng, x), a, b\n",
+    })
+    view = ProjectView(str(tmp_path / "train.py"))
+    tower = view.class_("models.Tower")
+    assert tower is not None and tower.bases
+    assert view.class_("models.Width") is None and view.function("models.Width") is None
+    path = tmp_path / "train.py"
+    result = check_source(path.read_text(), str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX501"]])
+    assert not result.errors, result.errors
+    assert [d.location.row for d in result.diagnostics] == [14]
+
+
+def test_a_stored_key_drawn_through_a_local_name_or_a_method_repeats_in_another_modules_loop(tmp_path):
+    """`act` of another module's class draws from `self.key` (bound once in `__init__`) through a local
+    name or by handing it to a method that draws from it: every iteration of the caller's loop draws
+    the same numbers. A class whose method advances the key is a look-alike."""
+    _write(tmp_path, {
+        "pyproject.toml": "[tool.jaxlint]\n",
+        "agents.py": "import jax\n\n\nclass Aliased:\n    def __init__(self, seed):\n        self.key = jax.random.PRNGKey(seed)\n\n"
+                     "    def act(self, logits):\n        key = self.key\n        return jax.random.categorical(key, logits)\n\n\n"
+                     "class HandsOn:\n    def __init__(self, seed):\n        self.rng = jax.random.PRNGKey(seed)\n\n"
+                     "    def act(self, logits):\n        return self._sample(self.rng, logits)\n\n"
+                     "    def _sample(self, rng, logits):\n        return jax.random.categorical(rng, logits)\n\n\n"
+                     "class Advances:\n    def __init__(self, seed):\n        self.rng = jax.random.PRNGKey(seed)\n\n"
+                     "    def act(self, logits):\n        self.rng, key = jax.random.split(self.rng)\n        return self._sample(key, logits)\n\n"
+                     "    def _sample(self, rng, logits):\n        return jax.random.categorical(rng, logits)\n",
+        "train.py": "from agents import Advances, Aliased, HandsOn\n\n\ndef run(env, steps):\n"
+                    "    first = Aliased(0)\n    second = HandsOn(1)\n    third = Advances(2)\n    for _ in range(steps):\n"
+                    "        logits = env.logits()\n        env.step(first.act(logits))\n        env.step(second.act(logits))\n"
+                    "        env.step(third.act(logits))\n",
+    })
+    path = tmp_path / "train.py"
+    result = check_source(path.read_text(), str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX501"]])
+    assert not result.errors, result.errors
+    assert sorted(d.location.row for d in result.diagnostics) == [10, 11]

@@ -224,6 +224,49 @@ def test_key_reuse_suggestion_names_a_fresh_subkey():
     assert findings(fixed.text, ["JAX501"]) == []
 
 
+def test_split_after_draw_messages_say_what_the_split_keys_share():
+    """Three claims, each checked on the installed JAX (tests/test_jax_behaviour.py): after a sampler
+    that reads the key's own bits the split keys repeat none of them; after one that splits the key
+    first (`permutation`, a Haiku `init`) they are the keys it drew from; after a helper nothing is
+    claimed beyond JAX's checker."""
+    text = """
+    import haiku as hk
+    import jax
+
+    def own_bits(key):
+        a = jax.random.uniform(key, (3,))
+        key, sub = jax.random.split(key)
+        return a, sub
+
+    def splitting_sampler(key, n):
+        order = jax.random.permutation(key, n)
+        key, sub = jax.random.split(key)
+        return order, sub
+
+    def haiku_init(key, x):
+        net = hk.transform(lambda v: hk.Linear(2)(v))
+        params = net.init(key, x)
+        key, sub = jax.random.split(key)
+        return params, sub
+
+    def helper(key, x):
+        y = noisy(key, x)
+        key, sub = jax.random.split(key)
+        return y, sub
+
+    def noisy(key, x):
+        return x + jax.random.normal(key, x.shape)
+    """
+    by_line = {d.location.row: d.message for d in findings(text, ["JAX501"])}
+    assert set(by_line) == {7, 12, 18, 23}
+    for message in by_line.values():
+        assert "KeyReuseError" in message
+    assert "do not repeat the draw's bits" in by_line[7]
+    assert "`jax.random.permutation` splits its key internally" in by_line[12]
+    assert "`net.init` splits its key internally" in by_line[18]
+    assert "do not repeat" not in by_line[23] and "splits its key internally" not in by_line[23]
+
+
 def test_key_reuse_messages_say_what_is_shared():
     text = """
     import jax
@@ -239,7 +282,8 @@ def test_key_reuse_messages_say_what_is_shared():
     # `normal` reads the key's own bits, `randint` those of keys it splits off: nothing shared between
     # them. The first split runs on a key that has drawn: one finding for the key, the later split listed.
     assert len(messages) == 1
-    assert "drawn nothing yet" in messages[0] and "line 8" in messages[0]
+    assert "`jax.random.randint` splits its key internally" in messages[0] and "the very keys this split returns" in messages[0]
+    assert "KeyReuseError" in messages[0] and "line 8" in messages[0]
     two_splits = """
     import jax
 

@@ -2,7 +2,9 @@
 Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
 and flags a key consumed twice so that the two draws share random bits: passed to two `jax.random`
 samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
-comprehension) that never reassigns it, so every iteration draws the same numbers. In function
+comprehension) that never reassigns it, so every iteration draws the same numbers. The decorators
+and default values of a nested `def` run where the `def` stands, so they count in the enclosing
+flow (`@partial(lax.scan, init=c, xs=split(key, n))` beside `split(key, m)`). In function
 bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
 `apply(..., rngs={"dropout": key})`, `env.reset(key, params)`, `env.step(key, ...)`,
 `space.sample(key)` (the first argument only when it is known to be a key), and the calls the
@@ -21,10 +23,12 @@ TensorFlow Probability). A project helper beside a different consumer of the sam
 itself. Each constant element of a key array is a key of its own (`keys = split(key, 3)`: `keys[1]`
 used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it has drawn a value is
 flagged (`x = normal(key)` then `key, sub = split(key)`; `perm = permutation(rng, n)` then
-`rng, _ = split(rng)` every epoch; `params = net.init(key, x)` then `split(key)`): JAX's rule is that
-a key is used once, and the keys of a split must come from a key that has drawn nothing, whatever
-bits a given algorithm happens to read (JAX's key-reuse checker, `jax_debug_key_reuse`, raises
-KeyReuseError at such a split; tests/test_jax_behaviour.py checks it). A key made inside a comprehension from a name that both the
+`rng, _ = split(rng)` every epoch; a Haiku `params = net.init(key, x)`, which splits its key as `split`
+does, then `split(key)`): JAX's rule is that a key is used once, and JAX's key-reuse checker,
+`jax_debug_key_reuse`, raises KeyReuseError at such a split. The message says what else is true (on
+JAX's default threefry, checked in tests/test_jax_behaviour.py): after a sampler that reads the key's
+own bits (`normal`, `uniform`) the split keys repeat none of them; after one that splits the key first
+(`randint`, `permutation`, a Haiku `init`) they are the very keys it drew from. A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
@@ -33,7 +37,8 @@ samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), a
 key that a jitted function called in a loop consumes without receiving or advancing it (a
 compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
-from without advancing it, where that method draws in a loop or is called in one (`policy.act(obs)`
+from without advancing it (directly, through a local name `key = self.rng`, or by handing it to another
+method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
 per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
 `key, subkey = jax.random.split(key)`
@@ -106,6 +111,16 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - Test code (a `test_*` function, a `Test*` class, a test module: `*_test.py`, `conftest.py`, test
   helpers, or a `test_*.py` that imports a test framework or defines tests):
   random inputs there are dummy data, and a shared key rarely changes what the test asserts.
+- A split after a call that derives its keys by name (library model `key_derivation: by_name`): a
+  Flax linen `variables = net.init(key, x)` or `net.apply(..., rngs={"dropout": key})`, or a local
+  helper that only hands the key to such calls, then `key, sub = split(key)`. Linen draws each variable
+  from `fold_in(key, h)`, `h` a hash of its module path, while `split(key, n)` returns `fold_in(key, i)`
+  for `i < n`: nothing the split keys draw coincides with a parameter. (Two such calls on one key, or
+  one in every iteration of a loop, repeat their draws and are flagged.)
+- A key that every element of a `vmap` shares (mapped with `in_axes` None, or captured by the mapped
+  function): evaluating a population of candidates under the same random numbers (common random
+  numbers) and coupled sampling of every conditional with one key use it on purpose, as one helper
+  given one key for two inputs does.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
@@ -191,13 +206,24 @@ _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Re
 State = "dict[str, tuple[ast.Call, ...]] | None"
 
 
-# JAX's own key-reuse checker (`jax.config.update("jax_debug_key_reuse", True)`) raises
-# KeyReuseError at such a split (checked on jax 0.10.2): the message says so, since the split keys
-# look fresh to a reader.
-_SPLIT_AFTER_DRAW = (
-    ": the keys a split returns must come from a key that has drawn nothing yet (split before the draw; "
-    "JAX's key-reuse checker, `jax_debug_key_reuse`, raises KeyReuseError here)"
+# A split of a key that has drawn. JAX's own key-reuse checker (`jax.config.update("jax_debug_key_reuse",
+# True)`) raises KeyReuseError at it (checked on jax 0.10.2): every message says so, since the split keys
+# look fresh to a reader. What else is true depends on the draw (tests/test_jax_behaviour.py):
+_CHECKER = "JAX's key-reuse checker (`jax_debug_key_reuse`) raises KeyReuseError here"
+# `normal`, `uniform`... read the key's own bits: the split keys (`fold_in(key, i)`) repeat none of them.
+_SPLIT_AFTER_OWN_BITS = (
+    ": a key that has drawn is split; on JAX's default threefry the split keys do not repeat the draw's bits, "
+    f"but each key is meant to be used once, and {_CHECKER}"
 )
+# `randint`, `permutation`, `shuffle`, `choice` without `p` (and Haiku's `init`) split the key first and
+# draw from those keys: the very keys this split returns.
+_SPLIT_AFTER_SPLITTING_DRAW = (
+    ": `{name}` splits its key internally and draws from the keys it gets, the very keys this split returns "
+    f"(`split(k, n)[i]` is `fold_in(k, i)`), so draws from them repeat its bits; {_CHECKER}"
+)
+# Anything else (a helper, an unmodelled framework call): what it derives from the key is not known here.
+_SPLIT_AFTER_DRAW = f": a key that has drawn is split; each key is meant to be used once, and {_CHECKER}"
+
 
 class PrngKeyReuse(Rule):
     code = "JAX501"
@@ -328,18 +354,20 @@ def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
     for node in (call for scope in context.model.scopes for call in scope.calls):  # every call of the module
         if not _is_consumer(node, context):
             continue
-        ancestor = parent_of(node)
+        child, ancestor = node, parent_of(node)
         owner = None
         in_loop = False
         while ancestor is not None:
             if owner is None:
                 if isinstance(ancestor, FUNCTION_NODES):
-                    owner = id(ancestor)
+                    if _runs_in_body(ancestor, child):
+                        owner = id(ancestor)
+                    # (else a decorator or a default value: it runs where the `def` runs)
                 elif isinstance(ancestor, _REPEATING):
                     in_loop = True
             if isinstance(ancestor, FUNCTION_NODES):
                 holders.add(id(ancestor))
-            ancestor = parent_of(ancestor)
+            child, ancestor = ancestor, parent_of(ancestor)
         if owner is not None:
             own_consumers[owner] = own_consumers.get(owner, 0) + 1
             if in_loop or own_consumers[owner] >= 2:
@@ -348,6 +376,25 @@ def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
 
 
 _REPEATING = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _runs_in_body(function: ast.AST, child: ast.AST) -> bool:
+    """Whether `child`, a direct child of `function`, runs when the function is called: its body, not
+    its decorators, default values or annotations, which run where the `def` (or lambda) is."""
+    if isinstance(function, ast.Lambda):
+        return child is function.body
+    return any(child is statement for statement in function.body)
+
+
+def _evaluated_at_definition(node: ast.AST) -> list[ast.expr]:
+    """The expressions a `def` or `class` statement evaluates where it stands, in source order:
+    decorators, then default values (or base classes and class keywords).
+    `@partial(lax.scan, init=state, xs=split(key, n))` draws from `key` of the enclosing function."""
+    found = list(node.decorator_list)
+    if isinstance(node, ast.ClassDef):
+        return [*found, *node.bases, *(keyword.value for keyword in node.keywords)]
+    arguments = node.args
+    return [*found, *arguments.defaults, *(value for value in arguments.kw_defaults if value is not None)]
 
 
 def _is_consumer(call: ast.Call, context) -> bool:
@@ -412,6 +459,8 @@ class _Flow:
 
     def statement(self, node: ast.stmt, state):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for expression in _evaluated_at_definition(node):
+                state = self.expression(expression, state, node)
             state = self.kill(state, [node.name])
             return state
         if isinstance(node, (ast.Return, ast.Raise)):
@@ -638,6 +687,10 @@ class _Flow:
             # used key, the reuse JAX's key rules forbid, whatever bits each algorithm happens to read.
             if key_values.draw_values_unused(first, self.function, self.context):
                 return False  # the draw was a dummy input (shapes only): nothing it drew matters
+            if "[" not in key and key_values.derives_keys_by_name(first, key, self.context):
+                # A Flax `init(key, x)` (or a helper that only runs one) draws every parameter from
+                # `fold_in(key, hash(path))`: no draw of it is the key's own bits or a key `split` returns.
+                return False
             return self.worth_reporting(first, second)
         if self.reads_apart(first, second):
             return False  # no bits in common on the default threefry: nothing correlated to report
@@ -799,12 +852,14 @@ class _Flow:
         """What the two draws share, as the message says it."""
         context = self.context
         if _split_after_draw(first, second, context):
+            if key_values.reads_own_bits(first, context):
+                return _SPLIT_AFTER_OWN_BITS
+            if key_values.splits_first(first, context) or key_values.derives_keys_by_split(first, context):
+                return _SPLIT_AFTER_SPLITTING_DRAW.format(name=_function_name(first, context))
             return _SPLIT_AFTER_DRAW
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
-        if splits[1] and not splits[0] and key_values.reads_own_bits(first, context):
-            return _SPLIT_AFTER_DRAW
         if all(splits):
             return ": both return the same leading keys (`split(k, n)[:m]` equals `split(k, m)`)"
         if any(splits):

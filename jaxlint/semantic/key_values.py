@@ -16,7 +16,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import effects, jaxapi
+from jaxlint.semantic import effects, jaxapi, library_models
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -1211,14 +1211,26 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
     if not methods or not any(name not in _SETUP_METHODS for name in methods):
         return []
     # Cheap test first, from the scopes' call lists: some other method draws from a `self` attribute.
-    draws: list[tuple[str, ast.Call, ast.Attribute]] = []
+    draws: list[tuple[str, ast.Call, ast.AST, str]] = []
     for name, scope in methods.items():
         if name in _SETUP_METHODS:
             continue
+        aliases: dict[str, str] | None = None
         for call in scope.calls:
-            for argument in consumed_arguments(call, context, lambda _: False, framework=False):
+            arguments = consumed_arguments(call, context, lambda _: False, framework=False)
+            function = call.func
+            if function.__class__ is ast.Attribute and function.value.__class__ is ast.Name and function.value.id == "self" and function.attr in methods:
+                # `self._sample(self.rng, logits)`: a method of the class that draws from that parameter.
+                arguments = [*arguments, *effects.function_effects(model, methods[function.attr]).consumed_arguments(call)]
+            for argument in arguments:
                 if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self":
-                    draws.append((name, call, argument))
+                    draws.append((name, call, argument, argument.attr))
+                elif isinstance(argument, ast.Name) and next(iter(enclosing_loops(call)), None) is None:
+                    # (In a loop of the method the flow reports the local name, consumed every iteration.)
+                    if aliases is None:
+                        aliases = _attribute_aliases(scope)
+                    if argument.id in aliases:
+                        draws.append((name, call, argument, aliases[argument.id]))
     if not draws:
         return []
     stored_in: dict[str, set[str]] = {}  # attribute -> methods that store it
@@ -1250,8 +1262,7 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
         return []
     calls_by_name = model.calls_by_name()
     found: dict[str, tuple[ast.Call, str, str, ast.AST]] = {}
-    for name, call, argument in draws:
-        attribute = argument.attr
+    for name, call, argument, attribute in draws:
         if attribute not in candidates or (attribute in found and _before(found[attribute][0], call)):
             continue
         loop = next(iter(enclosing_loops(call)), None)
@@ -1261,6 +1272,21 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
         if loop is not None:
             found[attribute] = (argument, attribute, name, loop)
     return [found[attribute] for attribute in sorted(found)]
+
+
+def _attribute_aliases(scope: Scope) -> dict[str, str]:
+    """Local names a method binds once, to a `self` attribute: `key = self.key` -> {"key": "key"}."""
+    counts: dict[str, int] = {}
+    aliases: dict[str, str] = {}
+    for target, value in scope.bindings:
+        for name in (bound_names(target) if target is not None else ()):
+            counts[name] = counts.get(name, 0) + 1
+            if (
+                isinstance(target, ast.Name) and isinstance(value, ast.Attribute)
+                and isinstance(value.value, ast.Name) and value.value.id == "self"
+            ):
+                aliases[name] = value.attr
+    return {name: attribute for name, attribute in aliases.items() if counts[name] == 1 and name not in scope.params}
 
 
 def _before(first: ast.AST, second: ast.AST) -> bool:
@@ -1356,19 +1382,69 @@ def stale_key_draws_light(class_node: ast.ClassDef, qualified_name) -> dict[str,
         return {}
     draws: dict[str, str] = {}
     advanced: set[str] = set()
+    by_name = {method.name: method for method in methods}
     for method in methods:
         if method.name in _SETUP_METHODS:
             continue
+        aliases = _light_aliases(method, keys)
         for node in walk(method):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Attribute):
-                argument = node.args[0]
-                if isinstance(argument.value, ast.Name) and argument.value.id == "self" and argument.attr in keys:
-                    qualified = qualified_name(node.func) or ""
-                    if qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS:
-                        draws.setdefault(method.name, argument.attr)
+            if isinstance(node, ast.Call):
+                attribute = _light_stored_key_drawn(node, keys, aliases, by_name, qualified_name)
+                if attribute is not None:
+                    draws.setdefault(method.name, attribute)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self":
                 advanced.add(node.attr)
     return {method: attribute for method, attribute in draws.items() if attribute not in advanced}
+
+
+def _light_aliases(method: ast.AST, keys: set[str]) -> dict[str, str]:
+    """`key = self.key` bound once in the method, outside loops: local name -> attribute."""
+    stores: dict[str, int] = {}
+    aliases: dict[str, str] = {}
+    for node in walk(method):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" and value.attr in keys:
+                aliases[node.targets[0].id] = value.attr
+    return {name: attribute for name, attribute in aliases.items() if stores.get(name) == 1}
+
+
+def _light_stored_key_drawn(call: ast.Call, keys: set[str], aliases: dict[str, str], methods: dict, qualified_name) -> str | None:
+    """The stored key a call of a method draws from: `normal(self.key)`, `normal(key)` with `key = self.key`
+    (not in a loop: the flow of that module reports it), or `self._sample(self.key, x)` with `_sample`
+    drawing from that parameter."""
+    def stored(argument: ast.AST, in_loop_ok: bool) -> str | None:
+        if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self" and argument.attr in keys:
+            return argument.attr
+        if isinstance(argument, ast.Name) and argument.id in aliases and (in_loop_ok or next(iter(enclosing_loops(call)), None) is None):
+            return aliases[argument.id]
+        return None
+
+    qualified = qualified_name(call.func) or ""
+    if qualified.startswith("jax.random.") and qualified[len("jax.random."):] in RANDOM_CONSUMERS:
+        return stored(call.args[0], False) if call.args else None
+    function = call.func
+    if not (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self"):
+        return None
+    callee = methods.get(function.attr)
+    if callee is None or callee.name in _SETUP_METHODS:
+        return None
+    parameters = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args)][1:]
+    for index, argument in enumerate(call.args):
+        attribute = stored(argument, False)
+        if attribute is None or index >= len(parameters) or isinstance(argument, ast.Starred):
+            continue
+        parameter = parameters[index]
+        if any(isinstance(n, ast.Name) and n.id == parameter and not isinstance(n.ctx, ast.Load) for n in walk(callee)):
+            continue
+        for inner in walk(callee):
+            if isinstance(inner, ast.Call) and inner.args and isinstance(inner.args[0], ast.Name) and inner.args[0].id == parameter:
+                inner_qualified = qualified_name(inner.func) or ""
+                if inner_qualified.startswith("jax.random.") and inner_qualified[len("jax.random."):] in RANDOM_CONSUMERS:
+                    return attribute
+    return None
 
 
 def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, ast.AST]]:
@@ -1402,3 +1478,76 @@ def stale_keys_through_instances(model) -> list[tuple[ast.Call, str, str, str, a
             found.append((call, owner.name, function.attr, attribute, loop))
     return found
 
+
+
+# ----- keys a call derives by name --------------------------------------------------------------
+
+_BY_NAME_DEPTH = 3
+
+
+def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """Every draw `call` makes from the key `key` uses `fold_in(key, h)` with `h` a hash of a name:
+    a library call whose model says `key_derivation: by_name` (a Flax linen `init`/`apply`), or a
+    function of this module whose body hands that parameter only to such calls (`def create(rng):
+    return net.init(rng, x)`). Such a call reads neither the key's own bits nor the keys
+    `split(key, n)` returns (`fold_in(key, i)` for `i < n`), so a split of the key after it shares
+    nothing with what it drew."""
+    model = context.model
+    scope = model.scope_for(call)
+    entry = library_models.call_model(model, call, scope)
+    if entry is not None:
+        return entry.key_derivation == "by_name"
+    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    resolved = model.resolve_function(call.func, scope)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return False
+    function = resolved[0].node
+    if isinstance(function, ast.Lambda):
+        return False
+    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
+    if parameter is None:
+        return False
+    uses = [
+        node for node in walk(function)
+        if isinstance(node, ast.Name) and node.id == parameter and node is not function
+    ]
+    if not uses:
+        return False
+    for use in uses:
+        if not isinstance(use.ctx, ast.Load):
+            return False  # rebound: what the body draws from is no longer the caller's key
+        consumer = parent_of(use)
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if isinstance(consumer, ast.Dict):
+            # `rngs={"params": rng}`: the dict is the call's `rngs` argument.
+            holder = parent_of(consumer)
+            consumer = parent_of(holder) if isinstance(holder, ast.keyword) and holder.arg == "rngs" else None
+        if not isinstance(consumer, ast.Call) or use is consumer.func:
+            return False
+        if not derives_keys_by_name(consumer, parameter, context, depth + 1):
+            return False
+    return True
+
+
+def derives_keys_by_split(call: ast.Call, context) -> bool:
+    """A library call whose model says `key_derivation: split`: it draws from the keys `split(key, n)`
+    returns, in order (Haiku's `init`/`apply` reserve keys with `split`), so a later `split(key)` of the
+    caller hands out keys it already drew from."""
+    entry = library_models.call_model(context.model, call, context.model.scope_for(call))
+    return entry is not None and entry.key_derivation == "split"
+
+
+def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: bool) -> str | None:
+    """The parameter of `function` that `call` passes the name `key` to (by position or keyword)."""
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1 if has_self else 0:]
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Name) and argument.id == key:
+            return positional[index] if index < len(positional) else None
+    names = {*positional, *(a.arg for a in arguments.kwonlyargs)}
+    for keyword in call.keywords:
+        if isinstance(keyword.value, ast.Name) and keyword.value.id == key and keyword.arg in names:
+            return keyword.arg
+    return None

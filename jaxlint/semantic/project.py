@@ -169,6 +169,17 @@ def _package_of(directory: Path) -> str:
     return ".".join(reversed(names))
 
 
+def _reexported_attribute(value: ast.AST, reexports: dict[str, str]) -> str | None:
+    """`griffin.Griffin` with `griffin` an imported module (or name): the qualified name it refers to."""
+    parts = []
+    while isinstance(value, ast.Attribute):
+        parts.append(value.attr)
+        value = value.value
+    if not parts or not isinstance(value, ast.Name) or value.id not in reexports:
+        return None
+    return ".".join([reexports[value.id], *reversed(parts)])
+
+
 def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module_name: str) -> ModuleSummary:
     from jaxlint.semantic import constants
 
@@ -204,6 +215,11 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
     for statement in _top_level(tree.body):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             name = statement.targets[0].id
+            alias = _reexported_attribute(statement.value, summary.reexports)
+            if assigned.get(name) == 1 and alias is not None and name not in summary.reexports:
+                # `Model = model_lib.Model` in a package's `__init__.py`: a re-export by assignment.
+                summary.reexports[name] = alias
+                continue
             if assigned.get(name) == 1:
                 value = constants.literal_value(statement.value, summary.constants)
                 if value is not constants.UNKNOWN:

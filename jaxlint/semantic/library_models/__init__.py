@@ -29,6 +29,13 @@ An entry's fields (all optional):
 - `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
   pytree leaves (`TrainState`'s `apply_fn` and `tx`): never donated with it, so whatever they hold
   does not make the result share a donated buffer.
+- `key_derivation`: how the call turns its key into the keys it draws from. `by_name`: every draw
+  uses `fold_in(key, h)` with `h` a hash of a name (Flax linen folds each variable's module path and
+  counter into the key), so it never reads the key's own bits, nor a key that `split(key, n)` returns
+  (`split(key, n)[i]` is `fold_in(key, i)` on JAX's default threefry; a hash below `n` is a
+  1-in-2**32/n chance). `split`: it draws from the keys `split(key, n)` returns, in order (Haiku's
+  `PRNGSequence` reserves keys with `split(key, n + 1)`), the very keys a later `split(key)` hands out.
+  Absent: unknown.
 
 The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
 the class of the object it is called on, which it knows from the entry of the call that made the
@@ -50,7 +57,11 @@ from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, fast
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
 )
-FIELDS = frozenset({"returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage"})
+FIELDS = frozenset({
+    "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
+    "key_derivation",
+})
+KEY_DERIVATIONS = frozenset({"by_name", "split"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
 DEVICE_KINDS = frozenset({"device", "device_tree"})
 
@@ -69,6 +80,7 @@ class ApiModel:
     runs_model: bool = False
     static_arguments: tuple = ()
     reads_storage: bool = False
+    key_derivation: str | None = None
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -107,7 +119,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
-        bool(fields.get("reads_storage")),
+        bool(fields.get("reads_storage")), fields.get("key_derivation"),
     )
 
 
@@ -131,6 +143,9 @@ def validate(name: str, fields: dict) -> str | None:
     for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
+    derivation = fields.get("key_derivation")
+    if derivation is not None and derivation not in KEY_DERIVATIONS:
+        return f"`key_derivation` must be one of {', '.join(sorted(KEY_DERIVATIONS))}"
     result = fields.get("result")
     if result is not None and (not isinstance(result, str) or not (result == "fresh" or result.startswith("alias:"))):
         return "`result` must be \"fresh\" or \"alias:<position|keyword|self>\""

@@ -9,9 +9,14 @@ MODELS = {
     # Reads the checkpoint file before it returns the restored tree.
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.checkpoints.restore_checkpoint
     "flax.training.checkpoints.restore_checkpoint": {"reads_storage": True},
-    "flax.linen.Module.init": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
-    "flax.linen.Module.init_with_output": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh"},
-    "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True},
+    # Linen draws every variable (and every `make_rng` of `apply`) from `fold_in(key, h)`, `h` the first
+    # 4 bytes of a SHA-1 of the module path and a per-name counter (flax/core/scope.py, LazyRng and
+    # _fold_in_static): "by_name" (tests/test_jax_behaviour.py checks it against `split`).
+    "flax.linen.Module.init": {"returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh", "key_derivation": "by_name"},
+    "flax.linen.Module.init_with_output": {
+        "returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh", "key_derivation": "by_name",
+    },
+    "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True, "key_derivation": "by_name"},
     # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
     # `apply_fn` and `tx` are `struct.field(pytree_node=False)`: static, not leaves.

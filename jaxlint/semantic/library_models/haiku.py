@@ -9,11 +9,17 @@ MODELS = {
     "haiku.transform": {"returns": "object:haiku.Transformed"},
     "haiku.transform_with_state": {"returns": "object:haiku.TransformedWithState"},
     "haiku.without_apply_rng": {"returns": "object:haiku.TransformedNoRng"},
-    "haiku.Transformed.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
-    "haiku.Transformed.apply": {"returns": "device_tree", "consumes_key": (1, "rng"), "runs_model": True},
-    "haiku.TransformedWithState.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
-    "haiku.TransformedWithState.apply": {"returns": "device_tree", "consumes_key": (2, "rng"), "runs_model": True},
-    "haiku.TransformedNoRng.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh"},
+    # `hk.next_rng_key()` inside init/apply comes from a PRNGSequence of the key, which reserves keys with
+    # `jax.random.split(key, n + 1)` (haiku/_src/base.py, PRNGSequence.reserve): "split".
+    "haiku.Transformed.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh", "key_derivation": "split"},
+    "haiku.Transformed.apply": {"returns": "device_tree", "consumes_key": (1, "rng"), "runs_model": True, "key_derivation": "split"},
+    "haiku.TransformedWithState.init": {
+        "returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh", "key_derivation": "split",
+    },
+    "haiku.TransformedWithState.apply": {
+        "returns": "device_tree", "consumes_key": (2, "rng"), "runs_model": True, "key_derivation": "split",
+    },
+    "haiku.TransformedNoRng.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh", "key_derivation": "split"},
     "haiku.TransformedNoRng.apply": {"returns": "device_tree", "runs_model": True},
     # PRNGSequence(key) holds a key stream; `next(seq)` gives fresh keys.
     "haiku.PRNGSequence": {"returns": "key"},
