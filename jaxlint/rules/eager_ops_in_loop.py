@@ -15,7 +15,9 @@ It also flags a loop that, on every iteration (not under a branch), runs a whole
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
 calling an instance of an `nnx.Module` or `eqx.Module` class of the project, an nnx Optimizer's `update`),
-a function differentiated and called at once (`jax.grad(f)(p)`), or a plain (undecorated, unjitted)
+a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
+jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
+`grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one.

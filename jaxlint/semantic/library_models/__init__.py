@@ -263,10 +263,13 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
 
 
 def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
-    """The `__call__` entry of the modelled class the called object is an instance of."""
+    """The `__call__` entry of the modelled class the called object is an instance of, or the entry of
+    the function it holds (`self.grad_fn = jax.grad(loss)`, then `self.grad_fn(p, b)`)."""
     kind = value_kind(model, function, scope, depth + 1)
     if kind is not None and kind.startswith("object:"):
         return library.entry(f"{kind[len('object:'):]}.__call__")
+    if kind is not None and kind.startswith("function:"):
+        return library.entry(kind[len("function:"):])
     return None
 
 
