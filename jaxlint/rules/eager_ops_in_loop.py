@@ -20,7 +20,9 @@ jax.value_and_grad(loss)` bound in the function, at the module's top level or on
 `grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
-(`state: TrainState`) is known to be one.
+(`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
+(`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
+`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
