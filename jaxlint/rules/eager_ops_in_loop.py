@@ -22,7 +22,10 @@ function of the project whose body does one of these (`state = train_step(state,
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`).
+`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`). An
+unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
+visible caller passes: the module's callers, through parameters they pass on, or, where the module
+calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
@@ -95,7 +98,8 @@ from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
-    eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    eager_model_call, eager_operations_in, eager_parameter_call, known_plain_call, loop_body, runs_compiled,
+    runs_once_initialiser,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -120,6 +124,7 @@ class EagerOpsInLoop(Rule):
         updates = 0
         whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
         every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
+        of_parameters: list[ast.Call] = []  # calls of (methods of) the function's parameters: asked about last
         through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
@@ -134,6 +139,8 @@ class EagerOpsInLoop(Rule):
                     continue
                 if may_be_project_call(child, context.model):
                     every_iteration.append(child)
+                elif _calls_parameter(child, scope):
+                    of_parameters.append(child)
             if _is_at_update(child):
                 updates += 1
                 continue
@@ -155,6 +162,12 @@ class EagerOpsInLoop(Rule):
                 inner = eager_model_call(child, context.model)
                 if inner is not None:
                     whole = (child, inner)
+                    break
+        if whole is None and of_parameters and runs_on_host(scope, context.model):
+            # An object the callers hand in (`generate(model, ...)` called with a module instance).
+            for child in sorted(of_parameters, key=lambda call: (call.lineno, call.col_offset)):
+                if eager_parameter_call(child, scope, context.model) is not None:
+                    whole = (child, child)
                     break
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
@@ -205,6 +218,13 @@ class EagerOpsInLoop(Rule):
 
 
 _FEW_CASES = 8
+
+
+def _calls_parameter(call: ast.Call, scope) -> bool:
+    """`p(...)` or `p.method(...)` for a parameter `p` of the function the loop is in."""
+    function = call.func
+    receiver = function.value if isinstance(function, ast.Attribute) else function
+    return isinstance(receiver, ast.Name) and receiver.id in scope.params
 
 
 def _over_named_cases(loop: ast.AST, context) -> bool:

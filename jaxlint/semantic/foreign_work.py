@@ -6,6 +6,11 @@ whole network or optimizer update op by op (training_loops.eager_work_in) is a f
 that defines it, read from a semantic model of that module. The same for a method of an instance
 of a project class (`learner = Learner(...)` then `learner.learn(batch)`).
 
+And the other way round: what the modules that import a function pass to one of its parameters
+(`parameter_kind_from_callers`: `main.py` calls `chat(Net(...))`, so `model(ids)` in the loop of
+`generate(model, ...)`, which `chat` calls, runs a network), read from a model of each importer
+that names the function (the reverse-import index of semantic/callers.py), a few per question.
+
 Asked only for calls of project functions in loops a rule looks at, and answered from a model of
 the defining module built once per process and run (memoised by path and content digest); the
 defining module is recorded as a dependency of the asking file's findings (through its summary).
@@ -325,3 +330,126 @@ def _model_of(path: str, digest: str):
         _models.clear()
     _models[key] = model
     return model
+
+
+# ----- what other modules pass to a parameter ------------------------------------------------------
+
+_MAX_IMPORTERS = 8  # importers modelled per question: a library's many users are not read
+# (path, size, mtime) -> ((callee name, ((position or keyword, kind), ...)), ...) of an importer's calls
+_passed_kinds: dict[tuple[str, int, int, str], tuple] = {}
+_importer_models: dict[tuple[str, int, int], object] = {}
+
+
+def parameter_kind_from_callers(model, owner, name: str, depth: int = 0) -> str | None:
+    """The modelled object kind (`object:<class>`) every visible call of the function `owner` passes
+    to its unannotated parameter `name`, or None: the calls of this module (an argument that is a
+    parameter of the calling function is asked about in turn, `chat(model)` passing it on to
+    `generate(model)`), or, where this module calls the function nowhere, the calls of the other
+    modules of the project that import it (one level: each importer's own argument, as its model
+    sees it; `main.py: model = Net(...); chat(model, ...)`). Each importer read is a dependency."""
+    from jaxlint.semantic import library_models
+
+    if depth > 3 or not owner.is_function or name not in owner.params or owner.param_nodes[name].annotation is not None:
+        return None
+    if library_models.rebinds(model, owner, name):
+        return None  # (`net = compiled_forward_of(net)`: what it holds in the loop is something else)
+    position = owner.params.index(name)
+    calls = library_models.in_module_callers(model, owner)
+    if calls:
+        kinds = set()
+        for caller, call in calls:
+            argument = _argument(call, position, name)
+            if argument is None:
+                return None
+            kind = library_models.value_kind(model, argument, caller)
+            if kind is None and isinstance(argument, ast.Name) and argument.id in caller.params:
+                kind = parameter_kind_from_callers(model, caller, argument.id, depth + 1)
+            kinds.add(kind)
+            if len(kinds) > 1 or None in kinds:
+                return None
+        kind = kinds.pop()
+        return kind if kind.startswith("object:") else None
+    project = getattr(model, "project", None)
+    if project is None or owner.parent is not model.module_scope:
+        return None
+    return _kind_from_importers(project, owner.name, position, name)
+
+
+def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    found = next((k.value for k in call.keywords if k.arg == name), None)
+    if found is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        found = call.args[position]
+    return found
+
+
+def _kind_from_importers(project, function: str, position: int, name: str) -> str | None:
+    from jaxlint.semantic import callers
+
+    target = project.path
+    leaf = callers._leaf(target)
+    kinds: set[str | None] = set()
+    seen = 0
+    for importer, _ in callers._importers(project):
+        read = callers._read(importer)
+        if read is None or function.encode() not in read[2]:
+            continue
+        seen += 1
+        if seen > _MAX_IMPORTERS:
+            return None
+        view = None
+        found, dependencies = _passed_kinds_of(project, *read, function)
+        project.dependencies.update(dependencies)  # (the files the importer's kinds were read from)
+        for module, called, arguments in found:
+            if module.rpartition(".")[2] != leaf:
+                continue
+            if view is None:
+                view = project.__class__(importer, project.root, find_callers=False)
+            if not callers._names_file(view, module, target):
+                continue
+            kind = dict(arguments).get(name, dict(arguments).get(position))
+            kinds.add(kind)
+            if len(kinds) > 1 or None in kinds:
+                return None
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind is not None and kind.startswith("object:") else None
+
+
+def _passed_kinds_of(project, path: Path, stat, data: bytes, function: str) -> tuple:
+    """((module, function, ((position or keyword, object kind or None), ...)) of each call of a function
+    named `function` of another module in an importer, its arguments' kinds as the importer's own model
+    sees them; the files those kinds were read from) (the importer is modelled once per process)."""
+    key = (str(path), stat.st_size, stat.st_mtime_ns, function)
+    cached = _passed_kinds.get(key)
+    if cached is not None:
+        return cached
+    from jaxlint.semantic import callers, library_models
+
+    found = []
+    importer = None
+    try:
+        importer = _importer_models.get(key[:3])
+        if importer is None:
+            if len(_importer_models) > 16:
+                _importer_models.clear()
+            importer = _importer_models[key[:3]] = callers._importer_model(project, path, data, ())
+        if importer is not None:
+            for call in importer.calls_by_name().get(function, ()):
+                scope = importer.scope_for(call)
+                qualified = importer.qualified_name(call.func)
+                if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):
+                    continue
+                module, _, called = qualified.rpartition(".")
+                arguments = []
+                for index, argument in enumerate(call.args):
+                    if isinstance(argument, ast.Starred):
+                        break
+                    arguments.append((index, library_models.value_kind(importer, argument, scope)))
+                arguments.extend((k.arg, library_models.value_kind(importer, k.value, scope)) for k in call.keywords if k.arg)
+                found.append((module, called, tuple(arguments)))
+    except Exception:  # RecursionError included: an importer we cannot model passes nothing known
+        found = []
+    if len(_passed_kinds) > 256:
+        _passed_kinds.clear()
+    dependencies = dict(getattr(getattr(importer, "project", None), "dependencies", {}) or {}) if found else {}
+    _passed_kinds[key] = (tuple(found), dependencies)
+    return _passed_kinds[key]

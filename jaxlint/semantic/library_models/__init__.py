@@ -544,6 +544,17 @@ def _constructions(model, owner) -> list:
     ]
 
 
+def rebinds(model, owner, name: str) -> bool:
+    """The function `owner` binds `name` (a parameter) again somewhere in its body."""
+    return bool(_bindings_by_name(model, owner).get(name))
+
+
+def in_module_callers(model, owner) -> list:
+    """[(calling scope, call)] of the module's calls of the function `owner` (by name, on `self`, and
+    constructions for an `__init__`)."""
+    return _callers_by_callee(model).get(id(owner)) or _constructions(model, owner)
+
+
 def _callers_by_callee(model) -> dict[int, list]:
     """callee scope id -> [(calling scope, call)] for the module's calls of its own functions by name
     or on `self` (Scope resolution), built once per module."""
