@@ -31,8 +31,10 @@ It only looks at code that runs on the host: module level, a function with host-
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
 or calls jitted code), or a function such host code calls, through any number of calls of the
 module's functions, methods on `self` and methods of instances of its classes (`learner =
-Learner(...)`, then `learner.fit(batches)`). A function nothing visible calls may be traced by a
-caller in another module, and is not looked at. The whole computation may likewise sit any number
+Learner(...)`, then `learner.fit(batches)`). A module-level function with none of this in its module
+counts when a module that imports it calls it from such host code (`sample(...)` of a library module
+called by a script's timed `main`; or one module further, through a function of the importer). A
+function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
 names the call in the loop and the line of the computation. Loops over literal collections and
 small literal ranges (under ten iterations) are not flagged.
@@ -93,7 +95,7 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.bindings import bound_values
-from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
+from jaxlint.semantic.foreign_work import ForeignWork, called_from_host_elsewhere, may_be_project_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
@@ -163,7 +165,7 @@ class EagerOpsInLoop(Rule):
                 if inner is not None:
                     whole = (child, inner)
                     break
-        if whole is None and of_parameters and runs_on_host(scope, context.model):
+        if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
             # An object the callers hand in (`generate(model, ...)` called with a module instance).
             for child in sorted(of_parameters, key=lambda call: (call.lineno, call.col_offset)):
                 if eager_parameter_call(child, scope, context.model) is not None:
@@ -175,8 +177,10 @@ class EagerOpsInLoop(Rule):
             operations = 0  # preparation beside a compiled step: the step is where the work is
         if operations < MIN_OPS and not updates and whole is None:
             return
-        if not runs_on_host(scope, context.model) or runs_once_initialiser(scope, context.model):
+        if runs_once_initialiser(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
+        if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
+            return  # (asked last, only of a loop otherwise reported: it reads the importers)
         if whole is not None and operations < MIN_OPS and not updates:
             call, inner = whole
             if isinstance(inner, ForeignWork):

@@ -453,3 +453,74 @@ def _passed_kinds_of(project, path: Path, stat, data: bytes, function: str) -> t
     dependencies = dict(getattr(getattr(importer, "project", None), "dependencies", {}) or {}) if found else {}
     _passed_kinds[key] = (tuple(found), dependencies)
     return _passed_kinds[key]
+
+
+# ----- whether other modules call a function from host code -------------------------------------
+
+# (importer path, size, mtime, its function, depth) -> whether that function's importers call it from host code
+_host_calls: dict[tuple, bool] = {}
+
+
+def called_from_host_elsewhere(model, scope, depth: int = 1) -> bool:
+    """Some module that imports the module of `scope`, a module-level function, calls it from code that
+    runs on the host (host_code.runs_on_host in that module's own model: a script's top level, a
+    function that times or fetches; or, `depth` modules further, a module-level function its own
+    importers call so): `sample(model, ...)` of a library module, called by a script's `main`. A
+    handful of importers are read (reverse-import index), each recorded as a dependency."""
+    project = getattr(model, "project", None)
+    if project is None or not scope.is_function or scope.parent is not model.module_scope:
+        return False
+    return _called_from_host(project, scope.name, depth)
+
+
+def _called_from_host(project, function: str, depth: int) -> bool:
+    from jaxlint.semantic import callers
+    from jaxlint.semantic.host_code import runs_on_host
+
+    target = project.path
+    leaf = callers._leaf(target)
+    seen = 0
+    for importer_path, _ in callers._importers(project):
+        read = callers._read(importer_path)
+        if read is None or function.encode() not in read[2]:
+            continue
+        seen += 1
+        if seen > _MAX_IMPORTERS:
+            return False
+        key = (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
+        importer = _importer_models.get(key)
+        if importer is None:
+            if len(_importer_models) > 16:
+                _importer_models.clear()
+            try:
+                importer = _importer_models[key] = callers._importer_model(project, *read, ())
+            except Exception:  # RecursionError included: an importer we cannot model shows nothing
+                importer = _importer_models[key] = None
+        if importer is None:
+            continue
+        view = None
+        for call in importer.calls_by_name().get(function, ()):
+            qualified = importer.qualified_name(call.func)
+            if qualified is None or "." not in qualified:
+                continue
+            module = qualified.rpartition(".")[0]
+            if module.rpartition(".")[2] != leaf:
+                continue
+            if view is None:
+                view = importer.project
+            if not callers._names_file(view, module, target):
+                continue
+            caller = importer.scope_for(call)
+            if caller.in_traced or importer.jit_binding_for_call(call) is not None:
+                continue
+            if runs_on_host(caller, importer):
+                return True
+            if depth > 0 and caller.is_function and caller.parent is importer.module_scope:
+                memo = (key, caller.name, depth - 1)
+                if memo not in _host_calls:
+                    _host_calls[memo] = False  # (recursion: not while being worked out)
+                    _host_calls[memo] = _called_from_host(importer.project, caller.name, depth - 1)
+                    project.dependencies.update(importer.project.dependencies)
+                if _host_calls[memo]:
+                    return True
+    return False
