@@ -95,13 +95,13 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.bindings import bound_values
-from jaxlint.semantic.foreign_work import ForeignWork, called_from_host_elsewhere, may_be_project_call
+from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
+from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
-    eager_model_call, eager_operations_in, eager_parameter_call, known_plain_call, loop_body, runs_compiled,
-    runs_once_initialiser,
+    eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 

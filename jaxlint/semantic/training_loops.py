@@ -237,25 +237,6 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
     return eager_work_in(helper, model)
 
 
-def eager_parameter_call(call: ast.Call, scope: Scope, model: SemanticModel) -> ast.Call | None:
-    """`call` itself when it calls, or calls a method of, an unannotated parameter of the function
-    `scope` (`logits = model(ids)`, `net.apply(v, x)`) that every visible caller passes an instance of
-    a modelled class whose entry for that call `runs_model` (foreign_work.parameter_kind_from_callers:
-    this module's callers, or the importers'); else None."""
-    function = call.func
-    receiver = function.value if isinstance(function, ast.Attribute) else function
-    if not isinstance(receiver, ast.Name) or receiver.id not in scope.params or model.jit_binding_for_call(call) is not None:
-        return None
-    from jaxlint.semantic.foreign_work import parameter_kind_from_callers
-
-    kind = parameter_kind_from_callers(model, scope, receiver.id)
-    if kind is None:
-        return None
-    owner = kind[len("object:"):]
-    entry = library_models.models().entry(f"{owner}.{function.attr}" if isinstance(function, ast.Attribute) else f"{owner}.__call__")
-    return call if entry is not None and entry.runs_model else None
-
-
 _EAGER_DEPTH = 6
 _eager_work_cache: "WeakKeyDictionary[SemanticModel, dict[int, ast.Call | None]]" = WeakKeyDictionary()
 
