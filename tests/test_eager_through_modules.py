@@ -52,3 +52,19 @@ def test_sync_message_names_the_read_and_its_file():
     messages = [d.message for d in result.diagnostics if d.code == "JAX201" and "stepper.advance" in d.message]
     assert len(messages) == 2  # `stepper.advance(...)` and `self.stepper.advance(...)`
     assert all("`loss.item()` at updates.py:" in message for message in messages)
+
+
+def test_a_parameter_is_what_the_importers_pass():
+    # `decode(network, ...)` of helpers/decoding.py: run.py hands `converse` (which passes it on) an nnx
+    # module instance, and `rank_all` a linen module; a plain function elsewhere (look-alikes).
+    path = PROJECT / "helpers" / "decoding.py"
+    result = _check(path)
+    found = {(d.location.row, d.code) for d in result.diagnostics}
+    assert found == set(expected_findings(path.read_text())), sorted(found)
+    assert "run.py" in {Path(dependency).name for dependency in result.dependencies}
+
+
+def test_without_the_importers_the_parameter_is_unknown():
+    path = PROJECT / "helpers" / "decoding.py"
+    result = check_source(path.read_text(), "<stdin>", Settings(), [RULES_BY_CODE["JAX203"]])
+    assert result.diagnostics == []

@@ -15,17 +15,26 @@ It also flags a loop that, on every iteration (not under a branch), runs a whole
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
 calling an instance of an `nnx.Module` or `eqx.Module` class of the project, an nnx Optimizer's `update`),
-a function differentiated and called at once (`jax.grad(f)(p)`), or a plain (undecorated, unjitted)
+a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
+jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
+`grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
-(`state: TrainState`) is known to be one.
+(`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
+(`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
+`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`). An
+unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
+visible caller passes: the module's callers, through parameters they pass on, or, where the module
+calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
 or calls jitted code), or a function such host code calls, through any number of calls of the
 module's functions, methods on `self` and methods of instances of its classes (`learner =
-Learner(...)`, then `learner.fit(batches)`). A function nothing visible calls may be traced by a
-caller in another module, and is not looked at. The whole computation may likewise sit any number
+Learner(...)`, then `learner.fit(batches)`). A module-level function with none of this in its module
+counts when a module that imports it calls it from such host code (`sample(...)` of a library module
+called by a script's timed `main`; or one module further, through a function of the importer). A
+function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
 names the call in the loop and the line of the computation. Loops over literal collections and
 small literal ranges (under ten iterations) are not flagged.
@@ -87,6 +96,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
+from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
@@ -116,6 +126,7 @@ class EagerOpsInLoop(Rule):
         updates = 0
         whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
         every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
+        of_parameters: list[ast.Call] = []  # calls of (methods of) the function's parameters: asked about last
         through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
@@ -130,6 +141,8 @@ class EagerOpsInLoop(Rule):
                     continue
                 if may_be_project_call(child, context.model):
                     every_iteration.append(child)
+                elif _calls_parameter(child, scope):
+                    of_parameters.append(child)
             if _is_at_update(child):
                 updates += 1
                 continue
@@ -152,14 +165,22 @@ class EagerOpsInLoop(Rule):
                 if inner is not None:
                     whole = (child, inner)
                     break
+        if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
+            # An object the callers hand in (`generate(model, ...)` called with a module instance).
+            for child in sorted(of_parameters, key=lambda call: (call.lineno, call.col_offset)):
+                if eager_parameter_call(child, scope, context.model) is not None:
+                    whole = (child, child)
+                    break
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if operations >= MIN_OPS and not updates and whole is None and _calls_compiled(node, context):
             operations = 0  # preparation beside a compiled step: the step is where the work is
         if operations < MIN_OPS and not updates and whole is None:
             return
-        if not runs_on_host(scope, context.model) or runs_once_initialiser(scope, context.model):
+        if runs_once_initialiser(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
+        if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
+            return  # (asked last, only of a loop otherwise reported: it reads the importers)
         if whole is not None and operations < MIN_OPS and not updates:
             call, inner = whole
             if isinstance(inner, ForeignWork):
@@ -201,6 +222,13 @@ class EagerOpsInLoop(Rule):
 
 
 _FEW_CASES = 8
+
+
+def _calls_parameter(call: ast.Call, scope) -> bool:
+    """`p(...)` or `p.method(...)` for a parameter `p` of the function the loop is in."""
+    function = call.func
+    receiver = function.value if isinstance(function, ast.Attribute) else function
+    return isinstance(receiver, ast.Name) and receiver.id in scope.params
 
 
 def _over_named_cases(loop: ast.AST, context) -> bool:

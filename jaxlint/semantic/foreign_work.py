@@ -290,6 +290,10 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
     if called & names:
         return True
     methods = top.get(member and name)
+    # A name bound to what one of `names` returns (`grad_fn = jax.value_and_grad(loss)` at the top
+    # level, `self.grad_fn = jax.grad(loss)` in a method of the class), called here by that name.
+    if called & _names_bound_to_calls(tree.body, methods.body if isinstance(methods, ast.ClassDef) else [], names):
+        return True
     local = {n.name: n for n in methods.body if isinstance(n, ast.FunctionDef)} if isinstance(methods, ast.ClassDef) else {}
     for callee in called:
         inner = local.get(callee) or top.get(callee)
@@ -300,6 +304,29 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
                 if isinstance(each, ast.JoinedStr) and "<f-string>" in names:
                     return True
     return False
+
+
+def _names_bound_to_calls(module_body: list[ast.stmt], class_body: list[ast.stmt], names: frozenset[str]) -> set[str]:
+    """Names bound at the module's top level, and `self.<name>` attributes bound in the methods of the
+    class, to the result of a call of something named one of `names`."""
+    bound: set[str] = set()
+    assignments = [s for s in module_body if isinstance(s, ast.Assign)]
+    for method in class_body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            assignments.extend(s for s in ast.walk(method) if isinstance(s, ast.Assign))
+    for assignment in assignments:
+        value = assignment.value
+        if not isinstance(value, ast.Call):
+            continue
+        function = value.func
+        if (function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)) not in names:
+            continue
+        for target in assignment.targets:
+            if isinstance(target, ast.Name):
+                bound.add(target.id)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                bound.add(target.attr)
+    return bound
 
 
 def _model_of(path: str, digest: str):

@@ -400,7 +400,7 @@ def library_result(entry, call: ast.Call, oracle: Oracle, value=None):
         return union(*(value(part) for part in parts))
     if entry.returns == "tree_of_function":
         return computing_function(call.args[0], oracle) if call.args else None
-    if entry.returns in ("host", "no_buffers", "key", "jitted", "callable"):
+    if entry.returns in ("host", "no_buffers", "key", "jitted", "callable") or (entry.returns or "").startswith("function:"):
         return FRESH  # no device buffer of the caller's (a host copy, a new key, a function)
     return ...
 

@@ -283,10 +283,13 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
 
 
 def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
-    """The `__call__` entry of the modelled class the called object is an instance of."""
+    """The `__call__` entry of the modelled class the called object is an instance of, or the entry of
+    the function it holds (`self.grad_fn = jax.grad(loss)`, then `self.grad_fn(p, b)`)."""
     kind = value_kind(model, function, scope, depth + 1)
     if kind is not None and kind.startswith("object:"):
         return library.entry(f"{kind[len('object:'):]}.__call__")
+    if kind is not None and kind.startswith("function:"):
+        return library.entry(kind[len("function:"):])
     return None
 
 
@@ -307,7 +310,9 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
         if constructed is not None:
             return f"object:{constructed}"
         found = call_model(model, node, scope, depth)
-        if found is None or found.returns is None:
+        if found is None:
+            return _factory_kind(model, node, scope, depth)
+        if found.returns is None:
             return None
         if found.returns.startswith("same:"):
             position = found.returns[len("same:"):]
@@ -318,11 +323,46 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
     if isinstance(node, ast.Name):
         return _name_kind(model, node, scope, depth)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        declared = _declared_field_kind(model, node.attr, scope)
+        if declared is not None:
+            return declared
         values = _self_attribute_values(model, node.attr, scope)
         if not values:
             return None
         kinds = {value_kind(model, value, model.scope_for(value), depth + 1) for value in values}
         return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _factory_kind(model, call: ast.Call, scope, depth: int) -> str | None:
+    """A call of a plain function of the module (by name) every `return` of which gives an instance of
+    one modelled class (`def make_net(): return Net(...)`): an instance of it."""
+    if not isinstance(call.func, ast.Name) or depth >= _MAX_DEPTH:
+        return None
+    resolved = model.resolve_function(call.func, scope)
+    if resolved is None or resolved[0] is None or resolved[1]:
+        return None
+    factory = resolved[0]
+    if not isinstance(factory.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or factory.node.decorator_list or not factory.returns:
+        return None
+    kinds = {value_kind(model, value, factory, depth + 1) if value is not None else None for value in factory.returns}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind is not None and kind.startswith("object:") else None
+
+
+def _declared_field_kind(model, attribute: str, scope) -> str | None:
+    """`net: Net` in the body of the class around `scope` (a dataclass-style field, an `eqx.Module`
+    field, a linen submodule attribute), `Net` a modelled class or one deriving from one: the kind
+    `self.net` holds."""
+    method = scope
+    while method is not None and method.class_node is None:
+        method = method.parent
+    if method is None:
+        return None
+    for statement in method.class_node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.target.id == attribute:
+            modelled = _annotation_class(model, statement.annotation)
+            return None if modelled is None else f"object:{modelled}"
     return None
 
 
@@ -445,21 +485,8 @@ def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
     annotation = owner.param_nodes[name].annotation
     if annotation is None:
         return None
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if not isinstance(annotation, (ast.Name, ast.Attribute)):
-        return None  # (`Optional[X]`, `X | None`: maybe not an instance)
-    qualified = model.qualified_name(annotation)
     library = models()
-    modelled = _class_of(model, library, qualified) if qualified is not None else None
-    if modelled is None and isinstance(annotation, ast.Name):
-        classes = model.__dict__.get("_library_local_classes")
-        if classes is None:
-            classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
-        modelled = classes.get(annotation.id)
+    modelled = _annotation_class(model, annotation)
     if modelled is None:
         return None
     kind = f"object:{modelled}"
@@ -476,6 +503,27 @@ def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
     return kind
 
 
+def _annotation_class(model, annotation: ast.expr) -> str | None:
+    """The modelled class an annotation names (`TrainState`, `"Net"`, a class of the module deriving
+    from a modelled one), or None (`Optional[X]`, `X | None`: maybe not an instance)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(annotation, (ast.Name, ast.Attribute)):
+        return None
+    qualified = model.qualified_name(annotation)
+    library = models()
+    modelled = _class_of(model, library, qualified) if qualified is not None else None
+    if modelled is None and isinstance(annotation, ast.Name):
+        classes = model.__dict__.get("_library_local_classes")
+        if classes is None:
+            classes = model.__dict__["_library_local_classes"] = _local_classes(model, library)
+        modelled = classes.get(annotation.id)
+    return modelled
+
+
 def _passed_kind(model, owner, name: str, depth: int) -> str | None:
     """An unannotated parameter that every call of its function in the module is handed an instance of
     one modelled class (`def generate(net, x)` called as `generate(Net(...), x)` or with a name bound
@@ -484,7 +532,7 @@ def _passed_kind(model, owner, name: str, depth: int) -> str | None:
     if not owner.is_function or name not in owner.params or _bindings_by_name(model, owner).get(name):
         return None
     position = owner.params.index(name)
-    calls = _callers_by_callee(model).get(id(owner))
+    calls = _callers_by_callee(model).get(id(owner)) or _constructions(model, owner)
     if not calls:
         return None
     kinds: set[str | None] = set()
@@ -499,6 +547,32 @@ def _passed_kind(model, owner, name: str, depth: int) -> str | None:
             return None
     kind = kinds.pop()
     return kind if kind is not None and kind.startswith("object:") else None
+
+
+def _constructions(model, owner) -> list:
+    """[(calling scope, call)] of the constructions `Name(...)` of the module-level class whose
+    `__init__` is `owner` (its parameters are what a construction passes, `self` aside)."""
+    node = owner.node
+    class_node = owner.class_node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != "__init__" or class_node is None:
+        return []
+    if not any(statement is class_node for statement in model.tree.body):
+        return []
+    return [
+        (model.scope_for(call), call) for call in model.calls_by_name().get(class_node.name, ())
+        if isinstance(call.func, ast.Name)
+    ]
+
+
+def rebinds(model, owner, name: str) -> bool:
+    """The function `owner` binds `name` (a parameter) again somewhere in its body."""
+    return bool(_bindings_by_name(model, owner).get(name))
+
+
+def in_module_callers(model, owner) -> list:
+    """[(calling scope, call)] of the module's calls of the function `owner` (by name, on `self`, and
+    constructions for an `__init__`)."""
+    return _callers_by_callee(model).get(id(owner)) or _constructions(model, owner)
 
 
 def _callers_by_callee(model) -> dict[int, list]:

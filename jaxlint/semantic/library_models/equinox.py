@@ -15,6 +15,11 @@ MODELS = {
     # https://docs.kidger.site/equinox/api/module/module/
     "equinox.Module.__call__": {"returns": "device_tree", "runs_model": True},
     "equinox.filter_pmap": {"returns": "jitted", "compiles": True},
+    # The filtered gradients return a function that differentiates its first argument's arrays
+    # (jax_core.py: called outside jit, a whole forward and backward pass op by op).
+    # https://docs.kidger.site/equinox/api/transformations/#equinox.filter_grad
+    "equinox.filter_grad": {"returns": "function:jax.DifferentiatedFunction"},
+    "equinox.filter_value_and_grad": {"returns": "function:jax.DifferentiatedFunction"},
     # apply_updates adds updates to the array leaves: fresh buffers (non-array leaves are shared).
     # https://docs.kidger.site/equinox/api/manipulation/#equinox.apply_updates
     "equinox.apply_updates": {"returns": "device_tree", "result": "fresh"},

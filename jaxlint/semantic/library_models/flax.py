@@ -45,6 +45,10 @@ MODELS = {
     # https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/module.html
     "flax.nnx.Module.__call__": {"returns": "device_tree", "runs_model": True},
     "flax.nnx.Optimizer.update": {"runs_model": True},
+    # nnx's gradients differentiate a module's parameters (jax_core.py: a function whose calls run a
+    # whole forward and backward pass). https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/transforms.html
+    "flax.nnx.grad": {"returns": "function:jax.DifferentiatedFunction"},
+    "flax.nnx.value_and_grad": {"returns": "function:jax.DifferentiatedFunction"},
     "flax.nnx.split": {"returns": "device_tree", "result": "alias:0"},
     "flax.nnx.state": {"returns": "device_tree", "result": "alias:0"},
 }

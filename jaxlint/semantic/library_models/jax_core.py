@@ -20,8 +20,15 @@ MODELS = {
     "jax.jit": {"returns": "jitted", "compiles": True},
     "jax.pmap": {"returns": "jitted", "compiles": True},
     "jax.vmap": {"returns": "callable"},
-    "jax.grad": {"returns": "callable"},
-    "jax.value_and_grad": {"returns": "callable"},
+    # Differentiating transforms return a function; calling it (outside jit) traces the function and
+    # runs its forward and backward passes op by op, each operation dispatched on its own: a whole
+    # computation, like a network's forward pass. `grad_fn = jax.value_and_grad(loss)` then
+    # `grad_fn(params, batch)`. https://docs.jax.dev/en/latest/_autosummary/jax.grad.html
+    **{
+        f"jax.{name}": {"returns": "function:jax.DifferentiatedFunction"}
+        for name in ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian")
+    },
+    "jax.DifferentiatedFunction": {"returns": "device_tree", "result": "fresh", "runs_model": True},
     # tree_map applies its function leaf by leaf: the result holds what the function returns, fresh
     # buffers for arithmetic (`lambda p, g: p - lr * g`), the leaves themselves for `lambda x: x`.
     # https://docs.jax.dev/en/latest/_autosummary/jax.tree.map.html
@@ -51,7 +58,8 @@ MODELS = {
         for name in ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "rmsprop_momentum", "adam", "adamax", "sm3", "adafactor")
     },
     "jax.example_libraries.optimizers.InitFn": {"returns": "device_tree", "result": "alias:0"},
-    "jax.example_libraries.optimizers.UpdateFn": {"returns": "device_tree", "result": "fresh"},
+    # update_fun(i, grads, opt_state) runs the optimizer's update over every parameter.
+    "jax.example_libraries.optimizers.UpdateFn": {"returns": "device_tree", "result": "fresh", "runs_model": True},
     # get_params(opt_state) reads the parameters out of the state: the state's own arrays.
     "jax.example_libraries.optimizers.ParamsFn": {"returns": "device_tree", "result": "alias:0"},
 }
