@@ -78,6 +78,11 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
+Nor is a value passed through a compiled cast: a function whose every return casts that argument
+to a dtype (`x.astype(ref.dtype)`, `jnp.asarray(x, dtype=d)`, a `tree_map` of such a cast, after
+taking the real part or not), in this module or another (`grads = cast_like(grads, params)`).
+Where the dtype changes no output buffer can take the input's place, and where it does not the
+output is the input itself: donation saves nothing (semantic/conversions.py).
 A parameter of a method rebound once beside the object's state is skipped too
 (`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
 
@@ -189,7 +194,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import caller_sized, demo_code, carried_state, flow, forwarding, liveness
+from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -271,6 +276,8 @@ class MissingDonation(Rule):
                 continue
             if _returned_small(key, node, binding, context.model):
                 continue
+            if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
+                continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
             if caller_sized.sized_by_caller(key, node, scope, context.model):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):

@@ -577,8 +577,13 @@ def _built_with_shared_leaves(value: ast.AST, scope, model, depth: int) -> bool:
     """`value` builds a pytree that holds the same (local) value twice."""
     if depth > 2 or not isinstance(value, ast.Call):
         return False
+    from jaxlint.semantic import library_models
+
+    entry = library_models.call_model(model, value, scope)
+    if entry is not None and entry.result == "fresh":
+        return False  # new buffers (`eqx.nn.MLP(width, 1, width, 2, key=k)`): a size passed twice is no shared leaf
     parts = [*value.args, *(k.value for k in value.keywords if k.arg)]
-    roots = [_resolve_alias(part.id, scope) for part in parts if isinstance(part, ast.Name)]
+    roots = [_resolve_alias(part.id, scope) for part in parts if isinstance(part, ast.Name) and not _plain_number(part, scope, model)]
     if len(roots) != len(set(roots)):
         return True
     # A local builder: `state = make_initial_state(key)` with `def make_initial_state(key): ... return State(...)`.
@@ -592,6 +597,22 @@ def _built_with_shared_leaves(value: ast.AST, scope, model, depth: int) -> bool:
                 if any(_built_with_shared_leaves(c, builder, model, depth + 1) for c in candidates):
                     return True
     return False
+
+
+_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+
+
+def _plain_number(name: ast.Name, scope, model) -> bool:
+    """A name holding a Python number or string (`Net(width, width)`: a size, not a leaf): a constant
+    the module fixes, or a parameter annotated `int`/`float`/`bool`/`str`."""
+    from jaxlint.semantic.constants import UNKNOWN
+
+    parameter = scope.param_nodes.get(name.id)
+    if parameter is not None:
+        annotation = getattr(parameter, "annotation", None)
+        return isinstance(annotation, ast.Name) and annotation.id in _NUMBER_ANNOTATIONS
+    value = model.constant_evaluator().value(name, scope)
+    return value is not UNKNOWN and isinstance(value, (int, float, str)) and not isinstance(value, bool)
 
 
 def _resolve_alias(name: str, scope, limit: int = 4) -> str:

@@ -1057,7 +1057,8 @@ class SemanticModel(DeviceValues):
         if summary is None or summary.transform is None:
             return None
         return JitBinding(qualified, summary.transform, node, summary.options, None, via_decorator=summary.via_decorator,
-                          external_params=list(summary.params), external_has_self=summary.has_self)
+                          external_params=list(summary.params), external_has_self=summary.has_self,
+                          converted_params=summary.converted_params)
 
     def _of_foreign_module(self, node: ast.Attribute) -> bool:
         """The chain starts at a name only ever bound by an import of a module outside the project
@@ -1151,7 +1152,8 @@ class SemanticModel(DeviceValues):
         if summary is None or summary.transform is None:
             return None
         return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
-                          external_params=list(summary.params), external_has_self=summary.has_self)
+                          external_params=list(summary.params), external_has_self=summary.has_self,
+                          converted_params=summary.converted_params)
 
     def jit_binding_for_call(self, call: ast.Call) -> JitBinding | None:
         """The compiled callable a call invokes, by name or `self.attr`, or `jax.jit(f)(...)` inline."""

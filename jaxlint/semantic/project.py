@@ -78,6 +78,8 @@ class FunctionSummary:
     key_forwards: tuple[tuple, ...] = ()
     # A wrapper that only returns a call of a compiled callable on its parameters (semantic/forwarding.py).
     compiled_forward: object | None = None
+    # Parameters every return of a compiled function only casts to a dtype (semantic/conversions.py).
+    converted_params: tuple[str, ...] = ()
 
 
 @dataclass
@@ -317,7 +319,11 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         # `step = jax.jit(_step)`: a draw inside the compiled program draws from the caller's key, so
         # its key parameters are handed on to `_step` (semantic/effects.py reads them as forwards).
         forwards = tuple((param, f".{target.name}", index) for index, param in enumerate(params) if named_like_key(param)) if target is not None and target.name != name else ()
-        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards)
+        from jaxlint.semantic import conversions
+
+        converted = conversions.converted_parameters(target, False, light.qualified_name) if target is not None else ()
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards,
+                                                  converted_params=converted)
 
 
 def _summarise_compiled_forwards(tree: ast.Module, light, summary: ModuleSummary, compiling) -> None:
@@ -381,6 +387,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
+            from jaxlint.semantic import conversions
             from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
@@ -390,6 +397,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
                 consumed_key_params=consumed, returned_draws=returned,
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
+                converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
     from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
