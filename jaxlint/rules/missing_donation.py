@@ -13,8 +13,12 @@ So does an object carried through its own compiled method (`model, info = model.
 `model = model.step(batch)` per step, `update` jitted or pmapped on its class, in this module or another:
 a pytree whose method returns the next object): the object is the method's `self`, argument 0, and the
 message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the one its constructor names
-(`model = Model(...)`, the object otherwise rebound only from its own methods), or, where the object
-comes from elsewhere, the one class of the module with a compiled method of that name. An `nnx.jit`
+(`model = Model(...)` or `agent = Agent.create(...)`, the object otherwise rebound only from its own
+methods, or placed or restored into itself: `jax.device_put(agent, sharding)`, `restore_checkpoint(path,
+target=agent)`), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
+with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` here or in another module, every one compiling the
+method without donating `self`), or, where the object comes from elsewhere, the one class of the
+module with a compiled method of that name. An `nnx.jit`
 update counts as `jax.jit` does (it takes the same donation options), with no automatic fix.
 So does a thin wrapper of a compiled callable, in this module or another (`def update(self, state,
 batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `__init__`, or
@@ -194,6 +198,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
+from jaxlint.semantic import project as project_module
 from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
@@ -343,7 +348,10 @@ def _receiver_name(call: ast.Call) -> str | None:
 def _carried_object_method(receiver: str, call: ast.Call, scope, model):
     """The jitted method `obj.m(...)` runs, where `obj` is built once by a constructor and otherwise
     rebound only from its own methods' results (`model = Model(...)`, then `model, info =
-    model.update(batch)` per step): the object keeps its class from call to call."""
+    model.update(batch)` per step): the object keeps its class from call to call. The constructor
+    may be the class (`Model(...)`), a method called on it (`Agent.create(...)`), or a class picked
+    from a display of classes by a setting (`agents[config.agent].create(...)`), in which case every
+    class there must compile the method the same way."""
     constructors = []
     for target, bound in scope.bindings:
         if receiver not in {dotted_name(element) for element in target_elements(target)}:
@@ -352,23 +360,104 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
             continue  # `model = model.update(...)`: the next object, of the same class
         if dotted_name(target) != receiver or not isinstance(bound, ast.Call):
             return None
+        if _keeps_structure(bound, receiver, model):
+            continue  # `agent = jax.device_put(agent, sharding)`: the same pytree, placed or restored
         constructors.append(bound)
-    if len(constructors) != 1 or not isinstance(constructors[0].func, (ast.Name, ast.Attribute)):
+    if len(constructors) != 1:
         return None
-    constructor = constructors[0].func
     method = call.func.attr
-    if isinstance(constructor, ast.Name):
-        local = [c for c in model.class_methods if c.name == constructor.id and model.scope_for(c) is model.module_scope]
-        if len(local) == 1 and constructor.id not in model.imports.aliases:
-            found = model.class_methods[local[0]].get(method)
-            bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
-            return dataclasses.replace(bindings[0], key=f"{local[0].name}.{method}") if len(bindings) == 1 else None
-    qualified = model.qualified_name(constructor)
+    picked = _picked_classes(constructors[0].func, model)
+    if picked is not None:
+        registry, classes = picked
+        bindings = [_compiled_method(owner, method, call, model) for owner in classes]
+        if not bindings or None in bindings or any(_receiver_static_or_donated(b) is not False for b in bindings):
+            return None
+        return dataclasses.replace(bindings[0], key=f"{registry}[...].{method}")
+    constructor = constructors[0].func
+    if not isinstance(constructor, (ast.Name, ast.Attribute)):
+        return None
+    owner = _class_named(constructor, model)
+    if owner is None and isinstance(constructor, ast.Attribute):
+        owner = _class_named(constructor.value, model)  # `Agent.create(...)`: a method of the class builds it
+    return _compiled_method(owner, method, call, model) if owner is not None else None
+
+
+# Calls that hand back the pytree they are given with its structure (its class) unchanged: placed on
+# devices, mapped leaf by leaf, or restored from a checkpoint into it as a template.
+_STRUCTURE_KEEPING = {
+    "jax.device_put": 0, "jax.device_put_replicated": 0, "flax.jax_utils.replicate": 0,
+    "jax.tree_util.tree_map": 1, "jax.tree.map": 1, "jax.tree_map": 1,
+    "flax.training.checkpoints.restore_checkpoint": "target",
+}
+
+
+def _keeps_structure(value: ast.AST, receiver: str, model, depth: int = 0) -> bool:
+    """`value` is the object `receiver` passed through calls that keep its pytree structure
+    (`jax.device_put(jax.tree.map(jnp.array, agent), sharding)`, `restore_checkpoint(path, target=agent)`)."""
+    if isinstance(value, ast.Name):
+        return value.id == receiver
+    if depth > 4 or not isinstance(value, ast.Call):
+        return False
+    slot = _STRUCTURE_KEEPING.get(model.qualified_name(value.func) or "")
+    if slot is None:
+        return False
+    if isinstance(slot, int):
+        passed = value.args[slot] if len(value.args) > slot and not any(isinstance(a, ast.Starred) for a in value.args[: slot + 1]) else None
+        if passed is None and slot == 0:
+            passed = next((k.value for k in value.keywords if k.arg in ("x", "tree")), None)
+    else:
+        passed = next((k.value for k in value.keywords if k.arg == slot), None)
+    return passed is not None and _keeps_structure(passed, receiver, model, depth + 1)
+
+
+def _class_named(node: ast.AST, model):
+    """The class a name or attribute refers to: a ClassDef of this module, or a project ClassSummary."""
+    if isinstance(node, ast.Name):
+        local = [c for c in model.class_methods if c.name == node.id and model.scope_for(c) is model.module_scope]
+        if len(local) == 1 and node.id not in model.imports.aliases:
+            return local[0]
+    elif not isinstance(node, ast.Attribute):
+        return None
+    qualified = model.qualified_name(node)
     project = getattr(model, "project", None)
     if qualified is None or project is None or qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
         return None
-    owner = project.class_(qualified)
-    summary = owner.methods.get(method) if owner is not None else None
+    return project.class_(qualified)
+
+
+def _picked_classes(func: ast.AST, model) -> tuple[str, list] | None:
+    """`agents[name](...)` or `agents[name].create(...)` with `agents` a module-level display of classes
+    (`{"bc": BCAgent, "iql": IQLAgent}`, here or in another module): (the display's name, its classes)."""
+    if isinstance(func, ast.Attribute):
+        func = func.value
+    if not (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)):
+        return None
+    name = func.value.id
+    if name in model.module_scope.local_names and name not in model.imports.aliases:
+        bound = [value for target, value in model.module_scope.bindings if isinstance(target, ast.Name) and target.id == name]
+        names = project_module.class_registry_names(bound[0]) if len(bound) == 1 and isinstance(bound[0], ast.AST) else None
+        if names is None:
+            return None
+        classes = [_class_named(ast.Name(id=class_name, ctx=ast.Load()), model) for class_name in names]
+        return (name, classes) if None not in classes else None
+    qualified = model.qualified_name(func.value)
+    project = getattr(model, "project", None)
+    if qualified is None or project is None:
+        return None
+    listed = project.registry(qualified)
+    if not listed:
+        return None
+    classes = [project.class_(class_name) for class_name in listed]
+    return (name, classes) if None not in classes else None
+
+
+def _compiled_method(owner, method: str, call: ast.Call, model):
+    """The binding of `method` compiled by a decorator on the class `owner` (local ClassDef or project summary)."""
+    if isinstance(owner, ast.ClassDef):
+        found = model.class_methods[owner].get(method)
+        bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
+        return dataclasses.replace(bindings[0], key=f"{owner.name}.{method}") if len(bindings) == 1 else None
+    summary = owner.methods.get(method)
     if summary is None or summary.transform is None or not summary.via_decorator:
         return None
     return JitBinding(f"{owner.name}.{method}", summary.transform, call.func, summary.options, None, via_decorator=True,
