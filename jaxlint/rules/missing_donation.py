@@ -104,7 +104,8 @@ started as. So is a model whose size the source
 fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
 or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
-shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input; the
+shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
+its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. An update that is handed the value itself (`logs = reset(logs)`) keeps its
 size. A size the source does not fix (a parameter, a width read from the command line, an input

@@ -869,6 +869,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
 
         found = bound_values(model, value.id, scope)
         if found is None:
+            partitioned = _partitioned_arrays(value, scope, model)
+            if partitioned is not None:
+                return _elements(partitioned, scope, model, depth + 1, passed)
             return _unpacked_key(value.id, scope, model)
         owner, bound = found[0], _reaching_value(value, found[1])
         if bound is None:
@@ -885,6 +888,31 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
     if isinstance(value, ast.Call):
         return _call_elements(value, scope, model, depth, passed)
     return None
+
+
+_PARTITIONS = frozenset({"equinox.partition"})
+_FILTERS = frozenset({"equinox.filter"})
+
+
+def _partitioned_arrays(name: ast.Name, scope, model) -> ast.AST | None:
+    """`params, static = eqx.partition(model, eqx.is_array)` read before anything rebinds `params`
+    (outside a loop of the scope): the arrays part holds the arrays of `model`, the value returned."""
+    read = enclosing_statement(name)
+    if read is None or any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(read)):
+        return None
+    earlier = [
+        (target, value) for target, value in scope.bindings
+        if name.id in bound_names(target) and isinstance(value, ast.AST) and getattr(value, "lineno", read.lineno) < read.lineno
+    ]
+    if len(earlier) != 1:
+        return None
+    target, value = earlier[0]
+    if not (
+        isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name.id
+        and isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) in _PARTITIONS
+    ):
+        return None
+    return value.args[0]
 
 
 def _unpacked_key(name: str, scope, model) -> int | None:
@@ -919,8 +947,8 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         return 1 if shape is None else _shape_elements(shape, scope, model, passed)
     if qualified in _LITERAL_ARRAYS and arguments and isinstance(arguments[0], (ast.List, ast.Tuple, ast.Constant)):
         return _elements(arguments[0], scope, model, depth, passed)
-    if qualified in _REPLICATING and arguments:
-        return _elements(arguments[0], scope, model, depth + 1, passed)
+    if (qualified in _REPLICATING or qualified in _FILTERS) and arguments:
+        return _elements(arguments[0], scope, model, depth + 1, passed)  # (`eqx.filter(model, eqx.is_array)`: its arrays)
     if qualified in _BROADCASTS and len(arguments) >= 2:
         return _shape_elements(arguments[1], scope, model, passed)
     if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):

@@ -996,6 +996,14 @@ class SemanticModel(DeviceValues):
             return None
         found = None
         for returned in factory.returns:
+            if isinstance(returned, ast.Call) and returned.args and self.transform_of(returned.func) in jaxapi.COMPILING:
+                # `return jax.jit(step, donate_argnums=...)`: compiled where it is returned.
+                if found is not None:
+                    return None
+                resolved = self.resolve_function(returned.args[0], factory)
+                function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
+                found = JitBinding("<factory>", self.transform_of(returned.func), returned, keyword_options(returned), function, bound, owner=factory)
+                continue
             if not isinstance(returned, ast.Name):
                 return None
             owned = [b for b in self.jit_binding_lists.get(returned.id, ()) if b.owner is factory]
