@@ -100,7 +100,9 @@ replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
 itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
 carry)` returning a key split from `carry`): after one step the state is that value, whatever it
-started as. So is a model whose size the source
+started as. Parts of the state handed back unchanged count the same way (`(key, plan, scale) = state`
+... `return action, (new_key, plan, scale)`): an output that is the input itself takes no second
+buffer, so donation would save only the new key. So is a model whose size the source
 fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
 or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
@@ -280,7 +282,7 @@ class MissingDonation(Rule):
                 continue
             if _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
-            if _returned_small(key, node, binding, context.model):
+            if _returned_small(key, node, binding, context.model, position, keyword):
                 continue
             if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
                 continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
@@ -742,7 +744,7 @@ _SMALL_ELEMENTS = 2**18
 _SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
 
 
-def _returned_small(key: str, statement: ast.stmt, binding, model) -> bool:
+def _returned_small(key: str, statement: ast.stmt, binding, model, position=None, keyword=None) -> bool:
     """The compiled function itself hands back, in the place the state is rebound, a value the
     source shows small: `action, self._state = policy(params, obs, self._state)` where the policy
     returns `action, next_key` (a key split from the one passed). Whatever the state held before,
@@ -766,7 +768,43 @@ def _returned_small(key: str, statement: ast.stmt, binding, model) -> bool:
         returned = list(function.returns)
     else:
         return False
-    return all(carried_state.known_small(value, function, model) for value in returned)
+    params = binding.param_names
+    state = keyword if keyword is not None else (
+        params[position] if params is not None and isinstance(position, int) and 0 <= position < len(params) else None
+    )
+    return all(_small_or_passed_through(value, state, function, model) for value in returned)
+
+
+def _small_or_passed_through(value: ast.AST, state: str | None, function, model, depth: int = 0) -> bool:
+    """What the compiled function hands back in the state's place is small (a key split from the one
+    passed) or is the state's own parts unchanged (`(key, plan, scale) = state` ... `return action,
+    (new_key, plan, scale)`): an output that is the input itself takes no second buffer, so donation
+    saves at most the small parts. A state of only unchanged parts is not an update at all."""
+    if carried_state.known_small(value, function, model):
+        return True
+    if state is None or depth > 3:
+        return False
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return bool(value.elts) and all(_small_or_passed_through(e, state, function, model, depth + 1) for e in value.elts)
+    if isinstance(value, ast.Attribute):
+        return dotted_name(value) is not None and dotted_name(value).split(".", 1)[0] == state and "." in dotted_name(value)
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, (int, str)):
+        return isinstance(value.value, ast.Name) and value.value.id == state  # `state[1]`, `state["plan"]`
+    if not isinstance(value, ast.Name):
+        return False
+    if value.id == state:
+        return False  # the whole state handed back: not shown to be small or unchanged
+    bindings = [(target, bound) for target, bound in function.bindings if value.id in {dotted_name(e) for e in target_elements(target)}]
+    if not bindings or value.id in function.params:
+        return False
+    for target, bound in bindings:
+        unpacked = isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts)
+        if unpacked and isinstance(bound, ast.Name) and bound.id == state:
+            continue  # a part of the state, unchanged
+        if unpacked and isinstance(bound, ast.Call) and model.qualified_name(bound.func) == "jax.random.split":
+            continue  # a key split from another
+        return False
+    return True
 
 
 def _small_allocation(value: ast.AST, model, scope) -> bool:
