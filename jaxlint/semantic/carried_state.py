@@ -938,7 +938,8 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if qualified == "jax.random.split":
         count = _keyword_or_position(call, 1, "num")
         number = 2 if count is None else _int_value(count, scope, model, passed)
-        return None if number is None else 2 * number
+        # (`_int_value` answers UNKNOWN, not None, for a count it cannot read: `split(key, n_devices)`.)
+        return 2 * number if isinstance(number, int) and not isinstance(number, bool) else None
     if qualified in _FILLED_ARRAYS and (arguments or call.keywords):
         shape = _keyword_or_position(call, 0, "shape")
         return None if shape is None else _shape_elements(shape, scope, model, passed)
