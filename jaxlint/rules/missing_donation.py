@@ -55,7 +55,8 @@ person paces their loop (as a clock does a loop that sleeps every iteration), a 
 Nor is state whose old arrays something else keeps alive past the update: both copies stay in
 memory whatever the call donates, so donation saves nothing (it would fail on the first call,
 "donate the same buffer twice", or delete a live value):
-- another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
+- another attribute of the object is bound to it (`self._target = self._online`), or another local
+  name while updates still run (`final = state` once the loop has ended holds the last value only), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
 - it, or a part of it, is also kept by something that outlives the update: a target rebuilt around
@@ -292,7 +293,7 @@ class MissingDonation(Rule):
                 continue
             if (
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
-                or carried_state.shares_buffers(key, scope, context.model)
+                or carried_state.shares_buffers(key, scope, context.model, node)
                 or carried_state.held_elsewhere(key, value, scope, context.model)
             ):
                 continue  # not carried state, or another holder keeps the old arrays alive: see semantic/carried_state.py

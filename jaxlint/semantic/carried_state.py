@@ -6,7 +6,8 @@ Donation pays when the argument is the state a loop carries from one call to the
 
 - inside a loop, the argument is rebuilt each iteration, before the call, from something not known
   to be a device value (`x = next(batches)` then `x = encode(x)`): it is fresh input, often host
-  data, and the output often has another shape, so XLA could not reuse the buffer anyway;
+  data, and the output often has another shape, so XLA could not reuse the buffer anyway (a value
+  rebuilt from itself, `state = state._replace(...)`, is still the carried state);
 - the code is a test: a single call on small values, where memory is not the point;
 - the state is known to be small (`known_small`): a PRNG key, arrays of sizes the source fixes.
 
@@ -119,10 +120,34 @@ def rebuilt_before_call(key: str, statement: ast.stmt, model, scope) -> bool:
             if any(dotted_name(element) == key for target in targets for element in target_elements(target)):
                 value = earlier.value if not isinstance(earlier, ast.AugAssign) else None
                 kind = model.device_kind(value, scope) if value is not None else None
+                if unknown_counts and kind is None and value is not None and _derived_from(value, key):
+                    continue  # `state = state._replace(...)`, `state, out = rollout(*state)`: still the carried value
                 if kind == "host" or (unknown_counts and kind != "device"):
                     return True
         elif isinstance(earlier, (ast.For, ast.AsyncFor)) and key in {dotted_name(t) for t in target_elements(earlier.target)}:
             return True
+    return False
+
+
+def _after_updates(node: ast.AST, update: ast.stmt | None) -> bool:
+    """`node` runs only after every iteration of the outermost loop around `update` (or after `update`
+    itself, outside loops): it cannot keep an earlier iteration's arrays alive."""
+    if update is None:
+        return False
+    loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    region = loops[-1] if loops else update
+    end = getattr(region, "end_lineno", None)
+    return end is not None and getattr(node, "lineno", 0) > end and not is_within(node, region)
+
+
+def _derived_from(value: ast.AST, key: str) -> bool:
+    """`value` reads `key` or a part of it: computed from the value the loop carries, not fresh input."""
+    prefix = key + "."
+    for node in walk(value):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = dotted_name(node)
+            if name is not None and (name == key or name.startswith(prefix)):
+                return True
     return False
 
 
@@ -304,7 +329,7 @@ def _class_scopes(scope, model) -> list:
     return found
 
 
-def shares_buffers(key: str, scope, model) -> bool:
+def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bool:
     """The value bound to `key` shares its buffers with another live reference, so donating it would
     fail on the first call ("donate the same buffer twice") or delete a value still read:
 
@@ -323,7 +348,10 @@ def shares_buffers(key: str, scope, model) -> bool:
                     continue
                 if name != key and dotted_name(element_value) == key and ("." in name or candidate is scope):
                     # Another attribute keeps it across calls; a local copy elsewhere (`state = self._state`
-                    # in `render()`) lives only while that method runs.
+                    # in `render()`) lives only while that method runs, and a local copy made once the
+                    # loop of updates has ended (`final = state` after it) holds only the last value.
+                    if "." not in name and _after_updates(element, update):
+                        continue
                     return True
                 if name == key:
                     source = dotted_name(element_value)
