@@ -223,3 +223,37 @@ def test_a_stored_key_drawn_through_a_local_name_or_a_method_repeats_in_another_
     result = check_source(path.read_text(), str(path), Settings(root=tmp_path), [RULES_BY_CODE["JAX501"]])
     assert not result.errors, result.errors
     assert sorted(d.location.row for d in result.diagnostics) == [10, 11]
+
+
+def test_namespace_package_reexports_resolve_under_the_imported_name(tmp_path):
+    """A package inside a directory without `__init__.py` (a namespace package, installed by setup.py):
+    its relative re-exports are read as `agents.models.Hopper` from its own files, yet the program
+    imports it as `lab.agents`. The index follows them under the name it was found by, so a class
+    picked from the package's registry is known (JAX401 on the carried agent)."""
+    package = tmp_path / "lab" / "agents"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from .models import Hopper, Skater\n\nREGISTRY = {'hopper': Hopper, 'skater': Skater}\n"
+    )
+    (package / "models.py").write_text(
+        "import flax\nimport jax\n\n\n"
+        "class Hopper(flax.struct.PyTreeNode):\n    weights: jax.Array\n\n"
+        "    @jax.jit\n    def update(self, batch):\n        return self.replace(weights=self.weights - batch), {}\n\n\n"
+        "class Skater(flax.struct.PyTreeNode):\n    weights: jax.Array\n\n"
+        "    @jax.jit\n    def update(self, batch):\n        return self.replace(weights=self.weights * batch), {}\n"
+    )
+    script = tmp_path / "train.py"
+    script.write_text(
+        "from lab.agents import REGISTRY\n\n\n"
+        "def main(name, weights, batches):\n"
+        "    agent = REGISTRY[name](weights=weights)\n"
+        "    for batch in batches:\n"
+        "        agent, info = agent.update(batch)\n"
+        "    return agent\n"
+    )
+    assert not (tmp_path / "lab" / "__init__.py").exists()
+    result = check_source(script.read_text(), str(script), Settings(root=tmp_path), [RULES_BY_CODE["JAX401"]])
+    assert [(d.location.row, d.code) for d in result.diagnostics] == [(7, "JAX401")]
+    assert "REGISTRY[...].update" in result.diagnostics[0].message
+    view = ProjectView(str(script), tmp_path)
+    assert view.registry("lab.agents.REGISTRY") == ("lab.agents.models.Hopper", "lab.agents.models.Skater")

@@ -13,8 +13,12 @@ So does an object carried through its own compiled method (`model, info = model.
 `model = model.step(batch)` per step, `update` jitted or pmapped on its class, in this module or another:
 a pytree whose method returns the next object): the object is the method's `self`, argument 0, and the
 message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the one its constructor names
-(`model = Model(...)`, the object otherwise rebound only from its own methods), or, where the object
-comes from elsewhere, the one class of the module with a compiled method of that name. An `nnx.jit`
+(`model = Model(...)` or `agent = Agent.create(...)`, the object otherwise rebound only from its own
+methods, or placed or restored into itself: `jax.device_put(agent, sharding)`, `restore_checkpoint(path,
+target=agent)`), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
+with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` here or in another module, every one compiling the
+method without donating `self`), or, where the object comes from elsewhere, the one class of the
+module with a compiled method of that name. An `nnx.jit`
 update counts as `jax.jit` does (it takes the same donation options), with no automatic fix.
 So does a thin wrapper of a compiled callable, in this module or another (`def update(self, state,
 batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `__init__`, or
@@ -51,7 +55,8 @@ person paces their loop (as a clock does a loop that sleeps every iteration), a 
 Nor is state whose old arrays something else keeps alive past the update: both copies stay in
 memory whatever the call donates, so donation saves nothing (it would fail on the first call,
 "donate the same buffer twice", or delete a live value):
-- another attribute of the object is bound to it (`self._target = self._online`), or it is a pytree
+- another attribute of the object is bound to it (`self._target = self._online`), or another local
+  name while updates still run (`final = state` once the loop has ended holds the last value only), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
 - it, or a part of it, is also kept by something that outlives the update: a target rebuilt around
@@ -78,6 +83,11 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
+Nor is a value passed through a compiled cast: a function whose every return casts that argument
+to a dtype (`x.astype(ref.dtype)`, `jnp.asarray(x, dtype=d)`, a `tree_map` of such a cast, after
+taking the real part or not), in this module or another (`grads = cast_like(grads, params)`).
+Where the dtype changes no output buffer can take the input's place, and where it does not the
+output is the input itself: donation saves nothing (semantic/conversions.py).
 A parameter of a method rebound once beside the object's state is skipped too
 (`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
 
@@ -91,11 +101,14 @@ replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
 itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
 carry)` returning a key split from `carry`): after one step the state is that value, whatever it
-started as. So is a model whose size the source
+started as. Parts of the state handed back unchanged count the same way (`(key, plan, scale) = state`
+... `return action, (new_key, plan, scale)`): an output that is the input itself takes no second
+buffer, so donation would save only the new key. So is a model whose size the source
 fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
 or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
-shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input; the
+shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
+its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. An update that is handed the value itself (`logs = reset(logs)`) keeps its
 size. A size the source does not fix (a parameter, a width read from the command line, an input
@@ -190,7 +203,8 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import caller_sized, demo_code, carried_state, flow, forwarding, liveness
+from jaxlint.semantic import project as project_module
+from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -270,15 +284,17 @@ class MissingDonation(Rule):
                 continue
             if _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
-            if _returned_small(key, node, binding, context.model):
+            if _returned_small(key, node, binding, context.model, position, keyword):
                 continue
+            if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
+                continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
             if caller_sized.sized_by_caller(key, node, scope, context.model):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
             if (
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
-                or carried_state.shares_buffers(key, scope, context.model)
+                or carried_state.shares_buffers(key, scope, context.model, node)
                 or carried_state.held_elsewhere(key, value, scope, context.model)
             ):
                 continue  # not carried state, or another holder keeps the old arrays alive: see semantic/carried_state.py
@@ -337,7 +353,10 @@ def _receiver_name(call: ast.Call) -> str | None:
 def _carried_object_method(receiver: str, call: ast.Call, scope, model):
     """The jitted method `obj.m(...)` runs, where `obj` is built once by a constructor and otherwise
     rebound only from its own methods' results (`model = Model(...)`, then `model, info =
-    model.update(batch)` per step): the object keeps its class from call to call."""
+    model.update(batch)` per step): the object keeps its class from call to call. The constructor
+    may be the class (`Model(...)`), a method called on it (`Agent.create(...)`), or a class picked
+    from a display of classes by a setting (`agents[config.agent].create(...)`), in which case every
+    class there must compile the method the same way."""
     constructors = []
     for target, bound in scope.bindings:
         if receiver not in {dotted_name(element) for element in target_elements(target)}:
@@ -346,23 +365,104 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
             continue  # `model = model.update(...)`: the next object, of the same class
         if dotted_name(target) != receiver or not isinstance(bound, ast.Call):
             return None
+        if _keeps_structure(bound, receiver, model):
+            continue  # `agent = jax.device_put(agent, sharding)`: the same pytree, placed or restored
         constructors.append(bound)
-    if len(constructors) != 1 or not isinstance(constructors[0].func, (ast.Name, ast.Attribute)):
+    if len(constructors) != 1:
         return None
-    constructor = constructors[0].func
     method = call.func.attr
-    if isinstance(constructor, ast.Name):
-        local = [c for c in model.class_methods if c.name == constructor.id and model.scope_for(c) is model.module_scope]
-        if len(local) == 1 and constructor.id not in model.imports.aliases:
-            found = model.class_methods[local[0]].get(method)
-            bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
-            return dataclasses.replace(bindings[0], key=f"{local[0].name}.{method}") if len(bindings) == 1 else None
-    qualified = model.qualified_name(constructor)
+    picked = _picked_classes(constructors[0].func, model)
+    if picked is not None:
+        registry, classes = picked
+        bindings = [_compiled_method(owner, method, call, model) for owner in classes]
+        if not bindings or None in bindings or any(_receiver_static_or_donated(b) is not False for b in bindings):
+            return None
+        return dataclasses.replace(bindings[0], key=f"{registry}[...].{method}")
+    constructor = constructors[0].func
+    if not isinstance(constructor, (ast.Name, ast.Attribute)):
+        return None
+    owner = _class_named(constructor, model)
+    if owner is None and isinstance(constructor, ast.Attribute):
+        owner = _class_named(constructor.value, model)  # `Agent.create(...)`: a method of the class builds it
+    return _compiled_method(owner, method, call, model) if owner is not None else None
+
+
+# Calls that hand back the pytree they are given with its structure (its class) unchanged: placed on
+# devices, mapped leaf by leaf, or restored from a checkpoint into it as a template.
+_STRUCTURE_KEEPING = {
+    "jax.device_put": 0, "jax.device_put_replicated": 0, "flax.jax_utils.replicate": 0,
+    "jax.tree_util.tree_map": 1, "jax.tree.map": 1, "jax.tree_map": 1,
+    "flax.training.checkpoints.restore_checkpoint": "target",
+}
+
+
+def _keeps_structure(value: ast.AST, receiver: str, model, depth: int = 0) -> bool:
+    """`value` is the object `receiver` passed through calls that keep its pytree structure
+    (`jax.device_put(jax.tree.map(jnp.array, agent), sharding)`, `restore_checkpoint(path, target=agent)`)."""
+    if isinstance(value, ast.Name):
+        return value.id == receiver
+    if depth > 4 or not isinstance(value, ast.Call):
+        return False
+    slot = _STRUCTURE_KEEPING.get(model.qualified_name(value.func) or "")
+    if slot is None:
+        return False
+    if isinstance(slot, int):
+        passed = value.args[slot] if len(value.args) > slot and not any(isinstance(a, ast.Starred) for a in value.args[: slot + 1]) else None
+        if passed is None and slot == 0:
+            passed = next((k.value for k in value.keywords if k.arg in ("x", "tree")), None)
+    else:
+        passed = next((k.value for k in value.keywords if k.arg == slot), None)
+    return passed is not None and _keeps_structure(passed, receiver, model, depth + 1)
+
+
+def _class_named(node: ast.AST, model):
+    """The class a name or attribute refers to: a ClassDef of this module, or a project ClassSummary."""
+    if isinstance(node, ast.Name):
+        local = [c for c in model.class_methods if c.name == node.id and model.scope_for(c) is model.module_scope]
+        if len(local) == 1 and node.id not in model.imports.aliases:
+            return local[0]
+    elif not isinstance(node, ast.Attribute):
+        return None
+    qualified = model.qualified_name(node)
     project = getattr(model, "project", None)
     if qualified is None or project is None or qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
         return None
-    owner = project.class_(qualified)
-    summary = owner.methods.get(method) if owner is not None else None
+    return project.class_(qualified)
+
+
+def _picked_classes(func: ast.AST, model) -> tuple[str, list] | None:
+    """`agents[name](...)` or `agents[name].create(...)` with `agents` a module-level display of classes
+    (`{"bc": BCAgent, "iql": IQLAgent}`, here or in another module): (the display's name, its classes)."""
+    if isinstance(func, ast.Attribute):
+        func = func.value
+    if not (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)):
+        return None
+    name = func.value.id
+    if name in model.module_scope.local_names and name not in model.imports.aliases:
+        bound = [value for target, value in model.module_scope.bindings if isinstance(target, ast.Name) and target.id == name]
+        names = project_module.class_registry_names(bound[0]) if len(bound) == 1 and isinstance(bound[0], ast.AST) else None
+        if names is None:
+            return None
+        classes = [_class_named(ast.Name(id=class_name, ctx=ast.Load()), model) for class_name in names]
+        return (name, classes) if None not in classes else None
+    qualified = model.qualified_name(func.value)
+    project = getattr(model, "project", None)
+    if qualified is None or project is None:
+        return None
+    listed = project.registry(qualified)
+    if not listed:
+        return None
+    classes = [project.class_(class_name) for class_name in listed]
+    return (name, classes) if None not in classes else None
+
+
+def _compiled_method(owner, method: str, call: ast.Call, model):
+    """The binding of `method` compiled by a decorator on the class `owner` (local ClassDef or project summary)."""
+    if isinstance(owner, ast.ClassDef):
+        found = model.class_methods[owner].get(method)
+        bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
+        return dataclasses.replace(bindings[0], key=f"{owner.name}.{method}") if len(bindings) == 1 else None
+    summary = owner.methods.get(method)
     if summary is None or summary.transform is None or not summary.via_decorator:
         return None
     return JitBinding(f"{owner.name}.{method}", summary.transform, call.func, summary.options, None, via_decorator=True,
@@ -646,7 +746,7 @@ _SMALL_ELEMENTS = 2**18
 _SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
 
 
-def _returned_small(key: str, statement: ast.stmt, binding, model) -> bool:
+def _returned_small(key: str, statement: ast.stmt, binding, model, position=None, keyword=None) -> bool:
     """The compiled function itself hands back, in the place the state is rebound, a value the
     source shows small: `action, self._state = policy(params, obs, self._state)` where the policy
     returns `action, next_key` (a key split from the one passed). Whatever the state held before,
@@ -670,7 +770,43 @@ def _returned_small(key: str, statement: ast.stmt, binding, model) -> bool:
         returned = list(function.returns)
     else:
         return False
-    return all(carried_state.known_small(value, function, model) for value in returned)
+    params = binding.param_names
+    state = keyword if keyword is not None else (
+        params[position] if params is not None and isinstance(position, int) and 0 <= position < len(params) else None
+    )
+    return all(_small_or_passed_through(value, state, function, model) for value in returned)
+
+
+def _small_or_passed_through(value: ast.AST, state: str | None, function, model, depth: int = 0) -> bool:
+    """What the compiled function hands back in the state's place is small (a key split from the one
+    passed) or is the state's own parts unchanged (`(key, plan, scale) = state` ... `return action,
+    (new_key, plan, scale)`): an output that is the input itself takes no second buffer, so donation
+    saves at most the small parts. A state of only unchanged parts is not an update at all."""
+    if carried_state.known_small(value, function, model):
+        return True
+    if state is None or depth > 3:
+        return False
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return bool(value.elts) and all(_small_or_passed_through(e, state, function, model, depth + 1) for e in value.elts)
+    if isinstance(value, ast.Attribute):
+        return dotted_name(value) is not None and dotted_name(value).split(".", 1)[0] == state and "." in dotted_name(value)
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, (int, str)):
+        return isinstance(value.value, ast.Name) and value.value.id == state  # `state[1]`, `state["plan"]`
+    if not isinstance(value, ast.Name):
+        return False
+    if value.id == state:
+        return False  # the whole state handed back: not shown to be small or unchanged
+    bindings = [(target, bound) for target, bound in function.bindings if value.id in {dotted_name(e) for e in target_elements(target)}]
+    if not bindings or value.id in function.params:
+        return False
+    for target, bound in bindings:
+        unpacked = isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts)
+        if unpacked and isinstance(bound, ast.Name) and bound.id == state:
+            continue  # a part of the state, unchanged
+        if unpacked and isinstance(bound, ast.Call) and model.qualified_name(bound.func) == "jax.random.split":
+            continue  # a key split from another
+        return False
+    return True
 
 
 def _small_allocation(value: ast.AST, model, scope) -> bool:

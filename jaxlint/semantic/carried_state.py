@@ -6,7 +6,8 @@ Donation pays when the argument is the state a loop carries from one call to the
 
 - inside a loop, the argument is rebuilt each iteration, before the call, from something not known
   to be a device value (`x = next(batches)` then `x = encode(x)`): it is fresh input, often host
-  data, and the output often has another shape, so XLA could not reuse the buffer anyway;
+  data, and the output often has another shape, so XLA could not reuse the buffer anyway (a value
+  rebuilt from itself, `state = state._replace(...)`, is still the carried state);
 - the code is a test: a single call on small values, where memory is not the point;
 - the state is known to be small (`known_small`): a PRNG key, arrays of sizes the source fixes.
 
@@ -119,10 +120,34 @@ def rebuilt_before_call(key: str, statement: ast.stmt, model, scope) -> bool:
             if any(dotted_name(element) == key for target in targets for element in target_elements(target)):
                 value = earlier.value if not isinstance(earlier, ast.AugAssign) else None
                 kind = model.device_kind(value, scope) if value is not None else None
+                if unknown_counts and kind is None and value is not None and _derived_from(value, key):
+                    continue  # `state = state._replace(...)`, `state, out = rollout(*state)`: still the carried value
                 if kind == "host" or (unknown_counts and kind != "device"):
                     return True
         elif isinstance(earlier, (ast.For, ast.AsyncFor)) and key in {dotted_name(t) for t in target_elements(earlier.target)}:
             return True
+    return False
+
+
+def _after_updates(node: ast.AST, update: ast.stmt | None) -> bool:
+    """`node` runs only after every iteration of the outermost loop around `update` (or after `update`
+    itself, outside loops): it cannot keep an earlier iteration's arrays alive."""
+    if update is None:
+        return False
+    loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    region = loops[-1] if loops else update
+    end = getattr(region, "end_lineno", None)
+    return end is not None and getattr(node, "lineno", 0) > end and not is_within(node, region)
+
+
+def _derived_from(value: ast.AST, key: str) -> bool:
+    """`value` reads `key` or a part of it: computed from the value the loop carries, not fresh input."""
+    prefix = key + "."
+    for node in walk(value):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = dotted_name(node)
+            if name is not None and (name == key or name.startswith(prefix)):
+                return True
     return False
 
 
@@ -304,7 +329,7 @@ def _class_scopes(scope, model) -> list:
     return found
 
 
-def shares_buffers(key: str, scope, model) -> bool:
+def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bool:
     """The value bound to `key` shares its buffers with another live reference, so donating it would
     fail on the first call ("donate the same buffer twice") or delete a value still read:
 
@@ -323,7 +348,10 @@ def shares_buffers(key: str, scope, model) -> bool:
                     continue
                 if name != key and dotted_name(element_value) == key and ("." in name or candidate is scope):
                     # Another attribute keeps it across calls; a local copy elsewhere (`state = self._state`
-                    # in `render()`) lives only while that method runs.
+                    # in `render()`) lives only while that method runs, and a local copy made once the
+                    # loop of updates has ended (`final = state` after it) holds only the last value.
+                    if "." not in name and _after_updates(element, update):
+                        continue
                     return True
                 if name == key:
                     source = dotted_name(element_value)
@@ -577,8 +605,13 @@ def _built_with_shared_leaves(value: ast.AST, scope, model, depth: int) -> bool:
     """`value` builds a pytree that holds the same (local) value twice."""
     if depth > 2 or not isinstance(value, ast.Call):
         return False
+    from jaxlint.semantic import library_models
+
+    entry = library_models.call_model(model, value, scope)
+    if entry is not None and entry.result == "fresh":
+        return False  # new buffers (`eqx.nn.MLP(width, 1, width, 2, key=k)`): a size passed twice is no shared leaf
     parts = [*value.args, *(k.value for k in value.keywords if k.arg)]
-    roots = [_resolve_alias(part.id, scope) for part in parts if isinstance(part, ast.Name)]
+    roots = [_resolve_alias(part.id, scope) for part in parts if isinstance(part, ast.Name) and not _plain_number(part, scope, model)]
     if len(roots) != len(set(roots)):
         return True
     # A local builder: `state = make_initial_state(key)` with `def make_initial_state(key): ... return State(...)`.
@@ -592,6 +625,22 @@ def _built_with_shared_leaves(value: ast.AST, scope, model, depth: int) -> bool:
                 if any(_built_with_shared_leaves(c, builder, model, depth + 1) for c in candidates):
                     return True
     return False
+
+
+_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+
+
+def _plain_number(name: ast.Name, scope, model) -> bool:
+    """A name holding a Python number or string (`Net(width, width)`: a size, not a leaf): a constant
+    the module fixes, or a parameter annotated `int`/`float`/`bool`/`str`."""
+    from jaxlint.semantic.constants import UNKNOWN
+
+    parameter = scope.param_nodes.get(name.id)
+    if parameter is not None:
+        annotation = getattr(parameter, "annotation", None)
+        return isinstance(annotation, ast.Name) and annotation.id in _NUMBER_ANNOTATIONS
+    value = model.constant_evaluator().value(name, scope)
+    return value is not UNKNOWN and isinstance(value, (int, float, str)) and not isinstance(value, bool)
 
 
 def _resolve_alias(name: str, scope, limit: int = 4) -> str:
@@ -848,6 +897,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
 
         found = bound_values(model, value.id, scope)
         if found is None:
+            partitioned = _partitioned_arrays(value, scope, model)
+            if partitioned is not None:
+                return _elements(partitioned, scope, model, depth + 1, passed)
             return _unpacked_key(value.id, scope, model)
         owner, bound = found[0], _reaching_value(value, found[1])
         if bound is None:
@@ -864,6 +916,31 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
     if isinstance(value, ast.Call):
         return _call_elements(value, scope, model, depth, passed)
     return None
+
+
+_PARTITIONS = frozenset({"equinox.partition"})
+_FILTERS = frozenset({"equinox.filter"})
+
+
+def _partitioned_arrays(name: ast.Name, scope, model) -> ast.AST | None:
+    """`params, static = eqx.partition(model, eqx.is_array)` read before anything rebinds `params`
+    (outside a loop of the scope): the arrays part holds the arrays of `model`, the value returned."""
+    read = enclosing_statement(name)
+    if read is None or any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(read)):
+        return None
+    earlier = [
+        (target, value) for target, value in scope.bindings
+        if name.id in bound_names(target) and isinstance(value, ast.AST) and getattr(value, "lineno", read.lineno) < read.lineno
+    ]
+    if len(earlier) != 1:
+        return None
+    target, value = earlier[0]
+    if not (
+        isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name.id
+        and isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) in _PARTITIONS
+    ):
+        return None
+    return value.args[0]
 
 
 def _unpacked_key(name: str, scope, model) -> int | None:
@@ -899,8 +976,8 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         return 1 if shape is None else _shape_elements(shape, scope, model, passed)
     if qualified in _LITERAL_ARRAYS and arguments and isinstance(arguments[0], (ast.List, ast.Tuple, ast.Constant)):
         return _elements(arguments[0], scope, model, depth, passed)
-    if qualified in _REPLICATING and arguments:
-        return _elements(arguments[0], scope, model, depth + 1, passed)
+    if (qualified in _REPLICATING or qualified in _FILTERS) and arguments:
+        return _elements(arguments[0], scope, model, depth + 1, passed)  # (`eqx.filter(model, eqx.is_array)`: its arrays)
     if qualified in _BROADCASTS and len(arguments) >= 2:
         return _shape_elements(arguments[1], scope, model, passed)
     if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):

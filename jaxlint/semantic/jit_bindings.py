@@ -32,6 +32,8 @@ class JitBinding:
     external_has_self: bool = False
     # `step = make_step(opt)`: bound to what a factory of the module returns (the options sit in the factory).
     built_by_factory: bool = False
+    # For a callable of another module: the parameters it only casts to a dtype (semantic/conversions.py).
+    converted_params: tuple[str, ...] = ()
 
     def literal_option(self, *names: str) -> tuple | None:
         """The literal value of an int/str tuple option; () when absent; None when not a literal."""

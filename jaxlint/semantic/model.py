@@ -986,6 +986,14 @@ class SemanticModel(DeviceValues):
             return None
         found = None
         for returned in factory.returns:
+            if isinstance(returned, ast.Call) and returned.args and self.transform_of(returned.func) in jaxapi.COMPILING:
+                # `return jax.jit(step, donate_argnums=...)`: compiled where it is returned.
+                if found is not None:
+                    return None
+                resolved = self.resolve_function(returned.args[0], factory)
+                function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
+                found = JitBinding("<factory>", self.transform_of(returned.func), returned, keyword_options(returned), function, bound, owner=factory)
+                continue
             if not isinstance(returned, ast.Name):
                 return None
             owned = [b for b in self.jit_binding_lists.get(returned.id, ()) if b.owner is factory]
@@ -1047,7 +1055,8 @@ class SemanticModel(DeviceValues):
         if summary is None or summary.transform is None:
             return None
         return JitBinding(qualified, summary.transform, node, summary.options, None, via_decorator=summary.via_decorator,
-                          external_params=list(summary.params), external_has_self=summary.has_self)
+                          external_params=list(summary.params), external_has_self=summary.has_self,
+                          converted_params=summary.converted_params)
 
     def _of_foreign_module(self, node: ast.Attribute) -> bool:
         """The chain starts at a name only ever bound by an import of a module outside the project
@@ -1141,7 +1150,8 @@ class SemanticModel(DeviceValues):
         if summary is None or summary.transform is None:
             return None
         return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
-                          external_params=list(summary.params), external_has_self=summary.has_self)
+                          external_params=list(summary.params), external_has_self=summary.has_self,
+                          converted_params=summary.converted_params)
 
     def may_call_compiled_method(self, call: ast.Call) -> bool:
         """`obj.method(...)` on an object of a class nothing here names, where every class of this

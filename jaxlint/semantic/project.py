@@ -78,6 +78,8 @@ class FunctionSummary:
     key_forwards: tuple[tuple, ...] = ()
     # A wrapper that only returns a call of a compiled callable on its parameters (semantic/forwarding.py).
     compiled_forward: object | None = None
+    # Parameters every return of a compiled function only casts to a dtype (semantic/conversions.py).
+    converted_params: tuple[str, ...] = ()
 
 
 @dataclass
@@ -103,6 +105,10 @@ class ModuleSummary:
     reexports: dict[str, str] = field(default_factory=dict)  # local name -> qualified target
     star_modules: list[str] = field(default_factory=list)  # modules it `import *`s (absolute names)
     public_names: set[str] = field(default_factory=set)  # what `from it import *` binds
+    # `agents = {"bc": BCAgent, "iql": IQLAgent}` bound once: name -> the qualified classes it holds.
+    registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The dotted name the module's own `__init__.py` files give it (relative imports were read from it).
+    name_hint: str = ""
 
 
 _summaries: dict[tuple[str, int, int], ModuleSummary | None] = {}
@@ -152,6 +158,18 @@ def summarise_file(path: Path) -> ModuleSummary | None:
     return summary
 
 
+def _rerooted(target: str, summary: ModuleSummary, looked_up: str) -> str:
+    """A name the module's relative imports produced (`agents.continuous.bc.BCAgent`, read inside a
+    package whose parent has no `__init__.py`), under the name the module was found by
+    (`jaxrl_m.agents`): a namespace package's modules are imported under their full name."""
+    hint = summary.name_hint
+    if not hint or looked_up == hint or not looked_up.endswith("." + hint):
+        return target
+    if target.split(".", 1)[0] != hint.split(".", 1)[0]:
+        return target  # an absolute import of another package
+    return looked_up[: -len(hint)] + target
+
+
 def module_name_hint(path: Path) -> str:
     """The dotted package a file belongs to, from the `__init__.py` files above it."""
     package = run_memo.answer(("package", str(path.parent)), _package_of, path.parent)
@@ -183,7 +201,7 @@ def _reexported_attribute(value: ast.AST, reexports: dict[str, str]) -> str | No
 def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module_name: str) -> ModuleSummary:
     from jaxlint.semantic import constants
 
-    summary = ModuleSummary(path, digest)
+    summary = ModuleSummary(path, digest, name_hint=module_name)
     package = module_name if path.endswith("__init__.py") else module_name.rpartition(".")[0]
     assigned: dict[str, int] = {}
     for statement in _top_level(tree.body):
@@ -230,6 +248,7 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
                 if value is not constants.UNKNOWN:
                     summary.constants[statement.target.id] = value
     summary.public_names = {name for name in summary.public_names if not name.startswith("_")}
+    _summarise_registries(tree, summary, module_name, assigned)
     if not any(marker in text for marker in ("jax", "flax", "equinox")):
         light = None
         for statement in _top_level(tree.body):
@@ -246,6 +265,41 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
         return summary
     summarise_light(tree, summary)
     return summary
+
+
+def class_registry_names(value: ast.AST) -> list[str] | None:
+    """The names a dict, list or tuple display holds as its values (`{"bc": BCAgent, "iql": IQLAgent}`),
+    when every value is a plain name; None otherwise."""
+    if isinstance(value, ast.Dict):
+        values = value.values if None not in value.keys else None
+    elif isinstance(value, (ast.List, ast.Tuple)):
+        values = value.elts
+    else:
+        values = None
+    if not values or not all(isinstance(element, ast.Name) for element in values):
+        return None
+    return [element.id for element in values]
+
+
+def _summarise_registries(tree: ast.Module, summary: ModuleSummary, module_name: str, assigned: dict[str, int]) -> None:
+    """Module-level displays of classes bound once (`agents = {"bc": BCAgent, ...}`): a program picks
+    one by a setting (`agents[config.agent].create(...)`), and the object is an instance of one of them."""
+    for statement in _top_level(tree.body):
+        if not (_assigns_one_name(statement) and assigned.get(statement.targets[0].id) == 1):
+            continue
+        names = class_registry_names(statement.value)
+        if names is None:
+            continue
+        classes = []
+        for name in names:
+            if name in summary.reexports:
+                classes.append(summary.reexports[name])
+            elif any(isinstance(s, ast.ClassDef) and s.name == name for s in _top_level(tree.body)):
+                classes.append(f"{module_name}.{name}" if module_name else name)
+            else:
+                break
+        else:
+            summary.registries[statement.targets[0].id] = tuple(classes)
 
 
 def _method_aliases(class_node: ast.ClassDef) -> list[tuple[str, str]]:
@@ -333,7 +387,11 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
         # `step = jax.jit(_step)`: a draw inside the compiled program draws from the caller's key, so
         # its key parameters are handed on to `_step` (semantic/effects.py reads them as forwards).
         forwards = tuple((param, f".{target.name}", index) for index, param in enumerate(params) if named_like_key(param)) if target is not None and target.name != name else ()
-        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards)
+        from jaxlint.semantic import conversions
+
+        converted = conversions.converted_parameters(target, False, light.qualified_name) if target is not None else ()
+        summary.functions[name] = FunctionSummary(name, params, transform=transform, options=keyword_options(value), key_forwards=forwards,
+                                                  converted_params=converted)
 
 
 def _summarise_compiled_forwards(tree: ast.Module, light, summary: ModuleSummary, compiling) -> None:
@@ -397,6 +455,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     for decorator in node.decorator_list:
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
+            from jaxlint.semantic import conversions
             from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
@@ -406,6 +465,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
                 consumed_key_params=consumed, returned_draws=returned,
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
+                converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
     from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
@@ -713,6 +773,11 @@ class ProjectView:
 
     def resolve(self, qualified: str) -> tuple[ModuleSummary, str] | None:
         """(summary of the defining module, name in it) for `pkg.mod.name`, following re-exports."""
+        found = self._locate(qualified)
+        return found[:2] if found else None
+
+    def _locate(self, qualified: str) -> tuple[ModuleSummary, str, str] | None:
+        """`resolve`, with the dotted name the defining module was found under."""
         for _ in range(_MAX_REEXPORT_DEPTH):
             module_name, _, name = qualified.rpartition(".")
             if not module_name:
@@ -720,15 +785,15 @@ class ProjectView:
             summary = self.module(module_name)
             if summary is None:
                 return None
-            if name in summary.functions or name in summary.classes or name in summary.constants:
-                return summary, name
+            if name in summary.functions or name in summary.classes or name in summary.constants or name in summary.registries:
+                return summary, name, module_name
             if name in summary.reexports:
-                qualified = summary.reexports[name]
+                qualified = _rerooted(summary.reexports[name], summary, module_name)
                 continue
             for inner in summary.star_modules:
                 inner_summary = self.module(inner)
                 if inner_summary is not None and (name in inner_summary.functions or name in inner_summary.classes or name in inner_summary.constants):
-                    return inner_summary, name
+                    return inner_summary, name, inner
             return None
         return None
 
@@ -739,6 +804,14 @@ class ProjectView:
     def class_(self, qualified: str) -> ClassSummary | None:
         found = self.resolve(qualified)
         return found[0].classes.get(found[1]) if found else None
+
+    def registry(self, qualified: str) -> tuple[str, ...] | None:
+        """The qualified classes a module-level display of classes holds (`agents = {"bc": BCAgent}`)."""
+        found = self._locate(qualified)
+        if not found or found[1] not in found[0].registries:
+            return None
+        summary, name, module_name = found
+        return tuple(_rerooted(target, summary, module_name) for target in summary.registries[name])
 
     # ----- fresh results (semantic/fresh_values.py) ----------------------------------------------
 
