@@ -1539,6 +1539,76 @@ def derives_keys_by_split(call: ast.Call, context) -> bool:
     return entry is not None and entry.key_derivation == "split"
 
 
+def draws_from_split_keys(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """`call` draws from keys that `split(key, n)` returns, so a later `split(key)` of the caller hands
+    out keys it already drew from: `split` itself, a sampler that splits its key first (`randint`,
+    `permutation`, `shuffle`, `choice` without `p`), a library call whose model says `key_derivation:
+    split` (Haiku's `init`), or a function of this module that hands that parameter to one of these
+    (`def sample(key): a, b = split(key); ...`). A sampler that reads the key's own bits (`normal`) or a
+    Flax init (keys folded in by name) does not; neither, as far as can be shown, does an unknown call."""
+    model = context.model
+    name = _random_name(call, context)
+    if name == "split" or splits_first(call, context) or derives_keys_by_split(call, context):
+        return True
+    if name is not None or library_models.call_model(model, call, model.scope_for(call)) is not None:
+        return False
+    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return False
+    function = resolved[0].node
+    if isinstance(function, ast.Lambda):
+        return False
+    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
+    if parameter is None:
+        return False
+    for node in walk(function):
+        if isinstance(node, ast.Name) and node.id == parameter and isinstance(node.ctx, ast.Load):
+            consumer = parent_of(node)
+            if isinstance(consumer, ast.keyword):
+                consumer = parent_of(consumer)
+            if isinstance(consumer, ast.Call) and node is not consumer.func and draws_from_split_keys(consumer, parameter, context, depth + 1):
+                return True
+    return False
+
+
+def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """Every draw `call` makes from `key` reads the key's own bits or folds names into it: a sampler
+    such as `normal` or `uniform`, a Flax init (`key_derivation: by_name`), or a function of this module
+    that hands that parameter only to such calls. Then `split(key)` afterwards hands out keys no draw of
+    it used (`fold_in(key, i)` on the default threefry), and no value drawn from them can repeat one
+    it drew. Unknown calls and functions of other modules are not shown to: False."""
+    if reads_own_bits(call, context) or derives_keys_by_name(call, key, context):
+        return True
+    model = context.model
+    if _random_name(call, context) is not None or library_models.call_model(model, call, model.scope_for(call)) is not None:
+        return False
+    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return False
+    function = resolved[0].node
+    if isinstance(function, ast.Lambda):
+        return False
+    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
+    if parameter is None:
+        return False
+    uses = [node for node in walk(function) if isinstance(node, ast.Name) and node.id == parameter]
+    if not uses:
+        return False
+    for use in uses:
+        consumer = parent_of(use)
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if not isinstance(use.ctx, ast.Load) or not isinstance(consumer, ast.Call) or use is consumer.func:
+            return False  # rebound, stored or handed on some other way: not shown
+        if not draws_only_own_bits(consumer, parameter, context, depth + 1):
+            return False
+    return True
+
+
 def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: bool) -> str | None:
     """The parameter of `function` that `call` passes the name `key` to (by position or keyword)."""
     arguments = function.args
