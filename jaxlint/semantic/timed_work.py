@@ -139,9 +139,17 @@ class _Walker:
         self.scope = scope
         self.model = model
         self.computes_nothing = computes_nothing
-        self.device_like = device_like_names(scope, model)
+        self._device_like: frozenset[str] | None = None
         self.unknown_calls: set[int] = set()  # calls passed over whose effect jaxlint does not know
         self.possible_waits: set[int] = set()  # unknown calls counted as waits because of what they are handed
+
+    @property
+    def device_like(self) -> frozenset[str]:
+        # Asked only about names an unknown call is handed: most intervals decide before that, and
+        # the names cost a walk of the whole scope (a script's module).
+        if self._device_like is None:
+            self._device_like = device_like_names(self.scope, self.model)
+        return self._device_like
 
     # ----- structure -----------------------------------------------------------------------------
 
