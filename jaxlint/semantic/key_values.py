@@ -1497,17 +1497,10 @@ def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> b
     entry = library_models.call_model(model, call, scope)
     if entry is not None:
         return entry.key_derivation == "by_name"
-    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+    found = _module_function_receiving(call, key, context, depth)
+    if found is None:
         return False
-    resolved = model.resolve_function(call.func, scope)
-    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
-        return False
-    function = resolved[0].node
-    if isinstance(function, ast.Lambda):
-        return False
-    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
-    if parameter is None:
-        return False
+    function, parameter = found
     uses = [
         node for node in walk(function)
         if isinstance(node, ast.Name) and node.id == parameter and node is not function
@@ -1552,17 +1545,10 @@ def draws_from_split_keys(call: ast.Call, key: str, context, depth: int = 0) -> 
         return True
     if name is not None or library_models.call_model(model, call, model.scope_for(call)) is not None:
         return False
-    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+    found = _module_function_receiving(call, key, context, depth)
+    if found is None:
         return False
-    resolved = model.resolve_function(call.func, model.scope_for(call))
-    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
-        return False
-    function = resolved[0].node
-    if isinstance(function, ast.Lambda):
-        return False
-    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
-    if parameter is None:
-        return False
+    function, parameter = found
     for node in walk(function):
         if isinstance(node, ast.Name) and node.id == parameter and isinstance(node.ctx, ast.Load):
             consumer = parent_of(node)
@@ -1584,17 +1570,10 @@ def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bo
     model = context.model
     if _random_name(call, context) is not None or library_models.call_model(model, call, model.scope_for(call)) is not None:
         return False
-    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+    found = _module_function_receiving(call, key, context, depth)
+    if found is None:
         return False
-    resolved = model.resolve_function(call.func, model.scope_for(call))
-    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
-        return False
-    function = resolved[0].node
-    if isinstance(function, ast.Lambda):
-        return False
-    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
-    if parameter is None:
-        return False
+    function, parameter = found
     uses = [node for node in walk(function) if isinstance(node, ast.Name) and node.id == parameter]
     if not uses:
         return False
@@ -1607,6 +1586,23 @@ def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bo
         if not draws_only_own_bits(consumer, parameter, context, depth + 1):
             return False
     return True
+
+
+def _module_function_receiving(call: ast.Call, key: str, context, depth: int) -> tuple[ast.AST, str] | None:
+    """(the function of this module `call` runs, its parameter that receives the name `key`), for
+    following a key into a helper's body; None past the depth limit, for a lambda, a method reached
+    through an unknown object, or a call that does not pass `key` by name."""
+    if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    model = context.model
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return None
+    function = resolved[0].node
+    if isinstance(function, ast.Lambda):
+        return None
+    parameter = _parameter_receiving(call, key, function, resolved[0].has_self)
+    return None if parameter is None else (function, parameter)
 
 
 def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: bool) -> str | None:
