@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import weakref
 
-from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.syntax import PARENT, child_nodes
 
 from typing import TYPE_CHECKING
 
@@ -71,6 +71,37 @@ def _bound_values(model: SemanticModel, name: str, owner: Scope) -> tuple[Scope,
     if not values or len(values) != _binding_count(owner, name):
         return None
     return owner, values
+
+
+def binding_sites(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope, list[ast.AST]] | None:
+    """(owning scope, every place that binds `name` there): the value of a plain `name = value` (the
+    AugAssign node for `name op= value`) or the `for` loop whose target is the name itself; None when
+    any binding is of another kind (unpacking, an import, a `with ... as`, a `del`)."""
+    found = bound_values(model, name, scope)
+    if found is not None:
+        return found
+    owner = owning_scope(model, name, scope)
+    if owner is None or name in owner.param_nodes or name in owner.defs:
+        return None
+    sites: list[ast.AST] = []
+    for target, value in owner.bindings:
+        if isinstance(target, ast.Name) and target.id == name:
+            if value is None:
+                return None
+            sites.append(value)
+        elif name in _names(target):
+            return None
+    for target, _ in owner.loops:
+        if isinstance(target, ast.Name) and target.id == name:
+            loop = getattr(target, PARENT, None)
+            if loop is None:
+                return None
+            sites.append(loop)
+        elif name in _names(target):
+            return None
+    if not sites or len(sites) != _binding_count(owner, name):
+        return None
+    return owner, sites
 
 
 def _binding_count(owner: Scope, name: str) -> int:

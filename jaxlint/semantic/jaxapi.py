@@ -73,10 +73,20 @@ STATIC_CALLS = frozenset({
 HOST_SCALAR_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "operator.index"})
 # Namespaces whose functions return arrays computed from their array arguments.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.image.", "jax.ops.", "jax.experimental.pallas.")
+# Calls whose result is a Python list or tuple of arrays with a length fixed at trace time (checked on
+# jax 0.10.2: `jnp.split(x, 2)` is a list, `jnp.nonzero(x)` a tuple of `ndim` arrays, `jnp.linalg.eigh`
+# a named tuple): iterating over it unrolls a static number of items, not the rows of an array.
+ARRAY_SEQUENCE_CALLS = frozenset({
+    "jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit", "jax.numpy.dsplit",
+    "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.broadcast_arrays", "jax.numpy.nonzero", "jax.numpy.divmod",
+    "jax.numpy.frexp", "jax.numpy.modf", "jax.numpy.unravel_index", "jax.numpy.tril_indices", "jax.numpy.triu_indices",
+    "jax.numpy.diag_indices", "jax.numpy.linalg.eigh", "jax.numpy.linalg.svd", "jax.numpy.linalg.qr",
+    "jax.numpy.linalg.slogdet", "jax.numpy.linalg.eig",
+})
 CONTAINER_RESULT_CALLS = frozenset({
     "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond", "jax.lax.switch",
     "jax.lax.map", "jax.lax.associative_scan",
-} | TREE_MAPS)
+} | TREE_MAPS | ARRAY_SEQUENCE_CALLS)
 ARRAY_METHODS = frozenset({
     "sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin", "cumsum",
     "cumprod", "astype", "reshape", "transpose", "swapaxes", "squeeze", "ravel", "flatten", "clip",

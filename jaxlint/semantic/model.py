@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Iterator
 
 from jaxlint.semantic import jaxapi, library_models
-from jaxlint.semantic.bindings import FUNCTION_NODES, bound_values, owning_scope
+from jaxlint.semantic.bindings import FUNCTION_NODES, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
@@ -1321,6 +1321,9 @@ class SemanticModel(DeviceValues):
                 if iterable.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
                     return self._assign(target.elts[1], TRACED, scope, None)
                 return self._assign(target, TRACED, scope, None) if iterable.func.attr == "values" else False
+            if qualified in jaxapi.ARRAY_SEQUENCE_CALLS:
+                # `for piece in jnp.split(x, k)`: a static number of items, each an array.
+                return self._assign(target, ARRAY if self.level(iterable, scope) else NONE, scope, None)
         level = self.level(iterable, scope)
         # Iterating an array yields arrays; iterating a pytree may yield dict keys.
         return self._assign(target, ARRAY if level == ARRAY else NONE, scope, None)
@@ -1755,12 +1758,12 @@ class SemanticModel(DeviceValues):
         """A name's level where it is read: the level of the one binding that reaches the read, when
         one surely does (semantic/reaching.py), else the highest of all its bindings. `traj =
         buffer.contents()` read before a later `traj = (obs, log_prob)` is the host value it holds."""
-        found = bound_values(self, name.id, scope)
+        found = binding_sites(self, name.id, scope)
         if found is None or found[0] is not scope or len(found[1]) < 2:
             return level
         value = reaching_value(name, found[1])
-        if value is None:
-            return level
+        if value is None or isinstance(value, (ast.For, ast.AsyncFor)):
+            return level  # (a loop's own target: its level is the widest already)
         return min(level, self.level(value, scope))
 
     def _call_level(self, call: ast.Call, scope: Scope) -> int:
