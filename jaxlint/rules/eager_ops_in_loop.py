@@ -48,7 +48,9 @@ an evaluation: not every iteration); a call that is the one statement between tw
 (a measurement of the eager call itself); a function that loops itself (a Python loop in its body,
 or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported);
 loops that run under `jit` (unrolled, compiled); a loop in an initialiser (`init_params`, called
-by no loop: it runs once, over the layers it builds).
+by no loop: it runs once, over the layers it builds), or in an alternative constructor no loop
+calls (a `@staticmethod`/`@classmethod` that builds an instance of its class and returns it,
+`Net.load_pretrained(path)` filling layer after layer: once per object).
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
 small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
@@ -101,7 +103,7 @@ from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
-    eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    builds_its_class_once, eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -177,7 +179,7 @@ class EagerOpsInLoop(Rule):
             operations = 0  # preparation beside a compiled step: the step is where the work is
         if operations < MIN_OPS and not updates and whole is None:
             return
-        if runs_once_initialiser(scope, context.model):
+        if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)

@@ -958,6 +958,41 @@ def runs_once_initialiser(scope: Scope, model: SemanticModel) -> bool:
     return scope.is_function and bool(_INITIALISER_NAME.search(scope.name)) and not function_called_in_loop(scope, model)
 
 
+def builds_its_class_once(scope: Scope, model: SemanticModel) -> bool:
+    """An alternative constructor no loop of the module calls: a class's `@classmethod` or
+    `@staticmethod` that builds an instance of that class (`cls(...)`, or the class by name) and
+    returns it (`Net.load_pretrained(path)` filling layer after layer). It runs once per object, so a
+    loop in it (over the layers it fills) is setup, not a per-step cost."""
+    node = scope.node
+    owner = scope.class_node
+    if owner is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    kinds = {d.id for d in node.decorator_list if isinstance(d, ast.Name)}
+    if not kinds & {"classmethod", "staticmethod"}:
+        return False
+    names = {owner.name}
+    if "classmethod" in kinds and node.args.args:
+        names.add(node.args.args[0].arg)
+    built = {
+        target.id
+        for each in walk(node) if isinstance(each, ast.Assign) and isinstance(each.value, ast.Call)
+        and isinstance(each.value.func, ast.Name) and each.value.func.id in names
+        for target in each.targets if isinstance(target, ast.Name)
+    }
+    returns_one = any(
+        isinstance(each, ast.Return) and each.value is not None and (
+            (isinstance(each.value, ast.Name) and each.value.id in built)
+            or (isinstance(each.value, ast.Call) and isinstance(each.value.func, ast.Name) and each.value.func.id in names)
+        )
+        for each in walk(node)
+    )
+    if not returns_one or function_called_in_loop(scope, model):
+        return False
+    # `Net.load(path)` inside a loop of the module (a call through the class or an instance that the
+    # callers index does not resolve): then it builds per iteration.
+    return not any(in_loop(call) for call in model.calls_by_name().get(scope.name, ()) if isinstance(call.func, ast.Attribute))
+
+
 def classmethod_constructor(scope: Scope) -> bool:
     """A `@classmethod` that builds an instance with `cls(...)`: an alternative constructor, once per object."""
     node = scope.node
