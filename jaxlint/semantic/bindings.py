@@ -37,40 +37,14 @@ def owning_scope(model: SemanticModel, name: str, scope: Scope) -> Scope | None:
 def bound_values(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope, list[ast.expr]] | None:
     """(owning scope, every value assigned to `name` there), or None when any binding is not a plain
     `name = value` / `name op= value` (the AugAssign node stands for its own value)."""
-    owner = owning_scope(model, name, scope)
-    if owner is None or name in owner.param_nodes or name in owner.defs:
+    owner = _assigning_owner(model, name, scope)
+    if owner is None:
         return None
     cache = model.__dict__.setdefault("_bound_values_cache", {})
     key = (name, id(owner))
     if key not in cache:
-        cache[key] = _bound_values(model, name, owner)
+        cache[key] = _bound_values(model, name, owner, with_loops=False)
     return cache[key]
-
-
-def _bound_values(model: SemanticModel, name: str, owner: Scope) -> tuple[Scope, list[ast.expr]] | None:
-    free_anywhere = model.__dict__.get("_declared_free_names")
-    if free_anywhere is None:
-        free_anywhere = model.__dict__["_declared_free_names"] = {
-            free: [other for other in model.scopes if free in other.declared_free]
-            for scope in model.scopes for free in scope.declared_free
-        }
-    if any(other is not owner for other in free_anywhere.get(name, ())):
-        return None
-    values: list[ast.expr] = []
-    for target, value in owner.bindings:
-        if isinstance(target, ast.Name):
-            if target.id == name:
-                if value is None:
-                    return None
-                values.append(value)
-        elif name in _names(target):
-            return None
-    for target, _ in owner.loops:
-        if name in _names(target):
-            return None
-    if not values or len(values) != _binding_count(owner, name):
-        return None
-    return owner, values
 
 
 def binding_sites(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope, list[ast.AST]] | None:
@@ -80,28 +54,47 @@ def binding_sites(model: SemanticModel, name: str, scope: Scope) -> tuple[Scope,
     found = bound_values(model, name, scope)
     if found is not None:
         return found
+    owner = _assigning_owner(model, name, scope)
+    return None if owner is None else _bound_values(model, name, owner, with_loops=True)
+
+
+def _assigning_owner(model: SemanticModel, name: str, scope: Scope) -> Scope | None:
+    """The scope that binds `name` for `scope`, unless there it is a parameter or a `def`/`class`."""
     owner = owning_scope(model, name, scope)
     if owner is None or name in owner.param_nodes or name in owner.defs:
         return None
-    sites: list[ast.AST] = []
+    return owner
+
+
+def _bound_values(model: SemanticModel, name: str, owner: Scope, *, with_loops: bool) -> tuple[Scope, list[ast.AST]] | None:
+    """The bindings of `name` in `owner`: plain assignments, and (`with_loops`) the `for` loops whose
+    target is the name itself; None when any other kind binds it, or another scope declares it free."""
+    free_anywhere = model.__dict__.get("_declared_free_names")
+    if free_anywhere is None:
+        free_anywhere = model.__dict__["_declared_free_names"] = {
+            free: [other for other in model.scopes if free in other.declared_free]
+            for scope in model.scopes for free in scope.declared_free
+        }
+    if any(other is not owner for other in free_anywhere.get(name, ())):
+        return None
+    values: list[ast.AST] = []
     for target, value in owner.bindings:
-        if isinstance(target, ast.Name) and target.id == name:
-            if value is None:
-                return None
-            sites.append(value)
+        if isinstance(target, ast.Name):
+            if target.id == name:
+                if value is None:
+                    return None
+                values.append(value)
         elif name in _names(target):
             return None
     for target, _ in owner.loops:
-        if isinstance(target, ast.Name) and target.id == name:
-            loop = getattr(target, PARENT, None)
-            if loop is None:
-                return None
-            sites.append(loop)
+        loop = getattr(target, PARENT, None) if with_loops and isinstance(target, ast.Name) and target.id == name else None
+        if loop is not None:
+            values.append(loop)
         elif name in _names(target):
             return None
-    if not sites or len(sites) != _binding_count(owner, name):
+    if not values or len(values) != _binding_count(owner, name):
         return None
-    return owner, sites
+    return owner, values
 
 
 def _binding_count(owner: Scope, name: str) -> int:
