@@ -1501,27 +1501,8 @@ def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> b
     if found is None:
         return False
     function, parameter = found
-    uses = [
-        node for node in walk(function)
-        if isinstance(node, ast.Name) and node.id == parameter and node is not function
-    ]
-    if not uses:
-        return False
-    for use in uses:
-        if not isinstance(use.ctx, ast.Load):
-            return False  # rebound: what the body draws from is no longer the caller's key
-        consumer = parent_of(use)
-        if isinstance(consumer, ast.keyword):
-            consumer = parent_of(consumer)
-        if isinstance(consumer, ast.Dict):
-            # `rngs={"params": rng}`: the dict is the call's `rngs` argument.
-            holder = parent_of(consumer)
-            consumer = parent_of(holder) if isinstance(holder, ast.keyword) and holder.arg == "rngs" else None
-        if not isinstance(consumer, ast.Call) or use is consumer.func:
-            return False
-        if not derives_keys_by_name(consumer, parameter, context, depth + 1):
-            return False
-    return True
+    consumers = _calls_handed(function, parameter, rngs_dicts=True)
+    return consumers is not None and all(derives_keys_by_name(c, parameter, context, depth + 1) for c in consumers)
 
 
 def derives_keys_by_split(call: ast.Call, context) -> bool:
@@ -1574,18 +1555,30 @@ def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bo
     if found is None:
         return False
     function, parameter = found
-    uses = [node for node in walk(function) if isinstance(node, ast.Name) and node.id == parameter]
-    if not uses:
-        return False
-    for use in uses:
+    consumers = _calls_handed(function, parameter, rngs_dicts=False)
+    return consumers is not None and all(draws_only_own_bits(c, parameter, context, depth + 1) for c in consumers)
+
+
+def _calls_handed(function: ast.AST, parameter: str, *, rngs_dicts: bool) -> list[ast.Call] | None:
+    """The call each read of `parameter` in `function` is an argument of (with `rngs_dicts`, also a
+    value of an `rngs={"params": rng}` dict passed to a call); None when the parameter is never read,
+    is rebound (what the body draws from is no longer the caller's key), or is read any other way."""
+    consumers = []
+    for use in walk(function):
+        if not isinstance(use, ast.Name) or use.id != parameter:
+            continue
+        if not isinstance(use.ctx, ast.Load):
+            return None
         consumer = parent_of(use)
         if isinstance(consumer, ast.keyword):
             consumer = parent_of(consumer)
-        if not isinstance(use.ctx, ast.Load) or not isinstance(consumer, ast.Call) or use is consumer.func:
-            return False  # rebound, stored or handed on some other way: not shown
-        if not draws_only_own_bits(consumer, parameter, context, depth + 1):
-            return False
-    return True
+        if rngs_dicts and isinstance(consumer, ast.Dict):
+            holder = parent_of(consumer)
+            consumer = parent_of(holder) if isinstance(holder, ast.keyword) and holder.arg == "rngs" else None
+        if not isinstance(consumer, ast.Call) or use is consumer.func:
+            return None
+        consumers.append(consumer)
+    return consumers or None
 
 
 def _module_function_receiving(call: ast.Call, key: str, context, depth: int) -> tuple[ast.AST, str] | None:
