@@ -181,13 +181,7 @@ class _Walker:
         return self.before(parent)
 
     def backwards(self, statements: list[ast.stmt]) -> Outcome:
-        outcome = _NOTHING
-        for statement in reversed(statements):
-            current = self.statement(statement)
-            outcome = _then(outcome, lambda: current)
-            if outcome.kind not in (NOTHING, EAGER):
-                return outcome
-        return outcome
+        return _last_first(statements, self.statement)
 
     def statement(self, statement: ast.stmt) -> Outcome:
         kind = statement.__class__
@@ -237,13 +231,7 @@ class _Walker:
         return _WAIT if self.possibly_device(node) else self.expression(node)
 
     def expressions(self, nodes: list[ast.AST]) -> Outcome:
-        outcome = _NOTHING
-        for node in reversed(nodes):
-            current = self.expression(node)
-            outcome = _then(outcome, lambda: current)
-            if outcome.kind not in (NOTHING, EAGER):
-                return outcome
-        return outcome
+        return _last_first(nodes, self.expression)
 
     def expression(self, node: ast.AST, until: tuple[int, int] | None = None) -> Outcome:
         """The calls and reads of one simple statement or expression, last evaluated first (only those
@@ -394,6 +382,18 @@ def _returns_device(call: ast.Call, scope, model) -> bool:
     if qualified is not None and (qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put"):
         return qualified not in _NOT_WORK
     return model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+
+
+def _last_first(items: list, outcome_of) -> Outcome:
+    """What runs last before the end of `items` (statements or expressions evaluated in order): read
+    from the last one back, up to the first that decides (a wait or device work)."""
+    outcome = _NOTHING
+    for item in reversed(items):
+        current = outcome_of(item)
+        outcome = _then(outcome, lambda: current)
+        if outcome.kind not in (NOTHING, EAGER):
+            return outcome
+    return outcome
 
 
 def _either(previous: Outcome, entry: Outcome) -> Outcome:
