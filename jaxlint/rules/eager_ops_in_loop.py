@@ -22,14 +22,17 @@ function of the project whose body does one of these (`state = train_step(state,
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`). An
+`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
+such an object and called later is what the method does (`self.forward = net.apply` in `__init__`,
+then `self.forward(params, obs)`; `update_fn = optimizer.update`). An
 unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
 calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
-or calls jitted code), or a function such host code calls, through any number of calls of the
+or calls jitted code), a function the module hands to a command-line runner (`tyro.cli(main)`,
+`fire.Fire(main)`, `app.run(main)`), or a function such host code calls, through any number of calls of the
 module's functions, methods on `self` and methods of instances of its classes (`learner =
 Learner(...)`, then `learner.fit(batches)`). A module-level function with none of this in its module
 counts when a module that imports it calls it from such host code (`sample(...)` of a library module

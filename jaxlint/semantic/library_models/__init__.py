@@ -331,7 +331,19 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
             return None
         kinds = {value_kind(model, value, model.scope_for(value), depth + 1) for value in values}
         return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(node, ast.Attribute):
+        return _bound_method_kind(model, node, scope, depth)
     return None
+
+
+def _bound_method_kind(model, node: ast.Attribute, scope, depth: int) -> str | None:
+    """A method taken off an instance of a modelled class without calling it (`forward = net.apply`,
+    `self.update_fn = optimizer.update`): the function the entry describes, called later by name."""
+    owner = value_class(model, node.value, scope, depth)  # (the receiver's kind is the attribute's: no step deeper)
+    if owner is None:
+        return None
+    qualified = f"{owner}.{node.attr}"
+    return f"function:{qualified}" if models().entry(qualified) is not None else None
 
 
 def _factory_kind(model, call: ast.Call, scope, depth: int) -> str | None:
