@@ -22,14 +22,17 @@ function of the project whose body does one of these (`state = train_step(state,
 `train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`). An
+`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
+such an object and called later is what the method does (`self.forward = net.apply` in `__init__`,
+then `self.forward(params, obs)`; `update_fn = optimizer.update`). An
 unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
 calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
-or calls jitted code), or a function such host code calls, through any number of calls of the
+or calls jitted code), a function the module hands to a command-line runner (`tyro.cli(main)`,
+`fire.Fire(main)`, `app.run(main)`), or a function such host code calls, through any number of calls of the
 module's functions, methods on `self` and methods of instances of its classes (`learner =
 Learner(...)`, then `learner.fit(batches)`). A module-level function with none of this in its module
 counts when a module that imports it calls it from such host code (`sample(...)` of a library module
@@ -37,7 +40,8 @@ called by a script's timed `main`; or one module further, through a function of 
 function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
 names the call in the loop and the line of the computation. Loops over literal collections and
-small literal ranges (under ten iterations) are not flagged.
+small literal ranges (under ten iterations) are not flagged, also through `enumerate`, `zip`,
+`reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
 Not flagged, as principles: a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
@@ -45,7 +49,10 @@ work is in the compiled call, and a few dispatches of preparation cost little ne
 network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
-(a measurement of the eager call itself); a function that loops itself (a Python loop in its body,
+(a measurement of the eager call itself); eager operations or `.at[]` updates in an inspection loop,
+one that prints a device value it computed on every iteration (`print("x", x)`, not under a branch):
+the host waits for and shows each result by design, and `fori_loop` would lose the output (a whole
+network or update in such a loop is still reported: jit it and keep the print); a function that loops itself (a Python loop in its body,
 or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported);
 loops that run under `jit` (unrolled, compiled); a loop in an initialiser (`init_params`, called
 by no loop: it runs once, over the layers it builds), or in an alternative constructor no loop
@@ -104,6 +111,7 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
     builds_its_class_once, eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    shows_every_iteration,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -175,10 +183,14 @@ class EagerOpsInLoop(Rule):
                     break
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
-        if operations >= MIN_OPS and not updates and whole is None and _calls_compiled(node, context):
-            operations = 0  # preparation beside a compiled step: the step is where the work is
+        if operations >= MIN_OPS and not updates and _calls_compiled(node, context):
+            # Preparation beside a compiled step: the step is where the work is (a whole network or
+            # update run eagerly beside it is what gets reported, if any).
+            operations = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
+        if whole is None and shows_every_iteration(node, scope, context.model):
+            return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):

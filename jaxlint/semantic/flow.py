@@ -130,7 +130,7 @@ def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool
     Each rule passes its own `limit`: what counts as few depends on what one iteration costs."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
-    iterable = loop.iter
+    iterable = _spelled_out_iterable(loop.iter, qualified_name)
     if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
         return True
     if isinstance(iterable, ast.Call) and qualified_name(iterable.func) == "builtins.range":
@@ -141,6 +141,27 @@ def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool
             except (TypeError, ValueError):
                 return True  # `range(0, 10, 0)`: raises before the first iteration
     return False
+
+
+# Wrappers that iterate their argument once, in some order, adding at most an index: as many iterations.
+_ONE_PASS_WRAPPERS = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.sorted"})
+
+
+def _spelled_out_iterable(iterable: ast.expr, qualified_name) -> ast.expr:
+    """What bounds the iteration count: the argument of `enumerate(...)`, `reversed(...)`, `sorted(...)`,
+    and for `zip(...)` (which stops at its shortest argument) a literal display or constant `range`
+    among its arguments (`for i, axis in enumerate(("x", "y", "z")):` runs three times)."""
+    while isinstance(iterable, ast.Call) and iterable.args:
+        callee = qualified_name(iterable.func)
+        if callee in _ONE_PASS_WRAPPERS:
+            iterable = iterable.args[0]
+            continue
+        if callee == "builtins.zip":
+            displays = [a for a in iterable.args if isinstance(a, (ast.Tuple, ast.List, ast.Set, ast.Dict))]
+            ranges = [a for a in iterable.args if isinstance(a, ast.Call) and qualified_name(a.func) == "builtins.range"]
+            return (displays or ranges or [iterable])[0]
+        break
+    return iterable
 
 
 def _single_binding(node: ast.expr, scope) -> ast.expr:

@@ -35,6 +35,10 @@ HOST_CALLS = frozenset({
 # into NumPy (`t.numpy()` of a TensorFlow or torch batch): never inside traced code.
 HOST_METHODS = frozenset({"item", "tolist", "block_until_ready", "numpy", "_numpy"})
 
+# Command-line runners: handed a function (`tyro.cli(main)`, `fire.Fire(main)`, `app.run(main)`), they
+# parse the arguments and call it, on the host, once.
+ENTRY_RUNNERS = frozenset({"absl.app.run", "fire.Fire", "tyro.cli", "typer.run", "defopt.run", "clize.run"})
+
 _host_cache: "WeakKeyDictionary[SemanticModel, dict[int, bool]]" = WeakKeyDictionary()
 
 
@@ -69,12 +73,26 @@ def runs_on_host(scope: Scope, model: SemanticModel) -> bool:
 def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
     if not scope.is_function or scope.in_traced or scope.transforms:
         return False
-    if _host_only_work(scope, model):
+    if _host_only_work(scope, model) or handed_to_entry_runner(scope, model):
         return True
     for caller, call in _callers(model).get(id(scope), ()):
         if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
             return True
     return any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+def handed_to_entry_runner(scope: Scope, model: SemanticModel) -> bool:
+    """A module-level function the module's top-level code hands to a command-line runner
+    (`if __name__ == "__main__": tyro.cli(main)`): the runner calls it on the host."""
+    if scope.parent is None or scope.parent.parent is not None or scope.class_node is not None:
+        return False
+    handed = model.__dict__.get("_host_code_entry_runs")
+    if handed is None:  # (the names handed to a runner, from the module scope's calls: once per module)
+        handed = model.__dict__["_host_code_entry_runs"] = {
+            call.args[0].id for call in model.module_scope.calls
+            if call.args and isinstance(call.args[0], ast.Name) and model.qualified_name(call.func) in ENTRY_RUNNERS
+        }
+    return scope.name in handed
 
 
 def _callers(model: SemanticModel) -> dict[int, list[tuple[Scope, ast.Call]]]:

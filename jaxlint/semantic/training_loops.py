@@ -1142,3 +1142,35 @@ def runs_once_per_program(scope: Scope, model: SemanticModel) -> bool:
     if scope.parent is not None and scope.parent.parent is None and ENTRY_POINT_NAMES.match(scope.name):
         return True
     return framework_entry_point(scope, model) or runs_whole_run(scope, model)
+
+
+_SHOWING_CALLS = frozenset({"builtins.print", "IPython.display.display"})
+
+
+def shows_every_iteration(loop: ast.AST, scope: Scope, model: SemanticModel) -> bool:
+    """An inspection loop: on every iteration (not under a branch of it), it prints a device value
+    that the iteration computed (`xt = step(xt); print("xt", xt)`). The host waits for each result and
+    formats it by design; the loop cannot move under `lax.fori_loop` without losing its output."""
+    values: LoopValues | None = None
+    for node in loop_body(loop):
+        if not (isinstance(node, ast.Call) and node.args and model.qualified_name(node.func) in _SHOWING_CALLS):
+            continue
+        if _under_loop_branch(node, loop):
+            continue
+        if values is None:
+            values = LoopValues(loop, scope, model)
+            produced = assigned_in_loop(loop)
+        for shown in node.args:
+            for name in walk(shown):
+                if isinstance(name, ast.Name) and name.id in produced and values.is_device(name):
+                    return True
+    return False
+
+
+def _under_loop_branch(node: ast.AST, loop: ast.AST) -> bool:
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp, ast.Try)):
+            return True
+        parent = parent_of(parent)
+    return False

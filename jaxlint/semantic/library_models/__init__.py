@@ -37,6 +37,9 @@ An entry's fields (all optional):
   `PRNGSequence` reserves keys with `split(key, n + 1)`), the very keys a later `split(key)` hands out.
   Absent: unknown.
 
+A library module may also list `UNPACKS`: a NamedTuple-like class -> its fields in order, so that
+unpacking an instance (`init_fn, update_fn = optax.adam(1e-3)`) gives names holding those methods.
+
 The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
 the class of the object it is called on, which it knows from the entry of the call that made the
 object (`tx = optax.adam(1e-3)` then `tx.init(params)`), through names, tuple unpacking, `self.x`
@@ -159,10 +162,12 @@ class LibraryModels:
         self.entries: dict[str, ApiModel] = {}
         self.namespaces: list[tuple[str, ApiModel]] = []
         self.class_namespaces: dict[str, str] = {}  # prefix -> the modelled class every class under it is
+        self.unpacks: dict[str, tuple[str, ...]] = {}  # a NamedTuple-like class -> its fields, in order
         for library in _LIBRARIES:
             for name, fields in library.MODELS.items():
                 self.entries[name] = _entry(name, fields)
             self.class_namespaces.update(getattr(library, "CLASS_NAMESPACES", {}))
+            self.unpacks.update(getattr(library, "UNPACKS", {}))
             for prefix, fields in getattr(library, "NAMESPACES", {}).items():
                 self.namespaces.append((prefix, _entry(prefix, fields)))
         for name, fields in (user_entries or {}).items():
@@ -331,7 +336,19 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
             return None
         kinds = {value_kind(model, value, model.scope_for(value), depth + 1) for value in values}
         return kinds.pop() if len(kinds) == 1 else None
+    if isinstance(node, ast.Attribute):
+        return _bound_method_kind(model, node, scope, depth)
     return None
+
+
+def _bound_method_kind(model, node: ast.Attribute, scope, depth: int) -> str | None:
+    """A method taken off an instance of a modelled class without calling it (`forward = net.apply`,
+    `self.update_fn = optimizer.update`): the function the entry describes, called later by name."""
+    owner = value_class(model, node.value, scope, depth)  # (the receiver's kind is the attribute's: no step deeper)
+    if owner is None:
+        return None
+    qualified = f"{owner}.{node.attr}"
+    return f"function:{qualified}" if models().entry(qualified) is not None else None
 
 
 def _factory_kind(model, call: ast.Call, scope, depth: int) -> str | None:
@@ -629,6 +646,8 @@ def _bound_kind(model, name: str, owner, depth: int) -> str | None:
             if whole.startswith("tuple:"):
                 parts = whole[len("tuple:"):].split(",")
                 kinds.add(parts[position] if len(parts) == len(target.elts) else None)
+            elif whole.startswith("object:"):
+                kinds.add(_unpacked_field_kind(whole[len("object:"):], position, len(target.elts)))
             elif whole in DEVICE_KINDS:
                 kinds.add("device_tree")
             else:
@@ -638,6 +657,18 @@ def _bound_kind(model, name: str, owner, depth: int) -> str | None:
         if len(kinds) > 1 or None in kinds:
             return None
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _unpacked_field_kind(owner: str, position: int, count: int) -> str | None:
+    """The field at `position` of an instance of a modelled NamedTuple-like class unpacked into `count`
+    names (`init_fn, update_fn = optax.adam(1e-3)`, `init, apply = hk.transform(f)`): the method its
+    entry describes, or None."""
+    library = models()
+    fields = library.unpacks.get(owner)
+    if fields is None or len(fields) != count:
+        return None
+    qualified = f"{owner}.{fields[position]}"
+    return f"function:{qualified}" if library.entry(qualified) is not None else None
 
 
 def device_kind(model, call: ast.Call, scope) -> str | None:

@@ -24,3 +24,10 @@ MODELS = {
     # PRNGSequence(key) holds a key stream; `next(seq)` gives fresh keys.
     "haiku.PRNGSequence": {"returns": "key"},
 }
+
+# The transformed pairs are NamedTuples (init, apply): `init, apply = hk.transform(f)`.
+UNPACKS = {
+    "haiku.Transformed": ("init", "apply"),
+    "haiku.TransformedWithState": ("init", "apply"),
+    "haiku.TransformedNoRng": ("init", "apply"),
+}

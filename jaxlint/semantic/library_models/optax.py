@@ -30,3 +30,8 @@ MODELS = {
     "optax.l2_loss": {"returns": "device", "result": "fresh"},
     "optax.sigmoid_binary_cross_entropy": {"returns": "device", "result": "fresh"},
 }
+
+# A GradientTransformation is a NamedTuple (init, update): `init_fn, update_fn = optax.adam(1e-3)`.
+UNPACKS = {
+    "optax.GradientTransformation": ("init", "update"),
+}
