@@ -76,10 +76,9 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   buffer and stays flagged), or another attribute views it and is read after the update before it
   is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
   self.opt_state, ...)` and `evaluate(self.params)` after it);
-- it is built around another value the same call passes (`optimizer = Adam(lr).create(variables
-  ["params"])` with `step(variables, optimizer, batch)`) or around arrays the object keeps
-  (`self.state = TrainState.create(params=self.model_params)` with `self.model_params` from
-  `model.init(...)`, read again by an evaluation);
+- it is built around arrays the object keeps (`self.state = TrainState.create(params=self.model_params)`
+  with `self.model_params` from `model.init(...)`, read again by an evaluation), or around another
+  value the same call passes where that sharing is made again between updates;
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
@@ -139,6 +138,11 @@ what that code reads later:
   the message asks for a `jit` of its own for this update;
 - a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
   buffer that is both donated and passed;
+- it shares arrays with another argument of the same call on the first call only: one was built
+  around the other before the loop (`optimizer = Adam(lr).create(variables["params"])`, then
+  `variables, optimizer = step(variables, optimizer, batch)` per iteration), and the update rebinds
+  both, so from the second call on each is a new output and every step holds two copies; donating
+  both on the first call would pass one buffer twice;
 - it is passed inside a tuple with a value the result does not replace and the program reads again
   (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
   tuple deletes the data passed on the next step).
@@ -292,10 +296,11 @@ class MissingDonation(Rule):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
+            first_call_only: list[str] = []
             if (
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
                 or carried_state.shares_buffers(key, scope, context.model, node)
-                or carried_state.held_elsewhere(key, value, scope, context.model)
+                or carried_state.held_elsewhere(key, value, scope, context.model, first_call_only)
             ):
                 continue  # not carried state, or another holder keeps the old arrays alive: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))
@@ -303,6 +308,13 @@ class MissingDonation(Rule):
             # it passed) makes donating it unsafe, not free: the two copies cost the same memory, so the
             # finding stays and only the fix is withheld.
             reason = _fix_withheld(key, scope, context.model)
+            if reason is None and first_call_only:
+                # `opt = Adam(lr).create(variables["params"])` before `variables, opt = step(variables, opt, b)`.
+                other = first_call_only[0]
+                reason = (
+                    f"`{key}` and `{other}` share arrays on the first call, one built around the other before the loop, "
+                    f"and a donated buffer may not also be passed; build one of them from a copy first"
+                )
             if reason is None and carried_state.captured_by_closure(key, scope):
                 # `current = lambda: params` handed to a thread: it may read the old arrays while the update runs.
                 reason = f"a nested function or lambda reads `{key}` and may read the old arrays while or after the update runs"
