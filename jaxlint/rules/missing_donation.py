@@ -26,6 +26,11 @@ batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `
 own parameters is, for donation, the compiled callable with the arguments moved to their places there
 (`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
 to change; no automatic fix, since every caller of the wrapper shares it.
+So does a compiled callable handed in as an argument: where every call of a function in this module
+passes the same jitted or pmapped callable, by a name bound to it, for one of its parameters
+(`train(state, p_step)` with `p_step = jax.pmap(step)`), a call of that parameter inside the function
+(`state = step_fn(state, batch)` per step) is a call of that callable. The message names the callable
+whose transform to change; no automatic fix, since the transform is written where it is bound.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -256,6 +261,9 @@ class MissingDonation(Rule):
         if binding is None:
             # `state = update(state, batch)` where `update` only returns `_step(state, batch)`, `_step` compiled.
             binding = forwarding.forwarded_binding(value, context.model) or forwarding.imported_forwarded_binding(value, context.model)
+        if binding is None:
+            # `state = step_fn(state, batch)` in `def train(state, step_fn)`, every caller handing in one compiled callable.
+            binding = forwarding.handed_in_binding(value, context.model)
         if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
         if scope.in_traced or context.in_test_code(node) or carried_state.interactive_module(context.model):
@@ -558,7 +566,9 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     )
     if any(position == _RECEIVER for position, _, _, _ in donated):
         withheld = [*withheld, "the value is the object the jitted method is called on (its `self`, argument 0 of the compiled function)"]
-    if isinstance(binding, forwarding.ForwardedBinding):
+    if isinstance(binding, forwarding.HandedInBinding):
+        withheld = [*withheld, f"the `{binding.transform.rsplit('.', 1)[-1]}` is applied where `{binding.inner.key}` is bound, outside `{binding.wrapper}`"]
+    elif isinstance(binding, forwarding.ForwardedBinding):
         withheld = [*withheld, f"the `{binding.transform.rsplit('.', 1)[-1]}` sits on `{binding.inner.key}`, which `{binding.wrapper}` only forwards to, and donating there donates for all its callers"]
     if binding.transform == "flax.nnx.jit":
         withheld = [*withheld, "jaxlint writes donation fixes for `jax.jit` and `jax.pmap` only"]
@@ -576,7 +586,9 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
-    if isinstance(binding, forwarding.ForwardedBinding):
+    if isinstance(binding, forwarding.HandedInBinding):
+        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which the callers of `{binding.wrapper}` pass as `{binding.parameter}`"
+    elif isinstance(binding, forwarding.ForwardedBinding):
         advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which `{binding.wrapper}` calls"
     if keeping:
         lines = ", ".join(str(line) for line in keeping[:3])
