@@ -4,7 +4,9 @@ Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `pe
 run: going backwards from the end stamp along the code that runs before it (semantic/timed_work.py),
 device work comes before anything that waits for it. Device work is a compiled call that computes
 something, a function of the project or a vmapped/transformed call that returns device arrays, or
-eager `jnp`/`lax` operations and `jax.device_put` that the start stamp or a compiled call precedes.
+eager `jnp`/`lax` operations and `jax.device_put` that the start stamp or a compiled call precedes,
+among them a function of the module that only returns operator arithmetic of its parameters, called
+with a device array (`square(x)` with `def square(v): return v ** 2`).
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, the loss read only after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`). The
