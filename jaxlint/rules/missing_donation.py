@@ -82,8 +82,10 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
   self.opt_state, ...)` and `evaluate(self.params)` after it);
 - it is built around arrays the object keeps (`self.state = TrainState.create(params=self.model_params)`
-  with `self.model_params` from `model.init(...)`, read again by an evaluation), or around another
-  value the same call passes where that sharing is made again between updates;
+  with `self.model_params` from `model.init(...)`, read again by an evaluation), unless it is then
+  replicated into itself (`self.state = jax.device_put_replicated(self.state, devices)`, which copies
+  every leaf), or around another value the same call passes where that sharing is made again
+  between updates;
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).

@@ -428,7 +428,39 @@ def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list
                 if ended is not None and ended(name.split(".", 1)[0], node):
                     first_call_only.append(name.split(".", 1)[0])
                     continue
+                if _replicated_after(node, key, model):
+                    continue  # `self.state = replicate(self.state)` next: the state holds copies
                 return True
+    return False
+
+
+# Replication to the devices: a new array with a leading device axis, a copy of every leaf.
+_REPLICATING_COPIES = frozenset({"jax.device_put_replicated", "flax.jax_utils.replicate"})
+
+
+def _replicated_after(occurrence: ast.AST, key: str, model) -> bool:
+    """The statement that builds `key` around another value (`self.state = TrainState.create(params=
+    self.params)`) is followed in its block by a replication of `key` into itself (`self.state =
+    jax.device_put_replicated(self.state, devices)`, `state = flax.jax_utils.replicate(state)`), with
+    no other binding of `key` between: from then on `key` holds copies, not the other value's arrays."""
+    made = enclosing_statement(occurrence)
+    located = statement_list(made) if made is not None else None
+    if located is None:
+        return False
+    block, index = located
+    for statement in block[index + 1:]:
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            continue
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names = {dotted_name(element) for target in targets for element in target_elements(target)}
+        if key not in names:
+            continue
+        value = statement.value
+        return (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1 and dotted_name(statement.targets[0]) == key
+            and isinstance(value, ast.Call) and bool(value.args) and dotted_name(value.args[0]) == key
+            and model.qualified_name(value.func) in _REPLICATING_COPIES
+        )
     return False
 
 
