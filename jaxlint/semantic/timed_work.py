@@ -369,21 +369,10 @@ class _Walker:
         resolved = self.model.resolve_function(call.func, self.scope)
         if resolved is None or resolved[1] or resolved[2]:
             return False
-        function = resolved[0]
-        node = function.node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or not function.returns:
+        summary = _arithmetic_summary(resolved[0])
+        if summary is None or any(isinstance(a, ast.Starred) for a in call.args):
             return False
-        arguments = node.args
-        if arguments.vararg is not None or arguments.kwarg is not None or any(isinstance(a, ast.Starred) for a in call.args):
-            return False
-        parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-        if not all(isinstance(statement, ast.Return) for statement in body):
-            return False  # a body that does more than return (binds, prints, branches) is not read here
-        used: set[str] = set()
-        for value in function.returns:
-            if not _operator_arithmetic(value, set(parameters), used):
-                return False
+        parameters, used = summary
         passed = {parameters[i]: argument for i, argument in enumerate(call.args) if i < len(parameters)}
         passed.update((k.arg, k.value) for k in call.keywords if k.arg in parameters)
         return any(name in passed and self._device_argument(passed[name]) for name in used)
@@ -421,6 +410,29 @@ class _Walker:
 
     def _work_call(self, call: ast.Call) -> bool:
         return _returns_device(call, self.scope, self.model)
+
+
+_arithmetic_cache: "WeakKeyDictionary[ast.AST, tuple | None]" = WeakKeyDictionary()
+
+
+def _arithmetic_summary(function) -> tuple[list[str], set[str]] | None:
+    """(positional parameters, those the returns compute with) of a plain function whose body only
+    returns operator arithmetic of its parameters; None otherwise. Read once per function."""
+    node = function.node
+    if node in _arithmetic_cache:
+        return _arithmetic_cache[node]
+    summary = None
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list and function.returns:
+        arguments = node.args
+        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        # A body that does more than return (binds, prints, branches) is not read here.
+        if arguments.vararg is None and arguments.kwarg is None and all(isinstance(statement, ast.Return) for statement in body):
+            parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+            used: set[str] = set()
+            if all(_operator_arithmetic(value, set(parameters), used) for value in function.returns):
+                summary = (parameters, used)
+    _arithmetic_cache[node] = summary
+    return summary
 
 
 def _operator_arithmetic(node: ast.AST, parameters: set[str], used: set[str]) -> bool:
