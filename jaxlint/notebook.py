@@ -9,7 +9,9 @@ column count within that cell's source.
 IPython syntax is not Python and not ours to report. A cell that does not parse as written has its
 IPython lines masked, keeping line numbers: line magics (`%time f(x)`, `x = %env HOME`), shell escapes
 (`!pip install`, `files = !ls`), help (`?jnp.sum`, `jax.jit??`) and the automagic forms of `pip`,
-`conda`, `mamba` and `cd` (`pip install optax`, which IPython runs as `%pip`). A cell magic (`%%bash`) makes the
+`conda`, `mamba` and `cd` (`pip install optax`, which IPython runs as `%pip`); a one-line `%timeit
+f(x)` is masked as a call of the timed expression (`__jaxlint_timeit__(lambda: f(x))`), so JAX202
+sees what it times. A cell magic (`%%bash`) makes the
 whole cell foreign and skipped, except the magics whose body is Python (`%%time`, `%%timeit`,
 `%%capture`): their first line is masked. A cell that still does not parse is reported as JAX000 for
 that cell and left out; the other cells are linted without it. Notebooks whose kernel is not Python
@@ -37,7 +39,13 @@ from jaxlint.fixer import parses_ast
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _CELL_MARKER = "# @@notebook-cell {}@@"
 _CELL_MARKER_RE = re.compile(r"^# @@notebook-cell (\d+)@@$")
-_MASK_RE = re.compile(r"^[ \t]*(?:pass  )?# @@ipython (\d+)@@$")
+_MASK_RE = re.compile(r"^[ \t]*(?:pass  |__jaxlint_timeit__\(lambda: .*\)  )?# @@ipython (\d+)@@$")
+# `%timeit f(x)`: IPython runs the expression many times and reports the wall time per run. Masked as
+# a call of the timed expression, `__jaxlint_timeit__(lambda: f(x))`, so rules see what it times (JAX202:
+# a run that returns while its device work still runs measures dispatch). Options (`-n 10 -r 3`) are
+# dropped; a statement (`%timeit y = f(x)`) is masked like any magic.
+TIMEIT_MAGIC = "__jaxlint_timeit__"
+_TIMEIT_LINE = re.compile(r"^[ \t]*%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
 # `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
 _HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
 _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
@@ -151,7 +159,8 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         indent = line[: len(line) - len(line.lstrip())]
         number = next(numbers)
         masked_lines[number] = line
-        lines[index] = f"{indent}pass  # @@ipython {number}@@"
+        timed = _timed_expression(line)
+        lines[index] = f"{indent}{TIMEIT_MAGIC}(lambda: {timed})  # @@ipython {number}@@" if timed else f"{indent}pass  # @@ipython {number}@@"
         # A magic continued with a trailing backslash takes the next lines with it.
         while line.rstrip().endswith("\\") and index + 1 < len(lines):
             index += 1
@@ -161,6 +170,18 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
             lines[index] = f"{indent}# @@ipython {number}@@"
         index += 1
     return "\n".join(lines), masked_lines
+
+
+def _timed_expression(line: str) -> str | None:
+    """The expression a one-line `%timeit` times, when it is one expression on one line."""
+    match = _TIMEIT_LINE.match(line)
+    if match is None or line.rstrip().endswith("\\"):
+        return None
+    try:
+        # Written back from the tree: a trailing comment (`%timeit f(x)  # fast`) must not swallow the `)`.
+        return ast.unparse(ast.parse(match.group("body").strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def unmask(text: str, masked_lines: dict[int, str]) -> str:

@@ -26,6 +26,11 @@ batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `
 own parameters is, for donation, the compiled callable with the arguments moved to their places there
 (`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
 to change; no automatic fix, since every caller of the wrapper shares it.
+So does a compiled callable handed in as an argument: where every call of a function in this module
+passes the same jitted or pmapped callable, by a name bound to it, for one of its parameters
+(`train(state, p_step)` with `p_step = jax.pmap(step)`), a call of that parameter inside the function
+(`state = step_fn(state, batch)` per step) is a call of that callable. The message names the callable
+whose transform to change; no automatic fix, since the transform is written where it is bound.
 
 Not flagged: static arguments, calls inside traced code (donation applies to the outermost `jit`
 only), jitted functions whose options jaxlint cannot read, arguments that another name still
@@ -76,10 +81,11 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   buffer and stays flagged), or another attribute views it and is read after the update before it
   is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
   self.opt_state, ...)` and `evaluate(self.params)` after it);
-- it is built around another value the same call passes (`optimizer = Adam(lr).create(variables
-  ["params"])` with `step(variables, optimizer, batch)`) or around arrays the object keeps
-  (`self.state = TrainState.create(params=self.model_params)` with `self.model_params` from
-  `model.init(...)`, read again by an evaluation);
+- it is built around arrays the object keeps (`self.state = TrainState.create(params=self.model_params)`
+  with `self.model_params` from `model.init(...)`, read again by an evaluation), unless it is then
+  replicated into itself (`self.state = jax.device_put_replicated(self.state, devices)`, which copies
+  every leaf), or around another value the same call passes where that sharing is made again
+  between updates;
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
@@ -139,6 +145,11 @@ what that code reads later:
   the message asks for a `jit` of its own for this update;
 - a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
   buffer that is both donated and passed;
+- it shares arrays with another argument of the same call on the first call only: one was built
+  around the other before the loop (`optimizer = Adam(lr).create(variables["params"])`, then
+  `variables, optimizer = step(variables, optimizer, batch)` per iteration), and the update rebinds
+  both, so from the second call on each is a new output and every step holds two copies; donating
+  both on the first call would pass one buffer twice;
 - it is passed inside a tuple with a value the result does not replace and the program reads again
   (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
   tuple deletes the data passed on the next step).
@@ -252,6 +263,9 @@ class MissingDonation(Rule):
         if binding is None:
             # `state = update(state, batch)` where `update` only returns `_step(state, batch)`, `_step` compiled.
             binding = forwarding.forwarded_binding(value, context.model) or forwarding.imported_forwarded_binding(value, context.model)
+        if binding is None:
+            # `state = step_fn(state, batch)` in `def train(state, step_fn)`, every caller handing in one compiled callable.
+            binding = forwarding.handed_in_binding(value, context.model)
         if binding is None or binding.transform not in _DONATING or _compiled_per_call(binding, context):
             return
         if scope.in_traced or context.in_test_code(node) or carried_state.interactive_module(context.model):
@@ -292,10 +306,11 @@ class MissingDonation(Rule):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
             if donation_aliasing.unsafe_to_donate(key, node, scope, context):
                 continue
+            first_call_only: list[str] = []
             if (
                 carried_state.rebuilt_before_call(key, node, context.model, scope)
                 or carried_state.shares_buffers(key, scope, context.model, node)
-                or carried_state.held_elsewhere(key, value, scope, context.model)
+                or carried_state.held_elsewhere(key, value, scope, context.model, first_call_only)
             ):
                 continue  # not carried state, or another holder keeps the old arrays alive: see semantic/carried_state.py
             donated.append((position, keyword, argument, whole))
@@ -303,6 +318,13 @@ class MissingDonation(Rule):
             # it passed) makes donating it unsafe, not free: the two copies cost the same memory, so the
             # finding stays and only the fix is withheld.
             reason = _fix_withheld(key, scope, context.model)
+            if reason is None and first_call_only:
+                # `opt = Adam(lr).create(variables["params"])` before `variables, opt = step(variables, opt, b)`.
+                other = first_call_only[0]
+                reason = (
+                    f"`{key}` and `{other}` share arrays on the first call, one built around the other before the loop, "
+                    f"and a donated buffer may not also be passed; build one of them from a copy first"
+                )
             if reason is None and carried_state.captured_by_closure(key, scope):
                 # `current = lambda: params` handed to a thread: it may read the old arrays while the update runs.
                 reason = f"a nested function or lambda reads `{key}` and may read the old arrays while or after the update runs"
@@ -546,7 +568,9 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     )
     if any(position == _RECEIVER for position, _, _, _ in donated):
         withheld = [*withheld, "the value is the object the jitted method is called on (its `self`, argument 0 of the compiled function)"]
-    if isinstance(binding, forwarding.ForwardedBinding):
+    if isinstance(binding, forwarding.HandedInBinding):
+        withheld = [*withheld, f"the `{binding.transform.rsplit('.', 1)[-1]}` is applied where `{binding.inner.key}` is bound, outside `{binding.wrapper}`"]
+    elif isinstance(binding, forwarding.ForwardedBinding):
         withheld = [*withheld, f"the `{binding.transform.rsplit('.', 1)[-1]}` sits on `{binding.inner.key}`, which `{binding.wrapper}` only forwards to, and donating there donates for all its callers"]
     if binding.transform == "flax.nnx.jit":
         withheld = [*withheld, "jaxlint writes donation fixes for `jax.jit` and `jax.pmap` only"]
@@ -564,7 +588,9 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
-    if isinstance(binding, forwarding.ForwardedBinding):
+    if isinstance(binding, forwarding.HandedInBinding):
+        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which the callers of `{binding.wrapper}` pass as `{binding.parameter}`"
+    elif isinstance(binding, forwarding.ForwardedBinding):
         advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which `{binding.wrapper}` calls"
     if keeping:
         lines = ", ".join(str(line) for line in keeping[:3])

@@ -376,7 +376,7 @@ _PYTREE_LIBRARIES = frozenset({"", "jax", "flax", "optax", "equinox", "haiku", "
 _CONTAINER_STORES = frozenset({"append", "extend", "insert", "appendleft", "setdefault"})
 
 
-def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
+def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list[str] | None = None) -> bool:
     """The value bound to `key`, or a part of it, is also held by another object that outlives the
     update, so donating it deletes buffers that object still uses ("Array has been deleted") or passes
     one buffer twice ("donate the same buffer twice"):
@@ -390,10 +390,18 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
       self.actor_old.replace(params=self.actor.params)` with `update(self.actor, self.actor_old)`).
 
     A part read into a plain local (`params = state.params`) or a value computed from the state
-    (`loss = evaluate(state)`, jitted calls: their outputs are new buffers) is not held elsewhere."""
+    (`loss = evaluate(state)`, jitted calls: their outputs are new buffers) is not held elsewhere.
+
+    Nor is sharing that the update itself ends: a holder built before the loop of updates and rebound
+    by the update along with the state (`opt = Adam(lr).create(variables["params"])`, then `variables,
+    opt = step(variables, opt, batch)` per iteration) shares leaves on the first call only; from the
+    second call on both are the call's own new outputs and the two copies cost memory on every step.
+    With `first_call_only` (a list) given, the other names of such sharing are appended to it, so the
+    caller can withhold the fix (donating both on the first call passes one buffer twice)."""
     scopes = _class_scopes(scope, model) if key.startswith("self.") else [scope]
     passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
     statement = enclosing_statement(call)
+    ended = _sharing_ended_by(statement) if first_call_only is not None else None
     for candidate in scopes:
         for name, node in _loads(candidate, model):
             if name == key or name.startswith(key + "."):
@@ -406,6 +414,9 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
                 if candidate is scope and read_after(holder, statement) and (
                     not _rebinds(holder, node) or _read_beyond_refresh(holder, node, statement, candidate)
                 ):
+                    if ended is not None and ended(holder, node):
+                        first_call_only.append(holder)
+                        continue
                     return True  # (a container appended to keeps every value; a rebound name, the last)
             elif (
                 any(name == other or name.startswith(other + ".") for other in passed)
@@ -414,8 +425,63 @@ def held_elsewhere(key: str, call: ast.Call, scope, model) -> bool:
             ) and _holder(node, None, model) == key:
                 # Built around another value of the same call, or around another attribute the object
                 # keeps (`self.state = TrainState.create(params=self.model_params)`).
+                if ended is not None and ended(name.split(".", 1)[0], node):
+                    first_call_only.append(name.split(".", 1)[0])
+                    continue
+                if _replicated_after(node, key, model):
+                    continue  # `self.state = replicate(self.state)` next: the state holds copies
                 return True
     return False
+
+
+# Replication to the devices: a new array with a leading device axis, a copy of every leaf.
+_REPLICATING_COPIES = frozenset({"jax.device_put_replicated", "flax.jax_utils.replicate"})
+
+
+def _replicated_after(occurrence: ast.AST, key: str, model) -> bool:
+    """The statement that builds `key` around another value (`self.state = TrainState.create(params=
+    self.params)`) is followed in its block by a replication of `key` into itself (`self.state =
+    jax.device_put_replicated(self.state, devices)`, `state = flax.jax_utils.replicate(state)`), with
+    no other binding of `key` between: from then on `key` holds copies, not the other value's arrays."""
+    made = enclosing_statement(occurrence)
+    located = statement_list(made) if made is not None else None
+    if located is None:
+        return False
+    block, index = located
+    for statement in block[index + 1:]:
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            continue
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names = {dotted_name(element) for target in targets for element in target_elements(target)}
+        if key not in names:
+            continue
+        value = statement.value
+        return (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1 and dotted_name(statement.targets[0]) == key
+            and isinstance(value, ast.Call) and bool(value.args) and dotted_name(value.args[0]) == key
+            and model.qualified_name(value.func) in _REPLICATING_COPIES
+        )
+    return False
+
+
+def _sharing_ended_by(update: ast.stmt):
+    """A test `(name, occurrence) -> bool`: the sharing made at `occurrence` (a plain local `name`
+    holding the state's leaves, or holding leaves the state was built around) ends with the first run
+    of `update`: `update` sits in a loop, rebinds `name` itself, and `occurrence` lies outside that
+    loop, so it is not made again between updates."""
+    loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    rebound = set()
+    if loops and isinstance(update, (ast.Assign, ast.AnnAssign)):
+        targets = update.targets if isinstance(update, ast.Assign) else [update.target]
+        rebound = {dotted_name(element) for target in targets for element in target_elements(target)} - {None}
+
+    def ended(name: str, occurrence: ast.AST) -> bool:
+        if "." in name or name not in rebound:
+            return False
+        made = enclosing_statement(occurrence)
+        return made is not None and made.lineno < update.lineno and not is_within(made, loops[0])
+
+    return ended
 
 
 _CONTAINER = "<container>"

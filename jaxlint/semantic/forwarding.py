@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 
 
@@ -239,3 +240,76 @@ def imported_forwarded_binding(call: ast.Call, model) -> ForwardedBinding | None
         via_decorator=forward.via_decorator, external_params=inner.external_params, external_has_self=forward.has_self,
         positions=positions, keywords=keywords, wrapper=summary.name, inner=inner,
     )
+
+
+# ----- a compiled callable handed in as an argument ------------------------------------------------------
+
+
+@dataclasses.dataclass
+class HandedInBinding(ForwardedBinding):
+    """The compiled callable a function's parameter holds, where every call of that function in this
+    module passes the same one (`run(state, step_fn)` called as `run(state, jax.pmap(step))` or with a
+    name bound to it): a call of the parameter is a call of that callable, positions unchanged.
+    `wrapper` names the receiving function, `parameter` the parameter."""
+
+    parameter: str = ""
+
+
+def handed_in_binding(call: ast.Call, model) -> HandedInBinding | None:
+    """`state = step_fn(state, batch)` inside `def train(state, step_fn)`, where each call of `train`
+    in this module hands `step_fn` the same compiled callable (a name bound to `jax.jit(...)`/`pmap`
+    or to a factory's result): the binding that callable has, seen
+    through the parameter. None when the callee is no parameter, the function rebinds it, a call passes
+    something else or nothing there, or the calls disagree."""
+    func = call.func
+    if not isinstance(func, ast.Name):
+        return None
+    scope = model.scope_for(call)
+    if scope is None or not scope.is_function or isinstance(scope.node, ast.Lambda) or scope.has_self:
+        return None
+    parameter = func.id
+    if parameter not in scope.params and parameter not in scope.keyword_params:
+        return None
+    if any(parameter in {dotted_name(e) for e in target_elements(target)} for target, _ in scope.bindings):
+        return None  # rebound in the function: not only what the caller passes
+    cache = model.__dict__.setdefault("_handed_in_bindings", {})
+    key = (id(scope.node), parameter)
+    if key not in cache:
+        cache[key] = _handed_in(scope, parameter, model)
+    return cache[key]
+
+
+def _handed_in(scope, parameter: str, model) -> HandedInBinding | None:
+    from jaxlint.semantic.carried_state import _passed_to_parameter
+
+    found = []
+    for caller in model.calls_by_name().get(scope.name, ()):
+        if not isinstance(caller.func, ast.Name) or model.resolve_function(caller.func, model.scope_for(caller)) is None:
+            return None
+        if model.resolve_function(caller.func, model.scope_for(caller))[0] is not scope:
+            return None
+        if parameter in scope.params:
+            argument = _passed_to_parameter(caller, parameter, scope)
+        else:  # keyword-only
+            argument = next((k.value for k in caller.keywords if k.arg == parameter), None)
+        if argument is None:
+            return None
+        if not isinstance(argument, (ast.Name, ast.Attribute)):
+            return None
+        inner = model.jit_binding_for_name(argument)
+        if inner is None or isinstance(inner, ForwardedBinding):
+            return None
+        found.append(inner)
+    if not found:
+        return None
+    first = found[0]
+    if any((b.node is not first.node or b.transform != first.transform) for b in found[1:]):
+        return None  # different callables handed in: what the parameter runs is not one thing
+    positions = {index: index for index in range(64)}
+    return HandedInBinding(
+        key=parameter, transform=first.transform, node=first.node, options=first.options, function=first.function,
+        bound_positional=first.bound_positional, via_decorator=first.via_decorator, owner=first.owner,
+        external_params=first.external_params, external_has_self=first.external_has_self, built_by_factory=first.built_by_factory,
+        positions=positions, keywords={}, wrapper=scope.name, inner=first, parameter=parameter,
+    )
+

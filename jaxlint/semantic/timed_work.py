@@ -291,6 +291,8 @@ class _Walker:
                 return None if not qualified.startswith("jax.") else self._unknown(call)
         if call_sync(call, model) is not None:
             return WAIT  # a project function that reads on the host what it computes
+        if self._arithmetic_helper(call):
+            return EAGER  # `square(x)` with `def square(v): return v ** 2`: operators on a device array
         described = library_models.call_model(model, call, self.scope)
         if described is not None:
             if described.syncs:
@@ -356,6 +358,39 @@ class _Walker:
         self.unknown_calls.add(id(call))
         return None
 
+    def _arithmetic_helper(self, call: ast.Call) -> bool:
+        """A plain function of this module whose every return is operator arithmetic of its
+        parameters and numbers (`return v ** 2`, `return (a - b) / 2`), called with a device array
+        for one of the parameters it computes with: the operators run on the device eagerly, one
+        asynchronous operation each. Anything else in a return (a call, an attribute, a subscript)
+        leaves the call unknown."""
+        if not isinstance(call.func, ast.Name) or not call.args:
+            return False
+        resolved = self.model.resolve_function(call.func, self.scope)
+        if resolved is None or resolved[1] or resolved[2]:
+            return False
+        summary = _arithmetic_summary(resolved[0])
+        if summary is None or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        parameters, used = summary
+        passed = {parameters[i]: argument for i, argument in enumerate(call.args) if i < len(parameters)}
+        passed.update((k.arg, k.value) for k in call.keywords if k.arg in parameters)
+        return any(name in passed and self._device_argument(passed[name]) for name in used)
+
+    def _device_argument(self, argument: ast.AST) -> bool:
+        """A device value. For a name, the binding that reaches the call decides where one is known
+        (`x = jnp.arange(n)` timed, then `x = np.arange(n)` timed again in the same script)."""
+        if isinstance(argument, ast.Name):
+            from jaxlint.semantic.bindings import bound_values
+            from jaxlint.semantic.reaching import reaching_value
+
+            found = bound_values(self.model, argument.id, self.scope)
+            if found is not None and found[0] is self.scope:
+                bound = reaching_value(argument, found[1])
+                if isinstance(bound, ast.expr):
+                    return self.possibly_device(bound)
+        return self.possibly_device(argument)
+
     def _any_argument_device(self, call: ast.Call) -> bool:
         return any(self.possibly_device(argument) for argument in (*call.args, *(k.value for k in call.keywords)))
 
@@ -375,6 +410,48 @@ class _Walker:
 
     def _work_call(self, call: ast.Call) -> bool:
         return _returns_device(call, self.scope, self.model)
+
+
+_arithmetic_cache: "WeakKeyDictionary[ast.AST, tuple | None]" = WeakKeyDictionary()
+
+
+def _arithmetic_summary(function) -> tuple[list[str], set[str]] | None:
+    """(positional parameters, those the returns compute with) of a plain function whose body only
+    returns operator arithmetic of its parameters; None otherwise. Read once per function."""
+    node = function.node
+    if node in _arithmetic_cache:
+        return _arithmetic_cache[node]
+    summary = None
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list and function.returns:
+        arguments = node.args
+        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        # A body that does more than return (binds, prints, branches) is not read here.
+        if arguments.vararg is None and arguments.kwarg is None and all(isinstance(statement, ast.Return) for statement in body):
+            parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+            used: set[str] = set()
+            if all(_operator_arithmetic(value, set(parameters), used) for value in function.returns):
+                summary = (parameters, used)
+    _arithmetic_cache[node] = summary
+    return summary
+
+
+def _operator_arithmetic(node: ast.AST, parameters: set[str], used: set[str]) -> bool:
+    """`node` is built by operators (`+ - * / // % **`, unary minus) from parameters and numbers, with
+    at least one operator: the parameters it reads are added to `used`."""
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, (ast.MatMult,)):
+        return _operand(node.left, parameters, used) and _operand(node.right, parameters, used)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _operand(node.operand, parameters, used)
+    return False
+
+
+def _operand(node: ast.AST, parameters: set[str], used: set[str]) -> bool:
+    if isinstance(node, ast.Name) and node.id in parameters:
+        used.add(node.id)
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
+    return _operator_arithmetic(node, parameters, used)
 
 
 def _returns_device(call: ast.Call, scope, model) -> bool:

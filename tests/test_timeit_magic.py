@@ -1,0 +1,68 @@
+"""JAX202 on a notebook's `%timeit` line: IPython runs the expression many times and reports the wall
+time per run, so an expression that returns while its device work runs measures dispatch only.
+notebook.py masks the line as `__jaxlint_timeit__(lambda: <expression>)`, which the rule reads like
+`timeit.timeit(lambda: ...)`; no fix is written on the IPython line, and a fix of the rest of the
+notebook gives the line back as it was."""
+
+from __future__ import annotations
+
+import json
+
+from jaxlint.cli import build_settings, enabled_rules
+from jaxlint.notebook import fix_notebook, lint_notebook, mask_ipython, unmask
+
+_SETUP = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n\nkey = jax.random.PRNGKey(0)\nx = jax.random.normal(key, (512, 512))\n"
+_STEP = "@jax.jit\ndef step(v):\n    return jnp.tanh(v @ v.T)\n"
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c} for c in cells],
+        "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5,
+    })
+
+
+def _timing_findings(*cells: str) -> list[tuple[int, int]]:
+    settings = build_settings(["."], None, ("JAX202",), (), ())
+    result = lint_notebook(_notebook(*cells), "nb.ipynb", settings, enabled_rules(settings))
+    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == "JAX202"]
+
+
+def test_timeit_of_a_compiled_call_is_flagged():
+    assert _timing_findings(_SETUP, _STEP + "%timeit step(x)") == [(2, 4)]
+
+
+def test_timeit_with_options_and_a_trailing_comment_is_flagged():
+    assert _timing_findings(_SETUP, _STEP + "\n%timeit -n 10 -r 3 step(x)  # ten loops") == [(2, 5)]
+
+
+def test_timeit_of_an_eager_operation_and_inside_a_loop_is_flagged():
+    cells = (_SETUP, "%timeit jnp.dot(x, x.T)", "for size in (8, 16):\n    y = jnp.ones((size, size))\n    %timeit jnp.sin(y)")
+    assert _timing_findings(*cells) == [(2, 1), (3, 3)]
+
+
+def test_timeit_that_waits_or_times_host_code_is_silent():
+    cells = (
+        _SETUP,
+        _STEP + "%timeit step(x).block_until_ready()",
+        "%timeit jax.block_until_ready(step(x))",
+        "host = np.ones((64, 64))\n%timeit np.dot(host, host)",
+        "%timeit float(step(x).sum())",
+    )
+    assert _timing_findings(*cells) == []
+
+
+def test_timeit_statement_or_continued_line_stays_masked():
+    masked, lines = mask_ipython("%timeit y = step(x)\n%timeit step(a, \\\n    b)")
+    assert masked == "pass  # @@ipython 1@@\npass  # @@ipython 2@@\n# @@ipython 3@@"
+    masked, lines = mask_ipython("%timeit step(x)  # fast")
+    assert masked == "__jaxlint_timeit__(lambda: step(x))  # @@ipython 1@@"
+    assert unmask(masked, lines) == "%timeit step(x)  # fast"
+
+
+def test_fixing_the_notebook_keeps_the_timeit_line():
+    settings = build_settings(["."], None, (), (), ())
+    text = _notebook(_SETUP, _STEP + "%timeit step(x)")
+    fixed, _ = fix_notebook(text, settings, enabled_rules(settings), unsafe=True)
+    cells = json.loads(fixed)["cells"]
+    assert cells[1]["source"].endswith("%timeit step(x)")
