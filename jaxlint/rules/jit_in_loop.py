@@ -34,8 +34,12 @@ Not flagged, as principles:
   loop, where the branch runs on one pass only; or after `if X is not None: return` with the body
   setting X); a function whose results Python caches by argument
   (`@functools.lru_cache`, `@functools.cache`, `@functools.cached_property`: one program per
-  distinct arguments); and an initialiser by its role (the callable is an `init`, whose result
-  is bound or returned once) in a function no visible loop calls;
+  distinct arguments); an initialiser by its role (the callable is an `init`, whose result
+  is bound or returned once) in a function no visible loop calls; a function that sets up state by
+  its role (`initialize`, `init_*`, `setup`, `restore*`, `from_*`: an initialiser, a restore from
+  saved state, an alternate construction from a source) and that no code of its module calls (a
+  visible call still decides); and a function whose own body runs a `lax` loop outside `jit`
+  (`lax.scan(self.step, ...)`: traced and compiled on every call anyway, one call is a whole run);
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
@@ -101,7 +105,8 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import root_name, walk
 from jaxlint.semantic.training_loops import (
-    builds_initialiser, classmethod_constructor, framework_entry_point, lazily_initialised, runs_whole_run,
+    builds_initialiser, classmethod_constructor, framework_entry_point, lazily_initialised, runs_device_loop_per_call,
+    runs_whole_run, setup_by_role,
 )
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -576,6 +581,11 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
         constructions = [call for call in model.calls_by_name().get(class_name, ()) if isinstance(call.func, ast.Name)]
         return not any(list(flow.enclosing_loops(call)) for call in constructions)
     calls = [(scope, call) for scope in model.scopes if not scope.in_traced for call in scope.calls if _calls_function(call, function_scope, scope, context)]
+    if depth == 2 and setup_by_role(function_scope) and not any(list(flow.enclosing_loops(call)) for _, call in calls):
+        # An initialiser by its role (`initialize`, `from_restart_file`) that no loop here calls runs
+        # once per object or run. (Only for the function that compiles: a function it calls may be
+        # called per step from elsewhere as well.)
+        return True
     if not calls:
         return _called_once_from_other_modules(function_scope, context)
     for caller, call in calls:
@@ -611,8 +621,9 @@ def _called_once_from_other_modules(function_scope, context) -> bool:
 
 def _runs_a_whole_run(function_scope, model) -> bool:
     """The function's own body has a loop that calls compiled code, directly or through a local
-    helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step)."""
-    return runs_whole_run(function_scope, model)
+    helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step), or
+    a `lax` loop run outside `jit` (traced and compiled again on every call: a whole run per call)."""
+    return runs_whole_run(function_scope, model) or runs_device_loop_per_call(function_scope, model)
 
 
 def _calls_function(call: ast.Call, function_scope, caller, context) -> bool:

@@ -1133,6 +1133,32 @@ def runs_whole_run(scope: Scope, model: SemanticModel) -> bool:
     return False
 
 
+def runs_device_loop_per_call(scope: Scope, model: SemanticModel) -> bool:
+    """The function's own body (not traced) runs a `lax` loop (`scan`, `fori_loop`, `while_loop`) outside
+    `jit`: every call traces that loop's body and compiles it again, so one call is a whole run of
+    device iterations (`carry = jax.lax.scan(self.step, init, xs)` in a `train(self, rng)`)."""
+    from jaxlint.semantic.flow import walk_same_scope
+
+    if not scope.is_function or scope.in_traced:
+        return False
+    return any(
+        isinstance(node, ast.Call) and model.qualified_name(node.func) in _LAX_LOOPS
+        for node in walk_same_scope(scope.node)
+    )
+
+
+# A function whose name gives it the role of setting up state once per object or per run: an
+# initialiser (`initialize`, `init_state`, `initialization`, `setup`), a restore from saved state or
+# an alternate construction from a source (`restore_checkpoint`, `from_restart_file`, `from_config`).
+_SETUP_ROLE_NAME = re.compile(r"^_*(init|initiali[sz]e|initiali[sz]ation|setup|set_up|restore|from)(_|$)|_init$")
+
+
+def setup_by_role(scope: Scope) -> bool:
+    """The function initialises, restores or builds from a source by its name (see `_SETUP_ROLE_NAME`):
+    it runs once per object or per run, unless a caller is seen running it repeatedly."""
+    return scope.is_function and bool(_SETUP_ROLE_NAME.search(scope.name))
+
+
 def runs_once_per_program(scope: Scope, model: SemanticModel) -> bool:
     """Code that runs once per program or per run, told from the function itself: module-level code,
     an entry point (`main`, `run`, `app`, or handed to `app.run`), or a function whose own loop runs a
