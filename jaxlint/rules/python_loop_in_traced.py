@@ -6,7 +6,8 @@ Flags, in a traced function, a Python `for` loop that JAX unrolls into a long pr
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
-one iteration per item), loops outside traced code, and loops in a function only `vmap` or autodiff
+one iteration per item), loops outside traced code, loops whose body branches in Python on a traced value (`if x[i] > 0:`:
+tracing raises at the first iteration, nothing unrolls, JAX101 reports the branch), and loops in a function only `vmap` or autodiff
 trace outside any `jit` (`jax.vmap(train)(keys)` at top level runs op by op: no program is compiled,
 so the loop costs time per iteration but no compile time).
 Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
@@ -82,6 +83,8 @@ class PythonLoopInTraced(Rule):
             return  # `jax.vmap(f)(xs)` outside jit runs op by op: the loop is never unrolled into a program
         scope = context.scope(node)
         threshold = getattr(context.settings, "python_loop_threshold", 100) or 100
+        if _branches_on_traced_value(node, scope, context):
+            return  # tracing stops at the first iteration's branch (JAX101): the loop never unrolls
         if _enclosing_loop_reported(node, scope, threshold, context):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
         bounds = _literal_range(node.iter, context)
@@ -126,6 +129,15 @@ class PythonLoopInTraced(Rule):
                 f"into `{scope.name}`; use `lax.scan` or `lax.fori_loop` over the rows",
                 end_node=node.iter,
             )
+
+
+def _branches_on_traced_value(loop: ast.For, scope, context) -> bool:
+    """The loop body tests a traced value in a Python `if`/`while` (`if col[i] != 0:`): tracing raises
+    at the first iteration, so no program is built and nothing unrolls; JAX101 reports the branch."""
+    for child in flow.walk_same_scope(loop):
+        if isinstance(child, (ast.If, ast.While)) and child is not loop and context.level(child.test, scope) == ARRAY:
+            return True
+    return False
 
 
 def _list_at_every_call(iterable: ast.expr, scope, context) -> bool:
