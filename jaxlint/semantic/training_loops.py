@@ -821,6 +821,19 @@ def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) 
     return False
 
 
+def calls_in_host_loops(scope: Scope, model: SemanticModel) -> list[ast.Call]:
+    """The calls of this module's function `scope` that sit in a loop (or comprehension) of code that
+    runs on the host, on evidence (semantic/host_code.py: module-level code, or a function that host
+    code reaches or that does host-only work; a library helper's loop may be traced by a caller in
+    another module): each such call runs the function once per iteration."""
+    from jaxlint.semantic.host_code import runs_on_host
+
+    return [
+        call for caller, call in _calls_by_callee(model).get(scope, ())
+        if not caller.in_traced and in_loop(call) and runs_on_host(caller, model)
+    ]
+
+
 def _calls_by_callee(model: SemanticModel) -> dict[Scope | None, list[tuple[Scope, ast.Call]]]:
     """The module's calls of its own functions, by the callee's scope, in the module's order:
     resolved once per module (kept on the model), not once per question."""
