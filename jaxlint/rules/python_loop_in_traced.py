@@ -1,7 +1,9 @@
 """## What it does
 Flags, in a traced function, a Python `for` loop that JAX unrolls into a long program:
 `for i in range(N)` with a literal `N` at or above `python-loop-threshold` (default 100, set in
-`[tool.jaxlint]`), and `for row in x` over a traced array.
+`[tool.jaxlint]`), and `for row in x` over a traced array. Shorter loops of known length count their
+body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
+a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
@@ -92,7 +94,16 @@ class PythonLoopInTraced(Rule):
             start, stop, step = bounds
             count = len(range(start, stop, step))
             grad_steps = _grad_steps(node, scope, count, context)
-            if count < threshold and grad_steps is None:
+            passes = _network_passes(node, scope, count, context) if grad_steps is None and count < threshold else None
+            if count < threshold and grad_steps is None and passes is None:
+                return
+            if passes is not None:
+                context.report(
+                    node,
+                    f"this `for` loop unrolls {passes} forward passes of a network into traced function `{scope.name}`: "
+                    f"the program and its compile time grow with every pass; use `lax.scan` over the steps",
+                    end_node=node.iter,
+                )
                 return
             if count >= threshold:
                 literal = bounds == _literal_range(node.iter, context, constants=False)
@@ -242,6 +253,38 @@ def _grad_steps(loop: ast.For, scope, count: int, context) -> int | None:
     return best
 
 
+# A loop nest around a whole network's forward pass (`module.apply(params, ...)`) is reported from this
+# many unrolled passes on: each copy is a whole network in the program.
+NETWORK_PASS_THRESHOLD = 32
+
+
+def _network_passes(loop: ast.For, scope, count: int, context) -> int | None:
+    """Total forward passes of a network a loop nest unrolls, when at least NETWORK_PASS_THRESHOLD:
+    the trip counts of the loops around each call the library models say runs a whole network
+    (`module.apply(...)`), every count known."""
+    from jaxlint.semantic import library_models
+
+    best = None
+    for call in flow.walk_same_scope(loop):
+        if not isinstance(call, ast.Call):
+            continue
+        entry = library_models.call_model(context.model, call)
+        if entry is None or not entry.runs_model:
+            continue
+        total = count
+        for inner in flow.enclosing_loops(call):
+            if inner is loop:
+                break
+            inner_count = _trip_count(inner, context) if isinstance(inner, ast.For) else None
+            if inner_count is None:
+                total = None
+                break
+            total *= inner_count
+        if total is not None and total >= NETWORK_PASS_THRESHOLD and (best is None or total > best):
+            best = total
+    return best
+
+
 def _is_gradient_call(call: ast.Call, scope, context) -> bool:
     """`jax.grad(f)(x)`, or a call of a name bound once to `jax.grad(...)`/`jax.value_and_grad(...)`."""
     from jaxlint.semantic.bindings import bound_values
@@ -263,7 +306,10 @@ def _enclosing_loop_reported(loop: ast.For, scope, threshold: int, context) -> b
         if not isinstance(outer, ast.For) or context.scope(outer) is not scope:
             return False
         count = _trip_count(outer, context)
-        if count is not None and (count >= threshold or _grad_steps(outer, scope, count, context) is not None):
+        if count is not None and (
+            count >= threshold or _grad_steps(outer, scope, count, context) is not None
+            or _network_passes(outer, scope, count, context) is not None
+        ):
             return True
     return False
 
