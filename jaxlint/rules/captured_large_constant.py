@@ -2,13 +2,15 @@
 Flags a traced function that reads a NumPy or JAX array from an enclosing non-traced scope (module
 level, or an outer function that is not traced) when the array's creation is visible and large:
 `np.zeros((512, 512))`, `np.random.randn(1000, 100)`, `jnp.arange(10_000)`, a long `np.array([...])`
-literal (at least 4096 elements), or `np.load(...)`.
+literal (at least 4096 elements), `np.load(...)`, or one entry of a loaded file (`jnp.array(data["x"])`
+after `with np.load(path) as data:`), also when the name is then rescaled by arithmetic with numbers
+(`x = x / 255 - 0.5`: the size stays).
 
 Not flagged: a local function only differentiated outside any jit (`jax.grad(loss)(params)` in a
 test: autodiff alone compiles no program), a `lax.scan`/`fori_loop`/`cond` body reading a JAX
 array its enclosing function builds (the primitive takes it as an operand: an argument when the
 function runs eagerly, a tracer when it is traced), scalars and small arrays, arrays whose size the linter cannot read, names bound more
-than once, reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
+than once (but for rescaling by arithmetic with numbers, `x = x / 255`, which keeps the size), reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
 the traced function.
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
@@ -63,7 +65,8 @@ from jaxlint.semantic.model import parent_of
 
 MIN_ELEMENTS = 4096
 _SHAPE_FIRST = frozenset({"zeros", "ones", "empty", "full"})
-_LOADERS = frozenset({"numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile"})
+_LOADERS = frozenset({"numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile", "jax.numpy.load"})
+_ARRAY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray", "jax.numpy.array", "jax.numpy.asarray"})
 _ARRAY_MODULES = ("numpy.", "jax.numpy.")
 _CHAIN_METHODS = frozenset({"reshape", "astype", "T", "copy", "ravel", "flatten", "transpose"})
 # Per-module memo keys (see `Context.memo`).
@@ -101,7 +104,7 @@ class CapturedLargeConstant(Rule):
             return
         if _lax_operand(scope, owner, creation, context):
             return
-        described = _large_array(creation, context)
+        described = _large_array(creation, context) or _loaded_entry(creation, owner, context)
         if described is None:
             return
         if not _first_use(node, scope, context):
@@ -189,11 +192,56 @@ def _single_creation(name: str, owner, context) -> ast.Call | None:
     for target, _ in owner.loops:
         if name in flow.target_names(target):
             return None
+    if len(values) > 1:
+        # `x = 1.275 * x / 255 - 0.1` after the creation: elementwise arithmetic with numbers keeps
+        # the array's size, so the one other binding still says what the array is.
+        values = [value for value in values if not _rescaled_self(value, name)]
     if name in owner.param_nodes or len(values) != 1 or not isinstance(values[0], ast.Call):
         return None
     if name in context.memo(_DECLARED_FREE_NAMES, _declared_free_names, context.model):
         return None
     return values[0]
+
+
+def _rescaled_self(value: ast.expr | None, name: str) -> bool:
+    """`a * name / b - c`: arithmetic of `name` itself with numbers only."""
+    found = False
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.BinOp):
+            stack += [node.left, node.right]
+        elif isinstance(node, ast.UnaryOp):
+            stack.append(node.operand)
+        elif isinstance(node, ast.Name) and node.id == name:
+            found = True
+        elif not (isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)):
+            return False
+    return found
+
+
+def _loaded_entry(call: ast.Call, owner, context) -> str | None:
+    """`jnp.array(data["x_train"])` where `data` is what a file loader returned (`with np.load(path) as
+    data:` or `data = np.load(path)` in the same scope): one array of a dataset read from disk."""
+    if context.qualified_name(call.func) not in _ARRAY_CONVERSIONS or len(call.args) != 1:
+        return None
+    entry = call.args[0]
+    if not (isinstance(entry, ast.Subscript) and isinstance(entry.value, ast.Name)):
+        return None
+    holder = entry.value.id
+    sources = [value for target, value in owner.bindings if isinstance(target, ast.Name) and target.id == holder]
+    if len(sources) != 1:
+        return None
+    source = sources[0]
+    if source is None:  # `with loader(...) as holder:` (the model records no value for it)
+        source = next(
+            (item.context_expr for item in flow.walk_same_scope(owner.node) if isinstance(item, ast.withitem)
+             and isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == holder),
+            None,
+        )
+    if isinstance(source, ast.Call) and context.qualified_name(source.func) in _LOADERS:
+        return "an array loaded from a file"
+    return None
 
 
 def _declared_free_names(model) -> frozenset[str]:

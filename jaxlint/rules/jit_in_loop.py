@@ -12,7 +12,16 @@ a nested `def`, `jax.grad(f)`), when the result is called right there:
   values): passed as an argument, the value would not need a new program;
 - per call of a function: `return jax.jit(lambda p: loss(p, batch))(params)` in a function body,
   whether or not a loop calling that function is in sight: every call of the function traces and
-  compiles again.
+  compiles again;
+- a `lax` loop (`scan`, `fori_loop`, `while_loop`) run outside `jit` over a body that is new on every
+  run (a nested def, a lambda, a `partial`): JAX caches the loop's trace on the body's identity, so
+  each run traces and compiles the whole loop again (measured on CPU: 42 ms per call of a 100-step
+  scan over a nested def, 0.1 ms over a module-level body). Flagged at each call of its function in a
+  loop of host code (module-level code, or a function that host code reaches or that does host-only
+  work: semantic/host_code.py), or at the `lax` call when the loop around it builds the body.
+  Not flagged there: a module-level body, a function no host loop is seen calling (a library helper
+  may be traced by its caller), a loop over a few listed cases, and a sweep that hands the loop's
+  values (not a `range` step count) to the call: each value may shape its own program.
 
 Not flagged, as principles:
 - what is built once: `f = jax.jit(g)` at module level, a module-level function jitted in a loop
@@ -34,8 +43,12 @@ Not flagged, as principles:
   loop, where the branch runs on one pass only; or after `if X is not None: return` with the body
   setting X); a function whose results Python caches by argument
   (`@functools.lru_cache`, `@functools.cache`, `@functools.cached_property`: one program per
-  distinct arguments); and an initialiser by its role (the callable is an `init`, whose result
-  is bound or returned once) in a function no visible loop calls;
+  distinct arguments); an initialiser by its role (the callable is an `init`, whose result
+  is bound or returned once) in a function no visible loop calls; a function that sets up state by
+  its role (`initialize`, `init_*`, `setup`, `restore*`, `from_*`: an initialiser, a restore from
+  saved state, an alternate construction from a source) and that no code of its module calls (a
+  visible call still decides); and a function whose own body runs a `lax` loop outside `jit`
+  (`lax.scan(self.step, ...)`: traced and compiled on every call anyway, one call is a whole run);
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
@@ -101,7 +114,8 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import root_name, walk
 from jaxlint.semantic.training_loops import (
-    builds_initialiser, classmethod_constructor, framework_entry_point, lazily_initialised, runs_whole_run,
+    builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, lazily_initialised,
+    runs_device_loop_per_call, runs_whole_run, setup_by_role,
 )
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -117,11 +131,15 @@ class JitInLoop(Rule):
     fix_availability = "sometimes"
     # A compiling transform is spelled `jit` or `pmap` where it is imported or used, unless a project
     # module re-exports it under another name, or it is a configured decorator.
-    required_text = ("jit", "pmap")
+    required_text = ("jit", "pmap", "scan", "fori_loop", "while_loop")
     fires_through_project_imports = True
 
     def check(self, node: ast.Call, context) -> None:
         model = context.model
+        loop_kind = _LAX_LOOP_BODIES.get(model.qualified_name(node.func) or "")
+        if loop_kind is not None:
+            _check_lax_loop(node, loop_kind, context)
+            return
         transform = model.transform_of(node.func)
         if transform not in jaxapi.COMPILING or not node.args or isinstance(node.args[0], ast.Starred):
             return
@@ -184,6 +202,96 @@ class JitInLoop(Rule):
                 f"the callable is a new object each time; build the jitted function once, outside",
                 fix=jit_hoist.hoist_fix(node, [], called_name, immediate, context),
             )
+
+
+# `lax` loops run outside `jit` trace their body and compile the loop on every call, unless the body is
+# the same function object as last time (JAX caches the trace on it): (position, keyword) of the body.
+_LAX_LOOP_BODIES = {
+    "jax.lax.scan": (0, "f"),
+    "jax.lax.fori_loop": (2, "body_fun"),
+    "jax.lax.while_loop": (1, "body_fun"),
+}
+
+
+def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
+    """A `lax` loop outside traced code over a body that is a new object on every run of the loop (a
+    lambda, a `partial`, a nested def of the function): flagged where it runs repeatedly, in a host
+    loop that builds the body each iteration, or at the calls of its function inside host loops."""
+    model = context.model
+    scope = context.scope(node)
+    if scope.in_traced or model.runs_uncompiled(scope) or carried_state.in_test_code(node, str(context.source.filename), model):
+        return
+    index, keyword = position
+    body = node.args[index] if index < len(node.args) else next((k.value for k in node.keywords if k.arg == keyword), None)
+    if body is None or isinstance(body, ast.Starred):
+        return
+    loops = [loop for loop in flow.enclosing_loops(node) if not isinstance(loop, ast.comprehension)]
+    kind = _fresh_body_kind(body, scope, context, loops[0] if loops else None)
+    if kind is None:
+        return
+    primitive = context.text(node.func)
+    if loops:
+        if kind[1] and not _few_cases(loops[0], scope):
+            context.report(
+                node,
+                f"`{primitive}` outside `jit` over {kind[0]} built in this loop: the body is a new object every "
+                f"iteration, so every iteration traces and compiles the loop again; define the body once before "
+                f"the loop, or `jax.jit` the code that runs it",
+            )
+        return
+    if not scope.is_function or isinstance(scope.node, ast.Lambda):
+        return
+    for call in calls_in_host_loops(scope, model):
+        loop = next(iter(flow.enclosing_loops(call)), None)
+        if loop is not None and not isinstance(loop, ast.comprehension) and _few_cases(loop, model.scope_for(call)):
+            continue
+        if loop is not None and _sweeps_into(loop, call, context):
+            continue  # `for size in sizes: f(x, size)`: one program per value swept, on purpose
+        context.report(
+            call,
+            f"`{scope.name}` runs `{primitive}` outside `jit` over {kind[0]} it defines per call (line {node.lineno}): "
+            f"every call in this loop traces and compiles the loop again; `jax.jit` `{scope.name}` (or define the "
+            f"body once, outside it)",
+        )
+
+
+def _sweeps_into(loop: ast.AST, call: ast.Call, context) -> bool:
+    """The loop walks values other than a step count (not `range(...)`) and hands its target to the
+    call: a sweep over settings, where each value may shape the program."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) in ("builtins.range", "builtins.enumerate"):
+        inner = iterable.args[0] if iterable.args else None
+        if context.qualified_name(iterable.func) == "builtins.range" or (
+            isinstance(inner, ast.Call) and context.qualified_name(inner.func) == "builtins.range"
+        ):
+            return False
+    targets = flow.target_names(loop.target)
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    return any(isinstance(n, ast.Name) and n.id in targets for argument in arguments for n in walk(argument))
+
+
+def _fresh_body_kind(body: ast.expr, scope, context, loop) -> tuple[str, bool] | None:
+    """(what the body is, whether it is built inside `loop`) when it is a new object on every run of
+    the function: a lambda, a `functools.partial`, or a def nested in the function. None for a
+    module-level function, a method or anything else the loop reuses."""
+    if isinstance(body, ast.Lambda):
+        return "a lambda", True
+    if isinstance(body, ast.Call):
+        if context.qualified_name(body.func) in ("functools.partial", "jax.tree_util.Partial") and body.args:
+            return "a `functools.partial`", True
+        return None
+    if not isinstance(body, ast.Name):
+        return None
+    resolved = context.model.resolve_function(body, scope)
+    if resolved is None or resolved[0] is None:
+        return None
+    function = resolved[0]
+    if function.parent is not scope or not scope.is_function:
+        return None
+    inside = loop is not None and any(ancestor is loop for ancestor in _ancestors(function.node))
+    return f"nested function `{body.id}`", inside
 
 
 def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
@@ -576,6 +684,11 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
         constructions = [call for call in model.calls_by_name().get(class_name, ()) if isinstance(call.func, ast.Name)]
         return not any(list(flow.enclosing_loops(call)) for call in constructions)
     calls = [(scope, call) for scope in model.scopes if not scope.in_traced for call in scope.calls if _calls_function(call, function_scope, scope, context)]
+    if depth == 2 and setup_by_role(function_scope) and not any(list(flow.enclosing_loops(call)) for _, call in calls):
+        # An initialiser by its role (`initialize`, `from_restart_file`) that no loop here calls runs
+        # once per object or run. (Only for the function that compiles: a function it calls may be
+        # called per step from elsewhere as well.)
+        return True
     if not calls:
         return _called_once_from_other_modules(function_scope, context)
     for caller, call in calls:
@@ -611,8 +724,9 @@ def _called_once_from_other_modules(function_scope, context) -> bool:
 
 def _runs_a_whole_run(function_scope, model) -> bool:
     """The function's own body has a loop that calls compiled code, directly or through a local
-    helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step)."""
-    return runs_whole_run(function_scope, model)
+    helper (`for it in range(n): state = run_epoch(state)` with `run_epoch` calling a pmapped step), or
+    a `lax` loop run outside `jit` (traced and compiled again on every call: a whole run per call)."""
+    return runs_whole_run(function_scope, model) or runs_device_loop_per_call(function_scope, model)
 
 
 def _calls_function(call: ast.Call, function_scope, caller, context) -> bool:

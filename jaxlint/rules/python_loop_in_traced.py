@@ -1,12 +1,15 @@
 """## What it does
 Flags, in a traced function, a Python `for` loop that JAX unrolls into a long program:
 `for i in range(N)` with a literal `N` at or above `python-loop-threshold` (default 100, set in
-`[tool.jaxlint]`), and `for row in x` over a traced array.
+`[tool.jaxlint]`), and `for row in x` over a traced array. Shorter loops of known length count their
+body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
+a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
-one iteration per item), loops outside traced code, and loops in a function only `vmap` or autodiff
+one iteration per item), loops outside traced code, loops whose body branches in Python on a traced value (`if x[i] > 0:`:
+tracing raises at the first iteration, nothing unrolls, JAX101 reports the branch), and loops in a function only `vmap` or autodiff
 trace outside any `jit` (`jax.vmap(train)(keys)` at top level runs op by op: no program is compiled,
 so the loop costs time per iteration but no compile time).
 Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
@@ -82,6 +85,8 @@ class PythonLoopInTraced(Rule):
             return  # `jax.vmap(f)(xs)` outside jit runs op by op: the loop is never unrolled into a program
         scope = context.scope(node)
         threshold = getattr(context.settings, "python_loop_threshold", 100) or 100
+        if _branches_on_traced_value(node, scope, context):
+            return  # tracing stops at the first iteration's branch (JAX101): the loop never unrolls
         if _enclosing_loop_reported(node, scope, threshold, context):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
         bounds = _literal_range(node.iter, context)
@@ -89,7 +94,16 @@ class PythonLoopInTraced(Rule):
             start, stop, step = bounds
             count = len(range(start, stop, step))
             grad_steps = _grad_steps(node, scope, count, context)
-            if count < threshold and grad_steps is None:
+            passes = _network_passes(node, scope, count, context) if grad_steps is None and count < threshold else None
+            if count < threshold and grad_steps is None and passes is None:
+                return
+            if passes is not None:
+                context.report(
+                    node,
+                    f"this `for` loop unrolls {passes} forward passes of a network into traced function `{scope.name}`: "
+                    f"the program and its compile time grow with every pass; use `lax.scan` over the steps",
+                    end_node=node.iter,
+                )
                 return
             if count >= threshold:
                 literal = bounds == _literal_range(node.iter, context, constants=False)
@@ -126,6 +140,15 @@ class PythonLoopInTraced(Rule):
                 f"into `{scope.name}`; use `lax.scan` or `lax.fori_loop` over the rows",
                 end_node=node.iter,
             )
+
+
+def _branches_on_traced_value(loop: ast.For, scope, context) -> bool:
+    """The loop body tests a traced value in a Python `if`/`while` (`if col[i] != 0:`): tracing raises
+    at the first iteration, so no program is built and nothing unrolls; JAX101 reports the branch."""
+    for child in flow.walk_same_scope(loop):
+        if isinstance(child, (ast.If, ast.While)) and child is not loop and context.level(child.test, scope) == ARRAY:
+            return True
+    return False
 
 
 def _list_at_every_call(iterable: ast.expr, scope, context) -> bool:
@@ -230,6 +253,38 @@ def _grad_steps(loop: ast.For, scope, count: int, context) -> int | None:
     return best
 
 
+# A loop nest around a whole network's forward pass (`module.apply(params, ...)`) is reported from this
+# many unrolled passes on: each copy is a whole network in the program.
+NETWORK_PASS_THRESHOLD = 32
+
+
+def _network_passes(loop: ast.For, scope, count: int, context) -> int | None:
+    """Total forward passes of a network a loop nest unrolls, when at least NETWORK_PASS_THRESHOLD:
+    the trip counts of the loops around each call the library models say runs a whole network
+    (`module.apply(...)`), every count known."""
+    from jaxlint.semantic import library_models
+
+    best = None
+    for call in flow.walk_same_scope(loop):
+        if not isinstance(call, ast.Call):
+            continue
+        entry = library_models.call_model(context.model, call)
+        if entry is None or not entry.runs_model:
+            continue
+        total = count
+        for inner in flow.enclosing_loops(call):
+            if inner is loop:
+                break
+            inner_count = _trip_count(inner, context) if isinstance(inner, ast.For) else None
+            if inner_count is None:
+                total = None
+                break
+            total *= inner_count
+        if total is not None and total >= NETWORK_PASS_THRESHOLD and (best is None or total > best):
+            best = total
+    return best
+
+
 def _is_gradient_call(call: ast.Call, scope, context) -> bool:
     """`jax.grad(f)(x)`, or a call of a name bound once to `jax.grad(...)`/`jax.value_and_grad(...)`."""
     from jaxlint.semantic.bindings import bound_values
@@ -251,7 +306,10 @@ def _enclosing_loop_reported(loop: ast.For, scope, threshold: int, context) -> b
         if not isinstance(outer, ast.For) or context.scope(outer) is not scope:
             return False
         count = _trip_count(outer, context)
-        if count is not None and (count >= threshold or _grad_steps(outer, scope, count, context) is not None):
+        if count is not None and (
+            count >= threshold or _grad_steps(outer, scope, count, context) is not None
+            or _network_passes(outer, scope, count, context) is not None
+        ):
             return True
     return False
 

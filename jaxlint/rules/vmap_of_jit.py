@@ -8,7 +8,10 @@ a batched function kept this way is called from elsewhere, each call paying the 
 
 Not flagged, as principles:
 - inside traced code: the inner `jit` is inlined into the outer program, the order does not matter;
-  likewise a kept batched function whose every visible call is inside traced code;
+  likewise a kept batched function whose every visible call is inside traced code, and one kept on
+  an attribute (`self.step = jax.vmap(self._step)`) that no code of its module calls: it is called
+  through the object that holds it, from other modules, typically inside a jitted rollout that
+  steps a batched environment or buffer, and the cost needs a caller seen running eagerly;
 - a batched function compiled as a whole right after (`jax.jit(jax.vmap(jax.jit(f)))`, or
   `g = jax.vmap(f)` then `g = jax.jit(g)`, also under a branch);
 - one used by a closure the function returns (a library may trace the closure: a tree search's
@@ -166,7 +169,13 @@ def _kept_for_later_calls(vmapped: ast.Call, model) -> bool:
     if target is None:
         return _returned(vmapped)
     if isinstance(target, ast.Attribute):
-        return not _calls_all_harmless(_attribute_calls(target.attr, model), model, allow_module=False)
+        calls = _attribute_calls(target.attr, model)
+        if not calls:
+            # Only other modules call it, through whatever object holds it: an environment or
+            # buffer wrapper's batched methods are typically stepped inside a jitted rollout, where
+            # the order of the transforms costs nothing. The finding needs a caller seen running eagerly.
+            return False
+        return not _calls_all_harmless(calls, model, allow_module=False)
     if not isinstance(target, ast.Name):
         return False
     if _in_class_body(vmapped):

@@ -821,6 +821,19 @@ def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) 
     return False
 
 
+def calls_in_host_loops(scope: Scope, model: SemanticModel) -> list[ast.Call]:
+    """The calls of this module's function `scope` that sit in a loop (or comprehension) of code that
+    runs on the host, on evidence (semantic/host_code.py: module-level code, or a function that host
+    code reaches or that does host-only work; a library helper's loop may be traced by a caller in
+    another module): each such call runs the function once per iteration."""
+    from jaxlint.semantic.host_code import runs_on_host
+
+    return [
+        call for caller, call in _calls_by_callee(model).get(scope, ())
+        if not caller.in_traced and in_loop(call) and runs_on_host(caller, model)
+    ]
+
+
 def _calls_by_callee(model: SemanticModel) -> dict[Scope | None, list[tuple[Scope, ast.Call]]]:
     """The module's calls of its own functions, by the callee's scope, in the module's order:
     resolved once per module (kept on the model), not once per question."""
@@ -1131,6 +1144,32 @@ def runs_whole_run(scope: Scope, model: SemanticModel) -> bool:
             if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
                 return True
     return False
+
+
+def runs_device_loop_per_call(scope: Scope, model: SemanticModel) -> bool:
+    """The function's own body (not traced) runs a `lax` loop (`scan`, `fori_loop`, `while_loop`) outside
+    `jit`: every call traces that loop's body and compiles it again, so one call is a whole run of
+    device iterations (`carry = jax.lax.scan(self.step, init, xs)` in a `train(self, rng)`)."""
+    from jaxlint.semantic.flow import walk_same_scope
+
+    if not scope.is_function or scope.in_traced:
+        return False
+    return any(
+        isinstance(node, ast.Call) and model.qualified_name(node.func) in _LAX_LOOPS
+        for node in walk_same_scope(scope.node)
+    )
+
+
+# A function whose name gives it the role of setting up state once per object or per run: an
+# initialiser (`initialize`, `init_state`, `initialization`, `setup`), a restore from saved state or
+# an alternate construction from a source (`restore_checkpoint`, `from_restart_file`, `from_config`).
+_SETUP_ROLE_NAME = re.compile(r"^_*(init|initiali[sz]e|initiali[sz]ation|setup|set_up|restore|from)(_|$)|_init$")
+
+
+def setup_by_role(scope: Scope) -> bool:
+    """The function initialises, restores or builds from a source by its name (see `_SETUP_ROLE_NAME`):
+    it runs once per object or per run, unless a caller is seen running it repeatedly."""
+    return scope.is_function and bool(_SETUP_ROLE_NAME.search(scope.name))
 
 
 def runs_once_per_program(scope: Scope, model: SemanticModel) -> bool:

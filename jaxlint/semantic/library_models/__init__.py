@@ -251,7 +251,12 @@ def call_model(model, call: ast.Call, scope=None, depth: int = 0) -> ApiModel | 
         return cache[key]
     cache[key] = None  # (recursion: unknown while being worked out)
     found = _call_model(model, call, scope, depth)
-    cache[key] = found
+    if found is None and depth > 0:
+        # A miss found deep in another question may only mean the depth ran out (`net.apply(...)`
+        # reached through a chain of bindings): asked again from the top, it is worked out again.
+        del cache[key]
+    else:
+        cache[key] = found
     return found
 
 
