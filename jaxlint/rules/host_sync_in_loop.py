@@ -36,7 +36,9 @@ Not flagged, as principles:
   splits.items()`, is a handful);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
   action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
-  `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported), a tokenizer decoding token ids, a
+  `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
+  host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
+  decides), a tokenizer decoding token ids, a
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
   on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer, carrying
@@ -808,7 +810,11 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     """`outputs.append(np.asarray(logits))`, `preds[name].append(np.array(ids)[:n])`, `keys +=
     [jax.device_get(k)]`, `g = np.array(grads(p))` then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
     samples) has to copy them; that copy is the point, not a log line. Scalars converted for a list
-    (`losses.append(float(loss))`) stay flagged."""
+    (`losses.append(float(loss))`) stay flagged. A read wrapped in a copy (`np.asarray(np.argmax(
+    logits))`) is gathered as that copy."""
+    parent = parent_of(sync)
+    while isinstance(parent, ast.Call) and sync in parent.args and context.qualified_name(parent.func) in _BULK_COPIES:
+        sync, parent = parent, parent_of(parent)
     if not (isinstance(sync, ast.Call) and context.qualified_name(sync.func) in _BULK_COPIES):
         return False
     # `np.array(out_ids)[:batch_size]`: the part of the copy that is kept (padding cut off).
@@ -1273,9 +1279,10 @@ _HOST_ARITHMETIC_BUILTINS = frozenset({"builtins.float", "builtins.int", "builti
 
 def _host_arithmetic(call: ast.Call, context) -> bool:
     """A NumPy array function or a numeric builtin (`np.mean`, `np.round`, `float`, `round`) computing
-    on a host copy: it needs the value no more than what its result feeds does."""
+    on a host copy, or a copy of a copy (`np.asarray(np.mean(x))`): it needs the value no more than
+    what its result feeds does."""
     qualified = context.qualified_name(call.func)
-    return _numpy_function(qualified) or qualified in _HOST_ARITHMETIC_BUILTINS
+    return _numpy_function(qualified) or qualified in _HOST_ARITHMETIC_BUILTINS or qualified in _BULK_COPIES
 
 
 def _is_sink_call(call: ast.Call, context) -> bool:
