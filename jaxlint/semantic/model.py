@@ -1042,7 +1042,7 @@ class SemanticModel(DeviceValues):
             return None
         if node.__class__ is ast.Attribute and self._of_foreign_module(node):
             return None  # `jnp.sum(x)`, `optax.adam(lr)`: the commonest calls, and never a jitted binding we know
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and self._may_be_instance_method(node.attr):
+        if isinstance(node, ast.Attribute) and (isinstance(node.value, ast.Name) or _is_self_attribute(node.value)) and self._may_be_instance_method(node.attr):
             method = self.instance_method(node)
             if method is not None:
                 return method
@@ -1121,7 +1121,36 @@ class SemanticModel(DeviceValues):
         found = bound_values(self, name.id, scope)
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
-        constructor = found[1][0].func
+        return self._constructed_class(found[1][0].func)
+
+    def self_attribute_class(self, node: ast.Attribute):
+        """The class `self.obj` holds an instance of, where every assignment to `self.obj` in the
+        class of the method is a call of that one class (`self.learner = Learner(cfg)` in
+        `__init__`): a local ClassDef or a project ClassSummary; None when not known."""
+        from jaxlint.semantic.arrays import instance_attribute_values  # arrays builds on this module
+
+        scope = self.scope_for(node)
+        cache = self.__dict__.setdefault("_self_attribute_class_cache", {})
+        holder = scope
+        while holder is not None and holder.class_node is None:
+            holder = holder.parent
+        if holder is None:
+            return None
+        key = (id(holder.class_node), node.attr)
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        values = instance_attribute_values(self, node.attr, scope)
+        if not values or not all(isinstance(value, ast.Call) for value in values):
+            return None
+        constructors = {ast.dump(value.func) for value in values}
+        if len(constructors) != 1:
+            return None
+        cache[key] = self._constructed_class(values[0].func)
+        return cache[key]
+
+    def _constructed_class(self, constructor: ast.expr):
+        """The class a constructor expression names: a local ClassDef or a project ClassSummary."""
         if isinstance(constructor, ast.Name):
             local = [c for c in self.class_methods if c.name == constructor.id and self.scope_for(c) is self.module_scope]
             if len(local) == 1 and constructor.id not in self.imports.aliases:
@@ -1132,10 +1161,13 @@ class SemanticModel(DeviceValues):
         return None
 
     def instance_method(self, node: ast.Attribute) -> JitBinding | None:
-        """The jitted method `obj.method` calls, for an instance of a known class."""
-        if not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
+        """The jitted method `obj.method` (or `self.obj.method`) calls, for an instance of a known class."""
+        if _is_self_attribute(node.value):
+            owner = self.self_attribute_class(node.value)
+        elif not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
             return None
-        owner = self.instance_class(node.value)
+        else:
+            owner = self.instance_class(node.value)
         if owner is None:
             return None
         if isinstance(owner, ast.ClassDef):
@@ -1820,6 +1852,11 @@ _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
 _VALUE_PREFIXES = ("numpy.", "math.")
 _DEMAND_TYPES = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp, ast.UnaryOp, ast.Call})
 _VALUE_METHODS = frozenset({"item", "tolist", "reshape", "__bool__", "__index__", "__float__", "__int__"})
+
+
+def _is_self_attribute(node: ast.AST) -> bool:
+    """`self.obj`: an attribute of the instance a method runs on."""
+    return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
 
 
 def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:
