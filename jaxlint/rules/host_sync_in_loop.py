@@ -1,6 +1,8 @@
 """## What it does
-Flags, in a Python loop outside traced code that calls jitted code (directly or through a local
-helper; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
+Flags, in a Python loop outside traced code that calls jitted code (directly, through a local
+helper, through a parameter that every call of its function in the module fills with one compiled
+callable, `fit(state, jax.jit(step), data)`, or through an object held in `self.obj` whose every
+assignment builds one class with a compiled method; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==

@@ -1013,7 +1013,10 @@ class SemanticModel(DeviceValues):
         key = binding_key(node)
         bindings = self.jit_binding_lists.get(key) if key is not None else None
         if not bindings:
-            return self._imported_jit_binding(node)
+            found = self._imported_jit_binding(node)
+            if found is None and node.__class__ is ast.Name:
+                found = self._parameter_jit_binding(node)
+            return found
         if not isinstance(node, ast.Name):
             return _agreeing(bindings)
         current: Scope | None = self.scope_for(node)
@@ -1034,6 +1037,80 @@ class SemanticModel(DeviceValues):
                 return _reaching(owned, node, current, self) or _agreeing(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
+
+    def _parameter_jit_binding(self, node: ast.Name) -> JitBinding | None:
+        """A parameter of a plain function that every call of the function in this module fills with
+        the same compiled callable (`fit(state, jax.jit(step), data)`, `fit(state, fast_step, data)`):
+        inside `fit`, `step_fn(...)` runs that compiled code. None where the function is handed on
+        as a value (a caller we cannot see), the parameter is rebound, has a default or sits behind
+        `*args`, or one call passes something else."""
+        if node.id not in self._function_param_names():
+            return None
+        owner = owning_scope(self, node.id, self.scope_for(node))
+        if owner is None or not owner.is_function or owner.node.__class__ is ast.Lambda or owner.class_node is not None:
+            return None
+        cache = self.__dict__.setdefault("_parameter_binding_cache", {})
+        key = (id(owner), node.id)
+        if key not in cache:
+            cache[key] = None  # a function that hands the parameter on to itself stops here
+            cache[key] = self._filled_with_compiled(owner, node.id)
+        return cache[key]
+
+    def _function_param_names(self) -> frozenset[str]:
+        found = self.__dict__.get("_function_param_name_set")
+        if found is None:
+            found = self._function_param_name_set = frozenset(
+                name for scope in self.scopes if scope.is_function for name in (*scope.params, *scope.keyword_params))
+        return found
+
+    def _filled_with_compiled(self, function: Scope, param: str) -> JitBinding | None:
+        name = getattr(function.node, "name", None)
+        parent = function.parent
+        if name is None or parent is None or parent.defs.get(name) is not function or param not in function.param_nodes:
+            return None
+        arguments = function.node.args
+        positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+        if param in self._defaulted(function) or arguments.vararg is not None and param not in positional:
+            return None
+        if any(isinstance(target, ast.Name) and target.id == param for target, _ in function.bindings) or any(
+            isinstance(n, ast.Name) and n.id == param for target, _ in function.loops for n in walk(target)
+        ):
+            return None  # rebound inside: the parameter's value is not the one the callers pass
+        calls = [call for call in self.calls_by_name().get(name, ()) if call.func.__class__ is ast.Name]
+        if not calls or self._name_loads().get(name, 0) != len(calls):
+            return None  # never called here, or handed on as a value (`map(fit, ...)`, a registry)
+        index = positional.index(param) if param in positional else None
+        found: list[JitBinding] = []
+        for call in calls:
+            if owning_scope(self, name, self.scope_for(call)) is not parent:
+                return None
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+                return None
+            passed = [kw.value for kw in call.keywords if kw.arg == param]
+            if not passed and index is not None and index < len(call.args):
+                passed = [call.args[index]]
+            if len(passed) != 1:
+                return None
+            value = passed[0]
+            binding = None
+            if isinstance(value, (ast.Name, ast.Attribute)):
+                binding = self.jit_binding_for_name(value)
+            elif isinstance(value, ast.Call) and value.args and self.transform_of(value.func) in jaxapi.COMPILING:
+                resolved = self.resolve_function(value.args[0], self.scope_for(value))
+                target, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
+                binding = JitBinding("<inline>", self.transform_of(value.func), value, keyword_options(value), target, bound)
+            if binding is None:
+                return None
+            found.append(binding)
+        return _agreeing(found)
+
+    def _name_loads(self) -> dict[str, int]:
+        """How often each name is read in the module (one walk, cached)."""
+        found = self.__dict__.get("_name_load_counts")
+        if found is None:
+            found = self._name_load_counts = collections.Counter(
+                node.id for node in self.nodes if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load)
+        return found
 
     def _imported_jit_binding(self, node: ast.AST) -> JitBinding | None:
         """A jitted function of another project module: `from train import step; step(...)`, or a
