@@ -84,7 +84,7 @@ Not flagged, as principles:
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
   (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`;
   in a training loop that carries state, it stays flagged);
-- test code (a `test_*` function, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
+- test code (a `test_*` function or one spelled `TestSampler`, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
   test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 
 A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
@@ -191,7 +191,8 @@ class HostSyncInLoop(Rule):
     fix_availability = "sometimes"
     # A loop that calls compiled code calls a jitted callable (directly or through local helpers):
     # every spelling of one says `jit` or `pmap`, or it comes from the project or a configured decorator.
-    required_text = ("jit", "pmap")
+    # A loop that runs a whole computation eagerly differentiates (`grad`), maps or scans it.
+    required_text = ("jit", "pmap", "grad", "vmap", "lax.")
     fires_through_project_imports = True
 
     def check(self, node: ast.AST, context) -> None:
