@@ -63,7 +63,9 @@ Not flagged, as principles:
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps; or the loop names an epoch and its jitted call loops on the device: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
-  per-update reads are reported; an inner loop of a few iterations the source fixes, 8 or fewer,
+  per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
+  the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
+  too; an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
   steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
   are reported); code written to run while JAX traces (a function that enters

@@ -419,11 +419,20 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     function that loops on the device (`lax.fori_loop` over the batches, `lax.scan` over a rollout),
     or calls such a loop itself (`params = lax.fori_loop(0, steps, train, params)`):
     each iteration is a whole pass, and reporting once per pass is the normal way.
-    (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)"""
-    if not _names_an_epoch(loop):
+    (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)
+    A loop that strides by a chunk and hands the chunk to such a call (`for i in range(0, n, chunk):
+    state = run_chunk(state, i, chunk)`, whose body runs `lax.fori_loop(start, start + count, ...)`)
+    runs a chunk of steps on the device per iteration: the same."""
+    chunk = _range_stride(loop)
+    epoch = _names_an_epoch(loop)
+    if not epoch and chunk is None:
         return False
     for node in loop_body(loop):
         if isinstance(node, ast.Call):
+            if not epoch and not any(
+                ast.dump(part) == chunk for value in (*node.args, *(k.value for k in node.keywords)) for part in walk(value)
+            ):
+                continue  # a chunked loop: the device loop must be handed the chunk (`start + chunk` too)
             if model.qualified_name(node.func) in _LAX_LOOPS:
                 return True  # `params = lax.fori_loop(0, steps_per_epoch, train, params)` called right here
             binding = model.jit_binding_for_call(node)
@@ -433,6 +442,21 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
             ):
                 return True
     return False
+
+
+def _range_stride(loop: ast.AST) -> str | None:
+    """The dumped step of `for i in range(start, stop, step)` (also `trange`/`tqdm(range(...))`), when
+    it is not a literal: a chunk size the source names; None otherwise."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    iterated = loop.iter
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "tqdm" and iterated.args:
+        iterated = iterated.args[0]
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id in ("range", "trange")):
+        return None
+    if len(iterated.args) != 3 or isinstance(iterated.args[2], ast.Constant):
+        return None
+    return ast.dump(iterated.args[2])
 
 
 # An epoch. An update of on-policy RL (`for i in range(num_updates)` around a jitted update that scans
