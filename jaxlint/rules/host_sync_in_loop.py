@@ -13,7 +13,8 @@ f-string, `%` or `.format` of it in any call, a value handed to a reporter that 
 Device values include the results of jitted calls, of a function transformed and called at once
 (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) and of helpers whose
 every `return` is one, an
-accumulator `total += loss` read in the loop, objects an `nnx.jit` call mutates
+accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
+that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
