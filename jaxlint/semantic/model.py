@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Iterator
 
 from jaxlint.semantic import jaxapi, library_models
-from jaxlint.semantic.bindings import FUNCTION_NODES, binding_sites, bound_values, owning_scope
+from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
@@ -1204,8 +1204,6 @@ class SemanticModel(DeviceValues):
         """The class `self.obj` holds an instance of, where every assignment to `self.obj` in the
         class of the method is a call of that one class (`self.learner = Learner(cfg)` in
         `__init__`): a local ClassDef or a project ClassSummary; None when not known."""
-        from jaxlint.semantic.arrays import instance_attribute_values  # arrays builds on this module
-
         scope = self.scope_for(node)
         cache = self.__dict__.setdefault("_self_attribute_class_cache", {})
         holder = scope
@@ -1217,7 +1215,7 @@ class SemanticModel(DeviceValues):
         if key in cache:
             return cache[key]
         cache[key] = None
-        values = instance_attribute_values(self, node.attr, scope)
+        values = attribute_values(self, holder.class_node, node.attr)
         if not values or not all(isinstance(value, ast.Call) for value in values):
             return None
         constructors = {ast.dump(value.func) for value in values}
