@@ -1,6 +1,8 @@
 """## What it does
-Flags, in a Python loop outside traced code that calls jitted code (directly or through a local
-helper; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
+Flags, in a Python loop outside traced code that calls jitted code (directly, through a local
+helper, through a parameter that every call of its function in the module fills with one compiled
+callable, `fit(state, jax.jit(step), data)`, or through an object held in `self.obj` whose every
+assignment builds one class with a compiled method; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
@@ -11,7 +13,8 @@ f-string, `%` or `.format` of it in any call, a value handed to a reporter that 
 Device values include the results of jitted calls, of a function transformed and called at once
 (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) and of helpers whose
 every `return` is one, an
-accumulator `total += loss` read in the loop, objects an `nnx.jit` call mutates
+accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
+that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
@@ -36,7 +39,9 @@ Not flagged, as principles:
   splits.items()`, is a handful);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
   action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
-  `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported), a tokenizer decoding token ids, a
+  `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
+  host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
+  decides), a tokenizer decoding token ids, a
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
   on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer, carrying
@@ -59,7 +64,9 @@ Not flagged, as principles:
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps; or the loop names an epoch and its jitted call loops on the device: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
-  per-update reads are reported; an inner loop of a few iterations the source fixes, 8 or fewer,
+  per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
+  the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
+  too; an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
   steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
   are reported); code written to run while JAX traces (a function that enters
@@ -80,7 +87,7 @@ Not flagged, as principles:
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
   (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`;
   in a training loop that carries state, it stays flagged);
-- test code (a `test_*` function, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
+- test code (a `test_*` function or one spelled `TestSampler`, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
   test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 
 A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
@@ -187,7 +194,8 @@ class HostSyncInLoop(Rule):
     fix_availability = "sometimes"
     # A loop that calls compiled code calls a jitted callable (directly or through local helpers):
     # every spelling of one says `jit` or `pmap`, or it comes from the project or a configured decorator.
-    required_text = ("jit", "pmap")
+    # A loop that runs a whole computation eagerly differentiates (`grad`), maps or scans it.
+    required_text = ("jit", "pmap", "grad", "vmap", "lax.")
     fires_through_project_imports = True
 
     def check(self, node: ast.AST, context) -> None:
@@ -808,7 +816,11 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     """`outputs.append(np.asarray(logits))`, `preds[name].append(np.array(ids)[:n])`, `keys +=
     [jax.device_get(k)]`, `g = np.array(grads(p))` then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
     samples) has to copy them; that copy is the point, not a log line. Scalars converted for a list
-    (`losses.append(float(loss))`) stay flagged."""
+    (`losses.append(float(loss))`) stay flagged. A read wrapped in a copy (`np.asarray(np.argmax(
+    logits))`) is gathered as that copy."""
+    parent = parent_of(sync)
+    while isinstance(parent, ast.Call) and sync in parent.args and context.qualified_name(parent.func) in _BULK_COPIES:
+        sync, parent = parent, parent_of(parent)
     if not (isinstance(sync, ast.Call) and context.qualified_name(sync.func) in _BULK_COPIES):
         return False
     # `np.array(out_ids)[:batch_size]`: the part of the copy that is kept (padding cut off).
@@ -1273,9 +1285,10 @@ _HOST_ARITHMETIC_BUILTINS = frozenset({"builtins.float", "builtins.int", "builti
 
 def _host_arithmetic(call: ast.Call, context) -> bool:
     """A NumPy array function or a numeric builtin (`np.mean`, `np.round`, `float`, `round`) computing
-    on a host copy: it needs the value no more than what its result feeds does."""
+    on a host copy, or a copy of a copy (`np.asarray(np.mean(x))`): it needs the value no more than
+    what its result feeds does."""
     qualified = context.qualified_name(call.func)
-    return _numpy_function(qualified) or qualified in _HOST_ARITHMETIC_BUILTINS
+    return _numpy_function(qualified) or qualified in _HOST_ARITHMETIC_BUILTINS or qualified in _BULK_COPIES
 
 
 def _is_sink_call(call: ast.Call, context) -> bool:

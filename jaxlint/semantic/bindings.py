@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import weakref
 
-from jaxlint.semantic.syntax import PARENT, child_nodes
+from jaxlint.semantic.syntax import PARENT, child_nodes, walk
 
 from typing import TYPE_CHECKING
 
@@ -167,3 +167,48 @@ def _names(target: ast.AST) -> set[str]:
     if isinstance(target, ast.Starred):
         return _names(target.value)
     return set()
+
+
+def attribute_values(model: "SemanticModel", class_node: ast.ClassDef, attribute: str) -> list[ast.expr] | None:
+    """Every value assigned to `self.<attribute>` in the class, or None when one binding is not a
+    plain assignment (unpacked, looped over, bound by `with`, or `setattr` anywhere in the class).
+    One walk per class collects every attribute."""
+    cache = model.__dict__.setdefault("_jaxlint_attribute_values", {})
+    found = cache.get(id(class_node))
+    if found is None:
+        found = cache[id(class_node)] = _collect_attribute_values(class_node)
+    if found is _DYNAMIC:
+        return None
+    return found.get(attribute, [])
+
+
+_DYNAMIC: dict = {}  # the class uses setattr/delattr: no attribute is followed
+
+
+def _collect_attribute_values(class_node: ast.ClassDef) -> dict[str, list[ast.expr] | None]:
+    values: dict[str, list[ast.expr] | None] = {}
+    for node in walk(class_node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            return _DYNAMIC
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)):
+            targets = [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
+        for target in targets:
+            for element in walk(target) if target is not None else ():
+                if not (
+                    isinstance(element, ast.Attribute) and isinstance(element.ctx, ast.Store)
+                    and isinstance(element.value, ast.Name) and element.value.id == "self"
+                ):
+                    continue
+                if isinstance(node, ast.AugAssign):
+                    continue  # `self.v += 1` keeps what `self.v` is
+                known = values.setdefault(element.attr, [])
+                if known is None:
+                    continue
+                if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and target is element and node.value is not None):
+                    values[element.attr] = None
+                else:
+                    known.append(node.value)
+    return values

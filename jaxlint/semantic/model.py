@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Iterator
 
 from jaxlint.semantic import jaxapi, library_models
-from jaxlint.semantic.bindings import FUNCTION_NODES, binding_sites, bound_values, owning_scope
+from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
@@ -1013,7 +1013,10 @@ class SemanticModel(DeviceValues):
         key = binding_key(node)
         bindings = self.jit_binding_lists.get(key) if key is not None else None
         if not bindings:
-            return self._imported_jit_binding(node)
+            found = self._imported_jit_binding(node)
+            if found is None and node.__class__ is ast.Name:
+                found = self._parameter_jit_binding(node)
+            return found
         if not isinstance(node, ast.Name):
             return _agreeing(bindings)
         current: Scope | None = self.scope_for(node)
@@ -1035,6 +1038,80 @@ class SemanticModel(DeviceValues):
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
 
+    def _parameter_jit_binding(self, node: ast.Name) -> JitBinding | None:
+        """A parameter of a plain function that every call of the function in this module fills with
+        the same compiled callable (`fit(state, jax.jit(step), data)`, `fit(state, fast_step, data)`):
+        inside `fit`, `step_fn(...)` runs that compiled code. None where the function is handed on
+        as a value (a caller we cannot see), the parameter is rebound, has a default or sits behind
+        `*args`, or one call passes something else."""
+        if node.id not in self._function_param_names():
+            return None
+        owner = owning_scope(self, node.id, self.scope_for(node))
+        if owner is None or not owner.is_function or owner.node.__class__ is ast.Lambda or owner.class_node is not None:
+            return None
+        cache = self.__dict__.setdefault("_parameter_binding_cache", {})
+        key = (id(owner), node.id)
+        if key not in cache:
+            cache[key] = None  # a function that hands the parameter on to itself stops here
+            cache[key] = self._filled_with_compiled(owner, node.id)
+        return cache[key]
+
+    def _function_param_names(self) -> frozenset[str]:
+        found = self.__dict__.get("_function_param_name_set")
+        if found is None:
+            found = self._function_param_name_set = frozenset(
+                name for scope in self.scopes if scope.is_function for name in (*scope.params, *scope.keyword_params))
+        return found
+
+    def _filled_with_compiled(self, function: Scope, param: str) -> JitBinding | None:
+        name = getattr(function.node, "name", None)
+        parent = function.parent
+        if name is None or parent is None or parent.defs.get(name) is not function or param not in function.param_nodes:
+            return None
+        arguments = function.node.args
+        positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+        if param in self._defaulted(function) or arguments.vararg is not None and param not in positional:
+            return None
+        if any(isinstance(target, ast.Name) and target.id == param for target, _ in function.bindings) or any(
+            isinstance(n, ast.Name) and n.id == param for target, _ in function.loops for n in walk(target)
+        ):
+            return None  # rebound inside: the parameter's value is not the one the callers pass
+        calls = [call for call in self.calls_by_name().get(name, ()) if call.func.__class__ is ast.Name]
+        if not calls or self._name_loads().get(name, 0) != len(calls):
+            return None  # never called here, or handed on as a value (`map(fit, ...)`, a registry)
+        index = positional.index(param) if param in positional else None
+        found: list[JitBinding] = []
+        for call in calls:
+            if owning_scope(self, name, self.scope_for(call)) is not parent:
+                return None
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+                return None
+            passed = [kw.value for kw in call.keywords if kw.arg == param]
+            if not passed and index is not None and index < len(call.args):
+                passed = [call.args[index]]
+            if len(passed) != 1:
+                return None
+            value = passed[0]
+            binding = None
+            if isinstance(value, (ast.Name, ast.Attribute)):
+                binding = self.jit_binding_for_name(value)
+            elif isinstance(value, ast.Call) and value.args and self.transform_of(value.func) in jaxapi.COMPILING:
+                resolved = self.resolve_function(value.args[0], self.scope_for(value))
+                target, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
+                binding = JitBinding("<inline>", self.transform_of(value.func), value, keyword_options(value), target, bound)
+            if binding is None:
+                return None
+            found.append(binding)
+        return _agreeing(found)
+
+    def _name_loads(self) -> dict[str, int]:
+        """How often each name is read in the module (one walk, cached)."""
+        found = self.__dict__.get("_name_load_counts")
+        if found is None:
+            found = self._name_load_counts = collections.Counter(
+                node.id for node in self.nodes if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load)
+        return found
+
     def _imported_jit_binding(self, node: ast.AST) -> JitBinding | None:
         """A jitted function of another project module: `from train import step; step(...)`, or a
         jitted method called on an instance of a project or local class: `agent = Agent(); agent.update(...)`."""
@@ -1042,7 +1119,7 @@ class SemanticModel(DeviceValues):
             return None
         if node.__class__ is ast.Attribute and self._of_foreign_module(node):
             return None  # `jnp.sum(x)`, `optax.adam(lr)`: the commonest calls, and never a jitted binding we know
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and self._may_be_instance_method(node.attr):
+        if isinstance(node, ast.Attribute) and (isinstance(node.value, ast.Name) or _is_self_attribute(node.value)) and self._may_be_instance_method(node.attr):
             method = self.instance_method(node)
             if method is not None:
                 return method
@@ -1121,7 +1198,34 @@ class SemanticModel(DeviceValues):
         found = bound_values(self, name.id, scope)
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
-        constructor = found[1][0].func
+        return self._constructed_class(found[1][0].func)
+
+    def self_attribute_class(self, node: ast.Attribute):
+        """The class `self.obj` holds an instance of, where every assignment to `self.obj` in the
+        class of the method is a call of that one class (`self.learner = Learner(cfg)` in
+        `__init__`): a local ClassDef or a project ClassSummary; None when not known."""
+        scope = self.scope_for(node)
+        cache = self.__dict__.setdefault("_self_attribute_class_cache", {})
+        holder = scope
+        while holder is not None and holder.class_node is None:
+            holder = holder.parent
+        if holder is None:
+            return None
+        key = (id(holder.class_node), node.attr)
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        values = attribute_values(self, holder.class_node, node.attr)
+        if not values or not all(isinstance(value, ast.Call) for value in values):
+            return None
+        constructors = {ast.dump(value.func) for value in values}
+        if len(constructors) != 1:
+            return None
+        cache[key] = self._constructed_class(values[0].func)
+        return cache[key]
+
+    def _constructed_class(self, constructor: ast.expr):
+        """The class a constructor expression names: a local ClassDef or a project ClassSummary."""
         if isinstance(constructor, ast.Name):
             local = [c for c in self.class_methods if c.name == constructor.id and self.scope_for(c) is self.module_scope]
             if len(local) == 1 and constructor.id not in self.imports.aliases:
@@ -1132,10 +1236,13 @@ class SemanticModel(DeviceValues):
         return None
 
     def instance_method(self, node: ast.Attribute) -> JitBinding | None:
-        """The jitted method `obj.method` calls, for an instance of a known class."""
-        if not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
+        """The jitted method `obj.method` (or `self.obj.method`) calls, for an instance of a known class."""
+        if _is_self_attribute(node.value):
+            owner = self.self_attribute_class(node.value)
+        elif not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
             return None
-        owner = self.instance_class(node.value)
+        else:
+            owner = self.instance_class(node.value)
         if owner is None:
             return None
         if isinstance(owner, ast.ClassDef):
@@ -1820,6 +1927,11 @@ _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
 _VALUE_PREFIXES = ("numpy.", "math.")
 _DEMAND_TYPES = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp, ast.UnaryOp, ast.Call})
 _VALUE_METHODS = frozenset({"item", "tolist", "reshape", "__bool__", "__index__", "__float__", "__int__"})
+
+
+def _is_self_attribute(node: ast.AST) -> bool:
+    """`self.obj`: an attribute of the instance a method runs on."""
+    return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
 
 
 def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:

@@ -51,12 +51,15 @@ def is_test_module(filename: str, model) -> bool:
 
 
 def in_test_code(node: ast.AST, filename: str, model) -> bool:
-    """In a test module (see `is_test_module`), a `test_*` function or a `Test*` class."""
+    """In a test module (see `is_test_module`), a `test_*` function (or one spelled in CamelCase,
+    `TestSampler`), or a `Test*` class."""
     if is_test_module(filename, model):
         return True
     current = node
     while current is not None:
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and current.name.startswith("test"):
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            current.name.startswith("test") or current.name[:4] == "Test" and current.name[4:5].isupper()
+        ):
             return True
         if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
             return True

@@ -157,6 +157,64 @@ def _touched_objects(loop: ast.AST) -> set[str]:
 # ----- helpers ----------------------------------------------------------------------------------
 
 
+_tree_mapper_cache: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def maps_its_tree_on_device(call: ast.Call, model: SemanticModel) -> bool:
+    """`f(tree)` where `f` is a function of the module (a `def`, or a lambda bound once to a name) of
+    one parameter whose every `return` maps that tree leaf by leaf on the device: `jax.tree.map(lambda
+    x: x[0], tree)` (the first replica), or an index of it (`tree[0]`). What comes out is device
+    values exactly when what goes in is (the caller decides); an untraced helper, judged once."""
+    function = call.func
+    if not isinstance(function, ast.Name):
+        return False
+    scope = model.scope_for(call)
+    resolved = model.resolve_function(function, scope)
+    target = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
+    if target is None and resolved is None:
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, function.id, scope)
+        if found is not None and len(found[1]) == 1 and isinstance(found[1][0], ast.Lambda):
+            target = model.scope_of_node.get(found[1][0])
+    if target is None or target.traced or target.transforms:
+        return False
+    cache = _tree_mapper_cache.setdefault(model, {})
+    key = id(target.node)
+    if key not in cache:
+        cache[key] = _maps_tree(target, model)
+    return cache[key]
+
+
+def _maps_tree(target: Scope, model: SemanticModel) -> bool:
+    node = target.node
+    arguments = node.args
+    if len(arguments.posonlyargs) + len(arguments.args) != 1 or arguments.vararg or arguments.kwonlyargs or arguments.kwarg:
+        return False
+    parameter = (arguments.posonlyargs or arguments.args)[0].arg
+    if isinstance(node, ast.Lambda):
+        returns = [node.body]
+    else:
+        returns = [n.value for n in walk(node) if isinstance(n, ast.Return)]
+        if not returns or any(value is None for value in returns) or len(node.body) != 1:
+            return False  # a body of more than the `return` may rebind or convert the tree
+
+    def is_parameter(tree: ast.AST) -> bool:
+        return isinstance(tree, ast.Name) and tree.id == parameter
+
+    for value in returns:
+        if isinstance(value, ast.Subscript) and is_parameter(value.value):
+            continue
+        if not isinstance(value, ast.Call):
+            return False
+        entry = library_models.call_model(model, value, target)
+        if entry is None or entry.returns != "tree_of_function" or len(value.args) != 2 or not is_parameter(value.args[1]):
+            return False
+        if library_models.mapped_tree_kind(model, value, is_parameter) != "device":
+            return False
+    return True
+
+
 def _helper_scope(call: ast.Call, model: SemanticModel) -> Scope | None:
     if model.jit_binding_for_call(call) is not None:
         return None
@@ -419,11 +477,20 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     function that loops on the device (`lax.fori_loop` over the batches, `lax.scan` over a rollout),
     or calls such a loop itself (`params = lax.fori_loop(0, steps, train, params)`):
     each iteration is a whole pass, and reporting once per pass is the normal way.
-    (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)"""
-    if not _names_an_epoch(loop):
+    (A full-batch loop named `for epoch in ...` whose jitted step has no loop is a per-step loop.)
+    A loop that strides by a chunk and hands the chunk to such a call (`for i in range(0, n, chunk):
+    state = run_chunk(state, i, chunk)`, whose body runs `lax.fori_loop(start, start + count, ...)`)
+    runs a chunk of steps on the device per iteration: the same."""
+    chunk = _range_stride(loop)
+    epoch = _names_an_epoch(loop)
+    if not epoch and chunk is None:
         return False
     for node in loop_body(loop):
         if isinstance(node, ast.Call):
+            if not epoch and not any(
+                ast.dump(part) == chunk for value in (*node.args, *(k.value for k in node.keywords)) for part in walk(value)
+            ):
+                continue  # a chunked loop: the device loop must be handed the chunk (`start + chunk` too)
             if model.qualified_name(node.func) in _LAX_LOOPS:
                 return True  # `params = lax.fori_loop(0, steps_per_epoch, train, params)` called right here
             binding = model.jit_binding_for_call(node)
@@ -433,6 +500,21 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
             ):
                 return True
     return False
+
+
+def _range_stride(loop: ast.AST) -> str | None:
+    """The dumped step of `for i in range(start, stop, step)` (also `trange`/`tqdm(range(...))`), when
+    it is not a literal: a chunk size the source names; None otherwise."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    iterated = loop.iter
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "tqdm" and iterated.args:
+        iterated = iterated.args[0]
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id in ("range", "trange")):
+        return None
+    if len(iterated.args) != 3 or isinstance(iterated.args[2], ast.Constant):
+        return None
+    return ast.dump(iterated.args[2])
 
 
 # An epoch. An update of on-policy RL (`for i in range(num_updates)` around a jitted update that scans
@@ -599,6 +681,9 @@ class LoopValues:
             if entry is not None and entry.returns == "tree_of_function":
                 # `metrics = jax.tree.map(lambda x: x[0], metrics)`: judged with what the loop knows of the tree
                 return library_models.mapped_tree_kind(model, node, self.is_device) == "device"
+            if len(node.args) == 1 and not node.keywords and maps_its_tree_on_device(node, model):
+                # `unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`: device leaves in, device leaves out
+                return self.is_device(node.args[0])
             return model.device_kind(node, scope) == "device"
         return model.device_kind(node, scope) == "device"
 
