@@ -34,6 +34,7 @@ from typing import Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Position
 from jaxlint.fixer import parses_ast
+from jaxlint.semantic.syntax import TIMEIT_MAGIC
 
 # Cell magics whose body is ordinary Python: lint the body, mask the magic line.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
@@ -44,7 +45,6 @@ _MASK_RE = re.compile(r"^[ \t]*(?:pass  |__jaxlint_timeit__\(lambda: .*\)  )?# @
 # a call of the timed expression, `__jaxlint_timeit__(lambda: f(x))`, so rules see what it times (JAX202:
 # a run that returns while its device work still runs measures dispatch). Options (`-n 10 -r 3`) are
 # dropped; a statement (`%timeit y = f(x)`) is masked like any magic.
-TIMEIT_MAGIC = "__jaxlint_timeit__"
 _TIMEIT_LINE = re.compile(r"^[ \t]*%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
 # `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
 _HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")

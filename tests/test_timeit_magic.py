@@ -66,3 +66,20 @@ def test_fixing_the_notebook_keeps_the_timeit_line():
     fixed, _ = fix_notebook(text, settings, enabled_rules(settings), unsafe=True)
     cells = json.loads(fixed)["cells"]
     assert cells[1]["source"].endswith("%timeit step(x)")
+
+
+def _key_findings(*cells: str) -> list[tuple[int, int]]:
+    settings = build_settings(["."], None, ("JAX501",), (), ())
+    result = lint_notebook(_notebook(*cells), "nb.ipynb", settings, enabled_rules(settings))
+    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == "JAX501"]
+
+
+def test_benchmark_inputs_drawn_from_one_key_are_not_reuse():
+    # `%timeit` discards what it runs: draws that only feed it reach no result, whatever bits they share.
+    cells = (
+        "import jax\nimport jax.numpy as jnp\nkey = jax.random.PRNGKey(0)",
+        "a = jax.random.normal(key, (256, 256))\nb = jax.random.normal(key, (256, 256))\n%timeit jnp.dot(a, b).block_until_ready()",
+    )
+    assert _key_findings(*cells) == []
+    kept = cells[1] + "\nproduct = jnp.dot(a, b)"
+    assert _key_findings(cells[0], kept) == [(2, 2)]

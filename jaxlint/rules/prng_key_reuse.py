@@ -73,8 +73,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
   through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local
   function returning such names) or through a local function or `lax.scan` body whose parameter
-  (the carry, or each slice of `xs`) reaches it only so. Such dummy inputs share bits with nothing
-  that matters. The value model (semantic/key_values.py) follows where the draw flows.
+  (the carry, or each slice of `xs`) reaches it only so; or the array reaches only a call that a
+  timer runs and discards (`timeit.timeit(lambda: f(a, b))`, a notebook's `%timeit f(a, b)`: the
+  inputs of a benchmark). Such dummy inputs share bits with nothing that matters. The value model (semantic/key_values.py) follows where the draw flows.
 - One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
   random features of a kernel need; only a helper that consumes the key on every iteration of a

@@ -96,6 +96,7 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.syntax import TIMEIT_MAGIC
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_work
 
 
@@ -211,8 +212,6 @@ class TimingWithoutSync(Rule):
 
 
 _TIMEIT_NAMES = frozenset({"timeit", "repeat", "Timer"})
-# How notebook.py masks a notebook's `%timeit f(x)` line: `__jaxlint_timeit__(lambda: f(x))`.
-TIMEIT_MAGIC = "__jaxlint_timeit__"
 _TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
 
 

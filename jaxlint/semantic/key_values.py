@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 from jaxlint.semantic import effects, jaxapi, library_models
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
-from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, child_nodes, timed_lambda, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -534,7 +534,8 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
             kind = node.__class__
             if kind is ast.Global or kind is ast.Nonlocal:
                 declared.update(node.names)
-            elif kind in _DEFINITIONS:
+            elif kind in _DEFINITIONS and not timed_lambda(node):
+                # (A lambda a timer runs is read where it stands: `_only_abstract` follows its body.)
                 closure_reads |= _loads(node)  # (its own nested functions included, walked once)
         facts = (frozenset(declared), frozenset(closure_reads))
         setattr(function, _FACTS, facts)
@@ -1003,15 +1004,32 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
     if isinstance(parent, ast.Attribute) and parent.value is node:
         return parent.attr in _TYPE_ATTRIBUTES
     if isinstance(parent, ast.Call):
-        return node is not parent.func and _abstract_argument(node, parent, context, depth)
+        return node is not parent.func and (_abstract_argument(node, parent, context, depth) or _result_only_timed(parent))
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
-        return _abstract_argument(node, parent_of(parent), context, depth)  # `scan(f, c, xs=dummy)`
+        call = parent_of(parent)
+        return _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if not all(isinstance(target, ast.Name) for target in targets):
             return False
         return all(_name_only_abstract(target.id, parent, function, context, depth + 1) for target in targets)
     return False
+
+
+def _result_only_timed(call: ast.Call) -> bool:
+    """`call` is what a timer runs and discards (`timeit.timeit(lambda: f(x))`, a notebook's `%timeit
+    f(x)`, also `f(x).block_until_ready()` there): the inputs of a benchmark reach no result, so draws
+    made for it share bits with nothing that matters."""
+    current: ast.AST = call
+    while True:
+        attribute = parent_of(current)
+        if (isinstance(attribute, ast.Attribute) and attribute.value is current and attribute.attr == "block_until_ready"
+                and isinstance(parent_of(attribute), ast.Call) and parent_of(attribute).func is attribute):
+            current = parent_of(attribute)
+            continue
+        break
+    body_of = parent_of(current)
+    return isinstance(body_of, ast.Lambda) and body_of.body is current and timed_lambda(body_of)
 
 
 def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, context, depth: int) -> bool:

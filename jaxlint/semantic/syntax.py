@@ -8,6 +8,32 @@ from collections.abc import Iterator
 import re
 
 
+# How a notebook's `%timeit f(x)` line is linted (notebook.py masks it so): `__jaxlint_timeit__(lambda: f(x))`.
+TIMEIT_MAGIC = "__jaxlint_timeit__"
+# Calls that run a callable many times and keep only how long it took (its results are discarded).
+TIMER_CALLS = frozenset({"timeit.timeit", "timeit.repeat"})
+
+
+def timed_lambda(node: ast.AST) -> bool:
+    """`node` is a lambda handed to a timer, which discards what it returns: `timeit.timeit(lambda:
+    f(x), number=10)`, or a notebook's `%timeit f(x)` as linted. Read from the spelling alone (the
+    `timeit` module, or a name imported from it), so it needs no model."""
+    if not isinstance(node, ast.Lambda):
+        return False
+    timer = parent_of(node)
+    if isinstance(timer, ast.keyword) and timer.arg == "stmt":
+        timer = parent_of(timer)  # `timeit.timeit(stmt=lambda: f(x))`
+    elif not isinstance(timer, ast.Call) or node not in timer.args:
+        return False
+    if not isinstance(timer, ast.Call):
+        return False
+    function = timer.func
+    if isinstance(function, ast.Name):
+        return function.id in (TIMEIT_MAGIC, "timeit")
+    return (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)
+            and f"{function.value.id}.{function.attr}" in TIMER_CALLS)
+
+
 # The attribute the model sets on every node it reads: its parent node.
 PARENT = "_jaxlint_parent"
 
