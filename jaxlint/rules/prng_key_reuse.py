@@ -36,8 +36,11 @@ starts]`) follows the inner name only: every outer iteration draws the same numb
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
 that iterable in the enclosing scope, where `i` is the loop's). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
-key that a jitted function called in a loop consumes without receiving or advancing it (a
-compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
+key, bound once and never rebound, that a jitted function called in a loop consumes without
+receiving or advancing it (a compile-time constant: the same numbers every call), or that a function
+of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
+`def jitter(a)`, also under `@jax.vmap`: the same key on every call; not where the key's or the
+function's name says it is fixed for evaluation or plotting, `def plot_samples`). Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
 from without advancing it (directly, through a local name `key = self.rng`, or by handing it to another
 method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
@@ -350,10 +353,11 @@ class PrngKeyReuse(Rule):
         module_keys = key_values.module_constant_keys(model, context)
         if not module_keys:
             return
-        for argument, key, jitted, loop_call in key_values.captured_constant_keys(function, model, module_keys, context):
+        for argument, key, called, loop_call, compiled in key_values.captured_constant_keys(function, model, module_keys, context):
+            how = f"captured by jitted `{called.name}` as a constant" if compiled else f"drawn from by `{called.name}`"
             context.report(
                 argument,
-                f"module-level PRNG key `{key}` is captured by jitted `{jitted.name}` as a constant and never advanced, "
+                f"module-level PRNG key `{key}` is {how} and never advanced, "
                 f"so every call (in the loop at line {loop_call.lineno}) draws the same numbers; pass a fresh key "
                 f"as an argument (split it per step)",
             )

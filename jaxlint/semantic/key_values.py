@@ -262,18 +262,25 @@ def _masked(call: ast.Call, ignore_receiver: bool = False) -> str:
 # ----- keys captured by a jitted function ------------------------------------------------------------
 
 
-def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str], context) -> Iterator[tuple[ast.Name, str, Scope, ast.Call]]:
-    """(the key as consumed, its name, jitted scope, a call of it inside a loop) for keys a traced function
-    consumes but neither receives nor rebinds: module-level keys bound once, outside any loop, never
-    rebound through `global`. Under `jit` such a key is a compile-time constant, so every call of the
-    jitted function, in a loop, draws the same numbers."""
+def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str], context) -> Iterator[tuple[ast.Name, str, Scope, ast.Call, bool]]:
+    """(the key as consumed, its name, the called scope, a call of it inside a loop, whether that scope
+    is compiled) for keys a function consumes but neither receives nor rebinds: module-level keys bound
+    once, outside any loop, never rebound through `global`. Under `jit` such a key is a compile-time
+    constant; in a function of the module called by name (`noisy(a)`, also one wrapped by `vmap`) it
+    is the same key on every call. Either way every call in a loop draws the same numbers."""
     scope = model.scope_of_node.get(function)
-    if scope is None or not scope.in_traced:
+    if scope is None:
         return
-    jitted = _enclosing_jitted(scope, model)
-    if jitted is None:
+    jitted = _enclosing_jitted(scope, model) if scope.in_traced else None
+    called = jitted
+    if jitted is not None:
+        loop_call = _called_in_loop(jitted, model)
+    elif scope.is_function and scope.parent is model.module_scope and not isinstance(function, ast.Lambda):
+        if _FIXED_ON_PURPOSE.search(function.name):
+            return  # `def plot_samples(x)`: the same noise for every evaluation, on purpose (as for default keys)
+        called, loop_call = scope, _called_by_name_in_loop(scope, model)
+    else:
         return
-    loop_call = _called_in_loop(jitted, model)
     if loop_call is None:
         return
     for node in _own_nodes(function):
@@ -281,7 +288,30 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
             continue
         for argument in consumed_arguments(node, context, known_module_keys.__contains__):
             if isinstance(argument, ast.Name) and argument.id in known_module_keys and _free_up_to_module(argument.id, scope, model):
-                yield argument, argument.id, jitted, loop_call
+                if jitted is None and _FIXED_ON_PURPOSE.search(argument.id):
+                    continue  # `EVAL_KEY`: fixed on purpose
+                yield argument, argument.id, called, loop_call, jitted is not None
+
+
+def _in_comprehension_body(node: ast.AST) -> bool:
+    """In the element (or a condition) of a comprehension of the same function: run per item."""
+    child, current = node, parent_of(node)
+    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
+        if isinstance(current, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            if child is not current.generators[0].iter:
+                return True
+        child, current = current, parent_of(current)
+    return False
+
+
+def _called_by_name_in_loop(scope: Scope, model) -> ast.Call | None:
+    """A call of the module-level function `scope` by its name, inside a loop or comprehension."""
+    for call in model.calls_by_name().get(scope.node.name, ()):
+        if isinstance(call.func, ast.Name) and (_in_loop(call) or _in_comprehension_body(call)):
+            resolved = model.resolve_function(call.func, model.scope_for(call))
+            if resolved is not None and resolved[0] is scope:
+                return call
+    return None
 
 
 _module_keys_cache: "WeakKeyDictionary" = WeakKeyDictionary()
