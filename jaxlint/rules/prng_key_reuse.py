@@ -36,13 +36,22 @@ starts]`) follows the inner name only: every outer iteration draws the same numb
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
 that iterable in the enclosing scope, where `i` is the loop's). Also flagged: two
 samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
-key that a jitted function called in a loop consumes without receiving or advancing it (a
-compile-time constant: the same numbers every call). Keys fixed once and drawn from per step are
+key, bound once and never rebound, that a jitted function called in a loop consumes without
+receiving or advancing it (a compile-time constant: the same numbers every call), or that a function
+of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
+`def jitter(a)`, also under `@jax.vmap`: the same key on every call; not where the key's or the
+function's name says it is fixed for evaluation or plotting, `def plot_samples`). Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
 from without advancing it (directly, through a local name `key = self.rng`, or by handing it to another
 method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
 per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
+The body of a `lax.scan`, `lax.fori_loop` or `lax.while_loop` is a loop too: it runs once per step
+and starts from the carry it returned, so a key that enters in the carry and leaves in it unchanged
+(`params, key = carry` ... `return (params, key), out`) and is drawn from in between draws the same
+numbers every step, and a key drawn from and then carried on is split (or drawn from) again by the
+next step. A helper that runs traced (called from a jitted function or such a body) draws from the
+key handed to it as a host function does.
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
 
@@ -80,6 +89,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
   random features of a kernel need; only a helper that consumes the key on every iteration of a
   loop is flagged.
+- A loop that hands one key and each element it iterates to a project function and stores each result
+  under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`): the
+  loop written out of `crop(key, a)` and `crop(key, b)`, one random transform applied alike to several
+  inputs, as above. A result carried into the next iteration (`w = step(key, w, batch)`) is flagged.
 - A framework call (not a project function) beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
@@ -341,10 +354,11 @@ class PrngKeyReuse(Rule):
         module_keys = key_values.module_constant_keys(model, context)
         if not module_keys:
             return
-        for argument, key, jitted, loop_call in key_values.captured_constant_keys(function, model, module_keys, context):
+        for argument, key, called, loop_call, compiled in key_values.captured_constant_keys(function, model, module_keys, context):
+            how = f"captured by jitted `{called.name}` as a constant" if compiled else f"drawn from by `{called.name}`"
             context.report(
                 argument,
-                f"module-level PRNG key `{key}` is captured by jitted `{jitted.name}` as a constant and never advanced, "
+                f"module-level PRNG key `{key}` is {how} and never advanced, "
                 f"so every call (in the loop at line {loop_call.lineno}) draws the same numbers; pass a fresh key "
                 f"as an argument (split it per step)",
             )
@@ -379,6 +393,10 @@ def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
             own_consumers[owner] = own_consumers.get(owner, 0) + 1
             if in_loop or own_consumers[owner] >= 2:
                 reusers.add(owner)
+    if own_consumers:
+        # The body of a `lax.scan` runs once per step: one draw there can repeat across steps.
+        bodies = context.memo(("JAX501", "lax_loop_bodies"), key_values.lax_loop_bodies, context.model, context)
+        reusers.update(owner for owner in own_consumers if owner in bodies)
     return holders, reusers
 
 
@@ -452,8 +470,36 @@ class _Flow:
     def run(self) -> None:
         # Every finding of a flow waits on `worth_reporting`: in test code none can come, and the
         # walk of the whole body is not worth making.
-        if self.worth_reporting(None, None):
+        if not self.worth_reporting(None, None):
+            return
+        bodies = self.context.memo(("JAX501", "lax_loop_bodies"), key_values.lax_loop_bodies, self.context.model, self.context)
+        shape = bodies.get(id(self.function))
+        carried = key_values.carried_keys(self.function, shape) if shape is not None else None
+        if carried is None:
             self.block(self.function.body, {})
+            return
+        self.lax_loop_body(carried)
+
+    def lax_loop_body(self, carried) -> None:
+        """The body of a `lax.scan` (`fori_loop`, `while_loop`) runs once per step and starts from the
+        carry it returned: a key carried through unchanged and drawn from draws the same numbers every
+        step; a key drawn from and then carried on is split (or drawn from) again by the next step.
+        The body runs once more from where the first step left the carried keys, as a loop's does."""
+        start, rebound = carried
+        body = self.function.body
+        end = self.block(body[:-1], {})
+        if end is None:
+            return
+        end = self.expression(body[-1].value, end, body[-1])  # the `return`: what it draws counts too
+        used = {name: calls for name, calls in end.items() if name in rebound and calls}
+        for name, calls in used.items():
+            if not rebound[name] and self.worth_reporting(calls[0], calls[0]):
+                self.report_loop(calls[0], name, self.function)
+        advanced = {name: calls for name, calls in used.items() if rebound[name]}
+        if advanced:
+            self.across_iterations = True  # where to split depends on what the step carries: no fix
+            self.block(body[start:], advanced)
+            self.across_iterations = False
 
     # ----- statements -----------------------------------------------------------------------
 
@@ -545,7 +591,7 @@ class _Flow:
                 if _key_root(name) in assigned or key_values.is_seed(name):
                     continue
                 fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
-                if fresh and self.worth_reporting(fresh[0], fresh[0]):
+                if fresh and self.worth_reporting(fresh[0], fresh[0]) and not all(key_values.applied_per_element(call, node, self.context) for call in fresh):
                     self.report_loop(fresh[0], name, node)
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
@@ -822,8 +868,19 @@ class _Flow:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
-        kind = "comprehension" if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else "loop"
+        kind = (
+            "loop" if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+            else "lax loop body" if isinstance(loop, FUNCTION_NODES) else "comprehension"
+        )
         subkey = self.fresh_name(key)
+        if kind == "lax loop body":
+            self.record(
+                key, call,
+                f"PRNG key `{key}` is returned unchanged in the carry of this lax loop body (line {loop.lineno}) and "
+                f"consumed in it, so every step draws the same numbers; split it in the body "
+                f"(`{key}, {subkey} = jax.random.split({key})`), carry `{key}` and draw from `{subkey}`",
+            )
+            return
         self.record(
             key, call,
             f"PRNG key `{key}` is consumed in every iteration of this {kind} without being reassigned, so every "

@@ -543,8 +543,26 @@ def _local_callee_effects(model, call: ast.Call, scope) -> Effects | None:
     if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
         return None  # (a `partial` binding shifts positions: not followed)
     if resolved[0].in_traced:
-        return _compiled_callee_key_effects(model, call) or NONE  # `@jax.jit def f`: keys only
+        # `@jax.jit def f`, or a helper that runs traced (called from a jitted function or a `lax.scan`
+        # body): keys only. A draw inside the traced program from a key parameter draws from the key the
+        # caller passed, as on the host; syncs do not happen there.
+        return _compiled_callee_key_effects(model, call) or _traced_key_effects(model, resolved[0])
     return function_effects(model, resolved[0])
+
+
+def _traced_key_effects(model, scope) -> Effects:
+    """The keys a function of this module that runs traced consumes (no syncs)."""
+    if not scope.is_function or isinstance(scope.node, ast.Lambda):
+        return NONE
+    cache = model.__dict__.setdefault("_compiled_key_effects", {})
+    key = id(scope.node)
+    if key not in cache:
+        cache[key] = NONE  # recursion: none while being worked out
+        found = body_effects(scope.node, scope.has_self, model.qualified_name,
+                             lambda inner: _library_key_arguments(model, inner, scope),
+                             lambda inner: _callee_effects_with_imports(model, inner, scope))
+        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws) if found.consumed_keys else NONE
+    return cache[key]
 
 
 def call_effects(model, call: ast.Call, scope) -> Effects:

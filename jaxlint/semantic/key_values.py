@@ -262,18 +262,25 @@ def _masked(call: ast.Call, ignore_receiver: bool = False) -> str:
 # ----- keys captured by a jitted function ------------------------------------------------------------
 
 
-def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str], context) -> Iterator[tuple[ast.Name, str, Scope, ast.Call]]:
-    """(the key as consumed, its name, jitted scope, a call of it inside a loop) for keys a traced function
-    consumes but neither receives nor rebinds: module-level keys bound once, outside any loop, never
-    rebound through `global`. Under `jit` such a key is a compile-time constant, so every call of the
-    jitted function, in a loop, draws the same numbers."""
+def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str], context) -> Iterator[tuple[ast.Name, str, Scope, ast.Call, bool]]:
+    """(the key as consumed, its name, the called scope, a call of it inside a loop, whether that scope
+    is compiled) for keys a function consumes but neither receives nor rebinds: module-level keys bound
+    once, outside any loop, never rebound through `global`. Under `jit` such a key is a compile-time
+    constant; in a function of the module called by name (`noisy(a)`, also one wrapped by `vmap`) it
+    is the same key on every call. Either way every call in a loop draws the same numbers."""
     scope = model.scope_of_node.get(function)
-    if scope is None or not scope.in_traced:
+    if scope is None:
         return
-    jitted = _enclosing_jitted(scope, model)
-    if jitted is None:
+    jitted = _enclosing_jitted(scope, model) if scope.in_traced else None
+    called = jitted
+    if jitted is not None:
+        loop_call = _called_in_loop(jitted, model)
+    elif scope.is_function and scope.parent is model.module_scope and not isinstance(function, ast.Lambda):
+        if _FIXED_ON_PURPOSE.search(function.name):
+            return  # `def plot_samples(x)`: the same noise for every evaluation, on purpose (as for default keys)
+        called, loop_call = scope, _called_by_name_in_loop(scope, model)
+    else:
         return
-    loop_call = _called_in_loop(jitted, model)
     if loop_call is None:
         return
     for node in _own_nodes(function):
@@ -281,7 +288,30 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
             continue
         for argument in consumed_arguments(node, context, known_module_keys.__contains__):
             if isinstance(argument, ast.Name) and argument.id in known_module_keys and _free_up_to_module(argument.id, scope, model):
-                yield argument, argument.id, jitted, loop_call
+                if jitted is None and _FIXED_ON_PURPOSE.search(argument.id):
+                    continue  # `EVAL_KEY`: fixed on purpose
+                yield argument, argument.id, called, loop_call, jitted is not None
+
+
+def _in_comprehension_body(node: ast.AST) -> bool:
+    """In the element (or a condition) of a comprehension of the same function: run per item."""
+    child, current = node, parent_of(node)
+    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
+        if isinstance(current, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            if child is not current.generators[0].iter:
+                return True
+        child, current = current, parent_of(current)
+    return False
+
+
+def _called_by_name_in_loop(scope: Scope, model) -> ast.Call | None:
+    """A call of the module-level function `scope` by its name, inside a loop or comprehension."""
+    for call in model.calls_by_name().get(scope.node.name, ()):
+        if isinstance(call.func, ast.Name) and (_in_loop(call) or _in_comprehension_body(call)):
+            resolved = model.resolve_function(call.func, model.scope_for(call))
+            if resolved is not None and resolved[0] is scope:
+                return call
+    return None
 
 
 _module_keys_cache: "WeakKeyDictionary" = WeakKeyDictionary()
@@ -1628,3 +1658,137 @@ def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: 
         if isinstance(keyword.value, ast.Name) and keyword.value.id == key and keyword.arg in names:
             return keyword.arg
     return None
+
+
+# ----- keys carried through a lax loop body ---------------------------------------------------------
+
+# `lax.scan(f, init, xs)`, `lax.fori_loop(lower, upper, f, init)`, `lax.while_loop(cond, f, init)`:
+# where the body function is passed, which of its parameters receives the carry, and whether what it
+# returns is the carry itself or a `(carry, output)` pair.
+_LAX_LOOPS = {
+    "jax.lax.scan": (0, "f", 0, True),
+    "jax.lax.fori_loop": (2, "body_fun", 1, False),
+    "jax.lax.while_loop": (1, "body_fun", 0, False),
+}
+_LAX_LOOP_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _LAX_LOOPS)
+
+
+def lax_loop_bodies(model, context) -> dict[int, tuple[int, bool]]:
+    """id of every function of this module passed as the body of a `lax.scan`, `lax.fori_loop` or
+    `lax.while_loop` call of this module -> (the parameter that receives the carry, whether the body
+    returns a `(carry, output)` pair). The body runs once per step, with what it returned as the next
+    carry: a loop without a `for` statement."""
+    bodies: dict[int, tuple[int, bool]] = {}
+    for scope in model.scopes:
+        for call in scope.calls:
+            function = call.func
+            name = function.attr if function.__class__ is ast.Attribute else function.id if function.__class__ is ast.Name else None
+            if name not in _LAX_LOOP_NAMES:
+                continue
+            shape = _LAX_LOOPS.get(context.qualified_name(function) or "")
+            if shape is None:
+                continue
+            position, keyword, carry, paired = shape
+            body = call.args[position] if len(call.args) > position else next((k.value for k in call.keywords if k.arg == keyword), None)
+            if body is None:
+                continue
+            resolved = model.resolve_function(body, scope)
+            # (`partial(step, lr)` binds leading parameters: the carry moves right by as many)
+            if resolved is None or resolved[0] is None or resolved[2] or not resolved[0].is_function:
+                continue
+            node = resolved[0].node
+            if isinstance(node, ast.Lambda):
+                continue
+            bodies[id(node)] = (carry + resolved[1] + (1 if resolved[0].has_self else 0), paired)
+    return bodies
+
+
+def carried_keys(function: ast.AST, shape: tuple[int, bool]) -> tuple[int, dict[str, bool]] | None:
+    """For a lax loop body (`shape` from `lax_loop_bodies`): (the index of the first body statement
+    after the carry is unpacked, {name: whether the body rebinds it after that}) for every name named
+    like a key that enters from the carry and leaves in the returned carry at the same place
+    (`params, key = carry` ... `return (params, key), out`; or the carry parameter itself). Such a key
+    is what the next step starts from. None when the body does not end in its only `return`, or no
+    key is carried so."""
+    carry_index, paired = shape
+    parameters = [*function.args.posonlyargs, *function.args.args]
+    if carry_index >= len(parameters) or not function.body or not isinstance(function.body[-1], ast.Return):
+        return None
+    returned = function.body[-1].value
+    if any(isinstance(node, ast.Return) for statement in function.body[:-1] for node in _own_walk(statement)):
+        return None
+    if paired:
+        if not isinstance(returned, ast.Tuple) or len(returned.elts) != 2:
+            return None
+        returned = returned.elts[0]
+    parameter = parameters[carry_index].arg
+    entering: dict[tuple, str] = {(): parameter}
+    start = 0
+    first = function.body[0]
+    if (
+        isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.value, ast.Name)
+        and first.value.id == parameter and isinstance(first.targets[0], (ast.Tuple, ast.List))
+    ):
+        entering = dict(_positions(first.targets[0], ()))
+        start = 1
+    leaving = dict(_positions(returned, ()))
+    names = {name for place, name in entering.items() if leaving.get(place) == name and effects.named_like_key(name)}
+    if not names:
+        return None
+    rebound = {name for statement in function.body[start:] for name in _own_bound(statement)}
+    return start, {name: name in rebound for name in names}
+
+
+def _positions(node: ast.AST, place: tuple) -> Iterator[tuple[tuple, str]]:
+    """(place, name) for every plain name of a tuple target or tuple expression, `place` its index path."""
+    if isinstance(node, ast.Name):
+        yield place, node.id
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for index, element in enumerate(node.elts):
+            yield from _positions(element, (*place, index))
+
+
+def _own_walk(node: ast.AST) -> Iterator[ast.AST]:
+    """`walk` without descending into nested functions, lambdas and classes."""
+    if isinstance(node, (*FUNCTION_NODES, ast.ClassDef)):
+        return
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in child_nodes(current):
+            if not isinstance(child, (*FUNCTION_NODES, ast.ClassDef)):
+                stack.append(child)
+
+
+def _own_bound(statement: ast.stmt) -> Iterator[str]:
+    if isinstance(statement, (*FUNCTION_NODES, ast.ClassDef)):
+        yield statement.name
+    for node in _own_walk(statement):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id
+
+
+def applied_per_element(call: ast.Call, loop: ast.AST, context) -> bool:
+    """`for name, x in items: out[name] = transform(key, x)`: a function of the project given one key
+    and each element the loop iterates, its result stored under the element's own name. That is the loop written out of `transform(key, a)`, `transform(key, b)`: the same
+    random transform applied to several inputs (views cropped alike), which one helper given one key
+    for two inputs does on purpose. Not a `jax.random` sampler, and not a result carried into the next
+    iteration (`weights = step(key, weights, batch)`)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or _random_name(call, context) is not None:
+        return False
+    model = context.model
+    if not effects.call_effects(model, call, model.scope_for(call)).consumed_keys:
+        return False  # a framework call or a modelled library call: not a transform of this project
+    element_names = set(target_names(loop.target))
+    passed = [*call.args, *(keyword.value for keyword in call.keywords)]
+    if not any(isinstance(argument, ast.Name) and argument.id in element_names for argument in passed):
+        return False
+    holder = parent_of(call)
+    if isinstance(holder, ast.Assign) and holder.value is call and len(holder.targets) == 1:
+        target = holder.targets[0]
+        return (
+            isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id in element_names
+            and isinstance(target.value, ast.Name) and target.value.id not in element_names
+        )
+    return False  # (`out.append(act(key, x))` keeps no element's name: a rollout as often as a transform)
