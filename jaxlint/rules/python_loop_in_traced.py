@@ -232,25 +232,7 @@ def _trip_count(loop: ast.For, context) -> int | None:
 def _grad_steps(loop: ast.For, scope, count: int, context) -> int | None:
     """Total gradient computations a loop nest unrolls, when at least GRAD_STEP_THRESHOLD: the trip
     counts of the loops around each gradient call multiplied, every count known."""
-    best = None
-    for call in flow.walk_same_scope(loop):
-        if not isinstance(call, ast.Call) or not _is_gradient_call(call, scope, context):
-            continue
-        total = count
-        for inner in flow.enclosing_loops(call):
-            if inner is loop:
-                break
-            if not isinstance(inner, ast.For):
-                total = None
-                break
-            inner_count = _trip_count(inner, context)
-            if inner_count is None:
-                total = None
-                break
-            total *= inner_count
-        if total is not None and total >= GRAD_STEP_THRESHOLD and (best is None or total > best):
-            best = total
-    return best
+    return _most_unrolled(loop, count, context, GRAD_STEP_THRESHOLD, lambda call: _is_gradient_call(call, scope, context))
 
 
 # A loop nest around a whole network's forward pass (`module.apply(params, ...)`) is reported from this
@@ -264,12 +246,20 @@ def _network_passes(loop: ast.For, scope, count: int, context) -> int | None:
     (`module.apply(...)`), every count known."""
     from jaxlint.semantic import library_models
 
+    def runs_network(call: ast.Call) -> bool:
+        entry = library_models.call_model(context.model, call)
+        return entry is not None and entry.runs_model
+
+    return _most_unrolled(loop, count, context, NETWORK_PASS_THRESHOLD, runs_network)
+
+
+def _most_unrolled(loop: ast.For, count: int, context, threshold: int, counts_call) -> int | None:
+    """The most copies of one call `counts_call` accepts that the loop nest unrolls (`count`
+    iterations of `loop` times the trip counts of the loops between it and the call, every count
+    known), when at least `threshold`."""
     best = None
     for call in flow.walk_same_scope(loop):
-        if not isinstance(call, ast.Call):
-            continue
-        entry = library_models.call_model(context.model, call)
-        if entry is None or not entry.runs_model:
+        if not isinstance(call, ast.Call) or not counts_call(call):
             continue
         total = count
         for inner in flow.enclosing_loops(call):
@@ -280,7 +270,7 @@ def _network_passes(loop: ast.For, scope, count: int, context) -> int | None:
                 total = None
                 break
             total *= inner_count
-        if total is not None and total >= NETWORK_PASS_THRESHOLD and (best is None or total > best):
+        if total is not None and total >= threshold and (best is None or total > best):
             best = total
     return best
 

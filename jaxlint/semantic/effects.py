@@ -517,14 +517,7 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
     function = binding.function
     if not function.is_function or isinstance(function.node, ast.Lambda):
         return None
-    cache = model.__dict__.setdefault("_compiled_key_effects", {})
-    key = id(function.node)
-    if key not in cache:
-        cache[key] = NONE  # recursion: none while being worked out
-        found = body_effects(function.node, function.has_self, model.qualified_name,
-                             lambda inner: _library_key_arguments(model, inner, function))
-        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws) if found.consumed_keys else NONE
-    return cache[key]
+    return _key_effects_only(model, function, with_callees=False)
 
 
 def _library_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
@@ -554,13 +547,21 @@ def _traced_key_effects(model, scope) -> Effects:
     """The keys a function of this module that runs traced consumes (no syncs)."""
     if not scope.is_function or isinstance(scope.node, ast.Lambda):
         return NONE
+    return _key_effects_only(model, scope, with_callees=True)
+
+
+def _key_effects_only(model, scope, with_callees: bool) -> Effects:
+    """The keys a function running traced consumes, read from its body (syncs dropped: traced code
+    reads nothing on the host); its callees' effects too where `with_callees` (a helper running
+    traced), not for a compiled function's own body. One cache per function for both: whichever
+    asks first fills it."""
     cache = model.__dict__.setdefault("_compiled_key_effects", {})
     key = id(scope.node)
     if key not in cache:
         cache[key] = NONE  # recursion: none while being worked out
+        callees = (lambda inner: _callee_effects_with_imports(model, inner, scope)) if with_callees else None
         found = body_effects(scope.node, scope.has_self, model.qualified_name,
-                             lambda inner: _library_key_arguments(model, inner, scope),
-                             lambda inner: _callee_effects_with_imports(model, inner, scope))
+                             lambda inner: _library_key_arguments(model, inner, scope), callees)
         cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws) if found.consumed_keys else NONE
     return cache[key]
 
