@@ -107,11 +107,11 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
-from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
     builds_its_class_once, eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
-    shows_every_iteration,
+    shows_every_iteration, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -144,7 +144,7 @@ class EagerOpsInLoop(Rule):
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
-            if whole is None and not _under_branch(child, node) and not inside_timed_interval(child, context):
+            if whole is None and not under_loop_branch(child, node) and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
                     whole = (child, inner)
@@ -156,7 +156,7 @@ class EagerOpsInLoop(Rule):
             if _is_at_update(child):
                 updates += 1
                 continue
-            if helper_work_counts and not _under_branch(child, node) and model_free_helper(child, context.model) and not inside_timed_interval(child, context):
+            if helper_work_counts and not under_loop_branch(child, node) and model_free_helper(child, context.model) and not inside_timed_interval(child, context):
                 helper = callee_scope(child, context.model)
                 inner, first = eager_operations_in(helper, context.model)
                 if inner:
@@ -287,17 +287,6 @@ def _calls_compiled(loop: ast.AST, context) -> bool:
 def _callee(call: ast.Call, context) -> str:
     text = context.text(call.func)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
-    """Inside an `if`, a conditional expression or an exception handler of the loop's body: it may not
-    run every iteration."""
-    parent = parent_of(node)
-    while parent is not None and parent is not loop:
-        if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp)):
-            return True
-        parent = parent_of(parent)
-    return False
 
 
 _NOT_ENTERED = frozenset({ast.For, ast.While, ast.AsyncFor, ast.ClassDef, *FUNCTION_NODES})

@@ -481,7 +481,7 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     A loop that strides by a chunk and hands the chunk to such a call (`for i in range(0, n, chunk):
     state = run_chunk(state, i, chunk)`, whose body runs `lax.fori_loop(start, start + count, ...)`)
     runs a chunk of steps on the device per iteration: the same."""
-    chunk = _range_stride(loop)
+    chunk = _range_stride(loop, model)
     epoch = _names_an_epoch(loop)
     if not epoch and chunk is None:
         return False
@@ -502,15 +502,19 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     return False
 
 
-def _range_stride(loop: ast.AST) -> str | None:
-    """The dumped step of `for i in range(start, stop, step)` (also `trange`/`tqdm(range(...))`), when
-    it is not a literal: a chunk size the source names; None otherwise."""
+def _range_stride(loop: ast.AST, model: SemanticModel) -> str | None:
+    """The dumped step of `for i in range(start, stop, step)` (also a progress bar's `trange` or
+    `tqdm(range(...))`, as `iteration_count` reads them), when it is not a literal: a chunk size the
+    source names; None otherwise."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None
     iterated = loop.iter
-    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "tqdm" and iterated.args:
+    if isinstance(iterated, ast.Call) and iterated.args and model.qualified_name(iterated.func) in _PROGRESS_BARS:
         iterated = iterated.args[0]
-    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id in ("range", "trange")):
+    if not isinstance(iterated, ast.Call):
+        return None
+    ranging = isinstance(iterated.func, ast.Name) and iterated.func.id == "range"
+    if not ranging and model.qualified_name(iterated.func) not in _PROGRESS_RANGES:
         return None
     if len(iterated.args) != 3 or isinstance(iterated.args[2], ast.Constant):
         return None
@@ -1279,8 +1283,8 @@ def shows_every_iteration(loop: ast.AST, scope: Scope, model: SemanticModel) -> 
     for node in loop_body(loop):
         if not (isinstance(node, ast.Call) and node.args and model.qualified_name(node.func) in _SHOWING_CALLS):
             continue
-        if _under_loop_branch(node, loop):
-            continue
+        if under_loop_branch(node, loop, try_blocks=True):
+            continue  # (a print a `try` guards may be skipped too: not shown every iteration)
         if values is None:
             values = LoopValues(loop, scope, model)
             produced = assigned_in_loop(loop)
@@ -1291,10 +1295,16 @@ def shows_every_iteration(loop: ast.AST, scope: Scope, model: SemanticModel) -> 
     return False
 
 
-def _under_loop_branch(node: ast.AST, loop: ast.AST) -> bool:
+_BRANCHES = (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp)
+
+
+def under_loop_branch(node: ast.AST, loop: ast.AST, try_blocks: bool = False) -> bool:
+    """Inside an `if`, a conditional expression, a boolean operator or an exception handler of the
+    loop's body (with `try_blocks`, anywhere in a `try` statement): it may not run every iteration."""
+    branches = (*_BRANCHES, ast.Try) if try_blocks else _BRANCHES
     parent = parent_of(node)
     while parent is not None and parent is not loop:
-        if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp, ast.Try)):
+        if isinstance(parent, branches):
             return True
         parent = parent_of(parent)
     return False
