@@ -112,7 +112,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
-from jaxlint.semantic.syntax import root_name, walk
+from jaxlint.semantic.syntax import argument as passed_argument, root_name, walk
 from jaxlint.semantic.training_loops import (
     builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, lazily_initialised,
     runs_device_loop_per_call, runs_whole_run, setup_by_role,
@@ -136,7 +136,7 @@ class JitInLoop(Rule):
 
     def check(self, node: ast.Call, context) -> None:
         model = context.model
-        loop_kind = _LAX_LOOP_BODIES.get(model.qualified_name(node.func) or "")
+        loop_kind = jaxapi.LAX_LOOP_BODY.get(model.qualified_name(node.func) or "")
         if loop_kind is not None:
             _check_lax_loop(node, loop_kind, context)
             return
@@ -204,15 +204,6 @@ class JitInLoop(Rule):
             )
 
 
-# `lax` loops run outside `jit` trace their body and compile the loop on every call, unless the body is
-# the same function object as last time (JAX caches the trace on it): (position, keyword) of the body.
-_LAX_LOOP_BODIES = {
-    "jax.lax.scan": (0, "f"),
-    "jax.lax.fori_loop": (2, "body_fun"),
-    "jax.lax.while_loop": (1, "body_fun"),
-}
-
-
 def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
     """A `lax` loop outside traced code over a body that is a new object on every run of the loop (a
     lambda, a `partial`, a nested def of the function): flagged where it runs repeatedly, in a host
@@ -221,8 +212,7 @@ def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
     scope = context.scope(node)
     if scope.in_traced or model.runs_uncompiled(scope) or carried_state.in_test_code(node, str(context.source.filename), model):
         return
-    index, keyword = position
-    body = node.args[index] if index < len(node.args) else next((k.value for k in node.keywords if k.arg == keyword), None)
+    body = passed_argument(node, *position)
     if body is None or isinstance(body, ast.Starred):
         return
     loops = [loop for loop in flow.enclosing_loops(node) if not isinstance(loop, ast.comprehension)]

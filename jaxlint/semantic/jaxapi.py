@@ -38,6 +38,14 @@ DIFFERENTIATING = GRAD_LIKE | FILTERED_GRAD | frozenset({"jax.vjp", "jax.lineari
 # program); "helper" marks a function traced because traced code calls it (compiled if that code is).
 EAGER_TRACING = VMAP_LIKE | DIFFERENTIATING | frozenset({"jax.jvp", "equinox.filter_vmap", "helper"})
 
+# lax loops: where the body function is passed, (position, keyword). The body runs once per step,
+# and outside `jit` JAX caches the loop's trace on the body's identity.
+LAX_LOOP_BODY = {
+    "jax.lax.scan": (0, "f"),
+    "jax.lax.fori_loop": (2, "body_fun"),
+    "jax.lax.while_loop": (1, "body_fun"),
+}
+
 # lax control flow: positions of the function arguments whose bodies are traced.
 LAX_BODIES = {
     "jax.lax.scan": (0,),

@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 from jaxlint.semantic import effects, jaxapi, library_models
 from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
-from jaxlint.semantic.syntax import bound_names, child_nodes, timed_lambda, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import argument as passed_argument, bound_names, child_nodes, timed_lambda, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -1663,14 +1663,14 @@ def _parameter_receiving(call: ast.Call, key: str, function: ast.AST, has_self: 
 # ----- keys carried through a lax loop body ---------------------------------------------------------
 
 # `lax.scan(f, init, xs)`, `lax.fori_loop(lower, upper, f, init)`, `lax.while_loop(cond, f, init)`:
-# where the body function is passed, which of its parameters receives the carry, and whether what it
-# returns is the carry itself or a `(carry, output)` pair.
-_LAX_LOOPS = {
-    "jax.lax.scan": (0, "f", 0, True),
-    "jax.lax.fori_loop": (2, "body_fun", 1, False),
-    "jax.lax.while_loop": (1, "body_fun", 0, False),
+# which parameter of the body (passed where jaxapi.LAX_LOOP_BODY says) receives the carry, and
+# whether what it returns is the carry itself or a `(carry, output)` pair.
+_CARRY_SHAPES = {
+    "jax.lax.scan": (0, True),
+    "jax.lax.fori_loop": (1, False),
+    "jax.lax.while_loop": (0, False),
 }
-_LAX_LOOP_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _LAX_LOOPS)
+_LAX_LOOP_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _CARRY_SHAPES)
 
 
 def lax_loop_bodies(model, context) -> dict[int, tuple[int, bool]]:
@@ -1685,11 +1685,12 @@ def lax_loop_bodies(model, context) -> dict[int, tuple[int, bool]]:
             name = function.attr if function.__class__ is ast.Attribute else function.id if function.__class__ is ast.Name else None
             if name not in _LAX_LOOP_NAMES:
                 continue
-            shape = _LAX_LOOPS.get(context.qualified_name(function) or "")
+            qualified = context.qualified_name(function) or ""
+            shape = _CARRY_SHAPES.get(qualified)
             if shape is None:
                 continue
-            position, keyword, carry, paired = shape
-            body = call.args[position] if len(call.args) > position else next((k.value for k in call.keywords if k.arg == keyword), None)
+            carry, paired = shape
+            body = passed_argument(call, *jaxapi.LAX_LOOP_BODY[qualified])
             if body is None:
                 continue
             resolved = model.resolve_function(body, scope)
