@@ -1024,6 +1024,8 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
 
 
 def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> bool:
+    if _inside_timed_lambda(node, context):
+        return True  # `%timeit jnp.dot(x, x.T)`: whatever the timed expression computes, its result is discarded
     parent = parent_of(node)
     if isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load):
         return _only_abstract(parent, function, context, depth)
@@ -1044,6 +1046,29 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
             return False
         return all(_name_only_abstract(target.id, parent, function, context, depth + 1) for target in targets)
     return False
+
+
+def _inside_timed_lambda(node: ast.AST, context) -> bool:
+    """`node` is read within the body of a lambda a timer runs and discards (`%timeit f(x, x.T)`,
+    `timeit.timeit(lambda: g(x) @ x)`): the value reaches only a timing, however the body computes with
+    it. Not where a method of another object receives it on the way (`results.append(f(x))` keeps it)."""
+    child, current = node, parent_of(node)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, ast.Lambda):
+            return timed_lambda(current)
+        if isinstance(current, ast.Call) and child is not current.func and _may_keep(current, context):
+            return False
+        child, current = current, parent_of(current)
+    return False
+
+
+def _may_keep(call: ast.Call, context) -> bool:
+    """A method of an object (not of a module: `jnp.dot`) that an argument reaches: it may store it."""
+    function = call.func
+    if not isinstance(function, ast.Attribute):
+        return False
+    qualified = context.qualified_name(function)
+    return qualified is None or not any(qualified.startswith(prefix) for prefix in ("jax.", "numpy.", "jnp.", "np."))
 
 
 def _result_only_timed(call: ast.Call) -> bool:
