@@ -1818,3 +1818,115 @@ def applied_per_element(call: ast.Call, loop: ast.AST, context) -> bool:
             and isinstance(target.value, ast.Name) and target.value.id not in element_names
         )
     return False  # (`out.append(act(key, x))` keeps no element's name: a rollout as often as a transform)
+
+
+# ----- test inputs of an identity check ---------------------------------------------------------
+# Calls that check two computations agree (`np.allclose(a, b)`, `np.testing.assert_allclose(a, b)`).
+_AGREEMENT_CHECKS = frozenset({
+    "allclose", "isclose", "array_equal", "array_equiv", "assert_allclose", "assert_array_equal",
+    "assert_array_almost_equal", "assert_almost_equal", "assert_equal", "assert_trees_all_close",
+})
+
+
+def identity_check_input(draw: ast.Call, later_draw: ast.Call, context) -> bool:
+    """The array a draw returns (bound to a name) reaches, through the statements after it in its own
+    block, both sides of a check that two computations agree: `assert np.allclose(grads, grads2)`,
+    `np.testing.assert_allclose(f(x), g(x))`, `assert jnp.abs(y1 - y2).sum() < 1e-6`, both sides
+    computed from it. Such a check holds for any input: the draw is a test input, and bits it shares
+    with another draw change nothing the check shows (printing the values on the way relies on no
+    statistics either). Only a check after `later_draw`, the other draw of the key: one that ran before
+    it checked something else. A comparison with a literal, or with a loose tolerance, is not such a check."""
+    statement = parent_of(draw)
+    if not isinstance(statement, ast.Assign) or statement.value is not draw:
+        return False
+    derived = {name for target in statement.targets for name in bound_names(target)}
+    if not derived:
+        return False
+    block = next(
+        (b for f in ("body", "orelse", "finalbody") if isinstance(b := getattr(parent_of(statement), f, None), list) and statement in b),
+        None,
+    )
+    if block is None:
+        return False
+    index = next(i for i, s in enumerate(block) if s is statement)
+    for later in block[index + 1:]:
+        if later.lineno > later_draw.lineno and _agreement_of(later, derived, context):
+            return True
+        if isinstance(later, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and later.value is not None:
+            targets = later.targets if isinstance(later, ast.Assign) else [later.target]
+            names = {name for target in targets for name in bound_names(target)}
+            if _loads(later.value) & derived:
+                derived |= names
+            elif not isinstance(later, ast.AugAssign):
+                derived -= names
+        elif isinstance(later, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if _loads(later) & derived:
+                derived.add(later.name)  # `def f1(x): return W @ x` computes from the draw `W`
+            else:
+                derived.discard(later.name)
+    return False
+
+
+def _agreement_of(statement: ast.stmt, derived: set[str], context) -> bool:
+    """`statement` checks that two expressions computed from `derived` agree."""
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+        if isinstance(test, ast.Compare) and len(test.comparators) == 1:
+            operator, right = test.ops[0], test.comparators[0]
+            if isinstance(operator, ast.Eq) and _computed_from(test.left, derived) and _computed_from(right, derived):
+                return True
+            if isinstance(operator, ast.Eq) and all(_shape_of_computation(side, derived) for side in (test.left, right)):
+                return True  # `assert f(x).shape == reference(x).shape`: agreement for any values
+            if (isinstance(operator, (ast.Lt, ast.LtE)) and _tight(right) and _difference_of(test.left, derived)):
+                return True  # `assert jnp.abs(a - b).max() < 1e-6`
+        roots = [test]
+    elif isinstance(statement, ast.Expr):
+        roots = [statement.value]
+    else:
+        return False
+    for root in roots:
+        for node in walk(root):
+            if node.__class__ is not ast.Call:
+                continue
+            function = node.func
+            name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+            if (name in _AGREEMENT_CHECKS and len(node.args) >= 2 and all(_computed_from(a, derived) for a in node.args[:2])
+                    and all(_tight(keyword.value) for keyword in node.keywords if keyword.arg in _TOLERANCES)):
+                return True
+    return False
+
+
+# A tolerance above this is a statistical check (an estimate against the truth, `atol=0.1`), which
+# relies on the draws being independent samples; an identity holds to rounding.
+_IDENTITY_TOLERANCE = 1e-3
+_TOLERANCES = frozenset({"atol", "rtol", "tol", "rel", "abs"})
+
+
+def _tight(node: ast.AST) -> bool:
+    """A tolerance no looser than rounding error (a literal at most 1e-3)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return False
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and abs(node.value) <= _IDENTITY_TOLERANCE
+
+
+def _shape_of_computation(expression: ast.AST, derived: set[str]) -> bool:
+    return isinstance(expression, ast.Attribute) and expression.attr == "shape" and isinstance(expression.value, ast.Call) and bool(
+        _loads(expression.value) & derived
+    )
+
+
+def _computed_from(expression: ast.AST, derived: set[str]) -> bool:
+    """An expression that computes from a derived value (not only its shape, dtype or length)."""
+    if isinstance(expression, ast.Attribute) and expression.attr in _TYPE_ATTRIBUTES:
+        return False
+    if isinstance(expression, ast.Call) and getattr(expression.func, "id", None) == "len":
+        return False
+    return bool(_loads(expression) & derived)
+
+
+def _difference_of(expression: ast.AST, derived: set[str]) -> bool:
+    return any(
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
+        and _computed_from(node.left, derived) and _computed_from(node.right, derived)
+        for node in walk(expression)
+    )
