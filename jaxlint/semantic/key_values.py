@@ -572,6 +572,31 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
     return facts
 
 
+_FREE_READS = "_jaxlint_nested_free_reads"
+
+
+def _free_reads_of_nested(function: ast.AST) -> dict[ast.AST, frozenset[str]]:
+    """For each function and class nested in `function`, the names it reads from it: what it loads, less
+    its own parameters and the names it binds (`def selu(x)` reads no outer `x`). Timed lambdas are read
+    where they stand. Computed once per function (kept on the node)."""
+    found = function.__dict__.get(_FREE_READS)
+    if found is None:
+        found = {}
+        for node in _own_nodes(function):
+            if node.__class__ in _DEFINITIONS and not timed_lambda(node):
+                bound = set()
+                for inner in walk(node):
+                    if inner.__class__ is ast.arg:
+                        bound.add(inner.arg)
+                    elif inner.__class__ is ast.Name and inner.ctx.__class__ is not ast.Load:
+                        bound.add(inner.id)
+                reads = _loads(node) - bound
+                if reads:
+                    found[node] = reads
+        setattr(function, _FREE_READS, found)
+    return found
+
+
 def _only_pure_calls(value: ast.AST, context) -> bool:
     return all(pure_call(node, context) for node in walk(value) if isinstance(node, ast.Call))
 
@@ -1092,13 +1117,24 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
     name (a closure traced later, a callback) counts as a use of its values."""
     if name.startswith("_"):
         return False
-    declared, closure_reads = _function_facts(function)
-    if name in declared or name in closure_reads:
+    declared, _ = _function_facts(function)
+    if name in declared:
         return False
+    for nested, reads in _free_reads_of_nested(function).items():
+        if name not in reads:
+            continue
+        # A function of this body computing with the value (`def apply(v): return W @ v`) passes it on
+        # wherever the function is used: follow its name, as a name bound to the value is followed.
+        if not isinstance(nested, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth >= 3:
+            return False
+        if not _name_only_abstract(nested.name, nested, function, context, depth + 1):
+            return False
     readers = _readers_after(statement, name, function)
     if not readers:
         return False  # never read: `result_is_read` answers that case
     for reader in readers:
+        if isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # only a parameter or local of its own of that name: no nested function reads the value (above)
         if not isinstance(reader, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)):
             return False  # read by a test or a compound statement as a whole
         for read in walk(reader):
@@ -1849,35 +1885,52 @@ def identity_check_input(draw: ast.Call, later_draw: ast.Call, context) -> bool:
     if block is None:
         return False
     index = next(i for i, s in enumerate(block) if s is statement)
+    # The other side of the check may compute from other draws of the block (`jacfwd(f)(x)` against `W`).
+    drawn = set(derived)
+    for earlier in block[:index]:
+        if isinstance(earlier, ast.Assign) and isinstance(earlier.value, ast.Call) and is_random_call(earlier.value, context):
+            drawn |= {name for target in earlier.targets for name in bound_names(target)}
     for later in block[index + 1:]:
-        if later.lineno > later_draw.lineno and _agreement_of(later, derived, context):
+        if later.lineno > later_draw.lineno and _agreement_of(later, derived, drawn, context):
             return True
-        if isinstance(later, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and later.value is not None:
-            targets = later.targets if isinstance(later, ast.Assign) else [later.target]
-            names = {name for target in targets for name in bound_names(target)}
-            if _loads(later.value) & derived:
-                derived |= names
-            elif not isinstance(later, ast.AugAssign):
-                derived -= names
-        elif isinstance(later, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if _loads(later) & derived:
-                derived.add(later.name)  # `def f1(x): return W @ x` computes from the draw `W`
-            else:
-                derived.discard(later.name)
+        for names in (derived, drawn):
+            _follow(later, names)
+        if isinstance(later, ast.Assign) and isinstance(later.value, ast.Call) and is_random_call(later.value, context):
+            drawn |= {name for target in later.targets for name in bound_names(target)}
     return False
 
 
-def _agreement_of(statement: ast.stmt, derived: set[str], context) -> bool:
-    """`statement` checks that two expressions computed from `derived` agree."""
+def _follow(statement: ast.stmt, derived: set[str]) -> None:
+    """Names computed from `derived` by `statement` join it; names it rebinds otherwise leave it."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names = {name for target in targets for name in bound_names(target)}
+        if _loads(statement.value) & derived:
+            derived |= names
+        elif not isinstance(statement, ast.AugAssign):
+            derived -= names
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if _loads(statement) & derived:
+            derived.add(statement.name)  # `def f1(x): return W @ x` computes from the draw `W`
+        else:
+            derived.discard(statement.name)
+
+
+def _agreement_of(statement: ast.stmt, derived: set[str], drawn: set[str], context) -> bool:
+    """`statement` checks that two expressions agree, one computed from `derived` (the draw) and both
+    from `drawn` (the block's draws)."""
     if isinstance(statement, ast.Assert):
         test = statement.test
         if isinstance(test, ast.Compare) and len(test.comparators) == 1:
             operator, right = test.ops[0], test.comparators[0]
-            if isinstance(operator, ast.Eq) and _computed_from(test.left, derived) and _computed_from(right, derived):
+            sides = (test.left, right)
+            if isinstance(operator, ast.Eq) and _both_computed(sides, derived, drawn):
                 return True
-            if isinstance(operator, ast.Eq) and all(_shape_of_computation(side, derived) for side in (test.left, right)):
+            if isinstance(operator, ast.Eq) and all(_shape_of_computation(side, drawn) for side in sides) and any(
+                _shape_of_computation(side, derived) for side in sides
+            ):
                 return True  # `assert f(x).shape == reference(x).shape`: agreement for any values
-            if (isinstance(operator, (ast.Lt, ast.LtE)) and _tight(right) and _difference_of(test.left, derived)):
+            if isinstance(operator, (ast.Lt, ast.LtE)) and _tight(right) and _difference_of(test.left, derived, drawn):
                 return True  # `assert jnp.abs(a - b).max() < 1e-6`
         roots = [test]
     elif isinstance(statement, ast.Expr):
@@ -1890,7 +1943,7 @@ def _agreement_of(statement: ast.stmt, derived: set[str], context) -> bool:
                 continue
             function = node.func
             name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
-            if (name in _AGREEMENT_CHECKS and len(node.args) >= 2 and all(_computed_from(a, derived) for a in node.args[:2])
+            if (name in _AGREEMENT_CHECKS and len(node.args) >= 2 and _both_computed(node.args[:2], derived, drawn)
                     and all(_tight(keyword.value) for keyword in node.keywords if keyword.arg in _TOLERANCES)):
                 return True
     return False
@@ -1924,9 +1977,12 @@ def _computed_from(expression: ast.AST, derived: set[str]) -> bool:
     return bool(_loads(expression) & derived)
 
 
-def _difference_of(expression: ast.AST, derived: set[str]) -> bool:
+def _both_computed(sides, derived: set[str], drawn: set[str]) -> bool:
+    return all(_computed_from(side, drawn) for side in sides) and any(_computed_from(side, derived) for side in sides)
+
+
+def _difference_of(expression: ast.AST, derived: set[str], drawn: set[str]) -> bool:
     return any(
-        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
-        and _computed_from(node.left, derived) and _computed_from(node.right, derived)
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _both_computed((node.left, node.right), derived, drawn)
         for node in walk(expression)
     )
