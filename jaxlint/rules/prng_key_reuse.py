@@ -84,7 +84,17 @@ Not flagged, because nothing is shared or it is shared on purpose:
   function returning such names) or through a local function or `lax.scan` body whose parameter
   (the carry, or each slice of `xs`) reaches it only so; or the array reaches only a call that a
   timer runs and discards (`timeit.timeit(lambda: f(a, b))`, a notebook's `%timeit f(a, b)`: the
-  inputs of a benchmark). Such dummy inputs share bits with nothing that matters. The value model (semantic/key_values.py) follows where the draw flows.
+  inputs of a benchmark, also where the timed expression computes with them, `%timeit jnp.dot(x, x.T)`, or
+  reaches them through functions of the same body that only the timer runs: `def apply(v): return W @ v`
+  then `%timeit vmap(apply)(xs)`; a function's own parameter of the same name is no read of the draw).
+  Such dummy inputs share bits with nothing that matters. The value model (semantic/key_values.py) follows where the draw flows.
+- Draws that are the inputs of a check that two computations agree, after both draws (one side computed
+  from the draw, both from the draws of that body): `assert
+  np.allclose(per_example_grads(w, X), vmapped_grads(w, X))`, `np.testing.assert_allclose(jacfwd(f)(x),
+  W)` with `f` computing from `W`, `assert jnp.abs(y1 - y2).sum() < 1e-6`, two results' shapes compared.
+  The check holds for any values, so the draws are test inputs whose statistics nobody relies on
+  (printing them on the way relies on none either). A check with a loose tolerance (`allclose(estimate,
+  truth, atol=0.1)`) relies on independent samples and is no such check.
 - One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
   random features of a kernel need; only a helper that consumes the key on every iteration of a
@@ -776,6 +786,8 @@ class _Flow:
             return False
         if key_values.draw_values_unused(first, self.function, context) or key_values.draw_values_unused(second, self.function, context):
             return False  # a dummy input (`model.init(key, x)`, `jit(f).lower(x)`): its values are never used
+        if key_values.identity_check_input(first, second, context) or key_values.identity_check_input(second, second, context):
+            return False  # a test input of a check that two computations agree: it holds for any values
         return self.worth_reporting(first, second)
 
     def worth_reporting(self, first: ast.Call | None, second: ast.Call | None) -> bool:

@@ -572,6 +572,31 @@ def _function_facts(function: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
     return facts
 
 
+_FREE_READS = "_jaxlint_nested_free_reads"
+
+
+def _free_reads_of_nested(function: ast.AST) -> dict[ast.AST, frozenset[str]]:
+    """For each function and class nested in `function`, the names it reads from it: what it loads, less
+    its own parameters and the names it binds (`def selu(x)` reads no outer `x`). Timed lambdas are read
+    where they stand. Computed once per function (kept on the node)."""
+    found = function.__dict__.get(_FREE_READS)
+    if found is None:
+        found = {}
+        for node in _own_nodes(function):
+            if node.__class__ in _DEFINITIONS and not timed_lambda(node):
+                bound = set()
+                for inner in walk(node):
+                    if inner.__class__ is ast.arg:
+                        bound.add(inner.arg)
+                    elif inner.__class__ is ast.Name and inner.ctx.__class__ is not ast.Load:
+                        bound.add(inner.id)
+                reads = _loads(node) - bound
+                if reads:
+                    found[node] = reads
+        setattr(function, _FREE_READS, found)
+    return found
+
+
 def _only_pure_calls(value: ast.AST, context) -> bool:
     return all(pure_call(node, context) for node in walk(value) if isinstance(node, ast.Call))
 
@@ -1024,6 +1049,8 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
 
 
 def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> bool:
+    if _inside_timed_lambda(node, context):
+        return True  # `%timeit jnp.dot(x, x.T)`: whatever the timed expression computes, its result is discarded
     parent = parent_of(node)
     if isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load):
         return _only_abstract(parent, function, context, depth)
@@ -1044,6 +1071,29 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
             return False
         return all(_name_only_abstract(target.id, parent, function, context, depth + 1) for target in targets)
     return False
+
+
+def _inside_timed_lambda(node: ast.AST, context) -> bool:
+    """`node` is read within the body of a lambda a timer runs and discards (`%timeit f(x, x.T)`,
+    `timeit.timeit(lambda: g(x) @ x)`): the value reaches only a timing, however the body computes with
+    it. Not where a method of another object receives it on the way (`results.append(f(x))` keeps it)."""
+    child, current = node, parent_of(node)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, ast.Lambda):
+            return timed_lambda(current)
+        if isinstance(current, ast.Call) and child is not current.func and _may_keep(current, context):
+            return False
+        child, current = current, parent_of(current)
+    return False
+
+
+def _may_keep(call: ast.Call, context) -> bool:
+    """A method of an object (not of a module: `jnp.dot`) that an argument reaches: it may store it."""
+    function = call.func
+    if not isinstance(function, ast.Attribute):
+        return False
+    qualified = context.qualified_name(function)
+    return qualified is None or not any(qualified.startswith(prefix) for prefix in ("jax.", "numpy.", "jnp.", "np."))
 
 
 def _result_only_timed(call: ast.Call) -> bool:
@@ -1067,13 +1117,24 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
     name (a closure traced later, a callback) counts as a use of its values."""
     if name.startswith("_"):
         return False
-    declared, closure_reads = _function_facts(function)
-    if name in declared or name in closure_reads:
+    declared, _ = _function_facts(function)
+    if name in declared:
         return False
+    for nested, reads in _free_reads_of_nested(function).items():
+        if name not in reads:
+            continue
+        # A function of this body computing with the value (`def apply(v): return W @ v`) passes it on
+        # wherever the function is used: follow its name, as a name bound to the value is followed.
+        if not isinstance(nested, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth >= 3:
+            return False
+        if not _name_only_abstract(nested.name, nested, function, context, depth + 1):
+            return False
     readers = _readers_after(statement, name, function)
     if not readers:
         return False  # never read: `result_is_read` answers that case
     for reader in readers:
+        if isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # only a parameter or local of its own of that name: no nested function reads the value (above)
         if not isinstance(reader, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)):
             return False  # read by a test or a compound statement as a whole
         for read in walk(reader):
@@ -1793,3 +1854,135 @@ def applied_per_element(call: ast.Call, loop: ast.AST, context) -> bool:
             and isinstance(target.value, ast.Name) and target.value.id not in element_names
         )
     return False  # (`out.append(act(key, x))` keeps no element's name: a rollout as often as a transform)
+
+
+# ----- test inputs of an identity check ---------------------------------------------------------
+# Calls that check two computations agree (`np.allclose(a, b)`, `np.testing.assert_allclose(a, b)`).
+_AGREEMENT_CHECKS = frozenset({
+    "allclose", "isclose", "array_equal", "array_equiv", "assert_allclose", "assert_array_equal",
+    "assert_array_almost_equal", "assert_almost_equal", "assert_equal", "assert_trees_all_close",
+})
+
+
+def identity_check_input(draw: ast.Call, later_draw: ast.Call, context) -> bool:
+    """The array a draw returns (bound to a name) reaches, through the statements after it in its own
+    block, both sides of a check that two computations agree: `assert np.allclose(grads, grads2)`,
+    `np.testing.assert_allclose(f(x), g(x))`, `assert jnp.abs(y1 - y2).sum() < 1e-6`, both sides
+    computed from it. Such a check holds for any input: the draw is a test input, and bits it shares
+    with another draw change nothing the check shows (printing the values on the way relies on no
+    statistics either). Only a check after `later_draw`, the other draw of the key: one that ran before
+    it checked something else. A comparison with a literal, or with a loose tolerance, is not such a check."""
+    statement = parent_of(draw)
+    if not isinstance(statement, ast.Assign) or statement.value is not draw:
+        return False
+    derived = {name for target in statement.targets for name in bound_names(target)}
+    if not derived:
+        return False
+    block = next(
+        (b for f in ("body", "orelse", "finalbody") if isinstance(b := getattr(parent_of(statement), f, None), list) and statement in b),
+        None,
+    )
+    if block is None:
+        return False
+    index = next(i for i, s in enumerate(block) if s is statement)
+    # The other side of the check may compute from other draws of the block (`jacfwd(f)(x)` against `W`).
+    drawn = set(derived)
+    for earlier in block[:index]:
+        if isinstance(earlier, ast.Assign) and isinstance(earlier.value, ast.Call) and is_random_call(earlier.value, context):
+            drawn |= {name for target in earlier.targets for name in bound_names(target)}
+    for later in block[index + 1:]:
+        if later.lineno > later_draw.lineno and _agreement_of(later, derived, drawn, context):
+            return True
+        for names in (derived, drawn):
+            _follow(later, names)
+        if isinstance(later, ast.Assign) and isinstance(later.value, ast.Call) and is_random_call(later.value, context):
+            drawn |= {name for target in later.targets for name in bound_names(target)}
+    return False
+
+
+def _follow(statement: ast.stmt, derived: set[str]) -> None:
+    """Names computed from `derived` by `statement` join it; names it rebinds otherwise leave it."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names = {name for target in targets for name in bound_names(target)}
+        if _loads(statement.value) & derived:
+            derived |= names
+        elif not isinstance(statement, ast.AugAssign):
+            derived -= names
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if _loads(statement) & derived:
+            derived.add(statement.name)  # `def f1(x): return W @ x` computes from the draw `W`
+        else:
+            derived.discard(statement.name)
+
+
+def _agreement_of(statement: ast.stmt, derived: set[str], drawn: set[str], context) -> bool:
+    """`statement` checks that two expressions agree, one computed from `derived` (the draw) and both
+    from `drawn` (the block's draws)."""
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+        if isinstance(test, ast.Compare) and len(test.comparators) == 1:
+            operator, right = test.ops[0], test.comparators[0]
+            sides = (test.left, right)
+            if isinstance(operator, ast.Eq) and _both_computed(sides, derived, drawn):
+                return True
+            if isinstance(operator, ast.Eq) and all(_shape_of_computation(side, drawn) for side in sides) and any(
+                _shape_of_computation(side, derived) for side in sides
+            ):
+                return True  # `assert f(x).shape == reference(x).shape`: agreement for any values
+            if isinstance(operator, (ast.Lt, ast.LtE)) and _tight(right) and _difference_of(test.left, derived, drawn):
+                return True  # `assert jnp.abs(a - b).max() < 1e-6`
+        roots = [test]
+    elif isinstance(statement, ast.Expr):
+        roots = [statement.value]
+    else:
+        return False
+    for root in roots:
+        for node in walk(root):
+            if node.__class__ is not ast.Call:
+                continue
+            function = node.func
+            name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+            if (name in _AGREEMENT_CHECKS and len(node.args) >= 2 and _both_computed(node.args[:2], derived, drawn)
+                    and all(_tight(keyword.value) for keyword in node.keywords if keyword.arg in _TOLERANCES)):
+                return True
+    return False
+
+
+# A tolerance above this is a statistical check (an estimate against the truth, `atol=0.1`), which
+# relies on the draws being independent samples; an identity holds to rounding.
+_IDENTITY_TOLERANCE = 1e-3
+_TOLERANCES = frozenset({"atol", "rtol", "tol", "rel", "abs"})
+
+
+def _tight(node: ast.AST) -> bool:
+    """A tolerance no looser than rounding error (a literal at most 1e-3)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return False
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and abs(node.value) <= _IDENTITY_TOLERANCE
+
+
+def _shape_of_computation(expression: ast.AST, derived: set[str]) -> bool:
+    return isinstance(expression, ast.Attribute) and expression.attr == "shape" and isinstance(expression.value, ast.Call) and bool(
+        _loads(expression.value) & derived
+    )
+
+
+def _computed_from(expression: ast.AST, derived: set[str]) -> bool:
+    """An expression that computes from a derived value (not only its shape, dtype or length)."""
+    if isinstance(expression, ast.Attribute) and expression.attr in _TYPE_ATTRIBUTES:
+        return False
+    if isinstance(expression, ast.Call) and getattr(expression.func, "id", None) == "len":
+        return False
+    return bool(_loads(expression) & derived)
+
+
+def _both_computed(sides, derived: set[str], drawn: set[str]) -> bool:
+    return all(_computed_from(side, drawn) for side in sides) and any(_computed_from(side, derived) for side in sides)
+
+
+def _difference_of(expression: ast.AST, derived: set[str], drawn: set[str]) -> bool:
+    return any(
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _both_computed((node.left, node.right), derived, drawn)
+        for node in walk(expression)
+    )

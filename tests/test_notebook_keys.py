@@ -1,0 +1,50 @@
+"""JAX501 in notebook cells: draws whose statistics nobody relies on (the inputs of `%timeit`, also through
+a function of the cell computing with them; the inputs of a check that two computations agree) share
+bits with nothing that matters. A cell that uses the same draws as data is still flagged."""
+
+from __future__ import annotations
+
+import json
+
+from jaxlint.config import Settings
+from jaxlint.notebook import lint_notebook
+from jaxlint.rules import RULES_BY_CODE
+
+HEADER = "import jax\nimport jax.numpy as jnp\nfrom jax import random\nkey = random.PRNGKey(0)\n"
+
+
+def findings(*cells: str) -> list[tuple[int, int]]:
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": s} for s in cells],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    result = lint_notebook(json.dumps(notebook), "demo.ipynb", Settings(), [RULES_BY_CODE["JAX501"]])
+    assert not result.errors
+    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == "JAX501"]
+
+
+TIMED = (
+    "big = random.normal(key, (300, 300))\nvectors = random.normal(key, (10, 300))\n\n"
+    "def product(v):\n    return jnp.dot(big, v)\n\n"
+    "%timeit jax.vmap(product)(vectors).block_until_ready()\n"
+)
+CHECKED = (
+    "m = random.normal(key, (2, 3))\nv = random.normal(key, (3,))\nprint(m, v)\n"
+    "assert jnp.allclose(jax.jacfwd(lambda u: m @ u)(v), m, atol=1e-6)\n"
+)
+
+
+def test_benchmark_inputs_through_a_function_of_the_cell_are_not_samples():
+    assert findings(HEADER, TIMED) == []
+
+
+def test_identity_check_inputs_are_not_samples():
+    assert findings(HEADER, CHECKED) == []
+
+
+def test_the_same_draws_used_as_data_are_flagged():
+    # Look-alikes: the product is printed (not timed); the check has a statistical tolerance.
+    assert findings(HEADER, TIMED.replace("%timeit ", "print(") .rstrip("\n") + ")\n") == [(2, 2)]
+    assert findings(HEADER, CHECKED.replace("atol=1e-6", "atol=0.5")) == [(2, 2)]
