@@ -6,7 +6,8 @@ assignment builds one class with a compiled method; an eager `lax.scan`, `fori_l
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
-label)`), `jax.device_get(x)`, `str`/`format` of it, an
+label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zeros(...)`: NumPy
+converts what it stores), `jax.device_get(x)`, `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
@@ -85,8 +86,9 @@ Not flagged, as principles:
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
   in a background thread;
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
-  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`;
-  in a training loop that carries state, it stays flagged);
+  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`,
+  `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
+  its compiled call, a training loop or a sampler's chain, it stays flagged);
 - test code (a `test_*` function or one spelled `TestSampler`, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
   test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 
@@ -404,6 +406,12 @@ class HostSyncInLoop(Rule):
             value = _first_fresh(operands, fresh)
             if value is not None:
                 return f"formatting device value `{snippet(context.text(value))}`"
+        elif isinstance(node, ast.Assign) and fresh(node.value):
+            # `trace[i] = position` into a NumPy array: NumPy converts the stored value on the host.
+            buffer = next((t for t in node.targets if isinstance(t, ast.Subscript) and context.model.numpy_buffer(t.value, values.scope)), None)
+            if buffer is not None:
+                return (f"storing device value `{snippet(context.text(node.value))}` into NumPy array "
+                        f"`{snippet(context.text(buffer.value))}` (NumPy copies it to the host)")
         elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             value = values.truth_test_syncs(node.test)
             if value is not None:
@@ -817,7 +825,9 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     [jax.device_get(k)]`, `g = np.array(grads(p))` then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
     samples) has to copy them; that copy is the point, not a log line. Scalars converted for a list
     (`losses.append(float(loss))`) stay flagged. A read wrapped in a copy (`np.asarray(np.argmax(
-    logits))`) is gathered as that copy."""
+    logits))`) is gathered as that copy, and so is a store into a NumPy array (`out[i:j] = predict(p, x[i:j])`)."""
+    if isinstance(sync, ast.Assign):
+        return True  # (`_sync` reports an Assign only for a store of a device value into a NumPy array)
     parent = parent_of(sync)
     while isinstance(parent, ast.Call) and sync in parent.args and context.qualified_name(parent.func) in _BULK_COPIES:
         sync, parent = parent, parent_of(parent)
@@ -1208,8 +1218,8 @@ def _decodes_on_host(node: ast.AST) -> bool:
 
 def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
     """Whether the synced value feeds host code that needs it now (an environment step, a callback)."""
-    if isinstance(node, (ast.If, ast.While)):
-        return False
+    if isinstance(node, (ast.If, ast.While, ast.Assign)):
+        return False  # (an Assign is a store into a NumPy array: the array keeps the copy, nothing consumes it now)
     child, parent = node, parent_of(node)
     if isinstance(parent, ast.Expr):
         return False  # a statement of its own (`print(loss)`, `x.block_until_ready()`): nothing consumes it
