@@ -33,6 +33,12 @@ Not flagged, as principles:
   were given (`nnx.split(model)`), jitted calls that hand back their inputs unchanged (measuring
   dispatch is the point), or only eager operations on what a call jaxlint does not know returned
   (that call may have waited, and the operations alone are cheap);
+- intervals that run their work op by op on the host, with nothing compiled in them: a loop or
+  comprehension of the interval that walks a device array row by row with eager operations
+  (`for t in range(n): h = jnp.tanh(h @ w + xs[t])`), or a function transformed and called
+  outside jit (`grad(f)(x)`, `vmap(grad(f))(xs)`, traced on every call): tracing and dispatching
+  each small operation is the cost they measure, and at most the last one is unfinished at the
+  end stamp (eager operations on whole arrays, `y = x ** 2`, also repeated, stay flagged);
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)
   whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
   every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;
