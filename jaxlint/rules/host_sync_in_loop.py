@@ -63,7 +63,8 @@ Not flagged, as principles:
   condition);
 - the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
-  steps; or the loop names an epoch and its jitted call loops on the device: an update of
+  steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
+  `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
   per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
   the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
@@ -169,7 +170,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -892,6 +893,8 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
                 return True
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)
+        elif isinstance(node, ast.Call) and not _conditional(node, loop) and unknown_epoch_pass(node, model):
+            return True  # `bbb.train_epoch(...)` of another package, in `for epoch in ...`: a pass per iteration
     return runs_epoch_on_device(loop, model)
 
 
