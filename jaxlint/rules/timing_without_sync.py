@@ -46,7 +46,8 @@ Not flagged, as principles:
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
   (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
   run synchronously before the call returns, so the interval measures what it says;
-- code in traced functions.
+- code in traced functions, and tests skipped unconditionally (`@pytest.mark.skip`,
+  `@unittest.skip`: the interval never runs; `skipif` may let it run, and is checked).
 
 Test code is flagged like any other: an interval timed in a test is there to be read, and the
 number it prints is wrong the same way (the test-code policy of semantic/test_code.py skips costs
@@ -103,6 +104,7 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import TIMEIT_MAGIC
+from jaxlint.semantic.test_code import in_skipped_test
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_work
 
 
@@ -134,6 +136,8 @@ class TimingWithoutSync(Rule):
         last = _timed_call(work, context)
         if _measures_compilation(last, node, start_statement, end_statement, context):
             return
+        if in_skipped_test(node, context.model):
+            return  # a test the framework never runs measures nothing
         context.report(
             _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
@@ -168,6 +172,8 @@ class TimingWithoutSync(Rule):
         if not work:
             return
         last = _timed_call(work, context)
+        if in_skipped_test(call, context.model):
+            return  # a test the framework never runs measures nothing
         fix = None
         if magic:
             # The line is IPython syntax in the notebook; a fix would be written on its masked form.
