@@ -6,7 +6,8 @@ assignment builds one class with a compiled method; an eager `lax.scan`, `fori_l
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
-label)`), `jax.device_get(x)`, `str`/`format` of it, an
+label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zeros(...)`: NumPy
+converts what it stores), `jax.device_get(x)`, `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
@@ -62,7 +63,8 @@ Not flagged, as principles:
   condition);
 - the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
-  steps; or the loop names an epoch and its jitted call loops on the device: an update of
+  steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
+  `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
   per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
   the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
@@ -85,8 +87,9 @@ Not flagged, as principles:
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
   in a background thread;
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
-  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`;
-  in a training loop that carries state, it stays flagged);
+  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`,
+  `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
+  its compiled call, a training loop or a sampler's chain, it stays flagged);
 - test code (a `test_*` function or one spelled `TestSampler`, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
   test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 
@@ -167,7 +170,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device
+from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -404,6 +407,12 @@ class HostSyncInLoop(Rule):
             value = _first_fresh(operands, fresh)
             if value is not None:
                 return f"formatting device value `{snippet(context.text(value))}`"
+        elif isinstance(node, ast.Assign) and fresh(node.value):
+            # `trace[i] = position` into a NumPy array: NumPy converts the stored value on the host.
+            buffer = next((t for t in node.targets if isinstance(t, ast.Subscript) and context.model.numpy_buffer(t.value, values.scope)), None)
+            if buffer is not None:
+                return (f"storing device value `{snippet(context.text(node.value))}` into NumPy array "
+                        f"`{snippet(context.text(buffer.value))}` (NumPy copies it to the host)")
         elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             value = values.truth_test_syncs(node.test)
             if value is not None:
@@ -817,7 +826,9 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     [jax.device_get(k)]`, `g = np.array(grads(p))` then `all_grads.append(g)`: a loop gathering array outputs on the host (predictions, embeddings,
     samples) has to copy them; that copy is the point, not a log line. Scalars converted for a list
     (`losses.append(float(loss))`) stay flagged. A read wrapped in a copy (`np.asarray(np.argmax(
-    logits))`) is gathered as that copy."""
+    logits))`) is gathered as that copy, and so is a store into a NumPy array (`out[i:j] = predict(p, x[i:j])`)."""
+    if isinstance(sync, ast.Assign):
+        return True  # (`_sync` reports an Assign only for a store of a device value into a NumPy array)
     parent = parent_of(sync)
     while isinstance(parent, ast.Call) and sync in parent.args and context.qualified_name(parent.func) in _BULK_COPIES:
         sync, parent = parent, parent_of(parent)
@@ -882,6 +893,8 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
                 return True
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)
+        elif isinstance(node, ast.Call) and not _conditional(node, loop) and unknown_epoch_pass(node, model):
+            return True  # `bbb.train_epoch(...)` of another package, in `for epoch in ...`: a pass per iteration
     return runs_epoch_on_device(loop, model)
 
 
@@ -1208,8 +1221,8 @@ def _decodes_on_host(node: ast.AST) -> bool:
 
 def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
     """Whether the synced value feeds host code that needs it now (an environment step, a callback)."""
-    if isinstance(node, (ast.If, ast.While)):
-        return False
+    if isinstance(node, (ast.If, ast.While, ast.Assign)):
+        return False  # (an Assign is a store into a NumPy array: the array keeps the copy, nothing consumes it now)
     child, parent = node, parent_of(node)
     if isinstance(parent, ast.Expr):
         return False  # a statement of its own (`print(loss)`, `x.block_until_ready()`): nothing consumes it

@@ -33,6 +33,12 @@ Not flagged, as principles:
   were given (`nnx.split(model)`), jitted calls that hand back their inputs unchanged (measuring
   dispatch is the point), or only eager operations on what a call jaxlint does not know returned
   (that call may have waited, and the operations alone are cheap);
+- intervals that run their work op by op on the host, with nothing compiled in them: a loop or
+  comprehension of the interval that walks a device array row by row with eager operations
+  (`for t in range(n): h = jnp.tanh(h @ w + xs[t])`), or a function transformed and called
+  outside jit (`grad(f)(x)`, `vmap(grad(f))(xs)`, traced on every call): tracing and dispatching
+  each small operation is the cost they measure, and at most the last one is unfinished at the
+  end stamp (eager operations on whole arrays, `y = x ** 2`, also repeated, stay flagged);
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)
   whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
   every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;
@@ -40,7 +46,8 @@ Not flagged, as principles:
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
   (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
   run synchronously before the call returns, so the interval measures what it says;
-- code in traced functions.
+- code in traced functions, and tests skipped unconditionally (`@pytest.mark.skip`,
+  `@unittest.skip`: the interval never runs; `skipif` may let it run, and is checked).
 
 Test code is flagged like any other: an interval timed in a test is there to be read, and the
 number it prints is wrong the same way (the test-code policy of semantic/test_code.py skips costs
@@ -97,6 +104,7 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import TIMEIT_MAGIC
+from jaxlint.semantic.test_code import in_skipped_test
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_work
 
 
@@ -128,6 +136,8 @@ class TimingWithoutSync(Rule):
         last = _timed_call(work, context)
         if _measures_compilation(last, node, start_statement, end_statement, context):
             return
+        if in_skipped_test(node, context.model):
+            return  # a test the framework never runs measures nothing
         context.report(
             _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
@@ -162,6 +172,8 @@ class TimingWithoutSync(Rule):
         if not work:
             return
         last = _timed_call(work, context)
+        if in_skipped_test(call, context.model):
+            return  # a test the framework never runs measures nothing
         fix = None
         if magic:
             # The line is IPython syntax in the notebook; a fix would be written on its masked form.

@@ -21,6 +21,9 @@ CANONICAL = {
     "flax.nnx.jit": "flax.nnx.jit",
     "eqx": "equinox",
     "jax.core.concrete_or_error": "jax.core.concrete_or_error",
+    # `from jax import partial` (jax < 0.2.21) was `functools.partial` re-exported: `@partial(jit, ...)`
+    # compiles the same way (the removed-API rule reads the name as spelled).
+    "jax.partial": "functools.partial",
 }
 BUILTIN_NAMES = frozenset(dir(builtins))
 

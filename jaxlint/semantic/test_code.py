@@ -65,3 +65,21 @@ def in_test_code(node: ast.AST, filename: str, model) -> bool:
             return True
         current = parent_of(current)
     return False
+
+
+_UNCONDITIONAL_SKIPS = frozenset({"pytest.mark.skip", "unittest.skip"})
+
+
+def in_skipped_test(node: ast.AST, model) -> bool:
+    """Inside a function or class the test framework never runs: decorated with an unconditional
+    skip (`@pytest.mark.skip`, `@pytest.mark.skip("broken")`, `@unittest.skip("...")`). A condition
+    (`skipif`, `skipUnless`) may let it run, so such code is live."""
+    current = parent_of(node)
+    while current is not None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in current.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if model.qualified_name(target) in _UNCONDITIONAL_SKIPS:
+                    return True
+        current = parent_of(current)
+    return False

@@ -97,6 +97,8 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.
         return None
     if walker.waits_every_lap(end_statement, start_statement):
         return None
+    if walker.dispatch_bound(outcome.calls, stamp, start_statement):
+        return None
     if all(walker.eager(call) for call in outcome.calls) and walker.reads_unknown_results(outcome.calls):
         # Eager operations on what an unknown call returned (`path = solver.solve(x)`, then
         # `jnp.split(path, 2)`): that call may have waited, and the operations alone are cheap.
@@ -328,6 +330,100 @@ class _Walker:
 
     def eager(self, call: ast.Call) -> bool:
         return self._classify_call(call) == EAGER
+
+    def dispatch_bound(self, calls, stamp: ast.AST, start_statement: ast.stmt) -> bool:
+        """The interval runs its work op by op on the host, with nothing compiled in it: a loop or
+        comprehension of the interval that walks a device array row by row with eager operations
+        (`for t in range(T): h = jnp.tanh(h @ w + xs[t])`, `[m @ rows[i] for i in range(n)]`), or a
+        function transformed and called outside jit (`grad(f)(x)`, `vmap(grad(f))(xs)`: traced on
+        every call, then run one operation at a time). Tracing and dispatching each small operation
+        is then the cost the interval measures, and at most the last one is unfinished at the end
+        stamp. Eager operations on whole arrays (`y = x ** 2`, also repeated) are not: their
+        computation may still run."""
+        if not calls:
+            return False
+        transformed = False
+        for call in calls:
+            if self._eager_transform(call):
+                transformed = True
+            elif not self._eager_operation(call):
+                return False
+        begin = (start_statement.end_lineno or 0, start_statement.end_col_offset or 0)
+        end = (stamp.lineno, stamp.col_offset)
+        row_by_row = False
+        for node in _same_scope(self.scope.node):
+            if not hasattr(node, "lineno") or not begin <= (node.lineno, node.col_offset) < end:
+                continue
+            if isinstance(node, ast.Call):
+                if not self._eager_transform(node) and not self._eager_operation(node) and self._classify_call(node) == WORK:
+                    return False  # a compiled call (or a project function's device work) in the interval
+            elif not transformed and not row_by_row and isinstance(node, (ast.For, ast.ListComp, ast.GeneratorExp)):
+                row_by_row = self._walks_rows(node)
+        return transformed or row_by_row
+
+    def _walks_rows(self, loop: ast.AST) -> bool:
+        """A loop or comprehension whose eager operations index a device array by its own variable."""
+        if isinstance(loop, ast.For):
+            variables, body = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}, loop.body
+        else:
+            variables = {n.id for g in loop.generators for n in walk(g.target) if isinstance(n, ast.Name)}
+            body = [loop.elt]
+        for part in body:
+            for node in _same_scope(part):
+                if isinstance(node, ast.BinOp) or (isinstance(node, ast.Call) and self._classify_call(node) == EAGER):
+                    operands = [node.left, node.right] if isinstance(node, ast.BinOp) else node.args
+                    for operand in operands:
+                        if (isinstance(operand, ast.Subscript) and {n.id for n in walk(operand.slice) if isinstance(n, ast.Name)} & variables
+                                and self.possibly_device(operand.value)):
+                            return True
+        return False
+
+    def _eager_operation(self, call: ast.Call) -> bool:
+        """One eager array operation: `jnp.tanh(h)`, or an array method of a device value (`g.reshape(...)`)."""
+        function = call.func
+        if isinstance(function, ast.Attribute) and function.attr in jaxapi.ARRAY_METHODS:
+            return self.possibly_device(function.value)
+        return self._classify_call(call) == EAGER
+
+    def _eager_transform(self, call: ast.Call) -> bool:
+        """`grad(f)(x)`, `vmap(grad(f))(xs)`, called outside jit, of a function that is not itself jitted."""
+        function = call.func
+        if not isinstance(function, ast.Call) or not function.args:
+            return False
+        if self.model.qualified_name(function.func) not in jaxapi.EAGER_TRACING:
+            return False
+        inner = function.args[0]
+        while isinstance(inner, ast.Call) and inner.args and self.model.qualified_name(inner.func) in jaxapi.EAGER_TRACING:
+            inner = inner.args[0]  # `vmap(grad(f))`
+        if isinstance(inner, ast.Call):
+            return False  # `grad(jax.jit(f))`: compiled inside
+        return self._runs_op_by_op(inner, self.scope, 2)
+
+    def _runs_op_by_op(self, function_node: ast.AST, scope, depth: int) -> bool:
+        """A function of the module (a def or lambda) that calls only array operations and such
+        functions: transformed outside jit, it runs one small operation at a time. Not a jitted
+        function, nor one that runs a lax loop (`lax.scan`: one compiled program per call, which
+        may still run at the end stamp) or a call jaxlint does not know."""
+        if self.model.jit_binding_for_name(function_node) is not None:
+            return False
+        resolved = self.model.resolve_function(function_node, scope)
+        if resolved is None or resolved[0] is None or depth < 0:
+            return False
+        function_scope = resolved[0]
+        for node in _same_scope(function_scope.node):
+            if not isinstance(node, ast.Call) or node is function_node:
+                continue
+            qualified = self.model.qualified_name(node.func)
+            if qualified is not None:
+                if qualified in jaxapi.LAX_LOOP_BODY or qualified in jaxapi.COMPILING or qualified == "jax.lax.map":
+                    return False
+                if qualified.startswith((*jaxapi.ARRAY_NAMESPACES, "builtins.", "math.")):
+                    continue
+            if isinstance(node.func, ast.Attribute) and node.func.attr in jaxapi.ARRAY_METHODS:
+                continue
+            if not (isinstance(node.func, ast.Name) and self._runs_op_by_op(node.func, function_scope, depth - 1)):
+                return False
+        return True
 
     def reads_unknown_results(self, calls) -> bool:
         """Whether the calls read a name bound, in this scope, to the result of a call passed over as

@@ -469,6 +469,31 @@ def runs_training_loop(helper: Scope, model: SemanticModel) -> bool:
 _training_loop_cache: "WeakKeyDictionary[SemanticModel, dict[int, bool]]" = WeakKeyDictionary()
 
 
+def unknown_epoch_pass(call: ast.Call, model: SemanticModel) -> bool:
+    """A call of a function jaxlint cannot read (another package's, or a project module it cannot
+    find) whose name says it runs a whole pass over the data (`bbb.train_epoch(key, state, X, y)`,
+    `run_epoch(...)`; not `train_epoch_step`): one iteration of the loop calling it is a pass of
+    many steps. Not a function it can read: a local or project helper is read for its loop
+    (helper_runs_training_loop, project.runs_device_loop), and a jitted `train_epoch` that loops on
+    no device is a full-batch step."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    lowered = name.lower()
+    if "epoch" not in lowered or "step" in lowered:
+        return False  # (`train_epoch_step`: one step of an epoch)
+    if model.jit_binding_for_call(call) is not None or model.resolve_function(func, model.scope_for(call)) is not None:
+        return False
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+        return False  # a method of the class at hand: its body is in this module
+    qualified = model.qualified_name(func)
+    if qualified is None:
+        return False  # a method of an object whose class is unknown: not a function named by an import
+    project = model.project
+    if project is not None and (project.function(qualified) is not None or project.runs_device_loop(qualified)):
+        return False
+    return not qualified.startswith(("jax.", "numpy.", "builtins."))
+
+
 _LAX_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop"})
 
 

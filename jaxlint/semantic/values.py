@@ -115,6 +115,25 @@ class DeviceValues:
                 return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
         return None
 
+    def numpy_buffer(self, node: ast.AST, scope: Scope) -> bool:
+        """Whether `node` names a NumPy array made outside traced code: every value bound to the name in
+        its scope is the result of a NumPy function (`trace = np.zeros((n, d))`, `np.full(...)`,
+        `np.empty_like(x)`). Storing into it (`trace[i] = x`) converts what is stored on the host."""
+        if not isinstance(node, ast.Name):
+            return False
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(self, node.id, scope)
+        if found is None or not found[1]:
+            return False
+        for value in found[1]:
+            if not isinstance(value, ast.Call):
+                return False
+            qualified = self.qualified_name(value.func) or ""
+            if not qualified.startswith("numpy.") or qualified in jaxapi.HOST_SCALAR_CALLS:
+                return False
+        return True
+
     def constant_evaluator(self):
         """Constant propagation over this module (semantic/constants.py), built on first use."""
         if self._constants is None:
