@@ -19,7 +19,9 @@ a function built by a differentiating transform and called (`jax.grad(f)(p)`, or
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
-`train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
+`train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
+where the loop dispatches other eager operations beside it (sampling a token after the network): the
+network is the loop's main cost. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
 `self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
@@ -195,7 +197,7 @@ class EagerOpsInLoop(Rule):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
-        if whole is not None and operations < MIN_OPS and not updates:
+        if whole is not None and not updates:
             call, inner = whole
             if isinstance(inner, ForeignWork):
                 through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
