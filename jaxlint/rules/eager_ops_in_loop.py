@@ -45,7 +45,10 @@ names the call in the loop and the line of the computation. Loops over literal c
 small literal ranges (under ten iterations) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
-Not flagged, as principles: a handful of eager operations beside a compiled step (`rng, sub =
+Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
+operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
+checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
+a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
 work is in the compiled call, and a few dispatches of preparation cost little next to it (a whole
 network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
@@ -112,7 +115,7 @@ from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
-    builds_its_class_once, eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     shows_every_iteration, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
@@ -168,7 +171,7 @@ class EagerOpsInLoop(Rule):
                 continue
             qualified = context.qualified_name(child.func)
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
-                if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
+                if is_eager_operation(qualified):
                     operations += 1
         if whole is None and every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
