@@ -42,7 +42,7 @@ called by a script's timed `main`; or one module further, through a function of 
 function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
 names the call in the loop and the line of the computation. Loops over literal collections and
-small literal ranges (under ten iterations) are not flagged, also through `enumerate`, `zip`,
+small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
 Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
@@ -121,7 +121,7 @@ from jaxlint.semantic.training_loops import (
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
-_SMALL_RANGE = 10
+_SMALL_RANGE = 11
 _AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "div", "min", "max", "power", "apply"})
 
 
