@@ -68,3 +68,14 @@ def test_without_the_importers_the_parameter_is_unknown():
     path = PROJECT / "helpers" / "decoding.py"
     result = check_source(path.read_text(), "<stdin>", Settings(), [RULES_BY_CODE["JAX203"]])
     assert result.diagnostics == []
+
+
+def test_a_function_a_script_entry_point_calls_runs_on_the_host():
+    # helpers/continuation.py has no host work of its own; cli.py's `main()`, run under
+    # `if __name__ == "__main__":`, calls three of its functions (flagged), one only under `jit` and one
+    # not at all (look-alikes).
+    path = PROJECT / "helpers" / "continuation.py"
+    result = _check(path)
+    found = {(d.location.row, d.code) for d in result.diagnostics}
+    assert found == set(expected_findings(path.read_text())), sorted(found)
+    assert "cli.py" in {Path(dependency).name for dependency in result.dependencies}

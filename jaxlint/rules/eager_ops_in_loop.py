@@ -19,7 +19,9 @@ a function built by a differentiating transform and called (`jax.grad(f)(p)`, or
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
-`train_step` never jitted, or `agent.update(batch)` whose method does). A parameter annotated with a modelled class
+`train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
+where the loop dispatches other eager operations beside it (sampling a token after the network): the
+network is the loop's main cost. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
 `self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
@@ -40,10 +42,13 @@ called by a script's timed `main`; or one module further, through a function of 
 function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
 names the call in the loop and the line of the computation. Loops over literal collections and
-small literal ranges (under ten iterations) are not flagged, also through `enumerate`, `zip`,
+small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
-Not flagged, as principles: a handful of eager operations beside a compiled step (`rng, sub =
+Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
+operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
+checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
+a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
 work is in the compiled call, and a few dispatches of preparation cost little next to it (a whole
 network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
@@ -110,13 +115,13 @@ from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.training_loops import (
-    builds_its_class_once, eager_model_call, eager_operations_in, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     shows_every_iteration, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
 MIN_OPS = 5
-_SMALL_RANGE = 10
+_SMALL_RANGE = 11
 _AT_METHODS = frozenset({"set", "add", "multiply", "mul", "divide", "div", "min", "max", "power", "apply"})
 
 
@@ -166,7 +171,7 @@ class EagerOpsInLoop(Rule):
                 continue
             qualified = context.qualified_name(child.func)
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
-                if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
+                if is_eager_operation(qualified):
                     operations += 1
         if whole is None and every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
@@ -195,7 +200,7 @@ class EagerOpsInLoop(Rule):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
-        if whole is not None and operations < MIN_OPS and not updates:
+        if whole is not None and not updates:
             call, inner = whole
             if isinstance(inner, ForeignWork):
                 through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"

@@ -194,7 +194,7 @@ def _called_from_host(project, function: str, depth: int) -> bool:
             if len(_importer_models) > 16:
                 _importer_models.clear()
             try:
-                importer = _importer_models[key] = callers._importer_model(project, *read, ())
+                importer = _importer_models[key] = callers._importer_model(project, read[0], read[2], ())
             except Exception:  # RecursionError included: an importer we cannot model shows nothing
                 importer = _importer_models[key] = None
         if importer is None:

@@ -370,6 +370,18 @@ def eager_operations_in(helper: Scope, model: SemanticModel) -> tuple[int, ast.C
     return found
 
 
+# Conversions: `jnp.asarray(x)` / `jnp.array(x)` of host data is a transfer to the device, the same under
+# `jit` (the data has to get there), and of a device array a no-op or a copy; a loop of them (loading a
+# checkpoint layer by layer) moves data, it does not dispatch a computation `fori_loop` would fuse.
+_CONVERSIONS = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+
+
+def is_eager_operation(qualified: str) -> bool:
+    """A call of an array namespace (`jnp`, `lax`, `jax.random`, ...) that dispatches a computation when
+    run outside `jit`: not a dtype query, nor a conversion of data to an array."""
+    return qualified not in _CONVERSIONS and not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo"))
+
+
 def _step_like(call: ast.Call, model: SemanticModel) -> bool:
     """A call that runs compiled code, or a function of the module that does or loops itself: a loop of
     such calls is a run of steps. (A loop over a network's layers calls plain array helpers.)"""
@@ -396,7 +408,7 @@ def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: Semanti
             return 0, None
         qualified = model.qualified_name(call.func)
         if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
-            if not qualified.startswith(("jax.numpy.dtype", "jax.numpy.iinfo", "jax.numpy.finfo")):
+            if is_eager_operation(qualified):
                 count += 1
                 first = first or call
             continue
