@@ -243,6 +243,9 @@ def _join_parsed_at_once(notebook: Notebook) -> Joined | None:
             next_marker = next(markers, None)
         if next_marker is not None and next_marker <= (statement.end_lineno or statement.lineno):
             return None
+    # The IPython lines masked out of the text (`t = %timeit -o f(x)`, `!pip install ...`): a name read
+    # only there is still read (semantic/dead_code.never_called_in_notebook).
+    tree._jaxlint_ipython_lines = tuple(line for cell in included for line in cell.masked_lines.values())
     return Joined(text, included, [], [], tree)
 
 

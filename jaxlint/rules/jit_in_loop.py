@@ -63,6 +63,9 @@ Not flagged, as principles:
   or reads a value of the call as an index, a shape, a structural keyword, a Python branch or an
   object's attribute: each call needs its own program, so compiling per call is inherent (a method
   of `self` itself, or arrays captured as values, are the same program on every call: still flagged);
+- what never runs: per call, a notebook's function that no cell reads (nothing imports a notebook's
+  names, unlike a module's, whose uncalled functions are called from elsewhere): a per-call cost
+  needs calls;
 - test code, and anything in traced code.
 
 ## Why is this bad?
@@ -109,7 +112,7 @@ import re
 
 from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, flow, jaxapi
+from jaxlint.semantic import carried_state, dead_code, flow, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import argument as passed_argument, root_name, walk
@@ -195,6 +198,8 @@ class JitInLoop(Rule):
             return  # one program per configuration the call is handed (a sweep trial): needed, not wasted
         if _shaped_by_call_values(wrapped, scope, context) and not _runs_per_step(scope, context):
             return  # a one-shot builder over this call's model, shapes or functions: it compiles anyway
+        if dead_code.never_called_in_notebook(node, model, context.source.filename):
+            return  # a notebook's function no cell calls: a per-call cost needs calls
         if immediate or (called_name is not None and _called_once_here(called_name, scope)):
             context.report(
                 node,

@@ -116,7 +116,9 @@ or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([3
 shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
-and metric accumulators. An update that is handed the value itself (`logs = reset(logs)`) keeps its
+and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the
+parameters (`optax.sgd(lr).init(params)` without momentum, clipping, scaling, a `chain` of those:
+empty states, or one step counter); momentum given, even `0.0`, keeps a trace of the parameters' size. An update that is handed the value itself (`logs = reset(logs)`) keeps its
 size. A size the source does not fix (a parameter, a width read from the command line, an input
 loaded from a file, a loaded checkpoint) stays flagged, except for an object's state in library
 code: a class in a module that runs nothing (no `if __name__ == "__main__":`, no module-level loop

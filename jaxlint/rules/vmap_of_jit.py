@@ -18,7 +18,9 @@ Not flagged, as principles:
   `recurrent_fn`), or handed to another function as an argument: where it runs is not known;
 - one that runs once: built and called on the spot, or bound to a local name called once, in a
   function that no loop calls; bound at module level and called only by module-level statements
-  outside any loop (a script's one evaluation): the cost is paid once.
+  outside any loop (a script's one evaluation): the cost is paid once;
+- one never called: bound at a notebook's top level to a name no cell reads, or in a notebook's
+  function that no cell reads (nothing imports a notebook's names): a per-call cost needs calls.
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
 small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
@@ -66,7 +68,7 @@ import ast
 
 from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import dead_code, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, binding_key, parent_of
 from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import bound_value_called_repeatedly, function_called_in_loop, in_loop, runs_training_loop
@@ -106,6 +108,10 @@ class VmapOfJit(Rule):
             jitted = context.text(inner)
         if _rewrapped_in_jit(node, model):
             return  # `g = jax.vmap(f)` then `g = jax.jit(g)`: the batched function is compiled as a whole
+        target = _assigned_to(node)
+        top_level_name = target.id if isinstance(target, ast.Name) and not context.scope(node).is_function else None
+        if dead_code.never_called_in_notebook(node, model, context.source.filename, top_level_name):
+            return  # a per-call cost needs calls: no cell reads the name, and nothing imports a notebook
         if not (_kept_for_later_calls(node, model) or _built_or_called_repeatedly(node, model)):
             return  # built and called once (a one-off evaluation): the cost is paid once
         if jitted is None:

@@ -7,11 +7,16 @@ literal (optionally under `not`) are read; a configuration field, an attribute, 
 or an environment lookup can change between runs, and code under it is live.
 
 Used by the context before any finding is recorded (one policy for every rule).
+
+A notebook's top-level function or callable that no cell reads never runs either: nothing imports a
+notebook's names (`never_called_in_notebook`). Rules whose finding is a cost paid per call (JAX302,
+JAX402) ask it: a per-call cost needs calls.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint.semantic.constants import UNKNOWN
 from jaxlint.semantic.model import parent_of
@@ -30,6 +35,34 @@ def never_runs(node: ast.AST, model) -> bool:
             return True
         current = parent_of(current)
     return False
+
+
+def never_called_in_notebook(node: ast.AST, model, filename: str, bound_name: str | None = None) -> bool:
+    """Whether `node` lies in a notebook's top-level function that no cell reads (`def helper(...)`
+    and no `helper` anywhere after), or, at the top level, is bound to `bound_name` that no cell
+    reads (`batched = jax.vmap(f)`): nothing calls it, since no other module can import a notebook's
+    names. Methods, and names read anywhere (even only passed on), count as called."""
+    if not str(filename).endswith(".ipynb"):
+        return False
+    name = bound_name
+    current = parent_of(node)
+    while current is not None:
+        if isinstance(current, ast.ClassDef):
+            return False
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = current.name  # the outermost function is the one a cell must call
+        elif isinstance(current, ast.Lambda):
+            return False
+        current = parent_of(current)
+    if name is None or model._name_loads().get(name, 0):
+        return False
+    # IPython lines are masked out of the checked text (`t = %timeit -o helper(x)` runs `helper`):
+    # where the notebook's masked lines are not known (its cells were parsed one by one), nor is this.
+    hidden = getattr(model.tree, "_jaxlint_ipython_lines", None)
+    if hidden is None:
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return not any(word.search(line) for line in hidden)
 
 
 def _dead_statements(model) -> frozenset[int]:

@@ -3,7 +3,8 @@
 `init` of a network whose layer widths the source fixes (constructor literals, module constants,
 argument defaults, literal arguments of the call building it) on an input of a known shape
 (`jnp.ones((1, 28, 28, 1))`), and an optimizer state built for such parameters (a small multiple
-of them), have a size the analysis can bound. The per-layer counts are data
+of them), have a size the analysis can bound; the state of an optimizer that keeps no arrays
+(`optax.sgd` without momentum: library data `optax.STATE_FREE`) is small whatever the parameters. The per-layer counts are data
 (library_models/layers.py); this module walks the network: a `Sequential` of layers, a local module
 class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers and arrays and whose
 `__call__` applies them in order, a function given to `hk.transform` that applies layers to its
@@ -125,6 +126,8 @@ class StateSize:
         if self._optimizer_init(call, frame):
             if len(call.args) != 1:
                 return None
+            if self._state_free(self._optimizer_call(call.func, scope), scope):
+                return 1  # `optax.sgd(lr).init(params)`: empty states, or one step counter
             counted = self.elements(*self.resolve(call.args[0], scope))
             return None if counted is None else layer_models.OPTIMIZER_STATE_FACTOR * counted + 1
         if isinstance(func, ast.Attribute) and func.attr == "init":
@@ -203,6 +206,54 @@ class StateSize:
                 if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name) and target.elts[0].id == func.id:
                     return value is not None and self._optimizer(value, owner, 0)
         return False
+
+    def _optimizer_call(self, func: ast.AST, scope) -> ast.Call | None:
+        """The call building the optimizer whose `init` `func` is: `tx` in `tx.init` bound to
+        `optax.sgd(lr)`, `optax.sgd(lr)` in `optax.sgd(lr).init`, or the call unpacked into
+        `opt_init, opt_update = optax.sgd(lr)`; None where the source does not show it."""
+        node = func.value if isinstance(func, ast.Attribute) and func.attr == "init" else func
+        for _ in range(_DEPTH):
+            if isinstance(node, ast.Call):
+                return node
+            if not isinstance(node, ast.Name):
+                return None
+            from jaxlint.semantic.bindings import owning_scope
+
+            owner = owning_scope(self.model, node.id, scope)
+            bindings = [] if owner is None else [
+                (target, value) for target, value in owner.bindings
+                if node.id in {e.id for e in ast.walk(target) if isinstance(e, ast.Name)}
+            ]
+            if len(bindings) != 1 or bindings[0][1] is None:
+                return None
+            node, scope = bindings[0][1], owner
+        return None
+
+    def _state_free(self, call: ast.Call | None, scope, depth: int = 0) -> bool:
+        """An optax transformation whose state holds no arrays whatever the parameters (library
+        data: `optax.STATE_FREE`): `optax.sgd(lr)` without momentum, clipping, scaling, a `chain`
+        of those."""
+        from jaxlint.semantic.library_models import optax as optax_model
+
+        if call is None or depth > _DEPTH:
+            return False
+        qualified = self.model.qualified_name(call.func) or ""
+        if qualified in optax_model.STATE_FREE_CHAINS:
+            return bool(call.args) and not call.keywords and all(
+                isinstance(part, ast.Call) and self._state_free(part, scope, depth + 1) for part in call.args
+            )
+        if qualified not in optax_model.STATE_FREE:
+            return False
+        adds_state = optax_model.STATE_FREE[qualified]
+        if adds_state is None:
+            return True
+        keyword, position = adds_state
+        given = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if given is None and len(call.args) > position:
+            given = call.args[position]
+        if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+            return False  # `**options` may set it
+        return given is None or (isinstance(given, ast.Constant) and given.value is None)
 
     def _optimizer(self, node: ast.AST, scope, depth: int) -> bool:
         if depth > _DEPTH:

@@ -31,6 +31,24 @@ MODELS = {
     "optax.sigmoid_binary_cross_entropy": {"returns": "device", "result": "fresh"},
 }
 
+# Transformations whose state holds no arrays whatever the parameters it is built for: `sgd` without
+# momentum is `chain(identity(), scale_by_learning_rate(lr))`, empty states (one step counter where the
+# learning rate is a schedule); scaling, clipping and the identity keep nothing either. Each entry
+# names the argument (keyword, position) that adds a state of the parameters' size when it is given
+# a value other than None (`momentum=0.0` still builds a trace), or None where no argument does.
+# `chain` is state-free where every transformation it chains is.
+# https://optax.readthedocs.io/en/latest/api/optimizers.html#optax.sgd
+STATE_FREE = {
+    "optax.sgd": ("momentum", 1),
+    "optax.scale": None,
+    "optax.clip": None,
+    "optax.clip_by_global_norm": None,
+    "optax.identity": None,
+    "optax.set_to_zero": None,
+    "optax.zero_nans": None,
+}
+STATE_FREE_CHAINS = frozenset({"optax.chain"})
+
 # A GradientTransformation is a NamedTuple (init, update): `init_fn, update_fn = optax.adam(1e-3)`.
 UNPACKS = {
     "optax.GradientTransformation": ("init", "update"),
