@@ -31,6 +31,15 @@ unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
 calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
+Per-leaf work over the whole state the loop carries counts as a whole computation too (asked after
+the others): a tree map combining two or more trees (an EMA or Polyak average, `tree_map(lambda e, p:
+d * e + (1 - d) * p, ema, params)`, a hand-written SGD step), `optax.incremental_update` or flax's
+`unreplicate` (an `x[0]` per leaf), directly or in a plain function of the module that maps its
+parameter on every call, where one of the trees is a name the loop rebinds from a call that takes it
+(`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`): the state a step
+carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
+loop does not carry through a step is not flagged (a few leaves).
+
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
 or calls jitted code), a function the module hands to a command-line runner (`tyro.cli(main)`,
@@ -114,6 +123,7 @@ from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_pa
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.tree_work import maps_carried_tree
 from jaxlint.semantic.training_loops import (
     builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     shows_every_iteration, under_loop_branch,
@@ -143,6 +153,7 @@ class EagerOpsInLoop(Rule):
         every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
         of_parameters: list[ast.Call] = []  # calls of (methods of) the function's parameters: asked about last
         through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
+        tree_work: list[ast.Call] = []  # per-leaf maps over the tree the loop carries (semantic/tree_work)
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
@@ -153,6 +164,9 @@ class EagerOpsInLoop(Rule):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
                     whole = (child, inner)
+                    continue
+                if maps_carried_tree(child, node, context.model):
+                    tree_work.append(child)  # (per-leaf work over the state the loop carries: asked last)
                     continue
                 if may_be_project_call(child, context.model):
                     every_iteration.append(child)
@@ -186,6 +200,9 @@ class EagerOpsInLoop(Rule):
                 if eager_parameter_call(child, scope, context.model) is not None:
                     whole = (child, child)
                     break
+        if whole is None and tree_work:
+            first = min(tree_work, key=lambda call: (call.lineno, call.col_offset))
+            whole = (first, first)
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if operations >= MIN_OPS and not updates and _calls_compiled(node, context):
@@ -200,6 +217,13 @@ class EagerOpsInLoop(Rule):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
+        if whole is not None and not updates and whole[0] in tree_work:
+            context.report(
+                whole[0],
+                f"`{_callee(whole[0], context)}` works leaf by leaf over the whole state this loop carries (every parameter of "
+                "the model) outside `jit`, one dispatch per leaf on every iteration; do it inside the jitted step, or jit it",
+            )
+            return
         if whole is not None and not updates:
             call, inner = whole
             if isinstance(inner, ForeignWork):

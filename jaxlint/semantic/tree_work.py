@@ -1,0 +1,139 @@
+"""Per-leaf work over the whole state a loop carries: what an eager tree map over a model costs.
+
+A tree map outside `jit` dispatches its function once per leaf: over a model's parameters (hundreds of
+arrays) an EMA or Polyak average (`tree_map(lambda e, p: d * e + (1 - d) * p, ema, params)`), a
+hand-written SGD step, `optax.incremental_update` or flax's `unreplicate` (an `x[0]` per leaf) is
+hundreds of small dispatches, where the same work jitted is one program.
+
+What decides it is the tree, not the call: a tree map over a few metrics or a config costs nothing.
+The tree is taken to be a model's whole state when the loop carries it through a step: the loop
+rebinds the name from a call that also takes it (`state = step(state, batch)`, `loss, state =
+train_step(state, b)`, `params = optax.apply_updates(params, updates)`). Metrics a step returns are
+not passed back into it, and a name the loop never rebinds is not carried.
+
+Reached directly in the loop or through a plain function of the module that maps its own parameters
+on every call (`target = polyak(params, target, tau)`), one level deep.
+"""
+
+from __future__ import annotations
+
+import ast
+from weakref import WeakKeyDictionary
+
+from jaxlint.semantic import library_models
+from jaxlint.semantic.syntax import walk
+
+# Tree maps the library tables do not hold (removed from jax, still in code) and the two library
+# calls that are, by what they are for, per-leaf work over a whole model: the Polyak average of
+# online and target parameters, and taking one replica of a replicated train state.
+_TREE_MAPS_REMOVED = frozenset({"jax.tree_multimap", "jax.tree_util.tree_multimap"})
+_WHOLE_TREE_CALLS = {"optax.incremental_update": (0, 1), "flax.jax_utils.unreplicate": (0,)}
+
+
+def tree_arguments(call: ast.Call, model) -> tuple[ast.expr, ...]:
+    """The trees a per-leaf call walks: the trees of a tree map whose function combines two or more
+    of them (an average, an update; a map of one tree is often a cast or a replica), or the tree
+    arguments of a whole-tree library call. Empty for any other call."""
+    qualified = model.qualified_name(call.func)
+    if qualified in _WHOLE_TREE_CALLS:
+        return tuple(call.args[i] for i in _WHOLE_TREE_CALLS[qualified] if i < len(call.args))
+    if qualified not in _TREE_MAPS_REMOVED:
+        entry = library_models.call_model(model, call)
+        if entry is None or entry.returns != "tree_of_function":
+            return ()
+    if len(call.args) < 3 or call.keywords:
+        return ()
+    return tuple(call.args[1:])
+
+
+def _carried_by(loop: ast.AST, name: str, model) -> bool:
+    """The loop carries `name` through a step: it rebinds it from a call that takes it (`name =
+    step(name, ...)`, `a, name = f(name)`), a step of the project or a compiled one, or a library update
+    (`optax.apply_updates`, `runs_model`), and binds it nowhere else but by per-leaf tree work. A value
+    a call makes fresh each iteration (`out, aux = step(state)` then `out = gather(out)`) is not carried,
+    nor one only a library helper passes back (`m = replicate(m)`) or tree work accumulates (`totals =
+    tree_map(add, totals, metrics)`: metrics)."""
+    carried = False
+    for node in walk(loop):
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return False
+        if isinstance(node, (ast.For, ast.AsyncFor)) and name in _names(node.target):
+            return False
+        if not isinstance(node, ast.Assign) or not any(name in _names(target) for target in node.targets):
+            continue
+        call = node.value
+        if not isinstance(call, ast.Call) or _tree_work_call(call, model):
+            if not isinstance(call, ast.Call):
+                return False
+            continue
+        passed = [*call.args, *(k.value for k in call.keywords)]
+        if not any(isinstance(a, ast.Name) and a.id == name for a in passed):
+            return False
+        entry = library_models.call_model(model, call)
+        if entry is not None and not entry.runs_model and model.qualified_name(call.func) not in _UPDATES:
+            return False
+        carried = True
+    return carried
+
+
+def _names(target: ast.AST) -> set[str]:
+    return {n.id for n in walk(target) if isinstance(n, ast.Name)}
+
+
+_UPDATES = frozenset({"optax.apply_updates"})
+
+
+_mapped_parameters_cache: "WeakKeyDictionary" = WeakKeyDictionary()
+
+
+def _mapped_parameters(helper, model) -> frozenset[int]:
+    """Positions of the parameters a plain function of the module maps leaf by leaf on every call."""
+    cache = _mapped_parameters_cache.setdefault(model, {})
+    key = id(helper.node)
+    if key in cache:
+        return cache[key]
+    cache[key] = frozenset()
+    node = helper.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or helper.traced or helper.transforms:
+        return cache[key]
+    from jaxlint.semantic.effects import unconditional_calls
+
+    names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    found = set()
+    for inner in unconditional_calls(node):
+        if model.scope_for(inner) is not helper:
+            continue
+        for tree in tree_arguments(inner, model):
+            if isinstance(tree, ast.Name) and tree.id in names:
+                found.add(names.index(tree.id))
+    cache[key] = frozenset(found)
+    return cache[key]
+
+
+def _mapped_trees(call: ast.Call, model) -> tuple[ast.expr, ...]:
+    """The trees `call` maps leaf by leaf: its own tree arguments, or those a plain function of the
+    module it calls maps on every call."""
+    trees = tree_arguments(call, model)
+    if trees:
+        return trees
+    from jaxlint.semantic.host_code import callee_scope
+
+    if model.jit_binding_for_call(call) is not None:
+        return ()
+    helper = callee_scope(call, model)
+    if helper is None or not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ()
+    positions = _mapped_parameters(helper, model)
+    first = helper.node.args.args[:1]
+    offset = 1 if isinstance(call.func, ast.Attribute) and first and first[0].arg == "self" else 0
+    return tuple(call.args[p - offset] for p in positions if 0 <= p - offset < len(call.args))
+
+
+def _tree_work_call(call: ast.Call, model) -> bool:
+    return bool(_mapped_trees(call, model))
+
+
+def maps_carried_tree(call: ast.Call, loop: ast.AST, model) -> bool:
+    """`call`, run in `loop` outside `jit`, maps leaf by leaf over a tree the loop carries as its state
+    (directly, or through a plain function of the module that maps that parameter)."""
+    return any(isinstance(tree, ast.Name) and _carried_by(loop, tree.id, model) for tree in _mapped_trees(call, model))
