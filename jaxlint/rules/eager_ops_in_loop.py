@@ -26,7 +26,9 @@ network is the loop's main cost. A parameter annotated with a modelled class
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
 `self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
 such an object and called later is what the method does (`self.forward = net.apply` in `__init__`,
-then `self.forward(params, obs)`; `update_fn = optimizer.update`). An
+then `self.forward(params, obs)`; `update_fn = optimizer.update`), and so is an element of a tuple a
+function or method of the module returns, unpacked into names or onto `self` (`self.update, self.state =
+self.make_optimizer(lr)` where it returns `update, init(params)` or `optax.adam(lr)`). An
 unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
 calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).

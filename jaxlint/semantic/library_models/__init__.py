@@ -336,11 +336,7 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
         declared = _declared_field_kind(model, node.attr, scope)
         if declared is not None:
             return declared
-        values = _self_attribute_values(model, node.attr, scope)
-        if not values:
-            return None
-        kinds = {value_kind(model, value, model.scope_for(value), depth + 1) for value in values}
-        return kinds.pop() if len(kinds) == 1 else None
+        return _self_attribute_kind(model, node.attr, scope, depth)
     if isinstance(node, ast.Attribute):
         return _bound_method_kind(model, node, scope, depth)
     return None
@@ -359,13 +355,10 @@ def _bound_method_kind(model, node: ast.Attribute, scope, depth: int) -> str | N
 def _factory_kind(model, call: ast.Call, scope, depth: int) -> str | None:
     """A call of a plain function of the module (by name) every `return` of which gives an instance of
     one modelled class (`def make_net(): return Net(...)`): an instance of it."""
-    if not isinstance(call.func, ast.Name) or depth >= _MAX_DEPTH:
+    if depth >= _MAX_DEPTH:
         return None
-    resolved = model.resolve_function(call.func, scope)
-    if resolved is None or resolved[0] is None or resolved[1]:
-        return None
-    factory = resolved[0]
-    if not isinstance(factory.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or factory.node.decorator_list or not factory.returns:
+    factory = _plain_function(model, call, scope)
+    if factory is None:
         return None
     kinds = {value_kind(model, value, factory, depth + 1) if value is not None else None for value in factory.returns}
     kind = kinds.pop() if len(kinds) == 1 else None
@@ -388,25 +381,85 @@ def _declared_field_kind(model, attribute: str, scope) -> str | None:
     return None
 
 
-def _self_attribute_values(model, attribute: str, scope) -> list[ast.expr] | None:
-    """Every value assigned to `self.<attribute>` in the methods of the class around `scope`; None
-    where one assignment is not a plain `self.x = value`."""
+def _self_attribute_kind(model, attribute: str, scope, depth: int) -> str | None:
+    """The kind every assignment to `self.<attribute>` in the methods of the class around `scope`
+    gives it: a plain `self.x = value`, or one element of an unpacked tuple (`self.update, self.state
+    = self.make_optimizer(lr)`, see `_unpacked_kind`); None where one assignment is anything else or
+    two disagree."""
     method = scope
     while method is not None and method.class_node is None:
         method = method.parent
     if method is None:
         return None
-    values = []
+    kinds: set[str | None] = set()
     for other in model.class_methods.get(method.class_node, {}).values():
         for target, value in other.bindings:
             stored = [e for e in walk(target) if isinstance(e, ast.Attribute) and e.attr == attribute
                       and isinstance(e.value, ast.Name) and e.value.id == "self"]
             if not stored:
                 continue
-            if target is not stored[0] or value is None or isinstance(value, ast.AugAssign):
+            if value is None or isinstance(value, ast.AugAssign) or len(stored) > 1:
                 return None
-            values.append(value)
-    return values
+            if target is stored[0]:
+                kinds.add(value_kind(model, value, other, depth + 1))
+            elif isinstance(target, (ast.Tuple, ast.List)) and stored[0] in target.elts:
+                kinds.add(_unpacked_kind(model, value, target.elts.index(stored[0]), target, other, depth))
+            else:
+                return None
+            if len(kinds) > 1 or None in kinds:
+                return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scope, depth: int) -> str | None:
+    """The kind of the element at `position` of `value` unpacked into the tuple `target`: an element
+    of a tuple written out, of a modelled NamedTuple-like instance (`init, update = optax.adam(lr)`), of
+    a `tuple:` kind, or of what every `return` of the plain function or method of the module called
+    gives at that position (`return update, state`, or `return optax.adam(lr)`)."""
+    count = len(target.elts)
+    if any(isinstance(e, ast.Starred) for e in target.elts):
+        return None
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if len(value.elts) != count or any(isinstance(e, ast.Starred) for e in value.elts):
+            return None
+        return value_kind(model, value.elts[position], scope, depth + 1)
+    if not isinstance(value, ast.Call):
+        return None
+    whole = value_kind(model, value, scope, depth + 1)
+    if whole is not None:
+        if whole.startswith("tuple:"):
+            parts = whole[len("tuple:"):].split(",")
+            return parts[position] if len(parts) == count else None
+        if whole.startswith("object:"):
+            return _unpacked_field_kind(whole[len("object:"):], position, count)
+        return "device_tree" if whole in DEVICE_KINDS else None
+    function = _plain_function(model, value, scope)
+    if function is None or depth >= _MAX_DEPTH:
+        return None
+    kinds: set[str | None] = set()
+    for returned in function.returns:
+        if isinstance(returned, ast.Tuple) and len(returned.elts) == count and not any(isinstance(e, ast.Starred) for e in returned.elts):
+            kinds.add(value_kind(model, returned.elts[position], function, depth + 1))
+        else:
+            return None
+        if len(kinds) > 1 or None in kinds:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _plain_function(model, call: ast.Call, scope):
+    """The undecorated function of the module (by name) or method of the class (`self.make(...)`) that
+    `call` runs, when it has a `return`; else None."""
+    function = call.func
+    if not (isinstance(function, ast.Name) or (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self")):
+        return None
+    resolved = model.resolve_function(function, scope)
+    if resolved is None or resolved[0] is None or resolved[1]:
+        return None
+    found = resolved[0]
+    if not isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or found.node.decorator_list or not found.returns:
+        return None
+    return found
 
 
 def _class_of(model, library: LibraryModels, qualified: str) -> str | None:
@@ -643,20 +696,9 @@ def _bound_kind(model, name: str, owner, depth: int) -> str | None:
             kinds.add(value_kind(model, value, owner, depth + 1))
         elif isinstance(target, (ast.Tuple, ast.List)):
             position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
-            if position is None or not isinstance(value, ast.Call) or any(isinstance(e, ast.Starred) for e in target.elts):
+            if position is None or not isinstance(value, ast.Call):
                 return None
-            whole = value_kind(model, value, owner, depth + 1)
-            if whole is None:
-                return None
-            if whole.startswith("tuple:"):
-                parts = whole[len("tuple:"):].split(",")
-                kinds.add(parts[position] if len(parts) == len(target.elts) else None)
-            elif whole.startswith("object:"):
-                kinds.add(_unpacked_field_kind(whole[len("object:"):], position, len(target.elts)))
-            elif whole in DEVICE_KINDS:
-                kinds.add("device_tree")
-            else:
-                return None
+            kinds.add(_unpacked_kind(model, value, position, target, owner, depth))
         else:
             return None
         if len(kinds) > 1 or None in kinds:
