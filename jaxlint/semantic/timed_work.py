@@ -178,12 +178,43 @@ def _measures_itself(function: ast.AST, model) -> bool:
 
 
 def _compiled_among(calls: tuple[ast.Call, ...], walker: "_Walker") -> ast.Call | None:
-    """The first of `calls` that runs compiled code (a jitted callable, a project function that does),
-    not eager operations alone."""
+    """The first of `calls` that runs compiled code and leaves it running: a jitted callable that
+    computes something, or a project function whose own summary says so. A function the model only
+    knows returns device arrays is not enough: it may read them on the host before it returns
+    (`err = np.linalg.norm(A @ x - b)` after a solve)."""
     for call in calls:
-        if walker._classify_call(call) == WORK:
+        if walker.model.jit_binding_for_call(call) is not None:
+            if _compiled_afresh(call, walker.scope):
+                continue  # compiling, synchronous, is most of what a call of the function costs
+            if _walks_device_elements(call, walker):
+                continue  # one small step per element, dispatched op by op: dispatch is the cost
+            if walker._classify_call(call) == WORK:
+                return call
+        elif walker._project_work_left_running(call):
             return call
     return None
+
+
+def _walks_device_elements(call: ast.Call, walker: "_Walker") -> bool:
+    """The call sits in a `for` loop over the elements of a device array (`for obs in data[1:]`):
+    each element is sliced out by its own eager operation and fed to one small step, so the loop
+    runs at the pace of dispatch, as the rows walked op by op of an interval do (dispatch_bound)."""
+    from jaxlint.semantic.flow import enclosing_loops
+
+    for loop in enclosing_loops(call):
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and walker.possibly_device(loop.iter):
+            return True
+    return False
+
+
+def _compiled_afresh(call: ast.Call, scope) -> bool:
+    """`jax.jit(init, ...)(rng, x)` of a function the caller defines in its own body (a new closure on
+    every call of it): traced and compiled again, synchronously, on every call."""
+    function = call.func
+    if not isinstance(function, ast.Call) or not function.args:
+        return False
+    compiled = function.args[0]
+    return isinstance(compiled, ast.Lambda) or (isinstance(compiled, ast.Name) and compiled.id in scope.defs)
 
 
 def _in_loop_of(node: ast.AST, function: ast.AST) -> bool:
