@@ -46,7 +46,7 @@ Not flagged, as principles:
   end stamp (eager operations on whole arrays, `y = x ** 2`, also repeated, stay flagged);
 - a function of the project timed as a whole whose compiled work costs its dispatch or its
   compilation: it walks a device array element by element, one small step each (`for obs in
-  data[1:]`), or jits a closure of its own on every call (`jax.jit(init)(key)`, traced and compiled
+  data[1:]`; of what its caller hands in, whose kind only the caller knows), or jits a closure of its own on every call (`jax.jit(init)(key)`, traced and compiled
   before it returns); nor one whose compiled results it reads before returning, itself or in a
   function it calls (`np.linalg.norm(A @ x - b)` after a solve);
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)

@@ -202,7 +202,16 @@ def _walks_device_elements(call: ast.Call, walker: "_Walker") -> bool:
     from jaxlint.semantic.flow import enclosing_loops
 
     for loop in enclosing_loops(call):
-        if isinstance(loop, (ast.For, ast.AsyncFor)) and walker.possibly_device(loop.iter):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            continue
+        if walker.possibly_device(loop.iter):
+            return True
+        # The elements of what the caller hands in (`for obs in data[1:]`): maybe a device array,
+        # walked element by element; which, only the caller knows (precision first: not summarised).
+        root = loop.iter
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in walker.scope.param_nodes:
             return True
     return False
 
