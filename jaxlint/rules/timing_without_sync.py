@@ -6,7 +6,11 @@ device work comes before anything that waits for it. Device work is a compiled c
 something, a function of the project or a vmapped/transformed call that returns device arrays, or
 eager `jnp`/`lax` operations and `jax.device_put` that the start stamp or a compiled call precedes,
 among them a function of the module that only returns operator arithmetic of its parameters, called
-with a device array (`square(x)` with `def square(v): return v ** 2`).
+with a device array (`square(x)` with `def square(v): return v ** 2`), and a function or method of
+the project, in this module or another, that returns while compiled work it dispatched still runs
+(`samples = run_chain(x0, n)` around a loop of a jitted step, returning its state or handing it to
+an accessor jaxlint does not know, `return sampler.get_params(state)`; semantic/timed_work.py's
+work_left_running).
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, the loss read only after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`). The
@@ -22,7 +26,8 @@ Not flagged, as principles:
 - intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
   on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
   device value, also in the end stamp's own statement before the stamp), branch on a device value,
-  call a function of the project that reads what it computes, or hand a device value (or the
+  call a function of the project that reads what it computes (`float`, `.item()`, a print of it,
+  also in its `return`), or hand a device value (or the
   object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
   it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if i % 10
   == 0: print(loss)`) makes the measurement plausible. Host code between (`pbar.update(1)`, list
@@ -39,6 +44,11 @@ Not flagged, as principles:
   outside jit (`grad(f)(x)`, `vmap(grad(f))(xs)`, traced on every call): tracing and dispatching
   each small operation is the cost they measure, and at most the last one is unfinished at the
   end stamp (eager operations on whole arrays, `y = x ** 2`, also repeated, stay flagged);
+- a function of the project timed as a whole whose compiled work costs its dispatch or its
+  compilation: it walks a device array element by element, one small step each (`for obs in
+  data[1:]`; of what its caller hands in, whose kind only the caller knows), or jits a closure of its own on every call (`jax.jit(init)(key)`, traced and compiled
+  before it returns); nor one whose compiled results it reads before returning, itself or in a
+  function it calls (`np.linalg.norm(A @ x - b)` after a solve);
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)
   whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
   every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;

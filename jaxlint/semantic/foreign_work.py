@@ -33,6 +33,9 @@ _WORK_NAMES = frozenset({
     "filter_value_and_grad", "jacrev", "jacfwd", "hessian", "vjp",
 })
 _MAX_MODULE_BYTES = 400_000
+# Names of the calls that compile (or run a compiled loop): a function that calls none of them, itself or
+# through a function of its module, dispatches no compiled work of its own module's making.
+_COMPILING_NAMES = frozenset({"jit", "pjit", "pmap", "filter_jit", "scan", "fori_loop", "while_loop"})
 # Names of the calls the library models say read from storage (`reads_storage`): a checkpoint restore, an unpickling.
 _STORAGE_NAMES = frozenset({"restore_checkpoint", "restore", "load"})
 _SYNC_NAMES = frozenset({"float", "int", "bool", "item", "tolist", "asarray", "array", "device_get", "print", "<f-string>"})
@@ -76,6 +79,34 @@ def imported_helper_sync(call: ast.Call, model, helper_sync):
         return None  # its model sees compiled values only from compiled functions of its own
     key = ("helper-sync", summary.path, summary.digest, name, member)
     return run_memo.answer(key, _helper_sync, summary.path, summary.digest, name, member, helper_sync)
+
+
+def imported_work_left_running(call: ast.Call, model, work_left_running):
+    """(text, line) of the compiled call a function or method of another project module leaves
+    running when it returns (timed_work.work_left_running), or None (`work_left_running(scope, model)`:
+    the question)."""
+    located = _located_callee(call, model)
+    if located is None:
+        return None
+    summary, name, member = located
+    key = ("work-left-running", summary.path, summary.digest, name, member)
+    return run_memo.answer(key, _work_left_running, summary.path, summary.digest, name, member, work_left_running)
+
+
+def _work_left_running(path: str, digest: str, name: str, member: str | None, work_left_running):
+    key = (path, digest)
+    if key in _active:
+        return None  # (modules calling each other: none while being worked out)
+    located = _foreign_scope(path, digest, name, member, _COMPILING_NAMES)
+    if located is None:
+        return None
+    scope, model = located
+    _active.add(key)
+    try:
+        found = work_left_running(scope, model)
+    finally:
+        _active.discard(key)
+    return None if found is None else (ast.unparse(found.func)[:60], found.lineno)
 
 
 def imported_storage_read(call: ast.Call, model, storage_read_in):

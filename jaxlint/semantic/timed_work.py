@@ -119,6 +119,124 @@ def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> t
     return outcome.calls if outcome.kind == WORK else None
 
 
+_left_running_cache: "WeakKeyDictionary[object, dict[int, ast.Call | None]]" = WeakKeyDictionary()
+
+
+def work_left_running(scope, model, computes_nothing) -> ast.Call | None:
+    """Function summary: the compiled call a plain function of the project dispatches and leaves
+    running when it returns (`def run_chain(x, n): for i in range(n): x = step(x); return x` with a
+    jitted `step`), or None. Read backwards from the end of its body, as an interval is from its end
+    stamp: compiled work met before any wait. One relaxation, for a loop of compiled steps: a
+    `return` that only hands the loop's state to a call jaxlint does not know
+    (`return sampler.get_params(state)`, an accessor of the result) is not taken as a wait: to wait,
+    it would have to copy the final state to the host, which a function handing back device work
+    (every step of the loop queued) has no reason to do; a read jaxlint knows (`float`, `.item()`,
+    `print`, `np.asarray`) there still waits. A function that times itself (a timer call) is a
+    measurement of its own and is not summarised."""
+    node = scope.node
+    cache = _left_running_cache.setdefault(model, {})
+    key = id(node)
+    if key in cache:
+        return cache[key]
+    cache[key] = None  # (recursion: none while being worked out)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or scope.in_traced:
+        return None
+    if _measures_itself(node, model):
+        return None
+    walker = _Walker("", scope, model, computes_nothing)
+    outcome = walker.backwards(node.body)
+    found = None
+    if outcome.kind == WORK:
+        found = _compiled_among(outcome.calls, walker)
+    elif outcome.kind == WAIT and isinstance(node.body[-1], ast.Return) and node.body[-1].value is not None:
+        returned = node.body[-1]
+        if not walker.waits_somewhere([returned], surely=True):
+            before = walker.backwards(node.body[:-1])
+            if before.kind == WORK:
+                looped = [call for call in before.calls if _in_loop_of(call, node)]
+                found = _compiled_among(tuple(looped), walker)
+    cache[key] = found
+    return found
+
+
+def _measures_itself(function: ast.AST, model) -> bool:
+    """The function takes an interval (`timer() - t0`) of its own: its waits and its work are what
+    it measures (a timer read for a seed, `int(time.time())`, is not an interval)."""
+    def is_timer(node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and model.qualified_name(node.func) in TIMERS
+
+    stamps = {
+        target.id for child in _same_scope(function) if isinstance(child, ast.Assign) and is_timer(child.value)
+        for target in child.targets if isinstance(target, ast.Name)
+    }
+    for child in _same_scope(function):
+        if isinstance(child, ast.BinOp) and isinstance(child.op, ast.Sub):
+            for operand in (child.left, child.right):
+                if is_timer(operand) or (isinstance(operand, ast.Name) and operand.id in stamps):
+                    return True
+    return False
+
+
+def _compiled_among(calls: tuple[ast.Call, ...], walker: "_Walker") -> ast.Call | None:
+    """The first of `calls` that runs compiled code and leaves it running: a jitted callable that
+    computes something, or a project function whose own summary says so. A function the model only
+    knows returns device arrays is not enough: it may read them on the host before it returns
+    (`err = np.linalg.norm(A @ x - b)` after a solve)."""
+    for call in calls:
+        if walker.model.jit_binding_for_call(call) is not None:
+            if _compiled_afresh(call, walker.scope):
+                continue  # compiling, synchronous, is most of what a call of the function costs
+            if _walks_device_elements(call, walker):
+                continue  # one small step per element, dispatched op by op: dispatch is the cost
+            if walker._classify_call(call) == WORK:
+                return call
+        elif walker._project_work_left_running(call):
+            return call
+    return None
+
+
+def _walks_device_elements(call: ast.Call, walker: "_Walker") -> bool:
+    """The call sits in a `for` loop over the elements of a device array (`for obs in data[1:]`):
+    each element is sliced out by its own eager operation and fed to one small step, so the loop
+    runs at the pace of dispatch, as the rows walked op by op of an interval do (dispatch_bound)."""
+    from jaxlint.semantic.flow import enclosing_loops
+
+    for loop in enclosing_loops(call):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            continue
+        if walker.possibly_device(loop.iter):
+            return True
+        # The elements of what the caller hands in (`for obs in data[1:]`): maybe a device array,
+        # walked element by element; which, only the caller knows (precision first: not summarised).
+        root = loop.iter
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in walker.scope.param_nodes:
+            return True
+    return False
+
+
+def _compiled_afresh(call: ast.Call, scope) -> bool:
+    """`jax.jit(init, ...)(rng, x)` of a function the caller defines in its own body (a new closure on
+    every call of it): traced and compiled again, synchronously, on every call."""
+    function = call.func
+    if not isinstance(function, ast.Call) or not function.args:
+        return False
+    compiled = function.args[0]
+    return isinstance(compiled, ast.Lambda) or (isinstance(compiled, ast.Name) and compiled.id in scope.defs)
+
+
+def _in_loop_of(node: ast.AST, function: ast.AST) -> bool:
+    from jaxlint.semantic.flow import LOOP_NODES
+
+    current = parent_of(node)
+    while current is not None and current is not function:
+        if isinstance(current, LOOP_NODES):
+            return True
+        current = parent_of(current)
+    return False
+
+
 def _then(later: Outcome, earlier) -> Outcome:
     """`later` ran after what `earlier()` describes: the first decided answer, going backwards. Eager
     array operations alone decide nothing (their inputs may come from a call that waited): what ran
@@ -305,9 +423,29 @@ class _Walker:
                 return EAGER  # a library operation run eagerly
         elif model.device_kind(call, self.scope) == "device":
             return WORK  # a compiled call, or a function of the project that returns device arrays
+        elif self._project_work_left_running(call):
+            return WORK  # a function of the project that returns while compiled work it dispatched runs
         if isinstance(function, ast.Attribute) and function.attr in _HOST_BOOKKEEPING_METHODS:
             return None  # `history.append(loss)` stores; nothing is read
         return self._unknown(call)
+
+    def _project_work_left_running(self, call: ast.Call) -> bool:
+        """`samples = run_chain(x0, n)` with a function of the project (of this module or another,
+        called by name or on an instance of its class) that leaves compiled work running when it
+        returns (work_left_running)."""
+        from jaxlint.semantic.host_code import callee_scope
+
+        function = call.func
+        if not isinstance(function, (ast.Name, ast.Attribute)):
+            return False
+        callee = callee_scope(call, self.model, self.scope)
+        if callee is not None:
+            return callee is not self.scope and work_left_running(callee, self.model, self.computes_nothing) is not None
+        from jaxlint.semantic.foreign_work import imported_work_left_running, may_be_project_call
+
+        if not may_be_project_call(call, self.model):
+            return False
+        return imported_work_left_running(call, self.model, lambda scope, model: work_left_running(scope, model, self.computes_nothing)) is not None
 
     def waits_every_lap(self, end_statement: ast.stmt, start_statement: ast.stmt) -> bool:
         """The interval spans iterations of a loop around the end stamp (its start stamp is outside
