@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from jaxlint.semantic import library_models
+from jaxlint.semantic import library_models, syntax
 from jaxlint.semantic.foreign_work import _LIBRARY_PREFIXES as LIBRARY_PREFIXES  # (callees never the project's own)
 from jaxlint.semantic.model import Scope, SemanticModel
 
@@ -59,7 +59,7 @@ def parameter_kind_from_callers(model, owner, name: str, depth: int = 0) -> str 
     if calls:
         kinds = set()
         for caller, call in calls:
-            argument = _argument(call, position, name)
+            argument = syntax.argument(call, position, name)
             if argument is None:
                 return None
             kind = library_models.value_kind(model, argument, caller)
@@ -74,13 +74,6 @@ def parameter_kind_from_callers(model, owner, name: str, depth: int = 0) -> str 
     if project is None or owner.parent is not model.module_scope:
         return None
     return _kind_from_importers(project, owner.name, position, name)
-
-
-def _argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
-    found = next((k.value for k in call.keywords if k.arg == name), None)
-    if found is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-        found = call.args[position]
-    return found
 
 
 def _kind_from_importers(project, function: str, position: int, name: str) -> str | None:
