@@ -56,6 +56,17 @@ names the call in the loop and the line of the computation. Loops over literal c
 small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
+Not flagged, by what the loop costs per program (semantic/loop_cost.py): dispatch overhead (tens of
+microseconds an operation) times the operations of one iteration (a whole network, gradient or update
+counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
+level, a notebook cell, an entry point, or a function of the module called only from such code, outside
+loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
+of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose;
+times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
+directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration. A
+loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
+still flagged: a training loop of unknown length is many iterations.
+
 Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
 operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
@@ -89,8 +100,8 @@ https://docs.jax.dev/en/latest/jit-compilation.html.
 
 ## Example
 ```python
-x = jnp.zeros(1000)
-for i in range(1000):
+x = jnp.zeros(100_000)
+for i in range(100_000):
     x = x.at[i].set(jnp.sin(i * 0.01))
 ```
 
@@ -98,9 +109,9 @@ for i in range(1000):
 ```python
 @jax.jit
 def fill(x):
-    return lax.fori_loop(0, 1000, lambda i, x: x.at[i].set(jnp.sin(i * 0.01)), x)
+    return lax.fori_loop(0, 100_000, lambda i, x: x.at[i].set(jnp.sin(i * 0.01)), x)
 
-x = fill(jnp.zeros(1000))
+x = fill(jnp.zeros(100_000))
 ```
 
 ## Fix safety
@@ -123,6 +134,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
+from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.tree_work import maps_carried_tree
@@ -217,6 +229,9 @@ class EagerOpsInLoop(Rule):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
+        dispatches = operations + updates + (WHOLE_COMPUTATION_DISPATCHES if whole is not None else 0)
+        if nil_cost(node, dispatches, scope, context.model):
+            return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
         if whole is not None and not updates and whole[0] in tree_work:
