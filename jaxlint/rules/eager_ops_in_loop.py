@@ -72,8 +72,10 @@ operations: of host data they are the transfer the data needs under `jit` too (a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
 a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
-work is in the compiled call, and a few dispatches of preparation cost little next to it (a whole
-network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
+work is in the compiled call, and a few dispatches of preparation cost little next to it; so do
+`.at[]` updates storing or correcting its result (`path = path.at[t].set(state)` in a rollout, a
+solver's correction in a `while True` convergence loop: one dispatch and one copy beside the step's own
+output) (a whole network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself); eager operations or `.at[]` updates in an inspection loop,
@@ -219,10 +221,12 @@ class EagerOpsInLoop(Rule):
             whole = (first, first)
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
-        if operations >= MIN_OPS and not updates and _calls_compiled(node, context):
+        if (operations >= MIN_OPS or updates) and _calls_compiled(node, context):
             # Preparation beside a compiled step: the step is where the work is (a whole network or
-            # update run eagerly beside it is what gets reported, if any).
-            operations = 0
+            # update run eagerly beside it is what gets reported, if any). An `.at[]` update storing
+            # the step's result (a rollout's buffer, a solver's path) is one dispatch and one copy
+            # beside it, the same order of work as the step's own output: relative to the iteration, nil.
+            operations = updates = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
         if whole is None and shows_every_iteration(node, scope, context.model):
