@@ -75,7 +75,11 @@ jax.random.split(rng)`, normalising a batch, then `state = train_step(state, bat
 work is in the compiled call, and a few dispatches of preparation cost little next to it; so do
 `.at[]` updates storing or correcting its result (`path = path.at[t].set(state)` in a rollout, a
 solver's correction in a `while True` convergence loop: one dispatch and one copy beside the step's own
-output) (a whole network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
+output) (a whole network or optimizer update run eagerly beside it is still reported); a few eager
+operations in an iteration that reads a file or a checkpoint from storage on every iteration
+(`pickle.load`, a checkpoint restore, a function of the project that does one: the iteration waits for
+the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
+still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself); eager operations or `.at[]` updates in an inspection loop,
@@ -136,7 +140,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
-from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost
+from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.tree_work import maps_carried_tree
@@ -229,6 +233,8 @@ class EagerOpsInLoop(Rule):
             operations = updates = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
+        if whole is None and reads_storage_every_iteration(node, context.model) is not None:
+            return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
         if whole is None and shows_every_iteration(node, scope, context.model):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):

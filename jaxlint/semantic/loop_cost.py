@@ -179,3 +179,18 @@ def nil_cost(loop: ast.AST, dispatches: int, scope: Scope, model: SemanticModel)
     if iterations is None or iterations * dispatches * DISPATCH_SECONDS >= NIL_SECONDS:
         return False
     return runs_once(scope, model)
+
+
+def reads_storage_every_iteration(loop: ast.AST, model: SemanticModel) -> ast.Call | None:
+    """A call at the loop's own level, on every iteration (not under a branch), that reads a file or a
+    checkpoint from storage before it returns (semantic/storage_reads.py: `pickle.load`, a checkpoint
+    restore, a function of the project that does one): the iteration waits for the disk, milliseconds
+    at least, beside which a few eager dispatches are nil."""
+    from jaxlint.semantic.storage_reads import reads_storage
+    from jaxlint.semantic.training_loops import loop_body, under_loop_branch
+
+    scope = model.scope_for(loop)
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call) and not under_loop_branch(node, loop, try_blocks=True) and reads_storage(node, model, scope):
+            return node
+    return None
