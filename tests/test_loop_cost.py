@@ -71,3 +71,19 @@ def test_a_function_nothing_visible_calls_does_not_run_once():
 def test_nil_cost_is_the_product(count, dispatches, nil):
     loop, scope, model = _first_loop(f"for i in range({count}):  # loop\n    pass")
     assert loop_cost.nil_cost(loop, dispatches, scope, model) is nil
+
+
+def test_a_whole_run_nobody_visibly_calls_is_not_known_to_run_once():
+    # A library's sampler: its loop calls a compiled step, but it may be called once per request.
+    code = (
+        "import jax\n\n@jax.jit\ndef step(x):\n    return x\n\n"
+        "def generate(x, steps=50):\n    for i in range(steps):  # loop\n        x = step(x)\n    return x\n"
+    )
+    loop, scope, model = _first_loop(code)
+    assert loop_cost.iterations_per_run(loop, scope, model) == 50
+    assert not loop_cost.runs_once(scope, model)
+
+
+def test_an_entry_point_runs_once():
+    loop, scope, model = _first_loop("def main(steps=40):\n    for i in range(steps):  # loop\n        pass\n")
+    assert loop_cost.runs_once(scope, model)

@@ -10,8 +10,9 @@ loader, a function called per step or by other modules) nothing is claimed and t
 before: a training loop of unknown length is still many iterations.
 
 * `runs_once(scope, model)`: the code around the loop runs once per program: module level or a
-  notebook cell, an entry point (semantic/training_loops.runs_once_per_program), or a function of
-  the module that every visible call runs once (called from such code, outside any loop).
+  notebook cell, an entry point (`main`, `run`, a function handed to `app.run`), or a function of
+  the module that every visible call runs once (called from such code, outside any loop). A function
+  nothing visible calls is not known to run once, even where its own loop is a whole run.
 * `iterations_per_run(loop, scope, model)`: how many times the loop body runs per run of its
   function, counting the loops around it: `range` of known bounds (training_loops.iteration_count),
   `range(len(xs))` and `for x in xs` over a literal container or an array built from one
@@ -26,7 +27,7 @@ import ast
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import enclosing_loops
 from jaxlint.semantic.model import Scope, SemanticModel, parent_of
-from jaxlint.semantic.training_loops import _calls_by_callee, in_loop, iteration_count, runs_once_per_program
+from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count
 
 # Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
 DISPATCH_SECONDS = 20e-6
@@ -46,13 +47,19 @@ _CALLER_DEPTH = 2
 
 
 def runs_once(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) -> bool:
-    """The scope runs once per program: module level (a script, a notebook's cells), an entry point or
-    a function whose own loop is a whole run, or a function of the module whose every visible call
+    """The scope runs once per program: module level (a script, a notebook's cells), an entry point,
+    or a function of the module whose every visible call
     (at least one) sits outside loops in code that itself runs once, up to `depth` callers up."""
     if scope.in_traced:
         return False
-    if runs_once_per_program(scope, model):
+    if not scope.is_function:
         return True
+    if scope.parent is not None and scope.parent.parent is None and ENTRY_POINT_NAMES.match(scope.name):
+        return True
+    if framework_entry_point(scope, model):
+        return True
+    # (not `runs_whole_run`: a library's `generate` whose loop calls a compiled step is one whole run
+    # per call, but may be called per request; only its callers tell how often it runs)
     if depth <= 0 or not scope.is_function or isinstance(scope.node, ast.Lambda):
         return False
     calls = _calls_by_callee(model).get(scope, ())
