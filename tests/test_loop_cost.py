@@ -87,3 +87,9 @@ def test_a_whole_run_nobody_visibly_calls_is_not_known_to_run_once():
 def test_an_entry_point_runs_once():
     loop, scope, model = _first_loop("def main(steps=40):\n    for i in range(steps):  # loop\n        pass\n")
     assert loop_cost.runs_once(scope, model)
+
+
+def test_a_function_reading_a_rebound_global_has_no_known_count():
+    code = "n = 30\ndef run():\n    for i in range(n):  # loop\n        pass\nn = 100_000\nrun()\n"
+    loop, scope, model = _first_loop(code)
+    assert loop_cost.iterations_per_run(loop, scope, model) is None

@@ -99,8 +99,8 @@ def _reaching_value(name: ast.Name, scope: Scope, model: SemanticModel) -> tuple
     owner, values = found
     if len(values) == 1:
         return owner, values[0]
-    if owner.is_function:
-        return None
+    if owner.is_function or scope.is_function:
+        return None  # (a function reads a global when called, not where it is defined: order unknown)
     statements = [parent_of(value) for value in values]
     if not all(isinstance(statement, ast.Assign) and isinstance(parent_of(statement), ast.Module) for statement in statements):
         return None
