@@ -48,8 +48,8 @@ _CALLER_DEPTH = 2
 
 def runs_once(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) -> bool:
     """The scope runs once per program: module level (a script, a notebook's cells), an entry point,
-    or a function of the module whose every visible call
-    (at least one) sits outside loops in code that itself runs once, up to `depth` callers up."""
+    or a function of the module whose every visible call (at least one) sits outside loops in code
+    that itself runs once, up to `depth` callers up."""
     if scope.in_traced:
         return False
     if not scope.is_function:
@@ -60,7 +60,7 @@ def runs_once(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) ->
         return True
     # (not `runs_whole_run`: a library's `generate` whose loop calls a compiled step is one whole run
     # per call, but may be called per request; only its callers tell how often it runs)
-    if depth <= 0 or not scope.is_function or isinstance(scope.node, ast.Lambda):
+    if depth <= 0 or isinstance(scope.node, ast.Lambda):
         return False
     calls = _calls_by_callee(model).get(scope, ())
     return bool(calls) and all(
