@@ -56,13 +56,30 @@ names the call in the loop and the line of the computation. Loops over literal c
 small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
+Not flagged, by what the loop costs per program (semantic/loop_cost.py): dispatch overhead (tens of
+microseconds an operation) times the operations of one iteration (a whole network, gradient or update
+counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
+level, a notebook cell, an entry point, or a function of the module called only from such code, outside
+loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
+of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose;
+times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
+directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration. A
+loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
+still flagged: a training loop of unknown length is many iterations.
+
 Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
 operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
 a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
-work is in the compiled call, and a few dispatches of preparation cost little next to it (a whole
-network or optimizer update run eagerly beside it is still reported); a call that runs compiled code (a jitted function, one decorated, or
+work is in the compiled call, and a few dispatches of preparation cost little next to it; so do
+`.at[]` updates storing or correcting its result (`path = path.at[t].set(state)` in a rollout, a
+solver's correction in a `while True` convergence loop: one dispatch and one copy beside the step's own
+output) (a whole network or optimizer update run eagerly beside it is still reported); a few eager
+operations in an iteration that reads a file or a checkpoint from storage on every iteration
+(`pickle.load`, a checkpoint restore, a function of the project that does one: the iteration waits for
+the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
+still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself); eager operations or `.at[]` updates in an inspection loop,
@@ -89,8 +106,8 @@ https://docs.jax.dev/en/latest/jit-compilation.html.
 
 ## Example
 ```python
-x = jnp.zeros(1000)
-for i in range(1000):
+x = jnp.zeros(100_000)
+for i in range(100_000):
     x = x.at[i].set(jnp.sin(i * 0.01))
 ```
 
@@ -98,9 +115,9 @@ for i in range(1000):
 ```python
 @jax.jit
 def fill(x):
-    return lax.fori_loop(0, 1000, lambda i, x: x.at[i].set(jnp.sin(i * 0.01)), x)
+    return lax.fori_loop(0, 100_000, lambda i, x: x.at[i].set(jnp.sin(i * 0.01)), x)
 
-x = fill(jnp.zeros(1000))
+x = fill(jnp.zeros(100_000))
 ```
 
 ## Fix safety
@@ -123,6 +140,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
+from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import child_nodes
 from jaxlint.semantic.tree_work import maps_carried_tree
@@ -207,16 +225,23 @@ class EagerOpsInLoop(Rule):
             whole = (first, first)
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
-        if operations >= MIN_OPS and not updates and _calls_compiled(node, context):
+        if (operations >= MIN_OPS or updates) and _calls_compiled(node, context):
             # Preparation beside a compiled step: the step is where the work is (a whole network or
-            # update run eagerly beside it is what gets reported, if any).
-            operations = 0
+            # update run eagerly beside it is what gets reported, if any). An `.at[]` update storing
+            # the step's result (a rollout's buffer, a solver's path) is one dispatch and one copy
+            # beside it, the same order of work as the step's own output: relative to the iteration, nil.
+            operations = updates = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
+        if whole is None and reads_storage_every_iteration(node, context.model) is not None:
+            return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
         if whole is None and shows_every_iteration(node, scope, context.model):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
+        dispatches = operations + updates + (WHOLE_COMPUTATION_DISPATCHES if whole is not None else 0)
+        if nil_cost(node, dispatches, scope, context.model):
+            return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
         if whole is not None and not updates and whole[0] in tree_work:

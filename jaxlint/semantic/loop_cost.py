@@ -1,0 +1,203 @@
+"""What a Python loop's eager work costs per program: dispatches x iterations x runs.
+
+Outside `jit` every JAX operation is dispatched on its own, at tens of microseconds each. That
+overhead matters only multiplied out: by the operations of one iteration, by the iterations of the
+loop and by how many times the code around the loop runs in a program. This module multiplies them
+where the source fixes every factor, and says when the product is nil (under a second in all): a
+setup loop over the 19 directions of a lattice, data prepared once over a thousand inputs, thirty
+optimizer steps of a demonstration. Where any factor is unknown (a `while` loop, a loop over a data
+loader, a function called per step or by other modules) nothing is claimed and the rule reports as
+before: a training loop of unknown length is still many iterations.
+
+* `runs_once(scope, model)`: the code around the loop runs once per program: module level or a
+  notebook cell, an entry point (`main`, `run`, a function handed to `app.run`), or a function of
+  the module that every visible call runs once (called from such code, outside any loop). A function
+  nothing visible calls is not known to run once, even where its own loop is a whole run.
+* `iterations_per_run(loop, scope, model)`: how many times the loop body runs per run of its
+  function, counting the loops around it: `range` of known bounds (training_loops.iteration_count),
+  `range(len(xs))` and `for x in xs` over a literal container or an array built from one
+  (`jnp.array([[...], ...])`, its transpose `.T`), bound once in the module or the function.
+* `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.flow import enclosing_loops
+from jaxlint.semantic.model import Scope, SemanticModel, parent_of
+from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count
+
+# Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
+DISPATCH_SECONDS = 20e-6
+# A whole computation run eagerly (a network's forward pass, a gradient, an optimizer update over
+# the parameters) counted as this many operations: a gradient is the forward pass and as many again
+# backwards, an optimizer update a dozen per parameter leaf; hundreds even for a small model, so
+# that a hundred such steps already count (a demonstration's ten or thirty do not).
+WHOLE_COMPUTATION_DISPATCHES = 500
+# A total overhead under a second per program is nil: nobody waits for it, and nothing is gained by
+# restructuring the loop for `lax.fori_loop`.
+NIL_SECONDS = 1.0
+
+_ARRAY_BUILDERS = frozenset({
+    "jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray",
+})
+_CALLER_DEPTH = 2
+
+
+def runs_once(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) -> bool:
+    """The scope runs once per program: module level (a script, a notebook's cells), an entry point,
+    or a function of the module whose every visible call (at least one) sits outside loops in code
+    that itself runs once, up to `depth` callers up."""
+    if scope.in_traced:
+        return False
+    if not scope.is_function:
+        return True
+    if scope.parent is not None and scope.parent.parent is None and ENTRY_POINT_NAMES.match(scope.name):
+        return True
+    if framework_entry_point(scope, model):
+        return True
+    # (not `runs_whole_run`: a library's `generate` whose loop calls a compiled step is one whole run
+    # per call, but may be called per request; only its callers tell how often it runs)
+    if depth <= 0 or isinstance(scope.node, ast.Lambda):
+        return False
+    calls = _calls_by_callee(model).get(scope, ())
+    return bool(calls) and all(
+        not in_loop(call) and runs_once(caller, model, depth - 1) for caller, call in calls
+    )
+
+
+def container_length(node: ast.expr, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:
+    """The number of elements a `for` over `node` visits, where the source spells it out: a literal
+    list or tuple, an array built from one (`jnp.array([...])`, its first axis; `.T` of a nested
+    literal, its inner length), or a name bound once to one of these."""
+    if depth > 3:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return None if any(isinstance(e, ast.Starred) for e in node.elts) else len(node.elts)
+    if isinstance(node, ast.Call) and node.args and model.qualified_name(node.func) in _ARRAY_BUILDERS:
+        return container_length(node.args[0], scope, model, depth + 1)
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        rows = _literal_rows(node.value, scope, model, depth + 1)
+        lengths = {container_length(row, scope, model, depth + 1) for row in rows} if rows else set()
+        return lengths.pop() if len(lengths) == 1 else None
+    if isinstance(node, ast.Name):
+        found = _reaching_value(node, scope, model)
+        if found is not None:
+            return container_length(found[1], found[0], model, depth + 1)
+    return None
+
+
+def _reaching_value(name: ast.Name, scope: Scope, model: SemanticModel) -> tuple[Scope, ast.expr] | None:
+    """The value `name` holds where it is read: its one binding, or, for a name bound only by
+    statements of the module body (a script, a notebook's cells run in order), the last of them
+    before the read (`steps = 30` in the cell above the loop, whatever a later cell rebinds)."""
+    found = bound_values(model, name.id, scope)
+    if found is None or not found[1] or any(isinstance(value, ast.AugAssign) for value in found[1]):
+        return None
+    owner, values = found
+    if len(values) == 1:
+        return owner, values[0]
+    if owner.is_function or scope.is_function:
+        return None  # (a function reads a global when called, not where it is defined: order unknown)
+    statements = [parent_of(value) for value in values]
+    if not all(isinstance(statement, ast.Assign) and isinstance(parent_of(statement), ast.Module) for statement in statements):
+        return None
+    before = [value for value, statement in zip(values, statements) if statement.lineno < name.lineno]
+    return (owner, max(before, key=lambda value: value.lineno)) if before else None
+
+
+def count_value(node: ast.expr, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:
+    """An integer the source fixes where `node` is read: a constant (semantic/constants), a name
+    whose reaching binding is one, or `len` of a container whose length is spelled out."""
+    found = model.constant_evaluator().int_value(node, scope)
+    if found is not None or depth > 3:
+        return found
+    if isinstance(node, ast.Call) and len(node.args) == 1 and model.qualified_name(node.func) == "builtins.len":
+        return container_length(node.args[0], scope, model)
+    if isinstance(node, ast.Name):
+        reaching = _reaching_value(node, scope, model)
+        if reaching is not None:
+            return count_value(reaching[1], reaching[0], model, depth + 1)
+    return None
+
+
+def _literal_rows(node: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> list[ast.expr] | None:
+    """The rows of a nested literal (`[[...], [...]]`), through an array builder or a name bound once."""
+    if depth > 3:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        rows = list(node.elts)
+        return rows or None
+    if isinstance(node, ast.Call) and node.args and model.qualified_name(node.func) in _ARRAY_BUILDERS:
+        return _literal_rows(node.args[0], scope, model, depth + 1)
+    if isinstance(node, ast.Name):
+        found = _reaching_value(node, scope, model)
+        if found is not None:
+            return _literal_rows(found[1], found[0], model, depth + 1)
+    return None
+
+
+def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | None:
+    """How many times one run of `loop` runs its body, where the source fixes it (None otherwise)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None  # (a `while` runs until its test fails: unknown)
+    iterable = loop.iter
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in ("builtins.enumerate", "builtins.reversed", "builtins.sorted"):
+        iterable = iterable.args[0]
+    found = iteration_count(iterable, scope, model)
+    if found is not None:
+        return found
+    if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range":
+        if iterable.keywords or not 1 <= len(iterable.args) <= 3:
+            return None
+        bounds = [count_value(argument, scope, model) for argument in iterable.args]
+        if None in bounds:
+            return None
+        try:
+            return len(range(*bounds))
+        except (TypeError, ValueError):
+            return None
+    return container_length(iterable, scope, model)
+
+
+def iterations_per_run(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | None:
+    """Iterations of `loop`'s body per run of its function: its own count times those of the loops
+    around it in the same function (None when any is unknown)."""
+    total = loop_iterations(loop, scope, model)
+    if total is None:
+        return None
+    for outer in enclosing_loops(loop):
+        if not isinstance(outer, (ast.For, ast.AsyncFor, ast.While)):
+            return None  # (a comprehension around it: its length is not read here)
+        count = loop_iterations(outer, scope, model)
+        if count is None:
+            return None
+        total *= count
+    return total
+
+
+def nil_cost(loop: ast.AST, dispatches: int, scope: Scope, model: SemanticModel) -> bool:
+    """`dispatches` eager operations per iteration of `loop` cost nothing worth restructuring for:
+    the code runs once per program, its iteration count is known, and the product of the two with
+    the dispatch overhead is under `NIL_SECONDS`."""
+    iterations = iterations_per_run(loop, scope, model)
+    if iterations is None or iterations * dispatches * DISPATCH_SECONDS >= NIL_SECONDS:
+        return False
+    return runs_once(scope, model)
+
+
+def reads_storage_every_iteration(loop: ast.AST, model: SemanticModel) -> ast.Call | None:
+    """A call at the loop's own level, on every iteration (not under a branch), that reads a file or a
+    checkpoint from storage before it returns (semantic/storage_reads.py: `pickle.load`, a checkpoint
+    restore, a function of the project that does one): the iteration waits for the disk, milliseconds
+    at least, beside which a few eager dispatches are nil."""
+    from jaxlint.semantic.storage_reads import reads_storage
+    from jaxlint.semantic.training_loops import loop_body, under_loop_branch
+
+    scope = model.scope_for(loop)
+    for node in loop_body(loop):
+        if isinstance(node, ast.Call) and not under_loop_branch(node, loop, try_blocks=True) and reads_storage(node, model, scope):
+            return node
+    return None
