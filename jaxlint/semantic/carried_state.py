@@ -879,8 +879,12 @@ def _of_state_alone(expression: ast.AST, carried: set[str], indices: set[str]) -
 
 # ----- state known to be small: not worth donating ---------------------------------------------------
 
-# A megabyte: next to a model's parameters and optimizer state, what donation would save is noise.
-SMALL_BYTES = 2**20
+# What a second copy of the state must cost before donation is worth asking for. The precision reads
+# judged states of a few MB to tens of MB (small MLPs and CNNs, a width-64 transformer, an optimizer
+# over them) nil to donate, U-Nets of hundreds of MB debatable, and billion-parameter models (GBs)
+# real: below 100 MB per device, a bounded state is not worth a finding. A size the source does not
+# fix is not bounded: it is flagged (treating it as small would drop most labelled real findings).
+WORTH_DONATING_BYTES = 100 * 2**20
 _BYTES_PER_ELEMENT = 4  # float32, JAX's default; a bound, not a measurement
 _KEY_ELEMENTS = {"jax.random.PRNGKey": 2, "jax.random.key": 2, "jax.random.fold_in": 2, "jax.random.clone": 2}
 _FILLED_ARRAYS = frozenset({
@@ -902,7 +906,7 @@ _SHAPE_SECOND = frozenset({"normal", "uniform", "randint", "gumbel", "laplace", 
 
 
 def known_small(value: ast.AST, scope, model) -> bool:
-    """Whether the source shows that `value` holds under a megabyte of arrays per device: a PRNG key
+    """Whether the source shows that `value` holds under `WORTH_DONATING_BYTES` (100 MB) of arrays per device: a PRNG key
     (`PRNGKey(0)`, `split(key)`), numbers, arrays of a size the source fixes (`jnp.zeros((8, 16))`,
     `normal(key, (N,))` with a module constant `N`, a literal `jnp.array([...])`), dicts, lists and
     tuples of those, a local helper that returns such a value, and a replication of one to the devices
@@ -910,14 +914,14 @@ def known_small(value: ast.AST, scope, model) -> bool:
     `tree_map` of either). A size the source does not fix (a parameter, a loaded checkpoint, a model's
     `init`) is not known small."""
     elements = _elements(value, scope, model, 0)
-    return elements is not None and elements * _BYTES_PER_ELEMENT < SMALL_BYTES
+    return elements is not None and elements * _BYTES_PER_ELEMENT < WORTH_DONATING_BYTES
 
 
 def known_large(value: ast.AST, scope, model) -> bool:
-    """Whether the source shows that `value` holds a megabyte or more of arrays per device (the
+    """Whether the source shows that `value` holds 100 MB or more of arrays per device (the
     counterpart of `known_small`; a size the source does not fix is neither)."""
     elements = _elements(value, scope, model, 0)
-    return elements is not None and elements * _BYTES_PER_ELEMENT >= SMALL_BYTES
+    return elements is not None and elements * _BYTES_PER_ELEMENT >= WORTH_DONATING_BYTES
 
 
 def holds_no_arrays(value: ast.AST, scope, model) -> bool:

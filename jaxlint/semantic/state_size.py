@@ -11,7 +11,7 @@ class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers
 input. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
 a file) makes the whole bound unknown: None, never a guess.
 
-Used by carried_state.known_small (JAX401: state under a megabyte is not worth donating).
+Used by carried_state.known_small (JAX401: state under 100 MB is not worth donating).
 """
 
 from __future__ import annotations
