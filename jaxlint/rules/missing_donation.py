@@ -112,8 +112,10 @@ carry)` returning a key split from `carry`): after one step the state is that va
 started as. Parts of the state handed back unchanged count the same way (`(key, plan, scale) = state`
 ... `return action, (new_key, plan, scale)`): an output that is the input itself takes no second
 buffer, so donation would save only the new key. So is a model whose size the source
-fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults
-or literal arguments of the call that builds it (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
+fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults,
+literal arguments of the call that builds it, items of a configuration dict no code changes in place
+(`CONFIG["width"]`, a dict handed to a constructor) or a parameter every call in the module sets to
+an integer (the largest counts) (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
 shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the

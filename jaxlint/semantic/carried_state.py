@@ -891,6 +891,7 @@ _FILLED_ARRAYS = frozenset({
     "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
     "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
 })
+_SQUARE_ARRAYS = frozenset({"jax.numpy.eye", "jax.numpy.identity", "numpy.eye", "numpy.identity"})
 _LITERAL_ARRAYS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"})
 # Calls that place or replicate their first argument on devices: each device holds one copy of it.
 _REPLICATING = frozenset({
@@ -1038,6 +1039,12 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         number = 2 if count is None else _int_value(count, scope, model, passed)
         # Anything but an int (the evaluator's "unknown" marker for `jax.local_device_count()`) is no count.
         return 2 * number if isinstance(number, int) and not isinstance(number, bool) else None
+    if qualified in _SQUARE_ARRAYS and arguments and not any(isinstance(a, ast.Starred) for a in arguments):
+        # `jnp.eye(n)`, `jnp.eye(n, m)`, `jnp.identity(n)`: n x m entries.
+        rows = _int_value(arguments[0], scope, model, passed)
+        columns = _int_value(arguments[1], scope, model, passed) if len(arguments) > 1 and qualified.endswith("eye") else rows
+        ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (rows, columns))
+        return rows * columns if ok else None
     if qualified in _FILLED_ARRAYS and (arguments or call.keywords):
         shape = _keyword_or_position(call, 0, "shape")
         return None if shape is None else _shape_elements(shape, scope, model, passed)
@@ -1089,6 +1096,7 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
     """The value of a size expression: module constants and literals, and a helper's parameters
     through the arguments its call passes."""
     from jaxlint.semantic.constants import literal_value
+    from jaxlint.semantic.state_size import _Frame
 
     evaluator = model.constant_evaluator()
 
@@ -1096,6 +1104,9 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
         if passed and isinstance(inner, ast.Name) and inner.id in passed:
             argument, caller = passed[inner.id]
             return evaluator.value(argument, caller)
+        if isinstance(inner, ast.Subscript) or (isinstance(inner, ast.Name) and inner.id in scope.param_nodes):
+            # A configuration dict's item (`CONFIG["width"]`), a parameter every call here sets.
+            return _state_sizes(model).value(inner, _Frame(scope))
         return evaluator.value(inner, scope)
 
     return literal_value(node, None, lookup)

@@ -1,7 +1,8 @@
 """How many array elements a model's or optimizer's state holds, where the source says it.
 
 `init` of a network whose layer widths the source fixes (constructor literals, module constants,
-argument defaults, literal arguments of the call building it) on an input of a known shape
+argument defaults, literal arguments of the call building it, items of a configuration dict display
+no code changes in place, a parameter every call in the module sets to an integer) on an input of a known shape
 (`jnp.ones((1, 28, 28, 1))`), and an optimizer state built for such parameters (a small multiple
 of them), have a size the analysis can bound; the state of an optimizer that keeps no arrays
 (`optax.sgd` without momentum: library data `optax.STATE_FREE`) is small whatever the parameters. The per-layer counts are data
@@ -73,6 +74,9 @@ class StateSize:
                 if depth > _DEPTH or argument is None:
                     return UNKNOWN
                 return self.value(argument, caller, depth + 1) if isinstance(argument, ast.AST) else argument
+            if isinstance(inner, ast.Subscript):
+                item = self._config_item(inner, frame, depth)
+                return UNKNOWN if item is None else self.value(item[0], item[1], depth + 1)
             if isinstance(inner, ast.Name) and inner.id in frame.scope.param_nodes:
                 return self._default(inner.id, frame.scope)
             return evaluator.value(inner, frame.scope)
@@ -92,13 +96,32 @@ class StateSize:
         positional = [*arguments.posonlyargs, *arguments.args]
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
         defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-        default = defaults.get(name)
-        if default is None:
-            return UNKNOWN
-        for call in self.model.calls_by_name().get(function.name, ()):
-            if call.args or call.keywords:
-                return UNKNOWN  # some call may pass it
-        return self.model.constant_evaluator().value(default, self.model.scope_for(function))
+        return parameter_value(self.model, function, name, [a.arg for a in positional], defaults.get(name))
+
+    def _config_item(self, node: ast.Subscript, frame: _Frame, depth: int):
+        """(the expression, its frame) a literal key picks from a configuration dict: `CONFIG["width"]`,
+        `hparams["width"]` with `hparams` a parameter bound to a dict display, `cfg["model"]["width"]`."""
+        key = literal_value(node.slice)
+        if not isinstance(key, (str, int)) or isinstance(key, bool) or depth > _DEPTH:
+            return None
+        container = node.value
+        if isinstance(container, ast.Subscript):
+            outer = self._config_item(container, frame, depth + 1)
+            if outer is None:
+                return None
+            container, frame = outer
+        elif isinstance(container, ast.Name) and container.id in frame.bound:
+            argument, caller = frame.bound[container.id]
+            if not isinstance(argument, ast.AST):
+                return None
+            container, frame = argument, caller
+        if isinstance(container, ast.Name):
+            found = dict_display(self.model, container, frame.scope)
+            if found is None:
+                return None
+            container, frame = found[0], _Frame(found[1])
+        value = dict_item(container, key)
+        return None if value is None else (value, frame)
 
     # ----- state values ------------------------------------------------------------------------
 
@@ -756,6 +779,81 @@ class StateSize:
             return None
         applied = layer(inner[1])
         return None if applied is None else (inner[0] + applied[0], applied[1])
+
+
+def dict_item(display: ast.AST, key) -> ast.AST | None:
+    """The value a dict display (`{"width": 64}`, `dict(width=64)`) gives `key`, or None."""
+    if isinstance(display, ast.Dict):
+        if None in display.keys:
+            return None  # `**other`: any key may come from it
+        found = [v for k, v in zip(display.keys, display.values) if isinstance(k, ast.Constant) and k.value == key]
+        return found[-1] if found else None
+    if isinstance(display, ast.Call) and isinstance(display.func, ast.Name) and display.func.id == "dict" and not display.args:
+        found = [k.value for k in display.keywords if k.arg == key]
+        return found[-1] if found and all(k.arg is not None for k in display.keywords) else None
+    return None
+
+
+def dict_display(model, name: ast.Name, scope):
+    """(the dict display, its scope) a name is bound to once, in a scope that never changes it in
+    place (`CONFIG = {"width": 64}`, `hparams = {"width": width}`); None otherwise."""
+    from jaxlint.semantic.bindings import bound_values
+
+    found = bound_values(model, name.id, scope)
+    if found is None or len(found[1]) != 1:
+        return None
+    owner, (value,) = found
+    if not (isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")):
+        return None
+    cache = model.__dict__.setdefault("_jaxlint_changed_dicts", {})
+    key = (name.id, id(owner))
+    if key not in cache:
+        cache[key] = _changed_in_place(name.id, owner.node)
+    return None if cache[key] else (value, owner)
+
+
+def _changed_in_place(name: str, node: ast.AST) -> bool:
+    for inner in walk(node):
+        if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name and not isinstance(inner.ctx, ast.Load):
+            return True  # `config["width"] = 128`
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name) and inner.func.value.id == name:
+            if inner.func.attr in ("update", "setdefault", "pop", "clear", "__setitem__"):
+                return True
+    return False
+
+
+def parameter_value(model, function: ast.AST, name: str, positional: list, default: ast.AST | None):
+    """The value of a parameter of a module function of sizes: its default where no call passes it,
+    else the largest integer the module's calls pass (`run(2)`, `run(num_params=3)`, each evaluated
+    where it is made); UNKNOWN where a call passes something else, or nothing calls it here."""
+    calls = model.calls_by_name().get(function.name, ())
+    evaluator = model.constant_evaluator()
+    method = bool(positional) and positional[0] in ("self", "cls")
+    values = []
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return UNKNOWN
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        index = positional.index(name) - (1 if method else 0) if name in positional else None
+        if passed is None and index is not None and 0 <= index < len(call.args):
+            passed = call.args[index]
+        if passed is None:
+            if default is None:
+                return UNKNOWN
+            continue
+        value = evaluator.value(passed, model.scope_for(call))
+        if not isinstance(value, int) or isinstance(value, bool):
+            return UNKNOWN
+        values.append(value)
+    if not values:
+        return UNKNOWN if default is None else evaluator.value(default, model.scope_for(function))
+    if default is not None:
+        fallback = evaluator.value(default, model.scope_for(function))
+        if any(not (call.args or call.keywords) for call in calls):
+            if not isinstance(fallback, int) or isinstance(fallback, bool):
+                return UNKNOWN
+            values.append(fallback)
+    return max(values)
 
 
 _ACTIVATIONS = frozenset({
