@@ -116,7 +116,9 @@ fixes: the `init` of a network whose layer widths are literals, module constants
 literal arguments of the call that builds it, items of a configuration dict no code changes in place
 (`CONFIG["width"]`, a dict handed to a constructor) or a parameter every call in the module sets to
 an integer (the largest counts) (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
-`eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays), applied to an input of a
+`eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays, layers its constructor
+appends to a local list, also in `for ... in range(n)` loops, at the largest width a rebound name
+takes; a list it cannot count or an attribute set under a branch leaves the size unknown), applied to an input of a
 shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,

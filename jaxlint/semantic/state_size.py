@@ -22,6 +22,7 @@ import math
 
 from jaxlint.semantic.constants import UNKNOWN, literal_value
 from jaxlint.semantic.library_models import layers as layer_models
+from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.syntax import walk
 
 _DEPTH = 12
@@ -520,11 +521,16 @@ class StateSize:
                 bound["self." + keyword.arg] = (keyword.value, frame)
         explicit = 0
         stored: list[str] = []
+        built_locals: set[str] = set()
         for name in ("__init__", "setup"):
             method = methods.get(name)
             if method is None:
                 continue
+            if _stores_below_top_level(method):
+                return None  # `self.w = ...` under a loop or a branch: what is stored is not followed
             scope = self.model.scope_for(method.body[0])
+            parameters = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)}
+            built_locals |= set(scope.local_names) - parameters
             inner = _Frame(scope, bound)
             for statement in method.body:
                 if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -545,6 +551,18 @@ class StateSize:
                 continue
             counted = self._array_elements(value, owner, depth)
             if counted is None:
+                if isinstance(value, ast.Name) and value.id in built_locals:
+                    # A local the constructor builds (`layers = []` filled in a loop, then
+                    # `self.layers = layers`): a setting only where it is a literal.
+                    local = bound.get(value.id)
+                    if local is not None and isinstance(local[0], ast.Constant):
+                        continue
+                    if local is not None and isinstance(local[0], ast.List) and not local[0].elts:
+                        filled = self._appended_layers(value.id, methods, local[1], depth)
+                        if filled is not None:
+                            explicit += filled
+                            continue
+                    return None
                 if isinstance(value, ast.Constant) or self._plain_setting(value):
                     continue  # a number or a string setting
                 return None
@@ -568,6 +586,76 @@ class StateSize:
                 return lambda shape: (explicit, None)
             return run
         return self._with_pending(run, pending, bound, depth, apply, inner)
+
+    def _appended_layers(self, name: str, methods: dict, frame: _Frame, depth: int) -> int | None:
+        """Parameters of the layers a constructor appends to its local list `name` (`layers = []`):
+        appends in its body and in `for ... in range(n)` loops there, each layer of sizes the walk
+        can count without an input (`eqx.nn.Linear(width, width)`). A name the method rebinds
+        (`in_size = width` after the first layer) counts at its largest value: an upper bound."""
+        method = next((m for m in (methods.get("__init__"), methods.get("setup")) if m is not None and frame.scope is self.model.scope_for(m.body[0])), None)
+        if method is None:
+            return None
+        values: dict[str, list[ast.AST]] = {}
+        for node in walk(method):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values.setdefault(node.targets[0].id, []).append(node.value)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                values.setdefault(node.target.id, []).append(None)
+        if len(values.get(name, ())) != 1:
+            return None  # the list itself rebound
+        total = 0
+        for statement in method.body:
+            appended = [
+                node for node in walk(statement)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name
+            ]
+            if not appended:
+                continue
+            if any(not (isinstance(parent_of(a), ast.Call) and parent_of(a).func is a and a.attr == "append") for a in appended):
+                return None  # `layers.extend(...)`, the list handed on: not followed
+            times = 1
+            body = [statement]
+            if isinstance(statement, ast.For) and not statement.orelse:
+                times = self._range_length(statement.iter, frame)
+                body = statement.body
+            if times is None or not all(isinstance(s, (ast.Expr, ast.Assign)) for s in body):
+                return None
+            for inner_statement in body:
+                call = inner_statement.value if isinstance(inner_statement, ast.Expr) else None
+                if call is None:
+                    continue
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.value.id == name and len(call.args) == 1):
+                    return None
+                counted = self._largest_layer(call.args[0], frame, values, depth)
+                if counted is None:
+                    return None
+                total += times * counted
+        return total
+
+    def _range_length(self, node: ast.AST, frame: _Frame) -> int | None:
+        if not (isinstance(node, ast.Call) and self.model.qualified_name(node.func) in ("builtins.range", "range") and 1 <= len(node.args) <= 2 and not node.keywords):
+            return None
+        bounds = [self.integer(argument, frame) for argument in node.args]
+        if not all(isinstance(b, int) for b in bounds):
+            return None
+        return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+    def _largest_layer(self, layer: ast.AST, frame: _Frame, values: dict, depth: int) -> int | None:
+        """A layer's parameter count at the largest value of each name the method rebinds."""
+        names = sorted({n.id for n in walk(layer) if isinstance(n, ast.Name) and len(values.get(n.id, ())) > 1})
+        choices = [[(name, value) for value in values[name]] for name in names]
+        if any(value is None for choice in choices for _, value in choice) or math.prod(len(c) for c in choices) > 16:
+            return None
+        best = None
+        for combination in _product(choices):
+            bound = dict(frame.bound)
+            bound.update((name, (value, frame)) for name, value in combination)
+            network = self.network(layer, _Frame(frame.scope, bound, frame.parent), depth + 1)
+            counted = network(None) if network is not None else None
+            if counted is None:
+                return None
+            best = counted[0] if best is None else max(best, counted[0])
+        return best
 
     def _with_pending(self, run, pending, bound, depth, apply, inner):
         """Stored layers must each be applied by `__call__` (checked by `_run_body` through `used`)."""
@@ -779,6 +867,26 @@ class StateSize:
             return None
         applied = layer(inner[1])
         return None if applied is None else (inner[0] + applied[0], applied[1])
+
+
+def _product(choices: list[list]) -> list[tuple]:
+    combinations: list[tuple] = [()]
+    for choice in choices:
+        combinations = [(*combination, option) for combination in combinations for option in choice]
+    return combinations
+
+
+def _stores_below_top_level(method: ast.AST) -> bool:
+    """The method binds an attribute of `self` inside a loop, a branch or a `with` block."""
+    top = set(map(id, method.body))
+    for node in walk(method):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and id(node) not in top:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for element in ast.walk(target):
+                    if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self":
+                        return True
+    return False
 
 
 def dict_item(display: ast.AST, key) -> ast.AST | None:
