@@ -1,6 +1,6 @@
 """JAX401 in demonstration code (semantic/demo_code.py): notebooks and modules under docs, examples,
 tutorials, notebooks or colabs folders report missing donation only for state the source shows
-at a megabyte or more; any other module reports it whatever the size."""
+at 100 MB or more; any other module also reports a size it does not show."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from jaxlint.semantic.demo_code import is_demonstration_module
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rules" / "JAX401_demonstration.py"
 UNKNOWN_SIZE_ROW = 27  # params = update(params, x): a size from the caller
-LARGE_ROW = 34  # params = update_large(params, x): a 4 MB array written in the source
+LARGE_ROW = 34  # params = update_large(params, x): a 256 MB array written in the source
 
 
 def _rows(filename: str) -> list[int]:

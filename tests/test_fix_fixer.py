@@ -146,7 +146,7 @@ def test_donation_on_a_jitted_method_counts_self():
         "import jax\n\n\nclass Trainer:\n    @jax.jit\n    def step(self, state):\n        return state + 1\n\n"
         "    def run(self, n):\n        state = jax.numpy.zeros(n)\n        for _ in range(3):\n            state = self.step(state)\n        return state\n"
         # A program, not a library whose caller alone decides `n` (semantic/caller_sized.py).
-        "\n\nTrainer().run(1_000_000)\n"
+        "\n\nTrainer().run(100_000_000)\n"
     )
     fixed = fix_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]], unsafe=True).text
     # `@jax.jit` wraps the plain function, whose argument 0 is `self`.
@@ -301,7 +301,7 @@ def test_donation_fix_judges_only_the_call_sites_of_its_own_binding():
     source = (
         "import jax\nimport jax.numpy as jnp\n\n\ndef update(params, x):\n    return params - 0.1 * x\n\n\n"
         "def train(params, batches):\n    step = jax.jit(update)\n    for x in batches:\n        params = step(params, x)\n    return params\n\n\n"
-        "def train_own(batches):\n    params = jnp.zeros((1024, 1024))\n    step = jax.jit(update)\n    for x in batches:\n        params = step(params, x)\n    return params\n"
+        "def train_own(batches):\n    params = jnp.zeros((8192, 8192))\n    step = jax.jit(update)\n    for x in batches:\n        params = step(params, x)\n    return params\n"
     )
     result = check_source(source, "two_steps.py", Settings(), [RULES_BY_CODE["JAX401"]])
     by_row = {d.location.row: d for d in result.diagnostics}

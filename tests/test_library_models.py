@@ -305,17 +305,17 @@ def main(batches):
 
 _CASES = {
     # Look-alikes: nothing named shares a buffer with the donated state.
-    "key": ("    key = jax.random.PRNGKey(0)\n    state = jax.random.normal(key, (4096, 4096))\n", "print(key)", None),
-    "module": ("    state = jax.tree.map(jnp.zeros_like, {'w': jnp.ones((4096, 4096))})\n", "print(jnp)", None),
-    "args": ("    args = argparse.ArgumentParser().parse_args()\n    state = jnp.full((4096, 4096), args.scale)\n", "print(args)", None),
+    "key": ("    key = jax.random.PRNGKey(0)\n    state = jax.random.normal(key, (8192, 8192))\n", "print(key)", None),
+    "module": ("    state = jax.tree.map(jnp.zeros_like, {'w': jnp.ones((8192, 8192))})\n", "print(jnp)", None),
+    "args": ("    args = argparse.ArgumentParser().parse_args()\n    state = jnp.full((8192, 8192), args.scale)\n", "print(args)", None),
     "sharding": ("    sharding = NamedSharding(Mesh(jax.devices(), ('d',)), PartitionSpec())\n"
-                 "    state = jax.device_put(jnp.zeros((4096, 4096)), sharding)\n", "print(sharding)", None),
+                 "    state = jax.device_put(jnp.zeros((8192, 8192)), sharding)\n", "print(sharding)", None),
     # Real aliases, named in the reason.
-    "optimizer init": ("    init, update, get = optimizers.adam(1e-3)\n    params = jnp.ones((4096, 4096))\n    state = init(params)\n",
+    "optimizer init": ("    init, update, get = optimizers.adam(1e-3)\n    params = jnp.ones((8192, 8192))\n    state = init(params)\n",
                        "print(params)", "`state` holds the arrays of `params` (`init` returns them)"),
-    "asarray": ("    params = jnp.ones((4096, 4096))\n    state = jnp.asarray(params)\n", "print(params)",
+    "asarray": ("    params = jnp.ones((8192, 8192))\n    state = jnp.asarray(params)\n", "print(params)",
                 "`state` holds the arrays of `params` (`jnp.asarray` returns them)"),
-    "tree identity": ("    params = jnp.ones((4096, 4096))\n    state = jax.tree.map(lambda x: x, params)\n", "print(params)",
+    "tree identity": ("    params = jnp.ones((8192, 8192))\n    state = jax.tree.map(lambda x: x, params)\n", "print(params)",
                       "`state` is built from `params`"),
 }
 

@@ -879,14 +879,19 @@ def _of_state_alone(expression: ast.AST, carried: set[str], indices: set[str]) -
 
 # ----- state known to be small: not worth donating ---------------------------------------------------
 
-# A megabyte: next to a model's parameters and optimizer state, what donation would save is noise.
-SMALL_BYTES = 2**20
+# What a second copy of the state must cost before donation is worth asking for. The precision reads
+# judged states of a few MB to tens of MB (small MLPs and CNNs, a width-64 transformer, an optimizer
+# over them) nil to donate, U-Nets of hundreds of MB debatable, and billion-parameter models (GBs)
+# real: below 100 MB per device, a bounded state is not worth a finding. A size the source does not
+# fix is not bounded: it is flagged (treating it as small would drop most labelled real findings).
+WORTH_DONATING_BYTES = 100 * 2**20
 _BYTES_PER_ELEMENT = 4  # float32, JAX's default; a bound, not a measurement
 _KEY_ELEMENTS = {"jax.random.PRNGKey": 2, "jax.random.key": 2, "jax.random.fold_in": 2, "jax.random.clone": 2}
 _FILLED_ARRAYS = frozenset({
     "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty",
     "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
 })
+_SQUARE_ARRAYS = frozenset({"jax.numpy.eye", "jax.numpy.identity", "numpy.eye", "numpy.identity"})
 _LITERAL_ARRAYS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"})
 # Calls that place or replicate their first argument on devices: each device holds one copy of it.
 _REPLICATING = frozenset({
@@ -902,7 +907,7 @@ _SHAPE_SECOND = frozenset({"normal", "uniform", "randint", "gumbel", "laplace", 
 
 
 def known_small(value: ast.AST, scope, model) -> bool:
-    """Whether the source shows that `value` holds under a megabyte of arrays per device: a PRNG key
+    """Whether the source shows that `value` holds under `WORTH_DONATING_BYTES` (100 MB) of arrays per device: a PRNG key
     (`PRNGKey(0)`, `split(key)`), numbers, arrays of a size the source fixes (`jnp.zeros((8, 16))`,
     `normal(key, (N,))` with a module constant `N`, a literal `jnp.array([...])`), dicts, lists and
     tuples of those, a local helper that returns such a value, and a replication of one to the devices
@@ -910,14 +915,14 @@ def known_small(value: ast.AST, scope, model) -> bool:
     `tree_map` of either). A size the source does not fix (a parameter, a loaded checkpoint, a model's
     `init`) is not known small."""
     elements = _elements(value, scope, model, 0)
-    return elements is not None and elements * _BYTES_PER_ELEMENT < SMALL_BYTES
+    return elements is not None and elements * _BYTES_PER_ELEMENT < WORTH_DONATING_BYTES
 
 
 def known_large(value: ast.AST, scope, model) -> bool:
-    """Whether the source shows that `value` holds a megabyte or more of arrays per device (the
+    """Whether the source shows that `value` holds 100 MB or more of arrays per device (the
     counterpart of `known_small`; a size the source does not fix is neither)."""
     elements = _elements(value, scope, model, 0)
-    return elements is not None and elements * _BYTES_PER_ELEMENT >= SMALL_BYTES
+    return elements is not None and elements * _BYTES_PER_ELEMENT >= WORTH_DONATING_BYTES
 
 
 def holds_no_arrays(value: ast.AST, scope, model) -> bool:
@@ -1034,6 +1039,12 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         number = 2 if count is None else _int_value(count, scope, model, passed)
         # Anything but an int (the evaluator's "unknown" marker for `jax.local_device_count()`) is no count.
         return 2 * number if isinstance(number, int) and not isinstance(number, bool) else None
+    if qualified in _SQUARE_ARRAYS and arguments and not any(isinstance(a, ast.Starred) for a in arguments):
+        # `jnp.eye(n)`, `jnp.eye(n, m)`, `jnp.identity(n)`: n x m entries.
+        rows = _int_value(arguments[0], scope, model, passed)
+        columns = _int_value(arguments[1], scope, model, passed) if len(arguments) > 1 and qualified.endswith("eye") else rows
+        ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (rows, columns))
+        return rows * columns if ok else None
     if qualified in _FILLED_ARRAYS and (arguments or call.keywords):
         shape = _keyword_or_position(call, 0, "shape")
         return None if shape is None else _shape_elements(shape, scope, model, passed)
@@ -1085,6 +1096,7 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
     """The value of a size expression: module constants and literals, and a helper's parameters
     through the arguments its call passes."""
     from jaxlint.semantic.constants import literal_value
+    from jaxlint.semantic.state_size import _Frame
 
     evaluator = model.constant_evaluator()
 
@@ -1092,6 +1104,9 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
         if passed and isinstance(inner, ast.Name) and inner.id in passed:
             argument, caller = passed[inner.id]
             return evaluator.value(argument, caller)
+        if isinstance(inner, ast.Subscript) or (isinstance(inner, ast.Name) and inner.id in scope.param_nodes):
+            # A configuration dict's item (`CONFIG["width"]`), a parameter every call here sets.
+            return _state_sizes(model).value(inner, _Frame(scope))
         return evaluator.value(inner, scope)
 
     return literal_value(node, None, lookup)

@@ -42,8 +42,8 @@ def literal_value(node: ast.AST, known: dict | None = None, lookup=None, depth: 
         if known is not None and node.id in known:
             return known[node.id]
         return lookup(node) if lookup is not None else UNKNOWN
-    if isinstance(node, ast.Attribute) and lookup is not None:
-        return lookup(node)
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and lookup is not None:
+        return lookup(node)  # `config.width`, `CONFIG["width"]`: the lookup decides
     if isinstance(node, ast.UnaryOp):
         operand = literal_value(node.operand, known, lookup, depth + 1)
         if operand is UNKNOWN:

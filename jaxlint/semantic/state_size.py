@@ -1,7 +1,8 @@
 """How many array elements a model's or optimizer's state holds, where the source says it.
 
 `init` of a network whose layer widths the source fixes (constructor literals, module constants,
-argument defaults, literal arguments of the call building it) on an input of a known shape
+argument defaults, literal arguments of the call building it, items of a configuration dict display
+no code changes in place, a parameter every call in the module sets to an integer) on an input of a known shape
 (`jnp.ones((1, 28, 28, 1))`), and an optimizer state built for such parameters (a small multiple
 of them), have a size the analysis can bound; the state of an optimizer that keeps no arrays
 (`optax.sgd` without momentum: library data `optax.STATE_FREE`) is small whatever the parameters. The per-layer counts are data
@@ -11,7 +12,7 @@ class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers
 input. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
 a file) makes the whole bound unknown: None, never a guess.
 
-Used by carried_state.known_small (JAX401: state under a megabyte is not worth donating).
+Used by carried_state.known_small (JAX401: state under 100 MB is not worth donating).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import math
 
 from jaxlint.semantic.constants import UNKNOWN, literal_value
 from jaxlint.semantic.library_models import layers as layer_models
+from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.syntax import walk
 
 _DEPTH = 12
@@ -73,6 +75,9 @@ class StateSize:
                 if depth > _DEPTH or argument is None:
                     return UNKNOWN
                 return self.value(argument, caller, depth + 1) if isinstance(argument, ast.AST) else argument
+            if isinstance(inner, ast.Subscript):
+                item = self._config_item(inner, frame, depth)
+                return UNKNOWN if item is None else self.value(item[0], item[1], depth + 1)
             if isinstance(inner, ast.Name) and inner.id in frame.scope.param_nodes:
                 return self._default(inner.id, frame.scope)
             return evaluator.value(inner, frame.scope)
@@ -92,13 +97,32 @@ class StateSize:
         positional = [*arguments.posonlyargs, *arguments.args]
         defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
         defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-        default = defaults.get(name)
-        if default is None:
-            return UNKNOWN
-        for call in self.model.calls_by_name().get(function.name, ()):
-            if call.args or call.keywords:
-                return UNKNOWN  # some call may pass it
-        return self.model.constant_evaluator().value(default, self.model.scope_for(function))
+        return parameter_value(self.model, function, name, [a.arg for a in positional], defaults.get(name))
+
+    def _config_item(self, node: ast.Subscript, frame: _Frame, depth: int):
+        """(the expression, its frame) a literal key picks from a configuration dict: `CONFIG["width"]`,
+        `hparams["width"]` with `hparams` a parameter bound to a dict display, `cfg["model"]["width"]`."""
+        key = literal_value(node.slice)
+        if not isinstance(key, (str, int)) or isinstance(key, bool) or depth > _DEPTH:
+            return None
+        container = node.value
+        if isinstance(container, ast.Subscript):
+            outer = self._config_item(container, frame, depth + 1)
+            if outer is None:
+                return None
+            container, frame = outer
+        elif isinstance(container, ast.Name) and container.id in frame.bound:
+            argument, caller = frame.bound[container.id]
+            if not isinstance(argument, ast.AST):
+                return None
+            container, frame = argument, caller
+        if isinstance(container, ast.Name):
+            found = dict_display(self.model, container, frame.scope)
+            if found is None:
+                return None
+            container, frame = found[0], _Frame(found[1])
+        value = dict_item(container, key)
+        return None if value is None else (value, frame)
 
     # ----- state values ------------------------------------------------------------------------
 
@@ -497,11 +521,16 @@ class StateSize:
                 bound["self." + keyword.arg] = (keyword.value, frame)
         explicit = 0
         stored: list[str] = []
+        built_locals: set[str] = set()
         for name in ("__init__", "setup"):
             method = methods.get(name)
             if method is None:
                 continue
+            if _stores_below_top_level(method):
+                return None  # `self.w = ...` under a loop or a branch: what is stored is not followed
             scope = self.model.scope_for(method.body[0])
+            parameters = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)}
+            built_locals |= set(scope.local_names) - parameters
             inner = _Frame(scope, bound)
             for statement in method.body:
                 if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -522,6 +551,18 @@ class StateSize:
                 continue
             counted = self._array_elements(value, owner, depth)
             if counted is None:
+                if isinstance(value, ast.Name) and value.id in built_locals:
+                    # A local the constructor builds (`layers = []` filled in a loop, then
+                    # `self.layers = layers`): a setting only where it is a literal.
+                    local = bound.get(value.id)
+                    if local is not None and isinstance(local[0], ast.Constant):
+                        continue
+                    if local is not None and isinstance(local[0], ast.List) and not local[0].elts:
+                        filled = self._appended_layers(value.id, methods, local[1], depth)
+                        if filled is not None:
+                            explicit += filled
+                            continue
+                    return None
                 if isinstance(value, ast.Constant) or self._plain_setting(value):
                     continue  # a number or a string setting
                 return None
@@ -545,6 +586,76 @@ class StateSize:
                 return lambda shape: (explicit, None)
             return run
         return self._with_pending(run, pending, bound, depth, apply, inner)
+
+    def _appended_layers(self, name: str, methods: dict, frame: _Frame, depth: int) -> int | None:
+        """Parameters of the layers a constructor appends to its local list `name` (`layers = []`):
+        appends in its body and in `for ... in range(n)` loops there, each layer of sizes the walk
+        can count without an input (`eqx.nn.Linear(width, width)`). A name the method rebinds
+        (`in_size = width` after the first layer) counts at its largest value: an upper bound."""
+        method = next((m for m in (methods.get("__init__"), methods.get("setup")) if m is not None and frame.scope is self.model.scope_for(m.body[0])), None)
+        if method is None:
+            return None
+        values: dict[str, list[ast.AST]] = {}
+        for node in walk(method):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values.setdefault(node.targets[0].id, []).append(node.value)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                values.setdefault(node.target.id, []).append(None)
+        if len(values.get(name, ())) != 1:
+            return None  # the list itself rebound
+        total = 0
+        for statement in method.body:
+            appended = [
+                node for node in walk(statement)
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name
+            ]
+            if not appended:
+                continue
+            if any(not (isinstance(parent_of(a), ast.Call) and parent_of(a).func is a and a.attr == "append") for a in appended):
+                return None  # `layers.extend(...)`, the list handed on: not followed
+            times = 1
+            body = [statement]
+            if isinstance(statement, ast.For) and not statement.orelse:
+                times = self._range_length(statement.iter, frame)
+                body = statement.body
+            if times is None or not all(isinstance(s, (ast.Expr, ast.Assign)) for s in body):
+                return None
+            for inner_statement in body:
+                call = inner_statement.value if isinstance(inner_statement, ast.Expr) else None
+                if call is None:
+                    continue
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.value.id == name and len(call.args) == 1):
+                    return None
+                counted = self._largest_layer(call.args[0], frame, values, depth)
+                if counted is None:
+                    return None
+                total += times * counted
+        return total
+
+    def _range_length(self, node: ast.AST, frame: _Frame) -> int | None:
+        if not (isinstance(node, ast.Call) and self.model.qualified_name(node.func) in ("builtins.range", "range") and 1 <= len(node.args) <= 2 and not node.keywords):
+            return None
+        bounds = [self.integer(argument, frame) for argument in node.args]
+        if not all(isinstance(b, int) for b in bounds):
+            return None
+        return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+    def _largest_layer(self, layer: ast.AST, frame: _Frame, values: dict, depth: int) -> int | None:
+        """A layer's parameter count at the largest value of each name the method rebinds."""
+        names = sorted({n.id for n in walk(layer) if isinstance(n, ast.Name) and len(values.get(n.id, ())) > 1})
+        choices = [[(name, value) for value in values[name]] for name in names]
+        if any(value is None for choice in choices for _, value in choice) or math.prod(len(c) for c in choices) > 16:
+            return None
+        best = None
+        for combination in _product(choices):
+            bound = dict(frame.bound)
+            bound.update((name, (value, frame)) for name, value in combination)
+            network = self.network(layer, _Frame(frame.scope, bound, frame.parent), depth + 1)
+            counted = network(None) if network is not None else None
+            if counted is None:
+                return None
+            best = counted[0] if best is None else max(best, counted[0])
+        return best
 
     def _with_pending(self, run, pending, bound, depth, apply, inner):
         """Stored layers must each be applied by `__call__` (checked by `_run_body` through `used`)."""
@@ -756,6 +867,101 @@ class StateSize:
             return None
         applied = layer(inner[1])
         return None if applied is None else (inner[0] + applied[0], applied[1])
+
+
+def _product(choices: list[list]) -> list[tuple]:
+    combinations: list[tuple] = [()]
+    for choice in choices:
+        combinations = [(*combination, option) for combination in combinations for option in choice]
+    return combinations
+
+
+def _stores_below_top_level(method: ast.AST) -> bool:
+    """The method binds an attribute of `self` inside a loop, a branch or a `with` block."""
+    top = set(map(id, method.body))
+    for node in walk(method):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and id(node) not in top:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for element in ast.walk(target):
+                    if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self":
+                        return True
+    return False
+
+
+def dict_item(display: ast.AST, key) -> ast.AST | None:
+    """The value a dict display (`{"width": 64}`, `dict(width=64)`) gives `key`, or None."""
+    if isinstance(display, ast.Dict):
+        if None in display.keys:
+            return None  # `**other`: any key may come from it
+        found = [v for k, v in zip(display.keys, display.values) if isinstance(k, ast.Constant) and k.value == key]
+        return found[-1] if found else None
+    if isinstance(display, ast.Call) and isinstance(display.func, ast.Name) and display.func.id == "dict" and not display.args:
+        found = [k.value for k in display.keywords if k.arg == key]
+        return found[-1] if found and all(k.arg is not None for k in display.keywords) else None
+    return None
+
+
+def dict_display(model, name: ast.Name, scope):
+    """(the dict display, its scope) a name is bound to once, in a scope that never changes it in
+    place (`CONFIG = {"width": 64}`, `hparams = {"width": width}`); None otherwise."""
+    from jaxlint.semantic.bindings import bound_values
+
+    found = bound_values(model, name.id, scope)
+    if found is None or len(found[1]) != 1:
+        return None
+    owner, (value,) = found
+    if not (isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")):
+        return None
+    cache = model.__dict__.setdefault("_jaxlint_changed_dicts", {})
+    key = (name.id, id(owner))
+    if key not in cache:
+        cache[key] = _changed_in_place(name.id, owner.node)
+    return None if cache[key] else (value, owner)
+
+
+def _changed_in_place(name: str, node: ast.AST) -> bool:
+    for inner in walk(node):
+        if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name and not isinstance(inner.ctx, ast.Load):
+            return True  # `config["width"] = 128`
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name) and inner.func.value.id == name:
+            if inner.func.attr in ("update", "setdefault", "pop", "clear", "__setitem__"):
+                return True
+    return False
+
+
+def parameter_value(model, function: ast.AST, name: str, positional: list, default: ast.AST | None):
+    """The value of a parameter of a module function of sizes: its default where no call passes it,
+    else the largest integer the module's calls pass (`run(2)`, `run(num_params=3)`, each evaluated
+    where it is made); UNKNOWN where a call passes something else, or nothing calls it here."""
+    calls = model.calls_by_name().get(function.name, ())
+    evaluator = model.constant_evaluator()
+    method = bool(positional) and positional[0] in ("self", "cls")
+    values = []
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return UNKNOWN
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        index = positional.index(name) - (1 if method else 0) if name in positional else None
+        if passed is None and index is not None and 0 <= index < len(call.args):
+            passed = call.args[index]
+        if passed is None:
+            if default is None:
+                return UNKNOWN
+            continue
+        value = evaluator.value(passed, model.scope_for(call))
+        if not isinstance(value, int) or isinstance(value, bool):
+            return UNKNOWN
+        values.append(value)
+    if not values:
+        return UNKNOWN if default is None else evaluator.value(default, model.scope_for(function))
+    if default is not None:
+        fallback = evaluator.value(default, model.scope_for(function))
+        if any(not (call.args or call.keywords) for call in calls):
+            if not isinstance(fallback, int) or isinstance(fallback, bool):
+                return UNKNOWN
+            values.append(fallback)
+    return max(values)
 
 
 _ACTIVATIONS = frozenset({
