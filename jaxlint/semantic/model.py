@@ -858,9 +858,13 @@ class SemanticModel(DeviceValues):
                 if len(call.args) > 1:
                     return None  # positions bound by the partial: the wrapper's calls pass shifted arguments
                 node, call = call, parent_of(call)
-            if not (isinstance(call, ast.Call) and call.args and call.args[0] is node and self.transform_of(call.func) is not None):
+            if not (isinstance(call, ast.Call) and call.args and call.args[0] is node):
                 return None
             parent = parent_of(call)
+            if self.transform_of(call.func) is None and not (isinstance(parent, ast.Assign) and parent.value is call):
+                # A wrapper jaxlint does not know (a partitioner's `partition(f, ...)`) is taken to return a
+                # callable with f's parameters only when its result is bound: its calls are then f's.
+                return None
             target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
             if isinstance(parent, ast.Call) and parent.func is call:
                 immediate.append(parent)
@@ -872,9 +876,34 @@ class SemanticModel(DeviceValues):
                 return None
         if not names and not immediate:
             return None
-        if names and self._name_read_elsewhere(*names):
+        names = self._forwarded_names(names)  # (None when a name is read other than called or copied)
+        if names is None:
             return None
         return names, immediate
+
+    def _forwarded_names(self, names: list[str]) -> list[str] | None:
+        """The wrapper names with the names and attributes they are copied to (`cpfn = jax.jit(f)` then
+        `self.f_compiled = cpfn`): the calls of the copy are the wrapper's calls. None when a wrapper
+        name is handed on some other way."""
+        found = list(dict.fromkeys(names))
+        for wrapper in found:  # (grows while it runs: a copy of a copy)
+            for node in self.nodes:
+                if not (isinstance(node, ast.Name) and node.id == wrapper and isinstance(node.ctx, ast.Load)):
+                    continue
+                parent = parent_of(node)
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    continue
+                if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
+                    return None
+                target = parent.targets[0]
+                copy = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+                if copy is None:
+                    return None
+                if copy not in found:
+                    found.append(copy)
+            if len(found) > 8:
+                return None
+        return found
 
     def _defaulted(self, scope: Scope) -> set[str]:
         arguments = scope.node.args
