@@ -822,7 +822,7 @@ class SemanticModel(DeviceValues):
                 cache[scope] = None
                 return None
         else:
-            entries = self._compiled_entries(node.name) if scope.parent is self.module_scope else None
+            entries = self._compiled_entries(node.name, method=scope.has_self) if scope.parent is self.module_scope else None
             if entries is None:
                 cache[scope] = None
                 return None
@@ -841,14 +841,21 @@ class SemanticModel(DeviceValues):
                     return True
         return False
 
-    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None) -> tuple[list[str], list[ast.Call]] | None:
+    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None, method: bool = False) -> tuple[list[str], list[ast.Call]] | None:
         """A module function used only inside transforms: the names bound to its wrappers and the
         wrappers called at once; None when any other reference could call it some other way. With a
-        `direct` list, plain calls of the function are collected there instead of ruling it out."""
+        `direct` list, plain calls of the function are collected there instead of ruling it out.
+        A `method` is referred to as `self.name` (`self.apply_fn = jax.jit(self._apply)`: bound, so the
+        wrapper's calls pass the parameters after `self`); any other owner (`Model._apply`) is unknown."""
         names: list[str] = []
         immediate: list[ast.Call] = []
         for node in self.nodes:
-            if not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
+            if method:
+                if not (isinstance(node, ast.Attribute) and node.attr == function_name and isinstance(node.ctx, ast.Load)):
+                    continue
+                if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    return None
+            elif not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
                 continue
             call = parent_of(node)
             if direct is not None and isinstance(call, ast.Call) and call.func is node:
