@@ -82,27 +82,32 @@ def _names_of(target: ast.AST) -> set[str]:
     return set()
 
 
-def _element_for(target: ast.AST, value: ast.AST, name: str) -> tuple[ast.AST, int | None]:
-    """The value `name` takes from `target = value`: (value, None) when bound whole, (value, i) when it
-    is the i-th element of a flat tuple target, (None, None) otherwise."""
+def _element_for(target: ast.AST, value: ast.AST, name: str) -> tuple[ast.AST | None, tuple[int, ...]]:
+    """The value `name` takes from `target = value`: (value, ()) when bound whole, (value, path) when it
+    is an element of a tuple target (`state, (loss, logs) = step(...)`: path (1, 1)), elements of a
+    tuple display taken at once; (None, ()) when a starred target hides the position."""
     if isinstance(target, ast.Name):
-        return value, None
+        return value, ()
     if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
         for position, element in enumerate(target.elts):
-            if isinstance(element, ast.Name) and element.id == name:
-                if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-                    return value.elts[position], None
-                return value, position
-    return None, None
+            if name not in _names_of(element):
+                continue
+            if isinstance(value, (ast.Tuple, ast.List)):
+                if len(value.elts) != len(target.elts):
+                    return None, ()
+                return _element_for(element, value.elts[position], name)
+            inner, path = _element_for(element, value, name)
+            return (inner, (position, *path)) if inner is not None else (None, ())
+    return None, ()
 
 
-def _container_value(found: tuple[ast.AST | None, int | None], scope, model, depth: int) -> bool:
-    value, position = found
+def _container_value(found: tuple[ast.AST | None, tuple[int, ...]], scope, model, depth: int) -> bool:
+    value, path = found
     if value is None:
         return False
-    if position is None and isinstance(value, _DISPLAYS):
+    if not path and isinstance(value, _DISPLAYS):
         return True
-    if position is None and isinstance(value, ast.Name):
+    if not path and isinstance(value, ast.Name):
         return container_of_device_values(value, scope, model, depth + 1)
     if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
         return False
@@ -114,7 +119,7 @@ def _container_value(found: tuple[ast.AST | None, int | None], scope, model, dep
     if function is None or not function.returns:
         return False
     for returned in function.returns:
-        if position is not None:
+        for position in path:
             if not isinstance(returned, ast.Tuple) or any(isinstance(e, ast.Starred) for e in returned.elts) or position >= len(returned.elts):
                 return False
             returned = returned.elts[position]
