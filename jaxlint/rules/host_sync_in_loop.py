@@ -64,7 +64,8 @@ Not flagged, as principles:
 - the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
-  `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device: an update of
+  `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
+  factory of the module returns, `jax.jit(make_train(config))`: an update of
   on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
   per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
   the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
@@ -90,6 +91,10 @@ Not flagged, as principles:
   (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`,
   `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
   its compiled call, a training loop or a sampler's chain, it stays flagged);
+- the test reads nothing from the device: a compiled call keeps its result's pytree structure, so the
+  truth of a dict or list of device arrays it returns (`if metrics:` after `state, metrics =
+  step(state, batch)` where `step` returns `state, {"loss": loss}`) is the container's length, known
+  on the host;
 - test code (a `test_*` function or one spelled `TestSampler`, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
   test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 

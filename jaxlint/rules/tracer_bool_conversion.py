@@ -16,7 +16,10 @@ https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError 
 Static views of a traced value are fine and are not flagged: `x.shape`, `x.ndim`, `x.dtype`,
 `len(x)`, `x is None`, `isinstance(x, ...)`, and arguments listed in `static_argnums`/`static_argnames`.
 Nor are values JAX hands over as plain Python values: a defaulted parameter that no call in the
-module passes (jit traces only what a call passes), the `nondiff_argnums` of a `jax.custom_vjp`/
+module passes (jit traces only what a call passes; the calls of the compiled callable count wherever it is
+stored, `self.fn = jax.jit(f)` or a copy of a local name, a method compiled bound (`jax.jit(self._apply)`), whatever decorator that binds configuration f
+carries, and whatever wrapper compiles it, `partitioner.partition(f, ...)`, when its result is bound
+and called), the `nondiff_argnums` of a `jax.custom_vjp`/
 `custom_jvp` function in its `fwd`, `bwd` and `jvp` rules (and `bwd` defaults JAX never fills, and
 its residuals, which hold whatever `fwd` kept), non-array arguments of `eqx.filter_custom_vjp` rules,
 a length a helper returns from a shape (`return x, x.shape[0]`), the targets of `jax.debug.callback`

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.model import ARRAY
+from jaxlint.semantic.reaching import reaching_value
 
 
 def python_list(argument: ast.expr | None, scope) -> bool:
@@ -48,3 +49,82 @@ def python_collection(argument: ast.expr, scope, context) -> bool:
         name = annotation.attr if isinstance(annotation, ast.Attribute) else annotation.id if isinstance(annotation, ast.Name) else None
         return name in CONTAINER_ANNOTATIONS and not any(isinstance(target, ast.Name) and target.id == argument.id for target, _ in owner.bindings)
     return python_list(argument, owner)
+
+
+_DISPLAYS = (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+
+
+def container_of_device_values(name: ast.expr, scope, model, depth: int = 0) -> bool:
+    """A name bound, everywhere `scope` binds it, to a Python container: a display, or what a function
+    of the project returns at that place as a display (`state, metrics = step(state, batch)` where the
+    jitted `step` ends `return state, {"loss": loss}`). Compiled calls keep the pytree's structure, so
+    the caller holds a dict (or list) of device arrays: its truth is its length, known on the host, and
+    testing it (`if metrics:`) reads nothing from the device."""
+    if not isinstance(name, ast.Name) or depth > 2:
+        return False
+    values = [(target, value) for target, value in scope.bindings if name.id in _names_of(target)]
+    if not values:
+        return False
+    reaching = reaching_value(name, [value for _, value in values])
+    if reaching is not None:
+        values = [(target, value) for target, value in values if value is reaching]
+    for target, value in values:
+        if value is None or not _container_value(_element_for(target, value, name.id), scope, model, depth):
+            return False
+    return True
+
+
+def _names_of(target: ast.AST) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {n for element in target.elts for n in _names_of(element)}
+    return set()
+
+
+def _element_for(target: ast.AST, value: ast.AST, name: str) -> tuple[ast.AST | None, tuple[int, ...]]:
+    """The value `name` takes from `target = value`: (value, ()) when bound whole, (value, path) when it
+    is an element of a tuple target (`state, (loss, logs) = step(...)`: path (1, 1)), elements of a
+    tuple display taken at once; (None, ()) when a starred target hides the position."""
+    if isinstance(target, ast.Name):
+        return value, ()
+    if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        for position, element in enumerate(target.elts):
+            if name not in _names_of(element):
+                continue
+            if isinstance(value, (ast.Tuple, ast.List)):
+                if len(value.elts) != len(target.elts):
+                    return None, ()
+                return _element_for(element, value.elts[position], name)
+            inner, path = _element_for(element, value, name)
+            return (inner, (position, *path)) if inner is not None else (None, ())
+    return None, ()
+
+
+def _container_value(found: tuple[ast.AST | None, tuple[int, ...]], scope, model, depth: int) -> bool:
+    value, path = found
+    if value is None:
+        return False
+    if not path and isinstance(value, _DISPLAYS):
+        return True
+    if not path and isinstance(value, ast.Name):
+        return container_of_device_values(value, scope, model, depth + 1)
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+        return False
+    binding = model.jit_binding_for_call(value)
+    function = binding.function if binding is not None else None
+    if function is None:
+        resolved = model.resolve_function(value.func, model.scope_for(value))
+        function = resolved[0] if resolved is not None and not resolved[1] else None
+    if function is None or not function.returns:
+        return False
+    for returned in function.returns:
+        for position in path:
+            if not isinstance(returned, ast.Tuple) or any(isinstance(e, ast.Starred) for e in returned.elts) or position >= len(returned.elts):
+                return False
+            returned = returned.elts[position]
+        if isinstance(returned, _DISPLAYS):
+            continue
+        if not container_of_device_values(returned, function, model, depth + 1):
+            return False
+    return True

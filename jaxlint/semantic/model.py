@@ -822,7 +822,7 @@ class SemanticModel(DeviceValues):
                 cache[scope] = None
                 return None
         else:
-            entries = self._compiled_entries(node.name) if scope.parent is self.module_scope else None
+            entries = self._compiled_entries(node.name, method=scope.has_self) if scope.parent is self.module_scope else None
             if entries is None:
                 cache[scope] = None
                 return None
@@ -841,14 +841,21 @@ class SemanticModel(DeviceValues):
                     return True
         return False
 
-    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None) -> tuple[list[str], list[ast.Call]] | None:
+    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None, method: bool = False) -> tuple[list[str], list[ast.Call]] | None:
         """A module function used only inside transforms: the names bound to its wrappers and the
         wrappers called at once; None when any other reference could call it some other way. With a
-        `direct` list, plain calls of the function are collected there instead of ruling it out."""
+        `direct` list, plain calls of the function are collected there instead of ruling it out.
+        A `method` is referred to as `self.name` (`self.apply_fn = jax.jit(self._apply)`: bound, so the
+        wrapper's calls pass the parameters after `self`); any other owner (`Model._apply`) is unknown."""
         names: list[str] = []
         immediate: list[ast.Call] = []
         for node in self.nodes:
-            if not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
+            if method:
+                if not (isinstance(node, ast.Attribute) and node.attr == function_name and isinstance(node.ctx, ast.Load)):
+                    continue
+                if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    return None
+            elif not (isinstance(node, ast.Name) and node.id == function_name and isinstance(node.ctx, ast.Load)):
                 continue
             call = parent_of(node)
             if direct is not None and isinstance(call, ast.Call) and call.func is node:
@@ -858,9 +865,13 @@ class SemanticModel(DeviceValues):
                 if len(call.args) > 1:
                     return None  # positions bound by the partial: the wrapper's calls pass shifted arguments
                 node, call = call, parent_of(call)
-            if not (isinstance(call, ast.Call) and call.args and call.args[0] is node and self.transform_of(call.func) is not None):
+            if not (isinstance(call, ast.Call) and call.args and call.args[0] is node):
                 return None
             parent = parent_of(call)
+            if self.transform_of(call.func) is None and not (isinstance(parent, ast.Assign) and parent.value is call):
+                # A wrapper jaxlint does not know (a partitioner's `partition(f, ...)`) is taken to return a
+                # callable with f's parameters only when its result is bound: its calls are then f's.
+                return None
             target = parent.targets[0] if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
             if isinstance(parent, ast.Call) and parent.func is call:
                 immediate.append(parent)
@@ -872,9 +883,34 @@ class SemanticModel(DeviceValues):
                 return None
         if not names and not immediate:
             return None
-        if names and self._name_read_elsewhere(*names):
+        names = self._forwarded_names(names)  # (None when a name is read other than called or copied)
+        if names is None:
             return None
         return names, immediate
+
+    def _forwarded_names(self, names: list[str]) -> list[str] | None:
+        """The wrapper names with the names and attributes they are copied to (`cpfn = jax.jit(f)` then
+        `self.f_compiled = cpfn`): the calls of the copy are the wrapper's calls. None when a wrapper
+        name is handed on some other way."""
+        found = list(dict.fromkeys(names))
+        for wrapper in found:  # (grows while it runs: a copy of a copy)
+            for node in self.nodes:
+                if not (isinstance(node, ast.Name) and node.id == wrapper and isinstance(node.ctx, ast.Load)):
+                    continue
+                parent = parent_of(node)
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    continue
+                if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
+                    return None
+                target = parent.targets[0]
+                copy = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+                if copy is None:
+                    return None
+                if copy not in found:
+                    found.append(copy)
+            if len(found) > 8:
+                return None
+        return found
 
     def _defaulted(self, scope: Scope) -> set[str]:
         arguments = scope.node.args

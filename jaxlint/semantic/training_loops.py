@@ -23,6 +23,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
@@ -531,12 +532,34 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
             if model.qualified_name(node.func) in _LAX_LOOPS:
                 return True  # `params = lax.fori_loop(0, steps_per_epoch, train, params)` called right here
             binding = model.jit_binding_for_call(node)
-            function = binding.function if binding is not None else None
-            if function is not None and any(
-                isinstance(call, ast.Call) and model.qualified_name(call.func) in _LAX_LOOPS for call in walk(function.node)
-            ):
-                return True
+            if binding is None:
+                continue
+            for function in _compiled_functions(binding, model):
+                if any(isinstance(call, ast.Call) and model.qualified_name(call.func) in _LAX_LOOPS for call in walk(function.node)):
+                    return True
     return False
+
+
+def _compiled_functions(binding, model: SemanticModel) -> list[Scope]:
+    """The function a compiled callable runs: its own, or, for `jax.jit(make_train(config))`, the
+    functions the module's factory returns (`def train(...)` nested in `make_train`, `return train`)."""
+    if binding.function is not None:
+        return [binding.function]
+    compiled = binding.node
+    if not (isinstance(compiled, ast.Call) and compiled.args and isinstance(compiled.args[0], ast.Call)):
+        return []
+    made = compiled.args[0]
+    resolved = model.resolve_function(made.func, model.scope_for(made))
+    factory = resolved[0] if resolved is not None and not resolved[1] else None
+    if factory is None or not factory.returns:
+        return []
+    functions = []
+    for returned in factory.returns:
+        inner = model.resolve_function(returned, factory) if isinstance(returned, (ast.Name, ast.Lambda)) else None
+        if inner is None or inner[0] is None or inner[0] is factory:
+            return []
+        functions.append(inner[0])
+    return functions
 
 
 def _range_stride(loop: ast.AST, model: SemanticModel) -> str | None:
@@ -857,6 +880,8 @@ class LoopValues:
                 if found is not None:
                     return found
             return None
+        if isinstance(test, ast.Name) and container_of_device_values(test, self.scope, self.model):
+            return None  # `if metrics:` on a dict of device arrays: its length, known on the host
         return test if self.is_fresh(test) else None
 
     def calls_compiled_code(self) -> ast.Call | None:
