@@ -66,7 +66,11 @@ Not flagged, as principles:
 - what never runs: per call, a notebook's function that no cell reads (nothing imports a notebook's
   names, unlike a module's, whose uncalled functions are called from elsewhere): a per-call cost
   needs calls;
-- test code, and anything in traced code.
+- test code, and anything in traced code, including code that runs only under a library's trace: a
+  model function handed to an MCMC kernel (NumPyro's `NUTS(model)`, `HMC`, `SA`, ...: library data,
+  `semantic/outer_trace.py`) and the functions nested in it run inside the sampler's compiled loop,
+  where an inner `jit` is inlined and traced once; the same function also called directly outside
+  the sampler is still flagged.
 
 ## Why is this bad?
 `jit` caches compiled programs on the identity of the function it wraps (and its options). A lambda,
@@ -112,7 +116,7 @@ import re
 
 from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, dead_code, flow, jaxapi
+from jaxlint.semantic import carried_state, dead_code, flow, jaxapi, outer_trace
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import argument as passed_argument, root_name, walk
@@ -149,6 +153,8 @@ class JitInLoop(Rule):
         scope = context.scope(node)
         if scope.in_traced or carried_state.in_test_code(node, str(context.source.filename), model):
             return  # a test compiles what it checks, often a new model per case
+        if outer_trace.runs_under_library_trace(scope, model):
+            return  # a sampler's model: traced inside its compiled loop, the inner `jit` inlined once
         loops = list(flow.enclosing_loops(node))
         wrapped = node.args[0]
         kind = _fresh_kind(wrapped, context, scope, loops[0] if loops else None)

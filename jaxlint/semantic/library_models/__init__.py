@@ -52,13 +52,14 @@ import ast
 from dataclasses import dataclass
 
 from jaxlint.semantic.library_models import (
-    chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, optax, orbax,
+    chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro, optax, orbax,
     python_stdlib,
 )
 from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, faster
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
+    numpyro,
 )
 FIELDS = frozenset({
     "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
