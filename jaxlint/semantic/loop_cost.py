@@ -27,7 +27,7 @@ import ast
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import enclosing_loops
 from jaxlint.semantic.model import Scope, SemanticModel, parent_of
-from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count
+from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
 
 # Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
 DISPATCH_SECONDS = 20e-6
@@ -152,13 +152,7 @@ def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | 
     if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range":
         if iterable.keywords or not 1 <= len(iterable.args) <= 3:
             return None
-        bounds = [count_value(argument, scope, model) for argument in iterable.args]
-        if None in bounds:
-            return None
-        try:
-            return len(range(*bounds))
-        except (TypeError, ValueError):
-            return None
+        return range_length(iterable.args, lambda argument: count_value(argument, scope, model))
     return container_length(iterable, scope, model)
 
 

@@ -1240,14 +1240,19 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
         counts = [count for count in (iteration_count(a, scope, model) for a in iterable.args) if count is not None]
         return min(counts) if counts else None
     if name == "range" and not iterable.keywords and len(iterable.args) <= 3:
-        bounds = [_int_in_scope(argument, scope, model) for argument in iterable.args]
-        if None in bounds:
-            return None
-        try:
-            return len(range(*bounds))
-        except (TypeError, ValueError):
-            return None
+        return range_length(iterable.args, lambda argument: _int_in_scope(argument, scope, model))
     return None
+
+
+def range_length(arguments, bound_value) -> int | None:
+    """How many numbers `range(*arguments)` yields, each bound read by `bound_value` (None: unknown)."""
+    bounds = [bound_value(argument) for argument in arguments]
+    if None in bounds:
+        return None
+    try:
+        return len(range(*bounds))
+    except (TypeError, ValueError):
+        return None
 
 
 _PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
