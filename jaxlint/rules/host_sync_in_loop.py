@@ -25,7 +25,13 @@ body runs a jitted step and ends `return loss.item()`, or prints the loss; calle
 or on an instance of a class of the module, any number of calls deep: the finding names the read
 and its line; a function that times what it runs is a measurement and reads on purpose), or a comprehension that
 asks each element of a device array for a host value (`[0.0 if d else 1.0 for d in done]`: one
-blocking read per element). One finding per statement.
+blocking read per element). Indices drawn on the device (`jax.random.randint`, `permutation`,
+`jnp.arange`) and then read on the host one number at a time, as slice bounds (`[data[i : i + n]
+for i in ix]`), with `int(i)`, as the key of a host record (`dataset[i]["ids"]`), or as the index of
+a NumPy array (`rays[tuple(ix), ...]`, `x_np[perm[i : i + b]]`), wait for the device on every
+step, in the loop or in a function of the module that draws and reads them on every call (reported
+at the read): the host needs those numbers, so the fix is to draw them with NumPy, whatever uses
+the batch (semantic/device_indices.py). One finding per statement.
 
 Not flagged, as principles:
 - the sync does not run every iteration: it is gated by a condition that changes between
@@ -169,10 +175,11 @@ from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
+from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
+from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
@@ -232,6 +239,7 @@ class HostSyncInLoop(Rule):
             return  # each iteration compiles for a host value it grows: the host must see the test
         assigned = assigned_in_loop(node)
         found: list[tuple[ast.AST, str]] = []
+        drawn_findings: set[int] = set()  # reads of index arrays drawn on the device: their own advice
         needed_on_host: set[str] = set()
         for child in values.body:
             if _decodes_on_host(child) and not _under_condition(child, node):
@@ -264,7 +272,8 @@ class HostSyncInLoop(Rule):
                 continue  # `if not ok: table = rebuild_on_cpu(x)`: host code repairs what the next step uses
             if _inside_host_rebuild(child, node, context, values):
                 continue  # runs only when the device said to repair (`print(...)` beside the rebuild)
-            if not _is_formatting(child) and not _iterates_array_built_here(child, context) and not _internal_helper_sync(child, node, context) and _needed_by_host_consumer(child, node, context):
+            drawn_indices = _reads_indices_drawn_on_device(child, values, context)
+            if not _is_formatting(child) and not _iterates_array_built_here(child, context) and not drawn_indices and not _internal_helper_sync(child, node, context) and _needed_by_host_consumer(child, node, context):
                 # (a string made from a device value is never what a host consumer needs, nor are
                 # host numbers that had no reason to be made on the device: `for s in jnp.arange(...)`)
                 if not _under_condition(child, node):
@@ -278,6 +287,8 @@ class HostSyncInLoop(Rule):
                 continue  # `start = time.time(); print(f(x)); t[i] = time.time() - start`: the read makes the timing true
             if _iterates_array_built_here(child, context):
                 child = next(g.iter for g in child.generators if _array_built_here(g.iter, context))  # where the fix goes
+            elif drawn_indices:
+                drawn_findings.add(id(child))
             found.append((child, description))
         if (found or stops or tested is not None) and _restores_each_iteration(node, context):
             return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
@@ -342,6 +353,29 @@ class HostSyncInLoop(Rule):
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
+            if id(child) in drawn_findings and isinstance(child, ast.Call) and _helper_reading_drawn_indices(child, context) is not None:
+                # The read is in the function the loop calls: reported where it is (the fix goes there),
+                # once however many loops call the function.
+                read, array = _helper_reading_drawn_indices(child, context)
+                start = context.source.start(read)
+                if not any(d.code == self.code and d.location == start for d in context.diagnostics):
+                    helper = callee_scope(child, context.model)
+                    context.report(
+                        read,
+                        f"reading each element of `{snippet(context.text(array))}`, drawn on the device, as a host number, waits for the device "
+                        f"once per element on every call of `{helper.name}`, which runs on every iteration of the loop at "
+                        f"line {node.lineno} (it calls `{step_name}`); the host needs these numbers: draw them on the host "
+                        f"with NumPy (`np.random.default_rng(seed).integers(...)`) or index on the device",
+                    )
+                continue
+            if id(child) in drawn_findings:
+                context.report(
+                    child,
+                    f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); "
+                    f"the host needs these numbers: draw them on the host with NumPy "
+                    f"(`np.random.default_rng(seed).integers(...)`) or index on the device",
+                )
+                continue
             if _array_built_here(child, context) or values.built_from_host_data(_synced_part(child, values)):
                 context.report(child, _round_trip_message(description))
                 continue
@@ -387,6 +421,9 @@ class HostSyncInLoop(Rule):
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
             # A function of the module that reads, on every call, a device value it computed itself
             # (`trainer.step(batch)` whose body ends `return loss.item()`): semantic/helper_syncs.py.
+            drawn = _helper_reading_drawn_indices(node, context)
+            if drawn is not None:
+                return f"`{snippet(context.text(node))}` (which draws indices on the device and reads each one on the host)"
             inner = helper_syncs.call_sync(node, context.model)
             if inner is not None:
                 where = f"{Path(inner.path).name}:{inner.line}" if inner.path else f"line {inner.line}"
@@ -395,14 +432,21 @@ class HostSyncInLoop(Rule):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
             # A device array made on the spot and iterated (`for start in jnp.arange(0, n, size)`)
             # is read the same way when its elements serve as host numbers (slice bounds).
-            value = _elementwise_host_read(node, lambda n: fresh(n) or _array_built_here(n, context))
+            value = _elementwise_host_read(node, lambda n: fresh(n) or _array_built_here(n, context) or _drawn_in_iteration(n, values, context))
             if value is not None:
+                if _drawn_in_iteration(value, values, context):
+                    return f"reading each element of `{snippet(context.text(value))}`, drawn on the device, as a host number (one wait per element)"
                 if not fresh(value):
                     return f"iterating `{snippet(context.text(value))}` element by element"
                 container = parent_of(value)
                 if isinstance(container, ast.Attribute) and container.attr in ("items", "values"):
                     return f"reading each value of `{snippet(context.text(value))}` (device arrays) on the host"
                 return f"reading each element of device value `{snippet(context.text(value))}` on the host"
+        elif isinstance(node, ast.Subscript):
+            index = _drawn_index_of_host_array(node, values, context)
+            if index is not None:
+                return (f"indexing NumPy array `{snippet(context.text(node.value))}` with `{snippet(context.text(index))}`, drawn on "
+                        f"the device (NumPy copies the index to the host)")
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
             if value is not None:
@@ -462,6 +506,50 @@ def _internal_helper_sync(node: ast.AST, loop: ast.AST, context) -> bool:
     return False
 
 
+def _drawn_in_iteration(node: ast.AST, values: LoopValues, context) -> bool:
+    """An index array this iteration draws on the device (`jax.random.randint(...)`, `jnp.arange(...)`,
+    written in place or bound to a name the loop rebinds): semantic/device_indices.py."""
+    if isinstance(node, ast.Name) and node.id not in assigned_in_loop(values.loop):
+        return False
+    return device_indices.drawn_on_device(node, values.scope, context.model)
+
+
+def _helper_reading_drawn_indices(call: ast.Call, context) -> tuple[ast.AST, ast.expr] | None:
+    """The element-wise host read of indices a function of the module draws on the device on every call
+    (`batch = get_batch(key, data)` whose body slices the data at each of `jax.random.randint(...)`)."""
+    if context.model.jit_binding_for_call(call) is not None:
+        return None
+    helper = callee_scope(call, context.model)
+    return None if helper is None else device_indices.index_read_in_function(helper, context.model)
+
+
+def _reads_indices_drawn_on_device(node: ast.AST, values: LoopValues, context) -> bool:
+    """A read of host numbers that had no reason to be made on the device: the host needs them (to index
+    host data), so the fix is to draw them there, whatever consumes the result."""
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        return _elementwise_host_read(node, lambda n: _drawn_in_iteration(n, values, context)) is not None
+    if isinstance(node, ast.Subscript):
+        return _drawn_index_of_host_array(node, values, context) is not None
+    return isinstance(node, ast.Call) and _helper_reading_drawn_indices(node, context) is not None
+
+
+def _drawn_index_of_host_array(subscript: ast.Subscript, values: LoopValues, context) -> ast.expr | None:
+    """`rays[tuple(idx), ...]`, `x_train[perm[i : i + b]]`: a NumPy array indexed, every iteration, by a
+    new device array of drawn indices (drawn in this iteration, or a slice of a drawn array at numbers
+    this iteration sets)."""
+    assigned = assigned_in_loop(values.loop)
+
+    def made_in_iteration(part: ast.AST) -> bool:
+        if isinstance(part, ast.Subscript):
+            bounds = {n.id for n in walk(part.slice) if isinstance(n, ast.Name)}
+            if bounds & assigned:
+                return True  # a slice at this iteration's numbers: a new device array each time
+            part = part.value
+        return not isinstance(part, ast.Name) or part.id in assigned
+
+    return device_indices.drawn_index_of_host_array(subscript, values.scope, context.model, made_in_iteration)
+
+
 def _iterates_array_built_here(node: ast.AST, context) -> bool:
     return isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and any(
         _array_built_here(generator.iter, context) for generator in node.generators
@@ -483,50 +571,12 @@ def _numpy_function(qualified: str | None) -> bool:
     return bool(qualified) and qualified.startswith("numpy.") and not qualified.startswith("numpy.random.") and qualified not in _EXPLICIT_SYNCS
 
 
-def _elementwise_host_read(comprehension: ast.AST, fresh) -> ast.expr | None:
+def _elementwise_host_read(comprehension: ast.AST, iterated_ok) -> ast.expr | None:
     """The device array a comprehension iterates when its element asks each item for a host value
     (a truth test, `float(d)`, `d.item()`, a slice bound `x[s : s + n]`): every element is a
-    separate read that waits for the device."""
-    for generator in comprehension.generators:
-        target, iterated = generator.target, generator.iter
-        if (
-            isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
-            and len(iterated.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2
-        ):
-            target, iterated = target.elts[1], iterated.args[0]  # `for i, v in enumerate(x)`: v is an element of x
-        elif isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) and not iterated.args:
-            # `for k, v in metrics.items()`, `for v in metrics.values()`: v is a leaf of a pytree of device values
-            if iterated.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-                target, iterated = target.elts[1], iterated.func.value
-            elif iterated.func.attr == "values":
-                iterated = iterated.func.value
-        if not isinstance(target, ast.Name) or not fresh(iterated):
-            continue
-        item = target.id
-        elements = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
-        for element in [*elements, *generator.ifs]:
-            for node in walk(element):
-                tested = None
-                if isinstance(node, (ast.IfExp, ast.If)):
-                    tested = node.test
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int", "bool") and len(node.args) == 1:
-                    tested = node.args[0]
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
-                    tested = node.func.value
-                if isinstance(node, ast.Slice):
-                    # `x[start : start + size]`: a slice bound is a host integer (`__index__` reads it)
-                    bounds = [b for b in (node.lower, node.upper, node.step) if b is not None]
-                    if any(isinstance(n, ast.Name) and n.id == item for b in bounds for n in walk(b)):
-                        return iterated
-                if tested is None:
-                    continue
-                if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
-                    tested = tested.operand
-                if isinstance(tested, ast.Name) and tested.id == item:
-                    return iterated
-        if any(isinstance(g, ast.Name) and g.id == item for g in generator.ifs):
-            return iterated
-    return None
+    separate read that waits for the device (semantic/device_indices.py)."""
+    elements = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
+    return device_indices.element_read_on_host(comprehension.generators, elements, iterated_ok=iterated_ok)
 
 
 def _host_driven(stops: list, derivation: tuple[set[str], set[str]], values: LoopValues, context) -> bool:
