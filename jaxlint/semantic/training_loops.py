@@ -712,7 +712,7 @@ class LoopValues:
         self._prepare()
         model, scope = self.model, self.scope
         if isinstance(node, ast.Name):
-            return bool(self.device_names.get(node.id))
+            return bool(self.device_names.get(node.id)) or self._reaching_device(node)
         if isinstance(node, ast.Attribute):
             if node.attr in jaxapi.STATIC_ATTRIBUTES:
                 return False
@@ -758,11 +758,57 @@ class LoopValues:
             return False
         self._prepare()
         for sub in walk(node):
-            if isinstance(sub, ast.Name) and (sub.id in self.per_iteration or sub.id in self.mutated_by_nnx):
+            if isinstance(sub, ast.Name) and (sub.id in self.per_iteration or sub.id in self.mutated_by_nnx or self._reaching_device(sub)):
                 return True
             if isinstance(sub, ast.Call) and (self.model.jit_binding_for_call(sub) is not None or helper_returns_device(sub, self.model)):
                 return True
         return False
+
+    def _reaching_device(self, use: ast.Name) -> bool:
+        """Flow-sensitive reading of a name the scope also binds to host values: the binding that reaches
+        this use within the iteration, in straight-line code before it (`metrics = {"step": i}` then
+        `state, metrics = step(state, batch)` then `wandb.log(metrics)`), is a device value. A binding
+        under a condition or in a nested block before the use, or none in the iteration, decides nothing."""
+        if not isinstance(use.ctx, ast.Load):
+            return False
+        cache = self.__dict__.setdefault("_reaching_cache", {})
+        key = id(use)
+        if key not in cache:
+            cache[key] = False  # (recursion through the bound value: unknown while being worked out)
+            cache[key] = self._reaching_binding_is_device(use)
+        return cache[key]
+
+    def _reaching_binding_is_device(self, use: ast.Name) -> bool:
+        loop = self.loop
+        child, parent = use, parent_of(use)
+        while parent is not None and not isinstance(child, ast.stmt):
+            child, parent = parent, parent_of(parent)
+        while parent is not None:
+            block = next((b for b in _blocks_of(parent) if any(s is child for s in b)), None)
+            if block is not None:
+                for statement in reversed(block[:next(i for i, s in enumerate(block) if s is child)]):
+                    found = self._binding_in(statement, use.id)
+                    if found is not None:
+                        return found
+            if parent is loop or isinstance(parent, FUNCTION_NODES):
+                return False
+            child, parent = parent, parent_of(parent)
+        return False
+
+    def _binding_in(self, statement: ast.stmt, name: str) -> bool | None:
+        """True/False when `statement` binds `name` to a device value / to something else or possibly;
+        None when it does not bind it."""
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name) and target.id == name:
+                return self.is_device(statement.value)
+            if isinstance(target, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Name) and e.id == name for e in target.elts):
+                # `state, metrics = step(state, batch)`: every element of a compiled call's result is a device
+                # value (a plain function's tuple may mix host counters in: `..., global_step = rollout(...)`)
+                return isinstance(statement.value, ast.Call) and self.model.jit_binding_for_call(statement.value) is not None
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(statement)):
+            return False
+        return None
 
     def built_from_host_data(self, node: ast.AST) -> bool:
         """Whether every device value a sync reads is host data the loop only wrapped in device arrays
@@ -1375,3 +1421,11 @@ def under_loop_branch(node: ast.AST, loop: ast.AST, try_blocks: bool = False) ->
             return True
         parent = parent_of(parent)
     return False
+
+
+def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists a compound statement holds (body, orelse, finalbody, handlers' bodies)."""
+    blocks = [getattr(node, field) for field in ("body", "orelse", "finalbody") if isinstance(getattr(node, field, None), list)]
+    blocks += [handler.body for handler in getattr(node, "handlers", [])]
+    blocks += [case.body for case in getattr(node, "cases", [])]
+    return blocks
