@@ -98,7 +98,9 @@ Not flagged, as principles:
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
   (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`,
   `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
-  its compiled call, a training loop or a sampler's chain, it stays flagged);
+  its compiled call, a training loop or a sampler's chain, it stays flagged; a value each iteration
+  binds afresh before reading it, `block = jnp.asarray(scans[i:j])` then `block = clean(block)`,
+  carries nothing between iterations);
 - the test reads nothing from the device: a compiled call keeps its result's pytree structure, so the
   truth of a dict or list of device arrays it returns (`if metrics:` after `state, metrics =
   step(state, batch)` where `step` returns `state, {"loss": loss}`) is the container's length, known
@@ -920,6 +922,7 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
     # The loop's own item (`for config in configs: config = smear(config)`) is bound afresh each
     # iteration: transforming it carries nothing from one iteration to the next.
     items = flow.target_names(loop.target) if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
+    items |= _bound_afresh_each_iteration(loop)
     for node in loop_body(loop):
         if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is None:
             continue
@@ -933,6 +936,24 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
             if (stored & passed) - {None} - items:
                 return True
     return False
+
+
+def _bound_afresh_each_iteration(loop: ast.AST) -> set[str]:
+    """Names each iteration binds before it reads them, by a statement of the loop body itself (not under a
+    condition) whose value does not read them: `batch = jnp.array(scans[i:i + n])` then `batch = fix(batch)`
+    carries nothing from one iteration to the next, as the loop's own item does not."""
+    fresh: set[str] = set()
+    read: set[str] = set()
+    for statement in loop.body:
+        if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+            value_reads = {n.id for n in walk(statement.value) if isinstance(n, ast.Name)}
+            for target in statement.targets:
+                if target.id not in read and target.id not in value_reads:
+                    fresh.add(target.id)
+            read |= value_reads
+            continue
+        read |= {n.id for n in walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return fresh
 
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:

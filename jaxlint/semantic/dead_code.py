@@ -6,6 +6,9 @@ describes a cost the program does not pay. Only tests that are a literal or a na
 literal (optionally under `not`) are read; a configuration field, an attribute, a parameter default
 or an environment lookup can change between runs, and code under it is live.
 
+A function defined inside another function whose name nothing in the module reads never runs either
+(its `def` binds a local no code reaches).
+
 Used by the context before any finding is recorded (one policy for every rule).
 
 A notebook's top-level function or callable that no cell reads never runs either: nothing imports a
@@ -80,7 +83,44 @@ def _dead_statements(model) -> frozenset[int]:
         if value is UNKNOWN or not isinstance(value, (bool, int, type(None))):
             continue
         dead.update(id(statement) for statement in (node.orelse if value else node.body))
+    dead.update(id(function) for function in _uncalled_nested_functions(model))
     return frozenset(dead)
+
+
+# Decorators that only transform the function they wrap (they register nothing that could call it).
+_TRANSFORMS = frozenset({
+    "jax.jit", "jax.pmap", "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat",
+    "functools.partial", "equinox.filter_jit", "flax.nnx.jit",
+})
+
+
+def _uncalled_nested_functions(model) -> list[ast.AST]:
+    """Functions defined inside another function whose name nothing in the module reads (not called,
+    returned, passed on or stored): the `def` binds a local that no code can reach, so its body never
+    runs (`@jax.jit def sample(v, r)` left in a worker that never calls it). Decorators other than JAX
+    transforms may register the function (`@app.route`, `@f.defvjp`): those are live."""
+    loads = None
+    found = []
+    for node in model.nodes:
+        if node.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef):
+            continue
+        enclosing = parent_of(node)
+        while enclosing is not None and not isinstance(enclosing, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            enclosing = parent_of(enclosing)
+        if not isinstance(enclosing, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # module level (importable) or a method (called through instances)
+        if any(_qualified_decorator(decorator, model) not in _TRANSFORMS for decorator in node.decorator_list):
+            continue
+        if loads is None:
+            loads = model._name_loads()
+        if not loads.get(node.name, 0):
+            found.append(node)
+    return found
+
+
+def _qualified_decorator(decorator: ast.expr, model) -> str | None:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return model.qualified_name(target)
 
 
 def _fixed_test_shape(test: ast.expr) -> bool:
