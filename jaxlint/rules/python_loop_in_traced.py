@@ -1,7 +1,9 @@
 """## What it does
 Flags, in a traced function, a Python `for` loop that JAX unrolls into a long program:
-`for i in range(N)` with a literal `N` at or above `python-loop-threshold` (default 100, set in
-`[tool.jaxlint]`), and `for row in x` over a traced array. Shorter loops of known length count their
+`for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
+`[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
+a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
+`args = parse_args()`), and `for row in x` over a traced array (also `range(len(x))`, `range(len(x) - 1)`). Shorter loops of known length count their
 body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
 a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32.
 
@@ -312,11 +314,7 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
     if qualified == "builtins.reversed" and len(iterable.args) == 1:
         return _data_sized(iterable.args[0], scope, context)
     if qualified == "builtins.range" and len(iterable.args) == 1:
-        length = iterable.args[0]
-        if isinstance(length, ast.Call) and context.qualified_name(length.func) == "builtins.len" and len(length.args) == 1:
-            if context.level(length.args[0], scope) == ARRAY:
-                return length.args[0]
-        return None
+        return _array_dimension(iterable.args[0], scope, context)
     if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
         if qualified == "builtins.zip" and any(
             _leaves_list(argument, scope, context) or containers.python_collection(argument, scope, context) for argument in iterable.args
@@ -327,6 +325,15 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
         for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
             if context.level(argument, scope) == ARRAY:
                 return argument
+    return None
+
+
+def _array_dimension(length: ast.expr, scope, context) -> ast.expr | None:
+    """The traced array whose length `length` is: `len(x)`, also minus or plus a number (`len(rewards) - 1`)."""
+    if isinstance(length, ast.BinOp) and isinstance(length.op, (ast.Add, ast.Sub)) and isinstance(length.right, ast.Constant) and isinstance(length.right.value, int):
+        length = length.left
+    if isinstance(length, ast.Call) and context.qualified_name(length.func) == "builtins.len" and len(length.args) == 1 and not length.keywords:
+        return length.args[0] if context.level(length.args[0], scope) == ARRAY else None
     return None
 
 

@@ -4,7 +4,8 @@ Used where a rule needs a number the code spells indirectly: trip counts (`range
 constant, `range(cfg.num_steps)` with a dataclass default, `range(args.epochs)` with an argparse
 default). Evaluation is conservative: a name counts only when it is bound exactly once in the scope
 that owns it (or is a module constant of another project module), a configuration object only when
-it is built from a known class or parser in that scope, and anything else is UNKNOWN.
+it is built from a known class or parser in that scope (or returned by a plain function of the module
+that builds it so, every `return` agreeing: `args = parse_args()`), and anything else is UNKNOWN.
 
 A configuration object's attribute is its default unless the same scope assigns it once
 (`args.batch_size = int(args.num_envs * args.num_steps)`), in which case that value is evaluated.
@@ -229,10 +230,42 @@ class ConstantEvaluator:
             owner = owning_scope(model, parser, scope) or scope
             return argparse_defaults(owner.node, parser)
         if not call.args and not call.keywords:
-            return self._class_defaults(call.func, scope)
-        if isinstance(call.func, ast.Name) and not call.args and not call.keywords:
+            found = self._class_defaults(call.func, scope)
+            if found is not None:
+                return found
+        return self._returned_config(call, scope)
+
+    def _returned_config(self, call: ast.Call, scope) -> dict | None:
+        """`args = parse_args()` where `parse_args` is a plain function of the module whose every
+        `return` gives a configuration object (`args = parser.parse_args(); ...; return args`, or
+        `return Config()`): that object's fields, when every return agrees."""
+        if not isinstance(call.func, ast.Name):
             return None
-        return None
+        resolved = self.model.resolve_function(call.func, scope)
+        if resolved is None or resolved[0] is None or resolved[1]:
+            return None
+        function = resolved[0]
+        node = function.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or not function.returns:
+            return None
+        if id(node) in self._active:
+            return None  # a recursive builder
+        self._active.add(id(node))
+        try:
+            agreed = None
+            for returned in function.returns:
+                if isinstance(returned, ast.Name):
+                    fields = self._config_fields(returned.id, function)
+                elif isinstance(returned, ast.Call):
+                    fields = self._factory_fields(returned, function)
+                else:
+                    return None
+                if fields is None or (agreed is not None and fields != agreed):
+                    return None
+                agreed = fields
+            return agreed
+        finally:
+            self._active.discard(id(node))
 
     def _class_defaults(self, node: ast.AST, scope) -> dict | None:
         model = self.model
