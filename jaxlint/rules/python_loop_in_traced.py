@@ -8,7 +8,8 @@ body: a nest around a gradient computation from 8 unrolled forward and backward 
 a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
-of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
+of layers), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
+split(key, n)`, which Python makes a list) or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
 one iteration per item), loops outside traced code, loops whose body branches in Python on a traced value (`if x[i] > 0:`:
 tracing raises at the first iteration, nothing unrolls, JAX101 reports the branch), and loops in a function only `vmap` or autodiff
@@ -135,7 +136,10 @@ class PythonLoopInTraced(Rule):
                 end_node=node.iter,
             )
             return
-        if context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node) and not _list_at_every_call(node.iter, scope, context):
+        if (
+            context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node)
+            and not _list_at_every_call(node.iter, scope, context) and not containers.python_collection(node.iter, scope, context)
+        ):
             context.report(
                 node,
                 f"iterating over traced array `{snippet(context.text(node.iter))}` unrolls one copy of the body per row "
@@ -322,6 +326,8 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
             # `zip(keys, leaves)`, `zip(nodes, keys)` with a dict of nodes: one iteration per leaf or
             # item of a Python collection, a count set by the program, not by the data.
             return None
+        if qualified == "builtins.enumerate" and containers.python_collection(iterable.args[0], scope, context):
+            return None  # `enumerate(subkeys)` over a Python list: one iteration per item the program made
         for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
             if context.level(argument, scope) == ARRAY:
                 return argument
