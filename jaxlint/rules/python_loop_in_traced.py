@@ -5,7 +5,9 @@ Flags, in a traced function, a Python `for` loop that JAX unrolls into a long pr
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
 `args = parse_args()`), and `for row in x` over a traced array (also `range(len(x))`, `range(len(x) - 1)`). Shorter loops of known length count their
 body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
-a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32.
+a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32; a
+loop over a Python list whose length the source fixes (`np.split(idx, n)`, bound in the traced
+function or passed by every call) counts the same way around a gradient computation.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
@@ -93,6 +95,20 @@ class PythonLoopInTraced(Rule):
         if _enclosing_loop_reported(node, scope, threshold, context):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
         bounds = _literal_range(node.iter, context)
+        items = _list_length(node.iter, scope, context) if bounds is None else None
+        if items is not None:
+            # A Python list of a known length (`np.split(idx, n)`): one iteration per item on purpose, so
+            # only a nest of whole gradient steps or network passes is reported, not the length alone.
+            grad_steps = _grad_steps(node, scope, items, context)
+            if grad_steps is not None:
+                context.report(
+                    node,
+                    f"this `for` loop over a list of {items} items unrolls {grad_steps} gradient steps (forward and "
+                    f"backward pass each) into traced function `{scope.name}`: the program and its compile time grow "
+                    f"with every step; stack the items and use `lax.scan` over them",
+                    end_node=node.iter,
+                )
+                return
         if bounds is not None:
             start, stop, step = bounds
             count = len(range(start, stop, step))
@@ -228,6 +244,47 @@ def _literal_range(iterable: ast.expr, context, constants: bool = True) -> tuple
     if len(values) == 1:
         return 0, values[0], 1
     return values[0], values[1], values[2] if len(values) == 3 else 1
+
+
+_SPLITS = frozenset({"numpy.split", "numpy.array_split", "jax.numpy.split", "jax.numpy.array_split"})
+
+
+def _list_length(iterable: ast.expr, scope, context) -> int | None:
+    """The length of the Python list a loop walks, when the source fixes it: a name bound once to
+    `np.split(x, n)` (n sections, n known), or a parameter of the traced function that every call
+    fills with such a list (the smallest length)."""
+    if not isinstance(iterable, ast.Name):
+        return None
+    if iterable.id in scope.params:
+        calls = context.model.entry_calls(scope)
+        if not calls:
+            return None
+        position = scope.params.index(iterable.id)
+        lengths = []
+        for call in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                return None
+            passed = call.args[position] if position < len(call.args) else next((k.value for k in call.keywords if k.arg == iterable.id), None)
+            length = _split_length(passed, context.model.scope_for(call), context) if passed is not None else None
+            if length is None:
+                return None
+            lengths.append(length)
+        return min(lengths)
+    return _split_length(iterable, scope, context)
+
+
+def _split_length(value: ast.expr, scope, context) -> int | None:
+    from jaxlint.semantic.bindings import bound_values
+
+    if isinstance(value, ast.Name):
+        found = bound_values(context.model, value.id, scope)
+        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+            return None
+        scope, value = found[0], found[1][0]
+    if not (isinstance(value, ast.Call) and context.qualified_name(value.func) in _SPLITS and len(value.args) == 2):
+        return None
+    sections = context.model.constant_evaluator().int_value(value.args[1], scope)
+    return sections if sections is not None and sections > 0 else None
 
 
 def _trip_count(loop: ast.For, context) -> int | None:
