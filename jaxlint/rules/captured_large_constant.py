@@ -5,13 +5,22 @@ level, or an outer function that is not traced) when the array's creation is vis
 literal (at least 4096 elements), `np.load(...)`, or one entry of a loaded file (`jnp.array(data["x"])`
 after `with np.load(path) as data:`), also when the name is then rescaled by arithmetic with numbers
 (`x = x / 255 - 0.5`: the size stays).
+It also flags a compiled traced function that reads the weights of a network from an enclosing
+non-traced scope: the argument a network pass takes its parameters from (library data `weights`: the
+variables of a linen `module.apply(params, x)`, also inside `{"params": params}`, the params of a Haiku
+`net.apply(params, rng, x)`), with `params` a parameter or a value of the enclosing function or module.
+Every weight of the network becomes a constant of the program, and a later value of `params` is not
+seen by the compiled function.
 
 Not flagged: a local function only differentiated outside any jit (`jax.grad(loss)(params)` in a
 test: autodiff alone compiles no program), a `lax.scan`/`fori_loop`/`cond` body reading a JAX
 array its enclosing function builds (the primitive takes it as an operand: an argument when the
 function runs eagerly, a tracer when it is traced), scalars and small arrays, arrays whose size the linter cannot read, names bound more
 than once (but for rescaling by arithmetic with numbers, `x = x / 255`, which keeps the size), reads of static properties only (`TABLE.shape`, `len(TABLE)`), and values computed inside
-the traced function.
+the traced function. For a network's weights: a network the source shows to be under 4096 parameters,
+a function the outermost trace around which is `lax` control flow run by non-traced code (the
+primitive takes the weights as an operand, also for a loss differentiated inside a scan body) or an
+abstract trace (`jax.eval_shape`: nothing compiles), and `vmap` or `grad` run outside `jit`.
 
 Test code is not flagged (a `test*` function, a `Test*` class, a test module): a test runs once on
 small dummy inputs, so the cost this rule reports reaches no one; every rule whose finding is a cost
@@ -86,8 +95,10 @@ class CapturedLargeConstant(Rule):
     def check(self, node: ast.Name, context) -> None:
         if node.ctx.__class__ is not ast.Load:
             return
-        # Only a name some scope binds to a call can hold a visibly created array: most reads stop here.
-        if node.id not in context.memo(_CALL_BOUND_NAMES, _call_bound_names, context.model):
+        weights_of = _weights_argument_of(node)
+        # Only a name some scope binds to a call can hold a visibly created array, and only the
+        # argument of a call can be a network's weights: most reads stop here.
+        if weights_of is None and node.id not in context.memo(_CALL_BOUND_NAMES, _call_bound_names, context.model):
             return
         if not context.is_traced_code(node):
             return
@@ -98,6 +109,10 @@ class CapturedLargeConstant(Rule):
         if owner is None or owner is scope or owner.in_traced:
             return
         if _static_use(node, context):
+            return
+        if weights_of is not None and self._network_weights(node, weights_of, scope, owner, context):
+            return
+        if node.id not in context.memo(_CALL_BOUND_NAMES, _call_bound_names, context.model):
             return
         creation = _single_creation(node.id, owner, context)
         if creation is None:
@@ -115,6 +130,84 @@ class CapturedLargeConstant(Rule):
             f"traced function `{scope.name}` closes over `{node.id}` ({described}, created at {where}): it is embedded "
             f"in the compiled program as a constant; pass it as an argument",
         )
+
+
+    def _network_weights(self, node: ast.Name, call: ast.Call, scope, owner, context) -> bool:
+        """Report `node` when it is the weights argument of a network pass (library data `weights`:
+        `module.apply(params, x)`, `net.apply({"params": params}, x)`) in a compiled traced function
+        that reads it from an enclosing non-traced scope; True when reported."""
+        from jaxlint.semantic import carried_state, library_models
+
+        entry = library_models.call_model(context.model, call)
+        if entry is None or not entry.weights or not any(
+            argument is node or (isinstance(argument, ast.Dict) and any(value is node for value in argument.values))
+            for argument in entry.weight_arguments(call)
+        ):
+            return False
+        model = context.model
+        if model.runs_concretely(scope) or model.runs_uncompiled(scope) or _captured_as_operand(scope, owner):
+            return False  # no program embeds it: op-by-op autodiff or vmap, an abstract trace, or a lax operand
+        elements = _bound_elements(node.id, owner, model, carried_state)
+        if elements is not None and elements < MIN_ELEMENTS:
+            return False  # a network the source shows to be tiny
+        if not _first_use(node, scope, context):
+            return True
+        where = "module level" if owner.parent is None else f"`{owner.name}`"
+        context.report(
+            node,
+            f"traced function `{scope.name}` closes over `{node.id}` (from {where}), the weights of the network that "
+            f"`{context.text(call.func)}` runs: tracing embeds every parameter in the compiled program as a constant "
+            f"(slow to compile, and a later `{node.id}` is not seen); pass it as an argument",
+        )
+        return True
+
+
+def _weights_argument_of(node: ast.Name) -> ast.Call | None:
+    """The call `node` is passed to as a whole argument or as a value of a dict display argument
+    (`apply(params, x)`, `apply({"params": params}, x)`): a candidate network pass."""
+    parent = parent_of(node)
+    if isinstance(parent, ast.Dict) and node in parent.values:
+        parent = parent_of(parent)
+        if isinstance(parent, ast.keyword):
+            parent = parent_of(parent)
+    elif isinstance(parent, ast.keyword):
+        parent = parent_of(parent)
+    return parent if isinstance(parent, ast.Call) and isinstance(parent.func, (ast.Attribute, ast.Name)) else None
+
+
+def _bound_elements(name: str, owner, model, carried_state) -> int | None:
+    """Elements of what the owner binds `name` to, when it binds it once and the source fixes the size."""
+    if name in owner.param_nodes:
+        return None
+    values = [value for target, value in owner.bindings if name in flow.target_names(target)]
+    if len(values) != 1 or not isinstance(values[0], ast.AST):
+        return None
+    return carried_state.element_count(values[0], owner, model)
+
+
+def _captured_as_operand(scope, owner, depth: int = 0) -> bool:
+    """Whether every trace that first sees the owner's value leaves it out of a compiled program: the
+    outermost traced function around `scope` is traced from non-traced code only by `lax` control flow
+    (`lax.scan(step, ...)` run by the owner: the primitive takes what its body closes over as an
+    operand, see `_lax_operand`) or only abstractly (`jax.eval_shape`: nothing compiles). A function
+    traced inside another trace (a loss differentiated in a scan body) is decided by that trace."""
+    sites = [*scope.trace_sites, *scope.helper_callers]
+    if not sites or depth > 8:
+        return False
+    for site in sites:
+        if site is None:
+            return False
+        if site is owner or not site.in_traced:
+            transforms = scope.transforms - {"helper"}
+            if not transforms or not (transforms <= _LAX_CONTROL_FLOW or transforms <= jaxapi.ABSTRACT_ONLY):
+                return False
+            continue
+        outer = site
+        while outer is not None and not outer.traced:
+            outer = outer.parent
+        if outer is None or outer is scope or not _captured_as_operand(outer, owner, depth + 1):
+            return False
+    return True
 
 
 # lax control flow hoists what its bodies close over into operands of the primitive (`num_consts`).

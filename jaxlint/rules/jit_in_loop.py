@@ -31,7 +31,10 @@ Not flagged, as principles:
   (`cache[key] = fn`, looked up before it is rebuilt);
 - what runs once: a function that returns the jitted callable (a factory), calls it in its own
   loop, or runs a whole training or evaluation run per call (its own loop calls compiled code: the
-  setup compiles once per run), and a function the analysis shows to run once: a script's entry
+  setup compiles once per run), unless a host loop of the module calls the function once per
+  iteration beside other compiled work (`for u in range(n): batch = rollout(...); state =
+  update(state, batch)` with `update` building `jax.jit(jax.value_and_grad(loss))` for its epochs
+  over minibatches): then one call is one step of that loop, and it compiles every step, and a function the analysis shows to run once: a script's entry
   point (`main`, `run`, `app`, or a function handed to a runner such as `app.run(main)`), a
   constructor (`__init__` or a classmethod building `cls(...)`: once per object, unless the module
   builds its objects in a loop), or one whose every call in the project is a module-level statement
@@ -198,7 +201,8 @@ class JitInLoop(Rule):
             return  # a script's one run (`main()`, a module-level call): it compiles once
         if lazily_initialised(node) or builds_initialiser(wrapped, node, scope, model):
             return  # lazy initialisation (`if self._params is None:` that sets it) or an init: once per object
-        if _runs_a_whole_run(scope, model):
+        one_step = _runs_a_whole_run(scope, model) and _one_step_of_a_training_loop(scope, model)
+        if not one_step and _runs_a_whole_run(scope, model):
             return  # a whole training or evaluation run per call: its setup compiles once per run
         if _shaped_by_configuration(wrapped, scope, context):
             return  # one program per configuration the call is handed (a sweep trial): needed, not wasted
@@ -206,7 +210,7 @@ class JitInLoop(Rule):
             return  # a one-shot builder over this call's model, shapes or functions: it compiles anyway
         if dead_code.never_called_in_notebook(node, model, context.source.filename):
             return  # a notebook's function no cell calls: a per-call cost needs calls
-        if immediate or (called_name is not None and _called_once_here(called_name, scope)):
+        if immediate or (called_name is not None and _called_once_here(called_name, scope, in_loops=one_step)):
             context.report(
                 node,
                 f"`{short}` of {kind} inside `{scope.name}` compiles on every call of `{scope.name}`: "
@@ -730,6 +734,25 @@ def _runs_a_whole_run(function_scope, model) -> bool:
     return runs_whole_run(function_scope, model) or runs_device_loop_per_call(function_scope, model)
 
 
+def _one_step_of_a_training_loop(function_scope, model) -> bool:
+    """A function with a loop of its own (an update's epochs over minibatches) that a host loop of the
+    module calls once per iteration beside other compiled work (`for update in range(n): storage =
+    rollout(...); state = update_ppo(state, storage)`): one call is one step of that training loop,
+    not a whole run, so what it compiles per call it compiles every step."""
+    from jaxlint.semantic.training_loops import loop_body
+
+    for call in calls_in_host_loops(function_scope, model):
+        loop = next(iter(flow.enclosing_loops(call)), None)
+        if loop is None or isinstance(loop, ast.comprehension) or _few_cases(loop, model.scope_for(call)):
+            continue
+        if any(
+            isinstance(other, ast.Call) and other is not call and model.jit_binding_for_call(other) is not None
+            for other in loop_body(loop)
+        ):
+            return True
+    return False
+
+
 def _calls_function(call: ast.Call, function_scope, caller, context) -> bool:
     resolved = context.model.resolve_function(call.func, caller)
     if resolved is None:
@@ -839,8 +862,9 @@ def _called_in(name: str, region: ast.AST) -> bool:
     return False
 
 
-def _called_once_here(name: str, scope) -> bool:
-    """Every read of `name` in the function is one call, outside any loop (not returned or stored)."""
+def _called_once_here(name: str, scope, in_loops: bool = False) -> bool:
+    """Every read of `name` in the function is one call, outside any loop (not returned or stored);
+    with `in_loops`, one call in the function's own loops (a step of a training loop run per call)."""
     uses = [n for n in flow.walk_same_scope(scope.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if len(uses) != 1:
         return False
@@ -850,7 +874,7 @@ def _called_once_here(name: str, scope) -> bool:
         return False
     if any(isinstance(child, FUNCTION_NODES) for child in walk(scope.node) if child is not scope.node and _name_inside(child, name)):
         return False
-    return not list(flow.enclosing_loops(use))
+    return in_loops or not list(flow.enclosing_loops(use))
 
 
 def _name_inside(function: ast.AST, name: str) -> bool:

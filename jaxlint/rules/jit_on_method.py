@@ -5,7 +5,8 @@ Flags `@jax.jit` (or `@partial(jax.jit, ...)`, `@jax.pmap`) on a method of a pla
 Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)`, static methods and
 class methods, functions of a class used as a namespace (a first parameter not named `self` that the
 body uses as data, `def v(weight, states): return states @ weight`), and methods of classes that JAX can flatten or that a framework handles: any base
-class other than `object` or another plain class of the module (flax `nn.Module`, `nnx.Module`,
+class other than `object`, another plain class of the module or a Flax Linen `nn.Module` (Linen
+modules are not pytrees: a jitted method of one raises "not a valid JAX type", so it is flagged) (`nnx.Module`,
 `eqx.Module`, `struct.PyTreeNode`, `NamedTuple`, ...), a decorator other than `dataclasses.dataclass`
 (`@struct.dataclass`, `@register_pytree_node_class`, `@jax.tree_util.register_dataclass`,
 `@chex.dataclass`), a class registered with `register_pytree_node...`, or one that defines
@@ -55,6 +56,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
+from jaxlint.semantic import jaxapi
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _JIT_TRANSFORMS = frozenset({"jax.jit", "jax.pmap"})
@@ -89,6 +91,14 @@ class JitOnMethod(Rule):
             self_name = (node.args.posonlyargs + node.args.args)[0].arg
             if self_name != "self" and (not _used_as_object(self_name, node) or _called_through_class(node, scope.class_node, model)):
                 return  # `def v(weight, states)` in a class used as a namespace: the first argument is data
+            if _linen_module(scope.class_node, context):
+                context.report(
+                    decorator,
+                    f"`{context.text(decorator)}` on method `{node.name}` of Linen module `{scope.class_node.name}` traces "
+                    f"`{self_name}`, and a Linen module is not a pytree (not a valid JAX type); mark it static "
+                    f"(`static_argnums=0`) or use `nn.jit`",
+                )
+                return
             context.report(
                 decorator,
                 f"`{context.text(decorator)}` on method `{node.name}` of plain class `{scope.class_node.name}` traces "
@@ -155,8 +165,23 @@ def _plain_class(class_node: ast.ClassDef, context, seen: frozenset = frozenset(
         if isinstance(base, ast.Name) and base.id in classes and context.model.qualified_name(base) is None:
             if _plain_class(classes[base.id], context, seen | {class_node}):
                 continue
+        if context.model.qualified_name(base) in jaxapi.NOT_PYTREE_BASES:
+            continue  # a Linen Module: not a pytree either
         return False
     return True
+
+
+def _linen_module(class_node: ast.ClassDef, context, depth: int = 0) -> bool:
+    """The class derives from a framework base that is not a pytree (a Flax Linen `Module`), directly or
+    through classes of the module."""
+    classes = {c.name: c for c in walk(context.model.tree) if isinstance(c, ast.ClassDef)}
+    for base in class_node.bases:
+        if context.model.qualified_name(base) in jaxapi.NOT_PYTREE_BASES:
+            return True
+        if depth < 4 and isinstance(base, ast.Name) and base.id in classes and classes[base.id] is not class_node:
+            if _linen_module(classes[base.id], context, depth + 1):
+                return True
+    return False
 
 
 def _registered(name: str, context) -> bool:

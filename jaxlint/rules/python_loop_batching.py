@@ -1,11 +1,15 @@
 """## What it does
 Flags `jnp.stack([f(x) for x in xs])`, and `jnp.array`/`jnp.asarray` of such a list, when `xs` is
 known to be an array (a traced array, a device value, a `jnp` result) and `f` is a function JAX can
-trace (a function of the module, a jitted function, a JAX function).
+trace (a function of the module, a jitted function, a JAX function, a lambda, or a JAX transform of
+one bound to a name: `g = jax.grad(f)`). Also the same written out: `ys = []`, then `for x in xs:
+ys.append(f(x))` right before `jnp.array(ys)` (flagged at the call, no fix), and a comprehension over
+the row indices of an array, `f(xs[i]) for i in range(len(xs))` (or `range(xs.shape[0])`, `xs[i, :]`).
 
-Not flagged: comprehensions over Python lists, ranges or unknown iterables (`vmap` maps over an
+Not flagged: comprehensions over Python lists, ranges (but the row indices above) or unknown iterables (`vmap` maps over an
 array's leading axis, not over a list), comprehensions with `if` clauses or several `for`s, and
-element expressions that are not a single call using the element, and test code (a `test_*`
+element expressions that are not a single call using the element (or the whole row `xs[i]`), loops
+that do more than append, and test code (a `test_*`
 function, a `Test*` class, a test module), which builds the per-element loop as the reference that
 `vmap` is checked against.
 
@@ -42,7 +46,7 @@ import ast
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, jaxapi
-from jaxlint.semantic.model import ARRAY
+from jaxlint.semantic.model import ARRAY, parent_of
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
@@ -60,33 +64,113 @@ class PythonLoopBatching(Rule):
         qualified = context.qualified_name(node.func)
         if qualified not in _STACKERS or len(node.args) != 1 or node.keywords:
             return
-        comprehension = node.args[0]
-        if not isinstance(comprehension, ast.ListComp) or len(comprehension.generators) != 1:
+        collected = node.args[0]
+        if isinstance(collected, ast.ListComp):
+            if len(collected.generators) != 1:
+                return
+            generator = collected.generators[0]
+            if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+                return
+            target, call, iterable, fixable = generator.target.id, collected.elt, generator.iter, True
+        elif isinstance(collected, ast.Name):
+            loop = _append_loop(node, collected.id)
+            if loop is None:
+                return
+            target, call, iterable, fixable = loop.target.id, loop.body[0].value.args[0], loop.iter, False
+        else:
             return
-        generator = comprehension.generators[0]
-        if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
-            return
-        element = generator.target.id
-        call = comprehension.elt
         if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
             return
-        if any(isinstance(n, ast.Name) and n.id == element for n in walk(call.func)):
+        if any(isinstance(n, ast.Name) and n.id == target for n in walk(call.func)):
             return
-        uses = [a for a in call.args if _uses(a, element)] + [k.value for k in call.keywords if _uses(k.value, element)]
-        if len(uses) != 1 or not (isinstance(uses[0], ast.Name) and uses[0].id == element):
+        uses = [a for a in call.args if _uses(a, target)] + [k.value for k in call.keywords if _uses(k.value, target)]
+        if len(uses) != 1:
             return
+        element = uses[0]
+        if not (isinstance(element, ast.Name) and element.id == target):
+            rows = _indexed_rows(iterable, context)
+            if rows is None or not _row_of(element, rows, target):
+                return
+            iterable = rows  # `f(xs[i]) for i in range(len(xs))`: one call per row of `xs`
         scope = context.scope(node)
-        if not _is_array(generator.iter, scope, context) or not _traceable(call.func, scope, context):
+        if not _is_array(iterable, scope, context) or not _traceable(call.func, scope, context):
             return
         if carried_state.in_test_code(node, str(context.source.filename), context.model):
             return
         callee = context.text(call.func)
         context.report(
-            node,
-            f"`{context.text(node.func)}` of one `{callee}` call per element of `{context.text(generator.iter)}` runs "
+            node if fixable else call,
+            f"`{context.text(node.func)}` of one `{callee}` call per element of `{context.text(iterable)}` runs "
             f"the function once per row; use `jax.vmap({callee})` over the array",
-            fix=_fix(node, call, element, generator.iter, context),
+            fix=_fix(node, call, element, iterable, context) if fixable else None,
         )
+
+
+def _append_loop(node: ast.Call, name: str) -> ast.For | None:
+    """`acc = []`, then `for x in xs: acc.append(f(x))`, right before the statement that stacks `acc`:
+    the loop, written out, of a list comprehension."""
+    statement = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    holder = parent_of(statement) if statement is not None else None
+    body = next(
+        (getattr(holder, field) for field in ("body", "orelse", "finalbody") if statement in getattr(holder, field, ())),
+        None,
+    )
+    if body is None:
+        return None
+    index = body.index(statement)
+    if index < 2:
+        return None
+    loop, start = body[index - 1], body[index - 2]
+    if not (
+        isinstance(start, ast.Assign) and len(start.targets) == 1 and isinstance(start.targets[0], ast.Name)
+        and start.targets[0].id == name and isinstance(start.value, ast.List) and not start.value.elts
+    ):
+        return None
+    if not isinstance(loop, ast.For) or loop.orelse or len(loop.body) != 1 or not isinstance(loop.target, ast.Name):
+        return None
+    appended = loop.body[0]
+    if not (isinstance(appended, ast.Expr) and isinstance(appended.value, ast.Call)):
+        return None
+    call = appended.value
+    if not (
+        isinstance(call.func, ast.Attribute) and call.func.attr == "append" and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == name and len(call.args) == 1 and not call.keywords
+    ):
+        return None
+    return loop
+
+
+def _indexed_rows(iterable: ast.expr, context) -> ast.Name | None:
+    """`xs` of `range(len(xs))` or `range(xs.shape[0])`: a loop over the row indices of `xs`."""
+    if not (isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range" and len(iterable.args) == 1):
+        return None
+    bound = iterable.args[0]
+    if isinstance(bound, ast.Call) and context.qualified_name(bound.func) == "builtins.len" and len(bound.args) == 1:
+        rows = bound.args[0]
+    elif (
+        isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape"
+        and isinstance(bound.slice, ast.Constant) and bound.slice.value == 0
+    ):
+        rows = bound.value.value
+    else:
+        return None
+    return rows if isinstance(rows, ast.Name) else None
+
+
+def _row_of(element: ast.expr, rows: ast.Name, index: str) -> bool:
+    """`xs[i]` or `xs[i, :]`: the whole row `i` of `xs`."""
+    if not (isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) and element.value.id == rows.id):
+        return False
+    key = element.slice
+    if isinstance(key, ast.Tuple):
+        if not key.elts or not all(
+            isinstance(rest, ast.Slice) and rest.lower is None and rest.upper is None and rest.step is None for rest in key.elts[1:]
+        ):
+            return False
+        key = key.elts[0]
+    return isinstance(key, ast.Name) and key.id == index
 
 
 def _uses(expression: ast.expr, name: str) -> bool:
@@ -98,10 +182,21 @@ def _is_array(iterable: ast.expr, scope, context) -> bool:
         return context.level(iterable, scope) == ARRAY
     if scope.in_traced:
         return False
-    return context.model.device_kind(iterable, scope) == "device"
+    model = context.model
+    if model.device_kind(iterable, scope) == "device":
+        return True
+    if isinstance(iterable, ast.Name):
+        # `x = np.linspace(...)`, then `x = jnp.array(x)`: the binding that reaches the loop decides.
+        from jaxlint.semantic.bindings import bound_values
+        from jaxlint.semantic.reaching import reaching_value
+
+        found = bound_values(model, iterable.id, scope)
+        value = reaching_value(iterable, found[1]) if found is not None and found[0] is scope else None
+        return isinstance(value, ast.expr) and model.device_kind(value, scope) == "device"
+    return False
 
 
-def _traceable(function: ast.expr, scope, context) -> bool:
+def _traceable(function: ast.expr, scope, context, depth: int = 3) -> bool:
     model = context.model
     qualified = context.qualified_name(function)
     if qualified is not None:
@@ -112,8 +207,25 @@ def _traceable(function: ast.expr, scope, context) -> bool:
     key = function.id if isinstance(function, ast.Name) else None
     binding = model.jit_binding_for_name(function) if key is not None else None
     if binding is None:
-        return False
+        return key is not None and depth > 0 and _bound_to_traceable(function, scope, context, depth)
     return binding.function is None or _vmappable(binding.function, context, depth=2)
+
+
+def _bound_to_traceable(name: ast.Name, scope, context, depth: int) -> bool:
+    """A name bound once to a lambda (`f = lambda x: jnp.sin(x)`) or to a JAX transform of a
+    traceable function (`g = jax.grad(f)`, `h = jax.grad(g)`)."""
+    from jaxlint.semantic.bindings import bound_values
+
+    found = bound_values(context.model, name.id, scope)
+    if found is None or len(found[1]) != 1:
+        return False
+    owner, (value,) = found
+    if isinstance(value, ast.Lambda):
+        lambda_scope = context.model.scope_of_node.get(value)
+        return lambda_scope is not None and _vmappable(lambda_scope, context, depth=1)
+    if isinstance(value, ast.Call) and value.args and context.model.transform_of(value.func) is not None:
+        return _traceable(value.args[0], owner, context, depth - 1)
+    return False
 
 
 _HOST_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "builtins.print", "builtins.len"})
@@ -140,7 +252,7 @@ def _vmappable(function, context, depth: int) -> bool:
     return True
 
 
-def _fix(node: ast.Call, call: ast.Call, element: str, iterable: ast.expr, context):
+def _fix(node: ast.Call, call: ast.Call, element: ast.expr, iterable: ast.expr, context):
     if call.keywords:
         return None
     vmap, import_edits = fixes.reference(context, "jax.vmap")
@@ -149,7 +261,7 @@ def _fix(node: ast.Call, call: ast.Call, element: str, iterable: ast.expr, conte
     arguments = []
     axes = []
     for argument in call.args:
-        if isinstance(argument, ast.Name) and argument.id == element:
+        if argument is element:
             arguments.append(context.text(iterable))
             axes.append("0")
         else:

@@ -1,12 +1,17 @@
 """## What it does
 Flags, in a traced function, a Python `for` loop that JAX unrolls into a long program:
-`for i in range(N)` with a literal `N` at or above `python-loop-threshold` (default 100, set in
-`[tool.jaxlint]`), and `for row in x` over a traced array. Shorter loops of known length count their
+`for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
+`[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
+a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
+`args = parse_args()`), and `for row in x` over a traced array (also `range(len(x))`, `range(len(x) - 1)`). Shorter loops of known length count their
 body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
-a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32.
+a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32; a
+loop over a Python list whose length the source fixes (`np.split(idx, n)`, bound in the traced
+function or passed by every call) counts the same way around a gradient computation.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
-of layers), loops over Python lists or pytrees (also `zip(keys, leaves)` with the leaves of
+of layers), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
+split(key, n)`, which Python makes a list) or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
 one iteration per item), loops outside traced code, loops whose body branches in Python on a traced value (`if x[i] > 0:`:
 tracing raises at the first iteration, nothing unrolls, JAX101 reports the branch), and loops in a function only `vmap` or autodiff
@@ -90,6 +95,20 @@ class PythonLoopInTraced(Rule):
         if _enclosing_loop_reported(node, scope, threshold, context):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
         bounds = _literal_range(node.iter, context)
+        items = _list_length(node.iter, scope, context) if bounds is None else None
+        if items is not None:
+            # A Python list of a known length (`np.split(idx, n)`): one iteration per item on purpose, so
+            # only a nest of whole gradient steps or network passes is reported, not the length alone.
+            grad_steps = _grad_steps(node, scope, items, context)
+            if grad_steps is not None:
+                context.report(
+                    node,
+                    f"this `for` loop over a list of {items} items unrolls {grad_steps} gradient steps (forward and "
+                    f"backward pass each) into traced function `{scope.name}`: the program and its compile time grow "
+                    f"with every step; stack the items and use `lax.scan` over them",
+                    end_node=node.iter,
+                )
+                return
         if bounds is not None:
             start, stop, step = bounds
             count = len(range(start, stop, step))
@@ -133,7 +152,10 @@ class PythonLoopInTraced(Rule):
                 end_node=node.iter,
             )
             return
-        if context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node) and not _list_at_every_call(node.iter, scope, context):
+        if (
+            context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node)
+            and not _list_at_every_call(node.iter, scope, context) and not containers.python_collection(node.iter, scope, context)
+        ):
             context.report(
                 node,
                 f"iterating over traced array `{snippet(context.text(node.iter))}` unrolls one copy of the body per row "
@@ -224,6 +246,47 @@ def _literal_range(iterable: ast.expr, context, constants: bool = True) -> tuple
     return values[0], values[1], values[2] if len(values) == 3 else 1
 
 
+_SPLITS = frozenset({"numpy.split", "numpy.array_split", "jax.numpy.split", "jax.numpy.array_split"})
+
+
+def _list_length(iterable: ast.expr, scope, context) -> int | None:
+    """The length of the Python list a loop walks, when the source fixes it: a name bound once to
+    `np.split(x, n)` (n sections, n known), or a parameter of the traced function that every call
+    fills with such a list (the smallest length)."""
+    if not isinstance(iterable, ast.Name):
+        return None
+    if iterable.id in scope.params:
+        calls = context.model.entry_calls(scope)
+        if not calls:
+            return None
+        position = scope.params.index(iterable.id)
+        lengths = []
+        for call in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                return None
+            passed = call.args[position] if position < len(call.args) else next((k.value for k in call.keywords if k.arg == iterable.id), None)
+            length = _split_length(passed, context.model.scope_for(call), context) if passed is not None else None
+            if length is None:
+                return None
+            lengths.append(length)
+        return min(lengths)
+    return _split_length(iterable, scope, context)
+
+
+def _split_length(value: ast.expr, scope, context) -> int | None:
+    from jaxlint.semantic.bindings import bound_values
+
+    if isinstance(value, ast.Name):
+        found = bound_values(context.model, value.id, scope)
+        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+            return None
+        scope, value = found[0], found[1][0]
+    if not (isinstance(value, ast.Call) and context.qualified_name(value.func) in _SPLITS and len(value.args) == 2):
+        return None
+    sections = context.model.constant_evaluator().int_value(value.args[1], scope)
+    return sections if sections is not None and sections > 0 else None
+
+
 def _trip_count(loop: ast.For, context) -> int | None:
     bounds = _literal_range(loop.iter, context)
     return len(range(*bounds)) if bounds is not None else None
@@ -312,11 +375,7 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
     if qualified == "builtins.reversed" and len(iterable.args) == 1:
         return _data_sized(iterable.args[0], scope, context)
     if qualified == "builtins.range" and len(iterable.args) == 1:
-        length = iterable.args[0]
-        if isinstance(length, ast.Call) and context.qualified_name(length.func) == "builtins.len" and len(length.args) == 1:
-            if context.level(length.args[0], scope) == ARRAY:
-                return length.args[0]
-        return None
+        return _array_dimension(iterable.args[0], scope, context)
     if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
         if qualified == "builtins.zip" and any(
             _leaves_list(argument, scope, context) or containers.python_collection(argument, scope, context) for argument in iterable.args
@@ -324,9 +383,20 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
             # `zip(keys, leaves)`, `zip(nodes, keys)` with a dict of nodes: one iteration per leaf or
             # item of a Python collection, a count set by the program, not by the data.
             return None
+        if qualified == "builtins.enumerate" and containers.python_collection(iterable.args[0], scope, context):
+            return None  # `enumerate(subkeys)` over a Python list: one iteration per item the program made
         for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
             if context.level(argument, scope) == ARRAY:
                 return argument
+    return None
+
+
+def _array_dimension(length: ast.expr, scope, context) -> ast.expr | None:
+    """The traced array whose length `length` is: `len(x)`, also minus or plus a number (`len(rewards) - 1`)."""
+    if isinstance(length, ast.BinOp) and isinstance(length.op, (ast.Add, ast.Sub)) and isinstance(length.right, ast.Constant) and isinstance(length.right.value, int):
+        length = length.left
+    if isinstance(length, ast.Call) and context.qualified_name(length.func) == "builtins.len" and len(length.args) == 1 and not length.keywords:
+        return length.args[0] if context.level(length.args[0], scope) == ARRAY else None
     return None
 
 

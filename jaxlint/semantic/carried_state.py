@@ -925,6 +925,12 @@ def known_large(value: ast.AST, scope, model) -> bool:
     return elements is not None and elements * _BYTES_PER_ELEMENT >= WORTH_DONATING_BYTES
 
 
+def element_count(value: ast.AST, scope, model) -> int | None:
+    """Elements per device of the arrays `value` holds when the source fixes them (what `known_small`
+    bounds), else None."""
+    return _elements(value, scope, model, 0)
+
+
 def holds_no_arrays(value: ast.AST, scope, model) -> bool:
     """An object of settings only, such as an optimizer before its `init` (`tx.Optimizer(optax.adam(lr))`)."""
     return isinstance(value, ast.Call) and _state_sizes(model).settings_only(value, scope)

@@ -4,7 +4,8 @@ Used where a rule needs a number the code spells indirectly: trip counts (`range
 constant, `range(cfg.num_steps)` with a dataclass default, `range(args.epochs)` with an argparse
 default). Evaluation is conservative: a name counts only when it is bound exactly once in the scope
 that owns it (or is a module constant of another project module), a configuration object only when
-it is built from a known class or parser in that scope, and anything else is UNKNOWN.
+it is built from a known class or parser in that scope (or returned by a plain function of the module
+that builds it so, every `return` agreeing: `args = parse_args()`), and anything else is UNKNOWN.
 
 A configuration object's attribute is its default unless the same scope assigns it once
 (`args.batch_size = int(args.num_envs * args.num_steps)`), in which case that value is evaluated.
@@ -138,6 +139,17 @@ def argparse_defaults(scope_node: ast.AST, parser_name: str) -> dict[str, object
     return defaults
 
 
+def _binds(target: ast.AST, name: str) -> bool:
+    """`target` binds `name` itself (a name, or an element of an unpacking), not an attribute of it."""
+    if isinstance(target, ast.Name):
+        return target.id == name
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_binds(element, name) for element in target.elts)
+    if isinstance(target, ast.Starred):
+        return _binds(target.value, name)
+    return False
+
+
 class ConstantEvaluator:
     """Evaluates expressions in a scope of one module's semantic model (and its project)."""
 
@@ -192,10 +204,15 @@ class ConstantEvaluator:
         """The fields of a configuration object bound once to `tyro.cli(Args)`, `Args()` or
         `parser.parse_args()`, with the owning scope's single `name.field = value` overrides."""
 
-        found = bound_values(self.model, name, scope)
+        found = bound_values(self.model, name, scope) or self._known_args(name, scope)
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
         owner, (value,) = found
+        if isinstance(value.func, ast.Attribute) and value.func.attr == "parse_known_args" and not any(
+            isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name
+            for target, bound in owner.bindings if bound is value
+        ):
+            return None  # `args, rest = parser.parse_known_args()`: only the first element is the namespace
         key = (id(owner), name)
         if key in self._config_cache:
             return self._config_cache[key]
@@ -217,22 +234,71 @@ class ConstantEvaluator:
         self._config_cache[key] = fields
         return fields
 
+    def _known_args(self, name: str, scope):
+        """(owner, [call]) for `name, rest = parser.parse_known_args()`, the scope's one binding of `name`."""
+        owner = owning_scope(self.model, name, scope)
+        if owner is None or name in owner.param_nodes:
+            return None
+        bindings = [(target, value) for target, value in owner.bindings if _binds(target, name)]
+        if len(bindings) != 1:
+            return None
+        target, value = bindings[0]
+        if (
+            isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+            and target.elts[0].id == name and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "parse_known_args"
+        ):
+            return owner, [value]
+        return None
+
     def _factory_fields(self, call: ast.Call, scope) -> dict | None:
         model = self.model
         qualified = model.qualified_name(call.func)
         if qualified in _CONFIG_FACTORIES and call.args:
             return self._class_defaults(call.args[0], scope)
-        if isinstance(call.func, ast.Attribute) and call.func.attr == "parse_args" and isinstance(call.func.value, ast.Name):
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("parse_args", "parse_known_args") and isinstance(call.func.value, ast.Name):
             parser = call.func.value.id
             owner = scope
 
             owner = owning_scope(model, parser, scope) or scope
             return argparse_defaults(owner.node, parser)
         if not call.args and not call.keywords:
-            return self._class_defaults(call.func, scope)
-        if isinstance(call.func, ast.Name) and not call.args and not call.keywords:
+            found = self._class_defaults(call.func, scope)
+            if found is not None:
+                return found
+        return self._returned_config(call, scope)
+
+    def _returned_config(self, call: ast.Call, scope) -> dict | None:
+        """`args = parse_args()` where `parse_args` is a plain function of the module whose every
+        `return` gives a configuration object (`args = parser.parse_args(); ...; return args`, or
+        `return Config()`): that object's fields, when every return agrees."""
+        if not isinstance(call.func, ast.Name):
             return None
-        return None
+        resolved = self.model.resolve_function(call.func, scope)
+        if resolved is None or resolved[0] is None or resolved[1]:
+            return None
+        function = resolved[0]
+        node = function.node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or not function.returns:
+            return None
+        if id(node) in self._active:
+            return None  # a recursive builder
+        self._active.add(id(node))
+        try:
+            agreed = None
+            for returned in function.returns:
+                if isinstance(returned, ast.Name):
+                    fields = self._config_fields(returned.id, function)
+                elif isinstance(returned, ast.Call):
+                    fields = self._factory_fields(returned, function)
+                else:
+                    return None
+                if fields is None or (agreed is not None and fields != agreed):
+                    return None
+                agreed = fields
+            return agreed
+        finally:
+            self._active.discard(id(node))
 
     def _class_defaults(self, node: ast.AST, scope) -> dict | None:
         model = self.model

@@ -11,12 +11,23 @@ from jaxlint.semantic.reaching import reaching_value
 
 
 def python_list(argument: ast.expr | None, scope) -> bool:
-    """A list or tuple display, or a name that `scope` binds only to displays."""
+    """A list or tuple display, or a name that `scope` binds only to displays or as the starred
+    target of an unpacking (`key, *subkeys = split(key, n)`: Python makes that a list)."""
     if isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
         return True
     if isinstance(argument, ast.Name):
-        values = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == argument.id]
-        return bool(values) and all(isinstance(value, (ast.List, ast.Tuple, ast.ListComp)) for value in values)
+        found = []
+        for target, value in scope.bindings:
+            if isinstance(target, ast.Name):
+                if target.id == argument.id:
+                    found.append(isinstance(value, (ast.List, ast.Tuple, ast.ListComp)))
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                for element in target.elts:
+                    if isinstance(element, ast.Starred) and isinstance(element.value, ast.Name) and element.value.id == argument.id:
+                        found.append(True)
+                    elif isinstance(element, ast.Name) and element.id == argument.id:
+                        found.append(False)
+        return bool(found) and all(found)
     return False
 
 

@@ -37,6 +37,11 @@ DIFFERENTIATING = GRAD_LIKE | FILTERED_GRAD | frozenset({"jax.vjp", "jax.lineari
 # Transforms that, called outside jit, trace their function but run it op by op (no compiled
 # program); "helper" marks a function traced because traced code calls it (compiled if that code is).
 EAGER_TRACING = VMAP_LIKE | DIFFERENTIATING | frozenset({"jax.jvp", "equinox.filter_vmap", "helper"})
+# Framework base classes whose instances JAX cannot flatten (not pytrees): a Flax Linen `Module`
+# ("Modules in Linen aren't pytrees", google/flax#853): passed to `jax.jit` it raises "not a valid JAX type".
+NOT_PYTREE_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+# Transforms that trace their function to shapes or a jaxpr only: nothing is compiled or run.
+ABSTRACT_ONLY = frozenset({"jax.eval_shape", "jax.make_jaxpr", "equinox.filter_eval_shape"})
 
 # lax loops: where the body function is passed, (position, keyword). The body runs once per step,
 # and outside `jit` JAX caches the loop's trace on the body's identity.

@@ -26,6 +26,9 @@ An entry's fields (all optional):
 - `reads_storage`: the call reads a checkpoint or a file from storage before it returns (a flax or
   Orbax checkpoint restore, `pickle.load`): the host waits for the disk, and an iteration that does
   it restores what it computes with (a loop over saved checkpoints, not over training steps).
+- `weights`: the arguments (positions, keyword names) that hold the network's trained parameters
+  (`Module.apply(variables, ...)`, `Transformed.apply(params, ...)`): a pytree of every weight of the
+  network, so a traced function that reads them from an enclosing scope embeds them all as constants.
 - `static_arguments`: arguments (positions, keyword names) the result keeps as static fields, not
   pytree leaves (`TrainState`'s `apply_fn` and `tx`): never donated with it, so whatever they hold
   does not make the result share a donated buffer.
@@ -63,7 +66,7 @@ _LIBRARIES = (
 )
 FIELDS = frozenset({
     "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
-    "key_derivation",
+    "key_derivation", "weights",
 })
 KEY_DERIVATIONS = frozenset({"by_name", "split"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
@@ -85,6 +88,7 @@ class ApiModel:
     static_arguments: tuple = ()
     reads_storage: bool = False
     key_derivation: str | None = None
+    weights: tuple = ()
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -94,6 +98,17 @@ class ApiModel:
                 position = spec + offset
                 if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
                     found.append(call.args[position])
+            else:
+                found.extend(k.value for k in call.keywords if k.arg == spec)
+        return found
+
+    def weight_arguments(self, call: ast.Call) -> list[ast.expr]:
+        """The argument expressions that hold the network's parameters (`weights`)."""
+        found = []
+        for spec in self.weights:
+            if isinstance(spec, int):
+                if spec < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: spec + 1]):
+                    found.append(call.args[spec])
             else:
                 found.extend(k.value for k in call.keywords if k.arg == spec)
         return found
@@ -120,10 +135,13 @@ def _entry(name: str, fields: dict) -> ApiModel:
     static = fields.get("static_arguments", ())
     if isinstance(static, (int, str)):
         static = (static,)
+    weights = fields.get("weights", ())
+    if isinstance(weights, (int, str)):
+        weights = (weights,)
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
-        bool(fields.get("reads_storage")), fields.get("key_derivation"),
+        bool(fields.get("reads_storage")), fields.get("key_derivation"), tuple(weights),
     )
 
 
@@ -139,7 +157,7 @@ def validate(name: str, fields: dict) -> str | None:
         for part in returns[len("tuple:"):].split(",") if returns.startswith("tuple:") else [returns]:
             if part not in RETURN_KINDS and not part.startswith(("object:", "function:", "same:")):
                 return f"`returns` kind {part!r} is not one of {', '.join(sorted(RETURN_KINDS))}, object:<class>, function:<name>, same:<i>, tuple:..."
-    for listed in ("consumes_key", "static_arguments"):
+    for listed in ("consumes_key", "static_arguments", "weights"):
         items = fields.get(listed, ())
         items = (items,) if isinstance(items, (int, str)) else items
         if not isinstance(items, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in items):

@@ -16,7 +16,11 @@ MODELS = {
     "flax.linen.Module.init_with_output": {
         "returns": "device_tree", "consumes_key": (0, "rngs"), "result": "fresh", "key_derivation": "by_name",
     },
-    "flax.linen.Module.apply": {"returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True, "key_derivation": "by_name"},
+    # `variables` (position 0): the module's parameters and other collections.
+    "flax.linen.Module.apply": {
+        "returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True, "key_derivation": "by_name",
+        "weights": (0, "variables"),
+    },
     # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
     # `apply_fn` and `tx` are `struct.field(pytree_node=False)`: static, not leaves.
@@ -26,7 +30,7 @@ MODELS = {
     # apply_gradients returns a new state: new params and optimizer state, other fields shared.
     "flax.training.train_state.TrainState.apply_gradients": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self", "runs_model": True},
     # apply_fn is the module's apply, stored at create.
-    "flax.training.train_state.TrainState.apply_fn": {"returns": "device_tree", "runs_model": True},
+    "flax.training.train_state.TrainState.apply_fn": {"returns": "device_tree", "runs_model": True, "weights": (0, "variables")},
     "flax.training.train_state.TrainState.replace": {"returns": "object:flax.training.train_state.TrainState", "result": "alias:self"},
     # replicate copies a tree onto every local device (device_put_replicated): new buffers.
     # https://flax.readthedocs.io/en/latest/api_reference/flax.jax_utils.html

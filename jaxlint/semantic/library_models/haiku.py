@@ -12,15 +12,19 @@ MODELS = {
     # `hk.next_rng_key()` inside init/apply comes from a PRNGSequence of the key, which reserves keys with
     # `jax.random.split(key, n + 1)` (haiku/_src/base.py, PRNGSequence.reserve): "split".
     "haiku.Transformed.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh", "key_derivation": "split"},
-    "haiku.Transformed.apply": {"returns": "device_tree", "consumes_key": (1, "rng"), "runs_model": True, "key_derivation": "split"},
+    # `params` (position 0; and `state`, position 1, with state): the network's weights.
+    "haiku.Transformed.apply": {
+        "returns": "device_tree", "consumes_key": (1, "rng"), "runs_model": True, "key_derivation": "split", "weights": (0, "params"),
+    },
     "haiku.TransformedWithState.init": {
         "returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh", "key_derivation": "split",
     },
     "haiku.TransformedWithState.apply": {
         "returns": "device_tree", "consumes_key": (2, "rng"), "runs_model": True, "key_derivation": "split",
+        "weights": (0, 1, "params", "state"),
     },
     "haiku.TransformedNoRng.init": {"returns": "device_tree", "consumes_key": (0, "rng"), "result": "fresh", "key_derivation": "split"},
-    "haiku.TransformedNoRng.apply": {"returns": "device_tree", "runs_model": True},
+    "haiku.TransformedNoRng.apply": {"returns": "device_tree", "runs_model": True, "weights": (0, "params")},
     # PRNGSequence(key) holds a key stream; `next(seq)` gives fresh keys.
     "haiku.PRNGSequence": {"returns": "key"},
 }
