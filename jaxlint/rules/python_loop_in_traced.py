@@ -11,7 +11,8 @@ function or passed by every call) counts the same way around a gradient computat
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
 of layers), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
-split(key, n)`, which Python makes a list) or pytrees (also `zip(keys, leaves)` with the leaves of
+split(key, n)`, which Python makes a list, a list extended by a display, `items += [...]`, and a
+name under `if isinstance(x, (list, tuple)):`, a sequence there whatever its annotation says) or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
 one iteration per item), loops outside traced code, loops whose body branches in Python on a traced value (`if x[i] > 0:`:
 tracing raises at the first iteration, nothing unrolls, JAX101 reports the branch), and loops in a function only `vmap` or autodiff
@@ -143,6 +144,8 @@ class PythonLoopInTraced(Rule):
                     end_node=node.iter,
                 )
             return
+        if containers.narrowed_to_sequence(node.iter, node):
+            return  # under `if isinstance(x, (list, tuple)):` the loop walks a Python sequence's items
         sized = _data_sized(node.iter, scope, context)
         if sized is not None:
             context.report(

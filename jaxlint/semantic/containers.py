@@ -11,8 +11,9 @@ from jaxlint.semantic.reaching import reaching_value
 
 
 def python_list(argument: ast.expr | None, scope) -> bool:
-    """A list or tuple display, or a name that `scope` binds only to displays or as the starred
-    target of an unpacking (`key, *subkeys = split(key, n)`: Python makes that a list)."""
+    """A list or tuple display, or a name that `scope` binds only to displays (also extended by one,
+    `waits += [...]`) or as the starred target of an unpacking (`key, *subkeys = split(key, n)`:
+    Python makes that a list)."""
     if isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
         return True
     if isinstance(argument, ast.Name):
@@ -20,6 +21,8 @@ def python_list(argument: ast.expr | None, scope) -> bool:
         for target, value in scope.bindings:
             if isinstance(target, ast.Name):
                 if target.id == argument.id:
+                    if isinstance(value, ast.AugAssign):
+                        value = value.value  # `waits += [...]`: a list extended by a display stays a list
                     found.append(isinstance(value, (ast.List, ast.Tuple, ast.ListComp)))
             elif isinstance(target, (ast.Tuple, ast.List)):
                 for element in target.elts:
@@ -139,3 +142,42 @@ def _container_value(found: tuple[ast.AST | None, tuple[int, ...]], scope, model
         if not container_of_device_values(returned, function, model, depth + 1):
             return False
     return True
+
+
+_SEQUENCE_TYPES = frozenset({"list", "tuple"})
+
+
+def narrowed_to_sequence(name: ast.expr, node: ast.AST) -> bool:
+    """`node` runs only where an enclosing `if isinstance(name, (list, tuple)):` (or `list | tuple`,
+    or one of them) holds: there `name` is a Python list or tuple, whatever its annotation says."""
+    from jaxlint.semantic.model import parent_of
+
+    if isinstance(name, ast.Call) and isinstance(name.func, ast.Name) and name.func.id in ("enumerate", "reversed") and len(name.args) == 1:
+        name = name.args[0]  # `for i, t in enumerate(x)` walks x
+    if not isinstance(name, ast.Name):
+        return False
+    child, parent = node, parent_of(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.If) and any(child is statement for statement in parent.body) and _isinstance_sequence(parent.test, name.id):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _isinstance_sequence(test: ast.expr, name: str) -> bool:
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2):
+        return False
+    subject, kinds = test.args
+    if not (isinstance(subject, ast.Name) and subject.id == name):
+        return False
+    names: list[ast.expr] = []
+    pending = [kinds]
+    while pending:
+        kind = pending.pop()
+        if isinstance(kind, ast.Tuple):
+            pending.extend(kind.elts)
+        elif isinstance(kind, ast.BinOp) and isinstance(kind.op, ast.BitOr):
+            pending.extend([kind.left, kind.right])
+        else:
+            names.append(kind)
+    return bool(names) and all(isinstance(k, ast.Name) and k.id in _SEQUENCE_TYPES for k in names)
