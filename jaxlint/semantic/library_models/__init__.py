@@ -466,9 +466,14 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def _plain_function(model, call: ast.Call, scope):
+# Transforms that return what the function returns, in the same pytree classes (leaves on the device).
+_STRUCTURE_KEEPING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "flax.nnx.jit"})
+
+
+def _plain_function(model, call: ast.Call, scope, compiled: bool = False):
     """The undecorated function of the module (by name) or method of the class (`self.make(...)`) that
-    `call` runs, when it has a `return`; else None."""
+    `call` runs, when it has a `return`; else None. With `compiled`, also one decorated only with `jit`
+    or `pmap` (directly or through `functools.partial`), which returns the same pytree classes."""
     function = call.func
     if not (isinstance(function, ast.Name) or (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self")):
         return None
@@ -476,9 +481,21 @@ def _plain_function(model, call: ast.Call, scope):
     if resolved is None or resolved[0] is None or resolved[1]:
         return None
     found = resolved[0]
-    if not isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or found.node.decorator_list or not found.returns:
+    if not isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not found.returns:
+        return None
+    if found.node.decorator_list and not (compiled and all(_keeps_structure(model, d) for d in found.node.decorator_list)):
         return None
     return found
+
+
+def _keeps_structure(model, decorator: ast.expr) -> bool:
+    target = decorator
+    if isinstance(target, ast.Call):
+        if model.qualified_name(target.func) == "functools.partial" and target.args:
+            target = target.args[0]
+        else:
+            target = target.func
+    return model.qualified_name(target) in _STRUCTURE_KEEPING
 
 
 def _class_of(model, library: LibraryModels, qualified: str) -> str | None:
@@ -707,8 +724,87 @@ _LOOP = object()
 
 
 def _bound_kind(model, name: str, owner, depth: int) -> str | None:
+    bindings = _bindings_by_name(model, owner).get(name, ())
+    carried = [(t, v) for t, v in bindings if _carries_through_step(name, t, v)]
+    if carried and len(carried) < len(bindings):
+        # `state = create(...)`, then `state, loss = step(state, batch)` in a loop: the state's kind is what
+        # the other bindings give, where the step hands back that kind at that position.
+        kind = _bound_kind_of(model, name, owner, [b for b in bindings if b not in carried], depth)
+        if kind is None or not kind.startswith("object:"):
+            return None
+        for target, value in carried:
+            if _carried_element_kind(model, name, target, value, owner, kind) != kind:
+                return None
+        return kind
+    return _bound_kind_of(model, name, owner, bindings, depth)
+
+
+def _carries_through_step(name: str, target: ast.AST, value) -> bool:
+    """`name, ... = step(..., name, ...)` (or `name = step(name, ...)`): the call takes the name and rebinds it."""
+    if not isinstance(value, ast.Call):
+        return False
+    passed = [*value.args, *(k.value for k in value.keywords)]
+    return any(isinstance(a, ast.Name) and a.id == name for a in passed)
+
+
+def _carried_element_kind(model, name: str, target: ast.AST, call: ast.Call, scope, kind: str) -> str | None:
+    """The kind `call` hands back in the place of `name` in `target`, when the function it runs (a plain or
+    jitted function of the module) is given an instance of `kind` for that argument: every `return` gives
+    that parameter back, or what a method of the class that returns the class gives (`state =
+    state.apply_gradients(grads=g)`, `return state, loss`)."""
+    function = _plain_function(model, call, scope, compiled=True)
+    if function is None:
+        return None
+    position = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name), None)
+    parameter = None
+    if position is not None and not any(isinstance(a, ast.Starred) for a in call.args[:position]):
+        parameter = function.params[position] if position < len(function.params) else None
+    else:
+        parameter = next((k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == name), None)
+    if parameter is None:
+        return None
+    if isinstance(target, ast.Name):
+        slot, count = None, None
+    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        slot = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
+        count = len(target.elts)
+    else:
+        return None
+    results = set()
+    for returned in function.returns:
+        if slot is not None:
+            if not (isinstance(returned, ast.Tuple) and len(returned.elts) == count):
+                return None
+            returned = returned.elts[slot]
+        results.add(_keeps_class(model, returned, function, parameter, kind, 0))
+    return kind if results == {True} else None
+
+
+def _keeps_class(model, node: ast.AST, function, parameter: str, kind: str, depth: int, active: frozenset = frozenset()) -> bool:
+    """`node` in `function` is the parameter itself (given an instance of `kind`), or a method of the class
+    called on such a value whose library entry returns the class again, through local names (a name
+    rebound from itself, `state = state.apply_gradients(...)`, reads its earlier value there)."""
+    if depth > 6:
+        return False
+    if isinstance(node, ast.Name):
+        bindings = [b for b in _bindings_by_name(model, function).get(node.id, ()) if id(b[1]) not in active]
+        if any(not isinstance(t, ast.Name) or v is _LOOP or v is None or isinstance(v, ast.AugAssign) for t, v in bindings):
+            return False
+        if not bindings:
+            return node.id == parameter
+        return all(
+            _keeps_class(model, v, function, parameter, kind, depth + 1, active | {id(v)}) for t, v in bindings
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        entry = models().entry(f"{kind[len('object:'):]}.{node.func.attr}")
+        return (entry is not None and entry.returns == kind
+                and _keeps_class(model, node.func.value, function, parameter, kind, depth + 1, active))
+    return False
+
+
+def _bound_kind_of(model, name: str, owner, bindings, depth: int) -> str | None:
     kinds: set[str | None] = set()
-    for target, value in _bindings_by_name(model, owner).get(name, ()):
+    for target, value in bindings:
         if value is _LOOP or value is None or isinstance(value, ast.AugAssign):
             return None
         if isinstance(target, ast.Name):
