@@ -13,7 +13,8 @@ f-string, `%` or `.format` of it in any call, a value handed to a reporter that 
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
 Device values include the results of jitted calls (judged at each read by the binding that reaches it in
 the iteration: `metrics = {"step": i}` then `state, metrics = step(state, batch)` then `wandb.log(metrics)`
-reads the device values), of a function transformed and called at once
+reads the device values), the items of a dict or list the function makes empty (or from numeric
+starts) and fills only with device values (`totals["loss"] += loss`, `losses.append(loss)`), of a function transformed and called at once
 (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) and of helpers whose
 every `return` is one, an
 accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps

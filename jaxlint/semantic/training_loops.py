@@ -720,7 +720,7 @@ class LoopValues:
                 return node.attr == "value"
             return self.is_device(node.value)
         if isinstance(node, ast.Subscript):
-            return self.is_device(node.value)
+            return self.is_device(node.value) or self._device_container_item(node) is not None
         if isinstance(node, ast.BinOp):
             return self.is_device(node.left) or self.is_device(node.right)
         if isinstance(node, ast.Compare):
@@ -760,9 +760,56 @@ class LoopValues:
         for sub in walk(node):
             if isinstance(sub, ast.Name) and (sub.id in self.per_iteration or sub.id in self.mutated_by_nnx or self._reaching_device(sub)):
                 return True
+            if isinstance(sub, ast.Subscript) and self._device_container_item(sub) == "this iteration":
+                return True
             if isinstance(sub, ast.Call) and (self.model.jit_binding_for_call(sub) is not None or helper_returns_device(sub, self.model)):
                 return True
         return False
+
+    def _device_container_item(self, item: ast.Subscript) -> str | None:
+        """`metrics["loss"]` of a dict or list the scope makes empty or from a display (`{}`, `dict()`,
+        `defaultdict(float)`, `{"loss": 0.0}`) and fills only with device values (`metrics["loss"] +=
+        loss`, `metrics[k] = v`, `losses.append(loss)`, numeric starts aside): a device value,
+        "this iteration" where the loop stores into it, else "before"."""
+        container = item.value
+        if not isinstance(container, ast.Name) or not isinstance(item.ctx, ast.Load):
+            return None
+        cache = self.__dict__.setdefault("_container_cache", {})
+        if container.id not in cache:
+            cache[container.id] = None  # (recursion: not a device container while being worked out)
+            cache[container.id] = self._device_container(container.id)
+        stores = cache[container.id]
+        if stores is None:
+            return None
+        return "this iteration" if any(is_within(store, self.loop) for store in stores) else "before"
+
+    def _device_container(self, name: str) -> list[ast.AST] | None:
+        made = [value for target, value in self.scope.bindings if isinstance(target, ast.Name) and target.id == name]
+        if not made or not all(_empty_container(value, self.model) for value in made):
+            return None
+        stores: list[ast.AST] = []
+        for node in walk(self.scope.node):
+            if self.model.scope_for(node) is not self.scope:
+                continue
+            stored = None
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in targets):
+                    stored = node.value
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend")
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1):
+                stored = node.args[0]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id == name and node.func.attr in ("update", "setdefault", "insert"):
+                return None  # filled in ways this reading does not follow
+            if stored is None:
+                continue
+            if isinstance(stored, ast.Constant) and isinstance(stored.value, (int, float)) and not isinstance(stored.value, bool):
+                continue  # `metrics[k] = 0.0`: the start of an accumulator
+            if not self.is_device(stored):
+                return None
+            stores.append(node)
+        return stores or None
 
     def _reaching_device(self, use: ast.Name) -> bool:
         """Flow-sensitive reading of a name the scope also binds to host values: the binding that reaches
@@ -1429,3 +1476,18 @@ def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:
     blocks += [handler.body for handler in getattr(node, "handlers", [])]
     blocks += [case.body for case in getattr(node, "cases", [])]
     return blocks
+
+
+def _empty_container(value, model: SemanticModel) -> bool:
+    """`{}`, `[]`, `dict()`, `list()`, `defaultdict(float)`, or a display of numeric starts (`{"loss": 0.0}`)."""
+    if isinstance(value, (ast.Dict, ast.List)):
+        elements = value.values if isinstance(value, ast.Dict) else value.elts
+        return all(isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) for e in elements) \
+            and (not isinstance(value, ast.Dict) or None not in value.keys)
+    if isinstance(value, ast.Call) and not value.keywords:
+        qualified = model.qualified_name(value.func)
+        if qualified in ("builtins.dict", "builtins.list") and not value.args:
+            return True
+        if qualified == "collections.defaultdict" and len(value.args) <= 1:
+            return not value.args or (isinstance(value.args[0], ast.Name) and value.args[0].id in ("float", "int", "list"))
+    return False
