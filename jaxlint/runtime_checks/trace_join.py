@@ -45,6 +45,9 @@ class Thresholds:
     stall_factor: float  # a sync stalled when it blocked this many times longer than that
     min_stall_s: float  # ... and at least this long
     min_repeats: int = 3  # a per-iteration cost has to repeat
+    # Reads that each wait no longer than a read-back still count when together they take this share of
+    # the host's time between compiled calls (many small reads per step).
+    min_sync_share: float = 0.10
     min_peak_saving: float = 0.05  # donation must lower the peak by this fraction
     min_recompiles: int = 2  # compilations of one function from one line, where a rule predicted them
     # Where no rule did: an eager op reached with two shapes compiles twice, once each, which is
@@ -63,7 +66,8 @@ class Thresholds:
     def describe(self) -> str:
         return (f"{self.platform}: a host sync stalls when its median wait is >= {seconds(self.stall_s)} "
                 f"({self.stall_factor:g}x the {seconds(self.ready_sync_s)} read-back of a ready value, at least "
-                f"{seconds(self.min_stall_s)}) and it repeats >= {self.min_repeats} times; a recompilation is "
+                f"{seconds(self.min_stall_s)}) and it repeats >= {self.min_repeats} times, or when a line's repeated "
+                f"reads take >= {self.min_sync_share:.0%} of the host time between compiled calls; a recompilation is "
                 f">= {self.min_recompiles} compilations of one function from one line (>= "
                 f"{self.min_runtime_only_recompiles} where no rule flagged it); donation must lower "
                 f"the peak by >= {self.min_peak_saving:.0%}; a repeated upload or host gather moves >= "
@@ -256,13 +260,27 @@ def _host_sync(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
     share_text = f", {share:.0%} of the run" if share else ""
     what = (f"{syncs} host sync(s) at this line ({kinds}), blocking {seconds(median)} median, "
             f"{seconds(stats['sync_blocked_s'])} in all{share_text}")
+    between = _host_time_between_dispatches(trace)
     if is_stall:
         judged.verdict, judged.evidence = CONFIRMED, f"{what}: each waited for the device (threshold {seconds(thresholds.stall_s)})."
+    elif (syncs >= thresholds.min_repeats and between
+          and stats["sync_blocked_s"] >= thresholds.min_sync_share * between):
+        # Many reads of values already computed (indices read one by one) each cost a read-back, and
+        # together they are a large part of the host's time between compiled calls: the device idles.
+        judged.verdict = CONFIRMED
+        judged.evidence = (f"{what}: each read costs about a read-back of a ready value, but together they take "
+                           f"{stats['sync_blocked_s'] / between:.0%} of the host time between the program's compiled "
+                           f"calls ({seconds(between)}; threshold {thresholds.min_sync_share:.0%}).")
     elif syncs < thresholds.min_repeats:
         judged.verdict, judged.evidence = REFUTED, f"{what}: not once per iteration (fewer than {thresholds.min_repeats})."
     else:
         judged.verdict = REFUTED
         judged.evidence = f"{what}: below the {seconds(thresholds.stall_s)} threshold, the values were already computed."
+
+
+def _host_time_between_dispatches(trace: Trace) -> float:
+    """The host's time between consecutive calls of compiled functions, summed over the program's lines."""
+    return sum(stats.get("gap_s") or 0.0 for stats in trace.lines.values())
 
 
 def _recompiles(judged: Judged, trace: Trace, thresholds: Thresholds) -> None:
