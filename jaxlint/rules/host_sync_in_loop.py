@@ -358,10 +358,11 @@ class HostSyncInLoop(Rule):
             if not _under_condition(child, node):
                 synced |= read  # a copy made under an `if` may not exist when a later line reads the value
             reported_statements.add(id(statement))
-            if id(child) in drawn_findings and isinstance(child, ast.Call) and _helper_reading_drawn_indices(child, context) is not None:
+            helper_read = _helper_reading_drawn_indices(child, context) if id(child) in drawn_findings and isinstance(child, ast.Call) else None
+            if helper_read is not None:
                 # The read is in the function the loop calls: reported where it is (the fix goes there),
                 # once however many loops call the function.
-                read, array = _helper_reading_drawn_indices(child, context)
+                read, array = helper_read
                 start = context.source.start(read)
                 if not any(d.code == self.code and d.location == start for d in context.diagnostics):
                     helper = callee_scope(child, context.model)
@@ -514,7 +515,7 @@ def _internal_helper_sync(node: ast.AST, loop: ast.AST, context) -> bool:
 def _drawn_in_iteration(node: ast.AST, values: LoopValues, context) -> bool:
     """An index array this iteration draws on the device (`jax.random.randint(...)`, `jnp.arange(...)`,
     written in place or bound to a name the loop rebinds): semantic/device_indices.py."""
-    if isinstance(node, ast.Name) and node.id not in assigned_in_loop(values.loop):
+    if isinstance(node, ast.Name) and node.id not in values.assigned:
         return False
     return device_indices.drawn_on_device(node, values.scope, context.model)
 
@@ -542,7 +543,7 @@ def _drawn_index_of_host_array(subscript: ast.Subscript, values: LoopValues, con
     """`rays[tuple(idx), ...]`, `x_train[perm[i : i + b]]`: a NumPy array indexed, every iteration, by a
     new device array of drawn indices (drawn in this iteration, or a slice of a drawn array at numbers
     this iteration sets)."""
-    assigned = assigned_in_loop(values.loop)
+    assigned = values.assigned
 
     def made_in_iteration(part: ast.AST) -> bool:
         if isinstance(part, ast.Subscript):

@@ -87,13 +87,6 @@ def _dead_statements(model) -> frozenset[int]:
     return frozenset(dead)
 
 
-# Decorators that only transform the function they wrap (they register nothing that could call it).
-_TRANSFORMS = frozenset({
-    "jax.jit", "jax.pmap", "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.checkpoint", "jax.remat",
-    "functools.partial", "equinox.filter_jit", "flax.nnx.jit",
-})
-
-
 def _uncalled_nested_functions(model) -> list[ast.AST]:
     """Functions defined inside another function whose name nothing in the module reads (not called,
     returned, passed on or stored): the `def` binds a local that no code can reach, so its body never
@@ -109,18 +102,13 @@ def _uncalled_nested_functions(model) -> list[ast.AST]:
             enclosing = parent_of(enclosing)
         if not isinstance(enclosing, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue  # module level (importable) or a method (called through instances)
-        if any(_qualified_decorator(decorator, model) not in _TRANSFORMS for decorator in node.decorator_list):
-            continue
+        if any(model.decorator_transform(decorator) is None for decorator in node.decorator_list):
+            continue  # (a JAX transform registers nothing that could call the function; other decorators may)
         if loads is None:
             loads = model._name_loads()
         if not loads.get(node.name, 0):
             found.append(node)
     return found
-
-
-def _qualified_decorator(decorator: ast.expr, model) -> str | None:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return model.qualified_name(target)
 
 
 def _fixed_test_shape(test: ast.expr) -> bool:

@@ -13,14 +13,16 @@ before the draw (a stream runs in order: the previous training step), so a batch
 this way stops the pipeline on every step, and pays one transfer per element on top. The numbers
 had no reason to be on the device: the host needs them, so drawing them with NumPy costs nothing.
 
-This module answers two questions, for JAX201 (host-sync-in-loop):
+What it answers, for JAX201 (host-sync-in-loop):
 - `element_read_on_host(generators, elements)`: which iterated expression a comprehension or a
   `for` loop reads element by element on the host (shared by every "one read per element" check);
 - `drawn_on_device(value, scope, model)`: whether an expression is such an array: a
   `jax.random` draw or a `jax.numpy` construction (`jnp.arange`), sliced or not, or a name every
   binding of which in its scope is one;
 - `index_read_in_function(scope, model)`: the first such element-wise read a function makes on every
-  call, so that a loop calling that function (`batch = get_batch(key, data)`) is known to wait.
+  call, so that a loop calling that function (`batch = get_batch(key, data)`) is known to wait;
+- `drawn_index_of_host_array(subscript, ...)`: a NumPy array indexed by such an array
+  (`rays[tuple(ix), ...]`), which NumPy converts on the host.
 """
 
 from __future__ import annotations
@@ -124,7 +126,16 @@ def drawn_on_device(value: ast.AST, scope: Scope, model: SemanticModel, _depth: 
 def index_read_in_function(scope: Scope, model: SemanticModel) -> tuple[ast.AST, ast.expr] | None:
     """(the comprehension or `for` loop, the array it iterates) that reads, element by element on the host, an array the function
     itself drew on the device, on every call: it is a statement of the function body (or the value of
-    one), not under a condition, and no `return` comes before it."""
+    one), not under a condition, and no `return` comes before it. Worked out once per function (a loop
+    asks it of every call in its body)."""
+    cache = model.__dict__.setdefault("_jaxlint_index_reads", {})
+    key = id(scope.node)
+    if key not in cache:
+        cache[key] = _index_read_in_function(scope, model)
+    return cache[key]
+
+
+def _index_read_in_function(scope: Scope, model: SemanticModel) -> tuple[ast.AST, ast.expr] | None:
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.in_traced or function.decorator_list:
         return None
@@ -165,11 +176,7 @@ def host_numpy_array(node: ast.AST, scope: Scope, model: SemanticModel) -> bool:
         from jaxlint.semantic.arrays import instance_attribute_values
 
         values = instance_attribute_values(model, node.attr, scope)
-        return bool(values) and all(
-            isinstance(v, ast.Call) and (model.qualified_name(v.func) or "").startswith("numpy.")
-            and model.qualified_name(v.func) not in jaxapi.HOST_SCALAR_CALLS
-            for v in values
-        )
+        return bool(values) and model.numpy_constructions(values)
     return False
 
 

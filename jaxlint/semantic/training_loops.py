@@ -26,6 +26,7 @@ from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
+from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
@@ -631,6 +632,14 @@ class LoopValues:
         self._add_helper_and_accumulator_names(assigned)
         self.per_iteration = {name for name in assigned if self.device_names.get(name)}
 
+    @property
+    def assigned(self) -> set[str]:
+        """Names and dotted attributes the loop rebinds (`assigned_in_loop`), worked out once per loop."""
+        found = self.__dict__.get("_assigned")
+        if found is None:
+            found = self._assigned = assigned_in_loop(self.loop)
+        return found
+
     # -- names --
 
     def _nnx_arguments(self) -> set[str]:
@@ -826,20 +835,21 @@ class LoopValues:
         return cache[key]
 
     def _reaching_binding_is_device(self, use: ast.Name) -> bool:
-        loop = self.loop
-        child, parent = use, parent_of(use)
-        while parent is not None and not isinstance(child, ast.stmt):
-            child, parent = parent, parent_of(parent)
-        while parent is not None:
-            block = next((b for b in _blocks_of(parent) if any(s is child for s in b)), None)
-            if block is not None:
-                for statement in reversed(block[:next(i for i, s in enumerate(block) if s is child)]):
-                    found = self._binding_in(statement, use.id)
+        # The statements before the read in its block, then before each enclosing statement in its own
+        # block, up to the loop's body (semantic/reaching.py's statement helpers).
+        statement = enclosing_statement(use)
+        while statement is not None:
+            place = statement_list(statement)
+            if place is not None:
+                block, index = place
+                for earlier in reversed(block[:index]):
+                    found = self._binding_in(earlier, use.id)
                     if found is not None:
                         return found
-            if parent is loop or isinstance(parent, FUNCTION_NODES):
+            parent = parent_of(statement)
+            if parent is None or parent is self.loop or isinstance(parent, FUNCTION_NODES):
                 return False
-            child, parent = parent, parent_of(parent)
+            statement = enclosing_statement(parent)
         return False
 
     def _binding_in(self, statement: ast.stmt, name: str) -> bool | None:
@@ -1469,13 +1479,6 @@ def under_loop_branch(node: ast.AST, loop: ast.AST, try_blocks: bool = False) ->
         parent = parent_of(parent)
     return False
 
-
-def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:
-    """The statement lists a compound statement holds (body, orelse, finalbody, handlers' bodies)."""
-    blocks = [getattr(node, field) for field in ("body", "orelse", "finalbody") if isinstance(getattr(node, field, None), list)]
-    blocks += [handler.body for handler in getattr(node, "handlers", [])]
-    blocks += [case.body for case in getattr(node, "cases", [])]
-    return blocks
 
 
 def _empty_container(value, model: SemanticModel) -> bool:

@@ -124,9 +124,11 @@ class DeviceValues:
         from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(self, node.id, scope)
-        if found is None or not found[1]:
-            return False
-        for value in found[1]:
+        return found is not None and bool(found[1]) and self.numpy_constructions(found[1])
+
+    def numpy_constructions(self, values) -> bool:
+        """Whether every value is the result of a NumPy function that makes an array (not a scalar)."""
+        for value in values:
             if not isinstance(value, ast.Call):
                 return False
             qualified = self.qualified_name(value.func) or ""

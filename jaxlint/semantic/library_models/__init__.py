@@ -489,13 +489,8 @@ def _plain_function(model, call: ast.Call, scope, compiled: bool = False):
 
 
 def _keeps_structure(model, decorator: ast.expr) -> bool:
-    target = decorator
-    if isinstance(target, ast.Call):
-        if model.qualified_name(target.func) == "functools.partial" and target.args:
-            target = target.args[0]
-        else:
-            target = target.func
-    return model.qualified_name(target) in _STRUCTURE_KEEPING
+    use = model.decorator_transform(decorator)  # `@jax.jit`, `@jax.jit(...)`, `@partial(jax.jit, ...)`
+    return use is not None and use.qualified in _STRUCTURE_KEEPING
 
 
 def _class_of(model, library: LibraryModels, qualified: str) -> str | None:
@@ -756,7 +751,6 @@ def _carried_element_kind(model, name: str, target: ast.AST, call: ast.Call, sco
     if function is None:
         return None
     position = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name), None)
-    parameter = None
     if position is not None and not any(isinstance(a, ast.Starred) for a in call.args[:position]):
         parameter = function.params[position] if position < len(function.params) else None
     else:
