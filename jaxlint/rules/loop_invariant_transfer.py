@@ -56,7 +56,11 @@ An array the loop rebinds (`x = next(batches)`), changes in place (`x[i] = ...`,
 `np.copyto(x, ...)`, a method call on it, or any call it is passed to, which might change it), a
 function parameter or attribute whose origin is unknown (it may already be on the device, where
 `jnp.asarray` costs nothing), a loop over a short literal list or a small constant `range`, and
-code inside a function or lambda defined in the loop.
+code inside a function or lambda defined in the loop. Nor a loop of a known handful of iterations
+(32 or fewer, loops around it counted: `range(6)`, a literal list of curves bound before it) in code
+that runs once per program (module level, a notebook cell, an entry point, a function every visible
+call runs once): a few dozen copies per program are nil, whatever the array's size. Test code is
+not flagged either: a test runs once.
 
 A `device_put` of state that is already placed (the output of the jitted step) is JAX205's; `pmap`
 itself, where current JAX documents `jax.shard_map` or `jit` with shardings, is JAX603's (preview).
@@ -68,7 +72,7 @@ import ast
 
 from jaxlint.fixes import transfer_hoist
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import flow
+from jaxlint.semantic import flow, loop_cost
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 
 _TRANSFERS = {
@@ -78,6 +82,9 @@ _TRANSFERS = {
 }
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SMALL_RANGE = 4
+# Copies per program below which the repeated transfer is nil, however large the array: a few dozen
+# copies of even a 100 MB array take a fraction of a second over PCIe.
+_FEW_TRANSFERS = 32
 # NumPy calls that make something other than an array (a random generator), and array methods that
 # return a new array (`np.arange(32).reshape(4, 8)`): `.tolist()`, `.item()` leave arrays behind.
 _NOT_ARRAYS = ("numpy.random.default_rng", "numpy.random.RandomState")
@@ -94,6 +101,7 @@ class LoopInvariantTransfer(Rule):
     name = "loop-invariant-transfer"
     summary = "The same host array converted or placed on the device on every iteration of a loop"
     fix_availability = "sometimes"
+    skips_test_code = True
     node_types = (ast.Call,)
     required_text = ("device_put", "asarray", "array(")
 
@@ -107,6 +115,8 @@ class LoopInvariantTransfer(Rule):
             return  # under jit a NumPy array is a constant of the compiled program, not a transfer
         loop = _innermost_loop(node, scope.node)
         if loop is None or flow.spells_out_few_iterations(loop, context.qualified_name, _SMALL_RANGE):
+            return
+        if _few_transfers_per_program(loop, scope, context.model):
             return
         data = node.args[0].id
         stored, used_otherwise = _names_changed_in(loop, node)
@@ -122,6 +132,14 @@ class LoopInvariantTransfer(Rule):
             f"(`{data}` is a NumPy array the loop does not change); transfer it once before the loop",
             fix=transfer_hoist.hoist_transfer_fix(node, loop, data, context),
         )
+
+
+def _few_transfers_per_program(loop: ast.AST, scope, model) -> bool:
+    """The code around the loop runs once per program and the loop body runs a known handful of
+    times (`for panel in range(6)`, a curve per item of a literal list, loops around it counted):
+    at most `_FEW_TRANSFERS` copies per program, nil next to a run (semantic/loop_cost.py)."""
+    iterations = loop_cost.iterations_per_run(loop, scope, model)
+    return iterations is not None and iterations <= _FEW_TRANSFERS and loop_cost.runs_once(scope, model)
 
 
 def _innermost_loop(node: ast.AST, scope_node: ast.AST) -> ast.AST | None:
