@@ -438,7 +438,7 @@ class SemanticModel(DeviceValues):
                         return None
                     rebound = _partial_rebinding(node, current, self) if current is scope else None
                     if rebound is not None:
-                        return found, len(rebound.args) - 1, {k.arg for k in rebound.keywords if k.arg}
+                        return found, len(rebound.args) - 1, _partial_keywords(rebound, found)
                     return found, 0, set()
                 if node.id in current.local_names:
                     return None  # bound to something other than a def in this scope
@@ -457,7 +457,7 @@ class SemanticModel(DeviceValues):
             if inner is None:
                 return None
             target, bound, keywords = inner
-            return target, bound + len(node.args) - 1, keywords | {k.arg for k in node.keywords if k.arg}
+            return target, bound + len(node.args) - 1, keywords | _partial_keywords(node, target)
         return None
 
     def transform_of(self, node: ast.AST) -> str | None:
@@ -2038,6 +2038,26 @@ def _name_bindings(scope: Scope, model: "SemanticModel") -> dict[str, list[tuple
             index.setdefault(target.id, []).append((target, value))
     indexes[id(scope)] = (len(scope.bindings), index)
     return index
+
+
+def _partial_keywords(call: ast.Call, target: Scope | None) -> set[str]:
+    """The keywords a `functools.partial(f, ...)` binds. A spread dict (`partial(f, **options)`) may
+    bind any parameter that has a default, with whatever constant the dict holds: those count as
+    bound too, since nothing shows they are left for the traced call."""
+    keywords = {keyword.arg for keyword in call.keywords if keyword.arg}
+    if target is not None and any(keyword.arg is None for keyword in call.keywords):
+        keywords |= _parameters_with_defaults(target.node)
+    return keywords
+
+
+def _parameters_with_defaults(function: ast.AST) -> set[str]:
+    arguments = getattr(function, "args", None)
+    if not isinstance(arguments, ast.arguments):
+        return set()
+    positional = [*arguments.posonlyargs, *arguments.args]
+    names = {argument.arg for argument in positional[len(positional) - len(arguments.defaults):]} if arguments.defaults else set()
+    names |= {argument.arg for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None}
+    return names
 
 
 def _partial_rebinding(use: ast.Name, scope: Scope, model: "SemanticModel") -> ast.Call | None:
