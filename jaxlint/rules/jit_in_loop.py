@@ -41,7 +41,9 @@ Not flagged, as principles:
   outside loops or in another function that runs once (the call sites of the project's other
   modules count, tests aside: `rendezvous()` at the end of a `train()` that a `main` calls once, or
   a data-sharding helper called by a script's top level; a function no code in the project calls
-  is called from elsewhere, not once); code guarded to run once (lazy
+  is called from elsewhere, not once), or one called outside the loops of a function whose own loop
+  is a whole training or evaluation run (a setup before the run, a final synchronisation of the
+  hosts after it: once per run); code guarded to run once (lazy
   initialisation: under `if X is None:` or `if ... and not X:` whose branch sets X, also inside the
   loop, where the branch runs on one pass only; or after `if X is not None: return` with the body
   setting X); a function whose results Python caches by argument
@@ -702,7 +704,10 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
         if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller)]:
             return False
         if caller.is_function and (depth == 0 or not _runs_once(caller, context, depth - 1)):
-            return False
+            if list(flow.enclosing_loops(call)) or not _runs_a_whole_run(caller, model):
+                return False
+            # Called outside the loops of a function whose own loop is a whole training or
+            # evaluation run (setup before it, a final synchronisation after it): once per run.
     # Every call this module makes runs once; so must those of the project's other modules.
     return not _called_per_step_from_other_modules(function_scope, context)
 
