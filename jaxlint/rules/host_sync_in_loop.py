@@ -74,11 +74,14 @@ Not flagged, as principles:
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
-  factory of the module returns, `jax.jit(make_train(config))`: an update of
-  on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
-  per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
-  the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
-  too; an inner loop of a few iterations the source fixes, 8 or fewer,
+  factory of the module returns, `jax.jit(make_train(config))`; a loop striding by a chunk it hands
+  to a jitted call that loops on the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`,
+  runs k steps per iteration too; a loop that only counts (`range`, a progress bar over one, `while`)
+  and runs, every iteration, a compiled call that loops on the device (a rollout scanned over time and
+  scanned epochs of minibatch updates in one jitted update of on-policy RL, an iterative solve:
+  `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps), with no host work beside
+  it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
+  next to nothing (a loop over a data loader, or one stepping a host object, stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
   steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
   are reported); code written to run while JAX traces (a function that enters
@@ -187,7 +190,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -297,6 +300,8 @@ class HostSyncInLoop(Rule):
             found.append((child, description))
         if (found or stops or tested is not None) and _restores_each_iteration(node, context):
             return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
+        if (found or stops or tested is not None) and _heavy_iterations(node, values, context):
+            return  # each iteration is a compiled call that loops on the device; the host has next to nothing to overlap
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
             # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
@@ -709,6 +714,38 @@ def _runs_as_device_iteration(loop: ast.AST, values: LoopValues, context) -> boo
     if _grows_list_kept_after(loop):
         return False
     return _only_dispatch_besides_reads(values, context)
+
+
+def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:
+    """Every iteration runs, unconditionally, a compiled call that loops on the device (a rollout
+    scanned over time and epochs of minibatch updates inside one jitted update, a GMRES solve:
+    training_loops.compiled_call_loops_on_device), the loop counts iterations rather than iterating
+    host data (`range`, a progress bar over one, `while`), and its other host work is light (array
+    operations, builtins, timer stamps, reporting calls, list bookkeeping). A read waits once per
+    many device steps, and all it delays is that light host work: the device idles for a fraction
+    of one of those steps. A loop over a data loader, or one stepping a host environment, has host
+    work worth overlapping and stays a step loop."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and not iterates_counter(loop.iter, context.model):
+        return False
+    model = context.model
+    heavy = False
+    for node in values.body:
+        if not isinstance(node, ast.Call) or _conditional(node, loop):
+            continue
+        if model.jit_binding_for_call(node) is not None:
+            heavy = heavy or compiled_call_loops_on_device(node, model)
+            continue
+        if _calls_device_code(node, model):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified.startswith(("jax.", "numpy.", "math.", "builtins.", "time.")) or _is_reporting_call(node, context):
+            continue
+        if isinstance(node.func, ast.Attribute) and (values.is_device(node.func.value) or node.func.attr in _LIGHT_METHODS):
+            continue
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
+            continue  # `"...".format(...)`
+        return False
+    return heavy
 
 
 def _grows_list_kept_after(loop: ast.AST) -> bool:
