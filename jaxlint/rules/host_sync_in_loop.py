@@ -88,7 +88,8 @@ Not flagged, as principles:
   `jax.ensure_compile_time_eval()`, which changes nothing outside a trace: its loops fold
   constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
-  in [h1, h2, h3]`, `range(4)`);
+  in [h1, h2, h3]`, `range(4)`) or over the first few items of a sequence (`for i in ranked[:5]`, also
+  through a name bound once to such a slice);
 - the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
   to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
   iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
@@ -230,7 +231,7 @@ class HostSyncInLoop(Rule):
             return  # it folds constants under `ensure_compile_time_eval`: runs once per trace of the caller's jit
         if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
-        if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
+        if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope) or _few_sliced_items(node, context):
             return
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
@@ -1013,6 +1014,23 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
         elif isinstance(node, ast.Call) and not _conditional(node, loop) and unknown_epoch_pass(node, model):
             return True  # `bbb.train_epoch(...)` of another package, in `for epoch in ...`: a pass per iteration
     return runs_epoch_on_device(loop, model)
+
+
+def _few_sliced_items(loop: ast.AST, context) -> bool:
+    """A `for` over the first few items of a sequence, as the source fixes them (`for x in top[:5]`,
+    or a name bound once to such a slice, `shown = [i for i in ids if ok(i)][:5]`): a handful of
+    iterations (flow.FEW_ITERATIONS), shown or checked one by one, not a hot loop."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    scope = context.scope(loop)
+    iterable = flow.single_binding(iterable, scope)
+    if not (isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice)):
+        return False
+    count = iteration_count(iterable, context.scope(iterable), context.model)
+    return count is not None and count <= flow.FEW_ITERATIONS
 
 
 def _few_fixed_iterations(loop: ast.AST, context) -> bool:
