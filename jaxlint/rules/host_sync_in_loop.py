@@ -82,7 +82,8 @@ Not flagged, as principles:
   scanned epochs of minibatch updates in one jitted update of on-policy RL, an iterative solve:
   `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps), with no host work beside
   it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
-  next to nothing (a loop over a data loader, or one stepping a host object, stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
+  next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
+  stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
   steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
   are reported); code written to run while JAX traces (a function that enters
@@ -742,6 +743,8 @@ def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:
         if _calls_device_code(node, model):
             continue
         qualified = context.qualified_name(node.func) or ""
+        if qualified == "builtins.next":
+            return False  # `batch = next(loader)`: host data each iteration, worth overlapping
         if qualified.startswith(("jax.", "numpy.", "math.", "builtins.", "time.")) or _is_reporting_call(node, context):
             continue
         if isinstance(node.func, ast.Attribute) and (values.is_device(node.func.value) or node.func.attr in _LIGHT_METHODS):
