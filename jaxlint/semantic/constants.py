@@ -300,6 +300,11 @@ class ConstantEvaluator:
         finally:
             self._active.discard(id(node))
 
+    def class_defaults(self, node: ast.AST, scope) -> dict | None:
+        """The field defaults of the configuration class `node` names (a class of the module, or one
+        the project summaries know), as `Config()` would have them; None when it is no such class."""
+        return self._class_defaults(node, scope)
+
     def _class_defaults(self, node: ast.AST, scope) -> dict | None:
         model = self.model
         if isinstance(node, ast.Name):

@@ -108,7 +108,7 @@ def iterates_few_literal_cases(loop: ast.AST, scope=None) -> bool:
         and isinstance(iterable.args[0].func, ast.Name) and iterable.args[0].func.id == "len" and len(iterable.args[0].args) == 1
     ):
         iterable = iterable.args[0].args[0]  # `range(len(hyperparams))`: as many as that display has
-    iterable = _single_binding(iterable, scope)
+    iterable = single_binding(iterable, scope)
     if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
         return len(iterable.elts) <= FEW_ITERATIONS and not any(isinstance(e, ast.Starred) for e in iterable.elts)
     if isinstance(iterable, ast.Dict):
@@ -164,7 +164,7 @@ def _spelled_out_iterable(iterable: ast.expr, qualified_name) -> ast.expr:
     return iterable
 
 
-def _single_binding(node: ast.expr, scope) -> ast.expr:
+def single_binding(node: ast.expr, scope) -> ast.expr:
     """The value a name is bound to once in its scope or an enclosing one; the node itself otherwise."""
     holder = scope
     while isinstance(node, ast.Name) and holder is not None:

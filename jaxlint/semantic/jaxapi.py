@@ -63,6 +63,13 @@ LAX_BODIES = {
     "jax.lax.reduce": (2,),
 }
 LAX_BRANCH_LISTS = {"jax.lax.switch": 1}
+# Calls that run a loop on the device within one compiled call: the `lax` loops, and the iterative
+# solvers of `jax.scipy` (each a `lax.while_loop` over matrix-vector products or line searches).
+DEVICE_LOOPS = frozenset({
+    "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map", "jax.lax.custom_root",
+    "jax.scipy.sparse.linalg.cg", "jax.scipy.sparse.linalg.gmres", "jax.scipy.sparse.linalg.bicgstab",
+    "jax.scipy.optimize.minimize",
+})
 # Calls that apply their first argument to the leaves of the remaining (tree) arguments.
 TREE_MAPS = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",

@@ -24,6 +24,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.containers import container_of_device_values
+from jaxlint.semantic.flow import FEW_ITERATIONS, single_binding
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
@@ -541,6 +542,59 @@ def runs_epoch_on_device(loop: ast.AST, model: SemanticModel) -> bool:
     return False
 
 
+def compiled_call_loops_on_device(call: ast.Call, model: SemanticModel) -> bool:
+    """The compiled function `call` runs loops on the device: its body, or a function of the module it
+    calls (two calls deep), runs a `lax` loop or an iterative solver (`jaxapi.DEVICE_LOOPS`: a rollout
+    scanned over time, epochs of minibatch updates scanned inside the update, a GMRES solve). One
+    call is then many device steps, and what the host does around it is small beside it."""
+    binding = model.jit_binding_for_call(call)
+    if binding is None:
+        return False
+    return any(_loops_on_device(function, model, 2) for function in _compiled_functions(binding, model))
+
+
+def _loops_on_device(function: Scope, model: SemanticModel, depth: int) -> bool:
+    memo = model.__dict__.setdefault("_loops_on_device_memo", {})
+    key = (function, depth)
+    if key not in memo:
+        memo[key] = False  # (recursion guard)
+        memo[key] = _find_device_loop(function, model, depth)
+    return memo[key]
+
+
+def _find_device_loop(function: Scope, model: SemanticModel, depth: int) -> bool:
+    callees = []
+    for node in walk(function.node):
+        if not isinstance(node, ast.Call):
+            continue
+        if model.qualified_name(node.func) in jaxapi.DEVICE_LOOPS and not _few_device_iterations(node, function, model):
+            return True
+        if depth > 0 and isinstance(node.func, ast.Name):
+            callees.append(node)
+    for node in callees:
+        resolved = model.resolve_function(node.func, model.scope_for(node))
+        if resolved is not None and resolved[0] is not None and resolved[0] is not function and _loops_on_device(resolved[0], model, depth - 1):
+            return True
+    return False
+
+
+def _few_device_iterations(call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
+    """A `lax.fori_loop` whose bounds, or a `lax.scan` over no inputs whose `length`, the source fixes
+    to a handful (flow.FEW_ITERATIONS): a few device steps, not a pass."""
+    qualified = model.qualified_name(call.func)
+    evaluate = model.constant_evaluator().int_value
+    if qualified == "jax.lax.fori_loop" and len(call.args) >= 2:
+        lower, upper = evaluate(call.args[0], scope), evaluate(call.args[1], scope)
+        return lower is not None and upper is not None and upper - lower <= FEW_ITERATIONS
+    if qualified == "jax.lax.scan":
+        inputs = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords if k.arg == "xs"), None)
+        length = next((k.value for k in call.keywords if k.arg == "length"), call.args[3] if len(call.args) > 3 else None)
+        if length is not None and (inputs is None or (isinstance(inputs, ast.Constant) and inputs.value is None)):
+            count = evaluate(length, scope)
+            return count is not None and count <= FEW_ITERATIONS
+    return False
+
+
 def _compiled_functions(binding, model: SemanticModel) -> list[Scope]:
     """The function a compiled callable runs: its own, or, for `jax.jit(make_train(config))`, the
     functions the module's factory returns (`def train(...)` nested in `make_train`, `return train`)."""
@@ -583,8 +637,8 @@ def _range_stride(loop: ast.AST, model: SemanticModel) -> str | None:
 
 
 # An epoch. An update of on-policy RL (`for i in range(num_updates)` around a jitted update that scans
-# a rollout) is not one: each iteration is one rollout and one update, the loop's step, and a read
-# there waits once per step like any other (labelled so, blind, on four public repos).
+# a rollout) is not named one; what makes its reads nil is the cost of the iteration, not its name
+# (compiled_call_loops_on_device, asked by JAX201 of loops that only count).
 _EPOCH_WORDS = re.compile(r"epoch", re.IGNORECASE)
 
 
@@ -1360,6 +1414,18 @@ def range_length(arguments, bound_value) -> int | None:
 
 _PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
+
+
+def iterates_counter(iterable: ast.expr, model: SemanticModel) -> bool:
+    """`range(...)`, `enumerate(range(...))`, a progress bar over a range (`tqdm(range(n))`, `trange(n)`),
+    also through a name bound once to one (`bar = tqdm(range(n))`): a loop that counts iterations, not
+    one that iterates host data."""
+    iterable = single_binding(iterable, model.scope_for(iterable))
+    while isinstance(iterable, ast.Call) and iterable.args and (
+        model.qualified_name(iterable.func) in ("builtins.enumerate", *_PROGRESS_BARS)
+    ):
+        iterable = iterable.args[0]
+    return isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) in ("builtins.range", *_PROGRESS_RANGES)
 
 
 def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
