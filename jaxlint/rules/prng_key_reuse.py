@@ -121,7 +121,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   is its first observable use. A helper that also stores or hands on its draws is still a consumer.
 - Two identical calls (the same sampler, the same arguments, none rebound in between) whose results
   are compared, or whose second call only recomputes the first's names, or whose results both
-  index arrays (`x[choice(key, n, (B,))]` and the same for `y`): identical values on purpose.
+  index arrays, bound to a name first or written in the subscript (`x[choice(key, n, (B,))]` and
+  the same for `y`, `data[permutation(key, jnp.arange(n))]` and the same for `masks`): identical
+  values on purpose, keeping parallel arrays aligned.
 - Paired draws: `permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every
   other argument the same, keeping parallel arrays aligned.
 - Draws in the two value arms of one `jnp.where` (`where(mix < 0.8, randint(k, (), 24, 31),
@@ -831,14 +833,16 @@ class _Flow:
             if isinstance(node, ast.Name) and node.id in names and not isinstance(node.ctx, ast.Load):
                 if low < (node.lineno, node.col_offset) < high:
                     return False
-        # Deliberate only when the two results are compared, or the second recomputes the first's names.
+        # Deliberate only when the two results index arrays (`i = choice(key, n, (B,))` twice, or
+        # `x[permutation(key, n)]` and `y[permutation(key, n)]`: the same rows on purpose), are
+        # compared, or the second recomputes the first's names.
         first_names, second_names = _result_names(first), _result_names(second)
+        if _indexes(first, first_names, self.function) and _indexes(second, second_names, self.function):
+            return True
         if not first_names or not second_names:
             return False
         if first_names == second_names:
             return True
-        if _used_as_index(self.function, first_names) and _used_as_index(self.function, second_names):
-            return True  # `i = choice(key, n, (B,))` twice, to index `x` and `y`: the same rows on purpose
         for node in walk(self.function):
             if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
                 continue
@@ -1190,7 +1194,11 @@ def _through_helper(call: ast.Call, context) -> bool:
 
 
 # Builtins whose result depends only on their arguments, which the same-draw check sees unchanged.
-_SAME_RESULT_BUILTINS = frozenset({"builtins.len", "builtins.int", "builtins.float", "builtins.min", "builtins.max", "builtins.abs"})
+# Calls that give the same result for the same unchanged arguments (`len(x)`, `jnp.arange(n)`).
+_SAME_RESULT_BUILTINS = frozenset({
+    "builtins.len", "builtins.int", "builtins.float", "builtins.min", "builtins.max", "builtins.abs",
+    "jax.numpy.arange", "numpy.arange",
+})
 
 
 def _key_root(key: ast.AST | str) -> str:
@@ -1215,6 +1223,21 @@ def _result_names(call: ast.Call) -> set[str]:
     if isinstance(statement, ast.AnnAssign) and statement.value is call:
         return set(_names(statement.target))
     return set()
+
+
+def _indexes(call: ast.Call, names: set[str], function: ast.AST) -> bool:
+    """The call's result indexes an array: written as the subscript, or through the names it is bound to."""
+    return _indexes_directly(call) or bool(names and _used_as_index(function, names))
+
+
+def _indexes_directly(call: ast.Call) -> bool:
+    """The call's result is the index of a subscript, alone or as one entry of a tuple of indices
+    (`x[permutation(key, n)]`, `x[choice(key, n, (b,)), :]`)."""
+    holder = parent_of(call)
+    if isinstance(holder, ast.Tuple):
+        holder = parent_of(holder)
+        return isinstance(holder, ast.Subscript) and isinstance(holder.slice, ast.Tuple) and call in holder.slice.elts
+    return isinstance(holder, ast.Subscript) and holder.slice is call
 
 
 def _used_as_index(function: ast.AST, names: set[str]) -> bool:
