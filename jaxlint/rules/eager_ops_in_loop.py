@@ -29,7 +29,8 @@ such an object and called later is what the method does (`self.forward = net.app
 then `self.forward(params, obs)`; `update_fn = optimizer.update`), and so is an element of a tuple a
 function or method of the module returns, unpacked into names or onto `self` (`self.update, self.state =
 self.make_optimizer(lr)` where it returns `update, init(params)` or `optax.adam(lr)`). An
-unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
+unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`, or `forward(params, x)`
+where the callers hand in a method of such an object, `evaluate(state.apply_fn, ...)`) is what every
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
 calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
@@ -82,7 +83,9 @@ the disk, milliseconds, beside which the dispatches are nil; a whole computation
 still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration); a call that is the one statement between two timer stamps
-(a measurement of the eager call itself); eager operations or `.at[]` updates in an inspection loop,
+(a measurement of the eager call itself), and a callable handed in as a parameter and called with the same
+arguments on every iteration of a loop that is itself the interval a timer measures (a timing harness
+measures whatever its callers hand it); eager operations or `.at[]` updates in an inspection loop,
 one that prints a device value it computed on every iteration (`print("x", x)`, not under a branch):
 the host waits for and shows each result by design, and `fori_loop` would lose the output (a whole
 network or update in such a loop is still reported: jit it and keep the print); a function that loops itself (a Python loop in its body,
@@ -142,10 +145,12 @@ from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_pa
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
 from jaxlint.semantic.model import FUNCTION_NODES
-from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.flow import statement_list
+from jaxlint.semantic.syntax import child_nodes, walk
+from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
 from jaxlint.semantic.training_loops import (
-    builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    assigned_in_loop, builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     shows_every_iteration, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
@@ -177,6 +182,7 @@ class EagerOpsInLoop(Rule):
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
+        assigned = assigned_in_loop(node)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
@@ -190,8 +196,8 @@ class EagerOpsInLoop(Rule):
                     continue
                 if may_be_project_call(child, context.model):
                     every_iteration.append(child)
-                elif _calls_parameter(child, scope):
-                    of_parameters.append(child)
+                if _calls_parameter(child, scope):
+                    of_parameters.append(child)  # (a parameter's name may also name a module of the project)
             if _is_at_update(child):
                 updates += 1
                 continue
@@ -209,19 +215,22 @@ class EagerOpsInLoop(Rule):
                     operations += 1
         if whole is None and every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
-            for child in sorted(every_iteration, key=lambda call: (call.lineno, call.col_offset)):
+            for child in sorted(every_iteration, key=_position):
                 inner = eager_model_call(child, context.model)
                 if inner is not None:
                     whole = (child, inner)
                     break
         if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
-            # An object the callers hand in (`generate(model, ...)` called with a module instance).
-            for child in sorted(of_parameters, key=lambda call: (call.lineno, call.col_offset)):
+            # An object the callers hand in (`generate(model, ...)` called with a module instance); not in a
+            # timing harness, which measures what it is handed.
+            for child in sorted(of_parameters, key=_position):
+                if _repeated_measurement(child, node, context, assigned):
+                    continue
                 if eager_parameter_call(child, scope, context.model) is not None:
                     whole = (child, child)
                     break
         if whole is None and tree_work:
-            first = min(tree_work, key=lambda call: (call.lineno, call.col_offset))
+            first = min(tree_work, key=_position)
             whole = (first, first)
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
@@ -299,6 +308,30 @@ def _calls_parameter(call: ast.Call, scope) -> bool:
     function = call.func
     receiver = function.value if isinstance(function, ast.Attribute) else function
     return isinstance(receiver, ast.Name) and receiver.id in scope.params
+
+
+def _position(call: ast.Call) -> tuple[int, int]:
+    return call.lineno, call.col_offset
+
+
+def _repeated_measurement(call: ast.Call, loop: ast.AST, context, assigned: set[str]) -> bool:
+    """A timing harness: `call` takes nothing the loop rebinds (the same call with the same arguments on
+    every iteration, `out = fn(*args)`), and the loop is the interval a timer measures (a timer stamp
+    bound before it in its block, `start = time.perf_counter()`, and read after it, also in a `return`):
+    it measures whatever its callers hand it, eager or compiled."""
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if any(isinstance(n, ast.Name) and n.id in assigned for argument in arguments for n in walk(argument)):
+        return False
+    located = statement_list(loop)
+    if located is None:
+        return False
+    block, index = located
+
+    def stamps(statement: ast.stmt) -> bool:
+        return any(isinstance(n, ast.Call) and context.qualified_name(n.func) in TIMERS for n in walk(statement))
+
+    before = any(isinstance(statement, ast.Assign) and stamps(statement) for statement in block[:index])
+    return before and any(stamps(statement) for statement in block[index + 1:])
 
 
 def _over_named_cases(loop: ast.AST, context) -> bool:
