@@ -82,7 +82,9 @@ operations in an iteration that reads a file or a checkpoint from storage on eve
 the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
 still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
-an evaluation: not every iteration); a call that is the one statement between two timer stamps
+an evaluation: not every iteration; but a branch whose test the loop cannot change, a configuration flag
+or a parameter it never rebinds, `if use_ema:` or `if devices > 1: ... else: ...`, takes the same way on
+every iteration, and what runs there is reported where nothing runs unconditionally); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself), and a callable handed in as a parameter and called with the same
 arguments on every iteration of a loop that is itself the interval a timer measures (a timing harness
 measures whatever its callers hand it); eager operations or `.at[]` updates in an inspection loop,
@@ -144,14 +146,14 @@ from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
-from jaxlint.semantic.model import FUNCTION_NODES
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
 from jaxlint.semantic.training_loops import (
     assigned_in_loop, builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
-    shows_every_iteration, under_loop_branch,
+    loop_varying, shows_every_iteration, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -183,13 +185,17 @@ class EagerOpsInLoop(Rule):
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
         assigned = assigned_in_loop(node)
+        in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
-            if whole is None and not under_loop_branch(child, node) and not inside_timed_interval(child, context):
+            if whole is None and not _under_varying_branch(child, node, context.model, assigned) and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
-                    whole = (child, inner)
+                    if not under_loop_branch(child, node):
+                        whole = (child, inner)
+                    elif in_branch is None or _position(child) < _position(in_branch[0]):
+                        in_branch = (child, inner)  # (under a flag's branch: reported where nothing runs unconditionally)
                     continue
                 if maps_carried_tree(child, node, context.model):
                     tree_work.append(child)  # (per-leaf work over the state the loop carries: asked last)
@@ -213,9 +219,13 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if is_eager_operation(qualified):
                     operations += 1
+        if whole is None:
+            whole = in_branch
+        # (calls on every iteration first, then those under a branch the loop cannot change; by position)
+        first_unconditional = lambda call: (under_loop_branch(call, node), _position(call))  # noqa: E731
         if whole is None and every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
-            for child in sorted(every_iteration, key=_position):
+            for child in sorted(every_iteration, key=first_unconditional):
                 inner = eager_model_call(child, context.model)
                 if inner is not None:
                     whole = (child, inner)
@@ -223,14 +233,14 @@ class EagerOpsInLoop(Rule):
         if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
             # An object the callers hand in (`generate(model, ...)` called with a module instance); not in a
             # timing harness, which measures what it is handed.
-            for child in sorted(of_parameters, key=_position):
+            for child in sorted(of_parameters, key=first_unconditional):
                 if _repeated_measurement(child, node, context, assigned):
                     continue
                 if eager_parameter_call(child, scope, context.model) is not None:
                     whole = (child, child)
                     break
         if whole is None and tree_work:
-            first = min(tree_work, key=_position)
+            first = min(tree_work, key=first_unconditional)
             whole = (first, first)
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
@@ -312,6 +322,23 @@ def _calls_parameter(call: ast.Call, scope) -> bool:
 
 def _position(call: ast.Call) -> tuple[int, int]:
     return call.lineno, call.col_offset
+
+
+def _under_varying_branch(node: ast.AST, loop: ast.AST, model, assigned: set[str]) -> bool:
+    """Inside a branch of the loop's body that may run on some iterations and not others: an `if` (or a
+    conditional expression) whose test can change from one iteration to the next (`step % 100 == 0`,
+    training_loops.loop_varying), a boolean operator or an exception handler. A test the loop cannot
+    change (a configuration flag, `if use_ema:`; `if n_devices > 1: ... else: ...`) picks the same branch
+    on every iteration: what runs under it runs on every iteration of the runs that take it."""
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            if child is parent.test or loop_varying(parent.test, loop, model, assigned):
+                return True
+        elif isinstance(parent, (ast.ExceptHandler, ast.BoolOp)):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
 
 
 def _repeated_measurement(call: ast.Call, loop: ast.AST, context, assigned: set[str]) -> bool:
