@@ -62,8 +62,8 @@ microseconds an operation) times the operations of one iteration (a whole networ
 counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
 level, a notebook cell, an entry point, or a function of the module called only from such code, outside
 loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
-of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose;
-times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
+of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose,
+or over evenly spaced points, `np.linspace(a, b, 50)`; times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
 directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration. A
 loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
 still flagged: a training loop of unknown length is many iterations.
