@@ -153,7 +153,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
 from jaxlint.semantic.training_loops import (
     assigned_in_loop, builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
-    loop_varying, shows_every_iteration, under_loop_branch,
+    loop_varying, shows_every_iteration, touched_objects, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -184,12 +184,13 @@ class EagerOpsInLoop(Rule):
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
-        assigned = assigned_in_loop(node)
+        facts = _LoopFacts(node)
         in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
-            if whole is None and not _under_varying_branch(child, node, context.model, assigned) and not inside_timed_interval(child, context):
+            if whole is None and not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
+                    and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
                     if not under_loop_branch(child, node):
@@ -234,7 +235,7 @@ class EagerOpsInLoop(Rule):
             # An object the callers hand in (`generate(model, ...)` called with a module instance); not in a
             # timing harness, which measures what it is handed.
             for child in sorted(of_parameters, key=first_unconditional):
-                if _repeated_measurement(child, node, context, assigned):
+                if _repeated_measurement(child, node, context, facts):
                     continue
                 if eager_parameter_call(child, scope, context.model) is not None:
                     whole = (child, child)
@@ -320,20 +321,51 @@ def _calls_parameter(call: ast.Call, scope) -> bool:
     return isinstance(receiver, ast.Name) and receiver.id in scope.params
 
 
+class _LoopFacts:
+    """What the loop rebinds and touches, worked out when first asked (most loops never ask), and the
+    answer of `loop_varying` per branch test."""
+
+    def __init__(self, loop: ast.AST):
+        self.loop = loop
+        self._assigned: set[str] | None = None
+        self._touched: set[str] | None = None
+        self._varying: dict[int, bool] = {}
+
+    @property
+    def assigned(self) -> set[str]:
+        if self._assigned is None:
+            self._assigned = assigned_in_loop(self.loop)
+        return self._assigned
+
+    def varying(self, test: ast.expr, model) -> bool:
+        key = id(test)
+        if key not in self._varying:
+            if self._touched is None:
+                self._touched = touched_objects(self.loop)
+            self._varying[key] = loop_varying(test, self.loop, model, self.assigned, self._touched)
+        return self._varying[key]
+
+
 def _position(call: ast.Call) -> tuple[int, int]:
     return call.lineno, call.col_offset
 
 
-def _under_varying_branch(node: ast.AST, loop: ast.AST, model, assigned: set[str]) -> bool:
+def _under_varying_branch(node: ast.Call, loop: ast.AST, context, facts: "_LoopFacts") -> bool:
     """Inside a branch of the loop's body that may run on some iterations and not others: an `if` (or a
     conditional expression) whose test can change from one iteration to the next (`step % 100 == 0`,
     training_loops.loop_varying), a boolean operator or an exception handler. A test the loop cannot
     change (a configuration flag, `if use_ema:`; `if n_devices > 1: ... else: ...`) picks the same branch
     on every iteration: what runs under it runs on every iteration of the runs that take it."""
+    qualified = context.qualified_name(node.func)
+    if qualified is not None and (qualified.startswith("builtins.") or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
+        return True  # (an array operation or a builtin is never a whole computation: not worth asking)
+    model = context.model
     child, parent = node, parent_of(node)
     while parent is not None and parent is not loop:
         if isinstance(parent, (ast.If, ast.IfExp)):
-            if child is parent.test or loop_varying(parent.test, loop, model, assigned):
+            if child is parent.test:
+                return True
+            if facts.varying(parent.test, model):
                 return True
         elif isinstance(parent, (ast.ExceptHandler, ast.BoolOp)):
             return True
@@ -341,14 +373,11 @@ def _under_varying_branch(node: ast.AST, loop: ast.AST, model, assigned: set[str
     return False
 
 
-def _repeated_measurement(call: ast.Call, loop: ast.AST, context, assigned: set[str]) -> bool:
-    """A timing harness: `call` takes nothing the loop rebinds (the same call with the same arguments on
-    every iteration, `out = fn(*args)`), and the loop is the interval a timer measures (a timer stamp
-    bound before it in its block, `start = time.perf_counter()`, and read after it, also in a `return`):
-    it measures whatever its callers hand it, eager or compiled."""
-    arguments = [*call.args, *(k.value for k in call.keywords)]
-    if any(isinstance(n, ast.Name) and n.id in assigned for argument in arguments for n in walk(argument)):
-        return False
+def _repeated_measurement(call: ast.Call, loop: ast.AST, context, facts: _LoopFacts) -> bool:
+    """A timing harness: the loop is the interval a timer measures (a timer stamp bound before it in its
+    block, `start = time.perf_counter()`, and read after it, also in a `return`), and `call` takes nothing
+    the loop rebinds (the same call with the same arguments on every iteration, `out = fn(*args)`): it
+    measures whatever its callers hand it, eager or compiled."""
     located = statement_list(loop)
     if located is None:
         return False
@@ -357,8 +386,11 @@ def _repeated_measurement(call: ast.Call, loop: ast.AST, context, assigned: set[
     def stamps(statement: ast.stmt) -> bool:
         return any(isinstance(n, ast.Call) and context.qualified_name(n.func) in TIMERS for n in walk(statement))
 
-    before = any(isinstance(statement, ast.Assign) and stamps(statement) for statement in block[:index])
-    return before and any(stamps(statement) for statement in block[index + 1:])
+    if not (any(isinstance(statement, ast.Assign) and stamps(statement) for statement in block[:index])
+            and any(stamps(statement) for statement in block[index + 1:])):
+        return False
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    return not any(isinstance(n, ast.Name) and n.id in facts.assigned for argument in arguments for n in walk(argument))
 
 
 def _over_named_cases(loop: ast.AST, context) -> bool:
