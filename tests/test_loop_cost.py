@@ -27,6 +27,7 @@ def _first_loop(code: str, marker: str = "# loop"):
     ("import numpy as np\nts = np.linspace(800.0, 1000.0, 40) / 3.0\nfor t in ts:  # loop\n    pass", 40),
     ("import numpy as np\nfor t in np.linspace(0.0, 1.0):  # loop\n    pass", 50),  # numpy's default count
     ("import jax.numpy as jnp\nn = 6\nfor t in jnp.arange(n):  # loop\n    pass", 6),
+    ("import tqdm\nfor t in tqdm.tqdm(range(30), desc='sweep'):  # loop\n    pass", 30),  # a progress bar: one pass
 ])
 def test_known_iterations(code, count):
     loop, scope, model = _first_loop(code)

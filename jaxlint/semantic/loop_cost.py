@@ -46,6 +46,11 @@ _ARRAY_BUILDERS = frozenset({
     "jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray",
 })
 _CALLER_DEPTH = 2
+# Calls that walk their first argument once, item by item (a progress bar shows the items it hands on).
+_ONE_PASS = frozenset({
+    "builtins.enumerate", "builtins.reversed", "builtins.sorted",
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+})
 # Evenly spaced points (a sweep over a parameter): as many as the call asks for.
 _EVENLY_SPACED = frozenset({"numpy.linspace", "jax.numpy.linspace", "numpy.arange", "jax.numpy.arange"})
 _LINSPACE_DEFAULT = 50
@@ -168,7 +173,7 @@ def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | 
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None  # (a `while` runs until its test fails: unknown)
     iterable = loop.iter
-    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in ("builtins.enumerate", "builtins.reversed", "builtins.sorted"):
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS:
         iterable = iterable.args[0]
     found = iteration_count(iterable, scope, model)
     if found is not None:
