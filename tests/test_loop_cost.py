@@ -24,6 +24,10 @@ def _first_loop(code: str, marker: str = "# loop"):
     ("import jax.numpy as jnp\nT = jnp.array([[0, 1, 2, 3], [1, 1, 0, 0]])\nfor a, b in T.T:  # loop\n    pass", 4),
     ("rows = [1, 2]\nfor r in enumerate(rows):  # loop\n    pass", 2),
     ("for i in range(3):\n    for j in range(4):  # loop\n        pass", 12),  # times the loops around it
+    ("import numpy as np\nts = np.linspace(800.0, 1000.0, 40) / 3.0\nfor t in ts:  # loop\n    pass", 40),
+    ("import numpy as np\nfor t in np.linspace(0.0, 1.0):  # loop\n    pass", 50),  # numpy's default count
+    ("import jax.numpy as jnp\nn = 6\nfor t in jnp.arange(n):  # loop\n    pass", 6),
+    ("import tqdm\nfor t in tqdm.tqdm(range(30), desc='sweep'):  # loop\n    pass", 30),  # a progress bar: one pass
 ])
 def test_known_iterations(code, count):
     loop, scope, model = _first_loop(code)
@@ -36,6 +40,8 @@ def test_known_iterations(code, count):
     "def f(n):\n    for i in range(n):  # loop\n        pass\nf(3)\nf(10_000)",  # an argument overrides the default
     "n = 5\nif flag:\n    n = 50\nfor i in range(n):  # loop\n    pass",  # bound under a branch: unknown
     "for epoch in loader:\n    for j in range(4):  # loop\n        pass",  # an unknown loop around it
+    "import numpy as np\nfor t in np.linspace(0.0, 1.0, steps):  # loop\n    pass",  # a count the source does not fix
+    "import numpy as np\nfor t in np.arange(0.0, 1.0, 0.1):  # loop\n    pass",  # a float step: not read
 ])
 def test_unknown_iterations(code):
     loop, scope, model = _first_loop(code)

@@ -29,7 +29,8 @@ such an object and called later is what the method does (`self.forward = net.app
 then `self.forward(params, obs)`; `update_fn = optimizer.update`), and so is an element of a tuple a
 function or method of the module returns, unpacked into names or onto `self` (`self.update, self.state =
 self.make_optimizer(lr)` where it returns `update, init(params)` or `optax.adam(lr)`). An
-unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`) is what every
+unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`, or `forward(params, x)`
+where the callers hand in a method of such an object, `evaluate(state.apply_fn, ...)`) is what every
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
 calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
 
@@ -61,8 +62,8 @@ microseconds an operation) times the operations of one iteration (a whole networ
 counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
 level, a notebook cell, an entry point, or a function of the module called only from such code, outside
 loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
-of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose;
-times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
+of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose,
+or over evenly spaced points, `np.linspace(a, b, 50)`; times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
 directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration. A
 loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
 still flagged: a training loop of unknown length is many iterations.
@@ -81,8 +82,12 @@ operations in an iteration that reads a file or a checkpoint from storage on eve
 the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
 still reported); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
-an evaluation: not every iteration); a call that is the one statement between two timer stamps
-(a measurement of the eager call itself); eager operations or `.at[]` updates in an inspection loop,
+an evaluation: not every iteration; but a branch whose test the loop cannot change, a configuration flag
+or a parameter it never rebinds, `if use_ema:` or `if devices > 1: ... else: ...`, takes the same way on
+every iteration, and what runs there is reported where nothing runs unconditionally); a call that is the one statement between two timer stamps
+(a measurement of the eager call itself), and a callable handed in as a parameter and called with the same
+arguments on every iteration of a loop that is itself the interval a timer measures (a timing harness
+measures whatever its callers hand it); eager operations or `.at[]` updates in an inspection loop,
 one that prints a device value it computed on every iteration (`print("x", x)`, not under a branch):
 the host waits for and shows each result by design, and `fori_loop` would lose the output (a whole
 network or update in such a loop is still reported: jit it and keep the print); a function that loops itself (a Python loop in its body,
@@ -141,12 +146,14 @@ from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
-from jaxlint.semantic.model import FUNCTION_NODES
-from jaxlint.semantic.syntax import child_nodes
+from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.flow import statement_list
+from jaxlint.semantic.syntax import child_nodes, walk
+from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
 from jaxlint.semantic.training_loops import (
-    builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
-    shows_every_iteration, under_loop_branch,
+    assigned_in_loop, builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    loop_varying, shows_every_iteration, touched_objects, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -177,21 +184,27 @@ class EagerOpsInLoop(Rule):
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
+        facts = _LoopFacts(node)
+        in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
-            if whole is None and not under_loop_branch(child, node) and not inside_timed_interval(child, context):
+            if whole is None and not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
+                    and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
-                    whole = (child, inner)
+                    if not under_loop_branch(child, node):
+                        whole = (child, inner)
+                    elif in_branch is None or _position(child) < _position(in_branch[0]):
+                        in_branch = (child, inner)  # (under a flag's branch: reported where nothing runs unconditionally)
                     continue
                 if maps_carried_tree(child, node, context.model):
                     tree_work.append(child)  # (per-leaf work over the state the loop carries: asked last)
                     continue
                 if may_be_project_call(child, context.model):
                     every_iteration.append(child)
-                elif _calls_parameter(child, scope):
-                    of_parameters.append(child)
+                if _calls_parameter(child, scope):
+                    of_parameters.append(child)  # (a parameter's name may also name a module of the project)
             if _is_at_update(child):
                 updates += 1
                 continue
@@ -207,21 +220,28 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if is_eager_operation(qualified):
                     operations += 1
+        if whole is None:
+            whole = in_branch
+        # (calls on every iteration first, then those under a branch the loop cannot change; by position)
+        first_unconditional = lambda call: (under_loop_branch(call, node), _position(call))  # noqa: E731
         if whole is None and every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
-            for child in sorted(every_iteration, key=lambda call: (call.lineno, call.col_offset)):
+            for child in sorted(every_iteration, key=first_unconditional):
                 inner = eager_model_call(child, context.model)
                 if inner is not None:
                     whole = (child, inner)
                     break
         if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
-            # An object the callers hand in (`generate(model, ...)` called with a module instance).
-            for child in sorted(of_parameters, key=lambda call: (call.lineno, call.col_offset)):
+            # An object the callers hand in (`generate(model, ...)` called with a module instance); not in a
+            # timing harness, which measures what it is handed.
+            for child in sorted(of_parameters, key=first_unconditional):
+                if _repeated_measurement(child, node, context, facts):
+                    continue
                 if eager_parameter_call(child, scope, context.model) is not None:
                     whole = (child, child)
                     break
         if whole is None and tree_work:
-            first = min(tree_work, key=lambda call: (call.lineno, call.col_offset))
+            first = min(tree_work, key=first_unconditional)
             whole = (first, first)
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
@@ -299,6 +319,78 @@ def _calls_parameter(call: ast.Call, scope) -> bool:
     function = call.func
     receiver = function.value if isinstance(function, ast.Attribute) else function
     return isinstance(receiver, ast.Name) and receiver.id in scope.params
+
+
+class _LoopFacts:
+    """What the loop rebinds and touches, worked out when first asked (most loops never ask), and the
+    answer of `loop_varying` per branch test."""
+
+    def __init__(self, loop: ast.AST):
+        self.loop = loop
+        self._assigned: set[str] | None = None
+        self._touched: set[str] | None = None
+        self._varying: dict[int, bool] = {}
+
+    @property
+    def assigned(self) -> set[str]:
+        if self._assigned is None:
+            self._assigned = assigned_in_loop(self.loop)
+        return self._assigned
+
+    def varying(self, test: ast.expr, model) -> bool:
+        key = id(test)
+        if key not in self._varying:
+            if self._touched is None:
+                self._touched = touched_objects(self.loop)
+            self._varying[key] = loop_varying(test, self.loop, model, self.assigned, self._touched)
+        return self._varying[key]
+
+
+def _position(call: ast.Call) -> tuple[int, int]:
+    return call.lineno, call.col_offset
+
+
+def _under_varying_branch(node: ast.Call, loop: ast.AST, context, facts: "_LoopFacts") -> bool:
+    """Inside a branch of the loop's body that may run on some iterations and not others: an `if` (or a
+    conditional expression) whose test can change from one iteration to the next (`step % 100 == 0`,
+    training_loops.loop_varying), a boolean operator or an exception handler. A test the loop cannot
+    change (a configuration flag, `if use_ema:`; `if n_devices > 1: ... else: ...`) picks the same branch
+    on every iteration: what runs under it runs on every iteration of the runs that take it."""
+    qualified = context.qualified_name(node.func)
+    if qualified is not None and (qualified.startswith("builtins.") or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
+        return True  # (an array operation or a builtin is never a whole computation: not worth asking)
+    model = context.model
+    child, parent = node, parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            if child is parent.test:
+                return True
+            if facts.varying(parent.test, model):
+                return True
+        elif isinstance(parent, (ast.ExceptHandler, ast.BoolOp)):
+            return True
+        child, parent = parent, parent_of(parent)
+    return False
+
+
+def _repeated_measurement(call: ast.Call, loop: ast.AST, context, facts: _LoopFacts) -> bool:
+    """A timing harness: the loop is the interval a timer measures (a timer stamp bound before it in its
+    block, `start = time.perf_counter()`, and read after it, also in a `return`), and `call` takes nothing
+    the loop rebinds (the same call with the same arguments on every iteration, `out = fn(*args)`): it
+    measures whatever its callers hand it, eager or compiled."""
+    located = statement_list(loop)
+    if located is None:
+        return False
+    block, index = located
+
+    def stamps(statement: ast.stmt) -> bool:
+        return any(isinstance(n, ast.Call) and context.qualified_name(n.func) in TIMERS for n in walk(statement))
+
+    if not (any(isinstance(statement, ast.Assign) and stamps(statement) for statement in block[:index])
+            and any(stamps(statement) for statement in block[index + 1:])):
+        return False
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    return not any(isinstance(n, ast.Name) and n.id in facts.assigned for argument in arguments for n in walk(argument))
 
 
 def _over_named_cases(loop: ast.AST, context) -> bool:

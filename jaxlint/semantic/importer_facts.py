@@ -30,8 +30,12 @@ def eager_parameter_call(call: ast.Call, scope: Scope, model: SemanticModel) -> 
     kind = parameter_kind_from_callers(model, scope, receiver.id)
     if kind is None:
         return None
-    owner = kind[len("object:"):]
-    entry = library_models.models().entry(f"{owner}.{function.attr}" if isinstance(function, ast.Attribute) else f"{owner}.__call__")
+    if kind.startswith("function:"):
+        # A method taken off a modelled object and handed in (`evaluate(state.apply_fn, ...)`), called by name.
+        entry = library_models.models().entry(kind[len("function:"):]) if function is receiver else None
+    else:
+        owner = kind[len("object:"):]
+        entry = library_models.models().entry(f"{owner}.{function.attr}" if isinstance(function, ast.Attribute) else f"{owner}.__call__")
     return call if entry is not None and entry.runs_model else None
 
 
@@ -43,8 +47,13 @@ _passed_kinds: dict[tuple[str, int, int, str], tuple] = {}
 _importer_models: dict[tuple[str, int, int], object] = {}
 
 
+# What a caller may hand in that the function calls: an instance of a modelled class (`net(x)`,
+# `net.apply(v, x)`), or a method taken off one (`state.apply_fn`, `model.apply`), called by name.
+_HANDED_KINDS = ("object:", "function:")
+
+
 def parameter_kind_from_callers(model, owner, name: str, depth: int = 0) -> str | None:
-    """The modelled object kind (`object:<class>`) every visible call of the function `owner` passes
+    """The modelled object kind (`object:<class>`, or `function:<entry>` for a bound method handed in) every visible call of the function `owner` passes
     to its unannotated parameter `name`, or None: the calls of this module (an argument that is a
     parameter of the calling function is asked about in turn, `chat(model)` passing it on to
     `generate(model)`), or, where this module calls the function nowhere, the calls of the other
@@ -69,7 +78,7 @@ def parameter_kind_from_callers(model, owner, name: str, depth: int = 0) -> str 
             if len(kinds) > 1 or None in kinds:
                 return None
         kind = kinds.pop()
-        return kind if kind.startswith("object:") else None
+        return kind if kind.startswith(_HANDED_KINDS) else None
     project = getattr(model, "project", None)
     if project is None or owner.parent is not model.module_scope:
         return None
@@ -105,7 +114,7 @@ def _kind_from_importers(project, function: str, position: int, name: str) -> st
             if len(kinds) > 1 or None in kinds:
                 return None
     kind = kinds.pop() if len(kinds) == 1 else None
-    return kind if kind is not None and kind.startswith("object:") else None
+    return kind if kind is not None and kind.startswith(_HANDED_KINDS) else None
 
 
 def _passed_kinds_of(project, path: Path, stat, data: bytes, function: str) -> tuple:

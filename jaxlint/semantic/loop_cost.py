@@ -16,7 +16,9 @@ before: a training loop of unknown length is still many iterations.
 * `iterations_per_run(loop, scope, model)`: how many times the loop body runs per run of its
   function, counting the loops around it: `range` of known bounds (training_loops.iteration_count),
   `range(len(xs))` and `for x in xs` over a literal container or an array built from one
-  (`jnp.array([[...], ...])`, its transpose `.T`), bound once in the module or the function.
+  (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
+  `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`), bound once
+  in the module or the function.
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
 """
 
@@ -44,6 +46,14 @@ _ARRAY_BUILDERS = frozenset({
     "jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray",
 })
 _CALLER_DEPTH = 2
+# Calls that walk their first argument once, item by item (a progress bar shows the items it hands on).
+_ONE_PASS = frozenset({
+    "builtins.enumerate", "builtins.reversed", "builtins.sorted",
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+})
+# Evenly spaced points (a sweep over a parameter): as many as the call asks for.
+_EVENLY_SPACED = frozenset({"numpy.linspace", "jax.numpy.linspace", "numpy.arange", "jax.numpy.arange"})
+_LINSPACE_DEFAULT = 50
 
 
 def runs_once(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) -> bool:
@@ -78,6 +88,25 @@ def container_length(node: ast.expr, scope: Scope, model: SemanticModel, depth: 
         return None if any(isinstance(e, ast.Starred) for e in node.elts) else len(node.elts)
     if isinstance(node, ast.Call) and node.args and model.qualified_name(node.func) in _ARRAY_BUILDERS:
         return container_length(node.args[0], scope, model, depth + 1)
+    if isinstance(node, ast.Call) and model.qualified_name(node.func) in _EVENLY_SPACED:
+        # `linspace(start, stop, num)`: `num` points (50 where left out); `arange(stop)`: `stop` of them.
+        if model.qualified_name(node.func).endswith("linspace"):
+            number = next((k.value for k in node.keywords if k.arg == "num"), node.args[2] if len(node.args) > 2 else None)
+            if len(node.args) < 2 or any(k.arg not in ("num", "endpoint", "dtype") for k in node.keywords):
+                return None
+            endpoint = next((k.value for k in node.keywords if k.arg == "endpoint"), None)
+            if endpoint is not None:
+                return None
+            return _LINSPACE_DEFAULT if number is None else count_value(number, scope, model, depth + 1)
+        if len(node.args) == 1 and not node.keywords:
+            return count_value(node.args[0], scope, model, depth + 1)
+        return None
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+        # `xs / scale`, `offset + xs`: elementwise with a scalar keeps the number of rows (one side of known
+        # length, the other a scalar or of the same length).
+        lengths = {container_length(side, scope, model, depth + 1) for side in (node.left, node.right)
+                   if not isinstance(side, ast.Constant)} - {None}
+        return lengths.pop() if len(lengths) == 1 else None
     if isinstance(node, ast.Attribute) and node.attr == "T":
         rows = _literal_rows(node.value, scope, model, depth + 1)
         lengths = {container_length(row, scope, model, depth + 1) for row in rows} if rows else set()
@@ -144,7 +173,7 @@ def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | 
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None  # (a `while` runs until its test fails: unknown)
     iterable = loop.iter
-    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in ("builtins.enumerate", "builtins.reversed", "builtins.sorted"):
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS:
         iterable = iterable.args[0]
     found = iteration_count(iterable, scope, model)
     if found is not None:

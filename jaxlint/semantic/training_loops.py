@@ -92,14 +92,15 @@ def assigned_in_loop(loop: ast.AST) -> set[str]:
     return names
 
 
-def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: set[str] | None = None) -> bool:
+def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: set[str] | None = None,
+                 touched: set[str] | None = None) -> bool:
     """Whether a host condition can change from one iteration to the next: it reads something the loop
     rebinds (`step % N == 0`, `state.step % N`), an object the loop hands to calls or calls methods on,
     or calls anything but a known constant (`jax.process_index()`). Config flags are not loop-varying."""
     if holds_every_iteration(test, model, loop):
         return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
-    touched = _touched_objects(loop) - set(model.imports.aliases)
+    touched = (_touched_objects(loop) if touched is None else touched) - set(model.imports.aliases)
     for node in walk(test):
         if isinstance(node, ast.Call):
             if model.qualified_name(node.func) not in INVARIANT_CALLS:
@@ -139,6 +140,11 @@ def _prefixes(name: str) -> Iterator[str]:
     parts = name.split(".")
     for end in range(1, len(parts)):
         yield ".".join(parts[:end])
+
+
+def touched_objects(loop: ast.AST) -> set[str]:
+    """`_touched_objects`, for a caller asking `loop_varying` of many tests of one loop (worked out once)."""
+    return _touched_objects(loop)
 
 
 def _touched_objects(loop: ast.AST) -> set[str]:

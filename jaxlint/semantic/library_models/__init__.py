@@ -581,6 +581,11 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
                 cache[key] = _passed_kind(model, owner, name.id, depth)
         else:
             cache[key] = _bound_kind(model, name.id, owner, depth)
+        if cache[key] is None and depth > 0:
+            # A miss deep in another question may only mean the depth ran out (as in `call_model`): the
+            # name is worked out again when asked from nearer the top.
+            found = cache.pop(key)
+            return found
     return cache[key]
 
 
