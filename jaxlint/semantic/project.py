@@ -109,6 +109,10 @@ class ModuleSummary:
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The dotted name the module's own `__init__.py` files give it (relative imports were read from it).
     name_hint: str = ""
+    # Module-level functions whose body (nested functions included) calls back to the host
+    # (`jax.debug.callback`, `io_callback`, ...): a program built from them returns only when it has
+    # finished (semantic/timed_work.py).
+    host_callback_functions: frozenset[str] = frozenset()
 
 
 _summaries: dict[tuple[str, int, int], ModuleSummary | None] = {}
@@ -264,7 +268,21 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
                     summary.classes[statement.targets[0].id] = ClassSummary(statement.targets[0].id, record=True)
         return summary
     summarise_light(tree, summary)
+    if "callback" in text or "debug.print" in text:
+        summary.host_callback_functions = _host_callback_functions(tree)
     return summary
+
+
+def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
+    from jaxlint.semantic.jaxapi import HOST_CALLBACKS
+
+    calling_back = HOST_CALLBACKS | {"jax.debug.print"}
+    light = _light_imports(tree)
+    return frozenset(
+        statement.name for statement in _top_level(tree.body)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(isinstance(node, ast.Call) and light.qualified_name(node.func) in calling_back for node in walk(statement))
+    )
 
 
 def class_registry_names(value: ast.AST) -> list[str] | None:

@@ -400,7 +400,7 @@ class _Walker:
         if binding is not None:
             if binding.function is not None and self.computes_nothing(binding.function):
                 return None  # returns nothing or its own inputs: measuring dispatch is the point
-            if binding.function is not None and calls_host_back(binding.function.node, model):
+            if program_calls_host_back(binding, model):
                 return WAIT  # a program with a host callback returns only when it has finished
             return WORK
         if qualified is not None:
@@ -425,12 +425,29 @@ class _Walker:
             if model.device_kind(call, self.scope) == "device":
                 return EAGER  # a library operation run eagerly
         elif model.device_kind(call, self.scope) == "device":
+            if isinstance(function, ast.Call) and model.transform_of(function.func) in jaxapi.COMPILING and wrapped_calls_back(function, model):
+                return WAIT  # `jax.jit(make_train(cfg))(rng)`, its program calling back: it returns when done
+            if self._runs_only_calling_back(call):
+                return WAIT  # `out = train(cfg)` whose compiled program calls back: it returns when done
             return WORK  # a compiled call, or a function of the project that returns device arrays
         elif self._project_work_left_running(call):
             return WORK  # a function of the project that returns while compiled work it dispatched runs
         if isinstance(function, ast.Attribute) and function.attr in _HOST_BOOKKEEPING_METHODS:
             return None  # `history.append(loss)` stores; nothing is read
         return self._unknown(call)
+
+    def _runs_only_calling_back(self, call: ast.Call) -> bool:
+        """A function of this module whose compiled calls (at least one, in its own body) all run
+        programs that call back to the host (`train_fn = jax.jit(jax.vmap(make_train(cfg)));
+        return train_fn(rngs)` with a `jax.debug.callback` for progress in the training): when it
+        returns, its device work has finished."""
+        from jaxlint.semantic.host_code import callee_scope
+
+        callee = callee_scope(call, self.model, self.scope)
+        if callee is None or callee is self.scope or callee.node is None:
+            return False
+        compiled = [inner for inner in callee.calls if self.model.jit_binding_for_call(inner) is not None]
+        return bool(compiled) and all(program_calls_host_back(self.model.jit_binding_for_call(inner), self.model) for inner in compiled)
 
     def _project_work_left_running(self, call: ast.Call) -> bool:
         """`samples = run_chain(x0, n)` with a function of the project (of this module or another,
@@ -697,10 +714,83 @@ _CALLBACK_DEPTH = 2
 _calls_back: WeakKeyDictionary = WeakKeyDictionary()
 
 
+def program_calls_host_back(binding, model) -> bool:
+    """The program a jitted callable compiles calls back to the host: its function (`@jax.jit def`,
+    `jax.jit(f)`), or what the transforms around it wrap, through `vmap`/`partial` and a factory
+    that returns a nested function (`jax.jit(jax.vmap(make_train(config)))`), of this module or,
+    by its summary, of another module of the project."""
+    if binding.function is not None:
+        return calls_host_back(binding.function.node, model)
+    return wrapped_calls_back(binding.node, model)
+
+
+def wrapped_calls_back(wrapped: ast.AST, model) -> bool:
+    """A transform call (`jax.jit(...)`) compiles a program that calls back to the host."""
+    if any(calls_host_back(function, model) for function in _wrapped_functions(wrapped, model)):
+        return True
+    factory = _wrapped_factory_call(wrapped, model)
+    return factory is not None and isinstance(factory.func, ast.Name) and _imported_function_calls_back(factory.func, model)
+
+
+def _wrapped_factory_call(wrapped: ast.AST, model) -> ast.Call | None:
+    for _ in range(4):
+        if not isinstance(wrapped, ast.Call) or not wrapped.args:
+            return None
+        inner = wrapped.args[0]
+        if isinstance(inner, ast.Call) and (model.transform_of(inner.func) is not None or model.qualified_name(inner.func) == "functools.partial"):
+            wrapped = inner
+            continue
+        return inner if isinstance(inner, ast.Call) else None
+    return None
+
+
+def _wrapped_functions(wrapped: ast.AST, model) -> list[ast.AST]:
+    """The functions of this module a transform call (`jax.jit(...)`) compiles."""
+    scope = model.scope_for(wrapped) if isinstance(wrapped, ast.AST) else None
+    for _ in range(4):  # through `jax.jit(jax.vmap(partial(...)))`
+        if not isinstance(wrapped, ast.Call) or not wrapped.args:
+            return []
+        inner = wrapped.args[0]
+        if isinstance(inner, ast.Call) and (model.transform_of(inner.func) is not None or model.qualified_name(inner.func) == "functools.partial"):
+            wrapped = inner
+            continue
+        break
+    if scope is None or not isinstance(wrapped, ast.Call) or not wrapped.args:
+        return []
+    inner = wrapped.args[0]
+    resolved = model.resolve_function(inner, scope)
+    if resolved is not None:
+        return [resolved[0].node]
+    if not isinstance(inner, ast.Call):
+        return []
+    factory = model.resolve_function(inner.func, scope)
+    if factory is None:
+        return []
+    functions = []
+    for returned in factory[0].returns:
+        made = model.resolve_function(returned, factory[0]) if isinstance(returned, (ast.Name, ast.Lambda)) else None
+        if made is not None:
+            functions.append(made[0].node)
+    return functions
+
+
+def _imported_function_calls_back(name: ast.Name, model) -> bool:
+    """`make_train(config)` imported from a module of the project whose summary says its body calls
+    back to the host."""
+    project = getattr(model, "project", None)
+    qualified = model.qualified_name(name)
+    if project is None or not qualified or "." not in qualified or not project.may_hold(qualified.split(".")[0]):
+        return False
+    module, _, function = qualified.rpartition(".")
+    summary = project.module(module)
+    return summary is not None and function in summary.host_callback_functions
+
+
 def calls_host_back(function: ast.AST, model, depth: int = _CALLBACK_DEPTH) -> bool:
     """The compiled function calls back to the host (`jax.debug.callback`, `jax.debug.print`,
     `io_callback`, `pure_callback`), in its body, in a function nested in it (a `lax.scan` body, a
-    `lax.cond` branch) or in a function of the module it calls, `depth` calls deep. Such a program
+    `lax.cond` branch), in a function of the module it calls, `depth` calls deep, or in a function
+    of another module of the project it calls (the module's summary). Such a program
     returns from its call only when it has finished, on the CPU and on a GPU alike
     (`benchmarks/callback_sync.py`: 99-100% of the work is done when the call returns, against 0.1%
     without a callback on the CPU), so a clock read right after the call measures the work."""
@@ -719,6 +809,9 @@ def calls_host_back(function: ast.AST, model, depth: int = _CALLBACK_DEPTH) -> b
         if depth > 0 and scope is not None and isinstance(node.func, ast.Name):
             resolved = model.resolve_function(node.func, model.scope_for(node))
             if resolved is not None and resolved[0].node is not function and calls_host_back(resolved[0].node, model, depth - 1):
+                found = True
+                break
+            if resolved is None and _imported_function_calls_back(node.func, model):
                 found = True
                 break
     _calls_back[function] = found
