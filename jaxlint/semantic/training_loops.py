@@ -315,6 +315,36 @@ _EAGER_DEPTH = 6
 _eager_work_cache: "WeakKeyDictionary[SemanticModel, dict[int, ast.Call | None]]" = WeakKeyDictionary()
 
 
+def rebound_to_compiled(method: Scope, model: SemanticModel) -> bool:
+    """A method its class rebinds on the instance to a compiled version of itself
+    (`self.step = jax.jit(self.step)` in `__init__`, also `jax.pmap` or `partial(jax.jit, ...)`):
+    calls through the instance (`agent.step(...)`) run the compiled function, not its body op by op."""
+    class_node = method.class_node
+    if class_node is None or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    name = method.node.name
+    for item in class_node.body:
+        if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(item):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+                continue
+            target, value = node.targets[0], node.value
+            if not (isinstance(target, ast.Attribute) and target.attr == name and isinstance(target.value, ast.Name) and target.value.id == "self"):
+                continue
+            transform = model.transform_of(value.func)
+            if transform is None and isinstance(value.func, ast.Call) and model.qualified_name(value.func.func) == "functools.partial" and value.func.args:
+                transform = model.transform_of(value.func.args[0])  # `partial(jax.jit, static_argnums=...)(self.step)`
+            wrapped = value.args[0] if value.args else None
+            if (
+                transform in jaxapi.COMPILING
+                and isinstance(wrapped, ast.Attribute) and wrapped.attr == name
+                and isinstance(wrapped.value, ast.Name) and wrapped.value.id == "self"
+            ):
+                return True
+    return False
+
+
 def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
     """The whole computation (see `eager_model_call`) a plain function of the module runs op by op on
     every call, or None: the function summary "does eager device work when called outside jit".
@@ -330,6 +360,8 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
         return None
     if not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.node.decorator_list:
         return None
+    if rebound_to_compiled(helper, model):
+        return None  # `self.step = jax.jit(self.step)` in `__init__`: the instance's calls run compiled
     if _runs_steps(helper, model):
         return None  # a whole run of steps (a sweep's trial): its own loop is where a per-step cost is
     from jaxlint.semantic.effects import unconditional_calls
