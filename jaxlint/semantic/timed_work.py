@@ -364,7 +364,11 @@ class _Walker:
                 if verdict is not None:
                     events.append(((child.end_lineno or 0, child.end_col_offset or 0), verdict, child))
             elif isinstance(child, ast.FormattedValue) and self.possibly_device(child.value):
-                events.append(((child.end_lineno or 0, child.end_col_offset or 0), WAIT, child))
+                # (Where the formatted expression ends: before Python 3.12 a FormattedValue carries the
+                # position of its whole f-string, which would put `f"{loss} {time() - t0}"`'s read of
+                # `loss` after the stamp it precedes.)
+                value = child.value
+                events.append(((value.end_lineno or 0, value.end_col_offset or 0), WAIT, child))
             elif isinstance(child, (ast.IfExp, ast.Assert, ast.While, ast.If)) and self.possibly_device(child.test):
                 events.append(((child.test.end_lineno or 0, child.test.end_col_offset or 0), WAIT, child))
             elif isinstance(child, ast.BoolOp) and any(self.possibly_device(value) for value in child.values[:-1]):
