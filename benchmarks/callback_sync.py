@@ -51,7 +51,9 @@ def main() -> None:
     args = parser.parse_args()
     x = jnp.ones((args.size, args.size), jnp.float32) * 0.01
     print(f"jax {jax.__version__} on {jax.devices()[0].platform} ({jax.devices()[0].device_kind})")
-    for kind in ("no callback", "debug.callback under cond", "debug.print under cond", "io_callback", "pure_callback"):
+    for kind in ("no callback", "debug.callback under cond", "debug.print under cond", "io_callback", "pure_callback", "jax_debug_nans on"):
+        if kind == "jax_debug_nans on":
+            jax.config.update("jax_debug_nans", True)  # last: it stays on for the rest of the process
         program = build(kind, args.steps)
         program(x).block_until_ready()
         returned, finished = [], []

@@ -185,6 +185,7 @@ import ast
 from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
+from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
@@ -235,6 +236,8 @@ class HostSyncInLoop(Rule):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope) or _few_sliced_items(node, context):
             return
+        if checks_every_result(model):
+            return  # with jax_debug_nans on, every computation already waits for its result: a read adds no stall
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
         if compiled is None or _has_inner_training_loop(node, context):

@@ -89,6 +89,8 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.
 
     `computes_nothing(binding)`: whether a jitted function hands back its own inputs (dispatch is
     then what is measured)."""
+    if checks_every_result(model):
+        return None  # every computation waits for its own result (jax_debug_nans)
     start_name = start_statement.targets[0].id
     walker = _Walker(start_name, scope, model, computes_nothing)
     # `print(str(loss), time.time() - t0)`: what the end stamp's own statement evaluates before the stamp.
@@ -716,6 +718,39 @@ def _operand(node: ast.AST, parameters: set[str], used: set[str]) -> bool:
 _CALLING_BACK = jaxapi.HOST_CALLBACKS | {"jax.debug.print"}
 _CALLBACK_DEPTH = 2
 _calls_back: WeakKeyDictionary = WeakKeyDictionary()
+
+
+_NAN_CHECKS = frozenset({"jax_debug_nans", "jax_debug_infs"})
+
+
+def checks_every_result(model) -> bool:
+    """The module switches on `jax_debug_nans` (or `jax_debug_infs`) unconditionally at its top
+    level (`jax.config.update("jax_debug_nans", True)`, a notebook cell's top level included): JAX
+    then checks every result on the host, so each computation returns only when it has finished
+    (checked on jax 0.10.2, CPU: a jitted scan returns at 100% of its work), and a later read of it
+    waits for nothing more."""
+    found = model.__dict__.get("_jaxlint_checks_every_result")
+    if found is None:
+        found = model._jaxlint_checks_every_result = any(_switches_on_nan_checks(statement, model) for statement in model.tree.body)
+    return found
+
+
+def _switches_on_nan_checks(statement: ast.stmt, model) -> bool:
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        qualified = model.qualified_name(call.func) or ""
+        return (
+            qualified.endswith("config.update") and len(call.args) == 2
+            and isinstance(call.args[0], ast.Constant) and call.args[0].value in _NAN_CHECKS
+            and isinstance(call.args[1], ast.Constant) and call.args[1].value is True
+        )
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Attribute):
+        target = statement.targets[0]
+        return (
+            target.attr in _NAN_CHECKS and (model.qualified_name(target.value) or "").endswith("config")
+            and isinstance(statement.value, ast.Constant) and statement.value.value is True
+        )
+    return False
 
 
 def program_calls_host_back(binding, model) -> bool:
