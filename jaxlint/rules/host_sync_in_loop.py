@@ -37,6 +37,9 @@ at the read): the host needs those numbers, so the fix is to draw them with NumP
 the batch (semantic/device_indices.py). One finding per statement.
 
 Not flagged, as principles:
+- a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
+  checks every result on the host, so each computation has already waited for itself and a read
+  adds no stall (benchmarks/callback_sync.py);
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
   gate, nor is an interval the source fixes at 1: `step % args.log_every` with `default=1`), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or

@@ -23,6 +23,11 @@ function without arguments that returns while device work it dispatched still ru
 `%timeit step(x)` line, which runs the expression the same way (no automatic fix on IPython syntax).
 
 Not flagged, as principles:
+- work that returns only when it has finished (benchmarks/callback_sync.py, CPU and H200): a
+  compiled program that calls back to the host (`jax.debug.callback`/`print`, `io_callback`,
+  `pure_callback`, in its body, a scan body or cond branch, a function it calls, or a factory of
+  another module of the project that builds it), and every computation of a program that switches
+  `jax_debug_nans` on at its top level;
 - intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
   on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
   device value, also in the end stamp's own statement before the stamp), branch on a device value,
