@@ -57,3 +57,12 @@ def compare(path: Path) -> str | None:
             messages = [d.message for d in diagnostics if d.location.row == row and d.code == rule]
             problems.append(f"{path.name}:{row}: {rule} {kind} (expected {expected[key]}, got {actual[key]}): {lines[row - 1].strip()}  {messages}")
     return "\n".join(problems)
+
+
+def project_file_findings(path: Path, root: Path, codes: list[str]) -> tuple[set, set]:
+    """(found, expected) `(row, code)` pairs for a fixture file checked inside a fixture project
+    `root` (its imports resolve to the project's other files) with the rules `codes`."""
+    text = path.read_text()
+    result = check_source(text, str(path), Settings(root=root), [RULES_BY_CODE[code] for code in codes])
+    assert not result.errors, result.errors
+    return {(d.location.row, d.code) for d in result.diagnostics}, set(expected_findings(text))

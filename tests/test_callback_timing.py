@@ -5,10 +5,7 @@ module of the project that calls back to the host returns only when it has finis
 from __future__ import annotations
 
 from conftest import FIXTURES
-from rule_fixtures import expected_findings
-from jaxlint.config import Settings
-from jaxlint.engine import check_source
-from jaxlint.rules import RULES_BY_CODE
+from rule_fixtures import project_file_findings
 from jaxlint.semantic.project import summarise_file
 
 PROJECT = FIXTURES / "callback_timing"
@@ -20,8 +17,5 @@ def test_the_summary_names_the_functions_that_call_back():
 
 
 def test_timings_of_programs_that_call_back_are_true():
-    path = PROJECT / "run.py"
-    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), [RULES_BY_CODE["JAX202"]])
-    assert not result.errors, result.errors
-    found = {(d.location.row, d.code) for d in result.diagnostics}
-    assert found == set(expected_findings(path.read_text())), sorted(found)
+    found, expected = project_file_findings(PROJECT / "run.py", PROJECT, ["JAX202"])
+    assert found == expected, sorted(found)
