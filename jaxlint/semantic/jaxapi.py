@@ -19,6 +19,9 @@ HOST_CALLBACKS = frozenset({
     "jax.debug.callback", "jax.pure_callback", "jax.experimental.io_callback", "jax.experimental.pure_callback",
     "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap", "jax.experimental.host_callback.id_print",
 })
+# Calls in a compiled program that call back to the host (`jax.debug.print` is a debug callback too):
+# such a program returns from its call only when it has finished (semantic/timed_work.py).
+CALLING_BACK = HOST_CALLBACKS | {"jax.debug.print"}
 # Transforms that produce a jitted callable whose calls run compiled code on the device.
 COMPILING = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "flax.nnx.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap"})

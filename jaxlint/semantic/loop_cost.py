@@ -29,7 +29,7 @@ import ast
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import enclosing_loops
 from jaxlint.semantic.model import Scope, SemanticModel, parent_of
-from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
+from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, PROGRESS_BARS, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
 
 # Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
 DISPATCH_SECONDS = 20e-6
@@ -47,10 +47,7 @@ _ARRAY_BUILDERS = frozenset({
 })
 _CALLER_DEPTH = 2
 # Calls that walk their first argument once, item by item (a progress bar shows the items it hands on).
-_ONE_PASS = frozenset({
-    "builtins.enumerate", "builtins.reversed", "builtins.sorted",
-    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
-})
+_ONE_PASS = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.sorted"}) | PROGRESS_BARS
 # Evenly spaced points (a sweep over a parameter): as many as the call asks for.
 _EVENLY_SPACED = frozenset({"numpy.linspace", "jax.numpy.linspace", "numpy.arange", "jax.numpy.arange"})
 _LINSPACE_DEFAULT = 50

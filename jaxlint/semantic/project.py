@@ -274,14 +274,13 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
 
 
 def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
-    from jaxlint.semantic.jaxapi import HOST_CALLBACKS
+    from jaxlint.semantic.jaxapi import CALLING_BACK
 
-    calling_back = HOST_CALLBACKS | {"jax.debug.print"}
     light = _light_imports(tree)
     return frozenset(
         statement.name for statement in _top_level(tree.body)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and any(isinstance(node, ast.Call) and light.qualified_name(node.func) in calling_back for node in walk(statement))
+        and any(isinstance(node, ast.Call) and light.qualified_name(node.func) in CALLING_BACK for node in walk(statement))
     )
 
 

@@ -112,6 +112,8 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.
 def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
     """The device work calls (last dispatched first) that a callable timed by `timeit` leaves running
     when it returns (`timeit.timeit(lambda: step(x))`), or None when it waits or runs none."""
+    if checks_every_result(model):
+        return None  # every computation waits for its own result (jax_debug_nans)
     walker = _Walker("", scope, model, computes_nothing)
     if isinstance(function, ast.Lambda):
         outcome = walker.expression(function.body)
@@ -452,8 +454,8 @@ class _Walker:
         callee = callee_scope(call, self.model, self.scope)
         if callee is None or callee is self.scope or callee.node is None:
             return False
-        compiled = [inner for inner in callee.calls if self.model.jit_binding_for_call(inner) is not None]
-        return bool(compiled) and all(program_calls_host_back(self.model.jit_binding_for_call(inner), self.model) for inner in compiled)
+        bindings = [binding for binding in map(self.model.jit_binding_for_call, callee.calls) if binding is not None]
+        return bool(bindings) and all(program_calls_host_back(binding, self.model) for binding in bindings)
 
     def _project_work_left_running(self, call: ast.Call) -> bool:
         """`samples = run_chain(x0, n)` with a function of the project (of this module or another,
@@ -714,12 +716,7 @@ def _operand(node: ast.AST, parameters: set[str], used: set[str]) -> bool:
     return _operator_arithmetic(node, parameters, used)
 
 
-# `jax.debug.print` is a debug callback too.
-_CALLING_BACK = jaxapi.HOST_CALLBACKS | {"jax.debug.print"}
 _CALLBACK_DEPTH = 2
-_calls_back: WeakKeyDictionary = WeakKeyDictionary()
-
-
 _NAN_CHECKS = frozenset({"jax_debug_nans", "jax_debug_infs"})
 
 
@@ -727,8 +724,8 @@ def checks_every_result(model) -> bool:
     """The module switches on `jax_debug_nans` (or `jax_debug_infs`) unconditionally at its top
     level (`jax.config.update("jax_debug_nans", True)`, a notebook cell's top level included): JAX
     then checks every result on the host, so each computation returns only when it has finished
-    (checked on jax 0.10.2, CPU: a jitted scan returns at 100% of its work), and a later read of it
-    waits for nothing more."""
+    (benchmarks/callback_sync.py: 100% of the work done at return on the CPU, 99.9% on an H200),
+    and a later read of it waits for nothing more."""
     found = model.__dict__.get("_jaxlint_checks_every_result")
     if found is None:
         found = model._jaxlint_checks_every_result = any(_switches_on_nan_checks(statement, model) for statement in model.tree.body)
@@ -759,19 +756,31 @@ def program_calls_host_back(binding, model) -> bool:
     that returns a nested function (`jax.jit(jax.vmap(make_train(config)))`), of this module or,
     by its summary, of another module of the project."""
     if binding.function is not None:
-        return calls_host_back(binding.function.node, model)
+        return calls_host_back(binding.function, model)
     return wrapped_calls_back(binding.node, model)
 
 
 def wrapped_calls_back(wrapped: ast.AST, model) -> bool:
     """A transform call (`jax.jit(...)`) compiles a program that calls back to the host."""
-    if any(calls_host_back(function, model) for function in _wrapped_functions(wrapped, model)):
-        return True
-    factory = _wrapped_factory_call(wrapped, model)
-    return factory is not None and isinstance(factory.func, ast.Name) and _imported_function_calls_back(factory.func, model)
+    callable_ = _wrapped_callable(wrapped, model)
+    if callable_ is None:
+        return False
+    resolved = model.resolve_function(callable_, model.scope_for(callable_))
+    if resolved is not None:
+        return calls_host_back(resolved[0], model)
+    if not isinstance(callable_, ast.Call):
+        return False
+    from jaxlint.semantic.training_loops import factory_functions
+
+    functions = factory_functions(callable_, model)
+    if functions:
+        return any(calls_host_back(function, model) for function in functions)
+    return isinstance(callable_.func, ast.Name) and _imported_function_calls_back(callable_.func, model)
 
 
-def _wrapped_factory_call(wrapped: ast.AST, model) -> ast.Call | None:
+def _wrapped_callable(wrapped: ast.AST, model) -> ast.expr | None:
+    """What the transforms of `jax.jit(jax.vmap(partial(f, ...)))` compile, under `vmap` and
+    `partial`: `f`, or the factory call in `jax.jit(make_train(config))`."""
     for _ in range(4):
         if not isinstance(wrapped, ast.Call) or not wrapped.args:
             return None
@@ -779,38 +788,8 @@ def _wrapped_factory_call(wrapped: ast.AST, model) -> ast.Call | None:
         if isinstance(inner, ast.Call) and (model.transform_of(inner.func) is not None or model.qualified_name(inner.func) == "functools.partial"):
             wrapped = inner
             continue
-        return inner if isinstance(inner, ast.Call) else None
+        return inner
     return None
-
-
-def _wrapped_functions(wrapped: ast.AST, model) -> list[ast.AST]:
-    """The functions of this module a transform call (`jax.jit(...)`) compiles."""
-    scope = model.scope_for(wrapped) if isinstance(wrapped, ast.AST) else None
-    for _ in range(4):  # through `jax.jit(jax.vmap(partial(...)))`
-        if not isinstance(wrapped, ast.Call) or not wrapped.args:
-            return []
-        inner = wrapped.args[0]
-        if isinstance(inner, ast.Call) and (model.transform_of(inner.func) is not None or model.qualified_name(inner.func) == "functools.partial"):
-            wrapped = inner
-            continue
-        break
-    if scope is None or not isinstance(wrapped, ast.Call) or not wrapped.args:
-        return []
-    inner = wrapped.args[0]
-    resolved = model.resolve_function(inner, scope)
-    if resolved is not None:
-        return [resolved[0].node]
-    if not isinstance(inner, ast.Call):
-        return []
-    factory = model.resolve_function(inner.func, scope)
-    if factory is None:
-        return []
-    functions = []
-    for returned in factory[0].returns:
-        made = model.resolve_function(returned, factory[0]) if isinstance(returned, (ast.Name, ast.Lambda)) else None
-        if made is not None:
-            functions.append(made[0].node)
-    return functions
 
 
 def _imported_function_calls_back(name: ast.Name, model) -> bool:
@@ -825,36 +804,24 @@ def _imported_function_calls_back(name: ast.Name, model) -> bool:
     return summary is not None and function in summary.host_callback_functions
 
 
-def calls_host_back(function: ast.AST, model, depth: int = _CALLBACK_DEPTH) -> bool:
-    """The compiled function calls back to the host (`jax.debug.callback`, `jax.debug.print`,
-    `io_callback`, `pure_callback`), in its body, in a function nested in it (a `lax.scan` body, a
-    `lax.cond` branch), in a function of the module it calls, `depth` calls deep, or in a function
-    of another module of the project it calls (the module's summary). Such a program
-    returns from its call only when it has finished, on the CPU and on a GPU alike
-    (`benchmarks/callback_sync.py`: 99-100% of the work is done when the call returns, against 0.1%
-    without a callback on the CPU), so a clock read right after the call measures the work."""
-    cached = _calls_back.get(function)
-    if cached is not None:
-        return cached
-    _calls_back[function] = False  # (a recursive call asks again: no)
-    found = False
-    scope = model.scope_of_node.get(function)
-    for node in walk(function):
-        if not isinstance(node, ast.Call):
-            continue
-        if model.qualified_name(node.func) in _CALLING_BACK:
-            found = True
-            break
-        if depth > 0 and scope is not None and isinstance(node.func, ast.Name):
-            resolved = model.resolve_function(node.func, model.scope_for(node))
-            if resolved is not None and resolved[0].node is not function and calls_host_back(resolved[0].node, model, depth - 1):
-                found = True
-                break
-            if resolved is None and _imported_function_calls_back(node.func, model):
-                found = True
-                break
-    _calls_back[function] = found
-    return found
+def calls_host_back(function, model) -> bool:
+    """The compiled function (a Scope) calls back to the host (`jaxapi.CALLING_BACK`:
+    `jax.debug.callback`, `jax.debug.print`, `io_callback`, `pure_callback`), in its body, in a
+    function nested in it (a `lax.scan` body, a `lax.cond` branch), in a function of the module it
+    calls, two calls deep (training_loops.calls_reached), or in a function of another module of the
+    project it calls (the module's summary). Such a program returns from its call only when it has
+    finished, on the CPU and on a GPU alike (`benchmarks/callback_sync.py`: 99-100% of the work is
+    done when the call returns, against 0.2% without a callback on the CPU), so a clock read right
+    after the call measures the work."""
+    from jaxlint.semantic.training_loops import calls_reached
+
+    for node, holder, left in calls_reached(function, model, _CALLBACK_DEPTH):
+        if model.qualified_name(node.func) in jaxapi.CALLING_BACK:
+            return True
+        if left > 0 and isinstance(node.func, ast.Name) and model.resolve_function(node.func, model.scope_for(node)) is None:
+            if _imported_function_calls_back(node.func, model):
+                return True
+    return False
 
 
 def _returns_device(call: ast.Call, scope, model) -> bool:

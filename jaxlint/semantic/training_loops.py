@@ -588,32 +588,42 @@ def compiled_call_loops_on_device(call: ast.Call, model: SemanticModel) -> bool:
     binding = model.jit_binding_for_call(call)
     if binding is None:
         return False
-    return any(_loops_on_device(function, model, 2) for function in _compiled_functions(binding, model))
+    return any(
+        model.qualified_name(node.func) in jaxapi.DEVICE_LOOPS and not _few_device_iterations(node, holder, model)
+        for function in _compiled_functions(binding, model)
+        for node, holder, _ in calls_reached(function, model, 2)
+    )
 
 
-def _loops_on_device(function: Scope, model: SemanticModel, depth: int) -> bool:
-    memo = model.__dict__.setdefault("_loops_on_device_memo", {})
-    key = (function, depth)
-    if key not in memo:
-        memo[key] = False  # (recursion guard)
-        memo[key] = _find_device_loop(function, model, depth)
-    return memo[key]
-
-
-def _find_device_loop(function: Scope, model: SemanticModel, depth: int) -> bool:
-    callees = []
-    for node in walk(function.node):
-        if not isinstance(node, ast.Call):
-            continue
-        if model.qualified_name(node.func) in jaxapi.DEVICE_LOOPS and not _few_device_iterations(node, function, model):
-            return True
-        if depth > 0 and isinstance(node.func, ast.Name):
-            callees.append(node)
-    for node in callees:
-        resolved = model.resolve_function(node.func, model.scope_for(node))
-        if resolved is not None and resolved[0] is not None and resolved[0] is not function and _loops_on_device(resolved[0], model, depth - 1):
-            return True
-    return False
+def calls_reached(function: Scope, model: SemanticModel, depth: int) -> list[tuple[ast.Call, Scope, int]]:
+    """(call, the function whose body holds it, calls left) for every call in `function`'s body
+    (functions nested in it included) and in the functions of the module it calls by name, `depth`
+    calls deep, each function once, at the most calls left it is reached with (breadth first).
+    What a compiled program runs, as far as the module shows it. Memoised per model."""
+    memo = model.__dict__.setdefault("_calls_reached_memo", {})
+    key = (id(function.node), depth)
+    if key in memo:
+        return memo[key]
+    found: list[tuple[ast.Call, Scope, int]] = []
+    seen = {id(function.node)}
+    frontier = [function]
+    left = depth
+    while frontier:
+        following = []
+        for holder in frontier:
+            for node in walk(holder.node):
+                if not isinstance(node, ast.Call):
+                    continue
+                found.append((node, holder, left))
+                if left > 0 and isinstance(node.func, ast.Name):
+                    resolved = model.resolve_function(node.func, model.scope_for(node))
+                    callee = resolved[0] if resolved is not None else None
+                    if callee is not None and id(callee.node) not in seen:
+                        seen.add(id(callee.node))
+                        following.append(callee)
+        frontier, left = following, left - 1
+    memo[key] = found
+    return found
 
 
 def _few_device_iterations(call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
@@ -641,7 +651,12 @@ def _compiled_functions(binding, model: SemanticModel) -> list[Scope]:
     compiled = binding.node
     if not (isinstance(compiled, ast.Call) and compiled.args and isinstance(compiled.args[0], ast.Call)):
         return []
-    made = compiled.args[0]
+    return factory_functions(compiled.args[0], model)
+
+
+def factory_functions(made: ast.Call, model: SemanticModel) -> list[Scope]:
+    """The functions a call of a factory of the module returns (`make_train(config)` whose every
+    `return` hands back a nested `def` or a lambda), or [] when any return is something else."""
     resolved = model.resolve_function(made.func, model.scope_for(made))
     factory = resolved[0] if resolved is not None and not resolved[1] else None
     if factory is None or not factory.returns:
@@ -662,7 +677,7 @@ def _range_stride(loop: ast.AST, model: SemanticModel) -> str | None:
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None
     iterated = loop.iter
-    if isinstance(iterated, ast.Call) and iterated.args and model.qualified_name(iterated.func) in _PROGRESS_BARS:
+    if isinstance(iterated, ast.Call) and iterated.args and model.qualified_name(iterated.func) in PROGRESS_BARS:
         iterated = iterated.args[0]
     if not isinstance(iterated, ast.Call):
         return None
@@ -1422,7 +1437,7 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
         return None if upper is None or lower is None or not 0 <= lower <= upper else upper - lower
     if isinstance(iterable, ast.Call) and iterable.args:
         progress = model.qualified_name(iterable.func) or ""
-        if progress in _PROGRESS_BARS:
+        if progress in PROGRESS_BARS:
             return iteration_count(iterable.args[0], scope, model)  # `tqdm(range(n))`: a bar over what it wraps
         if progress in _PROGRESS_RANGES:
             return iteration_count(ast.Call(ast.Name("range", ast.Load()), iterable.args, []), scope, model)
@@ -1450,7 +1465,7 @@ def range_length(arguments, bound_value) -> int | None:
         return None
 
 
-_PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 
 
@@ -1460,7 +1475,7 @@ def iterates_counter(iterable: ast.expr, model: SemanticModel) -> bool:
     one that iterates host data."""
     iterable = single_binding(iterable, model.scope_for(iterable))
     while isinstance(iterable, ast.Call) and iterable.args and (
-        model.qualified_name(iterable.func) in ("builtins.enumerate", *_PROGRESS_BARS)
+        model.qualified_name(iterable.func) in ("builtins.enumerate", *PROGRESS_BARS)
     ):
         iterable = iterable.args[0]
     return isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) in ("builtins.range", *_PROGRESS_RANGES)
