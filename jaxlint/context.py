@@ -10,7 +10,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from jaxlint.diagnostics import Applicability, Diagnostic, Edit, Fix
-from jaxlint.semantic.call_sites import traced_only_by_uncalled_wrappers
+from jaxlint.semantic.call_sites import every_compiled_call_expects, traced_only_by_uncalled_wrappers, traced_only_to_inspect
 from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.flow import caught_locally
 from jaxlint.semantic.model import Scope, SemanticModel
@@ -70,6 +70,13 @@ class Context:
         """In a test module, a `test*` function or a `Test*` class: see semantic/test_code.py."""
         return in_test_code(node, self.source.filename, self.model)
 
+    def _expected(self, node: ast.AST, bases: tuple[str, ...]) -> bool:
+        """A `try` around `node` catches the error, or one around every compiled call of its function."""
+        if caught_locally(node, bases, self.model):
+            return True
+        scope = self.scope(node)
+        return self.memo(("expected-at-calls", id(scope), bases), every_compiled_call_expects, scope, self.model, bases)
+
     def text(self, node: ast.AST) -> str:
         return self.source.segment(node)
 
@@ -86,8 +93,10 @@ class Context:
     def report(self, node: ast.AST, message: str, fix: Fix | None = None, end_node: ast.AST | None = None) -> None:
         rule = self.rule
         assert rule is not None
-        if rule.raised_when_traced and caught_locally(node, rule.raised_when_traced, self.model):
-            return
+        if rule.raised_when_traced and self._expected(node, rule.raised_when_traced):
+            return  # probing on purpose, or demonstrating the error
+        if rule.needs_a_run and traced_only_to_inspect(self.scope(node)):
+            return  # `jax.make_jaxpr(f)`: traced to be looked at, never run
         if rule.skips_test_code and in_test_code(node, self.source.filename, self.model):
             return  # a cost or a quality of values that a test does not pay or use (semantic/test_code.py)
         if never_runs(node, self.model):

@@ -43,8 +43,13 @@ class Rule:
     fires_through_project_imports: ClassVar[bool] = False
     # The builtin bases of the error JAX raises where the finding is right ("TypeError" for a tracer
     # converted to bool, int or NumPy). A finding inside a `try` that catches it is not reported:
-    # that code probes on purpose and has a fallback.
+    # that code probes on purpose and has a fallback. Nor is one in a function whose every compiled
+    # call sits in such a `try`: a demonstration of the error (semantic/call_sites.py).
     raised_when_traced: ClassVar[tuple[str, ...]] = ()
+    # The finding is about what the compiled program does when it runs (a print that shows tracers
+    # instead of values): not reported in a function traced only by `jax.make_jaxpr` or
+    # `jax.eval_shape`, which is traced to be looked at and never runs.
+    needs_a_run: ClassVar[bool] = False
     # The finding is a cost or the quality of computed values, which a test run once on dummy inputs
     # does not pay or use: `Context.report` drops it in test code (the one policy, in
     # semantic/test_code.py). Rules whose finding means the code fails keep checking tests.

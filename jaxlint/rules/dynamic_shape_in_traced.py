@@ -5,7 +5,9 @@ boolean-mask indexing `x[mask]` and `x.at[mask]` with a traced mask, and `jnp.no
 `jnp.extract`, `jnp.compress`, `x.nonzero()` and one-argument `jnp.where` called without `size=`.
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
-of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
+compiled call sits in such a `try` (`@jax.jit def f` then `try: f(2) except
+jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose.
 
 ## Why is this bad?
 XLA compiles programs with static shapes. The number of `True` entries of a traced mask is unknown

@@ -18,7 +18,8 @@ return a dict, which is a plain mutable dict after the call). An assignment in t
 (in its own function or module) whose handler catches the `TypeError` it raises (`TypeError`,
 `Exception`, `BaseException` or a bare `except:`) is not flagged: that code shows or probes the
 error on purpose and has its own fallback. An assignment in a handler, an `else` or `finally`
-block, or under a handler for another error is still flagged.
+block, or under a handler for another error is still flagged. So is one in a function whose every compiled call sits
+in such a `try` (`try: f(x) except TypeError: ...`): a lesson that shows the error on purpose.
 
 ## Example
 ```python

@@ -4,7 +4,9 @@ Flags NumPy and `math` functions applied to traced values inside a traced functi
 indexed by a traced value (`table[i]` where `table = np.array(...)`).
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
-of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is the NumPy arm of a
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
+compiled call sits in such a `try` (`@jax.jit def f` then `try: f(2) except
+jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose. Nor is the NumPy arm of a
 backend switch: an `if`/`elif` chain on host values (`if backend == "numpy": ... elif backend ==
 "jax": ...`) another arm of which computes with `jax`, while this one calls no `jax` function; the
 traced run takes the `jax` arm.

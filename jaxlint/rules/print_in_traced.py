@@ -15,7 +15,10 @@ computation and prints the runtime values on every call. See
 https://docs.jax.dev/en/latest/debugging/print_breakpoint.html.
 
 Printing static things at trace time (`print(x.shape)`, `print(f"tracing {name}")`, `print(x.dtype)`)
-is a common and deliberate idiom and is not flagged.
+is a common and deliberate idiom and is not flagged. Nor is a print in a function traced only by
+`jax.make_jaxpr` or `jax.eval_shape` (`print(jax.make_jaxpr(f)(3.0))`): it is traced to be looked at
+and never runs on values, so printing the tracer once is all it could ever do (a lesson showing what
+tracing sees).
 
 ## Example
 ```python
@@ -76,6 +79,7 @@ class PrintInTraced(Rule):
     name = "print-in-traced"
     summary = "`print` or `logging` of a traced value prints the tracer once, at trace time"
     skips_test_code = True
+    needs_a_run = True
     node_types = (ast.Call,)
     traced_code_only = True
     fix_availability = "sometimes"

@@ -7,7 +7,9 @@ a traced value (`choices[t]`). A function traced only through `f_jit = jax.jit(f
 nothing in the module calls or passes on is never traced with abstract values: not flagged.
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
-of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
+compiled call sits in such a `try` (`@jax.jit def f` then `try: f(2) except
+jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose.
 
 ## Why is this bad?
 Shapes are static in XLA: they must be known when the function is traced. A tracer has no concrete

@@ -4,7 +4,9 @@ Flags Python control flow and boolean operations on a traced value inside a trac
 comparisons such as `0 < x < 1`, and the builtins `min`/`max`.
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
-of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
+compiled call sits in such a `try` (`@jax.jit def f` then `try: f(2) except
+jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose.
 
 ## Why is this bad?
 Inside `jax.jit` (and `vmap`, `grad`, `lax.scan` bodies, ...) arguments are abstract tracers: their

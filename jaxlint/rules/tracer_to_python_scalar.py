@@ -3,7 +3,9 @@ Flags conversions of a traced value to a Python scalar or list inside a traced f
 `float(x)`, `int(x)`, `complex(x)`, `operator.index(x)`, `x.item()` and `x.tolist()`.
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
-of `jax.errors`) probes on purpose and has a fallback: it is not flagged.
+of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
+compiled call sits in such a `try` (`@jax.jit def f` then `try: f(2) except
+jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose.
 
 ## Why is this bad?
 A tracer has no concrete value while JAX traces the function, so converting it to a Python number

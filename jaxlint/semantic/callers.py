@@ -200,7 +200,7 @@ def remember_calls(filename: str, text: str, model) -> None:
 def called_from_traced_code(project, names: set[str]) -> set[str]:
     """Those of `names` that some importer of the module calls, by its text, inside a function that
     looks traced. Records every importer of the module as a dependency of its findings."""
-    importers = import_index(project.top, project.file_digest).get(_leaf(project.path).encode(), [])
+    importers = import_index(project.top, project.file_digest).get(module_leaf(project.path).encode(), [])
     called: set[str] = set()
     for importer in importers:
         facts = _current_facts(importer, project.file_digest) if importer != str(project.path) else None
@@ -222,7 +222,8 @@ def _imported_calls(facts: _FileFacts, names: set[str]) -> set[str]:
     return called
 
 
-def _leaf(path: Path) -> str:
+def module_leaf(path: Path) -> str:
+    """The last part of the dotted name other modules import `path` by."""
     return path.parent.name if path.name == "__init__.py" else path.stem
 
 
@@ -230,7 +231,7 @@ def calls_into(project, names: set[str], traced_decorators: tuple[str, ...]) -> 
     """(function name, call) for each call from another module's traced code into one of `names`,
     module-level functions of the file `project` looks from. Records each importer read."""
     target = project.path
-    leaf = _leaf(target)
+    leaf = module_leaf(target)
     found = []
     for importer, facts in _importers(project):
         if not _imported_calls(facts, names):
@@ -255,7 +256,7 @@ def _importers(project):
     """(path, facts) of each other module of the project whose imports may name the file `project`
     looks from (the reverse-import index), each recorded as a dependency of the findings."""
     target = str(project.path)
-    for importer in import_index(project.top, project.file_digest).get(_leaf(project.path).encode(), []):
+    for importer in import_index(project.top, project.file_digest).get(module_leaf(project.path).encode(), []):
         if importer == target:
             continue
         facts = _current_facts(importer, project.file_digest)
@@ -315,7 +316,7 @@ def calls_per_step_into(project, name: str, traced_decorators: tuple[str, ...], 
     once). Importers are found through the reverse-import index; only those whose text names `name`
     are modelled, once per process, and each is recorded as a dependency of the findings."""
     target = project.path
-    leaf = _leaf(target)
+    leaf = module_leaf(target)
     found = False
     for importer, _ in _importers(project):
         read = _read(importer)

@@ -89,7 +89,7 @@ def _kind_from_importers(project, function: str, position: int, name: str) -> st
     from jaxlint.semantic import callers
 
     target = project.path
-    leaf = callers._leaf(target)
+    leaf = callers.module_leaf(target)
     kinds: set[str | None] = set()
     seen = 0
     for importer, _ in callers._importers(project):
@@ -181,7 +181,7 @@ def _called_from_host(project, function: str, depth: int) -> bool:
     from jaxlint.semantic.host_code import runs_on_host
 
     target = project.path
-    leaf = callers._leaf(target)
+    leaf = callers.module_leaf(target)
     seen = 0
     for importer_path, _ in callers._importers(project):
         read = callers._read(importer_path)

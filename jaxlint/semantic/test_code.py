@@ -10,7 +10,12 @@ deprecated API) checks tests too: a test that breaks is a broken test.
 
 Test code is a test module (`*_test.py`, `*_test_utils.py`, `test_utils.py`, `conftest.py` by name
 alone; a `test_*.py` file or a module under `tests/` when written as one, that is it imports a test
-framework or defines `test_*` functions or `Test*` classes), a `test*` function or a `Test*` class.
+framework or defines `test_*` functions or `Test*` classes), a `test*` function or a `Test*` class,
+and a module's self-test: the `if __name__ == "__main__":` block of a module that other modules of
+the project import, where the block runs no loop (none in it, none in the module's functions and
+methods it calls, and no call into the project's other modules, whose bodies are not seen here). It
+builds the module's pieces once on inputs it makes up and shows their shapes; a block that trains,
+samples or evaluates in a loop is the module's real entry point and stays checked.
 """
 
 from __future__ import annotations
@@ -52,11 +57,13 @@ def is_test_module(filename: str, model) -> bool:
 
 def in_test_code(node: ast.AST, filename: str, model) -> bool:
     """In a test module (see `is_test_module`), a `test_*` function (or one spelled in CamelCase,
-    `TestSampler`), or a `Test*` class."""
+    `TestSampler`), a `Test*` class, or a module's self-test block (`in_self_test_block`)."""
     if is_test_module(filename, model):
         return True
     current = node
     while current is not None:
+        if isinstance(current, ast.If) and parent_of(current) is model.tree and _is_main_guard(current.test):
+            return _is_self_test_block(current, model)
         if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
             current.name.startswith("test") or current.name[:4] == "Test" and current.name[4:5].isupper()
         ):
@@ -64,6 +71,77 @@ def in_test_code(node: ast.AST, filename: str, model) -> bool:
         if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
             return True
         current = parent_of(current)
+    return False
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"` (either way round)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
+    )
+
+
+def _is_self_test_block(block: ast.If, model) -> bool:
+    """The `__main__` block `block` runs no loop (`_runs_a_loop`) and another module of the project
+    imports this one: it is the module's self-test, not the program's entry point. Memoised per block."""
+    memo = model.__dict__.setdefault("_self_test_blocks", {})
+    found = memo.get(id(block))
+    if found is None:
+        found = memo[id(block)] = not _runs_a_loop(block, model) and _imported_by_project(model)
+    return found
+
+
+def _runs_a_loop(block: ast.If, model) -> bool:
+    """A loop in the block, in a function or method of the module it calls (directly, by name or as
+    `anything.method(...)` of a method defined here), or a call of a name imported from the project
+    (whose body is not seen here)."""
+    looping = _looping_definitions(model)
+    for node in (n for statement in block.body for n in ast.walk(statement)):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            return True
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        name = function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else None
+        if name in looping:
+            return True
+        root = function
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        target = model.imports.aliases.get(root.id) if isinstance(root, ast.Name) else None
+        if target is not None and model.project is not None and model.project.may_hold(target.split(".")[0]):
+            return True
+    return False
+
+
+def _looping_definitions(model) -> frozenset[str]:
+    """Names of the module's functions and methods (any depth) whose bodies hold a loop."""
+    names = set()
+    for node in ast.walk(model.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(inner, (ast.For, ast.AsyncFor, ast.While)) for inner in ast.walk(node)
+        ):
+            names.add(node.name)
+    return frozenset(names)
+
+
+def _imported_by_project(model) -> bool:
+    """Another (non-test) module of the project imports a module of this one's name (the reverse-import
+    index of semantic/callers.py, over the folders the project's imports are searched from)."""
+    project = model.project
+    if project is None:
+        return False
+    from jaxlint.semantic import callers  # (callers imports the model; imported late)
+
+    # From the top package outwards: importers of a module in a folder without `__init__.py` sit
+    # above it (each folder's index is built once per process, and none over a monorepo's size).
+    own, leaf = str(project.path), callers.module_leaf(project.path).encode()
+    for directory in sorted({project.top, *project.search_paths}, key=lambda path: -len(str(path))):
+        if any(importer != own for importer in callers.import_index(directory, project.file_digest).get(leaf, [])):
+            return True
     return False
 
 
