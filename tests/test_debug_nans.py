@@ -19,3 +19,13 @@ def test_switched_on_at_the_top_every_result_is_waited_for():
 def test_switched_on_under_a_condition_proves_nothing():
     found, expected = project_file_findings(FOLDER / "conditional.py", FOLDER, ["JAX201", "JAX202"])
     assert found == expected and expected
+
+
+def test_switched_on_at_the_top_of_the_main_block_every_result_is_waited_for():
+    found, expected = project_file_findings(FOLDER / "main_block.py", FOLDER, ["JAX201", "JAX202"])
+    assert found == expected == set()
+
+
+def test_switched_on_under_a_flag_in_the_main_block_proves_nothing():
+    found, expected = project_file_findings(FOLDER / "main_block_conditional.py", FOLDER, ["JAX201", "JAX202"])
+    assert found == expected and expected

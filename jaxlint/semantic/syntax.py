@@ -213,3 +213,13 @@ def passed_arguments(call: ast.Call) -> Iterator[tuple[ast.expr, int | None, str
 
 def keyword_options(call: ast.Call) -> dict[str, ast.expr]:
     return {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+
+
+def is_main_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"` (either way round)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
+    )

@@ -24,6 +24,7 @@ import ast
 import re
 
 from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.syntax import is_main_guard
 
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
 # Names only tests and their helpers take (Google-style `foo_test.py`, `foo_test_utils.py`, pytest's
@@ -62,7 +63,7 @@ def in_test_code(node: ast.AST, filename: str, model) -> bool:
         return True
     current = node
     while current is not None:
-        if isinstance(current, ast.If) and parent_of(current) is model.tree and _is_main_guard(current.test):
+        if isinstance(current, ast.If) and parent_of(current) is model.tree and is_main_guard(current.test):
             return _is_self_test_block(current, model)
         if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
             current.name.startswith("test") or current.name[:4] == "Test" and current.name[4:5].isupper()
@@ -72,16 +73,6 @@ def in_test_code(node: ast.AST, filename: str, model) -> bool:
             return True
         current = parent_of(current)
     return False
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    """`__name__ == "__main__"` (either way round)."""
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    sides = (test.left, test.comparators[0])
-    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
-        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
-    )
 
 
 def _is_self_test_block(block: ast.If, model) -> bool:

@@ -33,7 +33,7 @@ from weakref import WeakKeyDictionary
 from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.helper_syncs import call_sync
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import is_main_guard, walk
 
 TIMERS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
@@ -722,13 +722,18 @@ _NAN_CHECKS = frozenset({"jax_debug_nans", "jax_debug_infs"})
 
 def checks_every_result(model) -> bool:
     """The module switches on `jax_debug_nans` (or `jax_debug_infs`) unconditionally at its top
-    level (`jax.config.update("jax_debug_nans", True)`, a notebook cell's top level included): JAX
+    level (`jax.config.update("jax_debug_nans", True)`, a notebook cell's top level included) or at
+    the top level of its `if __name__ == "__main__":` block (the module run as the program): JAX
     then checks every result on the host, so each computation returns only when it has finished
     (benchmarks/callback_sync.py: 100% of the work done at return on the CPU, 99.9% on an H200),
     and a later read of it waits for nothing more."""
     found = model.__dict__.get("_jaxlint_checks_every_result")
     if found is None:
-        found = model._jaxlint_checks_every_result = any(_switches_on_nan_checks(statement, model) for statement in model.tree.body)
+        statements = list(model.tree.body)
+        for statement in model.tree.body:
+            if isinstance(statement, ast.If) and is_main_guard(statement.test):
+                statements.extend(statement.body)
+        found = model._jaxlint_checks_every_result = any(_switches_on_nan_checks(statement, model) for statement in statements)
     return found
 
 
