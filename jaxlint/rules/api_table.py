@@ -91,6 +91,11 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("jax.sharding.PositionalSharding", "0.6.0", "0.7.0", None,
               "`jax.sharding.NamedSharding` over a `Mesh`",
               source="jax 0.7.0's jax/sharding.py: 'jax.sharding.PositionalSharding was deprecated in JAX v0.6.0 and removed in JAX v0.7.0'"),
+    ApiChange("jax.tools.colab_tpu", "0.4.7", "0.10.0", None,
+              "no set-up at all (Colab's TPUs are TPU VMs, which JAX uses directly): delete the import and the `setup_tpu()` call",
+              module=True, source="jax 0.4.7's jax/tools/colab_tpu.py: setup_tpu() 'Returns an error. Do not use.' (raises "
+                                  "RuntimeError: 'As of JAX 0.4.0, JAX only supports TPU VMs'); the module is absent from the "
+                                  "jax 0.10.0 wheel (present in 0.9.1; checked in the wheels)"),
     ApiChange("jax.experimental.maps", "0.4.26", "0.4.31", None, "`jax.shard_map` (or `jax.vmap` with `spmd_axis_name`)",
               module=True, source="jax 0.4.26: 'jax.experimental.maps ... deprecated'; jax 0.4.31: 'xmap has been deleted'"),
     ApiChange("jax.experimental.optimizers", "0.2.25", "0.3.16", "jax.example_libraries.optimizers",
