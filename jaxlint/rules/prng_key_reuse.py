@@ -12,7 +12,9 @@ library models or the project's own functions draw from (`hk_model.apply(params,
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
 own body, not in notebook cells), also where the helper only hands the key on to another project
-function, method or constructor that draws from it, through any number of calls and modules. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
+function, method or constructor that draws from it, through any number of calls and modules. A
+key is known by where it was made, not by its name: `head, body = split(key)` then `[Block(cfg, body)
+for _ in range(n)]` hands one key to every block. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
 numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
@@ -451,10 +453,10 @@ def _is_consumer(call: ast.Call, context) -> bool:
 
 
 def _draws_through_helper(call: ast.Call, context) -> bool:
-    """A helper of the project (or a modelled library call) that draws from a key passed to it.
-    (Only arguments named like keys are asked about: the flow counts no other name as a key.)"""
-    passed = (*call.args, *(keyword.value for keyword in call.keywords))
-    return any(effects.named_like_key(_key_root(argument)) for argument in passed) and bool(
+    """A helper of the project (or a modelled library call) that draws from a key passed to it: an
+    argument named like a key or bound from a key producer (semantic/key_values.passes_key), the names
+    the flow counts as keys."""
+    return key_values.passes_key(call, context) and bool(
         effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
     )
 

@@ -94,6 +94,26 @@ def key_names(function: ast.AST, context) -> set[str]:
     return names
 
 
+def passes_key(call: ast.Call, context) -> bool:
+    """Whether a call is handed a key: an argument named like one, or a name (or an element of one,
+    `keys[1]`) that the calling function binds from a key producer (`ekey, hkey = split(key)`, `k =
+    PRNGKey(0)`), whatever it is called. What a value is comes from where it was made, not its name."""
+    passed = [*call.args, *(keyword.value for keyword in call.keywords)]
+    roots = []
+    for argument in passed:
+        if argument.__class__ is ast.Subscript:
+            argument = argument.value
+        if argument.__class__ is ast.Name:
+            if _KEY_NAME.search(argument.id):
+                return True
+            roots.append(argument.id)
+    if not roots:
+        return False
+    function = context.model.scope_for(call).node
+    names = context.memo(("key_values", "key_names", id(function)), key_names, function, context)
+    return any(root in names for root in roots)
+
+
 def _produces_key(value: ast.AST, context) -> bool:
     if isinstance(value, ast.Subscript):
         value = value.value
