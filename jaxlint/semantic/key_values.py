@@ -77,6 +77,31 @@ def literal_seed(node: ast.AST, context) -> str | None:
     return None
 
 
+def made_seed(node: ast.AST, context) -> tuple[str, frozenset[str]] | None:
+    """`seed step` and the names it reads, for a key made inline from a seed computed from plain names
+    (`PRNGKey(step)`, `jax.random.key(seed + 1)`): two keys made from one such seed, none of its names
+    rebound in between, are one key. Not attributes or calls, whose values the source cannot follow
+    (`PRNGKey(self.seed)`, `PRNGKey(int(time.time()))`), nor literal seeds (`literal_seed`)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        return None
+    seed = node.args[0]
+    if isinstance(seed, ast.Constant) or context.qualified_name(node.func) not in KEY_MAKERS:
+        return None
+    names = set()
+    for part in ast.walk(seed):
+        kind = part.__class__
+        if kind is ast.Name:
+            names.add(part.id)
+        elif kind not in _SEED_ARITHMETIC:
+            return None
+    if not names:
+        return None
+    return f"{SEED_PREFIX}{ast.unparse(seed)}", frozenset(names)
+
+
+_SEED_ARITHMETIC = frozenset({ast.Constant, ast.BinOp, ast.UnaryOp, ast.Load, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub})
+
+
 def key_names(function: ast.AST, context) -> set[str]:
     """Names a function (or module) binds to keys: from key makers and producers, or named like keys."""
     names: set[str] = set()
