@@ -18,7 +18,10 @@ for _ in range(n)]` hands one key to every block. The key may be passed by keywo
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
 numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
-run (their own or a base class's, in any module of the project: `Layer(key, 4)`), and a method of an
+run (their own or a base class's, in any module of the project: `Layer(key, 4)`), an instance called
+as a function runs its class's `__call__` (`layer = Layer(k)`, `self.layer`, or each `block` of `for
+block in self.blocks` where every value of `self.blocks` lists instances of one class: `x = block(key,
+x)` hands every block the same key), and a method of an
 unmodelled object given the key as `seed=` draws from it (`dist.sample(seed=key)`, distrax and
 TensorFlow Probability). A project helper beside a different consumer of the same key is flagged
 (`noise = normal(key)` then `run_sampler(key)`): the summary shows that its body draws from the key
