@@ -12,11 +12,16 @@ library models or the project's own functions draw from (`hk_model.apply(params,
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
 own body, not in notebook cells), also where the helper only hands the key on to another project
-function, method or constructor that draws from it, through any number of calls and modules. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
+function, method or constructor that draws from it, through any number of calls and modules. A
+key is known by where it was made, not by its name: `head, body = split(key)` then `[Block(cfg, body)
+for _ in range(n)]` hands one key to every block. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
 numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
-run (their own or a base class's, in any module of the project: `Layer(key, 4)`), and a method of an
+run (their own or a base class's, in any module of the project: `Layer(key, 4)`), an instance called
+as a function runs its class's `__call__` (`layer = Layer(k)`, `self.layer`, or each `block` of `for
+block in self.blocks` where every value of `self.blocks` lists instances of one class: `x = block(key,
+x)` hands every block the same key), and a method of an
 unmodelled object given the key as `seed=` draws from it (`dist.sample(seed=key)`, distrax and
 TensorFlow Probability). A project helper beside a different consumer of the same key is flagged
 (`noise = normal(key)` then `run_sampler(key)`): the summary shows that its body draws from the key
@@ -35,7 +40,10 @@ comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
 that iterable in the enclosing scope, where `i` is the loop's). Also flagged: two
-samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice), and a module-level
+samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice) or from one seed
+computed from plain names, none rebound in between (`normal(PRNGKey(t), s)` then `uniform(PRNGKey(t))`
+in one iteration: `t` advances only after both; not a seed read from an attribute or a call, which
+the source cannot follow), and a module-level
 key, bound once and never rebound, that a jitted function called in a loop consumes without
 receiving or advancing it (a compile-time constant: the same numbers every call), or that a function
 of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
@@ -154,7 +162,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   numbers) and coupled sampling of every conditional with one key use it on purpose, as one helper
   given one key for two inputs does.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
-  evaluation seed, giving the same numbers every iteration and in a later draw on purpose. Likewise a
+  evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
+  made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
+  setting). Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
@@ -451,10 +461,10 @@ def _is_consumer(call: ast.Call, context) -> bool:
 
 
 def _draws_through_helper(call: ast.Call, context) -> bool:
-    """A helper of the project (or a modelled library call) that draws from a key passed to it.
-    (Only arguments named like keys are asked about: the flow counts no other name as a key.)"""
-    passed = (*call.args, *(keyword.value for keyword in call.keywords))
-    return any(effects.named_like_key(_key_root(argument)) for argument in passed) and bool(
+    """A helper of the project (or a modelled library call) that draws from a key passed to it: an
+    argument named like a key or bound from a key producer (semantic/key_values.passes_key), the names
+    the flow counts as keys."""
+    return key_values.passes_key(call, context) and bool(
         effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
     )
 
@@ -475,6 +485,9 @@ class _Flow:
         self.helpers = self.framework or (isinstance(function, ast.Module) and _plain_script(context))
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
+        # `seed step` -> the names it reads: a key made inline from a computed seed (`PRNGKey(step)`),
+        # one key until one of those names is rebound.
+        self.made_from: dict[str, frozenset[str]] = {}
         self.across_iterations = False
         self._read: dict[int, bool] = {}
         self.in_test: bool | None = None
@@ -642,6 +655,11 @@ class _Flow:
             return None
         for name in names:
             state.pop(name, None)
+        if self.made_from:
+            # A key made from a computed seed (`PRNGKey(step)`) changes when a name of the seed is rebound.
+            bound = set(names)
+            for key in [k for k in state if k in self.made_from and self.made_from[k] & bound]:
+                del state[key]
         if any("[" in name for name in state):
             # Rebinding a key array rebinds its elements (`keys = split(key, 3)` then `keys[1]`).
             bound = set(names)
@@ -729,6 +747,10 @@ class _Flow:
                 keys.append(element)  # `keys[1]`: one element of a split's key array, a key of its own
             else:
                 seed = key_values.literal_seed(argument, self.context)
+                made = key_values.made_seed(argument, self.context) if seed is None and seeded else None
+                if made is not None:
+                    self.made_from[made[0]] = made[1]
+                    keys.append(made[0])
             if seed is not None and seeded:
                 keys.append(seed if not isinstance(self.function, ast.Module) else f"{seed} in statement {id(_statement(call))}")
         return keys
@@ -862,9 +884,15 @@ class _Flow:
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
         if key_values.is_seed(key):
+            seed = key.split(' in statement')[0]
+            if key in self.made_from:
+                names = ", ".join(f"`{name}`" for name in sorted(self.made_from[key]))
+                seed = f"seed `{seed[len(key_values.SEED_PREFIX):]}` ({names} not rebound in between)"
+            else:
+                seed = f"literal {seed}"
             self.record(
                 key, call,
-                f"this key is made from the literal {key.split(' in statement')[0]}, like the one already passed to "
+                f"this key is made from the {seed}, like the one already passed to "
                 f"`{earlier}`, so both draw the same random bits; make one key and split it",
             )
             return

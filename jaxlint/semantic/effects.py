@@ -588,18 +588,17 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
     function = call.func
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
-        if isinstance(owner, ast.ClassDef):
-            method = model.class_methods.get(owner, {}).get(function.attr)
-            return function_effects(model, method) if method is not None else NONE
         if owner is not None:
-            summary = owner.methods.get(function.attr)
-            project = getattr(model, "project", None)
-            home = project.home_of_class(owner) if project is not None else None
-            return project_summary_effects(project, home, summary, f"{owner.name}.{function.attr}")
+            return _method_effects(model, owner, function.attr)
     if isinstance(function, ast.Name):
         local_class = _local_class(model, function)
         if local_class is not None:
             return _local_constructor_effects(model, local_class)
+    if isinstance(function, (ast.Name, ast.Attribute)):
+        # An instance called as a function runs its class's `__call__` (`x = block(key, x)`).
+        owner = model.called_instance_class(function)
+        if owner is not None:
+            return _method_effects(model, owner, "__call__")
     project = getattr(model, "project", None)
     if project is not None:
         qualified = model.qualified_name(function)
@@ -612,6 +611,17 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
             if found is not None and found[1] in found[0].classes:
                 return _summary_effects(_project_initialiser(project, found[0], found[1]))
     return NONE
+
+
+def _method_effects(model, owner, method: str) -> Effects:
+    """The effects of a method of a class of this module (ClassDef) or of another (ClassSummary)."""
+    if isinstance(owner, ast.ClassDef):
+        scope = model.class_methods.get(owner, {}).get(method)
+        return function_effects(model, scope) if scope is not None else NONE
+    summary = owner.methods.get(method)
+    project = getattr(model, "project", None)
+    home = project.home_of_class(owner) if project is not None else None
+    return project_summary_effects(project, home, summary, f"{owner.name}.{method}")
 
 
 # ----- constructors: `Net(key, sizes)` runs `__init__` (its own or a base's) on its arguments --------------

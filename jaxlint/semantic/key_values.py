@@ -77,6 +77,31 @@ def literal_seed(node: ast.AST, context) -> str | None:
     return None
 
 
+def made_seed(node: ast.AST, context) -> tuple[str, frozenset[str]] | None:
+    """`seed step` and the names it reads, for a key made inline from a seed computed from plain names
+    (`PRNGKey(step)`, `jax.random.key(seed + 1)`): two keys made from one such seed, none of its names
+    rebound in between, are one key. Not attributes or calls, whose values the source cannot follow
+    (`PRNGKey(self.seed)`, `PRNGKey(int(time.time()))`), nor literal seeds (`literal_seed`)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        return None
+    seed = node.args[0]
+    if isinstance(seed, ast.Constant) or context.qualified_name(node.func) not in KEY_MAKERS:
+        return None
+    names = set()
+    for part in ast.walk(seed):
+        kind = part.__class__
+        if kind is ast.Name:
+            names.add(part.id)
+        elif kind not in _SEED_ARITHMETIC:
+            return None
+    if not names:
+        return None
+    return f"{SEED_PREFIX}{ast.unparse(seed)}", frozenset(names)
+
+
+_SEED_ARITHMETIC = frozenset({ast.Constant, ast.BinOp, ast.UnaryOp, ast.Load, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub})
+
+
 def key_names(function: ast.AST, context) -> set[str]:
     """Names a function (or module) binds to keys: from key makers and producers, or named like keys."""
     names: set[str] = set()
@@ -92,6 +117,26 @@ def key_names(function: ast.AST, context) -> set[str]:
         elif kind is ast.arg and _KEY_NAME.search(node.arg):
             names.add(node.arg)
     return names
+
+
+def passes_key(call: ast.Call, context) -> bool:
+    """Whether a call is handed a key: an argument named like one, or a name (or an element of one,
+    `keys[1]`) that the calling function binds from a key producer (`ekey, hkey = split(key)`, `k =
+    PRNGKey(0)`), whatever it is called. What a value is comes from where it was made, not its name."""
+    passed = [*call.args, *(keyword.value for keyword in call.keywords)]
+    roots = []
+    for argument in passed:
+        if argument.__class__ is ast.Subscript:
+            argument = argument.value
+        if argument.__class__ is ast.Name:
+            if _KEY_NAME.search(argument.id):
+                return True
+            roots.append(argument.id)
+    if not roots:
+        return False
+    function = context.model.scope_for(call).node
+    names = context.memo(("key_values", "key_names", id(function)), key_names, function, context)
+    return any(root in names for root in roots)
 
 
 def _produces_key(value: ast.AST, context) -> bool:

@@ -1260,6 +1260,63 @@ class SemanticModel(DeviceValues):
         cache[key] = self._constructed_class(values[0].func)
         return cache[key]
 
+    def called_instance_class(self, callee: ast.expr):
+        """The class whose instance a call runs (`__call__`): a name bound once to an instance
+        (`layer = Block(k)`), `self.obj` holding instances of one class, or the target of a loop over
+        a list of instances of one class (`for block in self.blocks`, `self.blocks = [Block(k) for k
+        in keys]`). A local ClassDef or a project ClassSummary; None when not known."""
+        if _is_self_attribute(callee):
+            return self.self_attribute_class(callee)
+        if callee.__class__ is not ast.Name or callee.id in ("self", "cls"):
+            return None
+        return self.instance_class(callee) or self.element_class(callee)
+
+    def element_class(self, name: ast.Name):
+        """The class of the elements a loop variable takes, where the name is bound only by one `for`
+        over a name or `self.obj` whose every value is a list or tuple of instances of one class
+        (`[Block(k) for k in keys]`, `[Block(a), Block(b)]`)."""
+        scope = self.scope_for(name)
+        owner = owning_scope(self, name.id, scope)
+        if owner is None:
+            return None
+        cache = self.__dict__.setdefault("_element_class_cache", {})
+        key = (id(owner), name.id)
+        if key not in cache:
+            cache[key] = self._element_class(name.id, owner)
+        return cache[key]
+
+    def _element_class(self, name: str, owner: Scope):
+        loops = [iterable for target, iterable in owner.loops if isinstance(target, ast.Name) and target.id == name]
+        if len(loops) != 1 or any(isinstance(t, ast.Name) and t.id == name for t, _ in owner.bindings):
+            return None
+        iterable = loops[0]
+        if _is_self_attribute(iterable):
+            holder = owner
+            while holder is not None and holder.class_node is None:
+                holder = holder.parent
+            values = attribute_values(self, holder.class_node, iterable.attr) if holder is not None else None
+        elif isinstance(iterable, ast.Name):
+            found = bound_values(self, iterable.id, owner)
+            values = found[1] if found is not None else None
+        else:
+            return None
+        if not values:
+            return None
+        constructors = []
+        for value in values:
+            if isinstance(value, ast.ListComp):
+                elements = [value.elt]
+            elif isinstance(value, (ast.List, ast.Tuple)):
+                elements = value.elts
+            else:
+                return None
+            if not elements or not all(isinstance(e, ast.Call) for e in elements):
+                return None
+            constructors += [e.func for e in elements]
+        if len({ast.dump(c) for c in constructors}) != 1:
+            return None
+        return self._constructed_class(constructors[0])
+
     def _constructed_class(self, constructor: ast.expr):
         """The class a constructor expression names: a local ClassDef or a project ClassSummary."""
         if isinstance(constructor, ast.Name):
