@@ -15,7 +15,9 @@ Device values include the results of jitted calls (judged at each read by the bi
 the iteration: `metrics = {"step": i}` then `state, metrics = step(state, batch)` then `wandb.log(metrics)`
 reads the device values), the items of a dict or list the function makes empty (or from numeric
 starts) and fills only with device values (`totals["loss"] += loss`, `losses.append(loss)`), of a function transformed and called at once
-(`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) and of helpers whose
+(`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) or decorated by such a
+transform (`@jax.value_and_grad def loss_and_grad(...)`, `@eqx.filter_value_and_grad`: called, it runs a
+forward and backward pass op by op and returns arrays, also from another module of the project) and of helpers whose
 every `return` is one, an
 accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
 that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
@@ -34,7 +36,13 @@ for i in ix]`), with `int(i)`, as the key of a host record (`dataset[i]["ids"]`)
 a NumPy array (`rays[tuple(ix), ...]`, `x_np[perm[i : i + b]]`), wait for the device on every
 step, in the loop or in a function of the module that draws and reads them on every call (reported
 at the read): the host needs those numbers, so the fix is to draw them with NumPy, whatever uses
-the batch (semantic/device_indices.py). One finding per statement.
+the batch (semantic/device_indices.py). A loop that runs no device work of its own but reads on the
+host, on every iteration, one element of a device array made before it (`float(values[t])`, `if
+coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values: total += float(v)`,
+`f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
+keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
+`np.asarray(values)` before the loop (device_indices.element_reads_per_iteration; one finding per
+array). One finding per statement.
 
 Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
@@ -74,7 +82,10 @@ Not flagged, as principles:
   A value the host needs only under a condition (`kl = x.item()` then `if self.target_kl is not
   None: adapt(kl)`) is not needed every iteration: the sync is reported (read it under the
   condition);
-- the loop is not a per-step loop: values computed before it; epoch loops (the step runs in an
+- the loop is not a per-step loop: values computed before it (read whole; one element per iteration is
+  a new slice each time, above, unless the loop is fixed to 20 iterations or fewer, hands the element to
+  a call that is not a host conversion, `jnp.allclose(x[i], y)`, copies each item out with
+  `np.asarray(images[i])` as its output, or, in demonstration code, only prints the elements); epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
   steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
@@ -243,7 +254,10 @@ class HostSyncInLoop(Rule):
             return  # with jax_debug_nans on, every computation already waits for its result: a read adds no stall
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
-        if compiled is None or _has_inner_training_loop(node, context):
+        if compiled is None:
+            _report_element_reads(node, context)
+            return
+        if _has_inner_training_loop(node, context):
             return
         if _loop_gated_by_outer_loop(node, context) and flow.iterates_mapping(node):
             return  # every N steps, one read per named split (`for name, data in eval_sets.items()`): a handful
@@ -1006,6 +1020,32 @@ def _bound_afresh_each_iteration(loop: ast.AST) -> set[str]:
             continue
         read |= {n.id for n in walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return fresh
+
+
+def _report_element_reads(loop: ast.AST, context) -> None:
+    """A loop that runs no device work of its own but reads, every iteration, one element of a device
+    array made before it (semantic/device_indices.element_reads_per_iteration): each read is a round
+    trip to the device for one number. A loop the source fixes to a handful of iterations (20 or
+    fewer) pays a handful of them; in demonstration code, a loop that only prints the elements shows
+    them on purpose."""
+    scope = context.scope(loop)
+    count = iteration_count(loop.iter, scope, context.model) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+    if count is not None and count <= _SHORT_LOOP:
+        return
+    reads = device_indices.element_reads_per_iteration(loop, scope, context.model)
+    if reads and all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
+        return  # a page that prints each element shows them: the reader is meant to see each one
+    reported: set[str] = set()
+    for read, array, _ in reads:
+        if array.id in reported:
+            continue  # one finding per array: one copy before the loop serves every read of it
+        reported.add(array.id)
+        context.report(
+            read,
+            f"`{snippet(context.text(read))}` reads one element of `{array.id}`, a device array, on the host on every "
+            f"iteration: each is a round trip to the device (a slice dispatched, then one number copied back); "
+            f"copy the array to the host once before the loop (`np.asarray({array.id})`) and index that",
+        )
 
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:

@@ -22,16 +22,19 @@ What it answers, for JAX201 (host-sync-in-loop):
 - `index_read_in_function(scope, model)`: the first such element-wise read a function makes on every
   call, so that a loop calling that function (`batch = get_batch(key, data)`) is known to wait;
 - `drawn_index_of_host_array(subscript, ...)`: a NumPy array indexed by such an array
-  (`rays[tuple(ix), ...]`), which NumPy converts on the host.
+  (`rays[tuple(ix), ...]`), which NumPy converts on the host;
+- `element_reads_per_iteration(loop, scope, model)`: the reads on the host, every iteration of a `for`
+  loop, of one element of any device array made before it (`float(values[t])`, `if coins[i] < p:`,
+  `for v in values: total += float(v)`): each is a slice dispatched and one number copied back.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
 from jaxlint.semantic import jaxapi
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import child_nodes, walk
 
 if TYPE_CHECKING:
     from jaxlint.semantic.model import Scope, SemanticModel
@@ -193,4 +196,187 @@ def drawn_index_of_host_array(subscript: ast.Subscript, scope: Scope, model: Sem
             candidate = candidate.args[0]  # `tuple(idx)`: its elements are device scalars
         if isinstance(candidate, (ast.Name, ast.Subscript, ast.Call)) and drawn_on_device(candidate, scope, model) and made_in_iteration(candidate):
             return part
+    return None
+
+
+# ----- elements of a finished device array, read one per iteration -----------------------------------
+
+def element_reads_per_iteration(loop: ast.AST, scope: Scope, model: SemanticModel) -> list[ElementRead]:
+    """(the read, the device array) for each statement of a `for` loop (not under a condition) that
+    reads on the host an element of a device array made before the loop, taken with the loop's own
+    index: `float(values[t])`, `if rolls[step] < eps[step]:`, `f"{scores[i]:.3f}"`, a store of it into a
+    NumPy array (`out[t] = values[t] * 2`), also through a name the iteration binds to such an element
+    (`delta = values[t] - base` then `out[t] = delta`), or an element the loop takes by iterating the
+    array itself (`for v in values: total += float(v)`).
+
+    Reading a whole array on the host twice costs one transfer (a JAX array keeps its host copy), but
+    `values[t]` with `t` changing every iteration is a new device array each time: the host dispatches
+    the slice and waits for its one number, a round trip per element, where `np.asarray(values)` once
+    before the loop copies them all in one transfer."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return []
+    from jaxlint.semantic.training_loops import assigned_in_loop
+
+    rebound = assigned_in_loop(loop)
+    index_names, element_names = _loop_handles(loop, scope, model, rebound)
+    if not index_names and not element_names:
+        return []
+
+    def element_of(expression: ast.AST) -> ast.expr | None:
+        """The device array `expression` takes an element of (or None), through host-visible arithmetic
+        only: an element handed to a call (`jnp.allclose(x[i], y)`, `random.normal(key)`, `is_valid(x)`)
+        is that call's business, not a read of the element here."""
+        for node in _operands(expression):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in derived:
+                return derived[node.id]
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+                array = node.value
+                if array.id in rebound or not _indexed_by(node.slice, index_names):
+                    continue
+                if model.device_kind(array, scope) == "device":
+                    return array
+        return None
+
+    derived: dict[str, ast.expr] = dict(element_names)
+    found: list[ElementRead] = []
+    for statement in _unconditional_statements(loop.body):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            # `delta = values[t] - base`: the name holds an element for the rest of the iteration,
+            # unless the statement itself reads it (then the read is reported here).
+            array = element_of(statement.value)
+            read = _host_read(statement, element_of, scope, model)
+            if read is not None:
+                found.append(read)
+                derived.pop(statement.targets[0].id, None)
+            elif array is not None:
+                derived[statement.targets[0].id] = array
+            else:
+                derived.pop(statement.targets[0].id, None)
+            continue
+        read = _host_read(statement, element_of, scope, model)
+        if read is not None:
+            found.append(read)
+    return found
+
+
+def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: set[str]):
+    """(index names, {element name: device array}) of a `for` loop: `for t in range(n)` gives the
+    index `t`; `for i, v in enumerate(values)` the index `i` and the element `v` of `values`; `for v in
+    values` and `zip(values, ...)` elements, where `values` is a device array the loop does not rebind."""
+    index_names: set[str] = set()
+    elements: dict[str, ast.expr] = {}
+    target, iterated = loop.target, loop.iter
+    qualified = model.qualified_name(iterated.func) if isinstance(iterated, ast.Call) else None
+    from jaxlint.semantic.training_loops import PROGRESS_BARS
+
+    if qualified in PROGRESS_BARS and iterated.args:
+        iterated = iterated.args[0]
+        qualified = model.qualified_name(iterated.func) if isinstance(iterated, ast.Call) else None
+    if qualified == "builtins.enumerate" and len(iterated.args) == 1 and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        if isinstance(target.elts[0], ast.Name):
+            index_names.add(target.elts[0].id)
+        target, iterated = target.elts[1], iterated.args[0]
+        qualified = model.qualified_name(iterated.func) if isinstance(iterated, ast.Call) else None
+    if qualified in ("builtins.range", "builtins.reversed") and isinstance(target, ast.Name):
+        if qualified == "builtins.reversed" and not (iterated.args and isinstance(iterated.args[0], ast.Call) and model.qualified_name(iterated.args[0].func) == "builtins.range"):
+            return index_names, elements
+        index_names.add(target.id)
+        return index_names, elements
+    pairs = []
+    if qualified == "builtins.zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
+        pairs = list(zip(target.elts, iterated.args))
+    elif isinstance(target, ast.Name):
+        pairs = [(target, iterated)]
+    for name, array in pairs:
+        if isinstance(name, ast.Name) and isinstance(array, ast.Name) and array.id not in rebound and model.device_kind(array, scope) == "device":
+            elements[name.id] = array
+    return index_names, elements
+
+
+def _indexed_by(index: ast.expr, names: set[str]) -> bool:
+    """`x[t]`, `x[t, 0]`, `x[0, t]`: an integer index that is one of `names` (a slice is a sub-array, not
+    one number)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(part, ast.Name) and part.id in names for part in parts) and not any(isinstance(part, ast.Slice) for part in parts)
+
+
+def _unconditional_statements(body: list[ast.stmt]):
+    """The statements a loop body runs on every iteration, in order, up to the first that may leave it."""
+    for statement in body:
+        if isinstance(statement, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+            return
+        if isinstance(statement, (ast.If, ast.Try, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)):
+            if isinstance(statement, ast.If):
+                yield statement  # (its test runs every iteration; _host_read looks at the test only)
+            if isinstance(statement, (ast.With, ast.AsyncWith)):
+                yield from _unconditional_statements(statement.body)
+            if any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise)) for n in walk(statement)):
+                return
+            continue
+        yield statement
+
+
+def _operands(expression: ast.AST):
+    """`expression` and what it is computed from by operators, subscripts and formatting, not by calls."""
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Subscript, ast.JoinedStr, ast.FormattedValue, ast.Tuple, ast.List)):
+            stack.extend(child_nodes(node))
+        elif isinstance(node, ast.Call):
+            qualified_float = isinstance(node.func, ast.Name) and node.func.id in ("float", "int", "bool", "abs", "round")
+            if qualified_float:
+                stack.extend(node.args)
+
+
+# (`np.asarray(images[i])` copies one item out on purpose, an image to save or a record to keep: the copy
+# is the output; a host scalar made of an element is a number the loop could have read from a host copy.)
+_HOST_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool"})
+
+
+class ElementRead(NamedTuple):
+    """A read on the host of one element of a device array: where, the array, and whether it only shows
+    the number (printed or formatted)."""
+
+    read: ast.AST
+    array: ast.Name
+    show: bool
+
+
+def _host_read(statement: ast.stmt, element_of, scope: Scope, model: SemanticModel) -> ElementRead | None:
+    """(the read, the array) where `statement` reads an element on the host: a truth test, a host
+    conversion, `.item()`, formatting, or a store into a NumPy array."""
+    if isinstance(statement, ast.If):
+        array = element_of(statement.test)
+        return ElementRead(statement.test, array, False) if array is not None else None
+    if isinstance(statement, ast.Assign) and any(
+        isinstance(t, ast.Subscript) and model.numpy_buffer(t.value, scope) for t in statement.targets
+    ):
+        array = element_of(statement.value)
+        if array is not None:
+            return ElementRead(statement, array, False)  # NumPy converts what it stores
+    for node in walk(statement):
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        read = None
+        show = False
+        if isinstance(node, ast.Call):
+            qualified = model.qualified_name(node.func) or ""
+            if qualified in _HOST_CONVERSIONS and len(node.args) == 1:
+                read = node.args[0]
+            elif qualified == "builtins.print":
+                read = next((a for a in node.args if element_of(a) is not None), None)
+                show = True
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
+                read = node.func.value
+        elif isinstance(node, ast.FormattedValue):
+            read = node.value
+            show = True
+        elif isinstance(node, ast.IfExp):
+            read = node.test
+        if read is not None:
+            array = element_of(read)
+            if array is not None:
+                return ElementRead(node, array, show)
     return None

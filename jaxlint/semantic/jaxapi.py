@@ -36,6 +36,10 @@ FILTERED_GRAD = frozenset({"equinox.filter_grad", "equinox.filter_value_and_grad
 # Transforms whose transformed function, called, returns JAX arrays whatever the function's own code
 # returns (its outputs are traced), eagerly or compiled: `jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`.
 ARRAY_RESULT_TRANSFORMS = COMPILING | VMAP_LIKE | GRAD_LIKE | FILTERED_GRAD
+# Of those, the ones that run their function op by op when called outside jit: a function they decorate
+# (`@jax.value_and_grad`, `@partial(jax.grad, has_aux=True)`, `@eqx.filter_value_and_grad`, `@jax.vmap`)
+# returns device arrays when called, eagerly; a compiled one is a jit binding of its own (jit_bindings).
+EAGER_ARRAY_DECORATORS = VMAP_LIKE | GRAD_LIKE | FILTERED_GRAD | frozenset({"equinox.filter_vmap"})
 DIFFERENTIATING = GRAD_LIKE | FILTERED_GRAD | frozenset({"jax.vjp", "jax.linearize"})
 # Transforms that, called outside jit, trace their function but run it op by op (no compiled
 # program); "helper" marks a function traced because traced code calls it (compiled if that code is).

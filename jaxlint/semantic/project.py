@@ -488,7 +488,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
 
     consumed, synced, returned = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
-    returns_device = _returns_arrays(light, node)
+    returns_device = _decorated_for_arrays(light, node) or _returns_arrays(light, node)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
     if returns_device or consumed or synced or fresh_deps is not None or key_forwards:
@@ -498,6 +498,18 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
 
 
 _DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+
+
+def _decorated_for_arrays(light, node: ast.AST) -> bool:
+    """A decorator of the function transforms it into one that returns arrays computed on the device,
+    op by op outside jit (jaxapi.EAGER_ARRAY_DECORATORS: `@jax.value_and_grad`, `@eqx.filter_grad`)."""
+    from jaxlint.semantic import jaxapi
+
+    for decorator in node.decorator_list:
+        use = light.decorator_transform(decorator)
+        if use is not None and use.qualified in jaxapi.EAGER_ARRAY_DECORATORS:
+            return True
+    return False
 
 
 def _returns_arrays(light, node: ast.AST) -> bool:

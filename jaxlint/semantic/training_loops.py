@@ -301,6 +301,8 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
     # The function called, undecorated: this call runs its body eagerly even where other code jits it
     # (`step = jax.jit(plain_step)` beside a plain `plain_step(state, batch)`) or traces it.
     helper = callee_scope(call, model)
+    if helper is not None and differentiated_by_decorator(helper, model):
+        return call  # `@jax.value_and_grad def loss_and_grad(...)` called: a forward and backward pass, op by op
     if helper is None:
         if not other_modules:
             return None
@@ -309,6 +311,18 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         # (a function or method of another project module, asked of a model of that module)
         return imported_eager_work(call, model, eager_work_in)
     return eager_work_in(helper, model)
+
+
+def differentiated_by_decorator(helper: Scope, model: SemanticModel) -> bool:
+    """A function of the module whose decorators differentiate it and none compiles it
+    (`@jax.value_and_grad`, `@partial(jax.grad, has_aux=True)`, `@eqx.filter_value_and_grad`): each call
+    outside jit runs its forward and backward pass op by op, as `jax.value_and_grad(f)(p, b)` does."""
+    decorators = getattr(helper.node, "decorator_list", ())
+    uses = [model.decorator_transform(decorator) for decorator in decorators]
+    return (
+        any(use is not None and use.qualified in jaxapi.DIFFERENTIATING for use in uses)
+        and not any(use is None or use.qualified in jaxapi.COMPILING for use in uses)
+    )
 
 
 _EAGER_DEPTH = 6
@@ -358,6 +372,12 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
     if depth >= _EAGER_DEPTH:
         del cache[key]
         return None
+    if isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and differentiated_by_decorator(helper, model):
+        # (asked of a function of another module: the transform itself is the work, named by its decorator)
+        decorator = next(d for d in helper.node.decorator_list if model.decorator_transform(d).qualified in jaxapi.DIFFERENTIATING)
+        found = ast.copy_location(ast.Call(func=decorator.func if isinstance(decorator, ast.Call) else decorator, args=[], keywords=[]), decorator)
+        cache[key] = found
+        return found
     if not isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.node.decorator_list:
         return None
     if rebound_to_compiled(helper, model):

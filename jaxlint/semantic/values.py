@@ -150,6 +150,9 @@ class DeviceValues:
         if scope in cache:
             return cache[scope]
         cache[scope] = False  # recursion: not known while being computed
+        if scope.is_function and self.decorated_for_arrays(scope.node):
+            cache[scope] = True  # `@jax.value_and_grad def loss_and_grad(...)`: called, the transform returns arrays
+            return True
         result = bool(scope.returns) and scope.is_function and not scope.in_traced
         if result:
             for value in scope.returns:
@@ -160,6 +163,16 @@ class DeviceValues:
         result = result and not _is_generator(scope.node)
         cache[scope] = result
         return result
+
+    def decorated_for_arrays(self, function: ast.AST) -> bool:
+        """Whether a decorator of `function` is a transform that, called outside jit, computes its result
+        on the device op by op and returns it as arrays, whatever the body returns (jaxapi.EAGER_ARRAY_DECORATORS:
+        `@jax.value_and_grad`, `@partial(jax.grad, argnums=1)`, `@eqx.filter_value_and_grad`, `@jax.vmap`)."""
+        for decorator in getattr(function, "decorator_list", ()):
+            use = self.decorator_transform(decorator)
+            if use is not None and use.qualified in jaxapi.EAGER_ARRAY_DECORATORS:
+                return True
+        return False
 
     def _call_returns_device(self, call: ast.Call, scope: Scope) -> bool:
         resolved = self.resolve_function(call.func, scope)
