@@ -176,7 +176,7 @@ class EagerOpsInLoop(Rule):
             return
         operations = 0
         updates = 0
-        whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
+        wholes: list[tuple[ast.Call, ast.Call]] = []  # (the loop's call, the model call it runs), each run on every iteration
         every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
         of_parameters: list[ast.Call] = []  # calls of (methods of) the function's parameters: asked about last
         through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
@@ -189,12 +189,12 @@ class EagerOpsInLoop(Rule):
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
-            if whole is None and not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
+            if not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
                     and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
                     if not under_loop_branch(child, node):
-                        whole = (child, inner)
+                        wholes.append((child, inner))
                     elif in_branch is None or _position(child) < _position(in_branch[0]):
                         in_branch = (child, inner)  # (under a flag's branch: reported where nothing runs unconditionally)
                     continue
@@ -220,29 +220,27 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if is_eager_operation(qualified):
                     operations += 1
-        if whole is None:
-            whole = in_branch
         # (calls on every iteration first, then those under a branch the loop cannot change; by position)
         first_unconditional = lambda call: (under_loop_branch(call, node), _position(call))  # noqa: E731
-        if whole is None and every_iteration and runs_on_host(scope, context.model):
+        if in_branch is not None:
+            wholes.append(in_branch)
+        if every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
-            for child in sorted(every_iteration, key=first_unconditional):
-                inner = eager_model_call(child, context.model)
-                if inner is not None:
-                    whole = (child, inner)
-                    break
-        if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
+            wholes += [(child, inner) for child in every_iteration if (inner := eager_model_call(child, context.model)) is not None]
+        if of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
             # An object the callers hand in (`generate(model, ...)` called with a module instance); not in a
             # timing harness, which measures what it is handed.
-            for child in sorted(of_parameters, key=first_unconditional):
-                if _repeated_measurement(child, node, context, facts):
-                    continue
-                if eager_parameter_call(child, scope, context.model) is not None:
-                    whole = (child, child)
-                    break
-        if whole is None and tree_work:
-            first = min(tree_work, key=first_unconditional)
-            whole = (first, first)
+            wholes += [(child, child) for child in of_parameters
+                       if not _repeated_measurement(child, node, context, facts) and eager_parameter_call(child, scope, context.model) is not None]
+        wholes += [(call, call) for call in tree_work]
+        # Each whole computation the loop runs on every iteration is its own finding (each is jitted on its
+        # own); where none runs unconditionally, the first under a branch the loop cannot change.
+        unique = {id(pair[0]): pair for pair in sorted(wholes, key=lambda pair: first_unconditional(pair[0]), reverse=True)}
+        wholes = sorted(unique.values(), key=lambda pair: first_unconditional(pair[0]))
+        wholes = [pair for pair in wholes if not under_loop_branch(pair[0], node)] or wholes[:1]
+        calls = {id(call) for call, _ in wholes}
+        wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
+        whole = wholes[0] if wholes else None
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if (operations >= MIN_OPS or updates) and _calls_compiled(node, context):
@@ -264,24 +262,9 @@ class EagerOpsInLoop(Rule):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
-        if whole is not None and not updates and whole[0] in tree_work:
-            context.report(
-                whole[0],
-                f"`{_callee(whole[0], context)}` works leaf by leaf over the whole state this loop carries (every parameter of "
-                "the model) outside `jit`, one dispatch per leaf on every iteration; do it inside the jitted step, or jit it",
-            )
-            return
         if whole is not None and not updates:
-            call, inner = whole
-            if isinstance(inner, ForeignWork):
-                through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
-            else:
-                through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
-            context.report(
-                call,
-                f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
-                "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
-            )
+            for call, inner in wholes:
+                _report_whole(call, inner, tree_work, context)
             return
         if through_helper is not None and through_helper[1] >= MIN_OPS and not updates:
             call, count, first = through_helper
@@ -309,6 +292,34 @@ class EagerOpsInLoop(Rule):
             f"move the loop into a jitted function with `lax.fori_loop`",
             end_node=node.iter if isinstance(node, ast.For) else node.test,
         )
+
+
+def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> None:
+    if call in tree_work:
+        context.report(
+            call,
+            f"`{_callee(call, context)}` works leaf by leaf over the whole state this loop carries (every parameter of "
+            "the model) outside `jit`, one dispatch per leaf on every iteration; do it inside the jitted step, or jit it",
+        )
+        return
+    if isinstance(inner, ForeignWork):
+        through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
+    else:
+        through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
+    context.report(
+        call,
+        f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
+        "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
+    )
+
+
+def _inside_any(call: ast.Call, calls: set[int], loop: ast.AST) -> bool:
+    parent = parent_of(call)
+    while parent is not None and parent is not loop:
+        if id(parent) in calls:
+            return True
+        parent = parent_of(parent)
+    return False
 
 
 _FEW_CASES = 8
