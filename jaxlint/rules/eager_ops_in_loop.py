@@ -151,8 +151,9 @@ from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
+from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
-    assigned_in_loop, builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    assigned_in_loop, builds_its_class_once, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     loop_varying, shows_every_iteration, touched_objects, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
@@ -193,7 +194,7 @@ class EagerOpsInLoop(Rule):
                     and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
-                    if not under_loop_branch(child, node):
+                    if not facts.conditional(child):
                         wholes.append((child, inner))
                     elif in_branch is None or _position(child) < _position(in_branch[0]):
                         in_branch = (child, inner)  # (under a flag's branch: reported where nothing runs unconditionally)
@@ -221,7 +222,7 @@ class EagerOpsInLoop(Rule):
                 if is_eager_operation(qualified):
                     operations += 1
         # (calls on every iteration first, then those under a branch the loop cannot change; by position)
-        first_unconditional = lambda call: (under_loop_branch(call, node), _position(call))  # noqa: E731
+        first_unconditional = lambda call: (facts.conditional(call), _position(call))  # noqa: E731
         if in_branch is not None:
             wholes.append(in_branch)
         if every_iteration and runs_on_host(scope, context.model):
@@ -237,7 +238,7 @@ class EagerOpsInLoop(Rule):
         # own); where none runs unconditionally, the first under a branch the loop cannot change.
         unique = {id(pair[0]): pair for pair in sorted(wholes, key=lambda pair: first_unconditional(pair[0]), reverse=True)}
         wholes = sorted(unique.values(), key=lambda pair: first_unconditional(pair[0]))
-        wholes = [pair for pair in wholes if not under_loop_branch(pair[0], node)] or wholes[:1]
+        wholes = [pair for pair in wholes if not facts.conditional(pair[0])] or wholes[:1]
         calls = {id(call) for call, _ in wholes}
         wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
         whole = wholes[0] if wholes else None
@@ -323,6 +324,7 @@ def _inside_any(call: ast.Call, calls: set[int], loop: ast.AST) -> bool:
 
 
 _FEW_CASES = 8
+_BRANCH_TYPES = (ast.If, ast.IfExp, ast.BoolOp, ast.ExceptHandler)
 
 
 def _calls_parameter(call: ast.Call, scope) -> bool:
@@ -341,12 +343,39 @@ class _LoopFacts:
         self._assigned: set[str] | None = None
         self._touched: set[str] | None = None
         self._varying: dict[int, bool] = {}
+        self._counters: set[str] | None = None
 
     @property
     def assigned(self) -> set[str]:
         if self._assigned is None:
             self._assigned = assigned_in_loop(self.loop)
         return self._assigned
+
+    @property
+    def counters(self) -> set[str]:
+        if self._counters is None:
+            self._counters = loop_counters(self.loop)
+        return self._counters
+
+    def steady(self, branch: ast.AST, child: ast.AST) -> bool:
+        """`child` is on the side of `if` `branch` that a warm-up test takes on every iteration once
+        warmed up (`if global_step > learning_starts:`, semantic/warm_up)."""
+        if not isinstance(branch, ast.If) or child is branch.test:
+            return False
+        side = steady_side(branch.test, self.loop, self.counters)
+        return side is not None and any(child is statement for statement in (branch.body if side else branch.orelse))
+
+    def conditional(self, node: ast.AST) -> bool:
+        """Under a branch of the loop's body that may not run on every iteration (the steady side of a
+        warm-up test runs on every iteration after the warm-up)."""
+        if not under_loop_branch(node, self.loop):
+            return False
+        child, parent = node, parent_of(node)
+        while parent is not None and parent is not self.loop:
+            if isinstance(parent, _BRANCH_TYPES) and not self.steady(parent, child):
+                return True
+            child, parent = parent, parent_of(parent)
+        return False
 
     def varying(self, test: ast.expr, model) -> bool:
         key = id(test)
@@ -376,7 +405,9 @@ def _under_varying_branch(node: ast.Call, loop: ast.AST, context, facts: "_LoopF
         if isinstance(parent, (ast.If, ast.IfExp)):
             if child is parent.test:
                 return True
-            if facts.varying(parent.test, model):
+            if facts.steady(parent, child):
+                pass  # (the side a warm-up test takes on every iteration once warmed up)
+            elif facts.varying(parent.test, model):
                 return True
         elif isinstance(parent, (ast.ExceptHandler, ast.BoolOp)):
             return True
@@ -471,11 +502,14 @@ def _is_at_update(call: ast.Call) -> bool:
 
 
 def _many_iterations(loop: ast.AST, context) -> bool:
-    """A `while`, or a `range` loop: the kind of loop that walks an array one `.at[]` update at a time."""
+    """A `while`, or a loop that counts (`range`, also through a progress bar, `trange(n)`, `tqdm(range(n))`,
+    or `enumerate(range(n))`: training_loops.iterates_counter): the kind of loop that walks an array one
+    `.at[]` update at a time. (A loop over a collection's items walks the items: a handful of segments, the
+    episodes that just finished.)"""
     if isinstance(loop, ast.While):
         return True
     iterable = loop.iter
-    return isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
+    return iterates_counter(iterable, context.model)
 
 
 RULE = EagerOpsInLoop()
