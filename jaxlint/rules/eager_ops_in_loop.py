@@ -145,7 +145,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
-from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
+from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
@@ -239,6 +239,11 @@ class EagerOpsInLoop(Rule):
         unique = {id(pair[0]): pair for pair in sorted(wholes, key=lambda pair: first_unconditional(pair[0]), reverse=True)}
         wholes = sorted(unique.values(), key=lambda pair: first_unconditional(pair[0]))
         wholes = [pair for pair in wholes if not facts.conditional(pair[0])] or wholes[:1]
+        if wholes and any(_forward_pass(inner, context) for _, inner in wholes) and runs_pass_of_compiled_steps(node, context.model) is not None:
+            # Beside a pass of compiled steps (an epoch over a loader), a forward pass runs once per pass
+            # (a prediction to log, a plot): a small share of the iteration. A gradient or an update is
+            # the training itself, still reported.
+            wholes = [pair for pair in wholes if not _forward_pass(pair[1], context)]
         calls = {id(call) for call, _ in wholes}
         wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
         whole = wholes[0] if wholes else None
@@ -312,6 +317,20 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
         f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
         "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
     )
+
+
+_UPDATING = ("update", "apply_gradients", "apply_updates", "step")
+
+
+def _forward_pass(inner, context) -> bool:
+    """A network run forward (`model.apply(params, x)`, `state.apply_fn(...)`, `net(x)`): no gradient, no
+    optimizer update, and in this module (a computation in another is not read here)."""
+    if isinstance(inner, ForeignWork) or not isinstance(inner, ast.Call):
+        return False
+    if isinstance(inner.func, ast.Call):
+        return False  # (`jax.grad(f)(p)`: a transform called at once)
+    name = inner.func.attr if isinstance(inner.func, ast.Attribute) else inner.func.id if isinstance(inner.func, ast.Name) else ""
+    return not any(word in name.lower() for word in (*_UPDATING, "grad", "train", "fit"))
 
 
 def _inside_any(call: ast.Call, calls: set[int], loop: ast.AST) -> bool:
