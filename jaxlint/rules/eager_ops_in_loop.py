@@ -1,8 +1,8 @@
 """## What it does
 Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
 five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in a loop that calls no
-compiled code, or an `x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per
-iteration).
+compiled code, or an `x.at[i].set(v)` update in a `while` loop or one that counts (`range`, also
+`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration).
 
 The operations of a plain function of the module the loop calls on every iteration count at the
 loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
@@ -21,7 +21,9 @@ jax.value_and_grad(loss)` bound in the function, at the module's top level or on
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the
-network is the loop's main cost. A parameter annotated with a modelled class
+network is the loop's main cost. Each such call the loop makes on every iteration is its own finding
+(a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
+calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
 `self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
@@ -84,7 +86,17 @@ still reported); a call that runs compiled code (a jitted function, one decorate
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration; but a branch whose test the loop cannot change, a configuration flag
 or a parameter it never rebinds, `if use_ema:` or `if devices > 1: ... else: ...`, takes the same way on
-every iteration, and what runs there is reported where nothing runs unconditionally); a call that is the one statement between two timer stamps
+every iteration, and what runs there is reported where nothing runs unconditionally; and a warm-up test,
+a quantity that only grows against a bound that stays put, holds on every iteration once it holds
+(semantic/warm_up.py): the updates under `if global_step > learning_starts:`, an agent's update under
+`if len(self.buffer) > batch_size:` or after `if len(self.memory) < self.batch_size: return` in the
+method the loop calls, run on every iteration after the warm-up and are reported; the other side, random
+actions before learning starts, is not. A collection the code empties, `pending.clear()` after a flush,
+is a periodic event, not a warm-up); a forward pass run once per iteration of a loop whose iteration is a
+pass of compiled steps (an inner loop over a data loader, a `while`, or fifty or more iterations, calling
+jitted code on each: an epoch): a prediction to log or plot once per pass is a small share of it (an
+eager gradient or update there is the training itself, still reported; so is a forward pass beside a
+short inner loop); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself), and a callable handed in as a parameter and called with the same
 arguments on every iteration of a loop that is itself the interval a timer measures (a timing harness
 measures whatever its callers hand it); eager operations or `.at[]` updates in an inspection loop,

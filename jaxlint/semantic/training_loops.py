@@ -373,7 +373,7 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
         # (work under an `if` is not done on every call; but once a warm-up is over, its steady side is:
         # `if len(self.buffer) > batch_size:` around an agent's update, semantic/warm_up)
         counters = class_counters(helper.class_node)
-        steady = lambda test: steady_side(test, helper.node, counters)  # noqa: E731
+        steady = lambda test: steady_side(test, helper.node, counters, helper.class_node or helper.node)  # noqa: E731
         for inner in unconditional_calls(helper.node, steady):
             if model.scope_for(inner) is not helper:
                 continue  # in a lambda: runs when the lambda is called, if ever

@@ -8,11 +8,13 @@ iterations and holds on every one after. What runs on its steady side runs on ev
 run, bar a warm-up; a rule asking "on every iteration?" may count it (the other side, random actions
 before learning starts, runs during the warm-up only).
 
-* `steady_side(test, scope_node, counters)`: True where the test holds once warmed up (its body is the
-  steady side), False where it fails from then on (its `else`, or the code after a `return` under it,
-  is), None where the test is not such a comparison. `scope_node` is the loop or function whose body
-  holds the test: the collection measured must not be rebound or emptied there. `counters` names what
-  grows there (a loop's counter).
+* `steady_side(test, scope_node, counters, filled_in)`: True where the test holds once warmed up (its
+  body is the steady side), False where it fails from then on (its `else`, or the code after a `return`
+  under it, is), None where the test is not such a comparison. `scope_node` is the loop or function
+  whose body holds the test: the collection measured must not be rebound or emptied there, and
+  `filled_in` (the loop, or the class of the method) must fill it (`memory.append(t)`,
+  `self.buffer.add(...)`); `len(batch)` of a collection nothing fills is not a warm-up. `counters` names
+  what grows there (a loop's counter).
 * `loop_counters(loop)`: the names a loop only ever increases: its `range`/`enumerate` target, names it
   only adds to (`step += 1`).
 * `class_counters(function)`: `self` attributes the class only adds to outside `__init__`.
@@ -31,6 +33,11 @@ from jaxlint.semantic.syntax import walk
 _GROWS = (ast.Gt, ast.GtE)
 _SHRINKS = (ast.Lt, ast.LtE)
 _EMPTYING = frozenset({"clear", "pop", "popleft", "popitem", "remove"})
+# Methods that put an item into a collection or a replay buffer (`buffer.add(...)`, `memory.push(...)`).
+_FILLING = frozenset({
+    "append", "appendleft", "extend", "add", "push", "put", "insert", "update", "store", "record",
+    "remember", "experience", "add_transition", "add_experience", "store_transition", "insert_transition",
+})
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -80,11 +87,23 @@ def _rebound_or_emptied(name: str, scope_node: ast.AST) -> bool:
     return False
 
 
-def _growing(node: ast.expr, scope_node: ast.AST, counters: set[str]) -> bool:
-    """`len(x)` of a collection the scope neither rebinds nor empties, or a counter that only grows."""
+def _filled(name: str, where: ast.AST) -> bool:
+    """`where` puts items into `name` (`name.append(x)`), or into the object holding it (`self.buffer.add(...)`
+    for `self.buffer.buffer`)."""
+    for node in walk(where):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FILLING:
+            holder = _dotted(node.func.value)
+            if holder is not None and (holder == name or name.startswith(holder + ".")):
+                return True
+    return False
+
+
+def _growing(node: ast.expr, scope_node: ast.AST, counters: set[str], filled_in: ast.AST) -> bool:
+    """`len(x)` of a collection that `filled_in` fills and the scope neither rebinds nor empties, or a
+    counter that only grows."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
         measured = _dotted(node.args[0])
-        return measured is not None and not _rebound_or_emptied(measured, scope_node)
+        return measured is not None and _filled(measured, filled_in) and not _rebound_or_emptied(measured, scope_node)
     name = _dotted(node)
     return name is not None and name in counters
 
@@ -103,13 +122,14 @@ def _fixed(node: ast.expr, scope_node: ast.AST, counters: set[str]) -> bool:
     return True
 
 
-def steady_side(test: ast.expr, scope_node: ast.AST, counters: set[str]) -> bool | None:
+def steady_side(test: ast.expr, scope_node: ast.AST, counters: set[str], filled_in: ast.AST | None = None) -> bool | None:
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     left, op, right = test.left, test.ops[0], test.comparators[0]
-    if _growing(left, scope_node, counters) and _fixed(right, scope_node, counters):
+    filled_in = scope_node if filled_in is None else filled_in
+    if _growing(left, scope_node, counters, filled_in) and _fixed(right, scope_node, counters):
         grows_left = True
-    elif _growing(right, scope_node, counters) and _fixed(left, scope_node, counters):
+    elif _growing(right, scope_node, counters, filled_in) and _fixed(left, scope_node, counters):
         grows_left = False
     else:
         return None
