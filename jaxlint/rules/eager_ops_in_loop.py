@@ -375,6 +375,7 @@ class _LoopFacts:
         self._touched: set[str] | None = None
         self._varying: dict[int, bool] = {}
         self._counters: set[str] | None = None
+        self._steady: dict[int, bool | None] = {}
 
     @property
     def assigned(self) -> set[str]:
@@ -393,7 +394,10 @@ class _LoopFacts:
         warmed up (`if global_step > learning_starts:`, semantic/warm_up)."""
         if not isinstance(branch, ast.If) or child is branch.test:
             return False
-        side = steady_side(branch.test, self.loop, self.counters)
+        key = id(branch.test)
+        if key not in self._steady:
+            self._steady[key] = steady_side(branch.test, self.loop, self.counters)
+        side = self._steady[key]
         return side is not None and any(child is statement for statement in (branch.body if side else branch.orelse))
 
     def conditional(self, node: ast.AST) -> bool:
