@@ -1,8 +1,8 @@
 """## What it does
 Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
 five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in a loop that calls no
-compiled code, or an `x.at[i].set(v)` update in a `range` or `while` loop (one full copy of `x` per
-iteration).
+compiled code, or an `x.at[i].set(v)` update in a `while` loop or one that counts (`range`, also
+`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration).
 
 The operations of a plain function of the module the loop calls on every iteration count at the
 loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
@@ -21,7 +21,9 @@ jax.value_and_grad(loss)` bound in the function, at the module's top level or on
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the
-network is the loop's main cost. A parameter annotated with a modelled class
+network is the loop's main cost. Each such call the loop makes on every iteration is its own finding
+(a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
+calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
 `self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
@@ -84,7 +86,17 @@ still reported); a call that runs compiled code (a jitted function, one decorate
 one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration; but a branch whose test the loop cannot change, a configuration flag
 or a parameter it never rebinds, `if use_ema:` or `if devices > 1: ... else: ...`, takes the same way on
-every iteration, and what runs there is reported where nothing runs unconditionally); a call that is the one statement between two timer stamps
+every iteration, and what runs there is reported where nothing runs unconditionally; and a warm-up test,
+a quantity that only grows against a bound that stays put, holds on every iteration once it holds
+(semantic/warm_up.py): the updates under `if global_step > learning_starts:`, an agent's update under
+`if len(self.buffer) > batch_size:` or after `if len(self.memory) < self.batch_size: return` in the
+method the loop calls, run on every iteration after the warm-up and are reported; the other side, random
+actions before learning starts, is not. A collection the code empties, `pending.clear()` after a flush,
+is a periodic event, not a warm-up); a forward pass run once per iteration of a loop whose iteration is a
+pass of compiled steps (an inner loop over a data loader, a `while`, or fifty or more iterations, calling
+jitted code on each: an epoch): a prediction to log or plot once per pass is a small share of it (an
+eager gradient or update there is the training itself, still reported; so is a forward pass beside a
+short inner loop); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself), and a callable handed in as a parameter and called with the same
 arguments on every iteration of a loop that is itself the interval a timer measures (a timing harness
 measures whatever its callers hand it); eager operations or `.at[]` updates in an inspection loop,
@@ -145,14 +157,15 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
-from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration
+from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
+from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
-    assigned_in_loop, builds_its_class_once, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    assigned_in_loop, builds_its_class_once, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     loop_varying, shows_every_iteration, touched_objects, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
@@ -176,7 +189,7 @@ class EagerOpsInLoop(Rule):
             return
         operations = 0
         updates = 0
-        whole: tuple[ast.Call, ast.Call] | None = None  # (the loop's call, the model call it runs)
+        wholes: list[tuple[ast.Call, ast.Call]] = []  # (the loop's call, the model call it runs), each run on every iteration
         every_iteration: list[ast.Call] = []  # calls into other project modules: asked about last
         of_parameters: list[ast.Call] = []  # calls of (methods of) the function's parameters: asked about last
         through_helper: tuple[ast.Call, int, ast.Call | None] | None = None  # (the call, its operations, the first)
@@ -189,12 +202,12 @@ class EagerOpsInLoop(Rule):
         for child in _same_level(node):
             if not isinstance(child, ast.Call):
                 continue
-            if whole is None and not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
+            if not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
                     and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
                 if inner is not None:
-                    if not under_loop_branch(child, node):
-                        whole = (child, inner)
+                    if not facts.conditional(child):
+                        wholes.append((child, inner))
                     elif in_branch is None or _position(child) < _position(in_branch[0]):
                         in_branch = (child, inner)  # (under a flag's branch: reported where nothing runs unconditionally)
                     continue
@@ -220,29 +233,32 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if is_eager_operation(qualified):
                     operations += 1
-        if whole is None:
-            whole = in_branch
         # (calls on every iteration first, then those under a branch the loop cannot change; by position)
-        first_unconditional = lambda call: (under_loop_branch(call, node), _position(call))  # noqa: E731
-        if whole is None and every_iteration and runs_on_host(scope, context.model):
+        first_unconditional = lambda call: (facts.conditional(call), _position(call))  # noqa: E731
+        if in_branch is not None:
+            wholes.append(in_branch)
+        if every_iteration and runs_on_host(scope, context.model):
             # A function or method of another project module (a model of it is built when first asked).
-            for child in sorted(every_iteration, key=first_unconditional):
-                inner = eager_model_call(child, context.model)
-                if inner is not None:
-                    whole = (child, inner)
-                    break
-        if whole is None and of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
+            wholes += [(child, inner) for child in every_iteration if (inner := eager_model_call(child, context.model)) is not None]
+        if of_parameters and (runs_on_host(scope, context.model) or called_from_host_elsewhere(context.model, scope)):
             # An object the callers hand in (`generate(model, ...)` called with a module instance); not in a
             # timing harness, which measures what it is handed.
-            for child in sorted(of_parameters, key=first_unconditional):
-                if _repeated_measurement(child, node, context, facts):
-                    continue
-                if eager_parameter_call(child, scope, context.model) is not None:
-                    whole = (child, child)
-                    break
-        if whole is None and tree_work:
-            first = min(tree_work, key=first_unconditional)
-            whole = (first, first)
+            wholes += [(child, child) for child in of_parameters
+                       if not _repeated_measurement(child, node, context, facts) and eager_parameter_call(child, scope, context.model) is not None]
+        wholes += [(call, call) for call in tree_work]
+        # Each whole computation the loop runs on every iteration is its own finding (each is jitted on its
+        # own); where none runs unconditionally, the first under a branch the loop cannot change.
+        unique = {id(pair[0]): pair for pair in sorted(wholes, key=lambda pair: first_unconditional(pair[0]), reverse=True)}
+        wholes = sorted(unique.values(), key=lambda pair: first_unconditional(pair[0]))
+        wholes = [pair for pair in wholes if not facts.conditional(pair[0])] or wholes[:1]
+        if wholes and any(_forward_pass(inner, context) for _, inner in wholes) and runs_pass_of_compiled_steps(node, context.model) is not None:
+            # Beside a pass of compiled steps (an epoch over a loader), a forward pass runs once per pass
+            # (a prediction to log, a plot): a small share of the iteration. A gradient or an update is
+            # the training itself, still reported.
+            wholes = [pair for pair in wholes if not _forward_pass(pair[1], context)]
+        calls = {id(call) for call, _ in wholes}
+        wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
+        whole = wholes[0] if wholes else None
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if (operations >= MIN_OPS or updates) and _calls_compiled(node, context):
@@ -264,24 +280,9 @@ class EagerOpsInLoop(Rule):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
-        if whole is not None and not updates and whole[0] in tree_work:
-            context.report(
-                whole[0],
-                f"`{_callee(whole[0], context)}` works leaf by leaf over the whole state this loop carries (every parameter of "
-                "the model) outside `jit`, one dispatch per leaf on every iteration; do it inside the jitted step, or jit it",
-            )
-            return
         if whole is not None and not updates:
-            call, inner = whole
-            if isinstance(inner, ForeignWork):
-                through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
-            else:
-                through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
-            context.report(
-                call,
-                f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
-                "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
-            )
+            for call, inner in wholes:
+                _report_whole(call, inner, tree_work, context)
             return
         if through_helper is not None and through_helper[1] >= MIN_OPS and not updates:
             call, count, first = through_helper
@@ -311,7 +312,50 @@ class EagerOpsInLoop(Rule):
         )
 
 
+def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> None:
+    if call in tree_work:
+        context.report(
+            call,
+            f"`{_callee(call, context)}` works leaf by leaf over the whole state this loop carries (every parameter of "
+            "the model) outside `jit`, one dispatch per leaf on every iteration; do it inside the jitted step, or jit it",
+        )
+        return
+    if isinstance(inner, ForeignWork):
+        through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
+    else:
+        through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
+    context.report(
+        call,
+        f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
+        "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
+    )
+
+
+_UPDATING = ("update", "apply_gradients", "apply_updates", "step")
+
+
+def _forward_pass(inner, context) -> bool:
+    """A network run forward (`model.apply(params, x)`, `state.apply_fn(...)`, `net(x)`): no gradient, no
+    optimizer update, and in this module (a computation in another is not read here)."""
+    if isinstance(inner, ForeignWork) or not isinstance(inner, ast.Call):
+        return False
+    if isinstance(inner.func, ast.Call):
+        return False  # (`jax.grad(f)(p)`: a transform called at once)
+    name = inner.func.attr if isinstance(inner.func, ast.Attribute) else inner.func.id if isinstance(inner.func, ast.Name) else ""
+    return not any(word in name.lower() for word in (*_UPDATING, "grad", "train", "fit"))
+
+
+def _inside_any(call: ast.Call, calls: set[int], loop: ast.AST) -> bool:
+    parent = parent_of(call)
+    while parent is not None and parent is not loop:
+        if id(parent) in calls:
+            return True
+        parent = parent_of(parent)
+    return False
+
+
 _FEW_CASES = 8
+_BRANCH_TYPES = (ast.If, ast.IfExp, ast.BoolOp, ast.ExceptHandler)
 
 
 def _calls_parameter(call: ast.Call, scope) -> bool:
@@ -330,12 +374,43 @@ class _LoopFacts:
         self._assigned: set[str] | None = None
         self._touched: set[str] | None = None
         self._varying: dict[int, bool] = {}
+        self._counters: set[str] | None = None
+        self._steady: dict[int, bool | None] = {}
 
     @property
     def assigned(self) -> set[str]:
         if self._assigned is None:
             self._assigned = assigned_in_loop(self.loop)
         return self._assigned
+
+    @property
+    def counters(self) -> set[str]:
+        if self._counters is None:
+            self._counters = loop_counters(self.loop)
+        return self._counters
+
+    def steady(self, branch: ast.AST, child: ast.AST) -> bool:
+        """`child` is on the side of `if` `branch` that a warm-up test takes on every iteration once
+        warmed up (`if global_step > learning_starts:`, semantic/warm_up)."""
+        if not isinstance(branch, ast.If) or child is branch.test:
+            return False
+        key = id(branch.test)
+        if key not in self._steady:
+            self._steady[key] = steady_side(branch.test, self.loop, self.counters)
+        side = self._steady[key]
+        return side is not None and any(child is statement for statement in (branch.body if side else branch.orelse))
+
+    def conditional(self, node: ast.AST) -> bool:
+        """Under a branch of the loop's body that may not run on every iteration (the steady side of a
+        warm-up test runs on every iteration after the warm-up)."""
+        if not under_loop_branch(node, self.loop):
+            return False
+        child, parent = node, parent_of(node)
+        while parent is not None and parent is not self.loop:
+            if isinstance(parent, _BRANCH_TYPES) and not self.steady(parent, child):
+                return True
+            child, parent = parent, parent_of(parent)
+        return False
 
     def varying(self, test: ast.expr, model) -> bool:
         key = id(test)
@@ -365,7 +440,9 @@ def _under_varying_branch(node: ast.Call, loop: ast.AST, context, facts: "_LoopF
         if isinstance(parent, (ast.If, ast.IfExp)):
             if child is parent.test:
                 return True
-            if facts.varying(parent.test, model):
+            if facts.steady(parent, child):
+                pass  # (the side a warm-up test takes on every iteration once warmed up)
+            elif facts.varying(parent.test, model):
                 return True
         elif isinstance(parent, (ast.ExceptHandler, ast.BoolOp)):
             return True
@@ -460,11 +537,14 @@ def _is_at_update(call: ast.Call) -> bool:
 
 
 def _many_iterations(loop: ast.AST, context) -> bool:
-    """A `while`, or a `range` loop: the kind of loop that walks an array one `.at[]` update at a time."""
+    """A `while`, or a loop that counts (`range`, also through a progress bar, `trange(n)`, `tqdm(range(n))`,
+    or `enumerate(range(n))`: training_loops.iterates_counter): the kind of loop that walks an array one
+    `.at[]` update at a time. (A loop over a collection's items walks the items: a handful of segments, the
+    episodes that just finished.)"""
     if isinstance(loop, ast.While):
         return True
     iterable = loop.iter
-    return isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
+    return iterates_counter(iterable, context.model)
 
 
 RULE = EagerOpsInLoop()

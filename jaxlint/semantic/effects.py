@@ -294,13 +294,16 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
     return False
 
 
-def unconditional_calls(function: ast.AST) -> list[ast.Call]:
+def unconditional_calls(function: ast.AST, steady=None) -> list[ast.Call]:
     """The calls of a function body (not of functions nested in it) that run on every call: not under
-    a condition, a loop test, `and`/`or` or an `except` handler, in a function that cannot return early."""
+    a condition, a loop test, `and`/`or` or an `except` handler, in a function that cannot return early.
+    With `steady` (a test -> True / False / None, semantic/warm_up.steady_side), on every call once warmed
+    up: the side of an `if` a warm-up test takes from then on counts as unconditional, and a `return`
+    on the side it no longer takes (`if len(self.memory) < self.batch_size: return`) as no early return."""
     nodes = _own_nodes(function)
-    if _returns_early(function, nodes):
+    if _returns_early(function, nodes, steady):
         return []
-    return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
+    return [node for node, conditional in _nodes_with_condition(function, steady) if not conditional and node.__class__ is ast.Call]
 
 
 def calls_on_every_return(function: ast.AST) -> list[ast.Call]:
@@ -316,7 +319,7 @@ def calls_on_every_return(function: ast.AST) -> list[ast.Call]:
     return [node for node, conditional in _nodes_with_condition(function) if not conditional and node.__class__ is ast.Call]
 
 
-def _nodes_with_condition(function: ast.AST):
+def _nodes_with_condition(function: ast.AST, steady=None):
     """(node, whether it runs only under a condition) for the body's own nodes."""
     stack = [(statement, False) for statement in reversed(function.body)]
     while stack:
@@ -329,7 +332,9 @@ def _nodes_with_condition(function: ast.AST):
             children = [(node.test, conditional)]
             body = node.body if isinstance(node.body, list) else [node.body]
             orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
-            children += [(child, True) for child in (*body, *orelse)]
+            side = steady(node.test) if steady is not None and kind is ast.If else None
+            children += [(child, conditional if side is True else True) for child in body]
+            children += [(child, conditional if side is False else True) for child in orelse]
         elif kind is ast.BoolOp:
             children = [(node.values[0], conditional)] + [(value, True) for value in node.values[1:]]
         elif kind is ast.ExceptHandler:
@@ -344,11 +349,36 @@ def _nodes_with_condition(function: ast.AST):
         stack.extend(reversed(children))
 
 
-def _returns_early(function: ast.AST, nodes: list[ast.AST]) -> bool:
+def _returns_early(function: ast.AST, nodes: list[ast.AST], steady=None) -> bool:
     body = function.body
     for node in nodes:
         if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)) and not (isinstance(node, ast.Return) and body and node is body[-1]):
+            if steady is not None and isinstance(node, ast.Return) and (_warm_up_exit(function, node, steady) or _closes_body(function.body, node)):
+                continue  # (`if len(self.memory) < self.batch_size: return`: not taken once warmed up; a last `return loss` of a final `if`)
             return True
+    return False
+
+
+def _closes_body(block: list[ast.stmt], node: ast.Return) -> bool:
+    """`node` is the last statement the body runs on its way out (the last of a final `if`'s branch, ...):
+    nothing of the function comes after it."""
+    if not block:
+        return False
+    last = block[-1]
+    if last is node:
+        return True
+    if isinstance(last, ast.If):
+        return _closes_body(last.body, node) or _closes_body(last.orelse, node)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _closes_body(last.body, node)
+    return False
+
+
+def _warm_up_exit(function: ast.AST, node: ast.Return, steady) -> bool:
+    """A `return` in the body of a top-level `if` of the function whose warm-up test fails from some call on."""
+    for statement in function.body:
+        if isinstance(statement, ast.If) and not statement.orelse and any(node is child for child in statement.body):
+            return steady(statement.test) is False
     return False
 
 

@@ -221,3 +221,29 @@ def reads_storage_every_iteration(loop: ast.AST, model: SemanticModel) -> ast.Ca
         if isinstance(node, ast.Call) and not under_loop_branch(node, loop, try_blocks=True) and reads_storage(node, model, scope):
             return node
     return None
+
+
+# An inner pass of at least this many compiled steps (or of a number the source does not fix: a data
+# loader, a `while`) makes one eager forward pass beside it a small share of the iteration.
+_PASS_STEPS = 50
+
+
+def runs_pass_of_compiled_steps(loop: ast.AST, model: SemanticModel) -> ast.AST | None:
+    """A loop nested in `loop`'s body (not under a branch of it) that runs compiled code on each of its
+    own iterations (`for batch in loader: state = train_step(state, batch)` with a jitted step) for many
+    iterations (a number the source does not fix, or `_PASS_STEPS` or more): each iteration of `loop`
+    is a pass of compiled steps, an epoch. What `loop` runs once beside the pass (an eager forward pass
+    to log a prediction, a plot) is once per pass, not once per step."""
+    from jaxlint.semantic.training_loops import loop_body, runs_compiled, under_loop_branch
+
+    scope = model.scope_for(loop)
+    for inner in loop_body(loop):  # (the loops directly in the body: `with tqdm(loader) as bar: for batch in bar:` too)
+        if not isinstance(inner, (ast.For, ast.AsyncFor, ast.While)) or under_loop_branch(inner, loop):
+            continue
+        steps = loop_iterations(inner, scope, model)
+        if steps is not None and steps < _PASS_STEPS:
+            continue
+        if any(isinstance(node, ast.Call) and not under_loop_branch(node, inner) and runs_compiled(node, model)
+               for node in loop_body(inner)):
+            return inner
+    return None

@@ -28,6 +28,7 @@ from jaxlint.semantic.flow import FEW_ITERATIONS, single_binding
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
+from jaxlint.semantic.warm_up import class_counters, steady_side
 from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
@@ -389,7 +390,11 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
     model.__dict__["_eager_work_depth"] = depth + 1
     try:
         found = None
-        for inner in unconditional_calls(helper.node):  # (work under an `if` is not done on every call)
+        # (work under an `if` is not done on every call; but once a warm-up is over, its steady side is:
+        # `if len(self.buffer) > batch_size:` around an agent's update, semantic/warm_up)
+        counters = class_counters(helper.class_node)
+        steady = lambda test: steady_side(test, helper.node, counters, helper.class_node or helper.node)  # noqa: E731
+        for inner in unconditional_calls(helper.node, steady):
             if model.scope_for(inner) is not helper:
                 continue  # in a lambda: runs when the lambda is called, if ever
             found = eager_model_call(inner, model)
