@@ -58,7 +58,7 @@ from jaxlint.semantic.library_models import (
     chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro, optax, orbax,
     python_stdlib,
 )
-from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, faster
+from jaxlint.semantic.syntax import parent_of, walk  # (walk: ast.walk minus context markers, faster)
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
@@ -571,6 +571,8 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
     owner = owning_scope(model, name.id, scope)
     if owner is None:
         return None
+    if owner is model.module_scope and _also_bound_otherwise(model, name.id):
+        return _reaching_module_kind(model, name, depth)
     cache = model.__dict__.setdefault("_library_name_kinds", {})
     key = (id(owner), name.id)
     if key not in cache:
@@ -587,6 +589,61 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
             found = cache.pop(key)
             return found
     return cache[key]
+
+
+def _also_bound_otherwise(model, name: str) -> bool:
+    """A module-level name bound by an import, a `def` or a `class` as well as by assignments (a notebook
+    imports `df` from a solutions module, then later rebinds `df = jax.grad(f)`): what the assignments
+    give holds only where one of them reaches."""
+    return name in _module_other_bindings(model) and name in _bindings_by_name(model, model.module_scope)
+
+
+def _module_other_bindings(model) -> dict[str, list[int]]:
+    """name -> lines of the imports, `def`s and `class`es that bind it in module-level code (also under
+    a module-level `if` or `try`), indexed once per module."""
+    index = model.__dict__.get("_library_other_bindings")
+    if index is None:
+        index = {}
+        pending = list(model.tree.body)
+        while pending:
+            statement = pending.pop()
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                index.setdefault(statement.name, []).append(statement.lineno)
+            elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+                for alias in statement.names:
+                    index.setdefault((alias.asname or alias.name).partition(".")[0], []).append(statement.lineno)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    pending.extend(getattr(statement, field, ()) or ())
+        model.__dict__["_library_other_bindings"] = index
+    return index
+
+
+def _reaching_module_kind(model, name: ast.Name, depth: int) -> str | None:
+    """The kind of the module-level assignment nearest before the module-level read `name`, when that
+    is the binding that reaches it; None where an import, a `def` or a `class` does, or the read is in a
+    function (which binding it sees depends on when it runs)."""
+    if model.scope_for(name) is not model.module_scope:
+        return None
+    assigned = [
+        (statement.lineno, value)
+        for target, value in _bindings_by_name(model, model.module_scope).get(name.id, ())
+        if (statement := _statement_of(target)) is not None and statement.lineno < name.lineno
+    ]
+    other = [line for line in _module_other_bindings(model).get(name.id, ()) if line < name.lineno]
+    if not assigned or (other and max(other) > max(line for line, _ in assigned)):
+        return None
+    line, value = max(assigned, key=lambda pair: pair[0])
+    if value is _LOOP or not isinstance(value, ast.expr):
+        return None
+    return value_kind(model, value, model.module_scope, depth + 1)
+
+
+def _statement_of(node: ast.AST) -> ast.stmt | None:
+    current = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parent_of(current)
+    return current
 
 
 def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
