@@ -9,6 +9,11 @@ argument must survive), which the message names; no automatic fix, since that op
 the arrays of every other argument. So does a name bound to what a factory of the module returns
 (`step = make_step(opt)` whose every return is the nested `@jax.jit def` or `jax.jit(f)` it
 builds), with no automatic fix: the `jit` sits in the factory, shared by all its callers.
+So does a name bound to a `functools.partial` of a compiled callable that fixes only keyword arguments
+(`update_fn = partial(update, loss_fn=loss_fn)` with `update` jitted): the caller's positional arguments
+keep their places, so the partial is the compiled callable with its options. The message names the
+`jit` to change; no automatic fix, since every other caller of that callable shares it. A partial that
+also fixes positional arguments (their places shift) is not resolved.
 So does an object carried through its own compiled method (`model, info = model.update(batch)` or
 `model = model.step(batch)` per step, `update` jitted or pmapped on its class, in this module or another:
 a pytree whose method returns the next object): the object is the method's `self`, argument 0, and the
@@ -589,6 +594,9 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     if binding.built_by_factory:
         # The `jit` sits in the factory: donating there donates for every caller of the factory.
         withheld = [*withheld, f"`{name}` is built by a factory function, and donating in its `jit` would donate for every caller of that factory"]
+    if binding.partial_of is not None:
+        # `update_fn = partial(update, loss_fn=f)`: the `jit` sits on `update`, shared by its other callers.
+        withheld = [*withheld, f"`{name}` is a `partial` of `{binding.partial_of}`, whose `jit` every other caller of `{binding.partial_of}` shares"]
     if withheld:
         fix = f"no automatic fix: {withheld[0]}"
     transform = binding.transform.rsplit(".", 1)[-1]
@@ -600,6 +608,8 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`"
+    if binding.partial_of is not None:
+        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.partial_of}`, which `{name}` calls"
     if isinstance(binding, forwarding.HandedInBinding):
         advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which the callers of `{binding.wrapper}` pass as `{binding.parameter}`"
     elif isinstance(binding, forwarding.ForwardedBinding):

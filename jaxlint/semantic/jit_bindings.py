@@ -32,6 +32,8 @@ class JitBinding:
     external_has_self: bool = False
     # `step = make_step(opt)`: bound to what a factory of the module returns (the options sit in the factory).
     built_by_factory: bool = False
+    # `update_fn = partial(update, loss_fn=f)`: the compiled callable the partial fixes keywords of.
+    partial_of: str | None = None
     # For a callable of another module: the parameters it only casts to a dtype (semantic/conversions.py).
     converted_params: tuple[str, ...] = ()
 

@@ -1008,9 +1008,29 @@ class SemanticModel(DeviceValues):
                 built = self._built_by_factory(value, scope) if key is not None else None
                 if built is not None:
                     add(dataclasses.replace(built, key=key, owner=scope, built_by_factory=True))
+        for scope in self.scopes:
+            for target, value in scope.bindings:
+                key = binding_key(target) if isinstance(value, ast.Call) else None
+                bound = self._partial_of_compiled(value, scope) if key is not None else None
+                if bound is not None:
+                    add(dataclasses.replace(bound, key=key, owner=scope, partial_of=bound.partial_of or bound.key))
         for key, count in seen.items():
             if count > 1:
                 del self.jit_bindings[key]
+
+    def _partial_of_compiled(self, call: ast.Call, scope: Scope) -> JitBinding | None:
+        """`update_fn = partial(update, loss_fn=loss_fn)` where `update` is compiled: a partial that
+        fixes only keyword arguments calls the compiled callable with the caller's positional
+        arguments in their own places, so the name is that callable, with its options. A partial
+        that also fixes positional arguments shifts them and is left unresolved."""
+        if len(call.args) != 1 or not isinstance(call.args[0], (ast.Name, ast.Attribute)):
+            return None
+        if self.qualified_name(call.func) != "functools.partial" or any(k.arg is None for k in call.keywords):
+            return None
+        if self.transform_of(call.args[0]) in jaxapi.COMPILING:
+            return None  # `partial(jax.jit, ...)` builds a decorator, not a compiled callable
+        # Resolved from where the partial reads the name, through the scopes around it.
+        return self.jit_binding_for_name(call.args[0])
 
     def _built_by_factory(self, call: ast.Call, scope: Scope) -> JitBinding | None:
         """`step = make_step(opt)` where the module's `make_step` returns the compiled callable it
