@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.semantic.flow import dotted_name as _dotted
 from jaxlint.semantic.syntax import walk
 
 _GROWS = (ast.Gt, ast.GtE)
@@ -38,17 +39,6 @@ _FILLING = frozenset({
     "append", "appendleft", "extend", "add", "push", "put", "insert", "update", "store", "record",
     "remember", "experience", "add_transition", "add_experience", "store_transition", "insert_transition",
 })
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _callee(call: ast.Call) -> str:
