@@ -85,7 +85,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
   child one split never passes on (rebound before it is read), or reads only on the host
   (`loader(seed=key_data[0].item())`), draws nothing.
 - A draw whose values never reach a result (also before a split of its key): the array (inline, through plain names, or in a tuple
-  or list) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
+  or list, unpacked from a tuple, `obs, _ = env.reset(key, params)`, or passed through pure array
+  and tree functions and indexing, `jnp.repeat(x[None], n, axis=0)`, `jax.tree.map(f, obs)`) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
   `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
   `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
   through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local

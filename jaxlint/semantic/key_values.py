@@ -1106,16 +1106,41 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
     if isinstance(parent, ast.Attribute) and parent.value is node:
         return parent.attr in _TYPE_ATTRIBUTES
     if isinstance(parent, ast.Call):
-        return node is not parent.func and (_abstract_argument(node, parent, context, depth) or _result_only_timed(parent))
+        return node is not parent.func and (
+            _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or _pure_result_only_abstract(parent, function, context, depth)
+        )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
         return _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
+    if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+        return _only_abstract(parent, function, context, depth)  # `x[None, ...]`, `x * 2`: a value computed from it
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-        if not all(isinstance(target, ast.Name) for target in targets):
+        names = [element for target in targets for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
+        if not all(isinstance(name, ast.Name) for name in names):
             return False
-        return all(_name_only_abstract(target.id, parent, function, context, depth + 1) for target in targets)
+        # `obs, _ = env.reset(key, params)`: each name the result is unpacked into (`_` discards its part).
+        return all(name.id == "_" or _name_only_abstract(name.id, parent, function, context, depth + 1) for name in names)
     return False
+
+
+# Array and tree functions computing their result from their arguments only: a result read only for its
+# type makes their inputs' values irrelevant too.
+_VALUE_FUNCTION_PREFIXES = ("jax.numpy.", "jax.tree.", "jax.tree_util.", "jax.nn.", "numpy.")
+
+
+def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+    """`call` is a pure array or tree function (`jnp.repeat`, `jax.tree.map(f, obs)`) whose own result is
+    read only for its type: what it was computed from is a dummy input as well."""
+    qualified = context.qualified_name(call.func) or ""
+    if not qualified.startswith(_VALUE_FUNCTION_PREFIXES):
+        return False
+    child, current = call, parent_of(call)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, ast.Call) and child is not current.func and _may_keep(current, context):
+            return False  # `cache.update(product=jnp.dot(a, b))`: a method of another object may keep the result
+        child, current = current, parent_of(current)
+    return _only_abstract(call, function, context, depth)
 
 
 def _inside_timed_lambda(node: ast.AST, context) -> bool:
