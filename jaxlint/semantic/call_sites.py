@@ -59,8 +59,7 @@ def every_compiled_call_expects(scope: Scope, model: SemanticModel, bases: tuple
     wrappers = {binding.key for binding in bindings if not binding.via_decorator}
     if any(_compiling_decorator(decorator, model) for decorator in node.decorator_list):
         wrappers.add(node.name)
-    own_lines = {id(binding): top_statement_line(binding.node) for binding in bindings}
-    ours = {node.name: node.lineno} | {binding.key: own_lines[id(binding)] for binding in bindings if not binding.via_decorator}
+    ours = {node.name: node.lineno} | {binding.key: _top_statement_line(binding.node) for binding in bindings if not binding.via_decorator}
     calls = []
     for name in (n for n in model.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)):
         if name.id not in ours:
@@ -95,7 +94,7 @@ def _compiling_decorator(decorator: ast.expr, model: SemanticModel) -> bool:
     return isinstance(decorator, ast.Call) and bool(decorator.args) and model.qualified_name(decorator.func) == "functools.partial" and model.transform_of(decorator.args[0]) in jaxapi.COMPILING
 
 
-def top_statement_line(node: ast.AST) -> int:
+def _top_statement_line(node: ast.AST) -> int:
     """The line of the top-level statement around `node` (a decorator, a `jax.jit(f)` call)."""
     current = node
     while parent_of(current) is not None and not isinstance(parent_of(current), ast.Module):
@@ -115,7 +114,7 @@ def _refers_to(name: ast.Name, line: int, home: Scope | None, model: SemanticMod
         return owner is home  # a function defined in a function: read where its name is visible
     if scope is not model.module_scope and owner not in (None, model.module_scope):
         return False  # a parameter or local of that name
-    lines = module_binding_lines(model).get(name.id, ())
+    lines = _module_binding_lines(model).get(name.id, ())
     if len(lines) <= 1:
         return True
     if scope is not model.module_scope:
@@ -124,7 +123,7 @@ def _refers_to(name: ast.Name, line: int, home: Scope | None, model: SemanticMod
     return bool(before) and max(before) == line
 
 
-def module_binding_lines(model: SemanticModel) -> dict[str, list[int]]:
+def _module_binding_lines(model: SemanticModel) -> dict[str, list[int]]:
     """name -> lines of the top-level statements that bind it (a `def`, a `class`, an assignment,
     an import), indexed once per module."""
     index = model.__dict__.get("_module_binding_lines")

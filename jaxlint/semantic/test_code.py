@@ -58,7 +58,7 @@ def is_test_module(filename: str, model) -> bool:
 
 def in_test_code(node: ast.AST, filename: str, model) -> bool:
     """In a test module (see `is_test_module`), a `test_*` function (or one spelled in CamelCase,
-    `TestSampler`), a `Test*` class, or a module's self-test block (`in_self_test_block`)."""
+    `TestSampler`), a `Test*` class, or a module's self-test block (`_is_self_test_block`)."""
     if is_test_module(filename, model):
         return True
     current = node

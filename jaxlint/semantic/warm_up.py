@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.flow import dotted_name as _dotted
+from jaxlint.semantic.flow import dotted_name as _dotted, target_elements
 from jaxlint.semantic.syntax import walk
 
 _GROWS = (ast.Gt, ast.GtE)
@@ -48,13 +48,8 @@ def _callee(call: ast.Call) -> str:
 
 def _target_names(target: ast.AST):
     """The dotted names a target binds (`a`, `self.x`, each element of `a, self.x = ...`)."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from _target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
-    else:
-        name = _dotted(target)
+    for element in target_elements(target):
+        name = _dotted(element)
         if name is not None:
             yield name
 

@@ -58,7 +58,8 @@ from jaxlint.semantic.library_models import (
     chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro, optax, orbax,
     python_stdlib,
 )
-from jaxlint.semantic.syntax import parent_of, walk  # (walk: ast.walk minus context markers, faster)
+from jaxlint.semantic.reaching import enclosing_statement
+from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, faster
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
@@ -628,22 +629,15 @@ def _reaching_module_kind(model, name: ast.Name, depth: int) -> str | None:
     assigned = [
         (statement.lineno, value)
         for target, value in _bindings_by_name(model, model.module_scope).get(name.id, ())
-        if (statement := _statement_of(target)) is not None and statement.lineno < name.lineno
+        if (statement := enclosing_statement(target)) is not None and statement.lineno < name.lineno
     ]
     other = [line for line in _module_other_bindings(model).get(name.id, ()) if line < name.lineno]
     if not assigned or (other and max(other) > max(line for line, _ in assigned)):
         return None
-    line, value = max(assigned, key=lambda pair: pair[0])
+    _, value = max(assigned, key=lambda pair: pair[0])
     if value is _LOOP or not isinstance(value, ast.expr):
         return None
     return value_kind(model, value, model.module_scope, depth + 1)
-
-
-def _statement_of(node: ast.AST) -> ast.stmt | None:
-    current = node
-    while current is not None and not isinstance(current, ast.stmt):
-        current = parent_of(current)
-    return current
 
 
 def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
