@@ -34,13 +34,16 @@ from typing import Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Position
 from jaxlint.fixer import parses_ast
-from jaxlint.semantic.syntax import TIMEIT_MAGIC
+from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 
 # Cell magics whose body is ordinary Python: lint the body, mask the magic line.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _CELL_MARKER = "# @@notebook-cell {}@@"
 _CELL_MARKER_RE = re.compile(r"^# @@notebook-cell (\d+)@@$")
-_MASK_RE = re.compile(r"^[ \t]*(?:pass  |__jaxlint_timeit__\(lambda: .*\)  )?# @@ipython (\d+)@@$")
+_MASK_RE = re.compile(r"^[ \t]*(?:pass  |__jaxlint_timeit__\(lambda: .*\)  |__jaxlint_timed_cell__\(.*\)  )?# @@ipython (\d+)@@$")
+# `%%time` and `%%timeit` (also below another cell magic, `%%capture out`): the rest of the cell is the
+# code timed. Masked as `__jaxlint_timed_cell__("time", 3)` so JAX202 sees the interval and its end.
+_TIMED_CELL_LINE = re.compile(r"^%%(?P<magic>timeit|time)(?:[ \t]|$)")
 # `%timeit f(x)`: IPython runs the expression many times and reports the wall time per run. Masked as
 # a call of the timed expression, `__jaxlint_timeit__(lambda: f(x))`, so rules see what it times (JAX202:
 # a run that returns while its device work still runs measures dispatch). Options (`-n 10 -r 3`) are
@@ -144,7 +147,7 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
             return None, {}
         number = next(numbers)
         masked_lines[number] = lines[0]
-        lines[0] = f"# @@ipython {number}@@"
+        lines[0] = _timed_cell_mask(lines, 0, number) or f"# @@ipython {number}@@"
         start = 1
         if parses_ast("\n".join(lines)):
             return "\n".join(lines), masked_lines
@@ -160,7 +163,10 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         number = next(numbers)
         masked_lines[number] = line
         timed = _timed_expression(line)
-        lines[index] = f"{indent}{TIMEIT_MAGIC}(lambda: {timed})  # @@ipython {number}@@" if timed else f"{indent}pass  # @@ipython {number}@@"
+        if timed:
+            lines[index] = f"{indent}{TIMEIT_MAGIC}(lambda: {timed})  # @@ipython {number}@@"
+        else:
+            lines[index] = _timed_cell_mask(lines, index, number) or f"{indent}pass  # @@ipython {number}@@"
         # A magic continued with a trailing backslash takes the next lines with it.
         while line.rstrip().endswith("\\") and index + 1 < len(lines):
             index += 1
@@ -170,6 +176,15 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
             lines[index] = f"{indent}# @@ipython {number}@@"
         index += 1
     return "\n".join(lines), masked_lines
+
+
+def _timed_cell_mask(lines: list[str], index: int, number: int) -> str | None:
+    """The masked form of a `%%time`/`%%timeit` line opening a cell (after any other cell magic):
+    a call naming the magic and how many lines of the cell it times; None for any other line."""
+    match = _TIMED_CELL_LINE.match(lines[index])
+    if match is None or not all(line.startswith(("%%", "# @@ipython")) for line in lines[:index]):
+        return None
+    return f'{TIMED_CELL_MAGIC}("{match.group("magic")}", {len(lines) - index - 1})  # @@ipython {number}@@'
 
 
 def _timed_expression(line: str) -> str | None:

@@ -128,7 +128,8 @@ def test_stdin_with_a_notebook_name(project, capsys, monkeypatch):
         ("files = !ls\njax.jit?\n?jnp.sum", "pass  # @@ipython 1@@\npass  # @@ipython 2@@\npass  # @@ipython 3@@"),
         ("for i in range(3):\n    %time f(i)", "for i in range(3):\n    pass  # @@ipython 1@@"),
         ("%time f(a, \\\n      b)\nx = 1", "pass  # @@ipython 1@@\n# @@ipython 2@@\nx = 1"),
-        ("%%time\ny = f(x)", "# @@ipython 1@@\ny = f(x)"),
+        ("%%time\ny = f(x)", "__jaxlint_timed_cell__(\"time\", 1)  # @@ipython 1@@\ny = f(x)"),
+        ("%%capture\ny = f(x)", "# @@ipython 1@@\ny = f(x)"),
         # Automagic: IPython runs `pip install ...` and `cd ...` as `%pip` and `%cd`.
         ("pip install dm-haiku optax\nimport jax", "pass  # @@ipython 1@@\nimport jax"),
         ("cd data\nx = 1", "pass  # @@ipython 1@@\nx = 1"),

@@ -83,3 +83,49 @@ def test_benchmark_inputs_drawn_from_one_key_are_not_reuse():
     assert _key_findings(*cells) == []
     kept = cells[1] + "\nproduct = jnp.dot(a, b)"
     assert _key_findings(cells[0], kept) == [(2, 2)]
+
+
+# `%%time` and `%%timeit` cells: the rest of the cell is the interval, linted after the magic line
+# masked as `__jaxlint_timed_cell__("time", n)`.
+
+
+def test_time_cell_of_a_compiled_call_is_flagged():
+    assert _timing_findings(_SETUP, _STEP, "%%time\ny = step(x)") == [(3, 1)]
+
+
+def test_time_cell_under_another_cell_magic_is_flagged():
+    cells = (_SETUP, "%%capture out\n%%time\nys = jax.jit(jax.vmap(jnp.tanh))(x)")
+    assert _timing_findings(*cells) == [(2, 2)]
+
+
+def test_timeit_cell_of_several_eager_operations_is_flagged():
+    # The cell's result is read in a later cell: after the interval, which measured dispatch.
+    cells = (_SETUP, "%%timeit -n 3 -r 2\nh = jnp.tanh(x @ x)\nh = h / jnp.linalg.norm(h)", "print(float(h.sum()))")
+    assert _timing_findings(*cells) == [(2, 1)]
+
+
+def test_time_cells_that_wait_or_time_host_code_are_silent():
+    cells = (
+        _SETUP,
+        _STEP,
+        "%%time\ny = step(x)\ny.block_until_ready()",
+        "%%timeit\nloss = float(step(x).sum())",
+        "%%time\nhost = np.ones((64, 64))\nz = np.dot(host, host)",
+        "%%time\nfor i in range(3):\n    y = step(y)\n    print(y[0, 0])",
+    )
+    assert _timing_findings(*cells) == []
+
+
+def test_time_line_inside_a_cell_is_not_a_cell_magic():
+    masked, lines = mask_ipython("y = 1\n%%time\ny = step(x)")
+    assert masked == "y = 1\npass  # @@ipython 1@@\ny = step(x)"
+    masked, lines = mask_ipython("%%capture out\n%%timeit\nstep(x)")
+    assert masked == '# @@ipython 1@@\n__jaxlint_timed_cell__("timeit", 1)  # @@ipython 2@@\nstep(x)'
+    assert unmask(masked, lines) == "%%capture out\n%%timeit\nstep(x)"
+
+
+def test_fixing_the_notebook_keeps_the_time_cell_magic():
+    settings = build_settings(["."], None, (), (), ())
+    text = _notebook(_SETUP, _STEP, "%%time\ny = step(x)")
+    fixed, _ = fix_notebook(text, settings, enabled_rules(settings), unsafe=True)
+    assert json.loads(fixed)["cells"][2]["source"] == "%%time\ny = step(x)"

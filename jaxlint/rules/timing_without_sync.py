@@ -20,7 +20,10 @@ last array operation that is not key bookkeeping (`random.fold_in`, `random.spli
 Also flags `timeit.timeit(...)`, `timeit.repeat(...)` and `timeit.Timer(...)` of a lambda or a local
 function without arguments that returns while device work it dispatched still runs
 (`timeit.timeit(lambda: step(x), number=100)`): each run measures dispatch. So does a notebook's
-`%timeit step(x)` line, which runs the expression the same way (no automatic fix on IPython syntax).
+`%timeit step(x)` line, which runs the expression the same way (no automatic fix on IPython syntax),
+and a cell under `%%time` or `%%timeit` (also below another cell magic such as `%%capture`): the rest
+of the cell is the interval, and it ends when the cell's last statement returns (the value a cell
+ends with is displayed after the time is taken).
 
 Not flagged, as principles:
 - work that returns only when it has finished (benchmarks/callback_sync.py, CPU and H200): a
@@ -111,6 +114,7 @@ interval is a small fraction of the blocked one (dispatch only).
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 
 from jaxlint import fixes
@@ -118,9 +122,9 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.syntax import TIMEIT_MAGIC
+from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 from jaxlint.semantic.test_code import in_skipped_test
-from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_work
+from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_in_statements, unwaited_work
 
 
 class TimingWithoutSync(Rule):
@@ -132,7 +136,10 @@ class TimingWithoutSync(Rule):
 
     def check(self, node: ast.AST, context) -> None:
         if isinstance(node, ast.Call):
-            self._check_timeit(node, context)
+            if isinstance(node.func, ast.Name) and node.func.id == TIMED_CELL_MAGIC:
+                self._check_timed_cell(node, context)
+            else:
+                self._check_timeit(node, context)
             return
         if not isinstance(node.op, ast.Sub) or not isinstance(node.right, ast.Name):
             return
@@ -159,6 +166,31 @@ class TimingWithoutSync(Rule):
             f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
             f"the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
+        )
+
+    def _check_timed_cell(self, call: ast.Call, context) -> None:
+        """A notebook cell under `%%time` or `%%timeit`, linted as `__jaxlint_timed_cell__("time", n)`
+        (notebook.py) before the `n` lines it times: the cell ends while its work runs."""
+        statement = parent_of(call)
+        module = parent_of(statement)
+        if not isinstance(statement, ast.Expr) or not isinstance(module, ast.Module) or len(call.args) != 2:
+            return
+        magic, length = (argument.value if isinstance(argument, ast.Constant) else None for argument in call.args)
+        if not isinstance(magic, str) or not isinstance(length, int):
+            return
+        after = module.body[module.body.index(statement) + 1:]
+        timed = list(itertools.takewhile(lambda s: s.lineno <= statement.lineno + length, after))
+        if not timed:
+            return
+        work = unwaited_in_statements(timed, context.scope(call), context.model, _computes_nothing)
+        if not work:
+            return
+        last = _timed_call(work, context)
+        context.report(
+            call,
+            f"`%%{magic}` times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"asynchronously, so the cell's time is dispatch only; end the cell with "
+            f"`jax.block_until_ready(...)` of the result",
         )
 
     def _check_timeit(self, call: ast.Call, context) -> None:

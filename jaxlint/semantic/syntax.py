@@ -10,6 +10,9 @@ import re
 
 # How a notebook's `%timeit f(x)` line is linted (notebook.py masks it so): `__jaxlint_timeit__(lambda: f(x))`.
 TIMEIT_MAGIC = "__jaxlint_timeit__"
+# How a notebook's `%%time` or `%%timeit` cell magic line is linted: `__jaxlint_timed_cell__("time", 3)`,
+# the magic's name and how many lines of the cell follow it (the code it times).
+TIMED_CELL_MAGIC = "__jaxlint_timed_cell__"
 # Calls that run a callable many times and keep only how long it took (its results are discarded).
 TIMER_CALLS = frozenset({"timeit.timeit", "timeit.repeat"})
 

@@ -119,6 +119,19 @@ def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> t
         outcome = walker.expression(function.body)
     else:
         outcome = walker.backwards(function.body)
+    return _left_running(outcome, walker)
+
+
+def unwaited_in_statements(statements: list[ast.stmt], scope, model, computes_nothing) -> tuple[ast.Call, ...] | None:
+    """The device work calls (last dispatched first) that a run of `statements` timed as a whole
+    leaves running at its end (a notebook cell under `%%time`), or None when it waits or runs none."""
+    if checks_every_result(model):
+        return None
+    walker = _Walker("", scope, model, computes_nothing)
+    return _left_running(walker.backwards(statements), walker)
+
+
+def _left_running(outcome, walker) -> tuple[ast.Call, ...] | None:
     if outcome.kind == EAGER and not walker.reads_unknown_results(outcome.calls):
         return outcome.calls  # eager operations are the work of a timed callable: nothing runs before it
     return outcome.calls if outcome.kind == WORK else None
