@@ -10,7 +10,8 @@ with a device array (`square(x)` with `def square(v): return v ** 2`), and a fun
 the project, in this module or another, that returns while compiled work it dispatched still runs
 (`samples = run_chain(x0, n)` around a loop of a jitted step, returning its state or handing it to
 an accessor jaxlint does not know, `return sampler.get_params(state)`; semantic/timed_work.py's
-work_left_running).
+work_left_running). A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
+step) runs op by op where host code calls it by name (`score = objective(params, held_out)`).
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, the loss read only after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`). The

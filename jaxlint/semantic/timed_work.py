@@ -157,7 +157,8 @@ def work_left_running(scope, model, computes_nothing) -> ast.Call | None:
     if key in cache:
         return cache[key]
     cache[key] = None  # (recursion: none while being worked out)
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or scope.in_traced:
+    # (Traced elsewhere or not: undecorated, a function called by name from host code runs there.)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
         return None
     if _measures_itself(node, model):
         return None

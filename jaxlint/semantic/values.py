@@ -153,7 +153,10 @@ class DeviceValues:
         if scope.is_function and self.decorated_for_arrays(scope.node):
             cache[scope] = True  # `@jax.value_and_grad def loss_and_grad(...)`: called, the transform returns arrays
             return True
-        result = bool(scope.returns) and scope.is_function and not scope.in_traced
+        # A function traced somewhere (`jax.grad(loss)`, a helper of a jitted step) still runs op by op
+        # on device arrays where host code calls it by name (`val = loss(params, batch)`): undecorated,
+        # its direct calls are host calls, and its returns are read like any host function's.
+        result = bool(scope.returns) and scope.is_function and not (scope.in_traced and scope.node.decorator_list)
         if result:
             for value in scope.returns:
                 elements = value.elts if isinstance(value, ast.Tuple) else [value]
