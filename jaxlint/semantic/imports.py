@@ -35,8 +35,11 @@ class ImportMap:
     the module is ambiguous and resolves to nothing: when we cannot tell, we do not guess.
     """
 
-    def __init__(self, import_nodes: list[ast.AST], locally_bound: set[str], project=None) -> None:
-        """`import_nodes`: every Import/ImportFrom in the module; `locally_bound`: names bound otherwise.
+    def __init__(self, import_nodes: list[ast.AST], locally_bound: set[str], project=None, module_bound: set[str] | None = None) -> None:
+        """`import_nodes`: every Import/ImportFrom in the module; `locally_bound`: names bound otherwise
+        anywhere in it (a generated import must not take one); `module_bound`: those bound at module
+        level, which hide an import of the same name (the model hides it per function otherwise);
+        None: `locally_bound`.
 
         With a project view (semantic/project.py), relative imports resolve to absolute module names
         and `from m import *` of a project module binds the names that module defines."""
@@ -66,7 +69,8 @@ class ImportMap:
         for name, target in star_bound.items():
             if name not in self.aliases and name not in ambiguous and name not in self.locally_bound:
                 self.aliases[name] = target
-        for name in ambiguous | (self.locally_bound & set(self.aliases)):
+        hiding = self.locally_bound if module_bound is None else set(module_bound) | (self.locally_bound - set(locally_bound))
+        for name in ambiguous | (hiding & set(self.aliases)):
             self.aliases.pop(name, None)
 
     def bind_module_alias(self, name: str, value: ast.AST) -> None:

@@ -91,6 +91,7 @@ class Scope:
     # Per position, when every `return` is a tuple of one length (`return x, x.shape[0]`).
     returns_by_position: tuple[int, ...] | None = None
     local_names: set[str] = field(default_factory=set)
+    imported_names: set[str] = field(default_factory=set)  # of local_names, those an import binds
     declared_free: set[str] = field(default_factory=set)
     params: list[str] = field(default_factory=list)  # positional, in order, self excluded for methods
     keyword_params: set[str] = field(default_factory=set)
@@ -186,15 +187,50 @@ def _reads_only_static_attributes(function: ast.AST) -> bool:
 
 
 class _QualifiedNames(dict):
-    """node -> its qualified name (or None), resolved from the module's imports on first lookup."""
+    """node -> its qualified name (or None), resolved from the module's imports on first lookup.
 
-    def __init__(self, imports: ImportMap) -> None:
+    An import is a module-level binding: a function that binds the same name otherwise (a parameter
+    `time`, a local `grad = ...`) reads its own value there, and the name means nothing known. A
+    class body's names (a field `time: float`, a method `def grad(self)`) are not visible in the
+    methods, and do not shadow it."""
+
+    def __init__(self, imports: ImportMap, shadowing: frozenset[str]) -> None:
         super().__init__()
         self.imports = imports
+        self.shadowing = shadowing  # names some function binds other than by import
 
     def __missing__(self, node: ast.AST) -> str | None:
-        name = self[node] = self.imports.qualified_name(node)
+        name = self.imports.qualified_name(node)
+        if name is not None and self.shadowing:
+            root = node
+            while root.__class__ is ast.Attribute:
+                root = root.value
+            if root.__class__ is ast.Name and root.id in self.shadowing and _bound_in_function(root):
+                name = None
+        self[node] = name
         return name
+
+
+def _in_class_body(node: ast.AST) -> bool:
+    """Whether `node` sits in a class body, outside any function of it."""
+    current = parent_of(node)
+    while current is not None and current.__class__ is not ast.Module:
+        if current.__class__ is ast.ClassDef:
+            return True
+        if current.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+            return False
+        current = parent_of(current)
+    return False
+
+
+def _bound_in_function(name: ast.Name) -> bool:
+    """Whether a function around `name` binds it other than by an import."""
+    scope = getattr(name, SCOPE, None)
+    while scope is not None and scope.parent is not None:
+        if name.id in scope.local_names and name.id not in scope.imported_names and name.id not in scope.declared_free:
+            return True
+        scope = scope.parent
+    return False
 
 
 class SemanticModel(DeviceValues):
@@ -214,8 +250,9 @@ class SemanticModel(DeviceValues):
         self.jit_binding_lists: dict[str, list[JitBinding]] = {}  # every binding of each key
         self.module_scope = Scope(tree, None)
         self._collect()
-        self.imports = ImportMap(self.import_nodes, self.bound_names, project)
-        self._qualified_cache = _QualifiedNames(self.imports)
+        module_bound = self._module_level_names()
+        self.imports = ImportMap(self.import_nodes, self.bound_names, project, module_bound=module_bound)
+        self._qualified_cache = _QualifiedNames(self.imports, frozenset(self.bound_names - module_bound))
         self.qualified_name = self._qualified_cache.__getitem__  # type: ignore[method-assign]
         self._bind_module_aliases()
         self._constants = None
@@ -232,6 +269,21 @@ class SemanticModel(DeviceValues):
             scope.frozen_in_traced = scope.in_traced
         # Whether any code here is traced: rules that report only in traced code skip the module if not.
         self.has_traced_code = any(scope.frozen_in_traced for scope in self.scopes)
+
+    def _module_level_names(self) -> set[str]:
+        """Names the module binds at its own level other than by import: assignments, loop targets,
+        functions and classes, not those of class bodies (fields and methods), which class scope keeps."""
+        names: set[str] = set()
+        for target, _ in (*self.module_scope.bindings, *self.module_scope.loops):
+            if not _in_class_body(target):
+                names.update(bound_names(target))
+        for scope in self.module_scope.children:
+            if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.class_node is None and not _in_class_body(scope.node):
+                names.add(scope.node.name)
+        for class_node in self.class_methods:
+            if getattr(class_node, SCOPE, None) is self.module_scope and not _in_class_body(class_node):
+                names.add(class_node.name)
+        return names
 
     def _bind_module_aliases(self) -> None:
         """Module-level `partial = functools.partial`, bound nowhere else, resolves like an import."""
@@ -379,6 +431,7 @@ class SemanticModel(DeviceValues):
             self.import_nodes.append(node)
             for alias in node.names:
                 scope.local_names.add((alias.asname or alias.name).split(".")[0])
+                scope.imported_names.add((alias.asname or alias.name).split(".")[0])
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 scope.returns.append(node.value)

@@ -440,6 +440,8 @@ class _Walker:
             return EAGER  # `square(x)` with `def square(v): return v ** 2`: operators on a device array
         described = library_models.call_model(model, call, self.scope)
         if described is not None:
+            if described.stores:
+                return None  # `params_queue.put(params)`: kept by reference, nothing read
             if described.syncs:
                 return WAIT if self._any_argument_device(call) or isinstance(function, ast.Attribute) else None
             if (described.result or "").startswith("alias"):

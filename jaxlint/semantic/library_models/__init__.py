@@ -16,6 +16,8 @@ An entry's fields (all optional):
   calls follow the entry `<name>`), `tree_of_function` (a tree of what its function argument returns).
 - `consumes_key`: the arguments drawn from as PRNG keys: positions and keyword names.
 - `syncs`: the call waits for its device arguments on the host.
+- `stores`: the call keeps references to its arguments and reads none of them (a thread queue's
+  `put`, a deque's `append`): it neither waits nor computes, whatever it is handed.
 - `compiles`: the call compiles (or returns something whose calls do).
 - `donates`: the call deletes its argument buffers.
 - `runs_model`: the call runs a whole network or optimizer update (a forward pass, an Adam step over
@@ -67,7 +69,7 @@ _LIBRARIES = (
 )
 FIELDS = frozenset({
     "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
-    "key_derivation", "weights",
+    "key_derivation", "weights", "stores",
 })
 KEY_DERIVATIONS = frozenset({"by_name", "split"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
@@ -90,6 +92,7 @@ class ApiModel:
     reads_storage: bool = False
     key_derivation: str | None = None
     weights: tuple = ()
+    stores: bool = False
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -142,7 +145,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
     return ApiModel(
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
-        bool(fields.get("reads_storage")), fields.get("key_derivation"), tuple(weights),
+        bool(fields.get("reads_storage")), fields.get("key_derivation"), tuple(weights), bool(fields.get("stores")),
     )
 
 
@@ -163,7 +166,7 @@ def validate(name: str, fields: dict) -> str | None:
         items = (items,) if isinstance(items, (int, str)) else items
         if not isinstance(items, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in items):
             return f"`{listed}` must be a list of argument positions and keyword names"
-    for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage"):
+    for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage", "stores"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
     derivation = fields.get("key_derivation")
