@@ -1027,7 +1027,7 @@ def _report_element_reads(loop: ast.AST, context) -> None:
     array made before it (semantic/device_indices.element_reads_per_iteration): each read is a round
     trip to the device for one number. A loop the source fixes to a handful of iterations (20 or
     fewer) pays a handful of them; in demonstration code, a loop that only prints the elements shows
-    them on purpose."""
+    them on purpose; a loop that draws on every iteration spends its time drawing."""
     scope = context.scope(loop)
     count = iteration_count(loop.iter, scope, context.model) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
     if count is not None and count <= _SHORT_LOOP:
@@ -1035,6 +1035,8 @@ def _report_element_reads(loop: ast.AST, context) -> None:
     reads = device_indices.element_reads_per_iteration(loop, scope, context.model)
     if reads and all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
         return  # a page that prints each element shows them: the reader is meant to see each one
+    if reads and _draws_every_iteration(loop, context):
+        return  # drawing a panel costs milliseconds, far more than the reads it shows
     reported: set[str] = set()
     for read, array, _ in reads:
         if array.id in reported:
@@ -1046,6 +1048,22 @@ def _report_element_reads(loop: ast.AST, context) -> None:
             f"iteration: each is a round trip to the device (a slice dispatched, then one number copied back); "
             f"copy the array to the host once before the loop (`np.asarray({array.id})`) and index that",
         )
+
+
+def _draws_every_iteration(loop: ast.AST, context) -> bool:
+    """The loop draws on a figure on every iteration (`ax.imshow(...)`, `plt.plot(...)`, not under a
+    condition): each drawing call costs a millisecond or more on the host, so one element read per
+    iteration, tens of microseconds, is a small part of what the loop costs. (`print` is cheap and
+    does not count.)"""
+    for node in loop_body(loop):
+        if not isinstance(node, ast.Call) or _conditional(node, loop):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified == "builtins.print":
+            continue
+        if _shows_output(node, context):
+            return True
+    return False
 
 
 def _has_inner_training_loop(loop: ast.AST, context) -> bool:
