@@ -129,3 +129,26 @@ def test_fixing_the_notebook_keeps_the_time_cell_magic():
     text = _notebook(_SETUP, _STEP, "%%time\ny = step(x)")
     fixed, _ = fix_notebook(text, settings, enabled_rules(settings), unsafe=True)
     assert json.loads(fixed)["cells"][2]["source"] == "%%time\ny = step(x)"
+
+
+def test_timeit_of_a_function_redefined_in_an_earlier_cell_is_flagged():
+    # The notebook defines `f` twice; the `%timeit` line reads the definition above it.
+    cells = (
+        _SETUP,
+        "def f(a, b):\n    return 2 * a ** 3 - b ** 2",
+        "def f(v):\n    v = v + 2\n    return jnp.sum(v ** 2)",
+        "%timeit f(x)",
+    )
+    assert _timing_findings(*cells) == [(4, 1)]
+
+
+def test_timeit_of_one_call_per_row_is_dispatch_bound():
+    # Each row is its own small computation: the per-row dispatch is what the line measures.
+    cells = (
+        _SETUP,
+        "def f(a, b):\n    return jnp.dot(a, b)\n\nys = jax.random.normal(key, (512, 512))",
+        "%timeit [f(a, b) for a, b in zip(x, ys)]",
+        "%timeit [jnp.sum(row) for row in x]",
+    )
+    assert _timing_findings(*cells) == []
+    assert _timing_findings(cells[0], cells[1], "%timeit [f(x, ys) for _ in range(3)]") == [(3, 1)]

@@ -486,7 +486,9 @@ class SemanticModel(DeviceValues):
                 if node.id in current.defs:
                     found = current.defs[node.id]
                     if found is None:
-                        found = _reaching_def(node, current) if current is scope else None
+                        # Read from a lambda of this statement (`timeit(lambda: f(x))`, `grad(lambda p:
+                        # f(p, x))`): a lambda runs where it is made, so the def above that statement.
+                        found = _reaching_def(node, current) if _only_lambdas_between(scope, current) else None
                     if found is None:
                         return None
                     rebound = _partial_rebinding(node, current, self) if current is scope else None
@@ -2244,6 +2246,15 @@ def _later_binding_in_loop(bindings: list[JitBinding], use: ast.AST, use_ancesto
             if any(loop in ancestors(binding.node) for loop in loops):
                 return True
     return False
+
+
+def _only_lambdas_between(inner: Scope, outer: Scope) -> bool:
+    """`inner` is `outer`, or lambdas nested in it."""
+    while inner is not outer:
+        if inner is None or not isinstance(inner.node, ast.Lambda):
+            return False
+        inner = inner.parent
+    return True
 
 
 def _reaching_def(node: ast.Name, scope: Scope) -> Scope | None:

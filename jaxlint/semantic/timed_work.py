@@ -116,6 +116,8 @@ def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> t
         return None  # every computation waits for its own result (jax_debug_nans)
     walker = _Walker("", scope, model, computes_nothing)
     if isinstance(function, ast.Lambda):
+        if walker.per_element(function.body):
+            return None  # `[f(a, b) for a, b in zip(xs, ys)]`: one dispatch per row, the cost it measures
         outcome = walker.expression(function.body)
     else:
         outcome = walker.backwards(function.body)
@@ -542,6 +544,30 @@ class _Walker:
             elif not transformed and not row_by_row and isinstance(node, (ast.For, ast.ListComp, ast.GeneratorExp)):
                 row_by_row = self._walks_rows(node)
         return transformed or row_by_row
+
+    def per_element(self, node: ast.AST) -> bool:
+        """A comprehension over the rows of device arrays (`for a, b in zip(xs, ys)`, `for row in xs`)
+        that calls something with its variables: each row is its own small dispatched computation, so
+        the per-row dispatch is what it costs, and at most the last row's work is unfinished."""
+        if not isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) or len(node.generators) != 1:
+            return False
+        generator = node.generators[0]
+        iterable = generator.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip", "enumerate"):
+            sources = [argument for argument in iterable.args if not (iterable.func.id == "enumerate" and argument is not iterable.args[0])]
+        else:
+            sources = [iterable]
+        scope = self.scope
+        names = {n.id for source in sources for n in walk(source) if isinstance(n, ast.Name)}
+        while isinstance(scope.node, ast.Lambda) and scope.parent is not None and not names & scope.local_names:
+            scope = scope.parent  # a lambda reads its free names where it is made
+        if not sources or not all(self.model.device_kind(source, scope) == "device" for source in sources):
+            return False
+        variables = {n.id for n in walk(generator.target) if isinstance(n, ast.Name)}
+        return any(
+            isinstance(call, ast.Call) and {n.id for a in call.args for n in walk(a) if isinstance(n, ast.Name)} & variables
+            for call in walk(node.elt)
+        )
 
     def _walks_rows(self, loop: ast.AST) -> bool:
         """A loop or comprehension whose eager operations index a device array by its own variable."""

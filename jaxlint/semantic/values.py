@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.bindings import FUNCTION_NODES
 from jaxlint.semantic.constants import ConstantEvaluator
+from jaxlint.semantic.reaching import reaching_value
 from jaxlint.semantic.syntax import bound_names, child_nodes
 
 if TYPE_CHECKING:
@@ -67,7 +68,10 @@ class DeviceValues:
             names = self._device_cache.get(scope)
             if names is None:
                 names = self.device_names(scope)
-            return "device" if names.get(node.id) else None
+            found = names.get(node.id)
+            if found is False:
+                return self._reaching_device_kind(node, scope)  # bound to several kinds: which reaches here
+            return "device" if found else None
         if isinstance(node, ast.Attribute):
             if node.attr in jaxapi.STATIC_ATTRIBUTES:
                 return "host"
@@ -114,6 +118,32 @@ class DeviceValues:
             if isinstance(node.func, (ast.Attribute, ast.Name)):
                 return library_models.device_kind(self, node, scope)  # `env.step(...)` of a modelled class
         return None
+
+    def _reaching_device_kind(self, name: ast.Name, scope: Scope) -> str | None:
+        """'device' when the one binding of a name that surely reaches this read (semantic/reaching.py)
+        is a device value: a script that binds `x = jnp.arange(n)`, times `x ** 2`, then rebinds
+        `x = np.arange(n)` for the NumPy comparison. Names also bound by unpacking or a loop: unknown."""
+        cache = self.__dict__.setdefault("_reaching_kind_cache", {})
+        key = id(name)
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        values = []
+        for target, value in scope.bindings:
+            if isinstance(target, ast.Name) and target.id == name.id:
+                if value is None:
+                    return None
+                values.append(value)
+            elif name.id in bound_names(target):
+                return None
+        if not values or any(name.id in bound_names(target) for target, _ in scope.loops):
+            return None
+        reached = reaching_value(name, values)
+        if reached is None or isinstance(reached, ast.AugAssign):
+            return None
+        kind = "device" if self.device_kind(reached, scope) == "device" else None
+        cache[key] = kind
+        return kind
 
     def numpy_buffer(self, node: ast.AST, scope: Scope) -> bool:
         """Whether `node` names a NumPy array made outside traced code: every value bound to the name in
