@@ -138,6 +138,12 @@ def test_host_sync_in_a_test_module_is_not_reported():
     # Names that only tests and their helpers take count by name alone.
     for name in ("envs/api_test.py", "tests/conftest.py", "models/inference_test_utils.py"):
         assert _codes(TRAIN_LOOP, "JAX201", filename=name) == [], name
+    # Anything under a tests folder is test code by location: the tests' helpers and smoke scripts.
+    for name in ("tests/helpers.py", "pkg/tests/bench_loop.py", "test/problems.py"):
+        assert _codes(TRAIN_LOOP, "JAX201", filename=name) == [], name
+    # A folder merely named like one is not.
+    for name in ("latests/run.py", "contests/train.py", "testing_utils/train.py"):
+        assert _codes(TRAIN_LOOP, "JAX201", filename=name) != [], name
     assert _codes(TRAIN_LOOP, "JAX201", filename="train.py") != []
     in_test_function = TRAIN_LOOP.replace("def run(", "def test_run(")
     assert _codes(in_test_function, "JAX201", filename="train.py") == []

@@ -9,8 +9,9 @@ means the code fails or will fail on the JAX it targets (a tracer converted to b
 deprecated API) checks tests too: a test that breaks is a broken test.
 
 Test code is a test module (`*_test.py`, `*_test_utils.py`, `test_utils.py`, `conftest.py` by name
-alone; a `test_*.py` file or a module under `tests/` when written as one, that is it imports a test
-framework or defines `test_*` functions or `Test*` classes), a `test*` function or a `Test*` class,
+alone, and any module under a `tests/` or `test/` folder, the tests' helpers included; a `test_*.py`
+file elsewhere when written as one, that is it imports a test framework or defines `test_*`
+functions or `Test*` classes), a `test*` function or a `Test*` class,
 and a module's self-test: the `if __name__ == "__main__":` block of a module that other modules of
 the project import, where the block runs no loop (none in it, none in the module's functions and
 methods it calls, and no call into the project's other modules, whose bodies are not seen here). It
@@ -31,20 +32,23 @@ _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/")
 # `conftest.py`): test code by name alone. `test_*.py` must also be written as a test (a tutorial's
 # `test_profiler.py` demo is not one).
 _TEST_ONLY_FILE = re.compile(r"(^|/)([^/]*_test|[^/]*_test_utils?|test_utils?|conftest)\.py$")
+# A `tests/` folder holds tests and what only they use (`tests/helpers.py` building the problems the
+# tests solve): test code by location alone.
+_TEST_FOLDER = re.compile(r"(^|/)tests?/")
 
 
 _TEST_FRAMEWORKS = ("pytest", "unittest", "absl.testing", "chex", "hypothesis", "numpy.testing", "jax.test_util", "jax._src.test_util")
 
 
 def is_test_module(filename: str, model) -> bool:
-    """A test module: `*_test.py`, `*_test_utils.py`, `test_utils.py` or `conftest.py` by name alone;
-    a `test_*.py` file or a module under `tests/` only when written as one, that is it imports a test
+    """A test module: `*_test.py`, `*_test_utils.py`, `test_utils.py` or `conftest.py` by name alone,
+    and any module under a `tests/` or `test/` folder; a `test_*.py` file elsewhere only when written as one, that is it imports a test
     framework or defines `test_*` functions or `Test*` classes. A script that is only named
     `test_profiler.py` (a tutorial's demo) is not test code."""
     found = getattr(model, "_is_test_module", None)
     if found is None:
         path = filename.replace("\\", "/")
-        found = bool(_TEST_ONLY_FILE.search(path)) or bool(_TEST_FILE.search(path)) and (
+        found = bool(_TEST_ONLY_FILE.search(path)) or bool(_TEST_FOLDER.search(path)) or bool(_TEST_FILE.search(path)) and (
             any(target == framework or target.startswith(framework + ".") for target in model.imports.aliases.values() for framework in _TEST_FRAMEWORKS)
             or any(
                 (isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name.startswith("test"))
