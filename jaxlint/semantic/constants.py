@@ -150,6 +150,32 @@ def _binds(target: ast.AST, name: str) -> bool:
     return False
 
 
+_ABSL_FLAGS_OBJECT = "absl.flags.FLAGS"
+_ABSL_DEFINES = frozenset(f"absl.flags.DEFINE_{kind}" for kind in ("integer", "float", "bool", "boolean", "string", "enum"))
+
+
+def _absl_defaults(model) -> tuple[dict[str, object], dict[str, object]]:
+    """Defaults of the module's absl flag definitions, `flags.DEFINE_integer("num_runs", 1, ...)`: by
+    flag name, and by the module-level name a definition's holder is bound to."""
+    by_name: dict[str, object] = {}
+    by_holder: dict[str, object] = {}
+    for statement in model.tree.body:
+        value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+        if not isinstance(value, ast.Call) or model.qualified_name(value.func) not in _ABSL_DEFINES:
+            continue
+        name = value.args[0] if value.args else next((k.value for k in value.keywords if k.arg == "name"), None)
+        default = value.args[1] if len(value.args) > 1 else next((k.value for k in value.keywords if k.arg == "default"), None)
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)) or default is None:
+            continue
+        found = literal_value(default)
+        if found is UNKNOWN:
+            continue
+        by_name[name.value] = found
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            by_holder[statement.targets[0].id] = found
+    return by_name, by_holder
+
+
 class ConstantEvaluator:
     """Evaluates expressions in a scope of one module's semantic model (and its project)."""
 
@@ -182,6 +208,9 @@ class ConstantEvaluator:
                 fields = self._config_fields(node.value.id, scope)
                 if fields is not None:
                     return fields.get(node.attr, UNKNOWN)
+            flag = self._absl_flag_default(node, scope)
+            if flag is not UNKNOWN:
+                return flag
             qualified = self.model.qualified_name(node)
             if qualified is not None and self.model.project is not None:
                 return self.model.project.constant(qualified)
@@ -233,6 +262,25 @@ class ConstantEvaluator:
             fields = {k: v for k, v in fields.items() if v is not UNKNOWN}
         self._config_cache[key] = fields
         return fields
+
+    def _absl_flag_default(self, node: ast.Attribute, scope):
+        """The default of an absl flag this module defines: `FLAGS.num_runs` (`flags.FLAGS`, also
+        bound to a module name) or `_NUM_RUNS.value` (the holder `flags.DEFINE_integer` returned)."""
+        model = self.model
+        defaults = model.__dict__.get("_jaxlint_absl_defaults")
+        if defaults is None:
+            defaults = model._jaxlint_absl_defaults = _absl_defaults(model)
+        if not defaults[0]:
+            return UNKNOWN
+        by_name, by_holder = defaults
+        qualified = model.qualified_name(node) or ""
+        if qualified.startswith(_ABSL_FLAGS_OBJECT + ".") and qualified.count(".") == _ABSL_FLAGS_OBJECT.count(".") + 1:
+            return by_name.get(node.attr, UNKNOWN)
+        if node.attr == "value" and isinstance(node.value, ast.Name) and node.value.id in by_holder:
+            found = bound_values(model, node.value.id, scope)
+            if found is not None and found[0] is model.module_scope and len(found[1]) == 1:
+                return by_holder[node.value.id]
+        return UNKNOWN
 
     def _known_args(self, name: str, scope):
         """(owner, [call]) for `name, rest = parser.parse_known_args()`, the scope's one binding of `name`."""
