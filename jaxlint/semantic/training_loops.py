@@ -1507,9 +1507,11 @@ def iterates_counter(iterable: ast.expr, model: SemanticModel) -> bool:
 
 
 def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
-    """A literal, a constant, or a parameter of the enclosing function that every visible call leaves
-    at its default."""
-    found = model.constant_evaluator().int_value(node, scope)
+    """A literal, a constant, or a parameter of the enclosing function, as large as it gets: its
+    default, if it has one, and what each visible call passes, when each passes a constant or leaves
+    the default (`optimize(num_steps=15)` in a later notebook cell). An upper bound, for "how many times at most"."""
+    evaluator = model.constant_evaluator()
+    found = evaluator.int_value(node, scope)
     if found is not None or not isinstance(node, ast.Name) or node.id not in scope.param_nodes:
         return found
     function = scope.node
@@ -1520,15 +1522,33 @@ def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | N
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
     defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
     default = defaults.get(node.id)
-    if default is None:
-        return None
     index = next((i for i, a in enumerate(positional) if a.arg == node.id), None)
-    for call in model.calls_by_name().get(function.name, ()):
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg in (None, node.id) for k in call.keywords):
+    if index is not None and positional and positional[0].arg in ("self", "cls"):
+        index -= 1
+    calls = model.calls_by_name().get(function.name, ())
+    if not calls and default is None:
+        return None
+    values = []
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
-        if index is not None and len(call.args) > index - (1 if positional and positional[0].arg in ("self", "cls") else 0):
+        passed = next((k.value for k in call.keywords if k.arg == node.id), None)
+        if passed is None and index is not None and 0 <= index < len(call.args):
+            passed = call.args[index]
+        if passed is None:
+            if default is None:
+                return None
+            passed_value = evaluator.int_value(default, model.scope_for(function))
+        else:
+            passed_value = evaluator.int_value(passed, model.scope_for(call))
+        if passed_value is None:
             return None
-    return model.constant_evaluator().int_value(default, model.scope_for(function))
+        values.append(passed_value)
+    if default is not None:
+        # The default is what the function is written for (`steps_per_epoch=1000`), whatever a smoke
+        # run in its own module passes (`train(cfg, steps_per_epoch=10)`).
+        values.append(evaluator.int_value(default, model.scope_for(function)))
+    return None if None in values else max(values)
 
 
 ENTRY_POINT_NAMES = re.compile(r"^(main|_main|run|app)$")
