@@ -66,3 +66,27 @@ def test_a_default_counts_whatever_a_smoke_call_passes():
 
 def test_a_call_passing_something_unknown_leaves_it_unknown():
     assert _counts()["unknown"] is None
+
+
+def test_a_container_parameter_is_as_long_as_what_the_calls_pass():
+    source = textwrap.dedent("""
+        def show(indices):
+            for i in indices:
+                pass
+
+        def walk(items):
+            for item in items:
+                walk(items)
+
+        show([0, 500, 600, 1000, 1800, 2000])
+        show((1, 2))
+        walk([1, 2, 3])
+    """)
+    tree = ast.parse(source)
+    model = SemanticModel(tree)
+    counts = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For):
+            scope = model.scope_for(node)
+            counts[scope.name] = iteration_count(node.iter, scope, model)
+    assert counts == {"show": 6, "walk": None}

@@ -1453,6 +1453,17 @@ def iteration_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> i
     (`zip` stops at its shortest known argument). None when the source does not fix it."""
     if isinstance(iterable, (ast.List, ast.Tuple)):
         return None if any(isinstance(e, ast.Starred) for e in iterable.elts) else len(iterable.elts)
+    if isinstance(iterable, ast.Name) and iterable.id in scope.param_nodes:
+        # `def show(indices): for i in indices:` called as `show([0, 500, 600])`: what the calls pass.
+        active = model.__dict__.setdefault("_jaxlint_passed_active", set())
+        key = (id(scope), iterable.id)
+        if key in active:
+            return None  # a recursive call hands the parameter on
+        active.add(key)
+        try:
+            return _passed_value(iterable.id, scope, model, lambda passed, where: iteration_count(passed, where, model))
+        finally:
+            active.discard(key)
     if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
         piece = iterable.slice
         if piece.step is not None or piece.upper is None:
@@ -1506,14 +1517,10 @@ def iterates_counter(iterable: ast.expr, model: SemanticModel) -> bool:
     return isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) in ("builtins.range", *_PROGRESS_RANGES)
 
 
-def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
-    """A literal, a constant, or a parameter of the enclosing function, as large as it gets: its
-    default, if it has one, and what each visible call passes, when each passes a constant or leaves
-    the default (`optimize(num_steps=15)` in a later notebook cell). An upper bound, for "how many times at most"."""
-    evaluator = model.constant_evaluator()
-    found = evaluator.int_value(node, scope)
-    if found is not None or not isinstance(node, ast.Name) or node.id not in scope.param_nodes:
-        return found
+def _passed_value(name: str, scope: Scope, model: SemanticModel, measure) -> int | None:
+    """The largest `measure(expression, scope)` over what parameter `name` of the function `scope`
+    can hold: its default, if it has one, and what each visible call passes (each must pass
+    something measurable or leave the default). None when any is unknown or nothing is visible."""
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
@@ -1521,34 +1528,42 @@ def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | N
     positional = [*arguments.posonlyargs, *arguments.args]
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
     defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-    default = defaults.get(node.id)
-    index = next((i for i, a in enumerate(positional) if a.arg == node.id), None)
+    default = defaults.get(name)
+    index = next((i for i, a in enumerate(positional) if a.arg == name), None)
     if index is not None and positional and positional[0].arg in ("self", "cls"):
         index -= 1
     calls = model.calls_by_name().get(function.name, ())
     if not calls and default is None:
         return None
+    definition_scope = model.scope_for(function)
     values = []
     for call in calls:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
-        passed = next((k.value for k in call.keywords if k.arg == node.id), None)
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
         if passed is None and index is not None and 0 <= index < len(call.args):
             passed = call.args[index]
-        if passed is None:
-            if default is None:
-                return None
-            passed_value = evaluator.int_value(default, model.scope_for(function))
-        else:
-            passed_value = evaluator.int_value(passed, model.scope_for(call))
-        if passed_value is None:
+        if passed is None and default is None:
             return None
-        values.append(passed_value)
+        if passed is not None:
+            values.append(measure(passed, model.scope_for(call)))
     if default is not None:
         # The default is what the function is written for (`steps_per_epoch=1000`), whatever a smoke
         # run in its own module passes (`train(cfg, steps_per_epoch=10)`).
-        values.append(evaluator.int_value(default, model.scope_for(function)))
-    return None if None in values else max(values)
+        values.append(measure(default, definition_scope))
+    return None if not values or None in values else max(values)
+
+
+def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """A literal, a constant, or a parameter of the enclosing function, as large as it gets: its
+    default, if it has one, and what each visible call passes, when each passes a constant or leaves
+    the default (`optimize(num_steps=15)` in a later notebook cell). An upper bound, for "how many
+    times at most"."""
+    evaluator = model.constant_evaluator()
+    found = evaluator.int_value(node, scope)
+    if found is not None or not isinstance(node, ast.Name) or node.id not in scope.param_nodes:
+        return found
+    return _passed_value(node.id, scope, model, evaluator.int_value)
 
 
 ENTRY_POINT_NAMES = re.compile(r"^(main|_main|run|app)$")
