@@ -1624,6 +1624,13 @@ class SemanticModel(DeviceValues):
                 resolved = self.resolve_function(call.func, scope)
                 if resolved is not None:
                     targets.append((*resolved, list(call.args), list(call.keywords), False))
+                else:
+                    applied = self._linen_method_applied(call)
+                    if applied is not None:
+                        # `model.apply(variables, x, training=t)`: the class's `__call__` (or the
+                        # `method=` it names) runs with the arguments after the variables.
+                        options = {"method", "rngs", "mutable", "capture_intermediates"}
+                        targets.append((applied, 0, set(), list(call.args[1:]), [k for k in call.keywords if k.arg not in options], False))
             for callee, bound, bound_keywords, args, keywords, leaves in targets:
                 if callee is None or callee is scope:
                     continue
@@ -1638,6 +1645,27 @@ class SemanticModel(DeviceValues):
                         changed |= self._raise_param(callee, keyword.arg, self.level(keyword.value, scope), scope)
         return changed
 
+    def _linen_method_applied(self, call: ast.Call) -> Scope | None:
+        """The method of this module's Flax linen Module class that `model.apply(variables, ...)` or
+        `model.init(rngs, ...)` runs: `__call__`, or the one `method=` names (`method=Net.encode`,
+        `method="encode"`), for `model` an instance of that class."""
+        function = call.func
+        if not isinstance(function, ast.Attribute) or function.attr not in ("apply", "init", "init_with_output") or not call.args:
+            return None
+        owner = self.called_instance_class(function.value)
+        if not isinstance(owner, ast.ClassDef) or library_models.value_class(self, function.value, self.scope_for(call)) != "flax.linen.Module":
+            return None
+        method = next((k.value for k in call.keywords if k.arg == "method"), None)
+        if method is None:
+            name = "__call__"
+        elif isinstance(method, ast.Constant) and isinstance(method.value, str):
+            name = method.value
+        elif isinstance(method, ast.Attribute):
+            name = method.attr
+        else:
+            return None
+        return self.class_methods.get(owner, {}).get(name)
+
     def _raise_param(self, callee: Scope, name: str, level: int, caller: Scope) -> bool:
         if not level:
             return False
@@ -1648,8 +1676,8 @@ class SemanticModel(DeviceValues):
     def _trace_helper(self, callee: Scope, name: str, level: int, differentiated: bool, abstract: bool = False) -> bool:
         """Mark `callee` traced as a helper of traced code, its parameter `name` at `level` at least;
         whether anything changed."""
-        if self._annotated_array(callee, name):
-            level = ARRAY
+        if self._annotated_array(callee, name) or (level and self._scalar_default(callee, name)):
+            level = ARRAY  # (a flag or number defaulted `training=False`: traced, a scalar tracer)
         callee.bound_when_traced = set()
         changed = False
         if not callee.traced:
