@@ -1240,10 +1240,13 @@ class SemanticModel(DeviceValues):
         cache = self.__dict__.setdefault("_instance_class_cache", {})
         key = (id(owner), name.id)
         if key not in cache:
+            cache[key] = None  # (recursion through callers: unknown while being worked out)
             cache[key] = self._instance_class(name, scope, owner)
         return cache[key]
 
     def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
+        if owner.is_function and name.id in owner.param_nodes:
+            return self._passed_instance_class(name.id, owner)
         # Cheap test first: some binding of the name in its scope must be a call of a plain name.
         if not any(
             isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
@@ -1255,6 +1258,40 @@ class SemanticModel(DeviceValues):
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
         return self._constructed_class(found[1][0].func)
+
+    def _passed_instance_class(self, name: str, owner: Scope):
+        """The class a parameter holds an instance of where every call of its function in the module
+        hands it one of the same class (`train(env, Policy(...))`, or a name bound once to `Policy(...)`,
+        or a parameter of the caller that is one in turn), the parameter unannotated and never rebound
+        in the function: a local ClassDef or a project ClassSummary; None when a caller passes anything
+        else, leaves it to a default, or the module calls the function nowhere."""
+        from jaxlint.semantic.library_models import in_module_callers, rebinds
+
+        node = owner.param_nodes[name]
+        if node.annotation is not None or rebinds(self, owner, name):
+            return None
+        arguments = owner.node.args
+        if name not in owner.params or any(a.arg == name for a in getattr(arguments, "posonlyargs", ())):
+            return None
+        position = owner.params.index(name)
+        calls = in_module_callers(self, owner)
+        if not calls:
+            return None
+        found = None
+        for caller, call in calls:
+            argument = next((k.value for k in call.keywords if k.arg == name), None)
+            if argument is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+                argument = call.args[position]
+            if isinstance(argument, ast.Call) and isinstance(argument.func, (ast.Name, ast.Attribute)):
+                each = self._constructed_class(argument.func)
+            elif isinstance(argument, ast.Name) and argument.id not in ("self", "cls"):
+                each = self.instance_class(argument)
+            else:
+                return None
+            if each is None or (found is not None and each is not found):
+                return None
+            found = each
+        return found
 
     def self_attribute_class(self, node: ast.Attribute):
         """The class `self.obj` holds an instance of, where every assignment to `self.obj` in the

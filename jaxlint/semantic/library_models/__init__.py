@@ -304,12 +304,32 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
             return _called_instance(model, library, function, scope, depth)  # `self.net(x)`
         return None
     if isinstance(function, ast.Name):
+        if function.id == "self":
+            instance = _own_instance_class(model, scope)
+            return None if instance is None else library.entry(f"{instance}.__call__")  # `self(x)` in a method
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
         if kind is not None and kind.startswith("object:"):
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
     return None
+
+
+def _own_instance_class(model, scope) -> str | None:
+    """The modelled class that `self` is an instance of in `scope`: `self` the first parameter of a
+    method (or of the method a nested function is in) of a class of the module deriving from a modelled
+    class (`class Policy(nnx.Module)`: `self(x)` in `Policy.act` runs the network, as `policy(x)` does)."""
+    from jaxlint.semantic.bindings import owning_scope
+
+    method = owning_scope(model, "self", scope)
+    if method is None or method.class_node is None or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    node = method.node
+    if not node.args.args or node.args.args[0].arg != "self" or any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in node.decorator_list
+    ):
+        return None
+    return _annotation_class(model, ast.Name(id=method.class_node.name, ctx=ast.Load()))
 
 
 def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
