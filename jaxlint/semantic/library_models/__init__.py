@@ -260,7 +260,10 @@ def models() -> LibraryModels:
 
 # ----- resolving a call to its entry ----------------------------------------------------------------
 
-_MAX_DEPTH = 4
+# How many steps a kind is followed: a parameter to what its callers pass, to what a (compiled) function
+# returns at a position, to the caller's own parameter, ... (six: a network handed through a jitted
+# step's result into an evaluation helper, two functions up from where it is built).
+_MAX_DEPTH = 6
 
 
 def call_model(model, call: ast.Call, scope=None, depth: int = 0) -> ApiModel | None:
@@ -455,7 +458,7 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
     """The kind of the element at `position` of `value` unpacked into the tuple `target`: an element
     of a tuple written out, of a modelled NamedTuple-like instance (`init, update = optax.adam(lr)`), of
     a `tuple:` kind, or of what every `return` of the plain function or method of the module called
-    gives at that position (`return update, state`, or `return optax.adam(lr)`)."""
+    gives at that position (`return update, state`, or `return optax.adam(lr)`), a compiled one too."""
     count = len(target.elts)
     if any(isinstance(e, ast.Starred) for e in target.elts):
         return None
@@ -473,7 +476,9 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
         if whole.startswith("object:"):
             return _unpacked_field_kind(whole[len("object:"):], position, count)
         return "device_tree" if whole in DEVICE_KINDS else None
-    function = _plain_function(model, value, scope)
+    # (also a function compiled with `jit`/`pmap`/`nnx.jit`: it hands back the pytree classes its body
+    # returns, `state, loss = step(model, batch)` with `return model, loss` gives the model back)
+    function = _plain_function(model, value, scope, compiled=True)
     if function is None or depth >= _MAX_DEPTH:
         return None
     kinds: set[str | None] = set()
