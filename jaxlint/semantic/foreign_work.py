@@ -322,6 +322,8 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
             called.add("<f-string>")
     if called & names:
         return True
+    if member is not None and "self" in called and names is _WORK_NAMES:
+        return True  # `self(x)` in a method: the instance's forward, when the class is a model (asked of its model)
     methods = top.get(member and name)
     # A name bound to what one of `names` returns (`grad_fn = jax.value_and_grad(loss)` at the top
     # level, `self.grad_fn = jax.grad(loss)` in a method of the class), called here by that name.
