@@ -14,7 +14,8 @@ handful of named cases (a mapping's items, a name bound to a literal list of eig
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
-calling an instance of an `nnx.Module` or `eqx.Module` class of the project, an nnx Optimizer's `update`),
+calling an instance of an `nnx.Module` or `eqx.Module` class of the project, also as `self(x)` in a
+method of such a class (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
@@ -34,7 +35,12 @@ self.make_optimizer(lr)` where it returns `update, init(params)` or `optax.adam(
 unannotated parameter called in the loop (`logits = model(ids)`, `net.apply(v, x)`, or `forward(params, x)`
 where the callers hand in a method of such an object, `evaluate(state.apply_fn, ...)`) is what every
 visible caller passes: the module's callers, through parameters they pass on, or, where the module
-calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`).
+calls the function nowhere, the calls in the modules that import it (`main.py: chat(Net(...))`). So is a
+parameter every call of its function in the module hands an instance of one class of the module
+(`roll_out(env, Policy(...))`, then `policy.select_action(obs)` inside), and an element of the tuple a
+compiled function returns where its body returns a parameter there (`trained, loss = step(net, batch)`
+with `return net, loss` under `nnx.jit`: `trained` is what `net` is). A function of another module whose
+decorator differentiates it (`@eqx.filter_value_and_grad def compute_loss`) runs the gradient when called.
 
 Per-leaf work over the whole state the loop carries counts as a whole computation too (asked after
 the others): a tree map combining two or more trees (an EMA or Polyak average, `tree_map(lambda e, p:

@@ -6,9 +6,13 @@ call site that rebinds the argument: one finding per call, naming every argument
 An `eqx.filter_jit` update counts the same way (decorated, nested, or stored on an attribute in
 `__init__`): it donates through its `donate` option ("all", or "all-except-first" when the first
 argument must survive), which the message names; no automatic fix, since that option also donates
-the arrays of every other argument. So does a name bound to what a factory of the module returns
+the arrays of every other argument. So does a name bound to what a factory returns
 (`step = make_step(opt)` whose every return is the nested `@jax.jit def` or `jax.jit(f)` it
-builds), with no automatic fix: the `jit` sits in the factory, shared by all its callers.
+builds), also a name unpacked from the tuple it returns at one position (`init, step = make_fns(lr)`
+with `return init, jax.jit(step)` on every path), of this module or another (its summary records
+which positions are compiled, semantic/project.py), with no automatic fix: the `jit` sits in the
+factory, shared by all its callers. A position compiled on one path only, or bound twice in the
+factory (`jax.pmap` in one branch, `jax.jit` in the other), is not resolved.
 So does a name bound to a `functools.partial` of a compiled callable that fixes only keyword arguments
 (`update_fn = partial(update, loss_fn=loss_fn)` with `update` jitted): the caller's positional arguments
 keep their places, so the partial is the compiled callable with its options. The message names the

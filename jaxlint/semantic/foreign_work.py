@@ -311,7 +311,9 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
         node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == member), None) if isinstance(node, ast.ClassDef) else None
     if node is None or isinstance(node, ast.ClassDef):
         return False
-    called = set()
+    # Its decorators too: a function decorated by a differentiating transform runs the gradient when
+    # called (`@eqx.filter_value_and_grad` over a loss), though its body calls none of `names`.
+    called = {_decorator_name(decorator) for decorator in node.decorator_list}
     for each in ast.walk(node):
         if isinstance(each, ast.Call):
             function = each.func
@@ -320,6 +322,8 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
             called.add("<f-string>")
     if called & names:
         return True
+    if member is not None and "self" in called and names is _WORK_NAMES:
+        return True  # `self(x)` in a method: the instance's forward, when the class is a model (asked of its model)
     methods = top.get(member and name)
     # A name bound to what one of `names` returns (`grad_fn = jax.value_and_grad(loss)` at the top
     # level, `self.grad_fn = jax.grad(loss)` in a method of the class), called here by that name.
@@ -335,6 +339,17 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
                 if isinstance(each, ast.JoinedStr) and "<f-string>" in names:
                     return True
     return False
+
+
+def _decorator_name(decorator: ast.expr) -> str | None:
+    """The last name of a decorator, with or without arguments: `eqx.filter_grad(has_aux=True)` -> `filter_grad`,
+    `partial(jax.grad, argnums=1)` -> `grad`."""
+    if isinstance(decorator, ast.Call):
+        partial = decorator.func.attr if isinstance(decorator.func, ast.Attribute) else getattr(decorator.func, "id", None)
+        decorator = decorator.args[0] if partial == "partial" and decorator.args else decorator.func
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    return getattr(decorator, "id", None)
 
 
 def _names_bound_to_calls(module_body: list[ast.stmt], class_body: list[ast.stmt], names: frozenset[str]) -> set[str]:

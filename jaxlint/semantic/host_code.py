@@ -167,8 +167,40 @@ def _constructed_names(model: SemanticModel) -> set[str]:
                 for target, value in scope.bindings:
                     if isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and local_class(value.func.id, model) is not None:
                         names.add(target.id)
+            names |= _parameters_handed_instances(model, names)
         model.__dict__["_host_code_constructed"] = names
     return names
+
+
+def _parameters_handed_instances(model: SemanticModel, constructed: set[str]) -> set[str]:
+    """Parameters some call of their function in the module hands a construction of one of the
+    module's classes or a name bound to one (`roll_out(env, Actor(...))`, `roll_out(env, actor)`),
+    also a parameter passed on so (two rounds): worth asking `instance_class`, which decides from all
+    the calls."""
+    from jaxlint.semantic.library_models import in_module_callers
+
+    names: set[str] = set()
+    for _ in range(2):
+        known = constructed | names
+        for scope in model.scopes:
+            if not scope.is_function or not scope.params:
+                continue
+            for _, call in in_module_callers(model, scope):
+                for position, argument in enumerate(call.args[: len(scope.params)]):
+                    if isinstance(argument, ast.Starred):
+                        break
+                    if _instance_like(argument, known, model):
+                        names.add(scope.params[position])
+                for keyword in call.keywords:
+                    if keyword.arg in scope.params and _instance_like(keyword.value, known, model):
+                        names.add(keyword.arg)
+    return names
+
+
+def _instance_like(argument: ast.expr, known: set[str], model: SemanticModel) -> bool:
+    if isinstance(argument, ast.Name):
+        return argument.id in known
+    return isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name) and local_class(argument.func.id, model) is not None
 
 
 def _class_attribute_constructors(model: SemanticModel, class_node: ast.ClassDef) -> dict[str, ast.expr | None]:

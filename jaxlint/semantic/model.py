@@ -1059,8 +1059,20 @@ class SemanticModel(DeviceValues):
                 add(JitBinding(key, transform, value, keyword_options(value), function, bound, owner=scope))
         for scope in self.scopes:
             for target, value in scope.bindings:
-                key = binding_key(target) if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
-                built = self._built_by_factory(value, scope) if key is not None else None
+                if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
+                    continue
+                if isinstance(target, ast.Tuple):
+                    # `init, step = make_fns(lr)`: each name is what the factory returns at its position.
+                    if any(isinstance(element, ast.Starred) for element in target.elts):
+                        continue
+                    for position, element in enumerate(target.elts):
+                        key = binding_key(element)
+                        built = self._factory_result(value, scope, position, len(target.elts)) if key is not None else None
+                        if built is not None:
+                            add(dataclasses.replace(built, key=key, owner=scope, built_by_factory=True))
+                    continue
+                key = binding_key(target)
+                built = self._factory_result(value, scope) if key is not None else None
                 if built is not None:
                     add(dataclasses.replace(built, key=key, owner=scope, built_by_factory=True))
         for scope in self.scopes:
@@ -1087,16 +1099,45 @@ class SemanticModel(DeviceValues):
         # Resolved from where the partial reads the name, through the scopes around it.
         return self.jit_binding_for_name(call.args[0])
 
-    def _built_by_factory(self, call: ast.Call, scope: Scope) -> JitBinding | None:
+    def _factory_result(self, call: ast.Call, scope: Scope, position: int | None = None, width: int = 0) -> JitBinding | None:
+        """The compiled callable a factory call gives (at `position` of the tuple it returns): a
+        factory of this module (`_built_by_factory`), or of another module of the project, from its
+        summary (project.FunctionSummary.returned_compiled)."""
+        if isinstance(call.func, ast.Name):
+            built = self._built_by_factory(call, scope, position, width)
+            if built is not None or self.resolve_function(call.func, scope) is not None:
+                return built
+        if self.project is None or not self.imports_from_project:
+            return None
+        qualified = self.qualified_name(call.func)
+        if qualified is None or "." not in qualified or not self.project.may_hold(qualified.partition(".")[0]):
+            return None
+        summary = self.project.function(qualified)
+        if summary is None or summary.transform is not None or not summary.returned_compiled:
+            return None
+        wanted = -1 if position is None else position
+        for at, transform, options, params, via_decorator in summary.returned_compiled:
+            if at == wanted:
+                return JitBinding(qualified, transform, call, dict(options), None, via_decorator=via_decorator,
+                                  external_params=list(params) if params else None)
+        return None
+
+    def _built_by_factory(self, call: ast.Call, scope: Scope, position: int | None = None, width: int = 0) -> JitBinding | None:
         """`step = make_step(opt)` where the module's `make_step` returns the compiled callable it
         builds (a nested `@jax.jit def`, or `g = jax.jit(f)`) on every path: the caller's name is
-        that callable, with its options."""
+        that callable, with its options. With `position`, the element at that position of the tuple
+        of `width` elements every path returns (`init, step = make_fns(lr)`, `return init, jax.jit(step)`)."""
         resolved = self.resolve_function(call.func, scope)
         factory = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
         if factory is None or not factory.returns or factory.in_traced:
             return None
         found = None
-        for returned in factory.returns:
+        for whole in factory.returns:
+            returned = whole
+            if position is not None:
+                if not isinstance(whole, ast.Tuple) or len(whole.elts) != width or any(isinstance(e, ast.Starred) for e in whole.elts):
+                    return None
+                returned = whole.elts[position]
             if isinstance(returned, ast.Call) and returned.args and self.transform_of(returned.func) in jaxapi.COMPILING:
                 # `return jax.jit(step, donate_argnums=...)`: compiled where it is returned.
                 if found is not None:
@@ -1295,10 +1336,13 @@ class SemanticModel(DeviceValues):
         cache = self.__dict__.setdefault("_instance_class_cache", {})
         key = (id(owner), name.id)
         if key not in cache:
+            cache[key] = None  # (recursion through callers: unknown while being worked out)
             cache[key] = self._instance_class(name, scope, owner)
         return cache[key]
 
     def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
+        if owner.is_function and name.id in owner.param_nodes:
+            return self._passed_instance_class(name.id, owner)
         # Cheap test first: some binding of the name in its scope must be a call of a plain name.
         if not any(
             isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
@@ -1310,6 +1354,40 @@ class SemanticModel(DeviceValues):
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
         return self._constructed_class(found[1][0].func)
+
+    def _passed_instance_class(self, name: str, owner: Scope):
+        """The class a parameter holds an instance of where every call of its function in the module
+        hands it one of the same class (`train(env, Policy(...))`, or a name bound once to `Policy(...)`,
+        or a parameter of the caller that is one in turn), the parameter unannotated and never rebound
+        in the function: a local ClassDef or a project ClassSummary; None when a caller passes anything
+        else, leaves it to a default, or the module calls the function nowhere."""
+        from jaxlint.semantic.library_models import in_module_callers, rebinds
+
+        node = owner.param_nodes[name]
+        if node.annotation is not None or rebinds(self, owner, name):
+            return None
+        arguments = owner.node.args
+        if name not in owner.params or any(a.arg == name for a in getattr(arguments, "posonlyargs", ())):
+            return None
+        position = owner.params.index(name)
+        calls = in_module_callers(self, owner)
+        if not calls:
+            return None
+        found = None
+        for caller, call in calls:
+            argument = next((k.value for k in call.keywords if k.arg == name), None)
+            if argument is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+                argument = call.args[position]
+            if isinstance(argument, ast.Call) and isinstance(argument.func, (ast.Name, ast.Attribute)):
+                each = self._constructed_class(argument.func)
+            elif isinstance(argument, ast.Name) and argument.id not in ("self", "cls"):
+                each = self.instance_class(argument)
+            else:
+                return None
+            if each is None or (found is not None and each is not found):
+                return None
+            found = each
+        return found
 
     def self_attribute_class(self, node: ast.Attribute):
         """The class `self.obj` holds an instance of, where every assignment to `self.obj` in the

@@ -25,6 +25,7 @@ directory (scripts importing their siblings), the project root and `root/src`.
 from __future__ import annotations
 
 import ast
+import collections
 import configparser
 import hashlib
 import os
@@ -80,6 +81,10 @@ class FunctionSummary:
     compiled_forward: object | None = None
     # Parameters every return of a compiled function only casts to a dtype (semantic/conversions.py).
     converted_params: tuple[str, ...] = ()
+    # A factory's compiled results (`return init, jax.jit(step)`, a nested `@jax.jit def step` returned):
+    # (position in the returned tuple, -1 for the whole return; transform; its keyword options as
+    # written; the compiled function's positional parameters; whether a decorator applied it).
+    returned_compiled: tuple[tuple, ...] = ()
 
 
 @dataclass
@@ -491,10 +496,105 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     returns_device = _decorated_for_arrays(light, node) or _returns_arrays(light, node)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
-    if returns_device or consumed or synced or fresh_deps is not None or key_forwards:
+    compiled = () if has_self or node.decorator_list else _returned_compiled(light, node)
+    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
-                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards)
+                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
+                               returned_compiled=compiled)
     return None
+
+
+def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
+    """The compiled callables a plain function returns, by position: every `return` is a tuple of one
+    width (or every one a single value), and at a position every one returns the same compiled callable,
+    built in the function (`jax.jit(step, ...)` returned as is, or a name bound once to it, or a nested
+    `@jax.jit def`). () when there are none: the factory summary model.py reads for
+    `init, step = make_fns(lr)` in another module (JitBinding.built_by_factory)."""
+    from jaxlint.semantic import jaxapi
+    from jaxlint.semantic.model import keyword_options
+
+    returns: list[ast.expr] = []
+    defs: dict[str, ast.AST] = {}
+    compiled: dict[str, tuple] = {}
+    plain: dict[str, int] = {}  # names bound otherwise than to a compiled callable (or a def it wraps)
+    # In source order, outer statements first: a `def step` is seen before `step = jax.jit(step)`.
+    pending = collections.deque(node.body)
+    while pending:
+        child = pending.popleft()
+        kind = child.__class__
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            use = next((u for u in map(light.decorator_transform, child.decorator_list) if u is not None and u.qualified in jaxapi.COMPILING), None)
+            if use is not None:
+                compiled[child.name] = (use.qualified, dict(use.options), tuple(_positional(child)[0]), True) if child.name not in compiled else None
+            elif child.decorator_list or child.name in defs:
+                plain[child.name] = plain.get(child.name, 0) + 1
+            defs[child.name] = child
+            continue
+        if kind is ast.Lambda or kind is ast.ClassDef:
+            continue
+        if kind is ast.Yield or kind is ast.YieldFrom:
+            return ()
+        if kind is ast.Return:
+            if child.value is None:
+                return ()
+            returns.append(child.value)
+        elif kind is ast.Assign:
+            value = child.value
+            transform = light.transform_of(value.func) if isinstance(value, ast.Call) and value.args else None
+            single = len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+            if single and transform in jaxapi.COMPILING:
+                name = child.targets[0].id
+                wrapped = value.args[0]
+                params = ()
+                if isinstance(wrapped, ast.Name) and wrapped.id in defs:
+                    params = tuple(_positional(defs[wrapped.id])[0])
+                compiled[name] = (transform, keyword_options(value), params, False) if name not in compiled else None
+            else:
+                for target in child.targets:
+                    for name in bound_names(target):
+                        plain[name] = plain.get(name, 0) + 1
+        elif kind in (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr):
+            for target in _bound_targets(child):
+                for name in bound_names(target):
+                    plain[name] = plain.get(name, 0) + 1
+        pending.extend(child_nodes(child))
+    if not returns:
+        return ()
+    tuples = [r for r in returns if isinstance(r, ast.Tuple)]
+    if tuples and len(tuples) != len(returns):
+        return ()
+    width = len(tuples[0].elts) if tuples else 1
+    if any(len(r.elts) != width or any(isinstance(e, ast.Starred) for e in r.elts) for r in tuples):
+        return ()
+    found = []
+    for position in range(width):
+        entries = set()
+        for whole in returns:
+            element = whole.elts[position] if tuples else whole
+            entry = None
+            if isinstance(element, ast.Name) and element.id not in plain:
+                entry = compiled.get(element.id)
+            elif isinstance(element, ast.Call) and element.args and light.transform_of(element.func) in jaxapi.COMPILING:
+                wrapped = element.args[0]
+                params = tuple(_positional(defs[wrapped.id])[0]) if isinstance(wrapped, ast.Name) and wrapped.id in defs else ()
+                entry = (light.transform_of(element.func), keyword_options(element), params, False)
+            if entry is None:
+                entries = set()
+                break
+            entries.add((entry[0], tuple(sorted((k, ast.dump(v)) for k, v in entry[1].items())), entry[2], entry[3]))
+            kept = entry
+        if len(entries) == 1:
+            found.append((position if tuples else -1, kept[0], kept[1], kept[2], kept[3]))
+    return tuple(found)
+
+
+def _bound_targets(statement: ast.AST) -> list[ast.AST]:
+    kind = statement.__class__
+    if kind is ast.For or kind is ast.AsyncFor or kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+        return [statement.target]
+    if kind is ast.With or kind is ast.AsyncWith:
+        return [item.optional_vars for item in statement.items if item.optional_vars is not None]
+    return []
 
 
 _DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})

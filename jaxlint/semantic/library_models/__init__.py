@@ -263,7 +263,10 @@ def models() -> LibraryModels:
 
 # ----- resolving a call to its entry ----------------------------------------------------------------
 
-_MAX_DEPTH = 4
+# How many steps a kind is followed: a parameter to what its callers pass, to what a (compiled) function
+# returns at a position, to the caller's own parameter, ... (six: a network handed through a jitted
+# step's result into an evaluation helper, two functions up from where it is built).
+_MAX_DEPTH = 6
 
 
 def call_model(model, call: ast.Call, scope=None, depth: int = 0) -> ApiModel | None:
@@ -307,12 +310,32 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
             return _called_instance(model, library, function, scope, depth)  # `self.net(x)`
         return None
     if isinstance(function, ast.Name):
+        if function.id == "self":
+            instance = _own_instance_class(model, scope)
+            return None if instance is None else library.entry(f"{instance}.__call__")  # `self(x)` in a method
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
         if kind is not None and kind.startswith("object:"):
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
     return None
+
+
+def _own_instance_class(model, scope) -> str | None:
+    """The modelled class that `self` is an instance of in `scope`: `self` the first parameter of a
+    method (or of the method a nested function is in) of a class of the module deriving from a modelled
+    class (`class Policy(nnx.Module)`: `self(x)` in `Policy.act` runs the network, as `policy(x)` does)."""
+    from jaxlint.semantic.bindings import owning_scope
+
+    method = owning_scope(model, "self", scope)
+    if method is None or method.class_node is None or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    node = method.node
+    if not node.args.args or node.args.args[0].arg != "self" or any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in node.decorator_list
+    ):
+        return None
+    return _annotation_class(model, ast.Name(id=method.class_node.name, ctx=ast.Load()))
 
 
 def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
@@ -438,7 +461,7 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
     """The kind of the element at `position` of `value` unpacked into the tuple `target`: an element
     of a tuple written out, of a modelled NamedTuple-like instance (`init, update = optax.adam(lr)`), of
     a `tuple:` kind, or of what every `return` of the plain function or method of the module called
-    gives at that position (`return update, state`, or `return optax.adam(lr)`)."""
+    gives at that position (`return update, state`, or `return optax.adam(lr)`), a compiled one too."""
     count = len(target.elts)
     if any(isinstance(e, ast.Starred) for e in target.elts):
         return None
@@ -456,7 +479,9 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
         if whole.startswith("object:"):
             return _unpacked_field_kind(whole[len("object:"):], position, count)
         return "device_tree" if whole in DEVICE_KINDS else None
-    function = _plain_function(model, value, scope)
+    # (also a function compiled with `jit`/`pmap`/`nnx.jit`: it hands back the pytree classes its body
+    # returns, `state, loss = step(model, batch)` with `return model, loss` gives the model back)
+    function = _plain_function(model, value, scope, compiled=True)
     if function is None or depth >= _MAX_DEPTH:
         return None
     kinds: set[str | None] = set()
