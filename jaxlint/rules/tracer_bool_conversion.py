@@ -92,7 +92,7 @@ class TracerBoolConversion(Rule):
         scope = context.scope(node)
         where = f"in traced function `{scope.name}`"
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            if context.level(node.test, scope) == ARRAY:
+            if _converted_level(node.test, scope, context) == ARRAY:
                 keyword = {ast.If: "if", ast.While: "while", ast.IfExp: "conditional expression"}[type(node)]
                 fix = control_flow_fix.control_flow_fix(node, context, scope)
                 hint = "use `lax.while_loop`" if isinstance(node, ast.While) else "use `jnp.where` or `lax.cond`"
@@ -104,7 +104,7 @@ class TracerBoolConversion(Rule):
                     fix=None if isinstance(fix, str) else fix,
                 )
         elif isinstance(node, ast.Assert):
-            if context.level(node.test, scope) == ARRAY:
+            if _converted_level(node.test, scope, context) == ARRAY:
                 context.report(
                     node.test,
                     f"`assert` on traced value `{snippet(context.text(node.test))}` {where} raises "
@@ -112,7 +112,7 @@ class TracerBoolConversion(Rule):
                 )
         elif isinstance(node, ast.comprehension):
             for condition in node.ifs:
-                if context.level(condition, scope) == ARRAY:
+                if _converted_level(condition, scope, context) == ARRAY:
                     context.report(
                         condition,
                         f"comprehension `if` on traced value `{snippet(context.text(condition))}` {where} raises "
@@ -191,6 +191,16 @@ def _minmax_fix(node: ast.Call, context, function: str):
         return None
     first, second = (context.text(arg) for arg in node.args)
     return context.fix(f"Use `{name}`", [context.replace(node, f"{name}({first}, {second})"), *import_edits], safe=True)
+
+
+def _converted_level(test: ast.expr, scope, context) -> int:
+    """The level of what a condition converts with `bool()`: `not x` and `a and not b` convert `x`
+    and `b` themselves (the result of `not` is a Python bool, but computing it calls `bool(x)`)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _converted_level(test.operand, scope, context)
+    if isinstance(test, ast.BoolOp):
+        return max(_converted_level(value, scope, context) for value in test.values)
+    return context.level(test, scope)
 
 
 def _in_condition(node: ast.AST) -> bool:

@@ -674,6 +674,13 @@ class SemanticModel(DeviceValues):
             target, bound, keywords = resolved
             self._mark_traced(target, use, bound, keywords)
             target.trace_sites.append(scope)
+        elif use.qualified in jaxapi.JIT_LIKE and isinstance(node, ast.Attribute) and node.attr == "apply":
+            # `jax.jit(model.apply)`: the class's `__call__` runs traced, its arguments after the
+            # variables (argument 0 of `apply`, counted by `static_argnums` as `self` would be).
+            method = self._linen_method(node, "__call__")
+            if method is not None:
+                self._mark_traced(method, dataclasses.replace(use, counts_self=True), 0, set())
+                method.trace_sites.append(scope)
 
     def _mark_traced(self, scope: Scope, use: TransformUse, bound: int, bound_keywords: set[str]) -> None:
         scope.bound_when_traced = set(bound_keywords) if scope.bound_when_traced is None else scope.bound_when_traced & bound_keywords
@@ -1730,9 +1737,6 @@ class SemanticModel(DeviceValues):
         function = call.func
         if not isinstance(function, ast.Attribute) or function.attr not in ("apply", "init", "init_with_output") or not call.args:
             return None
-        owner = self.called_instance_class(function.value)
-        if not isinstance(owner, ast.ClassDef) or library_models.value_class(self, function.value, self.scope_for(call)) != "flax.linen.Module":
-            return None
         method = next((k.value for k in call.keywords if k.arg == "method"), None)
         if method is None:
             name = "__call__"
@@ -1741,6 +1745,14 @@ class SemanticModel(DeviceValues):
         elif isinstance(method, ast.Attribute):
             name = method.attr
         else:
+            return None
+        return self._linen_method(function, name)
+
+    def _linen_method(self, function: ast.Attribute, name: str) -> Scope | None:
+        """Method `name` of the class of this module whose instance `function.value` is, when that
+        class is a Flax linen Module."""
+        owner = self.called_instance_class(function.value)
+        if not isinstance(owner, ast.ClassDef) or library_models.value_class(self, function.value, self.scope_for(function)) != "flax.linen.Module":
             return None
         return self.class_methods.get(owner, {}).get(name)
 
