@@ -712,6 +712,8 @@ class _Flow:
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
                         if _key_root(key) not in bound and not _assigned_walrus(node, _key_root(key)) and not key_values.is_seed(key) and self.worth_reporting(call, call):
+                            if key_values.paired_over_elements(call, node, bound, self.context):
+                                continue  # `[permutation(key, a) for a in arrays]`: one order for parallel arrays
                             self.report_loop(call, key, node)
         return state
 

@@ -477,8 +477,24 @@ def result_is_read(call: ast.Call, function: ast.AST, context, _seen: set[int] |
     if isinstance(statement, ast.Expr):
         return not pure_call(call, context)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not call:
-        return True
+        enclosing = _enclosing_assignment(call)
+        if enclosing is None:
+            return True
+        # `m: T = normal(k, s) * c` then `m = ...` before any read: the value computed from the draw is
+        # dead as a whole (`_statement_live` asks that every call of it has no other effect).
+        return _statement_live(enclosing, function, context, _seen if _seen is not None else set())
     return _statement_live(statement, function, context, _seen if _seen is not None else set())
+
+
+def _enclosing_assignment(call: ast.Call) -> ast.stmt | None:
+    """The assignment whose value computes with `call` through operators, calls and subscripts, or None
+    (a lambda, comprehension or walrus on the way keeps or binds the value elsewhere)."""
+    current = parent_of(call)
+    while current is not None and not isinstance(current, ast.stmt):
+        if current.__class__ in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr):
+            return None
+        current = parent_of(current)
+    return current if isinstance(current, (ast.Assign, ast.AnnAssign)) and current.value is not None else None
 
 
 def helper_draws_dropped(call: ast.Call, argument: ast.expr, function: ast.AST, context) -> bool:
@@ -1043,6 +1059,25 @@ def paired_draws(first: ast.Call, second: ast.Call, context) -> bool:
     return rest(first) == rest(second) and ast.dump(first.args[1]) != ast.dump(second.args[1])
 
 
+def paired_over_elements(call: ast.Call, comprehension: ast.AST, bound: set[str], context) -> bool:
+    """`[permutation(key, a) for a in arrays]` (or `choice`, `shuffle`): the comprehension written out is
+    `permutation(key, x)`, `permutation(key, y)`, ... with every argument but the array the same, the
+    paired draws above: one order for every parallel array, on purpose. Only where the array is the
+    comprehension's element itself (not `permutation(key, n) for n in range(...)`: sizes, not arrays)."""
+    if _random_name(call, context) not in _PAIRING or len(call.args) < 2:
+        return False
+    element = call.args[1]
+    if element.__class__ is not ast.Name or element.id not in bound:
+        return False
+    for generator in getattr(comprehension, "generators", ()):
+        if element.id in {n.id for n in walk(generator.target) if n.__class__ is ast.Name}:
+            iterable = generator.iter
+            if iterable.__class__ is ast.Call and context.qualified_name(iterable.func) in ("builtins.range", "builtins.enumerate"):
+                return False
+    others = [call.args[0], *call.args[2:], *(keyword.value for keyword in call.keywords)]
+    return not any(n.__class__ is ast.Name and n.id in bound for other in others for n in walk(other))
+
+
 def exclusive_masks(first: ast.Call, second: ast.Call) -> bool:
     """Draws multiplied by mutually exclusive masks (`draw(k) * (kind == 0)` and `draw(k) * (kind == 1)`):
     at most one survives, so sharing the key is harmless."""
@@ -1082,6 +1117,18 @@ _TYPE_READERS = frozenset({
     "jax.ShapeDtypeStruct",
 })
 _TRACING_TRANSFORMS = frozenset({"jax.make_jaxpr", "jax.xla_computation"})
+# Restores that read a tree only for its structure and replace every leaf with the stored value:
+# (position, keyword) of that template. (Flax's `restore_checkpoint` hands the template back where no
+# checkpoint exists; a script that restores means to run on one.)
+_RESTORE_TEMPLATES = {
+    "equinox.tree_deserialise_leaves": (1, "like"),
+    "flax.training.checkpoints.restore_checkpoint": (1, "target"),
+    "flax.serialization.from_bytes": (0, "target"),
+    "flax.serialization.from_state_dict": (0, "target"),
+}
+# Builders of a tree that holds their arguments as they are (`TrainState.create(params=p, tx=tx)`): a
+# result read only for its structure makes the values it holds irrelevant too.
+_TREE_HOLDERS = frozenset({"flax.training.train_state.TrainState.create"})
 
 
 def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 0) -> bool:
@@ -1111,7 +1158,10 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
-        return _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
+        return (
+            _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
+            or _holder_only_abstract(call, function, context, depth)  # `TrainState.create(params=p)` restored over
+        )
     if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         return _only_abstract(parent, function, context, depth)  # `x[None, ...]`, `x * 2`: a value computed from it
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
@@ -1141,6 +1191,12 @@ def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth
             return False  # `cache.update(product=jnp.dot(a, b))`: a method of another object may keep the result
         child, current = current, parent_of(current)
     return _only_abstract(call, function, context, depth)
+
+
+def _holder_only_abstract(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+    """`call` builds a tree holding its arguments as they are (`TrainState.create(params=p, tx=tx)`),
+    and that tree is read only for its structure (the template of a restore)."""
+    return context.qualified_name(call.func) in _TREE_HOLDERS and depth < 3 and _only_abstract(call, function, context, depth)
 
 
 def _inside_timed_lambda(node: ast.AST, context) -> bool:
@@ -1223,6 +1279,11 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 
         return argument is not (call.args[0] if call.args else None)
     if qualified == "builtins.len" or (qualified in _TYPE_READERS and call.args and argument is call.args[0]):
         return True
+    if qualified in _RESTORE_TEMPLATES:
+        position, keyword = _RESTORE_TEMPLATES[qualified]
+        return (len(call.args) > position and argument is call.args[position]) or any(
+            k.arg == keyword and k.value is argument for k in call.keywords
+        )  # `eqx.tree_deserialise_leaves(path, model)`: the restored leaves replace the template's
     if isinstance(function, ast.Call) and context.qualified_name(function.func) in _TRACING_TRANSFORMS:
         return True  # `jax.make_jaxpr(f)(x)`
     if depth < 3 and _local_parameter_abstract(argument, call, context, depth):
