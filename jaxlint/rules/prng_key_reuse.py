@@ -796,7 +796,7 @@ class _Flow:
             # the framework's own would: flagged as before.)
             if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
-        elif _derives_own_keys(first, second, self.context):
+        elif _derives_own_keys(first, second, self.context) and not key_values.same_key_sequence(first, second, key, self.context):
             return False
         elif _through_helper(first, self.context) or _through_helper(second, self.context):
             return False  # one key handed to a modelled library call for two inputs pairs its draws

@@ -1745,6 +1745,21 @@ def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> b
     return consumers is not None and all(derives_keys_by_name(c, parameter, context, depth + 1) for c in consumers)
 
 
+def same_key_sequence(first: ast.Call, second: ast.Call, key: str, context) -> bool:
+    """Both calls turn the key into their draws' keys by splitting it in call order (library model
+    `key_derivation: split`: Haiku's `init`/`apply`, whose `hk.next_rng_key()` comes from a
+    PRNGSequence of the key). Two such calls on one key hand the same keys, in the same order, to their
+    first, second, ... draw, whatever the two networks are: the first layer of each is drawn from one
+    key. (Flax folds each module's path into the key instead: whether two models' paths coincide is
+    more than the source shows.)"""
+    model = context.model
+    for call in (first, second):
+        entry = library_models.call_model(model, call, model.scope_for(call))
+        if entry is None or entry.key_derivation != "split" or not entry.consumes_key:
+            return False
+    return True
+
+
 def derives_keys_by_split(call: ast.Call, context) -> bool:
     """A library call whose model says `key_derivation: split`: it draws from the keys `split(key, n)`
     returns, in order (Haiku's `init`/`apply` reserve keys with `split`), so a later `split(key)` of the
