@@ -974,6 +974,11 @@ class _Flow:
             ):
                 return _SPLIT_AFTER_SPLITTING_DRAW.format(name=_function_name(first, context))
             return _SPLIT_AFTER_DRAW
+        if key_values.same_key_sequence(first, second, "", context):
+            return (
+                ": both split it into the same key sequence in call order (Haiku's `hk.next_rng_key()`), so the "
+                "first draw of each network (its first parameter, or dropout mask) uses one key, the second the next"
+            )
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
