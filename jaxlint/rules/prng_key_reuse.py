@@ -796,6 +796,11 @@ class _Flow:
             # the framework's own would: flagged as before.)
             if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
+            if any(helper and key_values.hands_only_to_frameworks(call, key, self.context) for helper, call in zip(helpers, (first, second))):
+                # `train(key, ...)` whose body only runs `model.init(key, x)`: the framework call beside a
+                # different consumer, one call away (see `_derives_own_keys`).
+                if not key_values.same_key_sequence(first, second, key, self.context):
+                    return False
         elif _derives_own_keys(first, second, self.context) and not key_values.same_key_sequence(first, second, key, self.context):
             return False
         elif _through_helper(first, self.context) or _through_helper(second, self.context):

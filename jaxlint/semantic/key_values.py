@@ -1745,6 +1745,34 @@ def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> b
     return consumers is not None and all(derives_keys_by_name(c, parameter, context, depth + 1) for c in consumers)
 
 
+def hands_only_to_frameworks(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """`call` runs a function of this module that hands the key `key` only to framework calls, which
+    derive the keys they draw from (`def train(rng, ...): params = model.init(rng, x)`; also through
+    further such functions): beside another consumer it is that framework call, written one call away.
+    A framework call is a method read off an object the project does not define (`.init`, `.reset`,
+    `.step`, `.sample`, or one given `rngs=`), not a `jax.random` sampler."""
+    found = _module_function_receiving(call, key, context, depth)
+    if found is None:
+        return False
+    function, parameter = found
+    consumers = _calls_handed(function, parameter, rngs_dicts=True)
+    if consumers is None:
+        return False
+    model = context.model
+    for consumer in consumers:
+        if hands_only_to_frameworks(consumer, parameter, context, depth + 1):
+            continue
+        method = consumer.func
+        framework = (method.__class__ is ast.Attribute and method.attr in KEY_METHODS) or any(k.arg == "rngs" for k in consumer.keywords)
+        if not framework or is_random_call(consumer, context) or model.resolve_function(method, model.scope_for(consumer)) is not None:
+            return False
+        if method.__class__ is ast.Attribute and (
+            method.value.__class__ not in (ast.Name, ast.Attribute) or model.called_instance_class(method.value) is not None
+        ):
+            return False  # `Sampler().init(key, n)`, `sampler.init(key, n)`: maybe a method the project defines
+    return True
+
+
 def same_key_sequence(first: ast.Call, second: ast.Call, key: str, context) -> bool:
     """Both calls turn the key into their draws' keys by splitting it in call order (library model
     `key_derivation: split`: Haiku's `init`/`apply`, whose `hk.next_rng_key()` comes from a
@@ -1995,11 +2023,25 @@ def applied_per_element(call: ast.Call, loop: ast.AST, context) -> bool:
     holder = parent_of(call)
     if isinstance(holder, ast.Assign) and holder.value is call and len(holder.targets) == 1:
         target = holder.targets[0]
-        return (
-            isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id in element_names
-            and isinstance(target.value, ast.Name) and target.value.id not in element_names
-        )
+        if isinstance(target, ast.Name) and target.id not in element_names:
+            # `params = train(key, opt); results[name] = params`: stored under the element's name one
+            # statement later, and read in the loop by nothing else (not carried into the next call).
+            reads = [n for n in walk(loop) if n.__class__ is ast.Name and n.id == target.id and n.ctx.__class__ is ast.Load]
+            return bool(reads) and all(_stored_under(read, element_names) for read in reads)
+        return _stored_under(call, element_names)
     return False  # (`out.append(act(key, x))` keeps no element's name: a rollout as often as a transform)
+
+
+def _stored_under(value: ast.AST, element_names: set[str]) -> bool:
+    """`out[name] = value`, `name` an element the loop iterates, `out` not one."""
+    holder = parent_of(value)
+    if not isinstance(holder, ast.Assign) or holder.value is not value or len(holder.targets) != 1:
+        return False
+    target = holder.targets[0]
+    return (
+        isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id in element_names
+        and isinstance(target.value, ast.Name) and target.value.id not in element_names
+    )
 
 
 # ----- test inputs of an identity check ---------------------------------------------------------
