@@ -475,6 +475,7 @@ class _Flow:
         self.context = context
         self.function = function
         self.reported: set[int] = set()
+        self.repeated_loops: set[int] = set()
         # key -> [(call, message, fix)]: one finding per key and flow, reported by `finish`.
         self.findings: dict[str, list[tuple[ast.Call, str, object]]] = {}
         self.scope = context.model.scope_of_node.get(function)
@@ -604,6 +605,7 @@ class _Flow:
         return state
 
     def loop(self, node, state):
+        self.literal_keys_repeated(node)
         entry = dict(state)
         if isinstance(node, ast.While):
             entry = self.expression(node.test, entry, node)
@@ -884,6 +886,45 @@ class _Flow:
         return False
 
     # ----- reports --------------------------------------------------------------------------
+
+    def literal_keys_repeated(self, loop) -> None:
+        """A key made from a literal seed in the body of a loop whose iterations are alike
+        (`for _ in range(n): batch = get_batch(PRNGKey(0), data)`): every iteration draws what the
+        previous one drew (key_values.iterations_alike says why that is not a fixed seed on purpose)."""
+        if id(loop) in self.repeated_loops or not key_values.iterations_alike(loop, self.context):
+            return
+        self.repeated_loops.add(id(loop))
+        context = self.context
+        model = context.model
+        for call in _own_calls(loop):
+            passed = [*call.args, *(k.value for k in call.keywords)]
+            passed += [v for k in call.keywords if k.arg == "rngs" and isinstance(k.value, ast.Dict) for v in k.value.values]
+            candidates = [
+                a for a in passed
+                if key_values.literal_seed(a, context) is not None
+                or (isinstance(a, ast.Name) and key_values.reseeded_in_loop(a.id, call, self.function, context))
+            ]
+            if not candidates:
+                continue
+            drawn = key_values.consumed_arguments(call, context, lambda name: name in self.known_keys, framework=self.framework, helpers=self.helpers)
+            if self.helpers:
+                drawn = [*drawn, *effects.consumed_key_arguments(model, call, model.scope_for(call))]
+            for argument in candidates:
+                if not any(argument is d for d in drawn):
+                    continue
+                if id(call) in self.reported or not self.read(call) or not self.worth_reporting(call, call):
+                    continue
+                if key_values.draw_values_unused(call, self.function, context):
+                    continue
+                self.reported.add(id(call))
+                text = context.text(argument)
+                self.record(
+                    f"repeated {id(loop)}", call,
+                    f"PRNG key `{text}` is made from the same literal seed in every iteration of this loop, whose "
+                    f"iterations differ in nothing else (its variable is not read), so every iteration draws the same "
+                    f"numbers; make the key once before the loop and split it per iteration",
+                )
+                break
 
     def report_reuse(self, call: ast.Call, key: str, previous: ast.Call, statement) -> None:
         if id(call) in self.reported:
@@ -1385,6 +1426,21 @@ def _assigned_walrus(node, key: str) -> bool:
 
 
 RULE = PrngKeyReuse()
+
+
+def _own_calls(loop) -> list[ast.Call]:
+    """The calls in a loop (header and body), not inside nested functions, classes or lambdas."""
+    calls = []
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        for child in child_nodes(node):
+            if child.__class__ in _DEFINITIONS:
+                continue
+            if child.__class__ is ast.Call:
+                calls.append(child)
+            stack.append(child)
+    return calls
 
 
 def _in_loop(node: ast.AST) -> bool:

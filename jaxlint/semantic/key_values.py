@@ -65,6 +65,30 @@ def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> boo
     )
 
 
+# Clocks: a loop that reads one measures how long identical work takes (a benchmark repeats it on purpose).
+_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time", "timeit.default_timer"})
+
+
+def iterations_alike(loop: ast.AST, context) -> bool:
+    """Every iteration of a `for` loop starts from the same inputs as far as its target goes: the loop
+    variable is `_` or never read in the body (`for _ in range(num_batches)`). A key made from a literal
+    seed in such a loop is not a fixed seed shared by settings being compared (`for t in ts: key =
+    PRNGKey(42)`: each `t` differs): each iteration repeats the last one's draws, so repeating them was
+    not the point (ten evaluation batches that are one batch ten times). Not a loop that reads a clock: a
+    benchmark repeats identical work on purpose."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    targets = set(target_names(loop.target))
+    if not targets:
+        return False
+    for node in walk(loop):
+        if node.__class__ is ast.Name and node.id in targets and node.ctx.__class__ is ast.Load and not node.id.startswith("_"):
+            return False
+        if node.__class__ is ast.Call and context.qualified_name(node.func) in _CLOCKS:
+            return False
+    return True
+
+
 def literal_seed(node: ast.AST, context) -> str | None:
     """`seed 0` for `jax.random.PRNGKey(0)` / `jax.random.key(0)` with a literal int seed."""
     if not isinstance(node, ast.Call) or context.qualified_name(node.func) not in KEY_MAKERS:
