@@ -96,7 +96,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   inputs of a benchmark, also where the timed expression computes with them, `%timeit jnp.dot(x, x.T)`, or
   reaches them through functions of the same body that only the timer runs: `def apply(v): return W @ v`
   then `%timeit vmap(apply)(xs)`; a function's own parameter of the same name is no read of the draw).
-  Such dummy inputs share bits with nothing that matters. The value model (semantic/key_values.py) follows where the draw flows.
+  Such dummy inputs share bits with nothing that matters. Likewise a model or parameters drawn only to
+  be the template of a restore, which replaces every leaf with the stored value
+  (`eqx.tree_deserialise_leaves(path, model)`, Flax `restore_checkpoint(dir, target=state)` also
+  through `TrainState.create(params=...)`, `serialization.from_bytes(params, data)`): the drawn values
+  never reach a result. The value model (semantic/key_values.py) follows where the draw flows.
 - Draws that are the inputs of a check that two computations agree, after both draws (one side computed
   from the draw, both from the draws of that body): `assert
   np.allclose(per_example_grads(w, X), vmapped_grads(w, X))`, `np.testing.assert_allclose(jacfwd(f)(x),
@@ -109,19 +113,26 @@ Not flagged, because nothing is shared or it is shared on purpose:
   random features of a kernel need; only a helper that consumes the key on every iteration of a
   loop is flagged.
 - A loop that hands one key and each element it iterates to a project function and stores each result
-  under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`): the
-  loop written out of `crop(key, a)` and `crop(key, b)`, one random transform applied alike to several
+  under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`, or binds it
+  to a name read only so: `params = train(key, opt); results[name] = params`, one start for every
+  optimiser compared): the loop written out of `crop(key, a)` and `crop(key, b)`, one random transform applied alike to several
   inputs, as above. A result carried into the next iteration (`w = step(key, w, batch)`) is flagged.
 - A framework call (not a project function) beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
   splits it in call order, environments split it per step), so whether the bits coincide is more
-  than the source shows. The same method of the same object twice (`model.apply(..., rngs=...)`
-  with two inputs, or in a loop) repeats its draws and is flagged.
+  than the source shows. So is a function of the module that only hands the key to such a call
+  (`train(key, ...)` whose body runs `model.init(key, x)`): the framework call one call away. The same
+  method of the same object twice (`model.apply(..., rngs=...)` with two inputs, or in a loop) repeats
+  its draws and is flagged, and so do two Haiku networks given one key (`actor.init(key, x)` and
+  `critic.init(key, x, a)` of two `hk.transform`s, also `@hk.transform` functions): Haiku splits the key
+  into one sequence in call order (`hk.next_rng_key()`, library model `key_derivation: split`), so the
+  first draw of each network uses the same key, whatever the networks are.
 - A key a loop rebinds at the top of every iteration (`key, sub = split(key)`), used again after the
   loop: only the path that skips the loop entirely (zero iterations) would reuse it.
 - A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
-  any read, or one read only by statements that are themselves dead this way (a smoke test that
+  any read (also a value computed from the draw by calls that have no other effect: `m: T =
+  normal(k, s) * c` then `m = ...` before any read of `m`), or one read only by statements that are themselves dead this way (a smoke test that
   resets an env, inits a policy and steps once, discarding the step).
 - A project function whose draws from the key reach nothing but parts of what it returns (it splits
   or samples the key and returns the result, handing it to no other call, object or test), called
@@ -134,7 +145,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   the same for `y`, `data[permutation(key, jnp.arange(n))]` and the same for `masks`): identical
   values on purpose, keeping parallel arrays aligned.
 - Paired draws: `permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every
-  other argument the same, keeping parallel arrays aligned.
+  other argument the same, keeping parallel arrays aligned; also written as a comprehension over the
+  arrays (`[permutation(key, a) for a in arrays]`, the array the only argument that varies; not over
+  `range(...)`, whose elements are sizes).
 - Draws in the two value arms of one `jnp.where` (`where(mix < 0.8, randint(k, (), 24, 31),
   randint(k, (), 31, 37))`: each element takes one), and a draw with one possible value
   (`randint(k, (), minval=0, maxval=1)`: no random bits used).
@@ -165,7 +178,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
   made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
-  setting). Likewise a
+  setting). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
+  clock, as a benchmark does): `for _ in range(n): batch = get_batch(PRNGKey(0), data)` draws one batch n
+  times, and that is flagged. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
