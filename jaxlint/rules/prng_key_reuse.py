@@ -54,6 +54,12 @@ from without advancing it (directly, through a local name `key = self.rng`, or b
 method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
 per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
+A function run once per leaf of a tree is a loop too: the `init` and `update` that an `@optimizer`
+factory (`jax.example_libraries.optimizers`) returns, which the decorator maps over every parameter
+leaf, and the function of `jax.tree.map(f, tree)`. A key it makes from a literal seed (`key =
+PRNGKey(1)` kept in each leaf's state) or draws from out of the scope around it (`lambda p: p +
+normal(key, p.shape)`) is one key for every leaf, so leaves of one shape get the same numbers (not
+`permutation(key, leaf)`, one order for parallel arrays, as paired draws are).
 The body of a `lax.scan`, `lax.fori_loop` or `lax.while_loop` is a loop too: it runs once per step
 and starts from the carry it returned, so a key that enters in the carry and leaves in it unchanged
 (`params, key = carry` ... `return (params, key), out`) and is drawn from in between draws the same
@@ -303,6 +309,7 @@ class PrngKeyReuse(Rule):
                 self._shadowed_seeds(context)
                 self._default_keys(context)
                 self._stale_keys_through_instances(context)
+                self._keys_alike_per_leaf(context)
             if (
                 first_import
                 and (
@@ -326,6 +333,23 @@ class PrngKeyReuse(Rule):
             flow.run()
             flow.finish()
         self._captured_keys(node, context)
+
+    def _keys_alike_per_leaf(self, context) -> None:
+        """A function run once per leaf of a tree (an `@optimizer`'s `init`/`update`, the function of
+        `jax.tree.map`) that makes its key from a literal seed or draws from a key of the scope around
+        it: every leaf gets the same key, so leaves of one shape draw the same numbers."""
+        if not any(key_values.is_random_call(call, context) or key_values.literal_seed(call, context) for scope in context.model.scopes for call in scope.calls):
+            return
+        for function, why in key_values.per_leaf_functions(context):
+            if context.in_test_code(function):
+                continue
+            for node, key in key_values.keys_alike_per_leaf(function, context)[:1]:
+                context.report(
+                    node,
+                    f"PRNG key `{key}` is the same for every leaf: {why}, so every leaf draws "
+                    f"from this one key and leaves of one shape get the same numbers; give each leaf its own key "
+                    f"(split one key into as many as there are leaves, `jax.random.split(key, len(leaves))`)",
+                )
 
     def _shadowed_seeds(self, context) -> None:
         """`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in range(0, total, n)]`: the key is

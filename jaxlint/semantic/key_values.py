@@ -65,6 +65,67 @@ def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> boo
     )
 
 
+# ----- functions run once per leaf of a tree ---------------------------------------------------------
+
+# Decorators of an optimizer factory returning (init, update, get_params) whose decorated form maps
+# `init` and `update` over every leaf of the parameters (jax/example_libraries/optimizers.py, `optimizer`:
+# `tree_map(init, x0_tree)`, then `map(partial(update, i), g_flat, state_flat)`).
+_PER_LEAF_OPTIMIZERS = frozenset({"jax.example_libraries.optimizers.optimizer", "jax.experimental.optimizers.optimizer"})
+_TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+
+
+def per_leaf_functions(context) -> list[tuple[ast.AST, str]]:
+    """The functions of the module that run once per leaf of a tree, and why: the `init` and `update`
+    an `@optimizer` factory returns (the decorator maps them over the parameters), and a lambda or
+    local function passed as the function of `jax.tree.map(f, tree)`. A key such a function makes from
+    a literal seed, or reads from the scope around it, is the same key for every leaf."""
+    found: list[tuple[ast.AST, str]] = []
+    model = context.model
+    for scope in model.scopes:
+        node = scope.node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            context.qualified_name(d) in _PER_LEAF_OPTIMIZERS for d in node.decorator_list if isinstance(d, (ast.Name, ast.Attribute))
+        ):
+            nested = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            for returned in (n for n in walk(node) if isinstance(n, ast.Return) and n.value is not None):
+                value = returned.value
+                elements = value.args if isinstance(value, ast.Call) else value.elts if isinstance(value, ast.Tuple) else []
+                for element in elements[:2]:
+                    if isinstance(element, ast.Name) and element.id in nested:
+                        found.append((nested[element.id], f"`@{context.text(node.decorator_list[0])}` maps `{element.id}` over every parameter leaf"))
+        for call in scope.calls:
+            if context.qualified_name(call.func) not in _TREE_MAPS or len(call.args) < 2:
+                continue
+            function = call.args[0]
+            if isinstance(function, ast.Lambda):
+                found.append((function, f"`{context.text(call.func)}` runs this function once per leaf"))
+            elif isinstance(function, ast.Name):
+                resolved = model.resolve_function(function, scope)
+                if resolved is not None and resolved[0] is not None and not resolved[1] and not resolved[2] and resolved[0].parent is scope:
+                    found.append((resolved[0].node, f"`{context.text(call.func)}` runs `{function.id}` once per leaf"))
+    return found
+
+
+def keys_alike_per_leaf(function: ast.AST, context) -> list[tuple[ast.AST, str]]:
+    """(where, the key's text) for each key `function` makes from a literal seed (`key = PRNGKey(1)`, kept
+    in the state it returns or drawn from), and each key it reads from the scope around it and draws from
+    (`lambda p: p + normal(key, p.shape)`): run once per leaf, every leaf gets that one key."""
+    found: list[tuple[ast.AST, str]] = []
+    parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    own = _own_nodes(function)
+    bound = {n.id for n in own if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
+    for node in own:
+        if node.__class__ is ast.Call and literal_seed(node, context) is not None:
+            found.append((node, context.text(node)))
+        elif node.__class__ is ast.Call and is_random_call(node, context):
+            if _random_name(node, context) in _PAIRING:
+                continue  # `permutation(key, leaf)` for every leaf: one order for parallel arrays (paired draws)
+            key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+            if isinstance(key, ast.Name) and key.id not in parameters and key.id not in bound:
+                found.append((node, key.id))
+    return found
+
+
 # Clocks: a loop that reads one measures how long identical work takes (a benchmark repeats it on purpose).
 _CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time", "timeit.default_timer"})
 
