@@ -190,6 +190,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
+- A reuse the source says is meant: a comment on the line of either use, or in the comment lines just
+  above its statement, that names a fixed key or seed or the same values (`split(sample_key)  # Fixed
+  key` for comparable sample plots, `# These give the same value!` above a demonstration), or says
+  "on purpose"/"deliberately" (not a comment marked TODO, FIXME or bug), or a result named as the
+  reuse (`arr_reused`). The key's name saying so (`eval_key`) counts as well (below).
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, uses
   under two `if`s with complementary tests (`mode == "a"` and `mode != "a"`), and a use after a branch
   that returns.
@@ -969,6 +974,8 @@ class _Flow:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
+        if _stated_on_purpose(call, self.context) or _stated_on_purpose(previous, self.context):
+            return
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
         if key_values.is_seed(key):
@@ -1000,6 +1007,8 @@ class _Flow:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
+        if _stated_on_purpose(call, self.context):
+            return
         kind = (
             "loop" if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
             else "lax loop body" if isinstance(loop, FUNCTION_NODES) else "comprehension"
@@ -1334,6 +1343,38 @@ def _key_root(key: ast.AST | str) -> str:
 def _callee(call: ast.Call) -> str:
     func = call.func
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+# The author says the repeat is meant: a comment on the line of a use, or in the comment lines just
+# above its statement ("# Fixed key", "# these give the same value"), or a result named for it (`x_reused`).
+_INTENT_COMMENT = re.compile(
+    r"#.*\b(fixed|same|constant)\s+(key|seed|rng|noise|values?|numbers?|samples?|results?)\b"
+    r"|#.*\b(on purpose|deliberate(ly)?|intentional(ly)?)\b",
+    re.IGNORECASE,
+)
+_NOT_INTENT = re.compile(r"\b(TODO|FIXME|XXX|bug|should not|shouldn't|wrong)\b", re.IGNORECASE)
+_INTENT_NAME = re.compile(r"(^|_)(reused?|same)$", re.IGNORECASE)
+
+
+def _stated_on_purpose(call: ast.Call, context) -> bool:
+    """The source says the key is reused on purpose: the line of the call, or the comment-only lines
+    right above its statement, carry a comment naming a fixed key or the same values, or the call's result
+    is named as a reuse (`arr_reused`). A demonstration that one key repeats its draws, or fixed noise
+    for comparable plots, is what the author wants."""
+    if any(_INTENT_NAME.search(name) for name in _result_names(call)):
+        return True
+    source = context.source
+    statement = _statement(call)
+    rows = list(range(call.lineno, getattr(call, "end_lineno", call.lineno) + 1))
+    row = getattr(statement, "lineno", call.lineno) - 1
+    while row >= 1 and source.line(row).lstrip().startswith("#"):
+        rows.append(row)
+        row -= 1
+    for row in rows:
+        text = source.line(row)
+        if "#" in text and _INTENT_COMMENT.search(text) and not _NOT_INTENT.search(text):
+            return True
+    return False
 
 
 def _result_names(call: ast.Call) -> set[str]:
