@@ -54,6 +54,12 @@ from without advancing it (directly, through a local name `key = self.rng`, or b
 method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
 per step, in this module, or in another through the class's summary, flagged there at the call); and a default key argument (`def add_noise(x, key=PRNGKey(0))`, made
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
+A function run once per leaf of a tree is a loop too: the `init` and `update` that an `@optimizer`
+factory (`jax.example_libraries.optimizers`) returns, which the decorator maps over every parameter
+leaf, and the function of `jax.tree.map(f, tree)`. A key it makes from a literal seed (`key =
+PRNGKey(1)` kept in each leaf's state) or draws from out of the scope around it (`lambda p: p +
+normal(key, p.shape)`) is one key for every leaf, so leaves of one shape get the same numbers (not
+`permutation(key, leaf)`, one order for parallel arrays, as paired draws are).
 The body of a `lax.scan`, `lax.fori_loop` or `lax.while_loop` is a loop too: it runs once per step
 and starts from the carry it returned, so a key that enters in the carry and leaves in it unchanged
 (`params, key = carry` ... `return (params, key), out`) and is drawn from in between draws the same
@@ -96,7 +102,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   inputs of a benchmark, also where the timed expression computes with them, `%timeit jnp.dot(x, x.T)`, or
   reaches them through functions of the same body that only the timer runs: `def apply(v): return W @ v`
   then `%timeit vmap(apply)(xs)`; a function's own parameter of the same name is no read of the draw).
-  Such dummy inputs share bits with nothing that matters. The value model (semantic/key_values.py) follows where the draw flows.
+  Such dummy inputs share bits with nothing that matters. Likewise a model or parameters drawn only to
+  be the template of a restore, which replaces every leaf with the stored value
+  (`eqx.tree_deserialise_leaves(path, model)`, Flax `restore_checkpoint(dir, target=state)` also
+  through `TrainState.create(params=...)`, `serialization.from_bytes(params, data)`): the drawn values
+  never reach a result. The value model (semantic/key_values.py) follows where the draw flows.
 - Draws that are the inputs of a check that two computations agree, after both draws (one side computed
   from the draw, both from the draws of that body): `assert
   np.allclose(per_example_grads(w, X), vmapped_grads(w, X))`, `np.testing.assert_allclose(jacfwd(f)(x),
@@ -109,19 +119,26 @@ Not flagged, because nothing is shared or it is shared on purpose:
   random features of a kernel need; only a helper that consumes the key on every iteration of a
   loop is flagged.
 - A loop that hands one key and each element it iterates to a project function and stores each result
-  under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`): the
-  loop written out of `crop(key, a)` and `crop(key, b)`, one random transform applied alike to several
+  under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`, or binds it
+  to a name read only so: `params = train(key, opt); results[name] = params`, one start for every
+  optimiser compared): the loop written out of `crop(key, a)` and `crop(key, b)`, one random transform applied alike to several
   inputs, as above. A result carried into the next iteration (`w = step(key, w, batch)`) is flagged.
 - A framework call (not a project function) beside a different consumer: `actor.init(key, x)` and `critic.init(key, x, a)`,
   `env.reset(key)` then `env.step(key, a)`, `normal(key)` or `split(key)` then `model.init(key, x)`.
   Frameworks derive the keys they draw from (Flax folds each module path into the key, Haiku
   splits it in call order, environments split it per step), so whether the bits coincide is more
-  than the source shows. The same method of the same object twice (`model.apply(..., rngs=...)`
-  with two inputs, or in a loop) repeats its draws and is flagged.
+  than the source shows. So is a function of the module that only hands the key to such a call
+  (`train(key, ...)` whose body runs `model.init(key, x)`): the framework call one call away. The same
+  method of the same object twice (`model.apply(..., rngs=...)` with two inputs, or in a loop) repeats
+  its draws and is flagged, and so do two Haiku networks given one key (`actor.init(key, x)` and
+  `critic.init(key, x, a)` of two `hk.transform`s, also `@hk.transform` functions): Haiku splits the key
+  into one sequence in call order (`hk.next_rng_key()`, library model `key_derivation: split`), so the
+  first draw of each network uses the same key, whatever the networks are.
 - A key a loop rebinds at the top of every iteration (`key, sub = split(key)`), used again after the
   loop: only the path that skips the loop entirely (zero iterations) would reuse it.
 - A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
-  any read, or one read only by statements that are themselves dead this way (a smoke test that
+  any read (also a value computed from the draw by calls that have no other effect: `m: T =
+  normal(k, s) * c` then `m = ...` before any read of `m`), or one read only by statements that are themselves dead this way (a smoke test that
   resets an env, inits a policy and steps once, discarding the step).
 - A project function whose draws from the key reach nothing but parts of what it returns (it splits
   or samples the key and returns the result, handing it to no other call, object or test), called
@@ -134,7 +151,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   the same for `y`, `data[permutation(key, jnp.arange(n))]` and the same for `masks`): identical
   values on purpose, keeping parallel arrays aligned.
 - Paired draws: `permutation(key, x)` and `permutation(key, y)` (or `choice`, `shuffle`) with every
-  other argument the same, keeping parallel arrays aligned.
+  other argument the same, keeping parallel arrays aligned; also written as a comprehension over the
+  arrays (`[permutation(key, a) for a in arrays]`, the array the only argument that varies; not over
+  `range(...)`, whose elements are sizes).
 - Draws in the two value arms of one `jnp.where` (`where(mix < 0.8, randint(k, (), 24, 31),
   randint(k, (), 31, 37))`: each element takes one), and a draw with one possible value
   (`randint(k, (), minval=0, maxval=1)`: no random bits used).
@@ -165,10 +184,17 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
   made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
-  setting). Likewise a
+  setting). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
+  clock, as a benchmark does): `for _ in range(n): batch = get_batch(PRNGKey(0), data)` draws one batch n
+  times, and that is flagged. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
+- A reuse the source says is meant: a comment on the line of either use, or in the comment lines just
+  above its statement, that names a fixed key or seed or the same values (`split(sample_key)  # Fixed
+  key` for comparable sample plots, `# These give the same value!` above a demonstration), or says
+  "on purpose"/"deliberately" (not a comment marked TODO, FIXME or bug), or a result named as the
+  reuse (`arr_reused`). The key's name saying so (`eval_key`) counts as well (below).
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, uses
   under two `if`s with complementary tests (`mode == "a"` and `mode != "a"`), and a use after a branch
   that returns.
@@ -288,6 +314,7 @@ class PrngKeyReuse(Rule):
                 self._shadowed_seeds(context)
                 self._default_keys(context)
                 self._stale_keys_through_instances(context)
+                self._keys_alike_per_leaf(context)
             if (
                 first_import
                 and (
@@ -311,6 +338,23 @@ class PrngKeyReuse(Rule):
             flow.run()
             flow.finish()
         self._captured_keys(node, context)
+
+    def _keys_alike_per_leaf(self, context) -> None:
+        """A function run once per leaf of a tree (an `@optimizer`'s `init`/`update`, the function of
+        `jax.tree.map`) that makes its key from a literal seed or draws from a key of the scope around
+        it: every leaf gets the same key, so leaves of one shape draw the same numbers."""
+        if not any(key_values.is_random_call(call, context) or key_values.literal_seed(call, context) for scope in context.model.scopes for call in scope.calls):
+            return
+        for function, why in key_values.per_leaf_functions(context):
+            if context.in_test_code(function):
+                continue
+            for node, key in key_values.keys_alike_per_leaf(function, context)[:1]:
+                context.report(
+                    node,
+                    f"PRNG key `{key}` is the same for every leaf: {why}, so every leaf draws "
+                    f"from this one key and leaves of one shape get the same numbers; give each leaf its own key "
+                    f"(split one key into as many as there are leaves, `jax.random.split(key, len(leaves))`)",
+                )
 
     def _shadowed_seeds(self, context) -> None:
         """`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in range(0, total, n)]`: the key is
@@ -475,6 +519,7 @@ class _Flow:
         self.context = context
         self.function = function
         self.reported: set[int] = set()
+        self.repeated_loops: set[int] = set()
         # key -> [(call, message, fix)]: one finding per key and flow, reported by `finish`.
         self.findings: dict[str, list[tuple[ast.Call, str, object]]] = {}
         self.scope = context.model.scope_of_node.get(function)
@@ -604,6 +649,7 @@ class _Flow:
         return state
 
     def loop(self, node, state):
+        self.literal_keys_repeated(node)
         entry = dict(state)
         if isinstance(node, ast.While):
             entry = self.expression(node.test, entry, node)
@@ -712,6 +758,8 @@ class _Flow:
                 if isinstance(call, ast.Call):
                     for key in self.consumed_keys(call):
                         if _key_root(key) not in bound and not _assigned_walrus(node, _key_root(key)) and not key_values.is_seed(key) and self.worth_reporting(call, call):
+                            if key_values.paired_over_elements(call, node, bound, self.context):
+                                continue  # `[permutation(key, a) for a in arrays]`: one order for parallel arrays
                             self.report_loop(call, key, node)
         return state
 
@@ -794,7 +842,12 @@ class _Flow:
             # the framework's own would: flagged as before.)
             if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
-        elif _derives_own_keys(first, second, self.context):
+            if any(helper and key_values.hands_only_to_frameworks(call, key, self.context) for helper, call in zip(helpers, (first, second))):
+                # `train(key, ...)` whose body only runs `model.init(key, x)`: the framework call beside a
+                # different consumer, one call away (see `_derives_own_keys`).
+                if not key_values.same_key_sequence(first, second, key, self.context):
+                    return False
+        elif _derives_own_keys(first, second, self.context) and not key_values.same_key_sequence(first, second, key, self.context):
             return False
         elif _through_helper(first, self.context) or _through_helper(second, self.context):
             return False  # one key handed to a modelled library call for two inputs pairs its draws
@@ -878,10 +931,51 @@ class _Flow:
 
     # ----- reports --------------------------------------------------------------------------
 
+    def literal_keys_repeated(self, loop) -> None:
+        """A key made from a literal seed in the body of a loop whose iterations are alike
+        (`for _ in range(n): batch = get_batch(PRNGKey(0), data)`): every iteration draws what the
+        previous one drew (key_values.iterations_alike says why that is not a fixed seed on purpose)."""
+        if id(loop) in self.repeated_loops or not key_values.iterations_alike(loop, self.context):
+            return
+        self.repeated_loops.add(id(loop))
+        context = self.context
+        model = context.model
+        for call in _own_calls(loop):
+            passed = [*call.args, *(k.value for k in call.keywords)]
+            passed += [v for k in call.keywords if k.arg == "rngs" and isinstance(k.value, ast.Dict) for v in k.value.values]
+            candidates = [
+                a for a in passed
+                if key_values.literal_seed(a, context) is not None
+                or (isinstance(a, ast.Name) and key_values.reseeded_in_loop(a.id, call, self.function, context))
+            ]
+            if not candidates:
+                continue
+            drawn = key_values.consumed_arguments(call, context, lambda name: name in self.known_keys, framework=self.framework, helpers=self.helpers)
+            if self.helpers:
+                drawn = [*drawn, *effects.consumed_key_arguments(model, call, model.scope_for(call))]
+            for argument in candidates:
+                if not any(argument is d for d in drawn):
+                    continue
+                if id(call) in self.reported or not self.read(call) or not self.worth_reporting(call, call):
+                    continue
+                if key_values.draw_values_unused(call, self.function, context):
+                    continue
+                self.reported.add(id(call))
+                text = context.text(argument)
+                self.record(
+                    f"repeated {id(loop)}", call,
+                    f"PRNG key `{text}` is made from the same literal seed in every iteration of this loop, whose "
+                    f"iterations differ in nothing else (its variable is not read), so every iteration draws the same "
+                    f"numbers; make the key once before the loop and split it per iteration",
+                )
+                break
+
     def report_reuse(self, call: ast.Call, key: str, previous: ast.Call, statement) -> None:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
+        if _stated_on_purpose(call, self.context) or _stated_on_purpose(previous, self.context):
+            return
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
         if key_values.is_seed(key):
@@ -913,6 +1007,8 @@ class _Flow:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
+        if _stated_on_purpose(call, self.context):
+            return
         kind = (
             "loop" if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
             else "lax loop body" if isinstance(loop, FUNCTION_NODES) else "comprehension"
@@ -972,6 +1068,11 @@ class _Flow:
             ):
                 return _SPLIT_AFTER_SPLITTING_DRAW.format(name=_function_name(first, context))
             return _SPLIT_AFTER_DRAW
+        if key_values.same_key_sequence(first, second, "", context):
+            return (
+                ": both split it into the same key sequence in call order (Haiku's `hk.next_rng_key()`), so the "
+                "first draw of each network (its first parameter, or dropout mask) uses one key, the second the next"
+            )
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
@@ -1244,6 +1345,38 @@ def _callee(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
+# The author says the repeat is meant: a comment on the line of a use, or in the comment lines just
+# above its statement ("# Fixed key", "# these give the same value"), or a result named for it (`x_reused`).
+_INTENT_COMMENT = re.compile(
+    r"#.*\b(fixed|same|constant)\s+(key|seed|rng|noise|values?|numbers?|samples?|results?)\b"
+    r"|#.*\b(on purpose|deliberate(ly)?|intentional(ly)?)\b",
+    re.IGNORECASE,
+)
+_NOT_INTENT = re.compile(r"\b(TODO|FIXME|XXX|bug|should not|shouldn't|wrong)\b", re.IGNORECASE)
+_INTENT_NAME = re.compile(r"(^|_)(reused?|same)$", re.IGNORECASE)
+
+
+def _stated_on_purpose(call: ast.Call, context) -> bool:
+    """The source says the key is reused on purpose: the line of the call, or the comment-only lines
+    right above its statement, carry a comment naming a fixed key or the same values, or the call's result
+    is named as a reuse (`arr_reused`). A demonstration that one key repeats its draws, or fixed noise
+    for comparable plots, is what the author wants."""
+    if any(_INTENT_NAME.search(name) for name in _result_names(call)):
+        return True
+    source = context.source
+    statement = _statement(call)
+    rows = list(range(call.lineno, getattr(call, "end_lineno", call.lineno) + 1))
+    row = getattr(statement, "lineno", call.lineno) - 1
+    while row >= 1 and source.line(row).lstrip().startswith("#"):
+        rows.append(row)
+        row -= 1
+    for row in rows:
+        text = source.line(row)
+        if "#" in text and _INTENT_COMMENT.search(text) and not _NOT_INTENT.search(text):
+            return True
+    return False
+
+
 def _result_names(call: ast.Call) -> set[str]:
     """The names a call's result is assigned to (`a = f(...)`, `a, b = f(...)`), else empty."""
     statement = parent_of(call)
@@ -1373,6 +1506,21 @@ def _assigned_walrus(node, key: str) -> bool:
 
 
 RULE = PrngKeyReuse()
+
+
+def _own_calls(loop) -> list[ast.Call]:
+    """The calls in a loop (header and body), not inside nested functions, classes or lambdas."""
+    calls = []
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        for child in child_nodes(node):
+            if child.__class__ in _DEFINITIONS:
+                continue
+            if child.__class__ is ast.Call:
+                calls.append(child)
+            stack.append(child)
+    return calls
 
 
 def _in_loop(node: ast.AST) -> bool:

@@ -65,6 +65,91 @@ def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> boo
     )
 
 
+# ----- functions run once per leaf of a tree ---------------------------------------------------------
+
+# Decorators of an optimizer factory returning (init, update, get_params) whose decorated form maps
+# `init` and `update` over every leaf of the parameters (jax/example_libraries/optimizers.py, `optimizer`:
+# `tree_map(init, x0_tree)`, then `map(partial(update, i), g_flat, state_flat)`).
+_PER_LEAF_OPTIMIZERS = frozenset({"jax.example_libraries.optimizers.optimizer", "jax.experimental.optimizers.optimizer"})
+_TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+
+
+def per_leaf_functions(context) -> list[tuple[ast.AST, str]]:
+    """The functions of the module that run once per leaf of a tree, and why: the `init` and `update`
+    an `@optimizer` factory returns (the decorator maps them over the parameters), and a lambda or
+    local function passed as the function of `jax.tree.map(f, tree)`. A key such a function makes from
+    a literal seed, or reads from the scope around it, is the same key for every leaf."""
+    found: list[tuple[ast.AST, str]] = []
+    model = context.model
+    for scope in model.scopes:
+        node = scope.node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            context.qualified_name(d) in _PER_LEAF_OPTIMIZERS for d in node.decorator_list if isinstance(d, (ast.Name, ast.Attribute))
+        ):
+            nested = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            for returned in (n for n in walk(node) if isinstance(n, ast.Return) and n.value is not None):
+                value = returned.value
+                elements = value.args if isinstance(value, ast.Call) else value.elts if isinstance(value, ast.Tuple) else []
+                for element in elements[:2]:
+                    if isinstance(element, ast.Name) and element.id in nested:
+                        found.append((nested[element.id], f"`@{context.text(node.decorator_list[0])}` maps `{element.id}` over every parameter leaf"))
+        for call in scope.calls:
+            if context.qualified_name(call.func) not in _TREE_MAPS or len(call.args) < 2:
+                continue
+            function = call.args[0]
+            if isinstance(function, ast.Lambda):
+                found.append((function, f"`{context.text(call.func)}` runs this function once per leaf"))
+            elif isinstance(function, ast.Name):
+                resolved = model.resolve_function(function, scope)
+                if resolved is not None and resolved[0] is not None and not resolved[1] and not resolved[2] and resolved[0].parent is scope:
+                    found.append((resolved[0].node, f"`{context.text(call.func)}` runs `{function.id}` once per leaf"))
+    return found
+
+
+def keys_alike_per_leaf(function: ast.AST, context) -> list[tuple[ast.AST, str]]:
+    """(where, the key's text) for each key `function` makes from a literal seed (`key = PRNGKey(1)`, kept
+    in the state it returns or drawn from), and each key it reads from the scope around it and draws from
+    (`lambda p: p + normal(key, p.shape)`): run once per leaf, every leaf gets that one key."""
+    found: list[tuple[ast.AST, str]] = []
+    parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    own = _own_nodes(function)
+    bound = {n.id for n in own if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
+    for node in own:
+        if node.__class__ is ast.Call and literal_seed(node, context) is not None:
+            found.append((node, context.text(node)))
+        elif node.__class__ is ast.Call and is_random_call(node, context):
+            if _random_name(node, context) in _PAIRING:
+                continue  # `permutation(key, leaf)` for every leaf: one order for parallel arrays (paired draws)
+            key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+            if isinstance(key, ast.Name) and key.id not in parameters and key.id not in bound:
+                found.append((node, key.id))
+    return found
+
+
+# Clocks: a loop that reads one measures how long identical work takes (a benchmark repeats it on purpose).
+_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time", "timeit.default_timer"})
+
+
+def iterations_alike(loop: ast.AST, context) -> bool:
+    """Every iteration of a `for` loop starts from the same inputs as far as its target goes: the loop
+    variable is `_` or never read in the body (`for _ in range(num_batches)`). A key made from a literal
+    seed in such a loop is not a fixed seed shared by settings being compared (`for t in ts: key =
+    PRNGKey(42)`: each `t` differs): each iteration repeats the last one's draws, so repeating them was
+    not the point (ten evaluation batches that are one batch ten times). Not a loop that reads a clock: a
+    benchmark repeats identical work on purpose."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    targets = set(target_names(loop.target))
+    if not targets:
+        return False
+    for node in walk(loop):
+        if node.__class__ is ast.Name and node.id in targets and node.ctx.__class__ is ast.Load and not node.id.startswith("_"):
+            return False
+        if node.__class__ is ast.Call and context.qualified_name(node.func) in _CLOCKS:
+            return False
+    return True
+
+
 def literal_seed(node: ast.AST, context) -> str | None:
     """`seed 0` for `jax.random.PRNGKey(0)` / `jax.random.key(0)` with a literal int seed."""
     if not isinstance(node, ast.Call) or context.qualified_name(node.func) not in KEY_MAKERS:
@@ -477,8 +562,24 @@ def result_is_read(call: ast.Call, function: ast.AST, context, _seen: set[int] |
     if isinstance(statement, ast.Expr):
         return not pure_call(call, context)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not call:
-        return True
+        enclosing = _enclosing_assignment(call)
+        if enclosing is None:
+            return True
+        # `m: T = normal(k, s) * c` then `m = ...` before any read: the value computed from the draw is
+        # dead as a whole (`_statement_live` asks that every call of it has no other effect).
+        return _statement_live(enclosing, function, context, _seen if _seen is not None else set())
     return _statement_live(statement, function, context, _seen if _seen is not None else set())
+
+
+def _enclosing_assignment(call: ast.Call) -> ast.stmt | None:
+    """The assignment whose value computes with `call` through operators, calls and subscripts, or None
+    (a lambda, comprehension or walrus on the way keeps or binds the value elsewhere)."""
+    current = parent_of(call)
+    while current is not None and not isinstance(current, ast.stmt):
+        if current.__class__ in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr):
+            return None
+        current = parent_of(current)
+    return current if isinstance(current, (ast.Assign, ast.AnnAssign)) and current.value is not None else None
 
 
 def helper_draws_dropped(call: ast.Call, argument: ast.expr, function: ast.AST, context) -> bool:
@@ -1043,6 +1144,25 @@ def paired_draws(first: ast.Call, second: ast.Call, context) -> bool:
     return rest(first) == rest(second) and ast.dump(first.args[1]) != ast.dump(second.args[1])
 
 
+def paired_over_elements(call: ast.Call, comprehension: ast.AST, bound: set[str], context) -> bool:
+    """`[permutation(key, a) for a in arrays]` (or `choice`, `shuffle`): the comprehension written out is
+    `permutation(key, x)`, `permutation(key, y)`, ... with every argument but the array the same, the
+    paired draws above: one order for every parallel array, on purpose. Only where the array is the
+    comprehension's element itself (not `permutation(key, n) for n in range(...)`: sizes, not arrays)."""
+    if _random_name(call, context) not in _PAIRING or len(call.args) < 2:
+        return False
+    element = call.args[1]
+    if element.__class__ is not ast.Name or element.id not in bound:
+        return False
+    for generator in getattr(comprehension, "generators", ()):
+        if element.id in {n.id for n in walk(generator.target) if n.__class__ is ast.Name}:
+            iterable = generator.iter
+            if iterable.__class__ is ast.Call and context.qualified_name(iterable.func) in ("builtins.range", "builtins.enumerate"):
+                return False
+    others = [call.args[0], *call.args[2:], *(keyword.value for keyword in call.keywords)]
+    return not any(n.__class__ is ast.Name and n.id in bound for other in others for n in walk(other))
+
+
 def exclusive_masks(first: ast.Call, second: ast.Call) -> bool:
     """Draws multiplied by mutually exclusive masks (`draw(k) * (kind == 0)` and `draw(k) * (kind == 1)`):
     at most one survives, so sharing the key is harmless."""
@@ -1082,6 +1202,18 @@ _TYPE_READERS = frozenset({
     "jax.ShapeDtypeStruct",
 })
 _TRACING_TRANSFORMS = frozenset({"jax.make_jaxpr", "jax.xla_computation"})
+# Restores that read a tree only for its structure and replace every leaf with the stored value:
+# (position, keyword) of that template. (Flax's `restore_checkpoint` hands the template back where no
+# checkpoint exists; a script that restores means to run on one.)
+_RESTORE_TEMPLATES = {
+    "equinox.tree_deserialise_leaves": (1, "like"),
+    "flax.training.checkpoints.restore_checkpoint": (1, "target"),
+    "flax.serialization.from_bytes": (0, "target"),
+    "flax.serialization.from_state_dict": (0, "target"),
+}
+# Builders of a tree that holds their arguments as they are (`TrainState.create(params=p, tx=tx)`): a
+# result read only for its structure makes the values it holds irrelevant too.
+_TREE_HOLDERS = frozenset({"flax.training.train_state.TrainState.create"})
 
 
 def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 0) -> bool:
@@ -1111,7 +1243,10 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
-        return _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
+        return (
+            _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
+            or _holder_only_abstract(call, function, context, depth)  # `TrainState.create(params=p)` restored over
+        )
     if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         return _only_abstract(parent, function, context, depth)  # `x[None, ...]`, `x * 2`: a value computed from it
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
@@ -1141,6 +1276,12 @@ def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth
             return False  # `cache.update(product=jnp.dot(a, b))`: a method of another object may keep the result
         child, current = current, parent_of(current)
     return _only_abstract(call, function, context, depth)
+
+
+def _holder_only_abstract(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+    """`call` builds a tree holding its arguments as they are (`TrainState.create(params=p, tx=tx)`),
+    and that tree is read only for its structure (the template of a restore)."""
+    return context.qualified_name(call.func) in _TREE_HOLDERS and depth < 3 and _only_abstract(call, function, context, depth)
 
 
 def _inside_timed_lambda(node: ast.AST, context) -> bool:
@@ -1223,6 +1364,11 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 
         return argument is not (call.args[0] if call.args else None)
     if qualified == "builtins.len" or (qualified in _TYPE_READERS and call.args and argument is call.args[0]):
         return True
+    if qualified in _RESTORE_TEMPLATES:
+        position, keyword = _RESTORE_TEMPLATES[qualified]
+        return (len(call.args) > position and argument is call.args[position]) or any(
+            k.arg == keyword and k.value is argument for k in call.keywords
+        )  # `eqx.tree_deserialise_leaves(path, model)`: the restored leaves replace the template's
     if isinstance(function, ast.Call) and context.qualified_name(function.func) in _TRACING_TRANSFORMS:
         return True  # `jax.make_jaxpr(f)(x)`
     if depth < 3 and _local_parameter_abstract(argument, call, context, depth):
@@ -1684,6 +1830,49 @@ def derives_keys_by_name(call: ast.Call, key: str, context, depth: int = 0) -> b
     return consumers is not None and all(derives_keys_by_name(c, parameter, context, depth + 1) for c in consumers)
 
 
+def hands_only_to_frameworks(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """`call` runs a function of this module that hands the key `key` only to framework calls, which
+    derive the keys they draw from (`def train(rng, ...): params = model.init(rng, x)`; also through
+    further such functions): beside another consumer it is that framework call, written one call away.
+    A framework call is a method read off an object the project does not define (`.init`, `.reset`,
+    `.step`, `.sample`, or one given `rngs=`), not a `jax.random` sampler."""
+    found = _module_function_receiving(call, key, context, depth)
+    if found is None:
+        return False
+    function, parameter = found
+    consumers = _calls_handed(function, parameter, rngs_dicts=True)
+    if consumers is None:
+        return False
+    model = context.model
+    for consumer in consumers:
+        if hands_only_to_frameworks(consumer, parameter, context, depth + 1):
+            continue
+        method = consumer.func
+        framework = (method.__class__ is ast.Attribute and method.attr in KEY_METHODS) or any(k.arg == "rngs" for k in consumer.keywords)
+        if not framework or is_random_call(consumer, context) or model.resolve_function(method, model.scope_for(consumer)) is not None:
+            return False
+        if method.__class__ is ast.Attribute and (
+            method.value.__class__ not in (ast.Name, ast.Attribute) or model.called_instance_class(method.value) is not None
+        ):
+            return False  # `Sampler().init(key, n)`, `sampler.init(key, n)`: maybe a method the project defines
+    return True
+
+
+def same_key_sequence(first: ast.Call, second: ast.Call, key: str, context) -> bool:
+    """Both calls turn the key into their draws' keys by splitting it in call order (library model
+    `key_derivation: split`: Haiku's `init`/`apply`, whose `hk.next_rng_key()` comes from a
+    PRNGSequence of the key). Two such calls on one key hand the same keys, in the same order, to their
+    first, second, ... draw, whatever the two networks are: the first layer of each is drawn from one
+    key. (Flax folds each module's path into the key instead: whether two models' paths coincide is
+    more than the source shows.)"""
+    model = context.model
+    for call in (first, second):
+        entry = library_models.call_model(model, call, model.scope_for(call))
+        if entry is None or entry.key_derivation != "split" or not entry.consumes_key:
+            return False
+    return True
+
+
 def derives_keys_by_split(call: ast.Call, context) -> bool:
     """A library call whose model says `key_derivation: split`: it draws from the keys `split(key, n)`
     returns, in order (Haiku's `init`/`apply` reserve keys with `split`), so a later `split(key)` of the
@@ -1919,11 +2108,25 @@ def applied_per_element(call: ast.Call, loop: ast.AST, context) -> bool:
     holder = parent_of(call)
     if isinstance(holder, ast.Assign) and holder.value is call and len(holder.targets) == 1:
         target = holder.targets[0]
-        return (
-            isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id in element_names
-            and isinstance(target.value, ast.Name) and target.value.id not in element_names
-        )
+        if isinstance(target, ast.Name) and target.id not in element_names:
+            # `params = train(key, opt); results[name] = params`: stored under the element's name one
+            # statement later, and read in the loop by nothing else (not carried into the next call).
+            reads = [n for n in walk(loop) if n.__class__ is ast.Name and n.id == target.id and n.ctx.__class__ is ast.Load]
+            return bool(reads) and all(_stored_under(read, element_names) for read in reads)
+        return _stored_under(call, element_names)
     return False  # (`out.append(act(key, x))` keeps no element's name: a rollout as often as a transform)
+
+
+def _stored_under(value: ast.AST, element_names: set[str]) -> bool:
+    """`out[name] = value`, `name` an element the loop iterates, `out` not one."""
+    holder = parent_of(value)
+    if not isinstance(holder, ast.Assign) or holder.value is not value or len(holder.targets) != 1:
+        return False
+    target = holder.targets[0]
+    return (
+        isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name) and target.slice.id in element_names
+        and isinstance(target.value, ast.Name) and target.value.id not in element_names
+    )
 
 
 # ----- test inputs of an identity check ---------------------------------------------------------

@@ -612,12 +612,30 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
                 cache[key] = _passed_kind(model, owner, name.id, depth)
         else:
             cache[key] = _bound_kind(model, name.id, owner, depth)
+            if cache[key] is None and name.id not in _bindings_by_name(model, owner):
+                cache[key] = _decorated_kind(model, name.id, owner)
         if cache[key] is None and depth > 0:
             # A miss deep in another question may only mean the depth ran out (as in `call_model`): the
             # name is worked out again when asked from nearer the top.
             found = cache.pop(key)
             return found
     return cache[key]
+
+
+def _decorated_kind(model, name: str, owner) -> str | None:
+    """A `def` bound once, under one decorator that a model describes as a function of its argument
+    (`@hk.transform def net(x): ...`): the name holds what that function returns (a Transformed pair),
+    as `net = hk.transform(net_fn)` would."""
+    scope = owner.defs.get(name)
+    node = getattr(scope, "node", None)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(node.decorator_list) != 1:
+        return None
+    decorator = node.decorator_list[0]
+    qualified = model.qualified_name(decorator) if isinstance(decorator, (ast.Name, ast.Attribute)) else None
+    found = models().entry(qualified) if qualified is not None else None
+    if found is None or found.returns is None or not found.returns.startswith("object:"):
+        return None
+    return found.returns
 
 
 def _also_bound_otherwise(model, name: str) -> bool:
