@@ -193,8 +193,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A reuse the source says is meant: a comment on the line of either use, or in the comment lines just
   above its statement, that names a fixed key or seed or the same values (`split(sample_key)  # Fixed
   key` for comparable sample plots, `# These give the same value!` above a demonstration), or says
-  "on purpose"/"deliberately" (not a comment marked TODO, FIXME or bug), or a result named as the
-  reuse (`arr_reused`). The key's name saying so (`eval_key`) counts as well (below).
+  "on purpose"/"deliberately" (not a comment marked TODO, FIXME or bug). The key's name saying so
+  (`eval_key`) counts as well (below).
 - Uses in the two arms of an `if`/`else` (or a conditional expression), which are alternatives, uses
   under two `if`s with complementary tests (`mode == "a"` and `mode != "a"`), and a use after a branch
   that returns.
@@ -1346,23 +1346,19 @@ def _callee(call: ast.Call) -> str:
 
 
 # The author says the repeat is meant: a comment on the line of a use, or in the comment lines just
-# above its statement ("# Fixed key", "# these give the same value"), or a result named for it (`x_reused`).
+# above its statement ("# Fixed key", "# these give the same value").
 _INTENT_COMMENT = re.compile(
     r"#.*\b(fixed|same|constant)\s+(key|seed|rng|noise|values?|numbers?|samples?|results?)\b"
     r"|#.*\b(on purpose|deliberate(ly)?|intentional(ly)?)\b",
     re.IGNORECASE,
 )
 _NOT_INTENT = re.compile(r"\b(TODO|FIXME|XXX|bug|should not|shouldn't|wrong)\b", re.IGNORECASE)
-_INTENT_NAME = re.compile(r"(^|_)(reused?|same)$", re.IGNORECASE)
 
 
 def _stated_on_purpose(call: ast.Call, context) -> bool:
     """The source says the key is reused on purpose: the line of the call, or the comment-only lines
-    right above its statement, carry a comment naming a fixed key or the same values, or the call's result
-    is named as a reuse (`arr_reused`). A demonstration that one key repeats its draws, or fixed noise
+    right above its statement, carry a comment naming a fixed key or the same values. A demonstration that one key repeats its draws, or fixed noise
     for comparable plots, is what the author wants."""
-    if any(_INTENT_NAME.search(name) for name in _result_names(call)):
-        return True
     source = context.source
     statement = _statement(call)
     rows = list(range(call.lineno, getattr(call, "end_lineno", call.lineno) + 1))
