@@ -190,6 +190,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
+- A network run with its randomness switched off by a literal flag (`apply(params, rng, x,
+  is_training=False)`, `train=False`, `deterministic=True`): it draws nothing from the key it is
+  handed, so an evaluation loop passing one key to every batch repeats nothing
+  (effects.runs_deterministic).
 - A reuse the source says is meant: a comment on the line of either use, or in the comment lines just
   above its statement, that names a fixed key or seed or the same values (`split(sample_key)  # Fixed
   key` for comparable sample plots, `# These give the same value!` above a demonstration), or says

@@ -552,7 +552,27 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
 
 def _library_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     found = library_models.call_model(model, call, scope)
-    return found.key_arguments(call) if found is not None and found.consumes_key else []
+    if found is None or not found.consumes_key or (found.runs_model and runs_deterministic(call)):
+        return []
+    return found.key_arguments(call)
+
+
+# Keywords that switch a network's randomness (dropout and the like) off for the call: with one of
+# these at the value that does, the network's key slot is not drawn from (`apply(params, rng=k,
+# is_training=False)`), so reusing that key in an evaluation loop repeats nothing that matters.
+_DETERMINISTIC_FLAGS = {
+    "is_training": False, "training": False, "train": False, "enable_dropout": False, "dropout": False,
+    "deterministic": True, "is_eval": True, "eval_mode": True,
+}
+
+
+def runs_deterministic(call: ast.Call) -> bool:
+    """The call runs a network with its randomness switched off by a literal keyword flag."""
+    for keyword in call.keywords:
+        wanted = _DETERMINISTIC_FLAGS.get(keyword.arg)
+        if wanted is not None and isinstance(keyword.value, ast.Constant) and keyword.value.value is wanted:
+            return True
+    return False
 
 
 def _callee_effects_with_imports(model, call: ast.Call, scope) -> Effects | None:
@@ -756,7 +776,9 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
     def consumes(call: ast.Call) -> list[ast.expr]:
         qualified = light.qualified_name(call.func)
         found = library.entry(qualified) if qualified else None
-        return found.key_arguments(call) if found is not None and found.consumes_key else []
+        if found is None or not found.consumes_key or (found.runs_model and runs_deterministic(call)):
+            return []
+        return found.key_arguments(call)
 
     effects = body_effects(function, has_self, light.qualified_name, consumes)
     if not short:
