@@ -28,6 +28,7 @@ def _first_loop(code: str, marker: str = "# loop"):
     ("import numpy as np\nfor t in np.linspace(0.0, 1.0):  # loop\n    pass", 50),  # numpy's default count
     ("import jax.numpy as jnp\nn = 6\nfor t in jnp.arange(n):  # loop\n    pass", 6),
     ("import tqdm\nfor t in tqdm.tqdm(range(30), desc='sweep'):  # loop\n    pass", 30),  # a progress bar: one pass
+    ("def f(n):\n    for i in range(n):  # loop\n        pass\nf(3)\nf(10_000)", 10_000),  # the most any visible call passes
 ])
 def test_known_iterations(code, count):
     loop, scope, model = _first_loop(code)
@@ -37,7 +38,7 @@ def test_known_iterations(code, count):
 @pytest.mark.parametrize("code", [
     "while x > 0:  # loop\n    x = x - 1",
     "for batch in loader:  # loop\n    pass",
-    "def f(n):\n    for i in range(n):  # loop\n        pass\nf(3)\nf(10_000)",  # an argument overrides the default
+    "def f(n):\n    for i in range(n):  # loop\n        pass\nf(3)\nf(len(data))",  # a call passes what the source does not fix
     "n = 5\nif flag:\n    n = 50\nfor i in range(n):  # loop\n    pass",  # bound under a branch: unknown
     "for epoch in loader:\n    for j in range(4):  # loop\n        pass",  # an unknown loop around it
     "import numpy as np\nfor t in np.linspace(0.0, 1.0, steps):  # loop\n    pass",  # a count the source does not fix
