@@ -277,8 +277,21 @@ def _caller_keeps(argument: ast.expr | None, call: ast.Call, model) -> bool:
         # Rebound, but another reference shares its buffers there (`self.value_params` bound to
         # `self.target_value_params` at first): donating it at that call would delete them too.
         scope = model.scope_for(call)
-        return shares_buffers(key, scope, model) or held_elsewhere(key, call, scope, model)
+        return shares_buffers(key, scope, model, enclosing_statement(call)) or held_elsewhere(key, call, scope, model) or _aliases_live_name(key, call, scope)
     return "." in key or _still_read(key, call, model.scope_for(call))
+
+
+def _aliases_live_name(key: str, call: ast.Call, scope) -> bool:
+    """`key` is a plain local bound from another local (`eval_state = state`) that is still read after
+    `call`: on its first run the call is handed that other name's arrays, which it keeps using."""
+    statement = enclosing_statement(call)
+    if statement is None or "." in key:
+        return False
+    for target, value in scope.bindings:
+        if isinstance(target, ast.Name) and target.id == key and isinstance(value, ast.Name) and value.id != key:
+            if value.id in scope.params or value.id not in scope.local_names or read_after(value.id, statement):
+                return True
+    return False
 
 
 def _still_read(name: str, call: ast.Call, scope) -> bool:
@@ -352,6 +365,10 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
                     # loop of updates has ended (`final = state` after it) holds only the last value.
                     if "." not in name and _after_updates(element, update):
                         continue
+                    if "." not in name and update is not None and not _alias_live_at(name, update):
+                        # `eval_state = state` in an evaluation block, read only after that binding:
+                        # dead at the update, so donating deletes nothing it reads.
+                        continue
                     return True
                 if name == key:
                     source = dotted_name(element_value)
@@ -360,6 +377,12 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
                     if _built_with_shared_leaves(element_value, candidate, model, 0):
                         return True
     return False
+
+
+def _alias_live_at(name: str, update: ast.stmt) -> bool:
+    """A local alias of the state may still be read when the update runs: the update itself reads it,
+    or some path after the update (the next iteration included) reads it before rebinding it."""
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(update)) or read_after(name, update)
 
 
 # Calls whose result holds the buffers of what they are given: a pytree rebuilt around the same leaves
