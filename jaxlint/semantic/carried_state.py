@@ -422,7 +422,7 @@ def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list
     With `first_call_only` (a list) given, the other names of such sharing are appended to it, so the
     caller can withhold the fix (donating both on the first call passes one buffer twice)."""
     scopes = _class_scopes(scope, model) if key.startswith("self.") else [scope]
-    passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
+    passed = _array_arguments(call, model) - {None, key}
     statement = enclosing_statement(call)
     ended = _sharing_ended_by(statement) if first_call_only is not None else None
     for candidate in scopes:
@@ -453,7 +453,53 @@ def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list
                     continue
                 if _replicated_after(node, key, model):
                     continue  # `self.state = replicate(self.state)` next: the state holds copies
+                if _bound_anew_before(name, statement, node):
+                    continue  # `rng, key = split(rng)` before each update: never the value the state was built from
                 return True
+    return False
+
+
+def _array_arguments(call: ast.Call, model) -> set:
+    """Dotted names a call passes where they may carry arrays: a static argument of the compiled
+    callable (`static_argnums=(3,)` for a config) is hashed on the host and shares no buffer."""
+    binding = model.jit_binding_for_call(call)
+    names = set()
+    for position, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            binding = None  # positions after a `*args` are unknown
+        elif binding is None or binding.is_static(position, None) is not True:
+            names.add(dotted_name(argument))
+    for keyword in call.keywords:
+        if binding is None or keyword.arg is None or binding.is_static(None, keyword.arg) is not True:
+            names.add(dotted_name(keyword.value))
+    return names
+
+
+def _bound_anew_before(name: str, update: ast.stmt | None, occurrence: ast.AST) -> bool:
+    """Every run of `update` (in a loop) passes a `name` bound by a call earlier in the same iteration
+    (`rng, key = jax.random.split(rng)` before `state = step(state, key)`), while the state was built
+    around `name` outside that loop: the value the update is handed is never the one the state holds."""
+    if update is None or "." in name:
+        return False
+    loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    made = enclosing_statement(occurrence)
+    if not loops or made is None or is_within(made, loops[0]):
+        return False
+    child: ast.AST = update
+    while child is not loops[0]:
+        located = statement_list(child)
+        if located is None:
+            return False
+        block, index = located
+        for earlier in block[:index]:
+            if (
+                isinstance(earlier, ast.Assign) and isinstance(earlier.value, ast.Call)
+                and any(name in bound_names(target) for target in earlier.targets)
+            ):
+                return True
+        child = parent_of(child)
+        if child is None:
+            return False
     return False
 
 
