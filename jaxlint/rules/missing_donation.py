@@ -66,7 +66,10 @@ Nor is state whose old arrays something else keeps alive past the update: both c
 memory whatever the call donates, so donation saves nothing (it would fail on the first call,
 "donate the same buffer twice", or delete a live value):
 - another attribute of the object is bound to it (`self._target = self._online`), or another local
-  name while updates still run (`final = state` once the loop has ended holds the last value only), or it is a pytree
+  name that may still be read when an update runs (`best = state` kept across updates; not `final =
+  state` once the loop has ended, which holds the last value only, nor `probe = state` in an
+  evaluation or checkpoint block whose every read follows that binding, in both branches of an
+  `if`/`else` or in the same block: dead when the next update runs), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
 - it, or a part of it, is also kept by something that outlives the update: a target rebuilt around
@@ -90,7 +93,9 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   with `self.model_params` from `model.init(...)`, read again by an evaluation), unless it is then
   replicated into itself (`self.state = jax.device_put_replicated(self.state, devices)`, which copies
   every leaf), or around another value the same call passes where that sharing is made again
-  between updates;
+  between updates (not a static argument, `static_argnums=(3,)` for a config: hashed on the host,
+  it holds no buffer; nor a name a call binds anew before every update, `rng, key = split(rng)`:
+  the update is never handed the value the state was built around);
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
@@ -123,8 +128,13 @@ literal arguments of the call that builds it, items of a configuration dict no c
 an integer (the largest counts) (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays, layers its constructor
 appends to a local list, also in `for ... in range(n)` loops, at the largest width a rebound name
-takes; a list it cannot count or an attribute set under a branch leaves the size unknown), applied to an input of a
-shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
+takes; a list it cannot count or an attribute set under a branch leaves the size unknown; a module
+returning several outputs its caller unpacks, `mean, scale = Encoder()(x)`, and arithmetic between
+layers that creates no parameters: a sample `mean + scale * jax.random.normal(key, mean.shape)`, a
+cast, a reshape to a shape the source fixes, a local record of outputs; a call there the walk cannot
+see into, or a broadcast against an array of unknown shape, leaves the size unknown), applied to an
+input of a shape the source fixes (`jnp.ones((1, 28, 28, 1))`, `np.zeros((1, *SHAPE))`) where a layer
+sizes itself from its input, and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the

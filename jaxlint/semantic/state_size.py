@@ -9,7 +9,10 @@ of them), have a size the analysis can bound; the state of an optimizer that kee
 (library_models/layers.py); this module walks the network: a `Sequential` of layers, a local module
 class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers and arrays and whose
 `__call__` applies them in order, a function given to `hk.transform` that applies layers to its
-input. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
+input. Between layers it follows arithmetic that creates no parameters (a sample `mean + scale *
+jax.random.normal(key, mean.shape)`, a cast, a reshape to a fixed shape, a tuple or local record of
+outputs that the caller unpacks); a broadcast against an array of unknown shape leaves the shape
+unknown. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
 a file) makes the whole bound unknown: None, never a guess.
 
 Used by carried_state.known_small (JAX401: state under 100 MB is not worth donating).
