@@ -31,6 +31,9 @@ batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `
 own parameters is, for donation, the compiled callable with the arguments moved to their places there
 (`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
 to change; no automatic fix, since every caller of the wrapper shares it.
+A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
+module), also where several classes of the module compile a `_step` with other parameters; a class
+defining `_step` as a plain method runs no compiled code there.
 So does a compiled callable handed in as an argument: where every call of a function in this module
 passes the same jitted or pmapped callable, by a name bound to it, for one of its parameters
 (`train(state, p_step)` with `p_step = jax.pmap(step)`), a call of that parameter inside the function
