@@ -92,6 +92,11 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   buffer and stays flagged), or another attribute views it and is read after the update before it
   is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
   self.opt_state, ...)` and `evaluate(self.params)` after it);
+- (Not so a part of another value bound before the loop and then carried by the update itself,
+  `ac = state.ac` then `ac, aux = update(ac, batch)` per iteration: it views that value on the first
+  call only, and from the second call on every step holds two copies of its own. Flagged, with no
+  automatic fix, since donating on the first call would delete the viewed arrays. An attribute or
+  item stored once the loop of updates has ended, `self.net = net`, holds the last value only.)
 - it is built around arrays the object keeps (`self.state = TrainState.create(params=self.model_params)`
   with `self.model_params` from `model.init(...)`, read again by an evaluation), unless it is then
   replicated into itself (`self.state = jax.device_put_replicated(self.state, devices)`, which copies
@@ -334,7 +339,8 @@ class MissingDonation(Rule):
                 continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
             if caller_sized.sized_by_caller(key, node, scope, context.model):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
-            if donation_aliasing.unsafe_to_donate(key, node, scope, context):
+            viewed_first_call: list[str] = []
+            if donation_aliasing.unsafe_to_donate(key, node, scope, context, viewed_first_call):
                 continue
             first_call_only: list[str] = []
             if (
@@ -354,6 +360,12 @@ class MissingDonation(Rule):
                 reason = (
                     f"`{key}` and `{other}` share arrays on the first call, one built around the other before the loop, "
                     f"and a donated buffer may not also be passed; build one of them from a copy first"
+                )
+            if reason is None and viewed_first_call:
+                # `ac = state.ac` before `ac, aux = update(ac, batch)` per iteration: a view on the first call only.
+                reason = (
+                    f"on the first call `{key}` is a view of `{viewed_first_call[0]}`, bound from it before the loop, "
+                    f"which donating would delete; bind `{key}` to a copy first"
                 )
             if reason is None and carried_state.captured_by_closure(key, scope):
                 # `current = lambda: params` handed to a thread: it may read the old arrays while the update runs.

@@ -129,6 +129,12 @@ def rebuilt_before_call(key: str, statement: ast.stmt, model, scope) -> bool:
     return False
 
 
+def _in_loop(update: ast.stmt | None) -> bool:
+    """The update runs in a loop of its own function (an attribute stored after that loop is read
+    again only on the next call of the function, not by a later iteration)."""
+    return update is not None and any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(update))
+
+
 def _after_updates(node: ast.AST, update: ast.stmt | None) -> bool:
     """`node` runs only after every iteration of the outermost loop around `update` (or after `update`
     itself, outside loops): it cannot keep an earlier iteration's arrays alive."""
@@ -363,8 +369,8 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
                     # Another attribute keeps it across calls; a local copy elsewhere (`state = self._state`
                     # in `render()`) lives only while that method runs, and a local copy made once the
                     # loop of updates has ended (`final = state` after it) holds only the last value.
-                    if "." not in name and _after_updates(element, update):
-                        continue
+                    if ("." not in name or candidate is scope and _in_loop(update)) and _after_updates(element, update):
+                        continue  # (`self.net = net` after the loop: read again only on the next call, a first-call view)
                     if "." not in name and update is not None and not _alias_live_at(name, update):
                         # `eval_state = state` in an evaluation block, read only after that binding:
                         # dead at the update, so donating deletes nothing it reads.
@@ -424,13 +430,15 @@ def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list
     scopes = _class_scopes(scope, model) if key.startswith("self.") else [scope]
     passed = _array_arguments(call, model) - {None, key}
     statement = enclosing_statement(call)
-    ended = _sharing_ended_by(statement) if first_call_only is not None else None
+    ended = sharing_ended_by(statement) if first_call_only is not None else None
     for candidate in scopes:
         for name, node in _loads(candidate, model):
             if name == key or name.startswith(key + "."):
                 holder = _holder(node, key, model)
                 if holder is None:
                     continue
+                if candidate is scope and _in_loop(statement) and _after_updates(node, statement):
+                    continue  # `self.net = net` once the loop of updates has ended: it holds the last value only
                 if holder == _CONTAINER or holder.startswith("self."):
                     return True  # the object's own attribute or an item: kept past this function
                 holder = holder.split(".", 1)[0]  # `evaluator.model.variables = ...`: as long as `evaluator` lives
@@ -533,7 +541,7 @@ def _replicated_after(occurrence: ast.AST, key: str, model) -> bool:
     return False
 
 
-def _sharing_ended_by(update: ast.stmt):
+def sharing_ended_by(update: ast.stmt):
     """A test `(name, occurrence) -> bool`: the sharing made at `occurrence` (a plain local `name`
     holding the state's leaves, or holding leaves the state was built around) ends with the first run
     of `update`: `update` sits in a loop, rebinds `name` itself, and `occurrence` lies outside that
