@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.semantic import carried_state
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import dotted_name, walk_same_scope
 from jaxlint.semantic.liveness import read_after
@@ -39,11 +40,21 @@ STATIC_RESULTS = {"flax.nnx.split": 0, "flax.nnx.graph.split": 0, "flax.nnx.grap
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft", "put", "setdefault"})
 
 
-def unsafe_to_donate(key: str, statement: ast.stmt, scope, context) -> bool:
-    """Whether donating `key` (an argument rebound by `statement`) could delete a live value."""
+def unsafe_to_donate(key: str, statement: ast.stmt, scope, context, first_call_only: list | None = None) -> bool:
+    """Whether donating `key` (an argument rebound by `statement`) could delete a live value.
+
+    With `first_call_only` (a list) given, a view taken before the loop of updates that the update
+    itself rebinds (`ac = state.ac`, then `ac, aux = update(ac, batch)` per iteration) is not unsafe:
+    it views a part of the other value on the first call only, and from the second call on the update
+    carries its own outputs, two copies per step. The viewed name is appended to the list, so the
+    caller can keep the finding and withhold the fix. A plain alias of a whole live value
+    (`probe = state`, then `probe = evaluate(probe, batch)`) or a copy with fields replaced
+    (`state.replace(metrics=...)`) stays unsafe: the program keeps two states on purpose, and the
+    update works on the one meant to leave the other intact."""
     name = key.split(".", 1)[0]
     if "." in key:
         return _escapes(key, statement, scope) or _attribute_view_read_after(key, statement, scope, context)
+    ended = carried_state.sharing_ended_by(statement) if first_call_only is not None else None
     for target, value in _bindings_of(name, scope):
         if target is None:
             continue
@@ -55,6 +66,9 @@ def unsafe_to_donate(key: str, statement: ast.stmt, scope, context) -> bool:
             continue
         for root in _view_roots(value, context):
             if root != name and _source_live(root, statement, scope):
+                if ended is not None and isinstance(value, (ast.Attribute, ast.Subscript)) and ended(name, target):
+                    first_call_only.append(root)
+                    continue
                 return True
     if _loop_target(name, statement):
         return True

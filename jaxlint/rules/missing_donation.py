@@ -35,6 +35,9 @@ batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `
 own parameters is, for donation, the compiled callable with the arguments moved to their places there
 (`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
 to change; no automatic fix, since every caller of the wrapper shares it.
+A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
+module), also where several classes of the module compile a `_step` with other parameters; a class
+defining `_step` as a plain method runs no compiled code there.
 So does a compiled callable handed in as an argument: where every call of a function in this module
 passes the same jitted or pmapped callable, by a name bound to it, for one of its parameters
 (`train(state, p_step)` with `p_step = jax.pmap(step)`), a call of that parameter inside the function
@@ -70,7 +73,10 @@ Nor is state whose old arrays something else keeps alive past the update: both c
 memory whatever the call donates, so donation saves nothing (it would fail on the first call,
 "donate the same buffer twice", or delete a live value):
 - another attribute of the object is bound to it (`self._target = self._online`), or another local
-  name while updates still run (`final = state` once the loop has ended holds the last value only), or it is a pytree
+  name that may still be read when an update runs (`best = state` kept across updates; not `final =
+  state` once the loop has ended, which holds the last value only, nor `probe = state` in an
+  evaluation or checkpoint block whose every read follows that binding, in both branches of an
+  `if`/`else` or in the same block: dead when the next update runs), or it is a pytree
   built with one value twice (`State(params=p, target_params=p)`, directly, through `target = p`,
   or from a local `make_initial_state(...)` that does so);
 - it, or a part of it, is also kept by something that outlives the update: a target rebuilt around
@@ -90,11 +96,18 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   buffer and stays flagged), or another attribute views it and is read after the update before it
   is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
   self.opt_state, ...)` and `evaluate(self.params)` after it);
+- (Not so a part of another value bound before the loop and then carried by the update itself,
+  `ac = state.ac` then `ac, aux = update(ac, batch)` per iteration: it views that value on the first
+  call only, and from the second call on every step holds two copies of its own. Flagged, with no
+  automatic fix, since donating on the first call would delete the viewed arrays. An attribute or
+  item stored once the loop of updates has ended, `self.net = net`, holds the last value only.)
 - it is built around arrays the object keeps (`self.state = TrainState.create(params=self.model_params)`
   with `self.model_params` from `model.init(...)`, read again by an evaluation), unless it is then
   replicated into itself (`self.state = jax.device_put_replicated(self.state, devices)`, which copies
   every leaf), or around another value the same call passes where that sharing is made again
-  between updates;
+  between updates (not a static argument, `static_argnums=(3,)` for a config: hashed on the host,
+  it holds no buffer; nor a name a call binds anew before every update, `rng, key = split(rng)`:
+  the update is never handed the value the state was built around);
 - the loop records the state it steps, appending it or something computed from it to a list each
   iteration (`frames.append(render(state))`): a visualisation rollout, whose recorded elements may
   share the state's buffers (a bounded `deque(maxlen=...)` window is not a recording).
@@ -127,8 +140,13 @@ literal arguments of the call that builds it, items of a configuration dict no c
 an integer (the largest counts) (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
 `eqx.nn.Linear(2, 16)`, a local module class storing layers or arrays, layers its constructor
 appends to a local list, also in `for ... in range(n)` loops, at the largest width a rebound name
-takes; a list it cannot count or an attribute set under a branch leaves the size unknown), applied to an input of a
-shape the source fixes (`jnp.ones((1, 28, 28, 1))`) where a layer sizes itself from its input, and
+takes; a list it cannot count or an attribute set under a branch leaves the size unknown; a module
+returning several outputs its caller unpacks, `mean, scale = Encoder()(x)`, and arithmetic between
+layers that creates no parameters: a sample `mean + scale * jax.random.normal(key, mean.shape)`, a
+cast, a reshape to a shape the source fixes, a local record of outputs; a call there the walk cannot
+see into, or a broadcast against an array of unknown shape, leaves the size unknown), applied to an
+input of a shape the source fixes (`jnp.ones((1, 28, 28, 1))`, `np.zeros((1, *SHAPE))`) where a layer
+sizes itself from its input, and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the
@@ -325,7 +343,8 @@ class MissingDonation(Rule):
                 continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
             if caller_sized.sized_by_caller(key, node, scope, context.model):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
-            if donation_aliasing.unsafe_to_donate(key, node, scope, context):
+            viewed_first_call: list[str] = []
+            if donation_aliasing.unsafe_to_donate(key, node, scope, context, viewed_first_call):
                 continue
             first_call_only: list[str] = []
             if (
@@ -345,6 +364,12 @@ class MissingDonation(Rule):
                 reason = (
                     f"`{key}` and `{other}` share arrays on the first call, one built around the other before the loop, "
                     f"and a donated buffer may not also be passed; build one of them from a copy first"
+                )
+            if reason is None and viewed_first_call:
+                # `ac = state.ac` before `ac, aux = update(ac, batch)` per iteration: a view on the first call only.
+                reason = (
+                    f"on the first call `{key}` is a view of `{viewed_first_call[0]}`, bound from it before the loop, "
+                    f"which donating would delete; bind `{key}` to a copy first"
                 )
             if reason is None and carried_state.captured_by_closure(key, scope):
                 # `current = lambda: params` handed to a thread: it may read the old arrays while the update runs.

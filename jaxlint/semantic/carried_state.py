@@ -129,6 +129,12 @@ def rebuilt_before_call(key: str, statement: ast.stmt, model, scope) -> bool:
     return False
 
 
+def _in_loop(update: ast.stmt | None) -> bool:
+    """The update runs in a loop of its own function (an attribute stored after that loop is read
+    again only on the next call of the function, not by a later iteration)."""
+    return update is not None and any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) for loop in enclosing_loops(update))
+
+
 def _after_updates(node: ast.AST, update: ast.stmt | None) -> bool:
     """`node` runs only after every iteration of the outermost loop around `update` (or after `update`
     itself, outside loops): it cannot keep an earlier iteration's arrays alive."""
@@ -277,8 +283,21 @@ def _caller_keeps(argument: ast.expr | None, call: ast.Call, model) -> bool:
         # Rebound, but another reference shares its buffers there (`self.value_params` bound to
         # `self.target_value_params` at first): donating it at that call would delete them too.
         scope = model.scope_for(call)
-        return shares_buffers(key, scope, model) or held_elsewhere(key, call, scope, model)
+        return shares_buffers(key, scope, model, enclosing_statement(call)) or held_elsewhere(key, call, scope, model) or _aliases_live_name(key, call, scope)
     return "." in key or _still_read(key, call, model.scope_for(call))
+
+
+def _aliases_live_name(key: str, call: ast.Call, scope) -> bool:
+    """`key` is a plain local bound from another local (`eval_state = state`) that is still read after
+    `call`: on its first run the call is handed that other name's arrays, which it keeps using."""
+    statement = enclosing_statement(call)
+    if statement is None or "." in key:
+        return False
+    for target, value in scope.bindings:
+        if isinstance(target, ast.Name) and target.id == key and isinstance(value, ast.Name) and value.id != key:
+            if value.id in scope.params or value.id not in scope.local_names or read_after(value.id, statement):
+                return True
+    return False
 
 
 def _still_read(name: str, call: ast.Call, scope) -> bool:
@@ -350,7 +369,11 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
                     # Another attribute keeps it across calls; a local copy elsewhere (`state = self._state`
                     # in `render()`) lives only while that method runs, and a local copy made once the
                     # loop of updates has ended (`final = state` after it) holds only the last value.
-                    if "." not in name and _after_updates(element, update):
+                    if ("." not in name or candidate is scope and _in_loop(update)) and _after_updates(element, update):
+                        continue  # (`self.net = net` after the loop: read again only on the next call, a first-call view)
+                    if "." not in name and update is not None and not _alias_live_at(name, update):
+                        # `eval_state = state` in an evaluation block, read only after that binding:
+                        # dead at the update, so donating deletes nothing it reads.
                         continue
                     return True
                 if name == key:
@@ -360,6 +383,12 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
                     if _built_with_shared_leaves(element_value, candidate, model, 0):
                         return True
     return False
+
+
+def _alias_live_at(name: str, update: ast.stmt) -> bool:
+    """A local alias of the state may still be read when the update runs: the update itself reads it,
+    or some path after the update (the next iteration included) reads it before rebinding it."""
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(update)) or read_after(name, update)
 
 
 # Calls whose result holds the buffers of what they are given: a pytree rebuilt around the same leaves
@@ -399,15 +428,17 @@ def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list
     With `first_call_only` (a list) given, the other names of such sharing are appended to it, so the
     caller can withhold the fix (donating both on the first call passes one buffer twice)."""
     scopes = _class_scopes(scope, model) if key.startswith("self.") else [scope]
-    passed = {dotted_name(argument) for argument in [*call.args, *(k.value for k in call.keywords)]} - {None, key}
+    passed = _array_arguments(call, model) - {None, key}
     statement = enclosing_statement(call)
-    ended = _sharing_ended_by(statement) if first_call_only is not None else None
+    ended = sharing_ended_by(statement) if first_call_only is not None else None
     for candidate in scopes:
         for name, node in _loads(candidate, model):
             if name == key or name.startswith(key + "."):
                 holder = _holder(node, key, model)
                 if holder is None:
                     continue
+                if candidate is scope and _in_loop(statement) and _after_updates(node, statement):
+                    continue  # `self.net = net` once the loop of updates has ended: it holds the last value only
                 if holder == _CONTAINER or holder.startswith("self."):
                     return True  # the object's own attribute or an item: kept past this function
                 holder = holder.split(".", 1)[0]  # `evaluator.model.variables = ...`: as long as `evaluator` lives
@@ -430,7 +461,53 @@ def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list
                     continue
                 if _replicated_after(node, key, model):
                     continue  # `self.state = replicate(self.state)` next: the state holds copies
+                if _bound_anew_before(name, statement, node):
+                    continue  # `rng, key = split(rng)` before each update: never the value the state was built from
                 return True
+    return False
+
+
+def _array_arguments(call: ast.Call, model) -> set:
+    """Dotted names a call passes where they may carry arrays: a static argument of the compiled
+    callable (`static_argnums=(3,)` for a config) is hashed on the host and shares no buffer."""
+    binding = model.jit_binding_for_call(call)
+    names = set()
+    for position, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            binding = None  # positions after a `*args` are unknown
+        elif binding is None or binding.is_static(position, None) is not True:
+            names.add(dotted_name(argument))
+    for keyword in call.keywords:
+        if binding is None or keyword.arg is None or binding.is_static(None, keyword.arg) is not True:
+            names.add(dotted_name(keyword.value))
+    return names
+
+
+def _bound_anew_before(name: str, update: ast.stmt | None, occurrence: ast.AST) -> bool:
+    """Every run of `update` (in a loop) passes a `name` bound by a call earlier in the same iteration
+    (`rng, key = jax.random.split(rng)` before `state = step(state, key)`), while the state was built
+    around `name` outside that loop: the value the update is handed is never the one the state holds."""
+    if update is None or "." in name:
+        return False
+    loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    made = enclosing_statement(occurrence)
+    if not loops or made is None or is_within(made, loops[0]):
+        return False
+    child: ast.AST = update
+    while child is not loops[0]:
+        located = statement_list(child)
+        if located is None:
+            return False
+        block, index = located
+        for earlier in block[:index]:
+            if (
+                isinstance(earlier, ast.Assign) and isinstance(earlier.value, ast.Call)
+                and any(name in bound_names(target) for target in earlier.targets)
+            ):
+                return True
+        child = parent_of(child)
+        if child is None:
+            return False
     return False
 
 
@@ -464,7 +541,7 @@ def _replicated_after(occurrence: ast.AST, key: str, model) -> bool:
     return False
 
 
-def _sharing_ended_by(update: ast.stmt):
+def sharing_ended_by(update: ast.stmt):
     """A test `(name, occurrence) -> bool`: the sharing made at `occurrence` (a plain local `name`
     holding the state's leaves, or holding leaves the state was built around) ends with the first run
     of `update`: `update` sits in a loop, rebinds `name` itself, and `occurrence` lies outside that

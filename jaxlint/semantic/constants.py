@@ -71,8 +71,19 @@ def literal_value(node: ast.AST, known: dict | None = None, lookup=None, depth: 
         except (ArithmeticError, ValueError):
             return UNKNOWN
     if isinstance(node, ast.Tuple):
-        values = tuple(literal_value(element, known, lookup, depth + 1) for element in node.elts)
-        return UNKNOWN if any(value is UNKNOWN for value in values) else values
+        values: list = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):  # `(1, *SHAPE)`: the items of a known tuple
+                inner = literal_value(element.value, known, lookup, depth + 1)
+                if not isinstance(inner, tuple):
+                    return UNKNOWN
+                values.extend(inner)
+                continue
+            value = literal_value(element, known, lookup, depth + 1)
+            if value is UNKNOWN:
+                return UNKNOWN
+            values.append(value)
+        return tuple(values)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords and len(node.args) == 1:
         if node.func.id in ("int", "float", "round", "abs") and (known is None or node.func.id not in known):
             value = literal_value(node.args[0], known, lookup, depth + 1)

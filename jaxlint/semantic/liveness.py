@@ -10,8 +10,10 @@ again. "Live" is the safe answer, so every choice below leans towards it:
   it stores its targets: `x = f(x)` and `x += 1` read `x`. An assignment that stores the bare name
   ends liveness on its path.
 - A compound statement (`if`, `for`, `while`, `with`, `try`, `match`) is a read when any of its
-  clauses reads the name before rebinding it there, and never ends liveness: a rebinding inside a
-  branch (or a loop body, which may run zero times) leaves the path around it live.
+  clauses reads the name before rebinding it there, and does not end liveness: a rebinding inside a
+  branch (or a loop body, which may run zero times) leaves the path around it live. The exception is
+  an `if` with an `else` whose two branches both rebind the name before reading it (`if n > 1: view
+  = first(state)` / `else: view = state`): one of them runs, so liveness ends there.
 - Leaving a block, the clauses of the enclosing statement written after it count as paths too (an
   `if`'s `else`, a `try`'s handlers and `finally`, a loop's `else`); which clause ran is not tracked.
 - A loop around the statement wraps around to its top: the `while` test, the `for` iterable (its
@@ -80,6 +82,12 @@ class _Query:
     def effect(self, statement: ast.stmt) -> str | None:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return _READ if self.reads(statement) else None
+        if isinstance(statement, ast.If) and statement.orelse and not self.reads(statement.test):
+            # Both branches run one or the other: rebinding in each, before any read, ends liveness.
+            branches = (self.scan(statement.body), self.scan(statement.orelse))
+            if _READ in branches:
+                return _READ
+            return self.rebound() if branches == (_STORE, _STORE) else None
         if any(isinstance(part, list) and part and isinstance(part[0], ast.stmt) for _, part in ast.iter_fields(statement)):
             return _READ if self.fields_read(statement, None, None) else None
         if self.reads(statement):

@@ -1177,7 +1177,8 @@ class SemanticModel(DeviceValues):
                 found = self._parameter_jit_binding(node)
             return found
         if not isinstance(node, ast.Name):
-            return _agreeing(bindings)
+            own = self._own_class_binding(node, bindings)
+            return _agreeing(bindings) if own is _NOT_OWN else own
         current: Scope | None = self.scope_for(node)
         while current is not None:
             if node.id in current.local_names or node.id in current.defs:
@@ -1196,6 +1197,33 @@ class SemanticModel(DeviceValues):
                 return _reaching(owned, node, current, self) or _agreeing(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
+
+    def _own_class_binding(self, node: ast.AST, bindings: list[JitBinding]):
+        """`self._step(...)` in a method, where classes of the module each compile a `_step` of their
+        own: the one of the class the method belongs to, or of a base class of it defined here; None
+        where that class defines `_step` as a plain method. `_NOT_OWN` where the class chain says
+        nothing (the attribute comes from elsewhere): the bindings of the module then answer."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            return _NOT_OWN
+        method: Scope | None = self.scope_for(node)
+        while method is not None and method.class_node is None:
+            method = method.parent
+        if method is None:
+            return _NOT_OWN
+        classes = [method.class_node]
+        names = {c.name: c for c in self.class_methods}
+        for class_node in classes:  # the class, then its bases of this module, breadth first
+            for base in class_node.bases:
+                found = names.get(base.id) if isinstance(base, ast.Name) else None
+                if found is not None and found not in classes:
+                    classes.append(found)
+        for class_node in classes:
+            own = [binding for binding in bindings if _binding_class(binding) is class_node]
+            if own:
+                return _agreeing(own)
+            if node.attr in self.class_methods.get(class_node, {}):
+                return None  # a plain method of that name: not the compiled one of another class
+        return _NOT_OWN
 
     def _parameter_jit_binding(self, node: ast.Name) -> JitBinding | None:
         """A parameter of a plain function that every call of the function in this module fills with
@@ -2218,6 +2246,17 @@ _VALUE_METHODS = frozenset({"item", "tolist", "reshape", "__bool__", "__index__"
 def _is_self_attribute(node: ast.AST) -> bool:
     """`self.obj`: an attribute of the instance a method runs on."""
     return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
+
+
+_NOT_OWN = object()  # `_own_class_binding`: the class of the use says nothing
+
+
+def _binding_class(binding: JitBinding) -> ast.ClassDef | None:
+    """The class whose method a binding compiles (`@jax.jit def _step(self, ...)`) or whose method
+    stores it (`self._step = jax.jit(f)` in `__init__`)."""
+    if binding.via_decorator and binding.function is not None:
+        return binding.function.class_node
+    return binding.owner.class_node if binding.owner is not None else None
 
 
 def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:

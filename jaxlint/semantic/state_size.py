@@ -9,7 +9,10 @@ of them), have a size the analysis can bound; the state of an optimizer that kee
 (library_models/layers.py); this module walks the network: a `Sequential` of layers, a local module
 class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers and arrays and whose
 `__call__` applies them in order, a function given to `hk.transform` that applies layers to its
-input. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
+input. Between layers it follows arithmetic that creates no parameters (a sample `mean + scale *
+jax.random.normal(key, mean.shape)`, a cast, a reshape to a fixed shape, a tuple or local record of
+outputs that the caller unpacks); a broadcast against an array of unknown shape leaves the shape
+unknown. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
 a file) makes the whole bound unknown: None, never a guess.
 
 Used by carried_state.known_small (JAX401: state under 100 MB is not worth donating).
@@ -37,6 +40,13 @@ _SHAPE_SECOND = frozenset({"jax.random.normal", "jax.random.uniform", "jax.rando
 # Calls applied to a layer's input that change no parameter count and keep its shape.
 _ELEMENTWISE_PREFIXES = ("jax.nn.", "flax.linen.activation.", "jax.numpy.tanh", "jax.numpy.exp", "jax.numpy.sin", "jax.numpy.cos")
 _ELEMENTWISE_FLAX = ("flax.linen.", "flax.nnx.", "haiku.", "treex.", "equinox.nn.")
+# Calls and array methods that create no parameters, used between layers.
+_FREE_PREFIXES = ("jax.numpy.", "jax.nn.", "jax.random.", "numpy.", "math.")
+_FREE_NAMES = frozenset({"haiku.next_rng_key", "builtins.len", "builtins.float", "builtins.int"})
+_ARRAY_METHODS = frozenset({
+    "astype", "mean", "sum", "squeeze", "transpose", "clip", "max", "min", "flatten", "ravel", "swapaxes", "std", "var",
+})
+_SHAPE_KEEPING_METHODS = frozenset({"astype", "clip"})
 _POOLS = frozenset({"flax.linen.max_pool", "flax.linen.avg_pool", "flax.nnx.max_pool", "flax.nnx.avg_pool"})
 
 
@@ -462,6 +472,11 @@ class StateSize:
         """An activation or a reshape given as a layer (`jax.nn.relu`, `lambda x: x.reshape(x.shape[0], -1)`)."""
         if isinstance(node, ast.Lambda) and len(node.args.args) == 1:
             return self._function_network(node, frame, 0)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            found = frame.bound.get("self." + node.attr)  # `self.act = jax.nn.relu` stored by the constructor
+            if found is not None and isinstance(found[0], (ast.Attribute, ast.Name)) and found[0] is not node:
+                return self._stateless_callable(found[0], found[1])
+            return None
         if self._elementwise(node):
             return lambda shape: (0, shape)
         return None
@@ -807,7 +822,8 @@ class StateSize:
 
     def _run_body(self, body: list, variable: str, shape, frame: _Frame, depth: int, used: set | None = None):
         """Follow `variable` through straight-line statements that apply layers to it; every layer
-        the body builds or applies must be followed, else None."""
+        the body builds or applies must be followed, else None. A statement may unpack several
+        outputs (`mean, scale = encoder(x)` of a module returning two arrays)."""
         total = 0
         shapes = {variable: shape}
         for statement in body:
@@ -816,9 +832,9 @@ class StateSize:
             if isinstance(statement, ast.Return):
                 value = statement.value
                 target = None
-            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], (ast.Name, ast.Tuple)):
                 value = statement.value
-                target = statement.targets[0].id
+                target = statement.targets[0]
             else:
                 return None
             result = self._apply(value, shapes, frame, depth, used)
@@ -827,22 +843,34 @@ class StateSize:
             total += result[0]
             if target is None:
                 return total, result[1]
-            shapes[target] = result[1]
+            if isinstance(target, ast.Name):
+                shapes[target.id] = result[1]
+                continue
+            outputs = result[1]
+            if not (isinstance(outputs, _Outputs) and len(outputs) == len(target.elts) and all(isinstance(e, ast.Name) for e in target.elts)):
+                return None
+            shapes.update((element.id, part) for element, part in zip(target.elts, outputs))
         return None
 
     def _apply(self, node: ast.AST, shapes: dict, frame: _Frame, depth: int, used: set | None):
         """(parameter elements, shape) of an expression computed from the tracked variables."""
         if isinstance(node, ast.Name):
             return (0, shapes[node.id]) if node.id in shapes else None
+        if isinstance(node, ast.Call) and node.args:
+            func, first = node.func, node.args[0]
+            # `x.reshape(x.shape[0], -1)`, `x.reshape((x.shape[0], -1))`, `jnp.reshape(x, (x.shape[0], -1))`.
+            if isinstance(func, ast.Attribute) and func.attr == "reshape" and isinstance(func.value, ast.Name) and func.value.id in shapes:
+                return self._reshape(shapes[func.value.id], node.args, node, shapes, frame)
+            if self.model.qualified_name(func) in ("jax.numpy.reshape", "numpy.reshape") and isinstance(first, ast.Name) and first.id in shapes:
+                return self._reshape(shapes[first.id], node.args[1:], node, shapes, frame)
+        if isinstance(node, (ast.Tuple, ast.BinOp, ast.UnaryOp)) or (
+            isinstance(node, ast.Call) and (self._array_method(node, shapes) or self._record_class(node) or self._free_function(node.func))
+        ):
+            return self._parameter_free(node, shapes, frame, depth, used)
         if not isinstance(node, ast.Call) or len(node.args) < 1:
             return None
         func = node.func
         first = node.args[0]
-        # `x.reshape(x.shape[0], -1)`, `x.reshape((x.shape[0], -1))`, `jnp.reshape(x, (x.shape[0], -1))`.
-        if isinstance(func, ast.Attribute) and func.attr == "reshape" and isinstance(func.value, ast.Name) and func.value.id in shapes:
-            return _reshaped(shapes[func.value.id], node.args)
-        if self.model.qualified_name(func) in ("jax.numpy.reshape", "numpy.reshape") and isinstance(first, ast.Name) and first.id in shapes:
-            return _reshaped(shapes[first.id], node.args[1:])
         inner = self._apply(first, shapes, frame, depth, used)
         if inner is None:
             return None
@@ -867,6 +895,118 @@ class StateSize:
             return None
         applied = layer(inner[1])
         return None if applied is None else (inner[0] + applied[0], applied[1])
+
+    def _reshape(self, shape, arguments: list, call: ast.Call, shapes: dict, frame: _Frame):
+        """A reshape creates no parameters: the flattening one keeps the batch axis, another takes the
+        shape its arguments fix (`(-1, *OUT_SHAPE)`), else an unknown shape."""
+        flattened = _reshaped(shape, arguments)
+        if flattened is not None:
+            return flattened
+        if call.keywords or any(_names(a) & set(shapes) for a in arguments):
+            return None if call.keywords else (0, None)
+        target = arguments[0] if len(arguments) == 1 else ast.Tuple(elts=list(arguments), ctx=ast.Load())
+        sizes = self.integer(target, frame)
+        sizes = (sizes,) if isinstance(sizes, int) else sizes
+        if not isinstance(sizes, tuple) or sizes.count(-1) > 1 or not shape or None in shape:
+            return 0, None
+        if -1 in sizes:
+            known = math.prod(size for size in sizes if size != -1)
+            if known <= 0 or math.prod(shape) % known:
+                return 0, None
+            sizes = tuple(math.prod(shape) // known if size == -1 else size for size in sizes)
+        return 0, sizes if math.prod(sizes) == math.prod(shape) else None
+
+    # ----- parameter-free arithmetic between layers ------------------------------------------------
+
+    def _parameter_free(self, node: ast.AST, shapes: dict, frame: _Frame, depth: int, used: set | None):
+        """(parameter elements, shape) of arithmetic on tracked values that creates no parameters of
+        its own: `mean + scale * jax.random.normal(hk.next_rng_key(), mean.shape)`, `x.astype(f32)`,
+        a tuple or a local record of outputs (`Output(mean, scale, y)`). The parameters are those of
+        the layers its tracked operands went through; every other call in it must be one that can
+        create none (a `jax.numpy`, `jax.nn`, `jax.random`, `jax.lax` or NumPy function, an array
+        method), else None: a local function or method may build layers the walk does not see."""
+        if isinstance(node, ast.Name):
+            return (0, shapes[node.id]) if node.id in shapes else (0, None)
+        if isinstance(node, (ast.Constant, ast.Attribute)) and not any(n in shapes for n in _names(node)):
+            return 0, None  # a number, a dtype, `mean.shape`: no array of the network
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in shapes:
+            return 0, None  # `x.shape`, `x.T`
+        if isinstance(node, (ast.Tuple, ast.List)):
+            parts = [self._operand(e, shapes, frame, depth, used) for e in node.elts]
+            if None in parts:
+                return None
+            return sum(p[0] for p in parts), _Outputs(p[1] for p in parts)
+        if isinstance(node, ast.UnaryOp):
+            return self._operand(node.operand, shapes, frame, depth, used)
+        if isinstance(node, ast.BinOp):
+            parts = [self._operand(node.left, shapes, frame, depth, used), self._operand(node.right, shapes, frame, depth, used)]
+            if None in parts:
+                return None
+            # Broadcasting may widen an axis: the shape is known only where every array operand has it.
+            arrays = [p[1] for operand, p in zip((node.left, node.right), parts) if not isinstance(operand, ast.Constant)]
+            shape = arrays[0] if arrays and all(a is not None and a == arrays[0] for a in arrays) and not isinstance(node.op, ast.MatMult) else None
+            return parts[0][0] + parts[1][0], shape
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) and self._array_method(node, shapes) else None
+        if receiver is None and not (self._record_class(node) or self._free_function(node.func)):
+            return None
+        operands = [*([receiver] if receiver is not None else []), *node.args, *(k.value for k in node.keywords)]
+        parts = [self._operand(operand, shapes, frame, depth, used) for operand in operands]
+        if None in parts:
+            return None
+        total = sum(p[0] for p in parts)
+        if self._record_class(node):
+            return total, _Outputs(p[1] for p in parts)
+        qualified = self.model.qualified_name(node.func) or ""
+        if receiver is None and (qualified in _SHAPE_FIRST or qualified in _SHAPE_SECOND):
+            # `jax.random.normal(key, mean.shape)`: a fresh array of a tracked value's shape.
+            given = node.args[0 if qualified in _SHAPE_FIRST else 1] if len(node.args) > (0 if qualified in _SHAPE_FIRST else 1) else next(
+                (k.value for k in node.keywords if k.arg == "shape"), None)
+            shaped = given is not None and isinstance(given, ast.Attribute) and given.attr == "shape" and isinstance(given.value, ast.Name)
+            return total, shapes.get(given.value.id) if shaped else None
+        first = parts[0][1] if operands and _names(operands[0]) & set(shapes) else None
+        keeps_shape = (
+            (receiver is not None and node.func.attr in _SHAPE_KEEPING_METHODS)
+            or (receiver is None and self._elementwise(node.func))
+        )
+        return total, first if keeps_shape else None
+
+    def _operand(self, node: ast.AST, shapes: dict, frame: _Frame, depth: int, used: set | None):
+        """An operand of parameter-free arithmetic: a tracked value (through layers or not), or an
+        expression of none (a constant, a fresh random array) that must itself create no parameters."""
+        if _names(node) & set(shapes):
+            return self._apply(node, shapes, frame, depth, used) if not isinstance(node, ast.Attribute) else self._parameter_free(node, shapes, frame, depth, used)
+        if isinstance(node, ast.Name):
+            # A name of no tracked value: a number or an array, not a function that may build layers.
+            return None if self.model.resolve_function(node, frame.scope) is not None else (0, None)
+        return self._parameter_free(node, shapes, frame, depth, used)
+
+    def _array_method(self, call: ast.Call, shapes: dict) -> bool:
+        """`x.astype(jnp.float32)`, `x.mean(axis=1)` on a tracked value: no parameters."""
+        func = call.func
+        return isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS and bool(_names(func.value) & set(shapes))
+
+    def _record_class(self, call: ast.Call) -> bool:
+        """A local NamedTuple or dataclass holding outputs (`Output(mean, scale, y)`)."""
+        if not isinstance(call.func, ast.Name):
+            return False
+        class_node = self._local_class(call.func.id)
+        if class_node is None:
+            return False
+        bases = {self.model.qualified_name(base) for base in class_node.bases}
+        decorators = {self.model.qualified_name(d.func if isinstance(d, ast.Call) else d) for d in class_node.decorator_list}
+        return bool(bases & {"typing.NamedTuple", "flax.struct.PyTreeNode"} or decorators & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"})
+
+    def _free_function(self, func: ast.AST) -> bool:
+        """A function that creates no parameters whatever it is given: array and random functions."""
+        qualified = self.model.qualified_name(func) or ""
+        return qualified.startswith(_FREE_PREFIXES) and qualified not in layer_models.LAYERS or qualified in _FREE_NAMES
+
+
+class _Outputs(tuple):
+    """The shapes of several outputs (`return mean, scale`): unpacked by the statement that calls the
+    module, never a shape a layer can take."""
 
 
 def _product(choices: list[list]) -> list[tuple]:
