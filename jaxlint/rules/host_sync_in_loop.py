@@ -55,7 +55,11 @@ Not flagged, as principles:
   progress bar that shows a loss recomputed every 100 steps waits only then). A
   condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if
   jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
-  iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
+  iteration. So is an attribute of `self` the class sets only while the object is built (`if
+  self.use_wandb:` with the flag stored in `__init__` and never changed by a method, whatever methods
+  the loop calls), and a test of the loop's counter that never fails (`if step < MAX_LINES:` in `for
+  step in range(20_000)`, with `MAX_LINES` fixed by the source above the count, an environment
+  variable's default included: `int(os.environ.get("MAX_LINES", 100_000))`). A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
   0:` syncs per batch and is reported (one read per named split, `for name, data in
   splits.items()`, is a handful, and so is a count of batches the source fixes to 32 or fewer,
   `range(config.eval_steps)` with a field default of 16 on the class `config` is annotated with);
