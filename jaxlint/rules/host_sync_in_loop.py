@@ -7,7 +7,8 @@ function of the project that computes device arrays from its arguments: `forward
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
 label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zeros(...)`: NumPy
-converts what it stores), `jax.device_get(x)`, `str`/`format` of it, an
+converts what it stores), `jax.device_get(x)` (also through a local name a function binds once to
+a library function, `fetch = jax.device_get`, as through an import), `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
