@@ -11,7 +11,9 @@ converts what it stores), `jax.device_get(x)` (also through a local name a funct
 a library function, `fetch = jax.device_get`, as through an import), `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
-`set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
+`set_postfix`), `if loss < best:`, `if err < tol: break`, `not`/`and`/`or` over device values, and `any`/`all` over a generator or list of device
+values made from this iteration's results (`if any(jnp.isnan(p).any() for p in
+jax.tree.leaves(params)):`: one read per element).
 Device values include the results of jitted calls (judged at each read by the binding that reaches it in
 the iteration: `metrics = {"step": i}` then `state, metrics = step(state, batch)` then `wandb.log(metrics)`
 reads the device values), the items of a dict or list the function makes empty (or from numeric

@@ -1258,6 +1258,22 @@ class LoopValues:
             return None
         if isinstance(test, ast.Name) and container_of_device_values(test, self.scope, self.model):
             return None  # `if metrics:` on a dict of device arrays: its length, known on the host
+        if (
+            isinstance(test, ast.Call) and len(test.args) == 1 and not test.keywords
+            and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))
+            and self.model.qualified_name(test.func) in ("builtins.any", "builtins.all")
+        ):
+            # `any(jnp.isnan(p).any() for p in jax.tree.leaves(state))`: Python asks each element for
+            # its truth, one device read per element of what this iteration produced.
+            comprehension = test.args[0]
+            element = comprehension.elt
+            if self.is_fresh(element):
+                return element
+            if self.is_device(element) and any(
+                isinstance(n, ast.Name) and self.is_fresh(n) for generator in comprehension.generators for n in walk(generator.iter)
+            ):
+                return element
+            return None
         return test if self.is_fresh(test) else None
 
     def calls_compiled_code(self) -> ast.Call | None:
