@@ -7,10 +7,13 @@ function of the project that computes device arrays from its arguments: `forward
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
 label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zeros(...)`: NumPy
-converts what it stores), `jax.device_get(x)`, `str`/`format` of it, an
+converts what it stores), `jax.device_get(x)` (also through a local name a function binds once to
+a library function, `fetch = jax.device_get`, as through an import), `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
-`set_postfix`), `if loss < best:`, `if err < tol: break`, and `not`/`and`/`or` over device values.
+`set_postfix`), `if loss < best:`, `if err < tol: break`, `not`/`and`/`or` over device values, and `any`/`all` over a generator or list of device
+values made from this iteration's results (`if any(jnp.isnan(p).any() for p in
+jax.tree.leaves(params)):`: one read per element).
 Device values include the results of jitted calls (judged at each read by the binding that reaches it in
 the iteration: `metrics = {"step": i}` then `state, metrics = step(state, batch)` then `wandb.log(metrics)`
 reads the device values), the items of a dict or list the function makes empty (or from numeric
@@ -55,7 +58,11 @@ Not flagged, as principles:
   progress bar that shows a loss recomputed every 100 steps waits only then). A
   condition that holds for the whole loop (`if args.track:`, `if verbose:`, `if
   jax.process_index() == 0:`, `if writer is not None:`) is no gate: the sync under it runs every
-  iteration. A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
+  iteration. So is an attribute of `self` the class sets only while the object is built (`if
+  self.use_wandb:` with the flag stored in `__init__` and never changed by a method, whatever methods
+  the loop calls), and a test of the loop's counter that never fails (`if step < MAX_LINES:` in `for
+  step in range(20_000)`, with `MAX_LINES` fixed by the source above the count, an environment
+  variable's default included: `int(os.environ.get("MAX_LINES", 100_000))`). A loop under a gate is still a loop: a per-batch evaluation under `if step % 100 ==
   0:` syncs per batch and is reported (one read per named split, `for name, data in
   splits.items()`, is a handful, and so is a count of batches the source fixes to 32 or fewer,
   `range(config.eval_steps)` with a field default of 16 on the class `config` is annotated with);

@@ -87,9 +87,20 @@ def literal_value(node: ast.AST, known: dict | None = None, lookup=None, depth: 
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords and len(node.args) == 1:
         if node.func.id in ("int", "float", "round", "abs") and (known is None or node.func.id not in known):
             value = literal_value(node.args[0], known, lookup, depth + 1)
+            if isinstance(value, str) and node.func.id in ("int", "float"):
+                value = _number_text(value, node.func.id)  # `int(os.environ.get("STEPS", "100"))`
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return {"int": int, "float": float, "round": round, "abs": abs}[node.func.id](value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and lookup is not None:
+        return lookup(node)  # `os.environ.get("STEPS", 100)`: the lookup decides
     return UNKNOWN
+
+
+def _number_text(text: str, kind: str):
+    try:
+        return int(text) if kind == "int" else float(text)
+    except ValueError:
+        return UNKNOWN
 
 
 def _numbers(*values) -> bool:
@@ -187,6 +198,9 @@ def _absl_defaults(model) -> tuple[dict[str, object], dict[str, object]]:
     return by_name, by_holder
 
 
+_ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
+
+
 class ConstantEvaluator:
     """Evaluates expressions in a scope of one module's semantic model (and its project)."""
 
@@ -212,6 +226,8 @@ class ConstantEvaluator:
     # ----- names and attributes -------------------------------------------------------------
 
     def _lookup(self, node: ast.AST, scope):
+        if isinstance(node, ast.Call):
+            return self._environment_default(node, scope)
         if isinstance(node, ast.Name):
             return self._name_value(node.id, scope)
         if isinstance(node, ast.Attribute):
@@ -226,6 +242,13 @@ class ConstantEvaluator:
             if qualified is not None and self.model.project is not None:
                 return self.model.project.constant(qualified)
         return UNKNOWN
+
+    def _environment_default(self, call: ast.Call, scope):
+        """`os.environ.get("STEPS", 100)`, `os.getenv("STEPS", "100")`: the value the program runs with
+        unless its user sets the variable, as an argparse default is (the literal default only)."""
+        if self.model.qualified_name(call.func) not in _ENVIRONMENT_READS or len(call.args) != 2 or call.keywords:
+            return UNKNOWN
+        return literal_value(call.args[1])
 
     def _name_value(self, name: str, scope):
 

@@ -198,6 +198,9 @@ class _QualifiedNames(dict):
         super().__init__()
         self.imports = imports
         self.shadowing = shadowing  # names some function binds other than by import
+        # (function scope, name) -> what the function binds the name to, once: `unreplicate =
+        # flax.jax_utils.unreplicate` in a function body resolves as an import would there.
+        self.local_aliases: dict[tuple[int, str], str] = {}
 
     def __missing__(self, node: ast.AST) -> str | None:
         name = self.imports.qualified_name(node)
@@ -207,8 +210,28 @@ class _QualifiedNames(dict):
                 root = root.value
             if root.__class__ is ast.Name and root.id in self.shadowing and _bound_in_function(root):
                 name = None
+        if name is None and self.local_aliases:
+            name = self._local_alias(node)
         self[node] = name
         return name
+
+    def _local_alias(self, node: ast.AST) -> str | None:
+        parts: list[str] = []
+        root = node
+        while root.__class__ is ast.Attribute:
+            parts.append(root.attr)
+            root = root.value
+        if root.__class__ is not ast.Name or not isinstance(root.ctx, ast.Load):
+            return None
+        scope = getattr(root, SCOPE, None)
+        while scope is not None and scope.parent is not None:
+            if root.id in scope.local_names:
+                base = self.local_aliases.get((id(scope), root.id))
+                if base is None:
+                    return None
+                return ".".join([base, *reversed(parts)])
+            scope = scope.parent
+        return None
 
 
 def _in_class_body(node: ast.AST) -> bool:
@@ -255,6 +278,7 @@ class SemanticModel(DeviceValues):
         self._qualified_cache = _QualifiedNames(self.imports, frozenset(self.bound_names - module_bound))
         self.qualified_name = self._qualified_cache.__getitem__  # type: ignore[method-assign]
         self._bind_module_aliases()
+        self._bind_local_aliases()
         self._constants = None
         self._find_traced_functions()
         self._find_host_callbacks()
@@ -298,6 +322,35 @@ class SemanticModel(DeviceValues):
                 and not any(target.id in scope.local_names for scope in self.scopes if scope is not self.module_scope)
             ):
                 self.imports.bind_module_alias(target.id, value)
+
+    def _bind_local_aliases(self) -> None:
+        """A function's `unreplicate = flax.jax_utils.unreplicate` (a name the function binds once, to a
+        dotted name the module's imports resolve, and never as a parameter, a loop target or a def)
+        resolves like an import inside that function and the functions nested in it that do not
+        bind the name themselves."""
+        aliases = self._qualified_cache.local_aliases
+        for scope in self.scopes:
+            if scope is self.module_scope or not scope.bindings:
+                continue
+            counts: dict[str, int] = {}
+            for target, _ in scope.bindings:
+                for element in walk(target):
+                    if isinstance(element, ast.Name):
+                        counts[element.id] = counts.get(element.id, 0) + 1
+            for target, _ in scope.loops:
+                for element in walk(target):
+                    if isinstance(element, ast.Name):
+                        counts[element.id] = counts.get(element.id, 0) + 2
+            for target, value in scope.bindings:
+                if not (
+                    isinstance(target, ast.Name) and isinstance(value, ast.Attribute) and counts.get(target.id) == 1
+                    and target.id not in scope.param_nodes and target.id not in scope.defs
+                    and target.id not in scope.declared_free and target.id not in scope.imported_names
+                ):
+                    continue
+                qualified = self.qualified_name(value)
+                if qualified is not None:
+                    aliases[(id(scope), target.id)] = qualified
 
     def release(self) -> None:
         """Break the reference cycles of a model that is done with: parent and scope links on every

@@ -102,7 +102,10 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
         return False  # `if epoch % 1 == 0:` holds on every iteration: no interval
     assigned = assigned_in_loop(loop) if assigned is None else assigned
     touched = (_touched_objects(loop) if touched is None else touched) - set(model.imports.aliases)
+    kept: set[int] = set()  # `self` inside a `self.flag` the object keeps for its life
     for node in walk(test):
+        if id(node) in kept:
+            continue
         if isinstance(node, ast.Call):
             if model.qualified_name(node.func) not in INVARIANT_CALLS:
                 return True
@@ -113,6 +116,9 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
             root = name.split(".")[0]
             if root in model.imports.aliases and root not in assigned:
                 continue  # a module: `jax.process_index`
+            if name not in assigned and isinstance(node, ast.Attribute) and set_at_construction(node, model):
+                kept.add(id(node.value))
+                continue  # `self.log_to_wandb`, set in `__init__` alone: the object keeps it for its life
             if name in assigned or root in assigned:
                 return True
             if "." in name and root in touched:
@@ -122,9 +128,83 @@ def loop_varying(test: ast.expr, loop: ast.AST, model: SemanticModel, assigned: 
     return False
 
 
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "setup"})
+
+
+def set_at_construction(node: ast.Attribute, model: SemanticModel) -> bool:
+    """`self.flag` in a method, where the class stores `self.flag` only while it is built (`__init__`,
+    `__post_init__`, flax's `setup`, or a class-level field) and never mutates it in place
+    (`self.flag[k] = v`, `self.flag.append(v)`, `self.flag += 1`, `setattr`): a value the object keeps
+    for its whole life, whatever methods a loop calls on it. Setting it from outside the class
+    (`trainer.flag = False`) is not followed."""
+    if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return False
+    holder = model.scope_for(node)
+    while holder is not None and holder.class_node is None:
+        holder = holder.parent
+    if holder is None:
+        return False
+    cache = model.__dict__.setdefault("_jaxlint_construction_attributes", {})
+    key = id(holder.class_node)
+    if key not in cache:
+        cache[key] = _construction_attributes(holder.class_node)
+    return node.attr in cache[key]
+
+
+def _construction_attributes(class_node: ast.ClassDef) -> frozenset[str]:
+    """The attributes of `self` the class stores only while the object is built (see above)."""
+    built: set[str] = set()
+    changed: set[str] = set()
+    for statement in class_node.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] if isinstance(statement, ast.AnnAssign) else []
+        built.update(t.id for t in targets if isinstance(t, ast.Name))
+    for method in class_node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        constructing = method.name in _CONSTRUCTORS
+        for node in walk(method):
+            if isinstance(node, ast.Call):
+                function = node.func
+                if isinstance(function, ast.Name) and function.id in ("setattr", "delattr", "vars"):
+                    return frozenset()
+                if isinstance(function, ast.Attribute) and _self_attribute(function.value) is not None:
+                    changed.add(function.value.attr)  # `self.history.append(v)`: mutated in place
+                continue
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)):
+                targets = [node.target]
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                targets = [node.optional_vars]
+            elif isinstance(node, ast.Delete):
+                targets = list(node.targets)
+            for target in targets:
+                for element in walk(target):
+                    attribute = _self_attribute(element)
+                    if attribute is None:
+                        continue
+                    plain = element is target and isinstance(node, (ast.Assign, ast.AnnAssign))
+                    if constructing and plain:
+                        built.add(attribute)
+                    else:
+                        changed.add(attribute)
+    return frozenset(built - changed)
+
+
+def _self_attribute(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
 def holds_every_iteration(test: ast.expr, model: SemanticModel, loop: ast.AST) -> bool:
     """`n % 1 == 0` (an interval of one, often a hyperparameter left at its default in the source:
-    `step % args.log_every == 0` with `default=1`, a module constant, a parameter's default)."""
+    `step % args.log_every == 0` with `default=1`, a module constant, a parameter's default), and
+    `i < limit` where `i` counts this loop's iterations and never reaches the limit the source fixes
+    (`for i in range(1000): if i < MAX_LINES:` with `MAX_LINES = 100_000`)."""
+    if _counter_below_limit(test, model, loop):
+        return True
     if not (
         isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
         and isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod)
@@ -135,6 +215,67 @@ def holds_every_iteration(test: ast.expr, model: SemanticModel, loop: ast.AST) -
     if isinstance(interval, ast.Constant):
         return interval.value == 1
     return _int_in_scope(interval, model.scope_for(loop), model) == 1
+
+
+def _counter_below_limit(test: ast.expr, model: SemanticModel, loop: ast.AST) -> bool:
+    """`i < limit` (or `i <= limit`) where every value the loop's counter `i` takes is below the limit:
+    `for i in range(n)` (also under a progress bar) or `for i, x in enumerate(xs)`, the count and the
+    limit fixed by the source (the limit as small as it gets, the count as large)."""
+    if not (
+        isinstance(loop, ast.For) and isinstance(test, ast.Compare) and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Lt, ast.LtE)) and isinstance(test.left, ast.Name)
+    ):
+        return False
+    largest = _counter_largest(test.left.id, loop, model)
+    if largest is None:
+        return False
+    limit = _bound_over_bindings(test.comparators[0], model.scope_for(loop), model, min)
+    if limit is None:
+        return False
+    return largest < limit if isinstance(test.ops[0], ast.Lt) else largest <= limit
+
+
+def _bound_over_bindings(node: ast.expr, scope: Scope, model: SemanticModel, pick) -> int | None:
+    """The constant `node` evaluates to, or, for a name bound to several constants (`n_iter = 1000` in one
+    notebook cell, `n_iter = 20_000` in another), the `pick` (min or max) of them."""
+    evaluator = model.constant_evaluator()
+    found = evaluator.int_value(node, scope)
+    if found is not None or not isinstance(node, ast.Name):
+        return found
+    from jaxlint.semantic.bindings import bound_values
+
+    bound = bound_values(model, node.id, scope)
+    if bound is None or not bound[1] or node.id in bound[0].param_nodes:
+        return None
+    owner, values = bound
+    numbers = [None if isinstance(value, ast.AugAssign) else evaluator.int_value(value, owner) for value in values]
+    return None if any(number is None for number in numbers) else pick(numbers)
+
+
+def _counter_largest(name: str, loop: ast.For, model: SemanticModel) -> int | None:
+    """The largest value the loop's counter `name` takes, where the source fixes it."""
+    iterable, target = loop.iter, loop.target
+    scope = model.scope_for(loop)
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in PROGRESS_BARS:
+        iterable = iterable.args[0]
+    if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.enumerate":
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name):
+            return None
+        if len(iterable.args) != 1 or iterable.keywords:
+            return None
+        count = iteration_count(iterable.args[0], scope, model)
+        return None if count is None else count - 1
+    if not (isinstance(target, ast.Name) and target.id == name and isinstance(iterable, ast.Call) and not iterable.keywords):
+        return None
+    qualified = model.qualified_name(iterable.func)
+    if qualified != "builtins.range" and qualified not in _PROGRESS_RANGES:
+        return None
+    if not 1 <= len(iterable.args) <= 2:
+        return None  # (a step may count down or skip: not followed)
+    stop = _int_in_scope(iterable.args[-1], scope, model)
+    if stop is None:
+        stop = _bound_over_bindings(iterable.args[-1], scope, model, max)
+    return None if stop is None else stop - 1
 
 
 def _prefixes(name: str) -> Iterator[str]:
@@ -1117,6 +1258,22 @@ class LoopValues:
             return None
         if isinstance(test, ast.Name) and container_of_device_values(test, self.scope, self.model):
             return None  # `if metrics:` on a dict of device arrays: its length, known on the host
+        if (
+            isinstance(test, ast.Call) and len(test.args) == 1 and not test.keywords
+            and isinstance(test.args[0], (ast.GeneratorExp, ast.ListComp))
+            and self.model.qualified_name(test.func) in ("builtins.any", "builtins.all")
+        ):
+            # `any(jnp.isnan(p).any() for p in jax.tree.leaves(state))`: Python asks each element for
+            # its truth, one device read per element of what this iteration produced.
+            comprehension = test.args[0]
+            element = comprehension.elt
+            if self.is_fresh(element):
+                return element
+            if self.is_device(element) and any(
+                isinstance(n, ast.Name) and self.is_fresh(n) for generator in comprehension.generators for n in walk(generator.iter)
+            ):
+                return element
+            return None
         return test if self.is_fresh(test) else None
 
     def calls_compiled_code(self) -> ast.Call | None:
