@@ -2,7 +2,11 @@
 Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
 five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in a loop that calls no
 compiled code, or an `x.at[i].set(v)` update in a `while` loop or one that counts (`range`, also
-`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration).
+`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration). In a loop
+that reads a device array element by element (`values[t]` indexed with the loop's counter, a
+jitted function's output walked one entry at a time), the operators on device values count too: each
+element read, each `+`, `*`, comparison or array method (`x.sum()`) on a device array is a dispatch of
+its own (semantic/values.py, `device_operation`, `walks_device_array`).
 
 The operations of a plain function of the module the loop calls on every iteration count at the
 loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
@@ -70,7 +74,9 @@ directions of a lattice, data prepared once over a thousand inputs, thirty steps
 loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
 still flagged: a training loop of unknown length is many iterations.
 
-Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
+Not flagged, as principles: operators on device values in a loop that reads no device array element
+by element (`total += loss` beside a step, a tuple field `out[0] * 2`, arithmetic on a NumPy copy):
+glue, not a walk over the data; conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
 operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
 a handful of eager operations beside a compiled step (`rng, sub =
@@ -199,7 +205,12 @@ class EagerOpsInLoop(Rule):
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
         facts = _LoopFacts(node)
         in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
+        # A loop that reads a device array element by element also counts its operators on device values
+        # (`values[t]`, `gamma * next_value - value`): each one a dispatch per element.
+        walks = context.model.walks_device_array(node, scope)
         for child in _same_level(node):
+            if walks and isinstance(child, _OPERATOR_NODES) and context.model.device_operation(child, scope) and not under_loop_branch(child, node):
+                operations += 1
             if not isinstance(child, ast.Call):
                 continue
             if not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
@@ -355,6 +366,7 @@ def _inside_any(call: ast.Call, calls: set[int], loop: ast.AST) -> bool:
 
 
 _FEW_CASES = 8
+_OPERATOR_NODES = (ast.BinOp, ast.Compare, ast.AugAssign, ast.UnaryOp, ast.Subscript, ast.Call)
 _BRANCH_TYPES = (ast.If, ast.IfExp, ast.BoolOp, ast.ExceptHandler)
 
 
