@@ -18,7 +18,8 @@ handful of named cases (a mapping's items, a name bound to a literal list of eig
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
-calling an instance of an `nnx.Module` or `eqx.Module` class of the project, an nnx Optimizer's `update`),
+calling an instance of an `nnx.Module` or `eqx.Module` class of the project, also `self(x)` in a method of such
+a class (a decoding loop in the module's own `generate`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)

@@ -20,7 +20,8 @@ An entry's fields (all optional):
 - `donates`: the call deletes its argument buffers.
 - `runs_model`: the call runs a whole network or optimizer update (a forward pass, an Adam step over
   every parameter): many array operations, each dispatched on its own when called outside `jit`.
-  `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`).
+  `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`, or `self(x)` in a
+  method of a class of the module deriving from one).
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
 - `reads_storage`: the call reads a checkpoint or a file from storage before it returns (a flax or
@@ -304,12 +305,35 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
             return _called_instance(model, library, function, scope, depth)  # `self.net(x)`
         return None
     if isinstance(function, ast.Name):
+        if function.id == "self":
+            # `self(x)` in a method of a class deriving from a modelled one: the instance called.
+            owner = _self_class(model, function, scope)
+            return library.entry(f"{owner}.__call__") if owner is not None else None
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
         if kind is not None and kind.startswith("object:"):
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
     return None
+
+
+def _self_class(model, name: ast.Name, scope) -> str | None:
+    """The modelled class `self` is an instance of in a method of a class of the module deriving from
+    one (`class Net(nnx.Module)`, then `self(obs)` in `Net.act`): `self` the method's first parameter,
+    never rebound. None elsewhere."""
+    from jaxlint.semantic.bindings import owning_scope
+
+    method = owning_scope(model, name.id, scope)
+    if method is None or not method.is_function or method.class_node is None or method.class_node not in getattr(model.tree, "body", ()):
+        return None
+    arguments = getattr(method.node, "args", None)
+    positional = [*arguments.posonlyargs, *arguments.args] if arguments is not None else []
+    if not positional or positional[0].arg != name.id or _bindings_by_name(model, method).get(name.id):
+        return None
+    classes = model.__dict__.get("_library_local_classes")
+    if classes is None:
+        classes = model.__dict__["_library_local_classes"] = _local_classes(model, models())
+    return classes.get(method.class_node.name)
 
 
 def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
