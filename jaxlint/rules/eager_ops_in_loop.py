@@ -45,7 +45,7 @@ Per-leaf work over the whole state the loop carries counts as a whole computatio
 the others): a tree map combining two or more trees (an EMA or Polyak average, `tree_map(lambda e, p:
 d * e + (1 - d) * p, ema, params)`, a hand-written SGD step), `optax.incremental_update` or flax's
 `unreplicate` (an `x[0]` per leaf), directly or in a plain function of the module that maps its
-parameter on every call, where one of the trees is a name the loop rebinds from a call that takes it
+parameter on every call (or a view of its arrays: the array half of `eqx.partition(model, ...)`, `eqx.filter`), where one of the trees is a name the loop rebinds from a call that takes it
 (`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`): the state a step
 carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
 loop does not carry through a step is not flagged (a few leaves).

@@ -12,7 +12,9 @@ train_step(state, b)`, `params = optax.apply_updates(params, updates)`). Metrics
 not passed back into it, and a name the loop never rebinds is not carried.
 
 Reached directly in the loop or through a plain function of the module that maps its own parameters
-on every call (`target = polyak(params, target, tau)`), one level deep.
+on every call (`target = polyak(params, target, tau)`), one level deep; a view of a parameter's arrays
+(a name bound from a call whose library model returns that argument's own leaves, `result: alias:<i>`:
+`arrays, static = eqx.partition(model, eqx.is_array)`) is the parameter.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ def _mapped_parameters(helper, model) -> frozenset[int]:
     from jaxlint.semantic.effects import unconditional_calls
 
     names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    views = _parameter_views(helper, names, model)
     found = set()
     for inner in unconditional_calls(node):
         if model.scope_for(inner) is not helper:
@@ -106,8 +109,32 @@ def _mapped_parameters(helper, model) -> frozenset[int]:
         for tree in tree_arguments(inner, model):
             if isinstance(tree, ast.Name) and tree.id in names:
                 found.add(names.index(tree.id))
+            elif isinstance(tree, ast.Name) and tree.id in views:
+                found.add(names.index(views[tree.id]))
     cache[key] = frozenset(found)
     return cache[key]
+
+
+def _parameter_views(helper, names: list[str], model) -> dict[str, str]:
+    """Local names that hold the leaves of a parameter: bound from a call the library models say returns
+    that argument's own arrays (`result: alias:<i>`), directly or as an element of the tuple it returns
+    (`params, static = eqx.partition(model, eqx.is_array)`: `params` is the model's arrays). A map over
+    such a name is a map over the parameter's leaves."""
+    views: dict[str, str] = {}
+    for target, value in helper.bindings:
+        if not isinstance(value, ast.Call):
+            continue
+        entry = library_models.call_model(model, value)
+        result = entry.result if entry is not None else None
+        if result is None or not result.startswith("alias:") or not result[len("alias:"):].isdigit():
+            continue
+        position = int(result[len("alias:"):])
+        source = value.args[position] if position < len(value.args) else None
+        if isinstance(source, ast.Name) and source.id in names:
+            for name in _names(target):
+                if name not in names:
+                    views.setdefault(name, source.id)
+    return views
 
 
 def _mapped_trees(call: ast.Call, model) -> tuple[ast.expr, ...]:
