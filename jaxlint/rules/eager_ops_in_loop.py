@@ -46,8 +46,9 @@ the others): a tree map combining two or more trees (an EMA or Polyak average, `
 d * e + (1 - d) * p, ema, params)`, a hand-written SGD step), `optax.incremental_update` or flax's
 `unreplicate` (an `x[0]` per leaf), directly or in a plain function of the module that maps its
 parameter on every call (or a view of its arrays: the array half of `eqx.partition(model, ...)`, `eqx.filter`), where one of the trees is a name the loop rebinds from a call that takes it
-(`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`): the state a step
-carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
+(`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`), or that the tree work itself
+steps with a tree the iteration computes from it (a hand-written SGD, `params = tree_map(lambda p, g: p - lr * g,
+params, grads)` with `grads = grad_fn(params, batch)`): the state a step carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
 loop does not carry through a step is not flagged (a few leaves).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it

@@ -9,7 +9,9 @@ What decides it is the tree, not the call: a tree map over a few metrics or a co
 The tree is taken to be a model's whole state when the loop carries it through a step: the loop
 rebinds the name from a call that also takes it (`state = step(state, batch)`, `loss, state =
 train_step(state, b)`, `params = optax.apply_updates(params, updates)`). Metrics a step returns are
-not passed back into it, and a name the loop never rebinds is not carried.
+not passed back into it, and a name the loop never rebinds is not carried. A tree the loop rebinds only by
+tree work is carried where that work combines it with a tree the iteration computes from it (a hand-written
+update: `grads = grad_fn(params, b)`, then `params = tree_map(lambda p, g: p - lr * g, params, grads)`).
 
 Reached directly in the loop or through a plain function of the module that maps its own parameters
 on every call (`target = polyak(params, target, tau)`), one level deep; a view of a parameter's arrays
@@ -67,6 +69,8 @@ def _carried_by(loop: ast.AST, name: str, model) -> bool:
         if not isinstance(call, ast.Call) or _tree_work_call(call, model):
             if not isinstance(call, ast.Call):
                 return False
+            if _steps_by_own_derivative(call, name, loop, model):
+                carried = True  # (`params = tree_map(sgd, params, grads)`, `grads` computed from `params`)
             continue
         passed = [*call.args, *(k.value for k in call.keywords)]
         if not any(isinstance(a, ast.Name) and a.id == name for a in passed):
@@ -76,6 +80,34 @@ def _carried_by(loop: ast.AST, name: str, model) -> bool:
             return False
         carried = True
     return carried
+
+
+def _steps_by_own_derivative(call: ast.Call, name: str, loop: ast.AST, model) -> bool:
+    """`call`, per-leaf tree work, combines `name` with a tree the loop computes from it by a call
+    (`grads = grad_fn(params, batch)` then `params = tree_map(lambda p, g: p - lr * g, params, grads)`):
+    a hand-written update step, the tree is the state it carries (the gradient has the same leaves)."""
+    trees = [tree.id for tree in _mapped_trees(call, model) if isinstance(tree, ast.Name)]
+    return name in trees and any(_derived_from(other, name, loop, model, 0) for other in set(trees) - {name})
+
+
+def _derived_from(other: str, name: str, loop: ast.AST, model, depth: int) -> bool:
+    """The loop binds `other` from a call that takes `name` (`grads = grad_fn(params, batch)`), or by
+    per-leaf tree work over such a tree (`velocity = tree_map(f, velocity, grads)`), two levels at most."""
+    if depth > 2:
+        return False
+    for node in walk(loop):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and other in {n for t in node.targets for n in _names(t)}):
+            continue
+        value = node.value
+        if _tree_work_call(value, model):
+            if any(isinstance(tree, ast.Name) and tree.id not in (other, name) and _derived_from(tree.id, name, loop, model, depth + 1)
+                   for tree in _mapped_trees(value, model)):
+                return True
+            continue
+        passed = [*value.args, *(k.value for k in value.keywords)]
+        if any(isinstance(a, ast.Name) and a.id == name for a in passed):
+            return True
+    return False
 
 
 def _names(target: ast.AST) -> set[str]:
