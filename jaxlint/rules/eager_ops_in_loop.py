@@ -26,7 +26,8 @@ jax.value_and_grad(loss)` bound in the function, at the module's top level or on
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the
-network is the loop's main cost. Each such call the loop makes on every iteration is its own finding
+network is the loop's main cost. Each such call the loop makes on every iteration is its own finding (and
+`.at[]` updates beside it another, at the loop: each copies the whole array)
 (a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
 calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
@@ -293,10 +294,12 @@ class EagerOpsInLoop(Rule):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
-        if whole is not None and not updates:
+        if whole is not None:
             for call, inner in wholes:
                 _report_whole(call, inner, tree_work, context)
-            return
+            if not updates:
+                return
+            operations = 0  # (the `.at[]` copies are reported apart: the whole computation holds the operations)
         if through_helper is not None and through_helper[1] >= MIN_OPS and not updates:
             call, count, first = through_helper
             line = f" (from line {first.lineno})" if first is not None else ""
