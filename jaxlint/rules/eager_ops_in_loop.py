@@ -22,7 +22,8 @@ calling an instance of an `nnx.Module` or `eqx.Module` class of the project, als
 a class (a decoding loop in the module's own `generate`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
-`grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
+`grad_fn(params, batch)`; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
+in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the

@@ -600,20 +600,40 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
         return _reaching_module_kind(model, name, depth)
     cache = model.__dict__.setdefault("_library_name_kinds", {})
     key = (id(owner), name.id)
+    working = model.__dict__.setdefault("_library_names_in_work", set())
+    if key in working:
+        return None  # (recursion: unknown while being worked out)
     if key not in cache:
-        cache[key] = None  # (recursion: unknown while being worked out)
-        if name.id in owner.param_nodes:
-            cache[key] = _annotated_kind(model, owner, name.id, depth)
-            if cache[key] is None and owner.param_nodes[name.id].annotation is None:
-                cache[key] = _passed_kind(model, owner, name.id, depth)
-        else:
-            cache[key] = _bound_kind(model, name.id, owner, depth)
+        cache[key] = None
+        working.add(key)
+        try:
+            if name.id in owner.param_nodes:
+                cache[key] = _annotated_kind(model, owner, name.id, depth)
+                if cache[key] is None and owner.param_nodes[name.id].annotation is None:
+                    cache[key] = _passed_kind(model, owner, name.id, depth)
+            else:
+                cache[key] = _bound_kind(model, name.id, owner, depth)
+        finally:
+            working.discard(key)
         if cache[key] is None and depth > 0:
             # A miss deep in another question may only mean the depth ran out (as in `call_model`): the
             # name is worked out again when asked from nearer the top.
-            found = cache.pop(key)
-            return found
+            cache.pop(key)
+            return _reaching_callable_kind(model, owner, name, depth)
+    if cache[key] is None:
+        return _reaching_callable_kind(model, owner, name, depth)
     return cache[key]
+
+
+def _reaching_callable_kind(model, owner, name: ast.Name, depth: int) -> str | None:
+    """A module-level name module code binds to different callables (a notebook's `grad_fn =
+    jax.grad(loss)`, then `grad_fn = jax.jit(...)` in a later cell), read by module code: the callable
+    of the assignment before the read (`_reaching_module_kind`). Only callables: what a value is bound to
+    through a step is worked out by `_bound_kind`."""
+    if owner is not model.module_scope or not hasattr(name, "lineno") or len(_bindings_by_name(model, owner).get(name.id, ())) < 2:
+        return None  # (a name the analysis made up has no place to read from)
+    kind = _reaching_module_kind(model, name, depth)
+    return kind if kind is not None and (kind.startswith("function:") or kind in ("jitted", "callable")) else None
 
 
 def _also_bound_otherwise(model, name: str) -> bool:
