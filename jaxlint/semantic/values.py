@@ -156,19 +156,18 @@ class DeviceValues:
         `while` that rebinds `i`), not under a branch. Such a loop is as long as the data, and each
         element it reads is a dispatch of its own outside `jit` (the arithmetic on it too), where one
         vectorised expression or a `lax.scan` is one."""
-        from jaxlint.semantic.training_loops import assigned_in_loop, under_loop_branch
-
         if isinstance(loop, (ast.For, ast.AsyncFor)):
             moving = set(bound_names(loop.target))
         elif isinstance(loop, ast.While):
-            moving = assigned_in_loop(loop)
+            moving = {name for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                      for target in (node.targets if isinstance(node, ast.Assign) else [node.target]) for name in bound_names(target)}
         else:
             return False
         for node in ast.walk(loop):
             if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
                     and not (isinstance(node.value, ast.Attribute) and node.value.attr == "at")
                     and any(isinstance(n, ast.Name) and n.id in moving for n in ast.walk(node.slice))
-                    and not under_loop_branch(node, loop) and self.device_kind(node.value, scope) == "device"):
+                    and not _under_branch(node, loop) and self.device_kind(node.value, scope) == "device"):
                 return True
         return False
 
@@ -287,6 +286,17 @@ class DeviceValues:
 # Array methods that compute (a reduction, a reshape, a cast): one dispatch each on a device array.
 # (Not `.set`/`.add`/`.get`/`.apply`: `.at[]` updates are counted apart, and a tree's `.get` is a lookup.)
 _DISPATCHING_METHODS = jaxapi.ARRAY_METHODS - {"set", "add", "multiply", "divide", "power", "get", "apply"}
+
+
+def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
+    """Inside an `if`, a conditional expression, a boolean operator or an exception handler of the loop's
+    body: it may not run on every iteration."""
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp)):
+            return True
+        parent = parent_of(parent)
+    return False
 
 
 def _is_generator(node: ast.AST) -> bool:
