@@ -164,6 +164,7 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
@@ -209,12 +210,10 @@ class EagerOpsInLoop(Rule):
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
         facts = _LoopFacts(node)
         in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
-        # A loop that reads a device array element by element also counts its operators on device values
-        # (`values[t]`, `gamma * next_value - value`): each one a dispatch per element.
-        walks = context.model.walks_device_array(node, scope)
+        operators: list[ast.AST] = []  # (operators, element reads and methods: counted below, where they matter)
         for child in _same_level(node):
-            if walks and isinstance(child, _OPERATOR_NODES) and context.model.device_operation(child, scope) and not under_loop_branch(child, node):
-                operations += 1
+            if isinstance(child, _OPERATOR_NODES) and may_dispatch(child):
+                operators.append(child)
             if not isinstance(child, ast.Call):
                 continue
             if not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
@@ -274,6 +273,11 @@ class EagerOpsInLoop(Rule):
         calls = {id(call) for call, _ in wholes}
         wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
         whole = wholes[0] if wholes else None
+        if whole is None and operations < MIN_OPS <= operations + len(operators) and context.model.walks_device_array(node, scope):
+            # A loop that reads a device array element by element also counts its operators on device values
+            # (`values[t]`, `gamma * next_value - value`): each one a dispatch per element.
+            operations += sum(1 for child in operators
+                              if context.model.device_operation(child, scope) and not under_loop_branch(child, node))
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if (operations >= MIN_OPS or updates) and _calls_compiled(node, context):

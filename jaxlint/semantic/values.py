@@ -288,6 +288,21 @@ class DeviceValues:
 _DISPATCHING_METHODS = jaxapi.ARRAY_METHODS - {"set", "add", "multiply", "divide", "power", "get", "apply"}
 
 
+def may_dispatch(node: ast.AST) -> bool:
+    """Syntax only, cheap: `node` is of a form `DeviceValues.device_operation` may count (an arithmetic or
+    comparison operator, an augmented assignment, a negation, an indexing that is an operand of one, a
+    computing array method)."""
+    if isinstance(node, (ast.BinOp, ast.AugAssign)):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not)
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.Subscript):
+        return isinstance(parent_of(node), (ast.BinOp, ast.UnaryOp, ast.Compare, ast.AugAssign))
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DISPATCHING_METHODS
+
+
 def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
     """Inside an `if`, a conditional expression, a boolean operator or an exception handler of the loop's
     body: it may not run on every iteration."""
