@@ -2,7 +2,11 @@
 Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
 five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in a loop that calls no
 compiled code, or an `x.at[i].set(v)` update in a `while` loop or one that counts (`range`, also
-`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration).
+`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration). In a loop
+that reads a device array element by element (`values[t]` indexed with the loop's counter, a
+jitted function's output walked one entry at a time), the operators on device values count too: each
+element read, each `+`, `*`, comparison or array method (`x.sum()`) on a device array is a dispatch of
+its own (semantic/values.py, `device_operation`, `walks_device_array`).
 
 The operations of a plain function of the module the loop calls on every iteration count at the
 loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
@@ -18,11 +22,13 @@ calling an instance of an `nnx.Module` or `eqx.Module` class of the project, als
 method of such a class (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
-`grad_fn(params, batch)`; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
+`grad_fn(params, batch)`; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
+in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the
-network is the loop's main cost. Each such call the loop makes on every iteration is its own finding
+network is the loop's main cost. Each such call the loop makes on every iteration is its own finding (and
+`.at[]` updates beside it another, at the loop: each copies the whole array)
 (a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
 calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
@@ -46,9 +52,10 @@ Per-leaf work over the whole state the loop carries counts as a whole computatio
 the others): a tree map combining two or more trees (an EMA or Polyak average, `tree_map(lambda e, p:
 d * e + (1 - d) * p, ema, params)`, a hand-written SGD step), `optax.incremental_update` or flax's
 `unreplicate` (an `x[0]` per leaf), directly or in a plain function of the module that maps its
-parameter on every call, where one of the trees is a name the loop rebinds from a call that takes it
-(`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`): the state a step
-carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
+parameter on every call (or a view of its arrays: the array half of `eqx.partition(model, ...)`, `eqx.filter`), where one of the trees is a name the loop rebinds from a call that takes it
+(`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`), or that the tree work itself
+steps with a tree the iteration computes from it (a hand-written SGD, `params = tree_map(lambda p, g: p - lr * g,
+params, grads)` with `grads = grad_fn(params, batch)`): the state a step carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
 loop does not carry through a step is not flagged (a few leaves).
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
@@ -76,7 +83,9 @@ directions of a lattice, data prepared once over a thousand inputs, thirty steps
 loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
 still flagged: a training loop of unknown length is many iterations.
 
-Not flagged, as principles: conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
+Not flagged, as principles: operators on device values in a loop that reads no device array element
+by element (`total += loss` beside a step, a tuple field `out[0] * 2`, arithmetic on a NumPy copy):
+glue, not a walk over the data; conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
 operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
 a handful of eager operations beside a compiled step (`rng, sub =
@@ -160,6 +169,7 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
@@ -205,7 +215,10 @@ class EagerOpsInLoop(Rule):
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
         facts = _LoopFacts(node)
         in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
+        operators: list[ast.AST] = []  # (operators, element reads and methods: counted below, where they matter)
         for child in _same_level(node):
+            if isinstance(child, _OPERATOR_NODES) and may_dispatch(child):
+                operators.append(child)
             if not isinstance(child, ast.Call):
                 continue
             if not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
@@ -265,6 +278,11 @@ class EagerOpsInLoop(Rule):
         calls = {id(call) for call, _ in wholes}
         wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
         whole = wholes[0] if wholes else None
+        if whole is None and operations < MIN_OPS <= operations + len(operators) and context.model.walks_device_array(node, scope):
+            # A loop that reads a device array element by element also counts its operators on device values
+            # (`values[t]`, `gamma * next_value - value`): each one a dispatch per element.
+            operations += sum(1 for child in operators
+                              if context.model.device_operation(child, scope) and not under_loop_branch(child, node))
         if updates and operations < MIN_OPS and not _many_iterations(node, context):
             updates = 0
         if (operations >= MIN_OPS or updates) and _calls_compiled(node, context):
@@ -286,10 +304,12 @@ class EagerOpsInLoop(Rule):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
             return  # (asked last, only of a loop otherwise reported: it reads the importers)
-        if whole is not None and not updates:
+        if whole is not None:
             for call, inner in wholes:
                 _report_whole(call, inner, tree_work, context)
-            return
+            if not updates:
+                return
+            operations = 0  # (the `.at[]` copies are reported apart: the whole computation holds the operations)
         if through_helper is not None and through_helper[1] >= MIN_OPS and not updates:
             call, count, first = through_helper
             line = f" (from line {first.lineno})" if first is not None else ""
@@ -361,6 +381,7 @@ def _inside_any(call: ast.Call, calls: set[int], loop: ast.AST) -> bool:
 
 
 _FEW_CASES = 8
+_OPERATOR_NODES = (ast.BinOp, ast.Compare, ast.AugAssign, ast.UnaryOp, ast.Subscript, ast.Call)
 _BRANCH_TYPES = (ast.If, ast.IfExp, ast.BoolOp, ast.ExceptHandler)
 
 

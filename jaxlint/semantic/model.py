@@ -1245,6 +1245,8 @@ class SemanticModel(DeviceValues):
                     # in a later cell): which one a read sees depends on when it runs. Only a read in
                     # the same straight-line code, after the jitted one and no plain one, is known.
                     return _reaching_past(owned, plain, node, current, self)
+                if _all_bound_later(owned, node, current, self):
+                    return None  # (module code runs top to bottom: a binding after the use's statement never reaches it)
                 if len(owned) == 1:
                     return owned[0]
                 return _reaching(owned, node, current, self) or _agreeing(owned)
@@ -2356,6 +2358,28 @@ def _reaching(bindings: list[JitBinding], use: ast.AST, scope: Scope, model: "Se
                 return None
             return None if _later_binding_in_loop(bindings, use, use_ancestors) else best[2]
     return None
+
+
+def _all_bound_later(bindings: list[JitBinding], use: ast.AST, scope: Scope, model: "SemanticModel") -> bool:
+    """In module-level code (a script, a notebook's cells in order), every binding is made by a top-level
+    statement that starts after the top-level statement holding `use` ends: none has run when `use` does
+    (`grad_fn = jax.grad(loss)` used in a loop, then `grad_fn = jax.jit(...)` in a later cell)."""
+    if scope.parent is not None or model.scope_for(use) is not scope:
+        return False
+    body = getattr(scope.node, "body", None)
+    if not isinstance(body, list):
+        return False
+    holder = next((a for a in [use, *ancestors(use)] if a in body), None) if body else None
+    if holder is None:
+        return False
+    end = holder.end_lineno or holder.lineno
+    for binding in bindings:
+        statement = binding.node
+        while statement is not None and statement not in body:
+            statement = parent_of(statement)
+        if statement is None or statement.lineno <= end:
+            return False
+    return True
 
 
 def _within_any(scope: Scope | None, scopes: set) -> bool:

@@ -9,10 +9,14 @@ What decides it is the tree, not the call: a tree map over a few metrics or a co
 The tree is taken to be a model's whole state when the loop carries it through a step: the loop
 rebinds the name from a call that also takes it (`state = step(state, batch)`, `loss, state =
 train_step(state, b)`, `params = optax.apply_updates(params, updates)`). Metrics a step returns are
-not passed back into it, and a name the loop never rebinds is not carried.
+not passed back into it, and a name the loop never rebinds is not carried. A tree the loop rebinds only by
+tree work is carried where that work combines it with a tree the iteration computes from it (a hand-written
+update: `grads = grad_fn(params, b)`, then `params = tree_map(lambda p, g: p - lr * g, params, grads)`).
 
 Reached directly in the loop or through a plain function of the module that maps its own parameters
-on every call (`target = polyak(params, target, tau)`), one level deep.
+on every call (`target = polyak(params, target, tau)`), one level deep; a view of a parameter's arrays
+(a name bound from a call whose library model returns that argument's own leaves, `result: alias:<i>`:
+`arrays, static = eqx.partition(model, eqx.is_array)`) is the parameter.
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ def _carried_by(loop: ast.AST, name: str, model) -> bool:
         if not isinstance(call, ast.Call) or _tree_work_call(call, model):
             if not isinstance(call, ast.Call):
                 return False
+            if _steps_by_own_derivative(call, name, loop, model):
+                carried = True  # (`params = tree_map(sgd, params, grads)`, `grads` computed from `params`)
             continue
         passed = [*call.args, *(k.value for k in call.keywords)]
         if not any(isinstance(a, ast.Name) and a.id == name for a in passed):
@@ -74,6 +80,34 @@ def _carried_by(loop: ast.AST, name: str, model) -> bool:
             return False
         carried = True
     return carried
+
+
+def _steps_by_own_derivative(call: ast.Call, name: str, loop: ast.AST, model) -> bool:
+    """`call`, per-leaf tree work, combines `name` with a tree the loop computes from it by a call
+    (`grads = grad_fn(params, batch)` then `params = tree_map(lambda p, g: p - lr * g, params, grads)`):
+    a hand-written update step, the tree is the state it carries (the gradient has the same leaves)."""
+    trees = [tree.id for tree in _mapped_trees(call, model) if isinstance(tree, ast.Name)]
+    return name in trees and any(_derived_from(other, name, loop, model, 0) for other in set(trees) - {name})
+
+
+def _derived_from(other: str, name: str, loop: ast.AST, model, depth: int) -> bool:
+    """The loop binds `other` from a call that takes `name` (`grads = grad_fn(params, batch)`), or by
+    per-leaf tree work over such a tree (`velocity = tree_map(f, velocity, grads)`), two levels at most."""
+    if depth > 2:
+        return False
+    for node in walk(loop):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and other in {n for t in node.targets for n in _names(t)}):
+            continue
+        value = node.value
+        if _tree_work_call(value, model):
+            if any(isinstance(tree, ast.Name) and tree.id not in (other, name) and _derived_from(tree.id, name, loop, model, depth + 1)
+                   for tree in _mapped_trees(value, model)):
+                return True
+            continue
+        passed = [*value.args, *(k.value for k in value.keywords)]
+        if any(isinstance(a, ast.Name) and a.id == name for a in passed):
+            return True
+    return False
 
 
 def _names(target: ast.AST) -> set[str]:
@@ -99,6 +133,7 @@ def _mapped_parameters(helper, model) -> frozenset[int]:
     from jaxlint.semantic.effects import unconditional_calls
 
     names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    views = _parameter_views(helper, names, model)
     found = set()
     for inner in unconditional_calls(node):
         if model.scope_for(inner) is not helper:
@@ -106,8 +141,32 @@ def _mapped_parameters(helper, model) -> frozenset[int]:
         for tree in tree_arguments(inner, model):
             if isinstance(tree, ast.Name) and tree.id in names:
                 found.add(names.index(tree.id))
+            elif isinstance(tree, ast.Name) and tree.id in views:
+                found.add(names.index(views[tree.id]))
     cache[key] = frozenset(found)
     return cache[key]
+
+
+def _parameter_views(helper, names: list[str], model) -> dict[str, str]:
+    """Local names that hold the leaves of a parameter: bound from a call the library models say returns
+    that argument's own arrays (`result: alias:<i>`), directly or as an element of the tuple it returns
+    (`params, static = eqx.partition(model, eqx.is_array)`: `params` is the model's arrays). A map over
+    such a name is a map over the parameter's leaves."""
+    views: dict[str, str] = {}
+    for target, value in helper.bindings:
+        if not isinstance(value, ast.Call):
+            continue
+        entry = library_models.call_model(model, value)
+        result = entry.result if entry is not None else None
+        if result is None or not result.startswith("alias:") or not result[len("alias:"):].isdigit():
+            continue
+        position = int(result[len("alias:"):])
+        source = value.args[position] if position < len(value.args) else None
+        if isinstance(source, ast.Name) and source.id in names:
+            for name in _names(target):
+                if name not in names:
+                    views.setdefault(name, source.id)
+    return views
 
 
 def _mapped_trees(call: ast.Call, model) -> tuple[ast.expr, ...]:

@@ -15,7 +15,7 @@ from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.bindings import FUNCTION_NODES
 from jaxlint.semantic.constants import ConstantEvaluator
 from jaxlint.semantic.reaching import reaching_value
-from jaxlint.semantic.syntax import bound_names, child_nodes
+from jaxlint.semantic.syntax import bound_names, child_nodes, parent_of
 
 if TYPE_CHECKING:
     from jaxlint.semantic.model import Scope
@@ -145,6 +145,62 @@ class DeviceValues:
         cache[key] = kind
         return kind
 
+    def device_operation(self, node: ast.AST, scope: Scope) -> bool:
+        """Whether evaluating `node` itself (not its operands) outside `jit` dispatches one operation on
+        the device: an arithmetic or comparison operator with a device operand (`gamma * values[t]`,
+        `x > 0`), an augmented assignment of one (`total += loss`), a negation of one, an array method
+        on one (`x.sum()`, `x.reshape(n, -1)`), or an indexing of a device array whose result is an
+        operand of such an operator (`values[t] - baseline`: arithmetic says the element is an array, not
+        a leaf of a tree). Each is a kernel of its own outside `jit`, as a `jnp` call is."""
+        if isinstance(node, ast.BinOp):
+            return self.device_kind(node.left, scope) == "device" or self.device_kind(node.right, scope) == "device"
+        if isinstance(node, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return False
+            return any(self.device_kind(operand, scope) == "device" for operand in (node.left, *node.comparators))
+        if isinstance(node, ast.AugAssign):
+            return self.device_kind(node.value, scope) == "device" or (
+                isinstance(node.target, ast.Name) and self.device_kind(node.target, scope) == "device")
+        if isinstance(node, ast.UnaryOp):
+            return not isinstance(node.op, ast.Not) and self.device_kind(node.operand, scope) == "device"
+        if isinstance(node, ast.Call):
+            function = node.func
+            return (isinstance(function, ast.Attribute) and function.attr in _DISPATCHING_METHODS
+                    and self.device_kind(function.value, scope) == "device")
+        if isinstance(node, ast.Subscript):
+            parent = parent_of(node)
+            if not isinstance(node.ctx, ast.Load) or not isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.AugAssign)):
+                return False
+            if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+                return False
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "at":
+                return False
+            if isinstance(node.slice, ast.Constant):
+                return False  # (`metrics["loss"]`, `pair[1]`: a field of a tree or a tuple, as likely as an array)
+            return self.device_kind(node.value, scope) == "device"
+        return False
+
+    def walks_device_array(self, loop: ast.AST, scope: Scope) -> bool:
+        """Whether the loop reads a device array element by element: on every iteration it indexes a
+        device value with a name the iteration changes (`values[t]` in `for t in range(n)`, `x[i]` in a
+        `while` that rebinds `i`), not under a branch. Such a loop is as long as the data, and each
+        element it reads is a dispatch of its own outside `jit` (the arithmetic on it too), where one
+        vectorised expression or a `lax.scan` is one."""
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
+            moving = set(bound_names(loop.target))
+        elif isinstance(loop, ast.While):
+            moving = {name for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                      for target in (node.targets if isinstance(node, ast.Assign) else [node.target]) for name in bound_names(target)}
+        else:
+            return False
+        for node in ast.walk(loop):
+            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                    and not (isinstance(node.value, ast.Attribute) and node.value.attr == "at")
+                    and any(isinstance(n, ast.Name) and n.id in moving for n in ast.walk(node.slice))
+                    and not _under_branch(node, loop) and self.device_kind(node.value, scope) == "device"):
+                return True
+        return False
+
     def numpy_buffer(self, node: ast.AST, scope: Scope) -> bool:
         """Whether `node` names a NumPy array made outside traced code: every value bound to the name in
         its scope is the result of a NumPy function (`trace = np.zeros((n, d))`, `np.full(...)`,
@@ -255,6 +311,37 @@ class DeviceValues:
         result = "device" if kinds and all(kind == "device" for kind in kinds) else None
         cache[key] = result
         return result
+
+
+# Array methods that compute (a reduction, a reshape, a cast): one dispatch each on a device array.
+# (Not `.set`/`.add`/`.get`/`.apply`: `.at[]` updates are counted apart, and a tree's `.get` is a lookup.)
+_DISPATCHING_METHODS = jaxapi.ARRAY_METHODS - {"set", "add", "multiply", "divide", "power", "get", "apply"}
+
+
+def may_dispatch(node: ast.AST) -> bool:
+    """Syntax only, cheap: `node` is of a form `DeviceValues.device_operation` may count (an arithmetic or
+    comparison operator, an augmented assignment, a negation, an indexing that is an operand of one, a
+    computing array method)."""
+    if isinstance(node, (ast.BinOp, ast.AugAssign)):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not)
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.Subscript):
+        return isinstance(parent_of(node), (ast.BinOp, ast.UnaryOp, ast.Compare, ast.AugAssign))
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DISPATCHING_METHODS
+
+
+def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
+    """Inside an `if`, a conditional expression, a boolean operator or an exception handler of the loop's
+    body: it may not run on every iteration."""
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp)):
+            return True
+        parent = parent_of(parent)
+    return False
 
 
 def _is_generator(node: ast.AST) -> bool:

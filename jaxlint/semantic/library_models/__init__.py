@@ -22,7 +22,8 @@ An entry's fields (all optional):
 - `donates`: the call deletes its argument buffers.
 - `runs_model`: the call runs a whole network or optimizer update (a forward pass, an Adam step over
   every parameter): many array operations, each dispatched on its own when called outside `jit`.
-  `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`).
+  `<class>.__call__` describes calling an instance (`model(x)` of an `nnx.Module`, or `self(x)` in a
+  method of a class of the module deriving from one).
 - `result`: `fresh` (new buffers, sharing none with the arguments) or `alias:<i|keyword|self>`
   (may hold the arrays of that argument, or of the object the method is called on).
 - `reads_storage`: the call reads a checkpoint or a file from storage before it returns (a flax or
@@ -311,8 +312,9 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         return None
     if isinstance(function, ast.Name):
         if function.id == "self":
-            instance = _own_instance_class(model, scope)
-            return None if instance is None else library.entry(f"{instance}.__call__")  # `self(x)` in a method
+            # `self(x)` in a method of a class deriving from a modelled one: the instance called.
+            owner = _self_class(model, function, scope)
+            return library.entry(f"{owner}.__call__") if owner is not None else None
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
@@ -321,21 +323,23 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
     return None
 
 
-def _own_instance_class(model, scope) -> str | None:
-    """The modelled class that `self` is an instance of in `scope`: `self` the first parameter of a
-    method (or of the method a nested function is in) of a class of the module deriving from a modelled
-    class (`class Policy(nnx.Module)`: `self(x)` in `Policy.act` runs the network, as `policy(x)` does)."""
+def _self_class(model, name: ast.Name, scope) -> str | None:
+    """The modelled class `self` is an instance of in a method of a class of the module deriving from
+    one (`class Net(nnx.Module)`, then `self(obs)` in `Net.act`): `self` the method's first parameter,
+    never rebound. None elsewhere."""
     from jaxlint.semantic.bindings import owning_scope
 
-    method = owning_scope(model, "self", scope)
-    if method is None or method.class_node is None or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    method = owning_scope(model, name.id, scope)
+    if method is None or not method.is_function or method.class_node is None or method.class_node not in getattr(model.tree, "body", ()):
         return None
-    node = method.node
-    if not node.args.args or node.args.args[0].arg != "self" or any(
-        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in node.decorator_list
-    ):
+    arguments = getattr(method.node, "args", None)
+    positional = [*arguments.posonlyargs, *arguments.args] if arguments is not None else []
+    if not positional or positional[0].arg != name.id or _bindings_by_name(model, method).get(name.id):
         return None
-    return _annotation_class(model, ast.Name(id=method.class_node.name, ctx=ast.Load()))
+    classes = model.__dict__.get("_library_local_classes")
+    if classes is None:
+        classes = model.__dict__["_library_local_classes"] = _local_classes(model, models())
+    return classes.get(method.class_node.name)
 
 
 def _called_instance(model, library: LibraryModels, function: ast.expr, scope, depth: int) -> ApiModel | None:
@@ -604,21 +608,30 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
         return _reaching_module_kind(model, name, depth)
     cache = model.__dict__.setdefault("_library_name_kinds", {})
     key = (id(owner), name.id)
+    working = model.__dict__.setdefault("_library_names_in_work", set())
+    if key in working:
+        return None  # (recursion: unknown while being worked out)
     if key not in cache:
-        cache[key] = None  # (recursion: unknown while being worked out)
-        if name.id in owner.param_nodes:
-            cache[key] = _annotated_kind(model, owner, name.id, depth)
-            if cache[key] is None and owner.param_nodes[name.id].annotation is None:
-                cache[key] = _passed_kind(model, owner, name.id, depth)
-        else:
-            cache[key] = _bound_kind(model, name.id, owner, depth)
-            if cache[key] is None and name.id not in _bindings_by_name(model, owner):
-                cache[key] = _decorated_kind(model, name.id, owner)
+        cache[key] = None
+        working.add(key)
+        try:
+            if name.id in owner.param_nodes:
+                cache[key] = _annotated_kind(model, owner, name.id, depth)
+                if cache[key] is None and owner.param_nodes[name.id].annotation is None:
+                    cache[key] = _passed_kind(model, owner, name.id, depth)
+            else:
+                cache[key] = _bound_kind(model, name.id, owner, depth)
+                if cache[key] is None and name.id not in _bindings_by_name(model, owner):
+                    cache[key] = _decorated_kind(model, name.id, owner)
+        finally:
+            working.discard(key)
         if cache[key] is None and depth > 0:
             # A miss deep in another question may only mean the depth ran out (as in `call_model`): the
             # name is worked out again when asked from nearer the top.
-            found = cache.pop(key)
-            return found
+            cache.pop(key)
+            return _reaching_callable_kind(model, owner, name, depth)
+    if cache[key] is None:
+        return _reaching_callable_kind(model, owner, name, depth)
     return cache[key]
 
 
@@ -636,6 +649,17 @@ def _decorated_kind(model, name: str, owner) -> str | None:
     if found is None or found.returns is None or not found.returns.startswith("object:"):
         return None
     return found.returns
+
+
+def _reaching_callable_kind(model, owner, name: ast.Name, depth: int) -> str | None:
+    """A module-level name module code binds to different callables (a notebook's `grad_fn =
+    jax.grad(loss)`, then `grad_fn = jax.jit(...)` in a later cell), read by module code: the callable
+    of the assignment before the read (`_reaching_module_kind`). Only callables: what a value is bound to
+    through a step is worked out by `_bound_kind`."""
+    if owner is not model.module_scope or not hasattr(name, "lineno") or len(_bindings_by_name(model, owner).get(name.id, ())) < 2:
+        return None  # (a name the analysis made up has no place to read from)
+    kind = _reaching_module_kind(model, name, depth)
+    return kind if kind is not None and (kind.startswith("function:") or kind in ("jitted", "callable")) else None
 
 
 def _also_bound_otherwise(model, name: str) -> bool:
