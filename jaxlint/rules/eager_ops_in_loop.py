@@ -74,9 +74,7 @@ small literal ranges (ten iterations or fewer: a demonstration's handful of step
 
 Not flagged, by what the loop costs per program (semantic/loop_cost.py): dispatch overhead (tens of
 microseconds an operation) times the operations of one iteration (a whole network, gradient or update
-counts as hundreds; the gradient of a function of the module that only runs array operations, a loss
-written out, as its operations times 170 us, measured by benchmarks/eager_gradient_cost.py) times the
-iterations times the runs. Where the code runs once per program (module
+counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
 level, a notebook cell, an entry point, or a function of the module called only from such code, outside
 loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
 of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose,
@@ -175,7 +173,7 @@ from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_on_host
-from jaxlint.semantic.loop_cost import nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps, whole_computation_dispatches
+from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
@@ -301,7 +299,7 @@ class EagerOpsInLoop(Rule):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
-        dispatches = operations + updates + sum(whole_computation_dispatches(inner, scope, context.model) for _, inner in wholes)
+        dispatches = operations + updates + (WHOLE_COMPUTATION_DISPATCHES if whole is not None else 0)
         if nil_cost(node, dispatches, scope, context.model):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):

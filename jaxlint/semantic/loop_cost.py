@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic import jaxapi
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import enclosing_loops
 from jaxlint.semantic.model import Scope, SemanticModel, parent_of
@@ -39,11 +38,10 @@ DISPATCH_SECONDS = 20e-6
 # backwards, an optimizer update a dozen per parameter leaf; hundreds even for a small model, so
 # that a hundred such steps already count (a demonstration's ten or thirty do not).
 WHOLE_COMPUTATION_DISPATCHES = 500
-# One eager gradient of a function of k array operations costs about 170 us per operation: tracing
-# with JVP tracers, transposing, and dispatching both passes (CPU, jax 0.10.2, 4 to 202 operations:
-# benchmarks/eager_gradient_cost.py, results/eager_gradient_cost_cpu.txt). A line fit of a loss of
-# five operations is then about 40 dispatches, not the 500 of a network.
-GRADIENT_SECONDS_PER_OPERATION = 170e-6
+# (Measured for gradients, benchmarks/eager_gradient_cost.py: on an H200, jax 0.11.2, one eager
+# gradient costs 6.1 ms plus 0.53 ms per operation of the function, 8.8 ms for a five-operation line
+# fit, about these 500 dispatches; on the CPU, jax 0.10.2, 0.17 ms per operation. The accelerator's
+# figure is the one kept: a loss that is cheap to differentiate on a laptop is not on the device.)
 # A total overhead under a second per program is nil: nobody waits for it, and nothing is gained by
 # restructuring the loop for `lax.fori_loop`.
 NIL_SECONDS = 1.0
@@ -57,45 +55,6 @@ _ONE_PASS = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.sort
 # Evenly spaced points (a sweep over a parameter): as many as the call asks for.
 _EVENLY_SPACED = frozenset({"numpy.linspace", "jax.numpy.linspace", "numpy.arange", "jax.numpy.arange"})
 _LINSPACE_DEFAULT = 50
-
-
-def whole_computation_dispatches(call: ast.AST, scope: Scope, model: SemanticModel) -> int:
-    """How many dispatches (`DISPATCH_SECONDS` each) one whole computation run eagerly costs: for the
-    gradient of a function of this module whose body only runs array operations (`jnp`/`lax` calls and
-    operators: a loss written out, not a network), its operations times the measured cost of each in a
-    gradient; otherwise `WHOLE_COMPUTATION_DISPATCHES`."""
-    operations = _differentiated_operations(call, scope, model) if isinstance(call, ast.Call) else None
-    if operations is None:
-        return WHOLE_COMPUTATION_DISPATCHES
-    return max(1, round(operations * GRADIENT_SECONDS_PER_OPERATION / DISPATCH_SECONDS))
-
-
-def _differentiated_operations(call: ast.Call, scope: Scope, model: SemanticModel) -> int | None:
-    """The array operations of the function a call differentiates (`jax.grad(f)(p)`, or `g(p)` with
-    `g = jax.value_and_grad(f)` bound once), when its body runs nothing else."""
-    transformed = call.func
-    if isinstance(transformed, ast.Name):
-        found = bound_values(model, transformed.id, scope)
-        if found is None or len(found[1]) != 1:
-            return None
-        scope, transformed = found[0], found[1][0]
-    if not isinstance(transformed, ast.Call) or not transformed.args or model.transform_of(transformed.func) not in jaxapi.DIFFERENTIATING:
-        return None
-    resolved = model.resolve_function(transformed.args[0], scope)
-    if resolved is None or resolved[0] is None or not isinstance(resolved[0].node, (ast.FunctionDef, ast.Lambda)):
-        return None
-    operations = 0
-    for node in ast.walk(resolved[0].node):
-        if node is not resolved[0].node and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            return None  # (a nested function: what it runs is not read here)
-        if isinstance(node, ast.Call):
-            qualified = model.qualified_name(node.func) or ""
-            if not qualified.startswith(jaxapi.ARRAY_NAMESPACES):
-                return None  # a network, a helper, a library call: not known to be small
-            operations += 1
-        elif isinstance(node, (ast.BinOp, ast.Compare)) or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not)):
-            operations += 1
-    return operations or None
 
 
 def runs_once(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) -> bool:
