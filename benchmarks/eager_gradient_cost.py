@@ -5,8 +5,8 @@ Outside `jit`, `jax.grad(f)(x)` traces `f` with JVP tracers, transposes it and d
 operation of the forward and backward passes, each on its own. This script differentiates functions
 of 4 to 202 array operations (a chain of `tanh` and a multiply over 50 elements), best of 3 runs of
 200 calls each, and prints the time per call, in microseconds and in units of one eager operation's
-dispatch (measured the same way: `jnp.tanh` of the same array). loop_cost reads its constants from
-the fit printed last.
+dispatch (measured the same way: `jnp.tanh` of the same array), and a line fit. loop_cost's
+`WHOLE_COMPUTATION_DISPATCHES` is checked against it (results/eager_gradient_cost_{cpu,h200}.txt).
 
     python benchmarks/eager_gradient_cost.py            # CPU here; on a GPU machine it uses the GPU
 """
