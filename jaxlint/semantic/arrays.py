@@ -104,9 +104,7 @@ def _instance_attribute_is_jax_array(model: SemanticModel, attribute: str, scope
 def instance_attribute_values(model: SemanticModel, attribute: str, scope: Scope | None) -> list[ast.expr] | None:
     """Every value assigned to `self.<attribute>` in the class of the method holding `scope`; None
     outside a method or where one binding is not a plain assignment."""
-    owner = scope
-    while owner is not None and owner.class_node is None:
-        owner = owner.parent
+    owner = scope.enclosing_method() if scope is not None else None
     if owner is None:
         return None
     return attribute_values(model, owner.class_node, attribute)

@@ -248,9 +248,7 @@ def attribute_constructor(node: ast.AST, model: SemanticModel) -> ast.expr | Non
     many assignments): that constructor expression (`Learner`), else None."""
     if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
         return None
-    method = model.scope_for(node)
-    while method is not None and method.class_node is None:
-        method = method.parent
+    method = model.scope_for(node).enclosing_method()
     if method is None:
         return None
     return _class_attribute_constructors(model, method.class_node).get(node.attr)

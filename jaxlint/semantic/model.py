@@ -127,6 +127,14 @@ class Scope:
     def is_function(self) -> bool:
         return isinstance(self.node, FUNCTION_NODES)
 
+    def enclosing_method(self) -> "Scope | None":
+        """This scope, or the nearest scope around it, that is a method of a class (its `class_node`
+        set): where `self` in a nested function or lambda comes from. None outside any method."""
+        scope: Scope | None = self
+        while scope is not None and scope.class_node is None:
+            scope = scope.parent
+        return scope
+
     @property
     def in_traced(self) -> bool:
         frozen = self.frozen_in_traced
@@ -553,9 +561,7 @@ class SemanticModel(DeviceValues):
                 current = current.parent
             return None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
-            method_scope = scope
-            while method_scope is not None and method_scope.class_node is None:
-                method_scope = method_scope.parent
+            method_scope = scope.enclosing_method()
             if method_scope is None:
                 return None
             found = self.class_methods.get(method_scope.class_node, {}).get(node.attr)
@@ -1260,9 +1266,7 @@ class SemanticModel(DeviceValues):
         nothing (the attribute comes from elsewhere): the bindings of the module then answer."""
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
             return _NOT_OWN
-        method: Scope | None = self.scope_for(node)
-        while method is not None and method.class_node is None:
-            method = method.parent
+        method = self.scope_for(node).enclosing_method()
         if method is None:
             return _NOT_OWN
         classes = [method.class_node]
@@ -1485,9 +1489,7 @@ class SemanticModel(DeviceValues):
         `__init__`): a local ClassDef or a project ClassSummary; None when not known."""
         scope = self.scope_for(node)
         cache = self.__dict__.setdefault("_self_attribute_class_cache", {})
-        holder = scope
-        while holder is not None and holder.class_node is None:
-            holder = holder.parent
+        holder = scope.enclosing_method()
         if holder is None:
             return None
         key = (id(holder.class_node), node.attr)
@@ -1534,9 +1536,7 @@ class SemanticModel(DeviceValues):
             return None
         iterable = loops[0]
         if _is_self_attribute(iterable):
-            holder = owner
-            while holder is not None and holder.class_node is None:
-                holder = holder.parent
+            holder = owner.enclosing_method()
             values = attribute_values(self, holder.class_node, iterable.attr) if holder is not None else None
         elif isinstance(iterable, ast.Name):
             found = bound_values(self, iterable.id, owner)

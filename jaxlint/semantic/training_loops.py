@@ -139,9 +139,7 @@ def set_at_construction(node: ast.Attribute, model: SemanticModel) -> bool:
     (`trainer.flag = False`) is not followed."""
     if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
         return False
-    holder = model.scope_for(node)
-    while holder is not None and holder.class_node is None:
-        holder = holder.parent
+    holder = model.scope_for(node).enclosing_method()
     if holder is None:
         return False
     cache = model.__dict__.setdefault("_jaxlint_construction_attributes", {})

@@ -285,9 +285,7 @@ class DeviceValues:
 
     def attribute_device_kind(self, node: ast.Attribute, scope: Scope) -> str | None:
         """'device' for `self.v` when every assignment to `self.v` in its class stores a device array."""
-        method = scope
-        while method is not None and method.class_node is None:
-            method = method.parent
+        method = scope.enclosing_method()
         if method is None or not isinstance(node.value, ast.Name) or node.value.id != "self":
             return None
         cache = self.__dict__.setdefault("_attribute_kind_cache", {})

@@ -419,9 +419,7 @@ def _declared_field_kind(model, attribute: str, scope) -> str | None:
     """`net: Net` in the body of the class around `scope` (a dataclass-style field, an `eqx.Module`
     field, a linen submodule attribute), `Net` a modelled class or one deriving from one: the kind
     `self.net` holds."""
-    method = scope
-    while method is not None and method.class_node is None:
-        method = method.parent
+    method = scope.enclosing_method() if scope is not None else None
     if method is None:
         return None
     for statement in method.class_node.body:
@@ -436,9 +434,7 @@ def _self_attribute_kind(model, attribute: str, scope, depth: int) -> str | None
     gives it: a plain `self.x = value`, or one element of an unpacked tuple (`self.update, self.state
     = self.make_optimizer(lr)`, see `_unpacked_kind`); None where one assignment is anything else or
     two disagree."""
-    method = scope
-    while method is not None and method.class_node is None:
-        method = method.parent
+    method = scope.enclosing_method() if scope is not None else None
     if method is None:
         return None
     kinds: set[str | None] = set()
