@@ -59,7 +59,7 @@ from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.jaxapi import DIFFERENTIATING
 from jaxlint.semantic.reachability import forward_only_scopes
 from jaxlint.semantic.model import FUNCTION_NODES
-from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import parameter_defaults, walk  # ast.walk minus ctx markers, faster
 
 # Operation -> (index of the operand that must stay in the domain, the harmless value).
 _UNSAFE_CALLS = {
@@ -296,11 +296,7 @@ def _nonzero_default(name: ast.Name, context) -> bool:
     function = scope.node if scope is not None else None
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
-    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
-    default = defaults.get(name.id)
+    default = parameter_defaults(function.args).get(name.id)
     if isinstance(default, ast.UnaryOp) and isinstance(default.op, ast.USub):
         default = default.operand
     if not (isinstance(default, ast.Constant) and isinstance(default.value, (int, float)) and default.value):

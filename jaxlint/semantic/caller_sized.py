@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.flow import dotted_name, target_elements
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import parameter_defaults, walk
 
 _DEPTH = 8
 _ARRAY_MODULES = ("jax.numpy.", "numpy.", "jax.random.", "jax.lax.", "math.")
@@ -408,9 +408,5 @@ def _has_integer_default(name: str, scope) -> bool:
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return False
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
-    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-    default = defaults.get(name)
+    default = parameter_defaults(function.args).get(name)
     return isinstance(default, ast.Constant) and type(default.value) is int

@@ -19,7 +19,7 @@ from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
-from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
+from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, parameter_defaults, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
 from jaxlint.semantic.values import DeviceValues
 
 # How sure we are that an expression inside traced code is a tracer.
@@ -1065,10 +1065,7 @@ class SemanticModel(DeviceValues):
         arguments = getattr(scope.node, "args", None)
         if arguments is None:
             return False
-        positional = [*arguments.posonlyargs, *arguments.args]
-        defaults = dict(zip([arg.arg for arg in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
-        defaults.update({arg.arg: default for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None})
-        default = defaults.get(name)
+        default = parameter_defaults(arguments).get(name)
         return isinstance(default, ast.Constant) and isinstance(default.value, (bool, int, float))
 
     def _annotated_python_scalar(self, scope: Scope, name: str) -> bool:

@@ -26,7 +26,7 @@ import math
 from jaxlint.semantic.constants import UNKNOWN, literal_value
 from jaxlint.semantic.library_models import layers as layer_models
 from jaxlint.semantic.model import parent_of
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import parameter_defaults, passed_to_parameter, walk
 
 _DEPTH = 12
 _OPTIMIZER_INITS = frozenset({"optax.GradientTransformation.init"})
@@ -103,11 +103,7 @@ class StateSize:
         function = scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return UNKNOWN
-        arguments = function.args
-        positional = [*arguments.posonlyargs, *arguments.args]
-        defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
-        defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-        return parameter_value(self.model, function, name, [a.arg for a in positional], defaults.get(name))
+        return parameter_value(self.model, function, name, parameter_defaults(function.args).get(name))
 
     def _config_item(self, node: ast.Subscript, frame: _Frame, depth: int):
         """(the expression, its frame) a literal key picks from a configuration dict: `CONFIG["width"]`,
@@ -1070,21 +1066,17 @@ def _changed_in_place(name: str, node: ast.AST) -> bool:
     return False
 
 
-def parameter_value(model, function: ast.AST, name: str, positional: list, default: ast.AST | None):
+def parameter_value(model, function: ast.AST, name: str, default: ast.AST | None):
     """The value of a parameter of a module function of sizes: its default where no call passes it,
     else the largest integer the module's calls pass (`run(2)`, `run(num_params=3)`, each evaluated
     where it is made); UNKNOWN where a call passes something else, or nothing calls it here."""
     calls = model.calls_by_name().get(function.name, ())
     evaluator = model.constant_evaluator()
-    method = bool(positional) and positional[0] in ("self", "cls")
+    passed_by_call = passed_to_parameter(calls, function, name)
+    if passed_by_call is None:
+        return UNKNOWN
     values = []
-    for call in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return UNKNOWN
-        passed = next((k.value for k in call.keywords if k.arg == name), None)
-        index = positional.index(name) - (1 if method else 0) if name in positional else None
-        if passed is None and index is not None and 0 <= index < len(call.args):
-            passed = call.args[index]
+    for call, passed in zip(calls, passed_by_call):
         if passed is None:
             if default is None:
                 return UNKNOWN

@@ -191,6 +191,35 @@ def bound_names(target: ast.AST) -> Iterator[str]:
         yield from bound_names(target.value)
 
 
+def parameter_defaults(arguments: ast.arguments) -> dict[str, ast.expr]:
+    """Parameter name -> its default expression, positional and keyword-only, of a `def`'s arguments."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
+    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+    return defaults
+
+
+def passed_to_parameter(calls, function: ast.AST, name: str) -> list[ast.expr | None] | None:
+    """For each of `calls` of the `def` `function`, what it passes to the parameter `name`: by keyword,
+    else by position (`obj.method(a)` and `method(self, a)` alike skip a first `self`/`cls`), None
+    where it leaves the default. None when a call spreads `*args` or `**kwargs`: what it passes is
+    not known."""
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    index = positional.index(name) if name in positional else None
+    if index is not None and positional[0] in ("self", "cls"):
+        index -= 1
+    found: list[ast.expr | None] = []
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None and index is not None and 0 <= index < len(call.args):
+            passed = call.args[index]
+        found.append(passed)
+    return found
+
+
 def argument(call: ast.Call, position: int | None, keyword: str | None) -> ast.expr | None:
     if keyword is not None:
         for item in call.keywords:

@@ -29,7 +29,7 @@ from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.warm_up import class_counters, steady_side
-from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -1679,25 +1679,16 @@ def _passed_value(name: str, scope: Scope, model: SemanticModel, measure) -> int
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    arguments = function.args
-    positional = [*arguments.posonlyargs, *arguments.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
-    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
-    default = defaults.get(name)
-    index = next((i for i, a in enumerate(positional) if a.arg == name), None)
-    if index is not None and positional and positional[0].arg in ("self", "cls"):
-        index -= 1
+    default = parameter_defaults(function.args).get(name)
     calls = model.calls_by_name().get(function.name, ())
     if not calls and default is None:
         return None
     definition_scope = model.scope_for(function)
+    passed_by_call = passed_to_parameter(calls, function, name)
+    if passed_by_call is None:
+        return None
     values = []
-    for call in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return None
-        passed = next((k.value for k in call.keywords if k.arg == name), None)
-        if passed is None and index is not None and 0 <= index < len(call.args):
-            passed = call.args[index]
+    for call, passed in zip(calls, passed_by_call):
         if passed is None and default is None:
             return None
         if passed is not None:
