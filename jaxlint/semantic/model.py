@@ -1466,13 +1466,11 @@ class SemanticModel(DeviceValues):
             return None
         found = None
         for caller, call in calls:
-            argument = next((k.value for k in call.keywords if k.arg == name), None)
-            if argument is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-                argument = call.args[position]
-            if isinstance(argument, ast.Call) and isinstance(argument.func, (ast.Name, ast.Attribute)):
-                each = self._constructed_class(argument.func)
-            elif isinstance(argument, ast.Name) and argument.id not in ("self", "cls"):
-                each = self.instance_class(argument)
+            passed = argument(call, position, name)
+            if isinstance(passed, ast.Call) and isinstance(passed.func, (ast.Name, ast.Attribute)):
+                each = self._constructed_class(passed.func)
+            elif isinstance(passed, ast.Name) and passed.id not in ("self", "cls"):
+                each = self.instance_class(passed)
             else:
                 return None
             if each is None or (found is not None and each is not found):

@@ -62,7 +62,7 @@ from jaxlint.semantic.library_models import (
     python_stdlib,
 )
 from jaxlint.semantic.reaching import enclosing_statement
-from jaxlint.semantic.syntax import walk  # ast.walk minus context markers, faster
+from jaxlint.semantic.syntax import argument, walk  # ast.walk minus context markers, faster
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
@@ -765,12 +765,10 @@ def _passed_kind(model, owner, name: str, depth: int) -> str | None:
         return None
     kinds: set[str | None] = set()
     for caller, call in calls:
-        argument = next((k.value for k in call.keywords if k.arg == name), None)
-        if argument is None and position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-            argument = call.args[position]
-        if argument is None:
+        passed = argument(call, position, name)
+        if passed is None:
             return None
-        kinds.add(value_kind(model, argument, caller, depth + 1))
+        kinds.add(value_kind(model, passed, caller, depth + 1))
         if len(kinds) > 1 or None in kinds:
             return None
     kind = kinds.pop()
