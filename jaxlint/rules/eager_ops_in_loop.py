@@ -106,7 +106,9 @@ a quantity that only grows against a bound that stays put, holds on every iterat
 (semantic/warm_up.py): the updates under `if global_step > learning_starts:`, an agent's update under
 `if len(self.buffer) > batch_size:` or after `if len(self.memory) < self.batch_size: return` in the
 method the loop calls, run on every iteration after the warm-up and are reported; the other side, random
-actions before learning starts, is not. A collection the code empties, `pending.clear()` after a flush,
+actions before learning starts, is not. So is a side of a branch on a host uniform draw that chance takes
+on most iterations (`if epsilon > random.random():` explore, `else:` a greedy forward pass; the side where the
+draw exceeds an open rate, or the larger share of a literal one: semantic/branch_shares.py). A collection the code empties, `pending.clear()` after a flush,
 is a periodic event, not a warm-up); a forward pass run once per iteration of a loop whose iteration is a
 pass of compiled steps (an inner loop over a data loader, a `while`, or fifty or more iterations, calling
 jitted code on each: an epoch): a prediction to log or plot once per pass is a small share of it (an
@@ -179,6 +181,7 @@ from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.tree_work import maps_carried_tree
+from jaxlint.semantic.branch_shares import on_common_side
 from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
     assigned_in_loop, builds_its_class_once, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
@@ -213,7 +216,7 @@ class EagerOpsInLoop(Rule):
         # The operations of the module's functions count only where the loop's other calls are known
         # (array operations, Python, host bookkeeping): beside a library's solver or sampler they are preparation.
         helper_work_counts = _only_known_calls(node, context) and not _over_named_cases(node, context)
-        facts = _LoopFacts(node)
+        facts = _LoopFacts(node, context.model)
         in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
         operators: list[ast.AST] = []  # (operators, element reads and methods: counted below, where they matter)
         for child in _same_level(node):
@@ -396,8 +399,9 @@ class _LoopFacts:
     """What the loop rebinds and touches, worked out when first asked (most loops never ask), and the
     answer of `loop_varying` per branch test."""
 
-    def __init__(self, loop: ast.AST):
+    def __init__(self, loop: ast.AST, model):
         self.loop = loop
+        self.model = model
         self._assigned: set[str] | None = None
         self._touched: set[str] | None = None
         self._varying: dict[int, bool] = {}
@@ -425,7 +429,9 @@ class _LoopFacts:
         if key not in self._steady:
             self._steady[key] = steady_side(branch.test, self.loop, self.counters)
         side = self._steady[key]
-        return side is not None and any(child is statement for statement in (branch.body if side else branch.orelse))
+        if side is None:
+            return on_common_side(branch, child, self.model)
+        return any(child is statement for statement in (branch.body if side else branch.orelse))
 
     def conditional(self, node: ast.AST) -> bool:
         """Under a branch of the loop's body that may not run on every iteration (the steady side of a

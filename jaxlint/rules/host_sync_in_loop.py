@@ -45,7 +45,9 @@ coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
 keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
 `np.asarray(values)` before the loop (device_indices.element_reads_per_iteration; one finding per
-array). One finding per statement.
+array). One finding per wait: once a read has waited for a computation, reads of its other results
+and of results dispatched before it (`total, (v_loss, pi_loss) = update(...)`, then `np.asarray(total)`,
+`np.asarray(v_loss)`, ...) wait for nothing more and are named in that finding's message.
 
 Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
@@ -53,6 +55,11 @@ Not flagged, as principles:
   adds no stall (benchmarks/callback_sync.py);
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
+  gate, nor is a test that spaces out the training steps themselves, its side holding every carried
+  update of the loop, `if len(buffer) > warmup and step % 4 == 0: loss = train_step(...)`: a read
+  beside the step there runs once per step; nor is a branch on a host uniform draw, `if eps >
+  random.random():`, on the side the draw exceeds the rate, which chance takes on most iterations
+  (semantic/branch_shares.py); `if epoch % 1 == 0:` holds every time and is no
   gate, nor is an interval the source fixes at 1: `step % args.log_every` with `default=1`), sits in an `except` handler, a `raise` or an `assert` message, or under `if False:`, or
   reads only values the loop computes under such a gate (a JAX array keeps its host copy, so a
   progress bar that shows a loss recomputed every 100 steps waits only then). A
@@ -203,6 +210,7 @@ break loop, 4x for `float(loss)` accumulation).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 from jaxlint.fixes import host_sync as host_sync_fix
@@ -215,6 +223,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
+from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
 from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -383,17 +392,27 @@ class HostSyncInLoop(Rule):
         needed_on_host = _derived_in_loop(needed_on_host, node, values, context) if needed_on_host else needed_on_host
         reported_statements: set[int] = set()
         synced: set[str] = set()
+        # One finding per wait: once a read has waited for a computation, reads of its other results (and
+        # of results dispatched before it) wait for nothing more; they are named in that finding's message.
+        waits: list[tuple[ast.AST, set[str], list[int]]] = []  # (the read reported, names ready, lines folded in)
         for child, description in sorted(found, key=lambda item: (item[0].lineno, item[0].col_offset)):
             statement = _statement_of(child)
             if id(statement) in reported_statements:
                 continue  # one finding per statement: `print(f"{a} {float(b)}")` is one sync to fix
             read = {n.id for n in walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
             if read and read <= synced:
-                continue  # already copied to the host earlier in this iteration: a JAX array keeps that copy
+                for _, ready, folded in waits:
+                    if read <= ready and child.lineno not in folded:
+                        folded.append(child.lineno)
+                        break
+                continue  # already waited for earlier in this iteration: a JAX array keeps its host copy
             if read & needed_on_host:
                 continue  # a host consumer needs that value every iteration anyway (`tokenizer.decode(token)`)
-            if not _under_condition(child, node):
-                synced |= read  # a copy made under an `if` may not exist when a later line reads the value
+            if read and not _under_condition(child, node):
+                # (a copy made under an `if` may not exist when a later line reads the value)
+                ready = _derived_in_loop(_unpacked_from(read, node), node, values, context)
+                synced |= ready
+                waits.append((child, ready, []))
             reported_statements.add(id(statement))
             helper_read = _helper_reading_drawn_indices(child, context) if id(child) in drawn_findings and isinstance(child, ast.Call) else None
             if helper_read is not None:
@@ -432,6 +451,7 @@ class HostSyncInLoop(Rule):
                 f"{description} waits for the device on every iteration of this loop (it calls `{step_name}`); {advice}",
                 fix=host_sync_fix.fix_for(child, node, context),
             )
+        _name_folded_reads(waits, context)
 
     def _sync(self, node: ast.AST, context, values: LoopValues) -> str | None:
         fresh = values.is_fresh
@@ -1352,7 +1372,10 @@ def _gated(node: ast.AST, loop: ast.AST, context, values: LoopValues, assigned: 
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             if _constant_false(parent.test) and (child in parent.body if isinstance(parent, ast.If) else child is parent.body):
                 return True  # `if False:`: switched off
-            if values.truth_test_syncs(parent.test) is None and loop_varying(parent.test, loop, context.model, assigned):
+            if (
+                values.truth_test_syncs(parent.test) is None and loop_varying(parent.test, loop, context.model, assigned)
+                and not on_common_side(parent, child, context.model) and not paces_the_steps(parent, child, loop, context.model)
+            ):
                 return True
         if isinstance(parent, ast.ExceptHandler):
             return True  # a fallback that runs only when the `try` body failed
@@ -1410,6 +1433,42 @@ def _derived_in_loop(names: set[str], loop: ast.AST, values, context) -> set[str
                 derived.add(name)
                 changed = True
     return derived
+
+
+def _unpacked_from(names: set[str], loop: ast.AST) -> set[str]:
+    """`names` and the names the loop unpacks or copies them from (`loss, acc = metrics` gives `metrics`):
+    the values a read of `names` waits for are those of the computation that made the source."""
+    sources = set(names)
+    copies = [
+        n for n in loop_body(loop)
+        if isinstance(n, ast.Assign) and all(isinstance(e, ast.Name) for e in walk(n.value) if not isinstance(e, (ast.Tuple, ast.List)))
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for copy in copies:
+            if {e.id for target in copy.targets for e in target_elements(target) if isinstance(e, ast.Name)} & sources:
+                new = {e.id for e in walk(copy.value) if isinstance(e, ast.Name)} - sources
+                if new:
+                    sources |= new
+                    changed = True
+    return sources
+
+
+def _name_folded_reads(waits: list[tuple[ast.AST, set[str], list[int]]], context) -> None:
+    """Name, in a finding's message, the later reads of the same iteration that wait for nothing more."""
+    for read, _, folded in waits:
+        if not folded:
+            continue
+        start = context.source.start(read)
+        for index, diagnostic in enumerate(context.diagnostics):
+            if diagnostic.code == context.rule.code and diagnostic.location == start:
+                lines = ", ".join(str(line) for line in sorted(folded))
+                plural = "s" if len(folded) > 1 else ""
+                context.diagnostics[index] = dataclasses.replace(
+                    diagnostic, message=f"{diagnostic.message} (this one wait also covers the read{plural} at line{plural} {lines})",
+                )
+                break
 
 
 def _values_read(node: ast.AST, values, context) -> set[str]:

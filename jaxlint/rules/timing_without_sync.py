@@ -13,7 +13,7 @@ an accessor jaxlint does not know, `return sampler.get_params(state)`; semantic/
 work_left_running). A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
 step) runs op by op where host code calls it by name (`score = objective(params, held_out)`).
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
-`if step % 100 == 0:` inside it (steps per second logged, the loss read only after the stamp), a
+`if step % 100 == 0:` inside it (steps per second logged, nothing read after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`). The
 finding is on the end stamp and names the work that was timed: the last compiled call, else the
 last array operation that is not key bookkeeping (`random.fold_in`, `random.split`).
@@ -61,6 +61,10 @@ Not flagged, as principles:
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)
   whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
   every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;
+  nor one whose own branch, right after the end stamp and on every lap that takes it, waits (`if i %
+  10 == 0: now = time.time(); print(f"{loss} {now - last}"); last = now`): that wait falls inside the
+  next interval, so chained from stamp to stamp, or from a start before the loop, each interval holds
+  the steps it spans, one window late (a wait under a further `if` there may not come, and counts not);
 - compilation time: the first call of a jitted function in its scope, outside any loop of the
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
   (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling

@@ -502,13 +502,24 @@ class _Walker:
 
         child: ast.AST = end_statement
         parent = parent_of(child)
+        # What runs after the stamp on the laps that take it (`if i % 10 == 0: now = time.time(); ...;
+        # print(float(loss))`): a wait there comes before the next stamp, so it falls inside the next
+        # interval, chained from this stamp (`last = now`) or from a start before the loop.
+        after_stamp: list[ast.stmt] = []
         while parent is not None and not isinstance(parent, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
             if isinstance(parent, LOOP_NODES) and any(child is s for s in parent.body):
                 if any(node is start_statement for node in walk(parent)):
                     return False
                 others = [s for s in parent.body if s is not child]
-                if self.waits_somewhere(others, surely=True):
+                if self.waits_somewhere(others + after_stamp, surely=True):
                     return True
+            block = next((b for b in _blocks_of(parent) if any(child is s for s in b)), None)
+            if block is not None:
+                # (straight-line statements only: a wait under a further `if` may not come every time)
+                after_stamp += [
+                    s for s in block[next(i for i, s in enumerate(block) if s is child) + 1:]
+                    if not isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match))
+                ]
             child, parent = parent, parent_of(parent)
         return False
 
@@ -981,3 +992,8 @@ def device_like_names(scope, model) -> frozenset[str]:
     result = frozenset(device)
     per_model[key] = result
     return result
+
+
+def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists directly under `node` (`body`, `orelse`, `finalbody`, a handler's body)."""
+    return [getattr(node, field) for field in ("body", "orelse", "finalbody") if isinstance(getattr(node, field, None), list)]
