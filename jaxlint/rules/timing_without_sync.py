@@ -50,7 +50,8 @@ Not flagged, as principles:
 - intervals that run their work op by op on the host, with nothing compiled in them: a loop or
   comprehension of the interval that walks a device array row by row with eager operations
   (`for t in range(n): h = jnp.tanh(h @ w + xs[t])`), or a function transformed and called
-  outside jit (`grad(f)(x)`, `vmap(grad(f))(xs)`, traced on every call): tracing and dispatching
+  outside jit (`grad(f)(x)`, `vmap(grad(f))(xs)`, traced on every call; also the callable `timeit`
+  or `%timeit` times, `%timeit jax.jacrev(f)(x)`): tracing and dispatching
   each small operation is the cost they measure, and at most the last one is unfinished at the
   end stamp (eager operations on whole arrays, `y = x ** 2`, also repeated, stay flagged);
 - a function of the project timed as a whole whose compiled work costs its dispatch or its

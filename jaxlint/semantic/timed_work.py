@@ -121,6 +121,10 @@ def unwaited_in_callable(function: ast.AST, scope, model, computes_nothing) -> t
         outcome = walker.expression(function.body)
     else:
         outcome = walker.backwards(function.body)
+    if outcome.kind != WAIT and outcome.calls and all(walker.eager_transform(call) for call in outcome.calls):
+        # `timeit(lambda: jax.grad(f)(x))`: traced on every call, then run op by op; tracing and
+        # dispatching is the cost measured, as in an interval (`_Walker.dispatch_bound`).
+        return None
     return _left_running(outcome, walker)
 
 
@@ -539,7 +543,7 @@ class _Walker:
             return False
         transformed = False
         for call in calls:
-            if self._eager_transform(call):
+            if self.eager_transform(call):
                 transformed = True
             elif not self._eager_operation(call):
                 return False
@@ -550,7 +554,7 @@ class _Walker:
             if not hasattr(node, "lineno") or not begin <= (node.lineno, node.col_offset) < end:
                 continue
             if isinstance(node, ast.Call):
-                if not self._eager_transform(node) and not self._eager_operation(node) and self._classify_call(node) == WORK:
+                if not self.eager_transform(node) and not self._eager_operation(node) and self._classify_call(node) == WORK:
                     return False  # a compiled call (or a project function's device work) in the interval
             elif not transformed and not row_by_row and isinstance(node, (ast.For, ast.ListComp, ast.GeneratorExp)):
                 row_by_row = self._walks_rows(node)
@@ -604,7 +608,7 @@ class _Walker:
             return self.possibly_device(function.value)
         return self._classify_call(call) == EAGER
 
-    def _eager_transform(self, call: ast.Call) -> bool:
+    def eager_transform(self, call: ast.Call) -> bool:
         """`grad(f)(x)`, `vmap(grad(f))(xs)`, called outside jit, of a function that is not itself jitted."""
         function = call.func
         if not isinstance(function, ast.Call) or not function.args:
