@@ -19,7 +19,7 @@ import tokenize
 import traceback
 import warnings
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
 from time import perf_counter
@@ -171,6 +171,21 @@ def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
         return False
 
 
+def _as_ipython_script(text: str) -> str | None:
+    """`text` with its IPython lines (`!cmd`, `%magic`, `x = !ls`) masked, where that alone makes it
+    parse; None otherwise (a real syntax error stays one)."""
+    from jaxlint.notebook import mask_ipython  # (the notebook reader imports the fixer, which imports this module)
+
+    masked, masked_lines = mask_ipython(text)
+    if masked is None or not masked_lines:
+        return None
+    try:
+        ast.parse(masked)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return masked
+
+
 def check_source(
     text: str, filename: str, settings, rules: Iterable[Rule], *, ignored_codes: Iterable[str] = (), profile: bool = False,
     parsed: ast.Module | None = None,
@@ -193,6 +208,14 @@ def check_source(
         if timings is not None:
             timings["parse"] += perf_counter() - started
     except SyntaxError as error:
+        script = _as_ipython_script(text) if parsed is None and filename.endswith(".py") else None
+        if script is not None:
+            # A script exported from a notebook (Colab's "Download .py" keeps `!pip install ...` and
+            # `%matplotlib inline`): checked as IPython reads it, those lines masked in place (line
+            # numbers kept); no fixes, since a fix is written against the masked text.
+            scripted = check_source(script, filename, settings, rules, ignored_codes=ignored_codes, profile=profile)
+            scripted.diagnostics = [replace(d, fix=None) for d in scripted.diagnostics]
+            return scripted
         if not report_not_checked:
             return result
         if newer_syntax_parses(text, error):
