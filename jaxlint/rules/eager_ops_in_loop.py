@@ -33,7 +33,11 @@ network is the loop's main cost. Each such call the loop makes on every iteratio
 calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
+`self.net(x)`), and the result of a function or method that returns one on every path (`net = make_net()`,
+`state = builder.make_state(params)`), of this module or another (`model, opt, step = init_state(cfg)` with
+`init_state` in `utils/`: the summary of its module records which callable every `return` calls at each
+position, semantic/returned_kinds.py), also where the loop rebinds the name to what a method of its own
+class returns again (`state = state.apply_gradients(grads=g)`); a method taken off
 such an object and called later is what the method does (`self.forward = net.apply` in `__init__`,
 then `self.forward(params, obs)`; `update_fn = optimizer.update`), and so is an element of a tuple a
 function or method of the module returns, unpacked into names or onto `self` (`self.update, self.state =

@@ -35,6 +35,9 @@ batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `
 own parameters is, for donation, the compiled callable with the arguments moved to their places there
 (`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
 to change; no automatic fix, since every caller of the wrapper shares it.
+A compiled method of an object runs where the object's class is known: a constructor, or a function or
+method of this module or another whose every `return` constructs that class (`learner = build_learner(cfg)`,
+then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py).
 A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
 module), also where several classes of the module compile a `_step` with other parameters; a class
 defining `_step` as a plain method runs no compiled code there.

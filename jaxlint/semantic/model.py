@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic import jaxapi, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_value
@@ -1175,7 +1175,8 @@ class SemanticModel(DeviceValues):
         qualified = self.qualified_name(call.func)
         if qualified is None or "." not in qualified or not self.project.may_hold(qualified.partition(".")[0]):
             return None
-        summary = self.project.function(qualified)
+        found = returned_kinds.located_function(self.project, qualified)  # (a static method on its class too)
+        summary = found[0] if found is not None else None
         if summary is None or summary.transform is not None or not summary.returned_compiled:
             return None
         wanted = -1 if position is None else position
@@ -1444,7 +1445,33 @@ class SemanticModel(DeviceValues):
         found = bound_values(self, name.id, scope)
         if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
             return None
-        return self._constructed_class(found[1][0].func)
+        call = found[1][0]
+        # A constructor, else a function or method of another module whose every return constructs
+        # one class (`agent = make_agent(cfg)`: semantic/returned_kinds.py).
+        return self._constructed_class(call.func) or self._factory_class(call, owner) or returned_kinds.project_call_class(self, call, owner)
+
+    def _factory_class(self, call: ast.Call, scope: Scope):
+        """The class every `return` of the plain function of this module that `call` runs constructs
+        (`return Agent(cfg)`, or a name bound once to `Agent(cfg)` there): a local ClassDef or a project
+        ClassSummary; None when a return gives anything else or two classes."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        resolved = self.resolve_function(call.func, scope)
+        factory = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
+        if factory is None or not factory.returns or getattr(factory.node, "decorator_list", None) or factory.in_traced:
+            return None
+        found = None
+        for value in factory.returns:
+            if isinstance(value, ast.Name):
+                bound = bound_values(self, value.id, factory)
+                value = bound[1][0] if bound is not None and bound[0] is factory and len(bound[1]) == 1 else None
+            if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+                return None
+            each = self._constructed_class(value.func)
+            if each is None or (found is not None and each is not found):
+                return None
+            found = each
+        return found
 
     def _passed_instance_class(self, name: str, owner: Scope):
         """The class a parameter holds an instance of where every call of its function in the module

@@ -39,7 +39,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from jaxlint.semantic import fresh_values, run_memo, shared_summaries
+from jaxlint.semantic import fresh_values, returned_kinds, run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # iter_child_nodes minus ctx markers, faster
@@ -85,6 +85,10 @@ class FunctionSummary:
     # (position in the returned tuple, -1 for the whole return; transform; its keyword options as
     # written; the compiled function's positional parameters; whether a decorator applied it).
     returned_compiled: tuple[tuple, ...] = ()
+    # What every return gives, by position: (position in the returned tuple, -1 for the whole return;
+    # the tuple's width, 0 for the whole; the callable whose call it is, qualified, or `.Name` for a
+    # def or class of its own module). The asking module reads the kind (semantic/returned_kinds.py).
+    returned_calls: tuple[tuple[int, int, str], ...] = ()
 
 
 @dataclass
@@ -370,10 +374,12 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             records[statement.targets[0].id] = True
             summary.classes[statement.targets[0].id] = ClassSummary(statement.targets[0].id, record=True)
     module_oracle = fresh_values.LightOracle(light, functions, records, None, summary.reexports)
+    # What a returned call's callable is named: its relative imports, and its own defs and classes.
+    references = {**summary.reexports, **{name: f".{name}" for name in (*functions, *records)}}
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs[statement.name] = statement
-            function = _light_function(light, statement, has_self=False, oracle=module_oracle)
+            function = _light_function(light, statement, has_self=False, oracle=module_oracle, local_names=references)
             if function is not None:
                 summary.functions[statement.name] = function
         elif isinstance(statement, ast.ClassDef):
@@ -384,7 +390,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             for item in statement.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
-                    function = _light_function(light, item, has_self=not static, oracle=method_oracle)
+                    function = _light_function(light, item, has_self=not static, oracle=method_oracle, local_names=references)
                     if function is not None:
                         info.methods[item.name] = function
             for alias, method in _method_aliases(statement):
@@ -470,7 +476,7 @@ def _assigns_one_name(statement: ast.AST) -> bool:
     return isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
 
 
-def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> FunctionSummary | None:
+def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_names=None) -> FunctionSummary | None:
     from jaxlint.semantic import jaxapi
 
     params, has_self = _positional(node, has_self)
@@ -494,14 +500,21 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None) -> Functi
     consumed, synced, returned = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
     returns_device = _decorated_for_arrays(light, node) or _returns_arrays(light, node)
+    calls = () if returns_device or _decorated_otherwise(node) else returned_kinds.returned_calls(light, node, local_names)
+    returns_device = returns_device or returned_kinds.returns_arrays(calls)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
-    compiled = () if has_self or node.decorator_list else _returned_compiled(light, node)
-    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled:
+    compiled = () if has_self or _decorated_otherwise(node) else _returned_compiled(light, node)  # (a static method too)
+    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
-                               returned_compiled=compiled)
+                               returned_compiled=compiled, returned_calls=calls)
     return None
+
+
+def _decorated_otherwise(node: ast.AST) -> bool:
+    """A decorator other than `staticmethod`/`classmethod`: what a call returns is the decorator's."""
+    return any(not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")) for d in node.decorator_list)
 
 
 def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic import jaxapi, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES
 from jaxlint.semantic.constants import ConstantEvaluator
 from jaxlint.semantic.reaching import reaching_value
@@ -279,8 +279,9 @@ class DeviceValues:
         if self.project is not None:
             qualified = self.qualified_name(function)
             if qualified is not None and not qualified.startswith(("jax.", "numpy.", "builtins.", "flax.", "equinox.")):
-                summary = self.project.function(qualified)
-                return summary is not None and summary.returns_device
+                # a function, or a static method called on its class (`Loader.scan(...)`)
+                found = returned_kinds.located_function(self.project, qualified) if "." in qualified else None
+                return found is not None and found[0].returns_device
         return False
 
     def attribute_device_kind(self, node: ast.Attribute, scope: Scope) -> str | None:

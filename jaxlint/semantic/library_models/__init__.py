@@ -61,6 +61,7 @@ from jaxlint.semantic.library_models import (
     chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro, optax, orbax,
     python_stdlib,
 )
+from jaxlint.semantic import returned_kinds
 from jaxlint.semantic.reaching import enclosing_statement
 from jaxlint.semantic.syntax import argument, walk  # ast.walk minus context markers, faster
 
@@ -371,7 +372,8 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
             return f"object:{constructed}"
         found = call_model(model, node, scope, depth)
         if found is None:
-            return _factory_kind(model, node, scope, depth)
+            # a factory of this module, else the summary of a function or method of another module
+            return _factory_kind(model, node, scope, depth) or _project_call_kind(model, node, scope)
         if found.returns is None:
             return None
         if found.returns.startswith("same:"):
@@ -482,6 +484,10 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
     # (also a function compiled with `jit`/`pmap`/`nnx.jit`: it hands back the pytree classes its body
     # returns, `state, loss = step(model, batch)` with `return model, loss` gives the model back)
     function = _plain_function(model, value, scope, compiled=True)
+    if function is None and depth < _MAX_DEPTH:
+        # `model, opt = init_state(cfg)` with `init_state` in another module: what its summary says
+        # every `return` gives at that position (semantic/returned_kinds.py).
+        return _project_call_kind(model, value, scope, position, count)
     if function is None or depth >= _MAX_DEPTH:
         return None
     kinds: set[str | None] = set()
@@ -499,22 +505,54 @@ def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scop
 _STRUCTURE_KEEPING = frozenset({"jax.jit", "jax.pmap", "equinox.filter_jit", "flax.nnx.jit"})
 
 
+def _project_call_kind(model, call: ast.Call, scope, position: int = -1, width: int = 0) -> str | None:
+    """The kind of what a call of a function or method of another module of the project gives at
+    `position` of the tuple of `width` it returns (-1, 0: the whole): the callable its summary says
+    every `return` calls there (semantic/returned_kinds.py) is a modelled class or one deriving from
+    one, or a library function whose entry says what it returns, or another such project function."""
+    qualified = returned_kinds.returned_callable(model, call, scope, position, width)
+    library = models()
+    for _ in range(returned_kinds.MAX_CHAIN):
+        if qualified is None:
+            return None
+        entry = library.entry(qualified)
+        if entry is not None:
+            returns = entry.returns
+            return None if returns is None or returns.startswith("same:") else returns
+        modelled = _class_of(model, library, qualified)
+        if modelled is not None:
+            return f"object:{modelled}"
+        qualified = returned_kinds.function_returned(model, qualified)  # `return make_model(cfg)`: what that returns
+    return None
+
+
 def _plain_function(model, call: ast.Call, scope, compiled: bool = False):
     """The undecorated function of the module (by name) or method of the class (`self.make(...)`) that
     `call` runs, when it has a `return`; else None. With `compiled`, also one decorated only with `jit`
     or `pmap` (directly or through `functools.partial`), which returns the same pytree classes."""
     function = call.func
-    if not (isinstance(function, ast.Name) or (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self")):
+    if not isinstance(function, ast.Attribute) or not isinstance(function.value, ast.Name):
+        found = None
+    elif function.value.id == "self":
+        found = _resolved(model, function, scope)
+    else:
+        # `builder.make_state()`, `builder` an instance of a class of this module: that class's method.
+        owner = model.instance_class(function.value)
+        found = model.class_methods.get(owner, {}).get(function.attr) if isinstance(owner, ast.ClassDef) else None
+    if isinstance(function, ast.Name):
+        found = _resolved(model, function, scope)
+    if found is None:
         return None
-    resolved = model.resolve_function(function, scope)
-    if resolved is None or resolved[0] is None or resolved[1]:
-        return None
-    found = resolved[0]
     if not isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not found.returns:
         return None
     if found.node.decorator_list and not (compiled and all(_keeps_structure(model, d) for d in found.node.decorator_list)):
         return None
     return found
+
+
+def _resolved(model, function: ast.expr, scope):
+    resolved = model.resolve_function(function, scope)
+    return resolved[0] if resolved is not None and not resolved[1] else None
 
 
 def _keeps_structure(model, decorator: ast.expr) -> bool:
@@ -840,18 +878,29 @@ _LOOP = object()
 
 def _bound_kind(model, name: str, owner, depth: int) -> str | None:
     bindings = _bindings_by_name(model, owner).get(name, ())
-    carried = [(t, v) for t, v in bindings if _carries_through_step(name, t, v)]
+    carried = [(t, v) for t, v in bindings if _carries_through_step(name, t, v) or _steps_itself(name, t, v)]
     if carried and len(carried) < len(bindings):
-        # `state = create(...)`, then `state, loss = step(state, batch)` in a loop: the state's kind is what
-        # the other bindings give, where the step hands back that kind at that position.
+        # `state = create(...)`, then `state, loss = step(state, batch)` or `state = state.apply_gradients(g)`
+        # in a loop: the state's kind is what the other bindings give, where the step (or the method of the
+        # kind's class) hands back that kind at that position.
         kind = _bound_kind_of(model, name, owner, [b for b in bindings if b not in carried], depth)
         if kind is None or not kind.startswith("object:"):
             return None
         for target, value in carried:
-            if _carried_element_kind(model, name, target, value, owner, kind) != kind:
+            if _steps_itself(name, target, value):
+                entry = models().entry(f"{kind[len('object:'):]}.{value.func.attr}")
+                if entry is None or entry.returns != kind:
+                    return None
+            elif _carried_element_kind(model, name, target, value, owner, kind) != kind:
                 return None
         return kind
     return _bound_kind_of(model, name, owner, bindings, depth)
+
+
+def _steps_itself(name: str, target: ast.AST, value) -> bool:
+    """`name = name.method(...)`: the name rebound to what a method of its own value returns."""
+    return (isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) and value.func.value.id == name)
 
 
 def _carries_through_step(name: str, target: ast.AST, value) -> bool:
