@@ -11,7 +11,9 @@ deprecated API) checks tests too: a test that breaks is a broken test.
 Test code is a test module (`*_test.py`, `*_test_utils.py`, `test_utils.py`, `conftest.py` by name
 alone, and any module under a `tests/` or `test/` folder, the tests' helpers included; a `test_*.py`
 file elsewhere when written as one, that is it imports a test framework or defines `test_*`
-functions or `Test*` classes), a `test*` function or a `Test*` class,
+functions or `Test*` classes), a `test*` function or a `Test*` class that the module's own program
+does not call (`def test(model, loader)` called each epoch by the training loop, or from the `__main__`
+block, is an evaluation on the test split: a test framework calls tests, a program does not),
 and a module's self-test: the `if __name__ == "__main__":` block of a module that other modules of
 the project import, where the block runs no loop (none in it, none in the module's functions and
 methods it calls, and no call into the project's other modules, whose bodies are not seen here). It
@@ -71,7 +73,7 @@ def in_test_code(node: ast.AST, filename: str, model) -> bool:
             return _is_self_test_block(current, model)
         if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
             current.name.startswith("test") or current.name[:4] == "Test" and current.name[4:5].isupper()
-        ):
+        ) and current.name not in _called_by_the_program(model):
             return True
         if isinstance(current, ast.ClassDef) and current.name.startswith("Test"):
             return True
@@ -156,3 +158,31 @@ def in_skipped_test(node: ast.AST, model) -> bool:
                     return True
         current = parent_of(current)
     return False
+
+
+def _called_by_the_program(model) -> frozenset[str]:
+    """Names of functions the module's own non-test code calls (`test(model, test_loader)` each epoch
+    of a training loop, `test()` from the `__main__` block): an evaluation on the test split, not a
+    test. A test framework calls tests; a program calling one by name runs it as part of its work.
+    Calls from functions that are themselves `test*` (a test calling a shared check) do not count."""
+    found = getattr(model, "_jaxlint_called_by_program", None)
+    if found is not None:
+        return found
+    called: set[str] = set()
+    stack: list[ast.AST] = list(model.tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (node.name.startswith("test") or node.name.startswith("Test")):
+            continue  # (a test's own calls)
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            continue
+        if isinstance(node, ast.Call):
+            function = node.func
+            if isinstance(function, ast.Name):
+                called.add(function.id)
+            elif isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self":
+                called.add(function.attr)
+        stack.extend(ast.iter_child_nodes(node))
+    found = frozenset(name for name in called if name.startswith(("test", "Test")))
+    model._jaxlint_called_by_program = found
+    return found
