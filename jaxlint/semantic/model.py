@@ -47,6 +47,8 @@ _PLAIN_LEAF_TYPES = LEAF_TYPES - RECORDED_TYPES
 _NODE_ATTRIBUTES = attrgetter("__dict__")
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
+# Python scalar types: no tracer is an instance of one (`isinstance(jnp.ones(()), int)` is False).
+_SCALAR_TYPES = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.bytes"})
 
 
 def is_within(node: ast.AST, container: ast.AST) -> bool:
@@ -2142,9 +2144,11 @@ class SemanticModel(DeviceValues):
             child = ancestor
 
     def narrowed_to_non_array(self, name: ast.Name) -> bool:
-        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`: the value is not an array here."""
+        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`, or the body of `if
+        isinstance(name, int):` (Python scalar types only): the value is not an array here."""
         return any(
-            not in_body and any(t in _ARRAY_TYPES for t in types) for in_body, types in self.isinstance_tests(name)
+            (not in_body and any(t in _ARRAY_TYPES for t in types)) or (in_body and types and all(t in _SCALAR_TYPES for t in types))
+            for in_body, types in self.isinstance_tests(name)
         )
 
     # ----- value levels inside traced code ---------------------------------------------------
@@ -2259,7 +2263,7 @@ class SemanticModel(DeviceValues):
                 return TRACED if call.args and self.level(call.args[0], scope) else NONE
             if qualified in ("builtins.max", "builtins.min"):
                 return ARRAY if any(self.level(arg, scope) for arg in call.args) else NONE
-            return NONE
+            return self._opaque_call_level(call, scope, arguments, qualified)
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
             owner = self.level(call.func.value, scope)
@@ -2279,7 +2283,29 @@ class SemanticModel(DeviceValues):
             if callee.transforms & jaxapi.COMPILING or (callee.traced and callee.returns_traced):
                 # A jitted function, or a helper whose returns are traced, called with traced arguments.
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
-        return NONE
+            return NONE  # (a function of the module whose returns are known: not traced)
+        return self._opaque_call_level(call, scope, arguments, None)
+
+    def _opaque_call_level(self, call: ast.Call, scope: Scope, arguments: list[ast.expr], qualified: str | None) -> int:
+        """A call whose code the model does not see (a function passed in or held in an attribute,
+        a local alias of a transform, a call of another library or module, a call the binder cannot
+        match): what it returns is computed from what it is handed, so with a traced argument it is
+        traced (TRACED: it may be a pytree), unless a library model says it gives back host data or a
+        callable, or it is of a module that computes on the host (`numpy`, `math`, the standard
+        library: jaxapi.HOST_MODULES)."""
+        if qualified is not None and (qualified.startswith(jaxapi.HOST_MODULES) or qualified in jaxapi.HOST_RESULT_CALLS):
+            return NONE
+        function = call.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, (ast.Constant, ast.JoinedStr)):
+            return NONE  # `"-".join(parts)`, `"{}".format(x)`: a string method
+        if not any(self.level(arg, scope) for arg in arguments):
+            return NONE
+        modelled = library_models.call_model(self, call, scope)
+        if modelled is not None and modelled.returns is not None:
+            parts = modelled.returns[len("tuple:"):].split(",") if modelled.returns.startswith("tuple:") else [modelled.returns]
+            if all(part in ("host", "no_buffers", "callable", "jitted") or part.startswith(("object:", "function:")) for part in parts):
+                return NONE
+        return TRACED
 
 
 # Calls and methods that need a Python value (or a concrete shape) of their argument.
