@@ -16,7 +16,7 @@ from typing import Iterator
 from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
-from jaxlint.semantic.reaching import reaching_value
+from jaxlint.semantic.reaching import reaching_binding, reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, parameter_defaults, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
@@ -2232,14 +2232,35 @@ class SemanticModel(DeviceValues):
     def _reaching_level(self, name: ast.Name, scope: Scope, level: int) -> int:
         """A name's level where it is read: the level of the one binding that reaches the read, when
         one surely does (semantic/reaching.py), else the highest of all its bindings. `traj =
-        buffer.contents()` read before a later `traj = (obs, log_prob)` is the host value it holds."""
-        found = binding_sites(self, name.id, scope)
-        if found is None or found[0] is not scope or len(found[1]) < 2:
+        buffer.contents()` read before a later `traj = (obs, log_prob)` is the host value it holds;
+        an element of an unpacking (`mean, x = run(x)`) is that element's level, as _assign gives it."""
+        bound = [target for target, _ in (*scope.bindings, *scope.loops) if name.id in bound_names(target)]
+        if len(bound) < 2:
+            return level  # (one binding, or a parameter rebound once: the name's level is the answer)
+        reached = reaching_binding(name, scope.bindings, scope.loops)
+        if reached is None:
             return level
-        value = reaching_value(name, found[1])
-        if value is None or isinstance(value, (ast.For, ast.AsyncFor)):
-            return level  # (a loop's own target: its level is the widest already)
-        return min(level, self.level(value, scope))
+        target, value = reached
+        return min(level, self._element_level(target, value, name.id, scope, self.level(value, scope)))
+
+    def _element_level(self, target: ast.AST, value: ast.AST | None, name: str, scope: Scope, whole: int) -> int:
+        """The level `_assign` gives `name`, one of the names that `target = value` binds, the whole
+        value being at level `whole`."""
+        if isinstance(target, ast.Name):
+            return whole if target.id == name else NONE
+        if isinstance(target, ast.Starred):
+            return self._element_level(target.value, None, name, scope, whole)
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return NONE
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            return max(self._element_level(element, part, name, scope, self.level(part, scope)) for element, part in zip(target.elts, value.elts))
+        positions = self._call_returns_by_position(value, scope, len(target.elts)) if whole else None
+        found = NONE
+        for index, element in enumerate(target.elts):
+            if name in bound_names(element):
+                element_whole = whole if positions is None else (min(whole, positions[index]) if positions[index] else NONE)
+                found = max(found, self._element_level(element, None, name, scope, element_whole))
+        return found
 
     def _call_level(self, call: ast.Call, scope: Scope) -> int:
         qualified = self.qualified_name(call.func)
