@@ -576,6 +576,56 @@ class SemanticModel(DeviceValues):
             return target, bound + len(node.args) - 1, keywords | _partial_keywords(node, target)
         return None
 
+    def factory_closure(self, node: ast.AST, scope: Scope) -> Scope | None:
+        """The local def a name holds when it is bound, once, to what a function of the module
+        returns and that function returns one def of its own there: `init, apply = make_layer(3)`
+        with `def make_layer(w): def init(...): ...; def apply(...): ...; return init, apply`, or
+        `score = make_scorer(2.0)` returning `score`. Called from traced code, that def is traced
+        as a helper, as a def called by name is."""
+        if not isinstance(node, ast.Name):
+            return None
+        cache = self.__dict__.setdefault("_factory_closures", {})
+        key = (id(node), id(scope))
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # (recursion: none while being worked out)
+        owner = owning_scope(self, node.id, scope)
+        if owner is None or node.id in owner.defs or node.id in owner.param_nodes:
+            return None
+        bound = [(target, value) for target, value in owner.bindings if node.id in bound_names(target)]
+        if len(bound) != 1 or any(node.id in bound_names(target) for target, _ in owner.loops):
+            return None
+        target, value = bound[0]
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            return None
+        if isinstance(target, ast.Name):
+            position = None
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+            position = next(i for i, e in enumerate(target.elts) if e.id == node.id)
+        else:
+            return None
+        resolved = self.resolve_function(value.func, owner)
+        factory = resolved[0] if resolved is not None else None
+        if factory is None or not factory.is_function or not factory.returns or factory.transforms & jaxapi.COMPILING:
+            return None
+        found: set[int] = set()
+        closure = None
+        for returned in factory.returns:
+            if position is not None:
+                if not isinstance(returned, (ast.Tuple, ast.List)) or len(returned.elts) != len(target.elts):
+                    return None
+                returned = returned.elts[position]
+            if not isinstance(returned, ast.Name) or returned.id not in factory.defs:
+                return None
+            closure = factory.defs[returned.id]
+            if closure is None:
+                return None
+            found.add(id(closure))
+        if len(found) != 1:
+            return None
+        cache[key] = closure
+        return closure
+
     def transform_of(self, node: ast.AST) -> str | None:
         """The transform a callable expression names, if any: `jax.jit`, `jax.vmap`, ..."""
         qualified = self.qualified_name(node)
@@ -1787,6 +1837,9 @@ class SemanticModel(DeviceValues):
                     targets.append((*resolved, list(call.args), list(call.keywords), False))
             elif qualified is None:
                 resolved = self.resolve_function(call.func, scope)
+                closure = self.factory_closure(call.func, scope) if resolved is None else None
+                if closure is not None:
+                    resolved = (closure, 0, set())  # `apply(params, x)` with `init, apply = make_layer(3)`
                 if resolved is not None:
                     targets.append((*resolved, list(call.args), list(call.keywords), False))
                 else:
@@ -2305,6 +2358,9 @@ class SemanticModel(DeviceValues):
                 # A jitted function, or a helper whose returns are traced, called with traced arguments.
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
             return NONE  # (a function of the module whose returns are known: not traced)
+        closure = self.factory_closure(call.func, scope)
+        if closure is not None and closure.traced:
+            return TRACED if closure.returns_traced and any(self.level(arg, scope) for arg in arguments) else NONE
         return self._opaque_call_level(call, scope, arguments, None)
 
     def _opaque_call_level(self, call: ast.Call, scope: Scope, arguments: list[ast.expr], qualified: str | None) -> int:
