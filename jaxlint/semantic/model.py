@@ -2241,7 +2241,10 @@ class SemanticModel(DeviceValues):
                 return ARRAY
             return NONE
         if isinstance(node, ast.Subscript):
-            return self.level(node.value, scope)
+            level = self.level(node.value, scope)
+            if not level and self._traced_index(node.slice, scope):
+                return TRACED  # `table[i]` with a traced `i`: what is picked depends on the tracer
+            return level
         if isinstance(node, ast.Call):
             return self._call_level(node, scope)
         if isinstance(node, ast.BinOp):
@@ -2281,6 +2284,12 @@ class SemanticModel(DeviceValues):
         if isinstance(node, ast.Starred):
             return self.level(node.value, scope)
         return NONE
+
+    def _traced_index(self, index: ast.AST, scope: Scope) -> bool:
+        """An index (not a slice: traced slice bounds are an error of their own) with a traced value
+        among its elements."""
+        elements = index.elts if isinstance(index, ast.Tuple) else [index]
+        return any(not isinstance(element, ast.Slice) and self.level(element, scope) for element in elements)
 
     def _reaching_level(self, name: ast.Name, scope: Scope, level: int) -> int:
         """A name's level where it is read: the level of the one binding that reaches the read, when
