@@ -104,8 +104,8 @@ HOST_MODULES = (
     "string.", "typing.", "functools.", "itertools.", "collections.", "operator.", "warnings.", "inspect.",
     "enum.", "abc.", "pathlib.", "datetime.", "dataclasses.", "scipy.", "pandas.", "torch.", "tensorflow.",
 )
-# Calls of JAX itself that return descriptions, not arrays: shapes and dtypes (`jax.eval_shape`).
-HOST_RESULT_CALLS = frozenset({"jax.eval_shape", "jax.ShapeDtypeStruct", "jax.typeof", "equinox.filter_eval_shape"})
+# Calls that return descriptions of arrays, not arrays: shapes and dtypes (`jax.eval_shape`, `einops.parse_shape`).
+HOST_RESULT_CALLS = frozenset({"jax.eval_shape", "jax.ShapeDtypeStruct", "jax.typeof", "equinox.filter_eval_shape", "einops.parse_shape"})
 HOST_SCALAR_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "operator.index"})
 # Namespaces whose functions return arrays computed from their array arguments.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.image.", "jax.ops.", "jax.experimental.pallas.")
