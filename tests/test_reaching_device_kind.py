@@ -61,3 +61,36 @@ def test_branches_and_loops_leave_it_unknown():
             return a, b
     """)
     assert kinds == {8: None, 10: None}
+
+
+def test_an_unpacking_that_reaches_the_read_gives_its_element_kind():
+    kinds = _kinds("""
+        import jax
+        import jax.numpy as jnp
+        def body(i, carry):
+            return carry
+        def run(n, y):
+            x = {"total": 0.0}
+            y, x = jax.lax.fori_loop(0, n, body, (y, x))
+            return x
+        def run_host(n, y):
+            x, y = {"total": 0.0}, y
+            x = jnp.zeros(n)
+            x, z = {"a": 1}, x
+            return x
+    """)
+    assert kinds == {8: None, 9: "device", 13: "device", 14: None}
+
+
+def test_an_unpacking_under_a_branch_leaves_it_unknown():
+    kinds = _kinds("""
+        import jax
+        def body(i, carry):
+            return carry
+        def run(n, y, warm):
+            x = {"total": 0.0}
+            if warm:
+                y, x = jax.lax.fori_loop(0, n, body, (y, x))
+            return x
+    """)
+    assert kinds == {8: None, 9: None}

@@ -26,8 +26,19 @@ and called), the `nondiff_argnums` of a `jax.custom_vjp`/
 its residuals, which hold whatever `fwd` kept), non-array arguments of `eqx.filter_custom_vjp` rules,
 a length a helper returns from a shape (`return x, x.shape[0]`), the targets of `jax.debug.callback`
 (they run on the host), and
-`lax.axis_size(...)`, which is a Python int. These apply to every rule that asks whether a value is
-traced (JAX101-JAX108).
+`lax.axis_size(...)`, which is a Python int, and a name in the branch of `isinstance(v, int)` (or
+`float`, `bool`, `str`: no tracer is an instance of a Python scalar type). These apply to every rule
+that asks whether a value is traced (JAX101-JAX108).
+
+What is traced, for those rules: the parameters a transform traces and what is computed from them;
+the result of a call handed a traced value even where jaxlint cannot see the callee (a function
+passed in or held in an attribute, `grad_fn = jax.value_and_grad(f)` called later, another library's
+function, a call whose arguments do not match the def), unless a library model says the call returns
+host data (NumPy, `math`, the standard library, `jax.eval_shape`); a value picked by a traced index
+(`table[i]`); and the name a read sees is the binding that reaches it (an unpacking's element
+included: `n = x.sum()` then `rows, n = x.shape` leaves `n` a Python int). A def that a factory of the
+module returns (`init_fun, apply_fun = layer(3)`, `score = make_scorer(s)`), called from traced code,
+is traced as a def called by name is.
 
 ## Example
 ```python

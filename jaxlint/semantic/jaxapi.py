@@ -97,6 +97,15 @@ STATIC_CALLS = frozenset({
     "numpy.issubdtype", "numpy.prod", "math.prod", "jax.core.get_aval", "jax.typeof", "jax.lax.axis_size",
     "jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_util.tree_leaves", "jax.tree.leaves",
 })
+# Modules whose functions compute on the host: called in traced code, what they return is no tracer
+# (NumPy and `math` of a tracer raise; the standard library handles Python values).
+HOST_MODULES = (
+    "numpy.", "math.", "builtins.", "time.", "os.", "sys.", "logging.", "random.", "re.", "json.", "pickle.",
+    "string.", "typing.", "functools.", "itertools.", "collections.", "operator.", "warnings.", "inspect.",
+    "enum.", "abc.", "pathlib.", "datetime.", "dataclasses.", "scipy.", "pandas.", "torch.", "tensorflow.",
+)
+# Calls that return descriptions of arrays, not arrays: shapes and dtypes (`jax.eval_shape`, `einops.parse_shape`).
+HOST_RESULT_CALLS = frozenset({"jax.eval_shape", "jax.ShapeDtypeStruct", "jax.typeof", "equinox.filter_eval_shape", "einops.parse_shape"})
 HOST_SCALAR_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "operator.index"})
 # Namespaces whose functions return arrays computed from their array arguments.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.image.", "jax.ops.", "jax.experimental.pallas.")

@@ -16,7 +16,7 @@ from typing import Iterator
 from jaxlint.semantic import jaxapi, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
-from jaxlint.semantic.reaching import reaching_value
+from jaxlint.semantic.reaching import reaching_binding, reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, parameter_defaults, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
@@ -47,6 +47,8 @@ _PLAIN_LEAF_TYPES = LEAF_TYPES - RECORDED_TYPES
 _NODE_ATTRIBUTES = attrgetter("__dict__")
 SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
+# Python scalar types: no tracer is an instance of one (`isinstance(jnp.ones(()), int)` is False).
+_SCALAR_TYPES = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.bytes"})
 
 
 def is_within(node: ast.AST, container: ast.AST) -> bool:
@@ -573,6 +575,56 @@ class SemanticModel(DeviceValues):
             target, bound, keywords = inner
             return target, bound + len(node.args) - 1, keywords | _partial_keywords(node, target)
         return None
+
+    def factory_closure(self, node: ast.AST, scope: Scope) -> Scope | None:
+        """The local def a name holds when it is bound, once, to what a function of the module
+        returns and that function returns one def of its own there: `init, apply = make_layer(3)`
+        with `def make_layer(w): def init(...): ...; def apply(...): ...; return init, apply`, or
+        `score = make_scorer(2.0)` returning `score`. Called from traced code, that def is traced
+        as a helper, as a def called by name is."""
+        if not isinstance(node, ast.Name):
+            return None
+        cache = self.__dict__.setdefault("_factory_closures", {})
+        key = (id(node), id(scope))
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # (recursion: none while being worked out)
+        owner = owning_scope(self, node.id, scope)
+        if owner is None or node.id in owner.defs or node.id in owner.param_nodes:
+            return None
+        bound = [(target, value) for target, value in owner.bindings if node.id in bound_names(target)]
+        if len(bound) != 1 or any(node.id in bound_names(target) for target, _ in owner.loops):
+            return None
+        target, value = bound[0]
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            return None
+        if isinstance(target, ast.Name):
+            position = None
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+            position = next(i for i, e in enumerate(target.elts) if e.id == node.id)
+        else:
+            return None
+        resolved = self.resolve_function(value.func, owner)
+        factory = resolved[0] if resolved is not None else None
+        if factory is None or not factory.is_function or not factory.returns or factory.transforms & jaxapi.COMPILING:
+            return None
+        found: set[int] = set()
+        closure = None
+        for returned in factory.returns:
+            if position is not None:
+                if not isinstance(returned, (ast.Tuple, ast.List)) or len(returned.elts) != len(target.elts):
+                    return None
+                returned = returned.elts[position]
+            if not isinstance(returned, ast.Name) or returned.id not in factory.defs:
+                return None
+            closure = factory.defs[returned.id]
+            if closure is None:
+                return None
+            found.add(id(closure))
+        if len(found) != 1:
+            return None
+        cache[key] = closure
+        return closure
 
     def transform_of(self, node: ast.AST) -> str | None:
         """The transform a callable expression names, if any: `jax.jit`, `jax.vmap`, ..."""
@@ -1812,6 +1864,9 @@ class SemanticModel(DeviceValues):
                     targets.append((*resolved, list(call.args), list(call.keywords), False))
             elif qualified is None:
                 resolved = self.resolve_function(call.func, scope)
+                closure = self.factory_closure(call.func, scope) if resolved is None else None
+                if closure is not None:
+                    resolved = (closure, 0, set())  # `apply(params, x)` with `init, apply = make_layer(3)`
                 if resolved is not None:
                     targets.append((*resolved, list(call.args), list(call.keywords), False))
                 else:
@@ -2169,9 +2224,11 @@ class SemanticModel(DeviceValues):
             child = ancestor
 
     def narrowed_to_non_array(self, name: ast.Name) -> bool:
-        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`: the value is not an array here."""
+        """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`, or the body of `if
+        isinstance(name, int):` (Python scalar types only): the value is not an array here."""
         return any(
-            not in_body and any(t in _ARRAY_TYPES for t in types) for in_body, types in self.isinstance_tests(name)
+            (not in_body and any(t in _ARRAY_TYPES for t in types)) or (in_body and types and all(t in _SCALAR_TYPES for t in types))
+            for in_body, types in self.isinstance_tests(name)
         )
 
     # ----- value levels inside traced code ---------------------------------------------------
@@ -2211,7 +2268,10 @@ class SemanticModel(DeviceValues):
                 return ARRAY
             return NONE
         if isinstance(node, ast.Subscript):
-            return self.level(node.value, scope)
+            level = self.level(node.value, scope)
+            if not level and self._traced_index(node.slice, scope):
+                return TRACED  # `table[i]` with a traced `i`: what is picked depends on the tracer
+            return level
         if isinstance(node, ast.Call):
             return self._call_level(node, scope)
         if isinstance(node, ast.BinOp):
@@ -2252,17 +2312,44 @@ class SemanticModel(DeviceValues):
             return self.level(node.value, scope)
         return NONE
 
+    def _traced_index(self, index: ast.AST, scope: Scope) -> bool:
+        """An index (not a slice: traced slice bounds are an error of their own) with a traced value
+        among its elements."""
+        elements = index.elts if isinstance(index, ast.Tuple) else [index]
+        return any(not isinstance(element, ast.Slice) and self.level(element, scope) for element in elements)
+
     def _reaching_level(self, name: ast.Name, scope: Scope, level: int) -> int:
         """A name's level where it is read: the level of the one binding that reaches the read, when
         one surely does (semantic/reaching.py), else the highest of all its bindings. `traj =
-        buffer.contents()` read before a later `traj = (obs, log_prob)` is the host value it holds."""
-        found = binding_sites(self, name.id, scope)
-        if found is None or found[0] is not scope or len(found[1]) < 2:
+        buffer.contents()` read before a later `traj = (obs, log_prob)` is the host value it holds;
+        an element of an unpacking (`mean, x = run(x)`) is that element's level, as _assign gives it."""
+        bound = [target for target, _ in (*scope.bindings, *scope.loops) if name.id in bound_names(target)]
+        if len(bound) < 2:
+            return level  # (one binding, or a parameter rebound once: the name's level is the answer)
+        reached = reaching_binding(name, scope.bindings, scope.loops)
+        if reached is None:
             return level
-        value = reaching_value(name, found[1])
-        if value is None or isinstance(value, (ast.For, ast.AsyncFor)):
-            return level  # (a loop's own target: its level is the widest already)
-        return min(level, self.level(value, scope))
+        target, value = reached
+        return min(level, self._element_level(target, value, name.id, scope, self.level(value, scope)))
+
+    def _element_level(self, target: ast.AST, value: ast.AST | None, name: str, scope: Scope, whole: int) -> int:
+        """The level `_assign` gives `name`, one of the names that `target = value` binds, the whole
+        value being at level `whole`."""
+        if isinstance(target, ast.Name):
+            return whole if target.id == name else NONE
+        if isinstance(target, ast.Starred):
+            return self._element_level(target.value, None, name, scope, whole)
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return NONE
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            return max(self._element_level(element, part, name, scope, self.level(part, scope)) for element, part in zip(target.elts, value.elts))
+        positions = self._call_returns_by_position(value, scope, len(target.elts)) if whole else None
+        found = NONE
+        for index, element in enumerate(target.elts):
+            if name in bound_names(element):
+                element_whole = whole if positions is None else (min(whole, positions[index]) if positions[index] else NONE)
+                found = max(found, self._element_level(element, None, name, scope, element_whole))
+        return found
 
     def _call_level(self, call: ast.Call, scope: Scope) -> int:
         qualified = self.qualified_name(call.func)
@@ -2286,7 +2373,7 @@ class SemanticModel(DeviceValues):
                 return TRACED if call.args and self.level(call.args[0], scope) else NONE
             if qualified in ("builtins.max", "builtins.min"):
                 return ARRAY if any(self.level(arg, scope) for arg in call.args) else NONE
-            return NONE
+            return self._opaque_call_level(call, scope, arguments, qualified)
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
             owner = self.level(call.func.value, scope)
@@ -2306,7 +2393,32 @@ class SemanticModel(DeviceValues):
             if callee.transforms & jaxapi.COMPILING or (callee.traced and callee.returns_traced):
                 # A jitted function, or a helper whose returns are traced, called with traced arguments.
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
-        return NONE
+            return NONE  # (a function of the module whose returns are known: not traced)
+        closure = self.factory_closure(call.func, scope)
+        if closure is not None and closure.traced:
+            return TRACED if closure.returns_traced and any(self.level(arg, scope) for arg in arguments) else NONE
+        return self._opaque_call_level(call, scope, arguments, None)
+
+    def _opaque_call_level(self, call: ast.Call, scope: Scope, arguments: list[ast.expr], qualified: str | None) -> int:
+        """A call whose code the model does not see (a function passed in or held in an attribute,
+        a local alias of a transform, a call of another library or module, a call the binder cannot
+        match): what it returns is computed from what it is handed, so with a traced argument it is
+        traced (TRACED: it may be a pytree), unless a library model says it gives back host data or a
+        callable, or it is of a module that computes on the host (`numpy`, `math`, the standard
+        library: jaxapi.HOST_MODULES)."""
+        if qualified is not None and (qualified.startswith(jaxapi.HOST_MODULES) or qualified in jaxapi.HOST_RESULT_CALLS):
+            return NONE
+        function = call.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, (ast.Constant, ast.JoinedStr)):
+            return NONE  # `"-".join(parts)`, `"{}".format(x)`: a string method
+        if not any(self.level(arg, scope) for arg in arguments):
+            return NONE
+        modelled = library_models.call_model(self, call, scope)
+        if modelled is not None and modelled.returns is not None:
+            parts = modelled.returns[len("tuple:"):].split(",") if modelled.returns.startswith("tuple:") else [modelled.returns]
+            if all(part in ("host", "no_buffers", "callable", "jitted") or part.startswith(("object:", "function:")) for part in parts):
+                return NONE
+        return TRACED
 
 
 # Calls and methods that need a Python value (or a concrete shape) of their argument.

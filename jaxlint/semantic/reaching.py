@@ -80,3 +80,26 @@ def _loops_around(statement: ast.AST) -> list[ast.AST]:
             found.append(current)
         current = parent_of(current)
     return found
+
+
+def reaching_binding(name: ast.Name, bindings, loops=()) -> tuple[ast.AST, ast.AST] | None:
+    """(target, value) of the one binding of a scope that surely reaches this read of `name`
+    (reaching_value's terms), among `bindings` (a scope's (target, value) pairs, a whole unpacking
+    target included: `x, stats = run(x, stats)`) and `loops` (its (target, iterable) pairs). None
+    when none surely does, when the one that does binds no value jaxlint sees (`with ... as`, an
+    import) or is a loop's target: the read's value is then the name's value from every binding."""
+    from jaxlint.semantic.syntax import bound_names
+
+    pairs = []
+    for target, value in bindings:
+        if name.id in bound_names(target):
+            if value is None:
+                return None
+            pairs.append((target, value))
+    looped = [iterable for target, iterable in loops if name.id in bound_names(target)]
+    if not pairs:
+        return None
+    reached = reaching_value(name, [value for _, value in pairs] + looped)
+    if reached is None or isinstance(reached, ast.AugAssign) or any(reached is iterable for iterable in looped):
+        return None
+    return next((target, value) for target, value in pairs if value is reached)

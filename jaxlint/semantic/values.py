@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from jaxlint.semantic import jaxapi, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES
 from jaxlint.semantic.constants import ConstantEvaluator
-from jaxlint.semantic.reaching import reaching_value
+from jaxlint.semantic.reaching import reaching_binding
 from jaxlint.semantic.syntax import bound_names, child_nodes, parent_of
 
 if TYPE_CHECKING:
@@ -122,26 +122,20 @@ class DeviceValues:
     def _reaching_device_kind(self, name: ast.Name, scope: Scope) -> str | None:
         """'device' when the one binding of a name that surely reaches this read (semantic/reaching.py)
         is a device value: a script that binds `x = jnp.arange(n)`, times `x ** 2`, then rebinds
-        `x = np.arange(n)` for the NumPy comparison. Names also bound by unpacking or a loop: unknown."""
+        `x = np.arange(n)` for the NumPy comparison; `stats = {"e": 0.0}` then `x, stats =
+        lax.fori_loop(...)` (the element of an unpacking, as device_names reads it)."""
         cache = self.__dict__.setdefault("_reaching_kind_cache", {})
         key = id(name)
         if key in cache:
             return cache[key]
         cache[key] = None
-        values = []
-        for target, value in scope.bindings:
-            if isinstance(target, ast.Name) and target.id == name.id:
-                if value is None:
-                    return None
-                values.append(value)
-            elif name.id in bound_names(target):
-                return None
-        if not values or any(name.id in bound_names(target) for target, _ in scope.loops):
+        reached = reaching_binding(name, scope.bindings, scope.loops)
+        if reached is None:
             return None
-        reached = reaching_value(name, values)
-        if reached is None or isinstance(reached, ast.AugAssign):
-            return None
-        kind = "device" if self.device_kind(reached, scope) == "device" else None
+        target, value = reached
+        whole = self.device_kind(value, scope)
+        kinds = [kind for bound, kind in _target_kinds(target, value, whole, self, scope) if bound == name.id]
+        kind = "device" if kinds and all(kind == "device" for kind in kinds) else None
         cache[key] = kind
         return kind
 
