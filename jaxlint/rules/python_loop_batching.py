@@ -2,8 +2,10 @@
 Flags `jnp.stack([f(x) for x in xs])`, and `jnp.array`/`jnp.asarray` of such a list, when `xs` is
 known to be an array (a traced array, a device value, a `jnp` result) and `f` is a function JAX can
 trace (a function of the module, a jitted function, a JAX function, a lambda, or a JAX transform of
-one bound to a name: `g = jax.grad(f)`). Also the same written out: `ys = []`, then `for x in xs:
-ys.append(f(x))` right before `jnp.array(ys)` (flagged at the call, no fix), and a comprehension over
+one bound to a name: `g = jax.grad(f)`). Also the same loop spelled otherwise (semantic/iteration.py):
+the comprehension bound to a name earlier in the block and stacked later (`ys = [f(x) for x in xs]`
+... `jnp.array(ys)`, with nothing touching `ys` in between), the loop written out, `ys = []`, then
+`for x in xs: ys.append(f(x))` right before `jnp.array(ys)` (both flagged at the call, no fix), and a comprehension over
 the row indices of an array, `f(xs[i]) for i in range(len(xs))` (or `range(xs.shape[0])`, `xs[i, :]`).
 
 Not flagged: comprehensions over Python lists, ranges (but the row indices above) or unknown iterables (`vmap` maps over an
@@ -45,7 +47,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, jaxapi
+from jaxlint.semantic import carried_state, iteration, jaxapi
 from jaxlint.semantic.model import ARRAY, parent_of
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -73,10 +75,11 @@ class PythonLoopBatching(Rule):
                 return
             target, call, iterable, fixable = generator.target.id, collected.elt, generator.iter, True
         elif isinstance(collected, ast.Name):
-            loop = _append_loop(node, collected.id)
-            if loop is None:
+            built = _list_built_by_loop(node, collected, context)
+            if built is None:
                 return
-            target, call, iterable, fixable = loop.target.id, loop.body[0].value.args[0], loop.iter, False
+            target, call, iterable = built
+            fixable = False
         else:
             return
         if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
@@ -104,6 +107,30 @@ class PythonLoopBatching(Rule):
             f"the function once per row; use `jax.vmap({callee})` over the array",
             fix=_fix(node, call, element, iterable, context) if fixable else None,
         )
+
+
+def _list_built_by_loop(node: ast.Call, name: ast.Name, context) -> tuple[str, ast.expr, ast.expr] | None:
+    """(item name, element, iterable) of the loop that built the list `name` holds where it is
+    stacked: a comprehension bound to it earlier in the block with nothing touching the list in
+    between (semantic/iteration.py), or the same loop written out, `acc = []` and `for x in xs:
+    acc.append(f(x))` right before."""
+    statement = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    if statement is None:
+        return None
+    comprehension = iteration.list_built_by_iteration(name, statement, context.scope(node))
+    if comprehension is not None:
+        if len(comprehension.generators) != 1:
+            return None
+        generator = comprehension.generators[0]
+        if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+            return None
+        return generator.target.id, comprehension.elt, generator.iter
+    loop = _append_loop(node, name.id)
+    if loop is None:
+        return None
+    return loop.target.id, loop.body[0].value.args[0], loop.iter
 
 
 def _append_loop(node: ast.Call, name: str) -> ast.For | None:
