@@ -1101,14 +1101,15 @@ def _report_element_reads(loop: ast.AST, context) -> None:
         return  # drawing a panel costs milliseconds, far more than the reads it shows
     reported: set[str] = set()
     for read, array, _ in reads:
-        if array.id in reported:
+        name = snippet(context.text(array))
+        if name in reported:
             continue  # one finding per array: one copy before the loop serves every read of it
-        reported.add(array.id)
+        reported.add(name)
         context.report(
             read,
-            f"`{snippet(context.text(read))}` reads one element of `{array.id}`, a device array, on the host on every "
+            f"`{snippet(context.text(read))}` reads one element of `{name}`, a device array, on the host on every "
             f"iteration: each is a round trip to the device (a slice dispatched, then one number copied back); "
-            f"copy the array to the host once before the loop (`np.asarray({array.id})`) and index that",
+            f"copy the array to the host once before the loop (`np.asarray({name})`) and index that",
         )
 
 

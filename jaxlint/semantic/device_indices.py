@@ -288,9 +288,26 @@ def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: se
     elif isinstance(target, ast.Name):
         pairs = [(target, iterated)]
     for name, array in pairs:
-        if isinstance(name, ast.Name) and isinstance(array, ast.Name) and array.id not in rebound and model.device_kind(array, scope) == "device":
+        if not isinstance(name, ast.Name) or model.device_kind(array, scope) != "device":
+            continue
+        if isinstance(array, ast.Name) and array.id not in rebound:
             elements[name.id] = array
+        elif isinstance(array, ast.Call) and _one_array(array, model) and not {n.id for n in walk(array) if isinstance(n, ast.Name)} & rebound:
+            elements[name.id] = array  # `zip(ids, jnp.squeeze(preds))`: an array made once, as the loop starts
     return index_names, elements
+
+
+# `jnp` functions that return a Python list of arrays: a loop over one walks its pieces, not elements.
+_PIECES = frozenset({
+    "jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit", "jax.numpy.dsplit",
+    "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.nonzero", "jax.numpy.where",
+})
+
+
+def _one_array(call: ast.Call, model: SemanticModel) -> bool:
+    """A `jax.numpy` call that makes one array (not a list of pieces)."""
+    qualified = model.qualified_name(call.func) or ""
+    return qualified.startswith("jax.numpy.") and qualified not in _PIECES
 
 
 def _indexed_by(index: ast.expr, names: set[str]) -> bool:
