@@ -297,17 +297,12 @@ def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: se
     return index_names, elements
 
 
-# `jnp` functions that return a Python list of arrays: a loop over one walks its pieces, not elements.
-_PIECES = frozenset({
-    "jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit", "jax.numpy.dsplit",
-    "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.nonzero", "jax.numpy.where",
-})
-
-
 def _one_array(call: ast.Call, model: SemanticModel) -> bool:
     """A `jax.numpy` call that makes one array (not a list of pieces)."""
     qualified = model.qualified_name(call.func) or ""
-    return qualified.startswith("jax.numpy.") and qualified not in _PIECES
+    from jaxlint.semantic.iteration import PIECES
+
+    return qualified.startswith("jax.numpy.") and qualified not in PIECES
 
 
 def _indexed_by(index: ast.expr, names: set[str]) -> bool:

@@ -220,6 +220,13 @@ def _negative_constant(node: ast.expr) -> bool:
     ) or (isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool) and node.value < 0)
 
 
+# `jnp` functions that return a Python list of arrays: a loop over one walks its pieces, not elements.
+PIECES = frozenset({
+    "jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit", "jax.numpy.dsplit",
+    "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.nonzero", "jax.numpy.where",
+})
+
+
 def list_built_by_iteration(name: ast.Name, use: ast.stmt, scope: Scope) -> ast.ListComp | None:
     """The list comprehension `name` holds at statement `use`: an earlier statement of the same block
     binds it once (`ys = [f(x) for x in xs]`) and no statement between reads or changes it (an
