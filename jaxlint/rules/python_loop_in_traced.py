@@ -102,6 +102,8 @@ class PythonLoopInTraced(Rule):
             return  # tracing stops at the first iteration's branch (JAX101): the loop never unrolls
         if _enclosing_loop_reported(node, scope, threshold, context):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
+        if _stacked_per_row(node, context):
+            return  # `jnp.stack([f(x) for x in xs])`: batching, reported by JAX403 with the `vmap` advice
         for loop in iteration.iterations(node):
             if self._check_iteration(loop, scope, threshold, context):
                 return  # one finding per comprehension, at its first `for` that unrolls
@@ -185,6 +187,16 @@ class PythonLoopInTraced(Rule):
             )
             return True
         return False
+
+
+def _stacked_per_row(node: ast.AST, context) -> bool:
+    """The comprehension is the list a `jnp.stack`/`jnp.array` call stacks, one traceable call per row
+    of an array (python_loop_batching.per_row_calls: JAX403's finding)."""
+    from jaxlint.rules.python_loop_batching import per_row_calls
+    from jaxlint.semantic.model import parent_of
+
+    stacker = parent_of(node)
+    return isinstance(node, ast.ListComp) and isinstance(stacker, ast.Call) and per_row_calls(stacker, context) is not None
 
 
 def _branches_on_traced_value(loop: ast.For, scope, context) -> bool:
