@@ -453,17 +453,15 @@ class HostSyncInLoop(Rule):
             return
         if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model):
             return
+        if any(_mapping_view(generator.iter) for generator in node.generators):
+            return  # the named entries of a mapping (`splits.items()`): a few settings, not a data stream
+        values = LoopValues(node, scope, model)
+        compiled = values.calls_compiled_code()
+        if compiled is None or checks_every_result(model):
+            return
         count = loop_cost.loop_iterations(node, scope, model)
         if count is not None and count <= flow.FEW_ITERATIONS:
             return  # a handful of items the source spells out: a few reads, not a hot loop
-        if any(_mapping_view(generator.iter) for generator in node.generators):
-            return  # the named entries of a mapping (`splits.items()`): a few settings, not a data stream
-        if checks_every_result(model):
-            return
-        values = LoopValues(node, scope, model)
-        compiled = values.calls_compiled_code()
-        if compiled is None:
-            return
         for child in sorted(values.body, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
             if isinstance(child, iteration.COMPREHENSIONS):
                 continue  # (its own element reads are judged where they are, as that comprehension's loop)
