@@ -14,7 +14,8 @@ loop over a Python list whose length the source fixes (`np.split(idx, n)`, bound
 function or passed by every call) counts the same way around a gradient computation.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
-of layers), walks along a later axis of an array (`range(x.shape[1])`, the entries of one row
+of layers), walks over an array whose rows the call that makes it fixes below the threshold
+(`for k in jax.random.split(key, 4)`, `jnp.zeros((3, d))`), walks along a later axis of an array (`range(x.shape[1])`, the entries of one row
 `for j in x[i]`: a dimension the program's structure fixes, such as features or neighbours, not the
 number of data rows), `zip` with a value that holds nothing traced (`zip(self.sets, keys)`: as many
 iterations as that host value has items), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
@@ -175,6 +176,9 @@ class PythonLoopInTraced(Rule):
         rows = iteration.rows_walked(iterable, scope, context.model)
         if rows is not None and not rows.leading:
             return False  # one row of a matrix (`for j in x[i]`): its few entries along an axis the program fixes
+        made = iteration.rows_made(iteration.walked(iterable, context.model), scope, context.model)
+        if made is not None and made < threshold:
+            return False  # `for k in jax.random.split(key, 4)`: as many rows as the source fixes, a few
         if (
             context.level(iterable, scope) == ARRAY and not flow.iterates_mapping(node)
             and not _list_at_every_call(iterable, scope, context) and not containers.python_collection(iterable, scope, context)

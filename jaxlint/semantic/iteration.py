@@ -227,6 +227,41 @@ PIECES = frozenset({
 })
 
 
+_SHAPED = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
+})
+_KEY_SPLITS = frozenset({"jax.random.split"})
+
+
+def rows_made(array: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """How many rows an array has where the call that makes it says so: `jax.random.split(key, n)`
+    (n keys; 2 by default), `jnp.zeros((n, ...))` and its kin, `jnp.arange(...)` of known bounds,
+    with `n` a constant the source fixes (semantic/constants). None otherwise."""
+    if not isinstance(array, ast.Call) or any(isinstance(a, ast.Starred) for a in array.args):
+        return None
+    qualified = model.qualified_name(array.func)
+    evaluator = model.constant_evaluator()
+    if qualified in _KEY_SPLITS:
+        count = array.args[1] if len(array.args) > 1 else next((k.value for k in array.keywords if k.arg == "num"), None)
+        return 2 if count is None else evaluator.int_value(count, scope)
+    if qualified in _SHAPED and array.args:
+        shape = array.args[0]
+        first = shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else shape
+        return evaluator.int_value(first, scope)
+    bounds = range_arguments(array, model) if qualified != "builtins.range" else None
+    if bounds is not None:
+        values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
+        if any(value is None for value, bound in zip(values, bounds) if bound is not None):
+            return None
+        start, stop, step = values
+        try:
+            return len(range(start or 0, stop, 1 if step is None else step))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
 def list_built_by_iteration(name: ast.Name, use: ast.stmt, scope: Scope) -> ast.ListComp | None:
     """The list comprehension `name` holds at statement `use`: an earlier statement of the same block
     binds it once (`ys = [f(x) for x in xs]`) and no statement between reads or changes it (an

@@ -14,7 +14,8 @@ before: a training loop of unknown length is still many iterations.
   the module that every visible call runs once (called from such code, outside any loop). A function
   nothing visible calls is not known to run once, even where its own loop is a whole run.
 * `iterations_per_run(loop, scope, model)`: how many times the loop body runs per run of its
-  function, counting the loops around it: `range` of known bounds (training_loops.iteration_count),
+  function, counting the loops around it, a comprehension's `for` clauses as loops like any other
+  (semantic/iteration.py): `range` or `jnp.arange` of known bounds (training_loops.iteration_count),
   `range(len(xs))` and `for x in xs` over a literal container or an array built from one
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`), bound once
