@@ -48,6 +48,12 @@ keeps its host copy), but each `values[t]` is a new slice dispatched and copied 
 array). One finding per wait: once a read has waited for a computation, reads of its other results
 and of results dispatched before it (`total, (v_loss, pi_loss) = update(...)`, then `np.asarray(total)`,
 `np.asarray(v_loss)`, ...) wait for nothing more and are named in that finding's message.
+A comprehension is a loop too (semantic/iteration.py): one that calls compiled code for each item
+and reads each result on the host in its element (`[float(eval_step(p, b)) for b in loader]`,
+`np.mean([np.argmax(predict(p, b)) ... for b in batches])`) waits for the device once per item,
+wherever the comprehension sits (also under a periodic gate of an outer loop: the gate makes the
+evaluation pass rare, not its per-batch reads). Not flagged there: a handful of items the source
+spells out (at most 8), the entries of a mapping (`splits.items()`), results kept on the device.
 
 Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
@@ -216,7 +222,7 @@ from pathlib import Path
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
+from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, iteration, jaxapi, loop_cost, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -247,7 +253,7 @@ class HostSyncInLoop(Rule):
     name = "host-sync-in-loop"
     summary = "Per-iteration device-to-host sync in a loop that calls jitted code"
     skips_test_code = True
-    node_types = (ast.For, ast.While, ast.AsyncFor)
+    node_types = (ast.For, ast.While, ast.AsyncFor, *iteration.COMPREHENSIONS)
     fix_availability = "sometimes"
     # A loop that calls compiled code calls a jitted callable (directly or through local helpers):
     # every spelling of one says `jit` or `pmap`, or it comes from the project or a configured decorator.
@@ -256,6 +262,9 @@ class HostSyncInLoop(Rule):
     fires_through_project_imports = True
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, iteration.COMPREHENSIONS):
+            self._check_comprehension(node, context)
+            return
         scope = context.scope(node)
         model = context.model
         if scope.in_traced and not model.runs_concretely(scope):
@@ -453,6 +462,42 @@ class HostSyncInLoop(Rule):
             )
         _name_folded_reads(waits, context)
 
+    def _check_comprehension(self, node: ast.AST, context) -> None:
+        """A comprehension is a loop (semantic/iteration.py): one that calls compiled code for each item
+        and reads the result on the host in its element waits for the device once per item."""
+        scope = context.scope(node)
+        model = context.model
+        if scope.in_traced and not model.runs_concretely(scope):
+            return
+        if trace_time.written_for_tracing(scope, model, context.source.text):
+            return
+        if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model):
+            return
+        if any(_mapping_view(generator.iter) for generator in node.generators):
+            return  # the named entries of a mapping (`splits.items()`): a few settings, not a data stream
+        values = LoopValues(node, scope, model)
+        compiled = values.calls_compiled_code()
+        if compiled is None or checks_every_result(model):
+            return
+        count = loop_cost.loop_iterations(node, scope, model)
+        if count is not None and count <= flow.FEW_ITERATIONS:
+            return  # a handful of items the source spells out: a few reads, not a hot loop
+        for child in sorted(values.body, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
+            if isinstance(child, iteration.COMPREHENSIONS):
+                continue  # (its own element reads are judged where they are, as that comprehension's loop)
+            description = self._sync(child, context, values)
+            if description is None:
+                continue
+            start = context.source.start(child)
+            if any(d.code == self.code and d.location == start for d in context.diagnostics):
+                return  # the loop around the comprehension already reports this read
+            context.report(
+                child,
+                f"{description} waits for the device once per item of this comprehension (it calls "
+                f"`{_callee_text(compiled, context)}` for each); keep the results on the device and read them once after it",
+            )
+            return
+
     def _sync(self, node: ast.AST, context, values: LoopValues) -> str | None:
         fresh = values.is_fresh
         if isinstance(node, ast.Call):
@@ -575,6 +620,14 @@ def _drawn_in_iteration(node: ast.AST, values: LoopValues, context) -> bool:
     if isinstance(node, ast.Name) and node.id not in values.assigned:
         return False
     return device_indices.drawn_on_device(node, values.scope, context.model)
+
+
+def _mapping_view(iterable: ast.expr) -> bool:
+    """`d.items()`, `d.keys()`, `d.values()`."""
+    return (
+        isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in ("items", "keys", "values") and not iterable.args
+    )
 
 
 def _helper_reading_drawn_indices(call: ast.Call, context) -> tuple[ast.AST, ast.expr] | None:
@@ -1066,14 +1119,15 @@ def _report_element_reads(loop: ast.AST, context) -> None:
         return  # drawing a panel costs milliseconds, far more than the reads it shows
     reported: set[str] = set()
     for read, array, _ in reads:
-        if array.id in reported:
+        name = snippet(context.text(array))
+        if name in reported:
             continue  # one finding per array: one copy before the loop serves every read of it
-        reported.add(array.id)
+        reported.add(name)
         context.report(
             read,
-            f"`{snippet(context.text(read))}` reads one element of `{array.id}`, a device array, on the host on every "
+            f"`{snippet(context.text(read))}` reads one element of `{name}`, a device array, on the host on every "
             f"iteration: each is a round trip to the device (a slice dispatched, then one number copied back); "
-            f"copy the array to the host once before the loop (`np.asarray({array.id})`) and index that",
+            f"copy the array to the host once before the loop (`np.asarray({name})`) and index that",
         )
 
 

@@ -2,8 +2,10 @@
 Flags `jnp.stack([f(x) for x in xs])`, and `jnp.array`/`jnp.asarray` of such a list, when `xs` is
 known to be an array (a traced array, a device value, a `jnp` result) and `f` is a function JAX can
 trace (a function of the module, a jitted function, a JAX function, a lambda, or a JAX transform of
-one bound to a name: `g = jax.grad(f)`). Also the same written out: `ys = []`, then `for x in xs:
-ys.append(f(x))` right before `jnp.array(ys)` (flagged at the call, no fix), and a comprehension over
+one bound to a name: `g = jax.grad(f)`). Also the same loop spelled otherwise (semantic/iteration.py):
+the comprehension bound to a name earlier in the block and stacked later (`ys = [f(x) for x in xs]`
+... `jnp.array(ys)`, with nothing touching `ys` in between), the loop written out, `ys = []`, then
+`for x in xs: ys.append(f(x))` right before `jnp.array(ys)` (both flagged at the call, no fix), and a comprehension over
 the row indices of an array, `f(xs[i]) for i in range(len(xs))` (or `range(xs.shape[0])`, `xs[i, :]`).
 
 Not flagged: comprehensions over Python lists, ranges (but the row indices above) or unknown iterables (`vmap` maps over an
@@ -45,7 +47,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, jaxapi
+from jaxlint.semantic import carried_state, iteration, jaxapi
 from jaxlint.semantic.model import ARRAY, parent_of
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -61,42 +63,10 @@ class PythonLoopBatching(Rule):
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:
-        qualified = context.qualified_name(node.func)
-        if qualified not in _STACKERS or len(node.args) != 1 or node.keywords:
+        found = per_row_calls(node, context)
+        if found is None:
             return
-        collected = node.args[0]
-        if isinstance(collected, ast.ListComp):
-            if len(collected.generators) != 1:
-                return
-            generator = collected.generators[0]
-            if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
-                return
-            target, call, iterable, fixable = generator.target.id, collected.elt, generator.iter, True
-        elif isinstance(collected, ast.Name):
-            loop = _append_loop(node, collected.id)
-            if loop is None:
-                return
-            target, call, iterable, fixable = loop.target.id, loop.body[0].value.args[0], loop.iter, False
-        else:
-            return
-        if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
-            return
-        if any(isinstance(n, ast.Name) and n.id == target for n in walk(call.func)):
-            return
-        uses = [a for a in call.args if _uses(a, target)] + [k.value for k in call.keywords if _uses(k.value, target)]
-        if len(uses) != 1:
-            return
-        element = uses[0]
-        if not (isinstance(element, ast.Name) and element.id == target):
-            rows = _indexed_rows(iterable, context)
-            if rows is None or not _row_of(element, rows, target):
-                return
-            iterable = rows  # `f(xs[i]) for i in range(len(xs))`: one call per row of `xs`
-        scope = context.scope(node)
-        if not _is_array(iterable, scope, context) or not _traceable(call.func, scope, context):
-            return
-        if carried_state.in_test_code(node, str(context.source.filename), context.model):
-            return
+        call, element, iterable, fixable = found
         callee = context.text(call.func)
         context.report(
             node if fixable else call,
@@ -104,6 +74,74 @@ class PythonLoopBatching(Rule):
             f"the function once per row; use `jax.vmap({callee})` over the array",
             fix=_fix(node, call, element, iterable, context) if fixable else None,
         )
+
+
+def per_row_calls(node: ast.Call, context) -> tuple[ast.Call, ast.expr, ast.expr, bool] | None:
+    """(the call, the element it takes, the array, whether the fix applies) when `node` stacks one call
+    of a traceable function per row of an array (the rule's finding), else None. JAX304 asks it too: a
+    comprehension stacked so is batching, reported here with the `vmap` advice, not twice."""
+    qualified = context.qualified_name(node.func)
+    if qualified not in _STACKERS or len(node.args) != 1 or node.keywords:
+        return None
+    collected = node.args[0]
+    if isinstance(collected, ast.ListComp):
+        if len(collected.generators) != 1:
+            return None
+        generator = collected.generators[0]
+        if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+            return None
+        target, call, iterable, fixable = generator.target.id, collected.elt, generator.iter, True
+    elif isinstance(collected, ast.Name):
+        built = _list_built_by_loop(node, collected, context)
+        if built is None:
+            return None
+        target, call, iterable = built
+        fixable = False
+    else:
+        return None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if any(isinstance(n, ast.Name) and n.id == target for n in walk(call.func)):
+        return None
+    uses = [a for a in call.args if _uses(a, target)] + [k.value for k in call.keywords if _uses(k.value, target)]
+    if len(uses) != 1:
+        return None
+    element = uses[0]
+    scope = context.scope(node)
+    if not (isinstance(element, ast.Name) and element.id == target):
+        rows = _indexed_rows(iterable, scope, context)
+        if rows is None or not _row_of(element, rows, target):
+            return None
+        iterable = rows  # `f(xs[i]) for i in range(len(xs))`: one call per row of `xs`
+    if not _is_array(iterable, scope, context) or not _traceable(call.func, scope, context):
+        return None
+    if carried_state.in_test_code(node, str(context.source.filename), context.model):
+        return None
+    return call, element, iterable, fixable
+
+
+def _list_built_by_loop(node: ast.Call, name: ast.Name, context) -> tuple[str, ast.expr, ast.expr] | None:
+    """(item name, element, iterable) of the loop that built the list `name` holds where it is
+    stacked: a comprehension bound to it earlier in the block with nothing touching the list in
+    between (semantic/iteration.py), or the same loop written out, `acc = []` and `for x in xs:
+    acc.append(f(x))` right before."""
+    statement = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parent_of(statement)
+    if statement is None:
+        return None
+    comprehension = iteration.list_built_by_iteration(name, statement, context.scope(node))
+    if comprehension is not None:
+        if len(comprehension.generators) != 1:
+            return None
+        generator = comprehension.generators[0]
+        if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+            return None
+        return generator.target.id, comprehension.elt, generator.iter
+    loop = _append_loop(node, name.id)
+    if loop is None:
+        return None
+    return loop.target.id, loop.body[0].value.args[0], loop.iter
 
 
 def _append_loop(node: ast.Call, name: str) -> ast.For | None:
@@ -142,21 +180,18 @@ def _append_loop(node: ast.Call, name: str) -> ast.For | None:
     return loop
 
 
-def _indexed_rows(iterable: ast.expr, context) -> ast.Name | None:
-    """`xs` of `range(len(xs))` or `range(xs.shape[0])`: a loop over the row indices of `xs`."""
-    if not (isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range" and len(iterable.args) == 1):
+def _indexed_rows(iterable: ast.expr, scope, context) -> ast.Name | None:
+    """`xs` of a range over the row indices of `xs` (semantic/iteration.py: `range(len(xs))`,
+    `range(xs.shape[0])`, `n = xs.shape[0]` then `range(n)`, ...), counted from 0 by 1."""
+    bounds = iteration.range_arguments(iterable, context.model)
+    if bounds is None or bounds[0] is not None or bounds[2] is not None or iteration.walked(iterable, context.model) is not iterable:
         return None
-    bound = iterable.args[0]
-    if isinstance(bound, ast.Call) and context.qualified_name(bound.func) == "builtins.len" and len(bound.args) == 1:
-        rows = bound.args[0]
-    elif (
-        isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape"
-        and isinstance(bound.slice, ast.Constant) and bound.slice.value == 0
-    ):
-        rows = bound.value.value
-    else:
+    rows = iteration.rows_walked(iterable, scope, context.model)
+    if rows is None or rows.axis != 0 or context.qualified_name(iterable.func) != "builtins.range":
         return None
-    return rows if isinstance(rows, ast.Name) else None
+    if isinstance(bounds[1], ast.BinOp):
+        return None  # (`range(len(xs) - 1)`: not every row)
+    return rows.array if isinstance(rows.array, ast.Name) else None
 
 
 def _row_of(element: ast.expr, rows: ast.Name, index: str) -> bool:

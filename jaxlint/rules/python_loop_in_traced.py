@@ -1,16 +1,24 @@
 """## What it does
-Flags, in a traced function, a Python `for` loop that JAX unrolls into a long program:
+Flags, in a traced function, a Python loop that JAX unrolls into a long program. A loop is any
+iteration construct (semantic/iteration.py): a `for` statement or the `for` of a comprehension
+(`[f(r) for r in x]`, `sum(g(r) for r in x)`), over `range(...)` or `jnp.arange(...)` alike.
 `for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
 `[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
-`args = parse_args()`), and `for row in x` over a traced array (also `range(len(x))`, `range(len(x) - 1)`). Shorter loops of known length count their
+`args = parse_args()`), and a walk over the rows of a traced array: `for row in x`, or a range over
+its length however it is spelled (`range(len(x))`, `range(x.shape[0])`, `range(jnp.size(x))`,
+`n = x.shape[0]` or `n, d = x.shape` then `range(n)`, give or take a constant, also reversed). Shorter loops of known length count their
 body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
 a whole network's forward pass (`module.apply(params, ...)`, as the library models say) from 32; a
 loop over a Python list whose length the source fixes (`np.split(idx, n)`, bound in the traced
 function or passed by every call) counts the same way around a gradient computation.
 
 Not flagged: ranges of a non-literal length (often a small static hyperparameter such as the number
-of layers), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
+of layers), walks over an array whose rows the call that makes it fixes below the threshold
+(`for k in jax.random.split(key, 4)`, `jnp.zeros((3, d))`), walks along a later axis of an array (`range(x.shape[1])`, the entries of one row
+`for j in x[i]`: a dimension the program's structure fixes, such as features or neighbours, not the
+number of data rows), `zip` with a value that holds nothing traced (`zip(self.sets, keys)`: as many
+iterations as that host value has items), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
 split(key, n)`, which Python makes a list, a list extended by a display, `items += [...]`, and a
 name under `if isinstance(x, (list, tuple)):`, a sequence there whatever its annotation says) or pytrees (also `zip(keys, leaves)` with the leaves of
 `tree_flatten`: one iteration per leaf, and `zip(nodes, keys)` beside a dict, list or dict view:
@@ -69,8 +77,8 @@ import ast
 
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import containers, flow
-from jaxlint.semantic.model import ARRAY
+from jaxlint.semantic import containers, flow, iteration
+from jaxlint.semantic.model import ARRAY, NONE
 
 UNROLL = 8
 
@@ -80,11 +88,11 @@ class PythonLoopInTraced(Rule):
     name = "python-loop-in-traced"
     summary = "Long Python loop unrolled into a traced function"
     skips_test_code = True
-    node_types = (ast.For,)
+    node_types = (ast.For, *iteration.COMPREHENSIONS)
     traced_code_only = True
     fix_availability = "sometimes"
 
-    def check(self, node: ast.For, context) -> None:
+    def check(self, node: ast.AST, context) -> None:
         if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
             return  # autodiff alone (no jit) sees concrete values
         if context.model.runs_uncompiled(context.scope(node)):
@@ -95,8 +103,17 @@ class PythonLoopInTraced(Rule):
             return  # tracing stops at the first iteration's branch (JAX101): the loop never unrolls
         if _enclosing_loop_reported(node, scope, threshold, context):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
-        bounds = _literal_range(node.iter, context)
-        items = _list_length(node.iter, scope, context) if bounds is None else None
+        if _stacked_per_row(node, context):
+            return  # `jnp.stack([f(x) for x in xs])`: batching, reported by JAX403 with the `vmap` advice
+        for loop in iteration.iterations(node):
+            if self._check_iteration(loop, scope, threshold, context):
+                return  # one finding per comprehension, at its first `for` that unrolls
+
+    def _check_iteration(self, loop: iteration.Iteration, scope, threshold: int, context) -> bool:
+        node, iterable = loop.owner, loop.iterable
+        kind = "comprehension" if loop.comprehension else "`for` loop"
+        bounds = _literal_range(iterable, context)
+        items = _list_length(iterable, scope, context) if bounds is None else None
         if items is not None:
             # A Python list of a known length (`np.split(idx, n)`): one iteration per item on purpose, so
             # only a nest of whole gradient steps or network passes is reported, not the length alone.
@@ -104,67 +121,86 @@ class PythonLoopInTraced(Rule):
             if grad_steps is not None:
                 context.report(
                     node,
-                    f"this `for` loop over a list of {items} items unrolls {grad_steps} gradient steps (forward and "
+                    f"this {kind} over a list of {items} items unrolls {grad_steps} gradient steps (forward and "
                     f"backward pass each) into traced function `{scope.name}`: the program and its compile time grow "
                     f"with every step; stack the items and use `lax.scan` over them",
-                    end_node=node.iter,
+                    end_node=iterable,
                 )
-                return
+                return True
         if bounds is not None:
             start, stop, step = bounds
             count = len(range(start, stop, step))
             grad_steps = _grad_steps(node, scope, count, context)
             passes = _network_passes(node, scope, count, context) if grad_steps is None and count < threshold else None
             if count < threshold and grad_steps is None and passes is None:
-                return
+                return False
             if passes is not None:
                 context.report(
                     node,
-                    f"this `for` loop unrolls {passes} forward passes of a network into traced function `{scope.name}`: "
+                    f"this {kind} unrolls {passes} forward passes of a network into traced function `{scope.name}`: "
                     f"the program and its compile time grow with every pass; use `lax.scan` over the steps",
-                    end_node=node.iter,
+                    end_node=iterable,
                 )
-                return
+                return True
             if count >= threshold:
-                literal = bounds == _literal_range(node.iter, context, constants=False)
-                fix = fori_loop.fori_fix(node, start, stop, step, scope, context) if literal else None
+                literal = bounds == _literal_range(iterable, context, constants=False)
+                fix = fori_loop.fori_fix(node, start, stop, step, scope, context) if literal and not loop.comprehension and _counts_with_range(iterable, context) else None
                 context.report(
                     node,
-                    f"this `for` loop unrolls {count} copies of its body into traced function `{scope.name}`: compile "
+                    f"this {kind} unrolls {count} copies of its body into traced function `{scope.name}`: compile "
                     f"time grows super-linearly; use `lax.fori_loop` (or `lax.scan`)",
                     fix=fix,
-                    end_node=node.iter,
+                    end_node=iterable,
                 )
             else:
                 context.report(
                     node,
-                    f"these nested `for` loops unroll {grad_steps} gradient steps (forward and backward pass each) into "
+                    f"these nested {'loops' if loop.comprehension else '`for` loops'} unroll {grad_steps} gradient steps (forward and backward pass each) into "
                     f"traced function `{scope.name}`: the program and its compile time grow with every step; use "
                     f"`lax.scan` (or `lax.fori_loop`) over the steps",
-                    end_node=node.iter,
+                    end_node=iterable,
                 )
-            return
-        if containers.narrowed_to_sequence(node.iter, node):
-            return  # under `if isinstance(x, (list, tuple)):` the loop walks a Python sequence's items
-        sized = _data_sized(node.iter, scope, context)
+            return True
+        if containers.narrowed_to_sequence(iterable, node):
+            return False  # under `if isinstance(x, (list, tuple)):` the loop walks a Python sequence's items
+        sized = _data_sized(iterable, scope, context)
         if sized is not None:
             context.report(
                 node,
-                f"`for` over `{snippet(context.text(sized))}` unrolls one copy of the body per element of a traced "
-                f"array into `{scope.name}`, and every new length compiles again; use `lax.scan` or `lax.fori_loop`",
-                end_node=node.iter,
+                f"{kind} over `{snippet(context.text(iterable))}` unrolls one copy of its body per row of traced "
+                f"array `{snippet(context.text(sized))}` into `{scope.name}`, and every new length compiles again; use "
+                f"`lax.scan` or `lax.fori_loop`",
+                end_node=iterable,
             )
-            return
+            return True
+        rows = iteration.rows_walked(iterable, scope, context.model)
+        if rows is not None and not rows.leading:
+            return False  # one row of a matrix (`for j in x[i]`): its few entries along an axis the program fixes
+        made = iteration.rows_made(iteration.walked(iterable, context.model), scope, context.model)
+        if made is not None and made < threshold:
+            return False  # `for k in jax.random.split(key, 4)`: as many rows as the source fixes, a few
         if (
-            context.level(node.iter, scope) == ARRAY and not flow.iterates_mapping(node)
-            and not _list_at_every_call(node.iter, scope, context) and not containers.python_collection(node.iter, scope, context)
+            context.level(iterable, scope) == ARRAY and not flow.iterates_mapping(node)
+            and not _list_at_every_call(iterable, scope, context) and not containers.python_collection(iterable, scope, context)
         ):
             context.report(
                 node,
-                f"iterating over traced array `{snippet(context.text(node.iter))}` unrolls one copy of the body per row "
-                f"into `{scope.name}`; use `lax.scan` or `lax.fori_loop` over the rows",
-                end_node=node.iter,
+                f"{kind} over traced array `{snippet(context.text(iterable))}` unrolls one copy of its body per row "
+                f"into `{scope.name}`; use {'`jax.vmap` or `lax.scan`' if loop.comprehension else '`lax.scan` or `lax.fori_loop`'} over the rows",
+                end_node=iterable,
             )
+            return True
+        return False
+
+
+def _stacked_per_row(node: ast.AST, context) -> bool:
+    """The comprehension is the list a `jnp.stack`/`jnp.array` call stacks, one traceable call per row
+    of an array (python_loop_batching.per_row_calls: JAX403's finding)."""
+    from jaxlint.rules.python_loop_batching import per_row_calls
+    from jaxlint.semantic.model import parent_of
+
+    stacker = parent_of(node)
+    return isinstance(node, ast.ListComp) and isinstance(stacker, ast.Call) and per_row_calls(stacker, context) is not None
 
 
 def _branches_on_traced_value(loop: ast.For, scope, context) -> bool:
@@ -224,17 +260,23 @@ GRAD_STEP_THRESHOLD = 8
 
 
 def _literal_range(iterable: ast.expr, context, constants: bool = True) -> tuple[int, int, int] | None:
-    """(start, stop, step) of `range(...)` (or `reversed(range(...))`) whose bounds are known:
-    literals, or with `constants`, module constants and configuration defaults."""
+    """(start, stop, step) of the range of numbers a loop walks (`range(...)`, `jnp.arange(...)`, also
+    `reversed(...)` of one: semantic/iteration.py) whose bounds are known: literals, or with
+    `constants`, module constants and configuration defaults."""
     if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.reversed" and len(iterable.args) == 1:
         iterable = iterable.args[0]
-    if not isinstance(iterable, ast.Call) or context.qualified_name(iterable.func) != "builtins.range" or iterable.keywords:
+    if not isinstance(iterable, ast.Call) or context.qualified_name(iterable.func) not in _RANGES:
+        return None
+    arguments = iteration.range_arguments(iterable, context.model)
+    if arguments is None:
         return None
     evaluator = context.model.constant_evaluator()
     scope = context.scope(iterable)
     values = []
-    for argument in iterable.args:
-        if isinstance(argument, ast.Constant) and isinstance(argument.value, int) and not isinstance(argument.value, bool):
+    for argument in arguments:
+        if argument is None:
+            values.append(None)
+        elif isinstance(argument, ast.Constant) and isinstance(argument.value, int) and not isinstance(argument.value, bool):
             values.append(argument.value)
         elif isinstance(argument, ast.UnaryOp) and isinstance(argument.op, ast.USub) and isinstance(argument.operand, ast.Constant) and isinstance(argument.operand.value, int):
             values.append(-argument.operand.value)
@@ -242,11 +284,20 @@ def _literal_range(iterable: ast.expr, context, constants: bool = True) -> tuple
             values.append(value)
         else:
             return None
-    if not 1 <= len(values) <= 3 or (len(values) == 3 and values[2] == 0):
+    start, stop, step = values
+    if step == 0:
         return None
-    if len(values) == 1:
-        return 0, values[0], 1
-    return values[0], values[1], values[2] if len(values) == 3 else 1
+    return (0 if start is None else start, stop, 1 if step is None else step)
+
+
+_RANGES = frozenset({"builtins.range", "jax.numpy.arange", "numpy.arange"})
+
+
+def _counts_with_range(iterable: ast.expr, context) -> bool:
+    """A `for` over `range(...)` (the `fori_loop` rewrite keeps the index a Python-like integer)."""
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.reversed" and len(iterable.args) == 1:
+        iterable = iterable.args[0]
+    return isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"
 
 
 _SPLITS = frozenset({"numpy.split", "numpy.array_split", "jax.numpy.split", "jax.numpy.array_split"})
@@ -290,9 +341,16 @@ def _split_length(value: ast.expr, scope, context) -> int | None:
     return sections if sections is not None and sections > 0 else None
 
 
-def _trip_count(loop: ast.For, context) -> int | None:
-    bounds = _literal_range(loop.iter, context)
-    return len(range(*bounds)) if bounds is not None else None
+def _trip_count(loop: ast.AST, context) -> int | None:
+    """Iterations of a `for` statement, or of a comprehension (all its `for` clauses), over ranges of
+    known bounds."""
+    total = 1
+    for each in iteration.iterations(loop):
+        bounds = _literal_range(each.iterable, context)
+        if bounds is None:
+            return None
+        total *= len(range(*bounds))
+    return total if iteration.iterations(loop) else None
 
 
 def _grad_steps(loop: ast.For, scope, count: int, context) -> int | None:
@@ -331,7 +389,7 @@ def _most_unrolled(loop: ast.For, count: int, context, threshold: int, counts_ca
         for inner in flow.enclosing_loops(call):
             if inner is loop:
                 break
-            inner_count = _trip_count(inner, context) if isinstance(inner, ast.For) else None
+            inner_count = _trip_count(inner, context)
             if inner_count is None:
                 total = None
                 break
@@ -359,7 +417,7 @@ _GRADIENTS = frozenset({"jax.grad", "jax.value_and_grad", "equinox.filter_grad",
 
 def _enclosing_loop_reported(loop: ast.For, scope, threshold: int, context) -> bool:
     for outer in flow.enclosing_loops(loop):
-        if not isinstance(outer, ast.For) or context.scope(outer) is not scope:
+        if not isinstance(outer, (ast.For, *iteration.COMPREHENSIONS)) or context.scope(outer) is not scope:
             return False
         count = _trip_count(outer, context)
         if count is not None and (
@@ -367,18 +425,28 @@ def _enclosing_loop_reported(loop: ast.For, scope, threshold: int, context) -> b
             or _network_passes(outer, scope, count, context) is not None
         ):
             return True
+        if any(_data_sized(loop.iterable, scope, context) is not None for loop in iteration.iterations(outer)):
+            return True  # the outer loop walks a traced array's rows: the nest is reported there
     return False
 
 
 def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
-    """`range(len(x))`, `enumerate(x)` or `zip(x, y)` over a traced array `x`: the array it walks."""
-    if not isinstance(iterable, ast.Call) or iterable.keywords:
+    """The traced array whose rows a loop counts (semantic/iteration.py): a range over its length
+    (`range(len(x))`, `range(x.shape[0])`, `range(jnp.size(x))`, `n = x.shape[0]` then `range(n)`),
+    `enumerate(x)` or `zip(x, y)`. Its length along a later axis (`x.shape[1]`) is not counted: a
+    dimension the program's structure fixes (features, neighbours, coordinates), not the data's."""
+    if not isinstance(iterable, ast.Call) or iterable.keywords and iteration.range_arguments(iterable, context.model) is None:
         return None
     qualified = context.qualified_name(iterable.func)
     if qualified == "builtins.reversed" and len(iterable.args) == 1:
         return _data_sized(iterable.args[0], scope, context)
-    if qualified == "builtins.range" and len(iterable.args) == 1:
-        return _array_dimension(iterable.args[0], scope, context)
+    if iteration.range_arguments(iterable, context.model) is not None:
+        rows = iteration.rows_walked(iterable, scope, context.model)
+        if rows is None or not rows.leading:
+            return None
+        level = context.level(rows.array, scope)
+        # `x.shape`, `jnp.size(x)` say `x` is an array; `len(x)` also measures lists: only a traced array counts.
+        return rows.array if level == ARRAY or (rows.by_shape and level and not containers.python_collection(rows.array, scope, context)) else None
     if qualified in ("builtins.zip", "builtins.enumerate") and iterable.args:
         if qualified == "builtins.zip" and any(
             _leaves_list(argument, scope, context) or containers.python_collection(argument, scope, context) for argument in iterable.args
@@ -388,19 +456,20 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
             return None
         if qualified == "builtins.enumerate" and containers.python_collection(iterable.args[0], scope, context):
             return None  # `enumerate(subkeys)` over a Python list: one iteration per item the program made
+        if qualified == "builtins.zip" and any(_host_value(argument, scope, context) for argument in iterable.args):
+            return None  # `zip(self.sets, keys)`: as many iterations as the host value has items, a count the program sets
         for argument in iterable.args[:1] if qualified == "builtins.enumerate" else iterable.args:
             if context.level(argument, scope) == ARRAY:
                 return argument
     return None
 
 
-def _array_dimension(length: ast.expr, scope, context) -> ast.expr | None:
-    """The traced array whose length `length` is: `len(x)`, also minus or plus a number (`len(rewards) - 1`)."""
-    if isinstance(length, ast.BinOp) and isinstance(length.op, (ast.Add, ast.Sub)) and isinstance(length.right, ast.Constant) and isinstance(length.right.value, int):
-        length = length.left
-    if isinstance(length, ast.Call) and context.qualified_name(length.func) == "builtins.len" and len(length.args) == 1 and not length.keywords:
-        return length.args[0] if context.level(length.args[0], scope) == ARRAY else None
-    return None
+def _host_value(argument: ast.expr, scope, context) -> bool:
+    """An argument of `zip` that holds no traced value (an attribute of `self`, a static argument),
+    other than a range of numbers (which counts along with the arrays zipped with it)."""
+    if iteration.range_arguments(argument, context.model) is not None:
+        return False
+    return not isinstance(argument, ast.Constant) and context.level(argument, scope) == NONE
 
 
 RULE = PythonLoopInTraced()

@@ -288,9 +288,21 @@ def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: se
     elif isinstance(target, ast.Name):
         pairs = [(target, iterated)]
     for name, array in pairs:
-        if isinstance(name, ast.Name) and isinstance(array, ast.Name) and array.id not in rebound and model.device_kind(array, scope) == "device":
+        if not isinstance(name, ast.Name) or model.device_kind(array, scope) != "device":
+            continue
+        if isinstance(array, ast.Name) and array.id not in rebound:
             elements[name.id] = array
+        elif isinstance(array, ast.Call) and _one_array(array, model) and not {n.id for n in walk(array) if isinstance(n, ast.Name)} & rebound:
+            elements[name.id] = array  # `zip(ids, jnp.squeeze(preds))`: an array made once, as the loop starts
     return index_names, elements
+
+
+def _one_array(call: ast.Call, model: SemanticModel) -> bool:
+    """A `jax.numpy` call that makes one array (not a list of pieces)."""
+    qualified = model.qualified_name(call.func) or ""
+    from jaxlint.semantic.iteration import PIECES
+
+    return qualified.startswith("jax.numpy.") and qualified not in PIECES
 
 
 def _indexed_by(index: ast.expr, names: set[str]) -> bool:

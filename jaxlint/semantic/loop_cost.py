@@ -14,7 +14,8 @@ before: a training loop of unknown length is still many iterations.
   the module that every visible call runs once (called from such code, outside any loop). A function
   nothing visible calls is not known to run once, even where its own loop is a whole run.
 * `iterations_per_run(loop, scope, model)`: how many times the loop body runs per run of its
-  function, counting the loops around it: `range` of known bounds (training_loops.iteration_count),
+  function, counting the loops around it, a comprehension's `for` clauses as loops like any other
+  (semantic/iteration.py): `range` or `jnp.arange` of known bounds (training_loops.iteration_count),
   `range(len(xs))` and `for x in xs` over a literal container or an array built from one
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`), bound once
@@ -26,10 +27,11 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.semantic import iteration
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import enclosing_loops
 from jaxlint.semantic.model import Scope, SemanticModel, parent_of
-from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, PROGRESS_BARS, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
+from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
 
 # Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
 DISPATCH_SECONDS = 20e-6
@@ -50,8 +52,6 @@ _ARRAY_BUILDERS = frozenset({
     "jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray",
 })
 _CALLER_DEPTH = 2
-# Calls that walk their first argument once, item by item (a progress bar shows the items it hands on).
-_ONE_PASS = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.sorted"}) | PROGRESS_BARS
 # Evenly spaced points (a sweep over a parameter): as many as the call asks for.
 _EVENLY_SPACED = frozenset({"numpy.linspace", "jax.numpy.linspace", "numpy.arange", "jax.numpy.arange"})
 _LINSPACE_DEFAULT = 50
@@ -170,31 +170,41 @@ def _literal_rows(node: ast.expr, scope: Scope, model: SemanticModel, depth: int
 
 
 def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | None:
-    """How many times one run of `loop` runs its body, where the source fixes it (None otherwise)."""
-    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+    """How many times one run of `loop` runs its body, where the source fixes it (None otherwise): a
+    `for` statement, or a comprehension (its `for` clauses multiplied; an `if` clause makes that a
+    bound), whatever spells its iterable (semantic/iteration.py)."""
+    loops = iteration.iterations(loop)
+    if not loops:
         return None  # (a `while` runs until its test fails: unknown)
-    iterable = loop.iter
-    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS:
-        iterable = iterable.args[0]
+    total = 1
+    for each in loops:
+        count = _items_walked(each.iterable, scope, model)
+        if count is None:
+            return None
+        total *= count
+    return total
+
+
+def _items_walked(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    iterable = iteration.walked(iterable, model)
     found = iteration_count(iterable, scope, model)
     if found is not None:
         return found
-    if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range":
-        if iterable.keywords or not 1 <= len(iterable.args) <= 3:
-            return None
-        return range_length(iterable.args, lambda argument: count_value(argument, scope, model))
+    bounds = iteration.range_arguments(iterable, model)
+    if bounds is not None:
+        start, stop, step = bounds
+        arguments = [stop] if start is None and step is None else [start or ast.Constant(0), stop] + ([step] if step is not None else [])
+        return range_length(arguments, lambda argument: count_value(argument, scope, model))
     return container_length(iterable, scope, model)
 
 
 def iterations_per_run(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | None:
     """Iterations of `loop`'s body per run of its function: its own count times those of the loops
-    around it in the same function (None when any is unknown)."""
+    around it in the same function, comprehensions included (None when any is unknown)."""
     total = loop_iterations(loop, scope, model)
     if total is None:
         return None
     for outer in enclosing_loops(loop):
-        if not isinstance(outer, (ast.For, ast.AsyncFor, ast.While)):
-            return None  # (a comprehension around it: its length is not read here)
         count = loop_iterations(outer, scope, model)
         if count is None:
             return None

@@ -39,14 +39,21 @@ INVARIANT_CALLS = frozenset({
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
 _LOOP_TYPES = frozenset(_LOOPS)
 _DEFINITION_TYPES = frozenset({ast.ClassDef, *FUNCTION_NODES})
+_COMPREHENSION_TYPES = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 _HELPER_DEPTH = 3
 
 _returns_cache: "WeakKeyDictionary[SemanticModel, dict[int, tuple[bool, bool]]]" = WeakKeyDictionary()
 
 
 def loop_body(loop: ast.AST, *, nested: bool = False) -> Iterator[ast.AST]:
-    """Nodes in the loop's body and else, not inside functions or classes (nor nested loops unless `nested`)."""
-    stack = [*loop.body, *loop.orelse]
+    """Nodes in the loop's body and else, not inside functions or classes (nor nested loops unless `nested`).
+    A comprehension is a loop too (semantic/iteration.py): its body is its element and its `if` clauses,
+    with the iterables of its later `for` clauses."""
+    if loop.__class__ in _COMPREHENSION_TYPES:
+        elements = [loop.key, loop.value] if loop.__class__ is ast.DictComp else [loop.elt]
+        stack = [*elements, *(test for generator in loop.generators for test in generator.ifs), *(g.iter for g in loop.generators[1:])]
+    else:
+        stack = [*loop.body, *loop.orelse]
     while stack:
         node = stack.pop()
         yield node

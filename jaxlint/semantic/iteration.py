@@ -1,0 +1,291 @@
+"""One model of iteration: every construct that runs a body once per item is the same loop.
+
+A `for` statement and each `for` of a comprehension (list, set, dict, generator; also inside
+`jnp.stack([...])`, or bound to a name that is stacked later) iterate the same way: a target bound
+to each item of an iterable, a body run once per item. What the loop walks is read the same way
+whatever the spelling of its iterable:
+
+* the items of a collection, through one-pass wrappers (`enumerate(xs)`, `reversed(xs)`,
+  `sorted(xs)`, a progress bar `tqdm(xs)`; `zip` walks its arguments side by side);
+* a range of numbers: `range(a, b, s)`, and `jnp.arange(a, b, s)` / `np.arange(a, b, s)` iterated
+  like it (on the host, one number per iteration);
+* the positions along one axis of an array ("the rows of x"): `range(len(x))`, `range(x.shape[k])`,
+  `range(jnp.size(x))`, `range(x.size)`, `range(n)` with `n` bound once to one of these (also
+  unpacked, `n, d = x.shape`), give or take a constant (`len(x) - 1`), and `for row in x` itself.
+  Walking one row of a matrix (`for j in x[i]`) counts its second axis, not its rows.
+
+* `iterations(node)`: the Iteration(s) a `for` statement or a comprehension runs.
+* `walked(iterable, model)`: the iterable under its one-pass wrappers.
+* `range_arguments(iterable, model)`: the bounds of a range of numbers (`range` or `arange`).
+* `rows_walked(iterable, scope, model)`: `Rows(array, axis)` when the trip count is the length of
+  one axis of an array (axis 0: its rows, the data's leading axis; `SIZE`: every element).
+* `list_built_by_iteration(name, use, scope)`: the comprehension a name holds where it is read
+  (`ys = [f(x) for x in xs]` before `jnp.array(ys)`), when nothing touches the list in between.
+
+The model says what a loop walks and how many times; the rules decide what that costs: under trace
+every iteration is an unrolled copy, outside it a dispatch per iteration, and a trip count the
+source fixes small keeps a rule silent where it says so.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jaxlint.semantic.syntax import walk
+
+if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
+    from jaxlint.semantic.model import Scope, SemanticModel
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# A trip count over every element of an array (`jnp.size(x)`, `x.size`), not along one axis.
+SIZE = -1
+
+_RANGES = frozenset({"builtins.range", "jax.numpy.arange", "numpy.arange"})
+_ONE_PASS = frozenset({
+    "builtins.enumerate", "builtins.reversed", "builtins.sorted",
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+})
+_SIZES = frozenset({"jax.numpy.size", "numpy.size"})
+_SHAPES = frozenset({"jax.numpy.shape", "numpy.shape"})
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One loop: `owner` is the `for` statement or the comprehension, `target` what each item binds,
+    `iterable` what it walks (as written); `generator` is the comprehension's `for` clause."""
+
+    owner: ast.AST
+    target: ast.expr
+    iterable: ast.expr
+    generator: ast.comprehension | None = None
+
+    @property
+    def comprehension(self) -> bool:
+        return self.generator is not None
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A trip count that is the length of axis `axis` of `array` (`SIZE`: its number of elements)."""
+
+    array: ast.expr
+    axis: int
+    # The count reads `x.shape` or the size of `x`, which only arrays have (`len(x)` measures lists too).
+    by_shape: bool = False
+
+    @property
+    def leading(self) -> bool:
+        """The rows of the array (or, for a 1-D one, its elements): the data's leading axis."""
+        return self.axis in (0, SIZE)
+
+
+def iterations(node: ast.AST) -> list[Iteration]:
+    """The loops `node` runs: one for a `for` statement, one per `for` clause of a comprehension."""
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [Iteration(node, node.target, node.iter)]
+    if isinstance(node, COMPREHENSIONS):
+        return [Iteration(node, generator.target, generator.iter, generator) for generator in node.generators]
+    return []
+
+
+def walked(iterable: ast.expr, model: SemanticModel) -> ast.expr:
+    """What a loop over `iterable` walks item by item, under one-pass wrappers (`enumerate(xs)`,
+    `reversed(xs)`, `tqdm(xs)`): `xs`."""
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS:
+        iterable = iterable.args[0]
+    return iterable
+
+
+def range_arguments(iterable: ast.expr, model: SemanticModel) -> tuple[ast.expr | None, ast.expr, ast.expr | None] | None:
+    """(start, stop, step) of a range of numbers the loop walks: `range(...)`, or `jnp.arange(...)` /
+    `np.arange(...)` iterated like it (positional bounds, or `start=`/`stop=`/`step=`); None for
+    anything else. A missing start or step is None."""
+    iterable = walked(iterable, model)
+    if not isinstance(iterable, ast.Call) or model.qualified_name(iterable.func) not in _RANGES:
+        return None
+    if any(isinstance(argument, ast.Starred) for argument in iterable.args):
+        return None
+    keywords = {keyword.arg: keyword.value for keyword in iterable.keywords}
+    if None in keywords or set(keywords) - {"start", "stop", "step", "dtype"}:
+        return None
+    if "dtype" in keywords and model.qualified_name(iterable.func) == "builtins.range":
+        return None
+    positional = list(iterable.args)
+    if len(positional) == 1 and not {"stop", "step"} & set(keywords):
+        return None if "start" in keywords else (None, positional[0], None)
+    names = ("start", "stop", "step")
+    bounds = dict(zip(names, positional))
+    for name in names:
+        if name in keywords:
+            if name in bounds:
+                return None
+            bounds[name] = keywords[name]
+    if "stop" not in bounds or len(positional) > 3:
+        return None
+    return bounds.get("start"), bounds["stop"], bounds.get("step")
+
+
+def rows_walked(iterable: ast.expr, scope: Scope, model: SemanticModel) -> Rows | None:
+    """The array axis whose length is the loop's trip count: `range(len(x))` and its spellings (see
+    the module's docstring), `for row in x`, `enumerate(x)`; `for j in x[i]` walks axis 1 of `x`.
+    Says nothing of whether `x` is an array: the caller asks the model for its kind."""
+    bounds = range_arguments(iterable, model)
+    if bounds is not None:
+        start, stop, step = bounds
+        negative = step is not None and _negative_constant(step)
+        if step is not None and not negative and not _positive_constant(step):
+            return None
+        return length_of(start if negative and start is not None else stop, scope, model)
+    items = walked(iterable, model)
+    if isinstance(items, ast.Call):
+        return None
+    if isinstance(items, ast.Subscript) and not isinstance(items.slice, (ast.Slice, ast.Tuple)):
+        return Rows(items.value, 1)  # one row of a matrix: its entries along the second axis
+    return Rows(items, 0)
+
+
+def length_of(node: ast.expr | None, scope: Scope, model: SemanticModel, depth: int = 0) -> Rows | None:
+    """The array axis `node` is the length of: `len(x)`, `x.shape[k]`, `jnp.shape(x)[k]`,
+    `jnp.size(x)`, `x.size`, give or take a constant, or a name bound once to one of these
+    (`n = x.shape[0]`, `n, d = x.shape`, `n, = x.shape`)."""
+    if node is None or depth > 3:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        if isinstance(node.right, ast.Constant) and isinstance(node.right.value, int):
+            return length_of(node.left, scope, model, depth + 1)
+        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, int) and isinstance(node.op, ast.Add):
+            return length_of(node.right, scope, model, depth + 1)
+        return None
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        qualified = model.qualified_name(node.func)
+        if qualified == "builtins.len":
+            return Rows(node.args[0], 0)
+        if qualified in _SIZES:
+            return Rows(node.args[0], SIZE, by_shape=True)
+        return None
+    if isinstance(node, ast.Attribute) and node.attr == "size":
+        return Rows(node.value, SIZE, by_shape=True)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+        array = _shape_of(node.value, model)
+        return Rows(array, node.slice.value, by_shape=True) if array is not None else None
+    if isinstance(node, ast.Name):
+        return _bound_length(node, scope, model, depth)
+    return None
+
+
+def _shape_of(node: ast.expr, model: SemanticModel) -> ast.expr | None:
+    """`x` of `x.shape` or `jnp.shape(x)`."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return node.value
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and model.qualified_name(node.func) in _SHAPES:
+        return node.args[0]
+    return None
+
+
+def _bound_length(name: ast.Name, scope: Scope, model: SemanticModel, depth: int) -> Rows | None:
+    """The axis a name holds the length of, where its scope (or an enclosing one) binds it exactly
+    once: `n = len(x)`, or an unpacking of a shape (`n, d = x.shape`)."""
+    holder = scope
+    while holder is not None and not (name.id in holder.local_names and name.id not in holder.declared_free):
+        holder = holder.parent
+    if holder is None or name.id in holder.params:
+        return None
+    found = [(target, value) for target, value in holder.bindings if name.id in _names_of(target)]
+    if len(found) != 1 or found[0][1] is None:
+        return None
+    target, value = found[0]
+    if isinstance(target, ast.Name):
+        return length_of(value, holder, model, depth + 1)
+    if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        array = _shape_of(value, model)
+        position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+        if array is not None and position is not None:
+            return Rows(array, position, by_shape=True)
+    return None
+
+
+def _names_of(target: ast.AST) -> set[str]:
+    return {node.id for node in walk(target) if isinstance(node, ast.Name)}
+
+
+def _positive_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool) and node.value > 0
+
+
+def _negative_constant(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _positive_constant(node.operand)
+    ) or (isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool) and node.value < 0)
+
+
+# `jnp` functions that return a Python list of arrays: a loop over one walks its pieces, not elements.
+PIECES = frozenset({
+    "jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit", "jax.numpy.vsplit", "jax.numpy.dsplit",
+    "jax.numpy.unstack", "jax.numpy.meshgrid", "jax.numpy.nonzero", "jax.numpy.where",
+})
+
+
+_SHAPED = frozenset({
+    "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
+})
+_KEY_SPLITS = frozenset({"jax.random.split"})
+
+
+def rows_made(array: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """How many rows an array has where the call that makes it says so: `jax.random.split(key, n)`
+    (n keys; 2 by default), `jnp.zeros((n, ...))` and its kin, `jnp.arange(...)` of known bounds,
+    with `n` a constant the source fixes (semantic/constants). None otherwise."""
+    if not isinstance(array, ast.Call) or any(isinstance(a, ast.Starred) for a in array.args):
+        return None
+    qualified = model.qualified_name(array.func)
+    evaluator = model.constant_evaluator()
+    if qualified in _KEY_SPLITS:
+        count = array.args[1] if len(array.args) > 1 else next((k.value for k in array.keywords if k.arg == "num"), None)
+        return 2 if count is None else evaluator.int_value(count, scope)
+    if qualified in _SHAPED and array.args:
+        shape = array.args[0]
+        first = shape.elts[0] if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else shape
+        return evaluator.int_value(first, scope)
+    bounds = range_arguments(array, model) if qualified != "builtins.range" else None
+    if bounds is not None:
+        values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
+        if any(value is None for value, bound in zip(values, bounds) if bound is not None):
+            return None
+        start, stop, step = values
+        try:
+            return len(range(start or 0, stop, 1 if step is None else step))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def list_built_by_iteration(name: ast.Name, use: ast.stmt, scope: Scope) -> ast.ListComp | None:
+    """The list comprehension `name` holds at statement `use`: an earlier statement of the same block
+    binds it once (`ys = [f(x) for x in xs]`) and no statement between reads or changes it (an
+    `append`, a second binding): the list is exactly one item per iteration."""
+    from jaxlint.semantic.model import parent_of
+
+    holder = parent_of(use)
+    block = next(
+        (getattr(holder, field) for field in ("body", "orelse", "finalbody") if use in getattr(holder, field, ())),
+        None,
+    )
+    if block is None:
+        return None
+    bindings = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == name.id]
+    index = block.index(use)
+    for statement in reversed(block[:index]):
+        if (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name.id
+        ):
+            value = statement.value
+            if not isinstance(value, ast.ListComp) or not any(bound is value for bound in bindings):
+                return None
+            return value
+        if any(isinstance(node, ast.Name) and node.id == name.id for node in walk(statement)):
+            return None
+    return None
