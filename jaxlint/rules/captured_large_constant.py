@@ -9,8 +9,12 @@ It also flags a compiled traced function that reads the weights of a network fro
 non-traced scope: the argument a network pass takes its parameters from (library data `weights`: the
 variables of a linen `module.apply(params, x)`, also inside `{"params": params}`, the params of a Haiku
 `net.apply(params, rng, x)`), with `params` a parameter or a value of the enclosing function or module.
-Every weight of the network becomes a constant of the program, and a later value of `params` is not
-seen by the compiled function.
+Every weight of the network becomes a constant of the program (slow to compile for a large network,
+and compiled again for every other set of weights); where the enclosing code binds `params` again
+after the function is built (a training loop after a `predict` defined on the initial weights),
+stores into it, or another function rebinds it (`global`), the message adds that a later value is
+not seen. Weights bound once before the function is built (trained, restored or handed in, then
+frozen into an inference function) have no later value, and the message does not claim one.
 
 Not flagged: a local function only differentiated outside any jit (`jax.grad(loss)(params)` in a
 test: autodiff alone compiles no program), a `lax.scan`/`fori_loop`/`cond` body reading a JAX
@@ -164,13 +168,46 @@ class CapturedLargeConstant(Rule):
         if not _first_use(node, scope, context):
             return True
         where = "module level" if owner.parent is None else f"`{owner.name}`"
+        # Weights bound once before the function is built (a trained or pretrained network frozen on
+        # purpose) have no later value to miss: then the cost is the constants alone.
+        cost = (
+            f"slow to compile, and a later `{node.id}` is not seen" if _rebound_after(node.id, owner, scope)
+            else "slow to compile for a large network, and compiled again for every other set of weights"
+        )
         context.report(
             node,
             f"traced function `{scope.name}` closes over `{node.id}` (from {where}), the weights of the network that "
             f"`{context.text(call.func)}` runs: tracing embeds every parameter in the compiled program as a constant "
-            f"(slow to compile, and a later `{node.id}` is not seen); pass it as an argument",
+            f"({cost}); pass it as an argument",
         )
         return True
+
+
+def _rebound_after(name: str, owner, scope) -> bool:
+    """Whether the closed-over `name` can hold a later value than the one the traced function sees:
+    its owner binds it again (or stores into it, `params["w"] = ...`) after the start of the function
+    that closes over it (`predict` defined, then `params = update(params)` in the training loop), or
+    another function rebinds it (`global params`). Weights bound once, before the function is built
+    (after training, from the trained state), are final: the closure is the latest value by design."""
+    from jaxlint.semantic.syntax import walk
+
+    closure = scope
+    while closure.parent is not None and closure.parent is not owner:
+        closure = closure.parent
+    start = (getattr(closure.node, "lineno", 0), getattr(closure.node, "col_offset", 0))
+    if owner.parent is None and any(name in other.declared_free for other in owner.children):
+        return True
+    for target in [t for t, _ in owner.bindings] + [t for t, _ in owner.loops]:
+        for store in walk(target):
+            stored = store.id if isinstance(store, ast.Name) else None
+            if stored is None and isinstance(store, (ast.Subscript, ast.Attribute)) and isinstance(store.ctx, ast.Store):
+                root = store.value
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                stored = root.id if isinstance(root, ast.Name) else None
+            if stored == name and (store.lineno, store.col_offset) > start:
+                return True
+    return False
 
 
 def _weights_argument_of(node: ast.Name) -> ast.Call | None:

@@ -94,7 +94,12 @@ operations: of host data they are the transfer the data needs under `jit` too (a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
 a handful of eager operations beside a compiled step (`rng, sub =
 jax.random.split(rng)`, normalising a batch, then `state = train_step(state, batch)`): the loop's
-work is in the compiled call, and a few dispatches of preparation cost little next to it; so do
+work is in the compiled call, and a few dispatches of preparation cost little next to it; likewise
+beside a step of unknown kind that carries the loop's state, made by another module of the project
+(`state, stats, rng = step_fn(rng, state, batch)` with `step_fn` from a factory or an element of the
+tuple `setup_model(...)` returns: training_loops.opaque_state_step): the loop's work is that call,
+and the few operations beside it (a learning-rate schedule, a clip of the training fraction) are not
+shown to be the loop's work; so do
 `.at[]` updates storing or correcting its result (`path = path.at[t].set(state)` in a rollout, a
 solver's correction in a `while True` convergence loop: one dispatch and one copy beside the step's own
 output) (a whole network or optimizer update run eagerly beside it is still reported); a few eager
@@ -189,7 +194,7 @@ from jaxlint.semantic.branch_shares import on_common_side
 from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
     assigned_in_loop, builds_its_class_once, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
-    loop_varying, shows_every_iteration, touched_objects, under_loop_branch,
+    loop_varying, opaque_state_step, shows_every_iteration, touched_objects, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
 
@@ -538,10 +543,11 @@ def model_free_helper(call: ast.Call, model) -> bool:
 def _calls_compiled(loop: ast.AST, context) -> bool:
     """Some call of the loop (at any depth) runs compiled code: a jitted callable or a helper around one,
     or a method that every class of the module defining it compiles, called on an object of a class
-    nothing names (`trainer.call_model_pmap(x, t)`)."""
+    nothing names (`trainer.call_model_pmap(x, t)`), or may: a step of unknown kind that another module
+    of the project makes and that carries the loop's state (`opaque_state_step`)."""
     model = context.model
     return any(
-        isinstance(n, ast.Call) and (runs_compiled(n, model) or model.may_call_compiled_method(n))
+        isinstance(n, ast.Call) and (runs_compiled(n, model) or model.may_call_compiled_method(n) or opaque_state_step(n, model))
         for n in loop_body(loop, nested=True)
     )
 

@@ -28,7 +28,11 @@ Not flagged, as principles:
   (the compilation cache finds it again), a nested def jitted in a loop it is defined outside of,
   a jitted function built once and called in a loop, or built in an outer loop and called only in
   an inner loop (once per dataset, then per batch), a jitted function stored in a cache
-  (`cache[key] = fn`, looked up before it is rebuilt);
+  (`cache[key] = fn`, looked up before it is rebuilt); one built in a loop whose every iteration
+  restores saved state from storage (an evaluation per checkpoint: `while True: state =
+  restore_checkpoint(...)`) or runs a pass of compiled steps (an inner loop over a data loader, or
+  of fifty or more steps, calling jitted code: an epoch): it compiles once per checkpoint or pass, a
+  small share of the iteration (semantic/loop_cost.py, `heavy_iteration`);
 - what runs once: a function that returns the jitted callable (a factory), calls it in its own
   loop, or runs a whole training or evaluation run per call (its own loop calls compiled code: the
   setup compiles once per run), unless a host loop of the module calls the function once per
@@ -65,8 +69,9 @@ Not flagged, as principles:
   in another module), a callable fixed by what the call holds: a bound method of an object the call
   is handed or builds (`jit(vmap(model.forward))`, `partial(self.network.init, ...)` on a network
   built by the call), or a nested def or lambda that calls a function of the call (`initializer(*args)`)
-  or reads a value of the call as an index, a shape, a structural keyword, a Python branch or an
-  object's attribute: each call needs its own program, so compiling per call is inherent (a method
+  or reads a value of the call as an index, a shape, a structural keyword, a size handed to a call
+  that needs a Python value (`jnp.arange(0, length, stride)`, `jnp.zeros((n, d))`, `x.reshape(n, -1)`),
+  a Python branch or an object's attribute: each call needs its own program, so compiling per call is inherent (a method
   of `self` itself, or arrays captured as values, are the same program on every call: still flagged);
 - what never runs: per call, a notebook's function that no cell reads (nothing imports a notebook's
   names, unlike a module's, whose uncalled functions are called from elsewhere): a per-call cost
@@ -121,8 +126,8 @@ import re
 
 from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, dead_code, flow, jaxapi, outer_trace
-from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic import carried_state, dead_code, flow, jaxapi, loop_cost, outer_trace
+from jaxlint.semantic.model import FUNCTION_NODES, VALUE_CALLS, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import argument as passed_argument, root_name, walk
 from jaxlint.semantic.training_loops import (
@@ -180,6 +185,8 @@ class JitInLoop(Rule):
                 return
             if not immediate and _called_only_in_inner_loops(called_name, loop):
                 return  # built once per outer iteration (per dataset), then called many times: amortised
+            if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and loop_cost.heavy_iteration(loop, model) is not None:
+                return  # once per checkpoint restored or per pass of compiled steps: a small share of it
             reason = _recompiles_needlessly(wrapped, node, loop, scope, context)
             if reason is None:
                 return
@@ -443,7 +450,7 @@ def _shaped_by_call_values(wrapped: ast.expr, scope, context) -> bool:
     free = {n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     own = _traced_names(function) | (flow.assigned_in(function) if not isinstance(function, ast.Lambda) else set())
     captured = {name for name in (free & local) - own if not device.get(name)}
-    return any(_fixes_the_program(name, function) for name in captured)
+    return any(_fixes_the_program(name, function, context) for name in captured)
 
 
 def _attributes_assigned(function: ast.AST) -> set[str]:
@@ -466,9 +473,11 @@ def _unwrapped_callee(wrapped: ast.expr, context) -> ast.expr:
     return wrapped
 
 
-def _fixes_the_program(name: str, function: ast.AST) -> bool:
+def _fixes_the_program(name: str, function: ast.AST, context=None) -> bool:
     """A read of the captured `name` that shapes the program: called, an object's attribute or
-    method (not an array's), an index, a range bound, a structural keyword, a Python branch."""
+    method (not an array's), an index, a range bound, a structural keyword, a Python branch, or a
+    size handed to a call that needs a Python value there (`jnp.arange(length)`, `jnp.zeros((n, d))`,
+    `x.reshape(n, -1)`: the semantic model's value-demanding calls)."""
     for read in walk(function):
         if not (isinstance(read, ast.Name) and read.id == name and isinstance(read.ctx, ast.Load)):
             continue
@@ -486,9 +495,20 @@ def _fixes_the_program(name: str, function: ast.AST) -> bool:
             return True
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("range", "len", "int"):
             return True
+        if context is not None and isinstance(parent, ast.Call) and node is not parent.func and _sizes_an_array(parent, context):
+            return True
         if _in_static_position(node):
             return True
     return False
+
+
+def _sizes_an_array(call: ast.Call, context) -> bool:
+    """A call whose arguments are sizes the program is built for: an array constructor of JAX
+    (`jnp.arange`, `jnp.zeros`, `jnp.eye`, ...) or a `reshape`/`broadcast_to` (model.VALUE_CALLS)."""
+    qualified = context.qualified_name(call.func) or ""
+    if qualified.startswith("jax.numpy.") and qualified in VALUE_CALLS:
+        return True
+    return not qualified and isinstance(call.func, ast.Attribute) and call.func.attr in ("reshape", "broadcast_to")
 
 
 def _runs_per_step(function_scope, context) -> bool:

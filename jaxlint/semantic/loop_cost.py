@@ -21,6 +21,9 @@ before: a training loop of unknown length is still many iterations.
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`), bound once
   in the module or the function.
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
+* `heavy_iteration(loop, model)`: each iteration restores saved state from storage or runs a pass of
+  compiled steps (an evaluation per checkpoint, an epoch): a one-off cost per iteration (a compile)
+  is paid once per checkpoint or pass, a small share of it.
 """
 
 from __future__ import annotations
@@ -261,3 +264,11 @@ def runs_pass_of_compiled_steps(loop: ast.AST, model: SemanticModel) -> ast.AST 
                for node in loop_body(inner)):
             return inner
     return None
+
+
+def heavy_iteration(loop: ast.AST, model: SemanticModel) -> ast.AST | None:
+    """What makes each iteration of `loop` a whole unit of work, or None: a read of a checkpoint or a
+    saved object from storage on every iteration (the loop evaluates or resumes one saved state per
+    iteration) or an inner pass of compiled steps (`runs_pass_of_compiled_steps`: an epoch). A compile
+    or another one-off cost per iteration is then once per checkpoint or pass, not once per step."""
+    return reads_storage_every_iteration(loop, model) or runs_pass_of_compiled_steps(loop, model)

@@ -2427,6 +2427,7 @@ _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
     "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full", "jax.numpy.arange",
     "jax.numpy.eye", "jax.numpy.linspace", "jax.numpy.tri", "jax.numpy.reshape", "jax.numpy.broadcast_to",
 }
+VALUE_CALLS = _VALUE_CALLS  # (public: a size handed to one of these fixes the program, jit_in_loop.py)
 _VALUE_PREFIXES = ("numpy.", "math.")
 _DEMAND_TYPES = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp, ast.UnaryOp, ast.Call})
 _VALUE_METHODS = frozenset({"item", "tolist", "reshape", "__bool__", "__index__", "__float__", "__int__"})

@@ -1826,3 +1826,56 @@ def _empty_container(value, model: SemanticModel) -> bool:
         if qualified == "collections.defaultdict" and len(value.args) <= 1:
             return not value.args or (isinstance(value.args[0], ast.Name) and value.args[0].id in ("float", "int", "list"))
     return False
+
+
+def opaque_state_step(call: ast.Call, model: SemanticModel) -> bool:
+    """A call that steps state the loop carries (`state, stats, rng = step(rng, state, batch)`: it is
+    handed a name its own statement rebinds) through a callable another module of the project makes
+    (`step = make_step(...)` or an element of the tuple `setup_model(...)` returns, with the maker
+    in another module): the model does not read what the maker returns, so the call may well be the
+    compiled step. The loop's work is then that call, of unknown kind: the eager operations beside it
+    are not shown to be the loop's work. (A callable of this module, a parameter, or one named by an
+    import is decided by what jaxlint knows of it.)"""
+    from jaxlint.semantic.model import parent_of
+
+    func = call.func
+    if not isinstance(func, ast.Name):
+        return False
+    statement = parent_of(call)
+    if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or statement.value is not call:
+        return False
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    rebound = {name for target in targets for name in bound_names(target)}
+    handed = {argument.id for argument in [*call.args, *(k.value for k in call.keywords)] if isinstance(argument, ast.Name)}
+    if not rebound & handed:
+        return False
+    scope = model.scope_for(call)
+    return _made_by_other_module(func.id, scope, model, 0)
+
+
+def _made_by_other_module(name: str, scope: Scope, model: SemanticModel, depth: int) -> bool:
+    """Every binding of `name` in `scope` is the result of a call of another project module's function,
+    or unpacks a name so bound (`setup = utils.setup(...)`, then `a, step = setup`)."""
+    from jaxlint.semantic.flow import target_names
+
+    if depth > 3 or name in scope.param_nodes:
+        return False
+    project = model.project
+    values = [value for target, value in scope.bindings if name in target_names(target)]
+    if not values or project is None:
+        return False
+    for value in values:
+        while isinstance(value, ast.Subscript):
+            value = value.value  # (`setup(...)[1]`: an element of what the call returns)
+        if isinstance(value, ast.Name):
+            if not _made_by_other_module(value.id, scope, model, depth + 1):
+                return False
+            continue
+        if not isinstance(value, ast.Call):
+            return False
+        qualified = model.qualified_name(value.func)
+        module_name, _, function = (qualified or "").rpartition(".")
+        summary = project.module(module_name) if module_name else None
+        if summary is None or function not in summary.public_names or function in summary.classes:
+            return False  # (not another module of the project; a class builds an object, not a step)
+    return True
