@@ -32,7 +32,8 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, NONE, TRACED, ARRAY
 from jaxlint.semantic.callers import remember_calls
 from jaxlint.semantic.project import ProjectView, summary_seconds
-from jaxlint.source import SourceFile
+from jaxlint.ipython import mask_ipython
+from jaxlint.source import SourceFile, parses_ast
 
 SYNTAX_ERROR_CODE = "JAX000"
 SYNTAX_ERROR_NAME = "syntax-error"
@@ -174,14 +175,8 @@ def newer_syntax_parses(text: str, error: SyntaxError | None = None) -> bool:
 def _as_ipython_script(text: str) -> str | None:
     """`text` with its IPython lines (`!cmd`, `%magic`, `x = !ls`) masked, where that alone makes it
     parse; None otherwise (a real syntax error stays one)."""
-    from jaxlint.notebook import mask_ipython  # (the notebook reader imports the fixer, which imports this module)
-
     masked, masked_lines = mask_ipython(text)
-    if masked is None or not masked_lines:
-        return None
-    try:
-        ast.parse(masked)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if masked is None or not masked_lines or not parses_ast(masked):
         return None
     return masked
 

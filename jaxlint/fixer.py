@@ -13,6 +13,7 @@ from typing import Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit
 from jaxlint.engine import check_source
+from jaxlint.source import parses_ast  # noqa: F401 (re-exported: runtime_checks.verify)
 from jaxlint.source import SourceFile
 
 MAX_ITERATIONS = 10
@@ -46,14 +47,6 @@ def parses(text: str) -> bool:
         return False
 
 
-def parses_ast(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text)
-        return True
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
 
 
 def _fix_key(diagnostic: Diagnostic) -> tuple[str, str, tuple]:

@@ -33,34 +33,11 @@ from pathlib import Path
 from typing import Sequence
 
 from jaxlint.diagnostics import Diagnostic, Edit, Fix, Position
-from jaxlint.fixer import parses_ast
-from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
+from jaxlint.ipython import mask_ipython
 
-# Cell magics whose body is ordinary Python: lint the body, mask the magic line.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _CELL_MARKER = "# @@notebook-cell {}@@"
 _CELL_MARKER_RE = re.compile(r"^# @@notebook-cell (\d+)@@$")
 _MASK_RE = re.compile(r"^[ \t]*(?:pass  |__jaxlint_timeit__\(lambda: .*\)  |__jaxlint_timed_cell__\(.*\)  )?# @@ipython (\d+)@@$")
-# `%%time` and `%%timeit` (also below another cell magic, `%%capture out`): the rest of the cell is the
-# code timed. Masked as `__jaxlint_timed_cell__("time", 3)` so JAX202 sees the interval and its end.
-_TIMED_CELL_LINE = re.compile(r"^%%(?P<magic>timeit|time)(?:[ \t]|$)")
-# `%timeit f(x)`: IPython runs the expression many times and reports the wall time per run. Masked as
-# a call of the timed expression, `__jaxlint_timeit__(lambda: f(x))`, so rules see what it times (JAX202:
-# a run that returns while its device work still runs measures dispatch). Options (`-n 10 -r 3`) are
-# dropped; a statement (`%timeit y = f(x)`) is masked like any magic.
-_TIMEIT_LINE = re.compile(r"^[ \t]*%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
-# `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
-_HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
-_MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
-# IPython's automagic runs `pip install optax` or `cd data` as the line magic without its `%` (on by
-# default, and in Colab); a name followed by a word is never Python.
-_AUTOMAGIC = re.compile(r"^[ \t]*(?:pip|conda|mamba|cd)[ \t]+[\w\-./~$'\"]")
-# Any line that may be IPython (a superset of `_is_ipython_line`, searched over a whole cell in one
-# pass): a cell with none is Python as written or not at all, and needs no masking and no parse here.
-_MAYBE_IPYTHON = re.compile(
-    "|".join((r"^\s*[%!?]", r"^\s*[\w.]+\?{1,2}\s*$", _MAGIC_ASSIGNMENT.pattern, _AUTOMAGIC.pattern)),
-    re.MULTILINE,
-)
 
 
 class NotebookError(Exception):
@@ -118,85 +95,6 @@ def parse_notebook(text: str, name: str = "<notebook>") -> Notebook:
         cells.append(Cell(index, source, masked, masked_lines))
     return Notebook(data, cells, python=language in (None, "python", "python3"))
 
-
-def _is_ipython_line(line: str) -> bool:
-    stripped = line.strip()
-    if not stripped:
-        return False
-    if stripped[0] in "%!?":
-        return True
-    if _HELP_SUFFIX.match(stripped):
-        return True  # `jax.jit?`, `jnp.sum??`
-    return bool(_MAGIC_ASSIGNMENT.match(line) or _AUTOMAGIC.match(line))
-
-
-def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]:
-    """The cell as Python, with IPython lines replaced by same-length-in-lines placeholders.
-
-    Returns (None, {}) for a cell run by a non-Python cell magic. A cell that parses as written is
-    returned unchanged, so `%` and `?` inside strings and expressions are never touched.
-    """
-    numbers = numbers if numbers is not None else iter(range(1, 1_000_000_000))
-    lines = source.split("\n")
-    first = lines[0].lstrip()
-    masked_lines: dict[int, str] = {}
-    start = 0
-    if first.startswith("%%"):
-        magic = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
-        if magic not in PYTHON_CELL_MAGICS:
-            return None, {}
-        number = next(numbers)
-        masked_lines[number] = lines[0]
-        lines[0] = _timed_cell_mask(lines, 0, number) or f"# @@ipython {number}@@"
-        start = 1
-        if parses_ast("\n".join(lines)):
-            return "\n".join(lines), masked_lines
-    elif not _MAYBE_IPYTHON.search(source) or parses_ast(source):
-        return source, {}
-    index = start
-    while index < len(lines):
-        line = lines[index]
-        if not _is_ipython_line(line):
-            index += 1
-            continue
-        indent = line[: len(line) - len(line.lstrip())]
-        number = next(numbers)
-        masked_lines[number] = line
-        timed = _timed_expression(line)
-        if timed:
-            lines[index] = f"{indent}{TIMEIT_MAGIC}(lambda: {timed})  # @@ipython {number}@@"
-        else:
-            lines[index] = _timed_cell_mask(lines, index, number) or f"{indent}pass  # @@ipython {number}@@"
-        # A magic continued with a trailing backslash takes the next lines with it.
-        while line.rstrip().endswith("\\") and index + 1 < len(lines):
-            index += 1
-            line = lines[index]
-            number = next(numbers)
-            masked_lines[number] = line
-            lines[index] = f"{indent}# @@ipython {number}@@"
-        index += 1
-    return "\n".join(lines), masked_lines
-
-
-def _timed_cell_mask(lines: list[str], index: int, number: int) -> str | None:
-    """The masked form of a `%%time`/`%%timeit` line opening a cell (after any other cell magic):
-    a call naming the magic and how many lines of the cell it times; None for any other line."""
-    match = _TIMED_CELL_LINE.match(lines[index])
-    if match is None or not all(line.startswith(("%%", "# @@ipython")) for line in lines[:index]):
-        return None
-    return f'{TIMED_CELL_MAGIC}("{match.group("magic")}", {len(lines) - index - 1})  # @@ipython {number}@@'
-
-
-def _timed_expression(line: str) -> str | None:
-    """The expression a one-line `%timeit` times, when it is one expression on one line."""
-    match = _TIMEIT_LINE.match(line)
-    if match is None or line.rstrip().endswith("\\"):
-        return None
-    try:
-        # Written back from the tree: a trailing comment (`%timeit f(x)  # fast`) must not swallow the `)`.
-        return ast.unparse(ast.parse(match.group("body").strip(), mode="eval"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def unmask(text: str, masked_lines: dict[int, str]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
@@ -75,3 +76,14 @@ class SourceFile:
     def indentation(self, row: int) -> str:
         line = self.line(row)
         return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def parses_ast(text: str) -> bool:
+    """Whether `text` parses as Python (warnings about escapes and the like silenced)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
