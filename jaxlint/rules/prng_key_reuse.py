@@ -34,7 +34,7 @@ derives from the key is not known (an unmodelled `init`, a function of another m
 that a key is used once, and JAX's key-reuse checker, `jax_debug_key_reuse`, raises KeyReuseError at
 such a split. On JAX's default threefry (checked in tests/test_jax_behaviour.py) `split(k, n)[i]` is
 `fold_in(k, i)`, so after a sampler that reads the key's own bits (`normal`, `uniform`), a Flax init
-(names folded in) or a helper of the module that only does these, the split's keys repeat nothing it
+(names folded in) or a helper of the module that only does these (and may hand the key back), the split's keys repeat nothing it
 drew and no value can coincide: that is not flagged (see below). A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
@@ -68,6 +68,13 @@ next step. A helper that runs traced (called from a jitted function or such a bo
 key handed to it as a host function does.
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
+Not a key handed back: a function (of this module or another) that draws from its key parameter and
+returns that parameter unchanged (`return z, rng`) returns a used key, so `z, rng = layer(z, rng)`
+leaves `rng` used, and the next draw from it, or the same call in the next iteration (`for layer in
+...`, `while ...`), repeats the numbers drawn inside. A key made by `fold_in` depends on its inputs
+alone: in a loop that changes neither (`k = fold_in(base, step)` per batch, `step` a parameter or a
+name the loop never rebinds, also through an `nnx.Rngs(dropout=k)` rebuilt from it), it is one key in
+every iteration, and drawing from it in each repeats the numbers; that is reported at the `fold_in`.
 
 Not flagged, because nothing is shared or it is shared on purpose:
 - A split of a key after a draw that reads only the key's own bits or folds names into it (`x =
@@ -184,7 +191,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
   made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
-  setting). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
+  setting), or `fold_in(base, 0)` with literal data alone, a fixed stream written as such (a key
+  folded from a name the loop never changes, `fold_in(base, step)`, is flagged: the name says it was
+  meant to change). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
   clock, as a benchmark does): `for _ in range(n): batch = get_batch(PRNGKey(0), data)` draws one batch n
   times, and that is flagged. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
@@ -541,6 +550,7 @@ class _Flow:
         self.across_iterations = False
         self._read: dict[int, bool] = {}
         self.in_test: bool | None = None
+        self.handing_back: set[int] = set()  # calls that returned the key they drew from (`handed_back`)
 
     def run(self) -> None:
         # Every finding of a flow waits on `worth_reporting`: in test code none can come, and the
@@ -634,7 +644,13 @@ class _Flow:
                 state = self.expression(value, state, node)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [name for target in targets for name in _names(target)]
+            # `z, rng = flow(z, rng)` where `flow` draws from `rng` and returns it unchanged: the name is
+            # bound again to the key it held, already used (semantic/effects.py, `returned_key`).
+            kept = {name: state[name] for name in self.handed_back(node) if name in state} if state is not None else {}
             state = self.kill(state, names)
+            if kept and state is not None:
+                state.update(kept)
+                self.handing_back.add(id(value))
             seed = key_values.literal_seed(value, self.context) if value is not None and not isinstance(node, ast.AugAssign) else None
             # A key rebuilt from a literal seed on every iteration of a loop is fixed noise on purpose
             # (the same evaluation noise for every setting compared): not a reuse of that seed.
@@ -652,6 +668,25 @@ class _Flow:
                 state = self.expression(child, state, node)
         return state
 
+    def handed_back(self, node: ast.stmt) -> list[str]:
+        """Names an assignment binds to a key its call drew from and returned unchanged, where the
+        name is the one passed (`x, key = step(x, key)`): that name still holds the used key."""
+        value = node.value
+        if not self.helpers or value.__class__ is not ast.Call or not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            return []
+        model = self.context.model
+        names = []
+        for argument, path in effects.call_effects(model, value, model.scope_for(value)).handed_back(value):
+            target = node.targets[0]
+            for index in path:
+                if target.__class__ not in (ast.Tuple, ast.List) or index >= len(target.elts) or any(e.__class__ is ast.Starred for e in target.elts):
+                    target = None
+                    break
+                target = target.elts[index]
+            if target.__class__ is ast.Name and argument.__class__ is ast.Name and target.id == argument.id:
+                names.append(target.id)
+        return names
+
     def loop(self, node, state):
         self.literal_keys_repeated(node)
         entry = dict(state)
@@ -662,13 +697,20 @@ class _Flow:
         assigned = _assigned_in(node)
         first = self.iteration(node, dict(entry))
         if first is not None:
+            # A name the loop rebinds, but always to the same key (`k = fold_in(base, step)`, `step`
+            # unchanged in the loop): not reassigned as far as its draws go (semantic/key_values.py).
+            invariant = self.context.memo(("JAX501", "invariant", id(node)), key_values.loop_invariant_keys, node, self.context)
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
             for name, calls in first.items():
-                if _key_root(name) in assigned or key_values.is_seed(name):
+                root = _key_root(name)
+                if (root in assigned and root not in invariant) or key_values.is_seed(name):
                     continue
                 fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
                 if fresh and self.worth_reporting(fresh[0], fresh[0]) and not all(key_values.applied_per_element(call, node, self.context) for call in fresh):
-                    self.report_loop(fresh[0], name, node)
+                    self.report_loop(fresh[0], name, node, invariant.get(root))
+            for name, call in key_values.invariant_holders_handed_on(node, invariant, self.context) if invariant else ():
+                if name not in first and self.worth_reporting(call, call):
+                    self.report_loop(call, name, node, invariant[name])
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
             carried = {name: tuple(c for c in calls if is_within(c, node)) for name, calls in first.items() if _key_root(name) in assigned}
@@ -816,7 +858,10 @@ class _Flow:
 
     def clash(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two consumptions of one key that draw shared (or identical, unintended) bits."""
-        if self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second):
+        # A call after one that handed the key back (the same call in a later iteration included): the
+        # caller rebound the key expecting a new one, so neither a repetition nor a pairing was meant.
+        again = id(first) in self.handing_back
+        if not again and (self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second)):
             return False
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
@@ -844,7 +889,7 @@ class _Flow:
             # pairs its draws on purpose (random features of x and y).
             # (A method named like a framework consumer, `obj.sample(key)` twice, repeats its draws as
             # the framework's own would: flagged as before.)
-            if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
+            if not again and self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
             if any(helper and key_values.hands_only_to_frameworks(call, key, self.context) for helper, call in zip(helpers, (first, second))):
                 # `train(key, ...)` whose body only runs `model.init(key, x)`: the framework call beside a
@@ -1001,17 +1046,29 @@ class _Flow:
             f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`"
             if "[" not in key else f"split one more key into `{_key_root(key)}` and give each use its own element"
         )
+        returned = ", which drew from it and returned it unchanged," if id(previous) in self.handing_back else ""
         self.record(
             key, call,
-            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; {advice}",
+            f"PRNG key `{key}` was already passed to `{earlier}`{returned} and is passed to `{here}` again{claim}; {advice}",
             fix=None if self.across_iterations else self.split_fix(previous, key, call),
         )
 
-    def report_loop(self, call: ast.Call, key: str, loop) -> None:
+    def report_loop(self, call: ast.Call, key: str, loop, made_by: ast.Call | None = None) -> None:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context):
+            return
+        if made_by is not None:
+            # Reported where the key is made: the fix goes there, and one maker is one finding
+            # whichever names (`k`, `nnx.Rngs(dropout=k)`) carry its key to the draws.
+            made = self.context.text(made_by)
+            self.record(
+                f"invariant {id(made_by)}", made_by,
+                f"`{made}` makes the same PRNG key in every iteration of this loop (the loop changes neither "
+                f"input), so `{key}` drawn from on line {call.lineno} draws the same numbers every iteration; fold in a "
+                f"value that changes per iteration (the loop's counter) or split a key the loop carries",
+            )
             return
         kind = (
             "loop" if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
