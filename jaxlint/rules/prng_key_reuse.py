@@ -12,7 +12,10 @@ library models or the project's own functions draw from (`hk_model.apply(params,
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
 own body, not in notebook cells), also where the helper only hands the key on to another project
-function, method or constructor that draws from it, through any number of calls and modules. A
+function, method or constructor that draws from it, through any number of calls and modules, or
+where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
+make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
+def at that position). A
 key is known by where it was made, not by its name: `head, body = split(key)` then `[Block(cfg, body)
 for _ in range(n)]` hands one key to every block. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the

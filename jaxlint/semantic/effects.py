@@ -686,6 +686,11 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
         local_class = _local_class(model, function)
         if local_class is not None:
             return _local_constructor_effects(model, local_class)
+        closure = factory_closure(model, function, scope)
+        if closure is not None:
+            # Keys only: what the closure draws from is what the caller hands it (syncs are other rules').
+            found = function_effects(model, closure)
+            return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
     if isinstance(function, (ast.Name, ast.Attribute)):
         # An instance called as a function runs its class's `__call__` (`x = block(key, x)`).
         owner = model.called_instance_class(function)
@@ -714,6 +719,45 @@ def _method_effects(model, owner, method: str) -> Effects:
     project = getattr(model, "project", None)
     home = project.home_of_class(owner) if project is not None else None
     return project_summary_effects(project, home, summary, f"{owner.name}.{method}")
+
+
+# ----- closures a factory returns: `init_fun, sample_fun = make_flow(dim)` ------------------------------
+
+
+def factory_closure(model, name: ast.Name, scope):
+    """The scope of the nested function a name runs, where the name's only binding unpacks the result
+    of a function of this module that returns that function (`init_fun, sample_fun = make_flow(dim)`
+    with `make_flow` ending in `return init_fun, sample_fun`): every `return` of the factory puts the
+    same nested def at the name's position. None otherwise (a name bound twice, a factory of another
+    module, a `partial`)."""
+    current = scope
+    while current is not None and name.id not in current.local_names and name.id not in current.defs:
+        current = current.parent
+    if current is None or name.id in current.defs or name.id in current.imported_names:
+        return None
+    bound = [(target, value) for target, value in current.bindings if name.id in bound_names(target)]
+    if len(bound) != 1 or bound[0][1].__class__ is not ast.Call or any(name.id in bound_names(t) for t, _ in current.loops):
+        return None
+    target, value = bound[0]
+    path = _path_of_name(target, name.id)
+    if path is None:
+        return None
+    resolved = model.resolve_function(value.func, current)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return None
+    factory = resolved[0]
+    found = None
+    for returned in factory.returns:
+        element = returned
+        for index in path:
+            if element.__class__ not in (ast.Tuple, ast.List) or index >= len(element.elts) or any(e.__class__ is ast.Starred for e in element.elts):
+                return None
+            element = element.elts[index]
+        closure = factory.defs.get(element.id) if element.__class__ is ast.Name else None
+        if closure is None or (found is not None and closure is not found):
+            return None
+        found = closure
+    return found
 
 
 # ----- constructors: `Net(key, sizes)` runs `__init__` (its own or a base's) on its arguments --------------

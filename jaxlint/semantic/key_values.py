@@ -1966,6 +1966,9 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
         return None
     model = context.model
     resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None and call.func.__class__ is ast.Name:
+        closure = effects.factory_closure(model, call.func, model.scope_for(call))
+        resolved = (closure, 0, set()) if closure is not None else None  # `sample_fun(rng, n)` of a factory's tuple
     if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
         return None
     function = resolved[0].node
