@@ -67,7 +67,11 @@ The body of a `lax.scan`, `lax.fori_loop` or `lax.while_loop` is a loop too: it 
 and starts from the carry it returned, so a key that enters in the carry and leaves in it unchanged
 (`params, key = carry` ... `return (params, key), out`) and is drawn from in between draws the same
 numbers every step, and a key drawn from and then carried on is split (or drawn from) again by the
-next step. A helper that runs traced (called from a jitted function or such a body) draws from the
+next step. A key the body captures from the scope around it (neither carried nor a slice of `xs`),
+or a `fold_in` of captured names, is one key at every step (the body is traced once): a sampler
+drawing from it there draws the same numbers each step (not a helper handed it with the step's
+element, `loss_of_one(params, xs[i], key)`: one transform applied alike, as a `vmap` sharing the key
+does). A helper that runs traced (called from a jitted function or such a body) draws from the
 key handed to it as a host function does.
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
@@ -565,8 +569,43 @@ class _Flow:
         carried = key_values.carried_keys(self.function, shape) if shape is not None else None
         if carried is None:
             self.block(self.function.body, {})
+        else:
+            self.lax_loop_body(carried)
+        if shape is not None:
+            self.lax_body_constants()
+
+    def lax_body_constants(self) -> None:
+        """A lax loop body drawing from a key it captures from the scope around it, or from a `fold_in`
+        of such names: one key at every step (semantic/key_values.py, `lax_body_constant_keys`)."""
+        context = self.context
+        free, invariant = context.memo(("JAX501", "lax constants", id(self.function)), key_values.lax_body_constant_keys, self.function, context)
+        if not free and not invariant:
             return
-        self.lax_loop_body(carried)
+        for statement in self.function.body:
+            for call in _own_calls(statement):
+                for key in self.consumed_keys(call):
+                    root = _key_root(key)
+                    if key_values.is_seed(key) or (root not in free and root not in invariant):
+                        continue
+                    if not key_values.is_random_call(call, context):
+                        # A helper handed the key and the step's element (`per_example(params, xs[i], rng)`)
+                        # applies one random transform alike to every element, as a `vmap` sharing the key
+                        # does: the documented policy. A sampler's numbers repeat whatever the element.
+                        continue
+                    if not self.worth_reporting(call, call) or _draws_nothing(call, context) or key_values.draw_values_unused(call, self.function, context):
+                        continue
+                    if root in invariant:
+                        self.report_loop(call, key, self.function, invariant[root])
+                    elif id(call) not in self.reported:
+                        self.reported.add(id(call))
+                        if _stated_on_purpose(call, context):
+                            continue
+                        self.record(
+                            key, call,
+                            f"PRNG key `{key}` is captured by this lax loop body (line {self.function.lineno}) from the scope "
+                            f"around it, so every step draws from the same key and the same numbers; carry the key and "
+                            f"split it per step, or fold in the step index (`jax.random.fold_in({key}, i)`)",
+                        )
 
     def lax_loop_body(self, carried) -> None:
         """The body of a `lax.scan` (`fori_loop`, `while_loop`) runs once per step and starts from the
@@ -712,7 +751,7 @@ class _Flow:
                 if fresh and self.worth_reporting(fresh[0], fresh[0]) and not all(key_values.applied_per_element(call, node, self.context) for call in fresh):
                     self.report_loop(fresh[0], name, node, invariant.get(root))
             for name, call in key_values.invariant_holders_handed_on(node, invariant, self.context) if invariant else ():
-                if name not in first and self.worth_reporting(call, call):
+                if name not in first and self.worth_reporting(call, call) and not key_values.applied_per_element(call, node, self.context):
                     self.report_loop(call, name, node, invariant[name])
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
@@ -1066,10 +1105,11 @@ class _Flow:
             # Reported where the key is made: the fix goes there, and one maker is one finding
             # whichever names (`k`, `nnx.Rngs(dropout=k)`) carry its key to the draws.
             made = self.context.text(made_by)
+            where = "step of this lax loop body" if isinstance(loop, FUNCTION_NODES) else "iteration of this loop"
             self.record(
                 f"invariant {id(made_by)}", made_by,
-                f"`{made}` makes the same PRNG key in every iteration of this loop (the loop changes neither "
-                f"input), so `{key}` drawn from on line {call.lineno} draws the same numbers every iteration; fold in a "
+                f"`{made}` makes the same PRNG key in every {where} (the loop changes neither "
+                f"input), so `{key}` drawn from on line {call.lineno} draws the same numbers every time; fold in a "
                 f"value that changes per iteration (the loop's counter) or split a key the loop carries",
             )
             return

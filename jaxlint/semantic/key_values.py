@@ -2283,15 +2283,17 @@ _KEY_HOLDERS = frozenset({"flax.nnx.Rngs", "flax.experimental.nnx.Rngs"})
 _DATA_NODES = frozenset({ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.Load, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.Pow, ast.Div})
 
 
-def loop_invariant_keys(loop: ast.AST, context) -> dict[str, ast.Call]:
+def loop_invariant_keys(loop: ast.AST, context, changing: frozenset[str] = frozenset()) -> dict[str, ast.Call]:
     """Names a loop binds to the same key on every iteration: each binding in the loop is a
     `fold_in(key, data)` (or an `nnx.Rngs` built from such keys) whose key and data the loop never
     changes (`for batch in loader: k = fold_in(base, step)` with `step` a parameter): the loop rebinds
     the name, yet to one key, so a draw from it in every iteration repeats its numbers as an unchanged
     key's would. Returns name -> the `fold_in` that makes it. Only plain names, constants and their
     arithmetic count as unchanged data: an attribute or a call may change without a binding in the
-    loop. Not a key made from a seed (`PRNGKey(seed)` in the loop), a fixed evaluation seed on purpose."""
-    bound = assigned_in(loop)
+    loop. Not a key made from a seed (`PRNGKey(seed)` in the loop), a fixed evaluation seed on purpose.
+    `changing`: names that change per iteration without a binding in `loop` (a lax loop body's
+    parameters: the carry, the step's slice, the index)."""
+    bound = assigned_in(loop) | changing
     if not bound:
         return {}
     bindings: dict[str, list] = {}
@@ -2396,3 +2398,20 @@ def invariant_holders_handed_on(loop: ast.AST, invariant: dict[str, ast.Call], c
                 holders.discard(argument.id)
                 break
     return sorted(found, key=lambda item: (item[1].lineno, item[1].col_offset))
+
+
+def lax_body_constant_keys(function: ast.AST, context) -> tuple[frozenset[str], dict[str, ast.Call]]:
+    """For the body of a `lax.scan` / `fori_loop` / `while_loop` (`lax_loop_bodies`): (the names it reads
+    but neither receives nor binds: captured from the scope around it, fixed while the loop runs; the
+    names it binds on every step to a `fold_in` of such names, `loop_invariant_keys`). A key of either
+    kind drawn from in the body is the same key at every step: the body is traced once, and what it
+    captures is a constant of the traced loop."""
+    parameters = frozenset(a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs))
+    extra = [a.arg for a in (function.args.vararg, function.args.kwarg) if a is not None]
+    changing = parameters | frozenset(extra)
+    bound = assigned_in(function) | changing
+    free = frozenset(
+        node.id for node in _own_nodes(function)
+        if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load and node.id not in bound
+    )
+    return free, loop_invariant_keys(function, context, changing)
