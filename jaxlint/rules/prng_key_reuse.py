@@ -12,7 +12,10 @@ library models or the project's own functions draw from (`hk_model.apply(params,
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
 own body, not in notebook cells), also where the helper only hands the key on to another project
-function, method or constructor that draws from it, through any number of calls and modules. A
+function, method or constructor that draws from it, through any number of calls and modules, or
+where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
+make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
+def at that position). A
 key is known by where it was made, not by its name: `head, body = split(key)` then `[Block(cfg, body)
 for _ in range(n)]` hands one key to every block. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
@@ -34,7 +37,7 @@ derives from the key is not known (an unmodelled `init`, a function of another m
 that a key is used once, and JAX's key-reuse checker, `jax_debug_key_reuse`, raises KeyReuseError at
 such a split. On JAX's default threefry (checked in tests/test_jax_behaviour.py) `split(k, n)[i]` is
 `fold_in(k, i)`, so after a sampler that reads the key's own bits (`normal`, `uniform`), a Flax init
-(names folded in) or a helper of the module that only does these, the split's keys repeat nothing it
+(names folded in) or a helper of the module that only does these (and may hand the key back), the split's keys repeat nothing it
 drew and no value can coincide: that is not flagged (see below). A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
@@ -64,10 +67,21 @@ The body of a `lax.scan`, `lax.fori_loop` or `lax.while_loop` is a loop too: it 
 and starts from the carry it returned, so a key that enters in the carry and leaves in it unchanged
 (`params, key = carry` ... `return (params, key), out`) and is drawn from in between draws the same
 numbers every step, and a key drawn from and then carried on is split (or drawn from) again by the
-next step. A helper that runs traced (called from a jitted function or such a body) draws from the
+next step. A key the body captures from the scope around it (neither carried nor a slice of `xs`),
+or a `fold_in` of captured names, is one key at every step (the body is traced once): a sampler
+drawing from it there draws the same numbers each step (not a helper handed it with the step's
+element, `loss_of_one(params, xs[i], key)`: one transform applied alike, as a `vmap` sharing the key
+does). A helper that runs traced (called from a jitted function or such a body) draws from the
 key handed to it as a host function does.
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
+Not a key handed back: a function (of this module or another) that draws from its key parameter and
+returns that parameter unchanged (`return z, rng`) returns a used key, so `z, rng = layer(z, rng)`
+leaves `rng` used, and the next draw from it, or the same call in the next iteration (`for layer in
+...`, `while ...`), repeats the numbers drawn inside. A key made by `fold_in` depends on its inputs
+alone: in a loop that changes neither (`k = fold_in(base, step)` per batch, `step` a parameter or a
+name the loop never rebinds, also through an `nnx.Rngs(dropout=k)` rebuilt from it), it is one key in
+every iteration, and drawing from it in each repeats the numbers; that is reported at the `fold_in`.
 
 Not flagged, because nothing is shared or it is shared on purpose:
 - A split of a key after a draw that reads only the key's own bits or folds names into it (`x =
@@ -184,7 +198,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
   made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
-  setting). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
+  setting), or `fold_in(base, 0)` with literal data alone, a fixed stream written as such (a key
+  folded from a name the loop never changes, `fold_in(base, step)`, is flagged: the name says it was
+  meant to change). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
   clock, as a benchmark does): `for _ in range(n): batch = get_batch(PRNGKey(0), data)` draws one batch n
   times, and that is flagged. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
@@ -541,6 +557,7 @@ class _Flow:
         self.across_iterations = False
         self._read: dict[int, bool] = {}
         self.in_test: bool | None = None
+        self.handing_back: set[int] = set()  # calls that returned the key they drew from (`handed_back`)
 
     def run(self) -> None:
         # Every finding of a flow waits on `worth_reporting`: in test code none can come, and the
@@ -552,8 +569,43 @@ class _Flow:
         carried = key_values.carried_keys(self.function, shape) if shape is not None else None
         if carried is None:
             self.block(self.function.body, {})
+        else:
+            self.lax_loop_body(carried)
+        if shape is not None:
+            self.lax_body_constants()
+
+    def lax_body_constants(self) -> None:
+        """A lax loop body drawing from a key it captures from the scope around it, or from a `fold_in`
+        of such names: one key at every step (semantic/key_values.py, `lax_body_constant_keys`)."""
+        context = self.context
+        free, invariant = context.memo(("JAX501", "lax constants", id(self.function)), key_values.lax_body_constant_keys, self.function, context)
+        if not free and not invariant:
             return
-        self.lax_loop_body(carried)
+        for statement in self.function.body:
+            for call in _own_calls(statement):
+                for key in self.consumed_keys(call):
+                    root = _key_root(key)
+                    if key_values.is_seed(key) or (root not in free and root not in invariant):
+                        continue
+                    if not key_values.is_random_call(call, context):
+                        # A helper handed the key and the step's element (`per_example(params, xs[i], rng)`)
+                        # applies one random transform alike to every element, as a `vmap` sharing the key
+                        # does: the documented policy. A sampler's numbers repeat whatever the element.
+                        continue
+                    if not self.worth_reporting(call, call) or _draws_nothing(call, context) or key_values.draw_values_unused(call, self.function, context):
+                        continue
+                    if root in invariant:
+                        self.report_loop(call, key, self.function, invariant[root])
+                    elif id(call) not in self.reported:
+                        self.reported.add(id(call))
+                        if _stated_on_purpose(call, context):
+                            continue
+                        self.record(
+                            key, call,
+                            f"PRNG key `{key}` is captured by this lax loop body (line {self.function.lineno}) from the scope "
+                            f"around it, so every step draws from the same key and the same numbers; carry the key and "
+                            f"split it per step, or fold in the step index (`jax.random.fold_in({key}, i)`)",
+                        )
 
     def lax_loop_body(self, carried) -> None:
         """The body of a `lax.scan` (`fori_loop`, `while_loop`) runs once per step and starts from the
@@ -634,7 +686,13 @@ class _Flow:
                 state = self.expression(value, state, node)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [name for target in targets for name in _names(target)]
+            # `z, rng = flow(z, rng)` where `flow` draws from `rng` and returns it unchanged: the name is
+            # bound again to the key it held, already used (semantic/effects.py, `returned_key`).
+            kept = {name: state[name] for name in self.handed_back(node) if name in state} if state is not None else {}
             state = self.kill(state, names)
+            if kept and state is not None:
+                state.update(kept)
+                self.handing_back.add(id(value))
             seed = key_values.literal_seed(value, self.context) if value is not None and not isinstance(node, ast.AugAssign) else None
             # A key rebuilt from a literal seed on every iteration of a loop is fixed noise on purpose
             # (the same evaluation noise for every setting compared): not a reuse of that seed.
@@ -652,6 +710,25 @@ class _Flow:
                 state = self.expression(child, state, node)
         return state
 
+    def handed_back(self, node: ast.stmt) -> list[str]:
+        """Names an assignment binds to a key its call drew from and returned unchanged, where the
+        name is the one passed (`x, key = step(x, key)`): that name still holds the used key."""
+        value = node.value
+        if not self.helpers or value.__class__ is not ast.Call or not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            return []
+        model = self.context.model
+        names = []
+        for argument, path in effects.call_effects(model, value, model.scope_for(value)).handed_back(value):
+            target = node.targets[0]
+            for index in path:
+                if target.__class__ not in (ast.Tuple, ast.List) or index >= len(target.elts) or any(e.__class__ is ast.Starred for e in target.elts):
+                    target = None
+                    break
+                target = target.elts[index]
+            if target.__class__ is ast.Name and argument.__class__ is ast.Name and target.id == argument.id:
+                names.append(target.id)
+        return names
+
     def loop(self, node, state):
         self.literal_keys_repeated(node)
         entry = dict(state)
@@ -662,13 +739,20 @@ class _Flow:
         assigned = _assigned_in(node)
         first = self.iteration(node, dict(entry))
         if first is not None:
+            # A name the loop rebinds, but always to the same key (`k = fold_in(base, step)`, `step`
+            # unchanged in the loop): not reassigned as far as its draws go (semantic/key_values.py).
+            invariant = self.context.memo(("JAX501", "invariant", id(node)), key_values.loop_invariant_keys, node, self.context)
             # The second iteration starts from what the first left: a key consumed and not reassigned is reused.
             for name, calls in first.items():
-                if _key_root(name) in assigned or key_values.is_seed(name):
+                root = _key_root(name)
+                if (root in assigned and root not in invariant) or key_values.is_seed(name):
                     continue
                 fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
                 if fresh and self.worth_reporting(fresh[0], fresh[0]) and not all(key_values.applied_per_element(call, node, self.context) for call in fresh):
-                    self.report_loop(fresh[0], name, node)
+                    self.report_loop(fresh[0], name, node, invariant.get(root))
+            for name, call in key_values.invariant_holders_handed_on(node, invariant, self.context) if invariant else ():
+                if name not in first and self.worth_reporting(call, call) and not key_values.applied_per_element(call, node, self.context):
+                    self.report_loop(call, name, node, invariant[name])
             # A key reassigned by `key = split(key)[0]` and then consumed: the next iteration splits a
             # key that was already used. Run the body once more from where the first iteration ended.
             carried = {name: tuple(c for c in calls if is_within(c, node)) for name, calls in first.items() if _key_root(name) in assigned}
@@ -816,7 +900,10 @@ class _Flow:
 
     def clash(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two consumptions of one key that draw shared (or identical, unintended) bits."""
-        if self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second):
+        # A call after one that handed the key back (the same call in a later iteration included): the
+        # caller rebound the key expecting a new one, so neither a repetition nor a pairing was meant.
+        again = id(first) in self.handing_back
+        if not again and (self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second)):
             return False
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
@@ -844,7 +931,7 @@ class _Flow:
             # pairs its draws on purpose (random features of x and y).
             # (A method named like a framework consumer, `obj.sample(key)` twice, repeats its draws as
             # the framework's own would: flagged as before.)
-            if self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
+            if not again and self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
                 return False
             if any(helper and key_values.hands_only_to_frameworks(call, key, self.context) for helper, call in zip(helpers, (first, second))):
                 # `train(key, ...)` whose body only runs `model.init(key, x)`: the framework call beside a
@@ -1001,17 +1088,30 @@ class _Flow:
             f"split it first (`{key}, {subkey} = jax.random.split({key})`) and use `{subkey}`"
             if "[" not in key else f"split one more key into `{_key_root(key)}` and give each use its own element"
         )
+        returned = ", which drew from it and returned it unchanged," if id(previous) in self.handing_back else ""
         self.record(
             key, call,
-            f"PRNG key `{key}` was already passed to `{earlier}` and is passed to `{here}` again{claim}; {advice}",
+            f"PRNG key `{key}` was already passed to `{earlier}`{returned} and is passed to `{here}` again{claim}; {advice}",
             fix=None if self.across_iterations else self.split_fix(previous, key, call),
         )
 
-    def report_loop(self, call: ast.Call, key: str, loop) -> None:
+    def report_loop(self, call: ast.Call, key: str, loop, made_by: ast.Call | None = None) -> None:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context):
+            return
+        if made_by is not None:
+            # Reported where the key is made: the fix goes there, and one maker is one finding
+            # whichever names (`k`, `nnx.Rngs(dropout=k)`) carry its key to the draws.
+            made = self.context.text(made_by)
+            where = "step of this lax loop body" if isinstance(loop, FUNCTION_NODES) else "iteration of this loop"
+            self.record(
+                f"invariant {id(made_by)}", made_by,
+                f"`{made}` makes the same PRNG key in every {where} (the loop changes neither "
+                f"input), so `{key}` drawn from on line {call.lineno} draws the same numbers every time; fold in a "
+                f"value that changes per iteration (the loop's counter) or split a key the loop carries",
+            )
             return
         kind = (
             "loop" if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))

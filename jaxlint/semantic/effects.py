@@ -54,6 +54,10 @@ class Effects:
     # Consumed parameters whose draws reach nothing but parts of the returned value (`returned_draws`):
     # (position, name, the paths into the returned tuple the draws reach; () is the whole value).
     returned_draws: tuple[tuple[int, str, tuple[tuple[int, ...], ...]], ...] = ()
+    # Consumed parameters the function hands back unchanged (`returned_key`): (position, name, the path
+    # into the returned tuple where every `return` puts it; () is the whole value). The caller gets back
+    # a key that is already used.
+    returned_keys: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
 
     def consumed_arguments(self, call: ast.Call) -> list[ast.expr]:
         """The argument expressions of `call` that land on consumed parameters."""
@@ -69,6 +73,16 @@ class Effects:
             if index == position or (name is not None and param == name):
                 return paths
         return None
+
+    def handed_back(self, call: ast.Call) -> list[tuple[ast.expr, tuple[int, ...]]]:
+        """(argument expression, path into the result) for each key argument of `call` that the function
+        draws from and returns unchanged: `z, rng = flow(z, rng)` gets back the key it gave, already used."""
+        found = []
+        for index, param, path in self.returned_keys:
+            argument = call.args[index] if index < len(call.args) else next((k.value for k in call.keywords if k.arg == param), None)
+            if argument is not None:
+                found.append((argument, path))
+        return found
 
     def __bool__(self) -> bool:
         return bool(self.consumed_keys or self.synced)
@@ -165,7 +179,35 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         (i, params[i], paths) for i in sorted(consumed)
         if (paths := returned_draws(function, nodes, params[i], qualified_name)) is not None
     )
-    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned) if consumed or synced else NONE
+    handed_back = tuple(
+        (i, params[i], path) for i in sorted(consumed)
+        if params[i] not in first_rebound and (path := returned_key(nodes, params[i])) is not None
+    )
+    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned, handed_back) if consumed or synced else NONE
+
+
+def returned_key(nodes: list[ast.AST], param: str) -> tuple[int, ...] | None:
+    """The path into the returned tuple where every `return` of a body puts the parameter `param`
+    itself (`return z, ldj, rng`: (2,); `return rng`: ()), or None when one return does not. With the
+    parameter consumed and never rebound, the caller gets back the key it passed, already drawn from."""
+    found: tuple[int, ...] | None = None
+    for node in nodes:
+        if node.__class__ is not ast.Return:
+            continue
+        path = _path_of_name(node.value, param) if node.value is not None else None
+        if path is None or (found is not None and path != found):
+            return None
+        found = path
+    return found
+
+
+def _path_of_name(value: ast.AST, name: str, prefix: tuple[int, ...] = ()) -> tuple[int, ...] | None:
+    if value.__class__ is ast.Name:
+        return prefix if value.id == name else None
+    if value.__class__ in (ast.Tuple, ast.List) and not any(e.__class__ is ast.Starred for e in value.elts):
+        paths = [p for index, element in enumerate(value.elts) if (p := _path_of_name(element, name, (*prefix, index))) is not None]
+        return paths[0] if len(paths) == 1 else None
+    return None
 
 
 # Calls whose result is a value computed from their arguments and nothing else: what flows through
@@ -612,7 +654,7 @@ def _key_effects_only(model, scope, with_callees: bool) -> Effects:
         callees = (lambda inner: _callee_effects_with_imports(model, inner, scope)) if with_callees else None
         found = body_effects(scope.node, scope.has_self, model.qualified_name,
                              lambda inner: _library_key_arguments(model, inner, scope), callees)
-        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws) if found.consumed_keys else NONE
+        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
     return cache[key]
 
 
@@ -644,6 +686,11 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
         local_class = _local_class(model, function)
         if local_class is not None:
             return _local_constructor_effects(model, local_class)
+        closure = factory_closure(model, function, scope)
+        if closure is not None:
+            # Keys only: what the closure draws from is what the caller hands it (syncs are other rules').
+            found = function_effects(model, closure)
+            return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
     if isinstance(function, (ast.Name, ast.Attribute)):
         # An instance called as a function runs its class's `__call__` (`x = block(key, x)`).
         owner = model.called_instance_class(function)
@@ -672,6 +719,45 @@ def _method_effects(model, owner, method: str) -> Effects:
     project = getattr(model, "project", None)
     home = project.home_of_class(owner) if project is not None else None
     return project_summary_effects(project, home, summary, f"{owner.name}.{method}")
+
+
+# ----- closures a factory returns: `init_fun, sample_fun = make_flow(dim)` ------------------------------
+
+
+def factory_closure(model, name: ast.Name, scope):
+    """The scope of the nested function a name runs, where the name's only binding unpacks the result
+    of a function of this module that returns that function (`init_fun, sample_fun = make_flow(dim)`
+    with `make_flow` ending in `return init_fun, sample_fun`): every `return` of the factory puts the
+    same nested def at the name's position. None otherwise (a name bound twice, a factory of another
+    module, a `partial`)."""
+    current = scope
+    while current is not None and name.id not in current.local_names and name.id not in current.defs:
+        current = current.parent
+    if current is None or name.id in current.defs or name.id in current.imported_names:
+        return None
+    bound = [(target, value) for target, value in current.bindings if name.id in bound_names(target)]
+    if len(bound) != 1 or bound[0][1].__class__ is not ast.Call or any(name.id in bound_names(t) for t, _ in current.loops):
+        return None
+    target, value = bound[0]
+    path = _path_of_name(target, name.id)
+    if path is None:
+        return None
+    resolved = model.resolve_function(value.func, current)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return None
+    factory = resolved[0]
+    found = None
+    for returned in factory.returns:
+        element = returned
+        for index in path:
+            if element.__class__ not in (ast.Tuple, ast.List) or index >= len(element.elts) or any(e.__class__ is ast.Starred for e in element.elts):
+                return None
+            element = element.elts[index]
+        closure = factory.defs.get(element.id) if element.__class__ is ast.Name else None
+        if closure is None or (found is not None and closure is not found):
+            return None
+        found = closure
+    return found
 
 
 # ----- constructors: `Net(key, sizes)` runs `__init__` (its own or a base's) on its arguments --------------
@@ -736,6 +822,7 @@ def _summary_effects(summary) -> Effects:
         frozenset(params.index(name) for name in synced if name in params),
         frozenset(consumed),
         tuple((params.index(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if name in params),
+        tuple((params.index(name), name, path) for name, path in getattr(summary, "returned_keys", ()) if name in params),
     )
 
 
@@ -758,19 +845,20 @@ def synced_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
 # ----- other modules' functions, from syntax (project.py) ---------------------------------------------
 
 
-def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[str, ...], tuple[str, ...], tuple]:
+def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[str, ...], tuple[str, ...], tuple, tuple]:
     """(parameters consumed as keys, parameters synced, (consumed parameter, paths) for those whose
-    draws reach only the returned value) of a function of another module, read with only that
-    module's imports (`light`). Callees are not followed there."""
+    draws reach only the returned value, (consumed parameter, path) for those returned unchanged) of a
+    function of another module, read with only that module's imports (`light`). Callees are not
+    followed there."""
     if isinstance(function, ast.Lambda):
-        return (), (), ()
+        return (), (), (), ()
     # Summaries are built for every function of an imported module, most of which no call asks
     # about: read only functions with a parameter named like a key, or short ones (a helper that
     # converts a result for the host is a few lines; reading every long body cost a tenth of a check).
     params = _positional(function, has_self)
     short = (getattr(function, "end_lineno", None) or function.lineno) - function.lineno <= _SHORT_HELPER_LINES
     if not params or not (short or any(_KEY_NAME.search(name) for name in params)):
-        return (), (), ()
+        return (), (), (), ()
     library = library_models.models()
 
     def consumes(call: ast.Call) -> list[ast.expr]:
@@ -782,9 +870,10 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
 
     effects = body_effects(function, has_self, light.qualified_name, consumes)
     if not short:
-        effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names, effects.returned_draws)
+        effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names, effects.returned_draws, effects.returned_keys)
     returned = tuple((name, paths) for _, name, paths in effects.returned_draws)
-    return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced)), returned
+    handed_back = tuple((name, path) for _, name, path in effects.returned_keys)
+    return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced)), returned, handed_back
 
 
 # ----- keys handed on: a parameter passed to another project function that draws from it ----------------
@@ -867,7 +956,7 @@ def project_summary_effects(project, home, summary, name: str) -> Effects:
         return found
     params = summary.params
     positions = frozenset(params.index(param) for param in consumed if param in params)
-    return Effects(found.consumed_keys | positions, found.synced, found.consumed_names | frozenset(consumed), found.returned_draws)
+    return Effects(found.consumed_keys | positions, found.synced, found.consumed_names | frozenset(consumed), found.returned_draws, found.returned_keys)
 
 
 def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:

@@ -17,7 +17,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import effects, jaxapi, library_models
-from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_names
+from jaxlint.semantic.flow import assigned_in, enclosing_loops, enclosing_statement, target_names, walk_same_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
 from jaxlint.semantic.syntax import argument as passed_argument, bound_names, child_nodes, timed_lambda, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -1938,6 +1938,8 @@ def _calls_handed(function: ast.AST, parameter: str, *, rngs_dicts: bool) -> lis
         if not isinstance(use.ctx, ast.Load):
             return None
         consumer = parent_of(use)
+        if _handed_back(use, consumer):
+            continue  # `return x, rng`: handing the key back to the caller draws nothing from it
         if isinstance(consumer, ast.keyword):
             consumer = parent_of(consumer)
         if rngs_dicts and isinstance(consumer, ast.Dict):
@@ -1949,6 +1951,13 @@ def _calls_handed(function: ast.AST, parameter: str, *, rngs_dicts: bool) -> lis
     return consumers or None
 
 
+def _handed_back(use: ast.Name, parent: ast.AST) -> bool:
+    """A name read only to be returned as it is: `return rng`, `return z, ldj, rng`."""
+    if parent.__class__ in (ast.Tuple, ast.List):
+        parent = parent_of(parent)
+    return parent.__class__ is ast.Return
+
+
 def _module_function_receiving(call: ast.Call, key: str, context, depth: int) -> tuple[ast.AST, str] | None:
     """(the function of this module `call` runs, its parameter that receives the name `key`), for
     following a key into a helper's body; None past the depth limit, for a lambda, a method reached
@@ -1957,6 +1966,9 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
         return None
     model = context.model
     resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None and call.func.__class__ is ast.Name:
+        closure = effects.factory_closure(model, call.func, model.scope_for(call))
+        resolved = (closure, 0, set()) if closure is not None else None  # `sample_fun(rng, n)` of a factory's tuple
     if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
         return None
     function = resolved[0].node
@@ -2259,3 +2271,147 @@ def _difference_of(expression: ast.AST, derived: set[str], drawn: set[str]) -> b
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _both_computed((node.left, node.right), derived, drawn)
         for node in walk(expression)
     )
+
+
+# ----- key lifetime: keys a loop derives from what it never changes -----------------------------------
+
+# `fold_in(key, data)` derives a key without consuming one: the same key and data give the same key.
+_DERIVERS = frozenset({"jax.random.fold_in"})
+# Objects that hold the keys they are given and draw from them (`nnx.Rngs(dropout=key)`): built from
+# the same keys, they draw the same numbers.
+_KEY_HOLDERS = frozenset({"flax.nnx.Rngs", "flax.experimental.nnx.Rngs"})
+_DATA_NODES = frozenset({ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.Load, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.Pow, ast.Div})
+
+
+def loop_invariant_keys(loop: ast.AST, context, changing: frozenset[str] = frozenset()) -> dict[str, ast.Call]:
+    """Names a loop binds to the same key on every iteration: each binding in the loop is a
+    `fold_in(key, data)` (or an `nnx.Rngs` built from such keys) whose key and data the loop never
+    changes (`for batch in loader: k = fold_in(base, step)` with `step` a parameter): the loop rebinds
+    the name, yet to one key, so a draw from it in every iteration repeats its numbers as an unchanged
+    key's would. Returns name -> the `fold_in` that makes it. Only plain names, constants and their
+    arithmetic count as unchanged data: an attribute or a call may change without a binding in the
+    loop. Not a key made from a seed (`PRNGKey(seed)` in the loop), a fixed evaluation seed on purpose.
+    `changing`: names that change per iteration without a binding in `loop` (a lax loop body's
+    parameters: the carry, the step's slice, the index)."""
+    bound = assigned_in(loop) | changing
+    if not bound:
+        return {}
+    bindings: dict[str, list] = {}
+    for node in walk_same_scope(loop):
+        kind = node.__class__
+        if kind is ast.Assign and len(node.targets) == 1 and node.targets[0].__class__ is ast.Name:
+            bindings.setdefault(node.targets[0].id, []).append(node.value)
+        elif kind is ast.AnnAssign and node.value is not None and node.target.__class__ is ast.Name:
+            bindings.setdefault(node.target.id, []).append(node.value)
+        elif kind is ast.Name and node.ctx.__class__ is not ast.Load:
+            parent = parent_of(node)
+            if not ((parent.__class__ is ast.Assign and len(parent.targets) == 1) or parent.__class__ is ast.AnnAssign):
+                bindings.setdefault(node.id, []).append(None)  # a tuple target, a loop variable, `+=`, `:=`
+    candidates = {name: values for name, values in bindings.items() if None not in values and name in bound}
+    if not candidates or not any(
+        v.__class__ is ast.Call and context.qualified_name(v.func) in _DERIVERS for values in candidates.values() for v in values
+    ):
+        return {}
+    invariant: dict[str, ast.Call] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, values in candidates.items():
+            if name in invariant:
+                continue
+            made = [_invariant_key(value, bound, invariant, context) for value in values]
+            if made and all(m is not None for m in made):
+                invariant[name] = made[0]
+                changed = True
+    return invariant
+
+
+def _invariant_key(value: ast.AST, bound: set[str], invariant: dict[str, ast.Call], context, depth: int = 0) -> ast.Call | None:
+    """The `fold_in` that makes `value`, when `value` is the same key on every iteration; else None."""
+    if depth > 4 or value.__class__ is not ast.Call:
+        return None
+    qualified = context.qualified_name(value.func)
+    if qualified in _DERIVERS:
+        if len(value.args) != 2 or value.keywords:
+            return None
+        key, data = value.args
+        if not _unchanged_key(key, bound, invariant, context, depth) or not _unchanged_data(data, bound):
+            return None
+        if not any(part.__class__ is ast.Name for part in walk(data)) and not (
+            (key.__class__ is ast.Name and key.id in invariant) or key.__class__ is ast.Call
+        ):
+            return None  # `fold_in(base, 0)`: a fixed stream written as such, like a literal seed per setting
+        return value
+    if qualified in _KEY_HOLDERS:
+        passed = [*value.args, *(k.value for k in value.keywords)]
+        if not passed or any(k.arg is None for k in value.keywords):
+            return None
+        made = None
+        for argument in passed:
+            if argument.__class__ is ast.Name and argument.id in invariant:
+                made = made or invariant[argument.id]
+            elif not _unchanged_data(argument, bound):
+                return None
+        return made  # a holder of seeds alone is a fixed seed (`nnx.Rngs(0)`), not a derived key
+    return None
+
+
+def _unchanged_key(node: ast.AST, bound: set[str], invariant: dict[str, ast.Call], context, depth: int) -> bool:
+    if node.__class__ is ast.Name:
+        return node.id not in bound or node.id in invariant
+    if node.__class__ is ast.Call:
+        if context.qualified_name(node.func) in KEY_MAKERS:
+            return len(node.args) == 1 and not node.keywords and _unchanged_data(node.args[0], bound)
+        return _invariant_key(node, bound, invariant, context, depth + 1) is not None
+    return False
+
+
+def _unchanged_data(node: ast.AST, bound: set[str]) -> bool:
+    for part in walk(node):
+        if part.__class__ not in _DATA_NODES:
+            return False
+        if part.__class__ is ast.Name and part.id in bound:
+            return False
+    return True
+
+
+def invariant_holders_handed_on(loop: ast.AST, invariant: dict[str, ast.Call], context) -> list[tuple[str, ast.Call]]:
+    """(name, call) for each call of the loop handed an `nnx.Rngs` that the loop rebuilds from one key
+    on every iteration (`rngs = nnx.Rngs(dropout=k)`, `k` in `invariant`): the holder restarts its
+    streams each time, so whatever draws from it (`train_step(model, batch, rngs)`, `Model(rngs=rngs)`)
+    draws the same numbers in every iteration. One call per name; not builtins (`print(rngs)`)."""
+    holders = set()
+    for node in walk_same_scope(loop):
+        if node.__class__ is ast.Assign and len(node.targets) == 1 and node.targets[0].__class__ is ast.Name:
+            name = node.targets[0].id
+            if name in invariant and node.value.__class__ is ast.Call and context.qualified_name(node.value.func) in _KEY_HOLDERS:
+                holders.add(name)
+    found = []
+    for node in walk_same_scope(loop):
+        if node.__class__ is not ast.Call or not holders:
+            continue
+        if (context.qualified_name(node.func) or "").startswith("builtins."):
+            continue
+        for argument in (*node.args, *(k.value for k in node.keywords)):
+            if argument.__class__ is ast.Name and argument.id in holders:
+                found.append((argument.id, node))
+                holders.discard(argument.id)
+                break
+    return sorted(found, key=lambda item: (item[1].lineno, item[1].col_offset))
+
+
+def lax_body_constant_keys(function: ast.AST, context) -> tuple[frozenset[str], dict[str, ast.Call]]:
+    """For the body of a `lax.scan` / `fori_loop` / `while_loop` (`lax_loop_bodies`): (the names it reads
+    but neither receives nor binds: captured from the scope around it, fixed while the loop runs; the
+    names it binds on every step to a `fold_in` of such names, `loop_invariant_keys`). A key of either
+    kind drawn from in the body is the same key at every step: the body is traced once, and what it
+    captures is a constant of the traced loop."""
+    parameters = frozenset(a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs))
+    extra = [a.arg for a in (function.args.vararg, function.args.kwarg) if a is not None]
+    changing = parameters | frozenset(extra)
+    bound = assigned_in(function) | changing
+    free = frozenset(
+        node.id for node in _own_nodes(function)
+        if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load and node.id not in bound
+    )
+    return free, loop_invariant_keys(function, context, changing)

@@ -70,6 +70,8 @@ class FunctionSummary:
     # Consumed key parameters whose draws reach nothing but parts of the returned value, with the
     # paths into it (effects.returned_draws): a caller that drops those parts drew nothing.
     returned_draws: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
+    # Consumed key parameters it returns unchanged, with the path into the result (effects.returned_key).
+    returned_keys: tuple[tuple[str, tuple[int, ...]], ...] = ()
     # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
@@ -488,16 +490,16 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
-            consumed, _, returned = summarise_effects(node, has_self, light)
+            consumed, _, returned, handed_back = summarise_effects(node, has_self, light)
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
-                consumed_key_params=consumed, returned_draws=returned,
+                consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back,
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
                 converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
     from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
 
-    consumed, synced, returned = summarise_effects(node, has_self, light)
+    consumed, synced, returned, handed_back = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
     returns_device = _decorated_for_arrays(light, node) or _returns_arrays(light, node)
     calls = () if returns_device or _decorated_otherwise(node) else returned_kinds.returned_calls(light, node, local_names)
@@ -508,7 +510,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
     if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
-                               returned_compiled=compiled, returned_calls=calls)
+                               returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back)
     return None
 
 
