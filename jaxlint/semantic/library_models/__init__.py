@@ -318,9 +318,15 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
-        if kind is not None and kind.startswith("object:"):
+        if kind is not None and kind.startswith("object:") and kind[len("object:"):] not in BOUND_ONLY:
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
     return None
+
+
+# Classes whose `__call__` entry describes only `self(x)` in a method of a subclass: a linen module is
+# bound (has parameters) only inside `apply`, where `self` is the module run; a linen instance called
+# by name is a sub-network of the module being run, or unbound.
+BOUND_ONLY = frozenset({"flax.linen.Module"})
 
 
 def _self_class(model, name: ast.Name, scope) -> str | None:
@@ -346,7 +352,7 @@ def _called_instance(model, library: LibraryModels, function: ast.expr, scope, d
     """The `__call__` entry of the modelled class the called object is an instance of, or the entry of
     the function it holds (`self.grad_fn = jax.grad(loss)`, then `self.grad_fn(p, b)`)."""
     kind = value_kind(model, function, scope, depth + 1)
-    if kind is not None and kind.startswith("object:"):
+    if kind is not None and kind.startswith("object:") and kind[len("object:"):] not in BOUND_ONLY:
         return library.entry(f"{kind[len('object:'):]}.__call__")
     if kind is not None and kind.startswith("function:"):
         return library.entry(kind[len("function:"):])

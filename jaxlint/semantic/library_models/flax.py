@@ -21,6 +21,10 @@ MODELS = {
         "returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True, "key_derivation": "by_name",
         "weights": (0, "variables"),
     },
+    # `self(x)` in a method of a linen module (a bound module, run through `apply(..., method=...)`):
+    # its whole forward pass. Only `self` is bound: a linen instance called by name outside a module
+    # is unbound (library_models.BOUND_ONLY), and inside one it is a sub-network, not this entry.
+    "flax.linen.Module.__call__": {"returns": "device_tree", "runs_model": True},
     # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
     # `apply_fn` and `tx` are `struct.field(pytree_node=False)`: static, not leaves.
