@@ -33,7 +33,10 @@ network is the loop's main cost. Each such call the loop makes on every iteratio
 calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), and the result of a function of the module that returns one (`net = make_net()`); a method taken off
+`self.net(x)`), the result of a function of the module that returns one (`net = make_net()`), and a
+checkpoint restored into a template that is one (`state = checkpointer.restore(path, item=state)`,
+`restore_checkpoint(path, target=state)`, `serialization.from_bytes(state, data)`: the restore fills the
+template); a method taken off
 such an object and called later is what the method does (`self.forward = net.apply` in `__init__`,
 then `self.forward(params, obs)`; `update_fn = optimizer.update`), and so is an element of a tuple a
 function or method of the module returns, unpacked into names or onto `self` (`self.update, self.state =
