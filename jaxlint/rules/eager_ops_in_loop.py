@@ -19,7 +19,7 @@ It also flags a loop that, on every iteration (not under a branch), runs a whole
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
 calling an instance of an `nnx.Module` or `eqx.Module` class of the project, also as `self(x)` in a
-method of such a class (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
+method of such a class or of a linen module (bound, run through `apply(..., method=...)`) (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
@@ -33,11 +33,13 @@ network is the loop's main cost. Each such call the loop makes on every iteratio
 calls nested in one another, the outer. A parameter annotated with a modelled class
 (`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
 (`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), and the result of a function or method that returns one on every path (`net = make_net()`,
+`self.net(x)`), the result of a function or method that returns one on every path (`net = make_net()`,
 `state = builder.make_state(params)`), of this module or another (`model, opt, step = init_state(cfg)` with
 `init_state` in `utils/`: the summary of its module records which callable every `return` calls at each
 position, semantic/returned_kinds.py), also where the loop rebinds the name to what a method of its own
-class returns again (`state = state.apply_gradients(grads=g)`); a method taken off
+class returns again (`state = state.apply_gradients(grads=g)`), and a checkpoint restored into a template
+that is one (`state = checkpointer.restore(path, item=state)`, `restore_checkpoint(path, target=state)`,
+`serialization.from_bytes(state, data)`: the restore fills the template); a method taken off
 such an object and called later is what the method does (`self.forward = net.apply` in `__init__`,
 then `self.forward(params, obs)`; `update_fn = optimizer.update`), and so is an element of a tuple a
 function or method of the module returns, unpacked into names or onto `self` (`self.update, self.state =
@@ -65,7 +67,11 @@ loop does not carry through a step is not flagged (a few leaves).
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
 or calls jitted code), a function the module hands to a command-line runner (`tyro.cli(main)`,
-`fire.Fire(main)`, `app.run(main)`), or a function such host code calls, through any number of calls of the
+`fire.Fire(main)`, `app.run(main)`), a method of a network class that decodes with the network itself
+(`self(tokens)` on every iteration of a loop that grows the sequence it carries, `tokens =
+jnp.concatenate([tokens, nxt], axis=1)`: a `generate`, even where nothing visible calls it, since no one
+compiles a loop whose carry changes shape; not one the module traces: semantic/decoding.py), or a
+function such host code calls, through any number of calls of the
 module's functions, methods on `self` and methods of instances of its classes (`learner =
 Learner(...)`, then `learner.fit(batches)`). A module-level function with none of this in its module
 counts when a module that imports it calls it from such host code (`sample(...)` of a library module

@@ -7,6 +7,8 @@ may be traced by a caller in another module, so a function counts as host code o
 * a function with visible host-only work: it times (`time.time()`), waits (`block_until_ready`),
   fetches (`jax.device_get`, `.item()`), opens files, shows a progress bar, or calls compiled code
   (a jitted call is dispatched from the host: nothing traces a function to call a jitted one);
+* a method of a network class that decodes with its own network (`self(tokens)` on every iteration
+  of a loop that grows the sequence it carries, semantic/decoding.py): no one compiles such a loop;
 * a function that such host code calls, through any number of calls of the module's own functions,
   methods on `self` and methods of instances of the module's classes (`agent = Agent(...)`, then
   `agent.train(batches)` runs `Agent.train` on the host), constructors included (`Agent(...)` runs
@@ -75,6 +77,10 @@ def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
         return False
     if _host_only_work(scope, model) or handed_to_entry_runner(scope, model):
         return True
+    from jaxlint.semantic.decoding import decodes_with_own_network
+
+    if decodes_with_own_network(scope, model):
+        return True  # (a network's decoding loop: never compiled, semantic/decoding.py)
     for caller, call in _callers(model).get(id(scope), ()):
         if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
             return True

@@ -11,7 +11,8 @@ An entry's fields (all optional):
   computed by the call, a tuple of them included), `device_tree` (a pytree of them),
   `host` (a host value: NumPy, Python), `key` (a PRNG key), `jitted` (a callable whose calls run
   compiled code), `callable`, `no_buffers` (an object holding no arrays: a sharding, a config),
-  `object:<class>` (an instance whose methods have entries), `same:<i>` (what argument i is),
+  `object:<class>` (an instance whose methods have entries), `same:<i>` (what argument i is;
+  `same:<i>,<keyword>|<kind>`: the argument at position i or passed as the keyword, else `<kind>`),
   `tuple:<kind>,<kind>,...` (a tuple, element by element; `function:<name>` is a callable whose
   calls follow the entry `<name>`), `tree_of_function` (a tree of what its function argument returns).
 - `consumes_key`: the arguments drawn from as PRNG keys: positions and keyword names.
@@ -319,9 +320,15 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         kind = value_kind(model, function, scope, depth + 1)
         if kind is not None and kind.startswith("function:"):
             return library.entry(kind[len("function:"):])
-        if kind is not None and kind.startswith("object:"):
+        if kind is not None and kind.startswith("object:") and kind[len("object:"):] not in BOUND_ONLY:
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
     return None
+
+
+# Classes whose `__call__` entry describes only `self(x)` in a method of a subclass: a linen module is
+# bound (has parameters) only inside `apply`, where `self` is the module run; a linen instance called
+# by name is a sub-network of the module being run, or unbound.
+BOUND_ONLY = frozenset({"flax.linen.Module"})
 
 
 def _self_class(model, name: ast.Name, scope) -> str | None:
@@ -347,7 +354,7 @@ def _called_instance(model, library: LibraryModels, function: ast.expr, scope, d
     """The `__call__` entry of the modelled class the called object is an instance of, or the entry of
     the function it holds (`self.grad_fn = jax.grad(loss)`, then `self.grad_fn(p, b)`)."""
     kind = value_kind(model, function, scope, depth + 1)
-    if kind is not None and kind.startswith("object:"):
+    if kind is not None and kind.startswith("object:") and kind[len("object:"):] not in BOUND_ONLY:
         return library.entry(f"{kind[len('object:'):]}.__call__")
     if kind is not None and kind.startswith("function:"):
         return library.entry(kind[len("function:"):])
@@ -360,6 +367,25 @@ def value_class(model, node: ast.AST, scope, depth: int = 0) -> str | None:
     if kind is not None and kind.startswith("object:"):
         return kind[len("object:"):]
     return None
+
+
+def same_kind(model, call: ast.Call, returns: str, scope, depth: int = 0) -> str | None:
+    """The kind of a `same:` result: what the argument named holds (`same:0`; `same:1,item,target`, the
+    position or any of the keywords), else the kind after `|` (`same:1,item|device_tree`: a restore
+    into a template is the template's kind, a restore without one a device tree)."""
+    spec, _, fallback = returns[len("same:"):].partition("|")
+    argument = None
+    for part in spec.split(","):
+        if part.isdigit():
+            position = int(part)
+            if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+                argument = call.args[position]
+        elif argument is None:
+            argument = next((k.value for k in call.keywords if k.arg == part), None)
+        if argument is not None:
+            break
+    kind = value_kind(model, argument, scope, depth + 1) if argument is not None else None
+    return kind or fallback or None
 
 
 def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
@@ -377,10 +403,7 @@ def value_kind(model, node: ast.AST, scope, depth: int = 0) -> str | None:
         if found.returns is None:
             return None
         if found.returns.startswith("same:"):
-            position = found.returns[len("same:"):]
-            if position.isdigit() and int(position) < len(node.args):
-                return value_kind(model, node.args[int(position)], scope, depth + 1)
-            return None
+            return same_kind(model, node, found.returns, scope, depth)
         return found.returns
     if isinstance(node, ast.Name):
         return _name_kind(model, node, scope, depth)
@@ -1006,6 +1029,8 @@ def device_kind(model, call: ast.Call, scope) -> str | None:
         return mapped_tree_kind(model, call, lambda tree: model.device_kind(tree, scope) == "device")
     if returns.startswith("same:"):
         kind = value_kind(model, call, scope)
+        if kind is not None and kind.startswith("object:") and "|" in returns:
+            kind = returns.partition("|")[2]  # (a tree restored into an object: what the restore makes)
         returns = kind or ""
     if returns in DEVICE_KINDS:
         return "device"

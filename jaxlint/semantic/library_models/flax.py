@@ -8,7 +8,12 @@ https://flax.readthedocs.io/en/latest/api_reference/flax.linen/module.html#flax.
 MODELS = {
     # Reads the checkpoint file before it returns the restored tree.
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.checkpoints.restore_checkpoint
-    "flax.training.checkpoints.restore_checkpoint": {"reads_storage": True},
+    # Handed a template (`target`), a restore or deserialisation fills its structure: the result is
+    # what the template is (a TrainState restored is a TrainState).
+    # https://flax.readthedocs.io/en/latest/api_reference/flax.serialization.html
+    "flax.training.checkpoints.restore_checkpoint": {"returns": "same:1,target", "reads_storage": True},
+    "flax.serialization.from_state_dict": {"returns": "same:0,target"},
+    "flax.serialization.from_bytes": {"returns": "same:0,target"},
     # Linen draws every variable (and every `make_rng` of `apply`) from `fold_in(key, h)`, `h` the first
     # 4 bytes of a SHA-1 of the module path and a per-name counter (flax/core/scope.py, LazyRng and
     # _fold_in_static): "by_name" (tests/test_jax_behaviour.py checks it against `split`).
@@ -21,6 +26,10 @@ MODELS = {
         "returns": "device_tree", "consumes_key": ("rngs",), "runs_model": True, "key_derivation": "by_name",
         "weights": (0, "variables"),
     },
+    # `self(x)` in a method of a linen module (a bound module, run through `apply(..., method=...)`):
+    # its whole forward pass. Only `self` is bound: a linen instance called by name outside a module
+    # is unbound (library_models.BOUND_ONLY), and inside one it is a sub-network, not this entry.
+    "flax.linen.Module.__call__": {"returns": "device_tree", "runs_model": True},
     # TrainState.create(apply_fn, params, tx) stores `params` as they are and calls tx.init(params).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState
     # `apply_fn` and `tx` are `struct.field(pytree_node=False)`: static, not leaves.

@@ -13,8 +13,9 @@ MODELS = {
     "orbax.checkpoint.CheckpointManager": {"returns": "object:orbax.checkpoint.CheckpointManager"},
     "orbax.checkpoint.Checkpointer.save": {"returns": "host", "syncs": True},
     # A restore reads the checkpoint from storage before it returns (an async checkpointer saves in the
-    # background, but restores synchronously).
-    "orbax.checkpoint.Checkpointer.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
-    "orbax.checkpoint.AsyncCheckpointer.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
+    # background, but restores synchronously). Handed a template (`item=`, `target=`: a TrainState, a
+    # module's state), it fills the template's structure: the result is what the template is.
+    "orbax.checkpoint.Checkpointer.restore": {"returns": "same:1,item,target|device_tree", "result": "fresh", "reads_storage": True},
+    "orbax.checkpoint.AsyncCheckpointer.restore": {"returns": "same:1,item,target|device_tree", "result": "fresh", "reads_storage": True},
     "orbax.checkpoint.CheckpointManager.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
 }
