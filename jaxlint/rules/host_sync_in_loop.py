@@ -27,7 +27,12 @@ that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lamb
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
-(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it), inside a function of
+(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it; a method of an object the
+loop holds in a name or in `self.attr` built from one class, `self.stopper.update(loss)`; reading
+includes a test that takes the truth of a comparison of the value, `if loss < self.best:` or `any(l
+<= b for l, b in zip(losses, self.best))`, and `min`/`max` of it, also on the side of a first-call test
+that every later call takes, `if self.best is None: ... elif loss < self.best:`; a tuple handed over,
+`stop((acc, loss))`, is read part by part: semantic/effects.py), inside a function of
 the module that reads, on every call, a device value it computed itself (`trainer.step(batch)` whose
 body runs a jitted step and ends `return loss.item()`, or prints the loss; called by name, on `self`
 or on an instance of a class of the module, any number of calls deep: the finding names the read
@@ -120,7 +125,12 @@ Not flagged, as principles:
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`) or over the first few items of a sequence (`for i in ranked[:5]`, also
   through a name bound once to such a slice);
-- the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
+- the loop waits by design: it calls `block_until_ready` as a statement of its own or binding its
+  result (`jax.block_until_ready(out)`, `out = f(x).block_until_ready()`), or with timer stamps of the
+  same iteration around it (a latency measurement), while a wait whose result feeds a running total,
+  `total += jax.block_until_ready(loss)`, with no stamp of the iteration measuring it, is a read like
+  `float(loss)` and is reported, a timer around the whole loop included (it needs one wait after the
+  loop: semantic/measured_waits.py); or it saves a value it computed
   to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
   iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
   models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
@@ -216,7 +226,7 @@ from pathlib import Path
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, jaxapi, storage_reads, trace_time
+from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, jaxapi, measured_waits, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -463,6 +473,9 @@ class HostSyncInLoop(Rule):
                 return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`"
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and fresh(node.func.value):
                 return f"`{snippet(context.text(node))}`"
+            if measured_waits.is_wait(node, context.qualified_name) and fresh(measured_waits.waited_value(node)) and not measured_waits.on_purpose(node, values.loop, context.qualified_name, TIMERS):
+                # `total += jax.block_until_ready(loss)`: a value fetch that no stamp of the iteration measures
+                return f"`{snippet(context.text(node))}` (a wait no timer of the iteration measures)"
             if _numpy_function(qualified):
                 # Any NumPy function computes on the host: it copies a device argument there first
                 # (`np.sum(pred == label)`, `np.mean(losses)`), waiting for whatever produced it.
@@ -479,8 +492,10 @@ class HostSyncInLoop(Rule):
                     return f"reporting device value `{snippet(context.text(value))}`"
             # A function of the project that reads its argument on the host on every call (`to_host(metrics)`
             # whose body runs `float(v)` over it): the sync is in the helper (semantic/effects.py).
-            value = _first_fresh(node.args, fresh)
-            if value is not None and any(a is value for a in effects.synced_arguments(context.model, node, values.scope)):
+            # (a tuple or list display handed over is read part by part: `stop((acc, loss))`)
+            synced = effects.synced_arguments(context.model, node, values.scope) if any(fresh(a) or isinstance(a, (ast.Tuple, ast.List)) for a in node.args) else []
+            value = _first_fresh([part for a in synced for part in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])], fresh)
+            if value is not None:
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
             # A function of the module that reads, on every call, a device value it computed itself
             # (`trainer.step(batch)` whose body ends `return loss.item()`): semantic/helper_syncs.py.
@@ -948,7 +963,7 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
         if isinstance(node, ast.Call) and not _conditional(node, loop):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name == "block_until_ready":
+            if name == "block_until_ready" and measured_waits.on_purpose(node, loop, context.qualified_name, TIMERS):
                 return True
             if name in ("save", "savez", "savez_compressed") and context.qualified_name(func) in _SAVES:
                 assigned = flow.assigned_in(loop) if assigned is None else assigned

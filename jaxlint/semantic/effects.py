@@ -101,7 +101,7 @@ def _positional(function: ast.AST, has_self: bool) -> list[str]:
     return names[1:] if has_self and names else names
 
 
-def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consumes, call_effects=None) -> Effects:
+def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consumes, call_effects=None, steady=None) -> Effects:
     """The effects of `function` on its positional parameters.
 
     qualified_name(node): the qualified name of a callee; call_consumes(call): the key arguments the
@@ -111,7 +111,13 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     A key counts as consumed where a call draws from the parameter before anything rebinds it
     (`rng, sub = split(rng)` draws from the caller's key). A value counts as synced only where the
     read runs on every call: not under an `if`, a conditional expression, `and`/`or`, an `except`
-    handler or a `while`, and not in a function that may return early (`if not verbose: return`)."""
+    handler or a `while`, and not in a function that may return early (`if not verbose: return`).
+    With `steady` (a test -> True / False / None: first_call_side), the side of a test that every call
+    after the first takes counts as running on every call (`if self.best is None: ... else:`).
+
+    Reads: a conversion (`float(x)`, `x.item()`), a showing call or an f-string of the value, the truth
+    of a comparison a test takes (`if loss < self.best:`, `while err > tol`, `any(l <= b for ...)`:
+    Python asks the array for a bool), and `min`/`max` of two or more values (they compare them)."""
     params = _positional(function, has_self)
     if not params or isinstance(function, ast.Lambda):
         return NONE
@@ -123,10 +129,22 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     key_params = {name for name in params if _KEY_NAME.search(name)}
     stable = {name for name in params if name not in first_rebound}
     parts = _parts_of_params(nodes, stable, qualified_name) if stable else {}
-    returns_early = _returns_early(function, nodes)
+    returns_early = _returns_early(function, nodes, steady)
     consumed: set[int] = set()
     synced: set[int] = set()
-    for node, conditional in _nodes_with_condition(function):
+    truth_taken: set[int] = set()  # comparisons whose truth a test takes
+    for node, conditional in _nodes_with_condition(function, steady):
+        kind = node.__class__
+        if kind in _TESTING:
+            truth_taken.update(id(c) for c in truth_tested_comparisons(node.test))
+            continue
+        if kind is ast.Compare:
+            if id(node) in truth_taken and not (conditional or returns_early or not stable):
+                for value in (node.left, *node.comparators):
+                    root = _root_param(value, stable, parts)
+                    if root is not None:
+                        synced.add(position[root])
+            continue
         if isinstance(node, ast.JoinedStr) and not (conditional or returns_early or not stable):
             # `f"loss {m['loss']:.4f}"`: formatting reads each value on the host
             for value in node.values:
@@ -147,6 +165,8 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
             continue
         read = _host_read_argument(node, qualified_name)
         shown = _shown_arguments(node, qualified_name) if read is None else []
+        if read is None and not shown:
+            shown = _compared_arguments(node, qualified_name)
         if read is not None or shown:
             for value in [read] if read is not None else shown:
                 root = _root_param(value, stable, parts)
@@ -276,9 +296,13 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
     for node in nodes:
         if node.__class__ is ast.JoinedStr:
             return True
+        if node.__class__ is ast.Compare and any(op.__class__ in _ORDERING for op in node.ops):
+            return True  # (a truth test of a comparison: read below only where a test takes its truth)
         if node.__class__ is not ast.Call:
             continue
         callee = node.func
+        if callee.__class__ is ast.Name and callee.id in ("min", "max") and len(node.args) >= 2:
+            return True
         attribute = callee.attr if callee.__class__ is ast.Attribute else None
         if attribute in _HOST_METHODS or attribute in _HOST_READ_NAMES or (callee.__class__ is ast.Name and callee.id in _HOST_READ_NAMES):
             return True
@@ -336,7 +360,14 @@ def _nodes_with_condition(function: ast.AST, steady=None):
             children += [(child, conditional if side is True else True) for child in body]
             children += [(child, conditional if side is False else True) for child in orelse]
         elif kind is ast.BoolOp:
-            children = [(node.values[0], conditional)] + [(value, True) for value in node.values[1:]]
+            # `self.best is None or loss < self.best`: once the first call has set `self.best`, every
+            # later call evaluates the right operand (steady: first_call_side).
+            passes = node.op.__class__ is ast.Or
+            children = [(node.values[0], conditional)]
+            through = steady is not None
+            for previous, value in zip(node.values, node.values[1:]):
+                through = through and steady(previous) is (not passes)
+                children.append((value, conditional if through else True))
         elif kind is ast.ExceptHandler:
             children = [(child, True) for child in child_nodes(node)]
         elif kind in _COMPREHENSION_TYPES:
@@ -440,6 +471,12 @@ def _parts_of_params(nodes: list[ast.AST], params: set[str], qualified_name) -> 
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             generators = [(node.target, node.iter)]
         for target, iterated in generators:
+            if isinstance(iterated, ast.Call) and qualified_name(iterated.func) == "builtins.zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
+                # `for loss, best in zip(losses, self.best)`: each target element takes the parts of its own argument
+                for element, argument in zip(target.elts, iterated.args):
+                    if isinstance(element, ast.Name) and isinstance(argument, ast.Name) and argument.id in params:
+                        parts[element.id] = argument.id
+                continue
             root = _iterated_param(iterated, params, qualified_name)
             if root is None:
                 continue
@@ -495,6 +532,67 @@ def _shown_arguments(call: ast.Call, qualified_name) -> list[ast.expr]:
     return shown
 
 
+_ORDERING = frozenset({ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq})
+_TESTING = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert})
+
+
+def truth_tested_comparisons(test: ast.expr) -> list[ast.Compare]:
+    """The comparisons whose truth a test takes: the test itself, the operands of `and`/`or`/`not`,
+    and the element of a generator or list handed to `any`/`all`. Only value comparisons (`<`, `==`,
+    ...): `is None`, `in` and `isinstance` ask the host objects, not the device."""
+    found: list[ast.Compare] = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is ast.Compare:
+            if all(op.__class__ in _ORDERING for op in node.ops):
+                found.append(node)
+        elif kind is ast.BoolOp:
+            stack.extend(node.values)
+        elif kind is ast.UnaryOp and node.op.__class__ is ast.Not:
+            stack.append(node.operand)
+        elif kind is ast.Call and node.func.__class__ is ast.Name and node.func.id in ("any", "all") and len(node.args) == 1:
+            argument = node.args[0]
+            if argument.__class__ in (ast.GeneratorExp, ast.ListComp):
+                stack.append(argument.elt)
+    return found
+
+
+def _compared_arguments(call: ast.Call, qualified_name) -> list[ast.expr]:
+    """`min(self.best, loss)`, `max(a, b)`: the builtins compare their arguments, asking each
+    comparison for a bool on the host."""
+    if len(call.args) >= 2 and not call.keywords and qualified_name(call.func) in ("builtins.min", "builtins.max"):
+        return list(call.args)
+    return []
+
+
+def first_call_side(test: ast.expr, function: ast.AST) -> bool | None:
+    """Which side of `self.x is None` (or `is not None`) every call after the first takes, where the
+    method itself sets `self.x` to a value and never back to None: the first call initialises, the
+    others compare (`if self.best is None: self.best = loss` / `elif loss < self.best:`). False: the
+    test fails from the second call on; True: it holds; None: not such a test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if not (isinstance(right, ast.Constant) and right.value is None):
+        return None
+    if not (isinstance(left, ast.Attribute) and isinstance(left.value, ast.Name) and left.value.id == "self"):
+        return None
+    sets_value = False
+    for node in walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr == left.attr and isinstance(target.value, ast.Name) and target.value.id == "self":
+                value = getattr(node, "value", None)
+                if value is None or (isinstance(value, ast.Constant) and value.value is None):
+                    return None  # (set back to None: the test holds again)
+                sets_value = True
+    if not sets_value:
+        return None
+    return isinstance(test.ops[0], ast.IsNot)
+
+
 def _root_param(value: ast.AST, params: set[str], parts: dict[str, str]) -> str | None:
     """The parameter a value is (part of): `m`, `m["loss"]`, `m.loss`, a variable iterating `m`."""
     while isinstance(value, (ast.Subscript, ast.Attribute)):
@@ -529,6 +627,7 @@ def function_effects(model, scope) -> Effects:
                     scope.node, scope.has_self, model.qualified_name,
                     lambda call: _library_key_arguments(model, call, scope),
                     lambda call: _callee_effects_with_imports(model, call, scope),
+                    steady=(lambda test: first_call_side(test, scope.node)) if scope.has_self else None,
                 )
             finally:
                 model.__dict__["_function_effects_depth"] = depth
@@ -638,6 +737,11 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
     function = call.func
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
+        if owner is not None:
+            return _method_effects(model, owner, function.attr)
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Attribute) and isinstance(function.value.value, ast.Name) and function.value.value.id == "self":
+        # `self.stopper.update(loss)`, with every assignment of `self.stopper` building one class
+        owner = model.self_attribute_class(function.value)
         if owner is not None:
             return _method_effects(model, owner, function.attr)
     if isinstance(function, ast.Name):
