@@ -10,7 +10,7 @@ label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zero
 converts what it stores), `jax.device_get(x)` (also through a local name a function binds once to
 a library function, `fetch = jax.device_get`, as through an import), `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
-(`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
+(`print`, `pprint.pp`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, `not`/`and`/`or` over device values, and `any`/`all` over a generator or list of device
 values made from this iteration's results (`if any(jnp.isnan(p).any() for p in
 jax.tree.leaves(params)):`: one read per element).
@@ -244,7 +244,7 @@ _EXPLICIT_SYNCS = {
 }
 _LOGGING_PREFIXES = ("logging.", "absl.logging.")
 # Reporting calls that convert the device values handed to them (print, log, summary writers, progress bars).
-_REPORTING_QUALIFIED = ("wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tensorflow.summary.")
+_REPORTING_QUALIFIED = ("wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tensorflow.summary.", "pprint.pp", "pprint.pprint")
 _REPORTING_METHODS = frozenset({
     "scalar", "scalars", "add_scalar", "add_scalars", "histogram", "add_histogram", "write_scalars",
     "write_summaries", "log_metric", "log_metrics", "set_description", "set_description_str", "set_postfix",

@@ -511,7 +511,7 @@ def _host_read_argument(call: ast.Call, qualified_name) -> ast.expr | None:
 # Calls that show what they are handed, converting each device value on the host: a print, a log
 # line (`logging.info`, a logger's `info`), a wandb record, a progress bar's postfix. (Summary writers
 # are left out: a helper cannot tell whether the writer it is handed writes in the background.)
-_SHOWING_CALLS = frozenset({"builtins.print", "wandb.log"})
+_SHOWING_CALLS = frozenset({"builtins.print", "wandb.log", "pprint.pp", "pprint.pprint"})
 _SHOWING_PREFIXES = ("logging.", "absl.logging.")
 _SHOWING_METHODS = frozenset({"info", "debug", "warning", "error", "log", "set_postfix", "set_description"})
 
