@@ -79,7 +79,11 @@ Not flagged, as principles:
   splits.items()`, is a handful, and so is a count of batches the source fixes to 32 or fewer,
   `range(config.eval_steps)` with a field default of 16 on the class `config` is annotated with);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
-  action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
+  action))`, any call jaxlint does not know to be a reporter (a function of the module that only
+  shows what it is handed, every read of that parameter going to `print`, a log line or a progress bar,
+  is one: `show(jax.device_get(metrics), step)` is reported; so is a copy made in place and then only
+  shown, `m = jax.device_get(m); show(m)`, while one kept in a list or handed to other code is needed;
+  unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
   host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
   decides), a tokenizer decoding token ids, a
@@ -312,8 +316,8 @@ class HostSyncInLoop(Rule):
                 # (and waits for what produced it) every iteration anyway.
                 needed_on_host |= _computed_from(_values_read(mask, values, context), values, context)
             converted = _converted_in_place(child, context)
-            if converted is not None and not _under_condition(child, node):
-                needed_on_host.add(converted)
+            if converted is not None and not _under_condition(child, node) and not _only_shown_after(converted, node, child, context):
+                needed_on_host.add(converted)  # (a copy that what follows only shows is no need: `m = jax.device_get(m); show(m)`)
             if isinstance(child, ast.While) and child is not node and values.truth_test_syncs(child.test) is not None and _adaptive_while(child, context):
                 # An adaptive inner loop needs its test on the host (above): the outer iteration waits
                 # there anyway, and reads of those values after it add no wait.
@@ -1564,7 +1568,7 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
             if _host_arithmetic(parent, context):
                 child, parent = parent, parent_of(parent)
                 continue  # `np.mean(jax.device_get(x))`: host arithmetic on the copy; what the result feeds decides
-            return not _is_sink_call(parent, context)
+            return not (_is_sink_call(parent, context) or _project_reporter(parent, child, context))
         if isinstance(parent, (ast.If, ast.While)) and child is parent.test:
             return False
         if isinstance(parent, ast.AugAssign):
@@ -1583,6 +1587,7 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
     uses = [
         n for n in loop_body(loop)
         if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+        and not is_within(n, assignment)  # (`m = jax.device_get(m)`: the old binding it reads is no use of the copy)
     ]
     if not uses:
         return True  # nothing reads it in the loop: it is consumed elsewhere, we cannot tell how
@@ -1597,7 +1602,7 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
                 if _host_arithmetic(parent, context):
                     child, parent = parent, parent_of(parent)
                     continue  # `print(np.round(value, 3))`: what the result of the arithmetic feeds decides
-                if not _is_sink_call(parent, context):
+                if not (_is_sink_call(parent, context) or _project_reporter(parent, child, context)):
                     return True
                 break
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
@@ -1641,6 +1646,48 @@ def _is_sink_call(call: ast.Call, context) -> bool:
     if qualified in ("builtins.print", "builtins.str", "builtins.format", "builtins.repr") or _is_reporting_call(call, context):
         return True
     return isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "format") and not qualified
+
+
+def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context) -> bool:
+    """Every read of `name` in the loop after it is rebound to its host copy (`m = jax.device_get(m)`)
+    only shows it: handed, directly or as text, to `print`, a reporter or a reporter of the module. A
+    copy kept in a list, stepped into an environment or handed to other code is needed by the host."""
+    uses = [
+        n for n in loop_body(loop)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and not is_within(n, assignment)
+    ]
+    if not uses:
+        return False
+    for use in uses:
+        child, parent = use, parent_of(use)
+        while True:
+            if parent is None or parent is loop or isinstance(parent, ast.stmt):
+                return False
+            if isinstance(parent, ast.Call):
+                if child is parent.func:
+                    return False
+                qualified = context.qualified_name(parent.func)
+                if qualified == "builtins.print" or (_is_reporting_call(parent, context) and not _writes_in_background(parent, context)) or _project_reporter(parent, child, context):
+                    break
+                if qualified not in ("builtins.float", "builtins.str", "builtins.format", "builtins.round"):
+                    return False
+            elif not isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.Subscript, ast.Attribute, ast.Dict, ast.Tuple, ast.keyword, ast.BinOp)):
+                return False
+            child, parent = parent, parent_of(parent)
+    return True
+
+
+def _project_reporter(call: ast.Call, argument: ast.AST, context) -> bool:
+    """`print_metrics(metrics, step)`, `self.show(metrics)`: a function of the module that only shows
+    the parameter the value fills (semantic/effects.shown_only_parameters): it reports the value, as
+    `print` does, and needs it for nothing else."""
+    position = next((index for index, a in enumerate(call.args) if a is argument), None)
+    if position is None:
+        return False
+    scope = callee_scope(call, context.model)
+    if scope is None or not scope.is_function or scope.in_traced:
+        return False
+    return position in effects.shown_only_parameters(scope.node, scope.has_self, context.model.qualified_name)
 
 
 def _callee_text(call: ast.Call, context) -> str:

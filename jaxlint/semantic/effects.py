@@ -593,6 +593,76 @@ def first_call_side(test: ast.expr, function: ast.AST) -> bool | None:
     return isinstance(test.ops[0], ast.IsNot)
 
 
+def shown_only_parameters(function: ast.AST, has_self: bool, qualified_name) -> frozenset[int]:
+    """Positions (self excluded) of the parameters a function only shows: every read of the parameter,
+    or of a part of it (`m["loss"]`, `m.loss`, a variable iterating `m.items()`), sits in what a showing
+    call is handed (`print`, a log line, `wandb.log`, a progress bar's postfix), directly or as text
+    (an f-string, `%`, `.format`, `str`), and the parameter is never rebound. Handing a value to such a
+    function reports it, as handing it to `print` does: a reporter of the project
+    (`print_metrics(metrics, step)`)."""
+    if isinstance(function, ast.Lambda):
+        return frozenset()
+    params = _positional(function, has_self)
+    if not params:
+        return frozenset()
+    nodes = _own_nodes(function)
+    rebound = _first_rebindings(nodes)
+    stable = {name for name in params if name not in rebound}
+    if not stable:
+        return frozenset()
+    parts = _parts_of_params(nodes, stable, qualified_name)
+    parents: dict[int, ast.AST] = {}
+    for node in nodes:
+        for child in child_nodes(node):
+            parents[id(child)] = node
+    iterated = set()  # the `m.items()` a loop or comprehension iterates: where the parts come from
+    for node in nodes:
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            iterated.add(id(node.iter))
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            iterated.update(id(g.iter) for g in node.generators)
+    shown: set[str] = set()
+    other: set[str] = set()
+    for node in nodes:
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+            continue
+        root = node.id if node.id in stable else parts.get(node.id)
+        if root is None:
+            continue
+        (shown if _only_shown(node, parents, iterated, qualified_name) else other).add(root)
+    return frozenset(params.index(name) for name in shown - other)
+
+
+def _only_shown(node: ast.AST, parents: dict[int, ast.AST], iterated: set[int], qualified_name) -> bool:
+    """Whether the value at `node` only reaches a showing call (as an argument, a dict value, or text)."""
+    child = node
+    parent = parents.get(id(child))
+    while parent is not None:
+        kind = parent.__class__
+        if kind in (ast.Subscript, ast.Attribute) and child is getattr(parent, "value", None):
+            if kind is ast.Attribute and parent.attr in ("items", "values", "keys"):
+                call = parents.get(id(parent))
+                return isinstance(call, ast.Call) and id(call) in iterated
+        elif kind in (ast.FormattedValue, ast.JoinedStr, ast.Dict, ast.Tuple, ast.keyword):
+            pass
+        elif kind is ast.BinOp and isinstance(parent.op, ast.Mod) and child is parent.right:
+            pass
+        elif kind is ast.Call:
+            if child is parent.func:
+                return False
+            if _shown_arguments(parent, qualified_name):
+                return True
+            function = parent.func
+            if qualified_name(function) == "builtins.str" or (isinstance(function, ast.Attribute) and function.attr == "format" and isinstance(function.value, ast.Constant)):
+                pass  # text, handed on
+            else:
+                return False
+        else:
+            return False
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
 def _root_param(value: ast.AST, params: set[str], parts: dict[str, str]) -> str | None:
     """The parameter a value is (part of): `m`, `m["loss"]`, `m.loss`, a variable iterating `m`."""
     while isinstance(value, (ast.Subscript, ast.Attribute)):
