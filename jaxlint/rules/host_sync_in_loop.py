@@ -10,7 +10,7 @@ label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zero
 converts what it stores), `jax.device_get(x)` (also through a local name a function binds once to
 a library function, `fetch = jax.device_get`, as through an import), `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
-(`print`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
+(`print`, `pprint.pp`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, `not`/`and`/`or` over device values, and `any`/`all` over a generator or list of device
 values made from this iteration's results (`if any(jnp.isnan(p).any() for p in
 jax.tree.leaves(params)):`: one read per element).
@@ -27,7 +27,12 @@ that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lamb
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
-(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it), inside a function of
+(`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it; a method of an object the
+loop holds in a name or in `self.attr` built from one class, `self.stopper.update(loss)`; reading
+includes a test that takes the truth of a comparison of the value, `if loss < self.best:` or `any(l
+<= b for l, b in zip(losses, self.best))`, and `min`/`max` of it, also on the side of a first-call test
+that every later call takes, `if self.best is None: ... elif loss < self.best:`; a tuple handed over,
+`stop((acc, loss))`, is read part by part: semantic/effects.py), inside a function of
 the module that reads, on every call, a device value it computed itself (`trainer.step(batch)` whose
 body runs a jitted step and ends `return loss.item()`, or prints the loss; called by name, on `self`
 or on an instance of a class of the module, any number of calls deep: the finding names the read
@@ -80,7 +85,11 @@ Not flagged, as principles:
   splits.items()`, is a handful, and so is a count of batches the source fixes to 32 or fewer,
   `range(config.eval_steps)` with a field default of 16 on the class `config` is annotated with);
 - the host needs the value anyway, every iteration: host code consumes it (`env.step(np.asarray(
-  action))`, any call jaxlint does not know to be a reporter (unless the value reaches it as text:
+  action))`, any call jaxlint does not know to be a reporter (a function of the module that only
+  shows what it is handed, every read of that parameter going to `print`, a log line or a progress bar,
+  is one: `show(jax.device_get(metrics), step)` is reported; so is a copy made in place and then only
+  shown, `m = jax.device_get(m); show(m)`, while one kept in a list or handed to other code is needed;
+  unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
   host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
   decides), a tokenizer decoding token ids, a
@@ -126,7 +135,12 @@ Not flagged, as principles:
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`) or over the first few items of a sequence (`for i in ranked[:5]`, also
   through a name bound once to such a slice);
-- the loop waits by design: it calls `block_until_ready` in any form, or saves a value it computed
+- the loop waits by design: it calls `block_until_ready` as a statement of its own or binding its
+  result (`jax.block_until_ready(out)`, `out = f(x).block_until_ready()`), or with timer stamps of the
+  same iteration around it (a latency measurement), while a wait whose result feeds a running total,
+  `total += jax.block_until_ready(loss)`, with no stamp of the iteration measuring it, is a read like
+  `float(loss)` and is reported, a timer around the whole loop included (it needs one wait after the
+  loop: semantic/measured_waits.py); or it saves a value it computed
   to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
   iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
   models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
@@ -222,7 +236,7 @@ from pathlib import Path
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, iteration, jaxapi, loop_cost, storage_reads, trace_time
+from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, iteration, jaxapi, loop_cost, measured_waits, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -240,7 +254,7 @@ _EXPLICIT_SYNCS = {
 }
 _LOGGING_PREFIXES = ("logging.", "absl.logging.")
 # Reporting calls that convert the device values handed to them (print, log, summary writers, progress bars).
-_REPORTING_QUALIFIED = ("wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tensorflow.summary.")
+_REPORTING_QUALIFIED = ("wandb.log", "mlflow.log_metric", "mlflow.log_metrics", "tensorflow.summary.", "pprint.pp", "pprint.pprint")
 _REPORTING_METHODS = frozenset({
     "scalar", "scalars", "add_scalar", "add_scalars", "histogram", "add_histogram", "write_scalars",
     "write_summaries", "log_metric", "log_metrics", "set_description", "set_description_str", "set_postfix",
@@ -311,8 +325,8 @@ class HostSyncInLoop(Rule):
                 # (and waits for what produced it) every iteration anyway.
                 needed_on_host |= _computed_from(_values_read(mask, values, context), values, context)
             converted = _converted_in_place(child, context)
-            if converted is not None and not _under_condition(child, node):
-                needed_on_host.add(converted)
+            if converted is not None and not _under_condition(child, node) and not _only_shown_after(converted, node, child, context):
+                needed_on_host.add(converted)  # (a copy that what follows only shows is no need: `m = jax.device_get(m); show(m)`)
             if isinstance(child, ast.While) and child is not node and values.truth_test_syncs(child.test) is not None and _adaptive_while(child, context):
                 # An adaptive inner loop needs its test on the host (above): the outer iteration waits
                 # there anyway, and reads of those values after it add no wait.
@@ -508,6 +522,9 @@ class HostSyncInLoop(Rule):
                 return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`"
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and fresh(node.func.value):
                 return f"`{snippet(context.text(node))}`"
+            if measured_waits.is_wait(node, context.qualified_name) and fresh(measured_waits.waited_value(node)) and not measured_waits.on_purpose(node, values.loop, context.qualified_name, TIMERS):
+                # `total += jax.block_until_ready(loss)`: a value fetch that no stamp of the iteration measures
+                return f"`{snippet(context.text(node))}` (a wait no timer of the iteration measures)"
             if _numpy_function(qualified):
                 # Any NumPy function computes on the host: it copies a device argument there first
                 # (`np.sum(pred == label)`, `np.mean(losses)`), waiting for whatever produced it.
@@ -524,8 +541,10 @@ class HostSyncInLoop(Rule):
                     return f"reporting device value `{snippet(context.text(value))}`"
             # A function of the project that reads its argument on the host on every call (`to_host(metrics)`
             # whose body runs `float(v)` over it): the sync is in the helper (semantic/effects.py).
-            value = _first_fresh(node.args, fresh)
-            if value is not None and any(a is value for a in effects.synced_arguments(context.model, node, values.scope)):
+            # (a tuple or list display handed over is read part by part: `stop((acc, loss))`)
+            synced = effects.synced_arguments(context.model, node, values.scope) if any(fresh(a) or isinstance(a, (ast.Tuple, ast.List)) for a in node.args) else []
+            value = _first_fresh([part for a in synced for part in (a.elts if isinstance(a, (ast.Tuple, ast.List)) else [a])], fresh)
+            if value is not None:
                 return f"`{snippet(context.text(node))}` (which reads `{snippet(context.text(value))}` on the host)"
             # A function of the module that reads, on every call, a device value it computed itself
             # (`trainer.step(batch)` whose body ends `return loss.item()`): semantic/helper_syncs.py.
@@ -1001,7 +1020,7 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
         if isinstance(node, ast.Call) and not _conditional(node, loop):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name == "block_until_ready":
+            if name == "block_until_ready" and measured_waits.on_purpose(node, loop, context.qualified_name, TIMERS):
                 return True
             if name in ("save", "savez", "savez_compressed") and context.qualified_name(func) in _SAVES:
                 assigned = flow.assigned_in(loop) if assigned is None else assigned
@@ -1603,7 +1622,7 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
             if _host_arithmetic(parent, context):
                 child, parent = parent, parent_of(parent)
                 continue  # `np.mean(jax.device_get(x))`: host arithmetic on the copy; what the result feeds decides
-            return not _is_sink_call(parent, context)
+            return not (_is_sink_call(parent, context) or _project_reporter(parent, child, context))
         if isinstance(parent, (ast.If, ast.While)) and child is parent.test:
             return False
         if isinstance(parent, ast.AugAssign):
@@ -1622,6 +1641,7 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
     uses = [
         n for n in loop_body(loop)
         if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+        and not is_within(n, assignment)  # (`m = jax.device_get(m)`: the old binding it reads is no use of the copy)
     ]
     if not uses:
         return True  # nothing reads it in the loop: it is consumed elsewhere, we cannot tell how
@@ -1636,7 +1656,7 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
                 if _host_arithmetic(parent, context):
                     child, parent = parent, parent_of(parent)
                     continue  # `print(np.round(value, 3))`: what the result of the arithmetic feeds decides
-                if not _is_sink_call(parent, context):
+                if not (_is_sink_call(parent, context) or _project_reporter(parent, child, context)):
                     return True
                 break
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
@@ -1680,6 +1700,48 @@ def _is_sink_call(call: ast.Call, context) -> bool:
     if qualified in ("builtins.print", "builtins.str", "builtins.format", "builtins.repr") or _is_reporting_call(call, context):
         return True
     return isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "format") and not qualified
+
+
+def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context) -> bool:
+    """Every read of `name` in the loop after it is rebound to its host copy (`m = jax.device_get(m)`)
+    only shows it: handed, directly or as text, to `print`, a reporter or a reporter of the module. A
+    copy kept in a list, stepped into an environment or handed to other code is needed by the host."""
+    uses = [
+        n for n in loop_body(loop)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and not is_within(n, assignment)
+    ]
+    if not uses:
+        return False
+    for use in uses:
+        child, parent = use, parent_of(use)
+        while True:
+            if parent is None or parent is loop or isinstance(parent, ast.stmt):
+                return False
+            if isinstance(parent, ast.Call):
+                if child is parent.func:
+                    return False
+                qualified = context.qualified_name(parent.func)
+                if qualified == "builtins.print" or (_is_reporting_call(parent, context) and not _writes_in_background(parent, context)) or _project_reporter(parent, child, context):
+                    break
+                if qualified not in ("builtins.float", "builtins.str", "builtins.format", "builtins.round"):
+                    return False
+            elif not isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.Subscript, ast.Attribute, ast.Dict, ast.Tuple, ast.keyword, ast.BinOp)):
+                return False
+            child, parent = parent, parent_of(parent)
+    return True
+
+
+def _project_reporter(call: ast.Call, argument: ast.AST, context) -> bool:
+    """`print_metrics(metrics, step)`, `self.show(metrics)`: a function of the module that only shows
+    the parameter the value fills (semantic/effects.shown_only_parameters): it reports the value, as
+    `print` does, and needs it for nothing else."""
+    position = next((index for index, a in enumerate(call.args) if a is argument), None)
+    if position is None:
+        return False
+    scope = callee_scope(call, context.model)
+    if scope is None or not scope.is_function or scope.in_traced:
+        return False
+    return position in effects.shown_only_parameters(scope.node, scope.has_self, context.model.qualified_name)
 
 
 def _callee_text(call: ast.Call, context) -> str:

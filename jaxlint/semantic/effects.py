@@ -115,7 +115,7 @@ def _positional(function: ast.AST, has_self: bool) -> list[str]:
     return names[1:] if has_self and names else names
 
 
-def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consumes, call_effects=None) -> Effects:
+def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consumes, call_effects=None, steady=None) -> Effects:
     """The effects of `function` on its positional parameters.
 
     qualified_name(node): the qualified name of a callee; call_consumes(call): the key arguments the
@@ -125,7 +125,13 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     A key counts as consumed where a call draws from the parameter before anything rebinds it
     (`rng, sub = split(rng)` draws from the caller's key). A value counts as synced only where the
     read runs on every call: not under an `if`, a conditional expression, `and`/`or`, an `except`
-    handler or a `while`, and not in a function that may return early (`if not verbose: return`)."""
+    handler or a `while`, and not in a function that may return early (`if not verbose: return`).
+    With `steady` (a test -> True / False / None: first_call_side), the side of a test that every call
+    after the first takes counts as running on every call (`if self.best is None: ... else:`).
+
+    Reads: a conversion (`float(x)`, `x.item()`), a showing call or an f-string of the value, the truth
+    of a comparison a test takes (`if loss < self.best:`, `while err > tol`, `any(l <= b for ...)`:
+    Python asks the array for a bool), and `min`/`max` of two or more values (they compare them)."""
     params = _positional(function, has_self)
     if not params or isinstance(function, ast.Lambda):
         return NONE
@@ -137,10 +143,22 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     key_params = {name for name in params if _KEY_NAME.search(name)}
     stable = {name for name in params if name not in first_rebound}
     parts = _parts_of_params(nodes, stable, qualified_name) if stable else {}
-    returns_early = _returns_early(function, nodes)
+    returns_early = _returns_early(function, nodes, steady)
     consumed: set[int] = set()
     synced: set[int] = set()
-    for node, conditional in _nodes_with_condition(function):
+    truth_taken: set[int] = set()  # comparisons whose truth a test takes
+    for node, conditional in _nodes_with_condition(function, steady):
+        kind = node.__class__
+        if kind in _TESTING:
+            truth_taken.update(id(c) for c in truth_tested_comparisons(node.test))
+            continue
+        if kind is ast.Compare:
+            if id(node) in truth_taken and not (conditional or returns_early or not stable):
+                for value in (node.left, *node.comparators):
+                    root = _root_param(value, stable, parts)
+                    if root is not None:
+                        synced.add(position[root])
+            continue
         if isinstance(node, ast.JoinedStr) and not (conditional or returns_early or not stable):
             # `f"loss {m['loss']:.4f}"`: formatting reads each value on the host
             for value in node.values:
@@ -161,6 +179,8 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
             continue
         read = _host_read_argument(node, qualified_name)
         shown = _shown_arguments(node, qualified_name) if read is None else []
+        if read is None and not shown:
+            shown = _compared_arguments(node, qualified_name)
         if read is not None or shown:
             for value in [read] if read is not None else shown:
                 root = _root_param(value, stable, parts)
@@ -318,9 +338,13 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
     for node in nodes:
         if node.__class__ is ast.JoinedStr:
             return True
+        if node.__class__ is ast.Compare and any(op.__class__ in _ORDERING for op in node.ops):
+            return True  # (a truth test of a comparison: read below only where a test takes its truth)
         if node.__class__ is not ast.Call:
             continue
         callee = node.func
+        if callee.__class__ is ast.Name and callee.id in ("min", "max") and len(node.args) >= 2:
+            return True
         attribute = callee.attr if callee.__class__ is ast.Attribute else None
         if attribute in _HOST_METHODS or attribute in _HOST_READ_NAMES or (callee.__class__ is ast.Name and callee.id in _HOST_READ_NAMES):
             return True
@@ -378,7 +402,14 @@ def _nodes_with_condition(function: ast.AST, steady=None):
             children += [(child, conditional if side is True else True) for child in body]
             children += [(child, conditional if side is False else True) for child in orelse]
         elif kind is ast.BoolOp:
-            children = [(node.values[0], conditional)] + [(value, True) for value in node.values[1:]]
+            # `self.best is None or loss < self.best`: once the first call has set `self.best`, every
+            # later call evaluates the right operand (steady: first_call_side).
+            passes = node.op.__class__ is ast.Or
+            children = [(node.values[0], conditional)]
+            through = steady is not None
+            for previous, value in zip(node.values, node.values[1:]):
+                through = through and steady(previous) is (not passes)
+                children.append((value, conditional if through else True))
         elif kind is ast.ExceptHandler:
             children = [(child, True) for child in child_nodes(node)]
         elif kind in _COMPREHENSION_TYPES:
@@ -482,6 +513,12 @@ def _parts_of_params(nodes: list[ast.AST], params: set[str], qualified_name) -> 
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             generators = [(node.target, node.iter)]
         for target, iterated in generators:
+            if isinstance(iterated, ast.Call) and qualified_name(iterated.func) == "builtins.zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
+                # `for loss, best in zip(losses, self.best)`: each target element takes the parts of its own argument
+                for element, argument in zip(target.elts, iterated.args):
+                    if isinstance(element, ast.Name) and isinstance(argument, ast.Name) and argument.id in params:
+                        parts[element.id] = argument.id
+                continue
             root = _iterated_param(iterated, params, qualified_name)
             if root is None:
                 continue
@@ -516,7 +553,7 @@ def _host_read_argument(call: ast.Call, qualified_name) -> ast.expr | None:
 # Calls that show what they are handed, converting each device value on the host: a print, a log
 # line (`logging.info`, a logger's `info`), a wandb record, a progress bar's postfix. (Summary writers
 # are left out: a helper cannot tell whether the writer it is handed writes in the background.)
-_SHOWING_CALLS = frozenset({"builtins.print", "wandb.log"})
+_SHOWING_CALLS = frozenset({"builtins.print", "wandb.log", "pprint.pp", "pprint.pprint"})
 _SHOWING_PREFIXES = ("logging.", "absl.logging.")
 _SHOWING_METHODS = frozenset({"info", "debug", "warning", "error", "log", "set_postfix", "set_description"})
 
@@ -535,6 +572,137 @@ def _shown_arguments(call: ast.Call, qualified_name) -> list[ast.expr]:
     for value in [*call.args, *(k.value for k in call.keywords)]:
         shown.extend(v for v in value.values if v is not None) if isinstance(value, ast.Dict) else shown.append(value)
     return shown
+
+
+_ORDERING = frozenset({ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq})
+_TESTING = frozenset({ast.If, ast.While, ast.IfExp, ast.Assert})
+
+
+def truth_tested_comparisons(test: ast.expr) -> list[ast.Compare]:
+    """The comparisons whose truth a test takes: the test itself, the operands of `and`/`or`/`not`,
+    and the element of a generator or list handed to `any`/`all`. Only value comparisons (`<`, `==`,
+    ...): `is None`, `in` and `isinstance` ask the host objects, not the device."""
+    found: list[ast.Compare] = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is ast.Compare:
+            if all(op.__class__ in _ORDERING for op in node.ops):
+                found.append(node)
+        elif kind is ast.BoolOp:
+            stack.extend(node.values)
+        elif kind is ast.UnaryOp and node.op.__class__ is ast.Not:
+            stack.append(node.operand)
+        elif kind is ast.Call and node.func.__class__ is ast.Name and node.func.id in ("any", "all") and len(node.args) == 1:
+            argument = node.args[0]
+            if argument.__class__ in (ast.GeneratorExp, ast.ListComp):
+                stack.append(argument.elt)
+    return found
+
+
+def _compared_arguments(call: ast.Call, qualified_name) -> list[ast.expr]:
+    """`min(self.best, loss)`, `max(a, b)`: the builtins compare their arguments, asking each
+    comparison for a bool on the host."""
+    if len(call.args) >= 2 and not call.keywords and qualified_name(call.func) in ("builtins.min", "builtins.max"):
+        return list(call.args)
+    return []
+
+
+def first_call_side(test: ast.expr, function: ast.AST) -> bool | None:
+    """Which side of `self.x is None` (or `is not None`) every call after the first takes, where the
+    method itself sets `self.x` to a value and never back to None: the first call initialises, the
+    others compare (`if self.best is None: self.best = loss` / `elif loss < self.best:`). False: the
+    test fails from the second call on; True: it holds; None: not such a test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if not (isinstance(right, ast.Constant) and right.value is None):
+        return None
+    if not (isinstance(left, ast.Attribute) and isinstance(left.value, ast.Name) and left.value.id == "self"):
+        return None
+    sets_value = False
+    for node in walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr == left.attr and isinstance(target.value, ast.Name) and target.value.id == "self":
+                value = getattr(node, "value", None)
+                if value is None or (isinstance(value, ast.Constant) and value.value is None):
+                    return None  # (set back to None: the test holds again)
+                sets_value = True
+    if not sets_value:
+        return None
+    return isinstance(test.ops[0], ast.IsNot)
+
+
+def shown_only_parameters(function: ast.AST, has_self: bool, qualified_name) -> frozenset[int]:
+    """Positions (self excluded) of the parameters a function only shows: every read of the parameter,
+    or of a part of it (`m["loss"]`, `m.loss`, a variable iterating `m.items()`), sits in what a showing
+    call is handed (`print`, a log line, `wandb.log`, a progress bar's postfix), directly or as text
+    (an f-string, `%`, `.format`, `str`), and the parameter is never rebound. Handing a value to such a
+    function reports it, as handing it to `print` does: a reporter of the project
+    (`print_metrics(metrics, step)`)."""
+    if isinstance(function, ast.Lambda):
+        return frozenset()
+    params = _positional(function, has_self)
+    if not params:
+        return frozenset()
+    nodes = _own_nodes(function)
+    rebound = _first_rebindings(nodes)
+    stable = {name for name in params if name not in rebound}
+    if not stable:
+        return frozenset()
+    parts = _parts_of_params(nodes, stable, qualified_name)
+    parents: dict[int, ast.AST] = {}
+    for node in nodes:
+        for child in child_nodes(node):
+            parents[id(child)] = node
+    iterated = set()  # the `m.items()` a loop or comprehension iterates: where the parts come from
+    for node in nodes:
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            iterated.add(id(node.iter))
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            iterated.update(id(g.iter) for g in node.generators)
+    shown: set[str] = set()
+    other: set[str] = set()
+    for node in nodes:
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+            continue
+        root = node.id if node.id in stable else parts.get(node.id)
+        if root is None:
+            continue
+        (shown if _only_shown(node, parents, iterated, qualified_name) else other).add(root)
+    return frozenset(params.index(name) for name in shown - other)
+
+
+def _only_shown(node: ast.AST, parents: dict[int, ast.AST], iterated: set[int], qualified_name) -> bool:
+    """Whether the value at `node` only reaches a showing call (as an argument, a dict value, or text)."""
+    child = node
+    parent = parents.get(id(child))
+    while parent is not None:
+        kind = parent.__class__
+        if kind in (ast.Subscript, ast.Attribute) and child is getattr(parent, "value", None):
+            if kind is ast.Attribute and parent.attr in ("items", "values", "keys"):
+                call = parents.get(id(parent))
+                return isinstance(call, ast.Call) and id(call) in iterated
+        elif kind in (ast.FormattedValue, ast.JoinedStr, ast.Dict, ast.Tuple, ast.keyword):
+            pass
+        elif kind is ast.BinOp and isinstance(parent.op, ast.Mod) and child is parent.right:
+            pass
+        elif kind is ast.Call:
+            if child is parent.func:
+                return False
+            if _shown_arguments(parent, qualified_name):
+                return True
+            function = parent.func
+            if qualified_name(function) == "builtins.str" or (isinstance(function, ast.Attribute) and function.attr == "format" and isinstance(function.value, ast.Constant)):
+                pass  # text, handed on
+            else:
+                return False
+        else:
+            return False
+        child, parent = parent, parents.get(id(parent))
+    return False
 
 
 def _root_param(value: ast.AST, params: set[str], parts: dict[str, str]) -> str | None:
@@ -571,6 +739,7 @@ def function_effects(model, scope) -> Effects:
                     scope.node, scope.has_self, model.qualified_name,
                     lambda call: _library_key_arguments(model, call, scope),
                     lambda call: _callee_effects_with_imports(model, call, scope),
+                    steady=(lambda test: first_call_side(test, scope.node)) if scope.has_self else None,
                 )
             finally:
                 model.__dict__["_function_effects_depth"] = depth
@@ -680,6 +849,11 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
     function = call.func
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
+        if owner is not None:
+            return _method_effects(model, owner, function.attr)
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Attribute) and isinstance(function.value.value, ast.Name) and function.value.value.id == "self":
+        # `self.stopper.update(loss)`, with every assignment of `self.stopper` building one class
+        owner = model.self_attribute_class(function.value)
         if owner is not None:
             return _method_effects(model, owner, function.attr)
     if isinstance(function, ast.Name):
