@@ -106,6 +106,10 @@ HOST_MODULES = (
 )
 # Calls that return descriptions of arrays, not arrays: shapes and dtypes (`jax.eval_shape`, `einops.parse_shape`).
 HOST_RESULT_CALLS = frozenset({"jax.eval_shape", "jax.ShapeDtypeStruct", "jax.typeof", "equinox.filter_eval_shape", "einops.parse_shape"})
+# Calls returning (leaves, treedef): the leaves are the tree's arrays, the treedef a static description.
+TREE_FLATTENING = frozenset({
+    "jax.tree_util.tree_flatten", "jax.tree.flatten", "jax.tree_util.tree_flatten_with_path", "jax.tree.flatten_with_path",
+})
 HOST_SCALAR_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.complex", "builtins.bool", "operator.index"})
 # Namespaces whose functions return arrays computed from their array arguments.
 ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.image.", "jax.ops.", "jax.experimental.pallas.")

@@ -1815,6 +1815,8 @@ class SemanticModel(DeviceValues):
     def _call_returns_by_position(self, value: ast.AST | None, scope: Scope, width: int) -> tuple[int, ...] | None:
         if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
             return None
+        if width == 2 and self.qualified_name(value.func) in jaxapi.TREE_FLATTENING:
+            return (TRACED, NONE)  # `leaves, treedef = jax.tree_util.tree_flatten(tree)`: the structure is static
         resolved = self.resolve_function(value.func, scope)
         callee = resolved[0] if resolved is not None else None
         if callee is None or callee.transforms & jaxapi.COMPILING or callee.returns_by_position is None:
