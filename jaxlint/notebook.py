@@ -278,9 +278,113 @@ def lint_notebook(text: str, filename: str, settings, rules: Sequence, ignored_c
         checked = check_source(joined.text, filename, settings, rules, ignored_codes=ignored_codes, parsed=joined.tree)
         result.errors.extend(checked.errors)
         cell_map = CellMap(joined.text)
-        diagnostics.extend(mapped for mapped in map(cell_map.diagnostic, checked.diagnostics) if mapped is not None)
+        shown = demonstrated_failures(notebook)
+        kept = [d for d in checked.diagnostics if not (shown and _shows_this_failure(d, shown, joined))]
+        diagnostics.extend(mapped for mapped in map(cell_map.diagnostic, kept) if mapped is not None)
     result.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
     return result
+
+
+# Findings that say "this raises when traced" (a tracer converted to a Python value, used as a shape,
+# indexed in place, handed to NumPy) and the errors a run shows for them.
+_RAISING_CODES = frozenset({"JAX101", "JAX102", "JAX103", "JAX105", "JAX106", "JAX108", "JAX307"})
+_TRACER_ERRORS = re.compile(r"(Tracer\w*Error|ConcretizationTypeError|NonConcreteBooleanIndexError|TypeError|IndexError)$")
+_TRACE_PRINTED = "Traced<"  # what `print` of a tracer shows: a print that ran at trace time
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_FRAME_FUNCTION = re.compile(r"\bin (\w+)\(")
+
+
+def demonstrated_failures(notebook: Notebook) -> dict[str, set[str]]:
+    """What the notebook's saved outputs show, by the functions involved: "error" for a function whose
+    run shows a tracer error (named in the traceback's frames, or called or handed to a transform by the
+    cell that raised: `jax.make_jaxpr(f5)(5)`), "print" for one whose trace printed a tracer
+    (`Traced<ShapedArray(...)>` in the cell's output). A lesson that runs `jax.jit(relu)(10.0)`, shows the
+    TracerBoolConversionError and fixes it in the next cell demonstrates the error on purpose; the author
+    has already seen what a finding would say."""
+    shown: dict[str, set[str]] = {}
+    for cell in notebook.data.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or not isinstance(cell.get("outputs"), list):
+            continue
+        kinds: set[str] = set()
+        frames: set[str] = set()
+        for output in cell["outputs"]:
+            if not isinstance(output, dict):
+                continue
+            if output.get("output_type") == "error" and _TRACER_ERRORS.search(str(output.get("ename", ""))):
+                kinds.add("error")
+                traceback = output.get("traceback")
+                text = _ANSI.sub("", "\n".join(t for t in traceback if isinstance(t, str)) if isinstance(traceback, list) else "")
+                frames.update(_FRAME_FUNCTION.findall(text))
+            elif output.get("output_type") == "stream" and _TRACE_PRINTED in _source_text(output.get("text", "")):
+                kinds.add("print")
+        if not kinds:
+            continue
+        names = frames | _names_used(_source_text(cell.get("source", "")))
+        for name in names:
+            shown.setdefault(name, set()).update(kinds)
+    if not shown:
+        return shown  # (the usual notebook: nothing more to parse)
+    # A name bound to a transform of a function (`f_jit = jax.jit(f)` in an earlier cell) shows `f`.
+    for cell in notebook.cells:
+        for alias, wrapped in _wrappers(cell.masked or "").items():
+            if alias in shown:
+                for name in wrapped:
+                    shown.setdefault(name, set()).update(shown[alias])
+    return shown
+
+
+def _wrappers(source: str) -> dict[str, set[str]]:
+    """`alias = transform(f, ...)` bindings of a cell: alias -> the names handed to the call."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            handed = {a.id for a in node.value.args if isinstance(a, ast.Name)}
+            if handed:
+                found.setdefault(node.targets[0].id, set()).update(handed)
+    return found
+
+
+def _names_used(source: str) -> set[str]:
+    """Names a cell calls or hands to a call (`jax.jit(f5)(5)` gives `f5`; `obj.apply(10)` gives `apply`)."""
+    masked, _ = mask_ipython(source)
+    try:
+        tree = ast.parse(masked if masked is not None else "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for part in (node.func, *node.args):
+                if isinstance(part, ast.Name):
+                    names.add(part.id)
+                elif isinstance(part, ast.Attribute):
+                    names.add(part.attr)
+    return names
+
+
+def _shows_this_failure(diagnostic: Diagnostic, shown: dict[str, set[str]], joined: Joined) -> bool:
+    """The finding says the function it sits in fails when traced (or prints a tracer: JAX104), and the
+    notebook's saved outputs show that very failure for that function."""
+    wanted = "error" if diagnostic.code in _RAISING_CODES else "print" if diagnostic.code == "JAX104" else None
+    if wanted is None:
+        return False
+    functions = joined.__dict__.get("_function_spans")
+    if functions is None:
+        # (parsed afresh: the semantic model has annotated the shared tree in its own way)
+        try:
+            tree = ast.parse(joined.text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = ast.Module(body=[], type_ignores=[])
+        functions = joined.__dict__["_function_spans"] = [
+            (node.name, min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno)
+            for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+    row = diagnostic.location.row
+    return any(first <= row <= last and wanted in shown.get(name, ()) for name, first, last in functions)
 
 
 @dataclass

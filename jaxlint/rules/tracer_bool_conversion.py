@@ -6,7 +6,12 @@ comparisons such as `0 < x < 1`, and the builtins `min`/`max`.
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
 of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
 compiled call sits in such a `try` (`@jax.jit def f` then `try: f(2) except
-jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose.
+jax.errors.TracerBoolConversionError: ...`): a lesson that shows the error on purpose. So is a
+notebook function whose run the notebook's saved outputs show failing with a tracer error (the cell
+that ran `jax.jit(relu)(1.0)` holds the TracerBoolConversionError, named in its traceback or handed to
+the transform there); the same holds for every rule that says "this raises when traced" (JAX102,
+JAX103, JAX105, JAX106, JAX108, JAX307), and for a trace-time `print` whose tracer the output shows
+(JAX104): the author has already seen what a finding would say (notebook.demonstrated_failures).
 
 ## Why is this bad?
 Inside `jax.jit` (and `vmap`, `grad`, `lax.scan` bodies, ...) arguments are abstract tracers: their
