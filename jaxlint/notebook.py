@@ -294,15 +294,16 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FRAME_FUNCTION = re.compile(r"\bin (\w+)\(")
 
 
-def demonstrated_failures(notebook: Notebook) -> dict[str, set[str]]:
-    """What the notebook's saved outputs show, by the functions involved: "error" for a function whose
-    run shows a tracer error (named in the traceback's frames, or called or handed to a transform by the
-    cell that raised: `jax.make_jaxpr(f5)(5)`), "print" for one whose trace printed a tracer
-    (`Traced<ShapedArray(...)>` in the cell's output). A lesson that runs `jax.jit(relu)(10.0)`, shows the
-    TracerBoolConversionError and fixes it in the next cell demonstrates the error on purpose; the author
-    has already seen what a finding would say."""
-    shown: dict[str, set[str]] = {}
-    for cell in notebook.data.get("cells", []):
+def demonstrated_failures(notebook: Notebook) -> dict[str, set[tuple[str, int]]]:
+    """What the notebook's saved outputs show, by the functions involved: ("error", cell) for a function
+    whose run in that cell shows a tracer error (named in the traceback's frames, or called or handed to
+    a transform by the cell that raised: `jax.make_jaxpr(f5)(5)`), ("print", cell) for one whose trace
+    printed a tracer there (`Traced<ShapedArray(...)>` in the cell's output). A lesson that runs
+    `jax.jit(relu)(10.0)`, shows the TracerBoolConversionError and fixes it in the next cell demonstrates
+    the error on purpose; the author has already seen what a finding would say. Cells count from 1
+    among all cells, as findings name them."""
+    shown: dict[str, set[tuple[str, int]]] = {}
+    for index, cell in enumerate(notebook.data.get("cells", [])):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or not isinstance(cell.get("outputs"), list):
             continue
         kinds: set[str] = set()
@@ -321,7 +322,7 @@ def demonstrated_failures(notebook: Notebook) -> dict[str, set[str]]:
             continue
         names = frames | _names_used(_source_text(cell.get("source", "")))
         for name in names:
-            shown.setdefault(name, set()).update(kinds)
+            shown.setdefault(name, set()).update((kind, index + 1) for kind in kinds)
     if not shown:
         return shown  # (the usual notebook: nothing more to parse)
     # A name bound to a transform of a function (`f_jit = jax.jit(f)` in an earlier cell) shows `f`.
@@ -366,9 +367,10 @@ def _names_used(source: str) -> set[str]:
     return names
 
 
-def _shows_this_failure(diagnostic: Diagnostic, shown: dict[str, set[str]], joined: Joined) -> bool:
-    """The finding says the function it sits in fails when traced (or prints a tracer: JAX104), and the
-    notebook's saved outputs show that very failure for that function."""
+def _shows_this_failure(diagnostic: Diagnostic, shown: dict[str, set[tuple[str, int]]], joined: Joined) -> bool:
+    """The finding says the function it sits in fails when traced (or prints a tracer: JAX104), and a
+    later cell's saved output shows that very failure for that function, with no other `def` of its
+    name in between (notebooks redefine `f` from lesson to lesson)."""
     wanted = "error" if diagnostic.code in _RAISING_CODES else "print" if diagnostic.code == "JAX104" else None
     if wanted is None:
         return False
@@ -379,12 +381,21 @@ def _shows_this_failure(diagnostic: Diagnostic, shown: dict[str, set[str]], join
             tree = ast.parse(joined.text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = ast.Module(body=[], type_ignores=[])
+        cells = CellMap(joined.text)
         functions = joined.__dict__["_function_spans"] = [
-            (node.name, min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno)
+            (node.name, min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno,
+             (cells.locate(Position(node.lineno, 1)) or (0, None))[0])
             for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
     row = diagnostic.location.row
-    return any(first <= row <= last and wanted in shown.get(name, ()) for name, first, last in functions)
+    for name, first, last, defined in functions:
+        if not first <= row <= last:
+            continue
+        redefined = sorted(cell for other, _, _, cell in functions if other == name and cell > defined)
+        for kind, output_cell in shown.get(name, ()):
+            if kind == wanted and defined <= output_cell and not any(cell <= output_cell for cell in redefined):
+                return True
+    return False
 
 
 @dataclass

@@ -82,3 +82,13 @@ def test_printed_values_are_not_a_trace_time_print():
     stream = {"output_type": "stream", "name": "stdout", "text": ["2.0\n"]}
     text = _notebook(("import jax\n" + PRINTER, []), ("show_jit(1.0)", [stream]))
     assert ("JAX104", 1) in _codes(text)
+
+
+def test_a_later_redefinition_is_not_covered_by_an_earlier_demonstration():
+    again = "def relu(x):\n    while x > 0:\n        x = x - 1\n    return x\n"
+    text = _notebook(
+        (RELU, []), ("jax.jit(relu)(1.0)", [_error("TracerBoolConversionError", "relu")]),
+        (again, []), ("jax.jit(relu)(2.0)", []),
+    )
+    codes = _codes(text)
+    assert ("JAX101", 1) not in codes and ("JAX101", 3) in codes
