@@ -303,6 +303,7 @@ def demonstrated_failures(notebook: Notebook) -> dict[str, set[tuple[str, int]]]
     the error on purpose; the author has already seen what a finding would say. Cells count from 1
     among all cells, as findings name them."""
     shown: dict[str, set[tuple[str, int]]] = {}
+    masked = {cell.index: cell.masked for cell in notebook.cells}
     for index, cell in enumerate(notebook.data.get("cells", [])):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or not isinstance(cell.get("outputs"), list):
             continue
@@ -320,7 +321,7 @@ def demonstrated_failures(notebook: Notebook) -> dict[str, set[tuple[str, int]]]
                 kinds.add("print")
         if not kinds:
             continue
-        names = frames | _names_used(_source_text(cell.get("source", "")))
+        names = frames | _names_used(masked.get(index) or "")
         for name in names:
             shown.setdefault(name, set()).update((kind, index + 1) for kind in kinds)
     if not shown:
@@ -350,10 +351,10 @@ def _wrappers(source: str) -> dict[str, set[str]]:
 
 
 def _names_used(source: str) -> set[str]:
-    """Names a cell calls or hands to a call (`jax.jit(f5)(5)` gives `f5`; `obj.apply(10)` gives `apply`)."""
-    masked, _ = mask_ipython(source)
+    """Names a cell (its masked Python) calls or hands to a call (`jax.jit(f5)(5)` gives `f5`;
+    `obj.apply(10)` gives `apply`)."""
     try:
-        tree = ast.parse(masked if masked is not None else "")
+        tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     names: set[str] = set()

@@ -42,7 +42,7 @@ except ModuleNotFoundError:  # Python 3.10
 from jaxlint.semantic import fresh_values, returned_kinds, run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
-from jaxlint.semantic.syntax import bound_names, child_nodes, walk  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, child_nodes, returned_positions, walk  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
@@ -573,19 +573,13 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
                 for name in bound_names(target):
                     plain[name] = plain.get(name, 0) + 1
         pending.extend(child_nodes(child))
-    if not returns:
-        return ()
-    tuples = [r for r in returns if isinstance(r, ast.Tuple)]
-    if tuples and len(tuples) != len(returns):
-        return ()
-    width = len(tuples[0].elts) if tuples else 1
-    if any(len(r.elts) != width or any(isinstance(e, ast.Starred) for e in r.elts) for r in tuples):
+    positions = returned_positions(returns) if returns else None
+    if not positions:
         return ()
     found = []
-    for position in range(width):
+    for position, elements in positions:
         entries = set()
-        for whole in returns:
-            element = whole.elts[position] if tuples else whole
+        for element in elements:
             entry = None
             if isinstance(element, ast.Name) and element.id not in plain:
                 entry = compiled.get(element.id)
@@ -599,7 +593,7 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
             entries.add((entry[0], tuple(sorted((k, ast.dump(v)) for k, v in entry[1].items())), entry[2], entry[3]))
             kept = entry
         if len(entries) == 1:
-            found.append((position if tuples else -1, kept[0], kept[1], kept[2], kept[3]))
+            found.append((position, kept[0], kept[1], kept[2], kept[3]))
     return tuple(found)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.syntax import bound_names, child_nodes
+from jaxlint.semantic.syntax import bound_names, child_nodes, returned_positions
 
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
 # Marks a callable whose result the function unpacked and returns a part of: not an instance of the
@@ -96,19 +96,14 @@ def returned_calls(light, node: ast.AST, references: dict[str, str] | None) -> t
                 for name in bound_names(target):
                     counts[name] = 2
         pending.extend(child_nodes(child))
-    if not returns:
+    positions = returned_positions(returns) if returns else None
+    if not positions:
         return ()
-    tuples = [r for r in returns if r.__class__ is ast.Tuple]
-    if tuples and len(tuples) != len(returns):
-        return ()
-    width = len(tuples[0].elts) if tuples else 0
-    if any(len(r.elts) != width or any(e.__class__ is ast.Starred for e in r.elts) for r in tuples):
-        return ()
+    width = len(positions) if positions[0][0] >= 0 else 0
     found = []
-    for position in range(width) if tuples else (-1,):
+    for position, elements in positions:
         callables = set()
-        for whole in returns:
-            element = whole.elts[position] if tuples else whole
+        for element in elements:
             suffix = ""
             if element.__class__ is ast.Name and counts.get(element.id) == 1:
                 if element.id in parts:

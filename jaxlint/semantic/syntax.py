@@ -247,6 +247,22 @@ def keyword_options(call: ast.Call) -> dict[str, ast.expr]:
     return {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
 
 
+def returned_positions(returns: list[ast.expr]) -> list[tuple[int, list[ast.expr]]] | None:
+    """The `return` values of a function lined up by tuple position: (position, what every return
+    gives there) for each position of a tuple every return spells out with one width, or [(-1,
+    returns)] when none is a tuple. None when the returns differ in shape (a tuple beside a single
+    value, two widths, a starred element), so no position means one thing."""
+    tuples = [r for r in returns if r.__class__ is ast.Tuple]
+    if not tuples:
+        return [(-1, list(returns))]
+    if len(tuples) != len(returns):
+        return None
+    width = len(tuples[0].elts)
+    if any(len(r.elts) != width or any(e.__class__ is ast.Starred for e in r.elts) for r in tuples):
+        return None
+    return [(position, [r.elts[position] for r in tuples]) for position in range(width)]
+
+
 def is_main_guard(test: ast.expr) -> bool:
     """`__name__ == "__main__"` (either way round)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):

@@ -502,7 +502,7 @@ class _Walker:
         it) whose body surely waits somewhere outside the end stamp's own branch (`if state.step >
         limit:` on a device value every step): at most one iteration's work is unwaited, a small part
         of the interval."""
-        from jaxlint.semantic.flow import LOOP_NODES
+        from jaxlint.semantic.flow import LOOP_NODES, statement_list
 
         child: ast.AST = end_statement
         parent = parent_of(child)
@@ -517,11 +517,12 @@ class _Walker:
                 others = [s for s in parent.body if s is not child]
                 if self.waits_somewhere(others + after_stamp, surely=True):
                     return True
-            block = next((b for b in _blocks_of(parent) if any(child is s for s in b)), None)
-            if block is not None:
+            located = statement_list(child) if isinstance(child, ast.stmt) else None
+            if located is not None:
+                block, index = located
                 # (straight-line statements only: a wait under a further `if` may not come every time)
                 after_stamp += [
-                    s for s in block[next(i for i, s in enumerate(block) if s is child) + 1:]
+                    s for s in block[index + 1:]
                     if not isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match))
                 ]
             child, parent = parent, parent_of(parent)
@@ -996,8 +997,3 @@ def device_like_names(scope, model) -> frozenset[str]:
     result = frozenset(device)
     per_model[key] = result
     return result
-
-
-def _blocks_of(node: ast.AST) -> list[list[ast.stmt]]:
-    """The statement lists directly under `node` (`body`, `orelse`, `finalbody`, a handler's body)."""
-    return [getattr(node, field) for field in ("body", "orelse", "finalbody") if isinstance(getattr(node, field, None), list)]
