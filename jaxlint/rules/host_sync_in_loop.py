@@ -155,7 +155,8 @@ Not flagged, as principles:
   `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
   its compiled call, a training loop or a sampler's chain, it stays flagged; a value each iteration
   binds afresh before reading it, `block = jnp.asarray(scans[i:j])` then `block = clean(block)`,
-  carries nothing between iterations);
+  carries nothing between iterations, and neither does a PRNG key alone, threaded through a
+  rollout's compiled call: `action, rng = act(params, obs, rng=rng)`);
 - the test reads nothing from the device: a compiled call keeps its result's pytree structure, so the
   truth of a dict or list of device arrays it returns (`if metrics:` after `state, metrics =
   step(state, batch)` where `step` returns `state, {"loss": loss}`) is the container's length, known
@@ -236,12 +237,12 @@ from pathlib import Path
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, iteration, jaxapi, loop_cost, measured_waits, storage_reads, trace_time
+from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, iteration, jaxapi, key_values, loop_cost, measured_waits, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.host_code import callee_scope
-from jaxlint.semantic.flow import dotted_name, iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
+from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
 from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
@@ -1082,23 +1083,25 @@ def _appended_to_list(value: ast.AST) -> bool:
 
 def _carries_training_state(loop: ast.AST, context) -> bool:
     """A training loop: a jitted call rebinds what it is passed (`state, loss = step(state, batch)`) or
-    is named for training (`train_step(model, optimizer, batch)` updating nnx objects in place)."""
+    is named for training (`train_step(model, optimizer, batch)` updating nnx objects in place). A
+    PRNG key threaded through the call (`action, rng = act(params, obs, rng=rng)` in a rollout) is
+    not training state."""
     model = context.model
     # The loop's own item (`for config in configs: config = smear(config)`) is bound afresh each
     # iteration: transforming it carries nothing from one iteration to the next.
     items = flow.target_names(loop.target) if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
     items |= _bound_afresh_each_iteration(loop)
+    keys = None
     for node in loop_body(loop):
         if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is None:
             continue
         callee = context.text(node.func).rsplit(".", 1)[-1].lower()
         if "train" in callee or "update" in callee:
             return True
-        statement = parent_of(node)
-        if isinstance(statement, ast.Assign) and statement.value is node:
-            stored = {dotted_name(element) for target in statement.targets for element in target_elements(target)}
-            passed = {dotted_name(part) for argument in node.args for part in (argument.elts if isinstance(argument, ast.Tuple) else [argument])}
-            if (stored & passed) - {None} - items:
+        carried = flow.rebinds_handed(parent_of(node), node) - items
+        if carried:
+            keys = key_values.key_names(model.scope_for(loop).node, context) if keys is None else keys
+            if carried - keys:
                 return True
     return False
 

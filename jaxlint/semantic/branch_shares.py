@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.model import FUNCTION_NODES, SemanticModel, parent_of
-from jaxlint.semantic.syntax import bound_names, walk
+from jaxlint.semantic.flow import rebinds_handed
+from jaxlint.semantic.model import FUNCTION_NODES, SemanticModel
 
 # Uniform draws in [0, 1) made on the host (the standard library and NumPy's legacy and Generator APIs).
 _UNIFORM_DRAWS = frozenset({
@@ -98,10 +98,9 @@ def _carried_updates(statements, model: SemanticModel) -> list[ast.Call]:
         binding = model.jit_binding_for_call(call)
         if binding is None:
             continue
-        passed = {a.id for a in call.args if isinstance(a, ast.Name)}
-        passed |= {k.value.id for k in call.keywords if isinstance(k.value, ast.Name)}
-        rebound = {name for target in getattr(node, "targets", ()) for name in bound_names(target)}
-        if passed & rebound or (binding.transform == "flax.nnx.jit" and passed):
+        # An `nnx.jit` step updates the modules it is handed in place, without rebinding them.
+        handed_names = any(isinstance(a, ast.Name) for a in [*call.args, *(k.value for k in call.keywords)])
+        if rebinds_handed(node, call) or (binding.transform == "flax.nnx.jit" and handed_names):
             found.append(call)
     return found
 

@@ -23,7 +23,7 @@ import ast
 import re
 import weakref
 
-from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, statement_list, target_elements, walk_same_scope
+from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, rebinds_handed, statement_list, target_elements, walk_same_scope
 from jaxlint.semantic.flow import reaching_value as _reaching_value
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
@@ -907,10 +907,7 @@ def records_carried_state(loop: ast.AST, model) -> bool:
     carried: set[str] = set()
     for node in walk(loop):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) and model.jit_binding_for_call(node.value) is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            rebound = {dotted_name(e) for t in targets for e in target_elements(t)} - {None}
-            passed = {dotted_name(a) for a in [*node.value.args, *(k.value for k in node.value.keywords)]} - {None}
-            carried |= rebound & passed
+            carried |= rebinds_handed(node, node.value)
     if not carried:
         return False
     indices = {

@@ -267,6 +267,29 @@ def target_elements(target: ast.AST) -> Iterator[ast.AST]:
         yield target
 
 
+def rebinds_handed(statement: ast.AST, call: ast.Call) -> set[str]:
+    """The names (dotted: `self.state` too) that `call` is handed and its own `statement` rebinds from
+    its result: `state, loss = step(state, batch)` gives {"state"}, as do `step((state, opt), batch)`
+    (an element of a tuple argument) and `step(batch, state=state)`. Empty when `call` is not the
+    statement's whole value. The one syntactic sign of a call that carries state from one iteration
+    to the next, which each question about carried state (is this a training loop, which calls pace
+    the steps, is this an opaque state step) then qualifies."""
+    if getattr(statement, "value", None) is not call:
+        return set()
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    else:
+        return set()
+    rebound = {dotted_name(element) for target in targets for element in target_elements(target)}
+    handed = {
+        dotted_name(part) for argument in [*call.args, *(keyword.value for keyword in call.keywords)]
+        for part in (argument.elts if isinstance(argument, ast.Tuple) else [argument])
+    }
+    return (rebound & handed) - {None}
+
+
 def dotted_name(node: ast.AST) -> str | None:
     """`state`, `self.state`, `trainer.state.params` as a dotted string; None for anything else."""
     if node.__class__ is ast.Name:

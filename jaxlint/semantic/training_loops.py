@@ -24,7 +24,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.containers import container_of_device_values
-from jaxlint.semantic.flow import FEW_ITERATIONS, single_binding
+from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
@@ -1841,13 +1841,7 @@ def opaque_state_step(call: ast.Call, model: SemanticModel) -> bool:
     func = call.func
     if not isinstance(func, ast.Name):
         return False
-    statement = parent_of(call)
-    if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or statement.value is not call:
-        return False
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    rebound = {name for target in targets for name in bound_names(target)}
-    handed = {argument.id for argument in [*call.args, *(k.value for k in call.keywords)] if isinstance(argument, ast.Name)}
-    if not rebound & handed:
+    if not rebinds_handed(parent_of(call), call):
         return False
     scope = model.scope_for(call)
     return _made_by_other_module(func.id, scope, model, 0)
