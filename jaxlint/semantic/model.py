@@ -1166,7 +1166,7 @@ class SemanticModel(DeviceValues):
                 transform = self.transform_of(value.func)
                 if transform not in jaxapi.COMPILING:
                     continue
-                key = binding_key(target)
+                key = binding_key(target) or instance_key(target)
                 if key is None:
                     continue
                 resolved = self.resolve_function(value.args[0], scope)
@@ -1284,6 +1284,8 @@ class SemanticModel(DeviceValues):
             found = self._imported_jit_binding(node)
             if found is None and node.__class__ is ast.Name:
                 found = self._parameter_jit_binding(node)
+            if found is None and node.__class__ is ast.Attribute:
+                found = self._rebound_instance_attribute(node)
             return found
         if not isinstance(node, ast.Name):
             own = self._own_class_binding(node, bindings)
@@ -1293,7 +1295,10 @@ class SemanticModel(DeviceValues):
             if node.id in current.local_names or node.id in current.defs:
                 owned = [binding for binding in bindings if binding.owner is current or binding.owner is None]
                 if not owned:
-                    return None
+                    # A parameter of the function that every call fills with a compiled callable,
+                    # whatever other scopes bind to the same name (`def advance(z, step)` beside a
+                    # module-level `@jax.jit def step`, called as `advance(z, step)`).
+                    return self._parameter_jit_binding(node) if node.id in current.param_nodes else None
                 two_defs = node.id in current.defs and current.defs[node.id] is None
                 plain = _plain_defs(current, node.id, owned) if two_defs else ()
                 if plain:
@@ -1308,6 +1313,24 @@ class SemanticModel(DeviceValues):
                 return _reaching(owned, node, current, self) or _agreeing(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
+
+    def _rebound_instance_attribute(self, node: ast.Attribute) -> JitBinding | None:
+        """`net.apply(...)` after `net.apply = jax.jit(net.apply)`: an attribute of an object held in a
+        name, rebound to a compiled callable, is that callable for the calls the rebinding reaches
+        (straight-line code of the same scope after it, the name `net` bound no more than once there)."""
+        key = instance_key(node)
+        bindings = self.jit_binding_lists.get(key) if key is not None else None
+        if not bindings:
+            return None
+        scope = self.scope_for(node)
+        owner = owning_scope(self, node.value.id, scope)
+        if owner is not scope:
+            return None
+        owned = [binding for binding in bindings if binding.owner is scope]
+        rebinds = sum(1 for target, _ in scope.bindings for name in bound_names(target) if name == node.value.id)
+        if not owned or rebinds > 1 or node.value.id in scope.param_nodes and rebinds:
+            return None
+        return _reaching(owned, node, scope, self)
 
     def _own_class_binding(self, node: ast.AST, bindings: list[JitBinding]):
         """`self._step(...)` in a method, where classes of the module each compile a `_step` of their
@@ -2673,6 +2696,14 @@ def _body_arity(qualified: str, call: ast.Call) -> int | None:
     # cond(pred, true_fun, false_fun, *operands) and switch(index, branches, *operands).
     first_operand = {"jax.lax.cond": 3, "jax.lax.switch": 2}.get(qualified)
     return len(call.args) - first_operand if first_operand is not None else None
+
+
+def instance_key(node: ast.AST) -> str | None:
+    """`net.apply` (an attribute of an object held in a name other than `self`/`cls`): the key of a
+    compiled callable rebound onto the object, `net.apply = jax.jit(net.apply)`."""
+    if node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id not in ("self", "cls"):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def binding_key(node: ast.AST) -> str | None:
