@@ -2391,7 +2391,9 @@ class SemanticModel(DeviceValues):
                 # size, a concrete number (`range(axis_size)` works).
                 return NONE
             if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
-                return ARRAY if any(self.level(arg, scope) for arg in arguments) else NONE
+                if any(self.level(arg, scope) for arg in arguments):
+                    return ARRAY
+                return ARRAY if self._staged_under_jit(call, scope, qualified) else NONE
             if qualified in ("builtins.abs", "builtins.sum", "builtins.round", "builtins.pow"):
                 return ARRAY if any(self.level(arg, scope) == ARRAY for arg in call.args) else NONE
             if qualified in ("builtins.tuple", "builtins.list", "builtins.sorted", "builtins.reversed"):
@@ -2424,6 +2426,21 @@ class SemanticModel(DeviceValues):
             return TRACED if closure.returns_traced and any(self.level(arg, scope) for arg in arguments) else NONE
         return self._opaque_call_level(call, scope, arguments, None)
 
+    def _staged_under_jit(self, call: ast.Call, scope: Scope, qualified: str) -> bool:
+        """A `jax.numpy` computation in the body of a function compiled itself (`@jax.jit`, `g =
+        jax.jit(f)`), of static arguments only: under `jit` every `jnp` operation is staged into the
+        program, so `jnp.array(x.shape).prod()` is a tracer, not a number (checked on jax 0.10.2; under
+        `grad` or `vmap` alone it stays concrete, so only compiled functions count). Not inside
+        `jax.ensure_compile_time_eval()`, and not the namespace's functions that return no array
+        (jaxapi.STATIC_CALLS, `jnp.vectorize`, `jnp.broadcast_shapes`, ...)."""
+        if not qualified.startswith("jax.numpy.") or qualified in _NO_ARRAY_RESULT:
+            return False
+        if not qualified.rpartition(".")[2][:1].islower():
+            return False  # (a class or constant of the namespace: `jnp.float32(...)` is an array too, but keep to functions)
+        if not scope.is_function or not (scope.transforms & jaxapi.COMPILING) or scope.host_callback:
+            return False
+        return not self.in_static_region(call)
+
     def _opaque_call_level(self, call: ast.Call, scope: Scope, arguments: list[ast.expr], qualified: str | None) -> int:
         """A call whose code the model does not see (a function passed in or held in an attribute,
         a local alias of a transform, a call of another library or module, a call the binder cannot
@@ -2446,6 +2463,11 @@ class SemanticModel(DeviceValues):
         return TRACED
 
 
+# `jax.numpy` functions whose result is no array (a callable, shapes, printing or file options).
+_NO_ARRAY_RESULT = frozenset({
+    "jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.numpy.broadcast_shapes", "jax.numpy.printoptions",
+    "jax.numpy.set_printoptions", "jax.numpy.get_printoptions", "jax.numpy.save", "jax.numpy.savez", "jax.numpy.load",
+})
 # Calls and methods that need a Python value (or a concrete shape) of their argument.
 _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
     "builtins.range", "builtins.min", "builtins.max", "builtins.round", "builtins.print",
