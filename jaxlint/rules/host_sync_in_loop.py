@@ -14,14 +14,16 @@ f-string, `%` or `.format` of it in any call, a value handed to a reporter that 
 `set_postfix`), `if loss < best:`, `if err < tol: break`, `not`/`and`/`or` over device values, and `any`/`all` over a generator or list of device
 values made from this iteration's results (`if any(jnp.isnan(p).any() for p in
 jax.tree.leaves(params)):`: one read per element).
-Device values include the results of jitted calls (judged at each read by the binding that reaches it in
+Device values include the results of jitted calls (also of an attribute rebound to one, `net.apply =
+jax.jit(net.apply)`, for the calls after it; judged at each read by the binding that reaches it in
 the iteration: `metrics = {"step": i}` then `state, metrics = step(state, batch)` then `wandb.log(metrics)`
 reads the device values), the items of a dict or list the function makes empty (or from numeric
 starts) and fills only with device values (`totals["loss"] += loss`, `losses.append(loss)`), of a function transformed and called at once
 (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`: arrays, eager or compiled) or decorated by such a
 transform (`@jax.value_and_grad def loss_and_grad(...)`, `@eqx.filter_value_and_grad`: called, it runs a
 forward and backward pass op by op and returns arrays, also from another module of the project) and of helpers whose
-every `return` is one, an
+every `return` is one (or, position by position, the positions of a helper's returned tuple where every
+`return` gives one: `loss, params, count = train_once(...)`), an
 accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
 that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
@@ -156,7 +158,9 @@ Not flagged, as principles:
   its compiled call, a training loop or a sampler's chain, it stays flagged; a value each iteration
   binds afresh before reading it, `block = jnp.asarray(scans[i:j])` then `block = clean(block)`,
   carries nothing between iterations, and neither does a PRNG key alone, threaded through a
-  rollout's compiled call: `action, rng = act(params, obs, rng=rng)`);
+  rollout's compiled call: `action, rng = act(params, obs, rng=rng)`; a plain helper that runs the
+  compiled call carries the state as the call does: `z = advance(z)` where `advance` returns
+  `step(z)` or calls a compiled callable its caller hands it);
 - the test reads nothing from the device: a compiled call keeps its result's pytree structure, so the
   truth of a dict or list of device arrays it returns (`if metrics:` after `state, metrics =
   step(state, batch)` where `step` returns `state, {"loss": loss}`) is the container's length, known
@@ -1093,8 +1097,8 @@ def _carries_training_state(loop: ast.AST, context) -> bool:
     items |= _bound_afresh_each_iteration(loop)
     keys = None
     for node in loop_body(loop):
-        if not isinstance(node, ast.Call) or model.jit_binding_for_call(node) is None:
-            continue
+        if not isinstance(node, ast.Call) or not runs_compiled(node, model):
+            continue  # (a jitted call, or a helper of the module that runs one: `z = advance(z)`)
         callee = context.text(node.func).rsplit(".", 1)[-1].lower()
         if "train" in callee or "update" in callee:
             return True

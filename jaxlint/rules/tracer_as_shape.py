@@ -20,7 +20,10 @@ https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError an
 https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError.
 
 Shapes computed from `x.shape`, `x.ndim`, `len(x)`, literals, closure constants and arguments listed
-in `static_argnums`/`static_argnames` are static and are not flagged; a function's own jit keeps its
+in `static_argnums`/`static_argnames` are static and are not flagged, as long as Python or NumPy
+computes them: in a function compiled itself, a `jax.numpy` operation is staged into the program and
+gives a tracer even of static inputs (`x.reshape(jnp.array(x.shape).prod())` is flagged; under `grad`
+or `vmap` alone, or inside `jax.ensure_compile_time_eval()`, it stays concrete); a function's own jit keeps its
 static arguments static however else it is transformed (`jax.vmap(partial(beam_search, model))`), and
 a default no call passes stays a Python value under `vmap` too.
 
@@ -65,8 +68,9 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import jaxapi
 from jaxlint.semantic.bindings import bound_values
-from jaxlint.semantic.model import TRACED, argument
+from jaxlint.semantic.model import TRACED, argument, parent_of
 
 # Function -> the (position, keyword) of each argument that must be a static int or shape.
 _SHAPE_ARGUMENTS = {
@@ -121,10 +125,15 @@ class TracerAsShape(Rule):
             what = "the shape of `.reshape()`"
         if culprit is None:
             return
+        if not any(isinstance(n, ast.Name) and context.level(n, scope) and not _static_attribute_of(n) for n in ast.walk(culprit)):
+            # Built from static values only, by a `jnp` operation the compiled function stages.
+            advice = "a `jnp` operation under `jit` is traced even of static inputs: compute it with Python or NumPy (`math.prod(x.shape)`)"
+        else:
+            advice = "make it static with `static_argnames` or derive it from `x.shape`"
         context.report(
             node,
             f"traced value `{snippet(context.text(culprit))}` used as {what} in traced function `{scope.name}`: shapes must "
-            "be static (tracing raises a TypeError); make it static with `static_argnames` or derive it from `x.shape`",
+            f"be static (tracing raises a TypeError); {advice}",
         )
 
     def _check_subscript(self, node: ast.Subscript, scope, context) -> None:
@@ -153,6 +162,12 @@ class TracerAsShape(Rule):
             f"in traced function `{scope.name}` raises TracerIntegerConversionError; index `jnp.asarray(...)` or use `lax.switch`",
             fix=fix,
         )
+
+
+def _static_attribute_of(name: ast.Name) -> bool:
+    """`x` in `x.shape`, `x.ndim`: only a static attribute of the value is read."""
+    parent = parent_of(name)
+    return isinstance(parent, ast.Attribute) and parent.attr in jaxapi.STATIC_ATTRIBUTES
 
 
 def _traced(node: ast.AST, scope, context) -> bool:

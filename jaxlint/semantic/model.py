@@ -1166,7 +1166,7 @@ class SemanticModel(DeviceValues):
                 transform = self.transform_of(value.func)
                 if transform not in jaxapi.COMPILING:
                     continue
-                key = binding_key(target)
+                key = binding_key(target) or instance_key(target)
                 if key is None:
                     continue
                 resolved = self.resolve_function(value.args[0], scope)
@@ -1284,6 +1284,8 @@ class SemanticModel(DeviceValues):
             found = self._imported_jit_binding(node)
             if found is None and node.__class__ is ast.Name:
                 found = self._parameter_jit_binding(node)
+            if found is None and node.__class__ is ast.Attribute:
+                found = self._rebound_instance_attribute(node)
             return found
         if not isinstance(node, ast.Name):
             own = self._own_class_binding(node, bindings)
@@ -1293,7 +1295,10 @@ class SemanticModel(DeviceValues):
             if node.id in current.local_names or node.id in current.defs:
                 owned = [binding for binding in bindings if binding.owner is current or binding.owner is None]
                 if not owned:
-                    return None
+                    # A parameter of the function that every call fills with a compiled callable,
+                    # whatever other scopes bind to the same name (`def advance(z, step)` beside a
+                    # module-level `@jax.jit def step`, called as `advance(z, step)`).
+                    return self._parameter_jit_binding(node) if node.id in current.param_nodes else None
                 two_defs = node.id in current.defs and current.defs[node.id] is None
                 plain = _plain_defs(current, node.id, owned) if two_defs else ()
                 if plain:
@@ -1308,6 +1313,24 @@ class SemanticModel(DeviceValues):
                 return _reaching(owned, node, current, self) or _agreeing(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
+
+    def _rebound_instance_attribute(self, node: ast.Attribute) -> JitBinding | None:
+        """`net.apply(...)` after `net.apply = jax.jit(net.apply)`: an attribute of an object held in a
+        name, rebound to a compiled callable, is that callable for the calls the rebinding reaches
+        (straight-line code of the same scope after it, the name `net` bound no more than once there)."""
+        key = instance_key(node)
+        bindings = self.jit_binding_lists.get(key) if key is not None else None
+        if not bindings:
+            return None
+        scope = self.scope_for(node)
+        owner = owning_scope(self, node.value.id, scope)
+        if owner is not scope:
+            return None
+        owned = [binding for binding in bindings if binding.owner is scope]
+        rebinds = sum(1 for target, _ in scope.bindings for name in bound_names(target) if name == node.value.id)
+        if not owned or rebinds > 1 or node.value.id in scope.param_nodes and rebinds:
+            return None
+        return _reaching(owned, node, scope, self)
 
     def _own_class_binding(self, node: ast.AST, bindings: list[JitBinding]):
         """`self._step(...)` in a method, where classes of the module each compile a `_step` of their
@@ -2368,7 +2391,9 @@ class SemanticModel(DeviceValues):
                 # size, a concrete number (`range(axis_size)` works).
                 return NONE
             if qualified.startswith(jaxapi.ARRAY_NAMESPACES):
-                return ARRAY if any(self.level(arg, scope) for arg in arguments) else NONE
+                if any(self.level(arg, scope) for arg in arguments):
+                    return ARRAY
+                return ARRAY if self._staged_under_jit(call, scope, qualified) else NONE
             if qualified in ("builtins.abs", "builtins.sum", "builtins.round", "builtins.pow"):
                 return ARRAY if any(self.level(arg, scope) == ARRAY for arg in call.args) else NONE
             if qualified in ("builtins.tuple", "builtins.list", "builtins.sorted", "builtins.reversed"):
@@ -2401,6 +2426,21 @@ class SemanticModel(DeviceValues):
             return TRACED if closure.returns_traced and any(self.level(arg, scope) for arg in arguments) else NONE
         return self._opaque_call_level(call, scope, arguments, None)
 
+    def _staged_under_jit(self, call: ast.Call, scope: Scope, qualified: str) -> bool:
+        """A `jax.numpy` computation in the body of a function compiled itself (`@jax.jit`, `g =
+        jax.jit(f)`), of static arguments only: under `jit` every `jnp` operation is staged into the
+        program, so `jnp.array(x.shape).prod()` is a tracer, not a number (checked on jax 0.10.2; under
+        `grad` or `vmap` alone it stays concrete, so only compiled functions count). Not inside
+        `jax.ensure_compile_time_eval()`, and not the namespace's functions that return no array
+        (jaxapi.STATIC_CALLS, `jnp.vectorize`, `jnp.broadcast_shapes`, ...)."""
+        if not qualified.startswith("jax.numpy.") or qualified in _NO_ARRAY_RESULT:
+            return False
+        if not qualified.rpartition(".")[2][:1].islower():
+            return False  # (a class or constant of the namespace: `jnp.float32(...)` is an array too, but keep to functions)
+        if not scope.is_function or not (scope.transforms & jaxapi.COMPILING) or scope.host_callback:
+            return False
+        return not self.in_static_region(call)
+
     def _opaque_call_level(self, call: ast.Call, scope: Scope, arguments: list[ast.expr], qualified: str | None) -> int:
         """A call whose code the model does not see (a function passed in or held in an attribute,
         a local alias of a transform, a call of another library or module, a call the binder cannot
@@ -2423,6 +2463,11 @@ class SemanticModel(DeviceValues):
         return TRACED
 
 
+# `jax.numpy` functions whose result is no array (a callable, shapes, printing or file options).
+_NO_ARRAY_RESULT = frozenset({
+    "jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.numpy.broadcast_shapes", "jax.numpy.printoptions",
+    "jax.numpy.set_printoptions", "jax.numpy.get_printoptions", "jax.numpy.save", "jax.numpy.savez", "jax.numpy.load",
+})
 # Calls and methods that need a Python value (or a concrete shape) of their argument.
 _VALUE_CALLS = jaxapi.HOST_SCALAR_CALLS | {
     "builtins.range", "builtins.min", "builtins.max", "builtins.round", "builtins.print",
@@ -2673,6 +2718,14 @@ def _body_arity(qualified: str, call: ast.Call) -> int | None:
     # cond(pred, true_fun, false_fun, *operands) and switch(index, branches, *operands).
     first_operand = {"jax.lax.cond": 3, "jax.lax.switch": 2}.get(qualified)
     return len(call.args) - first_operand if first_operand is not None else None
+
+
+def instance_key(node: ast.AST) -> str | None:
+    """`net.apply` (an attribute of an object held in a name other than `self`/`cls`): the key of a
+    compiled callable rebound onto the object, `net.apply = jax.jit(net.apply)`."""
+    if node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id not in ("self", "cls"):
+        return f"{node.value.id}.{node.attr}"
+    return None
 
 
 def binding_key(node: ast.AST) -> str | None:

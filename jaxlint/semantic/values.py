@@ -15,7 +15,7 @@ from jaxlint.semantic import jaxapi, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES
 from jaxlint.semantic.constants import ConstantEvaluator
 from jaxlint.semantic.reaching import reaching_binding
-from jaxlint.semantic.syntax import bound_names, child_nodes, parent_of
+from jaxlint.semantic.syntax import bound_names, child_nodes, parent_of, returned_positions
 
 if TYPE_CHECKING:
     from jaxlint.semantic.model import Scope
@@ -247,6 +247,43 @@ class DeviceValues:
         cache[scope] = result
         return result
 
+    def returned_device_positions(self, scope: Scope, width: int) -> tuple[bool, ...] | None:
+        """For a (host) function every `return` of which is a tuple of `width` elements: at each
+        position, whether every return gives a device value there (`return loss, params, step + 1`:
+        device, device, host). A kind known where the helper computes a value is known at that position
+        wherever the tuple is unpacked, whatever the other positions hold. None where the returns are
+        not such tuples (see returns_device for the whole return)."""
+        cache = self.__dict__.setdefault("_device_positions_cache", {})
+        key = (scope, width)
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # recursion: not known while being computed
+        if not scope.is_function or not scope.returns or (scope.in_traced and scope.node.decorator_list) or _is_generator(scope.node):
+            return None
+        lined_up = returned_positions(scope.returns)
+        if lined_up is None or len(lined_up) != width or lined_up[0][0] < 0:
+            return None
+        if self.decorated_for_arrays(scope.node):
+            result = (True,) * width
+        else:
+            result = tuple(all(self.device_kind(value, scope) == "device" for value in values) for _, values in lined_up)
+        cache[key] = result
+        return result
+
+    def call_device_positions(self, call: ast.Call, scope: Scope, width: int) -> tuple[bool, ...] | None:
+        """returned_device_positions of the function of this module a call runs (by name, or a method
+        on an instance of a class of the module), called outside traced code."""
+        resolved = self.resolve_function(call.func, scope)
+        if resolved is not None and resolved[0] is not None:
+            return None if resolved[1] else self.returned_device_positions(resolved[0], width)
+        function = call.func
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
+            owner = self.instance_class(function.value)
+            if isinstance(owner, ast.ClassDef):
+                method = self.class_methods.get(owner, {}).get(function.attr)
+                return self.returned_device_positions(method, width) if method is not None else None
+        return None
+
     def decorated_for_arrays(self, function: ast.AST) -> bool:
         """Whether a decorator of `function` is a transform that, called outside jit, computes its result
         on the device op by op and returns it as arrays, whatever the body returns (jaxapi.EAGER_ARRAY_DECORATORS:
@@ -361,7 +398,12 @@ def _target_kinds(target, value, kind, model: DeviceValues, scope: Scope):
             for element, element_value in zip(target.elts, value.elts):
                 yield from _target_kinds(element, element_value, model.device_kind(element_value, scope), model, scope)
         else:
-            for element in target.elts:
-                yield from _target_kinds(element, None, kind, model, scope)
+            positions = None
+            if kind is None and value.__class__ is ast.Call and not any(e.__class__ is ast.Starred for e in target.elts):
+                # `loss, params, count = helper(...)`: each name takes the kind of its position.
+                positions = model.call_device_positions(value, scope, len(target.elts))
+            for index, element in enumerate(target.elts):
+                element_kind = kind if positions is None else ("device" if positions[index] else None)
+                yield from _target_kinds(element, None, element_kind, model, scope)
     elif isinstance(target, ast.Starred):
         yield from _target_kinds(target.value, None, kind, model, scope)
