@@ -23,7 +23,10 @@ method of such a class or of a linen module (bound, run through `apply(..., meth
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
-in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`), or a plain (undecorated, unjitted)
+in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`; of a function
+that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
+compiled and the message says so: the differentiation around them is redone in Python on every call
+and the rest of the step cannot fuse with them), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the
@@ -113,7 +116,10 @@ operations in an iteration that reads a file or a checkpoint from storage on eve
 (`pickle.load`, a checkpoint restore, a function of the project that does one: the iteration waits for
 the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
 still reported); a call that runs compiled code (a jitted function, one decorated, or
-one jitted where it is bound); a whole computation under a branch of the loop (`if i % 1000 == 0:`
+one jitted where it is bound, or a wrapper of one: `jax.vmap` of a jitted function or a
+`functools.partial` of one, nested in any order, bound to a name or handed to a function whose every
+call passes one, `rollout(jax.vmap(partial(step, dt=0.1)))`: each call dispatches the one compiled
+program, semantic/compiled_wrappers.py; a `vmap` of a plain function is eager); a whole computation under a branch of the loop (`if i % 1000 == 0:`
 an evaluation: not every iteration; but a branch whose test the loop cannot change, a configuration flag
 or a parameter it never rebinds, `if use_ema:` or `if devices > 1: ... else: ...`, takes the same way on
 every iteration, and what runs there is reported where nothing runs unconditionally; and a warm-up test,
@@ -186,6 +192,7 @@ from typing import Iterator
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.compiled_wrappers import wraps_compiled
 from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
@@ -364,6 +371,16 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
             "the model) outside `jit`, one dispatch per leaf on every iteration; do it inside the jitted step, or jit it",
         )
         return
+    differentiated = _differentiated_compiled(inner, context)
+    if differentiated is not None:
+        through = "" if call is inner else f" (at line {inner.lineno})"
+        context.report(
+            call,
+            f"`{_callee(call, context)}` differentiates the jitted `{context.text(differentiated)}` outside `jit`{through} on every "
+            "iteration of this loop: its forward and backward passes run compiled, but the differentiation around them is "
+            "redone in Python on every call and the rest of the step cannot fuse with them; take the gradient inside a jitted step",
+        )
+        return
     if isinstance(inner, ForeignWork):
         through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
     else:
@@ -373,6 +390,17 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
         f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
         "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
     )
+
+
+def _differentiated_compiled(inner, context) -> ast.expr | None:
+    """The function a transform differentiates where it is itself compiled (`jax.value_and_grad(step)(p)`
+    with a jitted `step`, or a wrapper of one: semantic/compiled_wrappers.py), else None."""
+    if not isinstance(inner, ast.Call) or not isinstance(inner.func, ast.Call) or not inner.func.args:
+        return None
+    if context.qualified_name(inner.func.func) not in jaxapi.DIFFERENTIATING:
+        return None
+    function = inner.func.args[0]
+    return function if wraps_compiled(function, context.scope(inner), context.model) else None
 
 
 _UPDATING = ("update", "apply_gradients", "apply_updates", "step")

@@ -66,6 +66,15 @@ Not flagged, as principles:
   10 == 0: now = time.time(); print(f"{loss} {now - last}"); last = now`): that wait falls inside the
   next interval, so chained from stamp to stamp, or from a start before the loop, each interval holds
   the steps it spans, one window late (a wait under a further `if` there may not come, and counts not);
+- an interval that holds a thousand compiled steps or more (semantic/throughput.py): a loop of a
+  known count of 1000 or more between the stamps that runs a compiled call on every iteration
+  (`for _ in range(5000): state = step(state, batch)`, then the end stamp), or an end stamp under a
+  periodic branch of the loop's counter with a known period of 1000 or more (`if i % 5000 == 0:`, the
+  start taken before the loop or again under that branch). The runtime admits only a few dozen
+  computations in flight per device (XLA's `max_inflight_computations`, 32 by default on GPU and
+  TPU); a host further ahead waits in the next dispatch, so at most those are unfinished at the end
+  stamp and the window measures throughput to a few percent. A hundred steps, a window of unknown
+  length (a data loader, a period read from a configuration) or work after the loop stay flagged;
 - compilation time: the first call of a jitted function in its scope, outside any loop of the
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
   (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling

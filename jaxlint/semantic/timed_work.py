@@ -34,6 +34,7 @@ from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.helper_syncs import call_sync
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import is_main_guard, walk
+from jaxlint.semantic.throughput import spans_many_steps
 
 TIMERS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
@@ -100,6 +101,8 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.
         return None
     if walker.waits_every_lap(end_statement, start_statement):
         return None
+    if spans_many_steps(end_statement, start_statement, outcome.calls, scope, model):
+        return None  # (a window of a thousand compiled steps or more: a few dozen in flight, throughput measured)
     if walker.dispatch_bound(outcome.calls, stamp, start_statement):
         return None
     if all(walker.eager(call) for call in outcome.calls) and walker.reads_unknown_results(outcome.calls):

@@ -23,6 +23,7 @@ from typing import Iterator
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
 from jaxlint.semantic.host_code import callee_scope
@@ -406,6 +407,8 @@ def _runs_compiled(call: ast.Call, model: SemanticModel, depth: int) -> bool:
         return True
     if model.qualified_name(call.func) in _LAX_LOOPS:
         return True  # an eager `lax.scan`/`fori_loop`/`while_loop` compiles its body and runs it as one program
+    if calls_wrapped_compiled(call, model):
+        return True  # `vmap`/`partial` of a jitted callable, also handed in as a parameter: one compiled program a call
     if depth >= _HELPER_DEPTH:
         return False
     helper = _helper_scope(call, model)

@@ -1,0 +1,93 @@
+"""Callables that wrap a compiled one: calling them runs compiled code.
+
+`jax.vmap(step)` of a jitted `step` is not itself compiled (JAX402 reports the Python batching it
+re-runs on every call), but the inner `jit` stays one compiled program: each call dispatches that
+program once, whatever the batch. `functools.partial(step, scale=2.0)` fixes arguments of the same
+compiled callable. A loop that calls such a wrapper runs its work compiled, as much as one that calls
+`step` itself: the few eager operations beside it (a slice of the input, an `.at[]` store of the
+result) are preparation and bookkeeping, not the loop's work.
+
+* `wraps_compiled(value, scope, model)`: the callable expression `value`, read in `scope`, is a
+  compiled callable (a name or attribute the model binds to a `jit`, an inline `jax.jit(f)`), a
+  batching or argument-fixing wrapper of one (`jax.vmap`, `nnx.vmap`, `functools.partial`,
+  `jax.tree_util.Partial`, nested in any order), a name bound (every binding) to one of these, or a
+  parameter of a plain function every call of which in this module passes one of these
+  (`rollout(step_fn=jax.vmap(partial(step, ...)))`, through names bound in the caller).
+* `calls_wrapped_compiled(call, model)`: `call` calls such a callable by name or attribute.
+
+A wrapper of a plain function (`jax.vmap(f)` with `f` never jitted) runs eagerly and is none of these.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic import jaxapi
+from jaxlint.semantic.bindings import bound_values, owning_scope
+from jaxlint.semantic.model import Scope, SemanticModel
+from jaxlint.semantic.syntax import passed_to_parameter
+
+# Wrappers whose call runs the callable they wrap once per call: batching it, or fixing some arguments.
+_WRAPPERS = frozenset({"functools.partial", "jax.tree_util.Partial", *jaxapi.VMAP_LIKE})
+_DEPTH = 6
+
+
+def calls_wrapped_compiled(call: ast.Call, model: SemanticModel) -> bool:
+    """`call` calls (by name or attribute) a callable that wraps a compiled one (`wraps_compiled`)."""
+    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return False
+    cache = model.__dict__.setdefault("_wrapped_compiled_cache", {})
+    key = id(call)
+    if key not in cache:
+        cache[key] = False  # (recursion guard: a function passing its parameter on to itself)
+        cache[key] = _wraps(call.func, model.scope_for(call), model, 0)
+    return cache[key]
+
+
+def wraps_compiled(value: ast.expr, scope: Scope, model: SemanticModel) -> bool:
+    """The callable `value`, read in `scope`, runs compiled code when called (module docstring)."""
+    return _wraps(value, scope, model, 0)
+
+
+def _wraps(value: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> bool:
+    if depth > _DEPTH:
+        return False
+    if isinstance(value, (ast.Name, ast.Attribute)) and model.jit_binding_for_name(value) is not None:
+        return True
+    if isinstance(value, ast.Call) and value.args:
+        transform = model.transform_of(value.func)
+        if transform in jaxapi.COMPILING:
+            return True
+        if transform in jaxapi.VMAP_LIKE or model.qualified_name(value.func) in _WRAPPERS:
+            return _wraps(value.args[0], scope, model, depth + 1)
+        return False
+    if not isinstance(value, ast.Name):
+        return False
+    found = bound_values(model, value.id, scope)
+    if found is not None:
+        owner, values = found
+        return bool(values) and all(not isinstance(v, ast.AugAssign) and _wraps(v, owner, model, depth + 1) for v in values)
+    return _parameter_wraps(value.id, scope, model, depth)
+
+
+def _parameter_wraps(name: str, scope: Scope, model: SemanticModel, depth: int) -> bool:
+    """`name` is a parameter of a plain module-level or nested function (no default, never rebound)
+    that every call of it in this module, by its name, fills with a wrapper of a compiled callable."""
+    owner = owning_scope(model, name, scope)
+    if owner is None or not owner.is_function or name not in owner.param_nodes:
+        return False
+    function = owner.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or owner.class_node is not None:
+        return False
+    if owner.parent is None or owner.parent.defs.get(function.name) is not owner:
+        return False
+    if any(isinstance(target, ast.Name) and target.id == name for target, _ in owner.bindings):
+        return False  # rebound inside: not what the callers pass
+    calls = [call for call in model.calls_by_name().get(function.name, ()) if isinstance(call.func, ast.Name)
+             and owning_scope(model, function.name, model.scope_for(call)) is owner.parent]
+    if not calls:
+        return False
+    passed = passed_to_parameter(calls, function, name)
+    if passed is None or any(argument is None for argument in passed):
+        return False
+    return all(_wraps(argument, model.scope_for(call), model, depth + 1) for argument, call in zip(passed, calls))
