@@ -140,3 +140,29 @@ def test_a_permutation_draws_from_the_second_key_a_split_returns():
     key = jax.random.PRNGKey(5)
     _, second = jax.random.split(key)
     assert (jax.random.permutation(key, 20) == jnp.argsort(jax.random.bits(second, (20,)))).all()
+
+
+def test_transform_samplers_read_the_bits_of_their_own_key():
+    """key_values.DIRECT_BITS lists `multivariate_normal`, `lognormal`, `maxwell`, `orthogonal`,
+    `rademacher`, `rayleigh`, `weibull_min`, `geometric` and `pareto` as samplers that read their key's own
+    bits: each is a transform of `normal`, `uniform`, `bernoulli` or `exponential` drawn from the key itself
+    (not from keys split off it), so JAX501 treats them as it treats those."""
+    key = jax.random.PRNGKey(11)
+    r = jax.random
+    normal = r.normal(key, (64, 3))
+    assert jnp.allclose(r.multivariate_normal(key, jnp.zeros(3), jnp.eye(3), (64,)), normal, atol=1e-5)
+    assert jnp.allclose(r.lognormal(key, 1.0, (64,)), jnp.exp(r.normal(key, (64,))), rtol=1e-5)
+    assert jnp.allclose(r.maxwell(key, (64,)), jnp.linalg.norm(normal, axis=-1), rtol=1e-5)
+    q = r.orthogonal(key, 3)
+    assert jnp.allclose(jnp.abs(q), jnp.abs(jnp.linalg.qr(r.normal(key, (3, 3)))[0]), atol=1e-5)
+    assert (r.rademacher(key, (64,)) == 2 * r.bernoulli(key, 0.5, (64,)).astype(int) - 1).all()
+
+    def same_order(a, b):
+        return (jnp.argsort(a) == jnp.argsort(b)).all() or (jnp.argsort(a) == jnp.argsort(-b)).all()
+
+    uniform = r.uniform(key, (64,))
+    assert same_order(r.rayleigh(key, 1.0, (64,)), uniform)
+    assert same_order(r.weibull_min(key, 1.0, 2.0, (64,)), uniform)
+    assert same_order(r.pareto(key, 2.0, (64,)), r.exponential(key, (64,)))
+    geometric = r.geometric(key, 0.01, (64,))
+    assert (jnp.diff(geometric[jnp.argsort(uniform)]) >= 0).all() or (jnp.diff(geometric[jnp.argsort(uniform)]) <= 0).all()

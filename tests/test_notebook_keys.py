@@ -48,3 +48,23 @@ def test_the_same_draws_used_as_data_are_flagged():
     # Look-alikes: the product is printed (not timed); the check has a statistical tolerance.
     assert findings(HEADER, TIMED.replace("%timeit ", "print(") .rstrip("\n") + ")\n") == [(2, 2)]
     assert findings(HEADER, CHECKED.replace("atol=1e-6", "atol=0.5")) == [(2, 2)]
+
+
+SPLITS_ONLY = (
+    "def features(key, n):\n    key, _ = random.split(key)\n    w = random.normal(key, (n,))\n"
+    "    key, _ = random.split(key)\n    return w + random.uniform(key, (n,))\n"
+)
+DRAWS_DIRECTLY = "def features(key, n):\n    return random.normal(key, (n,))\n"
+PLOT = (
+    "def plot(mu, cov):\n    basis = features(key, 4)\n"
+    "    samples = random.multivariate_normal(key, mu, cov, shape=(5,))\n    return basis, samples\n"
+)
+
+
+def test_a_function_of_another_cell_that_only_splits_the_key_shares_no_bits_with_a_direct_draw():
+    """`features` reads `key` only as the key of `split`; `multivariate_normal(key)` reads `key`'s own bits."""
+    assert findings(HEADER, SPLITS_ONLY, PLOT) == []
+
+
+def test_a_function_of_another_cell_that_draws_from_the_key_itself_is_a_reuse():
+    assert findings(HEADER, DRAWS_DIRECTLY, PLOT) == [(3, 3)]

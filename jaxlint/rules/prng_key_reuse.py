@@ -89,8 +89,12 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `split(key)`): JAX's optional checker calls it reuse, but no value drawn from the split's keys can
   repeat one drawn before; four precision reads judged every such finding debatable.
 - `split(k)` first and then a sampler on `k` itself (`k1, k2 = split(k)` then `normal(k)`). On JAX's
-  default threefry, `normal`, `uniform`, `bernoulli`, `categorical`, `choice(..., p=...)` read the
-  bits of `k` itself, and nothing drawn from `split(k)`'s keys reads those. (The other order, a split
+  default threefry, `normal`, `uniform`, `bernoulli`, `categorical`, `choice(..., p=...)` (and the
+  transforms of these on the key itself: `multivariate_normal`, `lognormal`, `rademacher`, ...) read the
+  bits of `k` itself, and nothing drawn from `split(k)`'s keys reads those. So does a function of the
+  module that reads the key it is handed only as the key of `split` (`def basis(key, n): key, _ =
+  split(key); w = normal(key, (n,))`, also through further such functions) beside such a sampler, in
+  either order: it draws only from the keys the split returns. (The other order, a split
   of a key that has drawn, is flagged: see above.) `randint`, `permutation`,
   `shuffle` and `choice` without `p` draw from keys they split off `k` first, the very keys `split(k)`
   returns (`split(k, n)[:2] == split(k)`): that pair is flagged only when such a key then feeds a draw
@@ -154,6 +158,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   any read (also a value computed from the draw by calls that have no other effect: `m: T =
   normal(k, s) * c` then `m = ...` before any read of `m`), or one read only by statements that are themselves dead this way (a smoke test that
   resets an env, inits a policy and steps once, discarding the step).
+- A draw that the second consumer's statement replaces: `x = normal(key, s)` then `if init is not None:
+  x = invert(init, key)`, every name holding the draw rebound there and none read in between (neither
+  statement in a loop, no function defined before reading the names). Whenever the second draw runs
+  the first has reached nothing, so whatever bits they share, no result sees both.
 - A project function whose draws from the key reach nothing but parts of what it returns (it splits
   or samples the key and returns the result, handing it to no other call, object or test), called
   where every part holding draws is dropped: `runner, (table, lanes) = make_runner(key, n)` with
@@ -909,6 +917,8 @@ class _Flow:
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
             return False
+        if key_values.draw_replaced_by(first, second, self.function, self.context):
+            return False  # `x = normal(key)` then `x = f(key)`: whenever the second runs, the first reached nothing
         if _split_after_draw(first, second, self.context):
             # A key that already drew a value and is then split: the split's keys are derived from a
             # used key, the reuse JAX's key rules forbid, whatever bits each algorithm happens to read.
@@ -922,7 +932,7 @@ class _Flow:
                 # shape debatable every time. (A call that splits first, or one not known, is reported.)
                 return False
             return self.worth_reporting(first, second)
-        if self.reads_apart(first, second):
+        if self.reads_apart(first, second, key):
             return False  # no bits in common on the default threefry: nothing correlated to report
         helpers = [_project_helper(call, self.context) for call in (first, second)]
         if any(helpers):
@@ -1152,13 +1162,23 @@ class _Flow:
             self.context.report(_reported_at(call, key, self.context), message, fix=fix)
         self.findings = {}
 
-    def reads_apart(self, first: ast.Call, second: ast.Call) -> bool:
-        """One sampler reads its key's own bits and the other splits the key first: no bits in common on
-        JAX's default threefry."""
+    def reads_apart(self, first: ast.Call, second: ast.Call, key: str) -> bool:
+        """One sampler reads its key's own bits and the other splits the key first (a sampler such as
+        `randint`, or a helper of the module that reads the key only as the key of `split`): no bits in
+        common on JAX's default threefry."""
         context = self.context
         own = [key_values.reads_own_bits(call, context) for call in (first, second)]
         split_first = [key_values.splits_first(call, context) for call in (first, second)]
-        return (own[0] and split_first[1]) or (split_first[0] and own[1])
+        if (own[0] and split_first[1]) or (split_first[0] and own[1]):
+            return True
+        if "[" in key:
+            return False
+        for drawer, splitter in ((first, second), (second, first)):
+            if key_values.splits_before_drawing(splitter, key, context) and (
+                key_values.reads_own_bits(drawer, context) or key_values.draws_only_own_bits(drawer, key, context)
+            ):
+                return True
+        return False
 
     def claim(self, first: ast.Call, second: ast.Call) -> str:
         """What the two draws share, as the message says it."""

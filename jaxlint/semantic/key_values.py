@@ -841,6 +841,11 @@ def _loads(node: ast.AST) -> frozenset[str]:
 DIRECT_BITS = frozenset({
     "normal", "uniform", "bernoulli", "bits", "categorical", "gumbel", "truncated_normal", "exponential",
     "laplace", "logistic", "cauchy",
+    # Transforms of one of the above on the key itself (jax.random's own code): `multivariate_normal`,
+    # `orthogonal`, `maxwell` and `lognormal` of `normal(key)`, `rademacher` of `bernoulli(key)`,
+    # `rayleigh`, `weibull_min` and `geometric` of `uniform(key)`, `pareto` of `exponential(key)`.
+    "multivariate_normal", "orthogonal", "maxwell", "lognormal", "rademacher", "rayleigh", "weibull_min",
+    "geometric", "pareto",
 })
 
 
@@ -1214,6 +1219,58 @@ _RESTORE_TEMPLATES = {
 # Builders of a tree that holds their arguments as they are (`TrainState.create(params=p, tx=tx)`): a
 # result read only for its structure makes the values it holds irrelevant too.
 _TREE_HOLDERS = frozenset({"flax.training.train_state.TrainState.create"})
+
+
+def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context) -> bool:
+    """`x = normal(key, s)` and later `x = f(key, ...)` (also under an `if`: a default drawn, then replaced
+    when an option is given): the statement of the later consumer rebinds every name holding the draw,
+    and nothing reads them in between, so whenever the later draw runs the earlier one has reached
+    nothing. Whatever bits the two share, one of them is discarded unseen. Not where either statement
+    is in a loop of the flow (a skipped replacement lets the next iteration read the draw), nor where a
+    function defined before the replacement reads the names (it may run in between)."""
+    if not is_random_call(draw, context):
+        return False
+    first = parent_of(draw)
+    current: ast.AST = draw
+    while first is not None and not isinstance(first, ast.stmt):
+        if first.__class__ not in (ast.BinOp, ast.UnaryOp) and not (first.__class__ is ast.Call and pure_call(first, context)):
+            return False  # kept in a container, an object or a call with effects: more than the name holds it
+        current, first = first, parent_of(first)
+    if not isinstance(first, (ast.Assign, ast.AnnAssign)) or first.value is not current:
+        return False
+    targets = first.targets if isinstance(first, ast.Assign) else [first.target]
+    if any(n.__class__ in (ast.Attribute, ast.Subscript, ast.Starred) for t in targets for n in walk(t)):
+        return False  # stored into an object: it outlives the names
+    names = {name for t in targets for name in bound_names(t)}
+    second = enclosing_statement(later)
+    if not names or not isinstance(second, (ast.Assign, ast.AnnAssign)) or second.value is None or not is_within(later, second.value):
+        return False
+    replaced = {name for t in (second.targets if isinstance(second, ast.Assign) else [second.target]) for name in bound_names(t)}
+    if not names <= replaced or (first.end_lineno, first.end_col_offset) > (second.lineno, second.col_offset):
+        return False
+    if next(enclosing_loops(first), None) is not None or next(enclosing_loops(second), None) is not None:
+        return False
+    if any(ancestor.__class__.__name__ in ("Try", "TryStar") for ancestor in _ancestors_of(second)):
+        return False  # the second consumer may raise after drawing and leave the first draw in place
+    start, stop = (first.end_lineno, first.end_col_offset), (second.value.end_lineno, second.value.end_col_offset)
+    for node in walk(function):
+        if node.__class__ is ast.Name and node.id in names and node.ctx.__class__ is ast.Load:
+            if start <= (node.lineno, node.col_offset) <= stop:
+                return False
+            if (node.lineno, node.col_offset) < start and any(
+                ancestor.__class__ in FUNCTION_NODES and ancestor is not function for ancestor in _ancestors_of(node)
+            ):
+                return False  # a function defined before may read the draw when called in between
+        elif node.__class__ in (ast.Global, ast.Nonlocal) and names & set(node.names):
+            return False
+    return True
+
+
+def _ancestors_of(node: ast.AST) -> Iterator[ast.AST]:
+    current = parent_of(node)
+    while current is not None:
+        yield current
+        current = parent_of(current)
 
 
 def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 0) -> bool:
@@ -1925,6 +1982,66 @@ def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bo
     function, parameter = found
     consumers = _calls_handed(function, parameter, rngs_dicts=False)
     return consumers is not None and all(draws_only_own_bits(c, parameter, context, depth + 1) for c in consumers)
+
+
+def splits_before_drawing(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+    """`call` runs a function of this module that reads the key it is handed (the value passed in, before
+    the body rebinds the parameter) only as the key of `split`, directly or through further such
+    functions (`def features(key, n): key, _ = split(key); w = normal(key, (n,))`): every draw it makes
+    is from keys a split returns (`fold_in(key, i)` on the default threefry), never from the key's own
+    bits. A sampler that reads the key's own bits (`normal(key)`) beside it shares nothing with it, as
+    beside `split(key)` itself. Unknown calls, samplers and functions of other modules: False."""
+    if _random_name(call, context) is not None:
+        return False
+    model = context.model
+    if library_models.call_model(model, call, model.scope_for(call)) is not None:
+        return False
+    found = _module_function_receiving(call, key, context, depth)
+    if found is None:
+        return False
+    function, parameter = found
+    reads = _entry_reads(function, parameter)
+    if not reads:
+        return False
+    for use in reads:
+        consumer = parent_of(use)
+        if _handed_back(use, consumer):
+            continue  # handed back as it came: nothing drawn from it here
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if not isinstance(consumer, ast.Call) or use is consumer.func or _key_argument(consumer) is not use:
+            return False
+        if _random_name(consumer, context) == "split":
+            continue
+        if not splits_before_drawing(consumer, parameter, context, depth + 1):
+            return False
+    return True
+
+
+def _key_argument(call: ast.Call) -> ast.expr | None:
+    """The argument a call takes its key in: the first positional one, else `key=` / `rng=`."""
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg in ("key", "rng", "prng_key", "rng_key")), None)
+
+
+def _entry_reads(function: ast.AST, parameter: str) -> list[ast.Name] | None:
+    """The reads of `parameter` that see the value the caller passed: every read in the body's statements
+    up to the first one that rebinds it (its value included), which must be a plain assignment at the top
+    of the body. None where a compound statement (a branch, a loop, a nested `def` with `nonlocal`) or
+    another kind of statement rebinds it first: which value a read sees is then more than the order shows."""
+    reads: list[ast.Name] = []
+    for statement in function.body:
+        nodes = walk(statement)
+        rebinds = any(n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is not ast.Load for n in nodes)
+        if rebinds:
+            if statement.__class__ not in (ast.Assign, ast.AnnAssign) or statement.value is None:
+                return None
+            nodes = walk(statement.value)
+        reads.extend(n for n in nodes if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load)
+        if rebinds:
+            break
+    return reads
 
 
 def _calls_handed(function: ast.AST, parameter: str, *, rngs_dicts: bool) -> list[ast.Call] | None:
