@@ -96,9 +96,13 @@ directions of a lattice, data prepared once over a thousand inputs, thirty steps
 loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
 still flagged: a training loop of unknown length is many iterations.
 
+A loop with no compiled call that advances a device value by operators on itself every iteration
+(an explicit integrator: `v = v + dt * a; x = x + dt * v`, values.advances_by_arithmetic) counts
+its operators on device values too: they are the computation the loop repeats.
+
 Not flagged, as principles: operators on device values in a loop that reads no device array element
-by element (`total += loss` beside a step, a tuple field `out[0] * 2`, arithmetic on a NumPy copy):
-glue, not a walk over the data; conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
+by element and advances nothing by them (`total += loss` beside a step, a tuple field `out[0] * 2`,
+arithmetic on a NumPy copy): glue, not a walk over the data; conversions (`jnp.asarray(x)`, `jnp.array(x)`) are not counted as
 operations: of host data they are the transfer the data needs under `jit` too (a loop that loads a
 checkpoint layer by layer, or converts each batch of a data loader, moves data; it computes nothing);
 a handful of eager operations beside a compiled step (`rng, sub =
@@ -303,7 +307,10 @@ class EagerOpsInLoop(Rule):
         calls = {id(call) for call, _ in wholes}
         wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
         whole = wholes[0] if wholes else None
-        if whole is None and operations < MIN_OPS <= operations + len(operators) and context.model.walks_device_array(node, scope):
+        if whole is None and operations < MIN_OPS <= operations + len(operators) and (
+            context.model.walks_device_array(node, scope)
+            or (context.model.advances_by_arithmetic(node, scope) and not _calls_compiled(node, context))
+        ):
             # A loop that reads a device array element by element also counts its operators on device values
             # (`values[t]`, `gamma * next_value - value`): each one a dispatch per element.
             operations += sum(1 for child in operators

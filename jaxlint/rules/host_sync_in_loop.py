@@ -182,6 +182,13 @@ environment handed the action, a stopping test on a counter the host keeps), the
 host by design and is not reported at all, except for a round trip (below). Code under `if False:`
 is switched off and not reported.
 
+A guard against a failed step is not a stopping test: `if jnp.isnan(loss): break` (or `return`, or
+`not all(isfinite(...))`; semantic/guards.py) never fires in a run that goes well, so the loop's
+length does not depend on it and the host did not need the value before the guard existed. It is a
+wait on every step, reported like any other read (check it every N steps, or on the device); reads
+after it in the same iteration wait for nothing more and are named in its finding. A guard in a loop
+whose steps run on the host (no compiled call) costs nothing.
+
 A device array the loop only built from host data (`dones = jnp.logical_or(dones, done)` over an
 environment's flags, a helper wrapping them in `jnp.array`) is reported with its own message: reading
 it back waits for no computation, but every iteration pays a round trip to the device and back, and
@@ -241,7 +248,7 @@ from pathlib import Path
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, helper_syncs, iteration, jaxapi, key_values, loop_cost, measured_waits, storage_reads, trace_time
+from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, guards, helper_syncs, iteration, jaxapi, key_values, loop_cost, measured_waits, storage_reads, trace_time
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -739,6 +746,7 @@ def _stopping_tests(loop: ast.AST, values: LoopValues, context) -> tuple[list[as
     candidates = [
         node for node in values.body
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], (ast.Break, ast.Return)) and not _constant_false(node.test)
+        and not guards.nonfinite_guard(node.test, context)  # a guard against a failed step: a per-step wait, not the loop's length
     ]
     if not candidates and not isinstance(loop, ast.While):
         return [], (set(), set())

@@ -102,7 +102,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   after `randint`; `split(k)[1]` into one of those after a shuffle, or `split(k)[0]` into another shuffle or
   `randint` after a shuffle of more than 1,625 elements, a size the source fixes: only such a
   shuffle takes a second round of sort keys, split off `split(k)[0]`). Two `split`s of one key are
-  flagged: `split(k, 2)` and `split(k, 3)` return the same leading keys. Not when one of them
+  flagged: `split(k, 2)` and `split(k, 3)` return the same leading keys, and so do two identical
+  `split(k, n)` once the first one's keys were handed out (a recomputation before they went
+  anywhere repeats nothing: key_values.split_keys_handed_out). Not when one of them
   advances the stream (`rng, input_rng = split(rng)`) and the other's keys go only into compiled
   steps (`p_train_step(state, batch, dropout_rngs)`), which split them again: the copies reach
   different consumers that derive their own keys. Nor when no shared key is read from both: a
@@ -210,7 +212,14 @@ Not flagged, because nothing is shared or it is shared on purpose:
   folded from a name the loop never changes, `fold_in(base, step)`, is flagged: the name says it was
   meant to change). Not in a `for` loop whose iterations are alike (its variable is never read, and it reads no
   clock, as a benchmark does): `for _ in range(n): batch = get_batch(PRNGKey(0), data)` draws one batch n
-  times, and that is flagged. Likewise a
+  times, and that is flagged. Nor in a loop of steps, one that continues the last iteration's state
+  (it rebinds a name from a call that reads it: `model, loss = train_epoch(model, data, random.key(1))`),
+  where nothing else the draw reads changes from step to step (the sampler's other arguments, or
+  those a function of the module hands its own samplers from its parameters: `permutation(rng,
+  len(xs))` reads `xs`, not the model): every epoch shuffles the same way, and reading the loop
+  variable elsewhere (logging `epoch`) changes nothing (key_values.draw_varies_per_iteration). A draw
+  whose input the loop changes (`normal(PRNGKey(0), (n,))` over sizes `n`), or in a loop over settings
+  that carries nothing (`for t in ts`), stays a fixed seed on purpose. Likewise a
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
@@ -1019,7 +1028,9 @@ class _Flow:
         if not first_names or not second_names:
             return False
         if first_names == second_names:
-            return True
+            # A split recomputed into the same names hands out the same keys again: a repeat only
+            # when the first keys went nowhere before it (key_values.split_keys_handed_out).
+            return not key_values.split_keys_handed_out(first, second, first_names, self.function, context)
         for node in walk(self.function):
             if isinstance(node, ast.Call) and not _COMPARING.search(_callee(node)):
                 continue
@@ -1036,7 +1047,10 @@ class _Flow:
         """A key made from a literal seed in the body of a loop whose iterations are alike
         (`for _ in range(n): batch = get_batch(PRNGKey(0), data)`): every iteration draws what the
         previous one drew (key_values.iterations_alike says why that is not a fixed seed on purpose)."""
-        if id(loop) in self.repeated_loops or not key_values.iterations_alike(loop, self.context):
+        if id(loop) in self.repeated_loops:
+            return
+        alike = key_values.iterations_alike(loop, self.context)
+        if not alike and (not key_values.steps_carry_state(loop) or key_values.reads_clock(loop, self.context)):
             return
         self.repeated_loops.add(id(loop))
         context = self.context
@@ -1051,11 +1065,17 @@ class _Flow:
             ]
             if not candidates:
                 continue
-            drawn = key_values.consumed_arguments(call, context, lambda name: name in self.known_keys, framework=self.framework, helpers=self.helpers)
-            if self.helpers:
+            # The project's helpers count in a notebook's cell too: the loop runs whole, in one cell,
+            # so what its helper draws from is the definition in force (cells re-run out of order
+            # matter only to a reuse spread over cells).
+            helpers = self.helpers or isinstance(self.function, ast.Module)
+            drawn = key_values.consumed_arguments(call, context, lambda name: name in self.known_keys, framework=self.framework, helpers=helpers)
+            if helpers:
                 drawn = [*drawn, *effects.consumed_key_arguments(model, call, model.scope_for(call))]
             for argument in candidates:
                 if not any(argument is d for d in drawn):
+                    continue
+                if not alike and key_values.draw_varies_per_iteration(call, argument, loop, context):
                     continue
                 if id(call) in self.reported or not self.read(call) or not self.worth_reporting(call, call):
                     continue
@@ -1064,10 +1084,16 @@ class _Flow:
                 self.reported.add(id(call))
                 text = context.text(argument)
                 self.record(
-                    f"repeated {id(loop)}", call,
-                    f"PRNG key `{text}` is made from the same literal seed in every iteration of this loop, whose "
-                    f"iterations differ in nothing else (its variable is not read), so every iteration draws the same "
-                    f"numbers; make the key once before the loop and split it per iteration",
+                    f"repeated {id(loop)}", call if alike else argument,
+                    (
+                        f"PRNG key `{text}` is made from the same literal seed in every iteration of this loop, whose "
+                        f"iterations differ in nothing else (its variable is not read), so every iteration draws the same "
+                        f"numbers; make the key once before the loop and split it per iteration"
+                    ) if alike else (
+                        f"PRNG key `{text}` is made from the same literal seed in every step of this loop (each step "
+                        f"continues the state of the last), and nothing else the draw reads changes from step to step, "
+                        f"so every step draws the same numbers; make the key once before the loop and split it per step"
+                    ),
                 )
                 break
 

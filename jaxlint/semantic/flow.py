@@ -211,6 +211,35 @@ def _counter_is_first(test: ast.expr, loop: ast.AST) -> bool:
     )
 
 
+def entries_read(node: ast.AST, function: ast.AST) -> tuple[ast.expr, set[str]] | None:
+    """(the mapping, the names bound to its entries) when every loop between `node` and `function`
+    is one comprehension over the entries of one mapping (`{k: v.item() for k, v in scalars.items()}`,
+    `[float(v) for v in metrics.values()]`): a read of each entry of one value, not a loop over a
+    data stream. Whether that is a per-step read depends on where the mapping comes from: the
+    entries of one result of a compiled step are that step's result read whole; the named entries of
+    a few datasets (`splits.items()`) are a handful of settings."""
+    found = None
+    parent = parent_of(node)
+    while parent is not None and parent is not function:
+        kind = parent.__class__
+        if kind in (ast.For, ast.AsyncFor, ast.While) or kind in FUNCTION_NODES:
+            return None
+        if kind in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+            if found is not None or len(parent.generators) != 1 or parent.generators[0].ifs:
+                return None
+            iterable, target = parent.generators[0].iter, parent.generators[0].target
+            if not (iterable.__class__ is ast.Call and iterable.func.__class__ is ast.Attribute
+                    and iterable.func.attr in ("items", "values") and not iterable.args and not iterable.keywords):
+                return None
+            if iterable.func.attr == "items":
+                if target.__class__ is not ast.Tuple or len(target.elts) != 2:
+                    return None
+                target = target.elts[1]
+            found = (iterable.func.value, target_names(target))
+        parent = parent_of(parent)
+    return found
+
+
 def iterates_mapping(loop: ast.AST) -> bool:
     """`for name in params[module]: ... params[module][name]` or `for k, v in d.items()`: the loop walks a
     mapping's keys (a pytree of parameters, a few named datasets), not an array's rows or a data

@@ -5,7 +5,10 @@ waits for its own compiled call every time it is called. A loop that calls `trai
 waits on every iteration, though no read is visible in the loop. This module says, for a function
 of the module (called by name, on `self`, or on an instance of one of the module's classes), which
 read that is: a conversion (`float`, `int`, `bool`, `np.asarray`, `jax.device_get`, `.item()`,
-`.tolist()`), a `print` of the value or an f-string of it, or the same in a function it calls on
+`.tolist()`) or a NumPy function of the value (`np.mean(loss)`), of a name or written around the
+compiled call itself (`float(step(...))`), also of each entry of one result a comprehension walks
+(`{k: v.item() for k, v in metrics.items()}`: that one result read whole, flow.entries_read), a
+`print` of the value or an f-string of it, or the same in a function it calls on
 every call (any depth), or a call of a function that reads the argument it is handed
 (effects.py's synced parameters).
 
@@ -28,6 +31,7 @@ from weakref import WeakKeyDictionary
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.syntax import bound_names, walk
+from jaxlint.semantic.flow import entries_read
 
 _CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "numpy.asarray", "numpy.array", "jax.device_get"})
 _READ_METHODS = frozenset({"item", "tolist"})
@@ -104,14 +108,21 @@ def _first_read(scope: Scope, model: SemanticModel) -> HelperSync | None:
     calls = effects.unconditional_calls(node)
     unconditional = {id(call) for call in calls}
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
-        if model.scope_for(call) is not scope or _in_own_loop(call, node):
+        entries = entries_read(call, node)
+        if entries is not None and _root(entries[0]) in produced and model.scope_for(call) is scope:
+            # The entries of one result of a compiled step (`{k: v.item() for k, v in scalars.items()}`):
+            # that result read whole, once per call, not a loop of its own.
+            read = _read_of(call, produced | entries[1], scope, model)
+        elif model.scope_for(call) is not scope or _in_own_loop(call, node):
             continue  # in a lambda (runs when called, if ever); in a loop of its own (reported there)
-        read = _read_of(call, produced, scope, model)
+        else:
+            read = _read_of(call, produced, scope, model)
         if read is not None:
             returned, position = _returned_at(call, returned_names, scope)
             if not returned and _feeds_host_code(call, scope, model):
                 continue  # the function's own host code needs the copy (`replay.update_priorities(i, p)`)
-            return HelperSync(_snippet(call), call.lineno, scope.name, returned, position)
+            text = _snippet(call if entries is None else _enclosing_comprehension(call))
+            return HelperSync(text, call.lineno, scope.name, returned, position)
         if model.jit_binding_for_call(call) is not None:
             continue
         inner = call_sync(call, model)
@@ -198,13 +209,30 @@ def _read_of(call: ast.Call, produced: set[str], scope: Scope, model: SemanticMo
         value = function.value
     elif len(call.args) == 1 and not call.keywords and model.qualified_name(function) in _CONVERSIONS:
         value = call.args[0]
+    elif _host_numpy(model.qualified_name(function)) and call.args:
+        value = call.args[0]  # `np.mean(loss)`: NumPy copies a device array to the host to compute on it
     elif model.qualified_name(function) == "builtins.print":
         value = next((a for a in call.args if _root(a) in produced and _device(a, scope, model)), None)
     else:
         return None
+    inner = value
+    while isinstance(inner, ast.Subscript):
+        inner = inner.value
+    if isinstance(inner, ast.Call) and _runs_compiled_here(inner, model):
+        return value  # `float(train_step(...))`, `float(step(...)[1])`: the result of this call's own compiled step, read at once
     if value is None or _root(value) not in produced or not _device(value, scope, model):
         return None
     return value
+
+
+def _host_numpy(qualified: str | None) -> bool:
+    return bool(qualified) and qualified.startswith("numpy.") and not qualified.startswith("numpy.random.")
+
+
+def _runs_compiled_here(call: ast.Call, model: SemanticModel) -> bool:
+    from jaxlint.semantic.training_loops import runs_compiled
+
+    return runs_compiled(call, model)
 
 
 def _device(value: ast.expr, scope: Scope, model: SemanticModel) -> bool:
@@ -307,6 +335,14 @@ def _runs_every_call(node: ast.AST, unconditional: set[int], function: ast.AST) 
             return False
         parent = parent_of(parent)
     return False
+
+
+def _enclosing_comprehension(node: ast.AST) -> ast.AST:
+    from jaxlint.semantic.model import parent_of
+
+    while node is not None and node.__class__ not in (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
+        node = parent_of(node)
+    return node
 
 
 def _snippet(node: ast.AST) -> str:

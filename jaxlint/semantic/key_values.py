@@ -145,9 +145,183 @@ def iterations_alike(loop: ast.AST, context) -> bool:
     for node in walk(loop):
         if node.__class__ is ast.Name and node.id in targets and node.ctx.__class__ is ast.Load and not node.id.startswith("_"):
             return False
-        if node.__class__ is ast.Call and context.qualified_name(node.func) in _CLOCKS:
-            return False
-    return True
+    return not reads_clock(loop, context)
+
+
+def reads_clock(loop: ast.AST, context) -> bool:
+    """The loop reads a clock: a benchmark, repeating identical work on purpose."""
+    return any(node.__class__ is ast.Call and context.qualified_name(node.func) in _CLOCKS for node in walk(loop))
+
+
+def steps_carry_state(loop: ast.AST) -> bool:
+    """The loop is a sequence of steps, not a set of settings: it rebinds a name from a call that
+    reads it (`params = update(params, g)`, `model, loss = train_epoch(model, ...)`), so each
+    iteration continues the last one. A key made from a literal seed there and drawn from with
+    inputs the loop does not change repeats the last step's numbers (the same shuffle every epoch);
+    in a loop over settings (`for t in temperatures: sample(PRNGKey(42), t)`) the same numbers for
+    each setting are the point. Accumulators (`total += loss`) and appends carry nothing a step reads."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+        return False
+    for node in walk_same_scope(loop):
+        if node.__class__ is not ast.Assign or node.value.__class__ is not ast.Call:
+            continue
+        bound = {element.id for target in node.targets for element in _rebound_names(target)}
+        if bound and any(part.__class__ is ast.Name and part.id in bound for part in walk(node.value)):
+            return True
+    return False
+
+
+def _rebound_names(target: ast.AST) -> Iterator[ast.Name]:
+    """The plain names an assignment target rebinds (`a`, `a, (b, *c)`), not a subscript's or an
+    attribute's (`out[t] = ...` stores into `out`)."""
+    if target.__class__ is ast.Name:
+        yield target
+    elif target.__class__ in (ast.Tuple, ast.List):
+        for element in target.elts:
+            yield from _rebound_names(element)
+    elif target.__class__ is ast.Starred:
+        yield from _rebound_names(target.value)
+
+
+def draw_varies_per_iteration(call: ast.Call, key: ast.expr, loop: ast.AST, context) -> bool:
+    """Whether what `call` draws from the literal-seed key `key` can change from one iteration of
+    `loop` to the next: an input of the draw other than the key reads a name the loop binds (its
+    variable included) or a call whose result the source cannot follow. The draw's inputs are the
+    arguments of a `jax.random` sampler, or, for a function of this module handed the key, the
+    arguments its own samplers read from its parameters (`permutation(rng, len(xs))` reads `xs`);
+    its other parameters (the model it trains) do not change the numbers drawn. True (varies, as
+    far as the source shows) when the key reaches anything else there. A loop variable read
+    elsewhere (logging `epoch`) does not make the draw differ."""
+    assigned = assigned_in(loop)
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        assigned |= target_names(loop.target)
+    if is_random_call(call, context):
+        inputs = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not key]
+        return any(_varies(a, assigned, context) for a in inputs)
+    from jaxlint.semantic.host_code import callee_scope  # (host_code is a sibling fact module)
+
+    model = context.model
+    callee = callee_scope(call, model)
+    if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    parameters = {}
+    for position, name in enumerate(callee.params):
+        passed = passed_argument(call, position, name)
+        if passed is not None:
+            parameters[name] = passed
+    keyed = [name for name, passed in parameters.items() if passed is key]
+    if len(keyed) != 1 or any(a.__class__ is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    draws = _draws_from_parameter(callee, keyed[0], context)
+    if draws is None:
+        return True
+    needed = set()
+    for draw in draws:
+        for part in [*draw.args[1:], *(k.value for k in draw.keywords if k.arg != "key")]:
+            reached = _names_reached(part, callee)
+            if reached is None:
+                return True
+            needed |= reached
+    for name in needed:
+        if name in parameters:
+            if _varies(parameters[name], assigned, context):
+                return True
+        elif name in callee.params or name in callee.keyword_params:
+            continue  # a default: the same every call
+        elif name in assigned:
+            return True  # a global the loop rebinds
+    return False
+
+
+_INVARIANT_CALLS = frozenset({"len", "int", "float", "tuple", "min", "max", "range"})
+
+
+def _varies(node: ast.expr, assigned: set[str], context) -> bool:
+    for part in walk(node):
+        kind = part.__class__
+        if kind is ast.Name and part.id in assigned:
+            return True
+        if kind is ast.Call and not (part.func.__class__ is ast.Name and part.func.id in _INVARIANT_CALLS):
+            return True
+        if kind in (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr):
+            return True
+    return False
+
+
+def _draws_from_parameter(function: Scope, name: str, context) -> list[ast.Call] | None:
+    """The `jax.random` samplers a function draws from its parameter `name` with; None when the
+    parameter is read anywhere else (handed on, split, rebound, stored)."""
+    draws = []
+    for node in walk_same_scope(function.node):
+        if node.__class__ is ast.Name and node.id == name:
+            if node.ctx.__class__ is not ast.Load:
+                return None
+            parent = parent_of(node)
+            if parent.__class__ is ast.keyword:
+                if parent.arg != "key":
+                    return None
+                parent = parent_of(parent)
+            elif parent.__class__ is not ast.Call or not parent.args or parent.args[0] is not node:
+                return None
+            if parent.__class__ is not ast.Call or not is_random_call(parent, context):
+                return None
+            draws.append(parent)
+    if any(n.__class__ in FUNCTION_NODES and n is not function.node and name in _loaded_in(n) for n in walk(function.node)):
+        return None  # read by a nested function or lambda
+    return draws
+
+
+def _loaded_in(node: ast.AST) -> set[str]:
+    return {part.id for part in walk(node) if part.__class__ is ast.Name}
+
+
+def _names_reached(node: ast.expr, function: Scope, depth: int = 0) -> set[str] | None:
+    """The names an expression of `function` reads, with each local bound once by a plain
+    assignment replaced by what its value reads (`n = len(xs)` reaches `xs`); None when a local is
+    bound otherwise (a loop target, twice) or a call there is not one whose result follows its inputs."""
+    found: set[str] = set()
+    for part in walk(node):
+        kind = part.__class__
+        if kind is ast.Call and not (part.func.__class__ is ast.Name and part.func.id in _INVARIANT_CALLS):
+            return None
+        if kind is not ast.Name:
+            continue
+        if part.id in function.params or part.id in function.keyword_params or part.id not in function.local_names:
+            found.add(part.id)
+            continue
+        if depth > 4:
+            return None
+        bindings = [
+            n for n in walk_same_scope(function.node)
+            if n.__class__ is ast.Name and n.id == part.id and n.ctx.__class__ is not ast.Load
+        ]
+        if len(bindings) != 1:
+            return None
+        statement = parent_of(bindings[0])
+        if statement.__class__ is not ast.Assign or len(statement.targets) != 1 or statement.targets[0] is not bindings[0]:
+            return None
+        reached = _names_reached(statement.value, function, depth + 1)
+        if reached is None:
+            return None
+        found |= reached
+    return found
+
+
+def split_keys_handed_out(first: ast.Call, second: ast.Call, names: set[str], function: ast.AST, context) -> bool:
+    """`keys = split(k, n)` written twice with the same `k` and `n` returns the same keys twice
+    (`split` is a function of its key and count alone). The second is a harmless recomputation only
+    while the first's keys went nowhere; once one of them was read between the two (handed to a
+    layer, a sampler), the second hands out the same keys again, a reuse as much as `split(k, 3)`
+    then `split(k, 2)`."""
+    qualified = context.qualified_name(first.func) or ""
+    if qualified != "jax.random.split":
+        return False
+    low, high = (first.end_lineno, first.end_col_offset), (second.lineno, second.col_offset)
+    return any(
+        node.__class__ is ast.Name and node.id in names and node.ctx.__class__ is ast.Load
+        and low < (node.lineno, node.col_offset) < high
+        for node in walk_same_scope(function)
+    )
 
 
 def literal_seed(node: ast.AST, context) -> str | None:
@@ -1277,7 +1451,8 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
     """Whether the array a draw returns is read only for its type, never for its values: passed
     inline or through plain names (and tuples or lists of them) only to `.shape`/`.dtype`, to a
     compiled function's `.lower(...)`/`.trace(...)`, to `jax.eval_shape(f, ...)` or
-    `jax.make_jaxpr(f)(...)`, or after the key to a model's `init(key, x)`. Such a draw is a dummy
+    `jax.make_jaxpr(f)(...)`, or after the key to a model's `init(key, x)`, or only waited on and
+    discarded (`normal(key, ()).block_until_ready()`, a barrier). Such a draw is a dummy
     input: a key it shares with another draw correlates nothing that reaches a result."""
     return _only_abstract(draw, function, context, depth)
 
@@ -1293,6 +1468,8 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
     if isinstance(parent, ast.Dict) and node in parent.values:
         return _only_abstract(parent, function, context, depth)  # `{"image": x}` handed on as a whole
     if isinstance(parent, ast.Attribute) and parent.value is node:
+        if parent.attr == "block_until_ready" and isinstance(parent_of(parent), ast.Call) and isinstance(parent_of(parent_of(parent)), ast.Expr):
+            return True  # `normal(PRNGKey(0), ()).block_until_ready()`: a barrier, the values are discarded
         return parent.attr in _TYPE_ATTRIBUTES
     if isinstance(parent, ast.Call):
         return node is not parent.func and (

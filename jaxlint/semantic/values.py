@@ -195,6 +195,43 @@ class DeviceValues:
                 return True
         return False
 
+    def advances_by_arithmetic(self, loop: ast.AST, scope: Scope) -> bool:
+        """Whether every iteration advances a device value by operators on itself with an increment
+        that depends on the state the loop advances (`a = -sin(x); v = v + dt * a; x = x + dt * v`),
+        not under a branch: an explicit integrator or iterative update written in arithmetic, whose
+        operators are the computation the loop repeats (each a dispatch outside `jit`), not glue
+        around a step. An accumulator (`acc += mean(pred == y)`, an increment the loop's state does
+        not feed) is not one."""
+        updates: list[tuple[str, ast.AST, ast.expr]] = []
+        reads: dict[str, set[str]] = {}
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                reads.setdefault(node.targets[0].id, set()).update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                name, value, operation = node.target.id, node.value, node
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.BinOp):
+                name, value = node.targets[0].id, node.value
+                operands = [value.left, value.right]
+                if not any(isinstance(o, ast.Name) and o.id == name for o in operands):
+                    continue
+                value, operation = next(o for o in operands if not (isinstance(o, ast.Name) and o.id == name)), node.value
+            else:
+                continue
+            if _under_branch(node, loop) or _in_nested_function(node, loop):
+                continue
+            if self.device_operation(operation, scope):
+                updates.append((name, operation, value))
+        advanced = {name for name, _, _ in updates}
+        for name, _, increment in updates:
+            seen: set[str] = set()
+            frontier = {n.id for n in ast.walk(increment) if isinstance(n, ast.Name)}
+            for _ in range(4):
+                if frontier & advanced:
+                    return True
+                seen |= frontier
+                frontier = {r for f in frontier for r in reads.get(f, ())} - seen
+        return False
+
     def numpy_buffer(self, node: ast.AST, scope: Scope) -> bool:
         """Whether `node` names a NumPy array made outside traced code: every value bound to the name in
         its scope is the result of a NumPy function (`trace = np.zeros((n, d))`, `np.full(...)`,
@@ -369,6 +406,15 @@ def _under_branch(node: ast.AST, loop: ast.AST) -> bool:
     parent = parent_of(node)
     while parent is not None and parent is not loop:
         if isinstance(parent, (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp)):
+            return True
+        parent = parent_of(parent)
+    return False
+
+
+def _in_nested_function(node: ast.AST, loop: ast.AST) -> bool:
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (*FUNCTION_NODES, ast.ClassDef)):
             return True
         parent = parent_of(parent)
     return False
