@@ -12,7 +12,8 @@ bodies outside tests, the framework calls that draw from a key count too: `model
 library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
-own body, not yet in a notebook's), also where the helper only hands the key on to another project
+own body; in a notebook's body only `jax.random`'s own calls are followed, since notebooks hand one
+key to several such helpers to compare methods on common random numbers), also where the helper only hands the key on to another project
 function, method or constructor that draws from it, through any number of calls and modules, or
 where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
