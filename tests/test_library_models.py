@@ -92,6 +92,9 @@ def test_annotated_parameters_are_instances_of_their_modelled_class():
         def other(state: Optional[TrainState], swapped: TrainState, plain, x):
             swapped = make_state()
             return state.apply_gradients(grads=x), swapped.apply_gradients(grads=x), plain.apply(x)
+
+        def mixed(either: TrainState | optax.GradientTransformation, towers: "Tower | None", unknown: "Tower | Other", x):
+            return either.apply_gradients(grads=x), towers.apply(x), unknown.apply(x)
     """)
 
     def name(text):
@@ -103,8 +106,13 @@ def test_annotated_parameters_are_instances_of_their_modelled_class():
     assert name("state.apply_fn(state.params, x)") == "flax.training.train_state.TrainState.apply_fn"
     assert name("tx.update(grads, None)") == "optax.GradientTransformation.update"
     assert all(library_models.call_model(model, calls[t]).runs_model for t in ["tower.apply(state.params, x)", "tx.update(grads, None)"])
-    # `Optional[X]` may be None; a parameter rebound to something unknown; no annotation: nothing said.
-    assert name("state.apply_gradients(grads=x)") is None
+    # `Optional[X]`, `X | None`: where a method is called on it, it is an X (a `None` has no methods).
+    assert name("state.apply_gradients(grads=x)") == "flax.training.train_state.TrainState.apply_gradients"
+    assert name("towers.apply(x)") == "flax.linen.Module.apply"
+    # Alternatives of different classes, or one not modelled; a parameter rebound to something unknown;
+    # no annotation: nothing said.
+    assert name("either.apply_gradients(grads=x)") is None
+    assert name("unknown.apply(x)") is None
     assert name("swapped.apply_gradients(grads=x)") is None
     assert name("plain.apply(x)") is None
     assert library_models.validate("mylib.Net.forward", {"runs_model": "yes"}) == "`runs_model` must be true or false"

@@ -34,9 +34,12 @@ network is the loop's main cost. Each such call the loop makes on every iteratio
 `.at[]` updates beside it another, at the loop: each copies the whole array)
 (a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
 calls nested in one another, the outer. A parameter annotated with a modelled class
-(`state: TrainState`) is known to be one, and so is an attribute declared with one in the class body
-(`net: Net`), an attribute every construction of its class passes one (`Sampler(Net(...))` then
-`self.net(x)`), the result of a function or method that returns one on every path (`net = make_net()`,
+(`state: TrainState`, a library's generic base `model: eqx.Module`) is known to be one, also through a
+union whose alternatives other than `None` all name the same modelled class (`net: Encoder | Decoder`,
+both `nnx.Module`s; `Optional[Net]`: where it is called it is not `None`), and so is an attribute
+declared with one in the class body (`net: Net`), an attribute every construction of its class passes
+one (`Sampler(Net(...))` then `self.net(x)`), an attribute every assignment sets to one or to `None`
+(`self.net = None` in `__init__`, `self.net = Net(...)` in `build`), the result of a function or method that returns one on every path (`net = make_net()`,
 `state = builder.make_state(params)`), of this module or another (`model, opt, step = init_state(cfg)` with
 `init_state` in `utils/`: the summary of its module records which callable every `return` calls at each
 position, semantic/returned_kinds.py), also where the loop rebinds the name to what a method of its own

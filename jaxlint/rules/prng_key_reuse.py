@@ -1,7 +1,8 @@
 """## What it does
-Follows PRNG key variables through a function body (and a script's or notebook cell's top level)
-and flags a key consumed twice so that the two draws share random bits: passed to two `jax.random`
-samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
+Follows PRNG key variables through a function body (and a script's or a notebook's top level: a
+notebook's cells are one program run in cell order, so a key drawn from in one cell and drawn
+from again in a later cell is reused, as within one cell; semantic/cell_order.py) and flags a key
+consumed twice so that the two draws share random bits: passed to two `jax.random` samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
 comprehension) that never reassigns it, so every iteration draws the same numbers. The decorators
 and default values of a nested `def` run where the `def` stands, so they count in the enclosing
 flow (`@partial(lax.scan, init=c, xs=split(key, n))` beside `split(key, m)`). In function
@@ -11,7 +12,8 @@ bodies outside tests, the framework calls that draw from a key count too: `model
 library models or the project's own functions draw from (`hk_model.apply(params, key, x)`; a helper
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
-own body, not in notebook cells), also where the helper only hands the key on to another project
+own body; in a notebook's body only `jax.random`'s own calls are followed, since notebooks hand one
+key to several such helpers to compare methods on common random numbers), also where the helper only hands the key on to another project
 function, method or constructor that draws from it, through any number of calls and modules, or
 where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
@@ -240,8 +242,8 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `randint(k)`): they read different bits on the default threefry (checked on jax 0.10.2), so
   nothing is correlated, although `jax_debug_key_reuse` would reject the reuse.
 
-One finding per key and flow (a function body, a script, a notebook cell), at the first reuse in
-the source; the message lists the lines of the other reuses of that key. One idiom repeated down a
+One finding per key and flow (a function body, a script; in a notebook, per key and cell), at the
+first reuse in the source; the message lists the lines of the other reuses of that key. One idiom repeated down a
 cell is one mistake, and fixing the first reuse shows the next.
 
 ## Why is this bad?
@@ -299,7 +301,7 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import effects, key_values
+from jaxlint.semantic import cell_order, effects, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 from jaxlint.semantic.flow import target_elements
@@ -359,8 +361,8 @@ class PrngKeyReuse(Rule):
                     or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
                 )
             ):
-                # A notebook's cells are re-run on their own and out of order: each cell is one flow.
-                for statements in _cells(module.body, context):
+                # A notebook's cells are one program run in cell order (semantic/cell_order.py).
+                for statements in cell_order.program_flows(module.body):
                     flow = _Flow(context, module)
                     flow.block(statements, {})
                     flow.finish()
@@ -558,13 +560,13 @@ class _Flow:
         self.reported: set[int] = set()
         self.repeated_loops: set[int] = set()
         # key -> [(call, message, fix)]: one finding per key and flow, reported by `finish`.
-        self.findings: dict[str, list[tuple[ast.Call, str, object]]] = {}
+        self.findings: dict[tuple[str, int], list[tuple[ast.Call, str, object]]] = {}
         self.scope = context.model.scope_of_node.get(function)
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
         self.framework = not isinstance(function, ast.Module) and not context.in_test_code(function)
-        # A script's own body (not a notebook's cells, re-run out of order) counts the project's helpers
-        # that draw from a key: `state = train_epoch(state, key)` every epoch reuses `key` there too.
+        # A script's own body counts the project's helpers that draw from a key: `state =
+        # train_epoch(state, key)` every epoch reuses `key` there too.
         self.helpers = self.framework or (isinstance(function, ast.Module) and _plain_script(context))
         self._known_keys: set[str] | None = None
         self.seed_of: dict[str, str] = {}  # name -> the literal seed it was made from: `k = PRNGKey(0)`
@@ -575,6 +577,7 @@ class _Flow:
         self._read: dict[int, bool] = {}
         self.in_test: bool | None = None
         self.handing_back: set[int] = set()  # calls that returned the key they drew from (`handed_back`)
+        self.notebook = isinstance(function, ast.Module) and cell_order.is_notebook(context.source.filename)
 
     def run(self) -> None:
         # Every finding of a flow waits on `worth_reporting`: in test code none can come, and the
@@ -1170,14 +1173,16 @@ class _Flow:
         )
 
     def record(self, key: str, call: ast.Call, message: str, fix=None) -> None:
-        self.findings.setdefault(key, []).append((call, message, fix))
+        # One finding per key and notebook cell: a flow through a notebook crosses its cells.
+        cell = cell_order.cell_of(call, self.context.model, self.context.source.text) if self.notebook else 0
+        self.findings.setdefault((key, cell), []).append((call, message, fix))
 
     def finish(self) -> None:
-        """One finding per key and flow (a function body, a script, a notebook cell), at its first reuse in
+        """One finding per key and flow (a function body, a script; a notebook's cell), at its first reuse in
         the source; the message lists the other reuses. One idiom repeated down a cell (`normal(key, ...)` on
         every line) is one mistake to fix, and the fix of the first use makes the next one visible. Where the
         first reuse has no fix (a deliberate pair), the first later reuse that has one lends it."""
-        for key, found in self.findings.items():
+        for (key, _), found in self.findings.items():
             found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
             call, message, _ = found[0]
             fix = next((item[2] for item in found if item[2] is not None), None)
@@ -1561,21 +1566,6 @@ def _function_name(call: ast.Call, context) -> str:
     if qualified is not None and qualified.startswith("jax.random."):
         return "jax.random." + qualified.rsplit(".", 1)[-1]
     return snippet(context.text(call.func))
-
-
-_CELL_MARKER = re.compile(r"^# @@notebook-cell \d+@@$")
-
-
-def _cells(statements: list[ast.stmt], context) -> list[list[ast.stmt]]:
-    """The module's statements grouped by notebook cell (one group for a plain module)."""
-    if not str(context.source.filename).endswith(".ipynb"):
-        return [statements]
-    markers = [number for number, line in enumerate(context.source.text.splitlines(), start=1) if _CELL_MARKER.match(line)]
-    groups: dict[int, list[ast.stmt]] = {}
-    for statement in statements:
-        cell = max((marker for marker in markers if marker < statement.lineno), default=0)
-        groups.setdefault(cell, []).append(statement)
-    return list(groups.values())
 
 
 def _statement(node: ast.AST) -> ast.AST:

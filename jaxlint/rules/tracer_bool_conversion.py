@@ -41,7 +41,10 @@ passed in or held in an attribute, `grad_fn = jax.value_and_grad(f)` called late
 function, a call whose arguments do not match the def), unless a library model says the call returns
 host data (NumPy, `math`, the standard library, `jax.eval_shape`); a value picked by a traced index
 (`table[i]`); and the name a read sees is the binding that reaches it (an unpacking's element
-included: `n = x.sum()` then `rows, n = x.shape` leaves `n` a Python int). A def that a factory of the
+included: `n = x.sum()` then `rows, n = x.shape` leaves `n` a Python int), in module code in execution
+order, a notebook's cells in their order (`jax.grad(f)` after `f = lambda x: ...` transforms that
+lambda, not a later `@jax.jit def f`, whose calls `f(1.0, True)` then show what it is passed;
+semantic/cell_order.py). A def that a factory of the
 module returns (`init_fun, apply_fun = layer(3)`, `score = make_scorer(s)`), called from traced code,
 is traced as a def called by name is.
 

@@ -554,6 +554,10 @@ class SemanticModel(DeviceValues):
                         found = _reaching_def(node, current) if _only_lambdas_between(scope, current) else None
                     if found is None:
                         return None
+                    if current is self.module_scope and node.id in _module_assigned(self):
+                        lambda_scope = _reaching_lambda(self, node)
+                        if lambda_scope is not None:
+                            return lambda_scope, 0, set()
                     rebound = _partial_rebinding(node, current, self) if current is scope else None
                     if rebound is not None:
                         return found, len(rebound.args) - 1, _partial_keywords(rebound, found)
@@ -989,9 +993,10 @@ class SemanticModel(DeviceValues):
         cache = self.__dict__.setdefault("_entry_calls_cache", {})
         if scope in cache:
             return cache[scope]
+        top = node if scope.parent is self.module_scope else None
         if any(self.decorator_transform(decorator) for decorator in node.decorator_list):
             names, immediate = [node.name], []
-            if self._name_read_elsewhere(node.name):
+            if self._name_read_elsewhere(node.name, definition=top):
                 cache[scope] = None
                 return None
         else:
@@ -1000,15 +1005,19 @@ class SemanticModel(DeviceValues):
                 cache[scope] = None
                 return None
             names, immediate = entries
-        calls = [call for name in names for call in self.calls_by_name().get(name, [])] + immediate
+        calls = [
+            call for name in names for call in self.calls_by_name().get(name, []) if name != node.name or _may_reach(self, top, call.func)
+        ] + immediate
         cache[scope] = calls
         return calls
 
-    def _name_read_elsewhere(self, *names: str) -> bool:
+    def _name_read_elsewhere(self, *names: str, definition: ast.stmt | None = None) -> bool:
         """A name is read other than by calling it: handed on, stored or returned, so something may
-        call it with any arguments."""
+        call it with any arguments. With a module-level `definition`, a read in module code that
+        another binding of the name surely reaches (`f = lambda x: ...` in an earlier notebook cell,
+        a later `def f`) is not a read of it (semantic/cell_order.py)."""
         for node in self.nodes:
-            if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) and _may_reach(self, definition, node):
                 parent = parent_of(node)
                 if not (isinstance(parent, ast.Call) and parent.func is node):
                     return True
@@ -2671,6 +2680,37 @@ def _only_lambdas_between(inner: Scope, outer: Scope) -> bool:
             return False
         inner = inner.parent
     return True
+
+
+def _module_assigned(model) -> set[str]:
+    """Names module code binds by assignment (asked after `_collect` has read every binding)."""
+    found = model.__dict__.get("_module_assigned_names")
+    if found is None:
+        found = model.__dict__["_module_assigned_names"] = {name for target, _ in model.module_scope.bindings for name in bound_names(target)}
+    return found
+
+
+def _reaching_lambda(model, read: ast.Name) -> Scope | None:
+    """The lambda a module-level read of a name sees where the statement binding it last before the
+    read is `name = lambda ...` (a notebook's `f = lambda x: ...` cell before a later `def f`), not
+    the `def` of the same name (semantic/cell_order.py)."""
+    from jaxlint.semantic.cell_order import reaching_top_binding
+
+    if not hasattr(read, "lineno"):
+        return None
+    found = reaching_top_binding(model, read)
+    if isinstance(found, ast.Assign) and isinstance(found.value, ast.Lambda) and len(found.targets) == 1 and isinstance(found.targets[0], ast.Name):
+        return model.scope_of_node.get(found.value)
+    return None
+
+
+def _may_reach(model, definition: ast.stmt | None, read: ast.AST) -> bool:
+    """`read` may see the module-level `definition` (always, where there is none to compare)."""
+    if definition is None or not isinstance(read, ast.Name):
+        return True
+    from jaxlint.semantic.cell_order import reaches
+
+    return reaches(model, definition, read)
 
 
 def _reaching_def(node: ast.Name, scope: Scope) -> Scope | None:

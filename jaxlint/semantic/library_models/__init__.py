@@ -458,11 +458,15 @@ def _self_attribute_kind(model, attribute: str, scope, depth: int) -> str | None
     """The kind every assignment to `self.<attribute>` in the methods of the class around `scope`
     gives it: a plain `self.x = value`, or one element of an unpacked tuple (`self.update, self.state
     = self.make_optimizer(lr)`, see `_unpacked_kind`); None where one assignment is anything else or
-    two disagree."""
+    two disagree. `self.net = None` (not built yet, or released) is no alternative where every other
+    assignment gives an instance of one modelled class (`self.net = Net(...)` in one method, `self.net
+    = net` from a parameter every caller fills with one in another): a `None` is never called, so
+    where `self.net` is used as an instance it is one."""
     method = scope.enclosing_method() if scope is not None else None
     if method is None:
         return None
     kinds: set[str | None] = set()
+    emptied = False
     for other in model.class_methods.get(method.class_node, {}).values():
         for target, value in other.bindings:
             stored = [e for e in walk(target) if isinstance(e, ast.Attribute) and e.attr == attribute
@@ -471,7 +475,9 @@ def _self_attribute_kind(model, attribute: str, scope, depth: int) -> str | None
                 continue
             if value is None or isinstance(value, ast.AugAssign) or len(stored) > 1:
                 return None
-            if target is stored[0]:
+            if target is stored[0] and isinstance(value, ast.Constant) and value.value is None:
+                emptied = True
+            elif target is stored[0]:
                 kinds.add(value_kind(model, value, other, depth + 1))
             elif isinstance(target, (ast.Tuple, ast.List)) and stored[0] in target.elts:
                 kinds.add(_unpacked_kind(model, value, target.elts.index(stored[0]), target, other, depth))
@@ -479,7 +485,8 @@ def _self_attribute_kind(model, attribute: str, scope, depth: int) -> str | None
                 return None
             if len(kinds) > 1 or None in kinds:
                 return None
-    return kinds.pop() if len(kinds) == 1 else None
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return None if emptied and (kind is None or not kind.startswith("object:")) else kind
 
 
 def _unpacked_kind(model, value: ast.expr, position: int, target: ast.expr, scope, depth: int) -> str | None:
@@ -794,12 +801,54 @@ def _annotated_kind(model, owner, name: str, depth: int) -> str | None:
 
 def _annotation_class(model, annotation: ast.expr) -> str | None:
     """The modelled class an annotation names (`TrainState`, `"Net"`, a class of the module deriving
-    from a modelled one), or None (`Optional[X]`, `X | None`: maybe not an instance)."""
+    from a modelled one, a library's generic base such as `eqx.Module` or `nnx.Module`), or None.
+    A union names one where every alternative other than `None` does and they agree (`GNN |
+    Attention`, both `nnx.Module`s; `Union[A, B]`; `Optional[Net]`, `Net | None`): what a value
+    annotated so is, where it is used as an instance (called, its methods called), is an instance of
+    that class; a `None` is never called. Alternatives that disagree, or one that is not modelled,
+    give None."""
+    alternatives = _union_alternatives(model, annotation)
+    if alternatives is None:
+        return None
+    found = {_single_annotation_class(model, alternative) for alternative in alternatives}
+    return found.pop() if len(found) == 1 else None
+
+
+def _union_alternatives(model, annotation: ast.expr, depth: int = 0) -> list[ast.expr] | None:
+    """The alternatives of an annotation other than `None`, unions flattened (`A | B | None`,
+    `Union[A, B]`, `Optional[A]`, also written as a string); None when there is none or it is
+    deeper than a few levels."""
+    if depth > 4:
+        return None
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
             annotation = ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return None
+    if isinstance(annotation, ast.Constant) and annotation.value is None:
+        return []
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        left = _union_alternatives(model, annotation.left, depth + 1)
+        right = _union_alternatives(model, annotation.right, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)):
+        qualified = model.qualified_name(annotation.value) or ""
+        if qualified in ("typing.Optional", "typing.Union") or (
+            not qualified and isinstance(annotation.value, ast.Name) and annotation.value.id in ("Optional", "Union")
+        ):
+            members = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+            found: list[ast.expr] = []
+            for member in members:
+                inner = _union_alternatives(model, member, depth + 1)
+                if inner is None:
+                    return None
+                found.extend(inner)
+            return found
+    return [annotation]
+
+
+def _single_annotation_class(model, annotation: ast.expr) -> str | None:
+    """The modelled class one alternative of an annotation names."""
     if not isinstance(annotation, (ast.Name, ast.Attribute)):
         return None
     qualified = model.qualified_name(annotation)
