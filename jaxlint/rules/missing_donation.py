@@ -777,15 +777,21 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
     (`tokens = tokens.at[0, :n].set(prompt)`) keep its size. Carried through a jitted call, such a
     value is a few bytes to kilobytes next to any model state: nothing worth donating."""
     others = []
+    sized_unpacked = False
     for target, value in scope.bindings:
         if value is statement or value is statement.value or key not in {dotted_name(e) for e in target_elements(target)}:
             continue
         if _passes_itself(value, key):
             continue  # another update of the value (`loss_logs = reset_step(loss_logs)`, unpacked or not) keeps its size
         if dotted_name(target) != key:
+            if "." not in key and carried_state.unpacked_known_small(key, target, value, scope, model):
+                sized_unpacked = True  # `w, b = zeros_like(u), zeros_like(v)`, a small position of a helper's tuple
+                continue
             return False  # unpacked from something else
         others.append(value)
     if not others:
+        if sized_unpacked:
+            return True
         # An object's state bound in another method (`self.weights = jnp.zeros(3)` in `__init__`).
         return key.startswith("self.") and carried_state.attribute_known_small(key, statement, scope, model)
     sized = False
@@ -813,7 +819,7 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
             sized = True
         else:
             return False
-    return sized
+    return sized or sized_unpacked
 
 
 _FILLED = frozenset({
