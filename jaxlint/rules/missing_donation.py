@@ -128,8 +128,13 @@ moments, is nil next to an accelerator's memory; hundreds of MB and more is wher
 matters): a PRNG key alone (`carry = PRNGKey(1)`, `split(key)`), arrays of sizes fixed
 by literals or module (notebook) constants (`normal(key, (WIDTH, 4))`, `jnp.array([0.5, 1.0])`),
 dicts, lists and tuples of those, a local helper that returns one (`state = make_small(0)`, or
-`layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
-of them, or a
+`layer(WIDTH, 2)` whose sizes are the parameters the call sets), a list it builds by `append` in
+loops over items the source fixes (`for n_in, n_out in zip(widths[:-1], widths[1:]):
+params.append(...)`, each iteration sized with its items; an append under a branch, a list changed
+otherwise, or items it cannot list leave the size unknown: semantic/built_lists.py), a name unpacked
+from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
+the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a
+`zeros_like` of such a value, a local NamedTuple or dataclass of them, or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
 itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
