@@ -50,7 +50,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, iteration, jaxapi
+from jaxlint.semantic import carried_state, iteration, jaxapi, one_off_work
 from jaxlint.semantic.model import ARRAY, parent_of
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -71,7 +71,7 @@ class PythonLoopBatching(Rule):
             return
         call, element, iterable, fixable = found
         scope = context.scope(node)
-        if not scope.in_traced and iteration.one_off_over_few(node, iterable, scope, context.model):
+        if not scope.in_traced and one_off_work.one_off_over_few(node, iterable, scope, context.model):
             return  # setup run once over a handful of rows: a few dispatches, nothing `vmap` saves
         callee = context.text(call.func)
         context.report(

@@ -978,6 +978,7 @@ _BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 _DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
 _DEPTH = 6
+_MAX_OPERANDS = 16  # operands of one chain of elementwise arithmetic the size model reads
 # NumPy samplers of the host: the position of their `size` argument (`randn`/`rand` take the axes).
 _HOST_SAMPLERS = {
     "numpy.random.normal": 2, "numpy.random.uniform": 2, "numpy.random.randint": 2,
@@ -1054,12 +1055,22 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
     if isinstance(value, ast.UnaryOp):
         return _elements(value.operand, scope, model, depth, passed)
     if isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult):
-        # Elementwise with a scalar (`normal(size=(n, m)) * scale`, `2 / n`): the array's size. Two
-        # arrays may broadcast to more than either: unknown.
-        sides = [_elements(side, scope, model, depth, passed) for side in (value.left, value.right)]
-        if None in sides:
+        # Elementwise with scalars (`normal(size=(n, m)) * scale`, `2 / n`): the array's size. Two
+        # arrays may broadcast to more than either: unknown. (The operands of a chain are gathered
+        # without recursion: a long sum is one level.)
+        operands, pending = [], [value]
+        while pending and len(operands) <= _MAX_OPERANDS:
+            node = pending.pop()
+            if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+                pending.extend((node.left, node.right))
+            else:
+                operands.append(node)
+        if pending:
             return None
-        return max(sides) if min(sides) == 1 else None
+        sides = [_elements(side, scope, model, depth, passed) for side in operands]
+        if None in sides or sum(1 for side in sides if side != 1) > 1:
+            return None
+        return max(sides)
     if isinstance(value, (ast.Tuple, ast.List)):
         return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
     if isinstance(value, ast.Dict):
@@ -1067,6 +1078,8 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
     if isinstance(value, ast.Name):
         if passed and value.id in passed:
             argument, caller = passed[value.id]
+            if isinstance(argument, ast.Constant):
+                return _elements(argument, caller, model, depth)  # (a number: no further lookup)
             return _elements(argument, caller, model, depth + 1)
         from jaxlint.semantic.bindings import bound_values
 
@@ -1211,7 +1224,7 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         size = _keyword_or_position(call, _HOST_SAMPLERS[qualified], "size")
         return 1 if size is None else _shape_elements(size, scope, model, passed)
     if qualified in _ELEMENTWISE and len(arguments) == 1 and not call.keywords:
-        return _elements(arguments[0], scope, model, depth, passed)  # `np.sqrt(2 / n)`: the argument's size
+        return _elements(arguments[0], scope, model, depth + 1, passed)  # `np.sqrt(2 / n)`: the argument's size
     if qualified in _SHAPED_LIKE and arguments:
         return _elements(arguments[0], scope, model, depth + 1, passed)  # `jnp.zeros_like(w)`: as many as `w`
     if qualified == "builtins.dict" and not arguments and all(k.arg is not None for k in call.keywords):
@@ -1428,7 +1441,7 @@ def _built_list_elements(name: ast.Name, owner, model, depth: int, passed: dict 
             bound = {**(passed or {}), **{key: (_as_node(item), owner) for key, item in frame.items()}}
             if any(node is None for node, _ in bound.values()):
                 return None
-            counted = _elements(appended, owner, model, depth + 1, bound)
+            counted = _elements(appended, owner, model, depth, bound)
             if counted is None:
                 return None
             total += counted

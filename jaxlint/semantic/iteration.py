@@ -21,9 +21,6 @@ whatever the spelling of its iterable:
   one axis of an array (axis 0: its rows, the data's leading axis; `SIZE`: every element).
 * `list_built_by_iteration(name, use, scope)`: the comprehension a name holds where it is read
   (`ys = [f(x) for x in xs]` before `jnp.array(ys)`), when nothing touches the list in between.
-* `item_count(iterable, scope, model)`: the number of items a loop visits where the source fixes it.
-* `one_off_over_few(owner, iterable, scope, model)`: a loop of code that runs once per program,
-  outside any loop, over a handful of items (`FEW_ITEMS`): setup work, whatever it dispatches per item.
 
 The model says what a loop walks and how many times; the rules decide what that costs: under trace
 every iteration is an unrolled copy, outside it a dispatch per iteration, and a trip count the
@@ -44,9 +41,6 @@ if TYPE_CHECKING:  # the model asks this module questions: no import back at run
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 # A trip count over every element of an array (`jnp.size(x)`, `x.size`), not along one axis.
 SIZE = -1
-# A handful of items: a loop over this many, run once, is setup (a few dispatches, microseconds),
-# whatever it calls per item. Sweeps and grids (tens to hundreds of points) are not a handful.
-FEW_ITEMS = 16
 
 _RANGES = frozenset({"builtins.range", "jax.numpy.arange", "numpy.arange"})
 _ONE_PASS = frozenset({
@@ -295,43 +289,3 @@ def list_built_by_iteration(name: ast.Name, use: ast.stmt, scope: Scope) -> ast.
         if any(isinstance(node, ast.Name) and node.id == name.id for node in walk(statement)):
             return None
     return None
-
-
-def item_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
-    """How many items a loop over `iterable` visits where the source fixes it: the rows the call
-    making the array says (`jax.random.split(key, 8)`, `jnp.zeros((4, d))`, `jnp.arange(6)`: see
-    `rows_made`), a literal list or tuple, through one-pass wrappers and a name whose binding reaching
-    the loop is one of those (semantic/loop_cost). None otherwise."""
-    from jaxlint.semantic.loop_cost import _reaching_value, container_length
-
-    node = walked(iterable, model)
-    for _ in range(4):
-        made = rows_made(node, scope, model)
-        if made is not None:
-            return made
-        spelled = container_length(node, scope, model)
-        if spelled is not None:
-            return spelled
-        if not isinstance(node, ast.Name):
-            return None
-        found = _reaching_value(node, scope, model)
-        if found is None:
-            return None
-        scope, node = found
-        node = walked(node, model)
-    return None
-
-
-def one_off_over_few(owner: ast.AST, iterable: ast.expr, scope: Scope, model: SemanticModel, limit: int = FEW_ITEMS) -> bool:
-    """The loop `owner` runs once per program over at most `limit` items: its scope runs once
-    (module level, a notebook's cells, an entry point, a function called only from such code:
-    semantic/loop_cost.runs_once), no loop of that scope encloses it, and `item_count` fixes the
-    items (`jnp.stack([draw(k) for k in jax.random.split(key, 8)])` in a setup cell). A handful of
-    dispatches made once costs microseconds whatever spelling runs them: setup, not a hot path."""
-    from jaxlint.semantic.flow import enclosing_loops
-    from jaxlint.semantic.loop_cost import runs_once
-
-    if next(enclosing_loops(owner), None) is not None or not runs_once(scope, model):
-        return False
-    count = item_count(iterable, scope, model)
-    return count is not None and count <= limit
