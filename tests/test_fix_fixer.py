@@ -235,7 +235,7 @@ def test_donation_of_two_arguments_is_one_finding_and_one_fix():
     text = (
         "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef update(params, opt_state, grads):\n"
         "    return params - grads, opt_state + 1\n\n\n"
-        "def run(grads_list):\n    params = jnp.zeros((3, 3)) + 0.0\n    opt_state = jnp.zeros((3, 3)) + 0.0\n"
+        "def run(grads_list, shape):\n    params = jnp.zeros(shape) + 0.0\n    opt_state = jnp.zeros(shape) + 0.0\n"
         "    for grads in grads_list:\n        params, opt_state = update(params, opt_state, grads)\n    return params, opt_state\n"
     )
     (finding,) = check_source(text, "m.py", Settings(), [RULES_BY_CODE["JAX401"]]).diagnostics

@@ -38,7 +38,9 @@ Not flagged, as principles:
   setup compiles once per run), unless a host loop of the module calls the function once per
   iteration beside other compiled work (`for u in range(n): batch = rollout(...); state =
   update(state, batch)` with `update` building `jax.jit(jax.value_and_grad(loss))` for its epochs
-  over minibatches): then one call is one step of that loop, and it compiles every step, and a function the analysis shows to run once: a script's entry
+  over minibatches): then one call is one step of that loop, and it compiles every step (a call after
+  which the code leaves the loop, `return fit(x, lr=lr / 3)` as a retry on divergence or a final
+  refinement followed by `break`, runs at most once per run of the loop, not per iteration), and a function the analysis shows to run once: a script's entry
   point (`main`, `run`, `app`, or a function handed to a runner such as `app.run(main)`), a
   constructor (`__init__` or a classmethod building `cls(...)`: once per object, unless the module
   builds its objects in a loop), or one whose every call in the project is a module-level statement

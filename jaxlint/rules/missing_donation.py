@@ -128,8 +128,13 @@ moments, is nil next to an accelerator's memory; hundreds of MB and more is wher
 matters): a PRNG key alone (`carry = PRNGKey(1)`, `split(key)`), arrays of sizes fixed
 by literals or module (notebook) constants (`normal(key, (WIDTH, 4))`, `jnp.array([0.5, 1.0])`),
 dicts, lists and tuples of those, a local helper that returns one (`state = make_small(0)`, or
-`layer(WIDTH, 2)` whose sizes are the parameters the call sets), a local NamedTuple or dataclass
-of them, or a
+`layer(WIDTH, 2)` whose sizes are the parameters the call sets), a list it builds by `append` in
+loops over items the source fixes (`for n_in, n_out in zip(widths[:-1], widths[1:]):
+params.append(...)`, each iteration sized with its items; an append under a branch, a list changed
+otherwise, or items it cannot list leave the size unknown: semantic/built_lists.py), a name unpacked
+from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
+the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a
+`zeros_like` of such a value, a local NamedTuple or dataclass of them, or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
 itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
@@ -777,15 +782,21 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
     (`tokens = tokens.at[0, :n].set(prompt)`) keep its size. Carried through a jitted call, such a
     value is a few bytes to kilobytes next to any model state: nothing worth donating."""
     others = []
+    sized_unpacked = False
     for target, value in scope.bindings:
         if value is statement or value is statement.value or key not in {dotted_name(e) for e in target_elements(target)}:
             continue
         if _passes_itself(value, key):
             continue  # another update of the value (`loss_logs = reset_step(loss_logs)`, unpacked or not) keeps its size
         if dotted_name(target) != key:
+            if "." not in key and carried_state.unpacked_known_small(key, target, value, scope, model):
+                sized_unpacked = True  # `w, b = zeros_like(u), zeros_like(v)`, a small position of a helper's tuple
+                continue
             return False  # unpacked from something else
         others.append(value)
     if not others:
+        if sized_unpacked:
+            return True
         # An object's state bound in another method (`self.weights = jnp.zeros(3)` in `__init__`).
         return key.startswith("self.") and carried_state.attribute_known_small(key, statement, scope, model)
     sized = False
@@ -813,7 +824,7 @@ def _starts_small(key: str, statement: ast.stmt, scope, model) -> bool:
             sized = True
         else:
             return False
-    return sized
+    return sized or sized_unpacked
 
 
 _FILLED = frozenset({

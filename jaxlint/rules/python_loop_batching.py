@@ -11,7 +11,10 @@ the row indices of an array, `f(xs[i]) for i in range(len(xs))` (or `range(xs.sh
 Not flagged: comprehensions over Python lists, ranges (but the row indices above) or unknown iterables (`vmap` maps over an
 array's leading axis, not over a list), comprehensions with `if` clauses or several `for`s, and
 element expressions that are not a single call using the element (or the whole row `xs[i]`), loops
-that do more than append, and test code (a `test_*`
+that do more than append, one-off setup over a handful of rows (code that runs once per program:
+module level, a notebook cell, an entry point; outside any loop; over at most 16 rows the source
+fixes: `jnp.stack([normal(k, shape) for k in split(key, 8)])` before a demo makes eight dispatches
+once, microseconds whatever the spelling; a sweep over a grid of tens of points stays flagged), and test code (a `test_*`
 function, a `Test*` class, a test module), which builds the per-element loop as the reference that
 `vmap` is checked against.
 
@@ -47,7 +50,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, iteration, jaxapi
+from jaxlint.semantic import carried_state, iteration, jaxapi, one_off_work
 from jaxlint.semantic.model import ARRAY, parent_of
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -67,6 +70,9 @@ class PythonLoopBatching(Rule):
         if found is None:
             return
         call, element, iterable, fixable = found
+        scope = context.scope(node)
+        if not scope.in_traced and one_off_work.one_off_over_few(node, iterable, scope, context.model):
+            return  # setup run once over a handful of rows: a few dispatches, nothing `vmap` saves
         callee = context.text(call.func)
         context.report(
             node if fixable else call,

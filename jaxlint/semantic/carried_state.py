@@ -975,6 +975,21 @@ _BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 _DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
 _DEPTH = 6
+_MAX_OPERANDS = 16  # operands of one chain of elementwise arithmetic the size model reads
+# NumPy samplers of the host: the position of their `size` argument (`randn`/`rand` take the axes).
+_HOST_SAMPLERS = {
+    "numpy.random.normal": 2, "numpy.random.uniform": 2, "numpy.random.randint": 2,
+    "numpy.random.randn": 0, "numpy.random.rand": 0,
+}
+# Functions computing each element from the same element of their argument: its size.
+_ELEMENTWISE = frozenset({
+    f"{module}.{name}" for module in ("numpy", "jax.numpy")
+    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative")
+})
+_SHAPED_LIKE = frozenset({
+    "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
+    "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like",
+})
 _STACKING = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack", "numpy.array", "numpy.stack"})
 # `jax.random` samplers whose second argument is the shape.
 _SHAPE_SECOND = frozenset({"normal", "uniform", "randint", "gumbel", "laplace", "logistic", "cauchy", "exponential", "rademacher", "bits"})
@@ -1036,6 +1051,23 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         return 1 if isinstance(value.value, (int, float, bool)) else None
     if isinstance(value, ast.UnaryOp):
         return _elements(value.operand, scope, model, depth, passed)
+    if isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult):
+        # Elementwise with scalars (`normal(size=(n, m)) * scale`, `2 / n`): the array's size. Two
+        # arrays may broadcast to more than either: unknown. (The operands of a chain are gathered
+        # without recursion: a long sum is one level.)
+        operands, pending = [], [value]
+        while pending and len(operands) <= _MAX_OPERANDS:
+            node = pending.pop()
+            if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+                pending.extend((node.left, node.right))
+            else:
+                operands.append(node)
+        if pending:
+            return None
+        sides = [_elements(side, scope, model, depth, passed) for side in operands]
+        if None in sides or sum(1 for side in sides if side != 1) > 1:
+            return None
+        return max(sides)
     if isinstance(value, (ast.Tuple, ast.List)):
         return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
     if isinstance(value, ast.Dict):
@@ -1043,6 +1075,8 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
     if isinstance(value, ast.Name):
         if passed and value.id in passed:
             argument, caller = passed[value.id]
+            if isinstance(argument, ast.Constant):
+                return _elements(argument, caller, model, depth)  # (a number: no further lookup)
             return _elements(argument, caller, model, depth + 1)
         from jaxlint.semantic.bindings import bound_values
 
@@ -1051,12 +1085,17 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             partitioned = _partitioned_arrays(value, scope, model)
             if partitioned is not None:
                 return _elements(partitioned, scope, model, depth + 1, passed)
+            unpacked = _unpacked_from_helper(value.id, scope, model, depth)
+            if unpacked is not None:
+                return unpacked
             return _unpacked_key(value.id, scope, model)
         owner, bound = found[0], _reaching_value(value, found[1])
         if bound is None:
             return None
         if isinstance(bound, (ast.List, ast.Dict)) and _mutated(value.id, owner):
-            return None  # `params = []` then `params.append(...)`: the literal is not what it holds
+            # `params = []` then `params.append(...)`: the literal is not what it holds; what the loops
+            # append is, where the source fixes their items (semantic/built_lists.py).
+            return _built_list_elements(value, owner, model, depth + 1, passed if owner is scope else None)
         return _elements(bound, owner, model, depth + 1, passed if owner is scope else None)
     if isinstance(value, ast.Subscript):
         # `split(key)[0]`: one key of the array.
@@ -1092,6 +1131,50 @@ def _partitioned_arrays(name: ast.Name, scope, model) -> ast.AST | None:
     ):
         return None
     return value.args[0]
+
+
+def _unpacked_from_helper(name: str, scope, model, depth: int) -> int | None:
+    """`w, b, x = make_data(key, 10, 5)`: a name bound once, by unpacking the call of a local helper
+    whose every return spells out a tuple of that width (syntax.returned_positions), holds what the
+    returns give at its position, sized with the helper's parameters bound to the call's arguments;
+    unpacked from a tuple display (`w, b = zeros_like(u), zeros_like(v)`), the element there."""
+    bindings = [(target, value) for target, value in scope.bindings if name in bound_names(target)]
+    if len(bindings) != 1:
+        return None
+    return _unpacked_elements(name, bindings[0][0], bindings[0][1], scope, model, depth)
+
+
+def unpacked_known_small(name: str, target: ast.AST, value: ast.AST, scope, model) -> bool:
+    """The binding `target = value` unpacks into `name` a value `known_small` would accept: an
+    element of a tuple display, or a position of a local helper's returned tuple."""
+    elements = _unpacked_elements(name, target, value, scope, model, 0)
+    return elements is not None and elements * _BYTES_PER_ELEMENT < WORTH_DONATING_BYTES
+
+
+def _unpacked_elements(name: str, target: ast.AST, value: ast.AST, scope, model, depth: int) -> int | None:
+    from jaxlint.semantic.syntax import returned_positions
+
+    if not isinstance(target, ast.Tuple) or any(isinstance(e, ast.Starred) for e in target.elts):
+        return None
+    position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
+    if isinstance(value, ast.Tuple) and position is not None and len(value.elts) == len(target.elts):
+        if any(isinstance(e, ast.Starred) for e in value.elts):
+            return None
+        return _elements(value.elts[position], scope, model, depth + 1)  # `w, b = zeros_like(u), zeros_like(v)`
+    if not isinstance(value, ast.Call):
+        return None
+    helper = _local_callee(value, scope, model)
+    if position is None or helper is None or not helper.returns:
+        return None
+    if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+        return None
+    lined_up = returned_positions(helper.returns)
+    if lined_up is None or len(lined_up) != len(target.elts) or lined_up[position][0] != position:
+        return None
+    frame = {parameter: (argument, scope) for parameter, argument in zip(helper.params, value.args)}
+    frame.update((k.arg, (k.value, scope)) for k in value.keywords if k.arg in helper.param_nodes)
+    counts = [_elements(returned, helper, model, depth + 1, frame) for returned in lined_up[position][1]]
+    return None if not counts or None in counts else max(counts)
 
 
 def _unpacked_key(name: str, scope, model) -> int | None:
@@ -1131,6 +1214,18 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if qualified is not None and qualified[len("jax.random."):] in _SHAPE_SECOND and qualified.startswith("jax.random."):
         shape = _keyword_or_position(call, 1, "shape")
         return 1 if shape is None else _shape_elements(shape, scope, model, passed)
+    if qualified in _HOST_SAMPLERS:
+        # `np.random.normal(size=(n, m))`, `np.random.randn(n, m)`: the shape the call asks for.
+        if qualified.endswith(("randn", "rand")):
+            return _shape_elements(ast.Tuple(elts=list(arguments), ctx=ast.Load()), scope, model, passed) if not call.keywords else None
+        size = _keyword_or_position(call, _HOST_SAMPLERS[qualified], "size")
+        return 1 if size is None else _shape_elements(size, scope, model, passed)
+    if qualified in _ELEMENTWISE and len(arguments) == 1 and not call.keywords:
+        return _elements(arguments[0], scope, model, depth + 1, passed)  # `np.sqrt(2 / n)`: the argument's size
+    if qualified in _SHAPED_LIKE and arguments:
+        return _elements(arguments[0], scope, model, depth + 1, passed)  # `jnp.zeros_like(w)`: as many as `w`
+    if qualified == "builtins.dict" and not arguments and all(k.arg is not None for k in call.keywords):
+        return _total([_elements(k.value, scope, model, depth, passed) for k in call.keywords])
     if qualified in _LITERAL_ARRAYS and arguments and isinstance(arguments[0], (ast.List, ast.Tuple, ast.Constant)):
         return _elements(arguments[0], scope, model, depth, passed)
     if (qualified in _REPLICATING or qualified in _FILTERS) and arguments:
@@ -1310,3 +1405,83 @@ def _keyword_or_position(call: ast.Call, position: int, keyword: str) -> ast.AST
 
 def _total(counts: list[int | None]) -> int | None:
     return None if None in counts else sum(counts)
+
+
+def _built_list_elements(name: ast.Name, owner, model, depth: int, passed: dict | None) -> int | None:
+    """Elements of the list `name` holds where it is read when the scope fills it by `append` in
+    loops over sequences the source fixes: the sum, over every iteration, of what it appends there
+    (semantic/built_lists.py); None otherwise."""
+    from jaxlint.semantic import built_lists
+
+    if depth > _DEPTH:
+        return None
+    read = enclosing_statement(name)
+    items = built_lists.appended_items(name.id, read if read is not None else name, owner)
+    if items is None:
+        return None
+
+    def evaluate(node: ast.AST, frame: dict):
+        def scalar(inner: ast.AST):
+            if isinstance(inner, ast.Name) and inner.id in frame:
+                return frame[inner.id]
+            found = _python_value(inner, owner, model, passed)
+            return None if found is UNKNOWN_VALUE else found
+
+        return built_lists.sequence_value(node, scalar)
+
+    total = 0
+    for appended, loops in items:
+        frames = built_lists.iterations(loops, evaluate)
+        if frames is None:
+            return None
+        for frame in frames:
+            bound = {**(passed or {}), **{key: (_as_node(item), owner) for key, item in frame.items()}}
+            if any(node is None for node, _ in bound.values()):
+                return None
+            counted = _elements(appended, owner, model, depth, bound)
+            if counted is None:
+                return None
+            total += counted
+    return total
+
+
+UNKNOWN_VALUE = object()
+
+
+def _python_value(node: ast.AST, scope, model, passed: dict | None, depth: int = 0):
+    """The Python value (a number, a tuple of them) of a size expression, through a helper's
+    parameters and names bound once to a list or tuple display; UNKNOWN_VALUE otherwise."""
+    from jaxlint.semantic import built_lists
+    from jaxlint.semantic.bindings import bound_values
+    from jaxlint.semantic.constants import UNKNOWN
+
+    if depth > _DEPTH:
+        return UNKNOWN_VALUE
+    if isinstance(node, ast.Name) and passed and node.id in passed:
+        argument, caller = passed[node.id]
+        return _python_value(argument, caller, model, None, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        found = built_lists.sequence_value(node, lambda inner: _or_none(_python_value(inner, scope, model, passed, depth + 1)))
+        return UNKNOWN_VALUE if found is None else found
+    found = _int_value(node, scope, model, passed)
+    if found is not UNKNOWN and found is not None:
+        return found
+    if isinstance(node, ast.Name):
+        bound = bound_values(model, node.id, scope)
+        if bound is not None and len(bound[1]) == 1 and isinstance(bound[1][0], (ast.List, ast.Tuple)) and not _mutated(node.id, bound[0]):
+            return _python_value(bound[1][0], bound[0], model, None, depth + 1)
+    return UNKNOWN_VALUE
+
+
+def _or_none(value):
+    return None if value is UNKNOWN_VALUE else value
+
+
+def _as_node(value) -> ast.expr | None:
+    """A literal node for a loop item: a number, or a tuple of them."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ast.Constant(value=value)
+    if isinstance(value, (tuple, list)):
+        parts = [_as_node(part) for part in value]
+        return None if None in parts else ast.Tuple(elts=parts, ctx=ast.Load())
+    return None

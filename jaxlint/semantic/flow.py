@@ -175,6 +175,37 @@ def single_binding(node: ast.expr, scope) -> ast.expr:
     return node
 
 
+def leaves_its_loops(node: ast.AST) -> bool:
+    """After `node` runs, the code leaves the loops around it: its statement is a `return` or
+    `raise`, or a `return`/`raise` follows it in its block or in a block around it inside the loop
+    (`if diverged: lr /= 3; return retry(lr)`; `break` the same where one loop encloses it). Such a
+    node runs at most once per run of those loops (a retry, a final result), not once per iteration."""
+    loops = list(enclosing_loops(node))
+    if not loops or any(isinstance(loop, _COMPREHENSIONS) for loop in loops):
+        return False
+    statement = enclosing_statement(node)
+    outermost = loops[-1]
+    while statement is not None and statement is not outermost:
+        if isinstance(statement, (ast.Return, ast.Raise)):
+            return True
+        place = statement_list(statement)
+        if place is None:
+            return False
+        block, index = place
+        for later in block[index + 1:]:
+            if isinstance(later, (ast.Return, ast.Raise)) or (isinstance(later, ast.Break) and len(loops) == 1):
+                return True
+        holder = parent_of(statement)
+        if holder in loops:
+            # Leaving the innermost loop's body without an exit: the next iteration runs it again.
+            return False
+        statement = holder
+    return False
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
 def runs_at_most_once(loop: ast.AST) -> bool:
     """The loop's body ends every iteration with `break`, `return` or `raise` at its top level
     (`for batch in loader: check(batch); break`), or ends the first one so (`for i, batch in

@@ -1376,12 +1376,15 @@ def calls_in_host_loops(scope: Scope, model: SemanticModel) -> list[ast.Call]:
     """The calls of this module's function `scope` that sit in a loop (or comprehension) of code that
     runs on the host, on evidence (semantic/host_code.py: module-level code, or a function that host
     code reaches or that does host-only work; a library helper's loop may be traced by a caller in
-    another module): each such call runs the function once per iteration."""
+    another module): each such call runs the function once per iteration. A call after which the code
+    leaves the loop (`return retry(...)` on divergence: flow.leaves_its_loops) runs at most once per
+    run of the loop, not per iteration: it is not one."""
+    from jaxlint.semantic.flow import leaves_its_loops
     from jaxlint.semantic.host_code import runs_on_host
 
     return [
         call for caller, call in _calls_by_callee(model).get(scope, ())
-        if not caller.in_traced and in_loop(call) and runs_on_host(caller, model)
+        if not caller.in_traced and in_loop(call) and not leaves_its_loops(call) and runs_on_host(caller, model)
     ]
 
 
