@@ -141,6 +141,10 @@ def may_be_project_call(call: ast.Call, model) -> bool:
             return True
         if isinstance(receiver, ast.Attribute) and attribute_constructor(receiver, model) is not None:
             return True
+    if isinstance(function, ast.Name):
+        from jaxlint.semantic.call_summaries import partial_target
+
+        function = partial_target(function, model.scope_for(call), model) or function  # `step = partial(train_step, ...)`
     if not isinstance(function, (ast.Name, ast.Attribute)):
         return False
     qualified = model.qualified_name(function)

@@ -22,10 +22,11 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic import call_summaries, jaxapi, library_models
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, single_binding
 from jaxlint.semantic.host_code import callee_scope
+from jaxlint.semantic.foreign_work import may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.warm_up import class_counters, steady_side
@@ -451,13 +452,25 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
     if helper is not None and differentiated_by_decorator(helper, model):
         return call  # `@jax.value_and_grad def loss_and_grad(...)` called: a forward and backward pass, op by op
     if helper is None:
+        from jaxlint.semantic import call_summaries
+
+        # (through `functools.partial`, or with branches and kinds the call fixes: semantic/call_summaries.py)
+        target = call_summaries.callee(call, model)
+        if target is not None and (other_modules or target.path is None):
+            return call_summaries.eager_work(call, model, eager_work_in)
         if not other_modules:
             return None
         from jaxlint.semantic.foreign_work import imported_eager_work
 
         # (a function or method of another project module, asked of a model of that module)
         return imported_eager_work(call, model, eager_work_in)
-    return eager_work_in(helper, model)
+    found = eager_work_in(helper, model)
+    if found is None and helper.parent is model.module_scope:
+        from jaxlint.semantic import call_summaries
+
+        # (read again with the branches the call's literal arguments decide: `step(s, b, train=True)`)
+        found = call_summaries.eager_work(call, model, eager_work_in)
+    return found
 
 
 def differentiated_by_decorator(helper: Scope, model: SemanticModel) -> bool:
@@ -979,10 +992,20 @@ class LoopValues:
                     continue
                 if not self.is_device(value):
                     return False
-            elif not (isinstance(value, ast.Call) and self.is_device(value)):
-                return False  # a tuple target: a jitted call, or a helper whose every return is a device value
+            elif not (isinstance(value, ast.Call) and (self.is_device(value) or self._returned_device_at(name, target, value))):
+                return False  # a tuple target: a jitted call, or a helper whose every return is a device value (there)
         constants = [v for _, v in bound if isinstance(v, ast.Constant)]
         return accumulated or not constants
+
+    def _returned_device_at(self, name: str, target: ast.AST, value: ast.Call) -> bool:
+        """`loss, aux, state = step(state)` with `step` a plain project function (of another module, or
+        through `functools.partial`) whose every `return` gives a device value where `name` stands."""
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return False
+        position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
+        if position is None or any(isinstance(e, ast.Starred) for e in target.elts):
+            return False
+        return call_summaries.returns_device_at(value, self.model, position, len(target.elts))
 
     def _accumulates(self, name: str, value: ast.AST) -> bool:
         """`total = total + loss` with a device `loss`."""
@@ -1301,6 +1324,12 @@ class LoopValues:
                 continue
             if helper_facts(helper, model)[1]:
                 return call
+        for call in calls:
+            # A plain function of another module, or one called through `functools.partial`, read with
+            # what the call fixes (semantic/call_summaries.py).
+            if isinstance(call.func, ast.Name) or may_be_project_call(call, model):
+                if call_summaries.runs_compiled(call, model):
+                    return call
         for call in calls:
             # A whole computation run eagerly (a network's forward, an optimizer update, a project
             # function computing device arrays from its arguments): dispatched asynchronously too.
