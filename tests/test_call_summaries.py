@@ -103,3 +103,9 @@ def test_the_original_module_model_is_left_as_it_was():
     step = next(s for s in model.module_scope.children if getattr(s.node, "name", "") == "step")
     assert any(isinstance(n, ast.If) for n in ast.walk(step.node))
     assert model.scope_for(calls["fit(w, x)"]).node.name == "run"
+
+
+def test_a_module_the_callee_imports_from_is_a_dependency_too():
+    # `score` of steps/scoring.py calls `mean_error`, compiled in steps/losses.py: both are read.
+    result = _check(PROJECT / "run.py")
+    assert {"scoring.py", "losses.py"} <= {Path(path).name for path in result.dependencies}

@@ -163,15 +163,77 @@ def _foreign_def(function: ast.expr, model):
     summary, name = located
     if name in summary.functions and summary.functions[name].transform is not None:
         return None  # compiled: the jit bindings answer
-    if not foreign_work._compiles_something(summary) and not foreign_work._function_mentions(summary.path, summary.digest, name, None, _WORDS):
-        return None  # (the cheap test first: it compiles nothing and names no whole computation)
-    home = foreign_work._model_of(summary.path, summary.digest)
+    if (not foreign_work._compiles_something(summary) and not foreign_work._function_mentions(summary.path, summary.digest, name, None, _WORDS)
+            and not _calls_imported_compiled(summary, name, project)):
+        return None  # (the cheap test first: it compiles nothing, calls nothing compiled elsewhere, names no whole computation)
+    home = _project_model(summary.path, summary.digest, project)
     if home is None:
         return None
     node = next((n for n in home.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name), None)
     if not _plain_def(node):
         return None
     return home, node, summary.path, summary.digest
+
+
+_project_models: dict[tuple[str, str], object] = {}
+
+
+def _project_model(path: str, digest: str, project):
+    """A model of the module at `path` with a project view of its own (so what it imports from further
+    modules of the project is read too), built once per process."""
+    key = (path, digest)
+    if key not in _project_models:
+        if len(_project_models) > _MAX_MODELS:
+            _project_models.clear()
+        _project_models[key] = _model_with_view(foreign_work._tree_of(path, digest), path, project)
+    return _project_models[key]
+
+
+def _model_with_view(tree: ast.Module | None, path: str, project):
+    if tree is None:
+        return None
+    from jaxlint.semantic.model import SemanticModel
+    from jaxlint.semantic.project import ProjectView
+
+    try:
+        return SemanticModel(tree, (), ProjectView(path, project.root))
+    except Exception:  # too deep, or the view cannot be made: no answer
+        return None
+
+
+def _record(models, model) -> None:
+    """Every module the models read a summary of (a callee's module's own view) is a dependency of the
+    asking file's findings."""
+    asking = getattr(model, "project", None)
+    if asking is None:
+        return
+    for each in models:
+        view = getattr(each, "project", None)
+        if view is not None and view is not asking:
+            asking.dependencies.update(view.dependencies)
+    asking.dependencies.pop(str(asking.path), None)
+
+
+def _calls_imported_compiled(summary, name: str, project) -> bool:
+    """The function (or a function of its module it calls) calls by name a compiled function another
+    module of the project defines (`from .losses import loss_fn`, `loss_fn` jitted there)."""
+    tree = foreign_work._tree_of(summary.path, summary.digest)
+    if tree is None:
+        return False
+    top = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    node = top.get(name)
+    if node is None:
+        return False
+    called = _called_names(node)
+    called |= {each for callee in called if callee in top and callee != name for each in _called_names(top[callee])}
+    for local in called:
+        target = summary.reexports.get(local)
+        if target is None or target.startswith(_LIBRARY_PREFIXES) or not project.may_hold(target.partition(".")[0]):
+            continue
+        function = project.function(target)
+        if function is not None and function.transform is not None:
+            return True
+    return False
 
 
 def _arguments(node: ast.FunctionDef, args: list, keywords: list) -> dict[str, ast.expr] | None:
@@ -260,10 +322,13 @@ def _specialised_model(home_model, file: tuple | None, node: ast.FunctionDef, fi
         tree = copy.deepcopy(home_model.tree)
         copied = tree.body[index]
         _Pruner(fixed).prune(copied)
-        try:
-            specialised = SemanticModel(tree, (), None)
-        except Exception:  # too deep: no answer
-            specialised = None
+        if file is not None:
+            specialised = _model_with_view(tree, file[0], home_model.project) if home_model.project is not None else None
+        else:
+            try:
+                specialised = SemanticModel(tree, (), home_model.project)
+            except Exception:  # too deep: no answer
+                specialised = None
         if specialised is not None:
             scope = specialised.scope_of_node.get(copied)
             if scope is not None:
@@ -392,12 +457,14 @@ def runs_compiled(call: ast.Call, model) -> bool:
         return False
     from jaxlint.semantic.training_loops import helper_facts
 
-    if not helper_facts(found.scope, found.model)[1]:
-        return False  # (a side cut off calls nothing the whole body does not)
-    if not found.fixed:
-        return True
-    specialised = found.specialised()
-    return specialised is not None and helper_facts(*specialised)[1]
+    answer = helper_facts(found.scope, found.model)[1]  # (a side cut off calls nothing the whole body does not)
+    specialised = found.specialised() if answer and found.fixed else None
+    if specialised is not None:
+        answer = helper_facts(*specialised)[1]
+    elif answer and found.fixed:
+        answer = False
+    _record([found.model, specialised[1] if specialised else None], model)
+    return answer
 
 
 def returns_device_at(call: ast.Call, model, position: int | None, width: int) -> bool:
@@ -406,12 +473,12 @@ def returns_device_at(call: ast.Call, model, position: int | None, width: int) -
     found = callee(call, model)
     if found is None:
         return False
-    if _returns_device_at(found.scope, found.model, position, width):
-        return True
-    if not found.fixed:
-        return False
-    specialised = found.specialised()
-    return specialised is not None and _returns_device_at(*specialised, position, width)
+    answer = _returns_device_at(found.scope, found.model, position, width)
+    specialised = found.specialised() if not answer and found.fixed else None
+    if specialised is not None:
+        answer = _returns_device_at(*specialised, position, width)
+    _record([found.model, specialised[1] if specialised else None], model)
+    return answer
 
 
 def _returns_device_at(scope, home, position: int | None, width: int) -> bool:
@@ -443,6 +510,7 @@ def eager_work(call: ast.Call, model, eager_work_in):
         if specialised is not None:
             work = eager_work_in(*specialised)
             where = specialised[1]
+    _record([found.model, where], model)
     if work is None:
         return None
     from jaxlint.semantic.foreign_work import ForeignWork
