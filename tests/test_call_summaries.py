@@ -12,7 +12,7 @@ from rule_fixtures import expected_findings
 from jaxlint.config import Settings
 from jaxlint.engine import check_source
 from jaxlint.rules import RULES_BY_CODE
-from jaxlint.semantic import call_summaries
+from jaxlint.semantic.training_loops import call_returns_device_at, call_runs_compiled
 from jaxlint.semantic.model import SemanticModel
 
 PROJECT = FIXTURES / "project_summaries"
@@ -83,23 +83,23 @@ def _calls(text: str):
 
 def test_a_literal_argument_decides_the_branches_it_tests():
     model, calls = _calls(_LOCAL)
-    assert call_summaries.runs_compiled(calls["fit(w, x)"], model)
-    assert not call_summaries.runs_compiled(calls["check(w, x)"], model)
-    assert not call_summaries.runs_compiled(calls["step(w, x, True, True)"], model)  # (positional literals: `verbose` takes the elif)
+    assert call_runs_compiled(calls["fit(w, x)"], model)
+    assert not call_runs_compiled(calls["check(w, x)"], model)
+    assert not call_runs_compiled(calls["step(w, x, True, True)"], model)  # (positional literals: `verbose` takes the elif)
 
 
 def test_returned_positions_are_read_one_by_one():
     model, calls = _calls(_LOCAL)
     call = calls["fit(w, x)"]
-    assert call_summaries.returns_device_at(call, model, 0, 2)
-    assert not call_summaries.returns_device_at(call, model, 1, 2)  # (a literal 0)
-    assert not call_summaries.returns_device_at(call, model, 0, 3)  # (another width)
+    assert call_returns_device_at(call, model, 0, 2)
+    assert not call_returns_device_at(call, model, 1, 2)  # (a literal 0)
+    assert not call_returns_device_at(call, model, 0, 3)  # (another width)
 
 
 def test_the_original_module_model_is_left_as_it_was():
     # A specialised copy is a model of its own: the caller's model still sees both sides.
     model, calls = _calls(_LOCAL)
-    call_summaries.runs_compiled(calls["check(w, x)"], model)
+    call_runs_compiled(calls["check(w, x)"], model)
     step = next(s for s in model.module_scope.children if getattr(s.node, "name", "") == "step")
     assert any(isinstance(n, ast.If) for n in ast.walk(step.node))
     assert model.scope_for(calls["fit(w, x)"]).node.name == "run"

@@ -85,7 +85,7 @@ def _callee(call: ast.Call, model) -> Callee | None:
     function, bound_args, bound_keywords = call.func, [], []
     through_partial = False
     if isinstance(function, ast.Name):
-        partial = _partial_value(function, scope, model)
+        partial = foreign_work.partial_value(function, scope, model)
         if partial is not None:
             function, bound_args, bound_keywords = partial.args[0], list(partial.args[1:]), list(partial.keywords)
             through_partial = True
@@ -109,25 +109,6 @@ def _callee(call: ast.Call, model) -> Callee | None:
     if target is None:
         return None
     return Callee(target, home_model, path, digest, node.name, tuple(sorted(fixed.items(), key=lambda item: item[0])), tuple(sorted(kinds.items())))
-
-
-def _partial_value(name: ast.Name, scope, model) -> ast.Call | None:
-    """`fn` bound once (in its scope) to `functools.partial(f, ...)`: that call."""
-    found = bound_values(model, name.id, scope)
-    if found is None or len(found[1]) != 1:
-        return None
-    value = found[1][0]
-    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) == "functools.partial"):
-        return None
-    if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
-        return None
-    return value
-
-
-def partial_target(name: ast.Name, scope, model) -> ast.expr | None:
-    """The function `fn` holds where it is bound once to `functools.partial(f, ...)`: `f`."""
-    partial = _partial_value(name, scope, model)
-    return partial.args[0] if partial is not None else None
 
 
 def _plain_def(node) -> bool:
@@ -193,15 +174,15 @@ def _model_with_view(tree: ast.Module | None, path: str, project):
     if tree is None:
         return None
     from jaxlint.semantic.model import SemanticModel
-    from jaxlint.semantic.project import ProjectView
 
     try:
-        return SemanticModel(tree, (), ProjectView(path, project.root))
+        # (a view of the project from that module: the asking file's own kind of view, made for `path`)
+        return SemanticModel(tree, (), type(project)(path, project.root))
     except Exception:  # too deep, or the view cannot be made: no answer
         return None
 
 
-def _record(models, model) -> None:
+def record_reads(models, model) -> None:
     """Every module the models read a summary of (a callee's module's own view) is a dependency of the
     asking file's findings."""
     asking = getattr(model, "project", None)
@@ -447,83 +428,7 @@ class _Pruner:
         return _UNKNOWN
 
 
-# -- facts at a call site --
-
-
-def runs_compiled(call: ast.Call, model) -> bool:
-    """The call runs compiled code, through the callee's body (or a function of its module it calls)."""
-    found = callee(call, model)
-    if found is None:
-        return False
-    from jaxlint.semantic.training_loops import helper_facts
-
-    answer = helper_facts(found.scope, found.model)[1]  # (a side cut off calls nothing the whole body does not)
-    specialised = found.specialised() if answer and found.fixed else None
-    if specialised is not None:
-        answer = helper_facts(*specialised)[1]
-    elif answer and found.fixed:
-        answer = False
-    _record([found.model, specialised[1] if specialised else None], model)
-    return answer
-
-
-def returns_device_at(call: ast.Call, model, position: int | None, width: int) -> bool:
-    """Every `return` of the callee gives a device value at `position` of a tuple of `width` (the whole
-    value where `position` is None)."""
-    found = callee(call, model)
-    if found is None:
-        return False
-    answer = _returns_device_at(found.scope, found.model, position, width)
-    specialised = found.specialised() if not answer and found.fixed else None
-    if specialised is not None:
-        answer = _returns_device_at(*specialised, position, width)
-    _record([found.model, specialised[1] if specialised else None], model)
-    return answer
-
-
-def _returns_device_at(scope, home, position: int | None, width: int) -> bool:
-    from jaxlint.semantic.training_loops import _returned_device
-
-    returns = scope.returns
-    if not returns:
-        return False
-    for value in returns:
-        if position is not None:
-            if not isinstance(value, ast.Tuple) or len(value.elts) != width or any(isinstance(e, ast.Starred) for e in value.elts):
-                return False
-            value = value.elts[position]
-        if not _returned_device(value, scope, home, 0):
-            return False
-    return True
-
-
-def eager_work(call: ast.Call, model, eager_work_in):
-    """The whole computation the callee runs eagerly on every call (training_loops.eager_work_in), as
-    a node of the caller's tree, or a foreign_work.ForeignWork; None when none or not answered here."""
-    found = callee(call, model)
-    if found is None:
-        return None
-    work = eager_work_in(found.scope, found.model)
-    where = found.model
-    if work is None and (found.fixed or found.kinds) and _mentions_work(found):
-        specialised = found.specialised()
-        if specialised is not None:
-            work = eager_work_in(*specialised)
-            where = specialised[1]
-    _record([found.model, where], model)
-    if work is None:
-        return None
-    from jaxlint.semantic.foreign_work import ForeignWork
-
-    if isinstance(work, ForeignWork):
-        return ForeignWork(work.text, work.line, work.path, found.name)
-    if found.path is None:
-        return work  # (of this module, or of a copy of it: the same lines)
-    text = ast.unparse(work.func) if isinstance(work, ast.Call) else ast.unparse(work)
-    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", work.lineno, found.path or "", found.name)
-
-
-def _mentions_work(found: Callee) -> bool:
+def mentions_work(found: Callee) -> bool:
     """The function, or a function of its module it calls, names a whole computation (an `update`, a
     `grad`, an `apply`, a name bound to one): the cheap test before a specialised copy is modelled."""
     if found.path is not None:

@@ -142,13 +142,25 @@ def may_be_project_call(call: ast.Call, model) -> bool:
         if isinstance(receiver, ast.Attribute) and attribute_constructor(receiver, model) is not None:
             return True
     if isinstance(function, ast.Name):
-        from jaxlint.semantic.call_summaries import partial_target
-
-        function = partial_target(function, model.scope_for(call), model) or function  # `step = partial(train_step, ...)`
+        partial = partial_value(function, model.scope_for(call), model)
+        function = partial.args[0] if partial is not None else function  # `step = partial(train_step, ...)`
     if not isinstance(function, (ast.Name, ast.Attribute)):
         return False
     qualified = model.qualified_name(function)
     return qualified is not None and not qualified.startswith(_LIBRARY_PREFIXES) and project.may_hold(qualified.partition(".")[0])
+
+
+def partial_value(name: ast.Name, scope, model) -> ast.Call | None:
+    """`fn` bound once (in its scope) to `functools.partial(f, ...)`, with no `*args`/`**kwargs`: that call."""
+    found = bound_values(model, name.id, scope)
+    if found is None or len(found[1]) != 1:
+        return None
+    value = found[1][0]
+    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) == "functools.partial"):
+        return None
+    if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+        return None
+    return value
 
 
 def _compiles_something(summary) -> bool:
