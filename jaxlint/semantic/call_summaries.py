@@ -27,7 +27,7 @@ import copy
 from dataclasses import dataclass, field
 
 from jaxlint.semantic import foreign_work
-from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.bindings import partial_value
 from jaxlint.semantic.syntax import walk
 
 _LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.", "functools.")
@@ -85,7 +85,7 @@ def _callee(call: ast.Call, model) -> Callee | None:
     function, bound_args, bound_keywords = call.func, [], []
     through_partial = False
     if isinstance(function, ast.Name):
-        partial = foreign_work.partial_value(function, scope, model)
+        partial = partial_value(function, scope, model)
         if partial is not None:
             function, bound_args, bound_keywords = partial.args[0], list(partial.args[1:]), list(partial.keywords)
             through_partial = True

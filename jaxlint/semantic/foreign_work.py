@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxlint.semantic import run_memo
-from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.bindings import bound_values, partial_value
 from jaxlint.semantic.host_code import attribute_constructor, bound_to_calls
 
 # Callee prefixes that are never the project's own code.
@@ -148,19 +148,6 @@ def may_be_project_call(call: ast.Call, model) -> bool:
         return False
     qualified = model.qualified_name(function)
     return qualified is not None and not qualified.startswith(_LIBRARY_PREFIXES) and project.may_hold(qualified.partition(".")[0])
-
-
-def partial_value(name: ast.Name, scope, model) -> ast.Call | None:
-    """`fn` bound once (in its scope) to `functools.partial(f, ...)`, with no `*args`/`**kwargs`: that call."""
-    found = bound_values(model, name.id, scope)
-    if found is None or len(found[1]) != 1:
-        return None
-    value = found[1][0]
-    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) == "functools.partial"):
-        return None
-    if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
-        return None
-    return value
 
 
 def _compiles_something(summary) -> bool:
