@@ -28,7 +28,12 @@ that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and 
 compiled and the message says so: the differentiation around them is redone in Python on every call
 and the rest of the step cannot fuse with them), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
-`train_step` never jitted, or `agent.update(batch)` whose method does). Such a call is where the finding is, also
+`train_step` never jitted, or `agent.update(batch)` whose method does), also called through a name bound
+to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py): the side of
+an `if` that a literal argument (or an unpassed default) takes runs on every call (`partial(train_step,
+train=True)` runs the update under `if train:`; `train=False` runs none), and a parameter the call fills
+with an object of a modelled kind holds it, also in the module's functions it is handed on to
+(`tx.update(...)` two calls down, with `tx = optax.adam(...)` passed). Such a call is where the finding is, also
 where the loop dispatches other eager operations beside it (sampling a token after the network): the
 network is the loop's main cost. Each such call the loop makes on every iteration is its own finding (and
 `.at[]` updates beside it another, at the loop: each copies the whole array)

@@ -1,6 +1,9 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code (directly, through a local
-helper, through a parameter that every call of its function in the module fills with one compiled
+helper, through a plain function of another module of the project or a name bound to
+`functools.partial` of one, read with the branches the call's literal arguments decide
+(semantic/call_summaries.py: `run = partial(train_step, train=True)` whose body calls a jitted gradient
+under `if train:`; also a jitted function that function imports from a third module), through a parameter that every call of its function in the module fills with one compiled
 callable, `fit(state, jax.jit(step), data)`, or through an object held in `self.obj` whose every
 assignment builds one class with a compiled method; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
@@ -23,7 +26,8 @@ starts) and fills only with device values (`totals["loss"] += loss`, `losses.app
 transform (`@jax.value_and_grad def loss_and_grad(...)`, `@eqx.filter_value_and_grad`: called, it runs a
 forward and backward pass op by op and returns arrays, also from another module of the project) and of helpers whose
 every `return` is one (or, position by position, the positions of a helper's returned tuple where every
-`return` gives one: `loss, params, count = train_once(...)`), an
+`return` gives one: `loss, aux, state = step(state)` where every `return` gives device values at
+positions 0 and 1 and a host record at 2), an
 accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
 that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is

@@ -19,7 +19,9 @@ where the helper is a nested function a factory of the module returns (`init_fun
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
 def at that position). A
 key is known by where it was made, not by its name: `head, body = split(key)` then `[Block(cfg, body)
-for _ in range(n)]` hands one key to every block. The key may be passed by keyword (`denoise(x, rng=rng)`), and the
+for _ in range(n)]` hands one key to every block. The key may be passed by keyword (`denoise(x, rng=rng)`) or through a name bound once to
+`functools.partial` of the helper (`add = partial(noisy, scale=0.5)` then `add(x, key)`; a leading argument
+the partial binds moves the key's place), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
 numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they

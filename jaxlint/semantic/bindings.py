@@ -212,3 +212,16 @@ def _collect_attribute_values(class_node: ast.ClassDef) -> dict[str, list[ast.ex
                 else:
                     known.append(node.value)
     return values
+
+
+def partial_value(name: ast.Name, scope, model) -> ast.Call | None:
+    """`fn` bound once (in its scope) to `functools.partial(f, ...)`, with no `*args`/`**kwargs`: that call."""
+    found = bound_values(model, name.id, scope)
+    if found is None or len(found[1]) != 1:
+        return None
+    value = found[1][0]
+    if not (isinstance(value, ast.Call) and value.args and model.qualified_name(value.func) == "functools.partial"):
+        return None
+    if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+        return None
+    return value

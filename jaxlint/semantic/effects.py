@@ -840,6 +840,12 @@ def call_effects(model, call: ast.Call, scope) -> Effects:
 def _call_effects(model, call: ast.Call, scope) -> Effects:
     if any(isinstance(a, ast.Starred) for a in call.args):
         return NONE
+    if isinstance(call.func, ast.Name):
+        from jaxlint.semantic.bindings import partial_value
+
+        partial = partial_value(call.func, scope, model)
+        if partial is not None and isinstance(partial.args[0], (ast.Name, ast.Attribute)):
+            return _through_partial(model, call, partial, scope)
     local = _local_callee_effects(model, call, scope)
     if local is not None:
         return local
@@ -882,6 +888,20 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
             if found is not None and found[1] in found[0].classes:
                 return _summary_effects(_project_initialiser(project, found[0], found[1]))
     return NONE
+
+
+def _through_partial(model, call: ast.Call, partial: ast.Call, scope) -> Effects:
+    """`add = partial(noisy, scale=0.5)` then `add(x, key)`: the effects of `noisy` called with the
+    partial's arguments first, as positions of this call (a bound leading argument shifts them)."""
+    bound = len(partial.args) - 1
+    inner = ast.Call(func=partial.args[0], args=[*partial.args[1:], *call.args], keywords=[*partial.keywords, *call.keywords])
+    found = _call_effects(model, inner, scope)
+    if found is NONE:
+        return NONE
+    shift = lambda positions: frozenset(p - bound for p in positions if p >= bound)  # noqa: E731
+    draws = tuple((p - bound, *rest) for p, *rest in found.returned_draws if p >= bound)
+    keys = tuple((p - bound, *rest) for p, *rest in found.returned_keys if p >= bound)
+    return Effects(shift(found.consumed_keys), shift(found.synced), found.consumed_names, draws, keys)
 
 
 def _method_effects(model, owner, method: str) -> Effects:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxlint.semantic import run_memo
-from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.bindings import bound_values, partial_value
 from jaxlint.semantic.host_code import attribute_constructor, bound_to_calls
 
 # Callee prefixes that are never the project's own code.
@@ -141,6 +141,9 @@ def may_be_project_call(call: ast.Call, model) -> bool:
             return True
         if isinstance(receiver, ast.Attribute) and attribute_constructor(receiver, model) is not None:
             return True
+    if isinstance(function, ast.Name):
+        partial = partial_value(function, model.scope_for(call), model)
+        function = partial.args[0] if partial is not None else function  # `step = partial(train_step, ...)`
     if not isinstance(function, (ast.Name, ast.Attribute)):
         return False
     qualified = model.qualified_name(function)

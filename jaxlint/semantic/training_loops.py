@@ -22,11 +22,12 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import jaxapi, library_models
+from jaxlint.semantic import call_summaries, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
 from jaxlint.semantic.host_code import callee_scope
+from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.warm_up import class_counters, steady_side
@@ -426,6 +427,75 @@ def _returned_device(value: ast.expr, scope: Scope, model: SemanticModel, depth:
     return False
 
 
+def call_runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
+    """The plain function the call runs (semantic/call_summaries.py) runs compiled code, in its body or
+    through a function it calls."""
+    found = call_summaries.callee(call, model)
+    if found is None:
+        return False
+    answer = helper_facts(found.scope, found.model)[1]  # (a side cut off calls nothing the whole body does not)
+    specialised = found.specialised() if answer and found.fixed else None
+    if specialised is not None:
+        answer = helper_facts(*specialised)[1]
+    elif answer and found.fixed:
+        answer = False
+    call_summaries.record_reads([found.model, specialised[1] if specialised else None], model)
+    return answer
+
+
+def call_returns_device_at(call: ast.Call, model: SemanticModel, position: int | None, width: int) -> bool:
+    """Every `return` of the plain function the call runs (semantic/call_summaries.py) gives a device
+    value at `position` of a tuple of `width` (the whole value where `position` is None)."""
+    found = call_summaries.callee(call, model)
+    if found is None:
+        return False
+    answer = _returns_device_at(found.scope, found.model, position, width)
+    specialised = found.specialised() if not answer and found.fixed else None
+    if specialised is not None:
+        answer = _returns_device_at(*specialised, position, width)
+    call_summaries.record_reads([found.model, specialised[1] if specialised else None], model)
+    return answer
+
+
+def _returns_device_at(scope: Scope, home: SemanticModel, position: int | None, width: int) -> bool:
+    returns = scope.returns
+    if not returns:
+        return False
+    for value in returns:
+        if position is not None:
+            if not isinstance(value, ast.Tuple) or len(value.elts) != width or any(isinstance(e, ast.Starred) for e in value.elts):
+                return False
+            value = value.elts[position]
+        if not _returned_device(value, scope, home, 0):
+            return False
+    return True
+
+
+def call_eager_work(call: ast.Call, model: SemanticModel):
+    """The whole computation the plain function a call runs (semantic/call_summaries.py: in any module,
+    through `functools.partial`, read with what the call fixes) runs eagerly on every call (`eager_work_in`):
+    a node of the caller's tree (or of a copy of its module, same lines), or a ForeignWork; else None."""
+    found = call_summaries.callee(call, model)
+    if found is None:
+        return None
+    work = eager_work_in(found.scope, found.model)
+    where = found.model
+    if work is None and (found.fixed or found.kinds) and call_summaries.mentions_work(found):
+        specialised = found.specialised()
+        if specialised is not None:
+            work = eager_work_in(*specialised)
+            where = specialised[1]
+    call_summaries.record_reads([found.model, where], model)
+    if work is None:
+        return None
+    if isinstance(work, ForeignWork):
+        return ForeignWork(work.text, work.line, work.path, found.name)
+    if found.path is None:
+        return work  # (of this module, or of a copy of it: the same lines)
+    text = ast.unparse(work.func) if isinstance(work, ast.Call) else ast.unparse(work)
+    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", work.lineno, found.path or "", found.name)
+
+
 def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
     """A function transformed and called at once (`jax.value_and_grad(f)(p, b)`, `jax.vmap(f)(xs)`): its
     result is an array the transform computed, eagerly or compiled."""
@@ -454,13 +524,21 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
     if helper is not None and differentiated_by_decorator(helper, model):
         return call  # `@jax.value_and_grad def loss_and_grad(...)` called: a forward and backward pass, op by op
     if helper is None:
+        # (through `functools.partial`, or with branches and kinds the call fixes: semantic/call_summaries.py)
+        target = call_summaries.callee(call, model)
+        if target is not None and (other_modules or target.path is None):
+            return call_eager_work(call, model)
         if not other_modules:
             return None
         from jaxlint.semantic.foreign_work import imported_eager_work
 
         # (a function or method of another project module, asked of a model of that module)
         return imported_eager_work(call, model, eager_work_in)
-    return eager_work_in(helper, model)
+    found = eager_work_in(helper, model)
+    if found is None and helper.parent is model.module_scope:
+        # (read again with the branches the call's literal arguments decide: `step(s, b, train=True)`)
+        found = call_eager_work(call, model)
+    return found
 
 
 def differentiated_by_decorator(helper: Scope, model: SemanticModel) -> bool:
@@ -982,10 +1060,20 @@ class LoopValues:
                     continue
                 if not self.is_device(value):
                     return False
-            elif not (isinstance(value, ast.Call) and self.is_device(value)):
-                return False  # a tuple target: a jitted call, or a helper whose every return is a device value
+            elif not (isinstance(value, ast.Call) and (self.is_device(value) or self._returned_device_at(name, target, value))):
+                return False  # a tuple target: a jitted call, or a helper whose every return is a device value (there)
         constants = [v for _, v in bound if isinstance(v, ast.Constant)]
         return accumulated or not constants
+
+    def _returned_device_at(self, name: str, target: ast.AST, value: ast.Call) -> bool:
+        """`loss, aux, state = step(state)` with `step` a plain project function (of another module, or
+        through `functools.partial`) whose every `return` gives a device value where `name` stands."""
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return False
+        position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name), None)
+        if position is None or any(isinstance(e, ast.Starred) for e in target.elts):
+            return False
+        return call_returns_device_at(value, self.model, position, len(target.elts))
 
     def _accumulates(self, name: str, value: ast.AST) -> bool:
         """`total = total + loss` with a device `loss`."""
@@ -1304,6 +1392,12 @@ class LoopValues:
                 continue
             if helper_facts(helper, model)[1]:
                 return call
+        for call in calls:
+            # A plain function of another module, or one called through `functools.partial`, read with
+            # what the call fixes (semantic/call_summaries.py).
+            if isinstance(call.func, ast.Name) or may_be_project_call(call, model):
+                if call_runs_compiled(call, model):
+                    return call
         for call in calls:
             # A whole computation run eagerly (a network's forward, an optimizer update, a project
             # function computing device arrays from its arguments): dispatched asynchronously too.

@@ -681,6 +681,9 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
         try:
             if name.id in owner.param_nodes:
                 cache[key] = _annotated_kind(model, owner, name.id, depth)
+                if cache[key] is None and "_given_parameter_kinds" in model.__dict__:
+                    # a model of a function read for one call, whose argument's kind is known there (semantic/call_summaries.py)
+                    cache[key] = model.__dict__["_given_parameter_kinds"].get((id(owner.node), name.id))
                 if cache[key] is None and owner.param_nodes[name.id].annotation is None:
                     cache[key] = _passed_kind(model, owner, name.id, depth)
             else:
