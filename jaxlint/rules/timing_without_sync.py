@@ -36,7 +36,9 @@ Not flagged, as principles:
   on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
   device value, also in the end stamp's own statement before the stamp), branch on a device value,
   call a function of the project that reads what it computes (`float`, `.item()`, a print of it,
-  also in its `return`), or hand a device value (or the
+  also in its `return`) or whose last act is such a read with nothing dispatched after it (an epoch
+  function ending in `step = int(state.step)` or a host copy of its metrics returns when its work is
+  done, whatever device values it hands back: semantic/timed_work.returns_when_done), or hand a device value (or the
   object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
   it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if i % 10
   == 0: print(loss)`) makes the measurement plausible. Host code between (`pbar.update(1)`, list

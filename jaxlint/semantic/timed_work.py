@@ -187,6 +187,44 @@ def work_left_running(scope, model, computes_nothing) -> ast.Call | None:
     return found
 
 
+_ends_waiting: "WeakKeyDictionary[object, dict[int, bool]]" = WeakKeyDictionary()
+
+
+def _nothing_dispatched_after_last_wait(body: list[ast.stmt], walker: "_Walker") -> bool:
+    """The last top-level statement of `body` that surely waits (a read jaxlint knows, not an unknown
+    call handed a device value) ends, read backwards, on that wait, and no call after it dispatches
+    device work, eager or compiled (`return jnp.stack(states)` after the last wait is work left
+    running, however small)."""
+    for index in range(len(body) - 1, -1, -1):
+        if walker.waits_somewhere([body[index]], surely=True):
+            if walker.backwards([body[index]]).kind != WAIT:
+                return False
+            return not any(
+                isinstance(child, ast.Call) and walker._classify_call(child) in (WORK, EAGER)
+                for statement in body[index + 1:] for child in _same_scope(statement)
+            )
+    return False
+
+
+def returns_when_done(scope, model, computes_nothing) -> bool:
+    """Function summary: the plain function's last act, read backwards from the end of its body, is a
+    wait for device values, nothing is dispatched after it, and it leaves no compiled work running
+    (work_left_running): `train_epoch` whose loop of compiled steps is followed by `step =
+    int(state.step)` or a host copy of its metrics. A call of it returns when its work is done,
+    whatever device values it hands back, so an interval around the call measures that work (also
+    where the function times itself)."""
+    node = scope.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return False
+    cache = _ends_waiting.setdefault(model, {})
+    key = id(node)
+    if key not in cache:
+        cache[key] = False  # (recursion: not while being worked out)
+        walker = _Walker("", scope, model, computes_nothing)
+        cache[key] = walker.backwards(node.body).kind == WAIT and _nothing_dispatched_after_last_wait(node.body, walker)
+    return cache[key] and work_left_running(scope, model, computes_nothing) is None
+
+
 def _measures_itself(function: ast.AST, model) -> bool:
     """The function takes an interval (`timer() - t0`) of its own: its waits and its work are what
     it measures (a timer read for a seed, `int(time.time())`, is not an interval)."""
@@ -462,6 +500,8 @@ class _Walker:
                 return WAIT  # `jax.jit(make_train(cfg))(rng)`, its program calling back: it returns when done
             if self._runs_only_calling_back(call):
                 return WAIT  # `out = train(cfg)` whose compiled program calls back: it returns when done
+            if self._project_returns_when_done(call):
+                return WAIT  # a function of the project that waits for its work before it returns
             return WORK  # a compiled call, or a function of the project that returns device arrays
         elif self._project_work_left_running(call):
             return WORK  # a function of the project that returns while compiled work it dispatched runs
@@ -481,6 +521,16 @@ class _Walker:
             return False
         bindings = [binding for binding in map(self.model.jit_binding_for_call, callee.calls) if binding is not None]
         return bool(bindings) and all(program_calls_host_back(binding, self.model) for binding in bindings)
+
+    def _project_returns_when_done(self, call: ast.Call) -> bool:
+        """`state = train_epoch(state, loader)` with a function of this module that waits for its
+        work before it returns (returns_when_done)."""
+        from jaxlint.semantic.host_code import callee_scope
+
+        if not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return False
+        callee = callee_scope(call, self.model, self.scope)
+        return callee is not None and callee is not self.scope and returns_when_done(callee, self.model, self.computes_nothing)
 
     def _project_work_left_running(self, call: ast.Call) -> bool:
         """`samples = run_chain(x0, n)` with a function of the project (of this module or another,
