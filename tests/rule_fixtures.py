@@ -66,3 +66,28 @@ def project_file_findings(path: Path, root: Path, codes: list[str]) -> tuple[set
     result = check_source(text, str(path), Settings(root=root), [RULES_BY_CODE[code] for code in codes])
     assert not result.errors, result.errors
     return {(d.location.row, d.code) for d in result.diagnostics}, set(expected_findings(text))
+
+
+def check_in_project(path: Path, root: Path, codes: list[str]):
+    """Check one module of a fixture project (`root` is the project, so its imports resolve) with the
+    rules `codes`; the result, with no errors."""
+    result = check_source(path.read_text(), str(path), Settings(root=root), [RULES_BY_CODE[code] for code in codes])
+    assert not result.errors, result.errors
+    return result
+
+
+def notebook_findings(cells: tuple[str, ...], filename: str, code: str) -> list[tuple[int, int]]:
+    """(cell, row) of each `code` finding in a notebook made of the code `cells`, in order."""
+    import json
+
+    from jaxlint.notebook import lint_notebook
+
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": s} for s in cells],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    result = lint_notebook(json.dumps(notebook), filename, Settings(), [RULES_BY_CODE[code]])
+    assert not result.errors
+    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == code]

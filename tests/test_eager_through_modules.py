@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FIXTURES
-from rule_fixtures import expected_findings
+from rule_fixtures import check_in_project, expected_findings
 from jaxlint.config import Settings
 from jaxlint.engine import check_source
 from jaxlint.rules import RULES_BY_CODE
@@ -16,9 +16,7 @@ PROJECT = FIXTURES / "project_eager"
 
 
 def _check(path: Path):
-    result = check_source(path.read_text(), str(path), Settings(root=PROJECT), [RULES_BY_CODE["JAX203"], RULES_BY_CODE["JAX201"]])
-    assert not result.errors, result.errors
-    return result
+    return check_in_project(path, PROJECT, ["JAX203", "JAX201"])
 
 
 def test_markers_match_findings():

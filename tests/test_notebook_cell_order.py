@@ -4,25 +4,13 @@ a cell that rebinds or splits the key first starts from a fresh one."""
 
 from __future__ import annotations
 
-import json
-
-from jaxlint.config import Settings
-from jaxlint.notebook import lint_notebook
-from jaxlint.rules import RULES_BY_CODE
+from rule_fixtures import notebook_findings
 
 HEADER = "import jax\nimport jax.numpy as jnp\nfrom jax import random\n"
 
 
 def findings(*cells: str) -> list[tuple[int, int]]:
-    notebook = {
-        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": s} for s in cells],
-        "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    result = lint_notebook(json.dumps(notebook), "lesson.ipynb", Settings(), [RULES_BY_CODE["JAX501"]])
-    assert not result.errors
-    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == "JAX501"]
+    return notebook_findings(cells, "lesson.ipynb", "JAX501")
 
 
 def test_a_key_drawn_in_an_earlier_cell_and_drawn_again_is_flagged():

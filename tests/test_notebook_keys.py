@@ -4,25 +4,13 @@ bits with nothing that matters. A cell that uses the same draws as data is still
 
 from __future__ import annotations
 
-import json
-
-from jaxlint.config import Settings
-from jaxlint.notebook import lint_notebook
-from jaxlint.rules import RULES_BY_CODE
+from rule_fixtures import notebook_findings
 
 HEADER = "import jax\nimport jax.numpy as jnp\nfrom jax import random\nkey = random.PRNGKey(0)\n"
 
 
 def findings(*cells: str) -> list[tuple[int, int]]:
-    notebook = {
-        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": s} for s in cells],
-        "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    result = lint_notebook(json.dumps(notebook), "demo.ipynb", Settings(), [RULES_BY_CODE["JAX501"]])
-    assert not result.errors
-    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == "JAX501"]
+    return notebook_findings(cells, "demo.ipynb", "JAX501")
 
 
 TIMED = (

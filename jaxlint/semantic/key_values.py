@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 from jaxlint.semantic import effects, jaxapi, library_models
 from jaxlint.semantic.flow import assigned_in, enclosing_loops, enclosing_statement, target_names, walk_same_scope
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, is_within, parent_of
-from jaxlint.semantic.syntax import argument as passed_argument, bound_names, child_nodes, timed_lambda, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import ancestors, argument as passed_argument, bound_names, child_nodes, timed_lambda, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 # jax.random functions that consume their first argument, a key. `fold_in(key, data)` derives a
 # key from data (distinct data give independent keys), so it does not count as a use.
@@ -1424,7 +1424,7 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
         return False
     if next(enclosing_loops(first), None) is not None or next(enclosing_loops(second), None) is not None:
         return False
-    if any(ancestor.__class__.__name__ in ("Try", "TryStar") for ancestor in _ancestors_of(second)):
+    if any(ancestor.__class__.__name__ in ("Try", "TryStar") for ancestor in ancestors(second)):
         return False  # the second consumer may raise after drawing and leave the first draw in place
     start, stop = (first.end_lineno, first.end_col_offset), (second.value.end_lineno, second.value.end_col_offset)
     for node in walk(function):
@@ -1432,19 +1432,12 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
             if start <= (node.lineno, node.col_offset) <= stop:
                 return False
             if (node.lineno, node.col_offset) < start and any(
-                ancestor.__class__ in FUNCTION_NODES and ancestor is not function for ancestor in _ancestors_of(node)
+                ancestor.__class__ in FUNCTION_NODES and ancestor is not function for ancestor in ancestors(node)
             ):
                 return False  # a function defined before may read the draw when called in between
         elif node.__class__ in (ast.Global, ast.Nonlocal) and names & set(node.names):
             return False
     return True
-
-
-def _ancestors_of(node: ast.AST) -> Iterator[ast.AST]:
-    current = parent_of(node)
-    while current is not None:
-        yield current
-        current = parent_of(current)
 
 
 def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 0) -> bool:

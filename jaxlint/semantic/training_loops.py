@@ -458,17 +458,13 @@ def call_returns_device_at(call: ast.Call, model: SemanticModel, position: int |
 
 
 def _returns_device_at(scope: Scope, home: SemanticModel, position: int | None, width: int) -> bool:
-    returns = scope.returns
-    if not returns:
-        return False
-    for value in returns:
-        if position is not None:
-            if not isinstance(value, ast.Tuple) or len(value.elts) != width or any(isinstance(e, ast.Starred) for e in value.elts):
-                return False
-            value = value.elts[position]
-        if not _returned_device(value, scope, home, 0):
-            return False
-    return True
+    """At `position` of a tuple of `width`, the kind the value model gives the function's returns
+    (values.returned_device_positions, the one reading of returns by position); the whole return
+    where `position` is None."""
+    if position is None:
+        return bool(scope.returns) and all(_returned_device(value, scope, home, 0) for value in scope.returns)
+    positions = home.returned_device_positions(scope, width)
+    return positions is not None and positions[position]
 
 
 def call_eager_work(call: ast.Call, model: SemanticModel):
