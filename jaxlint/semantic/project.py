@@ -685,13 +685,17 @@ class _ImportsOnly:
 
 
 def _top_level(body: list[ast.stmt]):
-    """Module-level statements, including those under `if`/`try` (`if __name__ == "__main__":`)."""
+    """Module-level statements, including those under `if`/`try`/`match` (`if __name__ == "__main__":`,
+    a configuration module importing `jax.numpy` in each `case` of its precision setting)."""
     for statement in body:
         if isinstance(statement, ast.If):
             yield from _top_level(statement.body)
             yield from _top_level(statement.orelse)
         elif isinstance(statement, ast.Try):
             yield from _top_level(statement.body)
+        elif statement.__class__.__name__ == "Match":
+            for case in statement.cases:
+                yield from _top_level(case.body)
         else:
             yield statement
 
