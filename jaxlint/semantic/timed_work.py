@@ -58,6 +58,9 @@ _FORMATTERS = frozenset({"builtins.print", "builtins.str", "builtins.repr", "bui
 _READ_METHODS = frozenset({"item", "tolist", "block_until_ready", "__array__", "copy_to_host_async"})
 # Calls that only shape host control flow or containers: never a wait, never device work.
 _HOST_BOOKKEEPING_METHODS = frozenset({"append", "extend", "insert", "add", "setdefault", "pop", "clear"})
+# Rebuilding a pytree container (a flax or chex dataclass, a NamedTuple) makes a new container of the
+# same arrays on the host: nothing is read, and nothing waits.
+_CONTAINER_REBUILDS = frozenset({"replace", "_replace"})
 # Key bookkeeping: cheap, and never the work an interval is meant to time (a `random.fold_in` after
 # the waited-for step is not what the interval measures).
 _NOT_WORK = frozenset({
@@ -481,6 +484,8 @@ class _Walker:
                 if qualified.startswith("numpy.") and self._any_argument_device(call):
                     return WAIT  # NumPy converts a device argument on the host
                 return None if not qualified.startswith("jax.") else self._unknown(call)
+        if qualified == "dataclasses.replace" or (isinstance(function, ast.Attribute) and function.attr in _CONTAINER_REBUILDS):
+            return None  # `state = state.replace(params=params)`: the same arrays in a new container
         if call_sync(call, model) is not None:
             return WAIT  # a project function that reads on the host what it computes
         if self._arithmetic_helper(call):
