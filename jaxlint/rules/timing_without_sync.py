@@ -14,9 +14,12 @@ work_left_running). A plain function traced elsewhere (differentiated by `jax.gr
 step) runs op by op where host code calls it by name (`score = objective(params, held_out)`).
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, nothing read after the stamp), a
-cumulative time printed per step, a branch whose test is a host value (`if out is None`). The
-finding is on the end stamp and names the work that was timed: the last compiled call, else the
-last array operation that is not key bookkeeping (`random.fold_in`, `random.split`).
+cumulative time printed per step, a branch whose test is a host value (`if out is None`).
+Rebuilding a pytree container between the call and the end stamp (`state = state.replace(params=p)`
+of a flax or chex dataclass, a NamedTuple's `._replace`, `dataclasses.replace`) reads nothing: the
+interval still ends before the work. The finding is on the end stamp and names the work that was
+timed: the last compiled call, else the last array operation that is not key bookkeeping
+(`random.fold_in`, `random.split`).
 
 Also flags `timeit.timeit(...)`, `timeit.repeat(...)` and `timeit.Timer(...)` of a lambda or a local
 function without arguments that returns while device work it dispatched still runs
