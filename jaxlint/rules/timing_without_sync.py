@@ -17,7 +17,10 @@ The stamps may sit in different blocks: a start before the training loop and an 
 cumulative time printed per step, a branch whose test is a host value (`if out is None`).
 Rebuilding a pytree container between the call and the end stamp (`state = state.replace(params=p)`
 of a flax or chex dataclass, a NamedTuple's `._replace`, `dataclasses.replace`) reads nothing: the
-interval still ends before the work. The finding is on the end stamp and names the work that was
+interval still ends before the work. An `nnx.jit` step that updates the modules it is handed in place
+(`optimizer.update(model, grads)`, `metrics.update(...)`) is work whether it returns nothing, the
+modules, or a loss; where its result is nothing or the modules, the advice is to read a value it
+updated (no automatic fix: `block_until_ready` of a module or of None returns at once). The finding is on the end stamp and names the work that was
 timed: the last compiled call, else the last array operation that is not key bookkeeping
 (`random.fold_in`, `random.split`).
 
@@ -142,7 +145,7 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
+from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC, chain_root
 from jaxlint.semantic.test_code import in_skipped_test
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_in_statements, unwaited_work
 
@@ -180,11 +183,15 @@ class TimingWithoutSync(Rule):
             return
         if in_skipped_test(node, context.model):
             return  # a test the framework never runs measures nothing
+        if _updated_in_place_only(last, context):
+            # The step updates the modules it is handed in place: its result is not what to wait on.
+            advice = "read a value the step updated (a metric) or block on an array of the updated state"
+        else:
+            advice = "call `jax.block_until_ready(...)` on the result"
         context.report(
             _end_stamp(node, end_statement, context),
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
-            f"asynchronously, so it measures dispatch only; call `jax.block_until_ready(...)` on the result before "
-            f"the end stamp",
+            f"asynchronously, so it measures dispatch only; {advice} before the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
         )
 
@@ -377,9 +384,18 @@ def _timed_call(work: list[ast.Call], context) -> ast.Call:
 
 def _computes_nothing(function) -> bool:
     """Every `return` hands back the function's own inputs unchanged (`return graph, state`): a
-    dispatch benchmark. A parameter the body rebinds (`state = update(state); return state`) is a result."""
+    dispatch benchmark. A parameter the body rebinds (`state = update(state); return state`) is a result,
+    and so is one an `nnx.jit` body updates in place (`optimizer.update(model, grads)`,
+    `metrics.update(loss=loss)`, `model.count.value += 1`): its modules come back changed, returned or not."""
     if isinstance(function.node, ast.Lambda):
         return False
+    if "flax.nnx.jit" in function.transforms and _updates_parameters_in_place(function):
+        return False
+    return _returns_only_handed(function)
+
+
+def _returns_only_handed(function) -> bool:
+    """Every `return` (none at all included) hands back parameters the body does not rebind."""
     parameters = set(function.param_nodes)
     parameters -= {name for target, _ in function.bindings for name in _bound_names(target)}
     for value in function.returns:
@@ -387,6 +403,34 @@ def _computes_nothing(function) -> bool:
         if not all(isinstance(e, ast.Name) and e.id in parameters for e in elements):
             return False
     return True
+
+
+def _updated_in_place_only(call: ast.Call, context) -> bool:
+    """`train_step(model, optimizer, batch)` of an `nnx.jit` function that returns nothing or only the
+    modules it was handed: what it computed lives in those modules, not in a result to wait on."""
+    binding = context.model.jit_binding_for_call(call)
+    return (
+        binding is not None and binding.transform == "flax.nnx.jit" and binding.function is not None
+        and _returns_only_handed(binding.function)
+    )
+
+
+def _updates_parameters_in_place(function) -> bool:
+    """The body calls a method of a parameter (`optimizer.update(...)`) or assigns into one
+    (`model.w.value = ...`, `cache[k] = ...`), outside nested functions."""
+    parameters = set(function.param_nodes)
+    for node in flow.walk_same_scope(function.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if isinstance(chain_root(node.func.value), ast.Name) and chain_root(node.func.value).id in parameters:
+                return True
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, (ast.Attribute, ast.Subscript)):
+                    root = chain_root(target)
+                    if isinstance(root, ast.Name) and root.id in parameters:
+                        return True
+    return False
 
 
 def _bound_names(target: ast.AST) -> set[str]:
@@ -399,6 +443,10 @@ def _fix(last: ast.Call, end_statement: ast.stmt, start_statement: ast.stmt, con
         return None
     if not versions.supports(context, versions.BLOCK_UNTIL_READY):
         return None  # the project supports a JAX older than the function
+    if _updated_in_place_only(last, context):
+        # Its results are the modules it updated in place (or nothing): `block_until_ready` of a
+        # module or of None returns at once, so there is no call to wait on that the fix could write.
+        return None
     blocker, import_edits = fixes.reference(context, "jax.block_until_ready")
     if not blocker:
         return None
