@@ -10,7 +10,9 @@ its own (semantic/values.py, `device_operation`, `walks_device_array`).
 
 The operations of a plain function of the module the loop calls on every iteration count at the
 loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
-those of the module's functions it calls, a loop over its layers counted once), except beside calls
+those of the module's functions it calls, a loop over its layers counted once; also batched,
+`x = jax.vmap(forward)(params, x)`, which outside `jit` dispatches the same operations one by one on
+batching tracers), except beside calls
 of other libraries or modules (a solver, a sampler: their work is not counted, so the rest is
 preparation), in a call that is the one statement between two timer stamps, and in a loop over a
 handful of named cases (a mapping's items, a name bound to a literal list of eight or fewer).
@@ -277,8 +279,13 @@ class EagerOpsInLoop(Rule):
             if _is_at_update(child):
                 updates += 1
                 continue
-            if helper_work_counts and not under_loop_branch(child, node) and model_free_helper(child, context.model) and not inside_timed_interval(child, context):
-                helper = callee_scope(child, context.model)
+            helper = None
+            if helper_work_counts and not under_loop_branch(child, node) and not inside_timed_interval(child, context):
+                if model_free_helper(child, context.model):
+                    helper = callee_scope(child, context.model)
+                else:
+                    helper = _batched_plain_function(child, scope, context.model)
+            if helper is not None:
                 inner, first = eager_operations_in(helper, context.model)
                 if inner:
                     operations += inner
@@ -587,6 +594,26 @@ def _only_known_calls(loop: ast.AST, context) -> bool:
 def model_free_helper(call: ast.Call, model) -> bool:
     """A call of a plain function of the module (not compiled): its array operations run here, eagerly."""
     return isinstance(call.func, (ast.Name, ast.Attribute)) and model.jit_binding_for_call(call) is None and callee_scope(call, model) is not None
+
+
+def _batched_plain_function(call: ast.Call, scope, model):
+    """`jax.vmap(f)(xs)` (or `nnx.vmap`, with `in_axes` or not), `f` a plain undecorated function of
+    the module and no `partial`: called where it runs eagerly, vmap traces `f` with batching tracers
+    and dispatches each of its operations on its own, batched, as a direct call of `f` would. The
+    scope of `f`, or None."""
+    transform = call.func
+    if not (isinstance(transform, ast.Call) and transform.args) or model.transform_of(transform.func) not in jaxapi.VMAP_LIKE:
+        return None
+    target = transform.args[0]
+    if not isinstance(target, (ast.Name, ast.Attribute)):
+        return None
+    resolved = model.resolve_function(target, scope)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
+        return None
+    function = resolved[0]
+    if not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.node.decorator_list:
+        return None
+    return function
 
 
 def _calls_compiled(loop: ast.AST, context) -> bool:
