@@ -122,7 +122,8 @@ Not flagged, as principles:
   a call that is not a host conversion, `jnp.allclose(x[i], y)`, copies each item out with
   `np.asarray(images[i])` as its output, or, in demonstration code, only prints the elements); epoch loops (the step runs in an
   inner loop or a helper, also a function of another project module whose loop calls compiled
-  steps, or a function jaxlint cannot read whose name says it runs a pass over the data,
+  steps, on the side of its branches the call takes: a fallback loop under `if rollout_fn is None:`
+  does not run where the call hands a compiled rollout; or a function jaxlint cannot read whose name says it runs a pass over the data,
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
   factory of the module returns, `jax.jit(make_train(config))`; a loop striding by a chunk it hands
   to a jitted call that loops on the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`,

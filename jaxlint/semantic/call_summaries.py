@@ -104,6 +104,7 @@ def _callee(call: ast.Call, model) -> Callee | None:
     if arguments is None:
         return None
     fixed = _fixed_literals(node, arguments)
+    fixed.update(_fixed_present(node, arguments, fixed, model))
     kinds = _given_kinds(node, arguments, scope, model) if path is not None or through_partial else {}
     target = home_model.scope_of_node.get(node)
     if target is None:
@@ -261,6 +262,30 @@ def _fixed_literals(node: ast.FunctionDef, passed: dict[str, ast.expr]) -> dict[
         if value is not _UNKNOWN:
             fixed[name] = value
     return fixed
+
+
+class _Present:
+    """What a parameter holds where the call hands it a compiled callable: not None, and true."""
+
+    def __repr__(self) -> str:
+        return "<a compiled callable>"
+
+    def __bool__(self) -> bool:
+        return True
+
+
+_PRESENT = _Present()
+
+
+def _fixed_present(node: ast.FunctionDef, passed: dict[str, ast.expr], fixed: dict, model) -> dict[str, object]:
+    """The parameters an `if` of the body tests (`if rollout_fn is not None:`) that the call fills with
+    a compiled callable (`rollout_fn=jitted_rollout`): present, so the test takes the side a callable
+    takes, and the fallback for its absence does not run."""
+    tested = {n.id for statement in walk(node) if isinstance(statement, ast.If) for n in walk(statement.test) if isinstance(n, ast.Name)}
+    return {
+        name: _PRESENT for name in tested - set(fixed)
+        if isinstance(passed.get(name), (ast.Name, ast.Attribute)) and model.jit_binding_for_name(passed[name]) is not None
+    }
 
 
 def _defaults(node: ast.FunctionDef) -> dict[str, ast.expr]:

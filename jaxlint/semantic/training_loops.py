@@ -750,9 +750,17 @@ def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
 
 
 def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
-    """A call of a local helper whose body has a loop that calls jitted code (`train_one_epoch(...)`)."""
+    """A call of a local helper whose body has a loop that calls jitted code (`train_one_epoch(...)`),
+    on the sides of its branches the call takes (semantic/call_summaries.py): a Python fallback loop
+    under `if rollout_fn is None:` does not run where the call hands a compiled rollout."""
     helper = _helper_scope(call, model)
-    return helper is not None and runs_training_loop(helper, model)
+    if helper is None or not runs_training_loop(helper, model):
+        return False
+    found = call_summaries.callee(call, model)
+    if found is None or not found.fixed or found.scope is not helper:
+        return True
+    specialised = found.specialised()
+    return specialised is None or runs_training_loop(*specialised)
 
 
 def runs_training_loop(helper: Scope, model: SemanticModel) -> bool:
