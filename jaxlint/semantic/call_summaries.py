@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from jaxlint.semantic import foreign_work
 from jaxlint.semantic.bindings import partial_value
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import parameter_defaults, walk
 
 _LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.", "functools.")
 _UNKNOWN = object()
@@ -103,8 +103,7 @@ def _callee(call: ast.Call, model) -> Callee | None:
     arguments = _arguments(node, [*bound_args, *call.args], [*bound_keywords, *call.keywords])
     if arguments is None:
         return None
-    fixed = _fixed_literals(node, arguments)
-    fixed.update(_fixed_present(node, arguments, fixed, model))
+    fixed = _fixed_values(node, arguments, model)
     kinds = _given_kinds(node, arguments, scope, model) if path is not None or through_partial else {}
     target = home_model.scope_of_node.get(node)
     if target is None:
@@ -244,26 +243,6 @@ def _literal(node: ast.expr):
     return _UNKNOWN
 
 
-def _fixed_literals(node: ast.FunctionDef, passed: dict[str, ast.expr]) -> dict[str, object]:
-    """The parameters an `if` of the body tests whose value the call fixes to a literal (passed, or the
-    default where nothing is passed)."""
-    tested = {n.id for statement in walk(node) if isinstance(statement, ast.If) for n in walk(statement.test) if isinstance(n, ast.Name)}
-    if not tested:
-        return {}
-    defaults = _defaults(node)
-    fixed = {}
-    for name in tested:
-        if name in passed:
-            value = _literal(passed[name])
-        elif name in defaults:
-            value = _literal(defaults[name])
-        else:
-            continue
-        if value is not _UNKNOWN:
-            fixed[name] = value
-    return fixed
-
-
 class _Present:
     """What a parameter holds where the call hands it a compiled callable: not None, and true."""
 
@@ -277,22 +256,28 @@ class _Present:
 _PRESENT = _Present()
 
 
-def _fixed_present(node: ast.FunctionDef, passed: dict[str, ast.expr], fixed: dict, model) -> dict[str, object]:
-    """The parameters an `if` of the body tests (`if rollout_fn is not None:`) that the call fills with
-    a compiled callable (`rollout_fn=jitted_rollout`): present, so the test takes the side a callable
-    takes, and the fallback for its absence does not run."""
+def _fixed_values(node: ast.FunctionDef, passed: dict[str, ast.expr], model) -> dict[str, object]:
+    """The parameters an `if` of the body tests whose value the call fixes: to a literal (passed, or the
+    default where nothing is passed), or to a compiled callable it hands (`if rollout_fn is not None:`
+    with `rollout_fn=jitted_rollout`: present, so the test takes the side a callable takes, and the
+    fallback for its absence does not run)."""
     tested = {n.id for statement in walk(node) if isinstance(statement, ast.If) for n in walk(statement.test) if isinstance(n, ast.Name)}
-    return {
-        name: _PRESENT for name in tested - set(fixed)
-        if isinstance(passed.get(name), (ast.Name, ast.Attribute)) and model.jit_binding_for_name(passed[name]) is not None
-    }
-
-
-def _defaults(node: ast.FunctionDef) -> dict[str, ast.expr]:
-    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    found = dict(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
-    found.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
-    return found
+    if not tested:
+        return {}
+    defaults = parameter_defaults(node.args)
+    fixed = {}
+    for name in tested:
+        if name in passed:
+            value = _literal(passed[name])
+            if value is _UNKNOWN and isinstance(passed[name], (ast.Name, ast.Attribute)) and model.jit_binding_for_name(passed[name]) is not None:
+                value = _PRESENT
+        elif name in defaults:
+            value = _literal(defaults[name])
+        else:
+            continue
+        if value is not _UNKNOWN:
+            fixed[name] = value
+    return fixed
 
 
 def _given_kinds(node: ast.FunctionDef, passed: dict[str, ast.expr], scope, model) -> dict[str, str]:

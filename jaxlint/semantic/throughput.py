@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.flow import LOOP_NODES
-from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, is_within, parent_of
 from jaxlint.semantic.syntax import walk
 
 # Iterations a window must span for the computations left in flight (a few dozen) to be a small share.
@@ -43,18 +43,18 @@ def spans_many_steps(end_statement: ast.stmt, start_statement: ast.stmt, calls, 
     from jaxlint.semantic.training_loops import loop_body, runs_compiled, under_loop_branch
 
     for loop in _enclosing_loops(calls[0]):
-        if not all(_within(call, loop) for call in calls):
+        if not all(is_within(call, loop) for call in calls):
             continue
         if not any(isinstance(node, ast.Call) and not under_loop_branch(node, loop) and runs_compiled(node, model)
                    for node in loop_body(loop)):
             return False  # (the innermost loop holding the work runs no compiled step on every iteration)
-        if _within(end_statement, loop):
+        if is_within(end_statement, loop):
             period = _period(end_statement, loop, scope, model, count_value)
             if period is None or period < THROUGHPUT_STEPS:
                 return False
             branch = period_branch(end_statement, loop)
-            return not _within(start_statement, loop) or (branch is not None and _within(start_statement, branch))
-        if _within(start_statement, loop):
+            return not is_within(start_statement, loop) or (branch is not None and is_within(start_statement, branch))
+        if is_within(start_statement, loop):
             return False
         iterations = loop_iterations(loop, scope, model)
         return iterations is not None and iterations >= THROUGHPUT_STEPS
@@ -67,15 +67,6 @@ def _enclosing_loops(node: ast.AST):
         if isinstance(parent, LOOP_NODES):
             yield parent
         parent = parent_of(parent)
-
-
-def _within(node: ast.AST, outer: ast.AST) -> bool:
-    parent = node
-    while parent is not None:
-        if parent is outer:
-            return True
-        parent = parent_of(parent)
-    return False
 
 
 def period_branch(node: ast.AST, loop: ast.AST) -> ast.If | None:
