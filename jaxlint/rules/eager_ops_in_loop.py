@@ -19,13 +19,14 @@ handful of named cases (a mapping's items, a name bound to a literal list of eig
 
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
-flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`,
+flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`, also of an optimizer that line-searches, `optax.lbfgs()`,
 calling an instance of an `nnx.Module` or `eqx.Module` class of the project, also as `self(x)` in a
 method of such a class or of a linen module (bound, run through `apply(..., method=...)`) (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
-in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`; of a function
+in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`,
+`optax.value_and_grad_from_state(loss)` called with the optimizer state; of a function
 that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
 compiled and the message says so: the differentiation around them is redone in Python on every call
 and the rest of the step cannot fuse with them), or a plain (undecorated, unjitted)

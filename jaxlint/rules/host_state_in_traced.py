@@ -50,10 +50,10 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import flow
+from jaxlint.semantic import flow, jaxapi
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
-_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time"})
+_CLOCKS = jaxapi.CLOCKS
 # numpy.random names that build a generator: deterministic when given a seed.
 _SEEDED_CONSTRUCTORS = frozenset({"default_rng", "RandomState", "Generator", "PCG64", "MT19937", "Philox", "SFC64", "SeedSequence"})
 _NOT_SAMPLING = frozenset({"seed", "get_state", "set_state", "getstate", "setstate", "Random", "SystemRandom"})

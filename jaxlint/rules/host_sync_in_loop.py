@@ -47,7 +47,11 @@ asks each element of a device array for a host value (`[0.0 if d else 1.0 for d 
 blocking read per element). Indices drawn on the device (`jax.random.randint`, `permutation`,
 `jnp.arange`) and then read on the host one number at a time, as slice bounds (`[data[i : i + n]
 for i in ix]`), with `int(i)`, as the key of a host record (`dataset[i]["ids"]`), or as the index of
-a NumPy array (`rays[tuple(ix), ...]`, `x_np[perm[i : i + b]]`), wait for the device on every
+a NumPy array (`rays[tuple(ix), ...]`, `x_np[perm[i : i + b]]`), and a device scalar drawn in the
+iteration used as a slice bound of any array (`ts[:, start : start + n]` with `start =
+jax.random.randint(key, (), 0, m)`, arithmetic on it, a `jnp` result such as `x[: jnp.argmax(done)]`;
+also where a branch rebinds the name to a number on some iterations; one finding per bound and
+iteration, since slicing converts the bound with `operator.index`), wait for the device on every
 step, in the loop or in a function of the module that draws and reads them on every call (reported
 at the read): the host needs those numbers, so the fix is to draw them with NumPy, whatever uses
 the batch (semantic/device_indices.py). A loop that runs no device work of its own but reads on the
@@ -591,6 +595,10 @@ class HostSyncInLoop(Rule):
             if index is not None:
                 return (f"indexing NumPy array `{snippet(context.text(node.value))}` with `{snippet(context.text(index))}`, drawn on "
                         f"the device (NumPy copies the index to the host)")
+            bound = device_indices.device_slice_bound(node, values.scope, context.model, lambda part: _made_in_iteration(part, values))
+            if bound is not None and _first_slice_at(node, bound, values, context):
+                return (f"slicing `{snippet(context.text(node.value))}` at `{snippet(context.text(bound))}`, a device scalar (each slice "
+                        f"bound is read on the host, waiting for the draw and the work queued before it)")
         elif isinstance(node, ast.JoinedStr):
             value = _first_fresh([v.value for v in node.values if isinstance(v, ast.FormattedValue)], fresh)
             if value is not None:
@@ -658,6 +666,23 @@ def _drawn_in_iteration(node: ast.AST, values: LoopValues, context) -> bool:
     return device_indices.drawn_on_device(node, values.scope, context.model)
 
 
+def _first_slice_at(subscript: ast.Subscript, bound: ast.expr, values: LoopValues, context) -> bool:
+    """`subscript` is the iteration's first slice at this device bound (`ts[:, a:b]` then `ys[:, a:b]`):
+    the first waits for the device; the others copy a number already computed (one finding)."""
+    text = context.text(bound)
+    for node in sorted((n for n in values.body if isinstance(n, ast.Subscript)), key=lambda n: (n.lineno, n.col_offset)):
+        found = device_indices.device_slice_bound(node, values.scope, context.model, lambda part: _made_in_iteration(part, values))
+        if found is not None and context.text(found) == text:
+            return node is subscript
+    return True
+
+
+def _made_in_iteration(part: ast.AST, values: LoopValues) -> bool:
+    """A slice bound the iteration computes: it reads a name the loop binds (`start:start + n` with
+    `start` drawn in the loop), or calls on the spot (`x[: jnp.argmax(mask)]`)."""
+    return any(isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id in values.assigned for n in walk(part))
+
+
 def _mapping_view(iterable: ast.expr) -> bool:
     """`d.items()`, `d.keys()`, `d.values()`."""
     return (
@@ -681,7 +706,10 @@ def _reads_indices_drawn_on_device(node: ast.AST, values: LoopValues, context) -
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
         return _elementwise_host_read(node, lambda n: _drawn_in_iteration(n, values, context)) is not None
     if isinstance(node, ast.Subscript):
-        return _drawn_index_of_host_array(node, values, context) is not None
+        return (
+            _drawn_index_of_host_array(node, values, context) is not None
+            or device_indices.device_slice_bound(node, values.scope, context.model, lambda part: _made_in_iteration(part, values)) is not None
+        )
     return isinstance(node, ast.Call) and _helper_reading_drawn_indices(node, context) is not None
 
 

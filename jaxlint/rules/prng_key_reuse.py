@@ -63,7 +63,8 @@ per step, in this module, or in another through the class's summary, flagged the
 once when the `def` runs) that the function draws from, at a call in a loop that does not pass one.
 A function run once per leaf of a tree is a loop too: the `init` and `update` that an `@optimizer`
 factory (`jax.example_libraries.optimizers`) returns, which the decorator maps over every parameter
-leaf, and the function of `jax.tree.map(f, tree)`. A key it makes from a literal seed (`key =
+leaf, and the function of a tree map, `jax.tree.map(f, tree)` or one that hands each leaf its path
+too (`jax.tree_util.tree_map_with_path(f, tree)`, `jax.tree.map_with_path`: jaxapi.TREE_MAPS). A key it makes from a literal seed (`key =
 PRNGKey(1)` kept in each leaf's state) or draws from out of the scope around it (`lambda p: p +
 normal(key, p.shape)`) is one key for every leaf, so leaves of one shape get the same numbers (not
 `permutation(key, leaf)`, one order for parallel arrays, as paired draws are).

@@ -1,7 +1,11 @@
 """## What it does
 Flags, in a traced function, a Python loop that JAX unrolls into a long program. A loop is any
 iteration construct (semantic/iteration.py): a `for` statement or the `for` of a comprehension
-(`[f(r) for r in x]`, `sum(g(r) for r in x)`), over `range(...)` or `jnp.arange(...)` alike.
+(`[f(r) for r in x]`, `sum(g(r) for r in x)`), over `range(...)` or `jnp.arange(...)` alike, and a
+builtin `sum` over a traced array (`sum(senders == -1)`: Python indexes the array row by row and adds
+the rows, a loop without the `for`; not over a Python list or tuple of arrays, a pytree's leaves, a
+shape, or a call of unknown kind, which may return a list; `any`/`all`/`max`/`min`/`sorted` over a
+traced array raise at the first row, JAX101 reports them).
 `for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
 `[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
@@ -78,6 +82,7 @@ import ast
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import containers, flow, iteration
+from jaxlint.semantic.jaxapi import ARRAY_SEQUENCE_CALLS
 from jaxlint.semantic.model import ARRAY, NONE
 
 UNROLL = 8
@@ -88,17 +93,22 @@ class PythonLoopInTraced(Rule):
     name = "python-loop-in-traced"
     summary = "Long Python loop unrolled into a traced function"
     skips_test_code = True
-    node_types = (ast.For, *iteration.COMPREHENSIONS)
+    node_types = (ast.For, *iteration.COMPREHENSIONS, ast.Call)
     traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.Call) and iteration.walked_by_builtin(node, context.model) is None:
+            return
         if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
             return  # autodiff alone (no jit) sees concrete values
         if context.model.runs_uncompiled(context.scope(node)):
             return  # `jax.vmap(f)(xs)` outside jit runs op by op: the loop is never unrolled into a program
         scope = context.scope(node)
         threshold = getattr(context.settings, "python_loop_threshold", 100) or 100
+        if isinstance(node, ast.Call):
+            self._check_builtin_walk(node, scope, threshold, context)
+            return
         if _branches_on_traced_value(node, scope, context):
             return  # tracing stops at the first iteration's branch (JAX101): the loop never unrolls
         if _enclosing_loop_reported(node, scope, threshold, context):
@@ -108,6 +118,27 @@ class PythonLoopInTraced(Rule):
         for loop in iteration.iterations(node):
             if self._check_iteration(loop, scope, threshold, context):
                 return  # one finding per comprehension, at its first `for` that unrolls
+
+    def _check_builtin_walk(self, call: ast.Call, scope, threshold: int, context) -> None:
+        """`sum(x == c)` over a traced array: Python's `sum` walks the array row by row, one indexing
+        operation and one `+` per row unrolled into the program. (`any`/`all`/`max`/`min`/`sorted` test
+        or compare each row: tracing raises at the first one, JAX101 reports it; nothing unrolls.)"""
+        qualified = context.qualified_name(call.func)
+        if qualified in iteration.TRUTH_TESTING_BUILTINS:
+            return
+        walked = iteration.walked_by_builtin(call, context.model)
+        if walked is None or not traced_array_walked(walked, call, scope, context):
+            return
+        made = iteration.rows_made(walked, scope, context.model)
+        if made is not None and made < threshold:
+            return  # `sum(jax.random.split(key, 4))`: as many rows as the source fixes, a few
+        name = qualified.removeprefix("builtins.")
+        context.report(
+            call,
+            f"builtin `{name}` over traced array `{snippet(context.text(walked))}` walks it row by row: one indexing "
+            f"operation and one `+` per row unrolled into `{scope.name}`: the program grows with the array's length; use "
+            f"`jnp.{name}({snippet(context.text(walked))}, axis=0)`",
+        )
 
     def _check_iteration(self, loop: iteration.Iteration, scope, threshold: int, context) -> bool:
         node, iterable = loop.owner, loop.iterable
@@ -191,6 +222,26 @@ class PythonLoopInTraced(Rule):
             )
             return True
         return False
+
+
+def traced_array_walked(walked: ast.expr, call: ast.Call, scope, context) -> bool:
+    """What a builtin walks (`sum(x == c)`) is a traced array, not a Python container of arrays: an
+    expression computed on arrays (a comparison, arithmetic, a `jnp` call, an item or attribute of
+    an array) or a name of one, never a display, a pytree's leaves, a list every call passes, or a
+    call of unknown kind (a helper may return a list)."""
+    if context.level(walked, scope) != ARRAY:
+        return False
+    if isinstance(walked, (ast.Compare, ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(walked, ast.Call):
+        qualified = context.qualified_name(walked.func) or ""
+        return qualified.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.")) and qualified not in ARRAY_SEQUENCE_CALLS
+    if isinstance(walked, (ast.Name, ast.Attribute, ast.Subscript)):
+        return not (
+            containers.python_collection(walked, scope, context) or _leaves_list(walked, scope, context)
+            or _list_at_every_call(walked, scope, context) or containers.narrowed_to_sequence(walked, call)
+        )
+    return False
 
 
 def _stacked_per_row(node: ast.AST, context) -> bool:

@@ -1,6 +1,8 @@
 """## What it does
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
-`monotonic`, `timeit.default_timer`), whose end stamp is taken while JAX work it holds may still
+`monotonic`, `timeit.default_timer`, and the CPU-time clocks `process_time` and `thread_time`, in
+seconds or nanoseconds, under whatever name they are imported: `from time import process_time`;
+jaxapi.CLOCKS), whose end stamp is taken while JAX work it holds may still
 run: going backwards from the end stamp along the code that runs before it (semantic/timed_work.py),
 device work comes before anything that waits for it. Device work is a compiled call that computes
 something, a function of the project or a vmapped/transformed call that returns device arrays, or

@@ -1,7 +1,10 @@
 """## What it does
 Flags Python control flow and boolean operations on a traced value inside a traced function:
 `if`, `while`, `assert`, the ternary `a if c else b`, `and`/`or`/`not`, `bool()`, chained
-comparisons such as `0 < x < 1`, and the builtins `min`/`max`.
+comparisons such as `0 < x < 1`, and the builtins `min`/`max`; also `any`, `all` and `sorted` over a
+traced array (`if any(x > 0):`): they walk it row by row and test or compare each row in Python
+(semantic/iteration.py, `walked_by_builtin`), not over a Python list of static values or a generator
+over a shape.
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
 of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every
@@ -91,6 +94,8 @@ import ast
 from jaxlint.rules.base import Rule, snippet
 from jaxlint import fixes
 from jaxlint.fixes import control_flow as control_flow_fix
+from jaxlint.rules.python_loop_in_traced import traced_array_walked
+from jaxlint.semantic import iteration
 from jaxlint.semantic.model import ARRAY, TRACED, parent_of
 
 _CONDITION_OWNERS = (ast.If, ast.While, ast.Assert, ast.IfExp)
@@ -172,6 +177,19 @@ class TracerBoolConversion(Rule):
         qualified = context.qualified_name(node.func)
         if qualified == "builtins.bool" and len(node.args) == 1 and context.level(node.args[0], scope) == ARRAY:
             context.report(node, f"`bool()` of traced value `{snippet(context.text(node.args[0]))}` {where} raises TracerBoolConversionError")
+        elif qualified in iteration.TRUTH_TESTING_BUILTINS and qualified not in ("builtins.min", "builtins.max"):
+            # `any(x > 0)`, `all(mask)`, `sorted(x)`: the builtin walks the array row by row and tests
+            # (or compares) each row in Python: `bool()` of the first tracer raises.
+            walked = iteration.walked_by_builtin(node, context.model)
+            if walked is None or not traced_array_walked(walked, node, scope, context):
+                return
+            name = qualified.removeprefix("builtins.")
+            replacement = {"any": "jnp.any", "all": "jnp.all", "sorted": "jnp.sort"}[name]
+            context.report(
+                node,
+                f"builtin `{name}` over traced array `{snippet(context.text(walked))}` {where} tests each row in Python "
+                f"(`bool()` of a tracer) and raises TracerBoolConversionError; use `{replacement}`",
+            )
         elif qualified in ("builtins.min", "builtins.max") and node.args and not node.keywords:
             levels = [context.level(arg, scope) for arg in node.args]
             # Python's min/max compare their arguments with `<`: a tracer (or a pytree, a TypeError) fails.

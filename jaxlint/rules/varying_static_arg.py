@@ -1,7 +1,11 @@
 """## What it does
 Flags a call of a jitted function, in a `for` loop outside traced code, whose static argument
 (`static_argnums`/`static_argnames`) is fed the loop's counter or a value computed from it in the
-loop: `for i in range(n): f(x, i)` with `i` static.
+loop: `for i in range(n): f(x, i)` with `i` static; also the item of a loop over a sequence of more
+than eight distinct values the source shows (semantic/flow.py, `distinct_items`): `etas = [k / 100 for k in
+range(1, 100)]` then `for eta in etas: f(x, eta)`, or a display of a dozen constants; also through a
+`vmap` of the jitted function called on the spot (`jax.vmap(f, in_axes=(0, None))(keys, eta)`: an
+unbatched argument is handed on unchanged and stays static).
 
 Not flagged: loops over a literal collection (`for mode in ("train", "eval")`: a few compilations
 are intended), small ranges (eight values or fewer, with literal bounds or names of one known
@@ -58,7 +62,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import containers, flow
+from jaxlint.semantic import containers, flow, jaxapi
 from jaxlint.semantic.model import passed_arguments
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
@@ -83,7 +87,7 @@ class VaryingStaticArg(Rule):
         loops = [loop for loop in flow.enclosing_loops(node) if isinstance(loop, (ast.For, ast.AsyncFor))]
         if not loops:
             return
-        binding = context.model.jit_binding_for_call(node)  # the dearest test, last
+        binding = context.model.jit_binding_for_call(node) or _batched_binding(node, context)  # the dearest test, last
         if binding is None:
             return
         arguments: list[tuple[ast.expr, str]] = [
@@ -107,6 +111,17 @@ class VaryingStaticArg(Rule):
                 f"{where} of `{callee}` takes a new value (`{varying}`) every iteration: one compilation per value; "
                 f"pass it as a traced argument, or bucket it into a few values",
             )
+
+
+def _batched_binding(call: ast.Call, context):
+    """The jitted function a `vmap` of it called on the spot runs (`jax.vmap(sim, in_axes=(0, None))(keys,
+    eta)`): `vmap` hands each argument on at its position, and an unbatched one (`None` axis) unchanged,
+    so a static argument stays static and compiles once per value as in a direct call."""
+    function = call.func
+    if not (isinstance(function, ast.Call) and function.args and context.model.transform_of(function.func) in jaxapi.VMAP_LIKE):
+        return None
+    inner = function.args[0]
+    return context.model.jit_binding_for_name(inner) if isinstance(inner, (ast.Name, ast.Attribute)) else None
 
 
 def _varying_name(argument: ast.expr, loops: list, context) -> str | None:
@@ -217,7 +232,7 @@ def _counters(loop, context) -> set[str] | None:
     iterable = loop.iter
     target = loop.target
     if not isinstance(iterable, ast.Call):
-        return None
+        return _varying_items(iterable, target, loop, context) or None
     qualified = context.qualified_name(iterable.func)
     if qualified == "builtins.range" and isinstance(target, ast.Name):
         if iterable.args:
@@ -235,8 +250,21 @@ def _counters(loop, context) -> set[str] | None:
     if qualified == "builtins.enumerate" and isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
         if iterable.args and isinstance(iterable.args[0], (ast.List, ast.Tuple)) and len(iterable.args[0].elts) <= flow.FEW_ITERATIONS:
             return None
-        return {target.elts[0].id}
+        counters = {target.elts[0].id}
+        if len(target.elts) == 2 and isinstance(target.elts[1], ast.Name) and len(iterable.args) == 1:
+            counters |= _varying_items(iterable.args[0], target.elts[1], loop, context)
+        return counters
     return None
+
+
+def _varying_items(iterable: ast.expr, target: ast.expr, loop, context) -> set[str]:
+    """The item name of a loop over a sequence of many distinct values the source shows (`etas = [k / 100
+    for k in range(1, 100)]`, a display of a dozen constants: flow.distinct_items): it takes a new value
+    every iteration, like a counter. Empty for a few values (a handful of compilations on purpose)."""
+    if not isinstance(target, ast.Name):
+        return set()
+    count = flow.distinct_items(iterable, context.scope(loop), context.model.constant_evaluator())
+    return {target.id} if count is not None and count > flow.FEW_ITERATIONS else set()
 
 
 RULE = VaryingStaticArg()

@@ -1,6 +1,10 @@
 """## What it does
 Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function (a name or a
-`self` attribute), outside traced code, wherever the batched function is kept to be called again:
+`self` attribute), outside traced code, and the same pair as stacked decorators, `@jax.vmap` (or
+`@partial(jax.vmap, ...)`) directly over `@jax.jit` (decorators apply from the lowest up, so the name is
+bound to `vmap(jit(f))`: semantic/compiled_wrappers.py), judged as that binding is where the `def` is
+(a module-level or class-level name kept for its callers, a nested one returned or called in a loop);
+not with a compiling decorator above the pair, wherever the batched function is kept to be called again:
 bound at module level, in a class body or on an attribute (`self.v_step =
 jax.vmap(jax.jit(env.step))`), returned by a function, or built or called in a loop (also in a
 function called in a loop, or bound to a local name that is called in one). No visible loop is needed:
@@ -68,7 +72,7 @@ import ast
 
 from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import dead_code, jaxapi
+from jaxlint.semantic import compiled_wrappers, dead_code, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, binding_key, parent_of
 from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import bound_value_called_repeatedly, function_called_in_loop, in_loop, runs_training_loop
@@ -82,14 +86,17 @@ class VmapOfJit(Rule):
     name = "vmap-of-jit"
     summary = "`vmap` applied to a jitted function outside traced code"
     skips_test_code = True
-    node_types = (ast.Call,)
+    node_types = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     fix_availability = "sometimes"
     # `jax.vmap` is spelled `vmap` where it is imported or used, unless a project module re-exports it
     # under another name (`from utils import *`).
     required_text = ("vmap",)
     fires_through_project_imports = True
 
-    def check(self, node: ast.Call, context) -> None:
+    def check(self, node: ast.AST, context) -> None:
+        if not isinstance(node, ast.Call):
+            self._check_decorators(node, context)
+            return
         if context.qualified_name(node.func) != "jax.vmap" or not node.args:
             return
         if isinstance(node.args[0], ast.Starred) or context.scope(node).in_traced:
@@ -126,6 +133,40 @@ class VmapOfJit(Rule):
             node,
             f"`vmap` of jitted `{jitted}` re-runs the batching transform in Python on every call (the inner `jit` "
             f"stays one compiled call; {_COST}); wrap the batched function in `jax.jit` instead",
+        )
+
+
+    def _check_decorators(self, function: ast.AST, context) -> None:
+        """`@jax.vmap` stacked over `@jax.jit`: the name is bound to `vmap(jit(f))`
+        (compiled_wrappers.batching_over_compiled), kept where the function is defined, and judged
+        as a `name = jax.vmap(jax.jit(f))` binding there is."""
+        model = context.model
+        decorator = compiled_wrappers.batching_over_compiled(function, model)
+        if decorator is None or model.decorator_transform(decorator).qualified != "jax.vmap":
+            return  # (`nnx.vmap` over `nnx.jit` lifts module state: not the same cost, not judged here)
+        scope = model.scope_for(decorator)
+        if scope.in_traced:
+            return
+        name = function.name
+        if _in_class_body(function):
+            kept = not _calls_all_harmless(_attribute_calls(name, model), model, allow_module=False)
+        elif not scope.is_function:
+            if dead_code.never_called_in_notebook(function, model, context.source.filename, name):
+                return
+            calls = _name_calls(name, scope, model)
+            if not calls and _handed_to_a_call(name, scope, model):
+                return  # only passed on: where and how often it runs is not known
+            kept = not _calls_all_harmless(calls, model, allow_module=True)
+        else:
+            kept = _local_name_escapes(name, scope, model) or (
+                function_called_in_loop(scope, model) and not runs_training_loop(scope, model)
+            ) or any(in_loop(call) for call in _name_calls(name, scope, model))
+        if not kept:
+            return
+        context.report(
+            decorator,
+            f"`@vmap` stacked over `@jit` binds `{name}` to `vmap(jit({name}))`: every call re-runs the batching "
+            f"transform in Python (the inner `jit` stays one compiled call; {_COST}); put `@jax.jit` outermost",
         )
 
 

@@ -14,6 +14,9 @@ result) are preparation and bookkeeping, not the loop's work.
   parameter of a plain function every call of which in this module passes one of these
   (`rollout(step_fn=jax.vmap(partial(step, ...)))`, through names bound in the caller).
 * `calls_wrapped_compiled(call, model)`: `call` calls such a callable by name or attribute.
+* `batching_over_compiled(function, model)`: stacked decorators are nested calls, the lowest applied
+  first: `@jax.vmap` over `@jax.jit` (also `@partial(jax.jit, ...)`) binds the name to
+  `vmap(jit(f))`; the `vmap` decorator, where no compiling decorator sits above it.
 
 A wrapper of a plain function (`jax.vmap(f)` with `f` never jitted) runs eagerly and is none of these.
 """
@@ -91,3 +94,20 @@ def _parameter_wraps(name: str, scope: Scope, model: SemanticModel, depth: int) 
     if passed is None or any(argument is None for argument in passed):
         return False
     return all(_wraps(argument, model.scope_for(call), model, depth + 1) for argument, call in zip(passed, calls))
+
+
+def batching_over_compiled(function: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """The `vmap` decorator of `function` stacked directly over a compiling one (`@jax.vmap` then
+    `@jax.jit` or `@partial(jax.jit, static_argnums=...)`): the name is bound to `vmap(jit(f))`,
+    decorators applying from the lowest up. None where a compiling decorator sits above it
+    (`@jax.jit @jax.vmap @jax.jit`: compiled as a whole) or none is stacked so."""
+    decorators = getattr(function, "decorator_list", ())
+    uses = [model.decorator_transform(decorator) for decorator in decorators]
+    for index in range(len(decorators) - 1):
+        outer, inner = uses[index], uses[index + 1]
+        if outer is None or inner is None or outer.qualified not in jaxapi.VMAP_LIKE or inner.qualified not in jaxapi.COMPILING:
+            continue
+        if any(use is not None and use.qualified in jaxapi.COMPILING for use in uses[:index]):
+            return None
+        return decorators[index]
+    return None

@@ -23,6 +23,10 @@ What it answers, for JAX201 (host-sync-in-loop):
   call, so that a loop calling that function (`batch = get_batch(key, data)`) is known to wait;
 - `drawn_index_of_host_array(subscript, ...)`: a NumPy array indexed by such an array
   (`rays[tuple(ix), ...]`), which NumPy converts on the host;
+- `device_slice_bound(subscript, scope, model, made_in_iteration)`: a slice bound that is a device
+  scalar (`ts[:, start:end]` with `start = jax.random.randint(key, (), 0, n)`, or `end = start + length`):
+  slicing converts each bound with `operator.index`, which copies the number to the host and waits
+  for it, the draw and everything queued before it;
 - `element_reads_per_iteration(loop, scope, model)`: the reads on the host, every iteration of a `for`
   loop, of one element of any device array made before it (`float(values[t])`, `if coins[i] < p:`,
   `for v in values: total += float(v)`): each is a slice dispatched and one number copied back.
@@ -197,6 +201,42 @@ def drawn_index_of_host_array(subscript: ast.Subscript, scope: Scope, model: Sem
         if isinstance(candidate, (ast.Name, ast.Subscript, ast.Call)) and drawn_on_device(candidate, scope, model) and made_in_iteration(candidate):
             return part
     return None
+
+
+def device_slice_bound(subscript: ast.Subscript, scope: Scope, model: SemanticModel, made_in_iteration: Callable[[ast.AST], bool]) -> ast.expr | None:
+    """The first bound of a slice in `subscript` (`x[a:b]`, `x[:, a:b]`) that is a device scalar made in
+    this iteration of the loop: a `jax.random` draw or `jax.numpy` result (`drawn_on_device`), arithmetic
+    with one (`start + length`), or a name every binding of which is one or a number (`start = 0` under a
+    branch beside `start = randint(...)`: the draw reaches the slice on the other iterations)."""
+    if not isinstance(subscript.ctx, ast.Load):
+        return None
+    parts = subscript.slice.elts if isinstance(subscript.slice, ast.Tuple) else [subscript.slice]
+    for part in parts:
+        if not isinstance(part, ast.Slice):
+            continue
+        for bound in (part.lower, part.upper, part.step):
+            if bound is not None and _device_scalar(bound, scope, model, 0) and made_in_iteration(bound):
+                return bound
+    return None
+
+
+def _device_scalar(value: ast.AST, scope: Scope, model: SemanticModel, depth: int) -> bool:
+    if isinstance(value, ast.BinOp):
+        return _device_scalar(value.left, scope, model, depth) or _device_scalar(value.right, scope, model, depth)
+    if isinstance(value, ast.UnaryOp):
+        return _device_scalar(value.operand, scope, model, depth)
+    if isinstance(value, ast.Call):
+        return drawn_on_device(value, scope, model)
+    if not isinstance(value, ast.Name) or depth > 2:
+        return False
+    from jaxlint.semantic.bindings import bound_values
+
+    found = bound_values(model, value.id, scope)
+    if found is None or not found[1]:
+        return False
+    owner, values = found
+    drawn = [v for v in values if not (isinstance(v, ast.Constant) or isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant))]
+    return bool(drawn) and all(_device_scalar(v, owner, model, depth + 1) for v in drawn)
 
 
 # ----- elements of a finished device array, read one per iteration -----------------------------------

@@ -123,6 +123,53 @@ def iterates_few_literal_cases(loop: ast.AST, scope=None) -> bool:
     return False
 
 
+# A sequence expanded value by value to count its distinct items: longer is not a table the source spells out.
+_MAX_DISTINCT_ITEMS = 1000
+
+
+def distinct_items(iterable: ast.expr, scope, evaluator) -> int | None:
+    """How many distinct values a loop over `iterable` binds its item to, where the source shows
+    every one: a list or tuple display of constants (`[0.1, 0.3, 1.0, ...]`), or a comprehension
+    with one `for` over a `range` the source fixes and no condition, its element arithmetic of the
+    counter and constants (`[k / 100 for k in range(1, 100)]`), each evaluated; also a name bound once
+    to one of these. None where any value is unknown. `evaluator` is the module's ConstantEvaluator."""
+    from jaxlint.semantic.constants import UNKNOWN, literal_value
+
+    iterable = single_binding(iterable, scope)
+    if isinstance(iterable, (ast.List, ast.Tuple)):
+        if len(iterable.elts) > _MAX_DISTINCT_ITEMS or any(not isinstance(e, ast.Constant) for e in iterable.elts):
+            return None
+        values = {(type(e.value), e.value) for e in iterable.elts}
+        return len(values)
+    if not isinstance(iterable, ast.ListComp) or len(iterable.generators) != 1:
+        return None
+    generator = iterable.generators[0]
+    bounds = generator.iter
+    if (
+        generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name)
+        or not (isinstance(bounds, ast.Call) and isinstance(bounds.func, ast.Name) and bounds.func.id == "range")
+        or not 1 <= len(bounds.args) <= 3 or bounds.keywords
+    ):
+        return None
+    numbers = [evaluator.int_value(a, scope) for a in bounds.args]
+    if None in numbers:
+        return None
+    try:
+        counter = range(*numbers)
+    except ValueError:
+        return None
+    if len(counter) > _MAX_DISTINCT_ITEMS:
+        return None
+    name = generator.target.id
+    seen = set()
+    for number in counter:
+        value = literal_value(iterable.elt, {name: number})
+        if value is UNKNOWN or not isinstance(value, (int, float, str)):
+            return None
+        seen.add(value)
+    return len(seen)
+
+
 def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool:
     """A `for` over a literal display (`for scale in (0.5, 1.0):`) or a constant `range` of fewer than
     `limit` iterations: a handful the source spells out, not a hot loop. `qualified_name` resolves the

@@ -28,6 +28,7 @@ import ast
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
+from jaxlint.semantic import jaxapi
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.syntax import bound_names, walk
@@ -37,7 +38,7 @@ _CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "nu
 _READ_METHODS = frozenset({"item", "tolist"})
 _MAX_DEPTH = 6
 # Timers: a function that times what it runs is a measurement, and its reads are what it measures.
-_TIMING = ("time.time", "time.perf_counter", "time.monotonic", "time.process_time", "timeit.")
+_TIMING = (*jaxapi.CLOCKS, "timeit.")
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,15 @@ from __future__ import annotations
 import ast
 from weakref import WeakKeyDictionary
 
+from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.syntax import walk
 
 # Host-only work: calls that only make sense outside traced code.
 HOST_CALLS = frozenset({
-    "builtins.open", "builtins.input", "jax.device_get", "jax.block_until_ready", "time.time", "time.perf_counter",
-    "time.monotonic", "time.sleep", "timeit.default_timer", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
-})
+    "builtins.open", "builtins.input", "jax.device_get", "jax.block_until_ready", "time.sleep",
+    "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+}) | jaxapi.CLOCKS
 # Methods that read a value back to the host (`x.item()`), wait for it, or turn a framework tensor
 # into NumPy (`t.numpy()` of a TensorFlow or torch batch): never inside traced code.
 HOST_METHODS = frozenset({"item", "tolist", "block_until_ready", "numpy", "_numpy"})

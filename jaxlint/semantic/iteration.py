@@ -21,6 +21,8 @@ whatever the spelling of its iterable:
   one axis of an array (axis 0: its rows, the data's leading axis; `SIZE`: every element).
 * `list_built_by_iteration(name, use, scope)`: the comprehension a name holds where it is read
   (`ys = [f(x) for x in xs]` before `jnp.array(ys)`), when nothing touches the list in between.
+* `walked_by_builtin(call, model)`: the iterable a builtin reduction walks item by item (`sum(x)`,
+  `any(x)`, `all(x)`): a loop without the `for`, over an array one item per row.
 
 The model says what a loop walks and how many times; the rules decide what that costs: under trace
 every iteration is an unrolled copy, outside it a dispatch per iteration, and a trip count the
@@ -48,6 +50,16 @@ _ONE_PASS = frozenset({
     "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
 })
 _SIZES = frozenset({"jax.numpy.size", "numpy.size"})
+# Builtins that walk their one iterable argument item by item and fold the items in Python, with the
+# keywords each takes: over an array, one item per row, each an indexing operation (under trace an
+# unrolled copy), then `+` per item for `sum`, a truth test per item for `any`/`all` (`bool()` of a
+# tracer raises TracerBoolConversionError), a comparison per item for `max`/`min`/`sorted`.
+ITERATING_BUILTINS = {
+    "builtins.sum": frozenset({"start"}), "builtins.any": frozenset(), "builtins.all": frozenset(),
+    "builtins.max": frozenset({"key", "default"}), "builtins.min": frozenset({"key", "default"}),
+    "builtins.sorted": frozenset({"key", "reverse"}),
+}
+TRUTH_TESTING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.max", "builtins.min", "builtins.sorted"})
 _SHAPES = frozenset({"jax.numpy.shape", "numpy.shape"})
 
 
@@ -88,6 +100,18 @@ def iterations(node: ast.AST) -> list[Iteration]:
     if isinstance(node, COMPREHENSIONS):
         return [Iteration(node, generator.target, generator.iter, generator) for generator in node.generators]
     return []
+
+
+def walked_by_builtin(call: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """The iterable a builtin reduction walks item by item (`sum(x == c)`, `any(mask)`, `max(scores)`),
+    or None: one positional argument that is not unpacked and not a comprehension (a generator is a
+    loop of its own, `iterations` reads it), and only the keywords the builtin takes."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or isinstance(call.args[0], (ast.Starred, *COMPREHENSIONS)):
+        return None
+    keywords = ITERATING_BUILTINS.get(model.qualified_name(call.func) or "")
+    if keywords is None or any(keyword.arg not in keywords for keyword in call.keywords):
+        return None
+    return call.args[0]
 
 
 def walked(iterable: ast.expr, model: SemanticModel) -> ast.expr:

@@ -25,10 +25,13 @@ CALLING_BACK = HOST_CALLBACKS | {"jax.debug.print"}
 # Transforms that produce a jitted callable whose calls run compiled code on the device.
 COMPILING = frozenset({"jax.jit", "jax.pmap", "flax.nnx.jit", "flax.nnx.pmap", "equinox.filter_jit", "equinox.filter_pmap"})
 VMAP_LIKE = frozenset({"jax.vmap", "flax.nnx.vmap"})
-# Transforms that differentiate with respect to `argnums` (default 0).
+# Transforms that differentiate with respect to `argnums` (default 0). Optax's
+# `value_and_grad_from_state(f)` is one (argument 0): called as `(params, state=opt_state)`, it returns
+# the value and gradient a line search left in the state, or runs `jax.value_and_grad(f)` under a
+# `lax.cond` (optax/_src/utils.py).
 GRAD_LIKE = frozenset({
     "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
-    "flax.nnx.grad", "flax.nnx.value_and_grad",
+    "flax.nnx.grad", "flax.nnx.value_and_grad", "optax.value_and_grad_from_state",
 })
 # Equinox's filtered transforms treat non-array arguments as static: only annotated arrays are known traced.
 FILTERED = frozenset({"equinox.filter_jit", "equinox.filter_vmap", "equinox.filter_pmap"})
@@ -81,6 +84,16 @@ DEVICE_LOOPS = frozenset({
 TREE_MAPS = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
     "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
+})
+
+# Clocks read to time code on the host, whatever name they are imported under (`from time import
+# process_time`): the wall clock, the monotonic and performance counters, and the CPU-time clocks of the
+# process and the thread, in seconds or nanoseconds, and `timeit`'s default timer (`perf_counter`).
+# Each returns at once: it neither waits for the device nor dispatches work to it.
+CLOCKS = frozenset({
+    "time.time", "time.perf_counter", "time.monotonic", "time.process_time", "time.thread_time",
+    "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time_ns", "time.thread_time_ns",
+    "timeit.default_timer",
 })
 
 # Results of these are known at trace time even when their argument is traced.

@@ -71,13 +71,13 @@ def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> boo
 # `init` and `update` over every leaf of the parameters (jax/example_libraries/optimizers.py, `optimizer`:
 # `tree_map(init, x0_tree)`, then `map(partial(update, i), g_flat, state_flat)`).
 _PER_LEAF_OPTIMIZERS = frozenset({"jax.example_libraries.optimizers.optimizer", "jax.experimental.optimizers.optimizer"})
-_TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 
 
 def per_leaf_functions(context) -> list[tuple[ast.AST, str]]:
     """The functions of the module that run once per leaf of a tree, and why: the `init` and `update`
     an `@optimizer` factory returns (the decorator maps them over the parameters), and a lambda or
-    local function passed as the function of `jax.tree.map(f, tree)`. A key such a function makes from
+    local function passed as the function of a tree map (`jax.tree.map(f, tree)`, also with the
+    leaves' paths, `jax.tree_util.tree_map_with_path(f, tree)`: jaxapi.TREE_MAPS). A key such a function makes from
     a literal seed, or reads from the scope around it, is the same key for every leaf."""
     found: list[tuple[ast.AST, str]] = []
     model = context.model
@@ -94,7 +94,7 @@ def per_leaf_functions(context) -> list[tuple[ast.AST, str]]:
                     if isinstance(element, ast.Name) and element.id in nested:
                         found.append((nested[element.id], f"`@{context.text(node.decorator_list[0])}` maps `{element.id}` over every parameter leaf"))
         for call in scope.calls:
-            if context.qualified_name(call.func) not in _TREE_MAPS or len(call.args) < 2:
+            if context.qualified_name(call.func) not in jaxapi.TREE_MAPS or len(call.args) < 2:
                 continue
             function = call.args[0]
             if isinstance(function, ast.Lambda):
@@ -127,7 +127,7 @@ def keys_alike_per_leaf(function: ast.AST, context) -> list[tuple[ast.AST, str]]
 
 
 # Clocks: a loop that reads one measures how long identical work takes (a benchmark repeats it on purpose).
-_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time", "timeit.default_timer"})
+_CLOCKS = jaxapi.CLOCKS
 
 
 def iterations_alike(loop: ast.AST, context) -> bool:

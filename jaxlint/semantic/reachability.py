@@ -13,7 +13,7 @@ from jaxlint.semantic.model import Scope, SemanticModel
 REVERSE_MODE = frozenset({
     "jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.hessian", "jax.vjp", "jax.linearize",
     "flax.nnx.grad", "flax.nnx.value_and_grad", "equinox.filter_grad", "equinox.filter_value_and_grad",
-    "equinox.filter_vjp",
+    "equinox.filter_vjp", "optax.value_and_grad_from_state",
 })
 # Forward mode only pushes tangents through: `where` selects among them, so a NaN in the arm it
 # drops never reaches the result (JAX503 needs a transpose to multiply it by a zero cotangent).

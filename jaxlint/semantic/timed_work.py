@@ -36,10 +36,7 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import is_main_guard, walk
 from jaxlint.semantic.throughput import spans_many_steps
 
-TIMERS = frozenset({
-    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-    "time.monotonic_ns", "timeit.default_timer",
-})
+TIMERS = jaxapi.CLOCKS
 
 WAIT, WORK, START, NOTHING = "wait", "work", "start", "nothing"
 

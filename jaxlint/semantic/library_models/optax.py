@@ -14,6 +14,9 @@ _OPTIMIZERS = (
     "radam", "rmsprop", "sgd", "sm3", "yogi", "chain", "clip", "clip_by_global_norm", "scale", "scale_by_adam",
     "scale_by_schedule", "add_decayed_weights", "masked", "multi_transform", "inject_hyperparams", "MultiSteps",
     "apply_if_finite", "zero_nans", "contrib.muon", "contrib.prodigy", "contrib.dog", "contrib.mechanize",
+    # L-BFGS: `update(grads, state, params, value=, grad=, value_fn=)` scales by the curvature memory and
+    # runs a zoom line search that calls `value_fn` (GradientTransformationExtraArgs, same pair of functions).
+    "lbfgs", "scale_by_lbfgs",
 )
 
 MODELS = {
@@ -24,6 +27,10 @@ MODELS = {
     "optax.LookaheadTransformation.init": {"returns": "device_tree", "result": "alias:0"},
     "optax.LookaheadTransformation.update": {"returns": "device_tree", "result": "fresh", "runs_model": True},
     "optax.apply_updates": {"returns": "device_tree", "result": "fresh"},
+    # A differentiating transform (jaxapi.GRAD_LIKE): `vg = optax.value_and_grad_from_state(loss)`, then
+    # `vg(params, state=opt_state)` runs `jax.value_and_grad(loss)` under a `lax.cond`, op by op outside jit.
+    # https://optax.readthedocs.io/en/latest/api/utilities.html#optax.value_and_grad_from_state
+    "optax.value_and_grad_from_state": {"returns": "function:jax.DifferentiatedFunction"},
     "optax.global_norm": {"returns": "device", "result": "fresh"},
     "optax.softmax_cross_entropy": {"returns": "device", "result": "fresh"},
     "optax.softmax_cross_entropy_with_integer_labels": {"returns": "device", "result": "fresh"},
