@@ -199,15 +199,15 @@ def parameter_defaults(arguments: ast.arguments) -> dict[str, ast.expr]:
     return defaults
 
 
-def passed_to_parameter(calls, function: ast.AST, name: str) -> list[ast.expr | None] | None:
+def passed_to_parameter(calls, function: ast.AST, name: str, *, skip_self: bool = True) -> list[ast.expr | None] | None:
     """For each of `calls` of the `def` `function`, what it passes to the parameter `name`: by keyword,
-    else by position (`obj.method(a)` and `method(self, a)` alike skip a first `self`/`cls`), None
-    where it leaves the default. None when a call spreads `*args` or `**kwargs`: what it passes is
-    not known."""
+    else by position (`obj.method(a)` and `method(self, a)` alike skip a first `self`/`cls`; with
+    `skip_self=False` positions count from the first parameter, whatever its name), None where it
+    leaves the default. None when a call spreads `*args` or `**kwargs`: what it passes is not known."""
     arguments = function.args
     positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
     index = positional.index(name) if name in positional else None
-    if index is not None and positional[0] in ("self", "cls"):
+    if index is not None and skip_self and positional[0] in ("self", "cls"):
         index -= 1
     found: list[ast.expr | None] = []
     for call in calls:
