@@ -23,8 +23,7 @@ import ast
 import re
 import weakref
 
-from jaxlint.semantic.flow import changes_in_place, dotted_name, enclosing_loops, enclosing_statement, rebinds_handed, statement_list, target_elements, walk_same_scope
-from jaxlint.semantic.flow import reaching_value as _reaching_value
+from jaxlint.semantic.flow import changes_in_place, dotted_name, enclosing_loops, enclosing_statement, reaching_value, rebinds_handed, statement_list, target_elements, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import bound_names, walk
@@ -1089,7 +1088,7 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             if unpacked is not None:
                 return unpacked
             return _unpacked_key(value.id, scope, model)
-        owner, bound = found[0], _reaching_value(value, found[1])
+        owner, bound = found[0], reaching_value(value, found[1])
         if bound is None:
             return None
         if isinstance(bound, (ast.List, ast.Dict)) and _mutated(value.id, owner):

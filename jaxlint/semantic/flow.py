@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, NamedTuple
 
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.reaching import enclosing_statement, reaching_value, statement_list  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import child_nodes, root_name, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -68,6 +69,35 @@ def assigned_in(region: ast.AST) -> set[str]:
         elif kind is ast.ExceptHandler and node.name:
             names.add(node.name)
     return names
+
+
+def value_at_read(name: ast.Name, scope, model, *, in_line_order: bool = False) -> tuple[object, ast.AST] | None:
+    """The value the read `name` (in `scope`) holds: (the scope that binds the name, the one value of
+    its bindings that surely reaches the read), each binding a plain `name = value` (`bindings.bound_values`).
+    Which binding reaches: the only one, else `reaching_value`'s nearest binding in the read's block.
+    `in_line_order` (the loop counts of semantic/loop_cost): of several bindings, only those of a name
+    bound by plain assignments of the module body, read in the module's own code, answer: the last
+    one above the read by line, wherever the read sits (a script, a notebook's cells run in order,
+    `steps = 30` in the cell above the loop whatever a later cell rebinds). None where none surely
+    reaches, or a binding is `name op= value`."""
+    found = bound_values(model, name.id, scope)
+    if found is None:
+        return None
+    owner, values = found
+    if not in_line_order:
+        value = reaching_value(name, values)
+        return None if value is None else (owner, value)
+    if not values or any(isinstance(value, ast.AugAssign) for value in values):
+        return None
+    if len(values) == 1:
+        return owner, values[0]
+    if owner.is_function or scope.is_function:
+        return None  # (a function reads a global when called, not where it is defined: order unknown)
+    statements = [parent_of(value) for value in values]
+    if not all(isinstance(statement, ast.Assign) and isinstance(parent_of(statement), ast.Module) for statement in statements):
+        return None
+    before = [value for value, statement in zip(values, statements) if statement.lineno < name.lineno]
+    return (owner, max(before, key=lambda value: value.lineno)) if before else None
 
 
 def loaded_names(node: ast.AST) -> set[str]:
