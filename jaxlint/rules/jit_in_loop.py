@@ -131,7 +131,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import carried_state, dead_code, flow, jaxapi, loop_cost, outer_trace
 from jaxlint.semantic.model import FUNCTION_NODES, VALUE_CALLS, parent_of
 from jaxlint.semantic.flow import dotted_name
-from jaxlint.semantic.syntax import argument as passed_argument, root_name, walk
+from jaxlint.semantic.syntax import argument as passed_argument, walk
 from jaxlint.semantic.training_loops import (
     builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, lazily_initialised,
     runs_device_loop_per_call, runs_whole_run, setup_by_role,
@@ -666,13 +666,7 @@ def _memoised(name: str, scope) -> bool:
 
 def _mutated_in(loop: ast.AST) -> set[str]:
     """Names whose object the loop changes in place: `config[k] = v`, `cfg.lr = v` (a sweep)."""
-    mutated: set[str] = set()
-    for node in flow.walk_same_scope(loop):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
-            base = root_name(node.value)
-            if base is not None:
-                mutated.add(base)
-    return mutated
+    return {change.name for change in flow.changes_in_place(loop, None, nested=False) if change.kind != "method" and not change.deleted}
 
 
 def _few_cases(loop: ast.AST, scope) -> bool:

@@ -228,11 +228,10 @@ def _is_array(iterable: ast.expr, scope, context) -> bool:
         return True
     if isinstance(iterable, ast.Name):
         # `x = np.linspace(...)`, then `x = jnp.array(x)`: the binding that reaches the loop decides.
-        from jaxlint.semantic.bindings import bound_values
-        from jaxlint.semantic.reaching import reaching_value
+        from jaxlint.semantic.flow import value_at_read
 
-        found = bound_values(model, iterable.id, scope)
-        value = reaching_value(iterable, found[1]) if found is not None and found[0] is scope else None
+        found = value_at_read(iterable, scope, model)
+        value = found[1] if found is not None and found[0] is scope else None
         return isinstance(value, ast.expr) and model.device_kind(value, scope) == "device"
     return False
 

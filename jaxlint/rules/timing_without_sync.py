@@ -147,7 +147,7 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
-from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC, chain_root
+from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 from jaxlint.semantic.test_code import in_skipped_test
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_in_statements, unwaited_work
 
@@ -420,19 +420,8 @@ def _updated_in_place_only(call: ast.Call, context) -> bool:
 def _updates_parameters_in_place(function) -> bool:
     """The body calls a method of a parameter (`optimizer.update(...)`) or assigns into one
     (`model.w.value = ...`, `cache[k] = ...`), outside nested functions."""
-    parameters = set(function.param_nodes)
-    for node in flow.walk_same_scope(function.node):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if isinstance(chain_root(node.func.value), ast.Name) and chain_root(node.func.value).id in parameters:
-                return True
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, (ast.Attribute, ast.Subscript)):
-                    root = chain_root(target)
-                    if isinstance(root, ast.Name) and root.id in parameters:
-                        return True
-    return False
+    return any(change.kind == "method" or change.assigned
+               for change in flow.changes_in_place(function.node, set(function.param_nodes), nested=False))
 
 
 def _bound_names(target: ast.AST) -> set[str]:

@@ -23,8 +23,7 @@ import ast
 import re
 import weakref
 
-from jaxlint.semantic.flow import dotted_name, enclosing_loops, enclosing_statement, rebinds_handed, statement_list, target_elements, walk_same_scope
-from jaxlint.semantic.flow import reaching_value as _reaching_value
+from jaxlint.semantic.flow import changes_in_place, dotted_name, enclosing_loops, enclosing_statement, reaching_value, rebinds_handed, statement_list, target_elements, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import bound_names, walk
@@ -1089,7 +1088,7 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             if unpacked is not None:
                 return unpacked
             return _unpacked_key(value.id, scope, model)
-        owner, bound = found[0], _reaching_value(value, found[1])
+        owner, bound = found[0], reaching_value(value, found[1])
         if bound is None:
             return None
         if isinstance(bound, (ast.List, ast.Dict)) and _mutated(value.id, owner):
@@ -1326,14 +1325,8 @@ def _local_callee(call: ast.Call, scope, model):
 def _mutated(name: str, scope) -> bool:
     """The container bound to `name` is changed in place in its scope: a method call on it
     (`params.append(...)`, `state.update(...)`) or an item stored (`state["w"] = ...`)."""
-    node = scope.node
-    for inner in walk(node):
-        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == name:
-            if isinstance(parent_of(inner), ast.Call) and parent_of(inner).func is inner:
-                return True
-        elif isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name and isinstance(inner.ctx, ast.Store):
-            return True
-    return False
+    return any(change.direct and (change.kind == "method" or change.kind == "item" and not change.deleted)
+               for change in changes_in_place(scope.node, (name,), nested=True))
 
 
 def _replicates_leaf(function: ast.AST, model) -> bool:

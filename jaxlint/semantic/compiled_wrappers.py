@@ -28,7 +28,6 @@ import ast
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.bindings import bound_values, owning_scope
 from jaxlint.semantic.model import Scope, SemanticModel
-from jaxlint.semantic.syntax import passed_to_parameter
 
 # Wrappers whose call runs the callable they wrap once per call: batching it, or fixing some arguments.
 _WRAPPERS = frozenset({"functools.partial", "jax.tree_util.Partial", *jaxapi.VMAP_LIKE})
@@ -74,26 +73,13 @@ def _wraps(value: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> b
 
 
 def _parameter_wraps(name: str, scope: Scope, model: SemanticModel, depth: int) -> bool:
-    """`name` is a parameter of a plain module-level or nested function (no default, never rebound)
-    that every call of it in this module, by its name, fills with a wrapper of a compiled callable."""
+    """`name` is a parameter of a plain module-level or nested function (never rebound) that every
+    call of it in this module, by its name, fills with a wrapper of a compiled callable."""
     owner = owning_scope(model, name, scope)
-    if owner is None or not owner.is_function or name not in owner.param_nodes:
+    if owner is None or not owner.is_function:
         return False
-    function = owner.node
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or owner.class_node is not None:
-        return False
-    if owner.parent is None or owner.parent.defs.get(function.name) is not owner:
-        return False
-    if any(isinstance(target, ast.Name) and target.id == name for target, _ in owner.bindings):
-        return False  # rebound inside: not what the callers pass
-    calls = [call for call in model.calls_by_name().get(function.name, ()) if isinstance(call.func, ast.Name)
-             and owning_scope(model, function.name, model.scope_for(call)) is owner.parent]
-    if not calls:
-        return False
-    passed = passed_to_parameter(calls, function, name)
-    if passed is None or any(argument is None for argument in passed):
-        return False
-    return all(_wraps(argument, model.scope_for(call), model, depth + 1) for argument, call in zip(passed, calls))
+    passed = model.caller_arguments(owner, name, closed=False, skip_self=True)
+    return passed is not None and all(_wraps(argument, model.scope_for(call), model, depth + 1) for argument, call in passed)
 
 
 def batching_over_compiled(function: ast.AST, model: SemanticModel) -> ast.expr | None:

@@ -7,11 +7,12 @@ rewrites). No rule logic here.
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.reaching import enclosing_statement, reaching_value, statement_list  # noqa: F401 (re-exported)
-from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import child_nodes, root_name, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
 _NAMED_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -70,6 +71,35 @@ def assigned_in(region: ast.AST) -> set[str]:
     return names
 
 
+def value_at_read(name: ast.Name, scope, model, *, in_line_order: bool = False) -> tuple[object, ast.AST] | None:
+    """The value the read `name` (in `scope`) holds: (the scope that binds the name, the one value of
+    its bindings that surely reaches the read), each binding a plain `name = value` (`bindings.bound_values`).
+    Which binding reaches: the only one, else `reaching_value`'s nearest binding in the read's block.
+    `in_line_order` (the loop counts of semantic/loop_cost): of several bindings, only those of a name
+    bound by plain assignments of the module body, read in the module's own code, answer: the last
+    one above the read by line, wherever the read sits (a script, a notebook's cells run in order,
+    `steps = 30` in the cell above the loop whatever a later cell rebinds). None where none surely
+    reaches, or a binding is `name op= value`."""
+    found = bound_values(model, name.id, scope)
+    if found is None:
+        return None
+    owner, values = found
+    if not in_line_order:
+        value = reaching_value(name, values)
+        return None if value is None else (owner, value)
+    if not values or any(isinstance(value, ast.AugAssign) for value in values):
+        return None
+    if len(values) == 1:
+        return owner, values[0]
+    if owner.is_function or scope.is_function:
+        return None  # (a function reads a global when called, not where it is defined: order unknown)
+    statements = [parent_of(value) for value in values]
+    if not all(isinstance(statement, ast.Assign) and isinstance(parent_of(statement), ast.Module) for statement in statements):
+        return None
+    before = [value for value, statement in zip(values, statements) if statement.lineno < name.lineno]
+    return (owner, max(before, key=lambda value: value.lineno)) if before else None
+
+
 def loaded_names(node: ast.AST) -> set[str]:
     """Names read in `node`, including the free names of lambdas and comprehensions inside it."""
     return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -86,6 +116,44 @@ def walk_same_scope(region: ast.AST) -> Iterator[ast.AST]:
                 stack.extend(node.decorator_list)
             continue
         stack.extend(child_nodes(node))  # (no context markers: no caller looks for them)
+
+
+class InPlaceChange(NamedTuple):
+    """One change `changes_in_place` finds to the object a name holds."""
+
+    name: str  # the name the changed chain starts from: `state` for `state.params["w"] = v`
+    node: ast.AST  # the `Attribute` or `Subscript` stored or deleted, or the method `Call`
+    kind: str  # "item" (a subscript stored or deleted), "attribute" (an attribute stored or deleted), "method" (a method called)
+    direct: bool  # on the name itself (`x[k] = v`, `x.f(...)`), not further down its chain (`x.a[k] = v`, `x.a.f(...)`)
+    deleted: bool  # `del x[k]`, `del x.a`
+    assigned: bool  # the whole target of an assignment statement (`x.a = v`, `x[k] += v`, `x.a: T = v`), not an element of a tuple target nor a loop's or a `with`'s
+
+
+_ASSIGNMENTS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign})
+
+
+def changes_in_place(region: ast.AST, names, *, nested: bool) -> Iterator[InPlaceChange]:
+    """Where `region` may change in place the object one of `names` holds (any name where `names` is
+    None): each item or attribute stored or deleted through a chain that starts from the name
+    (`x[k] = v`, `x.a.b = v`, `x[k] += v`, `for x.i in ...`, `del x[k]`), and each method called through
+    such a chain (`x.append(v)`, `x.opt.update(g)`, also `x.at[i].set(v)` and `x.sum()`: callers that
+    know which methods change their object filter on `node.func.attr` and `direct`). Rebinding the
+    name itself (`x = ...`) is not one. `nested`: also inside nested functions and classes (the
+    whole subtree), else `region`'s own scope (`walk_same_scope`)."""
+    for node in walk(region) if nested else walk_same_scope(region):
+        kind = node.__class__
+        if kind is ast.Call:
+            function = node.func
+            if function.__class__ is ast.Attribute:
+                name = root_name(function.value)
+                if name is not None and (names is None or name in names):
+                    yield InPlaceChange(name, node, "method", function.value.__class__ is ast.Name, False, False)
+        elif (kind is ast.Attribute or kind is ast.Subscript) and node.ctx.__class__ is not ast.Load:
+            name = root_name(node.value)
+            if name is not None and (names is None or name in names):
+                deleted = node.ctx.__class__ is ast.Del
+                yield InPlaceChange(name, node, "attribute" if kind is ast.Attribute else "item", node.value.__class__ is ast.Name,
+                                    deleted, parent_of(node).__class__ in _ASSIGNMENTS)
 
 
 # A loop over at most this many literal cases (`for hand in [h1, h2, h3]`) is a handful of checks,

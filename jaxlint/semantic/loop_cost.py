@@ -31,9 +31,8 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic import iteration
-from jaxlint.semantic.bindings import bound_values
-from jaxlint.semantic.flow import enclosing_loops
-from jaxlint.semantic.model import Scope, SemanticModel, parent_of
+from jaxlint.semantic.flow import enclosing_loops, value_at_read
+from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
 
 # Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
@@ -116,29 +115,10 @@ def container_length(node: ast.expr, scope: Scope, model: SemanticModel, depth: 
         lengths = {container_length(row, scope, model, depth + 1) for row in rows} if rows else set()
         return lengths.pop() if len(lengths) == 1 else None
     if isinstance(node, ast.Name):
-        found = _reaching_value(node, scope, model)
+        found = value_at_read(node, scope, model, in_line_order=True)
         if found is not None:
             return container_length(found[1], found[0], model, depth + 1)
     return None
-
-
-def _reaching_value(name: ast.Name, scope: Scope, model: SemanticModel) -> tuple[Scope, ast.expr] | None:
-    """The value `name` holds where it is read: its one binding, or, for a name bound only by
-    statements of the module body (a script, a notebook's cells run in order), the last of them
-    before the read (`steps = 30` in the cell above the loop, whatever a later cell rebinds)."""
-    found = bound_values(model, name.id, scope)
-    if found is None or not found[1] or any(isinstance(value, ast.AugAssign) for value in found[1]):
-        return None
-    owner, values = found
-    if len(values) == 1:
-        return owner, values[0]
-    if owner.is_function or scope.is_function:
-        return None  # (a function reads a global when called, not where it is defined: order unknown)
-    statements = [parent_of(value) for value in values]
-    if not all(isinstance(statement, ast.Assign) and isinstance(parent_of(statement), ast.Module) for statement in statements):
-        return None
-    before = [value for value, statement in zip(values, statements) if statement.lineno < name.lineno]
-    return (owner, max(before, key=lambda value: value.lineno)) if before else None
 
 
 def count_value(node: ast.expr, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:
@@ -150,7 +130,7 @@ def count_value(node: ast.expr, scope: Scope, model: SemanticModel, depth: int =
     if isinstance(node, ast.Call) and len(node.args) == 1 and model.qualified_name(node.func) == "builtins.len":
         return container_length(node.args[0], scope, model)
     if isinstance(node, ast.Name):
-        reaching = _reaching_value(node, scope, model)
+        reaching = value_at_read(node, scope, model, in_line_order=True)
         if reaching is not None:
             return count_value(reaching[1], reaching[0], model, depth + 1)
     return None
@@ -166,7 +146,7 @@ def _literal_rows(node: ast.expr, scope: Scope, model: SemanticModel, depth: int
     if isinstance(node, ast.Call) and node.args and model.qualified_name(node.func) in _ARRAY_BUILDERS:
         return _literal_rows(node.args[0], scope, model, depth + 1)
     if isinstance(node, ast.Name):
-        found = _reaching_value(node, scope, model)
+        found = value_at_read(node, scope, model, in_line_order=True)
         if found is not None:
             return _literal_rows(found[1], found[0], model, depth + 1)
     return None

@@ -19,6 +19,7 @@ from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
+from jaxlint.semantic.syntax import passed_to_parameter
 from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, parameter_defaults, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
 from jaxlint.semantic.values import DeviceValues
 
@@ -1391,35 +1392,46 @@ class SemanticModel(DeviceValues):
                 name for scope in self.scopes if scope.is_function for name in (*scope.params, *scope.keyword_params))
         return found
 
-    def _filled_with_compiled(self, function: Scope, param: str) -> JitBinding | None:
+    def caller_arguments(self, function: Scope, param: str, *, closed: bool = True, skip_self: bool = False) -> list[tuple[ast.expr, ast.Call]] | None:
+        """What every visible caller fills the parameter `param` of the plain function `function` with:
+        (argument, call) for each call of it by its name, by keyword or position, in this module. The
+        function is a `def` (not a lambda, not a method) bound by its name in its parent scope. None
+        where the callers do not tell: no such call, a call spreads `*args`/`**kwargs` or leaves the
+        parameter out, the body rebinds the parameter (an assignment).
+        `closed` (the compiled parameter binding) also asks that the calls be all the values the
+        parameter can take: None where the function is read other than by these calls (handed on
+        as a value), a call by its name reaches another binding of it, the parameter has a default,
+        is keyword-only behind `*args`, or is a loop target in the body. Without it, calls that
+        reach another binding are left out (`compiled_wrappers`).
+        `skip_self`: positions count after a first `self`/`cls` parameter (`syntax.passed_to_parameter`),
+        as `compiled_wrappers` reads them; the binding counts from the first parameter."""
         name = getattr(function.node, "name", None)
         parent = function.parent
-        if name is None or parent is None or parent.defs.get(name) is not function or param not in function.param_nodes:
+        if name is None or parent is None or function.class_node is not None or parent.defs.get(name) is not function or param not in function.param_nodes:
             return None
         arguments = function.node.args
         positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
-        if param in self._defaulted(function) or arguments.vararg is not None and param not in positional:
+        if closed and (param in self._defaulted(function) or arguments.vararg is not None and param not in positional):
             return None
-        if any(isinstance(target, ast.Name) and target.id == param for target, _ in function.bindings) or any(
+        if any(isinstance(target, ast.Name) and target.id == param for target, _ in function.bindings) or closed and any(
             isinstance(n, ast.Name) and n.id == param for target, _ in function.loops for n in walk(target)
         ):
             return None  # rebound inside: the parameter's value is not the one the callers pass
         calls = [call for call in self.calls_by_name().get(name, ()) if call.func.__class__ is ast.Name]
-        if not calls or self._name_loads().get(name, 0) != len(calls):
-            return None  # never called here, or handed on as a value (`map(fit, ...)`, a registry)
-        index = positional.index(param) if param in positional else None
+        reached = [call for call in calls if owning_scope(self, name, self.scope_for(call)) is parent]
+        if closed and (len(reached) != len(calls) or self._name_loads().get(name, 0) != len(calls)):
+            return None  # handed on as a value (`map(fit, ...)`, a registry), or another `fit` called
+        passed = passed_to_parameter(reached, function.node, param, skip_self=skip_self) if reached else None
+        if passed is None or any(value is None for value in passed):
+            return None
+        return list(zip(passed, reached))
+
+    def _filled_with_compiled(self, function: Scope, param: str) -> JitBinding | None:
+        passed = self.caller_arguments(function, param)
+        if passed is None:
+            return None
         found: list[JitBinding] = []
-        for call in calls:
-            if owning_scope(self, name, self.scope_for(call)) is not parent:
-                return None
-            if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
-                return None
-            passed = [kw.value for kw in call.keywords if kw.arg == param]
-            if not passed and index is not None and index < len(call.args):
-                passed = [call.args[index]]
-            if len(passed) != 1:
-                return None
-            value = passed[0]
+        for value, _ in passed:
             binding = None
             if isinstance(value, (ast.Name, ast.Attribute)):
                 binding = self.jit_binding_for_name(value)

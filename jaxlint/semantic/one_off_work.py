@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.flow import enclosing_loops
+from jaxlint.semantic.flow import enclosing_loops, value_at_read
 from jaxlint.semantic.iteration import rows_made, walked
-from jaxlint.semantic.loop_cost import _reaching_value, container_length, runs_once
+from jaxlint.semantic.loop_cost import container_length, runs_once
 from jaxlint.semantic.model import Scope, SemanticModel
 
 # A handful of items: a loop over this many, run once, is setup (a few dispatches, microseconds),
@@ -38,7 +38,7 @@ def item_count(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int | 
             return spelled
         if not isinstance(node, ast.Name):
             return None
-        found = _reaching_value(node, scope, model)
+        found = value_at_read(node, scope, model, in_line_order=True)
         if found is None:
             return None
         scope, node = found

@@ -25,7 +25,6 @@ directory (scripts importing their siblings), the project root and `root/src`.
 from __future__ import annotations
 
 import ast
-import collections
 import configparser
 import hashlib
 import os
@@ -42,7 +41,7 @@ except ModuleNotFoundError:  # Python 3.10
 from jaxlint.semantic import fresh_values, returned_kinds, run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
-from jaxlint.semantic.syntax import bound_names, child_nodes, returned_positions, walk  # iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
 _MAX_SUMMARY_BYTES = 2_000_000
@@ -528,14 +527,11 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
     from jaxlint.semantic import jaxapi
     from jaxlint.semantic.model import keyword_options
 
-    returns: list[ast.expr] = []
     defs: dict[str, ast.AST] = {}
     compiled: dict[str, tuple] = {}
     plain: dict[str, int] = {}  # names bound otherwise than to a compiled callable (or a def it wraps)
-    # In source order, outer statements first: a `def step` is seen before `step = jax.jit(step)`.
-    pending = collections.deque(node.body)
-    while pending:
-        child = pending.popleft()
+
+    def record(child: ast.AST) -> None:  # what each statement binds, in the walk of the returns
         kind = child.__class__
         if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             use = next((u for u in map(light.decorator_transform, child.decorator_list) if u is not None and u.qualified in jaxapi.COMPILING), None)
@@ -544,15 +540,6 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
             elif child.decorator_list or child.name in defs:
                 plain[child.name] = plain.get(child.name, 0) + 1
             defs[child.name] = child
-            continue
-        if kind is ast.Lambda or kind is ast.ClassDef:
-            continue
-        if kind is ast.Yield or kind is ast.YieldFrom:
-            return ()
-        if kind is ast.Return:
-            if child.value is None:
-                return ()
-            returns.append(child.value)
         elif kind is ast.Assign:
             value = child.value
             transform = light.transform_of(value.func) if isinstance(value, ast.Call) and value.args else None
@@ -572,7 +559,11 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
             for target in _bound_targets(child):
                 for name in bound_names(target):
                     plain[name] = plain.get(name, 0) + 1
-        pending.extend(child_nodes(child))
+
+    # In source order, outer statements first: a `def step` is seen before `step = jax.jit(step)`.
+    returns = list(returned_values(node, record, in_order=True))
+    if returns and returns[-1] is None:
+        return ()  # a generator, or a bare `return`
     positions = returned_positions(returns) if returns else None
     if not positions:
         return ()
@@ -606,9 +597,6 @@ def _bound_targets(statement: ast.AST) -> list[ast.AST]:
     return []
 
 
-_DEFINITION_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
-
-
 def _decorated_for_arrays(light, node: ast.AST) -> bool:
     """A decorator of the function transforms it into one that returns arrays computed on the device,
     op by op outside jit (jaxapi.EAGER_ARRAY_DECORATORS: `@jax.value_and_grad`, `@eqx.filter_grad`)."""
@@ -628,25 +616,16 @@ def _returns_arrays(light, node: ast.AST) -> bool:
     # Each `return` is judged as it is found: most functions fail at the first one seen (their last
     # statement), which spares walking the rest of a long body.
     found = False
-    stack = list(node.body)
-    while stack:
-        child = stack.pop()
-        kind = child.__class__  # (ast node classes have no subclasses: a set lookup per node, not three isinstance)
-        if kind in _DEFINITION_TYPES:
-            continue
-        if kind is ast.Yield or kind is ast.YieldFrom:
+    for value in returned_values(node):
+        if value is None:
             return False
-        if kind is ast.Return:
-            if child.value is None:
+        for element in value.elts if isinstance(value, ast.Tuple) else [value]:
+            if not isinstance(element, ast.Call):
                 return False
-            for element in child.value.elts if isinstance(child.value, ast.Tuple) else [child.value]:
-                if not isinstance(element, ast.Call):
-                    return False
-                qualified = light.qualified_name(element.func) or ""
-                if not (qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
-                    return False
-            found = True
-        stack.extend(child_nodes(child))
+            qualified = light.qualified_name(element.func) or ""
+            if not (qualified == "jax.device_put" or qualified.startswith(jaxapi.ARRAY_NAMESPACES)):
+                return False
+        found = True
     return found
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.syntax import bound_names, child_nodes, returned_positions
+from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values
 
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
 # Marks a callable whose result the function unpacked and returns a part of: not an instance of the
@@ -41,7 +41,6 @@ def returned_calls(light, node: ast.AST, references: dict[str, str] | None) -> t
     `node` gives a call of one callable: position -1 and width 0 for the whole return. The callable is
     qualified through the module's imports, `references` (its relative imports and its own defs and
     classes, the latter as `.Name`)."""
-    returns: list[ast.expr] = []
     values: dict[str, ast.expr] = {}
     parts: dict[str, ast.Call] = {}  # names bound once by unpacking what one call returns
     counts: dict[str, int] = {}
@@ -49,20 +48,12 @@ def returned_calls(light, node: ast.AST, references: dict[str, str] | None) -> t
     for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
         if arg is not None:
             counts[arg.arg] = 2  # a parameter: what the caller passes
-    pending = list(node.body)
-    while pending:
-        child = pending.pop()
+
+    def record(child: ast.AST) -> None:  # the names each statement binds, in the walk of the returns
         kind = child.__class__
         if kind in _DEFINITIONS:
             if kind is not ast.Lambda:
                 counts[child.name] = 2
-            continue
-        if kind is ast.Yield or kind is ast.YieldFrom:
-            return ()
-        if kind is ast.Return:
-            if child.value is None:
-                return ()
-            returns.append(child.value)
         elif kind is ast.Assign or kind is ast.AnnAssign:
             targets = child.targets if kind is ast.Assign else [child.target]
             if len(targets) == 1 and targets[0].__class__ is ast.Name and child.value is not None:
@@ -95,7 +86,10 @@ def returned_calls(light, node: ast.AST, references: dict[str, str] | None) -> t
             for target in child.targets:
                 for name in bound_names(target):
                     counts[name] = 2
-        pending.extend(child_nodes(child))
+
+    returns = list(returned_values(node, record))
+    if returns and returns[-1] is None:
+        return ()  # a generator, or a bare `return`
     positions = returned_positions(returns) if returns else None
     if not positions:
         return ()

@@ -24,6 +24,7 @@ import ast
 import math
 
 from jaxlint.semantic.constants import UNKNOWN, literal_value
+from jaxlint.semantic.flow import changes_in_place
 from jaxlint.semantic.library_models import layers as layer_models
 from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.syntax import parameter_defaults, passed_to_parameter, walk
@@ -1057,13 +1058,13 @@ def dict_display(model, name: ast.Name, scope):
 
 
 def _changed_in_place(name: str, node: ast.AST) -> bool:
-    for inner in walk(node):
-        if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name and not isinstance(inner.ctx, ast.Load):
-            return True  # `config["width"] = 128`
-        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name) and inner.func.value.id == name:
-            if inner.func.attr in ("update", "setdefault", "pop", "clear", "__setitem__"):
-                return True
-    return False
+    """`config["width"] = 128`, `del config["w"]`, `config.update(...)` (or another method that
+    changes a dict) anywhere in `node`."""
+    return any(change.direct and (change.kind == "item" or change.kind == "method" and change.node.func.attr in _DICT_CHANGES)
+               for change in changes_in_place(node, (name,), nested=True))
+
+
+_DICT_CHANGES = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
 
 
 def parameter_value(model, function: ast.AST, name: str, default: ast.AST | None):

@@ -4,6 +4,7 @@ nodes, and the name a chain of attributes and subscripts starts from."""
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Iterator
 import re
 
@@ -199,15 +200,15 @@ def parameter_defaults(arguments: ast.arguments) -> dict[str, ast.expr]:
     return defaults
 
 
-def passed_to_parameter(calls, function: ast.AST, name: str) -> list[ast.expr | None] | None:
+def passed_to_parameter(calls, function: ast.AST, name: str, *, skip_self: bool = True) -> list[ast.expr | None] | None:
     """For each of `calls` of the `def` `function`, what it passes to the parameter `name`: by keyword,
-    else by position (`obj.method(a)` and `method(self, a)` alike skip a first `self`/`cls`), None
-    where it leaves the default. None when a call spreads `*args` or `**kwargs`: what it passes is
-    not known."""
+    else by position (`obj.method(a)` and `method(self, a)` alike skip a first `self`/`cls`; with
+    `skip_self=False` positions count from the first parameter, whatever its name), None where it
+    leaves the default. None when a call spreads `*args` or `**kwargs`: what it passes is not known."""
     arguments = function.args
     positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
     index = positional.index(name) if name in positional else None
-    if index is not None and positional[0] in ("self", "cls"):
+    if index is not None and skip_self and positional[0] in ("self", "cls"):
         index -= 1
     found: list[ast.expr | None] = []
     for call in calls:
@@ -245,6 +246,35 @@ def passed_arguments(call: ast.Call) -> Iterator[tuple[ast.expr, int | None, str
 
 def keyword_options(call: ast.Call) -> dict[str, ast.expr]:
     return {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+
+
+_OWN_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+
+
+def returned_values(function: ast.AST, visit=None, *, in_order: bool = False) -> Iterator[ast.expr | None]:
+    """The value of each `return` of the `def` `function`'s own body (not of the functions, lambdas
+    and classes defined in it), as the walk finds it; None, and nothing after it, at a bare `return`
+    or a `yield` (a generator: what a call gives is not the returned values). `visit(node)`, where
+    given, sees every other node of the own body, a nested definition itself but not its inside, for
+    a caller that reads the body's bindings in the same walk. The walk takes the last statement
+    first (most functions end with their one `return`), or with `in_order` the statements in source
+    order, outer ones before those nested in them."""
+    pending = collections.deque(function.body) if in_order else list(function.body)
+    take = pending.popleft if in_order else pending.pop
+    while pending:
+        child = take()
+        kind = child.__class__  # (ast node classes have no subclasses: identity and set tests per node)
+        if kind is ast.Return:
+            yield child.value
+            if child.value is None:
+                return
+        elif kind is ast.Yield or kind is ast.YieldFrom:
+            yield None
+            return
+        elif visit is not None:
+            visit(child)
+        if kind not in _OWN_SCOPES:
+            pending.extend(child_nodes(child))
 
 
 def returned_positions(returns: list[ast.expr]) -> list[tuple[int, list[ast.expr]]] | None:

@@ -756,14 +756,11 @@ class _Walker:
         """A device value. For a name, the binding that reaches the call decides where one is known
         (`x = jnp.arange(n)` timed, then `x = np.arange(n)` timed again in the same script)."""
         if isinstance(argument, ast.Name):
-            from jaxlint.semantic.bindings import bound_values
-            from jaxlint.semantic.reaching import reaching_value
+            from jaxlint.semantic.flow import value_at_read
 
-            found = bound_values(self.model, argument.id, self.scope)
-            if found is not None and found[0] is self.scope:
-                bound = reaching_value(argument, found[1])
-                if isinstance(bound, ast.expr):
-                    return self.possibly_device(bound)
+            found = value_at_read(argument, self.scope, self.model)
+            if found is not None and found[0] is self.scope and isinstance(found[1], ast.expr):
+                return self.possibly_device(found[1])
         return self.possibly_device(argument)
 
     def _any_argument_device(self, call: ast.Call) -> bool:
