@@ -105,7 +105,8 @@ Not flagged, as principles:
   decides), a tokenizer decoding token ids, a
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
-  on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer, carrying
+  on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer as the source
+  fixes them (a literal, a constant bound above it: semantic/loop_cost.py), carrying
   nothing between iterations, that prints or plots each prediction; or a demonstration of ten
   iterations or fewer the source spells out whose body mostly prints or plots, at least twice as
   many such calls as compiled calls and no training step, even when it carries a value from one
@@ -145,7 +146,12 @@ Not flagged, as principles:
   constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
   in [h1, h2, h3]`, `range(4)`) or over the first few items of a sequence (`for i in ranked[:5]`, also
-  through a name bound once to such a slice);
+  through a name bound once to such a slice); a loop whose body runs eight times or fewer in the
+  whole program, as the source fixes the count (`for step in range(n_steps)` with `n_steps = 5` above
+  it, `jnp.linspace(0, 1, 4)`; the counts of the loops around it multiplied, in code that runs once:
+  a script's body, a notebook, an entry point; semantic/loop_cost.py): a smoke test's five steps
+  read five times (a short inner loop of a long one, `for _ in range(policy_every)` in `for step in
+  range(total_steps)`, or one in a function called per epoch, reads per outer step and is reported);
 - the loop waits by design: it calls `block_until_ready` as a statement of its own or binding its
   result (`jax.block_until_ready(out)`, `out = f(x).block_until_ready()`), or with timer stamps of the
   same iteration around it (a latency measurement), while a wait whose result feeds a running total,
@@ -310,6 +316,8 @@ class HostSyncInLoop(Rule):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope) or _few_sliced_items(node, context):
             return
+        if _few_reads_per_program(node, scope, model):
+            return  # a handful of iterations in all (`range(n)` with `n = 5` above it, in code that runs once)
         if checks_every_result(model):
             return  # with jax_debug_nans on, every computation already waits for its result: a read adds no stall
         values = LoopValues(node, scope, model)
@@ -1883,7 +1891,7 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
         return False
     if _demonstration_loop(loop, values, context) or _tutorial_output_loop(loop, values, context):
         return True
-    if not _few_items(loop.iter):
+    if not _few_items(loop.iter) and not _counted_at_most(loop, values, context, _SHORT_LOOP):
         return False
     if _carries_training_state(loop, context) or _carries_values(loop):
         return False
@@ -1932,24 +1940,11 @@ _DEMONSTRATION_ITERATIONS = 10
 
 
 def _demonstration_loop(loop: ast.AST, values: LoopValues, context) -> bool:
-    """A notebook demonstration: at most ten iterations the source spells out (`range(1, 10)`, a
-    short literal list) whose body mostly shows things, at least twice as many print or plot calls as
+    """A notebook demonstration: at most ten iterations the source fixes (`range(1, 10)`, a short
+    literal list, `range(n)` with `n = 6` above it: semantic/loop_cost.py) whose body mostly shows things, at least twice as many print or plot calls as
     compiled calls, none of them a training step (`train_step`, `update`). It may carry state (a
     buffer filled one item per iteration to show how it grows): a handful of waits is its purpose."""
-    iterable = loop.iter
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
-        iterable = iterable.args[0]
-    if isinstance(iterable, (ast.List, ast.Tuple)):
-        if len(iterable.elts) > _DEMONSTRATION_ITERATIONS:
-            return False
-    elif isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" and iterable.args:
-        bounds = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) else None for a in iterable.args]
-        try:
-            if None in bounds or len(range(*bounds)) > _DEMONSTRATION_ITERATIONS:
-                return False
-        except (TypeError, ValueError):
-            return False
-    else:
+    if not _counted_at_most(loop, values, context, _DEMONSTRATION_ITERATIONS):
         return False
     model = context.model
     shows = compiled = 0
@@ -1967,6 +1962,24 @@ def _demonstration_loop(loop: ast.AST, values: LoopValues, context) -> bool:
                 return False
             compiled += 1
     return shows >= 2 and shows >= 2 * compiled
+
+
+def _few_reads_per_program(loop: ast.AST, scope, model) -> bool:
+    """The loop's body runs a handful of times in the whole program (flow.FEW_ITERATIONS), as the model
+    counts it (semantic/loop_cost.py): its trip count times those of the loops around it, all fixed by
+    the source (`for step in range(n_steps)` with `n_steps = 5` above it, evenly spaced points), in
+    code that runs once (a script's body, a notebook, an entry point). Not a short inner loop of a
+    step loop (`for _ in range(policy_frequency)` inside `for step in range(total_steps)`), nor one in
+    a function called per epoch: those read once per outer step."""
+    count = loop_cost.iterations_per_run(loop, scope, model)
+    return count is not None and count <= flow.FEW_ITERATIONS and loop_cost.runs_once(scope, model)
+
+
+def _counted_at_most(loop: ast.AST, values: LoopValues, context, limit: int) -> bool:
+    """The model's trip count of `loop` (semantic/loop_cost.py: `range(n)` with `n` fixed above it,
+    a literal container or an array built from one, evenly spaced points) is known and at most `limit`."""
+    count = loop_cost.loop_iterations(loop, values.scope, context.model)
+    return count is not None and count <= limit
 
 
 def _carries_values(loop: ast.AST) -> bool:

@@ -127,7 +127,12 @@ Not flagged, because nothing is shared or it is shared on purpose:
   inputs of a benchmark, also where the timed expression computes with them, `%timeit jnp.dot(x, x.T)`, or
   reaches them through functions of the same body that only the timer runs: `def apply(v): return W @ v`
   then `%timeit vmap(apply)(xs)`; a function's own parameter of the same name is no read of the draw).
-  Such dummy inputs share bits with nothing that matters. Likewise a model or parameters drawn only to
+  Such dummy inputs share bits with nothing that matters. So do draws of one sampler from one key
+  that each reach only a display, as drawn (`print(normal(key))` twice, `print(f"{x}")` of each,
+  `display(x)`): the same numbers are shown twice, which a page on PRNG keys prints on purpose
+  before it teaches splitting, and nothing computed shares their bits (not two different samplers,
+  `uniform` then `normal`, whose correlation the printout hides, nor `print(x + y)` of two draws, a
+  value computed from both). Likewise a model or parameters drawn only to
   be the template of a restore, which replaces every leaf with the stored value
   (`eqx.tree_deserialise_leaves(path, model)`, Flax `restore_checkpoint(dir, target=state)` also
   through `TrainState.create(params=...)`, `serialization.from_bytes(params, data)`): the drawn values
@@ -934,6 +939,8 @@ class _Flow:
             return False
         if key_values.draw_replaced_by(first, second, self.function, self.context):
             return False  # `x = normal(key)` then `x = f(key)`: whenever the second runs, the first reached nothing
+        if self.shown_repeat(first, second):
+            return False  # both only printed: the same numbers shown twice (a page on keys shows that on purpose)
         if _split_after_draw(first, second, self.context):
             # A key that already drew a value and is then split: the split's keys are derived from a
             # used key, the reuse JAX's key rules forbid, whatever bits each algorithm happens to read.
@@ -990,6 +997,18 @@ class _Flow:
         if self.in_test is None:
             self.in_test = self.context.in_test_code(self.function) if not isinstance(self.function, ast.Module) else False
         return not self.in_test
+
+    def shown_repeat(self, first: ast.Call, second: ast.Call) -> bool:
+        """One sampler drawing twice from the key, each draw only shown (`print(normal(key))` twice):
+        the printed numbers repeat, which is what a page on PRNG keys prints to teach splitting, and
+        nothing computed shares bits. Two different samplers (`uniform` then `normal`) show no visible
+        repetition: their correlation is hidden, and stays reported."""
+        context = self.context
+        sampler = context.qualified_name(first.func)
+        return (
+            sampler is not None and sampler == context.qualified_name(second.func) and key_values.is_random_call(first, context)
+            and key_values.draw_only_shown(first, self.function, context) and key_values.draw_only_shown(second, self.function, context)
+        )
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Two non-`jax.random` consumers called identically (`net.init(k, x)` twice for params and target
@@ -1085,7 +1104,7 @@ class _Flow:
                     continue
                 if id(call) in self.reported or not self.read(call) or not self.worth_reporting(call, call):
                     continue
-                if key_values.draw_values_unused(call, self.function, context):
+                if key_values.draw_values_unused(call, self.function, context) or key_values.draw_only_shown(call, self.function, context):
                     continue
                 self.reported.add(id(call))
                 text = context.text(argument)
@@ -1143,6 +1162,8 @@ class _Flow:
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context):
             return
+        if key_values.draw_only_shown(call, self.function, self.context):
+            return  # each iteration only prints what it drew: the same numbers shown again, nothing computed
         if made_by is not None:
             # Reported where the key is made: the fix goes there, and one maker is one finding
             # whichever names (`k`, `nnx.Rngs(dropout=k)`) carry its key to the draws.

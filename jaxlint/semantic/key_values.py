@@ -1450,40 +1450,68 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
     return _only_abstract(draw, function, context, depth)
 
 
-def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> bool:
+def draw_only_shown(draw: ast.Call, function: ast.AST, context) -> bool:
+    """Whether the array a draw returns reaches nothing but a display (`print(x)`, `print(f"{x}")`,
+    `display(x)`, each a statement of its own; as drawn, through names, tuples and indexing, not
+    through arithmetic: `print(x + y)` shows a value computed from it; or one of the cases of
+    `draw_values_unused`): its values reach a person's eyes and no computation."""
+    return _only_abstract(draw, function, context, 0, shown=True)
+
+
+def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
     if _inside_timed_lambda(node, context):
         return True  # `%timeit jnp.dot(x, x.T)`: whatever the timed expression computes, its result is discarded
     parent = parent_of(node)
     if isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load):
-        return _only_abstract(parent, function, context, depth)
+        return _only_abstract(parent, function, context, depth, shown)
     if isinstance(parent, ast.Starred):
-        return _only_abstract(parent, function, context, depth)
+        return _only_abstract(parent, function, context, depth, shown)
     if isinstance(parent, ast.Dict) and node in parent.values:
-        return _only_abstract(parent, function, context, depth)  # `{"image": x}` handed on as a whole
+        return _only_abstract(parent, function, context, depth, shown)  # `{"image": x}` handed on as a whole
     if isinstance(parent, ast.Attribute) and parent.value is node:
         if parent.attr == "block_until_ready" and isinstance(parent_of(parent), ast.Call) and isinstance(parent_of(parent_of(parent)), ast.Expr):
             return True  # `normal(PRNGKey(0), ()).block_until_ready()`: a barrier, the values are discarded
         return parent.attr in _TYPE_ATTRIBUTES
+    if shown and isinstance(parent, (ast.FormattedValue, ast.JoinedStr)):
+        return _only_abstract(parent, function, context, depth, shown)  # `f"{x}"`: the text made of it goes where the string goes
     if isinstance(parent, ast.Call):
         return node is not parent.func and (
-            _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or _pure_result_only_abstract(parent, function, context, depth)
+            _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or (shown and _only_shown(node, parent, context))
+            or _pure_result_only_abstract(parent, function, context, depth)
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
         return (
             _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
-            or _holder_only_abstract(call, function, context, depth)  # `TrainState.create(params=p)` restored over
+            or _holder_only_abstract(call, function, context, depth, shown)  # `TrainState.create(params=p)` restored over
         )
-    if isinstance(parent, ast.Subscript) and parent.value is node or isinstance(parent, (ast.BinOp, ast.UnaryOp)):
-        return _only_abstract(parent, function, context, depth)  # `x[None, ...]`, `x * 2`: a value computed from it
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return _only_abstract(parent, function, context, depth, shown)  # `x[None, ...]`: a part of it
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+        # `x * 2`: a value computed from it, read only for its type in turn (not where it is shown:
+        # `print(x + y)` of two draws from one key shows a result of the correlated values)
+        return _only_abstract(parent, function, context, depth)
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         names = [element for target in targets for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
         if not all(isinstance(name, ast.Name) for name in names):
             return False
         # `obs, _ = env.reset(key, params)`: each name the result is unpacked into (`_` discards its part).
-        return all(name.id == "_" or _name_only_abstract(name.id, parent, function, context, depth + 1) for name in names)
+        return all(name.id == "_" or _name_only_abstract(name.id, parent, function, context, depth + 1, shown) for name in names)
     return False
+
+
+# Calls that only show what they are handed (a statement of their own: their result is discarded).
+_SHOWING = frozenset({"builtins.print", "pprint.pprint", "pprint.pp", "IPython.display.display"})
+
+
+def _only_shown(argument: ast.AST, call: ast.Call, context) -> bool:
+    """`print(x)`, `print(f"{x}")`, `display(x)` as a statement of its own: the values reach a person's
+    eyes and no computation. Two such draws from one key show the same numbers (what a page on PRNG
+    keys prints on purpose) and correlate nothing computed. Not the `sep=`/`file=` of a print."""
+    if context.qualified_name(call.func) not in _SHOWING or not isinstance(parent_of(call), ast.Expr):
+        return False
+    return any(argument is a for a in call.args)
 
 
 # Array and tree functions computing their result from their arguments only: a result read only for its
@@ -1491,7 +1519,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int) -> boo
 _VALUE_FUNCTION_PREFIXES = ("jax.numpy.", "jax.tree.", "jax.tree_util.", "jax.nn.", "numpy.")
 
 
-def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
     """`call` is a pure array or tree function (`jnp.repeat`, `jax.tree.map(f, obs)`) whose own result is
     read only for its type: what it was computed from is a dummy input as well."""
     qualified = context.qualified_name(call.func) or ""
@@ -1502,13 +1530,13 @@ def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth
         if isinstance(current, ast.Call) and child is not current.func and _may_keep(current, context):
             return False  # `cache.update(product=jnp.dot(a, b))`: a method of another object may keep the result
         child, current = current, parent_of(current)
-    return _only_abstract(call, function, context, depth)
+    return _only_abstract(call, function, context, depth, shown)
 
 
-def _holder_only_abstract(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+def _holder_only_abstract(call: ast.Call, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
     """`call` builds a tree holding its arguments as they are (`TrainState.create(params=p, tx=tx)`),
     and that tree is read only for its structure (the template of a restore)."""
-    return context.qualified_name(call.func) in _TREE_HOLDERS and depth < 3 and _only_abstract(call, function, context, depth)
+    return context.qualified_name(call.func) in _TREE_HOLDERS and depth < 3 and _only_abstract(call, function, context, depth, shown)
 
 
 def _inside_timed_lambda(node: ast.AST, context) -> bool:
@@ -1550,7 +1578,7 @@ def _result_only_timed(call: ast.Call) -> bool:
     return isinstance(body_of, ast.Lambda) and body_of.body is current and timed_lambda(body_of)
 
 
-def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, context, depth: int) -> bool:
+def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
     """Every read of the value `statement` binds to `name` is abstract; a nested function reading the
     name (a closure traced later, a callback) counts as a use of its values."""
     if name.startswith("_"):
@@ -1565,7 +1593,7 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
         # wherever the function is used: follow its name, as a name bound to the value is followed.
         if not isinstance(nested, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth >= 3:
             return False
-        if not _name_only_abstract(nested.name, nested, function, context, depth + 1):
+        if not _name_only_abstract(nested.name, nested, function, context, depth + 1, shown):
             return False
     readers = _readers_after(statement, name, function)
     if not readers:
@@ -1577,7 +1605,7 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
             return False  # read by a test or a compound statement as a whole
         for read in walk(reader):
             if read.__class__ is ast.Name and read.id == name and read.ctx.__class__ is ast.Load:
-                if not _only_abstract(read, function, context, depth):
+                if not _only_abstract(read, function, context, depth, shown):
                     return False
     return True
 
