@@ -753,9 +753,11 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
     parameter draws from the caller's key, so the same key passed on every call gives the same
     numbers. Syncs are not carried over (traced code does not read values on the host)."""
     binding = model.jit_binding_for_call(call)
-    if binding is None or binding.function is None or binding.bound_positional or binding.key == "<inline>":
+    if binding is None or binding.bound_positional or binding.key == "<inline>":
         return None
-    function = binding.function
+    function = binding.function or model.compiled_method(binding)  # (`step_fn = jax.jit(env.step)`)
+    if function is None:
+        return None
     if not function.is_function or isinstance(function.node, ast.Lambda):
         return None
     return _key_effects_only(model, function, with_callees=False)

@@ -2293,6 +2293,10 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
     if resolved is None and call.func.__class__ is ast.Name:
         closure = effects.factory_closure(model, call.func, model.scope_for(call))
         resolved = (closure, 0, set()) if closure is not None else None  # `sample_fun(rng, n)` of a factory's tuple
+        if resolved is None:
+            binding = model.jit_binding_for_call(call)
+            method = model.compiled_method(binding) if binding is not None and not binding.bound_positional else None
+            resolved = (method, 0, set()) if method is not None else None  # `step_fn = jax.jit(env.step)`
     if resolved is None and call.func.__class__ is ast.Attribute:
         method = model.method_scope(call.func)
         resolved = (method, 0, set()) if method is not None else None  # `env.step(rng, s, a)`, `env = Env(...)` of this module

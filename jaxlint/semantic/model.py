@@ -1638,6 +1638,15 @@ class SemanticModel(DeviceValues):
             owner = found[0] if len(found) == 1 else None
         return None
 
+    def compiled_method(self, binding) -> "Scope | None":
+        """The method of a class of this module a compiled callable wraps, `step_fn = jax.jit(env.step)`
+        with `env` an instance of it (method_scope): its body runs, traced, on each call."""
+        node = getattr(binding, "node", None)
+        if binding is None or binding.function is not None or not isinstance(node, ast.Call) or not node.args:
+            return None
+        wrapped = node.args[0]
+        return self.method_scope(wrapped) if isinstance(wrapped, ast.Attribute) else None
+
     def called_instance_class(self, callee: ast.expr):
         """The class whose instance a call runs (`__call__`): a name bound once to an instance
         (`layer = Block(k)`), `self.obj` holding instances of one class, or the target of a loop over
