@@ -107,3 +107,15 @@ def test_a_module_the_callee_imports_from_is_a_dependency_too():
     # `score` of steps/scoring.py calls `mean_error`, compiled in steps/losses.py: both are read.
     result = _check(PROJECT / "run.py")
     assert {"scoring.py", "losses.py"} <= {Path(path).name for path in result.dependencies}
+
+
+def test_methods_of_another_modules_class_are_read_as_functions():
+    # `learner.step(...)`, `learner.epoch(..., single=True)`: a method of a class of steps/learners.py through
+    # an instance bound to its constructor, with `self` the instance and the flags the call fixes.
+    path = PROJECT / "run_methods.py"
+    result = _check(path)
+    found = {(d.location.row, d.code) for d in result.diagnostics}
+    assert found == set(expected_findings(path.read_text())), sorted(found)
+    assert "learners.py" in {Path(p).name for p in result.dependencies}
+    messages = [d.message for d in result.diagnostics if d.code == "JAX203"]
+    assert messages and all("in `Learner.step`" in message for message in messages)

@@ -88,3 +88,11 @@ def test_keys_handed_on_through_chains_of_project_calls_match_markers():
     assert _rows(PROJECT / "zoo" / "noise_chain.py") == set()
     assert _rows(PROJECT / "zoo" / "compiled_steps.py") == set()
     assert _rows(PROJECT / "zoo" / "kept_keys.py") == set()
+
+
+def test_splits_of_another_modules_functions_and_methods_match_markers():
+    # A `split` beside a function or a method (through the instance's class) of another module whose body
+    # splits the same key: the summary's `split_key_params` (semantic/effects.py, summarise_split_keys).
+    path = PROJECT / "split_train.py"
+    assert _rows(path) == set(expected_findings(path.read_text()))
+    assert _rows(PROJECT / "zoo" / "walkers.py") == set()

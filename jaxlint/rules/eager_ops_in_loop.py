@@ -32,7 +32,9 @@ compiled and the message says so: the differentiation around them is redone in P
 and the rest of the step cannot fuse with them), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does), also called through a name bound
-to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py): the side of
+to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py; a method
+through an instance of its class, `learner.step(w, s, x, y)` of another module's `Learner`, as a plain
+function): the side of
 an `if` that a literal argument (or an unpassed default) takes runs on every call (`partial(train_step,
 train=True)` runs the update under `if train:`; `train=False` runs none), and a parameter the call fills
 with an object of a modelled kind holds it, also in the module's functions it is handed on to

@@ -1,9 +1,12 @@
 """## What it does
 Flags, in a Python loop outside traced code that calls jitted code (directly, through a local
 helper, through a plain function of another module of the project or a name bound to
-`functools.partial` of one, read with the branches the call's literal arguments decide
+`functools.partial` of one, or a plain method of a class of the project called through an instance
+(`learner.step(state, batch)` with `learner = Learner(...)`, `self.trainer.step(...)`; in any module),
+read with the branches the call's literal arguments decide
 (semantic/call_summaries.py: `run = partial(train_step, train=True)` whose body calls a jitted gradient
-under `if train:`; also a jitted function that function imports from a third module), through a parameter that every call of its function in the module fills with one compiled
+under `if train:`; `trainer.epoch(state, batches, one_step=True)` whose `if one_step: return ...` runs
+one step, not the epoch loop after it; also a jitted function that function imports from a third module), through a parameter that every call of its function in the module fills with one compiled
 callable, `fit(state, jax.jit(step), data)`, or through an object held in `self.obj` whose every
 assignment builds one class with a compiled method; an eager `lax.scan`, `fori_loop` or `while_loop` compiles its body all the same) or runs a whole computation eagerly (a network's forward or an optimizer update, or a plain
 function of the project that computes device arrays from its arguments: `forward(params, x)`;
@@ -38,7 +41,9 @@ loop holds in a name or in `self.attr` built from one class, `self.stopper.updat
 includes a test that takes the truth of a comparison of the value, `if loss < self.best:` or `any(l
 <= b for l, b in zip(losses, self.best))`, and `min`/`max` of it, also on the side of a first-call test
 that every later call takes, `if self.best is None: ... elif loss < self.best:`; a tuple handed over,
-`stop((acc, loss))`, is read part by part: semantic/effects.py), inside a function of
+`stop((acc, loss))`, is read part by part: semantic/effects.py; also a function handed to a call
+that runs it where it stands, `jax.debug.callback(report, step, loss)` outside `jit` calling
+`report(step, loss)`, whose body runs `loss.item()`: semantic/handed_callables.py), inside a function of
 the module that reads, on every call, a device value it computed itself (`trainer.step(batch)` whose
 body runs a jitted step and ends `return loss.item()`, or prints the loss; called by name, on `self`
 or on an instance of a class of the module, any number of calls deep: the finding names the read

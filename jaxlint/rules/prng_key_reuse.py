@@ -28,9 +28,18 @@ numbers unless the helper folds a changing value into it. Constructors count as 
 run (their own or a base class's, in any module of the project: `Layer(key, 4)`), an instance called
 as a function runs its class's `__call__` (`layer = Layer(k)`, `self.layer`, or each `block` of `for
 block in self.blocks` where every value of `self.blocks` lists instances of one class: `x = block(key,
-x)` hands every block the same key), and a method of an
+x)` hands every block the same key), a method runs its body where the object's class is known (an
+instance bound to the class's constructor, in every arm of an `if` alike, or `self.obj` holding one:
+`env.step(rng, state, action)` of the project's environment class, in any module; also compiled,
+`step_fn = jax.jit(env.step)`), and a method of an
 unmodelled object given the key as `seed=` draws from it (`dist.sample(seed=key)`, distrax and
-TensorFlow Probability). A project helper beside a different consumer of the same key is flagged
+TensorFlow Probability). A function handed to a call that runs it where it stands draws there
+(semantic/handed_callables.py): the branches of `lax.cond` and `lax.switch`, the bodies of the `lax`
+loops, the function of `jax.debug.callback` or `jax.pure_callback`; a lambda's body from the keys it
+closes over (`uniform(key)` then `lax.cond(p, lambda _: mutate(net, key), lambda _: net, None)` draws
+twice from `key`, as the direct call would), a named function from what the call hands it
+(`lax.cond(p, add_noise, keep, x, key)`). The branches of one `cond` or `switch` are alternatives:
+one runs, so a key each of them draws from is drawn once. A project helper beside a different consumer of the same key is flagged
 (`noise = normal(key)` then `run_sampler(key)`): the summary shows that its body draws from the key
 itself. Each constant element of a key array is a key of its own (`keys = split(key, 3)`: `keys[1]`
 used twice is a reuse, `keys[0]` and `keys[1]` are not). A key split after it has drawn a value is
@@ -109,7 +118,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   shuffle takes a second round of sort keys, split off `split(k)[0]`). Two `split`s of one key are
   flagged: `split(k, 2)` and `split(k, 3)` return the same leading keys, and so do two identical
   `split(k, n)` once the first one's keys were handed out (a recomputation before they went
-  anywhere repeats nothing: key_values.split_keys_handed_out). Not when one of them
+  anywhere repeats nothing: key_values.split_keys_handed_out). So is a `split` beside a function or
+  method of the project that splits the same key before it draws (`actions = split(rng, n)` then
+  `env.step(rng, state, a)` whose body starts `rng, sub = split(rng)`; for another module's, its
+  summary's `split_key_params`): both hand out the same leading keys. Not when one of them
   advances the stream (`rng, input_rng = split(rng)`) and the other's keys go only into compiled
   steps (`p_train_step(state, batch, dropout_rngs)`), which split them again: the copies reach
   different consumers that derive their own keys. Nor when no shared key is read from both: a
@@ -309,7 +321,7 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import cell_order, effects, key_values
+from jaxlint.semantic import cell_order, effects, handed_callables, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 from jaxlint.semantic.flow import target_elements
@@ -494,7 +506,9 @@ def _functions_holding_consumers(context) -> tuple[set[int], set[int]]:
         in_loop = False
         while ancestor is not None:
             if owner is None:
-                if isinstance(ancestor, FUNCTION_NODES):
+                if ancestor.__class__ is ast.Lambda and handed_callables.run_at(ancestor, context.qualified_name) is not None:
+                    pass  # a lambda `lax.cond` (or a callback) runs where it stands: its draws are the enclosing flow's
+                elif isinstance(ancestor, FUNCTION_NODES):
                     if _runs_in_body(ancestor, child):
                         owner = id(ancestor)
                     # (else a decorator or a default value: it runs where the `def` runs)
@@ -811,6 +825,40 @@ class _Flow:
             state = self.kill(state, _names(node.target))
         return self.block(node.body, state)
 
+    def handed_lambdas(self, call: ast.Call, state, statement):
+        """The bodies of the lambdas `call` runs where it stands (`lax.cond(p, lambda _: mutate(net, key),
+        lambda _: net, None)`, semantic/handed_callables.py) draw there, from the keys they close over:
+        in order, or as alternatives of which one runs (`lax.cond`, `lax.switch`). A lambda's own
+        parameters are other names than the enclosing function's."""
+        qualified_name = self.context.qualified_name
+        lambdas = [each.function for each in handed_callables.handed(call, qualified_name) if each.function.__class__ is ast.Lambda]
+        if not lambdas:
+            return state
+        alternative = handed_callables.alternatives(call, qualified_name)
+        outcomes = []
+        for function in lambdas:
+            arguments = function.args
+            parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+            parameters += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+            entry = dict(state)
+            hidden = {name: entry.pop(name) for name in parameters if name in entry}
+            out = self.expression(function.body, entry, statement)
+            if out is None:
+                continue
+            for name in parameters:
+                out.pop(name, None)
+            out.update(hidden)
+            if alternative:
+                outcomes.append(out)
+            else:
+                state = out
+        if alternative:
+            merged = None
+            for out in outcomes:
+                merged = _merge(merged, out)
+            return merged if merged is not None else state
+        return state
+
     def kill(self, state, names):
         for name in names:
             self.seed_of.pop(name, None)
@@ -849,6 +897,8 @@ class _Flow:
         if isinstance(node, ast.Call):
             for child in (node.func, *node.args, *(keyword.value for keyword in node.keywords)):
                 state = self.expression(child, state, statement)
+            if node.args and state is not None:
+                state = self.handed_lambdas(node, state, statement)
             for key in self.consumed_keys(node):
                 previous = state.get(key, ())
                 # The latest earlier draw that shares bits with this one.
@@ -1253,6 +1303,15 @@ class _Flow:
                 "first draw of each network (its first parameter, or dropout mask) uses one key, the second the next"
             )
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
+            names = [_callee(call) for call in (first, second)]
+            if "split" in names and not all(name == "split" for name in names):
+                helper = second if names[0] == "split" else first
+                key = key_values._key_argument(first if names[0] == "split" else second)
+                if key.__class__ is ast.Name and key_values.draws_from_split_keys(helper, key.id, context):
+                    return (
+                        f": `{_function_name(helper, context)}` splits it too, so both hand out the same leading keys "
+                        "(`split(k, n)[:m]` equals `split(k, m)`)"
+                    )
             return ", so both draw from the same random bits"
         splits = [_callee(call) == "split" for call in (first, second)]
         if all(splits):
@@ -1481,14 +1540,19 @@ def _project_helper(call: ast.Call, context) -> bool:
 
 
 def _project_key_method(call: ast.Call, context) -> bool:
-    """`obj.sample(key, n)` / `self.init(key)` without `rngs=`/`seed=`, on an object whose class the project
-    defines (a method of this module's classes or a summary of another module's)."""
+    """`obj.sample(key, n)` / `self.init(key)` / `self.env.step(key, s, a)` without `rngs=`/`seed=`, on an object
+    whose class the project defines (a method of this module's classes or a summary of another module's)."""
     function = call.func
-    if not (function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS and function.value.__class__ is ast.Name):
+    if not (function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS):
         return False
     if any(keyword.arg in ("rngs", "seed") for keyword in call.keywords):
         return False
-    return function.value.id in ("self", "cls") or context.model.instance_class(function.value) is not None
+    holder = function.value
+    if holder.__class__ is ast.Attribute and holder.value.__class__ is ast.Name and holder.value.id == "self":
+        return context.model.self_attribute_class(holder) is not None  # `self.env.step(key, s, a)`, `self.env = Env(...)`
+    if holder.__class__ is not ast.Name:
+        return False
+    return holder.id in ("self", "cls") or context.model.instance_class(holder) is not None
 
 
 def _through_helper(call: ast.Call, context) -> bool:

@@ -1,5 +1,5 @@
-"""What one call of a plain project function does, in any module, through `functools.partial` and
-with what the call fixes.
+"""What one call of a plain project function or method does, in any module, through `functools.partial`
+and with what the call fixes.
 
 `step = partial(train_step, tx=tx, training=True)` then `loss, aux, state = step(state)` in a loop,
 `train_step` defined in another module: whether the call runs compiled code, runs a whole
@@ -7,7 +7,10 @@ computation eagerly (an optimizer update, a network pass) and which positions of
 are device values are facts of `train_step`'s body, read with what this call gives it:
 
 - the callee is found through a name bound once to `functools.partial(f, ...)` (its bound positions
-  and keywords come first), through an import of the project, or in this module;
+  and keywords come first), through an import of the project, or in this module; a method through the
+  instance's class (`learner.step(...)` with `learner` bound to `Learner(...)`, `self.trainer.step(...)`,
+  `self.step(...)`), an undecorated method of a class of this module or of another, read with `self`
+  the instance and the call's arguments in the parameters after it;
 - a parameter the call (or the partial, or the parameter's default where the call passes nothing)
   fixes to a literal decides the branches that test it (`if training:`, `if mode == "eval":`): the
   callee is read with the side that literal takes, as if the other side were not written;
@@ -50,6 +53,12 @@ class Callee:
     name: str
     fixed: tuple = ()  # ((parameter, literal), ...)
     kinds: tuple = ()  # ((parameter, kind), ...)
+    member: str | None = None  # a method of another module's class: `name` is the class's
+
+    @property
+    def label(self) -> str:
+        """How a message names it: `train_step`, `Learner.update`."""
+        return f"{self.name}.{self.member}" if self.member else self.name
 
     def specialised(self):
         """(scope, model) of the function read with what the call fixes: a model of a copy of its module
@@ -92,23 +101,29 @@ def _callee(call: ast.Call, model) -> Callee | None:
     if not isinstance(function, (ast.Name, ast.Attribute)):
         return None
     located = _local_def(function, scope, model)
-    path, digest = None, None
+    if located is None and isinstance(function, ast.Attribute) and not through_partial:
+        located = _local_method(function, scope, model)
+    path, digest, member = None, None, None
     if located is not None:
         home_model, node = model, located
     else:
         found = _foreign_def(function, model)
+        if found is None and isinstance(function, ast.Attribute) and not through_partial:
+            found = _foreign_method(call, model)
         if found is None:
             return None
-        home_model, node, path, digest = found
-    arguments = _arguments(node, [*bound_args, *call.args], [*bound_keywords, *call.keywords])
+        home_model, node, path, digest = found[:4]
+        member = found[4] if len(found) > 4 else None
+    target = home_model.scope_of_node.get(node)
+    if target is None:
+        return None
+    arguments = _arguments(node, [*bound_args, *call.args], [*bound_keywords, *call.keywords], has_self=target.has_self)
     if arguments is None:
         return None
     fixed = _fixed_values(node, arguments, model)
     kinds = _given_kinds(node, arguments, scope, model) if path is not None or through_partial else {}
-    target = home_model.scope_of_node.get(node)
-    if target is None:
-        return None
-    return Callee(target, home_model, path, digest, node.name, tuple(sorted(fixed.items(), key=lambda item: item[0])), tuple(sorted(kinds.items())))
+    name, method = (member, node.name) if member else (node.name, None)
+    return Callee(target, home_model, path, digest, name, tuple(sorted(fixed.items(), key=lambda item: item[0])), tuple(sorted(kinds.items())), method)
 
 
 def _plain_def(node) -> bool:
@@ -127,6 +142,52 @@ def _local_def(function: ast.expr, scope, model):
     if not _plain_def(node) or target.traced or target.transforms or target.parent is not model.module_scope:
         return None
     return node
+
+
+def _local_method(function: ast.Attribute, scope, model):
+    """The undecorated method of a class of this module that `obj.method` runs (`obj` bound to an
+    instance of the class, `self.obj` holding one, or `self`): read as a plain function is, with
+    `self` the instance."""
+    if isinstance(function.value, ast.Name) and function.value.id == "self":
+        resolved = model.resolve_function(function, scope)
+        target = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
+    else:
+        target = model.method_scope(function)
+    if target is None or not target.has_self:
+        return None
+    node = target.node
+    if not _plain_def(node) or target.traced or target.transforms or target.in_traced:
+        return None
+    owner = getattr(target, "class_node", None)
+    if owner is None or target.parent is not model.module_scope or model.scope_for(owner) is not model.module_scope:
+        return None
+    return node
+
+
+def _foreign_method(call: ast.Call, model):
+    """(model of its module, the def, its path, digest, the class's name) of an undecorated method of a
+    class of another project module that `obj.method(...)` runs (`obj` bound once to `Class(...)`, or
+    `self.obj` only ever assigned one): the class's name stands where a function's would."""
+    project = getattr(model, "project", None)
+    if project is None:
+        return None
+    located = foreign_work._located_callee(call, model)
+    if located is None or located[2] is None:
+        return None
+    summary, name, member = located
+    method = summary.classes[name].methods.get(member) if name in summary.classes else None
+    if method is not None and method.transform is not None:
+        return None  # compiled: the jit bindings answer
+    if not foreign_work._compiles_something(summary) and not foreign_work._function_mentions(summary.path, summary.digest, name, member, _WORDS):
+        return None  # (the cheap test first)
+    home = _project_model(summary.path, summary.digest, project)
+    if home is None:
+        return None
+    owner = next((n for n in home.tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    node = next((n for n in owner.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == member), None) if owner is not None else None
+    if not _plain_def(node):
+        return None
+    return home, node, summary.path, summary.digest, name
 
 
 def _foreign_def(function: ast.expr, model):
@@ -217,12 +278,12 @@ def _calls_imported_compiled(summary, name: str, project) -> bool:
     return False
 
 
-def _arguments(node: ast.FunctionDef, args: list, keywords: list) -> dict[str, ast.expr] | None:
+def _arguments(node: ast.FunctionDef, args: list, keywords: list, has_self: bool = False) -> dict[str, ast.expr] | None:
     """Parameter -> the argument the call (with the partial's own first) passes it; None when the call
-    unpacks `*args`/`**kwargs` or names a parameter twice."""
+    unpacks `*args`/`**kwargs` or names a parameter twice. A method's `self` is the instance, not an argument."""
     if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
         return None
-    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1 if has_self else 0:]
     names = {*positional, *(a.arg for a in node.args.kwonlyargs)}
     passed: dict[str, ast.expr] = {}
     if len(args) > len(positional) and node.args.vararg is None:
@@ -306,12 +367,12 @@ def _specialised_model(home_model, file: tuple | None, node: ast.FunctionDef, fi
     from jaxlint.semantic.model import SemanticModel
 
     store[key] = None  # (recursion: none while being worked out)
-    index = next((i for i, s in enumerate(home_model.tree.body) if s is node), None)
+    place = _place_of(home_model.tree, node)
     found = None
-    if index is not None:
+    if place is not None:
         # (a copy of the whole module: a model marks the nodes it reads, which the original's model shares not)
         tree = copy.deepcopy(home_model.tree)
-        copied = tree.body[index]
+        copied = tree.body[place[0]] if len(place) == 1 else tree.body[place[0]].body[place[1]]
         _Pruner(fixed).prune(copied)
         if file is not None:
             specialised = _model_with_view(tree, file[0], home_model.project) if home_model.project is not None else None
@@ -329,6 +390,18 @@ def _specialised_model(home_model, file: tuple | None, node: ast.FunctionDef, fi
         store.clear()
     store[key] = found
     return found
+
+
+def _place_of(tree: ast.Module, node: ast.AST) -> tuple | None:
+    """(index in the module's body,) of a module-level def, (class index, index in the class body) of a method."""
+    for index, statement in enumerate(tree.body):
+        if statement is node:
+            return (index,)
+        if isinstance(statement, ast.ClassDef):
+            inner = next((i for i, s in enumerate(statement.body) if s is node), None)
+            if inner is not None:
+                return (index, inner)
+    return None
 
 
 def _handed_on_kinds(tree: ast.Module, function: ast.FunctionDef, kinds: dict) -> dict:
@@ -375,7 +448,10 @@ class _Pruner:
             if isinstance(statement, ast.If) and self.fixed:
                 side = self._decide(statement.test)
                 if side is not None:
-                    out.extend(self._statements(statement.body if side else statement.orelse))
+                    taken = self._statements(statement.body if side else statement.orelse)
+                    out.extend(taken)
+                    if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
+                        break  # (`if one_step: return step(...)`: what follows does not run on this side)
                     continue
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(statement, field, None)
@@ -442,6 +518,8 @@ def mentions_work(found: Callee) -> bool:
     """The function, or a function of its module it calls, names a whole computation (an `update`, a
     `grad`, an `apply`, a name bound to one): the cheap test before a specialised copy is modelled."""
     if found.path is not None:
+        if found.member is not None:
+            return foreign_work._function_mentions(found.path, found.digest, found.name, found.member, foreign_work._WORK_NAMES)
         return foreign_work._function_mentions(found.path, found.digest, found.name, None, foreign_work._WORK_NAMES)
     names = foreign_work._WORK_NAMES | foreign_work._names_bound_to_calls(found.model.tree.body, [], foreign_work._WORK_NAMES)
     called = _called_names(found.scope.node)

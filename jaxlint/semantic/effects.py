@@ -21,7 +21,7 @@ import builtins
 import re
 from dataclasses import dataclass
 
-from jaxlint.semantic import library_models
+from jaxlint.semantic import handed_callables, library_models
 from jaxlint.semantic.syntax import bound_names, child_nodes, walk
 
 # Named like a key (as key_values.py reads names): only such parameters are asked about.
@@ -753,9 +753,11 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
     parameter draws from the caller's key, so the same key passed on every call gives the same
     numbers. Syncs are not carried over (traced code does not read values on the host)."""
     binding = model.jit_binding_for_call(call)
-    if binding is None or binding.function is None or binding.bound_positional or binding.key == "<inline>":
+    if binding is None or binding.bound_positional or binding.key == "<inline>":
         return None
-    function = binding.function
+    function = binding.function or model.compiled_method(binding)  # (`step_fn = jax.jit(env.step)`)
+    if function is None:
+        return None
     if not function.is_function or isinstance(function.node, ast.Lambda):
         return None
     return _key_effects_only(model, function, with_callees=False)
@@ -840,6 +842,8 @@ def call_effects(model, call: ast.Call, scope) -> Effects:
 def _call_effects(model, call: ast.Call, scope) -> Effects:
     if any(isinstance(a, ast.Starred) for a in call.args):
         return NONE
+    if call.args and handed_callables.runner(call, model.qualified_name) is not None:
+        return _handed_effects(model, call, scope)
     if isinstance(call.func, ast.Name):
         from jaxlint.semantic.bindings import partial_value
 
@@ -888,6 +892,33 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
             if found is not None and found[1] in found[0].classes:
                 return _summary_effects(_project_initialiser(project, found[0], found[1]))
     return NONE
+
+
+def _handed_effects(model, call: ast.Call, scope) -> Effects:
+    """`jax.debug.callback(report, step, loss)`, `lax.cond(p, add_noise, keep, x, key)`: the effects of the
+    named functions the call runs where it stands (semantic/handed_callables.py), called with what it
+    hands them, as positions of this call's own arguments. (A lambda's body is read where it stands: its
+    calls are this function's own.)"""
+    held = model.__dict__.setdefault("_handed_calls", {})  # (the made calls live as long as the model: effects are cached by id)
+    consumed: set[int] = set()
+    synced: set[int] = set()
+    names: set[str] = set()
+    for each in handed_callables.handed(call, model.qualified_name):
+        if isinstance(each.function, ast.Lambda):
+            continue
+        key = (id(call), id(each.function))
+        if key not in held:
+            held[key] = handed_callables.as_call(call, each)
+        made, positions = held[key]
+        found = call_effects(model, made, scope)
+        if found is NONE:
+            continue
+        consumed |= {positions[i] for i in found.consumed_keys if i < len(positions) and positions[i] is not None}
+        synced |= {positions[i] for i in found.synced if i < len(positions) and positions[i] is not None}
+        names |= found.consumed_names
+    if not consumed and not synced:
+        return NONE
+    return Effects(frozenset(consumed), frozenset(synced), frozenset(names))
 
 
 def _through_partial(model, call: ast.Call, partial: ast.Call, scope) -> Effects:
@@ -1068,6 +1099,25 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
     returned = tuple((name, paths) for _, name, paths in effects.returned_draws)
     handed_back = tuple((name, path) for _, name, path in effects.returned_keys)
     return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced)), returned, handed_back
+
+
+def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) -> tuple[str, ...]:
+    """The consumed key parameters of a function of another module that its body hands, before rebinding
+    them, to `jax.random.split` (`rng, sub = split(rng)` first thing in an environment's `step`): it draws
+    from the keys `split` returns, the same leading keys a caller's own `split(key, n)` hands out."""
+    if not consumed or isinstance(function, ast.Lambda):
+        return ()
+    found = []
+    nodes = _own_nodes(function)
+    first_rebound = _first_rebindings(nodes)
+    for node in nodes:
+        if node.__class__ is not ast.Call or not node.args or node.args[0].__class__ is not ast.Name or node.args[0].id not in consumed:
+            continue
+        name = node.args[0].id
+        rebound_at = first_rebound.get(name)
+        if (rebound_at is None or node.lineno <= rebound_at) and light.qualified_name(node.func) == "jax.random.split" and name not in found:
+            found.append(name)
+    return tuple(found)
 
 
 # ----- keys handed on: a parameter passed to another project function that draws from it ----------------

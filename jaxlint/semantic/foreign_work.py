@@ -336,6 +336,8 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
     for callee in called:
         inner = local.get(callee) or top.get(callee)
         if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner is not node:
+            if {_decorator_name(decorator) for decorator in inner.decorator_list} & names:
+                return True  # (`@jax.jit def denoise(...)` of the module, called here)
             for each in ast.walk(inner):
                 if isinstance(each, ast.Call) and (each.func.attr if isinstance(each.func, ast.Attribute) else getattr(each.func, "id", None)) in names:
                     return True

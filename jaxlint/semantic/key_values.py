@@ -1060,7 +1060,12 @@ def split_and_sampler_disjoint(first: ast.Call, second: ast.Call, function: ast.
     if (names[0] == "split") == (names[1] == "split"):
         return False
     split_call, other = (first, second) if names[0] == "split" else (second, first)
-    if _random_name(other, context) is None or reads_own_bits(other, context):
+    if _random_name(other, context) is None:
+        # A function of the module (or a method of an instance of its class) that splits the key before it
+        # draws hands out the keys `split` returns, as a second `split` would; anything else is not shown to.
+        key = _key_argument(split_call)
+        return not (key.__class__ is ast.Name and draws_from_split_keys(other, key.id, context))
+    if reads_own_bits(other, context):
         return True
     return not _children_feed_own_bits(split_call, other, function, context)
 
@@ -2151,7 +2156,7 @@ def draws_from_split_keys(call: ast.Call, key: str, context, depth: int = 0) -> 
         return False
     found = _module_function_receiving(call, key, context, depth)
     if found is None:
-        return False
+        return _foreign_splits(call, key, context)
     function, parameter = found
     for node in walk(function):
         if isinstance(node, ast.Name) and node.id == parameter and isinstance(node.ctx, ast.Load):
@@ -2161,6 +2166,38 @@ def draws_from_split_keys(call: ast.Call, key: str, context, depth: int = 0) -> 
             if isinstance(consumer, ast.Call) and node is not consumer.func and draws_from_split_keys(consumer, parameter, context, depth + 1):
                 return True
     return False
+
+
+def _foreign_splits(call: ast.Call, key: str, context) -> bool:
+    """`call` runs a function or method of another module of the project (a method through an instance
+    of its class: `env = Wrapper(base)` then `env.step(rng, s, a)`) that hands the parameter receiving
+    `key` to `split` (its summary's `split_key_params`)."""
+    model = context.model
+    if getattr(model, "project", None) is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    function = call.func
+    summary = None
+    if function.__class__ is ast.Attribute and (function.value.__class__ is ast.Name or _is_self_attribute(function.value)):
+        owner = model.self_attribute_class(function.value) if function.value.__class__ is ast.Attribute else (
+            model.instance_class(function.value) if function.value.id not in ("self", "cls") else None)
+        if owner is not None and not isinstance(owner, ast.ClassDef):
+            summary = owner.methods.get(function.attr)
+    if summary is None:
+        qualified = model.qualified_name(function)
+        resolved = model.project.resolve(qualified) if qualified is not None and "." in qualified and not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")) else None
+        summary = resolved[0].functions.get(resolved[1]) if resolved is not None else None
+    splits = getattr(summary, "split_key_params", ())
+    if not splits:
+        return False
+    params = summary.params
+    for index, argument in enumerate(call.args):
+        if argument.__class__ is ast.Name and argument.id == key and index < len(params) and params[index] in splits:
+            return True
+    return any(k.arg in splits and k.value.__class__ is ast.Name and k.value.id == key for k in call.keywords)
+
+
+def _is_self_attribute(node: ast.AST) -> bool:
+    return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
 
 
 def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bool:
@@ -2284,6 +2321,13 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
     if resolved is None and call.func.__class__ is ast.Name:
         closure = effects.factory_closure(model, call.func, model.scope_for(call))
         resolved = (closure, 0, set()) if closure is not None else None  # `sample_fun(rng, n)` of a factory's tuple
+        if resolved is None:
+            binding = model.jit_binding_for_call(call)
+            method = model.compiled_method(binding) if binding is not None and not binding.bound_positional else None
+            resolved = (method, 0, set()) if method is not None else None  # `step_fn = jax.jit(env.step)`
+    if resolved is None and call.func.__class__ is ast.Attribute:
+        method = model.method_scope(call.func)
+        resolved = (method, 0, set()) if method is not None else None  # `env.step(rng, s, a)`, `env = Env(...)` of this module
     if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
         return None
     function = resolved[0].node

@@ -1539,8 +1539,13 @@ class SemanticModel(DeviceValues):
         ):
             return None
         found = bound_values(self, name.id, scope)
-        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+        if found is None or not found[1] or not all(isinstance(value, ast.Call) for value in found[1]):
             return None
+        if len(found[1]) > 1:
+            # Each binding constructs the same class (`env = Wrapper(base, n=8)` in one arm of an `if`,
+            # `env = Wrapper(base, n=4)` in the other): an instance of it, whichever ran.
+            classes = [self._constructed_class(value.func) for value in found[1]]
+            return classes[0] if classes[0] is not None and all(each is classes[0] or each == classes[0] for each in classes) else None
         call = found[1][0]
         # A constructor, else a function or method of another module whose every return constructs
         # one class (`agent = make_agent(cfg)`: semantic/returned_kinds.py).
@@ -1622,6 +1627,37 @@ class SemanticModel(DeviceValues):
             return None
         cache[key] = self._constructed_class(values[0].func)
         return cache[key]
+
+    def method_scope(self, function: ast.Attribute):
+        """The scope of the method of a class of this module that `obj.method` runs: `obj` a name bound to
+        an instance of it (`env = Env(cfg)`, `env: Env`) or `self.obj` holding one; the class's own method,
+        else a base's of this module. None otherwise (another module's class: its summary answers)."""
+        holder = function.value
+        if _is_self_attribute(holder):
+            owner = self.self_attribute_class(holder)
+        elif holder.__class__ is ast.Name and holder.id not in ("self", "cls"):
+            owner = self.instance_class(holder)
+        else:
+            return None
+        for _ in range(4):
+            if not isinstance(owner, ast.ClassDef):
+                return None
+            method = self.class_methods.get(owner, {}).get(function.attr)
+            if method is not None:
+                return method
+            bases = [b for b in owner.bases if b.__class__ is ast.Name]
+            found = [c for c in self.class_methods if bases and c.name == bases[0].id and self.scope_for(c) is self.module_scope]
+            owner = found[0] if len(found) == 1 else None
+        return None
+
+    def compiled_method(self, binding) -> "Scope | None":
+        """The method of a class of this module a compiled callable wraps, `step_fn = jax.jit(env.step)`
+        with `env` an instance of it (method_scope): its body runs, traced, on each call."""
+        node = getattr(binding, "node", None)
+        if binding is None or binding.function is not None or not isinstance(node, ast.Call) or not node.args:
+            return None
+        wrapped = node.args[0]
+        return self.method_scope(wrapped) if isinstance(wrapped, ast.Attribute) else None
 
     def called_instance_class(self, callee: ast.expr):
         """The class whose instance a call runs (`__call__`): a name bound once to an instance

@@ -71,6 +71,9 @@ class FunctionSummary:
     returned_draws: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
     # Consumed key parameters it returns unchanged, with the path into the result (effects.returned_key).
     returned_keys: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # Consumed key parameters it hands to `jax.random.split` (effects.summarise_split_keys): it draws
+    # from the keys a `split` of the caller's key returns, so the caller's own `split` of it meets them.
+    split_key_params: tuple[str, ...] = ()
     # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
@@ -485,7 +488,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
             from jaxlint.semantic import conversions
-            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
+            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_keys
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
@@ -493,10 +496,11 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
                 consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back,
+                split_key_params=summarise_split_keys(node, consumed, light),
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
                 converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
-    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards
+    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_keys
 
     consumed, synced, returned, handed_back = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
@@ -509,7 +513,8 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
     if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
-                               returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back)
+                               returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
+                               split_key_params=summarise_split_keys(node, consumed, light))
     return None
 
 

@@ -485,11 +485,11 @@ def call_eager_work(call: ast.Call, model: SemanticModel):
     if work is None:
         return None
     if isinstance(work, ForeignWork):
-        return ForeignWork(work.text, work.line, work.path, found.name)
+        return ForeignWork(work.text, work.line, work.path, found.label)
     if found.path is None:
         return work  # (of this module, or of a copy of it: the same lines)
     text = ast.unparse(work.func) if isinstance(work, ast.Call) else ast.unparse(work)
-    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", work.lineno, found.path or "", found.name)
+    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", work.lineno, found.path or "", found.label)
 
 
 def transformed_call(call: ast.Call, model: SemanticModel) -> bool:
@@ -754,7 +754,16 @@ def helper_runs_training_loop(call: ast.Call, model: SemanticModel) -> bool:
     on the sides of its branches the call takes (semantic/call_summaries.py): a Python fallback loop
     under `if rollout_fn is None:` does not run where the call hands a compiled rollout."""
     helper = _helper_scope(call, model)
-    if helper is None or not runs_training_loop(helper, model):
+    if helper is None:
+        # A function or method of another module (semantic/call_summaries.py: `learner.epoch(...)`, read
+        # in a model of its module), asked the same of its body.
+        found = call_summaries.callee(call, model) if isinstance(call.func, ast.Attribute) else None
+        if found is None or found.path is None or not runs_training_loop(found.scope, found.model):
+            return False
+        specialised = found.specialised() if found.fixed else None
+        call_summaries.record_reads([found.model, specialised[1] if specialised else None], model)
+        return not found.fixed or specialised is None or runs_training_loop(*specialised)
+    if not runs_training_loop(helper, model):
         return False
     found = call_summaries.callee(call, model)
     if found is None or not found.fixed or found.scope is not helper:
