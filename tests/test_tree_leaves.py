@@ -85,3 +85,14 @@ def test_unknown_trees_are_not_counted():
     assert _leaves("loaded") is None  # (a file's contents)
     assert _leaves("halves") is None  # (a split: several keys)
     assert _leaves("several") is None  # (one element of unknown size)
+
+
+def test_project_classes_outside_linen_create_no_parameters():
+    from conftest import FIXTURES
+    from rule_fixtures import check_in_project, expected_findings
+
+    project = FIXTURES / "project_leaves"
+    path = project / "fit.py"
+    result = check_in_project(path, project, ["JAX203"])
+    found = {(d.location.row, d.code) for d in result.diagnostics}
+    assert found == set(expected_findings(path.read_text())), sorted(found)

@@ -16,7 +16,8 @@ calls.
   that any call of the module passes, each call known); `Module(...).init(key, x)` of a linen module
   class of the module counts the parameters its `setup` or compact `__call__` creates (`self.param`,
   library layers of the layer table, the module's own module classes), where nothing else in it may
-  create any. Anything else (a loaded checkpoint, a tree from another library, a loop over layers)
+  create any (an instance of a project class whose bases, followed through the project's modules, end
+  in a root that is no linen module, `equinox.Module`, `object`, creates none). Anything else (a loaded checkpoint, a tree from another library, a loop over layers)
   is None: the tree may hold the hundreds of leaves of a real model.
 * `few_leaf_operations(call, trees, scope, model)`: the operations one eager call of a tree map over
   a handful of arrays dispatches (leaves times the operations of its function), where both are known
@@ -302,6 +303,8 @@ def _call_parameters(call: ast.Call, model: SemanticModel, depth: int, seen: set
         return 0  # (`self.dense(x)`: built in `setup`, counted there)
     if isinstance(function, ast.Call):
         return 0  # (`nn.Dense(4)(x)`: the layer is counted where it is built, the inner call)
+    if isinstance(function, ast.Name) and _bound_in_method(function, model):
+        return 0  # (`layer = nn.Dense(4); layer(x)`: likewise, counted where the method built it)
     qualified = model.qualified_name(function) or ""
     spec = layer_models.LAYERS.get(qualified)
     if spec is not None:
@@ -313,6 +316,12 @@ def _call_parameters(call: ast.Call, model: SemanticModel, depth: int, seen: set
         return leaves
     if isinstance(function, ast.Name) and _module_class(function.id, model) is not None:
         return _class_leaves(function.id, model, depth + 1, seen)
+    if qualified and model.project is not None and not qualified.startswith(_LIBRARY_PREFIXES):
+        summary = model.project.class_(qualified)
+        if summary is not None:
+            # (a class of another module of the project: a linen submodule may create parameters, any
+            # other class, an equinox module, a record, creates none in a linen method)
+            return 0 if _outside_linen(summary, model.project, 0) else None
     if qualified.startswith(("flax.linen.", "flax.nnx.", "haiku.", "equinox.")):
         # (an activation or pooling function creates nothing; a layer class the table does not hold may)
         return 0 if qualified.rsplit(".", 1)[-1][:1].islower() else None
@@ -321,6 +330,46 @@ def _call_parameters(call: ast.Call, model: SemanticModel, depth: int, seen: set
     if isinstance(function, ast.Attribute) and not qualified:
         return 0  # (a method of a value: `x.reshape(...)`, `x.mean()`)
     return None
+
+
+def _bound_in_method(name: ast.Name, model: SemanticModel) -> bool:
+    """`name` is a local of the method it is called in, every binding of it a call there (built there)."""
+    scope = model.scope_for(name)
+    if not scope.is_function or name.id in scope.param_nodes:
+        return False
+    from jaxlint.semantic.flow import target_elements
+
+    values = [value for target, value in scope.bindings
+              if any(isinstance(e, ast.Name) and e.id == name.id for e in target_elements(target))]
+    return bool(values) and all(isinstance(value, (ast.Call, ast.IfExp)) for value in values)
+
+
+# Bases that make a class no linen module (its instances create no linen parameters).
+_OTHER_ROOTS = frozenset({
+    "equinox.Module", "builtins.object", "typing.NamedTuple", "typing.Generic", "abc.ABC", "flax.struct.PyTreeNode",
+})
+_LIBRARY_PREFIXES = ("jax.", "flax.", "equinox.", "numpy.", "builtins.", "haiku.", "optax.")
+
+
+def _outside_linen(summary, project, depth: int) -> bool:
+    """A project class whose every base, followed through the project's modules, ends in a known root
+    that is not a linen module (`equinox.Module`, `object`, a NamedTuple): no linen submodule."""
+    if depth > _DEPTH:
+        return False
+    home = project.home_of_class(summary)
+    for base in summary.local_bases:
+        local = home.classes.get(base) if home is not None else None
+        if local is None or not _outside_linen(local, project, depth + 1):
+            return False
+    for base in summary.bases:
+        if base in _OTHER_ROOTS:
+            continue
+        if base.startswith(_LIBRARY_PREFIXES):
+            return False
+        inner = project.class_(base)
+        if inner is None or not _outside_linen(inner, project, depth + 1):
+            return False
+    return True
 
 
 # ----- per-leaf work ------------------------------------------------------------------------------
