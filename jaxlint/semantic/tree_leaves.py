@@ -17,12 +17,16 @@ calls.
   class of the module counts the parameters its `setup` or compact `__call__` creates (`self.param`,
   library layers of the layer table, the module's own module classes), where nothing else in it may
   create any (an instance of a project class whose bases, followed through the project's modules, end
-  in a root that is no linen module, `equinox.Module`, `object`, creates none). Anything else (a loaded checkpoint, a tree from another library, a loop over layers)
-  is None: the tree may hold the hundreds of leaves of a real model.
+  in a root that is no linen module, `equinox.Module`, `object`, creates none). Anything else (a
+  loaded checkpoint, a tree from another library, a loop over layers) is None: the tree may hold the
+  hundreds of leaves of a real model.
 * `few_leaf_operations(call, trees, scope, model)`: the operations one eager call of a tree map over
   a handful of arrays dispatches (leaves times the operations of its function), where both are known
   and the tree holds `FEW_LEAVES` or fewer: a few eager operations, counted as such by JAX203 (a
   whole computation is the per-leaf work over a model's hundreds of leaves).
+* `few_leaf_update_operations(call, scope, model)`: the same for an optimizer update that keeps no
+  state arrays (plain `optax.sgd`, library data `optax.STATE_FREE`) over a handful of arrays; an
+  optimizer with moments stays a whole computation (`adam`: 80 dispatches plus 31 per leaf).
 """
 
 from __future__ import annotations
@@ -34,9 +38,9 @@ from jaxlint.semantic.model import Scope, SemanticModel, parent_of
 from jaxlint.semantic.syntax import passed_to_parameter, walk
 
 _DEPTH = 6
-# Values that are one array each: array builders, random draws and elementwise math of the array
-# namespaces, and numbers.
+# Calls that compute arrays: an operation each where a mapped function or a linen method calls them.
 _ARRAY_NAMESPACES = ("jax.numpy.", "numpy.", "jax.random.", "jax.nn.", "jax.lax.")
+# Values that are one array each: array builders, random draws and elementwise math of these, and numbers.
 _ONE_ARRAY_NAMESPACES = ("jax.numpy.", "numpy.", "jax.random.", "jax.nn.")
 # Calls of those namespaces that give something else than one array: several (a split, a grid, a
 # factorisation), or whatever a file holds.
@@ -44,7 +48,7 @@ _NOT_ONE_ARRAY = frozenset({
     "split", "array_split", "meshgrid", "load", "loadz", "histogram", "unique", "nonzero", "where", "eig", "eigh", "svd", "qr",
     "slogdet", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d",
 })
-_TREE_BUILDERS = ("jax.tree", "jax.tree_util", "numpy.split", "jax.numpy.split", "jax.random.split")
+_TREE_BUILDERS = ("jax.tree", "jax.tree_util")
 _LAYER_LEAVES = {"dense": 2, "linear": 2, "conv": 2, "conv_explicit": 2, "norm": 4, "norm_explicit": 4, "embed": 1,
                  "stateless": 0, "flatten": 0}
 # Adding updates to parameters leaf by leaf: the result has the parameters' structure.
