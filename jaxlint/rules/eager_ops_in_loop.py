@@ -78,7 +78,18 @@ parameter on every call (or a view of its arrays: the array half of `eqx.partiti
 (`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`), or that the tree work itself
 steps with a tree the iteration computes from it (a hand-written SGD, `params = tree_map(lambda p, g: p - lr * g,
 params, grads)` with `grads = grad_fn(params, batch)`): the state a step carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
-loop does not carry through a step is not flagged (a few leaves).
+loop does not carry through a step is not flagged (a few leaves). Nor is the whole-computation count
+kept where the source shows the tree is a handful of arrays (eight leaves or fewer, semantic/tree_leaves.py:
+a dict or tuple display of arrays, `dict(w=w, b=b)`, an element of the tuple a setup function of the
+module returns, what every call of the module hands the parameter, the `init` of a linen module class of
+the module built from `self.param` and known layers, beside instances of project classes that are no linen
+modules, an equinox module defined in another file): per-leaf work over it, and an update of an
+optimizer that keeps no state arrays (`optax.sgd` without momentum, clipping, a chain of those) over it,
+are a few eager operations (measured, an eager `optax.sgd` update and `apply_updates` cost about 5
+dispatches per leaf, a hand-written SGD step 3.4: benchmarks/eager_update_cost.py), counted as such: beside
+a compiled step they are preparation, beside an eager gradient a small share of it (the gradient is
+reported). An optimizer with moments (`adam`: 80 dispatches plus 31 per leaf) stays a whole computation
+whatever the tree.
 
 It only looks at code that runs on the host: module level, a function with host-only work (it
 times, waits for or fetches device values, opens files, converts a framework tensor with `.numpy()`,
@@ -219,7 +230,8 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
 from jaxlint.rules.timing_without_sync import TIMERS
-from jaxlint.semantic.tree_work import maps_carried_tree
+from jaxlint.semantic.tree_leaves import few_leaf_operations, few_leaf_update_operations
+from jaxlint.semantic.tree_work import mapped_trees, maps_carried_tree
 from jaxlint.semantic.branch_shares import on_common_side
 from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
@@ -266,6 +278,10 @@ class EagerOpsInLoop(Rule):
             if not (under_loop_branch(child, node) and _under_varying_branch(child, node, context, facts)) \
                     and not inside_timed_interval(child, context):
                 inner = eager_model_call(child, context.model, other_modules=False)
+                few = few_leaf_update_operations(child, scope, context.model) if inner is child else None
+                if few is not None:
+                    operations += few  # (an update without moments over a handful of arrays: a few eager operations)
+                    continue
                 if inner is not None:
                     if not facts.conditional(child):
                         wholes.append((child, inner))
@@ -273,7 +289,11 @@ class EagerOpsInLoop(Rule):
                         in_branch = (child, inner)  # (under a flag's branch: reported where nothing runs unconditionally)
                     continue
                 if maps_carried_tree(child, node, context.model):
-                    tree_work.append(child)  # (per-leaf work over the state the loop carries: asked last)
+                    few = few_leaf_operations(child, mapped_trees(child, context.model), scope, context.model)
+                    if few is not None:
+                        operations += few  # (a tree of a handful of arrays: a few eager operations, not a whole computation)
+                    else:
+                        tree_work.append(child)  # (per-leaf work over the state the loop carries: asked last)
                     continue
                 if may_be_project_call(child, context.model):
                     every_iteration.append(child)

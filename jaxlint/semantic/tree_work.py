@@ -86,7 +86,7 @@ def _steps_by_own_derivative(call: ast.Call, name: str, loop: ast.AST, model) ->
     """`call`, per-leaf tree work, combines `name` with a tree the loop computes from it by a call
     (`grads = grad_fn(params, batch)` then `params = tree_map(lambda p, g: p - lr * g, params, grads)`):
     a hand-written update step, the tree is the state it carries (the gradient has the same leaves)."""
-    trees = [tree.id for tree in _mapped_trees(call, model) if isinstance(tree, ast.Name)]
+    trees = [tree.id for tree in mapped_trees(call, model) if isinstance(tree, ast.Name)]
     return name in trees and any(_derived_from(other, name, loop, model, 0) for other in set(trees) - {name})
 
 
@@ -101,7 +101,7 @@ def _derived_from(other: str, name: str, loop: ast.AST, model, depth: int) -> bo
         value = node.value
         if _tree_work_call(value, model):
             if any(isinstance(tree, ast.Name) and tree.id not in (other, name) and _derived_from(tree.id, name, loop, model, depth + 1)
-                   for tree in _mapped_trees(value, model)):
+                   for tree in mapped_trees(value, model)):
                 return True
             continue
         passed = [*value.args, *(k.value for k in value.keywords)]
@@ -169,7 +169,7 @@ def _parameter_views(helper, names: list[str], model) -> dict[str, str]:
     return views
 
 
-def _mapped_trees(call: ast.Call, model) -> tuple[ast.expr, ...]:
+def mapped_trees(call: ast.Call, model) -> tuple[ast.expr, ...]:
     """The trees `call` maps leaf by leaf: its own tree arguments, or those a plain function of the
     module it calls maps on every call."""
     trees = tree_arguments(call, model)
@@ -189,10 +189,10 @@ def _mapped_trees(call: ast.Call, model) -> tuple[ast.expr, ...]:
 
 
 def _tree_work_call(call: ast.Call, model) -> bool:
-    return bool(_mapped_trees(call, model))
+    return bool(mapped_trees(call, model))
 
 
 def maps_carried_tree(call: ast.Call, loop: ast.AST, model) -> bool:
     """`call`, run in `loop` outside `jit`, maps leaf by leaf over a tree the loop carries as its state
     (directly, or through a plain function of the module that maps that parameter)."""
-    return any(isinstance(tree, ast.Name) and _carried_by(loop, tree.id, model) for tree in _mapped_trees(call, model))
+    return any(isinstance(tree, ast.Name) and _carried_by(loop, tree.id, model) for tree in mapped_trees(call, model))
