@@ -453,10 +453,10 @@ class _Pruner:
                     if taken and isinstance(taken[-1], (ast.Return, ast.Raise)):
                         break  # (`if one_step: return step(...)`: what follows does not run on this side)
                     continue
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(statement, field, None)
+            for block_name in ("body", "orelse", "finalbody"):
+                block = getattr(statement, block_name, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                    setattr(statement, field, self._statements(block) or [ast.Pass()])
+                    setattr(statement, block_name, self._statements(block) or [ast.Pass()])
             if isinstance(statement, ast.Try):
                 for handler in statement.handlers:
                     handler.body = self._statements(handler.body) or [ast.Pass()]
