@@ -744,6 +744,16 @@ def runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
     return _runs_compiled(call, model, 0)
 
 
+def library_device_work(call: ast.Call, model: SemanticModel) -> bool:
+    """A call the library models say computes new device values: a JAX environment's `reset` or `step`
+    (gymnax, brax, jumanji: pure JAX, the same work whether it runs eagerly or inside a `lax.while_loop`),
+    a network's forward pass (`model.apply(params, x)`), an optimizer's update. Device work, not host
+    code deciding on what it is handed; not a call that hands back parts of what it was given
+    (`eqx.partition`), nor one whose results are host arrays (envpool's `env.step`)."""
+    entry = library_models.call_model(model, call)
+    return entry is not None and entry.returns in ("device", "device_tree") and (entry.runs_model or entry.result == "fresh")
+
+
 def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
     helper = _helper_scope(call, model)
     return helper is not None and helper_facts(helper, model)[0]
