@@ -198,7 +198,10 @@ whose steps run on the host (no compiled call) costs nothing.
 A device array the loop only built from host data (`dones = jnp.logical_or(dones, done)` over an
 environment's flags, a helper wrapping them in `jnp.array`) is reported with its own message: reading
 it back waits for no computation, but every iteration pays a round trip to the device and back, and
-the fix is to keep it on the host (no `lax.while_loop` rewrite is offered).
+the fix is to keep it on the host (no `lax.while_loop` rewrite is offered). A helper that runs no
+compiled code of its own but is handed a compiled step's result (`state, reward, done =
+env_step(state, act(params, state))` with `env_step` written in `jnp`) computes on the device from it:
+what it returns is device work, no host data, and a stop on it is a wait like any other.
 
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,

@@ -1327,6 +1327,12 @@ class LoopValues:
             return (
                 helper is not None and helper_facts(helper, model) == (True, False)
                 and not any(transformed_call(call, model) for call in helper.calls)
+                # (a helper that runs no compiled code of its own computes from what it is handed: a
+                # compiled step's result handed in, `env_step(state, action)`, is no host data)
+                and all(
+                    self._host_built(part, visiting)
+                    for part in [*node.args, *(k.value for k in node.keywords)] if self.is_device(part)
+                )
             )
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Tuple, ast.List, ast.IfExp)):
             return all(self._host_built(child, visiting) for child in child_nodes(node) if isinstance(child, ast.expr))
