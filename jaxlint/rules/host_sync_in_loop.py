@@ -191,14 +191,15 @@ Not flagged, as principles:
 A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
 counter fed by `float(val_loss)`, an episode's `done`) waits for them at that test on every
 iteration. Where the whole loop can run on the device (a `while`, or a `for` over a `range`, whose
-every call dispatches device work), the test is its one finding, with the advice to move the loop
+every call dispatches device work, a JAX environment's `env.step` included: gymnax, brax and jumanji
+step on the device, semantic/training_loops.library_device_work), the test is its one finding, with the advice to move the loop
 into a jitted `lax.while_loop` (the fix writes it where it can), and the loop's other reads are not
 reported (they add no wait). A loop that grows a list it keeps (`rollout.append(state)` into a list
 made before it: a trajectory to plot or render) cannot: its length is the stopping test's, decided on
 the host, and a `lax.while_loop` would need a buffer of a bound the code does not state. Where the loop iterates host data (`for batch in loader`) or runs code
 the analysis does not know to be device work, no `lax.while_loop` holds it: the host decides every
-step whether to go on, the read is the algorithm, and nothing in the loop is reported. When host code also decides on those values (a convergence helper handed `float(g)`, an
-environment handed the action, a stopping test on a counter the host keeps), the loop needs the
+step whether to go on, the read is the algorithm, and nothing in the loop is reported. When host code also decides on those values (a convergence helper handed `float(g)`, a host
+environment handed the action (envpool, a gym environment; not a JAX one), a stopping test on a counter the host keeps), the loop needs the
 host by design and is not reported at all, except for a round trip (below). Code under `if False:`
 is switched off and not reported.
 
@@ -212,7 +213,10 @@ whose steps run on the host (no compiled call) costs nothing.
 A device array the loop only built from host data (`dones = jnp.logical_or(dones, done)` over an
 environment's flags, a helper wrapping them in `jnp.array`) is reported with its own message: reading
 it back waits for no computation, but every iteration pays a round trip to the device and back, and
-the fix is to keep it on the host (no `lax.while_loop` rewrite is offered).
+the fix is to keep it on the host (no `lax.while_loop` rewrite is offered). A helper that runs no
+compiled code of its own but is handed a compiled step's result (`state, reward, done =
+env_step(state, act(params, state))` with `env_step` written in `jnp`) computes on the device from it:
+what it returns is device work, no host data, and a stop on it is a wait like any other.
 
 ## Why is this bad?
 JAX dispatches work asynchronously: a jitted call returns at once and the Python loop races ahead,
@@ -276,7 +280,7 @@ from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
-from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -949,9 +953,12 @@ def _grows_list_kept_after(loop: ast.AST) -> bool:
 
 
 def _calls_device_code(call: ast.Call, model) -> bool:
-    """Compiled code, a helper around it (`params, info = adam_minimizer(...)`), or a transformed
-    function called on the spot (`jax.vmap(f)(x)`): it runs on the device."""
+    """Compiled code, a helper around it (`params, info = adam_minimizer(...)`), a transformed
+    function called on the spot (`jax.vmap(f)(x)`), or a library call that computes device values (a
+    gymnax environment's `env.step`: training_loops.library_device_work): it runs on the device."""
     if model.jit_binding_for_call(call) is not None or helper_returns_device(call, model) or runs_compiled(call, model):
+        return True
+    if library_device_work(call, model):
         return True
     return isinstance(call.func, ast.Call) and model.transform_of(call.func.func) is not None
 

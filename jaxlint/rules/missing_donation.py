@@ -60,7 +60,10 @@ integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, 
 of a size the source fixes below 100 MB (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`):
 rebound every step but bytes to megabytes, so donation saves nothing that matters.
 Only carried state counts: the call runs in a loop, updates an object's own state
-(`self.state = self.update(self.state, ...)`), or sits in a wrapper this module calls in a loop and
+(`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
+`new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's
+`_replace` or `dataclasses.replace` included, carries `holder.state` as `state = step(state, k)`
+carries a name: semantic/flow.fields_replaced), or sits in a wrapper this module calls in a loop and
 rebinds a parameter of the wrapper (a fresh local such as `tmp = conv(tmp)` in `predict(params, x)`
 is an intermediate of one call). A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
@@ -597,6 +600,9 @@ def _plain_copies(scope) -> dict[str, frozenset[str]]:
             key = dotted_name(target)
             if key is not None:
                 copies.setdefault(key, set()).add(value.id)
+        elif isinstance(value, ast.Call):
+            for key, name in flow.fields_replaced(target, value).items():  # `holder = holder.replace(state=new)`
+                copies.setdefault(key, set()).add(name)
     return {key: frozenset(names) for key, names in copies.items()}
 
 

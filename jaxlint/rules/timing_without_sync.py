@@ -48,8 +48,17 @@ Not flagged, as principles:
   function ending in `step = int(state.step)` or a host copy of its metrics returns when its work is
   done, whatever device values it hands back: semantic/timed_work.returns_when_done), or hand a device value (or the
   object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
-  it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if i % 10
-  == 0: print(loss)`) makes the measurement plausible. Host code between (`pbar.update(1)`, list
+  it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if
+  loss_changed: print(loss)`) makes the measurement plausible. A loop whose only waits sit under a
+  periodic gate of its counter waits on the laps that take the gate, not on the laps after the last
+  of them: where the source's count leaves more than a few (8) laps after the last wait, or the count
+  is open and the period exceeds 9 (`for i, batch in enumerate(loader): ...; if i % 100 == 0:
+  bar.set_postfix(loss=f"{loss:.4f}")`: up to 99 laps; `for i in range(250)` with `if i % 100 == 0:`:
+  49), the work of those laps is unwaited at an end stamp after the loop, and the interval is flagged
+  (semantic/branch_shares.laps_after_last_gate). Not where the last lap takes the gate (`range(201)`),
+  where a few laps at most follow the last wait (`if i % 5 == 0:`), or where the loop runs a thousand
+  counted laps or more (the tail is a few percent of the window: semantic/throughput.py).
+  Host code between (`pbar.update(1)`, list
   appends, calls handed host values only) neither waits nor dispatches and is passed over;
 - intervals whose work is not asynchronous device work: no JAX work, only host copies
   (`jnp.array(host_data)` and `jnp.asarray` copy from the host before they return, so timing them

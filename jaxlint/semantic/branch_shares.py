@@ -17,6 +17,10 @@ iterations and still run their side on (nearly) every step that matters:
   sits beside the step under it runs once per step: a gate counts only where it spaces a read out
   against the device work it waits for (an evaluation under `if step % 100 == 0:` beside an ungated
   `state = train_step(state, batch)` stays gated).
+
+And one question about a gate's last laps: `laps_after_last_gate(test, loop, model)`, how many laps of
+the loop may run after the last one that takes a periodic gate of its counter (`i % 100 == 0`): what
+a wait under the gate leaves unwaited when the loop ends (JAX202's end stamp after the loop).
 """
 
 from __future__ import annotations
@@ -116,3 +120,92 @@ def paces_the_steps(branch: ast.AST, child: ast.AST, loop: ast.AST, model: Seman
     inside = {id(call) for call in gated}
     return all(id(call) in inside for call in _carried_updates(loop.body, model))
 
+
+
+def laps_after_last_gate(test: ast.expr, loop: ast.AST, model: SemanticModel) -> tuple[int, bool] | None:
+    """How many laps of `loop` may run after the last one that takes `test`, where `test` is a periodic
+    gate on the loop's own counter: `i % 100 == 0`, `(step + 1) % N == 0`, `not i % N`, with a period
+    the source fixes at 2 or more, the counter being a `for` over `range(...)` (also under a progress
+    bar) or the index of `enumerate(...)`. Returned with whether the count is exact: where the source
+    fixes the loop's count, the laps after the last gated one are known (none when the last lap takes
+    the gate: `for i in range(101): if i % 100 == 0:`); otherwise at most the period less one. None:
+    not such a gate (or one the loop never takes). A wait under such a gate waits for the work of the
+    laps up to it, not for the laps after it."""
+    gate = _periodic_gate(test, model)
+    if gate is None or not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    name, offset, period, remainder = gate
+    bounds = _counter_bounds(name, loop, model)
+    if bounds is None:
+        return None
+    first, last = bounds
+    if last is None:
+        return period - 1, False
+    value = last
+    while value >= first and (value + offset) % period != remainder:
+        value -= 1
+    if value < first:
+        return None  # never taken: no wait at all under it (left to the caller's other reasoning)
+    return last - value, True
+
+
+def _periodic_gate(test: ast.expr, model: SemanticModel) -> tuple[str, int, int, int] | None:
+    """(counter name, offset, period, remainder) of `(counter + offset) % period == remainder` or
+    `not (counter + offset) % period` (remainder 0), with a constant period of 2 or more."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        modulo, remainder = test.operand, 0
+    elif (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant) and type(test.comparators[0].value) is int
+    ):
+        modulo, remainder = test.left, test.comparators[0].value
+    else:
+        return None
+    if not (isinstance(modulo, ast.BinOp) and isinstance(modulo.op, ast.Mod)):
+        return None
+    counter, offset = modulo.left, 0
+    if isinstance(counter, ast.BinOp) and isinstance(counter.op, (ast.Add, ast.Sub)) and isinstance(counter.right, ast.Constant) and type(counter.right.value) is int:
+        offset = counter.right.value if isinstance(counter.op, ast.Add) else -counter.right.value
+        counter = counter.left
+    if not isinstance(counter, ast.Name):
+        return None
+    period = model.constant_evaluator().int_value(modulo.right, model.scope_for(test))
+    if period is None or period < 2 or not 0 <= remainder < period:
+        return None
+    return counter.id, offset, period, remainder
+
+
+def _counter_bounds(name: str, loop: ast.For, model: SemanticModel) -> tuple[int, int | None] | None:
+    """The first and last values of the loop's counter `name` (the last None where the source does not
+    fix the count): `for name in range(...)`, also under a progress bar, or `for name, x in
+    enumerate(xs)`. None: `name` is not such a counter."""
+    from jaxlint.semantic.training_loops import PROGRESS_BARS, iteration_count
+
+    iterable, target = loop.iter, loop.target
+    scope = model.scope_for(loop)
+    evaluator = model.constant_evaluator()
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in PROGRESS_BARS:
+        iterable = iterable.args[0]
+    if not isinstance(iterable, ast.Call):
+        return None
+    qualified = model.qualified_name(iterable.func)
+    if qualified == "builtins.enumerate":
+        if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name):
+            return None
+        if not iterable.args or len(iterable.args) > 2:
+            return None
+        start_node = iterable.args[1] if len(iterable.args) == 2 else next((k.value for k in iterable.keywords if k.arg == "start"), None)
+        start = 0 if start_node is None else evaluator.int_value(start_node, scope)
+        if start is None:
+            return None
+        count = iteration_count(iterable.args[0], scope, model)
+        return start, None if count is None else start + count - 1
+    if not (isinstance(target, ast.Name) and target.id == name) or iterable.keywords:
+        return None
+    if qualified not in ("builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange") or not 1 <= len(iterable.args) <= 2:
+        return None  # (a stride may skip the gate's values: not followed)
+    start = 0 if len(iterable.args) == 1 else evaluator.int_value(iterable.args[0], scope)
+    if start is None:
+        return None
+    stop = evaluator.int_value(iterable.args[-1], scope)
+    return start, None if stop is None else stop - 1

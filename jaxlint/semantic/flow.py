@@ -479,10 +479,38 @@ def dotted_name(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+_CONTAINER_REBUILDS = frozenset({"replace", "_replace"})
+
+
+def fields_replaced(target: ast.AST, value: ast.AST) -> dict[str, str]:
+    """`holder = holder.replace(state=new, key=k)` (a flax `struct` or chex dataclass, a NamedTuple's
+    `_replace`, `dataclasses.replace(holder, ...)`): the container the statement rebinds is rebuilt with
+    fields set to plain names, which is storing them into those fields: {"holder.state": "new",
+    "holder.key": "k"}. State carried through a container's field (`new, info = step(holder.state, k)`
+    then the rebuild) is carried as `state = step(state)` carries a name."""
+    key = dotted_name(target)
+    if key is None or not isinstance(value, ast.Call):
+        return {}
+    function = value.func
+    if isinstance(function, ast.Attribute) and function.attr in _CONTAINER_REBUILDS and not value.args:
+        rebuilt = dotted_name(function.value)
+    elif (
+        isinstance(function, ast.Attribute) and function.attr == "replace" and isinstance(function.value, ast.Name)
+        and function.value.id == "dataclasses" and len(value.args) == 1
+    ):
+        rebuilt = dotted_name(value.args[0])
+    else:
+        return {}
+    if rebuilt != key:
+        return {}
+    return {f"{key}.{keyword.arg}": keyword.value.id for keyword in value.keywords if keyword.arg and isinstance(keyword.value, ast.Name)}
+
+
 def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> dict[str, str]:
     """`new = step(old)` followed, later in the same block, by `old = new`: {"old": "new"}.
 
-    Only a plain `x = temporary` (or `self.x = temporary`) after the statement counts, and only when
+    Only a plain `x = temporary` (or `self.x = temporary`, or a container rebuilt with the temporary in
+    a field, `holder = holder.replace(x=temporary)`: {"holder.x": ...}) after the statement counts, and only when
     the temporary is not rebound in between."""
     found: dict[str, str] = {}
     located = statement_list(statement)
@@ -495,6 +523,11 @@ def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> d
             key = dotted_name(later.targets[0])
             if key is not None and key not in temporaries:
                 found[key] = later.value.id
+        if isinstance(later, ast.Assign) and len(later.targets) == 1:
+            # `holder = holder.replace(state=new)`: the field is rebound as by `holder.state = new`.
+            for key, name in fields_replaced(later.targets[0], later.value).items():
+                if name in names and key not in temporaries:
+                    found[key] = name
         if isinstance(later, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             stored = later.targets if isinstance(later, ast.Assign) else [later.target]
             for target in stored:

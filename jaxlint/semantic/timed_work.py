@@ -21,7 +21,9 @@ neither waits nor dispatches and is passed over. The walk follows the code's str
 graph: the statements before the end stamp in its block, then the blocks around it (an enclosing
 loop also runs its own tail before the end stamp on every iteration after the first); a branch,
 loop or `try` before the stamp decides by what any of its paths holds, a wait on any path deciding
-(precision first: a wait that may run makes the measurement plausible).
+(precision first: a wait that may run makes the measurement plausible). A loop whose waits all sit
+under a periodic gate of its counter that its last laps skip (`if i % 100 == 0: print(loss)`) decides
+by its last lap's way through the body: those laps' work is unwaited (branch_shares.laps_after_last_gate).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.helper_syncs import call_sync
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import is_main_guard, walk
-from jaxlint.semantic.throughput import spans_many_steps
+from jaxlint.semantic.branch_shares import laps_after_last_gate
+from jaxlint.semantic.throughput import THROUGHPUT_STEPS, spans_many_steps
 
 TIMERS = jaxapi.CLOCKS
 
@@ -381,7 +384,11 @@ class _Walker:
             return _any_path([self.backwards(statement.body), self.backwards(statement.orelse)], self.test(statement.test))
         if kind in (ast.For, ast.AsyncFor, ast.While):
             if self.waits_somewhere(statement.body):
-                return _WAIT  # a loop that waits on some iterations (`if i % 100 == 0: print(loss)`)
+                # A loop that waits on some iterations: the wait covers the work before it, so the
+                # interval is plausible, unless every wait sits under a periodic gate of the loop's
+                # counter that the last laps skip (`if i % 100 == 0: print(loss)` over a loader): the
+                # work of those laps is still unwaited at the end stamp.
+                return self._last_laps(statement) or _WAIT
             body = self.backwards(statement.body)
             head = self.test(statement.test) if kind is ast.While else self.expression(statement.iter)
             return _any_path([body, self.backwards(statement.orelse)], head)
@@ -411,6 +418,30 @@ class _Walker:
                     if self.possibly_device(child.test):
                         return True
         return False
+
+    def _last_laps(self, loop: ast.AST) -> Outcome | None:
+        """The device work of `loop`'s last laps, where every wait of its body sits under a periodic
+        gate of its counter (`if batch_idx % 100 == 0: bar.set_postfix(loss=f"{loss:.4f}")`) that
+        those laps skip (branch_shares.laps_after_last_gate: up to the period less one laps, or the
+        exact number where the source fixes the count), and the laps dispatch work the gate does not
+        hold. None where a wait may run on the last lap: the loop then waits for its work."""
+        path: list[ast.stmt] = []  # the last lap's way through the body: each gate's `else` side
+        gated = False
+        for statement in loop.body:
+            if isinstance(statement, ast.If) and self.waits_somewhere(statement.body):
+                laps = laps_after_last_gate(statement.test, loop, self.model)
+                if laps is None or laps[0] <= _FEW_LAPS:
+                    return None  # (a few laps unwaited: a small share of a loop that waits every period)
+                if laps[1] and _counted_laps(loop, self.model) >= THROUGHPUT_STEPS:
+                    return None  # the tail, a few dozen computations in flight at most, is a few percent of the window
+                gated = True
+                path.extend(statement.orelse)
+                continue
+            path.append(statement)
+        if not gated or self.waits_somewhere(path):
+            return None
+        lap = self.backwards(path)
+        return lap if lap.kind == WORK else None
 
     def test(self, node: ast.expr) -> Outcome:
         """A branch's test: branching on a device value reads it on the host, after computing it."""
@@ -944,6 +975,16 @@ def _returns_device(call: ast.Call, scope, model) -> bool:
     if qualified is not None and (qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put"):
         return qualified not in _NOT_WORK
     return model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+
+
+# Laps a periodic wait may leave unwaited at the end of a loop and still count as its wait: a few steps.
+_FEW_LAPS = 8
+
+
+def _counted_laps(loop: ast.AST, model) -> int:
+    from jaxlint.semantic.loop_cost import loop_iterations
+
+    return loop_iterations(loop, model.scope_for(loop), model) or 0
 
 
 def _last_first(items: list, outcome_of) -> Outcome:

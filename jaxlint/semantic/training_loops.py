@@ -744,6 +744,16 @@ def runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
     return _runs_compiled(call, model, 0)
 
 
+def library_device_work(call: ast.Call, model: SemanticModel) -> bool:
+    """A call the library models say computes new device values: a JAX environment's `reset` or `step`
+    (gymnax, brax, jumanji: pure JAX, the same work whether it runs eagerly or inside a `lax.while_loop`),
+    a network's forward pass (`model.apply(params, x)`), an optimizer's update. Device work, not host
+    code deciding on what it is handed; not a call that hands back parts of what it was given
+    (`eqx.partition`), nor one whose results are host arrays (envpool's `env.step`)."""
+    entry = library_models.call_model(model, call)
+    return entry is not None and entry.returns in ("device", "device_tree") and (entry.runs_model or entry.result == "fresh")
+
+
 def helper_returns_device(call: ast.Call, model: SemanticModel) -> bool:
     helper = _helper_scope(call, model)
     return helper is not None and helper_facts(helper, model)[0]
@@ -1326,6 +1336,12 @@ class LoopValues:
             return (
                 helper is not None and helper_facts(helper, model) == (True, False)
                 and not any(transformed_call(call, model) for call in helper.calls)
+                # (a helper that runs no compiled code of its own computes from what it is handed: a
+                # compiled step's result handed in, `env_step(state, action)`, is no host data)
+                and all(
+                    self._host_built(part, visiting)
+                    for part in [*node.args, *(k.value for k in node.keywords)] if self.is_device(part)
+                )
             )
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.Tuple, ast.List, ast.IfExp)):
             return all(self._host_built(child, visiting) for child in child_nodes(node) if isinstance(child, ast.expr))
