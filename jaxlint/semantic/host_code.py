@@ -15,7 +15,11 @@ may be traced by a caller in another module, so a function counts as host code o
   `__init__`).
 
 A function the module traces (decorated with or passed to a transform, or called from traced code)
-is never host code here, even when host code also calls it: its loops are the traced rules' business.
+is not host code here, even when host code also calls it: its loops are the traced rules' business.
+Except where it is traced only by transforms that run op by op outside `jit`, applied on the spot by
+host code (`jax.vmap(f)(xs)`, `jax.grad(f)(p)`, `g = jax.jacfwd(f)` then `g(x)`; a lambda or a method
+as well, and the helpers only such bodies call): batching and JVP tracers over concrete arrays dispatch
+every operation on its own, so the body runs as host code does (`runs_eagerly_transformed`).
 Worked out on demand, upwards from the function a rule asks about through an index of the module's
 calls of its own functions built once per module from the scopes' call lists (no re-walk of the tree).
 """
@@ -26,7 +30,7 @@ import ast
 from weakref import WeakKeyDictionary
 
 from jaxlint.semantic.model import Scope, SemanticModel
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import parent_of, walk
 
 # Host-only work: calls that only make sense outside traced code.
 HOST_CALLS = frozenset({
@@ -73,8 +77,10 @@ def runs_on_host(scope: Scope, model: SemanticModel) -> bool:
 
 
 def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
-    if not scope.is_function or scope.in_traced or scope.transforms:
+    if not scope.is_function:
         return False
+    if scope.in_traced or scope.transforms:
+        return runs_eagerly_transformed(scope, model)
     if _host_only_work(scope, model) or handed_to_entry_runner(scope, model):
         return True
     from jaxlint.semantic.decoding import decodes_with_own_network
@@ -85,6 +91,56 @@ def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
         if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
             return True
     return any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+def runs_eagerly_transformed(scope: Scope, model: SemanticModel) -> bool:
+    """Traced, but only by transforms that run op by op outside `jit`, applied in host code: a function
+    (def, lambda or method) whose every tracing is `jax.vmap(f)(xs)`, `jax.grad(f)(p)` or `jax.jacfwd(f)`
+    (nested in any order) called where it is built, or bound to a name that the scope only calls, in
+    code that runs on the host; or a helper that only such functions call. Its body runs eagerly, each
+    operation dispatched on its own (batching or JVP tracers over concrete arrays), as host code does.
+    A transform whose result leaves its scope (returned, passed on: the receiver may jit it), a site
+    that is not host code, and tracing from an unknown site (a decorator, another module) do not count."""
+    if not scope.traced or not model.runs_uncompiled(scope):
+        return False
+    sites = [*scope.trace_sites, *scope.helper_callers]
+    if not sites or any(site is None for site in sites):
+        return False
+    for site in scope.trace_sites:
+        if not _applied_where_built(scope, site, model):
+            return False
+    return all(runs_on_host(site, model) for site in sites)
+
+
+def _applied_where_built(target: Scope, site: Scope, model: SemanticModel) -> bool:
+    """Every transform call of `site` that traces `target` is called there: `jax.vmap(f)(xs)`, or
+    bound to a name of the site that is only ever called (`g = jax.grad(f)` then `g(p)`)."""
+    found = False
+    for call in site.calls:
+        if model.transform_of(call.func) is None or not call.args:
+            continue
+        outer = parent_of(call)
+        if isinstance(outer, ast.Call) and outer.args and outer.args[0] is call and model.transform_of(outer.func) is not None:
+            continue  # (the inner transform of `vmap(grad(f))`: asked at the outer one)
+        inner: ast.expr = call.args[0]
+        while isinstance(inner, ast.Call) and inner.args and model.transform_of(inner.func) is not None:
+            inner = inner.args[0]
+        resolved = model.resolve_function(inner, site)
+        if resolved is None or resolved[0] is not target:
+            continue
+        found = True
+        if isinstance(outer, ast.Call) and outer.func is call:
+            continue
+        if not (isinstance(outer, ast.Assign) and len(outer.targets) == 1 and isinstance(outer.targets[0], ast.Name)
+                and _only_called(outer.targets[0].id, site)):
+            return False
+    return found
+
+
+def _only_called(name: str, site: Scope) -> bool:
+    """Every read of `name` in the site's own body (nested functions included) is the function of a call."""
+    reads = [node for node in walk(site.node) if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)]
+    return bool(reads) and all(isinstance(parent_of(read), ast.Call) and parent_of(read).func is read for read in reads)
 
 
 def handed_to_entry_runner(scope: Scope, model: SemanticModel) -> bool:

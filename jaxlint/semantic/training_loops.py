@@ -31,7 +31,7 @@ from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.warm_up import class_counters, steady_side
-from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import TIMEIT_MAGIC, bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -1446,15 +1446,26 @@ def _assigned_by(node: ast.AST) -> Iterator[str]:
 
 
 def in_loop(node: ast.AST) -> bool:
-    """Inside a loop (or comprehension) of its own function or module body."""
+    """Inside a loop (or comprehension) of its own function or module body, or in the expression a
+    notebook's `%timeit` line times (`__jaxlint_timeit__(lambda: f(x))`: IPython runs it many times)."""
     current = parent_of(node)
     while current is not None:
         if isinstance(current, (*_LOOPS, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             return True
         if isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
-            return False
+            return timed_repeatedly(current)
         current = parent_of(current)
     return False
+
+
+def timed_repeatedly(function: ast.AST) -> bool:
+    """The lambda a notebook's `%timeit` line times (masked as `__jaxlint_timeit__(lambda: f(x))`,
+    also kept, `t = %timeit -o f(x)`): IPython calls it many times, a loop of its own."""
+    if not isinstance(function, ast.Lambda):
+        return False
+    timer = parent_of(function)
+    return (isinstance(timer, ast.Call) and isinstance(timer.func, ast.Name) and timer.func.id == TIMEIT_MAGIC
+            and bool(timer.args) and timer.args[0] is function)
 
 
 def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
