@@ -96,9 +96,13 @@ transformed function leaves the scope that builds it (returned or handed on: the
 it), nor where the code applying it is not known to run on the host. A module-level function with none of this in its module
 counts when a module that imports it calls it from such host code (`sample(...)` of a library module
 called by a script's timed `main`; or one module further, through a function of the importer). A
-function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
+function nothing visible calls may be traced by a caller in another module, and is not looked at, unless
+its own body cannot be traced: a Python `if` or `while` on a device array it computes (`if
+jnp.linalg.norm(fx) < tol:`) or a conversion of one to a Python number (`float(jnp.max(step))`) raise
+under `jit`, so the function runs eagerly wherever it is called (semantic/host_code.py, `untraceable`). The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
-names the call in the loop and the line of the computation. Loops over literal collections and
+names the call in the loop and the line of the computation. Loops over literal collections, over an
+array's axes (`for d in x.shape`, `range(x.ndim)`: a rank, a handful) and
 small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 

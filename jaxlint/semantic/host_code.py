@@ -81,7 +81,7 @@ def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
         return False
     if scope.in_traced or scope.transforms:
         return runs_eagerly_transformed(scope, model)
-    if _host_only_work(scope, model) or handed_to_entry_runner(scope, model):
+    if _host_only_work(scope, model) or handed_to_entry_runner(scope, model) or untraceable(scope, model):
         return True
     from jaxlint.semantic.decoding import decodes_with_own_network
 
@@ -91,6 +91,46 @@ def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
         if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
             return True
     return any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+# Conversions of a value to a Python scalar: of a device array computed in the body, a read that `jit`
+# cannot trace (ConcretizationTypeError).
+_SCALAR_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "builtins.complex"})
+
+
+def untraceable(scope: Scope, model: SemanticModel) -> bool:
+    """A function whose own body needs concrete device values, so that no `jit` (or `vmap`) can trace
+    it: a Python `if`, `elif` or `while` whose test is a device array the body computes (`if
+    jnp.linalg.norm(fx) < tol:`, raising TracerBoolConversionError under a trace), or a conversion of one
+    to a Python number (`float(jnp.max(delta))`). Its body runs eagerly wherever it is called from, even
+    where nothing visible calls it. A test on a parameter (its kind is not known here), on a shape or a
+    rank (`jnp.ndim(u) == 2`: static under a trace) is no such evidence."""
+    if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.in_traced:
+        return False
+    for node in walk(scope.node):
+        if isinstance(node, (ast.If, ast.While)):
+            test = node.test
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and model.qualified_name(node.func) in _SCALAR_CONVERSIONS:
+            test = node.args[0]
+        else:
+            continue
+        if model.scope_for(node) is scope and model.device_kind(test, scope) == "device" and _computed_in_body(test, scope, model):
+            return True
+    return False
+
+
+def _computed_in_body(test: ast.expr, scope: Scope, model: SemanticModel) -> bool:
+    """The device value is computed by the body itself: an array operation in the test, or a name the
+    body binds (never a parameter, whose incoming kind the caller decides)."""
+    from jaxlint.semantic import jaxapi
+
+    for node in walk(test):
+        if isinstance(node, ast.Call) and (model.qualified_name(node.func) or "").startswith(jaxapi.ARRAY_NAMESPACES):
+            return True
+        if isinstance(node, ast.Name) and node.id not in scope.params and node.id not in scope.keyword_params \
+                and model.device_names(scope).get(node.id):
+            return True
+    return False
 
 
 def runs_eagerly_transformed(scope: Scope, model: SemanticModel) -> bool:

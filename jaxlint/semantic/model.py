@@ -1404,19 +1404,36 @@ class SemanticModel(DeviceValues):
             isinstance(n, ast.Name) and n.id == param for target, _ in function.loops for n in walk(target)
         ):
             return None  # rebound inside: the parameter's value is not the one the callers pass
-        calls = [call for call in self.calls_by_name().get(name, ()) if call.func.__class__ is ast.Name]
-        if not calls or self._name_loads().get(name, 0) != len(calls):
+        direct = [call for call in self.calls_by_name().get(name, ()) if call.func.__class__ is ast.Name]
+        # (also through a name bound once to `functools.partial(fit, ...)`, every read of it a call)
+        calls: list[tuple[ast.Call, ast.Call | None]] = [(call, None) for call in direct]
+        partials = self._partials_of(name)
+        if partials is None:
+            return None
+        for alias, made in partials:
+            if owning_scope(self, name, self.scope_for(made)) is not parent:
+                return None
+            calls += [(call, made) for call in self.calls_by_name().get(alias, ()) if call.func.__class__ is ast.Name]
+        if not calls or self._name_loads().get(name, 0) != len(direct) + len(partials):
             return None  # never called here, or handed on as a value (`map(fit, ...)`, a registry)
         index = positional.index(param) if param in positional else None
         found: list[JitBinding] = []
-        for call in calls:
-            if owning_scope(self, name, self.scope_for(call)) is not parent:
+        for call, made in calls:
+            if made is None and owning_scope(self, name, self.scope_for(call)) is not parent:
                 return None
             if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
                 return None
+            shift = 0
             passed = [kw.value for kw in call.keywords if kw.arg == param]
-            if not passed and index is not None and index < len(call.args):
-                passed = [call.args[index]]
+            if made is not None:
+                if any(isinstance(arg, ast.Starred) for arg in made.args) or any(kw.arg is None for kw in made.keywords):
+                    return None
+                shift = len(made.args) - 1
+                passed += [kw.value for kw in made.keywords if kw.arg == param]
+                if index is not None and index < shift:
+                    passed.append(made.args[1 + index])
+            if not passed and index is not None and shift <= index < len(call.args) + shift:
+                passed = [call.args[index - shift]]
             if len(passed) != 1:
                 return None
             value = passed[0]
@@ -1431,6 +1448,26 @@ class SemanticModel(DeviceValues):
                 return None
             found.append(binding)
         return _agreeing(found)
+
+    def _partials_of(self, name: str) -> list[tuple[str, ast.Call]] | None:
+        """The names bound to `functools.partial(name, ...)` (alias, the partial call), each bound once in
+        the module and only ever called; None where a partial of `name` is kept any other way."""
+        found = []
+        for call in self.calls_by_name().get("partial", ()):
+            if not (call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == name):
+                continue
+            if self.qualified_name(call.func) != "functools.partial":
+                continue
+            target = parent_of(call)
+            if not (isinstance(target, ast.Assign) and len(target.targets) == 1 and isinstance(target.targets[0], ast.Name)):
+                return None
+            alias = target.targets[0].id
+            uses = [c for c in self.calls_by_name().get(alias, ()) if c.func.__class__ is ast.Name]
+            bound = sum(1 for scope in self.scopes for t, _ in scope.bindings if isinstance(t, ast.Name) and t.id == alias)
+            if bound != 1 or self._name_loads().get(alias, 0) != len(uses):
+                return None
+            found.append((alias, call))
+        return found
 
     def _name_loads(self) -> dict[str, int]:
         """How often each name is read in the module (one walk, cached)."""
