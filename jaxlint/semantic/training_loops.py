@@ -511,6 +511,8 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         return None
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
         return call
+    if isinstance(call.func, ast.Call) and call.func.args and model.qualified_name(call.func.func) in jaxapi.VMAP_LIKE:
+        return _batched_eager_work(call.func.args[0], model.scope_for(call), model)
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None
@@ -535,6 +537,20 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         # (read again with the branches the call's literal arguments decide: `step(s, b, train=True)`)
         found = call_eager_work(call, model)
     return found
+
+
+def _batched_eager_work(function: ast.expr, scope: Scope, model: SemanticModel) -> ast.Call | None:
+    """`jax.vmap(f)(xs)` run outside `jit`: vmap traces `f` with batching tracers and dispatches each of
+    its operations on its own, so the whole computation `f` runs on every call (a plain function of the
+    module, or a lambda whose body is such a call: `jax.vmap(lambda x: net.apply(params, x))(obs)`) runs
+    there, batched, op by op. A decorated function (perhaps compiled) has none."""
+    if isinstance(function, ast.Lambda):
+        body = function.body
+        return eager_model_call(body, model) if isinstance(body, ast.Call) else None
+    resolved = model.resolve_function(function, scope)
+    if resolved is None or resolved[0] is None:
+        return None
+    return eager_work_in(resolved[0], model)
 
 
 def differentiated_by_decorator(helper: Scope, model: SemanticModel) -> bool:
