@@ -187,3 +187,8 @@ def test_function_run_once_or_by_time_is_not_repeated():
     assert _batched_findings(_SETUP, _SAMPLER, "y = sample(key, x)") == []
     assert _batched_findings(_SETUP, _SAMPLER, "%time y = sample(key, x)") == []
     assert _batched_findings(_SETUP, _SAMPLER, "%%time\ny = sample(key, x)") == []
+
+
+def test_timeit_cell_runs_its_body_many_times():
+    assert _batched_findings(_SETUP, _SAMPLER, "%%timeit -n 3\ny = sample(key, x)") == [(2, 7)]
+    assert _batched_findings(_SETUP, _SAMPLER, "%%capture out\n%%timeit\ny = sample(key, x)") == [(2, 7)]

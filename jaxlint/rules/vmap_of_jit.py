@@ -4,8 +4,8 @@ Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted funct
 bound at module level, in a class body or on an attribute (`self.v_step =
 jax.vmap(jax.jit(env.step))`), returned by a function, or built or called in a loop (also in a
 function called in a loop, or bound to a local name that is called in one; a notebook's `%timeit` line,
-also one whose result is kept, `t = %timeit -o f(x)`, calls what it times many times, as a loop
-does). No visible loop is needed:
+also one whose result is kept, `t = %timeit -o f(x)`, and a `%%timeit` cell call what they time
+many times, as a loop does). No visible loop is needed:
 a batched function kept this way is called from elsewhere, each call paying the cost below.
 
 Not flagged, as principles:

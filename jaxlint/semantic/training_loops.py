@@ -31,7 +31,7 @@ from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.warm_up import class_counters, steady_side
-from jaxlint.semantic.syntax import TIMEIT_MAGIC, bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC, bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -1462,16 +1462,37 @@ def _assigned_by(node: ast.AST) -> Iterator[str]:
 
 
 def in_loop(node: ast.AST) -> bool:
-    """Inside a loop (or comprehension) of its own function or module body, or in the expression a
-    notebook's `%timeit` line times (`__jaxlint_timeit__(lambda: f(x))`: IPython runs it many times)."""
+    """Inside a loop (or comprehension) of its own function or module body, or in code a notebook's
+    `%timeit` runs many times: the expression a `%timeit` line times (`__jaxlint_timeit__(lambda:
+    f(x))`) or the body of a `%%timeit` cell."""
     current = parent_of(node)
+    statement = node
     while current is not None:
         if isinstance(current, (*_LOOPS, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             return True
         if isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
             return timed_repeatedly(current)
+        if isinstance(current, ast.Module):
+            return isinstance(statement, ast.stmt) and _in_timeit_cell(statement, current)
+        statement = current
         current = parent_of(current)
     return False
+
+
+def _in_timeit_cell(statement: ast.stmt, module: ast.Module) -> bool:
+    """A module-level statement of a `%%timeit` cell (masked as `__jaxlint_timed_cell__("timeit", n)`
+    before the `n` lines it times): IPython runs the cell's body many times."""
+    spans = getattr(module, "_jaxlint_timeit_cells", None)
+    if spans is None:
+        spans = []
+        for top in module.body:
+            value = top.value if isinstance(top, ast.Expr) else None
+            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == TIMED_CELL_MAGIC
+                    and len(value.args) == 2 and all(isinstance(a, ast.Constant) for a in value.args)
+                    and value.args[0].value == "timeit" and isinstance(value.args[1].value, int)):
+                spans.append((top.lineno, top.lineno + value.args[1].value))
+        module._jaxlint_timeit_cells = spans
+    return any(first < statement.lineno <= last for first, last in spans)
 
 
 def timed_repeatedly(function: ast.AST) -> bool:
