@@ -7,6 +7,8 @@ may be traced by a caller in another module, so a function counts as host code o
 * a function with visible host-only work: it times (`time.time()`), waits (`block_until_ready`),
   fetches (`jax.device_get`, `.item()`), opens files, shows a progress bar, or calls compiled code
   (a jitted call is dispatched from the host: nothing traces a function to call a jitted one);
+* a function whose own body cannot be traced (`untraceable`): a Python `if`/`while` on a device array
+  it computes, or `float()` of one, raises under `jit`, so it runs eagerly wherever it is called;
 * a method of a network class that decodes with its own network (`self(tokens)` on every iteration
   of a loop that grows the sequence it carries, semantic/decoding.py): no one compiles such a loop;
 * a function that such host code calls, through any number of calls of the module's own functions,
