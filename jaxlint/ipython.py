@@ -22,8 +22,10 @@ _TIMED_CELL_LINE = re.compile(r"^%%(?P<magic>timeit|time)(?:[ \t]|$)")
 # `%timeit f(x)`: IPython runs the expression many times and reports the wall time per run. Masked as
 # a call of the timed expression, `__jaxlint_timeit__(lambda: f(x))`, so rules see what it times (JAX202:
 # a run that returns while its device work still runs measures dispatch). Options (`-n 10 -r 3`) are
-# dropped; a statement (`%timeit y = f(x)`) is masked like any magic.
-_TIMEIT_LINE = re.compile(r"^[ \t]*%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
+# dropped; a statement (`%timeit y = f(x)`) is masked like any magic. An assignment of the magic's
+# result (`t = %timeit -o f(x)`) is masked as an assignment of that call, `t = __jaxlint_timeit__(lambda:
+# f(x))`: the timed call runs there all the same.
+_TIMEIT_LINE = re.compile(r"^[ \t]*(?P<target>[A-Za-z_]\w*[ \t]*=[ \t]*)?%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
 # `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
 _HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
 _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
@@ -83,7 +85,7 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         masked_lines[number] = line
         timed = _timed_expression(line)
         if timed:
-            lines[index] = f"{indent}{TIMEIT_MAGIC}(lambda: {timed})  # @@ipython {number}@@"
+            lines[index] = f"{indent}{timed[0]}{TIMEIT_MAGIC}(lambda: {timed[1]})  # @@ipython {number}@@"
         else:
             lines[index] = _timed_cell_mask(lines, index, number) or f"{indent}pass  # @@ipython {number}@@"
         # A magic continued with a trailing backslash takes the next lines with it.
@@ -106,13 +108,15 @@ def _timed_cell_mask(lines: list[str], index: int, number: int) -> str | None:
     return f'{TIMED_CELL_MAGIC}("{match.group("magic")}", {len(lines) - index - 1})  # @@ipython {number}@@'
 
 
-def _timed_expression(line: str) -> str | None:
-    """The expression a one-line `%timeit` times, when it is one expression on one line."""
+def _timed_expression(line: str) -> tuple[str, str] | None:
+    """(the assignment it is kept by, `t = ` or "", the expression) of a one-line `%timeit`, when it
+    times one expression on one line."""
     match = _TIMEIT_LINE.match(line)
     if match is None or line.rstrip().endswith("\\"):
         return None
+    target = match.group("target") or ""  # (without `-o` the magic returns None; the call runs all the same)
     try:
         # Written back from the tree: a trailing comment (`%timeit f(x)  # fast`) must not swallow the `)`.
-        return ast.unparse(ast.parse(match.group("body").strip(), mode="eval"))
+        return target, ast.unparse(ast.parse(match.group("body").strip(), mode="eval"))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -152,3 +152,43 @@ def test_timeit_of_one_call_per_row_is_dispatch_bound():
     )
     assert _timing_findings(*cells) == []
     assert _timing_findings(cells[0], cells[1], "%timeit [f(x, ys) for _ in range(3)]") == [(3, 1)]
+
+
+# `%timeit` calls what it times many times, also where its result is kept (`t = %timeit -o f(x)`, masked as
+# `t = __jaxlint_timeit__(lambda: f(x))`): a function called there runs once per timed run, as in a loop.
+
+_SAMPLER = (
+    "@jax.jit\ndef chain(key, start):\n    return start + jax.random.normal(key, start.shape)\n\n"
+    "def sample(key, starts):\n    keys = jax.random.split(key, starts.shape[0])\n"
+    "    run = jax.vmap(chain)\n    return run(keys, starts).block_until_ready()\n"
+)
+
+
+def _batched_findings(*cells: str) -> list[tuple[int, int]]:
+    settings = build_settings(["."], None, ("JAX402",), (), ())
+    result = lint_notebook(_notebook(*cells), "nb.ipynb", settings, enabled_rules(settings))
+    return [(d.cell, d.location.row) for d in result.diagnostics if d.code == "JAX402"]
+
+
+def test_kept_timeit_result_is_masked_as_the_timed_call():
+    masked, lines = mask_ipython("for n in sizes:\n    t = %timeit -o -n 5 sample(key, x[:n])  # per size\n    print(t.best)")
+    assert masked == "for n in sizes:\n    t = __jaxlint_timeit__(lambda: sample(key, x[:n]))  # @@ipython 1@@\n    print(t.best)"
+    assert unmask(masked, lines) == "for n in sizes:\n    t = %timeit -o -n 5 sample(key, x[:n])  # per size\n    print(t.best)"
+
+
+def test_function_timed_by_timeit_runs_many_times():
+    assert _batched_findings(_SETUP, _SAMPLER, "for n in (8, 64):\n    t = %timeit -o sample(key, x[:n])\n    print(t.best)") == [(2, 7)]
+    assert _batched_findings(_SETUP, _SAMPLER, "t = %timeit -o -r 3 sample(key, x)") == [(2, 7)]
+    assert _batched_findings(_SETUP, _SAMPLER, "%timeit sample(key, x)") == [(2, 7)]
+
+
+def test_function_run_once_or_by_time_is_not_repeated():
+    # A plain call, and `%time` (one run), outside any loop: the batching cost is paid once.
+    assert _batched_findings(_SETUP, _SAMPLER, "y = sample(key, x)") == []
+    assert _batched_findings(_SETUP, _SAMPLER, "%time y = sample(key, x)") == []
+    assert _batched_findings(_SETUP, _SAMPLER, "%%time\ny = sample(key, x)") == []
+
+
+def test_timeit_cell_runs_its_body_many_times():
+    assert _batched_findings(_SETUP, _SAMPLER, "%%timeit -n 3\ny = sample(key, x)") == [(2, 7)]
+    assert _batched_findings(_SETUP, _SAMPLER, "%%capture out\n%%timeit\ny = sample(key, x)") == [(2, 7)]

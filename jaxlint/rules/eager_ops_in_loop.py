@@ -29,7 +29,9 @@ in a later cell compiles only the loops after it; also `eqx.filter_value_and_gra
 `optax.value_and_grad_from_state(loss)` called with the optimizer state; of a function
 that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
 compiled and the message says so: the differentiation around them is redone in Python on every call
-and the rest of the step cannot fuse with them), or a plain (undecorated, unjitted)
+and the rest of the step cannot fuse with them), a plain function of the module or a lambda whose body
+does one of these, batched with `jax.vmap` and called (`jax.vmap(lambda x: net.apply(params, x))(obs)`:
+outside `jit` vmap runs the body op by op on batching tracers), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does), also called through a name bound
 to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py; a method
@@ -100,12 +102,23 @@ jnp.concatenate([tokens, nxt], axis=1)`: a `generate`, even where nothing visibl
 compiles a loop whose carry changes shape; not one the module traces: semantic/decoding.py), or a
 function such host code calls, through any number of calls of the
 module's functions, methods on `self` and methods of instances of its classes (`learner =
-Learner(...)`, then `learner.fit(batches)`). A module-level function with none of this in its module
+Learner(...)`, then `learner.fit(batches)`). Traced code counts too where it is traced only by
+transforms that run op by op outside `jit`, applied on the spot by such host code: the body of `f` in
+`jax.vmap(f)(xs)`, `jax.grad(f)(p)`, `jax.vmap(jax.grad(f))(xs)` or `g = jax.jacfwd(f)` then `g(x)` (a
+function, a lambda, a method, and the functions such a body calls): batching and JVP tracers over
+concrete arrays dispatch each operation on its own, so a Python loop there is an eager loop
+(semantic/host_code.py, `runs_eagerly_transformed`); not where a `jit` wraps the transform, where the
+transformed function leaves the scope that builds it (returned or handed on: the receiver may compile
+it), nor where the code applying it is not known to run on the host. A module-level function with none of this in its module
 counts when a module that imports it calls it from such host code (`sample(...)` of a library module
 called by a script's timed `main`; or one module further, through a function of the importer). A
-function nothing visible calls may be traced by a caller in another module, and is not looked at. The whole computation may likewise sit any number
+function nothing visible calls may be traced by a caller in another module, and is not looked at, unless
+its own body cannot be traced: a Python `if` or `while` on a device array it computes (`if
+jnp.linalg.norm(fx) < tol:`) or a conversion of one to a Python number (`float(jnp.max(step))`) raise
+under `jit`, so the function runs eagerly wherever it is called (semantic/host_code.py, `untraceable`). The whole computation may likewise sit any number
 of plain calls below the loop's call, on every call of each (not under an `if` there); the message
-names the call in the loop and the line of the computation. Loops over literal collections and
+names the call in the loop and the line of the computation. Loops over literal collections, over an
+array's axes (`for d in x.shape`, `range(x.ndim)`: a rank, a handful) and
 small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
 
@@ -224,7 +237,7 @@ from jaxlint.semantic.compiled_wrappers import wraps_compiled
 from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
-from jaxlint.semantic.host_code import callee_scope, runs_on_host
+from jaxlint.semantic.host_code import callee_scope, runs_eagerly_transformed, runs_on_host
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
@@ -255,8 +268,10 @@ class EagerOpsInLoop(Rule):
 
     def check(self, node: ast.AST, context) -> None:
         scope = context.scope(node)
-        if scope.in_traced or flow.spells_out_few_iterations(node, context.qualified_name, _SMALL_RANGE):
+        if flow.spells_out_few_iterations(node, context.qualified_name, _SMALL_RANGE):
             return
+        if scope.in_traced and not runs_eagerly_transformed(scope, context.model):
+            return  # (traced code is compiled; a body only vmapped or differentiated from host code runs op by op)
         operations = 0
         updates = 0
         wholes: list[tuple[ast.Call, ast.Call]] = []  # (the loop's call, the model call it runs), each run on every iteration

@@ -7,7 +7,9 @@ bound to `vmap(jit(f))`: semantic/compiled_wrappers.py), judged as that binding 
 not with a compiling decorator above the pair, wherever the batched function is kept to be called again:
 bound at module level, in a class body or on an attribute (`self.v_step =
 jax.vmap(jax.jit(env.step))`), returned by a function, or built or called in a loop (also in a
-function called in a loop, or bound to a local name that is called in one). No visible loop is needed:
+function called in a loop, or bound to a local name that is called in one; a notebook's `%timeit` line,
+also one whose result is kept, `t = %timeit -o f(x)`, and a `%%timeit` cell call what they time
+many times, as a loop does). No visible loop is needed:
 a batched function kept this way is called from elsewhere, each call paying the cost below.
 
 Not flagged, as principles:

@@ -239,8 +239,9 @@ def distinct_items(iterable: ast.expr, scope, evaluator) -> int | None:
 
 
 def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool:
-    """A `for` over a literal display (`for scale in (0.5, 1.0):`) or a constant `range` of fewer than
-    `limit` iterations: a handful the source spells out, not a hot loop. `qualified_name` resolves the
+    """A `for` over a literal display (`for scale in (0.5, 1.0):`), a constant `range` of fewer than
+    `limit` iterations, or an array's axes (`for d in x.shape`, `range(x.ndim)`): a handful the source
+    spells out, not a hot loop. `qualified_name` resolves the
     callee (the rule context's or the model's), so a shadowed `range` is not taken for the builtin.
     Each rule passes its own `limit`: what counts as few depends on what one iteration costs."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
@@ -248,6 +249,8 @@ def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool
     iterable = _spelled_out_iterable(loop.iter, qualified_name)
     if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
         return True
+    if _over_axes(iterable, qualified_name):
+        return _MAX_RANK < limit  # (the axes of an array: as many as its rank, a handful)
     if isinstance(iterable, ast.Call) and qualified_name(iterable.func) == "builtins.range":
         bounds = iterable.args
         if bounds and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in bounds):
@@ -255,6 +258,26 @@ def spells_out_few_iterations(loop: ast.AST, qualified_name, limit: int) -> bool
                 return len(range(*[a.value for a in bounds])) < limit
             except (TypeError, ValueError):
                 return True  # `range(0, 10, 0)`: raises before the first iteration
+    return False
+
+
+# The most axes an array is taken to have where a loop walks them (`for d in x.shape`).
+_MAX_RANK = 8
+
+
+def _over_axes(iterable: ast.expr, qualified_name) -> bool:
+    """The loop walks an array's axes: `x.shape` (or a slice of it, `x.shape[1:]`), `range(x.ndim)`,
+    `range(len(x.shape))`: one iteration per axis."""
+    if isinstance(iterable, ast.Subscript) and isinstance(iterable.slice, ast.Slice):
+        iterable = iterable.value
+    if isinstance(iterable, ast.Attribute) and iterable.attr == "shape":
+        return True
+    if isinstance(iterable, ast.Call) and qualified_name(iterable.func) == "builtins.range" and len(iterable.args) == 1:
+        bound = iterable.args[0]
+        if isinstance(bound, ast.Attribute) and bound.attr == "ndim":
+            return True
+        return (isinstance(bound, ast.Call) and qualified_name(bound.func) == "builtins.len" and len(bound.args) == 1
+                and isinstance(bound.args[0], ast.Attribute) and bound.args[0].attr == "shape")
     return False
 
 

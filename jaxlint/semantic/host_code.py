@@ -7,6 +7,8 @@ may be traced by a caller in another module, so a function counts as host code o
 * a function with visible host-only work: it times (`time.time()`), waits (`block_until_ready`),
   fetches (`jax.device_get`, `.item()`), opens files, shows a progress bar, or calls compiled code
   (a jitted call is dispatched from the host: nothing traces a function to call a jitted one);
+* a function whose own body cannot be traced (`untraceable`): a Python `if`/`while` on a device array
+  it computes, or `float()` of one, raises under `jit`, so it runs eagerly wherever it is called;
 * a method of a network class that decodes with its own network (`self(tokens)` on every iteration
   of a loop that grows the sequence it carries, semantic/decoding.py): no one compiles such a loop;
 * a function that such host code calls, through any number of calls of the module's own functions,
@@ -15,7 +17,11 @@ may be traced by a caller in another module, so a function counts as host code o
   `__init__`).
 
 A function the module traces (decorated with or passed to a transform, or called from traced code)
-is never host code here, even when host code also calls it: its loops are the traced rules' business.
+is not host code here, even when host code also calls it: its loops are the traced rules' business.
+Except where it is traced only by transforms that run op by op outside `jit`, applied on the spot by
+host code (`jax.vmap(f)(xs)`, `jax.grad(f)(p)`, `g = jax.jacfwd(f)` then `g(x)`; a lambda or a method
+as well, and the helpers only such bodies call): batching and JVP tracers over concrete arrays dispatch
+every operation on its own, so the body runs as host code does (`runs_eagerly_transformed`).
 Worked out on demand, upwards from the function a rule asks about through an index of the module's
 calls of its own functions built once per module from the scopes' call lists (no re-walk of the tree).
 """
@@ -27,7 +33,7 @@ from weakref import WeakKeyDictionary
 
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.model import Scope, SemanticModel
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import parent_of, walk
 
 # Host-only work: calls that only make sense outside traced code.
 HOST_CALLS = frozenset({
@@ -74,9 +80,11 @@ def runs_on_host(scope: Scope, model: SemanticModel) -> bool:
 
 
 def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
-    if not scope.is_function or scope.in_traced or scope.transforms:
+    if not scope.is_function:
         return False
-    if _host_only_work(scope, model) or handed_to_entry_runner(scope, model):
+    if scope.in_traced or scope.transforms:
+        return runs_eagerly_transformed(scope, model)
+    if _host_only_work(scope, model) or handed_to_entry_runner(scope, model) or untraceable(scope, model):
         return True
     from jaxlint.semantic.decoding import decodes_with_own_network
 
@@ -86,6 +94,96 @@ def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
         if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
             return True
     return any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+# Conversions of a value to a Python scalar: of a device array computed in the body, a read that `jit`
+# cannot trace (ConcretizationTypeError).
+_SCALAR_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "builtins.complex"})
+
+
+def untraceable(scope: Scope, model: SemanticModel) -> bool:
+    """A function whose own body needs concrete device values, so that no `jit` (or `vmap`) can trace
+    it: a Python `if`, `elif` or `while` whose test is a device array the body computes (`if
+    jnp.linalg.norm(fx) < tol:`, raising TracerBoolConversionError under a trace), or a conversion of one
+    to a Python number (`float(jnp.max(delta))`). Its body runs eagerly wherever it is called from, even
+    where nothing visible calls it. A test on a parameter (its kind is not known here), on a shape or a
+    rank (`jnp.ndim(u) == 2`: static under a trace) is no such evidence."""
+    if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.in_traced:
+        return False
+    for node in walk(scope.node):
+        if isinstance(node, (ast.If, ast.While)):
+            test = node.test
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and model.qualified_name(node.func) in _SCALAR_CONVERSIONS:
+            test = node.args[0]
+        else:
+            continue
+        if model.scope_for(node) is scope and model.device_kind(test, scope) == "device" and _computed_in_body(test, scope, model):
+            return True
+    return False
+
+
+def _computed_in_body(test: ast.expr, scope: Scope, model: SemanticModel) -> bool:
+    """The device value is computed by the body itself: an array operation in the test, or a name the
+    body binds (never a parameter, whose incoming kind the caller decides)."""
+    from jaxlint.semantic import jaxapi
+
+    for node in walk(test):
+        if isinstance(node, ast.Call) and (model.qualified_name(node.func) or "").startswith(jaxapi.ARRAY_NAMESPACES):
+            return True
+        if isinstance(node, ast.Name) and node.id not in scope.params and node.id not in scope.keyword_params \
+                and model.device_names(scope).get(node.id):
+            return True
+    return False
+
+
+def runs_eagerly_transformed(scope: Scope, model: SemanticModel) -> bool:
+    """Traced, but only by transforms that run op by op outside `jit`, applied in host code: a function
+    (def, lambda or method) whose every tracing is `jax.vmap(f)(xs)`, `jax.grad(f)(p)` or `jax.jacfwd(f)`
+    (nested in any order) called where it is built, or bound to a name that the scope only calls, in
+    code that runs on the host; or a helper that only such functions call. Its body runs eagerly, each
+    operation dispatched on its own (batching or JVP tracers over concrete arrays), as host code does.
+    A transform whose result leaves its scope (returned, passed on: the receiver may jit it), a site
+    that is not host code, and tracing from an unknown site (a decorator, another module) do not count."""
+    if not scope.traced or not model.runs_uncompiled(scope):
+        return False
+    sites = [*scope.trace_sites, *scope.helper_callers]
+    if not sites or any(site is None for site in sites):
+        return False
+    for site in scope.trace_sites:
+        if not _applied_where_built(scope, site, model):
+            return False
+    return all(runs_on_host(site, model) for site in sites)
+
+
+def _applied_where_built(target: Scope, site: Scope, model: SemanticModel) -> bool:
+    """Every transform call of `site` that traces `target` is called there: `jax.vmap(f)(xs)`, or
+    bound to a name of the site that is only ever called (`g = jax.grad(f)` then `g(p)`)."""
+    found = False
+    for call in site.calls:
+        if model.transform_of(call.func) is None or not call.args:
+            continue
+        outer = parent_of(call)
+        if isinstance(outer, ast.Call) and outer.args and outer.args[0] is call and model.transform_of(outer.func) is not None:
+            continue  # (the inner transform of `vmap(grad(f))`: asked at the outer one)
+        inner: ast.expr = call.args[0]
+        while isinstance(inner, ast.Call) and inner.args and model.transform_of(inner.func) is not None:
+            inner = inner.args[0]
+        resolved = model.resolve_function(inner, site)
+        if resolved is None or resolved[0] is not target:
+            continue
+        found = True
+        if isinstance(outer, ast.Call) and outer.func is call:
+            continue
+        if not (isinstance(outer, ast.Assign) and len(outer.targets) == 1 and isinstance(outer.targets[0], ast.Name)
+                and _only_called(outer.targets[0].id, site)):
+            return False
+    return found
+
+
+def _only_called(name: str, site: Scope) -> bool:
+    """Every read of `name` in the site's own body (nested functions included) is the function of a call."""
+    reads = [node for node in walk(site.node) if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)]
+    return bool(reads) and all(isinstance(parent_of(read), ast.Call) and parent_of(read).func is read for read in reads)
 
 
 def handed_to_entry_runner(scope: Scope, model: SemanticModel) -> bool:

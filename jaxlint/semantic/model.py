@@ -1402,7 +1402,9 @@ class SemanticModel(DeviceValues):
         parameter can take: None where the function is read other than by these calls (handed on
         as a value), a call by its name reaches another binding of it, the parameter has a default,
         is keyword-only behind `*args`, or is a loop target in the body. Without it, calls that
-        reach another binding are left out (`compiled_wrappers`).
+        reach another binding are left out (`compiled_wrappers`), and takes the calls of a name bound
+        once to `functools.partial(function, ...)` and only ever called, with the arguments the
+        partial fixes (`_partials_of`).
         `skip_self`: positions count after a first `self`/`cls` parameter (`syntax.passed_to_parameter`),
         as `compiled_wrappers` reads them; the binding counts from the first parameter."""
         name = getattr(function.node, "name", None)
@@ -1419,12 +1421,37 @@ class SemanticModel(DeviceValues):
             return None  # rebound inside: the parameter's value is not the one the callers pass
         calls = [call for call in self.calls_by_name().get(name, ()) if call.func.__class__ is ast.Name]
         reached = [call for call in calls if owning_scope(self, name, self.scope_for(call)) is parent]
-        if closed and (len(reached) != len(calls) or self._name_loads().get(name, 0) != len(calls)):
+        # (closed: also through a name bound once to `functools.partial(fit, ...)`, every read of it a call)
+        partials = self._partials_of(name) if closed else []
+        if partials is None:
+            return None
+        if closed and (len(reached) != len(calls) or self._name_loads().get(name, 0) != len(calls) + len(partials)):
             return None  # handed on as a value (`map(fit, ...)`, a registry), or another `fit` called
-        passed = passed_to_parameter(reached, function.node, param, skip_self=skip_self) if reached else None
+        passed = passed_to_parameter(reached, function.node, param, skip_self=skip_self) if reached else []
         if passed is None or any(value is None for value in passed):
             return None
-        return list(zip(passed, reached))
+        found = list(zip(passed, reached))
+        index = positional.index(param) if param in positional else None
+        for alias, made in partials:
+            if owning_scope(self, name, self.scope_for(made)) is not parent:
+                return None
+            if any(isinstance(arg, ast.Starred) for arg in made.args) or any(kw.arg is None for kw in made.keywords):
+                return None
+            shift = len(made.args) - 1  # positions the partial fixes
+            for call in self.calls_by_name().get(alias, ()):
+                if call.func.__class__ is not ast.Name:
+                    continue
+                if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+                    return None
+                values = [kw.value for kw in (*call.keywords, *made.keywords) if kw.arg == param]
+                if index is not None and index < shift:
+                    values.append(made.args[1 + index])
+                if not values and index is not None and shift <= index < len(call.args) + shift:
+                    values = [call.args[index - shift]]
+                if len(values) != 1:
+                    return None
+                found.append((values[0], call))
+        return found or None
 
     def _filled_with_compiled(self, function: Scope, param: str) -> JitBinding | None:
         passed = self.caller_arguments(function, param)
@@ -1443,6 +1470,26 @@ class SemanticModel(DeviceValues):
                 return None
             found.append(binding)
         return _agreeing(found)
+
+    def _partials_of(self, name: str) -> list[tuple[str, ast.Call]] | None:
+        """The names bound to `functools.partial(name, ...)` (alias, the partial call), each bound once in
+        the module and only ever called; None where a partial of `name` is kept any other way."""
+        found = []
+        for call in self.calls_by_name().get("partial", ()):
+            if not (call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == name):
+                continue
+            if self.qualified_name(call.func) != "functools.partial":
+                continue
+            target = parent_of(call)
+            if not (isinstance(target, ast.Assign) and len(target.targets) == 1 and isinstance(target.targets[0], ast.Name)):
+                return None
+            alias = target.targets[0].id
+            uses = [c for c in self.calls_by_name().get(alias, ()) if c.func.__class__ is ast.Name]
+            bound = sum(1 for scope in self.scopes for t, _ in scope.bindings if isinstance(t, ast.Name) and t.id == alias)
+            if bound != 1 or self._name_loads().get(alias, 0) != len(uses):
+                return None
+            found.append((alias, call))
+        return found
 
     def _name_loads(self) -> dict[str, int]:
         """How often each name is read in the module (one walk, cached)."""

@@ -31,7 +31,7 @@ from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
 from jaxlint.semantic.warm_up import class_counters, steady_side
-from jaxlint.semantic.syntax import bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
+from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC, bound_names, chain_root, child_nodes, parameter_defaults, passed_to_parameter, root_name, walk  # child_nodes: iter_child_nodes minus ctx markers, faster
 
 # Calls whose result does not change while a loop runs: `if jax.process_index() == 0:`.
 INVARIANT_CALLS = frozenset({
@@ -511,6 +511,8 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         return None
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
         return call
+    if isinstance(call.func, ast.Call) and call.func.args and model.qualified_name(call.func.func) in jaxapi.VMAP_LIKE:
+        return _batched_eager_work(call.func.args[0], model.scope_for(call), model)
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None
@@ -535,6 +537,20 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         # (read again with the branches the call's literal arguments decide: `step(s, b, train=True)`)
         found = call_eager_work(call, model)
     return found
+
+
+def _batched_eager_work(function: ast.expr, scope: Scope, model: SemanticModel) -> ast.Call | None:
+    """`jax.vmap(f)(xs)` run outside `jit`: vmap traces `f` with batching tracers and dispatches each of
+    its operations on its own, so the whole computation `f` runs on every call (a plain function of the
+    module, or a lambda whose body is such a call: `jax.vmap(lambda x: net.apply(params, x))(obs)`) runs
+    there, batched, op by op. A decorated function (perhaps compiled) has none."""
+    if isinstance(function, ast.Lambda):
+        body = function.body
+        return eager_model_call(body, model) if isinstance(body, ast.Call) else None
+    resolved = model.resolve_function(function, scope)
+    if resolved is None or resolved[0] is None:
+        return None
+    return eager_work_in(resolved[0], model)
 
 
 def differentiated_by_decorator(helper: Scope, model: SemanticModel) -> bool:
@@ -1471,15 +1487,47 @@ def _assigned_by(node: ast.AST) -> Iterator[str]:
 
 
 def in_loop(node: ast.AST) -> bool:
-    """Inside a loop (or comprehension) of its own function or module body."""
+    """Inside a loop (or comprehension) of its own function or module body, or in code a notebook's
+    `%timeit` runs many times: the expression a `%timeit` line times (`__jaxlint_timeit__(lambda:
+    f(x))`) or the body of a `%%timeit` cell."""
     current = parent_of(node)
+    statement = node
     while current is not None:
         if isinstance(current, (*_LOOPS, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             return True
         if isinstance(current, (*FUNCTION_NODES, ast.ClassDef)):
-            return False
+            return timed_repeatedly(current)
+        if isinstance(current, ast.Module):
+            return isinstance(statement, ast.stmt) and _in_timeit_cell(statement, current)
+        statement = current
         current = parent_of(current)
     return False
+
+
+def _in_timeit_cell(statement: ast.stmt, module: ast.Module) -> bool:
+    """A module-level statement of a `%%timeit` cell (masked as `__jaxlint_timed_cell__("timeit", n)`
+    before the `n` lines it times): IPython runs the cell's body many times."""
+    spans = getattr(module, "_jaxlint_timeit_cells", None)
+    if spans is None:
+        spans = []
+        for top in module.body:
+            value = top.value if isinstance(top, ast.Expr) else None
+            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == TIMED_CELL_MAGIC
+                    and len(value.args) == 2 and all(isinstance(a, ast.Constant) for a in value.args)
+                    and value.args[0].value == "timeit" and isinstance(value.args[1].value, int)):
+                spans.append((top.lineno, top.lineno + value.args[1].value))
+        module._jaxlint_timeit_cells = spans
+    return any(first < statement.lineno <= last for first, last in spans)
+
+
+def timed_repeatedly(function: ast.AST) -> bool:
+    """The lambda a notebook's `%timeit` line times (masked as `__jaxlint_timeit__(lambda: f(x))`,
+    also kept, `t = %timeit -o f(x)`): IPython calls it many times, a loop of its own."""
+    if not isinstance(function, ast.Lambda):
+        return False
+    timer = parent_of(function)
+    return (isinstance(timer, ast.Call) and isinstance(timer.func, ast.Name) and timer.func.id == TIMEIT_MAGIC
+            and bool(timer.args) and timer.args[0] is function)
 
 
 def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
