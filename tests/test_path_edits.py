@@ -95,3 +95,11 @@ def test_a_namespace_folder_inside_a_package_and_a_checkout_named_otherwise_set_
     assert ProjectView(str(PATH_EDITS / "lab-checkout" / "core" / "run.py")).module_name == "core.run"
     # A script folder with no package around it stays a folder of scripts.
     assert ProjectView(str(PATH_EDITS / "runs" / "no_edit.py")).module_name == "no_edit"
+
+
+def test_a_notebook_reaches_the_folder_its_edit_names_from_its_own_folder():
+    from jaxlint.notebook import lint_notebook
+
+    path = PATH_EDITS / "notebooks" / "fit.ipynb"
+    result = lint_notebook(path.read_text(), str(path), Settings(root=path.parent), [RULES_BY_CODE["JAX401"]])
+    assert [(d.cell, d.location.row, d.code) for d in result.diagnostics] == [(3, 3, "JAX401")]
