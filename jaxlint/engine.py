@@ -230,7 +230,7 @@ def check_source(
     rules = list(rules)
     report_unused = bool(getattr(settings, "report_unused_noqa", False))
     file_codes = _codes(file_noqa.group("codes")) if file_noqa is not None else set()
-    project = project_view(filename, settings)
+    project = project_view(filename, settings, tree if "sys.path" in text else None)
     if not _may_use_jax(text, settings) and not _imports_from_project(tree, project):
         # Nothing in it can name a JAX API: no rule can fire, so every JAX code in a noqa is stale.
         if report_unused:
@@ -368,13 +368,14 @@ def _build_dispatch_table(rules: Sequence[Rule], has_traced_code: bool) -> dict[
     return {kind: (everywhere, everywhere if len(outside) == len(everywhere) else outside) for kind, (everywhere, outside) in table.items()}
 
 
-def project_view(filename: str, settings) -> ProjectView | None:
-    """The rest of the project as `filename` sees it; None for text with no file behind it."""
+def project_view(filename: str, settings, tree: ast.Module | None = None) -> ProjectView | None:
+    """The rest of the project as `filename` sees it; None for text with no file behind it. `tree`:
+    the module, where it edits `sys.path` (the folders it adds are searched too)."""
     if not filename or filename == "-" or filename.startswith("<"):
         return None
     root = getattr(settings, "root", None)
     try:
-        return ProjectView(filename, root, find_callers=bool(getattr(settings, "cross_module_callers", False)))
+        return ProjectView(filename, root, find_callers=bool(getattr(settings, "cross_module_callers", False)), tree=tree)
     except (OSError, ValueError):
         return None
 

@@ -19,7 +19,9 @@ summary was read from is recorded: the results cache keys a file's findings on t
 
 Module lookup follows how Python would find the module when the file runs: relative imports from
 the file's package, absolute ones from the directory above the file's top package, the file's own
-directory (scripts importing their siblings), the project root and `root/src`.
+directory (scripts importing their siblings), the project root and `root/src`, and the folders the
+file's own `sys.path` edits name (`sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))`,
+semantic/path_edits.py), in Python's order.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from jaxlint.semantic import fresh_values, returned_kinds, run_memo, shared_summaries
+from jaxlint.semantic import fresh_values, path_edits, returned_kinds, run_memo, shared_summaries
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
@@ -196,9 +198,16 @@ def module_name_hint(path: Path) -> str:
 
 
 def _package_of(directory: Path) -> str:
-    """The dotted name of the package `directory` is, from the `__init__.py` files in and above it."""
+    """The dotted name of the package `directory` is, from the `__init__.py` files in and above it.
+    A folder whose name is no identifier (`my-repo`) cannot be imported, whatever it holds: the
+    package stops below it. A folder without `__init__.py` inside a package (`pkg/tasks/` beside
+    `pkg/__init__.py`) is a namespace part of that package, run as `python -m pkg.tasks.train`."""
     names = []
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
+    while directory.parent != directory and directory.name.isidentifier():
+        if not (directory / "__init__.py").is_file():
+            parent = directory.parent
+            if not (parent.name.isidentifier() and (parent / "__init__.py").is_file()):
+                break
         names.append(directory.name)
         directory = directory.parent
     return ".".join(reversed(names))
@@ -799,7 +808,7 @@ def _search_layout(directory: Path, levels: int, root: Path | None) -> tuple[Pat
 class ProjectView:
     """The project as seen from one file: resolves the file's imports to other files' summaries."""
 
-    def __init__(self, filename: str, root: Path | None = None, find_callers: bool = False) -> None:
+    def __init__(self, filename: str, root: Path | None = None, find_callers: bool = False, tree: ast.Module | None = None) -> None:
         self.path = Path(os.path.abspath(filename))
         self.root = root
         # Whether the model may look for this file's callers in other modules (semantic/callers.py);
@@ -813,6 +822,13 @@ class ProjectView:
         layout_key = ("search-layout", str(self.path.parent), levels, None if root is None else str(root))
         # `top`: the directory its importers name it from.
         self.top, self.search_paths, self._search_key = run_memo.answer(layout_key, _search_layout, self.path.parent, levels, root)
+        if tree is not None:
+            # The file's own `sys.path` edits (semantic/path_edits.py), in Python's order.
+            front, back = path_edits.path_edit_folders(tree, self.path)
+            if front or back:
+                ordered = [*front, *self.search_paths, *back]
+                self.search_paths = [folder for index, folder in enumerate(ordered) if folder not in ordered[:index]]
+                self._search_key = tuple(map(str, self.search_paths))
         self.dependencies: dict[str, str] = {}  # path -> digest of every summary read
         self._module_cache: dict[str, ModuleSummary | None] = {}
         self._top_cache: dict[str, bool] = {}
