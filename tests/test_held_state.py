@@ -37,3 +37,7 @@ def test_the_module_alone_says_nothing():
     path = PROJECT / "run.py"
     result = check_source(path.read_text(), "<stdin>", Settings(), [RULES_BY_CODE["JAX201"]])
     assert result.diagnostics == []
+
+
+def test_the_binding_that_reaches_decides():
+    _markers_match(PROJECT / "run_wrapped.py", ["JAX201"])

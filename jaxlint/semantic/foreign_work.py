@@ -21,6 +21,7 @@ from pathlib import Path
 from jaxlint.semantic import returned_kinds, run_memo
 from jaxlint.semantic.bindings import bound_values, partial_value
 from jaxlint.semantic.host_code import attribute_constructor, bound_to_calls
+from jaxlint.semantic.reaching import reaching_value_outside
 
 # Callee prefixes that are never the project's own code.
 _LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.")
@@ -225,10 +226,12 @@ def _constructor_of(node: ast.AST, model) -> str | None:
         if node.id not in bound_to_calls(model):
             return None
         found = bound_values(model, node.id, model.scope_for(node))
-        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+        # (bound more than once, `env = Wrapper(env)`: the binding that surely reaches the read)
+        reached = reaching_value_outside(node, found[1]) if found is not None and found[1] else None
+        if not isinstance(reached, ast.Call):
             return None
-        constructor = found[1][0].func
-        made = _factory_made(found[1][0], node, model)
+        constructor = reached.func
+        made = _factory_made(reached, node, model)
         if made is not None:
             return made
     else:
