@@ -41,3 +41,7 @@ def test_the_module_alone_says_nothing():
 
 def test_the_binding_that_reaches_decides():
     _markers_match(PROJECT / "run_wrapped.py", ["JAX201"])
+
+
+def test_intervals_around_held_state_steps():
+    _markers_match(PROJECT / "run_timing.py", ["JAX202"])

@@ -343,11 +343,7 @@ class DeviceValues:
                 return method is not None and self.returns_device(method)
             if owner is not None:
                 summary = owner.methods.get(function.attr)
-                if summary is not None and summary.returns_device:
-                    return True
-                # (the summary reads returns lightly: `self.state, loss = step(self.state, b); return loss`
-                # is read in the method's own module, semantic/call_summaries.py)
-                return summary is not None and summary.transform is None and _foreign_method_returns_device(call, self)
+                return summary is not None and summary.returns_device
         if self.project is not None:
             qualified = self.qualified_name(function)
             if qualified is not None and not qualified.startswith(("jax.", "numpy.", "builtins.", "flax.", "equinox.")):
@@ -457,15 +453,3 @@ def _target_kinds(target, value, kind, model: DeviceValues, scope: Scope):
                 yield from _target_kinds(element, None, element_kind, model, scope)
     elif isinstance(target, ast.Starred):
         yield from _target_kinds(target.value, None, kind, model, scope)
-
-
-def _foreign_method_returns_device(call: ast.Call, model) -> bool:
-    """Every `return` of the undecorated method of another module's class that `obj.method(...)` runs
-    gives a device value, read in that module's own model."""
-    from jaxlint.semantic import call_summaries
-
-    found = call_summaries.callee(call, model)
-    if found is None or found.member is None:
-        return False
-    call_summaries.record_reads([found.model], model)
-    return found.model.returns_device(found.scope)
