@@ -2,7 +2,9 @@
 Flags, in a Python loop outside traced code that calls jitted code (directly, through a local
 helper, through a plain function of another module of the project or a name bound to
 `functools.partial` of one, or a plain method of a class of the project called through an instance
-(`learner.step(state, batch)` with `learner = Learner(...)`, `self.trainer.step(...)`; in any module),
+(`learner.step(state, batch)` with `learner = Learner(...)`, or built by a factory every return of
+which builds one class, `learner = make_learner(cfg)`; where the name is bound more than once, the
+binding that surely reaches the loop, `env = Wrapper(env)`; `self.trainer.step(...)`; in any module),
 read with the branches the call's literal arguments decide
 (semantic/call_summaries.py: `run = partial(train_step, train=True)` whose body calls a jitted gradient
 under `if train:`; `trainer.epoch(state, batches, one_step=True)` whose `if one_step: return ...` runs
@@ -30,7 +32,9 @@ transform (`@jax.value_and_grad def loss_and_grad(...)`, `@eqx.filter_value_and_
 forward and backward pass op by op and returns arrays, also from another module of the project) and of helpers whose
 every `return` is one (or, position by position, the positions of a helper's returned tuple where every
 `return` gives one: `loss, aux, state = step(state)` where every `return` gives device values at
-positions 0 and 1 and a host record at 2), an
+positions 0 and 1 and a host record at 2; a method of another module's class is read in its own module:
+`loss = learner.update(batch)` whose body runs `self.params, self.opt_state, loss = step(...)` and
+returns `loss`, the object carrying the state the loop does not), an
 accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
 that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
@@ -43,7 +47,8 @@ includes a test that takes the truth of a comparison of the value, `if loss < se
 that every later call takes, `if self.best is None: ... elif loss < self.best:`; a tuple handed over,
 `stop((acc, loss))`, is read part by part: semantic/effects.py; also a function handed to a call
 that runs it where it stands, `jax.debug.callback(report, step, loss)` outside `jit` calling
-`report(step, loss)`, whose body runs `loss.item()`: semantic/handed_callables.py), inside a function of
+`report(step, loss)`, whose body runs `loss.item()`, or a lambda whose parameters take the call's
+arguments, `jax.debug.callback(lambda v: print(float(v)), loss)`: semantic/handed_callables.py), inside a function of
 the module that reads, on every call, a device value it computed itself (`trainer.step(batch)` whose
 body runs a jitted step and ends `return loss.item()`, or prints the loss; called by name, on `self`
 or on an instance of a class of the module, any number of calls deep: the finding names the read
@@ -79,6 +84,9 @@ Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
   checks every result on the host, so each computation has already waited for itself and a read
   adds no stall (benchmarks/callback_sync.py);
+- the result of a method of an object whose class nothing shows: a parameter, a library object, a
+  factory that may return objects of different classes, or a name bound to different classes where no
+  one binding surely reaches the loop (in the two arms of an `if`, or rebound inside the loop);
 - the sync does not run every iteration: it is gated by a condition that changes between
   iterations (`if step % 100 == 0:`, `if done:`; `if epoch % 1 == 0:` holds every time and is no
   gate, nor is a test that spaces out the training steps themselves, its side holding every carried

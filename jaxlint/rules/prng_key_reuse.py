@@ -29,9 +29,11 @@ run (their own or a base class's, in any module of the project: `Layer(key, 4)`)
 as a function runs its class's `__call__` (`layer = Layer(k)`, `self.layer`, or each `block` of `for
 block in self.blocks` where every value of `self.blocks` lists instances of one class: `x = block(key,
 x)` hands every block the same key), a method runs its body where the object's class is known (an
-instance bound to the class's constructor, in every arm of an `if` alike, or `self.obj` holding one:
-`env.step(rng, state, action)` of the project's environment class, in any module; also compiled,
-`step_fn = jax.jit(env.step)`), and a method of an
+instance bound to the class's constructor, in every arm of an `if` alike, or to a factory every
+return of which builds one class, or, for a name bound more than once, the binding that surely
+reaches the call, `env = Wrapper(env)`; or `self.obj` holding one: `env.step(rng, state, action)` of
+the project's environment class, in any module; also compiled, `step_fn = jax.jit(env.step)`, for a
+class of another module from its summary), and a method of an
 unmodelled object given the key as `seed=` draws from it (`dist.sample(seed=key)`, distrax and
 TensorFlow Probability). A function handed to a call that runs it where it stands draws there
 (semantic/handed_callables.py): the branches of `lax.cond` and `lax.switch`, the bodies of the `lax`

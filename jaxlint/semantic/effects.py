@@ -757,7 +757,7 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
         return None
     function = binding.function or model.compiled_method(binding)  # (`step_fn = jax.jit(env.step)`)
     if function is None:
-        return None
+        return _compiled_foreign_method_keys(model, binding)
     if not function.is_function or isinstance(function.node, ast.Lambda):
         return None
     return _key_effects_only(model, function, with_callees=False)
@@ -811,6 +811,27 @@ def _traced_key_effects(model, scope) -> Effects:
     if not scope.is_function or isinstance(scope.node, ast.Lambda):
         return NONE
     return _key_effects_only(model, scope, with_callees=True)
+
+
+def _compiled_foreign_method_keys(model, binding) -> Effects | None:
+    """The keys `step_fn = jax.jit(env.step)` consumes where `env` holds an instance of a class of
+    another project module (a name bound to one, `self.env` only ever assigned one): its method's
+    summary, keys only (the compiled body reads nothing on the host)."""
+    node = getattr(binding, "node", None)
+    if not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.Attribute):
+        return None
+    wrapped = node.args[0]
+    holder = wrapped.value
+    if isinstance(holder, ast.Name) and holder.id not in ("self", "cls"):
+        owner = model.instance_class(holder)
+    elif isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
+        owner = model.self_attribute_class(holder)
+    else:
+        return None
+    if owner is None or isinstance(owner, ast.ClassDef) or wrapped.attr not in owner.methods:
+        return None
+    found = _method_effects(model, owner, wrapped.attr)
+    return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
 
 
 def _key_effects_only(model, scope, with_callees: bool) -> Effects:
@@ -904,13 +925,24 @@ def _handed_effects(model, call: ast.Call, scope) -> Effects:
     synced: set[int] = set()
     names: set[str] = set()
     for each in handed_callables.handed(call, model.qualified_name):
-        if isinstance(each.function, ast.Lambda):
-            continue
         key = (id(call), id(each.function))
-        if key not in held:
-            held[key] = handed_callables.as_call(call, each)
-        made, positions = held[key]
-        found = call_effects(model, made, scope)
+        if isinstance(each.function, ast.Lambda):
+            # A lambda's own parameters take the call's arguments: what its body does to a parameter it
+            # does to that argument (`jax.debug.callback(lambda l: print(float(l)), loss)` reads `loss`).
+            # What it does to names it closes over is read where it stands.
+            if key not in held:
+                held[key] = (_lambda_as_def(each.function), handed_callables.as_call(call, each)[1])
+            function, positions = held[key]
+            found = body_effects(
+                function, False, model.qualified_name,
+                lambda inner: _library_key_arguments(model, inner, scope),
+                lambda inner: _callee_effects_with_imports(model, inner, scope),
+            )
+        else:
+            if key not in held:
+                held[key] = handed_callables.as_call(call, each)
+            made, positions = held[key]
+            found = call_effects(model, made, scope)
         if found is NONE:
             continue
         consumed |= {positions[i] for i in found.consumed_keys if i < len(positions) and positions[i] is not None}
@@ -919,6 +951,13 @@ def _handed_effects(model, call: ast.Call, scope) -> Effects:
     if not consumed and not synced:
         return NONE
     return Effects(frozenset(consumed), frozenset(synced), frozenset(names))
+
+
+def _lambda_as_def(function: ast.Lambda) -> ast.FunctionDef:
+    """`lambda l: print(float(l))` as the def `def _(l): return print(float(l))`, whose effects on its
+    parameters body_effects reads (the body's nodes are the lambda's own, so its calls resolve)."""
+    made = ast.FunctionDef(name="<lambda>", args=function.args, body=[ast.Return(value=function.body)], decorator_list=[], returns=None, type_params=[])
+    return ast.copy_location(made, function)
 
 
 def _through_partial(model, call: ast.Call, partial: ast.Call, scope) -> Effects:

@@ -18,9 +18,10 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxlint.semantic import run_memo
+from jaxlint.semantic import returned_kinds, run_memo
 from jaxlint.semantic.bindings import bound_values, partial_value
 from jaxlint.semantic.host_code import attribute_constructor, bound_to_calls
+from jaxlint.semantic.reaching import reaching_value_outside
 
 # Callee prefixes that are never the project's own code.
 _LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.")
@@ -225,9 +226,14 @@ def _constructor_of(node: ast.AST, model) -> str | None:
         if node.id not in bound_to_calls(model):
             return None
         found = bound_values(model, node.id, model.scope_for(node))
-        if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+        # (bound more than once, `env = Wrapper(env)`: the binding that surely reaches the read)
+        reached = reaching_value_outside(node, found[1]) if found is not None and found[1] else None
+        if not isinstance(reached, ast.Call):
             return None
-        constructor = found[1][0].func
+        constructor = reached.func
+        made = _factory_made(reached, node, model)
+        if made is not None:
+            return made
     else:
         constructor = attribute_constructor(node, model)  # `self.learner`, only ever `Learner(...)`
         if constructor is None:
@@ -235,6 +241,28 @@ def _constructor_of(node: ast.AST, model) -> str | None:
     if not isinstance(constructor, (ast.Name, ast.Attribute)):
         return None
     return model.qualified_name(constructor)
+
+
+def _factory_made(call: ast.Call, name: ast.Name, model) -> str | None:
+    """The qualified class a factory call builds, where the name bound to it holds an instance of one
+    project class (`agent = make_agent(cfg)`, every return of `make_agent` an `Agent(...)`: the model's
+    instance_class): a function of this module or of another; None for a constructor or when not known."""
+    qualified = model.qualified_name(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if qualified is not None and model.project is not None and model.project.class_(qualified) is not None:
+        return None  # a constructor: its own name answers
+    owner = model.instance_class(name)
+    if owner is None or isinstance(owner, ast.ClassDef):
+        return None
+    scope = model.scope_for(call)
+    made = returned_kinds.project_call_class_name(model, call, scope)
+    if made is None and isinstance(call.func, ast.Name):
+        resolved = model.resolve_function(call.func, scope)
+        factory = resolved[0] if resolved is not None and not resolved[1] and not resolved[2] else None
+        # (a factory of this module: the constructor every return names, qualified as written there)
+        returned = [value for value in factory.returns if isinstance(value, ast.Call)] if factory is not None else []
+        names = {model.qualified_name(value.func) for value in returned if isinstance(value.func, (ast.Name, ast.Attribute))}
+        made = names.pop() if len(names) == 1 and len(returned) == len(factory.returns) else None
+    return made if made is not None and model.project.class_(made) is owner else None
 
 
 def _locate(project, qualified: str):

@@ -16,7 +16,7 @@ from typing import Iterator
 from jaxlint.semantic import jaxapi, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
-from jaxlint.semantic.reaching import reaching_binding, reaching_value
+from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import passed_to_parameter
@@ -265,6 +265,10 @@ def _bound_in_function(name: ast.Name) -> bool:
             return True
         scope = scope.parent
     return False
+
+
+# instance_class's answer for a name bound to instances of different classes: each read's own.
+_BY_READ = object()
 
 
 class SemanticModel(DeviceValues):
@@ -1573,7 +1577,17 @@ class SemanticModel(DeviceValues):
         if key not in cache:
             cache[key] = None  # (recursion through callers: unknown while being worked out)
             cache[key] = self._instance_class(name, scope, owner)
-        return cache[key]
+        found = cache[key]
+        if found is _BY_READ:
+            # Bound to instances of different classes (`env = Env(cfg)`, then `env = Wrapper(env)`):
+            # the class of the binding that surely reaches this read.
+            key = (id(owner), id(name))
+            if key not in cache:
+                cache[key] = None
+                reached = reaching_value_outside(name, bound_values(self, name.id, scope)[1])
+                cache[key] = self._class_of_call(reached, owner) if isinstance(reached, ast.Call) else None
+            return cache[key]
+        return found
 
     def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
         if owner.is_function and name.id in owner.param_nodes:
@@ -1592,10 +1606,14 @@ class SemanticModel(DeviceValues):
             # Each binding constructs the same class (`env = Wrapper(base, n=8)` in one arm of an `if`,
             # `env = Wrapper(base, n=4)` in the other): an instance of it, whichever ran.
             classes = [self._constructed_class(value.func) for value in found[1]]
-            return classes[0] if classes[0] is not None and all(each is classes[0] or each == classes[0] for each in classes) else None
-        call = found[1][0]
-        # A constructor, else a function or method of another module whose every return constructs
-        # one class (`agent = make_agent(cfg)`: semantic/returned_kinds.py).
+            if classes[0] is not None and all(each is classes[0] or each == classes[0] for each in classes):
+                return classes[0]
+            return _BY_READ  # (which binding reaches the read decides: instance_class)
+        return self._class_of_call(found[1][0], owner)
+
+    def _class_of_call(self, call: ast.Call, owner: Scope):
+        """A constructor's class, else that of a function or method of another module whose every
+        return constructs one class (`agent = make_agent(cfg)`: semantic/returned_kinds.py)."""
         return self._constructed_class(call.func) or self._factory_class(call, owner) or returned_kinds.project_call_class(self, call, owner)
 
     def _factory_class(self, call: ast.Call, scope: Scope):

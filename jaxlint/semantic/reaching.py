@@ -103,3 +103,36 @@ def reaching_binding(name: ast.Name, bindings, loops=()) -> tuple[ast.AST, ast.A
     if reached is None or isinstance(reached, ast.AugAssign) or any(reached is iterable for iterable in looped):
         return None
     return next((target, value) for target, value in pairs if value is reached)
+
+
+def reaching_value_outside(name: ast.Name, values: list) -> ast.AST | None:
+    """reaching_value, else the value that surely reaches the compound statement holding the read
+    (a loop, an `if`, a `with`), climbing outwards, where no binding of the name lies inside that
+    statement: `env = Env(cfg); env = Wrapper(env)` before `for ...: env.step(...)`. None as soon as a
+    binding sits inside the statement climbed to (rebound in the loop, or in an arm of the `if`)."""
+    reached = reaching_value(name, values)
+    if reached is not None:
+        return reached
+    statements = [enclosing_statement(value) for value in values]
+    current = enclosing_statement(name)
+    while current is not None:
+        parent = parent_of(current)
+        if parent is None or isinstance(parent, _SCOPES):
+            return None
+        outer = enclosing_statement(parent)
+        if outer is None or any(statement is None or _inside(statement, outer) for statement in statements):
+            return None
+        reached = reaching_value(outer, values)
+        if reached is not None:
+            return reached
+        current = outer
+    return None
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    current: ast.AST | None = node
+    while current is not None:
+        if current is outer:
+            return True
+        current = parent_of(current)
+    return False

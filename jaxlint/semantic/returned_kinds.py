@@ -134,13 +134,19 @@ def _callable(light, function: ast.expr, references: dict[str, str] | None) -> s
 def project_call_class(model, call: ast.Call, scope, position: int = -1, width: int = 0):
     """The project class (a ClassSummary) whose instance a call of a project function or method of
     another module returns at `position`: `agent = make_agent(cfg)` with `return Agent(cfg)` there."""
+    found = project_call_class_name(model, call, scope, position, width)
+    return model.project.class_(found) if found is not None else None
+
+
+def project_call_class_name(model, call: ast.Call, scope, position: int = -1, width: int = 0) -> str | None:
+    """The qualified name of that class (project_call_class), the name the module's project view
+    resolves; None when not known."""
     found = returned_callable(model, call, scope, position, width)
     for _ in range(MAX_CHAIN):
         if found is None or not model.project.may_hold(found.partition(".")[0]):
             return None
-        owner = model.project.class_(found)
-        if owner is not None:
-            return owner
+        if model.project.class_(found) is not None:
+            return found
         found = function_returned(model, found)
     return None
 

@@ -443,6 +443,18 @@ def call_runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
     return answer
 
 
+def _foreign_method_returns_device(call: ast.Call, model: SemanticModel) -> bool:
+    """Every `return` of the plain method of another module's class that `obj.method(...)` runs gives a
+    device value, read in that module's own model: `loss = learner.update(batch)` whose body runs
+    `self.params, self.opt_state, loss = step(...)` and returns `loss` (the project summary's light
+    reading of returns does not see a value unpacked from a compiled call)."""
+    found = call_summaries.callee(call, model)
+    if found is None or found.member is None:
+        return False
+    call_summaries.record_reads([found.model], model)
+    return found.model.returns_device(found.scope)
+
+
 def call_returns_device_at(call: ast.Call, model: SemanticModel, position: int | None, width: int) -> bool:
     """Every `return` of the plain function the call runs (semantic/call_summaries.py) gives a device
     value at `position` of a tuple of `width` (the whole value where `position` is None)."""
@@ -1157,6 +1169,8 @@ class LoopValues:
                         return False
                     return func.attr in jaxapi.ARRAY_METHODS or func.attr == "block_until_ready"
             if helper_returns_device(node, model) or _computes_on_device(node, model):
+                return True
+            if isinstance(func, ast.Attribute) and may_be_project_call(node, model) and _foreign_method_returns_device(node, model):
                 return True
             entry = library_models.call_model(model, node, scope)
             if entry is not None and entry.returns == "tree_of_function":
