@@ -34,27 +34,29 @@ def _chain(length: int, data):
     return function
 
 
-def _best_seconds_per_call(call) -> float:
+def best_seconds_per_call(call, calls: int = CALLS, repeats: int = REPEATS) -> float:
+    """Seconds per call of `call`, the best of `repeats` runs of `calls` calls each, waiting for the
+    last result (shared with eager_update_cost.py)."""
     best = float("inf")
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
-        for _ in range(CALLS):
+        for _ in range(calls):
             result = call()
         jax.block_until_ready(result)
-        best = min(best, (time.perf_counter() - start) / CALLS)
+        best = min(best, (time.perf_counter() - start) / calls)
     return best
 
 
 def main() -> None:
     data = jnp.asarray(np.random.default_rng(0).normal(size=50).astype(np.float32))
-    dispatch = _best_seconds_per_call(lambda: jnp.tanh(data))
+    dispatch = best_seconds_per_call(lambda: jnp.tanh(data))
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}; one eager operation: {dispatch * 1e6:.1f} us")
     print(f"{'operations':>10} {'us per grad':>12} {'in dispatches':>14}")
     points = []
     for length in CHAIN_LENGTHS:
         gradient = jax.grad(_chain(length, data))
         gradient(1.0)  # (a first call: nothing is cached outside jit, but imports and warm paths settle)
-        seconds = _best_seconds_per_call(lambda: gradient(1.0))
+        seconds = best_seconds_per_call(lambda: gradient(1.0))
         operations = 2 * length + 2  # the multiply, `length` tanh and multiplies, the mean
         points.append((operations, seconds / dispatch))  # (dispatch units; the fit is in seconds)
         print(f"{operations:>10} {seconds * 1e6:>12.0f} {seconds / dispatch:>14.0f}")

@@ -13,26 +13,15 @@ of one eager operation's dispatch, and a line fit per leaf.
 
 from __future__ import annotations
 
-import time
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from eager_gradient_cost import best_seconds_per_call  # (run as a script: its folder is on sys.path)
+
 LEAVES = (1, 4, 16, 64)
 CALLS = 40
 REPEATS = 3
-
-
-def _best_seconds_per_call(call) -> float:
-    best = float("inf")
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            result = call()
-        jax.block_until_ready(result)
-        best = min(best, (time.perf_counter() - start) / CALLS)
-    return best
 
 
 def _updates():
@@ -53,7 +42,7 @@ def _updates():
 
 def main() -> None:
     data = jnp.asarray(np.float32(1.0))
-    dispatch = _best_seconds_per_call(lambda: jnp.tanh(data))
+    dispatch = best_seconds_per_call(lambda: jnp.tanh(data), CALLS, REPEATS)
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}; one eager operation: {dispatch * 1e6:.1f} us")
     for name, make in _updates().items():
         step, init = make()
@@ -64,7 +53,7 @@ def main() -> None:
             grads = {f"p{i}": jnp.asarray(np.float32(0.5)) for i in range(leaves)}
             state = init(params)
             step(params, grads, state)
-            seconds = _best_seconds_per_call(lambda: step(params, grads, state)[0])
+            seconds = best_seconds_per_call(lambda: step(params, grads, state)[0], CALLS, REPEATS)
             points.append((leaves, seconds))
             print(f"{'':>{len(name) + 1}} {leaves:>7} {seconds * 1e6:>14.0f} {seconds / dispatch:>14.1f}")
         slope, intercept = np.polyfit([p[0] for p in points], [p[1] for p in points], 1)

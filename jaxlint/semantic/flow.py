@@ -12,6 +12,7 @@ from typing import Iterator, NamedTuple
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.reaching import enclosing_statement, reaching_value, statement_list  # noqa: F401 (re-exported)
+from jaxlint.semantic.syntax import dotted_name  # noqa: F401 (re-exported: flow is where the rules ask for it)
 from jaxlint.semantic.syntax import child_nodes, root_name, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _DEFINITIONS = frozenset({*FUNCTION_NODES, ast.ClassDef})
@@ -486,20 +487,6 @@ def rebinds_handed(statement: ast.AST, call: ast.Call) -> set[str]:
         for part in (argument.elts if isinstance(argument, ast.Tuple) else [argument])
     }
     return (rebound & handed) - {None}
-
-
-def dotted_name(node: ast.AST) -> str | None:
-    """`state`, `self.state`, `trainer.state.params` as a dotted string; None for anything else."""
-    if node.__class__ is ast.Name:
-        return node.id  # the commonest case, without building a list
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 _CONTAINER_REBUILDS = frozenset({"replace", "_replace"})

@@ -28,6 +28,8 @@ import ast
 import os
 from pathlib import Path
 
+from jaxlint.semantic.syntax import dotted_name
+
 # `os.path` functions that keep a path's meaning (the model has absolute folders already).
 _SAME_PATH = frozenset({"abspath", "realpath", "normpath", "expanduser", "fspath"})
 _PATH_STEPS = frozenset({"resolve", "absolute", "expanduser"})
@@ -126,7 +128,7 @@ class _PathEvaluator:
             finally:
                 self.active.discard(node.id)
         if isinstance(node, ast.Attribute):
-            spelled = _spelled(node)
+            spelled = dotted_name(node)
             if spelled in ("os.pardir", "os.curdir"):
                 return ".." if spelled == "os.pardir" else "."
             if node.attr == "parent":
@@ -162,14 +164,8 @@ class _PathEvaluator:
         if isinstance(func, ast.Attribute) and func.attr in _PATH_STEPS and not node.args:
             return self._absolute(func.value)
         if isinstance(func, ast.Attribute) and func.attr == "joinpath":
-            value = self._absolute(func.value)
-            for piece in node.args:
-                piece_value = self._value(piece)
-                if value is None or not isinstance(piece_value, str):
-                    return None
-                value = self._joined(value, piece_value)
-            return value
-        spelled = _spelled(func)
+            return self._joined_all(self._absolute(func.value), node.args)
+        spelled = dotted_name(func)
         if spelled is None:
             return None
         module, _, name = spelled.rpartition(".")
@@ -185,13 +181,7 @@ class _PathEvaluator:
         if name in ("Path", "PurePath") and module in ("pathlib", ""):
             if not node.args:
                 return None
-            value = self._absolute(node.args[0])
-            for piece in node.args[1:]:
-                piece_value = self._value(piece)
-                if value is None or not isinstance(piece_value, str):
-                    return None
-                value = self._joined(value, piece_value)
-            return value
+            return self._joined_all(self._absolute(node.args[0]), node.args[1:])
         if module in _PATH_MODULE_SPELLINGS or module == "os.path":
             if name in _SAME_PATH and len(node.args) == 1:
                 return self._absolute(node.args[0])
@@ -199,13 +189,7 @@ class _PathEvaluator:
                 base = self._absolute(node.args[0])
                 return base.parent if base is not None else None
             if name == "join" and node.args:
-                value = self._absolute(node.args[0])
-                for piece in node.args[1:]:
-                    piece_value = self._value(piece)
-                    if value is None or not isinstance(piece_value, str):
-                        return None
-                    value = self._joined(value, piece_value)
-                return value
+                return self._joined_all(self._absolute(node.args[0]), node.args[1:])
             return None
         return None
 
@@ -219,6 +203,16 @@ class _PathEvaluator:
             return Path(os.path.normpath(self.file.parent / value))
         return value
 
+    def _joined_all(self, value: Path | str | None, pieces: list[ast.expr]) -> Path | str | None:
+        """`value` joined with each piece in turn (`os.path.join(a, "b", "c")`, `Path(a, "b")`,
+        `p.joinpath("b", "c")`); None where the start or any piece is not spelled out."""
+        for piece in pieces:
+            piece_value = self._value(piece)
+            if value is None or not isinstance(piece_value, str):
+                return None
+            value = self._joined(value, piece_value)
+        return value
+
     @staticmethod
     def _joined(base: Path | str, piece: str) -> Path | str | None:
         if os.path.isabs(piece):
@@ -226,14 +220,3 @@ class _PathEvaluator:
         if isinstance(base, str):
             return os.path.join(base, piece)
         return Path(os.path.normpath(base / piece))
-
-
-def _spelled(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))

@@ -175,6 +175,20 @@ def chain_root(node: ast.AST) -> ast.AST:
     return node
 
 
+def dotted_name(node: ast.AST) -> str | None:
+    """`state`, `self.state`, `trainer.state.params` as a dotted string; None for anything else."""
+    if node.__class__ is ast.Name:
+        return node.id  # the commonest case, without building a list
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 def root_name(node: ast.AST) -> str | None:
     """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
     node = chain_root(node)
