@@ -34,7 +34,16 @@ and a cell under `%%time` or `%%timeit` (also below another cell magic such as `
 of the cell is the interval, and it ends when the cell's last statement returns (the value a cell
 ends with is displayed after the time is taken).
 
+Also flags a `with` block timed by a context manager that stamps a clock when the block starts and
+again when it ends (semantic/timer_contexts.py): a library timer (`with Timer("step"):` of
+`codetiming`, `linetimer.CodeTimer`), a class of the module whose `__enter__` and `__exit__` both read
+a clock, or a `contextlib.contextmanager` function that reads a clock before its `yield` and after it.
+The block is the interval, as a `%%time` cell is: it ends when the block's last statement returns. The
+finding is on the timer of the `with` statement.
+
 Not flagged, as principles:
+- a context manager that stamps one moment, not an interval (a clock read on entering only, or
+  before the `yield` only), and any context manager that reads no clock (a mesh, a profiler trace);
 - work that returns only when it has finished (benchmarks/callback_sync.py, CPU and H200): a
   compiled program that calls back to the host (`jax.debug.callback`/`print`, `io_callback`,
   `pure_callback`, in its body, a scan body or cond branch, a function it calls, or a factory of
@@ -158,6 +167,7 @@ from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 from jaxlint.semantic.test_code import in_skipped_test
+from jaxlint.semantic.timer_contexts import times_block
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_in_statements, unwaited_work
 
 
@@ -165,10 +175,13 @@ class TimingWithoutSync(Rule):
     code = "JAX202"
     name = "timing-without-sync"
     summary = "Wall-clock interval around JAX work that never waits for the result"
-    node_types = (ast.BinOp, ast.Call)
+    node_types = (ast.BinOp, ast.Call, ast.With)
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.With):
+            self._check_timer_block(node, context)
+            return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == TIMED_CELL_MAGIC:
                 self._check_timed_cell(node, context)
@@ -204,6 +217,27 @@ class TimingWithoutSync(Rule):
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; {advice} before the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
+        )
+
+    def _check_timer_block(self, statement: ast.With, context) -> None:
+        """`with Timer("step"): state = step(state)`: the timer stamps its end while the work runs."""
+        scope = context.scope(statement)
+        if scope.in_traced:
+            return
+        timer = next((i.context_expr for i in statement.items if times_block(i.context_expr, scope, context.model)), None)
+        if timer is None:
+            return
+        work = unwaited_in_statements(statement.body, scope, context.model, _computes_nothing)
+        if not work:
+            return
+        last = _timed_call(work, context)
+        if in_skipped_test(statement, context.model):
+            return
+        context.report(
+            timer,
+            f"`{snippet(context.text(timer))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"JAX dispatches asynchronously, so the block's time is dispatch only; end the block with "
+            f"`jax.block_until_ready(...)` of the result",
         )
 
     def _check_timed_cell(self, call: ast.Call, context) -> None:
