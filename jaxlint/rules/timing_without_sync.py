@@ -105,8 +105,9 @@ Not flagged, as principles:
   length (a data loader, a period read from a configuration) or work after the loop stay flagged;
 - compilation time: the first call of a jitted function in its scope, outside any loop of the
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
-  (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
-  run synchronously before the call returns, so the interval measures what it says;
+  (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval; for a timed `with` block,
+  the timer's arguments or the block's text: `with Timer("compilation"): step(x)`): tracing and
+  compiling run synchronously before the call returns, so the interval measures what it says;
 - code in traced functions, and tests skipped unconditionally (`@pytest.mark.skip`,
   `@unittest.skip`: the interval never runs; `skipif` may let it run, and is checked).
 
@@ -231,7 +232,7 @@ class TimingWithoutSync(Rule):
         if not work:
             return
         last = _timed_call(work, context)
-        if in_skipped_test(statement, context.model):
+        if in_skipped_test(statement, context.model) or _block_measures_compilation(last, statement, context):
             return
         context.report(
             timer,
@@ -365,12 +366,8 @@ def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement
     statement = flow.enclosing_statement(call)
     if any(True for _ in flow.enclosing_loops(statement)) and next(flow.enclosing_loops(statement)) not in list(flow.enclosing_loops(start_statement)):
         return False  # repeated inside the interval: not one first call
-    callee = context.text(call.func)
-    function = context.scope(call).node
-    for other in flow.walk_same_scope(function):
-        if isinstance(other, ast.Call) and other is not call and context.text(other.func) == callee:
-            if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
-                return False  # called before: compiled already
+    if not _first_call(call, context):
+        return False
     words: list[str] = []
     reading = flow.enclosing_statement(difference)
     for region in {id(s): s for s in (start_statement, end_statement, reading)}.values():
@@ -387,6 +384,50 @@ def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement
         block, index = located
         for statement in block[index + 1 : next(i for i, s in enumerate(block) if s is end_statement)]:
             words.extend(n.value for n in ast.walk(statement) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return _name_compilation(words)
+
+
+def _block_measures_compilation(call: ast.Call, statement: ast.With, context) -> bool:
+    """`_measures_compilation` for a `with` block a timer times: the first call of a jitted function,
+    not repeated by a loop of the block, in a block whose timer or text names compilation
+    (`with Timer("compilation"): step(x)`)."""
+    if context.model.jit_binding_for_call(call) is None or not _first_call(call, context):
+        return False
+    if any(_inside(loop, statement) for loop in flow.enclosing_loops(flow.enclosing_statement(call))):
+        return False
+    words: list[str] = []
+    for item in statement.items:
+        for node in ast.walk(item.context_expr):
+            if isinstance(node, ast.Name):
+                words.append(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words.append(node.value)
+    for body_statement in statement.body:
+        words.extend(n.value for n in ast.walk(body_statement) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return _name_compilation(words)
+
+
+def _first_call(call: ast.Call, context) -> bool:
+    """No call of the same callee precedes `call` in its scope: it compiles."""
+    callee = context.text(call.func)
+    function = context.scope(call).node
+    for other in flow.walk_same_scope(function):
+        if isinstance(other, ast.Call) and other is not call and context.text(other.func) == callee:
+            if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
+                return False  # called before: compiled already
+    return True
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    current = parent_of(node)
+    while current is not None:
+        if current is outer:
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _name_compilation(words: list[str]) -> bool:
     tokens = set(re.split(r"[^a-z]+", " ".join(words).replace("_", " ").lower()))
     return bool(tokens & _COMPILATION_WORDS)
 
