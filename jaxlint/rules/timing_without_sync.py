@@ -34,7 +34,16 @@ and a cell under `%%time` or `%%timeit` (also below another cell magic such as `
 of the cell is the interval, and it ends when the cell's last statement returns (the value a cell
 ends with is displayed after the time is taken).
 
+Also flags a `with` block timed by a context manager that stamps a clock when the block starts and
+again when it ends (semantic/timer_contexts.py): a library timer (`with Timer("step"):` of
+`codetiming`, `linetimer.CodeTimer`), a class of the module whose `__enter__` and `__exit__` both read
+a clock, or a `contextlib.contextmanager` function that reads a clock before its `yield` and after it.
+The block is the interval, as a `%%time` cell is: it ends when the block's last statement returns. The
+finding is on the timer of the `with` statement.
+
 Not flagged, as principles:
+- a context manager that stamps one moment, not an interval (a clock read on entering only, or
+  before the `yield` only), and any context manager that reads no clock (a mesh, a profiler trace);
 - work that returns only when it has finished (benchmarks/callback_sync.py, CPU and H200): a
   compiled program that calls back to the host (`jax.debug.callback`/`print`, `io_callback`,
   `pure_callback`, in its body, a scan body or cond branch, a function it calls, or a factory of
@@ -96,8 +105,9 @@ Not flagged, as principles:
   length (a data loader, a period read from a configuration) or work after the loop stay flagged;
 - compilation time: the first call of a jitted function in its scope, outside any loop of the
   interval, timed by stamps the code names as compiling, tracing, a first or warm-up call
-  (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval): tracing and compiling
-  run synchronously before the call returns, so the interval measures what it says;
+  (`compile_seconds = t1 - t0`, `log("compiling...")` inside the interval; for a timed `with` block,
+  the timer's arguments or the block's text: `with Timer("compilation"): step(x)`): tracing and
+  compiling run synchronously before the call returns, so the interval measures what it says;
 - code in traced functions, and tests skipped unconditionally (`@pytest.mark.skip`,
   `@unittest.skip`: the interval never runs; `skipif` may let it run, and is checked).
 
@@ -158,6 +168,7 @@ from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 from jaxlint.semantic.test_code import in_skipped_test
+from jaxlint.semantic.timer_contexts import times_block
 from jaxlint.semantic.timed_work import TIMERS, unwaited_in_callable, unwaited_in_statements, unwaited_work
 
 
@@ -165,10 +176,13 @@ class TimingWithoutSync(Rule):
     code = "JAX202"
     name = "timing-without-sync"
     summary = "Wall-clock interval around JAX work that never waits for the result"
-    node_types = (ast.BinOp, ast.Call)
+    node_types = (ast.BinOp, ast.Call, ast.With)
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, ast.With):
+            self._check_timer_block(node, context)
+            return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == TIMED_CELL_MAGIC:
                 self._check_timed_cell(node, context)
@@ -204,6 +218,27 @@ class TimingWithoutSync(Rule):
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; {advice} before the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
+        )
+
+    def _check_timer_block(self, statement: ast.With, context) -> None:
+        """`with Timer("step"): state = step(state)`: the timer stamps its end while the work runs."""
+        scope = context.scope(statement)
+        if scope.in_traced:
+            return
+        timer = next((i.context_expr for i in statement.items if times_block(i.context_expr, scope, context.model)), None)
+        if timer is None:
+            return
+        work = unwaited_in_statements(statement.body, scope, context.model, _computes_nothing)
+        if not work:
+            return
+        last = _timed_call(work, context)
+        if in_skipped_test(statement, context.model) or _block_measures_compilation(last, statement, context):
+            return
+        context.report(
+            timer,
+            f"`{snippet(context.text(timer))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"JAX dispatches asynchronously, so the block's time is dispatch only; end the block with "
+            f"`jax.block_until_ready(...)` of the result",
         )
 
     def _check_timed_cell(self, call: ast.Call, context) -> None:
@@ -331,12 +366,8 @@ def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement
     statement = flow.enclosing_statement(call)
     if any(True for _ in flow.enclosing_loops(statement)) and next(flow.enclosing_loops(statement)) not in list(flow.enclosing_loops(start_statement)):
         return False  # repeated inside the interval: not one first call
-    callee = context.text(call.func)
-    function = context.scope(call).node
-    for other in flow.walk_same_scope(function):
-        if isinstance(other, ast.Call) and other is not call and context.text(other.func) == callee:
-            if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
-                return False  # called before: compiled already
+    if not _first_call(call, context):
+        return False
     words: list[str] = []
     reading = flow.enclosing_statement(difference)
     for region in {id(s): s for s in (start_statement, end_statement, reading)}.values():
@@ -353,6 +384,50 @@ def _measures_compilation(call: ast.Call, difference: ast.BinOp, start_statement
         block, index = located
         for statement in block[index + 1 : next(i for i, s in enumerate(block) if s is end_statement)]:
             words.extend(n.value for n in ast.walk(statement) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return _name_compilation(words)
+
+
+def _block_measures_compilation(call: ast.Call, statement: ast.With, context) -> bool:
+    """`_measures_compilation` for a `with` block a timer times: the first call of a jitted function,
+    not repeated by a loop of the block, in a block whose timer or text names compilation
+    (`with Timer("compilation"): step(x)`)."""
+    if context.model.jit_binding_for_call(call) is None or not _first_call(call, context):
+        return False
+    if any(_inside(loop, statement) for loop in flow.enclosing_loops(flow.enclosing_statement(call))):
+        return False
+    words: list[str] = []
+    for item in statement.items:
+        for node in ast.walk(item.context_expr):
+            if isinstance(node, ast.Name):
+                words.append(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words.append(node.value)
+    for body_statement in statement.body:
+        words.extend(n.value for n in ast.walk(body_statement) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return _name_compilation(words)
+
+
+def _first_call(call: ast.Call, context) -> bool:
+    """No call of the same callee precedes `call` in its scope: it compiles."""
+    callee = context.text(call.func)
+    function = context.scope(call).node
+    for other in flow.walk_same_scope(function):
+        if isinstance(other, ast.Call) and other is not call and context.text(other.func) == callee:
+            if (other.lineno, other.col_offset) < (call.lineno, call.col_offset):
+                return False  # called before: compiled already
+    return True
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    current = parent_of(node)
+    while current is not None:
+        if current is outer:
+            return True
+        current = parent_of(current)
+    return False
+
+
+def _name_compilation(words: list[str]) -> bool:
     tokens = set(re.split(r"[^a-z]+", " ".join(words).replace("_", " ").lower()))
     return bool(tokens & _COMPILATION_WORDS)
 
