@@ -176,7 +176,8 @@ Not flagged, as principles:
   models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
   such as an evaluation of each time window's model, waits for the disk anyway and its reads are
   its output); it sleeps every iteration (an animation) or
-  is paced by a person (`input()`, pygame, tkinter); a read is the one statement between two timer
+  is paced by a person (`input()` in its iteration, pygame, tkinter; an `input()` before the loop or in
+  an outer loop's iteration paces that, not the many steps the loop runs between two answers); a read is the one statement between two timer
   stamps (a latency benchmark needs that wait); CLU's asynchronous metric writers
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
   in a background thread;
@@ -196,9 +197,13 @@ Not flagged, as principles:
 - test code (a `test_*` function or one spelled `TestSampler`, a `Test*` class, or a test module: `*_test.py`, `conftest.py`,
   test helpers, or a `test_*.py` written as a test): a test reads values on purpose.
 
-A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, a `patience`
-counter fed by `float(val_loss)`, an episode's `done`) waits for them at that test on every
-iteration. Where the whole loop can run on the device (a `while`, or a `for` over a `range`, whose
+A loop that stops on its device results (`if err < tol: break`, `while err > tol:`, an episode's
+`done`) waits for them at that test on every iteration. Early stopping on a patience counter is no
+such test: a host counter the loop only resets or steps by a constant (`wait = 0`, `wait += 1`) under
+a comparison of a device result with the best so far, and a stop that reads only that counter (`if
+wait > patience: break`), with no host call deciding on the results every iteration, stops some
+steps after the last improvement whichever step it is; the comparison can run every N steps (at most
+N steps later), so its read is reported like any per-step read, with that advice. Where the whole loop can run on the device (a `while`, or a `for` over a `range`, whose
 every call dispatches device work, a JAX environment's `env.step` included: gymnax, brax and jumanji
 step on the device, semantic/training_loops.library_device_work), the test is its one finding, with the advice to move the loop
 into a jitted `lax.while_loop` (the fix writes it where it can), and the loop's other reads are not
@@ -207,7 +212,7 @@ made before it: a trajectory to plot or render) cannot: its length is the stoppi
 the host, and a `lax.while_loop` would need a buffer of a bound the code does not state. Where the loop iterates host data (`for batch in loader`) or runs code
 the analysis does not know to be device work, no `lax.while_loop` holds it: the host decides every
 step whether to go on, the read is the algorithm, and nothing in the loop is reported. When host code also decides on those values (a convergence helper handed `float(g)`, a host
-environment handed the action (envpool, a gym environment; not a JAX one), a stopping test on a counter the host keeps), the loop needs the
+environment handed the action (envpool, a gym environment; not a JAX one), a stopping test on a counter the host keeps, other than a patience counter (above)), the loop needs the
 host by design and is not reported at all, except for a round trip (below). Code under `if False:`
 is switched off and not reported.
 
@@ -329,7 +334,7 @@ class HostSyncInLoop(Rule):
             return  # under jit the loop is unrolled at trace time; under autodiff alone it runs eagerly
         if trace_time.written_for_tracing(scope, model, context.source.text):
             return  # it folds constants under `ensure_compile_time_eval`: runs once per trace of the caller's jit
-        if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.interactive_module(model) or carried_state.paced_loop(node, model):
+        if carried_state.in_test_code(node, str(context.source.filename), model) or carried_state.paced_by_person(node, model) or carried_state.paced_loop(node, model):
             return  # a test's loop checks values on purpose; a person paces an interactive loop
         if _waits_each_iteration(node, context) or runs_at_most_once(node) or iterates_few_literal_cases(node, scope) or _few_sliced_items(node, context):
             return
@@ -412,6 +417,12 @@ class HostSyncInLoop(Rule):
             return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
         if (found or stops or tested is not None) and _heavy_iterations(node, values, context):
             return  # each iteration is a compiled call that loops on the device; the host has next to nothing to overlap
+        if stops and not needed_on_host and _patience_stops(stops, derivation, values, context):
+            # Early stopping on a patience counter: the host need not see every step's value (checking
+            # every N steps stops at most N steps later), so the loop's reads are per-step reads.
+            stops, patience = [], True
+        else:
+            patience = False
         if stops and (needed_on_host or _host_driven(stops, derivation, values, context)):
             # The loop stops on what the device computed (early stopping, a convergence test, an
             # episode's `done`) and feeds it to host code: it reads it on the host every iteration by
@@ -513,6 +524,8 @@ class HostSyncInLoop(Rule):
             advice = (
                 "the loop stops on it and can run on the device: move it into a jitted `lax.while_loop`"
                 if id(statement) in stopping_statements else
+                "early stopping need not see every step: test the patience counter every N steps (it stops at most N steps later) or count on the device"
+                if patience else
                 "keep values on the device and read them after the loop or every N steps"
             )
             context.report(
@@ -793,6 +806,62 @@ def _host_driven(stops: list, derivation: tuple[set[str], set[str]], values: Loo
     if any(_reads_names(stop.test, decided_on_host) or _host_call_on(stop.test, derived, values, context) for stop in stops):
         return True
     return any(_host_call_on(node, derived, values, context) for node in values.body if isinstance(node, ast.Call) and not isinstance(parent_of(node), ast.Call))
+
+
+def _patience_stops(stops: list, derivation: tuple[set[str], set[str]], values: LoopValues, context) -> bool:
+    """Whether every stopping test reads only patience counters: host counters the loop sets to
+    constants or steps by constants (`wait = 0`, `wait += 1`), only under a branch that compares a device
+    result with the best so far (`if loss < best:` where the loop sets `best = loss`), with no host call deciding on device results on every iteration. The
+    stop comes some steps after the last improvement whatever the exact step: the test can run every
+    N steps, unlike a convergence test on the value itself (`while err > tol`)."""
+    derived, decided_on_host = derivation
+    loop = values.loop
+    counters: set[str] = set()
+    others: set[str] = set()
+    for node in values.body:
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            (counters if isinstance(node.value, ast.Constant) and isinstance(node.op, (ast.Add, ast.Sub)) else others).add(node.target.id)
+        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            constant = isinstance(node.value, ast.Constant) or isinstance(node.value, ast.Name) and node.value.id not in derived
+            for target in node.targets:
+                (counters if constant else others).add(target.id)
+    counters -= others
+    counters &= decided_on_host
+
+    def tests_above(node: ast.AST) -> list[ast.expr]:
+        found, child, parent = [], node, parent_of(node)
+        while parent is not None and parent is not loop:
+            if isinstance(parent, ast.If) and child is not parent.test:
+                found.append(parent.test)
+            child, parent = parent, parent_of(parent)
+        return found
+
+    # The best so far: a device-derived name the loop assigns under a test that reads it (`if loss <
+    # best: best = loss`). A counter stepped under a threshold on the value itself is no patience.
+    bests = {
+        name for node in values.body if isinstance(node, ast.Assign)
+        for target in node.targets for name in (n.id for n in walk(target) if isinstance(n, ast.Name))
+        if name in derived and any(_reads_names(test, {name}) for test in tests_above(node))
+    }
+    for node in values.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+            isinstance(n, ast.Name) and n.id in counters for target in (node.targets if isinstance(node, ast.Assign) else [node.target]) for n in walk(target)
+        ):
+            if not any(_reads_names(test, bests) for test in tests_above(node)):
+                return False
+    if not counters or not bests:
+        return False
+    for stop in stops:
+        if isinstance(stop, ast.While):
+            return False
+        read = {n.id for n in walk(stop.test) if isinstance(n, ast.Name)}
+        if not read & counters or read & (derived - counters):
+            return False
+    assigned = assigned_in_loop(loop)
+    return not any(
+        _host_call_on(node, derived, values, context) and not _gated(node, loop, context, values, assigned)
+        for node in values.body if isinstance(node, ast.Call) and not isinstance(parent_of(node), ast.Call)
+    )
 
 
 def _stopping_tests(loop: ast.AST, values: LoopValues, context) -> tuple[list[ast.AST], tuple[set[str], set[str]]]:

@@ -84,6 +84,26 @@ def interactive_module(model) -> bool:
     return found
 
 
+def paced_by_person(loop: ast.AST, model) -> bool:
+    """A loop of a program paced by a person (`interactive_module`), unless the only pacing is an
+    `input()` outside the loop in the same function (before it, or in an outer loop's iteration): the
+    person answers between runs of the loop, whose own iterations run at the device's pace."""
+    if not interactive_module(model):
+        return False
+    if any(target.split(".")[0] in _INTERACTIVE_LIBRARIES for target in model.imports.aliases.values()):
+        return True
+    inside = {id(node) for node in walk(loop)}
+    scope = model.scope_for(loop)
+    for candidate in model.scopes:
+        for node in candidate.calls:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "input"
+                    and model.qualified_name(node.func) == "builtins.input"):
+                continue
+            if id(node) in inside or candidate is not scope:
+                return True
+    return False
+
+
 def paced_loop(loop: ast.AST, model) -> bool:
     """A loop that waits on a clock or a person each iteration (`time.sleep(0.05)`, `input()`): an
     animation or a game, where a host read or an undonated step costs nothing anyone sees."""
