@@ -25,8 +25,9 @@ message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the o
 (`model = Model(...)` or `agent = Agent.create(...)`, the object otherwise rebound only from its own
 methods, or placed or restored into itself: `jax.device_put(agent, sharding)`, `restore_checkpoint(path,
 target=agent)`), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
-with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` here or in another module, every one compiling the
-method without donating `self`), or, where the object comes from elsewhere, the one class of the
+with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` or `dict(bc=BCAgent, iql=IQLAgent)` here or in another
+module, also read through a name bound once to the pick: `kind = AGENTS[name]; agent = kind.create(...)`;
+every one compiling the method without donating `self`), or, where the object comes from elsewhere, the one class of the
 module with a compiled method of that name. An `nnx.jit`
 update counts as `jax.jit` does (it takes the same donation options), with no automatic fix.
 So does a thin wrapper of a compiled callable, in this module or another (`def update(self, state,
@@ -41,6 +42,13 @@ then `weights = learner.update(weights, batch)` per step; semantic/returned_kind
 A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
 module), also where several classes of the module compile a `_step` with other parameters; a class
 defining `_step` as a plain method runs no compiled code there.
+So does a `@staticmethod` compiled by a decorator (`@jax.jit` or `@partial(jax.jit, ...)`, in either
+order) called through its class, of this module or another (`state = Memory.push(state, item)` per
+step), or through `self`: a static method takes no `self`, so the call's positions are the compiled
+function's own; through a class a setting picks from a display of classes (`ALGOS[name].update(state,
+batch)`, or `algo = ALGOS[name]` first), where every class listed compiles that static method and all
+agree on which arguments are static or donated. No automatic fix through the class: the message names
+the `jit` to change.
 So does a compiled callable handed in as an argument: where every call of a function in this module
 passes the same jitted or pmapped callable, by a name bound to it, for one of its parameters
 (`train(state, p_step)` with `p_step = jax.pmap(step)`), a call of that parameter inside the function
@@ -144,7 +152,9 @@ itself hands back such a value in the place the state is rebound (`action, carry
 carry)` returning a key split from `carry`): after one step the state is that value, whatever it
 started as. Parts of the state handed back unchanged count the same way (`(key, plan, scale) = state`
 ... `return action, (new_key, plan, scale)`): an output that is the input itself takes no second
-buffer, so donation would save only the new key. So is a model whose size the source
+buffer, so donation would save only the new key; so does the state with only small fields replaced
+(`return state._replace(key=key), action`, also read in another module for a static method called
+through its class). So is a model whose size the source
 fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults,
 literal arguments of the call that builds it, items of a configuration dict no code changes in place
 (`CONFIG["width"]`, a dict handed to a constructor) or a parameter every call in the module sets to
@@ -311,6 +321,9 @@ class MissingDonation(Rule):
         if binding is None and receiver is not None and receiver in rebound:
             binding = _carried_object_method(receiver, value, scope, context.model) or _unique_jitted_method(value.func.attr, context.model)
         if binding is None:
+            # `state = kind.update(state, batch)` after `kind = ALGOS[name]`: a static method of every class listed.
+            binding = _picked_static_method(value, scope, context.model)
+        if binding is None:
             # `state = update(state, batch)` where `update` only returns `_step(state, batch)`, `_step` compiled.
             binding = forwarding.forwarded_binding(value, context.model) or forwarding.imported_forwarded_binding(value, context.model)
         if binding is None:
@@ -450,7 +463,7 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
     if len(constructors) != 1:
         return None
     method = call.func.attr
-    picked = _picked_classes(constructors[0].func, model)
+    picked = _picked_classes(_picked_through_name(constructors[0].func, scope), model)
     if picked is not None:
         registry, classes = picked
         bindings = [_compiled_method(owner, method, call, model) for owner in classes]
@@ -507,6 +520,39 @@ def _class_named(node: ast.AST, model):
     if qualified is None or project is None or qualified.startswith(("jax.", "flax.", "equinox.", "numpy.", "builtins.")):
         return None
     return project.class_(qualified)
+
+
+def _picked_static_method(call: ast.Call, scope, model):
+    """`ALGOS[name].update(state, batch)`, or through a name bound once to the pick: the compiled
+    static method `update` of every class the display lists, where all agree on which of the
+    call's arguments are static or donated (else not resolved)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    picked = _picked_classes(_picked_through_name(func, scope), model)
+    if picked is None:
+        return None
+    registry, classes = picked
+    bindings = [model._static_method_of(owner, func.attr, func) for owner in classes]
+    if not bindings or None in bindings:
+        return None
+    places = [(position, None) for position in range(len(call.args))] + [(None, k.arg) for k in call.keywords if k.arg]
+    answers = {tuple((b.is_static(p, k), b.is_donated(p, k)) for p, k in places) for b in bindings}
+    if len(answers) != 1 or len({b.transform for b in bindings}) != 1:
+        return None
+    return dataclasses.replace(bindings[0], key=f"{registry}[...].{func.attr}")
+
+
+def _picked_through_name(func: ast.AST, scope) -> ast.AST:
+    """`agent_class.create` after `agent_class = agents[name]` (the name's one binding in the scope):
+    the pick itself, `agents[name].create`, so the display's classes answer for it."""
+    holder = func.value if isinstance(func, ast.Attribute) else func
+    if not isinstance(holder, ast.Name):
+        return func
+    bound = [value for target, value in scope.bindings if isinstance(target, ast.Name) and target.id == holder.id]
+    if len(bound) != 1 or not isinstance(bound[0], ast.Subscript) or holder.id in scope.param_nodes:
+        return func
+    return ast.Attribute(value=bound[0], attr=func.attr, ctx=ast.Load()) if isinstance(func, ast.Attribute) else bound[0]
 
 
 def _picked_classes(func: ast.AST, model) -> tuple[str, list] | None:
@@ -849,6 +895,8 @@ def _returned_small(key: str, statement: ast.stmt, binding, model, position=None
     returns `action, next_key` (a key split from the one passed). Whatever the state held before,
     after one step it is that value, and donating it saves nothing."""
     function = binding.function
+    if function is None and isinstance(statement.value, ast.Call):
+        function, model = _home_static_method(statement.value, binding, model) or (None, model)
     if function is None or not function.returns or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return False
     target = statement.targets[0]
@@ -874,6 +922,25 @@ def _returned_small(key: str, statement: ast.stmt, binding, model, position=None
     return all(_small_or_passed_through(value, state, function, model) for value in returned)
 
 
+def _home_static_method(call: ast.Call, binding, model):
+    """(scope, model of its module) of the compiled static method `Class.method(...)` runs, for a class
+    of another module of the project: what it returns is read there."""
+    func = call.func
+    project = getattr(model, "project", None)
+    if binding.external_has_self or project is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    qualified = model.qualified_name(func.value)
+    found = project.resolve(qualified) if qualified is not None else None
+    if not found or getattr(found[0], "path", None) is None:
+        return None
+    from jaxlint.semantic import call_summaries
+
+    home = call_summaries._project_model(found[0].path, found[0].digest, project)
+    owner = next((n for n in home.tree.body if isinstance(n, ast.ClassDef) and n.name == found[1]), None) if home is not None else None
+    scope = home.class_methods.get(owner, {}).get(func.attr) if owner is not None else None
+    return (scope, home) if scope is not None and not scope.has_self else None
+
+
 def _small_or_passed_through(value: ast.AST, state: str | None, function, model, depth: int = 0) -> bool:
     """What the compiled function hands back in the state's place is small (a key split from the one
     passed) or is the state's own parts unchanged (`(key, plan, scale) = state` ... `return action,
@@ -889,6 +956,9 @@ def _small_or_passed_through(value: ast.AST, state: str | None, function, model,
         return dotted_name(value) is not None and dotted_name(value).split(".", 1)[0] == state and "." in dotted_name(value)
     if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, (int, str)):
         return isinstance(value.value, ast.Name) and value.value.id == state  # `state[1]`, `state["plan"]`
+    if _replaced_fields(value, state) is not None:
+        # `state._replace(key=key)`: the state's other fields handed back unchanged, the new ones small.
+        return all(_small_or_passed_through(v, state, function, model, depth + 1) for v in _replaced_fields(value, state))
     if not isinstance(value, ast.Name):
         return False
     if value.id == state:
@@ -902,8 +972,19 @@ def _small_or_passed_through(value: ast.AST, state: str | None, function, model,
             continue  # a part of the state, unchanged
         if unpacked and isinstance(bound, ast.Call) and model.qualified_name(bound.func) == "jax.random.split":
             continue  # a key split from another
+        if isinstance(target, ast.Name) and _replaced_fields(bound, state) is not None and _small_or_passed_through(bound, state, function, model, depth + 1):
+            continue  # `new_state = state._replace(key=key)`
         return False
     return True
+
+
+def _replaced_fields(value: ast.AST, state: str) -> list | None:
+    """The new values of `state._replace(f=v, ...)` / `state.replace(f=v, ...)` (keywords only), else None."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("_replace", "replace")):
+        return None
+    if not (isinstance(value.func.value, ast.Name) and value.func.value.id == state) or value.args or not value.keywords:
+        return None
+    return None if any(keyword.arg is None for keyword in value.keywords) else [keyword.value for keyword in value.keywords]
 
 
 def _small_allocation(value: ast.AST, model, scope) -> bool:

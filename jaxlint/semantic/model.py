@@ -1299,7 +1299,7 @@ class SemanticModel(DeviceValues):
             if found is None and node.__class__ is ast.Name:
                 found = self._parameter_jit_binding(node)
             if found is None and node.__class__ is ast.Attribute:
-                found = self._rebound_instance_attribute(node)
+                found = self._rebound_instance_attribute(node) or self.class_static_binding(node)
             return found
         if not isinstance(node, ast.Name):
             own = self._own_class_binding(node, bindings)
@@ -1345,6 +1345,31 @@ class SemanticModel(DeviceValues):
         if not owned or rebinds > 1 or node.value.id in scope.param_nodes and rebinds:
             return None
         return _reaching(owned, node, scope, self)
+
+    def class_static_binding(self, node: ast.Attribute) -> JitBinding | None:
+        """`Buffer.add(state, x)`: a `@staticmethod` compiled by a decorator (either order), read
+        through its class (one of this module's, or of another module of the project). A static
+        method takes no `self`, so the call's positions are the compiled function's own."""
+        if not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
+            return None
+        return self._static_method_of(self._constructed_class(node.value), node.attr, node)
+
+    def _static_method_of(self, owner, method: str, node: ast.Attribute) -> JitBinding | None:
+        """The compiled static method `method` of the class `owner` (a ClassDef here or a project summary)."""
+        if isinstance(owner, ast.ClassDef):
+            scope = self.class_methods.get(owner, {}).get(method)
+            if scope is None or scope.has_self or not self._is_staticmethod(scope.node):
+                return None
+            for binding in self.jit_binding_lists.get(f"self.{method}", ()):
+                if binding.function is scope and binding.via_decorator:
+                    return dataclasses.replace(binding, key=f"{owner.name}.{method}")
+            return None
+        summary = owner.methods.get(method) if owner is not None else None
+        if summary is None or summary.transform is None or summary.has_self or not summary.via_decorator:
+            return None
+        return JitBinding(f"{owner.name}.{method}", summary.transform, node, summary.options, None, via_decorator=True,
+                          external_params=list(summary.params), external_has_self=False,
+                          converted_params=summary.converted_params)
 
     def _own_class_binding(self, node: ast.AST, bindings: list[JitBinding]):
         """`self._step(...)` in a method, where classes of the module each compile a `_step` of their

@@ -307,10 +307,12 @@ def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
 
 
 def class_registry_names(value: ast.AST) -> list[str] | None:
-    """The names a dict, list or tuple display holds as its values (`{"bc": BCAgent, "iql": IQLAgent}`),
-    when every value is a plain name; None otherwise."""
+    """The names a dict, list or tuple display holds as its values (`{"bc": BCAgent, "iql": IQLAgent}`,
+    or the same built by `dict(bc=BCAgent, iql=IQLAgent)`), when every value is a plain name; None otherwise."""
     if isinstance(value, ast.Dict):
         values = value.values if None not in value.keys else None
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
+        values = [keyword.value for keyword in value.keywords] if all(keyword.arg for keyword in value.keywords) else None
     elif isinstance(value, (ast.List, ast.Tuple)):
         values = value.elts
     else:
