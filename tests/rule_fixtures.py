@@ -62,10 +62,8 @@ def compare(path: Path) -> str | None:
 def project_file_findings(path: Path, root: Path, codes: list[str]) -> tuple[set, set]:
     """(found, expected) `(row, code)` pairs for a fixture file checked inside a fixture project
     `root` (its imports resolve to the project's other files) with the rules `codes`."""
-    text = path.read_text()
-    result = check_source(text, str(path), Settings(root=root), [RULES_BY_CODE[code] for code in codes])
-    assert not result.errors, result.errors
-    return {(d.location.row, d.code) for d in result.diagnostics}, set(expected_findings(text))
+    result = check_in_project(path, root, codes)
+    return {(d.location.row, d.code) for d in result.diagnostics}, set(expected_findings(path.read_text()))
 
 
 def check_in_project(path: Path, root: Path, codes: list[str]):
@@ -73,6 +71,15 @@ def check_in_project(path: Path, root: Path, codes: list[str]):
     rules `codes`; the result, with no errors."""
     result = check_source(path.read_text(), str(path), Settings(root=root), [RULES_BY_CODE[code] for code in codes])
     assert not result.errors, result.errors
+    return result
+
+
+def check_markers_in_project(path: Path, root: Path, codes: list[str]):
+    """`check_in_project`, asserting that the findings' `(row, code)` pairs are the file's
+    `# expect:` markers; the result, for further checks of messages and dependencies."""
+    result = check_in_project(path, root, codes)
+    found = {(d.location.row, d.code) for d in result.diagnostics}
+    assert found == set(expected_findings(path.read_text())), sorted(found)
     return result
 
 

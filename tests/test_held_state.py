@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FIXTURES
-from rule_fixtures import check_in_project, expected_findings
+from rule_fixtures import check_markers_in_project
 from jaxlint.config import Settings
 from jaxlint.engine import check_source
 from jaxlint.rules import RULES_BY_CODE
@@ -17,10 +17,7 @@ PROJECT = FIXTURES / "project_held_state"
 
 
 def _markers_match(path: Path, codes: list[str]):
-    result = check_in_project(path, PROJECT, codes)
-    found = {(d.location.row, d.code) for d in result.diagnostics}
-    assert found == set(expected_findings(path.read_text())), sorted(found)
-    return result
+    return check_markers_in_project(path, PROJECT, codes)
 
 
 def test_steps_of_held_state():

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
-from rule_fixtures import expected_findings
+from rule_fixtures import check_markers_in_project
 from jaxlint.config import Settings
-from jaxlint.engine import check_source
 from jaxlint.rules import RULES_BY_CODE
 from jaxlint.semantic.path_edits import path_edit_folders
 from jaxlint.semantic.project import ProjectView
@@ -34,10 +33,7 @@ SCRIPTS = [
 def test_path_edit_fixture_findings_match_markers(name):
     path = PATH_EDITS / name
     # The script's own folder as the project root: only what the file itself shows reaches modules.
-    result = check_source(path.read_text(), str(path), Settings(root=path.parent), [RULES_BY_CODE["JAX401"]])
-    assert not result.errors, result.errors
-    found = {(d.location.row, d.code) for d in result.diagnostics}
-    assert found == set(expected_findings(path.read_text())), sorted(found)
+    check_markers_in_project(path, path.parent, ["JAX401"])
 
 
 def _folders(tmp_path: Path, source: str) -> tuple[list[Path], list[Path]]:
