@@ -18,7 +18,7 @@ from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
-from jaxlint.semantic.syntax import PARENT, ancestors, parent_of  # noqa: F401 (re-exported)
+from jaxlint.semantic.syntax import PARENT, ancestors, is_within, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import passed_to_parameter
 from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, parameter_defaults, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
 from jaxlint.semantic.values import DeviceValues
@@ -50,16 +50,6 @@ SCOPE = "_jaxlint_scope"
 _ARRAY_TYPES = frozenset({"jax.numpy.ndarray", "jax.Array", "numpy.ndarray", "jax.core.Tracer"})
 # Python scalar types: no tracer is an instance of one (`isinstance(jnp.ones(()), int)` is False).
 _SCALAR_TYPES = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.bytes"})
-
-
-def is_within(node: ast.AST, container: ast.AST) -> bool:
-    """`node` is `container` or lies inside it (by the parent links the model sets)."""
-    current: ast.AST | None = node
-    while current is not None:
-        if current is container:
-            return True
-        current = parent_of(current)
-    return False
 
 
 @dataclass(frozen=True)

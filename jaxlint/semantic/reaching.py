@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.syntax import parent_of
+from jaxlint.semantic.syntax import is_within, parent_of
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
@@ -120,19 +120,10 @@ def reaching_value_outside(name: ast.Name, values: list) -> ast.AST | None:
         if parent is None or isinstance(parent, _SCOPES):
             return None
         outer = enclosing_statement(parent)
-        if outer is None or any(statement is None or _inside(statement, outer) for statement in statements):
+        if outer is None or any(statement is None or is_within(statement, outer) for statement in statements):
             return None
         reached = reaching_value(outer, values)
         if reached is not None:
             return reached
         current = outer
     return None
-
-
-def _inside(node: ast.AST, outer: ast.AST) -> bool:
-    current: ast.AST | None = node
-    while current is not None:
-        if current is outer:
-            return True
-        current = parent_of(current)
-    return False

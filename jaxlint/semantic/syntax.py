@@ -46,6 +46,16 @@ def parent_of(node: ast.AST) -> ast.AST | None:
     return getattr(node, PARENT, None)
 
 
+def is_within(node: ast.AST, container: ast.AST) -> bool:
+    """`node` is `container` or lies inside it (by the parent links the model sets)."""
+    current: ast.AST | None = node
+    while current is not None:
+        if current is container:
+            return True
+        current = parent_of(current)
+    return False
+
+
 def ancestors(node: ast.AST) -> Iterator[ast.AST]:
     node = parent_of(node)
     while node is not None:

@@ -48,15 +48,18 @@ def times_block(expression: ast.expr, scope, model) -> bool:
     yields = [node for node in ast.walk(function) if isinstance(node, ast.Yield)]
     if len(yields) != 1:
         return False
-    stamps = [
-        node.lineno for node in ast.walk(function)
-        if isinstance(node, ast.Call) and model.qualified_name(node.func) in jaxapi.CLOCKS
-    ]
+    stamps = _clock_lines(function, model)
     line = yields[0].lineno
     return any(s < line for s in stamps) and any(s > line for s in stamps)
 
 
 def _reads_clock(function: ast.AST, model) -> bool:
-    return any(
-        isinstance(node, ast.Call) and model.qualified_name(node.func) in jaxapi.CLOCKS for node in ast.walk(function)
-    )
+    return bool(_clock_lines(function, model))
+
+
+def _clock_lines(function: ast.AST, model) -> list[int]:
+    """The lines of the clock reads (`time.perf_counter()`, jaxapi.CLOCKS) in `function`."""
+    return [
+        node.lineno for node in ast.walk(function)
+        if isinstance(node, ast.Call) and model.qualified_name(node.func) in jaxapi.CLOCKS
+    ]
