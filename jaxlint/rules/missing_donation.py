@@ -275,7 +275,7 @@ from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
 from jaxlint.semantic import project as project_module
-from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, liveness
+from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -457,8 +457,8 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
             continue  # `model = model.update(...)`: the next object, of the same class
         if dotted_name(target) != receiver or not isinstance(bound, ast.Call):
             return None
-        if _keeps_structure(bound, receiver, model):
-            continue  # `agent = jax.device_put(agent, sharding)`: the same pytree, placed or restored
+        if kept_structure.keeps_structure_of(bound, receiver, model):
+            continue  # `agent = jax.device_put(agent, sharding)`, `restore(agent, path)`: the same pytree, placed or restored
         constructors.append(bound)
     if len(constructors) != 1:
         return None
@@ -477,34 +477,6 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
     if owner is None and isinstance(constructor, ast.Attribute):
         owner = _class_named(constructor.value, model)  # `Agent.create(...)`: a method of the class builds it
     return _compiled_method(owner, method, call, model) if owner is not None else None
-
-
-# Calls that hand back the pytree they are given with its structure (its class) unchanged: placed on
-# devices, mapped leaf by leaf, or restored from a checkpoint into it as a template.
-_STRUCTURE_KEEPING = {
-    "jax.device_put": 0, "jax.device_put_replicated": 0, "flax.jax_utils.replicate": 0,
-    "jax.tree_util.tree_map": 1, "jax.tree.map": 1, "jax.tree_map": 1,
-    "flax.training.checkpoints.restore_checkpoint": "target",
-}
-
-
-def _keeps_structure(value: ast.AST, receiver: str, model, depth: int = 0) -> bool:
-    """`value` is the object `receiver` passed through calls that keep its pytree structure
-    (`jax.device_put(jax.tree.map(jnp.array, agent), sharding)`, `restore_checkpoint(path, target=agent)`)."""
-    if isinstance(value, ast.Name):
-        return value.id == receiver
-    if depth > 4 or not isinstance(value, ast.Call):
-        return False
-    slot = _STRUCTURE_KEEPING.get(model.qualified_name(value.func) or "")
-    if slot is None:
-        return False
-    if isinstance(slot, int):
-        passed = value.args[slot] if len(value.args) > slot and not any(isinstance(a, ast.Starred) for a in value.args[: slot + 1]) else None
-        if passed is None and slot == 0:
-            passed = next((k.value for k in value.keywords if k.arg in ("x", "tree")), None)
-    else:
-        passed = next((k.value for k in value.keywords if k.arg == slot), None)
-    return passed is not None and _keeps_structure(passed, receiver, model, depth + 1)
 
 
 def _class_named(node: ast.AST, model):
@@ -587,7 +559,7 @@ def _compiled_method(owner, method: str, call: ast.Call, model):
         found = model.class_methods[owner].get(method)
         bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
         return dataclasses.replace(bindings[0], key=f"{owner.name}.{method}") if len(bindings) == 1 else None
-    summary = owner.methods.get(method)
+    summary = model.project.method_of(owner, method) if model.project is not None else owner.methods.get(method)
     if summary is None or summary.transform is None or not summary.via_decorator:
         return None
     return JitBinding(f"{owner.name}.{method}", summary.transform, call.func, summary.options, None, via_decorator=True,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, library_models, returned_kinds
+from jaxlint.semantic import jaxapi, kept_structure, library_models, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
@@ -1354,7 +1354,7 @@ class SemanticModel(DeviceValues):
                 if binding.function is scope and binding.via_decorator:
                     return dataclasses.replace(binding, key=f"{owner.name}.{method}")
             return None
-        summary = owner.methods.get(method) if owner is not None else None
+        summary = self.project.method_of(owner, method) if owner is not None and self.project is not None else None
         if summary is None or summary.transform is None or summary.has_self or not summary.via_decorator:
             return None
         return JitBinding(f"{owner.name}.{method}", summary.transform, node, summary.options, None, via_decorator=True,
@@ -1615,6 +1615,11 @@ class SemanticModel(DeviceValues):
         ):
             return None
         found = bound_values(self, name.id, scope)
+        if found is not None and len(found[1]) > 1:
+            # `agent = restore(agent, path)`, `agent = jax.device_put(agent)`: the same object, restored
+            # or placed (semantic/kept_structure.py), of the class its other bindings construct.
+            kept = [value for value in found[1] if not (isinstance(value, ast.Call) and kept_structure.keeps_structure_of(value, name.id, self))]
+            found = (found[0], kept) if kept else None
         if found is None or not found[1] or not all(isinstance(value, ast.Call) for value in found[1]):
             return None
         if len(found[1]) > 1:
@@ -1823,7 +1828,7 @@ class SemanticModel(DeviceValues):
                 if binding.function is scope:
                     return dataclasses.replace(binding, key=f"{owner.name}.{node.attr}")
             return None
-        summary = owner.methods.get(node.attr)
+        summary = self.project.method_of(owner, node.attr) if self.project is not None else owner.methods.get(node.attr)
         if summary is None or summary.transform is None:
             return None
         return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
