@@ -18,3 +18,8 @@ def test_inherited_methods_and_restored_objects_keep_the_class():
     result = check_markers_in_project(PROJECT / "run_learners.py", PROJECT, ["JAX401"])
     names = {path.rpartition("/")[2] for path in result.dependencies}
     assert {"base.py", "derived.py"} <= names
+
+
+def test_classes_picked_at_run_time_agree_on_a_compiled_method():
+    result = check_markers_in_project(PROJECT / "run_equations.py", PROJECT, ["JAX401"])
+    assert any("`Solver.step`" in d.message for d in result.diagnostics)

@@ -24,7 +24,8 @@ a pytree whose method returns the next object): the object is the method's `self
 message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the one its constructor names
 (`model = Model(...)` or `agent = Agent.create(...)`, the object otherwise rebound only from its own
 methods, or placed or restored into itself: `jax.device_put(agent, sharding)`, `restore_checkpoint(path,
-target=agent)`), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
+target=agent)`, `flax.serialization.from_state_dict(agent, saved)`, or a function of the project every
+`return` of which hands back its parameter so: semantic/kept_structure.py), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
 with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` or `dict(bc=BCAgent, iql=IQLAgent)` here or in another
 module, also read through a name bound once to the pick: `kind = AGENTS[name]; agent = kind.create(...)`;
 every one compiling the method without donating `self`), or, where the object comes from elsewhere, the one class of the
@@ -38,7 +39,12 @@ own parameters is, for donation, the compiled callable with the arguments moved 
 to change; no automatic fix, since every caller of the wrapper shares it.
 A compiled method of an object runs where the object's class is known: a constructor, or a function or
 method of this module or another whose every `return` constructs that class (`learner = build_learner(cfg)`,
-then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py).
+then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py). A class runs
+the methods it inherits from a base of the project (`class Careful(Learner)` in another module runs
+`Learner.update`) unless it defines its own. An object built from a class picked at run time
+(`Model = Heat if flag else Wave`, `model = EQUATIONS[name](cfg)`: semantic/picked_classes.py) runs a
+compiled method where every candidate runs the same one (inherited from one base) or compiles its
+own alike; where one candidate's method is not compiled, or is compiled otherwise, nothing is known.
 A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
 module), also where several classes of the module compile a `_step` with other parameters; a class
 defining `_step` as a plain method runs no compiled code there.
@@ -274,8 +280,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import project as project_module
-from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness
+from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, picked_classes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -529,28 +534,14 @@ def _picked_through_name(func: ast.AST, scope) -> ast.AST:
 
 def _picked_classes(func: ast.AST, model) -> tuple[str, list] | None:
     """`agents[name](...)` or `agents[name].create(...)` with `agents` a module-level display of classes
-    (`{"bc": BCAgent, "iql": IQLAgent}`, here or in another module): (the display's name, its classes)."""
+    (`{"bc": BCAgent, "iql": IQLAgent}`, here or in another module): (the display's name, its classes),
+    as semantic/picked_classes.py reads them."""
     if isinstance(func, ast.Attribute):
         func = func.value
     if not (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)):
         return None
-    name = func.value.id
-    if name in model.module_scope.local_names and name not in model.imports.aliases:
-        bound = [value for target, value in model.module_scope.bindings if isinstance(target, ast.Name) and target.id == name]
-        names = project_module.class_registry_names(bound[0]) if len(bound) == 1 and isinstance(bound[0], ast.AST) else None
-        if names is None:
-            return None
-        classes = [_class_named(ast.Name(id=class_name, ctx=ast.Load()), model) for class_name in names]
-        return (name, classes) if None not in classes else None
-    qualified = model.qualified_name(func.value)
-    project = getattr(model, "project", None)
-    if qualified is None or project is None:
-        return None
-    listed = project.registry(qualified)
-    if not listed:
-        return None
-    classes = [project.class_(class_name) for class_name in listed]
-    return (name, classes) if None not in classes else None
+    classes = picked_classes.picked_classes(func, model.scope_for(func) if hasattr(func, "lineno") else model.module_scope, model)
+    return (func.value.id, classes) if classes is not None else None
 
 
 def _compiled_method(owner, method: str, call: ast.Call, model):

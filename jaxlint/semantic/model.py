@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, kept_structure, library_models, returned_kinds
+from jaxlint.semantic import jaxapi, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
@@ -1818,8 +1818,14 @@ class SemanticModel(DeviceValues):
             return None
         else:
             owner = self.instance_class(node.value)
+            if owner is None:
+                return self._picked_instance_method(node)
         if owner is None:
             return None
+        return self._compiled_method_of(owner, node)
+
+    def _compiled_method_of(self, owner, node: ast.Attribute) -> JitBinding | None:
+        """The compiled method `node.attr` of the class `owner` (a local ClassDef or a project summary)."""
         if isinstance(owner, ast.ClassDef):
             scope = self.class_methods.get(owner, {}).get(node.attr)
             if scope is None:
@@ -1828,12 +1834,48 @@ class SemanticModel(DeviceValues):
                 if binding.function is scope:
                     return dataclasses.replace(binding, key=f"{owner.name}.{node.attr}")
             return None
-        summary = self.project.method_of(owner, node.attr) if self.project is not None else owner.methods.get(node.attr)
+        found = self.project.method_and_owner(owner, node.attr) if self.project is not None else None
+        summary, owner = found if found is not None else (owner.methods.get(node.attr), owner)
         if summary is None or summary.transform is None:
             return None
         return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
                           external_params=list(summary.params), external_has_self=summary.has_self,
                           converted_params=summary.converted_params)
+
+    def _picked_instance_method(self, node: ast.Attribute) -> JitBinding | None:
+        """`model.train_step` where `model` was built from a class picked at run time (semantic/
+        picked_classes.py): the compiled method every candidate runs, when they agree on it (one
+        method they all inherit, or methods compiled alike with the same parameters)."""
+        candidates = self.instance_classes(node.value)
+        if not candidates:
+            return None
+        bindings = [self._compiled_method_of(owner, node) for owner in candidates]
+        if None in bindings:
+            return None
+        signatures = {
+            (b.transform, b.via_decorator, b.argnum_offset, tuple(b.param_names or ()), tuple(sorted((k, ast.dump(v)) for k, v in b.options.items())))
+            for b in bindings
+        }
+        if len(signatures) != 1:
+            return None
+        if len({b.key for b in bindings}) == 1:
+            return bindings[0]  # (one method, inherited by every candidate)
+        return dataclasses.replace(bindings[0], key=" or ".join(dict.fromkeys(b.key for b in bindings)))
+
+    def instance_classes(self, name: ast.Name) -> list | None:
+        """The candidate classes of an object built once from a class picked at run time (`agent =
+        ALGOS[cfg.algo](...)`, `Model = A if flag else B; model = Model(cfg)`): semantic/picked_classes.py."""
+        scope = self.scope_for(name)
+        owner = owning_scope(self, name.id, scope)
+        if owner is None or (owner.is_function and name.id in owner.param_nodes):
+            return None
+        found = bound_values(self, name.id, scope)
+        if found is None:
+            return None
+        values = [value for value in found[1] if not (isinstance(value, ast.Call) and kept_structure.keeps_structure_of(value, name.id, self))]
+        if len(values) != 1 or not isinstance(values[0], ast.Call):
+            return None
+        return picked_classes.constructed_classes(values[0], found[0], self)
 
     def may_call_compiled_method(self, call: ast.Call) -> bool:
         """`obj.method(...)` on an object of a class nothing here names, where every class of this
