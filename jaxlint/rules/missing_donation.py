@@ -42,7 +42,7 @@ method of this module or another whose every `return` constructs that class (`le
 then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py). A class runs
 the methods it inherits from a base of the project (`class Careful(Learner)` in another module runs
 `Learner.update`) unless it defines its own. An object built from a class picked at run time
-(`Model = Heat if flag else Wave`, `model = EQUATIONS[name](cfg)`: semantic/picked_classes.py) runs a
+(`Model = Heat if flag else Wave`, `Model = EQUATIONS[name]`, then `model = Model(cfg)`: semantic/picked_classes.py) runs a
 compiled method where every candidate runs the same one (inherited from one base) or compiles its
 own alike; where one candidate's method is not compiled, or is compiled otherwise, nothing is known.
 A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
