@@ -1818,10 +1818,8 @@ class SemanticModel(DeviceValues):
             return None
         else:
             owner = self.instance_class(node.value)
-            if owner is None:
-                return self._picked_instance_method(node)
         if owner is None:
-            return None
+            return self._picked_instance_method(node)
         return self._compiled_method_of(owner, node)
 
     def _compiled_method_of(self, owner, node: ast.Attribute) -> JitBinding | None:
@@ -1846,7 +1844,8 @@ class SemanticModel(DeviceValues):
         """`model.train_step` where `model` was built from a class picked at run time (semantic/
         picked_classes.py): the compiled method every candidate runs, when they agree on it (one
         method they all inherit, or methods compiled alike with the same parameters)."""
-        candidates = self.instance_classes(node.value)
+        holder = node.value
+        candidates = self.self_attribute_classes(holder) if _is_self_attribute(holder) else self.instance_classes(holder)
         if not candidates:
             return None
         bindings = [self._compiled_method_of(owner, node) for owner in candidates]
@@ -1861,6 +1860,28 @@ class SemanticModel(DeviceValues):
         if len({b.key for b in bindings}) == 1:
             return bindings[0]  # (one method, inherited by every candidate)
         return dataclasses.replace(bindings[0], key=" or ".join(dict.fromkeys(b.key for b in bindings)))
+
+    def self_attribute_classes(self, node: ast.Attribute) -> list | None:
+        """The candidate classes of `self.obj` assigned once in its class, from a class picked at run
+        time (`self.algo = ALGOS[cfg.algo](...)`) or from a method of the class whose every return
+        builds from one (`self.algo = self._make_algo()`): semantic/picked_classes.py."""
+        holder = self.scope_for(node).enclosing_method()
+        if holder is None:
+            return None
+        values = attribute_values(self, holder.class_node, node.attr)
+        if not values or len(values) != 1 or not isinstance(values[0], ast.Call):
+            return None
+        value = values[0]
+        found = picked_classes.constructed_classes(value, self.scope_for(value), self)
+        if found is not None or value.args or value.keywords or not _is_self_attribute(value.func):
+            return found
+        method = self.class_methods.get(holder.class_node, {}).get(value.func.attr)  # `self._make_algo()`
+        if method is None or not method.returns or method.node.decorator_list:
+            return None
+        picks = [picked_classes.constructed_classes(returned, method, self) if isinstance(returned, ast.Call) else None for returned in method.returns]
+        if None in picks or len({tuple(map(id, pick)) for pick in picks}) != 1:
+            return None
+        return picks[0]
 
     def instance_classes(self, name: ast.Name) -> list | None:
         """The candidate classes of an object built once from a class picked at run time (`agent =
