@@ -80,13 +80,11 @@ def _one_class(node: ast.AST, model) -> list | None:
 
 def _registry_classes(node: ast.AST, model) -> list | None:
     """The classes of a module-level display of classes bound once, of this module or another."""
-    from jaxlint.semantic import project as project_module
-
     if not isinstance(node, ast.Name):
         return None
     if node.id in model.module_scope.local_names and node.id not in model.imports.aliases:
         bound = [value for target, value in model.module_scope.bindings if isinstance(target, ast.Name) and target.id == node.id]
-        names = project_module.class_registry_names(bound[0]) if len(bound) == 1 and isinstance(bound[0], ast.AST) else None
+        names = class_registry_names(bound[0]) if len(bound) == 1 and isinstance(bound[0], ast.AST) else None
         if names is None:
             return None
         classes = [model._constructed_class(ast.Name(id=name, ctx=ast.Load())) for name in names]
@@ -98,3 +96,19 @@ def _registry_classes(node: ast.AST, model) -> list | None:
         return None
     classes = [project.class_(name) for name in listed]
     return classes if None not in classes else None
+
+
+def class_registry_names(value: ast.AST) -> list[str] | None:
+    """The names a dict, list or tuple display holds as its values (`{"bc": BCAgent, "iql": IQLAgent}`,
+    or the same built by `dict(bc=BCAgent, iql=IQLAgent)`), when every value is a plain name; None otherwise."""
+    if isinstance(value, ast.Dict):
+        values = value.values if None not in value.keys else None
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
+        values = [keyword.value for keyword in value.keywords] if all(keyword.arg for keyword in value.keywords) else None
+    elif isinstance(value, (ast.List, ast.Tuple)):
+        values = value.elts
+    else:
+        values = None
+    if not values or not all(isinstance(element, ast.Name) for element in values):
+        return None
+    return [element.id for element in values]

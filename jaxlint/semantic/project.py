@@ -41,6 +41,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from jaxlint.semantic import fresh_values, kept_structure, path_edits, returned_kinds, run_memo, shared_summaries
+from jaxlint.semantic.picked_classes import class_registry_names
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
@@ -314,22 +315,6 @@ def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
         and any(isinstance(node, ast.Call) and light.qualified_name(node.func) in CALLING_BACK for node in walk(statement))
     )
-
-
-def class_registry_names(value: ast.AST) -> list[str] | None:
-    """The names a dict, list or tuple display holds as its values (`{"bc": BCAgent, "iql": IQLAgent}`,
-    or the same built by `dict(bc=BCAgent, iql=IQLAgent)`), when every value is a plain name; None otherwise."""
-    if isinstance(value, ast.Dict):
-        values = value.values if None not in value.keys else None
-    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
-        values = [keyword.value for keyword in value.keywords] if all(keyword.arg for keyword in value.keywords) else None
-    elif isinstance(value, (ast.List, ast.Tuple)):
-        values = value.elts
-    else:
-        values = None
-    if not values or not all(isinstance(element, ast.Name) for element in values):
-        return None
-    return [element.id for element in values]
 
 
 def _summarise_registries(tree: ast.Module, summary: ModuleSummary, module_name: str, assigned: dict[str, int]) -> None:
