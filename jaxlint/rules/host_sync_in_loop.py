@@ -45,7 +45,9 @@ loop holds in a name or in `self.attr` built from one class, `self.stopper.updat
 includes a test that takes the truth of a comparison of the value, `if loss < self.best:` or `any(l
 <= b for l, b in zip(losses, self.best))`, and `min`/`max` of it, also on the side of a first-call test
 that every later call takes, `if self.best is None: ... elif loss < self.best:`; a tuple handed over,
-`stop((acc, loss))`, is read part by part: semantic/effects.py; also a function handed to a call
+`stop((acc, loss))`, is read part by part, and a `*args` parameter holds every argument from its place
+on, `meter.add(loss, n)` with `def add(self, *values): [s + float(v) for s, v in zip(self.sums, values)]`
+(an index, `values[1]`, reads only that argument): semantic/effects.py; also a function handed to a call
 that runs it where it stands, `jax.debug.callback(report, step, loss)` outside `jit` calling
 `report(step, loss)`, whose body runs `loss.item()`, or a lambda whose parameters take the call's
 arguments, `jax.debug.callback(lambda v: print(float(v)), loss)`: semantic/handed_callables.py), inside a function of

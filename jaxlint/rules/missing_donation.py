@@ -24,7 +24,8 @@ a pytree whose method returns the next object): the object is the method's `self
 message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the one its constructor names
 (`model = Model(...)` or `agent = Agent.create(...)`, the object otherwise rebound only from its own
 methods, or placed or restored into itself: `jax.device_put(agent, sharding)`, `restore_checkpoint(path,
-target=agent)`), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
+target=agent)`, `flax.serialization.from_state_dict(agent, saved)`, or a function of the project every
+`return` of which hands back its parameter so: semantic/kept_structure.py), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
 with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` or `dict(bc=BCAgent, iql=IQLAgent)` here or in another
 module, also read through a name bound once to the pick: `kind = AGENTS[name]; agent = kind.create(...)`;
 every one compiling the method without donating `self`), or, where the object comes from elsewhere, the one class of the
@@ -38,7 +39,12 @@ own parameters is, for donation, the compiled callable with the arguments moved 
 to change; no automatic fix, since every caller of the wrapper shares it.
 A compiled method of an object runs where the object's class is known: a constructor, or a function or
 method of this module or another whose every `return` constructs that class (`learner = build_learner(cfg)`,
-then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py).
+then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py). A class runs
+the methods it inherits from a base of the project (`class Careful(Learner)` in another module runs
+`Learner.update`) unless it defines its own. An object built from a class picked at run time
+(`Model = Heat if flag else Wave`, `Model = EQUATIONS[name]`, then `model = Model(cfg)`: semantic/picked_classes.py) runs a
+compiled method where every candidate runs the same one (inherited from one base) or compiles its
+own alike; where one candidate's method is not compiled, or is compiled otherwise, nothing is known.
 A call `self._step(...)` runs the `_step` of the method's own class (or of a base class of the
 module), also where several classes of the module compile a `_step` with other parameters; a class
 defining `_step` as a plain method runs no compiled code there.
@@ -274,8 +280,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import project as project_module
-from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, liveness
+from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, picked_classes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -457,8 +462,8 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
             continue  # `model = model.update(...)`: the next object, of the same class
         if dotted_name(target) != receiver or not isinstance(bound, ast.Call):
             return None
-        if _keeps_structure(bound, receiver, model):
-            continue  # `agent = jax.device_put(agent, sharding)`: the same pytree, placed or restored
+        if kept_structure.keeps_structure_of(bound, receiver, model):
+            continue  # `agent = jax.device_put(agent, sharding)`, `restore(agent, path)`: the same pytree, placed or restored
         constructors.append(bound)
     if len(constructors) != 1:
         return None
@@ -477,34 +482,6 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
     if owner is None and isinstance(constructor, ast.Attribute):
         owner = _class_named(constructor.value, model)  # `Agent.create(...)`: a method of the class builds it
     return _compiled_method(owner, method, call, model) if owner is not None else None
-
-
-# Calls that hand back the pytree they are given with its structure (its class) unchanged: placed on
-# devices, mapped leaf by leaf, or restored from a checkpoint into it as a template.
-_STRUCTURE_KEEPING = {
-    "jax.device_put": 0, "jax.device_put_replicated": 0, "flax.jax_utils.replicate": 0,
-    "jax.tree_util.tree_map": 1, "jax.tree.map": 1, "jax.tree_map": 1,
-    "flax.training.checkpoints.restore_checkpoint": "target",
-}
-
-
-def _keeps_structure(value: ast.AST, receiver: str, model, depth: int = 0) -> bool:
-    """`value` is the object `receiver` passed through calls that keep its pytree structure
-    (`jax.device_put(jax.tree.map(jnp.array, agent), sharding)`, `restore_checkpoint(path, target=agent)`)."""
-    if isinstance(value, ast.Name):
-        return value.id == receiver
-    if depth > 4 or not isinstance(value, ast.Call):
-        return False
-    slot = _STRUCTURE_KEEPING.get(model.qualified_name(value.func) or "")
-    if slot is None:
-        return False
-    if isinstance(slot, int):
-        passed = value.args[slot] if len(value.args) > slot and not any(isinstance(a, ast.Starred) for a in value.args[: slot + 1]) else None
-        if passed is None and slot == 0:
-            passed = next((k.value for k in value.keywords if k.arg in ("x", "tree")), None)
-    else:
-        passed = next((k.value for k in value.keywords if k.arg == slot), None)
-    return passed is not None and _keeps_structure(passed, receiver, model, depth + 1)
 
 
 def _class_named(node: ast.AST, model):
@@ -557,28 +534,14 @@ def _picked_through_name(func: ast.AST, scope) -> ast.AST:
 
 def _picked_classes(func: ast.AST, model) -> tuple[str, list] | None:
     """`agents[name](...)` or `agents[name].create(...)` with `agents` a module-level display of classes
-    (`{"bc": BCAgent, "iql": IQLAgent}`, here or in another module): (the display's name, its classes)."""
+    (`{"bc": BCAgent, "iql": IQLAgent}`, here or in another module): (the display's name, its classes),
+    as semantic/picked_classes.py reads them."""
     if isinstance(func, ast.Attribute):
         func = func.value
     if not (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)):
         return None
-    name = func.value.id
-    if name in model.module_scope.local_names and name not in model.imports.aliases:
-        bound = [value for target, value in model.module_scope.bindings if isinstance(target, ast.Name) and target.id == name]
-        names = project_module.class_registry_names(bound[0]) if len(bound) == 1 and isinstance(bound[0], ast.AST) else None
-        if names is None:
-            return None
-        classes = [_class_named(ast.Name(id=class_name, ctx=ast.Load()), model) for class_name in names]
-        return (name, classes) if None not in classes else None
-    qualified = model.qualified_name(func.value)
-    project = getattr(model, "project", None)
-    if qualified is None or project is None:
-        return None
-    listed = project.registry(qualified)
-    if not listed:
-        return None
-    classes = [project.class_(class_name) for class_name in listed]
-    return (name, classes) if None not in classes else None
+    classes = picked_classes.picked_classes(func, model.scope_for(func) if hasattr(func, "lineno") else model.module_scope, model)
+    return (func.value.id, classes) if classes is not None else None
 
 
 def _compiled_method(owner, method: str, call: ast.Call, model):
@@ -587,7 +550,7 @@ def _compiled_method(owner, method: str, call: ast.Call, model):
         found = model.class_methods[owner].get(method)
         bindings = [b for b in model.jit_binding_lists.get(f"self.{method}", ()) if found is not None and b.function is found and b.via_decorator]
         return dataclasses.replace(bindings[0], key=f"{owner.name}.{method}") if len(bindings) == 1 else None
-    summary = owner.methods.get(method)
+    summary = model.project.method_of(owner, method) if model.project is not None else owner.methods.get(method)
     if summary is None or summary.transform is None or not summary.via_decorator:
         return None
     return JitBinding(f"{owner.name}.{method}", summary.transform, call.func, summary.options, None, via_decorator=True,

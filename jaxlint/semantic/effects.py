@@ -58,6 +58,14 @@ class Effects:
     # into the returned tuple where every `return` puts it; () is the whole value). The caller gets back
     # a key that is already used.
     returned_keys: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
+    # The position of a `*args` parameter the function reads on the host (`def add(self, *args):
+    # [float(v) for v in args]`): every positional argument from there on is read; None when none is.
+    synced_rest: int | None = None
+
+    def synced_positions(self, count: int) -> list[int]:
+        """The positions among `count` positional arguments that the function reads on the host."""
+        rest = range(self.synced_rest, count) if self.synced_rest is not None else ()
+        return sorted({i for i in self.synced if i < count} | set(rest))
 
     def consumed_arguments(self, call: ast.Call) -> list[ast.expr]:
         """The argument expressions of `call` that land on consumed parameters."""
@@ -85,7 +93,7 @@ class Effects:
         return found
 
     def __bool__(self) -> bool:
-        return bool(self.consumed_keys or self.synced)
+        return bool(self.consumed_keys or self.synced or self.synced_rest is not None)
 
 
 NONE = Effects()
@@ -133,20 +141,42 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     of a comparison a test takes (`if loss < self.best:`, `while err > tol`, `any(l <= b for ...)`:
     Python asks the array for a bool), and `min`/`max` of two or more values (they compare them)."""
     params = _positional(function, has_self)
-    if not params or isinstance(function, ast.Lambda):
+    if isinstance(function, ast.Lambda):
+        return NONE
+    # A `*args` parameter holds the positional arguments from its place on: what the body does to it
+    # (`[float(v) for v in args]`, `zip(self.totals, args)`) it does to each of them. It is read as
+    # one more parameter whose position stands for all that follow (Effects.synced_rest).
+    rest = function.args.vararg.arg if function.args.vararg is not None else None
+    if rest is not None:
+        params = [*params, rest]
+    if not params:
         return NONE
     nodes = _own_nodes(function)
     if not _may_have_effects(nodes, params, call_effects is not None) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
         return NONE  # (a generator's body runs when it is iterated, not at the call)
     position = {name: index for index, name in enumerate(params)}
     first_rebound = _first_rebindings(nodes)
-    key_params = {name for name in params if _KEY_NAME.search(name)}
+    key_params = {name for name in params if _KEY_NAME.search(name) and name != rest}
     stable = {name for name in params if name not in first_rebound}
     parts = _parts_of_params(nodes, stable, qualified_name) if stable else {}
     returns_early = _returns_early(function, nodes, steady)
     consumed: set[int] = set()
     synced: set[int] = set()
     truth_taken: set[int] = set()  # comparisons whose truth a test takes
+    rest_places: set[int] = set()  # arguments read through a constant index of `*args`
+
+    def read_parameter(value: ast.AST) -> None:
+        # `args[1]`, `args` the `*args` parameter: only the argument at that place after the named ones.
+        if rest is not None and value.__class__ is ast.Subscript and isinstance(value.value, ast.Name) and value.value.id == rest:
+            index = value.slice.value if isinstance(value.slice, ast.Constant) else None
+            if isinstance(index, int) and not isinstance(index, bool) and index >= 0:
+                if rest in stable:
+                    rest_places.add(position[rest] + index)
+                return
+        root = _root_param(value, stable, parts)
+        if root is not None:
+            synced.add(position[root])
+
     for node, conditional in _nodes_with_condition(function, steady):
         kind = node.__class__
         if kind in _TESTING:
@@ -155,17 +185,13 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         if kind is ast.Compare:
             if id(node) in truth_taken and not (conditional or returns_early or not stable):
                 for value in (node.left, *node.comparators):
-                    root = _root_param(value, stable, parts)
-                    if root is not None:
-                        synced.add(position[root])
+                    read_parameter(value)
             continue
         if isinstance(node, ast.JoinedStr) and not (conditional or returns_early or not stable):
             # `f"loss {m['loss']:.4f}"`: formatting reads each value on the host
             for value in node.values:
                 if isinstance(value, ast.FormattedValue):
-                    root = _root_param(value.value, stable, parts)
-                    if root is not None:
-                        synced.add(position[root])
+                    read_parameter(value.value)
             continue
         if not isinstance(node, ast.Call):
             continue
@@ -183,17 +209,19 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
             shown = _compared_arguments(node, qualified_name)
         if read is not None or shown:
             for value in [read] if read is not None else shown:
-                root = _root_param(value, stable, parts)
-                if root is not None:
-                    synced.add(position[root])
+                read_parameter(value)
         elif call_effects is not None:
             inner = call_effects(node)
-            if inner is not None and inner.synced:
-                for index in inner.synced:
-                    if index < len(node.args):
-                        root = _root_param(node.args[index], stable, parts)
-                        if root is not None:
-                            synced.add(position[root])
+            if inner is not None:
+                for index in inner.synced_positions(len(node.args)):
+                    read_parameter(node.args[index])
+    synced_rest = None
+    if rest is not None:
+        params = params[:-1]
+        if len(params) in synced:
+            synced.discard(len(params))
+            synced_rest = len(params)
+        synced |= rest_places
     consumed_names = frozenset(params[i] for i in consumed)
     returned = tuple(
         (i, params[i], paths) for i in sorted(consumed)
@@ -203,7 +231,9 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         (i, params[i], path) for i in sorted(consumed)
         if params[i] not in first_rebound and (path := returned_key(nodes, params[i])) is not None
     )
-    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned, handed_back) if consumed or synced else NONE
+    if not (consumed or synced or synced_rest is not None):
+        return NONE
+    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned, handed_back, synced_rest)
 
 
 def returned_key(nodes: list[ast.AST], param: str) -> tuple[int, ...] | None:
@@ -513,6 +543,12 @@ def _parts_of_params(nodes: list[ast.AST], params: set[str], qualified_name) -> 
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             generators = [(node.target, node.iter)]
         for target, iterated in generators:
+            if (
+                isinstance(iterated, ast.Call) and len(iterated.args) == 1 and not iterated.keywords and isinstance(target, ast.Tuple)
+                and len(target.elts) == 2 and qualified_name(iterated.func) == "builtins.enumerate"
+            ):
+                # `for i, v in enumerate(values)`: `v` takes the parts, `i` counts
+                target, iterated = target.elts[1], iterated.args[0]
             if isinstance(iterated, ast.Call) and qualified_name(iterated.func) == "builtins.zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
                 # `for loss, best in zip(losses, self.best)`: each target element takes the parts of its own argument
                 for element, argument in zip(target.elts, iterated.args):
@@ -971,7 +1007,8 @@ def _through_partial(model, call: ast.Call, partial: ast.Call, scope) -> Effects
     shift = lambda positions: frozenset(p - bound for p in positions if p >= bound)  # noqa: E731
     draws = tuple((p - bound, *rest) for p, *rest in found.returned_draws if p >= bound)
     keys = tuple((p - bound, *rest) for p, *rest in found.returned_keys if p >= bound)
-    return Effects(shift(found.consumed_keys), shift(found.synced), found.consumed_names, draws, keys)
+    rest = found.synced_rest - bound if found.synced_rest is not None and found.synced_rest >= bound else None
+    return Effects(shift(found.consumed_keys), shift(found.synced), found.consumed_names, draws, keys, rest)
 
 
 def _method_effects(model, owner, method: str) -> Effects:
@@ -979,10 +1016,12 @@ def _method_effects(model, owner, method: str) -> Effects:
     if isinstance(owner, ast.ClassDef):
         scope = model.class_methods.get(owner, {}).get(method)
         return function_effects(model, scope) if scope is not None else NONE
-    summary = owner.methods.get(method)
     project = getattr(model, "project", None)
-    home = project.home_of_class(owner) if project is not None else None
-    return project_summary_effects(project, home, summary, f"{owner.name}.{method}")
+    found = project.method_and_owner(owner, method) if project is not None else None
+    if found is None:
+        return project_summary_effects(project, None, owner.methods.get(method), f"{owner.name}.{method}")
+    summary, owner = found  # (inherited from a base: its module reads its names)
+    return project_summary_effects(project, project.home_of_class(owner), summary, f"{owner.name}.{method}")
 
 
 # ----- closures a factory returns: `init_fun, sample_fun = make_flow(dim)` ------------------------------
@@ -1087,6 +1126,7 @@ def _summary_effects(summary) -> Effects:
         frozenset(consumed),
         tuple((params.index(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if name in params),
         tuple((params.index(name), name, path) for name, path in getattr(summary, "returned_keys", ()) if name in params),
+        len(params) if any(name.startswith("*") for name in synced) else None,
     )
 
 
@@ -1103,7 +1143,7 @@ def consumed_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
 def synced_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     """The argument expressions a call of a project function reads on the host (`to_host(metrics)`)."""
     effects = call_effects(model, call, scope)
-    return [call.args[i] for i in sorted(effects.synced) if i < len(call.args)]
+    return [call.args[i] for i in effects.synced_positions(len(call.args)) if call.args[i].__class__ is not ast.Starred]
 
 
 # ----- other modules' functions, from syntax (project.py) ---------------------------------------------
@@ -1121,7 +1161,7 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
     # converts a result for the host is a few lines; reading every long body cost a tenth of a check).
     params = _positional(function, has_self)
     short = (getattr(function, "end_lineno", None) or function.lineno) - function.lineno <= _SHORT_HELPER_LINES
-    if not params or not (short or any(_KEY_NAME.search(name) for name in params)):
+    if not (params or function.args.vararg) or not (short or any(_KEY_NAME.search(name) for name in params)):
         return (), (), (), ()
     library = library_models.models()
 
@@ -1137,7 +1177,11 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
         effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names, effects.returned_draws, effects.returned_keys)
     returned = tuple((name, paths) for _, name, paths in effects.returned_draws)
     handed_back = tuple((name, path) for _, name, path in effects.returned_keys)
-    return tuple(params[i] for i in sorted(effects.consumed_keys)), tuple(params[i] for i in sorted(effects.synced)), returned, handed_back
+    # (a `*args` parameter read on the host is named with its star: `_summary_effects` reads it back)
+    synced = tuple(params[i] for i in sorted(effects.synced) if i < len(params))
+    if effects.synced_rest is not None and function.args.vararg is not None:
+        synced += (f"*{function.args.vararg.arg}",)
+    return tuple(params[i] for i in sorted(effects.consumed_keys)), synced, returned, handed_back
 
 
 def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) -> tuple[str, ...]:
@@ -1252,8 +1296,9 @@ def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
         if owner is not None and not isinstance(owner, ast.ClassDef):
-            home = project.home_of_class(owner)
-            found = project_summary_effects(project, home, owner.methods.get(function.attr), f"{owner.name}.{function.attr}")
+            method = project.method_and_owner(owner, function.attr)
+            summary, owner = method if method is not None else (None, owner)
+            found = project_summary_effects(project, project.home_of_class(owner), summary, f"{owner.name}.{function.attr}")
             return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE
     qualified = model.qualified_name(function)
     if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):

@@ -222,7 +222,7 @@ def imported_forwarded_binding(call: ast.Call, model) -> ForwardedBinding | None
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
         if owner is not None and not isinstance(owner, ast.ClassDef):
-            summary = owner.methods.get(function.attr)
+            summary = project.method_of(owner, function.attr)
     if summary is None:
         qualified = model.qualified_name(function)
         if qualified is None or "." not in qualified or qualified.startswith(("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.")):

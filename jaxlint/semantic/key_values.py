@@ -2181,7 +2181,7 @@ def _foreign_splits(call: ast.Call, key: str, context) -> bool:
         owner = model.self_attribute_class(function.value) if function.value.__class__ is ast.Attribute else (
             model.instance_class(function.value) if function.value.id not in ("self", "cls") else None)
         if owner is not None and not isinstance(owner, ast.ClassDef):
-            summary = owner.methods.get(function.attr)
+            summary = model.project.method_of(owner, function.attr)
     if summary is None:
         qualified = model.qualified_name(function)
         resolved = model.project.resolve(qualified) if qualified is not None and "." in qualified and not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")) else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, library_models, returned_kinds
+from jaxlint.semantic import jaxapi, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
@@ -1354,7 +1354,7 @@ class SemanticModel(DeviceValues):
                 if binding.function is scope and binding.via_decorator:
                     return dataclasses.replace(binding, key=f"{owner.name}.{method}")
             return None
-        summary = owner.methods.get(method) if owner is not None else None
+        summary = self.project.method_of(owner, method) if owner is not None and self.project is not None else None
         if summary is None or summary.transform is None or summary.has_self or not summary.via_decorator:
             return None
         return JitBinding(f"{owner.name}.{method}", summary.transform, node, summary.options, None, via_decorator=True,
@@ -1615,6 +1615,11 @@ class SemanticModel(DeviceValues):
         ):
             return None
         found = bound_values(self, name.id, scope)
+        if found is not None and len(found[1]) > 1:
+            # `agent = restore(agent, path)`, `agent = jax.device_put(agent)`: the same object, restored
+            # or placed (semantic/kept_structure.py), of the class its other bindings construct.
+            kept = [value for value in found[1] if not (isinstance(value, ast.Call) and kept_structure.keeps_structure_of(value, name.id, self))]
+            found = (found[0], kept) if kept else None
         if found is None or not found[1] or not all(isinstance(value, ast.Call) for value in found[1]):
             return None
         if len(found[1]) > 1:
@@ -1814,7 +1819,11 @@ class SemanticModel(DeviceValues):
         else:
             owner = self.instance_class(node.value)
         if owner is None:
-            return None
+            return self._picked_instance_method(node)
+        return self._compiled_method_of(owner, node)
+
+    def _compiled_method_of(self, owner, node: ast.Attribute) -> JitBinding | None:
+        """The compiled method `node.attr` of the class `owner` (a local ClassDef or a project summary)."""
         if isinstance(owner, ast.ClassDef):
             scope = self.class_methods.get(owner, {}).get(node.attr)
             if scope is None:
@@ -1823,12 +1832,71 @@ class SemanticModel(DeviceValues):
                 if binding.function is scope:
                     return dataclasses.replace(binding, key=f"{owner.name}.{node.attr}")
             return None
-        summary = owner.methods.get(node.attr)
+        found = self.project.method_and_owner(owner, node.attr) if self.project is not None else None
+        summary, owner = found if found is not None else (owner.methods.get(node.attr), owner)
         if summary is None or summary.transform is None:
             return None
         return JitBinding(f"{owner.name}.{node.attr}", summary.transform, node, summary.options, None, via_decorator=True,
                           external_params=list(summary.params), external_has_self=summary.has_self,
                           converted_params=summary.converted_params)
+
+    def _picked_instance_method(self, node: ast.Attribute) -> JitBinding | None:
+        """`model.train_step` where `model` was built from a class picked at run time (semantic/
+        picked_classes.py): the compiled method every candidate runs, when they agree on it (one
+        method they all inherit, or methods compiled alike with the same parameters)."""
+        holder = node.value
+        candidates = self.self_attribute_classes(holder) if _is_self_attribute(holder) else self.instance_classes(holder)
+        if not candidates:
+            return None
+        bindings = [self._compiled_method_of(owner, node) for owner in candidates]
+        if None in bindings:
+            return None
+        signatures = {
+            (b.transform, b.via_decorator, b.argnum_offset, tuple(b.param_names or ()), tuple(sorted((k, ast.dump(v)) for k, v in b.options.items())))
+            for b in bindings
+        }
+        if len(signatures) != 1:
+            return None
+        if len({b.key for b in bindings}) == 1:
+            return bindings[0]  # (one method, inherited by every candidate)
+        return dataclasses.replace(bindings[0], key=" or ".join(dict.fromkeys(b.key for b in bindings)))
+
+    def self_attribute_classes(self, node: ast.Attribute) -> list | None:
+        """The candidate classes of `self.obj` assigned once in its class, from a class picked at run
+        time (`self.algo = ALGOS[cfg.algo](...)`) or from a method of the class whose every return
+        builds from one (`self.algo = self._make_algo()`): semantic/picked_classes.py."""
+        holder = self.scope_for(node).enclosing_method()
+        if holder is None:
+            return None
+        values = attribute_values(self, holder.class_node, node.attr)
+        if not values or len(values) != 1 or not isinstance(values[0], ast.Call):
+            return None
+        value = values[0]
+        found = picked_classes.constructed_classes(value, self.scope_for(value), self)
+        if found is not None or value.args or value.keywords or not _is_self_attribute(value.func):
+            return found
+        method = self.class_methods.get(holder.class_node, {}).get(value.func.attr)  # `self._make_algo()`
+        if method is None or not method.returns or method.node.decorator_list:
+            return None
+        picks = [picked_classes.constructed_classes(returned, method, self) if isinstance(returned, ast.Call) else None for returned in method.returns]
+        if None in picks or len({tuple(map(id, pick)) for pick in picks}) != 1:
+            return None
+        return picks[0]
+
+    def instance_classes(self, name: ast.Name) -> list | None:
+        """The candidate classes of an object built once from a class picked at run time (`agent =
+        ALGOS[cfg.algo](...)`, `Model = A if flag else B; model = Model(cfg)`): semantic/picked_classes.py."""
+        scope = self.scope_for(name)
+        owner = owning_scope(self, name.id, scope)
+        if owner is None or (owner.is_function and name.id in owner.param_nodes):
+            return None
+        found = bound_values(self, name.id, scope)
+        if found is None:
+            return None
+        values = [value for value in found[1] if not (isinstance(value, ast.Call) and kept_structure.keeps_structure_of(value, name.id, self))]
+        if len(values) != 1 or not isinstance(values[0], ast.Call):
+            return None
+        return picked_classes.constructed_classes(values[0], found[0], self)
 
     def may_call_compiled_method(self, call: ast.Call) -> bool:
         """`obj.method(...)` on an object of a class nothing here names, where every class of this

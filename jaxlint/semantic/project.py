@@ -40,7 +40,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from jaxlint.semantic import fresh_values, path_edits, returned_kinds, run_memo, shared_summaries
+from jaxlint.semantic import fresh_values, kept_structure, path_edits, returned_kinds, run_memo, shared_summaries
+from jaxlint.semantic.picked_classes import class_registry_names
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
@@ -73,6 +74,9 @@ class FunctionSummary:
     returned_draws: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = ()
     # Consumed key parameters it returns unchanged, with the path into the result (effects.returned_key).
     returned_keys: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # The parameter every return hands back with its structure (kept_structure.py): `restore(agent,
+    # path)` returns an object of the class `agent` had.
+    keeps_structure_of: str | None = None
     # Consumed key parameters it hands to `jax.random.split` (effects.summarise_split_keys): it draws
     # from the keys a `split` of the caller's key returns, so the caller's own `split` of it meets them.
     split_key_params: tuple[str, ...] = ()
@@ -108,6 +112,8 @@ class ClassSummary:
     # method -> the attribute it draws from: a key bound on `self` only in `__init__`, never advanced
     # (semantic/key_values.py, `stale_key_draws_light`).
     stale_key_draws: dict[str, str] = field(default_factory=dict)
+    # Every method the class body defines, summarised or not: one it defines shadows a base's.
+    defined: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -138,6 +144,11 @@ summary_seconds = [0.0]
 
 def file_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+# Inherited methods: how many bases deep they are looked for, and bases no project summary describes.
+_MAX_BASE_DEPTH = 4
+_LIBRARY_BASES = ("jax.", "flax.", "equinox.", "haiku.", "optax.", "numpy.", "builtins.", "typing.", "abc.")
 
 
 def summarise_file(path: Path) -> ModuleSummary | None:
@@ -306,22 +317,6 @@ def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
     )
 
 
-def class_registry_names(value: ast.AST) -> list[str] | None:
-    """The names a dict, list or tuple display holds as its values (`{"bc": BCAgent, "iql": IQLAgent}`,
-    or the same built by `dict(bc=BCAgent, iql=IQLAgent)`), when every value is a plain name; None otherwise."""
-    if isinstance(value, ast.Dict):
-        values = value.values if None not in value.keys else None
-    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
-        values = [keyword.value for keyword in value.keywords] if all(keyword.arg for keyword in value.keywords) else None
-    elif isinstance(value, (ast.List, ast.Tuple)):
-        values = value.elts
-    else:
-        values = None
-    if not values or not all(isinstance(element, ast.Name) for element in values):
-        return None
-    return [element.id for element in values]
-
-
 def _summarise_registries(tree: ast.Module, summary: ModuleSummary, module_name: str, assigned: dict[str, int]) -> None:
     """Module-level displays of classes bound once (`agents = {"bc": BCAgent, ...}`): a program picks
     one by a setting (`agents[config.agent].create(...)`), and the object is an instance of one of them."""
@@ -399,7 +394,8 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
                 summary.functions[statement.name] = function
         elif isinstance(statement, ast.ClassDef):
             info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement), record=records[statement.name])
-            info.bases = [q for q in (light.qualified_name(base) for base in statement.bases) if q]  # imported bases
+            # imported bases (`from .base import Learner`: a relative import, as the module's re-exports name it)
+            info.bases = [q for q in (light.qualified_name(base) or _relative_base(base, summary) for base in statement.bases) if q]
             method_oracle = fresh_values.LightOracle(light, functions, records, statement.name, summary.reexports)
             info.local_bases = [base.id for base in statement.bases if isinstance(base, ast.Name) and base.id in summary.classes]
             for item in statement.body:
@@ -411,6 +407,9 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             for alias, method in _method_aliases(statement):
                 if method in info.methods and alias not in info.methods:
                     info.methods[alias] = info.methods[method]
+            info.defined = frozenset(
+                item.name for item in statement.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ) | frozenset(info.methods)
             if random_used:
                 info.stale_key_draws = stale_key_draws_light(statement, light.qualified_name)
             summary.classes[statement.name] = info
@@ -491,6 +490,10 @@ def _assigns_one_name(statement: ast.AST) -> bool:
     return isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
 
 
+def _relative_base(base: ast.expr, summary: ModuleSummary) -> str | None:
+    return summary.reexports.get(base.id) if isinstance(base, ast.Name) and "." in summary.reexports.get(base.id, "") else None
+
+
 def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_names=None) -> FunctionSummary | None:
     from jaxlint.semantic import jaxapi
 
@@ -521,11 +524,12 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
     compiled = () if has_self or _decorated_otherwise(node) else _returned_compiled(light, node)  # (a static method too)
-    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls:
+    kept = None if has_self or compiled else kept_structure.returned_parameter(node, params, light.qualified_name)
+    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls or kept:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
                                returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
-                               split_key_params=summarise_split_keys(node, consumed, light))
+                               split_key_params=summarise_split_keys(node, consumed, light), keeps_structure_of=kept)
     return None
 
 
@@ -948,6 +952,31 @@ class ProjectView:
     def class_(self, qualified: str) -> ClassSummary | None:
         found = self.resolve(qualified)
         return found[0].classes.get(found[1]) if found else None
+
+    def method_of(self, owner: ClassSummary, name: str) -> FunctionSummary | None:
+        """The summary of the method `name` an instance of `owner` runs: the class's own, else the one
+        it inherits from a base defined in the project (`class Conservative(Soft)` runs `Soft.update`),
+        bases searched in order and depth first. None when the class or a base before the one that
+        defines it has it without a summary (nothing to say about it), or no project base defines it."""
+        found = self.method_and_owner(owner, name)
+        return found[0] if found is not None else None
+
+    def method_and_owner(self, owner: ClassSummary, name: str, depth: int = 0) -> tuple[FunctionSummary, ClassSummary] | None:
+        """`method_of`, with the class that defines the method (its home module reads the method's names)."""
+        if name in owner.methods:
+            return owner.methods[name], owner
+        if name in owner.defined or depth >= _MAX_BASE_DEPTH or not (owner.bases or owner.local_bases):
+            return None
+        home = self.home_of_class(owner)
+        bases = [home.classes[local] for local in owner.local_bases if home is not None and local in home.classes]
+        bases += [self.class_(base) for base in owner.bases if not base.startswith(_LIBRARY_BASES)]
+        for base in bases:
+            if base is None or base is owner:
+                continue
+            found = self.method_and_owner(base, name, depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def registry(self, qualified: str) -> tuple[str, ...] | None:
         """The qualified classes a module-level display of classes holds (`agents = {"bc": BCAgent}`)."""

@@ -342,7 +342,7 @@ class DeviceValues:
                 method = self.class_methods.get(owner, {}).get(function.attr)
                 return method is not None and self.returns_device(method)
             if owner is not None:
-                summary = owner.methods.get(function.attr)
+                summary = self.project.method_of(owner, function.attr) if self.project is not None else owner.methods.get(function.attr)
                 return summary is not None and summary.returns_device
         if self.project is not None:
             qualified = self.qualified_name(function)
