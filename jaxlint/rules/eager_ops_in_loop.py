@@ -15,7 +15,9 @@ those of the module's functions it calls, a loop over its layers counted once; a
 batching tracers, also through a name bound once to the vmap, `batched = jax.vmap(forward)` at the top
 level and `batched(params, x)` in the loop: semantic/callable_chains.py), except beside calls
 of other libraries or modules (a solver, a sampler: their work is not counted, so the rest is
-preparation), in a call that is the one statement between two timer stamps, and in a loop over a
+preparation; a library function that is plain array code, such as optax's losses
+`softmax_cross_entropy_with_integer_labels` or `l2_loss`, is no such call: its operations count as
+the library models' `eager_ops` say), in a call that is the one statement between two timer stamps, and in a loop over a
 handful of named cases (a mapping's items, a name bound to a literal list of eight or fewer).
 
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
@@ -234,7 +236,7 @@ from pathlib import Path
 from typing import Iterator
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic import flow, jaxapi, library_models
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.callable_chains import callable_chain
 from jaxlint.semantic.compiled_wrappers import wraps_compiled
@@ -338,6 +340,8 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if is_eager_operation(qualified):
                     operations += 1
+            else:
+                operations += library_models.eager_operations(qualified)  # (optax's losses: plain array code)
         # (calls on every iteration first, then those under a branch the loop cannot change; by position)
         first_unconditional = lambda call: (facts.conditional(call), _position(call))  # noqa: E731
         if in_branch is not None:
@@ -630,8 +634,9 @@ def _only_known_calls(loop: ast.AST, context) -> bool:
     for call in loop_body(loop, nested=True):
         if isinstance(call, ast.Call):
             qualified = context.qualified_name(call.func)
-            if qualified is not None and not known_plain_call(qualified) and callee_scope(call, context.model) is None:
-                return False
+            if qualified is not None and not known_plain_call(qualified) and callee_scope(call, context.model) is None \
+                    and not library_models.eager_operations(qualified):
+                return False  # (a library's plain array function, optax's losses, is counted, not another library's work)
     return True
 
 

@@ -736,6 +736,11 @@ def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: Semanti
                 count += 1
                 first = first or call
             continue
+        plain = library_models.eager_operations(qualified)
+        if plain:
+            count += plain  # (a library function that is plain array code: optax's losses)
+            first = first or call
+            continue
         if qualified is not None and not known_plain_call(qualified):
             return 0, None  # a call of another library or module (a solver, a sampler): work it does not count
         callee = callee_scope(call, model)
