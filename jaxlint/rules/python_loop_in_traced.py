@@ -9,7 +9,9 @@ traced array raise at the first row, JAX101 reports them).
 `for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
 `[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
-`args = parse_args()`), and a walk over the rows of a traced array: `for row in x`, or a range over
+`args = parse_args()`), and a walk over the rows of a traced array: `for row in x` (`x` known to be an array: annotated so,
+computed in the function, or a parameter every call of the function in the module fills with a device
+array, `summarize(jnp.asarray(data))`), or a range over
 its length however it is spelled (`range(len(x))`, `range(x.shape[0])`, `range(jnp.size(x))`,
 `n = x.shape[0]` or `n, d = x.shape` then `range(n)`, give or take a constant, also reversed). Shorter loops of known length count their
 body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
@@ -84,6 +86,7 @@ import ast
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import containers, flow, iteration
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.jaxapi import ARRAY_SEQUENCE_CALLS
 from jaxlint.semantic.model import ARRAY, NONE
 
@@ -223,7 +226,8 @@ class PythonLoopInTraced(Rule):
         if made is not None and made < threshold:
             return False  # `for k in jax.random.split(key, 4)`: as many rows as the source fixes, a few
         if (
-            context.level(iterable, scope) == ARRAY and not flow.iterates_mapping(node)
+            (context.level(iterable, scope) == ARRAY or _callers_pass_arrays(iterable, scope, threshold, context))
+            and not flow.iterates_mapping(node)
             and not _list_at_every_call(iterable, scope, context) and not containers.python_collection(iterable, scope, context)
         ):
             context.report(
@@ -562,6 +566,40 @@ def _indexes_axis(node: ast.AST, counter: str, axis: int) -> bool:
     if not all(isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None for e in leading):
         return False
     return any(isinstance(n, ast.Name) and n.id == counter for n in ast.walk(node.slice.elts[axis]))
+
+
+def _callers_pass_arrays(iterable: ast.expr, scope, threshold: int, context) -> bool:
+    """`for row in x` with `x` a parameter of the traced function that every visible call of it in this
+    module fills with a device array (`encode(jnp.ones((n, d)))`, a name bound to one), none with rows the
+    call that makes it fixes below the threshold: the loop walks that array's rows, not a Python list."""
+    if not isinstance(iterable, ast.Name) or iterable.id not in scope.param_nodes:
+        return False
+    model = context.model
+    passed = model.caller_arguments(scope, iterable.id)
+    if not passed:
+        return False
+    for argument, call in passed:
+        caller = model.scope_for(call)
+        if isinstance(argument, ast.Name):
+            found = bound_values(model, argument.id, caller)  # (a name bound once to the array: `data = jnp.asarray(raw)`)
+            if found is None or len(found[1]) != 1:
+                return False
+            caller, argument = found[0], found[1][0]
+        if not _makes_array(argument, context):
+            return False  # (a jitted call's result, a device_put: a pytree, perhaps a list of arrays)
+        made = iteration.rows_made(argument, caller, model)
+        if made is not None and made < threshold:
+            return False
+    return True
+
+
+def _makes_array(value: ast.expr, context) -> bool:
+    """A call that makes one array (`jnp.asarray(x)`, `jnp.ones((n, d))`, `jax.random.normal(k, s)`), not a
+    sequence of them (`jnp.split`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    qualified = context.qualified_name(value.func) or ""
+    return qualified.startswith(("jax.numpy.", "jax.random.")) and qualified not in ARRAY_SEQUENCE_CALLS
 
 
 def _host_value(argument: ast.expr, scope, context) -> bool:
