@@ -25,6 +25,7 @@ from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.flow import dotted_name, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.reaching import statement_list
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 # Calls whose results share buffers with their arguments.
@@ -38,6 +39,43 @@ VIEW_CALL_NAMES = frozenset({"get_params"})
 # (call, index of a tuple-unpacked result that holds no arrays); None: the whole result.
 STATIC_RESULTS = {"flax.nnx.split": 0, "flax.nnx.graph.split": 0, "flax.nnx.graphdef": None}
 _CONTAINER_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "extendleft", "put", "setdefault"})
+
+
+def _first_call_view(value: ast.AST, root: str, statement: ast.stmt, scope) -> bool:
+    """A binding the update's own rebinding ends (carried_state.sharing_ended_by asks where): a part of
+    another value (`ac = state.ac`), or the value a parameter hands in, whole (`state = initial_state`,
+    perhaps in one arm of an `if` whose other arm builds a fresh state), where the function reads that
+    parameter no more after the update: the caller's arrays are shared on the first call only."""
+    if isinstance(value, (ast.Attribute, ast.Subscript)):
+        return True
+    return (
+        isinstance(value, ast.Name) and value.id == root
+        and (root in scope.params or root in scope.keyword_params) and not read_after(root, statement)
+        and not _shared(root, statement, scope)  # (`a, b = start, start`: one value, two carried names)
+    )
+
+
+def _read_before_rebound(name: str, statement: ast.stmt, target: ast.AST) -> bool:
+    """`name` is read after `statement` and before the later statement of the same block that binds
+    `target` (or that statement is not found in the block): the argument the call was handed is still
+    used after the call, through the temporary's unpacking."""
+    located = statement_list(statement)
+    if located is None:
+        return True
+    block, index = located
+    for later in block[index + 1:]:
+        if _contains(later, target):
+            value = later.value if isinstance(later, (ast.Assign, ast.AnnAssign)) else later
+            return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(value))
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in walk(later)):
+            return True
+    return True
+
+
+def _statement_targets(statement: ast.stmt) -> list[ast.expr]:
+    if isinstance(statement, ast.Assign):
+        return statement.targets
+    return [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
 
 
 def unsafe_to_donate(key: str, statement: ast.stmt, scope, context, first_call_only: list | None = None) -> bool:
@@ -55,6 +93,9 @@ def unsafe_to_donate(key: str, statement: ast.stmt, scope, context, first_call_o
     if "." in key:
         return _escapes(key, statement, scope) or _attribute_view_read_after(key, statement, scope, context)
     ended = carried_state.sharing_ended_by(statement) if first_call_only is not None else None
+    # (`results = step(state, x)` then `state, loss = results`: a binding from the call's own result is
+    # the update's output, not a view of another live value)
+    results = {element.id for target in _statement_targets(statement) for element in walk(target) if isinstance(element, ast.Name)}
     for target, value in _bindings_of(name, scope):
         if target is None:
             continue
@@ -65,8 +106,12 @@ def unsafe_to_donate(key: str, statement: ast.stmt, scope, context, first_call_o
         if _contains(statement, target):
             continue
         for root in _view_roots(value, context):
+            if root in results and root != name:
+                if _read_before_rebound(name, statement, target):
+                    return True  # (`tmp = step(x)`, `loss(tmp, x)`, then `x = tmp`: the old `x` is read after the call)
+                continue
             if root != name and _source_live(root, statement, scope):
-                if ended is not None and isinstance(value, (ast.Attribute, ast.Subscript)) and ended(name, target):
+                if ended is not None and _first_call_view(value, root, statement, scope) and ended(name, target):
                     first_call_only.append(root)
                     continue
                 return True

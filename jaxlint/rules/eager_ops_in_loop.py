@@ -12,9 +12,12 @@ The operations of a plain function of the module the loop calls on every iterati
 loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
 those of the module's functions it calls, a loop over its layers counted once; also batched,
 `x = jax.vmap(forward)(params, x)`, which outside `jit` dispatches the same operations one by one on
-batching tracers), except beside calls
+batching tracers, also through a name bound once to the vmap, `batched = jax.vmap(forward)` at the top
+level and `batched(params, x)` in the loop: semantic/callable_chains.py), except beside calls
 of other libraries or modules (a solver, a sampler: their work is not counted, so the rest is
-preparation), in a call that is the one statement between two timer stamps, and in a loop over a
+preparation; a library function that is plain array code, such as optax's losses
+`softmax_cross_entropy_with_integer_labels` or `l2_loss`, is no such call: its operations count as
+the library models' `eager_ops` say), in a call that is the one statement between two timer stamps, and in a loop over a
 handful of named cases (a mapping's items, a name bound to a literal list of eight or fewer).
 
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
@@ -24,7 +27,9 @@ calling an instance of an `nnx.Module` or `eqx.Module` class of the project, als
 method of such a class or of a linen module (bound, run through `apply(..., method=...)`) (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
-`grad_fn(params, batch)`; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
+`grad_fn(params, batch)`; also seen through batching and `functools.partial`, `jax.vmap(partial(jax.grad(f),
+w))(xs)` or a name bound to `jax.vmap(jax.grad(f))`: the first compiling or differentiating transform from
+the outside decides, `jax.jit(jax.vmap(jax.grad(f)))` runs compiled; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
 in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`,
 `optax.value_and_grad_from_state(loss)` called with the optimizer state; of a function
 that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
@@ -231,8 +236,9 @@ from pathlib import Path
 from typing import Iterator
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow, jaxapi
+from jaxlint.semantic import flow, jaxapi, library_models
 from jaxlint.semantic.bindings import bound_values
+from jaxlint.semantic.callable_chains import callable_chain
 from jaxlint.semantic.compiled_wrappers import wraps_compiled
 from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
@@ -334,6 +340,8 @@ class EagerOpsInLoop(Rule):
             if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES) and qualified not in jaxapi.STATIC_CALLS:
                 if is_eager_operation(qualified):
                     operations += 1
+            else:
+                operations += library_models.eager_operations(qualified)  # (optax's losses: plain array code)
         # (calls on every iteration first, then those under a branch the loop cannot change; by position)
         first_unconditional = lambda call: (facts.conditional(call), _position(call))  # noqa: E731
         if in_branch is not None:
@@ -455,12 +463,14 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
 def _differentiated_compiled(inner, context) -> ast.expr | None:
     """The function a transform differentiates where it is itself compiled (`jax.value_and_grad(step)(p)`
     with a jitted `step`, or a wrapper of one: semantic/compiled_wrappers.py), else None."""
-    if not isinstance(inner, ast.Call) or not isinstance(inner.func, ast.Call) or not inner.func.args:
+    if not isinstance(inner, ast.Call) or not isinstance(inner.func, (ast.Call, ast.Name)):
         return None
-    if context.qualified_name(inner.func.func) not in jaxapi.DIFFERENTIATING:
+    chain = callable_chain(inner.func, context.scope(inner), context.model)  # (also `vmap(grad(f))`, a name bound to one)
+    differentiating = chain.differentiated if chain is not None else None
+    if differentiating is None or not differentiating.args:
         return None
-    function = inner.func.args[0]
-    return function if wraps_compiled(function, context.scope(inner), context.model) else None
+    function = differentiating.args[0]
+    return function if wraps_compiled(function, context.model.scope_for(differentiating), context.model) else None
 
 
 _UPDATING = ("update", "apply_gradients", "apply_updates", "step")
@@ -624,8 +634,9 @@ def _only_known_calls(loop: ast.AST, context) -> bool:
     for call in loop_body(loop, nested=True):
         if isinstance(call, ast.Call):
             qualified = context.qualified_name(call.func)
-            if qualified is not None and not known_plain_call(qualified) and callee_scope(call, context.model) is None:
-                return False
+            if qualified is not None and not known_plain_call(qualified) and callee_scope(call, context.model) is None \
+                    and not library_models.eager_operations(qualified):
+                return False  # (a library's plain array function, optax's losses, is counted, not another library's work)
     return True
 
 
@@ -639,13 +650,15 @@ def _batched_plain_function(call: ast.Call, scope, model):
     the module and no `partial`: called where it runs eagerly, vmap traces `f` with batching tracers
     and dispatches each of its operations on its own, batched, as a direct call of `f` would. The
     scope of `f`, or None."""
-    transform = call.func
-    if not (isinstance(transform, ast.Call) and transform.args) or model.transform_of(transform.func) not in jaxapi.VMAP_LIKE:
+    if not isinstance(call.func, (ast.Call, ast.Name)):
         return None
-    target = transform.args[0]
+    chain = callable_chain(call.func, scope, model)  # (inline, or a name bound to the vmap: `batched = jax.vmap(f)`)
+    if chain is None or not chain.only_batching or chain.partial:
+        return None
+    target = chain.function
     if not isinstance(target, (ast.Name, ast.Attribute)):
         return None
-    resolved = model.resolve_function(target, scope)
+    resolved = model.resolve_function(target, chain.scope)
     if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
         return None
     function = resolved[0]

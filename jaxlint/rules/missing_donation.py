@@ -1,7 +1,10 @@
 """## What it does
 Flags a call of a jitted (or pmapped) function whose result rebinds one of its own arguments,
 `state = train_step(state, batch)` or `params, opt_state = update(params, opt_state, grads)`,
-when that argument is not listed in `donate_argnums`/`donate_argnames`. The finding sits at the
+when that argument is not listed in `donate_argnums`/`donate_argnames`. The result may reach the
+argument through a name: `out = train_step(state, batch)`, then `state, loss = out` later in the same
+block (not under a branch), unless the old `state` is read in between (donating it would delete a value
+still used). The finding sits at the
 call site that rebinds the argument: one finding per call, naming every argument to donate.
 An `eqx.filter_jit` update counts the same way (decorated, nested, or stored on an attribute in
 `__init__`): it donates through its `donate` option ("all", or "all-except-first" when the first
@@ -117,7 +120,9 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
   is refreshed (`self.params = get_params(self.opt_state)` just before `self.opt_state = update(
   self.opt_state, ...)` and `evaluate(self.params)` after it);
 - (Not so a part of another value bound before the loop and then carried by the update itself,
-  `ac = state.ac` then `ac, aux = update(ac, batch)` per iteration: it views that value on the first
+  `ac = state.ac` then `ac, aux = update(ac, batch)` per iteration, nor the value a parameter hands in
+  whole, `state = initial_state` (perhaps in one arm of an `if` whose other arm builds a fresh state),
+  where the function reads that parameter no more: it views that value on the first
   call only, and from the second call on every step holds two copies of its own. Flagged, with no
   automatic fix, since donating on the first call would delete the viewed arrays. An attribute or
   item stored once the loop of updates has ended, `self.net = net`, holds the last value only.)
@@ -606,9 +611,11 @@ def _plain_copies(scope) -> dict[str, frozenset[str]]:
     copies: dict[str, set[str]] = {}
     for target, value in scope.bindings:
         if isinstance(value, ast.Name):
-            key = dotted_name(target)
-            if key is not None:
-                copies.setdefault(key, set()).add(value.id)
+            # (`old = new`, or `old, loss = new` unpacking it: flow.rebound_through_temporaries)
+            for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                key = dotted_name(element)
+                if key is not None:
+                    copies.setdefault(key, set()).add(value.id)
         elif isinstance(value, ast.Call):
             for key, name in flow.fields_replaced(target, value).items():  # `holder = holder.replace(state=new)`
                 copies.setdefault(key, set()).add(name)

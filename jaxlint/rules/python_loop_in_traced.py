@@ -9,7 +9,9 @@ traced array raise at the first row, JAX101 reports them).
 `for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
 `[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
-`args = parse_args()`), and a walk over the rows of a traced array: `for row in x`, or a range over
+`args = parse_args()`), and a walk over the rows of a traced array: `for row in x` (`x` known to be an array: annotated so,
+computed in the function, or a parameter every call of the function in the module fills with a device
+array, `summarize(jnp.asarray(data))`), or a range over
 its length however it is spelled (`range(len(x))`, `range(x.shape[0])`, `range(jnp.size(x))`,
 `n = x.shape[0]` or `n, d = x.shape` then `range(n)`, give or take a constant, also reversed). Shorter loops of known length count their
 body: a nest around a gradient computation from 8 unrolled forward and backward passes, and one around
@@ -21,7 +23,9 @@ Not flagged: ranges of a non-literal length (often a small static hyperparameter
 of layers), walks over an array whose rows the call that makes it fixes below the threshold
 (`for k in jax.random.split(key, 4)`, `jnp.zeros((3, d))`), walks along a later axis of an array (`range(x.shape[1])`, the entries of one row
 `for j in x[i]`: a dimension the program's structure fixes, such as features or neighbours, not the
-number of data rows), `zip` with a value that holds nothing traced (`zip(self.sets, keys)`: as many
+number of data rows), except a walk the body steps through as a sequence: it reads the array's slices
+at the counter along that axis (`x[:, t]`) and carries a value from step to step through a call (`h, c =
+cell((h, c), x[:, t])`, a recurrence), which makes that axis time, as long as the data is (flagged), `zip` with a value that holds nothing traced (`zip(self.sets, keys)`: as many
 iterations as that host value has items), loops over Python lists (also the starred target of an unpacking, `key, *subkeys =
 split(key, n)`, which Python makes a list, a list extended by a display, `items += [...]`, and a
 name under `if isinstance(x, (list, tuple)):`, a sequence there whatever its annotation says) or pytrees (also `zip(keys, leaves)` with the leaves of
@@ -82,6 +86,7 @@ import ast
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import containers, flow, iteration
+from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.jaxapi import ARRAY_SEQUENCE_CALLS
 from jaxlint.semantic.model import ARRAY, NONE
 
@@ -206,12 +211,23 @@ class PythonLoopInTraced(Rule):
             return True
         rows = iteration.rows_walked(iterable, scope, context.model)
         if rows is not None and not rows.leading:
+            stepped = _sequence_walk(node, iterable, rows, scope, context) if not loop.comprehension else None
+            if stepped is not None:
+                context.report(
+                    node,
+                    f"`for` loop over `{snippet(context.text(iterable))}` steps through axis {rows.axis} of traced array "
+                    f"`{snippet(context.text(rows.array))}`, carrying `{stepped}` from step to step, and unrolls one copy of its "
+                    f"body per step into `{scope.name}`: every new sequence length compiles again; use `lax.scan` over that axis",
+                    end_node=iterable,
+                )
+                return True
             return False  # one row of a matrix (`for j in x[i]`): its few entries along an axis the program fixes
         made = iteration.rows_made(iteration.walked(iterable, context.model), scope, context.model)
         if made is not None and made < threshold:
             return False  # `for k in jax.random.split(key, 4)`: as many rows as the source fixes, a few
         if (
-            context.level(iterable, scope) == ARRAY and not flow.iterates_mapping(node)
+            (context.level(iterable, scope) == ARRAY or _callers_pass_arrays(iterable, scope, threshold, context))
+            and not flow.iterates_mapping(node)
             and not _list_at_every_call(iterable, scope, context) and not containers.python_collection(iterable, scope, context)
         ):
             context.report(
@@ -513,6 +529,77 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
             if context.level(argument, scope) == ARRAY:
                 return argument
     return None
+
+
+def _sequence_walk(loop: ast.AST, iterable: ast.expr, rows: iteration.Rows, scope, context) -> str | None:
+    """A range over a later axis of a traced array (`range(x.shape[1])`, `t_len = x.shape[1]`) that the
+    body steps through as a sequence: it reads the array's slices at the loop's counter along that axis
+    (`x[:, t]`, `out.at[:, t].set(...)`) and carries a value from one step to the next through a call
+    (`h, c = cell((h, c), x[:, t])`: a recurrence, the next step needs this one's result). Such an axis
+    is time, not features: its length is the data's. The carried name, or None. A loop over the
+    entries of one row (`for j in x[i]`), or over a later axis with no recurrence (a column at a time,
+    each on its own), is a dimension the program's structure fixes."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.target, ast.Name):
+        return None
+    if iteration.range_arguments(iterable, context.model) is None:
+        return None
+    if not (context.level(rows.array, scope) == ARRAY or (rows.by_shape and context.level(rows.array, scope))):
+        return None
+    counter = loop.target.id
+    if not any(_indexes_axis(node, counter, rows.axis) for statement in loop.body for node in flow.walk_same_scope(statement)):
+        return None
+    for statement in loop.body:  # (the loop's own level: a recurrence on every step)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Call):
+            carried = flow.rebinds_handed(statement, statement.value)
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            named = [flow.dotted_name(e) for target in targets for e in flow.target_elements(target) if flow.dotted_name(e) in carried]
+            if named:
+                return named[0]
+    return None
+
+
+def _indexes_axis(node: ast.AST, counter: str, axis: int) -> bool:
+    """`x[:, t]`, `x[:, t:t + 1]`, `x[:, t, :]` with `t` the counter at position `axis` after full slices."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple) or len(node.slice.elts) <= axis:
+        return False
+    leading = node.slice.elts[:axis]
+    if not all(isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None for e in leading):
+        return False
+    return any(isinstance(n, ast.Name) and n.id == counter for n in ast.walk(node.slice.elts[axis]))
+
+
+def _callers_pass_arrays(iterable: ast.expr, scope, threshold: int, context) -> bool:
+    """`for row in x` with `x` a parameter of the traced function that every visible call of it in this
+    module fills with a device array (`encode(jnp.ones((n, d)))`, a name bound to one), none with rows the
+    call that makes it fixes below the threshold: the loop walks that array's rows, not a Python list."""
+    if not isinstance(iterable, ast.Name) or iterable.id not in scope.param_nodes:
+        return False
+    model = context.model
+    passed = model.caller_arguments(scope, iterable.id)
+    if not passed:
+        return False
+    for argument, call in passed:
+        caller = model.scope_for(call)
+        if isinstance(argument, ast.Name):
+            found = bound_values(model, argument.id, caller)  # (a name bound once to the array: `data = jnp.asarray(raw)`)
+            if found is None or len(found[1]) != 1:
+                return False
+            caller, argument = found[0], found[1][0]
+        if not _makes_array(argument, context):
+            return False  # (a jitted call's result, a device_put: a pytree, perhaps a list of arrays)
+        made = iteration.rows_made(argument, caller, model)
+        if made is not None and made < threshold:
+            return False
+    return True
+
+
+def _makes_array(value: ast.expr, context) -> bool:
+    """A call that makes one array (`jnp.asarray(x)`, `jnp.ones((n, d))`, `jax.random.normal(k, s)`), not a
+    sequence of them (`jnp.split`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    qualified = context.qualified_name(value.func) or ""
+    return qualified.startswith(("jax.numpy.", "jax.random.")) and qualified not in ARRAY_SEQUENCE_CALLS
 
 
 def _host_value(argument: ast.expr, scope, context) -> bool:

@@ -516,8 +516,16 @@ def fields_replaced(target: ast.AST, value: ast.AST) -> dict[str, str]:
     return {f"{key}.{keyword.arg}": keyword.value.id for keyword in value.keywords if keyword.arg and isinstance(keyword.value, ast.Name)}
 
 
+def _unpacked_elements(target: ast.expr) -> list[ast.expr]:
+    """The target itself, or the elements of a tuple or list target unpacking a value (no starred element)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [] if any(isinstance(e, ast.Starred) for e in target.elts) else list(target.elts)
+    return [target]
+
+
 def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> dict[str, str]:
-    """`new = step(old)` followed, later in the same block, by `old = new`: {"old": "new"}.
+    """`new = step(old)` followed, later in the same block, by `old = new`: {"old": "new"}; also by
+    `old, loss = new`, the temporary unpacked (a step's whole result bound to one name first).
 
     Only a plain `x = temporary` (or `self.x = temporary`, or a container rebuilt with the temporary in
     a field, `holder = holder.replace(x=temporary)`: {"holder.x": ...}) after the statement counts, and only when
@@ -530,9 +538,11 @@ def rebound_through_temporaries(statement: ast.stmt, temporaries: set[str]) -> d
     names = {name for name in temporaries if "." not in name}
     for later in block[index + 1:]:
         if isinstance(later, ast.Assign) and len(later.targets) == 1 and isinstance(later.value, ast.Name) and later.value.id in names:
-            key = dotted_name(later.targets[0])
-            if key is not None and key not in temporaries:
-                found[key] = later.value.id
+            # (`state, loss = results` unpacks the temporary: each element is rebound from it, as by `old = new`)
+            for element in _unpacked_elements(later.targets[0]):
+                key = dotted_name(element)
+                if key is not None and key not in temporaries:
+                    found[key] = later.value.id
         if isinstance(later, ast.Assign) and len(later.targets) == 1:
             # `holder = holder.replace(state=new)`: the field is rebound as by `holder.state = new`.
             for key, name in fields_replaced(later.targets[0], later.value).items():

@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import call_summaries, jaxapi, library_models
+from jaxlint.semantic import call_summaries, callable_chains, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
@@ -523,8 +523,15 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         return None
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
         return call
-    if isinstance(call.func, ast.Call) and call.func.args and model.qualified_name(call.func.func) in jaxapi.VMAP_LIKE:
-        return _batched_eager_work(call.func.args[0], model.scope_for(call), model)
+    if isinstance(call.func, (ast.Call, ast.Name)):
+        # The transforms around the function called, inline or through names and `partial`
+        # (`jax.vmap(partial(jax.grad(loss), p))(xs)`, `batched = jax.vmap(forward)` then `batched(p, x)`).
+        chain = callable_chains.callable_chain(call.func, model.scope_for(call), model)
+        if chain is not None and chain.transforms and not chain.compiled:
+            if chain.differentiated is not None:
+                return call  # a gradient taken op by op, batched or not
+            if chain.only_batching:
+                return _batched_eager_work(chain.function, chain.scope, model)
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None
@@ -728,6 +735,11 @@ def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: Semanti
             if is_eager_operation(qualified):
                 count += 1
                 first = first or call
+            continue
+        plain = library_models.eager_operations(qualified)
+        if plain:
+            count += plain  # (a library function that is plain array code: optax's losses)
+            first = first or call
             continue
         if qualified is not None and not known_plain_call(qualified):
             return 0, None  # a call of another library or module (a solver, a sampler): work it does not count

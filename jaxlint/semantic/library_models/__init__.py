@@ -17,6 +17,10 @@ An entry's fields (all optional):
   calls follow the entry `<name>`), `tree_of_function` (a tree of what its function argument returns).
 - `consumes_key`: the arguments drawn from as PRNG keys: positions and keyword names.
 - `syncs`: the call waits for its device arguments on the host.
+- `eager_ops`: the function is plain array code (`jnp` operations, no loop, no compiled call): called
+  outside `jit`, it dispatches about this many array operations, each on its own, as the same lines
+  written in the caller would (optax's losses: `softmax_cross_entropy_with_integer_labels` is a max,
+  a subtraction, a gather, an exp, a sum and a log).
 - `stores`: the call keeps references to its arguments and reads none of them (a thread queue's
   `put`, a deque's `append`): it neither waits nor computes, whatever it is handed.
 - `compiles`: the call compiles (or returns something whose calls do).
@@ -72,7 +76,7 @@ _LIBRARIES = (
 )
 FIELDS = frozenset({
     "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
-    "key_derivation", "weights", "stores",
+    "key_derivation", "weights", "stores", "eager_ops",
 })
 KEY_DERIVATIONS = frozenset({"by_name", "split"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
@@ -96,6 +100,7 @@ class ApiModel:
     key_derivation: str | None = None
     weights: tuple = ()
     stores: bool = False
+    eager_ops: int = 0
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -149,6 +154,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
         bool(fields.get("reads_storage")), fields.get("key_derivation"), tuple(weights), bool(fields.get("stores")),
+        int(fields.get("eager_ops", 0)),
     )
 
 
@@ -172,6 +178,9 @@ def validate(name: str, fields: dict) -> str | None:
     for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage", "stores"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
+    eager_ops = fields.get("eager_ops", 0)
+    if not isinstance(eager_ops, int) or isinstance(eager_ops, bool) or eager_ops < 0:
+        return "`eager_ops` must be a count (0 or more)"
     derivation = fields.get("key_derivation")
     if derivation is not None and derivation not in KEY_DERIVATIONS:
         return f"`key_derivation` must be one of {', '.join(sorted(KEY_DERIVATIONS))}"
@@ -1137,3 +1146,12 @@ def _computed_from_leaf(node: ast.AST, leaves: set[str], model, jaxapi) -> bool:
         if not qualified and isinstance(function, ast.Attribute) and function.attr in jaxapi.ARRAY_METHODS:
             return _computed_from_leaf(function.value, leaves, model, jaxapi)
     return False
+
+
+def eager_operations(qualified: str | None) -> int:
+    """The array operations a library function that is plain array code dispatches per call outside
+    `jit` (its entry's `eager_ops`), 0 where no entry says."""
+    if qualified is None:
+        return 0
+    found = models().entry(qualified)
+    return found.eager_ops if found is not None else 0

@@ -32,10 +32,22 @@ MODELS = {
     # https://optax.readthedocs.io/en/latest/api/utilities.html#optax.value_and_grad_from_state
     "optax.value_and_grad_from_state": {"returns": "function:jax.DifferentiatedFunction"},
     "optax.global_norm": {"returns": "device", "result": "fresh"},
-    "optax.softmax_cross_entropy": {"returns": "device", "result": "fresh"},
-    "optax.softmax_cross_entropy_with_integer_labels": {"returns": "device", "result": "fresh"},
-    "optax.l2_loss": {"returns": "device", "result": "fresh"},
-    "optax.sigmoid_binary_cross_entropy": {"returns": "device", "result": "fresh"},
+    # Losses are plain jnp code (optax/losses/_classification.py, _regression.py): outside jit each call
+    # dispatches its operations one by one, as the same lines written in the caller would.
+    # softmax_cross_entropy: -sum(labels * log_softmax(logits)) (log_softmax: max, subtract, exp, sum, log).
+    "optax.softmax_cross_entropy": {"returns": "device", "result": "fresh", "eager_ops": 6},
+    # max, subtract, take_along_axis, exp, sum, log, subtract.
+    "optax.softmax_cross_entropy_with_integer_labels": {"returns": "device", "result": "fresh", "eager_ops": 6},
+    # 0.5 * (predictions - targets) ** 2.
+    "optax.l2_loss": {"returns": "device", "result": "fresh", "eager_ops": 3},
+    "optax.squared_error": {"returns": "device", "result": "fresh", "eager_ops": 2},
+    # log_sigmoid of logits and of -logits, two products and a sum.
+    "optax.sigmoid_binary_cross_entropy": {"returns": "device", "result": "fresh", "eager_ops": 5},
+    **{
+        f"optax.losses.{name}": {"returns": "device", "result": "fresh", "eager_ops": count}
+        for name, count in (("softmax_cross_entropy", 6), ("softmax_cross_entropy_with_integer_labels", 6), ("l2_loss", 3),
+                            ("squared_error", 2), ("sigmoid_binary_cross_entropy", 5))
+    },
 }
 
 # Transformations whose state holds no arrays whatever the parameters it is built for: `sgd` without
