@@ -39,8 +39,9 @@ in a later cell compiles only the loops after it; also `eqx.filter_value_and_gra
 that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
 compiled and the message says so: the differentiation around them is redone in Python on every call
 and the rest of the step cannot fuse with them), a plain function of the module or a lambda whose body
-does one of these, batched with `jax.vmap` and called (`jax.vmap(lambda x: net.apply(params, x))(obs)`:
-outside `jit` vmap runs the body op by op on batching tracers), or a plain (undecorated, unjitted)
+does one of these, or a network instance (an nnx or equinox module, by its construction or its
+annotation, `model: eqx.Module`), batched with `jax.vmap` and called (`jax.vmap(lambda x: net.apply(params, x))(obs)`,
+`jax.vmap(model, in_axes=(0, None))(x, True)`: outside `jit` vmap runs the body op by op on batching tracers), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does), also called through a name bound
 to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py; a method

@@ -524,7 +524,11 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
     if isinstance(call.func, ast.Call) and model.qualified_name(call.func.func) in jaxapi.DIFFERENTIATING:
         return call
     if isinstance(call.func, ast.Call) and call.func.args and model.qualified_name(call.func.func) in jaxapi.VMAP_LIKE:
-        return _batched_eager_work(call.func.args[0], model.scope_for(call), model)
+        scope = model.scope_for(call)
+        found = _batched_eager_work(call.func.args[0], scope, model)
+        if found is None and library_models.instance_runs_model(model, call.func.args[0], scope):
+            return call  # `jax.vmap(net)(xs)` of a network instance: its whole forward pass, batched, op by op
+        return found
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None

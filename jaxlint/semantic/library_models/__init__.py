@@ -358,6 +358,18 @@ def _name_call_model(model, library: "LibraryModels", function: ast.expr, scope,
     return None
 
 
+def instance_runs_model(model, node: ast.expr, scope) -> bool:
+    """`node` holds an instance of a modelled class whose call runs a whole computation (an nnx or
+    equinox module of the project, by its construction or annotation: `<class>.__call__` says
+    `runs_model`), so that calling it, also batched (`jax.vmap(net)(xs)`), runs its forward pass.
+    Not a linen module (called by name it is unbound: BOUND_ONLY)."""
+    owner = value_class(model, node, scope)
+    if owner is None or owner in BOUND_ONLY:
+        return False
+    entry = models().entry(f"{owner}.__call__")
+    return entry is not None and entry.runs_model
+
+
 # Classes whose `__call__` entry describes only `self(x)` in a method of a subclass: a linen module is
 # bound (has parameters) only inside `apply`, where `self` is the module run; a linen instance called
 # by name is a sub-network of the module being run, or unbound.
