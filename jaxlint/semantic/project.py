@@ -519,7 +519,9 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
     if returns_device:
         calls = ()
     elif _decorated_otherwise(node):
-        calls = returned_kinds.decorated_calls(light, node)  # (what the decorator makes a call return, where modelled)
+        from jaxlint.semantic.library_models import decorated_calls
+
+        calls = decorated_calls(light, node)  # (what the decorator makes a call return, where modelled)
     else:
         calls = returned_kinds.returned_calls(light, node, local_names)
     returns_device = returns_device or returned_kinds.returns_arrays(calls)

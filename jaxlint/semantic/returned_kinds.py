@@ -18,7 +18,7 @@ there; a name counts only when it is bound once in the function by a plain assig
 parameter. A generator, a decorated function (other than `staticmethod`/`classmethod`), a bare
 `return` or a return of anything else leaves the position unknown; except that a function under one
 decorator whose library model says what its calls return (`@optimizers.optimizer`: an optimizer
-maker) returns that (`decorated_calls`).
+maker) returns that (library_models.decorated_calls).
 """
 
 from __future__ import annotations
@@ -116,23 +116,6 @@ def returned_calls(light, node: ast.AST, references: dict[str, str] | None) -> t
             if len(callables) == 1:
                 found.append((position, width, callables.pop()))
     return tuple(found)
-
-
-def decorated_calls(light, node: ast.AST) -> tuple[tuple[int, int, str], ...]:
-    """What a call of a function under one decorator returns where the decorator's library model says
-    it makes a maker (`@optimizers.optimizer def sgld(...)`: an optimizer maker,
-    `jax.example_libraries.optimizers.OptimizerMaker`, whose calls return the (init, update, get_params)
-    triple; library_models.made_by_decorator): that entry, for the whole return. () otherwise: the
-    body's own `return` is not what a call gives back."""
-    from jaxlint.semantic.library_models import made_by_decorator, models
-
-    decorators = getattr(node, "decorator_list", ())
-    if len(decorators) != 1 or not isinstance(decorators[0], (ast.Name, ast.Attribute)):
-        return ()
-    qualified = light.qualified_name(decorators[0])
-    entry = models().entry(qualified) if qualified is not None else None
-    made = made_by_decorator(entry.returns) if entry is not None and entry.returns is not None else None
-    return ((-1, 0, made),) if made is not None else ()
 
 
 def _callable(light, function: ast.expr, references: dict[str, str] | None) -> str | None:

@@ -781,6 +781,21 @@ def made_by_decorator(returns: str) -> str | None:
     return name if made is not None and made.startswith(("tuple:", "object:")) else None
 
 
+def decorated_calls(light, node: ast.AST) -> tuple[tuple[int, int, str], ...]:
+    """What a call of a function under one decorator returns where the decorator's library model says
+    it makes a maker (`@optimizers.optimizer def sgld(...)`: an optimizer maker,
+    `jax.example_libraries.optimizers.OptimizerMaker`, whose calls return the (init, update, get_params)
+    triple; `made_by_decorator`): that entry, for the whole return. () otherwise: the
+    body's own `return` is not what a call gives back."""
+    decorators = getattr(node, "decorator_list", ())
+    if len(decorators) != 1 or not isinstance(decorators[0], (ast.Name, ast.Attribute)):
+        return ()
+    qualified = light.qualified_name(decorators[0])
+    entry = models().entry(qualified) if qualified is not None else None
+    made = made_by_decorator(entry.returns) if entry is not None and entry.returns is not None else None
+    return ((-1, 0, made),) if made is not None else ()
+
+
 def _reaching_callable_kind(model, owner, name: ast.Name, depth: int) -> str | None:
     """A module-level name module code binds to different callables (a notebook's `grad_fn =
     jax.grad(loss)`, then `grad_fn = jax.jit(...)` in a later cell), read by module code: the callable
