@@ -91,10 +91,10 @@ def test_annotated_parameters_are_instances_of_their_modelled_class():
 
         def other(state: Optional[TrainState], swapped: TrainState, plain, x):
             swapped = make_state()
-            return state.apply_gradients(grads=x), swapped.apply_gradients(grads=x), plain.apply(x)
+            return state.apply_gradients(grads=x), swapped.apply_gradients(grads=x), plain.apply(x), swapped.apply_fn(x)
 
         def mixed(either: TrainState | optax.GradientTransformation, towers: "Tower | None", unknown: "Tower | Other", x):
-            return either.apply_gradients(grads=x), towers.apply(x), unknown.apply(x)
+            return either.apply_gradients(grads=x), towers.apply(x), unknown.apply(x), either.apply_fn(x)
     """)
 
     def name(text):
@@ -111,10 +111,14 @@ def test_annotated_parameters_are_instances_of_their_modelled_class():
     assert name("towers.apply(x)") == "flax.linen.Module.apply"
     # Alternatives of different classes, or one not modelled; a parameter rebound to something unknown;
     # no annotation: nothing said.
-    assert name("either.apply_gradients(grads=x)") is None
+    assert name("either.apply_fn(x)") is None
     assert name("unknown.apply(x)") is None
-    assert name("swapped.apply_gradients(grads=x)") is None
+    assert name("swapped.apply_fn(x)") is None
     assert name("plain.apply(x)") is None
+    # (but a method whose name and keywords are a library's own signature says what it is wherever the
+    # class is not shown: flax's keyword-only `apply_gradients(grads=...)`, library_models SIGNATURES)
+    assert name("either.apply_gradients(grads=x)") == "flax.training.train_state.TrainState.apply_gradients"
+    assert name("swapped.apply_gradients(grads=x)") == "flax.training.train_state.TrainState.apply_gradients"
     assert library_models.validate("mylib.Net.forward", {"runs_model": "yes"}) == "`runs_model` must be true or false"
 
 

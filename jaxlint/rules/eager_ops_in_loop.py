@@ -24,7 +24,16 @@ It also flags a loop that, on every iteration (not under a branch), runs a whole
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
 flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`, also of an optimizer that line-searches, `optax.lbfgs()`,
 calling an instance of an `nnx.Module` or `eqx.Module` class of the project, also as `self(x)` in a
-method of such a class or of a linen module (bound, run through `apply(..., method=...)`) (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`),
+method of such a class or of a linen module (bound, run through `apply(..., method=...)`) (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`,
+the `update` of a `jax.example_libraries.optimizers` optimizer, also of one a project writes itself under
+`@optimizers.optimizer`, in any module (the decorator makes it a maker of `(init, update, get_params)`
+as `optimizers.sgd` is), and a step of an environment written in JAX (`env.step` of gymnax, brax or
+jumanji: dynamics, reward and the automatic reset, tens to hundreds of operations written to run
+under `jit`; a reset, once per episode, is not one); a method whose name and keywords are a library's
+own signature is that library's wherever the object's class is not shown (`state.apply_gradients(grads=g)`
+on a state a framework hands in or a loader of another module returns: flax takes the gradients by
+keyword only; not a positional `apply_gradients(zip(grads, variables))`, nor where a class of the module
+defines its own `apply_gradients`)),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; also seen through batching and `functools.partial`, `jax.vmap(partial(jax.grad(f),
@@ -35,8 +44,9 @@ in a later cell compiles only the loops after it; also `eqx.filter_value_and_gra
 that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
 compiled and the message says so: the differentiation around them is redone in Python on every call
 and the rest of the step cannot fuse with them), a plain function of the module or a lambda whose body
-does one of these, batched with `jax.vmap` and called (`jax.vmap(lambda x: net.apply(params, x))(obs)`:
-outside `jit` vmap runs the body op by op on batching tracers), or a plain (undecorated, unjitted)
+does one of these, or a network instance (an nnx or equinox module, by its construction or its
+annotation, `model: eqx.Module`), batched with `jax.vmap` and called (`jax.vmap(lambda x: net.apply(params, x))(obs)`,
+`jax.vmap(model, in_axes=(0, None))(x, True)`: outside `jit` vmap runs the body op by op on batching tracers), or a plain (undecorated, unjitted)
 function of the project whose body does one of these (`state = train_step(state, batch)` with
 `train_step` never jitted, or `agent.update(batch)` whose method does), also called through a name bound
 to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py; a method
@@ -453,9 +463,14 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
         through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
     else:
         through = "" if call is inner else f" (through `{_callee(inner, context)}` at line {inner.lineno})"
+    what = "a whole computation (a network, a gradient or an optimizer update)"
+    if isinstance(inner, ast.Call):
+        entry = library_models.call_model(context.model, inner)
+        if entry is not None and entry.name.startswith(_ENVIRONMENT_LIBRARIES):
+            what = "a whole environment step written in JAX (dynamics, reward, automatic reset)"
     context.report(
         call,
-        f"`{_callee(call, context)}` runs a whole computation (a network, a gradient or an optimizer update) outside `jit`{through} on every "
+        f"`{_callee(call, context)}` runs {what} outside `jit`{through} on every "
         "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
     )
 
@@ -474,6 +489,9 @@ def _differentiated_compiled(inner, context) -> ast.expr | None:
 
 
 _UPDATING = ("update", "apply_gradients", "apply_updates", "step")
+# Libraries of environments written in JAX (semantic/library_models/environments.py): their `step` is the
+# whole computation a call runs.
+_ENVIRONMENT_LIBRARIES = ("gymnax.", "brax.", "jumanji.")
 
 
 def _forward_pass(inner, context) -> bool:

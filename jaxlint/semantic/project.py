@@ -519,7 +519,14 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
     consumed, synced, returned, handed_back = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
     returns_device = _decorated_for_arrays(light, node) or _returns_arrays(light, node)
-    calls = () if returns_device or _decorated_otherwise(node) else returned_kinds.returned_calls(light, node, local_names)
+    if returns_device:
+        calls = ()
+    elif _decorated_otherwise(node):
+        from jaxlint.semantic.library_models import decorated_calls
+
+        calls = decorated_calls(light, node)  # (what the decorator makes a call return, where modelled)
+    else:
+        calls = returned_kinds.returned_calls(light, node, local_names)
     returns_device = returns_device or returned_kinds.returns_arrays(calls)
     fresh = fresh_values.returns_fresh(node, has_self, oracle) if oracle is not None else None
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None

@@ -16,7 +16,9 @@ Precise by construction: a position is summarised only where every `return` of t
 tuple of one width (or every one a single value) and every one gives a call of the same callable
 there; a name counts only when it is bound once in the function by a plain assignment and is not a
 parameter. A generator, a decorated function (other than `staticmethod`/`classmethod`), a bare
-`return` or a return of anything else leaves the position unknown.
+`return` or a return of anything else leaves the position unknown; except that a function under one
+decorator whose library model says what its calls return (`@optimizers.optimizer`: an optimizer
+maker) returns that (library_models.decorated_calls).
 """
 
 from __future__ import annotations

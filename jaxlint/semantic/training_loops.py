@@ -531,7 +531,14 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
             if chain.differentiated is not None:
                 return call  # a gradient taken op by op, batched or not
             if chain.only_batching:
-                return _batched_eager_work(chain.function, chain.scope, model)
+                found = _batched_eager_work(chain.function, chain.scope, model)
+                if found is None and library_models.instance_runs_model(model, chain.function, chain.scope):
+                    return call  # `jax.vmap(net)(xs)` of a network instance: its whole forward pass, batched, op by op
+                return found
+        if chain is None and isinstance(call.func, ast.Call) and call.func.args \
+                and model.qualified_name(call.func.func) in jaxapi.VMAP_LIKE \
+                and library_models.instance_runs_model(model, call.func.args[0], model.scope_for(call)):
+            return call  # (a name bound to the instance ends the chain: `net = Net(...)` is no transform)
     entry = library_models.call_model(model, call)
     if entry is not None:
         return call if entry.runs_model else None

@@ -49,7 +49,11 @@ An entry's fields (all optional):
   Absent: unknown.
 
 A library module may also list `UNPACKS`: a NamedTuple-like class -> its fields in order, so that
-unpacking an instance (`init_fn, update_fn = optax.adam(1e-3)`) gives names holding those methods.
+unpacking an instance (`init_fn, update_fn = optax.adam(1e-3)`) gives names holding those methods;
+and `SIGNATURES`: a method name -> (its entry, the keywords every call of it passes), for a method whose
+name and keywords only that library's API has (flax's keyword-only `apply_gradients(grads=...)`): a call
+of it on an object whose class the source does not show is that entry, unless a class of the module
+defines a method of that name.
 
 The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
 the class of the object it is called on, which it knows from the entry of the call that made the
@@ -198,11 +202,13 @@ class LibraryModels:
         self.namespaces: list[tuple[str, ApiModel]] = []
         self.class_namespaces: dict[str, str] = {}  # prefix -> the modelled class every class under it is
         self.unpacks: dict[str, tuple[str, ...]] = {}  # a NamedTuple-like class -> its fields, in order
+        self.signatures: dict[str, tuple[str, frozenset[str]]] = {}  # a method name -> (its entry, the keywords a call passes)
         for library in _LIBRARIES:
             for name, fields in library.MODELS.items():
                 self.entries[name] = _entry(name, fields)
             self.class_namespaces.update(getattr(library, "CLASS_NAMESPACES", {}))
             self.unpacks.update(getattr(library, "UNPACKS", {}))
+            self.signatures.update({method: (name, frozenset(keywords)) for method, (name, keywords) in getattr(library, "SIGNATURES", {}).items()})
             for prefix, fields in getattr(library, "NAMESPACES", {}).items():
                 self.namespaces.append((prefix, _entry(prefix, fields)))
         for name, fields in (user_entries or {}).items():
@@ -319,8 +325,35 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         if owner is not None:
             return library.entry(f"{owner}.{function.attr}")
         if isinstance(function.value, ast.Name) and function.value.id == "self":
-            return _called_instance(model, library, function, scope, depth)  # `self.net(x)`
+            found = _called_instance(model, library, function, scope, depth)  # `self.net(x)`
+            if found is not None:
+                return found
+        return _signature_entry(model, library, call)
+    return _name_call_model(model, library, function, scope, depth)
+
+
+def _signature_entry(model, library: "LibraryModels", call: ast.Call) -> ApiModel | None:
+    """The entry of a method call whose object's class the source does not show, where the method's
+    name and the keywords it is called with are a library's own signature (`SIGNATURES`: flax's
+    `state.apply_gradients(grads=g)`, keyword-only there), and no class of the module defines a method
+    of that name (a project's own `apply_gradients` is read as its own)."""
+    function = call.func
+    found = library.signatures.get(function.attr) if isinstance(function, ast.Attribute) else None
+    if found is None or call.args:
         return None
+    name, keywords = found
+    if not keywords <= {keyword.arg for keyword in call.keywords}:
+        return None
+    defined = model.__dict__.get("_jaxlint_method_names")
+    if defined is None:
+        defined = model.__dict__["_jaxlint_method_names"] = {
+            item.name for node in ast.walk(model.tree) if isinstance(node, ast.ClassDef)
+            for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+    return None if function.attr in defined else library.entry(name)
+
+
+def _name_call_model(model, library: "LibraryModels", function: ast.expr, scope, depth: int) -> ApiModel | None:
     if isinstance(function, ast.Name):
         if function.id == "self":
             # `self(x)` in a method of a class deriving from a modelled one: the instance called.
@@ -332,6 +365,18 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         if kind is not None and kind.startswith("object:") and kind[len("object:"):] not in BOUND_ONLY:
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
     return None
+
+
+def instance_runs_model(model, node: ast.expr, scope) -> bool:
+    """`node` holds an instance of a modelled class whose call runs a whole computation (an nnx or
+    equinox module of the project, by its construction or annotation: `<class>.__call__` says
+    `runs_model`), so that calling it, also batched (`jax.vmap(net)(xs)`), runs its forward pass.
+    Not a linen module (called by name it is unbound: BOUND_ONLY)."""
+    owner = value_class(model, node, scope)
+    if owner is None or owner in BOUND_ONLY:
+        return False
+    entry = models().entry(f"{owner}.__call__")
+    return entry is not None and entry.runs_model
 
 
 # Classes whose `__call__` entry describes only `self(x)` in a method of a subclass: a linen module is
@@ -714,7 +759,9 @@ def _name_kind(model, name: ast.Name, scope, depth: int) -> str | None:
 def _decorated_kind(model, name: str, owner) -> str | None:
     """A `def` bound once, under one decorator that a model describes as a function of its argument
     (`@hk.transform def net(x): ...`): the name holds what that function returns (a Transformed pair),
-    as `net = hk.transform(net_fn)` would."""
+    as `net = hk.transform(net_fn)` would; or, where the decorator returns a function whose calls an
+    entry describes (`@optimizers.optimizer def sgld(...)`: a maker of (init, update, get_params)
+    triples), that function."""
     scope = owner.defs.get(name)
     node = getattr(scope, "node", None)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(node.decorator_list) != 1:
@@ -722,9 +769,40 @@ def _decorated_kind(model, name: str, owner) -> str | None:
     decorator = node.decorator_list[0]
     qualified = model.qualified_name(decorator) if isinstance(decorator, (ast.Name, ast.Attribute)) else None
     found = models().entry(qualified) if qualified is not None else None
-    if found is None or found.returns is None or not found.returns.startswith("object:"):
+    if found is None or found.returns is None:
         return None
-    return found.returns
+    if found.returns.startswith("object:") or made_by_decorator(found.returns) is not None:
+        return found.returns
+    return None
+
+
+def made_by_decorator(returns: str) -> str | None:
+    """The entry whose calls a decorated function's calls are, where a decorator's model says it returns
+    a maker (`function:<entry>`, the entry returning a tuple or an object: `@optimizers.optimizer` makes
+    (init, update, get_params) triples), else None. A decorator that transforms the computation itself
+    (`@eqx.filter_value_and_grad`: the body still runs, differentiated) is not a maker: what the body
+    does is read from the body."""
+    if not returns.startswith("function:"):
+        return None
+    name = returns[len("function:"):]
+    entry = models().entry(name)
+    made = entry.returns if entry is not None else None
+    return name if made is not None and made.startswith(("tuple:", "object:")) else None
+
+
+def decorated_calls(light, node: ast.AST) -> tuple[tuple[int, int, str], ...]:
+    """What a call of a function under one decorator returns where the decorator's library model says
+    it makes a maker (`@optimizers.optimizer def sgld(...)`: an optimizer maker,
+    `jax.example_libraries.optimizers.OptimizerMaker`, whose calls return the (init, update, get_params)
+    triple; `made_by_decorator`): that entry, for the whole return. () otherwise: the
+    body's own `return` is not what a call gives back."""
+    decorators = getattr(node, "decorator_list", ())
+    if len(decorators) != 1 or not isinstance(decorators[0], (ast.Name, ast.Attribute)):
+        return ()
+    qualified = light.qualified_name(decorators[0])
+    entry = models().entry(qualified) if qualified is not None else None
+    made = made_by_decorator(entry.returns) if entry is not None and entry.returns is not None else None
+    return ((-1, 0, made),) if made is not None else ()
 
 
 def _reaching_callable_kind(model, owner, name: ast.Name, depth: int) -> str | None:

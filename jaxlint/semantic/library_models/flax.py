@@ -68,3 +68,12 @@ MODELS = {
 
 # Every layer class of `flax.linen` (`nn.Dense(4)`) is a Module: its instances have `init`/`apply`.
 CLASS_NAMESPACES = {"flax.linen.": "flax.linen.Module"}
+
+# Methods whose name and keywords are the library's own signature, read as its entry where the source
+# does not show the object's class (a state handed in by a framework, returned by a loader of another
+# module): `apply_gradients(self, *, grads, **kwargs)` takes its gradients by keyword only, so
+# `x.apply_gradients(grads=g)` is a TrainState (or a subclass) applying its optimizer to every parameter.
+# https://flax.readthedocs.io/en/latest/api_reference/flax.training.html#flax.training.train_state.TrainState.apply_gradients
+SIGNATURES = {
+    "apply_gradients": ("flax.training.train_state.TrainState.apply_gradients", ("grads",)),
+}

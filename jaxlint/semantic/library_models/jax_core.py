@@ -57,6 +57,18 @@ MODELS = {
         }
         for name in ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "rmsprop_momentum", "adam", "adamax", "sm3", "adafactor")
     },
+    # `@optimizers.optimizer` turns a function returning array-level (init, update, get_params) into an
+    # optimizer maker like `sgd`: its calls return the triple, `init` and `update` mapped over every leaf
+    # (jax/example_libraries/optimizers.py, `optimizer`; the module was `jax.experimental.optimizers`
+    # before jax 0.2.25). A project's own optimizer written this way (`@optimizer def sgld(...)`) is one.
+    **{
+        f"{module}.optimizer": {"returns": "function:jax.example_libraries.optimizers.OptimizerMaker"}
+        for module in ("jax.example_libraries.optimizers", "jax.experimental.optimizers")
+    },
+    "jax.example_libraries.optimizers.OptimizerMaker": {
+        "returns": "tuple:function:jax.example_libraries.optimizers.InitFn,"
+        "function:jax.example_libraries.optimizers.UpdateFn,function:jax.example_libraries.optimizers.ParamsFn",
+    },
     "jax.example_libraries.optimizers.InitFn": {"returns": "device_tree", "result": "alias:0"},
     # update_fun(i, grads, opt_state) runs the optimizer's update over every parameter.
     "jax.example_libraries.optimizers.UpdateFn": {"returns": "device_tree", "result": "fresh", "runs_model": True},
