@@ -68,3 +68,12 @@ def test_only_an_unconditional_call_makes_every_iteration_a_solve():
     loops = [node for node in ast.walk(model.tree) if isinstance(node, ast.For)]
     assert host_library.host_library_every_iteration(loops[0], model) is not None
     assert host_library.host_library_every_iteration(loops[1], model) is None
+
+
+def test_a_sparse_type_test_is_no_host_work():
+    source = (
+        "import jax\nimport numpy as np\nimport scipy.sparse\n"
+        "@jax.custom_vjp\ndef densify(x):\n    if scipy.sparse.issparse(x):\n        x = x.toarray()\n    return np.asarray(x)\n"
+    )
+    model, scopes = _scopes(source)
+    assert scopes["densify"].in_traced
