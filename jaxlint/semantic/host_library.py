@@ -39,7 +39,8 @@ def host_library_call(call: ast.Call, model, scope=None, depth: int = 0) -> bool
     entry = library_models.call_model(model, call, scope)
     if entry is not None:
         return entry.host_work
-    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call) and host_entry(model.qualified_name(call.func.value.func)):
+    function = call.func
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Call) and host_entry(model.qualified_name(function.value.func)):
         return True  # `PETSc.KSP().create()`: a method of an object the library just made
     if depth >= _MAX_DEPTH:
         return False
