@@ -171,7 +171,10 @@ output) (a whole network or optimizer update run eagerly beside it is still repo
 operations in an iteration that reads a file or a checkpoint from storage on every iteration
 (`pickle.load`, a checkpoint restore, a function of the project that does one: the iteration waits for
 the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
-still reported); a call that runs compiled code (a jitted function, one decorated, or
+still reported), or that runs a host library's work on every iteration (a SciPy sparse solve, a
+PETSc solve, a mesh file written: the library models' `host_work`, also inside a function of this
+module or another project module, semantic/host_library.py; a load-stepping or Newton loop of host
+solves, which also cannot become a `lax.fori_loop`); a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound, or a wrapper of one: `jax.vmap` of a jitted function or a
 `functools.partial` of one, nested in any order, bound to a name or handed to a function whose every
 call passes one, `rollout(jax.vmap(partial(step, dt=0.1)))`: each call dispatches the one compiled
@@ -254,6 +257,7 @@ from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_eagerly_transformed, runs_on_host
+from jaxlint.semantic.host_library import host_library_every_iteration
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
@@ -398,6 +402,8 @@ class EagerOpsInLoop(Rule):
             return
         if whole is None and reads_storage_every_iteration(node, context.model) is not None:
             return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
+        if whole is None and host_library_every_iteration(node, context.model) is not None:
+            return  # (each iteration runs a host solver or writer: its few dispatches are nil beside it)
         if whole is None and shows_every_iteration(node, scope, context.model):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):

@@ -177,7 +177,10 @@ Not flagged, as principles:
   iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
   models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
   such as an evaluation of each time window's model, waits for the disk anyway and its reads are
-  its output); it sleeps every iteration (an animation) or
+  its output), or runs a host library's work on every iteration (a SciPy sparse solve, a PETSc solve,
+  a mesh file written: the library models' `host_work`, also inside a function of the project,
+  semantic/host_library.py; the solve takes the step's values to the host and holds it for
+  milliseconds at least, so a read of a small value beside it waits for nothing more); it sleeps every iteration (an animation) or
   is paced by a person (`input()` in its iteration, pygame, tkinter; an `input()` before the loop or in
   an outer loop's iteration paces that, not the many steps the loop runs between two answers); a read is the one statement between two timer
   stamps (a latency benchmark needs that wait); CLU's asynchronous metric writers
@@ -287,7 +290,10 @@ from pathlib import Path
 from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import carried_state, demo_code, device_indices, effects, flow, guards, helper_syncs, iteration, jaxapi, key_values, loop_cost, measured_waits, storage_reads, trace_time
+from jaxlint.semantic import (
+    carried_state, demo_code, device_indices, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
+    measured_waits, storage_reads, trace_time,
+)
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -1159,7 +1165,9 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
     """The loop calls `block_until_ready` unconditionally on every iteration, or saves a value it
     computed to a file (`jnp.save(path, state)`): it is synchronous by design (a benchmark, an
     evaluation that times itself, a sampler writing every configuration), and a host read after
-    that wait stalls nothing more."""
+    that wait stalls nothing more. Or it runs a host solver or writer on every iteration (a sparse
+    solve, PETSc, a mesh file: semantic/host_library.py), which takes the step's device values to the
+    host and holds the iteration for milliseconds at least: a read beside it waits for nothing more."""
     assigned = None
     for node in loop_body(loop):
         if isinstance(node, ast.Call) and not _conditional(node, loop):
@@ -1171,7 +1179,7 @@ def _waits_each_iteration(loop: ast.AST, context) -> bool:
                 assigned = flow.assigned_in(loop) if assigned is None else assigned
                 if any(isinstance(argument, ast.Name) and argument.id in assigned for argument in node.args[1:]):
                     return True
-    return False
+    return host_library.host_library_every_iteration(loop, context.model) is not None
 
 
 def _restores_each_iteration(loop: ast.AST, context) -> bool:

@@ -18,7 +18,12 @@ Printing static things at trace time (`print(x.shape)`, `print(f"tracing {name}"
 is a common and deliberate idiom and is not flagged. Nor is a print in a function traced only by
 `jax.make_jaxpr` or `jax.eval_shape` (`print(jax.make_jaxpr(f)(3.0))`): it is traced to be looked at
 and never runs on values, so printing the tracer once is all it could ever do (a lesson showing what
-tracing sees).
+tracing sees). Nor is a `logging` call that logs the function's own call with whole parameters of it
+(`logging.info("train_step(batch=%s)", batch)`, the message naming the function): the tracer's shape
+and dtype, once per compilation, is what such a log is for (a value the body computes is still
+reported). Nor is a print in a function traced only by autodiff outside any `jit`, applied where it
+is built in code that runs on the host (`jax.grad(simulate)(x)` in a script): its Python runs on every
+call, and a printed value shows its primal (`GradTracer(primal=2.0, ...)`).
 
 ## Example
 ```python
@@ -60,6 +65,7 @@ the original prints a `Traced<...>` repr once; the fixed version prints the valu
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint import fixes
 from jaxlint.fixes import versions
@@ -67,6 +73,7 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import jaxapi
 from jaxlint.semantic.arrays import narrowed_to_host, static_tree_map
 from jaxlint.semantic.bindings import bound_values, owning_scope
+from jaxlint.semantic.host_code import runs_eagerly_transformed
 from jaxlint.semantic.model import ARRAY, TRACED
 
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "fatal"})
@@ -93,6 +100,10 @@ class PrintInTraced(Rule):
         traced = next((arg for arg in arguments if _mentions_traced(arg, scope, context)), None)
         if traced is None:
             return
+        if kind == "logging" and _logs_own_call(node, scope, context):
+            return  # `logging.info("step(batch=%s)", batch)`: the once-per-compile log of the call's shapes
+        if _runs_on_primals(scope, context):
+            return  # only under an eager `grad` applied in host code: it prints every call, primal values shown
         fixable = versions.supports(context, versions.JAX_DEBUG)  # no `jax.debug` before jax 0.3.16
         if kind == "print":
             fix = _print_fix(node, scope, context) if fixable else None
@@ -106,6 +117,28 @@ class PrintInTraced(Rule):
             "trace time and shows a tracer, not values; use `jax.debug.print`",
             fix=fix,
         )
+
+
+def _logs_own_call(node: ast.Call, scope, context) -> bool:
+    """A log of the function's own call at trace time: a `logging` call with a literal message that
+    names the function (`logging.info("train_step(batch=%s)", batch)`), whose traced arguments are
+    whole parameters of it. What it shows is the tracer's shape and dtype, once per compilation,
+    which is what such a message is for (a value computed in the body is still reported)."""
+    if not node.args or not isinstance(node.args[0], ast.Constant) or not isinstance(node.args[0].value, str):
+        return False
+    if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(scope.name)}(?![A-Za-z0-9_])", node.args[0].value):
+        return False  # (the name as a word: `f` is not named by "fitting %s")
+    traced = [arg for arg in node.args[1:] if _mentions_traced(arg, scope, context)]
+    return bool(traced) and all(isinstance(arg, ast.Name) and (arg.id in scope.params or arg.id in scope.keyword_params) for arg in traced)
+
+
+def _runs_on_primals(scope, context) -> bool:
+    """Traced only by autodiff outside any `jit` (model.runs_concretely), applied where it is built in
+    code that runs on the host (host_code.runs_eagerly_transformed): `jax.grad(simulate)(x)` in a
+    script runs the body once per call, and a printed value shows its primal (`GradTracer(primal=2.0,
+    ...)`), not a trace-time placeholder."""
+    model = context.model
+    return model.runs_concretely(scope) and not scope.abstract_transform and runs_eagerly_transformed(scope, model)
 
 
 def _bound_to_tree_map(name: ast.Name, scope, context) -> bool:

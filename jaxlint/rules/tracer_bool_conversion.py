@@ -35,7 +35,12 @@ its residuals, which hold whatever `fwd` kept), non-array arguments of `eqx.filt
 a length a helper returns from a shape (`return x, x.shape[0]`), the targets of `jax.debug.callback`
 (they run on the host), and
 `lax.axis_size(...)`, which is a Python int, and a name in the branch of `isinstance(v, int)` (or
-`float`, `bool`, `str`: no tracer is an instance of a Python scalar type). These apply to every rule
+`float`, `bool`, `str`: no tracer is an instance of a Python scalar type). Nor is a `jax.custom_vjp`/
+`custom_jvp` function, or a rule of one, that hands work to a host library (a SciPy sparse matrix or
+solver, a PETSc object or solve, AMGX; itself or through the module's functions it calls): a host
+solver given a gradient takes concrete arrays only, and JAX calls the primal and its rules with them
+under an eager `grad` (semantic/host_library.py); the functions only it calls are host code too. A
+function that `jit`, `vmap` or `grad` traces itself is still traced there. These apply to every rule
 that asks whether a value is traced (JAX101-JAX108).
 
 What is traced, for those rules: the parameters a transform traces and what is computed from them;

@@ -321,6 +321,48 @@ def _tree_of(path: str, digest: str) -> ast.Module | None:
     return tree
 
 
+def imported_host_library_work(call: ast.Call, model, host_library_in) -> bool:
+    """A function or method of another project module that does host library work (a sparse solve,
+    a PETSc object, a mesh file written: semantic/host_library.py), itself or through the functions
+    of its module (`host_library_in(scope, model)`: the question)."""
+    located = _located_callee(call, model)
+    if located is None:
+        return False
+    summary, name, member = located
+    key = ("host-library", summary.path, summary.digest, name, member)
+    return bool(run_memo.answer(key, _host_library_work, summary.path, summary.digest, name, member, host_library_in))
+
+
+# The top-level packages of the host libraries (library_models/host_libraries.py): a module that
+# imports none of them does no host library work of its own (the cheap test before a model).
+_HOST_LIBRARY_ROOTS = frozenset({"scipy", "petsc4py", "pyamgx", "meshio"})
+
+
+def _host_library_work(path: str, digest: str, name: str, member: str | None, host_library_in) -> bool:
+    key = (path, digest)
+    tree = _tree_of(path, digest)
+    if tree is None or key in _active or not _imports_any(tree, _HOST_LIBRARY_ROOTS):
+        return False
+    model = _model_of(path, digest)
+    scope = _scope_in(model, name, member) if model is not None else None
+    if scope is None:
+        return False
+    _active.add(key)
+    try:
+        return host_library_in(scope, model)
+    finally:
+        _active.discard(key)
+
+
+def _imports_any(tree: ast.Module, roots: frozenset[str]) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.Import) and any(alias.name.partition(".")[0] in roots for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").partition(".")[0] in roots:
+            return True
+    return False
+
+
 def _function_mentions(path: str, digest: str, name: str, member: str | None, names: frozenset[str]) -> bool:
     """The function (or method) calls something named one of `names`, itself or through a function of
     its module it calls (one level): a cheap test before a model of the module is built."""

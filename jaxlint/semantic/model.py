@@ -15,6 +15,7 @@ from typing import Iterator
 
 from jaxlint.semantic import jaxapi, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
+from jaxlint.semantic.host_library_work import hands_to_host_library
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
 from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
@@ -146,6 +147,7 @@ class Scope:
         return [*self.params, *sorted(self.keyword_params)]
 
 
+_CUSTOM_DIFFERENTIATION = frozenset({"jax.custom_vjp", "jax.custom_jvp"})
 _FILTERED_CUSTOM = frozenset({"equinox.filter_custom_vjp", "equinox.filter_custom_jvp"})
 _JAXTYPING_DTYPES = ("jaxtyping.Float", "jaxtyping.Int", "jaxtyping.Bool", "jaxtyping.Shaped", "jaxtyping.Num", "jaxtyping.Real",
                      "jaxtyping.Inexact", "jaxtyping.Integer", "jaxtyping.Complex")
@@ -782,6 +784,8 @@ class SemanticModel(DeviceValues):
         resolved = self.resolve_function(node, scope)
         if resolved is not None:
             target, bound, keywords = resolved
+            if self._host_solver_rule(target, use):
+                return
             self._mark_traced(target, use, bound, keywords)
             target.trace_sites.append(scope)
         elif use.qualified in jaxapi.JIT_LIKE and isinstance(node, ast.Attribute) and node.attr == "apply":
@@ -792,7 +796,17 @@ class SemanticModel(DeviceValues):
                 self._mark_traced(method, dataclasses.replace(use, counts_self=True), 0, set())
                 method.trace_sites.append(scope)
 
+    def _host_solver_rule(self, scope: Scope, use: TransformUse) -> bool:
+        """A `jax.custom_vjp`/`custom_jvp` function, or a rule of one, that hands work to a host library
+        (a sparse solver, PETSc: semantic/host_library.py): a host solver given a gradient, which JAX
+        calls with concrete arrays under an eager `grad`. Not marked traced."""
+        if use.qualified not in _CUSTOM_DIFFERENTIATION:
+            return False
+        return hands_to_host_library(scope, self)
+
     def _mark_traced(self, scope: Scope, use: TransformUse, bound: int, bound_keywords: set[str]) -> None:
+        if self._host_solver_rule(scope, use):
+            return
         scope.bound_when_traced = set(bound_keywords) if scope.bound_when_traced is None else scope.bound_when_traced & bound_keywords
         scope.traced = True
         scope.transforms.add(use.qualified)

@@ -34,6 +34,10 @@ An entry's fields (all optional):
 - `reads_storage`: the call reads a checkpoint or a file from storage before it returns (a flax or
   Orbax checkpoint restore, `pickle.load`): the host waits for the disk, and an iteration that does
   it restores what it computes with (a loop over saved checkpoints, not over training steps).
+- `host_work`: the call computes in a host library on concrete values (a SciPy sparse matrix or
+  solver, a PETSc object or solve, a mesh file written): it cannot take a tracer, so code that makes
+  it runs outside any trace, and it takes milliseconds at least, beside which a few eager dispatches
+  are nil (semantic/host_library.py).
 - `weights`: the arguments (positions, keyword names) that hold the network's trained parameters
   (`Module.apply(variables, ...)`, `Transformed.apply(params, ...)`): a pytree of every weight of the
   network, so a traced function that reads them from an enclosing scope embeds them all as constants.
@@ -67,8 +71,8 @@ import ast
 from dataclasses import dataclass
 
 from jaxlint.semantic.library_models import (
-    chex, environments, equinox, flax, haiku, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro, optax, orbax,
-    python_stdlib,
+    chex, environments, equinox, flax, haiku, host_libraries, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro,
+    optax, orbax, python_stdlib,
 )
 from jaxlint.semantic import returned_kinds
 from jaxlint.semantic.reaching import enclosing_statement
@@ -76,11 +80,11 @@ from jaxlint.semantic.syntax import argument, walk  # ast.walk minus context mar
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
-    numpyro,
+    numpyro, host_libraries,
 )
 FIELDS = frozenset({
     "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
-    "key_derivation", "weights", "stores", "eager_ops",
+    "key_derivation", "weights", "stores", "eager_ops", "host_work",
 })
 KEY_DERIVATIONS = frozenset({"by_name", "split"})
 RETURN_KINDS = frozenset({"device", "device_tree", "host", "key", "jitted", "callable", "no_buffers", "tree_of_function", "host_list"})
@@ -105,6 +109,7 @@ class ApiModel:
     weights: tuple = ()
     stores: bool = False
     eager_ops: int = 0
+    host_work: bool = False
 
     def key_arguments(self, call: ast.Call, offset: int = 0) -> list[ast.expr]:
         """The argument expressions this call draws keys from (`offset`: positions to skip)."""
@@ -158,7 +163,7 @@ def _entry(name: str, fields: dict) -> ApiModel:
         name, fields.get("returns"), tuple(consumes), bool(fields.get("syncs")), bool(fields.get("compiles")),
         bool(fields.get("donates")), fields.get("result"), bool(fields.get("runs_model")), tuple(static),
         bool(fields.get("reads_storage")), fields.get("key_derivation"), tuple(weights), bool(fields.get("stores")),
-        int(fields.get("eager_ops", 0)),
+        int(fields.get("eager_ops", 0)), bool(fields.get("host_work")),
     )
 
 
@@ -179,7 +184,7 @@ def validate(name: str, fields: dict) -> str | None:
         items = (items,) if isinstance(items, (int, str)) else items
         if not isinstance(items, (list, tuple)) or not all(isinstance(item, (int, str)) and not isinstance(item, bool) for item in items):
             return f"`{listed}` must be a list of argument positions and keyword names"
-    for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage", "stores"):
+    for flag in ("syncs", "compiles", "donates", "runs_model", "reads_storage", "stores", "host_work"):
         if flag in fields and not isinstance(fields[flag], bool):
             return f"`{flag}` must be true or false"
     eager_ops = fields.get("eager_ops", 0)
