@@ -173,7 +173,11 @@ layers that creates no parameters: a sample `mean + scale * jax.random.normal(ke
 cast, a reshape to a shape the source fixes, a local record of outputs; a call there the walk cannot
 see into, or a broadcast against an array of unknown shape, leaves the size unknown), applied to an
 input of a shape the source fixes (`jnp.ones((1, 28, 28, 1))`, `np.zeros((1, *SHAPE))`) where a layer
-sizes itself from its input, and
+sizes itself from its input, or, where the input's shape is not shown (loaded data, an environment's
+observation), fed straight to a first dense layer: one sample's features, bounded at 16384 (a
+flattened 64x64x3 image is 12288), so an MLP of widths up to a few hundred stays small whatever its
+input (a network that flattens, reshapes or convolves that input, an image of any size, stays
+unknown; the bound only ever shows a state small, never large), and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the
