@@ -38,10 +38,12 @@ def never_taken(statement: ast.If, scope, model, evaluator) -> list | None:
         test = test.operand
     if not isinstance(test, ast.Name) or scope is None:
         return None
-    function = _function_of(test.id, scope)
-    if function is None:
-        return None
-    value = _fixed_truth(test.id, function, model, evaluator)
+    cache = model.__dict__.setdefault("_jaxlint_fixed_truths", {})
+    key = (id(scope), test.id)
+    if key not in cache:
+        function = _function_of(test.id, scope)
+        cache[key] = None if function is None else _fixed_truth(test.id, function, model, evaluator)
+    value = cache[key]
     if value is None:
         return None
     taken = value != negated
@@ -118,10 +120,13 @@ def _all_calls(function, model) -> list | None:
     """Every call of the function in the module, when its name is read only as their callee and no
     other module of the project names it; None otherwise."""
     name = function.name
-    loads = [
-        node for node in model.nodes
-        if node.__class__ is ast.Name and node.id == name and isinstance(node.ctx, ast.Load)
-    ]
+    by_name = model.__dict__.get("_jaxlint_name_load_nodes")
+    if by_name is None:
+        by_name = model._jaxlint_name_load_nodes = {}
+        for node in model.nodes:
+            if node.__class__ is ast.Name and isinstance(node.ctx, ast.Load):
+                by_name.setdefault(node.id, []).append(node)
+    loads = by_name.get(name, [])
     calls = []
     for load in loads:
         parent = parent_of(load)
