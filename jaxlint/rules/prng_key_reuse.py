@@ -102,8 +102,8 @@ every iteration, and drawing from it in each repeats the numbers; that is report
 Not flagged, because nothing is shared or it is shared on purpose:
 - A use on a side of an `if` no run takes: a test the source fixes (`if DEBUG:` with `DEBUG = False`),
   or a parameter every call of its function passes as the same literal (`if shuffle: order =
-  permutation(rng, order)` with every call passing `shuffle=False`, all calls in this module and no
-  other module naming the function; a call leaving it to its default keeps both sides live): the key
+  permutation(rng, order)` with every call passing `shuffle=False`, all calls in this module, no
+  other module naming the function and no decorator but a JAX transform on it; a call leaving it to its default keeps both sides live): the key
   flows through the other side alone (semantic/fixed_parameters.py).
 - A split of a key after a draw that reads only the key's own bits or folds names into it (`x =
   normal(key)` then `key, sub = split(key)`; `params = model.init(key, x)` of Flax linen then

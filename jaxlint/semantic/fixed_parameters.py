@@ -13,7 +13,8 @@ has a default, the default agrees (a caller elsewhere that leaves it out takes t
 call leaving the parameter to its default keeps both sides live: the default is an option the author
 offers callers to change. A module-level function that another module of the project names may
 be called from there with any value: its branches stay live. The parameter must be bound nowhere
-else in the function.
+else in the function, and the function carries no decorator but a JAX transform (a command-line or
+registry decorator calls it with values of its own).
 
 Used by semantic/dead_code.py, so every rule skips what lies on such a branch.
 """
@@ -41,7 +42,7 @@ def never_taken(statement: ast.If, scope, model, evaluator) -> list | None:
     cache = model.__dict__.setdefault("_jaxlint_fixed_truths", {})
     key = (id(scope), test.id)
     if key not in cache:
-        function = _function_of(test.id, scope)
+        function = _function_of(test.id, scope, model)
         cache[key] = None if function is None else _fixed_truth(test.id, function, model, evaluator)
     value = cache[key]
     if value is None:
@@ -50,13 +51,15 @@ def never_taken(statement: ast.If, scope, model, evaluator) -> list | None:
     return statement.orelse if taken else statement.body
 
 
-def _function_of(name: str, scope):
+def _function_of(name: str, scope, model):
     """The function scope whose parameter `name` is, when the test reads it there (directly, not from
     an enclosing function) and nothing in the function rebinds it."""
     if not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
         return None
     if name not in scope.param_nodes:
         return None
+    if any(model.decorator_transform(decorator) is None for decorator in scope.node.decorator_list):
+        return None  # (a decorator other than a JAX transform may call it too: a command line, a registry)
     arguments = scope.node.args
     if arguments.vararg is not None and arguments.vararg.arg == name or arguments.kwarg is not None and arguments.kwarg.arg == name:
         return None
