@@ -100,7 +100,9 @@ kept where the source shows the tree is a handful of arrays (eight leaves or few
 a dict or tuple display of arrays, `dict(w=w, b=b)`, an element of the tuple a setup function of the
 module returns, what every call of the module hands the parameter, the `init` of a linen module class of
 the module built from `self.param` and known layers, beside instances of project classes that are no linen
-modules, an equinox module defined in another file): per-leaf work over it, and an update of an
+modules, an equinox module defined in another file, the `init` of a treex module class of the module whose
+`__init__` stores known layers, in a list display or a comprehension over a list its construction passes:
+`MLP([12, 8, 1])` with `self.layers = [tx.Linear(d) for d in features]`, six arrays): per-leaf work over it, and an update of an
 optimizer that keeps no state arrays (`optax.sgd` without momentum, clipping, a chain of those) over it,
 are a few eager operations (measured, an eager `optax.sgd` update and `apply_updates` cost about 5
 dispatches per leaf, a hand-written SGD step 3.4: benchmarks/eager_update_cost.py), counted as such: beside

@@ -63,7 +63,11 @@ Not flagged, as principles:
 - what must compile per iteration: a callable built from configuration the loop changes (a rebound
   name used as a shape, a dtype, a static choice, a Python branch, a range bound, or a function it
   calls; a sweep's `config[k] = v`), loops over a mapping's keys (`for name in datasets:`,
-  `.items()`) or over eight or fewer cases the source spells out: one program per case on purpose;
+  `.items()`) or over eight or fewer cases the source spells out: one program per case on purpose
+  (also `range(n_steps)` with `n_steps = 2` bound once, here or in an enclosing function, and a
+  function called only in such loops, also by a caller that `jax.grad` traces op by op outside any
+  `jit`: a handful of compiles per run; a count read from the command line or a setting is the run's
+  to change and keeps the finding);
   likewise per call, a callable built from configuration the function holds (a parameter or local
   named or annotated as settings, or read by upper-case keys, `config["NUM_ENVS"]`) and handed to
   the call that builds it or read where it may shape the program: one program per configuration,
@@ -179,7 +183,7 @@ class JitInLoop(Rule):
         short = context.text(node.func)
         if loops:
             loop = loops[0]
-            if _few_cases(loop, scope):
+            if _few_cases(loop, scope, model):
                 return  # one program per named dataset, configuration or listed case: a handful, on purpose
             if lazily_initialised(node, within=loop):
                 return  # `if step_fn is None: step_fn = jax.jit(...)` in the loop: built on the first pass only
@@ -247,7 +251,7 @@ def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
         return
     primitive = context.text(node.func)
     if loops:
-        if kind[1] and not _few_cases(loops[0], scope):
+        if kind[1] and not _few_cases(loops[0], scope, model):
             context.report(
                 node,
                 f"`{primitive}` outside `jit` over {kind[0]} built in this loop: the body is a new object every "
@@ -259,7 +263,7 @@ def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
         return
     for call in calls_in_host_loops(scope, model):
         loop = next(iter(flow.enclosing_loops(call)), None)
-        if loop is not None and not isinstance(loop, ast.comprehension) and _few_cases(loop, model.scope_for(call)):
+        if loop is not None and not isinstance(loop, ast.comprehension) and _few_cases(loop, model.scope_for(call), model):
             continue
         if loop is not None and _sweeps_into(loop, call, context):
             continue  # `for size in sizes: f(x, size)`: one program per value swept, on purpose
@@ -518,11 +522,11 @@ def _runs_per_step(function_scope, context) -> bool:
     or in another module of the project: the same program is then built again and again."""
     model = context.model
     for caller in model.scopes:
-        if caller.in_traced:
+        if caller.in_traced and not model.runs_uncompiled(caller):
             continue
         for call in caller.calls:
             if _calls_function(call, function_scope, caller, context):
-                if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller)]:
+                if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller, model)]:
                     return True
     return _called_per_step_from_other_modules(function_scope, context)
 
@@ -669,9 +673,42 @@ def _mutated_in(loop: ast.AST) -> set[str]:
     return {change.name for change in flow.changes_in_place(loop, None, nested=False) if change.kind != "method" and not change.deleted}
 
 
-def _few_cases(loop: ast.AST, scope) -> bool:
-    """A loop over a mapping's keys or over a few listed cases: one program per case is on purpose."""
-    return flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope)
+def _few_cases(loop: ast.AST, scope, model=None) -> bool:
+    """A loop over a mapping's keys or over a few listed cases: one program per case is on purpose.
+    So is a loop whose count the source fixes at a handful (`for i in range(num_steps)` with
+    `num_steps = 2` bound once, here or in an enclosing function: semantic/loop_cost.py): a handful of
+    programs per run, each one compile, nothing a user waits on per step."""
+    if flow.iterates_mapping(loop) or flow.iterates_few_literal_cases(loop, scope):
+        return True
+    if model is None or not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range" and iterable.args
+            and not iterable.keywords and all(_literal_count(argument, scope) for argument in iterable.args)):
+        return False  # (a count read from the command line, a setting or a file is the run's to change)
+    count = loop_cost.loop_iterations(loop, scope, model)
+    return count is not None and count <= flow.FEW_ITERATIONS
+
+
+def _literal_count(node: ast.expr, scope) -> bool:
+    """An integer spelled in the source: a literal, arithmetic of literals, or a name that its scope
+    (or an enclosing one) binds once, to such a value (`n_stages = 3`)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BinOp):
+        return _literal_count(node.left, scope) and _literal_count(node.right, scope)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _literal_count(node.operand, scope)
+    if not isinstance(node, ast.Name):
+        return False
+    owner = scope
+    while owner is not None and node.id not in owner.local_names:
+        owner = owner.parent
+    if owner is None or node.id in owner.param_nodes:
+        return False
+    values = [value for target, value in owner.bindings if isinstance(target, ast.Name) and target.id == node.id]
+    stores = [n for n in walk(owner.node) if isinstance(n, ast.Name) and n.id == node.id and not isinstance(n.ctx, ast.Load)]
+    return len(values) == 1 and len(stores) == 1 and values[0] is not None and _literal_count(values[0], owner)
 
 
 _MEMOISING = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
@@ -706,7 +743,12 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
         class_name = function_scope.class_node.name
         constructions = [call for call in model.calls_by_name().get(class_name, ()) if isinstance(call.func, ast.Name)]
         return not any(list(flow.enclosing_loops(call)) for call in constructions)
-    calls = [(scope, call) for scope in model.scopes if not scope.in_traced for call in scope.calls if _calls_function(call, function_scope, scope, context)]
+    # A caller traced only op by op (`jax.grad(simulate)(x)` outside any `jit`) runs its calls as often
+    # as an untraced one does.
+    calls = [
+        (scope, call) for scope in model.scopes if not scope.in_traced or model.runs_uncompiled(scope)
+        for call in scope.calls if _calls_function(call, function_scope, scope, context)
+    ]
     if depth == 2 and setup_by_role(function_scope) and not any(list(flow.enclosing_loops(call)) for _, call in calls):
         # An initialiser by its role (`initialize`, `from_restart_file`) that no loop here calls runs
         # once per object or run. (Only for the function that compiles: a function it calls may be
@@ -717,7 +759,7 @@ def _runs_once(function_scope, context, depth: int = 2) -> bool:
     for caller, call in calls:
         if caller is function_scope:
             return False  # recursion
-        if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller)]:
+        if [loop for loop in flow.enclosing_loops(call) if not _few_cases(loop, caller, model)]:
             return False
         if caller.is_function and (depth == 0 or not _runs_once(caller, context, depth - 1)):
             if list(flow.enclosing_loops(call)) or not _runs_a_whole_run(caller, model):
@@ -764,7 +806,7 @@ def _one_step_of_a_training_loop(function_scope, model) -> bool:
 
     for call in calls_in_host_loops(function_scope, model):
         loop = next(iter(flow.enclosing_loops(call)), None)
-        if loop is None or isinstance(loop, ast.comprehension) or _few_cases(loop, model.scope_for(call)):
+        if loop is None or isinstance(loop, ast.comprehension) or _few_cases(loop, model.scope_for(call), model):
             continue
         if any(
             isinstance(other, ast.Call) and other is not call and model.jit_binding_for_call(other) is not None

@@ -141,6 +141,12 @@ to a dtype (`x.astype(ref.dtype)`, `jnp.asarray(x, dtype=d)`, a `tree_map` of su
 taking the real part or not), in this module or another (`grads = cast_like(grads, params)`).
 Where the dtype changes no output buffer can take the input's place, and where it does not the
 output is the input itself: donation saves nothing (semantic/conversions.py).
+Nor is a value passed through a compiled reshard: an identity (`lambda x: x`, or a function returning
+its parameter unchanged) compiled with an output placement other than its input's (`pjit(lambda x: x,
+in_axis_resources=None, out_axis_resources=spec)`, `jax.jit(f, out_shardings=sharded)`): each device's
+output buffer has another shape than its input (replicated arrays split into shards, shards
+gathered), so no output can take an input's place. An identity with no output placement, or the same
+one in and out, copies the arrays in place and stays flagged.
 A parameter of a method rebound once beside the object's state is skipped too
 (`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
 
@@ -178,7 +184,11 @@ layers that creates no parameters: a sample `mean + scale * jax.random.normal(ke
 cast, a reshape to a shape the source fixes, a local record of outputs; a call there the walk cannot
 see into, or a broadcast against an array of unknown shape, leaves the size unknown), applied to an
 input of a shape the source fixes (`jnp.ones((1, 28, 28, 1))`, `np.zeros((1, *SHAPE))`) where a layer
-sizes itself from its input, and
+sizes itself from its input, or, where the input's shape is not shown (loaded data, an environment's
+observation), fed straight to a first dense layer: one sample's features, bounded at 16384 (a
+flattened 64x64x3 image is 12288), so an MLP of widths up to a few hundred stays small whatever its
+input (a network that flattens, reshapes or convolves that input, an image of any size, stays
+unknown; the bound only ever shows a state small, never large), and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
 optimizer state built for such parameters (a small multiple of them), a train state holding both,
 and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the
@@ -263,6 +273,10 @@ a new buffer, through any number of project calls and modules (`opt_state = init
 shares nothing with the state. A helper that may hand back what it is given (`return {"p": p, ...}`,
 `jnp.asarray(p)`, the `init` of `jax.example_libraries.optimizers`) is not fresh, and the message
 names it.
+
+`jax.pmap` has no `donate_argnames`: a state the call passes by keyword is named by its place in
+`donate_argnums`, with the advice to pass it by position (after moving any parameter a `partial`
+fixes by keyword before it), and no automatic fix.
 
 The decorator form follows the oldest JAX the project supports (`target-jax-version`, or its own
 jax requirement): `@jax.jit(donate_argnums=...)` needs jax 0.4.36, so the fix writes it only where the
@@ -375,6 +389,8 @@ class MissingDonation(Rule):
                 continue
             if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
                 continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
+            if position != _RECEIVER and conversions.binding_reshards(binding, position, keyword):
+                continue  # an identity moving the arrays to another placement: no output has an input's shape
             if caller_sized.sized_by_caller(key, node, scope, context.model):
                 continue  # library state as large as what its callers pass: the cost is theirs to judge
             viewed_first_call: list[str] = []
@@ -622,6 +638,31 @@ def _plain_copies(scope) -> dict[str, frozenset[str]]:
     return {key: frozenset(names) for key, names in copies.items()}
 
 
+# Transforms whose donation option is `donate_argnums` only (no `donate_argnames`).
+_NUMBERS_ONLY = frozenset({"jax.pmap"})
+
+
+def transform_name(binding) -> str:
+    return binding.transform.rsplit(".", 1)[-1]
+
+
+def _listed(names) -> str:
+    return ", ".join(f"`{name}`" for name in names)
+
+
+def _keywords_fixed_by_partial(binding) -> set[str]:
+    """The keywords a `functools.partial` compiled in place fixes (`jax.pmap(partial(step, model=m))`):
+    parameters the call can no longer pass by position."""
+    node = binding.node
+    if not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.Call):
+        return set()
+    inner = node.args[0]
+    func = inner.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "partial" or isinstance(func, ast.Name) and func.id == "partial"):
+        return set()
+    return {k.arg for k in inner.keywords if k.arg is not None}
+
+
 def _report(call: ast.Call, binding, donated: list, context, withheld: list[str] = ()) -> None:
     """One finding per call, naming every argument it should donate; `withheld`: why no fix is offered."""
     name = binding.key if binding.key != "<inline>" else "the jitted function"
@@ -631,6 +672,22 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         described.append(f"`{dotted_name(argument)}`{where}")
     numbers = tuple(binding.argnum(position) for position, keyword, _, _ in donated if keyword is None)
     names = tuple(keyword for _, keyword, _, _ in donated if keyword is not None)
+    by_keyword = ""
+    if names and binding.transform in _NUMBERS_ONLY:
+        # `jax.pmap` takes `donate_argnums` only: a state passed by keyword is donated by its parameter's
+        # place, once the call passes it there.
+        places = [binding.argument_index(keyword) for keyword in names]
+        if all(place is not None for place in places):
+            params = binding.param_names or []
+            fixed = _keywords_fixed_by_partial(binding)
+            before = sorted({p for place in places for p in params[:place] if p in fixed}, key=params.index)
+            # Its place once the parameters the `partial` fixes by keyword move behind it.
+            numbers = tuple(sorted({*numbers, *(place - sum(p in fixed for p in params[:place]) + binding.argnum_offset for place in places)}))
+            by_keyword = f", and pass {_listed(names)} by position (`{transform_name(binding)}` has no `donate_argnames`)"
+            if before:
+                by_keyword += f", which needs {_listed(before)}, fixed by keyword in the `partial`, moved after {'it' if len(names) == 1 else 'them'}"
+            names = ()
+            withheld = [*withheld, "the call passes the value by keyword"]
     options = ([f"donate_argnums={donation_fix.tuple_literal(numbers)}"] if numbers else []) + ([f"donate_argnames={donation_fix.tuple_literal(names)}"] if names else [])
     subject = described[0] + " is" if len(described) == 1 else ", ".join(described[:-1]) + f" and {described[-1]} are"
     whole_arguments = all(argument is whole for _, _, argument, whole in donated) and not isinstance(binding, forwarding.ForwardedBinding)
@@ -666,7 +723,7 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         first_kept = all(position != 0 for position, _, _, _ in donated)
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
-    advice = f"add `{' and '.join(options)}` to its `{transform}`"
+    advice = f"add `{' and '.join(options)}` to its `{transform}`{by_keyword}"
     if binding.partial_of is not None:
         advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.partial_of}`, which `{name}` calls"
     if isinstance(binding, forwarding.HandedInBinding):

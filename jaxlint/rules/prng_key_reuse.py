@@ -100,6 +100,11 @@ name the loop never rebinds, also through an `nnx.Rngs(dropout=k)` rebuilt from 
 every iteration, and drawing from it in each repeats the numbers; that is reported at the `fold_in`.
 
 Not flagged, because nothing is shared or it is shared on purpose:
+- A use on a side of an `if` no run takes: a test the source fixes (`if DEBUG:` with `DEBUG = False`),
+  or a parameter every call of its function passes as the same literal (`if shuffle: order =
+  permutation(rng, order)` with every call passing `shuffle=False`, all calls in this module, no
+  other module naming the function and no decorator but a JAX transform on it; a call leaving it to its default keeps both sides live): the key
+  flows through the other side alone (semantic/fixed_parameters.py).
 - A split of a key after a draw that reads only the key's own bits or folds names into it (`x =
   normal(key)` then `key, sub = split(key)`; `params = model.init(key, x)` of Flax linen then
   `split(key)`): JAX's optional checker calls it reuse, but no value drawn from the split's keys can
@@ -325,6 +330,7 @@ from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import cell_order, effects, handed_callables, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
+from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 from jaxlint.semantic.flow import target_elements
 
@@ -694,6 +700,12 @@ class _Flow:
             return None
         if isinstance(node, ast.If):
             state = self.expression(node.test, state, node)
+            # A side no run takes (a constant, or a parameter every caller fixes: semantic/dead_code.py)
+            # neither draws nor splits: the key flows through the other side alone.
+            if node.body and never_runs(node.body[0], self.context.model):
+                return self.block(node.orelse, state)
+            if node.orelse and never_runs(node.orelse[0], self.context.model):
+                return self.block(node.body, state)
             return _merge(self.block(node.body, dict(state)), self.block(node.orelse, dict(state)))
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             return self.loop(node, state)

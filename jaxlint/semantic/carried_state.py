@@ -1021,8 +1021,18 @@ def known_small(value: ast.AST, scope, model) -> bool:
     tuples of those, a local helper that returns such a value, and a replication of one to the devices
     (`device_put_replicated(x, devices)`, `broadcast_to(x, (jax.local_device_count(), ...))`, a
     `tree_map` of either). A size the source does not fix (a parameter, a loaded checkpoint, a model's
-    `init`) is not known small."""
+    `init`) is not known small. A network's `init` on an input of unknown shape is bounded by
+    `state_size.FEATURE_BOUND` features into its first dense layer (semantic/state_size.py): an upper
+    bound, read here only, never to show a state large."""
+    sizes = _state_sizes(model)
+    sizes.unknown_input = False
     elements = _elements(value, scope, model, 0)
+    if elements is None and sizes.unknown_input:
+        sizes.bounding_inputs = True
+        try:
+            elements = _elements(value, scope, model, 0)
+        finally:
+            sizes.bounding_inputs = False
     return elements is not None and elements * _BYTES_PER_ELEMENT < WORTH_DONATING_BYTES
 
 

@@ -107,3 +107,37 @@ def binding_converts(binding, position: int | None, keyword: str | None, model) 
         return name in (binding.converted_params or ())
     # (A local function's parameters are listed as `param_names` lists them, `self` where it does.)
     return name in converted_parameters(binding.function.node, False, model.qualified_name)
+
+
+_IN_PLACEMENTS = ("in_shardings", "in_axis_resources")
+_OUT_PLACEMENTS = ("out_shardings", "out_axis_resources")
+
+
+def binding_reshards(binding, position: int | None, keyword: str | None) -> bool:
+    """The compiled callable of `binding` returns the argument at `position` (or `keyword`) unchanged
+    on every path, compiled with an output placement (`out_shardings`, or the older
+    `out_axis_resources`) other than its input placement: a reshard (`pjit(lambda x: x,
+    out_axis_resources=spec)`). Each device's output buffer has another shape than its input, so no
+    output can take an input's place: donation saves nothing (JAX401). An identity with no output
+    placement, or the same one in and out, is a copy in place, which donation does save."""
+    out = next((binding.options[name] for name in _OUT_PLACEMENTS if name in binding.options), None)
+    if out is None or (isinstance(out, ast.Constant) and out.value is None) or binding.function is None:
+        return False
+    placed_in = next((binding.options[name] for name in _IN_PLACEMENTS if name in binding.options), None)
+    if placed_in is not None and ast.dump(placed_in) == ast.dump(out):
+        return False
+    params = binding.param_names
+    if not params:
+        return False
+    if keyword is not None:
+        name = keyword
+    elif position is not None and 0 <= position < len(params):
+        name = params[position]
+    else:
+        return False
+    node = binding.function.node
+    if isinstance(node, ast.Lambda):
+        returned = [node.body]
+    else:
+        returned = _returned_values(node)
+    return bool(returned) and all(isinstance(value, ast.Name) and value.id == name for value in returned)

@@ -4,7 +4,9 @@
 `USE_SCAN = True`: the branch cannot run until someone edits the constant, and a finding there
 describes a cost the program does not pay. Only tests that are a literal or a name bound once to a
 literal (optionally under `not`) are read; a configuration field, an attribute, a parameter default
-or an environment lookup can change between runs, and code under it is live.
+or an environment lookup can change between runs, and code under it is live. A parameter that every
+call of its function fixes to one side (`if shuffle:` with every caller passing `shuffle=False`, all
+calls in sight) decides its branch the same way (semantic/fixed_parameters.py).
 
 A function defined inside another function whose name nothing in the module reads never runs either
 (its `def` binds a local no code reaches).
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 
+from jaxlint.semantic import fixed_parameters
 from jaxlint.semantic.constants import UNKNOWN
 from jaxlint.semantic.model import parent_of
 
@@ -81,6 +84,10 @@ def _dead_statements(model) -> frozenset[int]:
             continue
         value = evaluator.value(node.test, scope)
         if value is UNKNOWN or not isinstance(value, (bool, int, type(None))):
+            # A parameter every call of the function fixes (semantic/fixed_parameters.py).
+            untaken = fixed_parameters.never_taken(node, scope, model, evaluator)
+            if untaken is not None:
+                dead.update(id(statement) for statement in untaken)
             continue
         dead.update(id(statement) for statement in (node.orelse if value else node.body))
     dead.update(id(function) for function in _uncalled_nested_functions(model))

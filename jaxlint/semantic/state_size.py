@@ -61,10 +61,26 @@ class _Frame:
         self.parent = parent
 
 
+# Features of one sample fed to a network's first dense layer where the source does not show the
+# input's shape (`net.init(key, batch)` on loaded data, an environment's observation): a per-sample
+# vector (an observation, coordinates, tabular features, a flattened image up to 64x64x3 is 12288).
+# An upper bound for `known_small` only (carried_state): never read to show a state large.
+FEATURE_BOUND = 16384
+
+
+class _AssumedWidth(int):
+    """The last axis of an input of unknown shape, at `FEATURE_BOUND`: only a dense layer (or a norm
+    over that axis) reads it; a flatten, a reshape or a convolution of such an input stays unknown."""
+
+
 class StateSize:
     def __init__(self, model, elements) -> None:
         self.model = model
         self.elements = elements  # carried_state's element count of a value, for the parameters passed to an optimizer
+        # Set while carried_state.known_small bounds a network's unknown input at FEATURE_BOUND features.
+        self.bounding_inputs = False
+        # Set when a network's `init` met an input of unknown shape (worth a bounded second reading).
+        self.unknown_input = False
 
     # ----- integers ------------------------------------------------------------------------------
 
@@ -167,7 +183,12 @@ class StateSize:
             if network is None:
                 return None
             shapes = [self.shape(argument, frame) for argument in inputs]
-            result = network(shapes[0] if shapes else None)
+            first = shapes[0] if shapes else None
+            if first is None and len(inputs) == 1:
+                self.unknown_input = True
+                if self.bounding_inputs:
+                    first = (None, _AssumedWidth(FEATURE_BOUND))
+            result = network(first)
             return None if result is None else result[0]
         if self._returns_number(call, frame):
             return 1
@@ -1121,7 +1142,7 @@ def _chain(parts):
 
 
 def _flattened(shape):
-    if not shape or len(shape) < 2 or any(not isinstance(size, int) for size in shape[1:]):
+    if not shape or len(shape) < 2 or any(not isinstance(size, int) or isinstance(size, _AssumedWidth) for size in shape[1:]):
         return None
     return 0, (shape[0], math.prod(shape[1:]))
 

@@ -17,7 +17,11 @@ calls.
   class of the module counts the parameters its `setup` or compact `__call__` creates (`self.param`,
   library layers of the layer table, the module's own module classes), where nothing else in it may
   create any (an instance of a project class whose bases, followed through the project's modules, end
-  in a root that is no linen module, `equinox.Module`, `object`, creates none). Anything else (a
+  in a root that is no linen module, `equinox.Module`, `object`, creates none); `Module(...).init(key, x)`
+  of a treex module class of the module counts the layers its `__init__` stores on `self` (one each,
+  in a list display, or a comprehension over a list the construction passes: `[tx.Linear(d) for d in
+  features]` with `MLP([12, 8, 1])`), where every other statement stores settings and no other method
+  builds a layer. Anything else (a
   loaded checkpoint, a tree from another library, a loop over layers) is None: the tree may hold the
   hundreds of leaves of a real model.
 * `few_leaf_operations(call, trees, scope, model)`: the operations one eager call of a tree map over
@@ -56,6 +60,7 @@ _APPLY_UPDATES = frozenset({"optax.apply_updates", "equinox.apply_updates"})
 _OPTIMIZER_UPDATE = "optax.GradientTransformation.update"
 _OPTIMIZER_INIT = "optax.GradientTransformation.init"
 _LINEN_MODULE = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
+_TREEX_MODULE = frozenset({"treex.Module"})
 
 
 def known_leaves(node: ast.AST | None, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:
@@ -253,7 +258,85 @@ def _linen_init_leaves(call: ast.Call, scope: Scope, model: SemanticModel, depth
             receiver = found[1][0]
     if not isinstance(receiver, ast.Call) or not isinstance(receiver.func, ast.Name):
         return None
-    return _class_leaves(receiver.func.id, model, depth + 1, set(), None if scope.is_function else receiver.lineno)
+    line = None if scope.is_function else receiver.lineno
+    class_node = _module_class(receiver.func.id, model, line)
+    if class_node is not None and any((model.qualified_name(base) or "") in _TREEX_MODULE for base in class_node.bases):
+        return _treex_leaves(class_node, receiver, scope, model)
+    return _class_leaves(receiver.func.id, model, depth + 1, set(), line)
+
+
+def _treex_leaves(class_node: ast.ClassDef, construction: ast.Call, scope: Scope, model: SemanticModel) -> int | None:
+    """The arrays of a treex module class of the module, built by `Class(...)`: its `__init__` stores
+    library layers on `self`, one each (`self.head = tx.Linear(1)`), in a list display, or in a list
+    comprehension over a list the call passes (`[tx.Linear(d) for d in features]` with
+    `MLP([12, 8, 1])`): each layer's arrays per the layer table. Its `__call__` must build no layer
+    (no `@compact` module), and every other statement of `__init__` stores settings only."""
+    methods = {s.name: s for s in class_node.body if isinstance(s, ast.FunctionDef)}
+    init = methods.get("__init__")
+    if init is None or any(isinstance(a, ast.Starred) for a in construction.args) or any(k.arg is None for k in construction.keywords):
+        return None
+    for name, method in methods.items():
+        if name != "__init__" and any(isinstance(node, ast.Call) and _layer_leaves(node, model) is not None for node in walk(method)):
+            return None  # (a layer built outside `__init__`: a compact module, its count not read here)
+    parameters = [a.arg for a in init.args.args[1:]]
+    passed = dict(zip(parameters, construction.args))
+    passed.update((k.arg, k.value) for k in construction.keywords if k.arg in parameters)
+    total = 0
+    for statement in init.body:
+        if isinstance(statement, ast.Expr):
+            if isinstance(statement.value, ast.Constant):
+                continue  # (a docstring)
+            call = statement.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call) \
+                    and isinstance(call.func.value.func, ast.Name) and call.func.value.func.id == "super":
+                continue  # `super().__init__()`
+            return None
+        if not (isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None):
+            return None
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if len(targets) != 1 or not (isinstance(targets[0], ast.Attribute) and isinstance(targets[0].value, ast.Name) and targets[0].value.id == "self"):
+            return None
+        count = _stored_leaves(statement.value, passed, model)
+        if count is None:
+            return None
+        total += count
+    return total
+
+
+def _stored_leaves(value: ast.AST, passed: dict, model: SemanticModel) -> int | None:
+    """Arrays of one value a treex `__init__` stores: a setting (a literal, a parameter bound to one)
+    holds none; a library layer its table's; a list display or a comprehension over a passed list, the
+    layers it holds."""
+    if isinstance(value, ast.Constant):
+        return 0
+    if isinstance(value, ast.Name) and value.id in passed and isinstance(passed[value.id], ast.Constant):
+        return 0
+    if isinstance(value, ast.Call):
+        return _layer_leaves(value, model)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        counts = [_stored_leaves(element, passed, model) for element in value.elts]
+        return None if None in counts or any(isinstance(e, ast.Starred) for e in value.elts) else sum(counts)
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].ifs:
+        generator = value.generators[0]
+        items = generator.iter
+        if isinstance(items, ast.Name) and items.id in passed:
+            items = passed[items.id]
+        if not isinstance(items, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in items.elts):
+            return None
+        per_item = _layer_leaves(value.elt, model) if isinstance(value.elt, ast.Call) else None
+        return None if per_item is None else per_item * len(items.elts)
+    return None
+
+
+def _layer_leaves(call: ast.Call, model: SemanticModel) -> int | None:
+    """The arrays a library layer construction holds, per the layer table; None for anything else."""
+    spec = layer_models.LAYERS.get(model.qualified_name(call.func) or "")
+    if spec is None:
+        return None
+    leaves = _LAYER_LEAVES.get(spec["kind"])
+    if leaves == 2 and any(k.arg in ("use_bias", "bias") and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords):
+        return 1
+    return leaves
 
 
 def _module_class(name: str, model: SemanticModel, line: int | None = None) -> ast.ClassDef | None:

@@ -1,0 +1,163 @@
+"""Parameters every caller fixes: a branch testing one the callers never take never runs.
+
+`def make_schedule(rng, n, shuffle=False): ... if shuffle: order = permutation(rng, order)` whose
+every call the program makes passes `shuffle=False`: the permutation never
+runs as the program is written, and a finding there (a key drawn, then split) describes a path no
+run takes. The same holds for `if not exact:` with every call passing `exact=True`.
+
+Read only where all the calls are in sight: a function of this module (module level or nested, not
+a method: a method is reached through objects passed anywhere) whose name the module reads only as
+the callee of calls (never passed on, stored or returned), called at least once, whose callers each
+pass the parameter as a literal (or a name bound once to one), all of the same truth value; where it
+has a default, the default agrees (a caller elsewhere that leaves it out takes the same side). A
+call leaving the parameter to its default keeps both sides live: the default is an option the author
+offers callers to change. A module-level function that another module of the project names may
+be called from there with any value: its branches stay live. The parameter must be bound nowhere
+else in the function, and the function carries no decorator but a JAX transform (a command-line or
+registry decorator calls it with values of its own).
+
+Used by semantic/dead_code.py, so every rule skips what lies on such a branch.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic.constants import UNKNOWN
+from jaxlint.semantic.model import parent_of
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def never_taken(statement: ast.If, scope, model, evaluator) -> list | None:
+    """The statements of `statement` (an `if` testing a parameter, `if p:` or `if not p:`) that no
+    call of its function runs: the body or the `else` part, or None when the callers do not fix it."""
+    test = statement.test
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negated = not negated
+        test = test.operand
+    if not isinstance(test, ast.Name) or scope is None:
+        return None
+    cache = model.__dict__.setdefault("_jaxlint_fixed_truths", {})
+    key = (id(scope), test.id)
+    if key not in cache:
+        function = _function_of(test.id, scope, model)
+        cache[key] = None if function is None else _fixed_truth(test.id, function, model, evaluator)
+    value = cache[key]
+    if value is None:
+        return None
+    taken = value != negated
+    return statement.orelse if taken else statement.body
+
+
+def _function_of(name: str, scope, model):
+    """The function scope whose parameter `name` is, when the test reads it there (directly, not from
+    an enclosing function) and nothing in the function rebinds it."""
+    if not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
+        return None
+    if name not in scope.param_nodes:
+        return None
+    if any(model.decorator_transform(decorator) is None for decorator in scope.node.decorator_list):
+        return None  # (a decorator other than a JAX transform may call it too: a command line, a registry)
+    arguments = scope.node.args
+    if arguments.vararg is not None and arguments.vararg.arg == name or arguments.kwarg is not None and arguments.kwarg.arg == name:
+        return None
+    if any(isinstance(target, ast.Name) and target.id == name for target, _ in scope.bindings):
+        return None
+    for node in ast.walk(scope.node):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return None
+    return scope
+
+
+def _fixed_truth(name: str, function, model, evaluator) -> bool | None:
+    node = function.node
+    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    default = _default_of(name, node)
+    default_truth = None
+    if default is not None:
+        default_truth = _truth(evaluator.value(default, function.parent or function))
+        if default_truth is None:
+            return None
+    calls = _all_calls(function, model)
+    if not calls:
+        return None
+    seen = set()
+    for caller, call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None and name in positional and positional.index(name) < len(call.args):
+            passed = call.args[positional.index(name)]
+        if passed is None:
+            return None  # left to the default: an option the author offers callers to change
+        truth = _truth(evaluator.value(passed, caller))
+        if truth is None:
+            return None
+        seen.add(truth)
+    if len(seen) != 1 or (default_truth is not None and seen != {default_truth}):
+        return None
+    return seen.pop()
+
+
+def _default_of(name: str, node: ast.AST) -> ast.expr | None:
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    for argument, default in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults):
+        if argument.arg == name:
+            return default
+    for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        if argument.arg == name:
+            return default
+    return None
+
+
+def _truth(value) -> bool | None:
+    if value is UNKNOWN or not isinstance(value, (bool, int, float, str, type(None))):
+        return None
+    return bool(value)
+
+
+def _all_calls(function, model) -> list | None:
+    """Every call of the function in the module, when its name is read only as their callee and no
+    other module of the project names it; None otherwise."""
+    name = function.name
+    by_name = model.__dict__.get("_jaxlint_name_load_nodes")
+    if by_name is None:
+        by_name = model._jaxlint_name_load_nodes = {}
+        for node in model.nodes:
+            if node.__class__ is ast.Name and isinstance(node.ctx, ast.Load):
+                by_name.setdefault(node.id, []).append(node)
+    loads = by_name.get(name, [])
+    calls = []
+    for load in loads:
+        parent = parent_of(load)
+        if not (isinstance(parent, ast.Call) and parent.func is load):
+            return None  # passed on, stored or returned: called from where the analysis cannot see
+        caller = model.scope_for(parent)
+        resolved = model.resolve_function(load, caller)
+        if resolved is None or resolved[0] is not function:
+            return None
+        calls.append((caller, parent))
+    if function.parent is not None and function.parent is model.module_scope and _named_elsewhere(name, model):
+        return None
+    return calls
+
+
+def _named_elsewhere(name: str, model) -> bool:
+    """Another module of the project may call the module-level function `name`: an importer of this
+    module (the reverse-import index, semantic/callers.py) whose text names it, or no index to ask."""
+    project = model.project
+    if project is None:
+        return True  # no project to ask: any module may import it
+    from jaxlint.semantic import callers
+
+    try:
+        for importer, _ in callers._importers(project):
+            read = callers._read(importer)
+            if read is None or name.encode() in read[2]:
+                return True
+    except Exception:  # an index that cannot be built: any module may call it
+        return True
+    return False
