@@ -28,6 +28,13 @@ def test_call_sites_in_other_modules_decide_runs_once():
     assert found == set(expected), sorted(found ^ set(expected))
 
 
+def test_initialisers_by_role_in_other_modules_run_once():
+    path = PROJECT / "toolkit" / "roles.py"
+    expected = expected_findings(path.read_text())
+    found = {(d.location.row, d.code) for d in _check(path, PROJECT).diagnostics}
+    assert found == set(expected), sorted(found ^ set(expected))
+
+
 def test_the_importers_read_are_dependencies():
     result = _check(PROJECT / "toolkit" / "sync.py", PROJECT)
     assert str(PROJECT / "run.py") in result.dependencies

@@ -147,9 +147,10 @@ Not flagged, as principles:
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
   factory of the module returns, `jax.jit(make_train(config))`; a loop striding by a chunk it hands
   to a jitted call that loops on the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`,
-  runs k steps per iteration too; a loop that only counts (`range`, a progress bar over one, `while`)
-  and runs, every iteration, a compiled call that loops on the device (a rollout scanned over time and
-  scanned epochs of minibatch updates in one jitted update of on-policy RL, an iterative solve:
+  runs k steps per iteration too; a loop that only counts (`range`, a progress bar over one: tqdm's,
+  rich's `track`; `while`) and runs, every iteration, a compiled call that loops on the device (a rollout
+  scanned over time and scanned epochs of minibatch updates in one jitted update of on-policy RL, also
+  through Flax NNX's `nnx.scan`, `nnx.fori_loop`, `nnx.while_loop`, an iterative solve:
   `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps), with no host work beside
   it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
   next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
@@ -1014,12 +1015,29 @@ def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:
             return False  # `batch = next(loader)`: host data each iteration, worth overlapping
         if qualified.startswith(("jax.", "numpy.", "math.", "builtins.", "time.")) or _is_reporting_call(node, context):
             continue
+        if _prints_a_report(node) or any(_prints_a_report(outer) for outer in _calls_around(node, loop)):
+            continue  # `console.print(f"{format_count(rate)} steps/s")`: a report and what formats it
         if isinstance(node.func, ast.Attribute) and (values.is_device(node.func.value) or node.func.attr in _LIGHT_METHODS):
             continue
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
             continue  # `"...".format(...)`
         return False
     return heavy
+
+
+def _prints_a_report(call: ast.AST) -> bool:
+    """A console's or logger's `print` method (`console.print(...)`, `accelerator.print(...)`): text for
+    the user, light host work beside a heavy compiled call."""
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "print"
+
+
+def _calls_around(node: ast.AST, loop: ast.AST):
+    """The calls whose arguments hold `node`, up to its statement in `loop`."""
+    current = parent_of(node)
+    while current is not None and current is not loop and not isinstance(current, ast.stmt):
+        if isinstance(current, ast.Call):
+            yield current
+        current = parent_of(current)
 
 
 def _grows_list_kept_after(loop: ast.AST) -> bool:

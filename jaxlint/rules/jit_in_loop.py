@@ -46,8 +46,10 @@ Not flagged, as principles:
   builds its objects in a loop), or one whose every call in the project is a module-level statement
   outside loops or in another function that runs once (the call sites of the project's other
   modules count, tests aside: `rendezvous()` at the end of a `train()` that a `main` calls once, or
-  a data-sharding helper called by a script's top level; a function no code in the project calls
-  is called from elsewhere, not once), or one called outside the loops of a function whose own loop
+  a data-sharding helper called by a script's top level, or a checkpoint-mapping helper called
+  outside the loops of another module's initialiser by its role, `initialize_from_checkpoint` or
+  `restore_state`, that its own module never calls: once per object or run; a function no code in
+  the project calls is called from elsewhere, not once), or one called outside the loops of a function whose own loop
   is a whole training or evaluation run (a setup before the run, a final synchronisation of the
   hosts after it: once per run); code guarded to run once (lazy
   initialisation: under `if X is None:` or `if ... and not X:` whose branch sets X, also inside the

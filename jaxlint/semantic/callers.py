@@ -310,8 +310,10 @@ def calls_per_step_into(project, name: str, traced_decorators: tuple[str, ...], 
     the file `project` looks from: None when none is seen to, True when some call may run repeatedly
     (in a loop, in traced code, or in a function not shown to run once), False when every call runs
     once (module-level code outside loops, an entry point, or a function whose own loop is a whole
-    run: semantic/training_loops.runs_once_per_program). A call in a module-level function of the
-    importer that its own module never calls is once when that function's callers elsewhere are, up
+    run: semantic/training_loops.runs_once_per_program). A call outside the loops of a module-level
+    function of the importer that its own module never calls is once when that function is an
+    initialiser by its role (`initialize_from_checkpoint`, `restore_state`: training_loops.setup_by_role,
+    once per object or run), else when that function's callers elsewhere are, up
     to `depth` more modules (`rendezvous()` at the end of `train()`, which a program's `main` calls
     once). Importers are found through the reverse-import index; only those whose text names `name`
     are modelled, once per process, and each is recorded as a dependency of the findings."""
@@ -364,7 +366,7 @@ def _call_sites_of(project, path: Path, stat, data: bytes, traced_decorators) ->
         return cached
     sites: list = []
     from jaxlint.semantic.flow import enclosing_loops
-    from jaxlint.semantic.training_loops import runs_once_per_program
+    from jaxlint.semantic.training_loops import runs_once_per_program, setup_by_role
 
     try:
         model = _importer_model(project, path, data, traced_decorators)
@@ -382,7 +384,10 @@ def _call_sites_of(project, path: Path, stat, data: bytes, traced_decorators) ->
                         repeated and once[id(scope)] is False and scope.is_function and scope.parent is model.module_scope and not scope.in_traced
                         and not any(True for _ in enclosing_loops(call)) and not model.calls_by_name().get(scope.name)
                     ):
-                        repeated = scope.name  # once if this function's callers elsewhere run once
+                        # An initialiser by its role (`initialize_from_checkpoint`, `restore_state`) that its
+                        # module never calls runs once per object or run: so does a call outside its loops.
+                        # Otherwise: once if this function's callers elsewhere run once.
+                        repeated = False if setup_by_role(scope) else scope.name
                     sites.append((qualified, repeated))
     except Exception:  # RecursionError included: an importer we cannot model shows no call site
         sites = []

@@ -79,6 +79,8 @@ DEVICE_LOOPS = frozenset({
     "jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map", "jax.lax.custom_root",
     "jax.scipy.sparse.linalg.cg", "jax.scipy.sparse.linalg.gmres", "jax.scipy.sparse.linalg.bicgstab",
     "jax.scipy.optimize.minimize",
+    # Flax NNX's loops lift the `lax` ones over module state: one call runs the whole loop on the device.
+    "flax.nnx.scan", "flax.nnx.fori_loop", "flax.nnx.while_loop",
 })
 # Calls that apply their first argument to the leaves of the remaining (tree) arguments.
 TREE_MAPS = frozenset({

@@ -953,7 +953,7 @@ def _few_device_iterations(call: ast.Call, scope: Scope, model: SemanticModel) -
     to a handful (flow.FEW_ITERATIONS): a few device steps, not a pass."""
     qualified = model.qualified_name(call.func)
     evaluate = model.constant_evaluator().int_value
-    if qualified == "jax.lax.fori_loop" and len(call.args) >= 2:
+    if qualified in ("jax.lax.fori_loop", "flax.nnx.fori_loop") and len(call.args) >= 2:
         lower, upper = evaluate(call.args[0], scope), evaluate(call.args[1], scope)
         return lower is not None and upper is not None and upper - lower <= FEW_ITERATIONS
     if qualified == "jax.lax.scan":
@@ -962,6 +962,11 @@ def _few_device_iterations(call: ast.Call, scope: Scope, model: SemanticModel) -
         if length is not None and (inputs is None or (isinstance(inputs, ast.Constant) and inputs.value is None)):
             count = evaluate(length, scope)
             return count is not None and count <= FEW_ITERATIONS
+    if qualified == "flax.nnx.scan":
+        # `nnx.scan(body, length=3, ...)(carry, None)`: the length sits on the transform.
+        length = next((k.value for k in call.keywords if k.arg == "length"), None)
+        count = evaluate(length, scope) if length is not None else None
+        return count is not None and count <= FEW_ITERATIONS
     return False
 
 
@@ -1873,7 +1878,8 @@ def range_length(arguments, bound_value) -> int | None:
         return None
 
 
-PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+# Progress bars that iterate their first argument (`tqdm(range(n))`, rich's `track(range(n), description=...)`).
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "rich.progress.track"})
 _PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 
 
