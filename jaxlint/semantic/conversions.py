@@ -94,19 +94,26 @@ def _same_or_real_part(node: ast.AST, name: str, qualified) -> bool:
 
 def binding_converts(binding, position: int | None, keyword: str | None, model) -> bool:
     """The compiled callable of `binding` only converts the argument at `position` (or `keyword`)."""
-    params = binding.param_names
-    if params is None:
-        return False
-    if keyword is not None:
-        name = keyword
-    elif position is not None and 0 <= position < len(params):
-        name = params[position]
-    else:
+    name = _parameter_named(binding, position, keyword)
+    if name is None:
         return False
     if binding.function is None:
         return name in (binding.converted_params or ())
     # (A local function's parameters are listed as `param_names` lists them, `self` where it does.)
     return name in converted_parameters(binding.function.node, False, model.qualified_name)
+
+
+def _parameter_named(binding, position: int | None, keyword: str | None) -> str | None:
+    """The parameter of the compiled callable of `binding` that the argument at `position` (or
+    `keyword`) fills, where its parameters are known."""
+    params = binding.param_names
+    if not params:
+        return None
+    if keyword is not None:
+        return keyword
+    if position is not None and 0 <= position < len(params):
+        return params[position]
+    return None
 
 
 _IN_PLACEMENTS = ("in_shardings", "in_axis_resources")
@@ -126,14 +133,8 @@ def binding_reshards(binding, position: int | None, keyword: str | None) -> bool
     placed_in = next((binding.options[name] for name in _IN_PLACEMENTS if name in binding.options), None)
     if placed_in is not None and ast.dump(placed_in) == ast.dump(out):
         return False
-    params = binding.param_names
-    if not params:
-        return False
-    if keyword is not None:
-        name = keyword
-    elif position is not None and 0 <= position < len(params):
-        name = params[position]
-    else:
+    name = _parameter_named(binding, position, keyword)
+    if name is None:
         return False
     node = binding.function.node
     if isinstance(node, ast.Lambda):

@@ -243,19 +243,12 @@ def _linen_init_leaves(call: ast.Call, scope: Scope, model: SemanticModel, depth
     class of the module creates."""
     receiver = call.func.value
     if isinstance(receiver, ast.Name):
-        from jaxlint.semantic.bindings import bound_values
+        from jaxlint.semantic.flow import value_at_read
 
-        found = bound_values(model, receiver.id, scope)
-        if found is None or len(found[1]) != 1:
-            if found is None or scope.is_function:
-                return None
-            # (module code: the last binding before the read)
-            before = [value for value in found[1] if value.lineno < call.lineno]
-            if not before:
-                return None
-            receiver = max(before, key=lambda value: value.lineno)
-        else:
-            receiver = found[1][0]
+        found = value_at_read(receiver, scope, model, in_line_order=True)  # (module code: the last binding above)
+        if found is None:
+            return None
+        receiver = found[1]
     if not isinstance(receiver, ast.Call) or not isinstance(receiver.func, ast.Name):
         return None
     line = None if scope.is_function else receiver.lineno
