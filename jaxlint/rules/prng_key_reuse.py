@@ -24,7 +24,16 @@ for _ in range(n)]` hands one key to every block. The key may be passed by keywo
 the partial binds moves the key's place), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
-numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
+numbers unless the helper folds a changing value into it. What a function draws includes what the
+code it runs draws (semantic/effects.py): a function defined in its body that closes over the key and
+that the body runs (calls it, hands it to a transform it calls or binds, `grad_fn =
+jax.value_and_grad(loss_fn, has_aux=True)`, or to a `lax` loop or branch; not one it returns, which
+the caller runs later), a network it runs with `rngs={"dropout": key}` (not with a literal
+evaluation flag), and a function it runs through a transform that hands on the call's own arguments
+(`jax.value_and_grad(loss)(params, batch, key)`, also through a name bound to the transform:
+`jax.grad`, `jax.jit`, `jax.checkpoint`, Equinox's `filter_grad`, `filter_value_and_grad` and
+`filter_jit`, Flax NNX's `grad` and `jit`), in a compiled function's body as in a host function's: a jitted
+`train_step(state, key, batch)` given one key every step repeats its dropout masks. Constructors count as the `__init__` they
 run (their own or a base class's, in any module of the project: `Layer(key, 4)`), an instance called
 as a function runs its class's `__call__` (`layer = Layer(k)`, `self.layer`, or each `block` of `for
 block in self.blocks` where every value of `self.blocks` lists instances of one class: `x = block(key,
@@ -251,6 +260,19 @@ Not flagged, because nothing is shared or it is shared on purpose:
   is_training=False)`, `train=False`, `deterministic=True`): it draws nothing from the key it is
   handed, so an evaluation loop passing one key to every batch repeats nothing
   (effects.runs_deterministic).
+- A project function handed, in a loop, a key that its name or the function's says is kept fixed for
+  evaluation (`evaluate(model, valid_key, x)` every step, `eval_step(state, key, batch)`): the same
+  noise on every call keeps the validation figures comparable (key_values.fixed_for_evaluation).
+- A function of the module that recomputes the very draw made just before it, with the same
+  arguments once its parameters are read as what it is handed (`dkl = score(sampler.apply(params,
+  key))` then `jax.grad(resample_dot)(params, key, dkl)` whose body runs `sampler.apply(params, key)`):
+  the same samples again, to take a gradient through them (key_values.helper_repeats_draw).
+- A key advanced by a split that keeps only its first child and hands it back or splits it
+  (`key = split(key, 1)[0]`, `key, _ = split(key)`, the end of an Equinox training step), after a
+  helper whose body reads the key only as the key of a `split` and draws from that split's first
+  child only with samplers reading its own bits (`tkey, sub = split(key)` then `uniform(tkey)`): the
+  one key the two splits share drew its own bits and is only split afterwards, as in the draw-then-split
+  case above (key_values.advanced_past_own_bit_draws).
 - A reuse the source says is meant: a comment on the line of either use, or in the comment lines just
   above its statement, that names a fixed key or seed or the same values (`split(sample_key)  # Fixed
   key` for comparable sample plots, `# These give the same value!` above a demonstration), or says
@@ -985,6 +1007,8 @@ class _Flow:
         again = id(first) in self.handing_back
         if not again and (self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second)):
             return False
+        if not again and "[" not in key and key_values.helper_repeats_draw(first, second, key, self.context):
+            return False  # the helper recomputes `first` itself (to take a gradient through its samples)
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
@@ -1005,6 +1029,8 @@ class _Flow:
                 # optional key-reuse checker still calls it reuse; four precision reads judged that
                 # shape debatable every time. (A call that splits first, or one not known, is reported.)
                 return False
+            if "[" not in key and key_values.advanced_past_own_bit_draws(first, second, key, self.function, self.context):
+                return False  # the key both splits share drew only its own bits in the helper and is only split here
             return self.worth_reporting(first, second)
         if self.reads_apart(first, second, key):
             return False  # no bits in common on the default threefry: nothing correlated to report
@@ -1214,6 +1240,8 @@ class _Flow:
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context):
             return
+        if key_values.fixed_for_evaluation(call, key, self.context):
+            return  # `evaluate(model, valid_key, x)` every step: the same noise for comparable validation losses
         if key_values.draw_only_shown(call, self.function, self.context):
             return  # each iteration only prints what it drew: the same numbers shown again, nothing computed
         if made_by is not None:
@@ -1619,8 +1647,11 @@ def _stated_on_purpose(call: ast.Call, context) -> bool:
 
 
 def _result_names(call: ast.Call) -> set[str]:
-    """The names a call's result is assigned to (`a = f(...)`, `a, b = f(...)`), else empty."""
+    """The names a call's result is assigned to (`a = f(...)`, `a, b = f(...)`, also through
+    `jax.block_until_ready(f(...))`, which returns its argument), else empty."""
     statement = parent_of(call)
+    if isinstance(statement, ast.Call) and statement.args == [call] and _callee(statement).endswith("block_until_ready"):
+        call, statement = statement, parent_of(statement)
     if isinstance(statement, ast.Assign) and statement.value is call:
         return {name for target in statement.targets for name in _names(target)}
     if isinstance(statement, ast.AnnAssign) and statement.value is call:

@@ -1859,6 +1859,94 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
     return [found[attribute] for attribute in sorted(found)]
 
 
+def advanced_past_own_bit_draws(first: ast.Call, second: ast.Call, key: str, function: ast.AST, context) -> bool:
+    """`loss_fn(model, x, key)`, whose body reads the key only in `tkey, losskey = split(key)` and draws
+    from `tkey` only with samplers that read its own bits (`uniform(tkey)`, or functions of the module
+    that do only that), then `key = split(key, 1)[0]` (or `key, _ = split(key)`) kept only to be handed
+    back or split again: the one key both splits hand out, `split(key)[0]`, drew its own bits in the
+    helper and is only split afterwards (the next step's split). That is a split after a draw that
+    reads the key's own bits, which repeats no value (draws_only_own_bits); Equinox's training steps
+    advance their key so."""
+    if _random_name(second, context) != "split":
+        return False
+    mine = _split_consumers(second, function, itself=False, reads=True)
+    if not mine or any(index != 0 for _, index in mine):
+        return False
+    for use, _ in mine:
+        parent = parent_of(use)
+        if _handed_back(use, parent):
+            continue
+        if isinstance(parent, ast.Call) and _random_name(parent, context) == "split" and _key_argument(parent) is use:
+            continue
+        return False
+    found = _module_function_receiving(first, key, context, 0)
+    if found is None:
+        return False
+    helper, parameter = found
+    reads = _entry_reads(helper, parameter)
+    if not reads or len(reads) != 1:
+        return False
+    split_call = parent_of(reads[0])
+    if not isinstance(split_call, ast.Call) or _random_name(split_call, context) != "split" or _key_argument(split_call) is not reads[0]:
+        return False
+    theirs = _split_consumers(split_call, helper, itself=False, reads=True)
+    if not theirs:
+        return False
+    for use, index in theirs:
+        if index is None:
+            return False
+        if index != 0:
+            continue
+        consumer = parent_of(use)
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if not (isinstance(consumer, ast.Call) and _key_argument(consumer) is use and draws_only_own_bits(consumer, use.id, context, 1)):
+            return False
+    return True
+
+
+def helper_repeats_draw(first: ast.Call, second: ast.Call, key: str, context) -> bool:
+    """`second` runs a function of this module whose body makes the very call `first` is, with the
+    same arguments once its parameters are read as what `second` hands them (`dkl = grad_of(sampler.apply(
+    params, key))` then `jax.grad(resample_dot)(params, key, dkl)` whose body runs `sampler.apply(params,
+    key)`): it recomputes the same draw, identical outputs on purpose (a gradient taken through the
+    samples), not a second draw sharing bits."""
+    found = _module_function_receiving(second, key, context, 0)
+    if found is None:
+        return False
+    function, _ = found
+    made = effects.transformed_call(context.model, second, context.model.scope_for(second)) or second
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if positional and positional[0] in ("self", "cls"):
+        return False
+    handed = {name: context.text(value) for name, value in zip(positional, made.args)}
+    handed.update({k.arg: context.text(k.value) for k in made.keywords if k.arg is not None})
+    wanted = (context.text(first.func), [context.text(a) for a in first.args], sorted((k.arg or "", context.text(k.value)) for k in first.keywords))
+    for node in walk(function):
+        if node.__class__ is not ast.Call or context.text(node.func) != wanted[0] or len(node.args) != len(wanted[1]):
+            continue
+        texts = [handed.get(a.id, a.id) if a.__class__ is ast.Name else context.text(a) for a in node.args]
+        keywords = sorted((k.arg or "", handed.get(k.value.id, k.value.id) if k.value.__class__ is ast.Name else context.text(k.value)) for k in node.keywords)
+        if texts == wanted[1] and keywords == wanted[2]:
+            return True
+    return False
+
+
+def fixed_for_evaluation(call: ast.Call, key: str, context) -> bool:
+    """A function of the project (not a `jax.random` sampler, not a framework method) handed a key
+    that its name, or the function's, says is kept fixed for evaluation (`evaluate(model, valid_key,
+    x)`, `eval_step(state, key, batch)`): the same noise on every call is what makes the validation
+    figures comparable, as for a default key or a key kept on `self` for evaluation."""
+    if is_random_call(call, context):
+        return False
+    function = call.func
+    name = function.attr if function.__class__ is ast.Attribute else function.id if function.__class__ is ast.Name else ""
+    if function.__class__ is ast.Attribute and name in KEY_METHODS:
+        return False
+    return bool(_FIXED_ON_PURPOSE.search(key) or (name and _FIXED_ON_PURPOSE.search(name)))
+
+
 def _attribute_aliases(scope: Scope) -> dict[str, str]:
     """Local names a method binds once, to a `self` attribute: `key = self.key` -> {"key": "key"}."""
     counts: dict[str, int] = {}
@@ -2317,6 +2405,9 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
     if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     model = context.model
+    made = effects.transformed_call(model, call, model.scope_for(call))
+    if made is not None:
+        call = made  # `jax.grad(loss_fn)(params, key)`: `loss_fn(params, key)`
     resolved = model.resolve_function(call.func, model.scope_for(call))
     if resolved is None and call.func.__class__ is ast.Name:
         closure = effects.factory_closure(model, call.func, model.scope_for(call))
