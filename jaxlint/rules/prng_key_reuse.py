@@ -169,8 +169,13 @@ Not flagged, because nothing is shared or it is shared on purpose:
   truth, atol=0.1)`) relies on independent samples and is no such check.
 - One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
-  random features of a kernel need; only a helper that consumes the key on every iteration of a
-  loop is flagged.
+  random features of a kernel need (also for a training and a test set: one feature map for both);
+  only a helper that consumes the key on every iteration of a loop is flagged. Not where the two
+  calls differ only in the size of what the helper draws (each differing argument lands on a
+  parameter the helper reads only in its samplers' shape: `init_weight(key, (n_in, n_h))` and
+  `init_weight(key, (n_h, n_h))`): there is no input to transform, the results are the draws, and
+  draws of two shapes from one key share their leading values (checked in
+  tests/test_jax_behaviour.py; key_values.same_helper_not_paired).
 - A loop that hands one key and each element it iterates to a project function and stores each result
   under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`, or binds it
   to a name read only so: `params = train(key, opt); results[name] = params`, one start for every
@@ -1041,7 +1046,9 @@ class _Flow:
             # pairs its draws on purpose (random features of x and y).
             # (A method named like a framework consumer, `obj.sample(key)` twice, repeats its draws as
             # the framework's own would: flagged as before.)
-            if not again and self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
+            if not again and self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context) and (
+                not key_values.same_helper_not_paired(first, second, key, self.context)
+            ):
                 return False
             if any(helper and key_values.hands_only_to_frameworks(call, key, self.context) for helper, call in zip(helpers, (first, second))):
                 # `train(key, ...)` whose body only runs `model.init(key, x)`: the framework call beside a
@@ -1097,7 +1104,7 @@ class _Flow:
             return True
         if not key_values.is_random_call(first, self.context) or not key_values.is_random_call(second, self.context):
             # `looped.init(rng, x)` against `stacked.init(rng, x)`: one method, one input, two objects compared.
-            return key_values.same_call_but_key(first, second, ignore_receiver=True)
+            return key_values.same_call_but_key(first, second, ignore_receiver=True, key=key)
         return False
 
     def same_draw(self, first: ast.Call, second: ast.Call) -> bool:

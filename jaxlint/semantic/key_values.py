@@ -548,14 +548,19 @@ def _only_binding(name: ast.Name, model) -> ast.AST | None:
     return None
 
 
-def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False) -> bool:
+def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False, key: str | None = None) -> bool:
     """The same callee with the same arguments once key arguments are set aside: the same draw on purpose.
-    `ignore_receiver`: only the method name must match (`a.init(k, x)` and `b.init(k, x)`)."""
-    return _masked(first, ignore_receiver) == _masked(second, ignore_receiver)
+    `ignore_receiver`: only the method name must match (`a.init(k, x)` and `b.init(k, x)`). With `key`,
+    the arguments that are that name are the ones set aside, wherever they stand (`simulate(train_x, 10,
+    key)` and `simulate(test_x, 10, key)` differ in their first argument); else the first argument."""
+    return _masked(first, ignore_receiver, key) == _masked(second, ignore_receiver, key)
 
 
-def _masked(call: ast.Call, ignore_receiver: bool = False) -> str:
-    args = call.args[1:] if call.args else []
+def _masked(call: ast.Call, ignore_receiver: bool = False, key: str | None = None) -> str:
+    if key is not None and any(a.__class__ is ast.Name and a.id == key for a in call.args):
+        args = [a for a in call.args if not (a.__class__ is ast.Name and a.id == key)]
+    else:
+        args = call.args[1:] if call.args else []
     keywords = [k for k in call.keywords if k.arg not in ("key", "rngs")]
     func = call.func
     if ignore_receiver and isinstance(func, ast.Attribute):
@@ -1902,6 +1907,65 @@ def advanced_past_own_bit_draws(first: ast.Call, second: ast.Call, key: str, fun
             consumer = parent_of(consumer)
         if not (isinstance(consumer, ast.Call) and _key_argument(consumer) is use and draws_only_own_bits(consumer, use.id, context, 1)):
             return False
+    return True
+
+
+# jax.random samplers whose second positional argument is the shape of the draw.
+_SHAPE_SECOND = frozenset({"normal", "uniform", "bernoulli", "gumbel", "laplace", "logistic", "cauchy", "rademacher",
+                           "truncated_normal", "exponential", "bits", "orthogonal"})
+
+
+def same_helper_not_paired(first: ast.Call, second: ast.Call, key: str, context) -> bool:
+    """One function given one key twice outside a loop (`features(key, x)`, `features(key, y)`) applies
+    the same random transform to two inputs, on purpose. Not so where the two calls make two random
+    values rather than transform two inputs: where every argument in which the calls differ only sizes
+    the draw (the helper reads the parameter receiving it only in the shape of its samplers: `init(rng,
+    (n_in, n_h))` and `init(rng, (n_h, n_h))`, two weight matrices whose leading values coincide, since a
+    sampler's values depend on the key and the position only). Two calls that differ in the data they
+    transform stay paired, also for a training and a test set (`features(key, x_train)` and
+    `features(key, x_test)`: one feature map for both is what a random-features model needs)."""
+    texts = [_argument_texts(call, context) for call in (first, second)]
+    differing = [place for place in texts[0].keys() | texts[1].keys() if texts[0].get(place) != texts[1].get(place)]
+    if not differing:
+        return False
+    found = _module_function_receiving(first, key, context, 0)
+    if found is None:
+        return False
+    function, _ = found
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if positional and positional[0] in ("self", "cls"):
+        return False
+    for place in differing:
+        parameter = positional[place] if isinstance(place, int) and place < len(positional) else place if isinstance(place, str) else None
+        if parameter is None or not _only_sizes_draws(function, parameter, context):
+            return False
+    return True
+
+
+def _argument_texts(call: ast.Call, context) -> dict:
+    """position or keyword -> the argument's source text."""
+    found: dict = {index: context.text(a) for index, a in enumerate(call.args)}
+    found.update({k.arg: context.text(k.value) for k in call.keywords if k.arg is not None})
+    return found
+
+
+def _only_sizes_draws(function: ast.AST, parameter: str, context) -> bool:
+    """Every read of `parameter` in `function` is (part of) the shape argument of a `jax.random` sampler."""
+    reads = [n for n in walk(function) if n.__class__ is ast.Name and n.id == parameter]
+    if not reads or any(n.ctx.__class__ is not ast.Load for n in reads):
+        return False
+    for read in reads:
+        node, parent = read, parent_of(read)
+        while parent.__class__ in (ast.Tuple, ast.List, ast.BinOp):
+            node, parent = parent, parent_of(parent)
+        if parent.__class__ is ast.keyword and parent.arg == "shape":
+            call = parent_of(parent)
+            if isinstance(call, ast.Call) and is_random_call(call, context):
+                continue
+        elif isinstance(parent, ast.Call) and len(parent.args) > 1 and parent.args[1] is node and _random_name(parent, context) in _SHAPE_SECOND:
+            continue
+        return False
     return True
 
 
