@@ -78,3 +78,48 @@ def test_a_transform_hands_the_function_the_calls_arguments():
     # a transform that moves the arguments (vmap over a batch) is not read as a plain call
     vmapped = source + "\ndef mapped(params, xs, noise_key):\n    return jax.vmap(loss, in_axes=(None, 0, None))(params, xs, noise_key)\n"
     assert _consumed(vmapped, "mapped", "jax.vmap(loss, in_axes=(None, 0, None))") == []
+
+
+# ----- a notebook's loop that hands one key to a project function every step ----------------------
+
+from rule_fixtures import notebook_findings  # noqa: E402
+
+_CELLS = (
+    "import jax\nimport jax.numpy as jnp\nrng = jax.random.PRNGKey(0)\n",
+    "def loss(params, rng, x):\n    return net.apply(params, x, train=True, rngs={'dropout': rng}).mean()\n\n"
+    "@jax.jit\ndef update(params, rng, x):\n    value, grads = jax.value_and_grad(loss)(params, rng, x)\n"
+    "    return params - 0.1 * grads, value\n",
+)
+
+
+def _loop(body: str) -> str:
+    return "for step, x in enumerate(batches):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+
+
+@pytest.mark.parametrize("body", [
+    "params, value = update(params, rng, x)",
+    "if step % 10 == 0:\n    print(step)\nparams, value = update(params, rng, x)",
+    "x = x / 255.0\nparams, value = update(params, rng=rng, x=x)",
+])
+def test_a_cell_loop_handing_one_key_to_a_drawing_function_is_flagged(body):
+    assert len(notebook_findings((*_CELLS, _loop(body)), "demo.ipynb", "JAX501")) == 1
+
+
+@pytest.mark.parametrize("body", [
+    "rng, step_rng = jax.random.split(rng)\nparams, value = update(params, step_rng, x)",
+    "params, value = update(params, jax.random.fold_in(rng, step), x)",
+])
+def test_a_cell_loop_with_a_fresh_key_per_step_is_not(body):
+    assert notebook_findings((*_CELLS, _loop(body)), "demo.ipynb", "JAX501") == []
+
+
+def test_two_methods_compared_on_one_key_in_a_cell_are_not():
+    # common random numbers, side by side, outside a loop: the notebook's documented exception
+    cell = "a, _ = update(params, rng, x0)\nb, _ = update(other, rng, x0)\n"
+    assert notebook_findings((*_CELLS, cell), "demo.ipynb", "JAX501") == []
+
+
+def test_a_cell_loop_over_settings_on_one_key_is_not():
+    # a sweep: each iteration a separate run, nothing carried, one key for a fair comparison
+    cell = "results = []\nfor lr in [0.1, 0.01]:\n    fitted, value = update(params0, rng, lr * x0)\n    results.append(value)\n"
+    assert notebook_findings((*_CELLS, cell), "demo.ipynb", "JAX501") == []

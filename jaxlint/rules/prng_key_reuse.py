@@ -13,7 +13,11 @@ library models or the project's own functions draw from (`hk_model.apply(params,
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
 own body; in a notebook's body only `jax.random`'s own calls are followed, since notebooks hand one
-key to several such helpers to compare methods on common random numbers), also where the helper only hands the key on to another project
+key to several such helpers to compare methods on common random numbers; but a loop there that hands one key, unchanged
+by the loop, to such a helper on every iteration is flagged: `for batch in train: params, opt_state,
+loss = update(params, rng, opt_state, batch)` repeats the dropout masks of every step, and one
+function fed one key every step compares nothing; not a loop over settings that carries nothing from
+one iteration to the next, `for lr in rates: acc = run(key=key, lr=lr)`, a comparison on one key), also where the helper only hands the key on to another project
 function, method or constructor that draws from it, through any number of calls and modules, or
 where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
@@ -352,7 +356,7 @@ from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import cell_order, effects, handed_callables, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
-from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 from jaxlint.semantic.flow import target_elements
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
@@ -408,6 +412,10 @@ class PrngKeyReuse(Rule):
                 and (
                     any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
                     or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
+                    or (  # a notebook's loop that hands a key to a project function (_Flow.cell_loop_helper_keys)
+                        cell_order.is_notebook(context.source.filename)
+                        and any(_in_module_loop(call) and _draws_through_helper(call, context) for call in context.model.module_scope.calls)
+                    )
                 )
             ):
                 # A notebook's cells are one program run in cell order (semantic/cell_order.py).
@@ -802,6 +810,7 @@ class _Flow:
 
     def loop(self, node, state):
         self.literal_keys_repeated(node)
+        self.cell_loop_helper_keys(node)
         entry = dict(state)
         if isinstance(node, ast.While):
             entry = self.expression(node.test, entry, node)
@@ -1152,6 +1161,33 @@ class _Flow:
         return False
 
     # ----- reports --------------------------------------------------------------------------
+
+    def cell_loop_helper_keys(self, loop) -> None:
+        """A loop in a notebook's body that hands one key, unchanged by the loop, to a project function
+        that draws from it on every iteration (`for batch in batches: params, opt_state = update(params,
+        rng, opt_state, batch)`, the dropout of `update`'s network): every step draws the same numbers.
+        The notebook's body follows only `jax.random` calls between statements (common random numbers
+        handed to several methods compared side by side); a loop of steps (it carries state from one
+        iteration to the next: key_values.steps_carry_state) runs whole, in one cell, and one function fed
+        one key on every step compares nothing. Not a loop over settings that carries nothing (`for lr in
+        rates: acc = run(key=key, lr=lr)`): one key for every setting is a fair comparison."""
+        if self.helpers or not isinstance(self.function, ast.Module) or not key_values.steps_carry_state(loop):
+            return  # (a loop over settings, `for lr in rates: run(key, lr)`, compares them on one key on purpose)
+        context = self.context
+        model = context.model
+        assigned = _assigned_in(loop)
+        for call in _own_calls(loop):
+            if id(call) in self.reported or key_values.is_random_call(call, context) or not _through_helper(call, context):
+                continue
+            for argument in effects.consumed_key_arguments(model, call, model.scope_for(call)):
+                if not isinstance(argument, ast.Name) or argument.id in assigned or not effects.named_like_key(argument.id):
+                    continue
+                if not self.read(call) or not self.worth_reporting(call, call) or key_values.applied_per_element(call, loop, context):
+                    continue
+                if key_values.helper_draws_dropped(call, argument, self.function, context):
+                    continue
+                self.report_loop(call, argument.id, loop)
+                break
 
     def literal_keys_repeated(self, loop) -> None:
         """A key made from a literal seed in the body of a loop whose iterations are alike
@@ -1536,6 +1572,11 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
         return False
     return context.text(first.func) != context.text(second.func)
+
+
+def _in_module_loop(node: ast.AST) -> bool:
+    """The node stands in a `for` or `while` loop of the module's own body."""
+    return any(isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)) for ancestor in ancestors(node))
 
 
 def _plain_script(context) -> bool:
