@@ -166,3 +166,13 @@ def test_transform_samplers_read_the_bits_of_their_own_key():
     assert same_order(r.pareto(key, 2.0, (64,)), r.exponential(key, (64,)))
     geometric = r.geometric(key, 0.01, (64,))
     assert (jnp.diff(geometric[jnp.argsort(uniform)]) >= 0).all() or (jnp.diff(geometric[jnp.argsort(uniform)]) <= 0).all()
+
+
+def test_draws_of_two_shapes_from_one_key_share_their_leading_values():
+    # JAX501 flags one helper given one key for two draws that differ only in size (two weight
+    # matrices): a sampler's values depend on the key and the flat position only.
+    key = jax.random.key(0)
+    small, large = jax.random.normal(key, (3, 4)), jax.random.normal(key, (4, 4))
+    assert jnp.array_equal(small.ravel(), large.ravel()[:12])
+    narrow, wide = jax.random.normal(key, (3, 5)), jax.random.normal(key, (4, 4))
+    assert jnp.array_equal(narrow.ravel()[:12], wide.ravel()[:12])

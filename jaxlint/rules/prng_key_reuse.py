@@ -13,7 +13,11 @@ library models or the project's own functions draw from (`hk_model.apply(params,
 whose body runs `model.init(rng, x)` or `split(rng)` on its parameter consumes the key passed to it:
 `state = train_epoch(state, key)` every epoch reuses `key`, in function bodies and in a script's
 own body; in a notebook's body only `jax.random`'s own calls are followed, since notebooks hand one
-key to several such helpers to compare methods on common random numbers), also where the helper only hands the key on to another project
+key to several such helpers to compare methods on common random numbers; but a loop there that hands one key, unchanged
+by the loop, to such a helper on every iteration is flagged: `for batch in train: params, opt_state,
+loss = update(params, rng, opt_state, batch)` repeats the dropout masks of every step, and one
+function fed one key every step compares nothing; not a loop over settings that carries nothing from
+one iteration to the next, `for lr in rates: acc = run(key=key, lr=lr)`, a comparison on one key), also where the helper only hands the key on to another project
 function, method or constructor that draws from it, through any number of calls and modules, or
 where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
@@ -24,7 +28,16 @@ for _ in range(n)]` hands one key to every block. The key may be passed by keywo
 the partial binds moves the key's place), and the
 helper may be compiled (`@jax.jit`, `step = jax.pmap(partial(f, lr=lr))`): a draw inside the
 compiled program draws from the caller's key, so a key passed unchanged every step repeats its
-numbers unless the helper folds a changing value into it. Constructors count as the `__init__` they
+numbers unless the helper folds a changing value into it. What a function draws includes what the
+code it runs draws (semantic/effects.py): a function defined in its body that closes over the key and
+that the body runs (calls it, hands it to a transform it calls or binds, `grad_fn =
+jax.value_and_grad(loss_fn, has_aux=True)`, or to a `lax` loop or branch; not one it returns, which
+the caller runs later), a network it runs with `rngs={"dropout": key}` (not with a literal
+evaluation flag), and a function it runs through a transform that hands on the call's own arguments
+(`jax.value_and_grad(loss)(params, batch, key)`, also through a name bound to the transform:
+`jax.grad`, `jax.jit`, `jax.checkpoint`, Equinox's `filter_grad`, `filter_value_and_grad` and
+`filter_jit`, Flax NNX's `grad` and `jit`), in a compiled function's body as in a host function's: a jitted
+`train_step(state, key, batch)` given one key every step repeats its dropout masks. Constructors count as the `__init__` they
 run (their own or a base class's, in any module of the project: `Layer(key, 4)`), an instance called
 as a function runs its class's `__call__` (`layer = Layer(k)`, `self.layer`, or each `block` of `for
 block in self.blocks` where every value of `self.blocks` lists instances of one class: `x = block(key,
@@ -165,8 +178,13 @@ Not flagged, because nothing is shared or it is shared on purpose:
   truth, atol=0.1)`) relies on independent samples and is no such check.
 - One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
   (`k1 = features(key, x)`, `k2 = features(key, y)`): the same draws applied to both inputs, as
-  random features of a kernel need; only a helper that consumes the key on every iteration of a
-  loop is flagged.
+  random features of a kernel need (also for a training and a test set: one feature map for both);
+  only a helper that consumes the key on every iteration of a loop is flagged. Not where the two
+  calls differ only in the size of what the helper draws (each differing argument lands on a
+  parameter the helper reads only in its samplers' shape: `init_weight(key, (n_in, n_h))` and
+  `init_weight(key, (n_h, n_h))`): there is no input to transform, the results are the draws, and
+  draws of two shapes from one key share their leading values (checked in
+  tests/test_jax_behaviour.py; key_values.same_helper_not_paired).
 - A loop that hands one key and each element it iterates to a project function and stores each result
   under the element's name (`for name, view in views.items(): out[name] = crop(key, view)`, or binds it
   to a name read only so: `params = train(key, opt); results[name] = params`, one start for every
@@ -256,6 +274,19 @@ Not flagged, because nothing is shared or it is shared on purpose:
   is_training=False)`, `train=False`, `deterministic=True`): it draws nothing from the key it is
   handed, so an evaluation loop passing one key to every batch repeats nothing
   (effects.runs_deterministic).
+- A project function handed, in a loop, a key that its name or the function's says is kept fixed for
+  evaluation (`evaluate(model, valid_key, x)` every step, `eval_step(state, key, batch)`): the same
+  noise on every call keeps the validation figures comparable (key_values.fixed_for_evaluation).
+- A function of the module that recomputes the very draw made just before it, with the same
+  arguments once its parameters are read as what it is handed (`dkl = score(sampler.apply(params,
+  key))` then `jax.grad(resample_dot)(params, key, dkl)` whose body runs `sampler.apply(params, key)`):
+  the same samples again, to take a gradient through them (key_values.helper_repeats_draw).
+- A key advanced by a split that keeps only its first child and hands it back or splits it
+  (`key = split(key, 1)[0]`, `key, _ = split(key)`, the end of an Equinox training step), after a
+  helper whose body reads the key only as the key of a `split` and draws from that split's first
+  child only with samplers reading its own bits (`tkey, sub = split(key)` then `uniform(tkey)`): the
+  one key the two splits share drew its own bits and is only split afterwards, as in the draw-then-split
+  case above (key_values.advanced_past_own_bit_draws).
 - A reuse the source says is meant: a comment on the line of either use, or in the comment lines just
   above its statement, that names a fixed key or seed or the same values (`split(sample_key)  # Fixed
   key` for comparable sample plots, `# These give the same value!` above a demonstration), or says
@@ -331,7 +362,7 @@ from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import cell_order, effects, handed_callables, key_values
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.dead_code import never_runs
-from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 from jaxlint.semantic.flow import target_elements
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
@@ -387,6 +418,10 @@ class PrngKeyReuse(Rule):
                 and (
                     any(key_values.is_random_call(call, context) for call in context.model.module_scope.calls)
                     or (_plain_script(context) and any(_draws_through_helper(call, context) for call in context.model.module_scope.calls))
+                    or (  # a notebook's loop that hands a key to a project function (_Flow.cell_loop_helper_keys)
+                        cell_order.is_notebook(context.source.filename)
+                        and any(_in_module_loop(call) and _draws_through_helper(call, context) for call in context.model.module_scope.calls)
+                    )
                 )
             ):
                 # A notebook's cells are one program run in cell order (semantic/cell_order.py).
@@ -787,6 +822,7 @@ class _Flow:
 
     def loop(self, node, state):
         self.literal_keys_repeated(node)
+        self.cell_loop_helper_keys(node)
         entry = dict(state)
         if isinstance(node, ast.While):
             entry = self.expression(node.test, entry, node)
@@ -997,6 +1033,8 @@ class _Flow:
         again = id(first) in self.handing_back
         if not again and (self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second)):
             return False
+        if not again and "[" not in key and key_values.helper_repeats_draw(first, second, key, self.context):
+            return False  # the helper recomputes `first` itself (to take a gradient through its samples)
         if _exclusive_conditions(first, second) or _alternative_arms(first, second, self.context):
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
@@ -1017,6 +1055,8 @@ class _Flow:
                 # optional key-reuse checker still calls it reuse; four precision reads judged that
                 # shape debatable every time. (A call that splits first, or one not known, is reported.)
                 return False
+            if "[" not in key and key_values.advanced_past_own_bit_draws(first, second, key, self.function, self.context):
+                return False  # the key both splits share drew only its own bits in the helper and is only split here
             return self.worth_reporting(first, second)
         if self.reads_apart(first, second, key):
             return False  # no bits in common on the default threefry: nothing correlated to report
@@ -1027,7 +1067,9 @@ class _Flow:
             # pairs its draws on purpose (random features of x and y).
             # (A method named like a framework consumer, `obj.sample(key)` twice, repeats its draws as
             # the framework's own would: flagged as before.)
-            if not again and self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context):
+            if not again and self.context.text(first.func) == self.context.text(second.func) and not _project_key_method(first, self.context) and (
+                not key_values.same_helper_not_paired(first, second, key, self.context)
+            ):
                 return False
             if any(helper and key_values.hands_only_to_frameworks(call, key, self.context) for helper, call in zip(helpers, (first, second))):
                 # `train(key, ...)` whose body only runs `model.init(key, x)`: the framework call beside a
@@ -1083,7 +1125,7 @@ class _Flow:
             return True
         if not key_values.is_random_call(first, self.context) or not key_values.is_random_call(second, self.context):
             # `looped.init(rng, x)` against `stacked.init(rng, x)`: one method, one input, two objects compared.
-            return key_values.same_call_but_key(first, second, ignore_receiver=True)
+            return key_values.same_call_but_key(first, second, ignore_receiver=True, key=key)
         return False
 
     def same_draw(self, first: ast.Call, second: ast.Call) -> bool:
@@ -1131,6 +1173,33 @@ class _Flow:
         return False
 
     # ----- reports --------------------------------------------------------------------------
+
+    def cell_loop_helper_keys(self, loop) -> None:
+        """A loop in a notebook's body that hands one key, unchanged by the loop, to a project function
+        that draws from it on every iteration (`for batch in batches: params, opt_state = update(params,
+        rng, opt_state, batch)`, the dropout of `update`'s network): every step draws the same numbers.
+        The notebook's body follows only `jax.random` calls between statements (common random numbers
+        handed to several methods compared side by side); a loop of steps (it carries state from one
+        iteration to the next: key_values.steps_carry_state) runs whole, in one cell, and one function fed
+        one key on every step compares nothing. Not a loop over settings that carries nothing (`for lr in
+        rates: acc = run(key=key, lr=lr)`): one key for every setting is a fair comparison."""
+        if self.helpers or not isinstance(self.function, ast.Module) or not key_values.steps_carry_state(loop):
+            return  # (a loop over settings, `for lr in rates: run(key, lr)`, compares them on one key on purpose)
+        context = self.context
+        model = context.model
+        assigned = _assigned_in(loop)
+        for call in _own_calls(loop):
+            if id(call) in self.reported or key_values.is_random_call(call, context) or not _through_helper(call, context):
+                continue
+            for argument in effects.consumed_key_arguments(model, call, model.scope_for(call)):
+                if not isinstance(argument, ast.Name) or argument.id in assigned or not effects.named_like_key(argument.id):
+                    continue
+                if not self.read(call) or not self.worth_reporting(call, call) or key_values.applied_per_element(call, loop, context):
+                    continue
+                if key_values.helper_draws_dropped(call, argument, self.function, context):
+                    continue
+                self.report_loop(call, argument.id, loop)
+                break
 
     def literal_keys_repeated(self, loop) -> None:
         """A key made from a literal seed in the body of a loop whose iterations are alike
@@ -1226,6 +1295,8 @@ class _Flow:
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context):
             return
+        if key_values.fixed_for_evaluation(call, key, self.context):
+            return  # `evaluate(model, valid_key, x)` every step: the same noise for comparable validation losses
         if key_values.draw_only_shown(call, self.function, self.context):
             return  # each iteration only prints what it drew: the same numbers shown again, nothing computed
         if made_by is not None:
@@ -1515,6 +1586,11 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     return context.text(first.func) != context.text(second.func)
 
 
+def _in_module_loop(node: ast.AST) -> bool:
+    """The node stands in a `for` or `while` loop of the module's own body."""
+    return any(isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)) for ancestor in ancestors(node))
+
+
 def _plain_script(context) -> bool:
     """A module run top to bottom (not a notebook, whose cells run in any order, nor test code)."""
     filename = str(context.source.filename)
@@ -1631,8 +1707,11 @@ def _stated_on_purpose(call: ast.Call, context) -> bool:
 
 
 def _result_names(call: ast.Call) -> set[str]:
-    """The names a call's result is assigned to (`a = f(...)`, `a, b = f(...)`), else empty."""
+    """The names a call's result is assigned to (`a = f(...)`, `a, b = f(...)`, also through
+    `jax.block_until_ready(f(...))`, which returns its argument), else empty."""
     statement = parent_of(call)
+    if isinstance(statement, ast.Call) and statement.args == [call] and _callee(statement).endswith("block_until_ready"):
+        call, statement = statement, parent_of(statement)
     if isinstance(statement, ast.Assign) and statement.value is call:
         return {name for target in statement.targets for name in _names(target)}
     if isinstance(statement, ast.AnnAssign) and statement.value is call:

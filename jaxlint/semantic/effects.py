@@ -118,6 +118,100 @@ def _own_nodes(function: ast.AST) -> list[ast.AST]:
     return [node for node in nodes if node.__class__ not in _NESTED_TYPES]
 
 
+def _own_nodes_and_defs(function: ast.AST) -> tuple[list[ast.AST], list[ast.AST]]:
+    """`_own_nodes(function)`, and the functions defined in its body (not in those functions)."""
+    nodes = list(function.body)
+    defs = []
+    for current in nodes:
+        kind = current.__class__
+        if kind not in _NESTED_TYPES:
+            nodes.extend(child_nodes(current))
+        elif kind is not ast.ClassDef:
+            defs.append(current)
+    return [node for node in nodes if node.__class__ not in _NESTED_TYPES], defs
+
+
+# Transforms whose result, called, runs the function with the arguments of that call in their places
+# (`jax.value_and_grad(loss_fn, has_aux=True)(params, x, key)` runs `loss_fn(params, x, key)`; the
+# gradient is taken through what it draws).
+RUN_WITH_SAME_ARGUMENTS = frozenset({
+    "jax.grad", "jax.value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad",
+    "equinox.filter_grad", "equinox.filter_value_and_grad",
+    "jax.jit", "equinox.filter_jit", "flax.nnx.jit", "jax.checkpoint", "jax.remat",
+})
+
+
+def _drawn_in_run_defs(defs: list[ast.AST], nodes: list[ast.AST], key_params: set[str], qualified_name, call_consumes, call_effects, depth: int = 0) -> dict[str, int]:
+    """The key parameters of the enclosing function that functions defined in its body draw from where
+    the body runs them, each with the line of the first run: a `loss_fn` that closes over `key`
+    (`apply(..., rngs={"dropout": key})`) and that the body calls, hands to a transform it calls
+    (`grad_fn = jax.value_and_grad(loss_fn, has_aux=True)`, `jax.grad(loss_fn)(params)`) or to a `lax`
+    loop or branch, draws from the caller's key at every call. Not a function the body returns, or
+    returns a transform of (a factory: the caller runs it later, maybe with other keys)."""
+    names = {d.name: d for d in defs}
+    runs: dict[str, int] = {}
+    handed_on: dict[str, str] = {}  # name bound to a transform of a def -> the def
+    returned: set[str] = set()
+    for node in nodes:
+        kind = node.__class__
+        if kind is ast.Return and node.value is not None:
+            value = node.value
+            returned.update(n.id for n in (value.elts if value.__class__ in (ast.Tuple, ast.List) else [value]) if n.__class__ is ast.Name)
+        elif kind is ast.Call:
+            func = node.func
+            if func.__class__ is ast.Name and func.id in names:
+                runs[func.id] = min(runs.get(func.id, node.lineno), node.lineno)
+            elif node.args and node.args[0].__class__ is ast.Name and node.args[0].id in names:
+                qualified = qualified_name(func)
+                if qualified in RUN_WITH_SAME_ARGUMENTS or qualified in _VMAPS or handed_callables.runner(node, qualified_name) is not None:
+                    runs[node.args[0].id] = min(runs.get(node.args[0].id, node.lineno), node.lineno)
+                    holder = parent_assignment_target(node, nodes)
+                    if holder is not None:
+                        handed_on[holder] = node.args[0].id
+            if handed_callables.runner(node, qualified_name) is not None:
+                for each in handed_callables.handed(node, qualified_name):
+                    if each.function.__class__ is ast.Name and each.function.id in names:
+                        runs[each.function.id] = min(runs.get(each.function.id, node.lineno), node.lineno)
+    returned |= {made for held, made in handed_on.items() if held in returned}
+    found: dict[str, int] = {}
+    for name, line in runs.items():
+        if name in returned:
+            continue
+        definition = names[name]
+        inner, deeper = _own_nodes_and_defs(definition)
+        own = {a.arg for a in (*definition.args.posonlyargs, *definition.args.args, *definition.args.kwonlyargs)}
+        if definition.args.vararg is not None:
+            own.add(definition.args.vararg.arg)
+        if definition.args.kwarg is not None:
+            own.add(definition.args.kwarg.arg)
+        own |= set(_first_rebindings(inner))
+        free = key_params - own
+        if not free:
+            continue
+        drawn = set()
+        for node in inner:
+            if node.__class__ is ast.Call:
+                for argument in _consumed_here(node, qualified_name, call_consumes, call_effects):
+                    if argument.__class__ is ast.Name and argument.id in free:
+                        drawn.add(argument.id)
+        if deeper and depth < 1:
+            drawn |= set(_drawn_in_run_defs(deeper, inner, free, qualified_name, call_consumes, call_effects, depth + 1))
+        for key in drawn:
+            found[key] = min(found.get(key, line), line)
+    return found
+
+
+_VMAPS = frozenset({"jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"})
+
+
+def parent_assignment_target(call: ast.Call, nodes: list[ast.AST]) -> str | None:
+    """The name `call` is assigned to (`grad_fn = jax.value_and_grad(loss_fn)`), among `nodes`."""
+    for node in nodes:
+        if node.__class__ is ast.Assign and node.value is call and len(node.targets) == 1 and node.targets[0].__class__ is ast.Name:
+            return node.targets[0].id
+    return None
+
+
 def _positional(function: ast.AST, has_self: bool) -> list[str]:
     names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     return names[1:] if has_self and names else names
@@ -151,12 +245,13 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         params = [*params, rest]
     if not params:
         return NONE
-    nodes = _own_nodes(function)
-    if not _may_have_effects(nodes, params, call_effects is not None) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
+    nodes, nested = _own_nodes_and_defs(function)
+    key_params = {name for name in params if _KEY_NAME.search(name) and name != rest}
+    drawn_inside = _drawn_in_run_defs(nested, nodes, key_params, qualified_name, call_consumes, call_effects) if nested and key_params else {}
+    if not (drawn_inside or _may_have_effects(nodes, params, call_effects is not None)) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
         return NONE  # (a generator's body runs when it is iterated, not at the call)
     position = {name: index for index, name in enumerate(params)}
     first_rebound = _first_rebindings(nodes)
-    key_params = {name for name in params if _KEY_NAME.search(name) and name != rest}
     stable = {name for name in params if name not in first_rebound}
     parts = _parts_of_params(nodes, stable, qualified_name) if stable else {}
     returns_early = _returns_early(function, nodes, steady)
@@ -215,6 +310,10 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
             if inner is not None:
                 for index in inner.synced_positions(len(node.args)):
                     read_parameter(node.args[index])
+    for name, run_line in drawn_inside.items():
+        rebound_at = first_rebound.get(name)
+        if rebound_at is None or run_line <= rebound_at:
+            consumed.add(position[name])
     synced_rest = None
     if rest is not None:
         params = params[:-1]
@@ -387,6 +486,8 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
             argument = keyword.value
             if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
                 return True
+            if keyword.arg == "rngs" and argument.__class__ is ast.Dict and any(v.__class__ is ast.Name and v.id in key_params for v in argument.values):
+                return True
     return False
 
 
@@ -508,11 +609,23 @@ def _consumed_here(call: ast.Call, qualified_name, call_consumes, call_effects) 
         found.append(call.args[0])
     if not found:
         found.extend(seed_keyword_keys(call, qualified_name))
+    found.extend(rngs_keys(call))
     if call_effects is not None:
         inner = call_effects(call)
         if inner is not None:
             found.extend(inner.consumed_arguments(call))
     return found
+
+
+def rngs_keys(call: ast.Call) -> list[ast.expr]:
+    """`model.apply(variables, x, rngs={"dropout": key})`: the keys a network's random layers draw from
+    (Flax folds each layer's path into its stream's key), not where a literal flag in the call switches
+    them off (`train=False`, `deterministic=True`)."""
+    found = [
+        value for keyword in call.keywords if keyword.arg == "rngs" and keyword.value.__class__ is ast.Dict
+        for value in keyword.value.values if value.__class__ is ast.Name
+    ]
+    return found if found and not runs_deterministic(call) else []
 
 
 # A method of an object the models do not know that takes its key as `seed=` draws from it: the
@@ -796,7 +909,7 @@ def _compiled_callee_key_effects(model, call: ast.Call) -> Effects | None:
         return _compiled_foreign_method_keys(model, binding)
     if not function.is_function or isinstance(function.node, ast.Lambda):
         return None
-    return _key_effects_only(model, function, with_callees=False)
+    return _key_effects_only(model, function)
 
 
 def _library_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
@@ -825,7 +938,11 @@ def runs_deterministic(call: ast.Call) -> bool:
 
 
 def _callee_effects_with_imports(model, call: ast.Call, scope) -> Effects | None:
-    """A callee of this module, else the keys a function of another project module consumes."""
+    """A callee of this module, else the keys a function of another project module consumes; through
+    a transform that runs it with the call's arguments (`jax.value_and_grad(loss_fn)(params, key)`)."""
+    made = transformed_call(model, call, scope)
+    if made is not None:
+        return _callee_effects_with_imports(model, made, scope)
     local = _local_callee_effects(model, call, scope)
     return local if local is not None else _imported_key_effects(model, call, scope)
 
@@ -846,7 +963,7 @@ def _traced_key_effects(model, scope) -> Effects:
     """The keys a function of this module that runs traced consumes (no syncs)."""
     if not scope.is_function or isinstance(scope.node, ast.Lambda):
         return NONE
-    return _key_effects_only(model, scope, with_callees=True)
+    return _key_effects_only(model, scope)
 
 
 def _compiled_foreign_method_keys(model, binding) -> Effects | None:
@@ -870,18 +987,19 @@ def _compiled_foreign_method_keys(model, binding) -> Effects | None:
     return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
 
 
-def _key_effects_only(model, scope, with_callees: bool) -> Effects:
-    """The keys a function running traced consumes, read from its body (syncs dropped: traced code
-    reads nothing on the host); its callees' effects too where `with_callees` (a helper running
-    traced), not for a compiled function's own body. One cache per function for both: whichever
-    asks first fills it."""
+def _key_effects_only(model, scope) -> Effects:
+    """The keys a function running traced consumes, read from its body with its callees' effects
+    (syncs dropped: traced code reads nothing on the host): a compiled function's own body and a helper
+    running traced alike, since a draw a compiled step's callee makes from the key it is handed draws
+    from the caller's key (`@jax.jit def train_step(state, key, batch)` whose `loss_fn(params, key,
+    batch)` runs the network with `rngs={"dropout": key}`). One cache per function."""
     cache = model.__dict__.setdefault("_compiled_key_effects", {})
     key = id(scope.node)
     if key not in cache:
         cache[key] = NONE  # recursion: none while being worked out
-        callees = (lambda inner: _callee_effects_with_imports(model, inner, scope)) if with_callees else None
         found = body_effects(scope.node, scope.has_self, model.qualified_name,
-                             lambda inner: _library_key_arguments(model, inner, scope), callees)
+                             lambda inner: _library_key_arguments(model, inner, scope),
+                             lambda inner: _callee_effects_with_imports(model, inner, scope))
         cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
     return cache[key]
 
@@ -901,6 +1019,11 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
         return NONE
     if call.args and handed_callables.runner(call, model.qualified_name) is not None:
         return _handed_effects(model, call, scope)
+    made = transformed_call(model, call, scope)
+    if made is not None:
+        # `jax.value_and_grad(loss_fn)(params, x, key)`, `grad_fn = jax.grad(loss_fn)` then
+        # `grad_fn(params, key)`: the effects of `loss_fn` called with these arguments.
+        return _call_effects(model, made, scope)
     if isinstance(call.func, ast.Name):
         from jaxlint.semantic.bindings import partial_value
 
@@ -949,6 +1072,35 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
             if found is not None and found[1] in found[0].classes:
                 return _summary_effects(_project_initialiser(project, found[0], found[1]))
     return NONE
+
+
+def transformed_call(model, call: ast.Call, scope) -> ast.Call | None:
+    """`loss_fn(params, key)` for `jax.value_and_grad(loss_fn)(params, key)` (_transformed_function),
+    made once per call (effects are cached by the call's id); None for any other call."""
+    held = model.__dict__.setdefault("_transformed_calls", {})
+    if id(call) not in held:
+        transformed = _transformed_function(model, call.func, scope) if call.func.__class__ in (ast.Call, ast.Name) else None
+        held[id(call)] = None if transformed is None else ast.copy_location(ast.Call(func=transformed, args=call.args, keywords=call.keywords), call)
+    return held[id(call)]
+
+
+def _transformed_function(model, function: ast.expr, scope) -> ast.expr | None:
+    """The function a callee runs with the call's own arguments (RUN_WITH_SAME_ARGUMENTS): the callee
+    is such a transform of a named function (`jax.value_and_grad(loss_fn, has_aux=True)`), inline or
+    bound once to a name in its scope; a keyword that moves arguments (`argnums` moves only the
+    gradient, not the arguments) does not matter. None otherwise."""
+    if function.__class__ is ast.Name:
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, function.id, scope)
+        if found is None or len(found[1]) != 1:
+            return None
+        function = found[1][0]
+    if function.__class__ is not ast.Call or not function.args or function.args[0].__class__ not in (ast.Name, ast.Attribute):
+        return None
+    if model.qualified_name(function.func) not in RUN_WITH_SAME_ARGUMENTS:
+        return None
+    return function.args[0]
 
 
 def _handed_effects(model, call: ast.Call, scope) -> Effects:

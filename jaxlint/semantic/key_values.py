@@ -548,14 +548,19 @@ def _only_binding(name: ast.Name, model) -> ast.AST | None:
     return None
 
 
-def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False) -> bool:
+def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool = False, key: str | None = None) -> bool:
     """The same callee with the same arguments once key arguments are set aside: the same draw on purpose.
-    `ignore_receiver`: only the method name must match (`a.init(k, x)` and `b.init(k, x)`)."""
-    return _masked(first, ignore_receiver) == _masked(second, ignore_receiver)
+    `ignore_receiver`: only the method name must match (`a.init(k, x)` and `b.init(k, x)`). With `key`,
+    the arguments that are that name are the ones set aside, wherever they stand (`simulate(train_x, 10,
+    key)` and `simulate(test_x, 10, key)` differ in their first argument); else the first argument."""
+    return _masked(first, ignore_receiver, key) == _masked(second, ignore_receiver, key)
 
 
-def _masked(call: ast.Call, ignore_receiver: bool = False) -> str:
-    args = call.args[1:] if call.args else []
+def _masked(call: ast.Call, ignore_receiver: bool = False, key: str | None = None) -> str:
+    if key is not None and any(a.__class__ is ast.Name and a.id == key for a in call.args):
+        args = [a for a in call.args if not (a.__class__ is ast.Name and a.id == key)]
+    else:
+        args = call.args[1:] if call.args else []
     keywords = [k for k in call.keywords if k.arg not in ("key", "rngs")]
     func = call.func
     if ignore_receiver and isinstance(func, ast.Attribute):
@@ -1859,6 +1864,153 @@ def stale_attribute_keys(class_node: ast.ClassDef, model, context) -> list[tuple
     return [found[attribute] for attribute in sorted(found)]
 
 
+def advanced_past_own_bit_draws(first: ast.Call, second: ast.Call, key: str, function: ast.AST, context) -> bool:
+    """`loss_fn(model, x, key)`, whose body reads the key only in `tkey, losskey = split(key)` and draws
+    from `tkey` only with samplers that read its own bits (`uniform(tkey)`, or functions of the module
+    that do only that), then `key = split(key, 1)[0]` (or `key, _ = split(key)`) kept only to be handed
+    back or split again: the one key both splits hand out, `split(key)[0]`, drew its own bits in the
+    helper and is only split afterwards (the next step's split). That is a split after a draw that
+    reads the key's own bits, which repeats no value (draws_only_own_bits); Equinox's training steps
+    advance their key so."""
+    if _random_name(second, context) != "split":
+        return False
+    mine = _split_consumers(second, function, itself=False, reads=True)
+    if not mine or any(index != 0 for _, index in mine):
+        return False
+    for use, _ in mine:
+        parent = parent_of(use)
+        if _handed_back(use, parent):
+            continue
+        if isinstance(parent, ast.Call) and _random_name(parent, context) == "split" and _key_argument(parent) is use:
+            continue
+        return False
+    found = _module_function_receiving(first, key, context, 0)
+    if found is None:
+        return False
+    helper, parameter = found
+    reads = _entry_reads(helper, parameter)
+    if not reads or len(reads) != 1:
+        return False
+    split_call = parent_of(reads[0])
+    if not isinstance(split_call, ast.Call) or _random_name(split_call, context) != "split" or _key_argument(split_call) is not reads[0]:
+        return False
+    theirs = _split_consumers(split_call, helper, itself=False, reads=True)
+    if not theirs:
+        return False
+    for use, index in theirs:
+        if index is None:
+            return False
+        if index != 0:
+            continue
+        consumer = parent_of(use)
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if not (isinstance(consumer, ast.Call) and _key_argument(consumer) is use and draws_only_own_bits(consumer, use.id, context, 1)):
+            return False
+    return True
+
+
+# jax.random samplers whose second positional argument is the shape of the draw.
+_SHAPE_SECOND = frozenset({"normal", "uniform", "bernoulli", "gumbel", "laplace", "logistic", "cauchy", "rademacher",
+                           "truncated_normal", "exponential", "bits", "orthogonal"})
+
+
+def same_helper_not_paired(first: ast.Call, second: ast.Call, key: str, context) -> bool:
+    """One function given one key twice outside a loop (`features(key, x)`, `features(key, y)`) applies
+    the same random transform to two inputs, on purpose. Not so where the two calls make two random
+    values rather than transform two inputs: where every argument in which the calls differ only sizes
+    the draw (the helper reads the parameter receiving it only in the shape of its samplers: `init(rng,
+    (n_in, n_h))` and `init(rng, (n_h, n_h))`, two weight matrices whose leading values coincide, since a
+    sampler's values depend on the key and the position only). Two calls that differ in the data they
+    transform stay paired, also for a training and a test set (`features(key, x_train)` and
+    `features(key, x_test)`: one feature map for both is what a random-features model needs)."""
+    texts = [_argument_texts(call, context) for call in (first, second)]
+    differing = [place for place in texts[0].keys() | texts[1].keys() if texts[0].get(place) != texts[1].get(place)]
+    if not differing:
+        return False
+    found = _module_function_receiving(first, key, context, 0)
+    if found is None:
+        return False
+    function, _ = found
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if positional and positional[0] in ("self", "cls"):
+        return False
+    for place in differing:
+        parameter = positional[place] if isinstance(place, int) and place < len(positional) else place if isinstance(place, str) else None
+        if parameter is None or not _only_sizes_draws(function, parameter, context):
+            return False
+    return True
+
+
+def _argument_texts(call: ast.Call, context) -> dict:
+    """position or keyword -> the argument's source text."""
+    found: dict = {index: context.text(a) for index, a in enumerate(call.args)}
+    found.update({k.arg: context.text(k.value) for k in call.keywords if k.arg is not None})
+    return found
+
+
+def _only_sizes_draws(function: ast.AST, parameter: str, context) -> bool:
+    """Every read of `parameter` in `function` is (part of) the shape argument of a `jax.random` sampler."""
+    reads = [n for n in walk(function) if n.__class__ is ast.Name and n.id == parameter]
+    if not reads or any(n.ctx.__class__ is not ast.Load for n in reads):
+        return False
+    for read in reads:
+        node, parent = read, parent_of(read)
+        while parent.__class__ in (ast.Tuple, ast.List, ast.BinOp):
+            node, parent = parent, parent_of(parent)
+        if parent.__class__ is ast.keyword and parent.arg == "shape":
+            call = parent_of(parent)
+            if isinstance(call, ast.Call) and is_random_call(call, context):
+                continue
+        elif isinstance(parent, ast.Call) and len(parent.args) > 1 and parent.args[1] is node and _random_name(parent, context) in _SHAPE_SECOND:
+            continue
+        return False
+    return True
+
+
+def helper_repeats_draw(first: ast.Call, second: ast.Call, key: str, context) -> bool:
+    """`second` runs a function of this module whose body makes the very call `first` is, with the
+    same arguments once its parameters are read as what `second` hands them (`dkl = grad_of(sampler.apply(
+    params, key))` then `jax.grad(resample_dot)(params, key, dkl)` whose body runs `sampler.apply(params,
+    key)`): it recomputes the same draw, identical outputs on purpose (a gradient taken through the
+    samples), not a second draw sharing bits."""
+    found = _module_function_receiving(second, key, context, 0)
+    if found is None:
+        return False
+    function, _ = found
+    made = effects.transformed_call(context.model, second, context.model.scope_for(second)) or second
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if positional and positional[0] in ("self", "cls"):
+        return False
+    handed = {name: context.text(value) for name, value in zip(positional, made.args)}
+    handed.update({k.arg: context.text(k.value) for k in made.keywords if k.arg is not None})
+    wanted = (context.text(first.func), [context.text(a) for a in first.args], sorted((k.arg or "", context.text(k.value)) for k in first.keywords))
+    for node in walk(function):
+        if node.__class__ is not ast.Call or context.text(node.func) != wanted[0] or len(node.args) != len(wanted[1]):
+            continue
+        texts = [handed.get(a.id, a.id) if a.__class__ is ast.Name else context.text(a) for a in node.args]
+        keywords = sorted((k.arg or "", handed.get(k.value.id, k.value.id) if k.value.__class__ is ast.Name else context.text(k.value)) for k in node.keywords)
+        if texts == wanted[1] and keywords == wanted[2]:
+            return True
+    return False
+
+
+def fixed_for_evaluation(call: ast.Call, key: str, context) -> bool:
+    """A function of the project (not a `jax.random` sampler, not a framework method) handed a key
+    that its name, or the function's, says is kept fixed for evaluation (`evaluate(model, valid_key,
+    x)`, `eval_step(state, key, batch)`): the same noise on every call is what makes the validation
+    figures comparable, as for a default key or a key kept on `self` for evaluation."""
+    if is_random_call(call, context):
+        return False
+    function = call.func
+    name = function.attr if function.__class__ is ast.Attribute else function.id if function.__class__ is ast.Name else ""
+    if function.__class__ is ast.Attribute and name in KEY_METHODS:
+        return False
+    return bool(_FIXED_ON_PURPOSE.search(key) or (name and _FIXED_ON_PURPOSE.search(name)))
+
+
 def _attribute_aliases(scope: Scope) -> dict[str, str]:
     """Local names a method binds once, to a `self` attribute: `key = self.key` -> {"key": "key"}."""
     counts: dict[str, int] = {}
@@ -2317,6 +2469,9 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
     if depth >= _BY_NAME_DEPTH or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     model = context.model
+    made = effects.transformed_call(model, call, model.scope_for(call))
+    if made is not None:
+        call = made  # `jax.grad(loss_fn)(params, key)`: `loss_fn(params, key)`
     resolved = model.resolve_function(call.func, model.scope_for(call))
     if resolved is None and call.func.__class__ is ast.Name:
         closure = effects.factory_closure(model, call.func, model.scope_for(call))
