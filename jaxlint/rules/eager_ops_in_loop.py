@@ -145,10 +145,13 @@ counts as hundreds) times the iterations times the runs. Where the code runs onc
 level, a notebook cell, an entry point, or a function of the module called only from such code, outside
 loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
 of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose,
-or over evenly spaced points, `np.linspace(a, b, 50)`; times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
-directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration. A
-loop of unknown length (a `while`, a data loader), a long one, or one in a function called per step is
-still flagged: a training loop of unknown length is many iterations.
+or over evenly spaced points, `np.linspace(a, b, 50)`; a `while` that counts its iterations to a fixed
+bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`;
+times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
+directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration, a
+rollout of fifty environment steps for an animation. A loop of unknown length (a `while True` until an
+episode ends, a bound read from a parameter, a data loader), a long one, or one in a function called
+per step is still flagged: a training loop of unknown length is many iterations.
 
 A loop with no compiled call that advances a device value by operators on itself every iteration
 (an explicit integrator: `v = v + dt * a; x = x + dt * v`, values.advances_by_arithmetic) counts

@@ -277,6 +277,12 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - A project function handed, in a loop, a key that its name or the function's says is kept fixed for
   evaluation (`evaluate(model, valid_key, x)` every step, `eval_step(state, key, batch)`): the same
   noise on every call keeps the validation figures comparable (key_values.fixed_for_evaluation).
+- A key handed unchanged, in every iteration of a loop, to a call whose result reaches only a display
+  (`mediapy.show_images`, `plt.imshow`, `print`, `display`, each a statement of its own; through names,
+  parts of it, arithmetic and functions of a module or of the project, `colorize(depth)`, parts never
+  read): the same views rendered with the same noise each time, pictures comparable across training,
+  and nothing computed carries the repeated bits on (key_values.draw_only_shown, `computed`). A key
+  handed to the step that updates the state, or a result also stored or added into a total, is reported.
 - A function of the module that recomputes the very draw made just before it, with the same
   arguments once its parameters are read as what it is handed (`dkl = score(sampler.apply(params,
   key))` then `jax.grad(resample_dot)(params, key, dkl)` whose body runs `sampler.apply(params, key)`):
@@ -1297,8 +1303,8 @@ class _Flow:
             return
         if key_values.fixed_for_evaluation(call, key, self.context):
             return  # `evaluate(model, valid_key, x)` every step: the same noise for comparable validation losses
-        if key_values.draw_only_shown(call, self.function, self.context):
-            return  # each iteration only prints what it drew: the same numbers shown again, nothing computed
+        if key_values.draw_only_shown(call, self.function, self.context, computed=True):
+            return  # each iteration only shows what it drew (or a picture of it): the same numbers shown again, nothing computed
         if made_by is not None:
             # Reported where the key is made: the fix goes there, and one maker is one finding
             # whichever names (`k`, `nnx.Rngs(dropout=k)`) carry its key to the draws.

@@ -1460,12 +1460,21 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
     return _only_abstract(draw, function, context, depth)
 
 
-def draw_only_shown(draw: ast.Call, function: ast.AST, context) -> bool:
+def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool = False) -> bool:
     """Whether the array a draw returns reaches nothing but a display (`print(x)`, `print(f"{x}")`,
-    `display(x)`, each a statement of its own; as drawn, through names, tuples and indexing, not
-    through arithmetic: `print(x + y)` shows a value computed from it; or one of the cases of
-    `draw_values_unused`): its values reach a person's eyes and no computation."""
-    return _only_abstract(draw, function, context, 0, shown=True)
+    `display(x)`, `mediapy.show_images([x, y])`, each a statement of its own; as drawn, through names,
+    tuples and indexing, parts of it never read; not through arithmetic: `print(x + y)` shows a value
+    computed from it; or one of the cases of `draw_values_unused`): its values reach a person's eyes
+    and no computation. `computed`: the question is one draw repeated (the same key on every iteration
+    of a loop), not two draws compared, so values computed from the draw (arithmetic, the result of a
+    function of a module or of the project, `colorize(depth)`) that in turn only reach a display count
+    too: each iteration shows the same picture again (a render of fixed views, comparable across
+    training) and nothing computed carries the repeated bits on."""
+    return _only_abstract(draw, function, context, 0, shown=COMPUTED_SHOWN if computed else True)
+
+
+# `shown` of `_only_abstract` when values computed from the draw may be shown as well.
+COMPUTED_SHOWN = "computed"
 
 
 def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
@@ -1488,6 +1497,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
         return node is not parent.func and (
             _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or (shown and _only_shown(node, parent, context))
             or _pure_result_only_abstract(parent, function, context, depth)
+            or (shown == COMPUTED_SHOWN and _result_only_shown(parent, function, context, depth))
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
@@ -1500,7 +1510,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
     if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         # `x * 2`: a value computed from it, read only for its type in turn (not where it is shown:
         # `print(x + y)` of two draws from one key shows a result of the correlated values)
-        return _only_abstract(parent, function, context, depth)
+        return _only_abstract(parent, function, context, depth, shown if shown == COMPUTED_SHOWN else False)
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         names = [element for target in targets for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
@@ -1512,7 +1522,21 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
 
 
 # Calls that only show what they are handed (a statement of their own: their result is discarded).
-_SHOWING = frozenset({"builtins.print", "pprint.pprint", "pprint.pp", "IPython.display.display"})
+_SHOWING = frozenset({
+    "builtins.print", "pprint.pprint", "pprint.pp", "IPython.display.display", "mediapy.show_image", "mediapy.show_images",
+    "mediapy.show_video", "mediapy.show_videos", "matplotlib.pyplot.imshow",
+})
+
+
+def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+    """`call` is a function of a module or of the project (`colorize(depth)`, not a method of an object,
+    which may keep its argument) whose result in turn reaches only a display."""
+    callee = call.func
+    if callee.__class__ is ast.Attribute and not (callee.value.__class__ is ast.Name and callee.value.id in context.model.imports.aliases):
+        return False
+    if callee.__class__ not in (ast.Name, ast.Attribute):
+        return False
+    return _only_abstract(call, function, context, depth, COMPUTED_SHOWN)
 
 
 def _only_shown(argument: ast.AST, call: ast.Call, context) -> bool:
@@ -1607,7 +1631,9 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
             return False
     readers = _readers_after(statement, name, function)
     if not readers:
-        return False  # never read: `result_is_read` answers that case
+        # never read: `result_is_read` answers that case for the whole; a part of a shown value never read
+        # (`acc = render["acc"]` beside the parts shown) reaches nothing
+        return bool(shown) and depth >= 2
     for reader in readers:
         if isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue  # only a parameter or local of its own of that name: no nested function reads the value (above)

@@ -19,7 +19,8 @@ before: a training loop of unknown length is still many iterations.
   `range(len(xs))` and `for x in xs` over a literal container or an array built from one
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`), bound once
-  in the module or the function.
+  in the module or the function; a `while` counting its iterations to a fixed bound, at most that
+  many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`).
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
 * `heavy_iteration(loop, model)`: each iteration restores saved state from storage or runs a pass of
   compiled steps (an evaluation per checkpoint, an epoch): a one-off cost per iteration (a compile)
@@ -158,7 +159,8 @@ def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | 
     bound), whatever spells its iterable (semantic/iteration.py)."""
     loops = iteration.iterations(loop)
     if not loops:
-        return None  # (a `while` runs until its test fails: unknown)
+        # (a `while` runs until its test fails: unknown, unless it counts its iterations up to a bound)
+        return counted_while_bound(loop, scope, model) if isinstance(loop, ast.While) else None
     total = 1
     for each in loops:
         count = _items_walked(each.iterable, scope, model)
@@ -166,6 +168,99 @@ def loop_iterations(loop: ast.AST, scope: Scope, model: SemanticModel) -> int | 
             return None
         total *= count
     return total
+
+
+def counted_while_bound(loop: ast.While, scope: Scope, model: SemanticModel) -> int | None:
+    """At most how many times a `while` runs its body where it counts its iterations up to a bound the
+    source fixes, as `range(n)` would: a counter bound to a constant just before the loop (`t = 0`),
+    raised by one on every iteration (`t += 1` at the body's own level, its one binding there, no
+    `continue` that skips it) and compared with a fixed bound by the loop's test (`while t < 50:`, also
+    within an `and`) or by an `if` at the body's own level that breaks out (`if done or t >= 50:
+    break`): a demonstration's rollout of fifty steps, an episode cut at a step limit. None otherwise
+    (a `while True` until an episode ends, a bound read from a parameter)."""
+    if any(node.__class__ is ast.Continue for node in _own_statements(loop.body)):
+        return None
+    tests = [loop.test]
+    for statement in loop.body:
+        if isinstance(statement, ast.If) and any(isinstance(inner, ast.Break) for inner in statement.body):
+            tests.append(statement.test)
+    found: list[int] = []
+    for statement in loop.body:
+        if not (isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name)
+                and isinstance(statement.value, ast.Constant) and statement.value.value == 1):
+            continue
+        name = statement.target.id
+        if sum(1 for node in ast.walk(loop) if _binds(node, name)) != 1:
+            continue
+        start = _start_before(loop, name, scope, model)
+        if start is None:
+            continue
+        for index, test in enumerate(tests):
+            # The loop's test holds while it runs (an `and` of conditions); a breaking `if` stops it when
+            # its test holds (an `or` of conditions).
+            kind = ast.And if index == 0 else ast.Or
+            parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, kind) else [test]
+            for part in parts:
+                bound = _counter_bound(part, name, index == 0, scope, model)
+                if bound is not None:
+                    found.append(max(bound - start + 1, 0))
+    return min(found) if found else None
+
+
+def _own_statements(body: list[ast.stmt]):
+    """The statements of a loop body, into compound statements but not nested loops or definitions."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _own_statements(getattr(statement, field, None) or [])
+        for handler in getattr(statement, "handlers", None) or []:
+            yield from _own_statements(handler.body)
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == name and not isinstance(node.ctx, ast.Load)
+    return isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+
+
+def _start_before(loop: ast.While, name: str, scope: Scope, model: SemanticModel) -> int | None:
+    """The constant the statement binding `name` last before the loop, in its block, binds it to."""
+    from jaxlint.semantic.reaching import statement_list
+
+    found = statement_list(loop)
+    if found is None:
+        return None
+    block, index = found
+    for statement in reversed(block[:index]):
+        if not any(_binds(node, name) for node in ast.walk(statement)):
+            continue
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            return count_value(statement.value, scope, model)
+        return None
+    return None
+
+
+def _counter_bound(test: ast.expr, name: str, holds_while_running: bool, scope: Scope, model: SemanticModel) -> int | None:
+    """The largest value of the counter `name` that `test` lets the loop run on (`t < 50` while
+    running: 49; `t >= 50` breaking out: 49, the check may come before the increment, so one more
+    iteration is counted by the caller)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    flipped = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
+    if isinstance(right, ast.Name) and right.id == name:
+        left, right = right, left
+        op = flipped.get(op.__class__, type(None))()
+    if not (isinstance(left, ast.Name) and left.id == name):
+        return None
+    bound = count_value(right, scope, model)
+    if bound is None:
+        return None
+    if holds_while_running:
+        return bound - 1 if isinstance(op, ast.Lt) else bound if isinstance(op, ast.LtE) else None
+    return bound - 1 if isinstance(op, (ast.GtE, ast.Eq)) else bound if isinstance(op, ast.Gt) else None
 
 
 def _items_walked(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
