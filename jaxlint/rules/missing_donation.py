@@ -162,7 +162,8 @@ params.append(...)`, each iteration sized with its items; an append under a bran
 otherwise, or items it cannot list leave the size unknown: semantic/built_lists.py), a name unpacked
 from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
 the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a
-`zeros_like` of such a value, a local NamedTuple or dataclass of them, or a
+`zeros_like` of such a value, a local NamedTuple or dataclass of them (also built by a local helper
+from a shape it binds once, `shape = (n, 3)` with `n` set by the call), or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
 itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
@@ -189,8 +190,11 @@ observation), fed straight to a first dense layer: one sample's features, bounde
 flattened 64x64x3 image is 12288), so an MLP of widths up to a few hundred stays small whatever its
 input (a network that flattens, reshapes or convolves that input, an image of any size, stays
 unknown; the bound only ever shows a state small, never large), and
-its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`; the
-optimizer state built for such parameters (a small multiple of them), a train state holding both,
+its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`, a part of it picked by
+name (`model.init(key, x)["params"]`, `.get("params")`, also returned by a local function or lambda:
+at most the whole, a bound that only ever shows a state small); the
+optimizer state built for such parameters (a small multiple of them: optax's `init`, and the `init`
+that an optimizer of `jax.example_libraries.optimizers` returns), a train state holding both,
 and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the
 parameters (`optax.sgd(lr).init(params)` without momentum, clipping, scaling, a `chain` of those:
 empty states, or one step counter); momentum given, even `0.0`, keeps a trace of the parameters' size. An update that is handed the value itself (`logs = reset(logs)`) keeps its

@@ -1022,17 +1022,22 @@ def known_small(value: ast.AST, scope, model) -> bool:
     (`device_put_replicated(x, devices)`, `broadcast_to(x, (jax.local_device_count(), ...))`, a
     `tree_map` of either). A size the source does not fix (a parameter, a loaded checkpoint, a model's
     `init`) is not known small. A network's `init` on an input of unknown shape is bounded by
-    `state_size.FEATURE_BOUND` features into its first dense layer (semantic/state_size.py): an upper
-    bound, read here only, never to show a state large."""
+    `state_size.FEATURE_BOUND` features into its first dense layer (semantic/state_size.py), and a part
+    picked by name (`init(key, x)["params"]`, `.get("params")`) is counted as its whole: upper bounds,
+    read here only, never to show a state large."""
     sizes = _state_sizes(model)
     sizes.unknown_input = False
-    elements = _elements(value, scope, model, 0)
-    if elements is None and sizes.unknown_input:
-        sizes.bounding_inputs = True
-        try:
-            elements = _elements(value, scope, model, 0)
-        finally:
-            sizes.bounding_inputs = False
+    sizes.bounding_parts = True
+    try:
+        elements = _elements(value, scope, model, 0)
+        if elements is None and sizes.unknown_input:
+            sizes.bounding_inputs = True
+            try:
+                elements = _elements(value, scope, model, 0)
+            finally:
+                sizes.bounding_inputs = False
+    finally:
+        sizes.bounding_parts = False
     return elements is not None and elements * _BYTES_PER_ELEMENT < WORTH_DONATING_BYTES
 
 
@@ -1131,6 +1136,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         inner = value.value
         if isinstance(inner, ast.Call) and model.qualified_name(inner.func) == "jax.random.split":
             return 2
+        if _part_by_name(value) is not None and _state_sizes(model).bounding_parts:
+            # `model.init(key, x)["params"]`, `variables["params"]`: a part holds at most the whole.
+            return _elements(inner, scope, model, depth + 1, passed)
         return None
     if isinstance(value, ast.Call):
         return _call_elements(value, scope, model, depth, passed)
@@ -1221,9 +1229,24 @@ def _unpacked_key(name: str, scope, model) -> int | None:
     return 2
 
 
+def _part_by_name(node: ast.AST) -> ast.AST | None:
+    """The container a string key picks a part of: `tree["params"]`, `tree.get("params")`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.value
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and len(node.args) == 1
+        and not node.keywords and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+    ):
+        return node.func.value
+    return None
+
+
 def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
     qualified = model.qualified_name(call.func)
     arguments = call.args
+    container = _part_by_name(call)
+    if container is not None and _state_sizes(model).bounding_parts:
+        return _elements(container, scope, model, depth + 1, passed)
     if qualified in _KEY_ELEMENTS:
         return _KEY_ELEMENTS[qualified]
     if qualified == "jax.random.split":
@@ -1275,14 +1298,16 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
         # A local helper: every value it returns is small, its parameters bound to what this call passes
         # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
-        helper = _local_callee(call, scope, model)
-        if helper is None or not helper.returns:
+        helper = _local_callee(call, scope, model, lambdas=True)
+        returns = [helper.node.body] if helper is not None and isinstance(helper.node, ast.Lambda) else getattr(helper, "returns", None)
+        if not returns:
             return None
         if any(isinstance(a, ast.Starred) for a in arguments) or any(k.arg is None for k in call.keywords):
             return None
         frame = {parameter: (argument, scope) for parameter, argument in zip(helper.params, arguments)}
         frame.update((k.arg, (k.value, scope)) for k in call.keywords if k.arg in helper.param_nodes)
-        counts = [_elements(returned, helper, model, depth + 1, frame) for returned in helper.returns]
+        # (A helper without parameters reads its values as the module does: `init = lambda: net.init(k, x)`.)
+        counts = [_elements(returned, helper, model, depth + 1, frame or None) for returned in returns]
         return None if None in counts else max(counts)
     return None
 
@@ -1334,12 +1359,20 @@ def _local_record_class(call: ast.Call, model) -> ast.ClassDef | None:
     return None
 
 
-def _local_callee(call: ast.Call, scope, model):
+def _local_callee(call: ast.Call, scope, model, lambdas: bool = False):
     """The scope of the local function a call runs: a name, `self.method`, or a method of an instance
-    of a local class (`counter = Counter()` then `counter.reset()`)."""
+    of a local class (`counter = Counter()` then `counter.reset()`); with `lambdas`, a lambda a name
+    is bound to."""
     resolved = model.resolve_function(call.func, scope)
+    if resolved is None and lambdas and isinstance(call.func, ast.Name):
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, call.func.id, scope)
+        if found is not None and len(found[1]) == 1 and isinstance(found[1][0], ast.Lambda):
+            resolved = model.scope_of_node.get(found[1][0]), 0, set()
     if resolved is not None:
-        if resolved[1] or not isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda) if lambdas else (ast.FunctionDef, ast.AsyncFunctionDef)
+        if resolved[0] is None or resolved[1] or not isinstance(resolved[0].node, kinds):
             return None
         return resolved[0]
     func = call.func
@@ -1405,6 +1438,13 @@ def _device_count(node: ast.AST, model) -> bool:
 def _shape_elements(shape: ast.AST, scope, model, passed: dict | None = None) -> int | None:
     """Elements per device of an array of this shape: a leading device count counts once (`pmap`
     gives each device its slice)."""
+    if passed and isinstance(shape, ast.Name) and shape.id not in scope.param_nodes:
+        # `shape = (n, 3)` in a helper whose call fixes `n`: the display, read with the call's arguments.
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, shape.id, scope)
+        if found is not None and found[0] is scope and len(found[1]) == 1 and isinstance(found[1][0], (ast.Tuple, ast.List)):
+            shape = found[1][0]
     dimensions = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
     if dimensions and _device_count(dimensions[0], model):
         dimensions = dimensions[1:]

@@ -32,6 +32,14 @@ from jaxlint.semantic.syntax import parameter_defaults, passed_to_parameter, wal
 _DEPTH = 12
 _OPTIMIZER_INITS = frozenset({"optax.GradientTransformation.init"})
 _TRAIN_STATE_CREATE = frozenset({"flax.training.train_state.TrainState.create"})
+# The optimizers of `jax.example_libraries.optimizers` (formerly `jax.experimental.optimizers`): each
+# returns `(init, update, get_params)`, and `init(params)` holds the parameters and at most two
+# moments of each (library data).
+_EXAMPLE_OPTIMIZERS = frozenset(
+    f"{module}.{name}"
+    for module in ("jax.example_libraries.optimizers", "jax.experimental.optimizers")
+    for name in ("sgd", "momentum", "nesterov", "adagrad", "rmsprop", "rmsprop_momentum", "adam", "adamax", "sm3")
+)
 _SHAPE_FIRST = frozenset({
     "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
     "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
@@ -81,6 +89,9 @@ class StateSize:
         self.bounding_inputs = False
         # Set when a network's `init` met an input of unknown shape (worth a bounded second reading).
         self.unknown_input = False
+        # Set while carried_state.known_small reads a part of a state (`variables["params"]`) as
+        # at most the whole: an upper bound, never read to show a state large.
+        self.bounding_parts = False
 
     # ----- integers ------------------------------------------------------------------------------
 
@@ -316,7 +327,7 @@ class StateSize:
         if not isinstance(node, ast.Call):
             return False
         qualified = self.model.qualified_name(node.func) or ""
-        if qualified == "treex.Optimizer":
+        if qualified == "treex.Optimizer" or qualified in _EXAMPLE_OPTIMIZERS:
             return True
         return qualified.startswith("optax.") and qualified.count(".") == 1 and qualified[len("optax."):][:1].islower()
 
