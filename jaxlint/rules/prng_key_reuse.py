@@ -3,7 +3,12 @@ Follows PRNG key variables through a function body (and a script's or a notebook
 notebook's cells are one program run in cell order, so a key drawn from in one cell and drawn
 from again in a later cell is reused, as within one cell; semantic/cell_order.py) and flags a key
 consumed twice so that the two draws share random bits: passed to two `jax.random` samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
-comprehension) that never reassigns it, so every iteration draws the same numbers. The decorators
+comprehension) that never reassigns it, so every iteration draws the same numbers.
+A library call that makes new values from the key it is handed (its model consumes the key and its
+result is fresh: an Equinox layer `eqx.nn.Linear(a, b, key=key)`, the function a `jax.nn.initializers`
+factory returns, `init(key, shape)`) samples as `jax.random`'s samplers do: two of them given one key
+(or one literal seed), or one beside a `jax.random` sampler, share bits and are flagged; keys split or
+folded in between stay silent. The decorators
 and default values of a nested `def` run where the `def` stands, so they count in the enclosing
 flow (`@partial(lax.scan, init=c, xs=split(key, n))` beside `split(key, m)`). In function
 bodies outside tests, the framework calls that draw from a key count too: `model.init(key, x)`,
@@ -365,7 +370,7 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import cell_order, effects, handed_callables, key_values
+from jaxlint.semantic import cell_order, effects, handed_callables, key_values, library_models
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -619,9 +624,10 @@ def _draws_through_helper(call: ast.Call, context) -> bool:
     """A helper of the project (or a modelled library call) that draws from a key passed to it: an
     argument named like a key or bound from a key producer (semantic/key_values.passes_key), the names
     the flow counts as keys."""
-    return key_values.passes_key(call, context) and bool(
-        effects.consumed_key_arguments(context.model, call, context.model.scope_for(call))
-    )
+    handed = key_values.passes_key(call, context) or any(
+        key_values.literal_seed(keyword.value, context) is not None for keyword in call.keywords
+    )  # (`eqx.nn.Linear(..., key=PRNGKey(0))`: a key made inline)
+    return handed and bool(effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)))
 
 
 class _Flow:
@@ -1007,7 +1013,7 @@ class _Flow:
         keys = []
         # One literal seed in two places is reuse only for samplers (not `split`), and in a script's
         # body (notebook cells restart demos from `key(0)` on purpose) only within one statement.
-        seeded = key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")
+        seeded = (key_values.is_random_call(call, self.context) and not _callee(call).endswith("split")) or _library_sampler(call, self.context)
         for argument in arguments:
             seed = None
             element = key_values.key_element(argument)
@@ -1045,6 +1051,8 @@ class _Flow:
             return False
         if _draws_nothing(first, self.context) or _draws_nothing(second, self.context):
             return False
+        if _template_for_surgery(first, self.function, self.context) or _template_for_surgery(second, self.function, self.context):
+            return False  # a layer built to have its parameters replaced (loading trained weights)
         if key_values.draw_replaced_by(first, second, self.function, self.context):
             return False  # `x = normal(key)` then `x = f(key)`: whenever the second runs, the first reached nothing
         if self.shown_repeat(first, second):
@@ -1131,6 +1139,9 @@ class _Flow:
             return True
         if not key_values.is_random_call(first, self.context) or not key_values.is_random_call(second, self.context):
             # `looped.init(rng, x)` against `stacked.init(rng, x)`: one method, one input, two objects compared.
+            # A key stream made inline for a call (`nnx.Linear(3, 4, rngs=nnx.Rngs(key))`) is that call's:
+            # the calls receiving the two are compared.
+            first, second = _receiving_call(first) or first, _receiving_call(second) or second
             return key_values.same_call_but_key(first, second, ignore_receiver=True, key=key)
         return False
 
@@ -1390,8 +1401,9 @@ class _Flow:
             return _SPLIT_AFTER_DRAW
         if key_values.same_key_sequence(first, second, "", context):
             return (
-                ": both split it into the same key sequence in call order (Haiku's `hk.next_rng_key()`), so the "
-                "first draw of each network (its first parameter, or dropout mask) uses one key, the second the next"
+                ": both split it into the same key sequence in call order (Haiku's `hk.next_rng_key()`, an Equinox "
+                "layer's key per parameter), so the first draw of each (its first parameter, or dropout mask) uses one "
+                "key, the second the next"
             )
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             names = [_callee(call) for call in (first, second)]
@@ -1587,9 +1599,20 @@ def _derives_own_keys(first: ast.Call, second: ast.Call, context) -> bool:
     `normal(key)` then `model.init(key, x)`) it reads other bits; whether two models' paths coincide
     is more than the source shows. Only the same method of the same object twice repeats its draws
     (`model.apply(..., rngs=...)` twice)."""
-    if key_values.is_random_call(first, context) and key_values.is_random_call(second, context):
+    if _samples_own_bits(first, context) and _samples_own_bits(second, context):
         return False
     return context.text(first.func) != context.text(second.func)
+
+
+def _samples_own_bits(call: ast.Call, context) -> bool:
+    """A `jax.random` call, or a library sampler whose model derives no keys of its own (an initializer's
+    `init(key, shape)` draws from the key as `jax.random.normal` does)."""
+    if key_values.is_random_call(call, context):
+        return True
+    if not _library_sampler(call, context):
+        return False
+    found = library_models.call_model(context.model, call, context.model.scope_for(call))
+    return found is not None and found.key_derivation is None
 
 
 def _in_module_loop(node: ast.AST) -> bool:
@@ -1659,7 +1682,53 @@ def _through_helper(call: ast.Call, context) -> bool:
         return False
     if any(keyword.arg in ("rngs", "seed") for keyword in call.keywords) or key_values.is_random_call(call, context):
         return False
-    return True
+    return not _library_sampler(call, context)
+
+
+def _template_for_surgery(call: ast.Call, function: ast.AST, context) -> bool:
+    """A library sampler's result (a layer) whose first read is as the tree `eqx.tree_at(where, tree,
+    values)` replaces leaves of: the layer is a template for given values (loading trained weights
+    into it), and its drawn parameters are not what the code means to use."""
+    if not _library_sampler(call, context):
+        return False
+    names = _result_names(call)
+    if len(names) != 1:
+        return False
+    name = next(iter(names))
+    after = (call.lineno, call.col_offset)
+    reads = sorted(
+        (node for node in walk(function) if node.__class__ is ast.Name and node.id == name and isinstance(node.ctx, ast.Load)
+         and (node.lineno, node.col_offset) > after),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    if not reads:
+        return False
+    parent = parent_of(reads[0])
+    if parent.__class__ is ast.keyword and parent.arg == "pytree":
+        parent = parent_of(parent)
+    elif not (parent.__class__ is ast.Call and len(parent.args) > 1 and parent.args[1] is reads[0]):
+        return False
+    return parent.__class__ is ast.Call and context.qualified_name(parent.func) == "equinox.tree_at"
+
+
+def _receiving_call(call: ast.Call) -> ast.Call | None:
+    """The call a call's result is handed to directly, as an argument or a keyword's value."""
+    parent = parent_of(call)
+    if parent.__class__ is ast.keyword:
+        parent = parent_of(parent)
+    return parent if parent.__class__ is ast.Call and parent.func is not call else None
+
+
+def _library_sampler(call: ast.Call, context) -> bool:
+    """A library call, called by name, that makes new values from the key it is handed (its model
+    consumes the key and its result is fresh: an initializer's `init(key, shape)`, a layer constructor
+    `eqx.nn.Linear(..., key=key)`): it samples as a `jax.random` call does, so given one key twice it
+    draws the same bits, and one literal seed in two places is one key."""
+    function = call.func
+    if function.__class__ is ast.Attribute and function.attr in key_values.KEY_METHODS:
+        return False
+    found = library_models.call_model(context.model, call, context.model.scope_for(call))
+    return found is not None and bool(found.consumes_key) and found.result == "fresh" and not key_values.is_random_call(call, context)
 
 
 # Builtins whose result depends only on their arguments, which the same-draw check sees unchanged.

@@ -496,9 +496,15 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
 def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list[ast.expr]:
     """`found` plus what the library models and the project's own functions say the call draws from
     (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`)."""
-    if any(_is_key_expression(a, is_key) for a in (*call.args, *(k.value for k in call.keywords))):
+    passed = (*call.args, *(k.value for k in call.keywords))
+    if any(_is_key_expression(a, is_key) for a in passed):
         for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
             if _is_key_expression(argument, is_key) and not any(argument is known for known in found):
+                found = [*found, argument]
+    elif any(a.__class__ is ast.Call for a in passed) and library_models.call_model(context.model, call, context.model.scope_for(call)):
+        # A modelled library call handed a key made inline (`eqx.nn.Linear(..., key=PRNGKey(0))`).
+        for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
+            if literal_seed(argument, context) is not None and not any(argument is known for known in found):
                 found = [*found, argument]
     return found
 
@@ -559,6 +565,8 @@ def same_call_but_key(first: ast.Call, second: ast.Call, ignore_receiver: bool =
 def _masked(call: ast.Call, ignore_receiver: bool = False, key: str | None = None) -> str:
     if key is not None and any(a.__class__ is ast.Name and a.id == key for a in call.args):
         args = [a for a in call.args if not (a.__class__ is ast.Name and a.id == key)]
+    elif any(k.arg in ("key", "rngs") for k in call.keywords):
+        args = call.args  # the key passed by keyword (`eqx.nn.Embedding(n, d, key=k)`): every position counts
     else:
         args = call.args[1:] if call.args else []
     keywords = [k for k in call.keywords if k.arg not in ("key", "rngs")]

@@ -560,6 +560,10 @@ class SemanticModel(DeviceValues):
                         return found, len(rebound.args) - 1, _partial_keywords(rebound, found)
                     return found, 0, set()
                 if node.id in current.local_names:
+                    if current is self.module_scope:
+                        alias = _module_alias(self, node.id)
+                        if alias is not None:
+                            return self.resolve_function(alias, current)  # `g = f` at the top level: `g` is `f`
                     return None  # bound to something other than a def in this scope
                 current = current.parent
             return None
@@ -2898,6 +2902,28 @@ def _module_assigned(model) -> set[str]:
     if found is None:
         found = model.__dict__["_module_assigned_names"] = {name for target, _ in model.module_scope.bindings for name in bound_names(target)}
     return found
+
+
+def _module_alias(model, name: str) -> ast.Name | None:
+    """The function name a module-level name is another name for: bound once, at the top level, to
+    a name the module defines with `def` and never rebinds (`loss_fn = loss`), so a call or a transform
+    of `loss_fn` runs `loss`. None for anything else (bound twice, in a branch, to a call)."""
+    aliases = model.__dict__.get("_module_aliases")
+    if aliases is None:
+        aliases = model.__dict__["_module_aliases"] = {}
+        counts: dict[str, int] = {}
+        for target, _ in model.module_scope.bindings:
+            for bound in bound_names(target):
+                counts[bound] = counts.get(bound, 0) + 1
+        defs = model.module_scope.defs
+        for statement in model.tree.body:
+            if (
+                isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, ast.Name) and statement.value.id in defs and statement.value.id not in counts
+                and counts.get(statement.targets[0].id) == 1 and statement.targets[0].id not in defs
+            ):
+                aliases[statement.targets[0].id] = statement.value
+    return aliases.get(name)
 
 
 def _reaching_lambda(model, read: ast.Name) -> Scope | None:

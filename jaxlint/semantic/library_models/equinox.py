@@ -1,12 +1,14 @@
 """Library model: Equinox.
 
 Layers take their initialisation key as the `key` keyword (`eqx.nn.Linear(in, out, key=k)`) and
-draw from it. https://docs.kidger.site/equinox/api/nn/linear/
+draw from it: each splits it into one key per parameter (`wkey, bkey = split(key)`), so two layers
+given one key draw the same bits (two `Linear`s of one shape get the same weights).
+https://docs.kidger.site/equinox/api/nn/linear/
 """
 
 MODELS = {
     **{
-        f"equinox.nn.{layer}": {"returns": "device_tree", "consumes_key": ("key",), "result": "fresh"}
+        f"equinox.nn.{layer}": {"returns": "device_tree", "consumes_key": ("key",), "result": "fresh", "key_derivation": "split"}
         for layer in ("Linear", "MLP", "Conv", "Conv1d", "Conv2d", "Conv3d", "Embedding", "GRUCell", "LSTMCell",
                       "MultiheadAttention", "ConvTranspose2d", "Sequential")
     },

@@ -48,9 +48,11 @@ MODELS = {
     # shard's own buffer, not a copy (and a device_put to the same device keeps it), so donating the
     # replicated tree later deletes what it returned (reproduced on jax 0.4.30 by the fix audit).
     "flax.jax_utils.unreplicate": {"returns": "device_tree", "result": "alias:0"},
-    # nnx: Rngs holds key streams; Optimizer(model, tx) keeps the model's own variables.
+    # nnx: Rngs holds key streams; Optimizer(model, tx) keeps the model's own variables. Its streams
+    # hand out `fold_in(key, count)` in call order, so two Rngs built from one key hand out the same
+    # keys (two models built from them get the same parameters).
     # https://flax.readthedocs.io/en/latest/api_reference/flax.nnx/rnglib.html
-    "flax.nnx.Rngs": {"returns": "key"},
+    "flax.nnx.Rngs": {"returns": "key", "consumes_key": (0, "default"), "result": "fresh", "key_derivation": "by_name"},
     "flax.nnx.Optimizer": {"returns": "object:flax.nnx.Optimizer", "result": "alias:0"},
     "flax.nnx.jit": {"returns": "jitted", "compiles": True},
     # Calling an nnx module runs its forward pass (`model(x)`, a class of the project deriving from

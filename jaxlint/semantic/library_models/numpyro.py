@@ -9,7 +9,12 @@ https://num.pyro.ai/en/stable/mcmc.html (MCMC, NUTS, HMC, SA, BarkerMH, AIES, ES
 outside `jit`, once per call.
 """
 
-MODELS: dict = {}
+# `MCMC(kernel).run(rng_key, ...)` draws the chain from its key: two runs given one key sample the
+# same chain. https://num.pyro.ai/en/stable/mcmc.html#numpyro.infer.mcmc.MCMC.run
+MODELS: dict = {
+    **{f"numpyro.infer{module}.MCMC": {"returns": "object:numpyro.infer.MCMC"} for module in ("", ".mcmc")},
+    "numpyro.infer.MCMC.run": {"consumes_key": (0, "rng_key"), "result": "fresh", "key_derivation": "split"},
+}
 
 # Entry points that trace the function handed to them inside a compiled program:
 # qualified name -> (position, keyword) of that function.
