@@ -75,6 +75,9 @@ def fix_for(call, binding, donated, context):
         for site in sites:
             reason = _ownership_problem(site, binding, position, keyword, context)
             if reason:
+                if site is not call:
+                    # (the fix edits the shared `jit`, so every call site must own what it donates)
+                    reason = f"at its call on line {site.lineno}, {reason}"
                 return f"no automatic fix: {reason}"
         if keyword is None and binding.via_decorator and binding.function is not None and binding.function.has_self:
             # `@jax.jit` on a method wraps the plain function: `self` is argument 0 of what jit sees.
