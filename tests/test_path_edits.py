@@ -55,6 +55,10 @@ def _folders(tmp_path: Path, source: str) -> tuple[list[Path], list[Path]]:
     ("import sys, os\nsys.path.append(os.path.dirname(__file__) + '/helpers')", [], ["scripts/helpers"]),
     # A later insert(0, ...) is searched first.
     ("import sys\nsys.path.insert(0, '../src')\nsys.path.insert(0, '../envs')", ["envs", "src"], []),
+    # An absolute folder of the author's machine whose tail (two parts or more) names a folder here.
+    ("import sys\nsys.path.append('/home/someone/work/checkout/scripts/helpers/')", [], ["scripts/helpers"]),
+    ("import sys\nsys.path.insert(0, '/data/user/project/scripts/helpers')", ["scripts/helpers"], []),
+    ("import sys\nfrom pathlib import Path\nsys.path.append(str(Path('/mnt/share/copy/scripts/helpers')))", [], ["scripts/helpers"]),
 ])
 def test_path_edits_evaluate_to_project_folders(tmp_path, source, front, back):
     assert _folders(tmp_path, source) == (front, back)
@@ -63,6 +67,9 @@ def test_path_edits_evaluate_to_project_folders(tmp_path, source, front, back):
 @pytest.mark.parametrize("source", [
     "import sys, os\nsys.path.append(os.environ['HOME_OF_ENVS'])",  # the environment, not the source
     "import sys\nsys.path.append('/opt/envs')",  # a folder of one machine
+    "import sys\nsys.path.append('/home/someone/project/src')",  # only one part of its tail is here
+    "import sys\nsys.path.append('/home/someone/project/other/helpers')",  # its tail is not here
+    "import sys\nsys.path.append('~/checkout/scripts/helpers')",  # a home folder
     "import sys\nsys.path.append('../missing')",  # no such folder
     "import sys\nROOT = '../src'\nROOT = '../envs'\nsys.path.append(ROOT)",  # a name bound twice
     "import sys, argparse\nsys.path.append(argparse.ArgumentParser().parse_args().root)",
@@ -84,6 +91,17 @@ def test_an_edited_folder_is_searched_in_pythons_order(tmp_path):
     assert ProjectView(str(script), tree=ast.parse(inserted)).module_path("world") == tmp_path / "envs" / "world.py"
     assert ProjectView(str(script), tree=ast.parse(appended)).module_path("world") == tmp_path / "scripts" / "world.py"
     assert ProjectView(str(script)).module_path("world") == tmp_path / "scripts" / "world.py"
+
+
+def test_an_absolute_folder_of_the_authors_machine_reaches_the_module_its_tail_names(tmp_path):
+    (tmp_path / "models" / "conv").mkdir(parents=True)
+    (tmp_path / "models" / "conv" / "net.py").write_text("def forward(x):\n    return x\n")
+    (tmp_path / "runs").mkdir()
+    script = tmp_path / "runs" / "train.py"
+    source = "import sys\nsys.path.append('/workspace/someone/repo/models/conv/')\nfrom net import forward\n"
+    assert ProjectView(str(script), tree=ast.parse(source)).module_path("net") == tmp_path / "models" / "conv" / "net.py"
+    # Within the project root when it is known: a tail outside it is not looked for.
+    assert ProjectView(str(script), root=tmp_path / "runs", tree=ast.parse(source)).module_path("net") is None
 
 
 def test_a_namespace_folder_inside_a_package_and_a_checkout_named_otherwise_set_the_module_name():

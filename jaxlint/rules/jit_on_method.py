@@ -2,8 +2,12 @@
 Flags `@jax.jit` (or `@partial(jax.jit, ...)`, `@jax.pmap`) on a method of a plain class, when
 `self` is not static.
 
+Also flags `@jax.jit` (or `@jax.pmap`) written above `@staticmethod` or `@classmethod`: decorators
+apply bottom-up, so the transform receives the descriptor object, not a function, and JAX raises a
+`TypeError` when the class body runs (`staticmethod arguments are not supported`).
+
 Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)`, static methods and
-class methods, functions of a class used as a namespace (a first parameter not named `self` that the
+class methods whose `@staticmethod`/`@classmethod` is the outermost decorator, functions of a class used as a namespace (a first parameter not named `self` that the
 body uses as data, `def v(weight, states): return states @ weight`), and methods of classes that JAX can flatten or that a framework handles: any base
 class other than `object`, another plain class of the module or a Flax Linen `nn.Module` (Linen
 modules are not pytrees: a jitted method of one raises "not a valid JAX type", so it is flagged) (`nnx.Module`,
@@ -73,7 +77,19 @@ class JitOnMethod(Rule):
 
     def check(self, node: ast.FunctionDef, context) -> None:
         scope = context.model.scope_of_node.get(node)
-        if scope is None or scope.class_node is None or not scope.has_self:
+        if scope is None or scope.class_node is None:
+            return
+        wrapped = context.model.transform_over_descriptor(node)
+        if wrapped is not None and wrapped[1].qualified in _JIT_TRANSFORMS:
+            decorator, _, descriptor = wrapped
+            context.report(
+                decorator,
+                f"`{context.text(decorator)}` above `@{descriptor}` on `{node.name}` of class `{scope.class_node.name}` "
+                f"receives the {descriptor} object, not a function: JAX raises a `TypeError` when the class is defined; "
+                f"put `@{descriptor}` outermost",
+            )
+            return
+        if not scope.has_self:
             return
         if any(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod", "property") for d in node.decorator_list):
             return

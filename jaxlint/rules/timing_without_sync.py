@@ -89,7 +89,10 @@ Not flagged, as principles:
   function it calls (`np.linalg.norm(A @ x - b)` after a solve);
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)
   whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
-  every step, `history.append(float(loss))`): at most one iteration's work is unwaited at the stamp;
+  every step, `history.append(float(loss))`) where no fresh restart of the interval's start follows
+  the wait before the stamp comes round again (a wait followed by `save_time += time.time() - mark;
+  mark = time.time()` is that other timer's, and this interval, restarted after it, holds the
+  unwaited work): at most one iteration's work is unwaited at the stamp;
   nor one whose own branch, right after the end stamp and on every lap that takes it, waits (`if i %
   10 == 0: now = time.time(); print(f"{loss} {now - last}"); last = now`): that wait falls inside the
   next interval, so chained from stamp to stamp, or from a start before the loop, each interval holds

@@ -663,6 +663,21 @@ class SemanticModel(DeviceValues):
                 return TransformUse(transform, keyword_options(decorator), list(decorator.args[1:]))
         return None
 
+    def transform_over_descriptor(self, node: ast.AST) -> tuple[ast.expr, TransformUse, str] | None:
+        """`@jax.jit` written above `@staticmethod` (or `@classmethod`): decorators apply bottom-up, so
+        the transform receives the descriptor object, not a function, and JAX raises a `TypeError`
+        when the class body runs. The first such (decorator, transform, descriptor name); None when
+        the descriptor is outermost or there is none."""
+        decorators = getattr(node, "decorator_list", ())
+        for index, decorator in enumerate(decorators):
+            use = self.decorator_transform(decorator)
+            if use is None:
+                continue
+            for below in decorators[index + 1:]:
+                if isinstance(below, ast.Name) and below.id in ("staticmethod", "classmethod") and below.id not in self.bound_names:
+                    return decorator, use, below.id
+        return None
+
     # ----- traced functions ------------------------------------------------------------------
 
     def _find_traced_functions(self) -> None:

@@ -15,7 +15,10 @@ where the script is run from), `os.pardir`/`os.curdir`, the `os.path` functions 
 (`dirname`, `join`, `abspath`, `realpath`, `normpath`) and `pathlib.Path` steps (`.parent`,
 `.parents[n]`, `.resolve()`, `/ "name"`), through module-level names bound once. Anything else
 (an environment variable, a command-line argument, a home folder) adds no folder: an import it
-would reach stays unresolved.
+would reach stays unresolved. An absolute folder of the author's machine
+(`sys.path.append('/home/me/repo/models/conv/')`) is that folder of this checkout when its tail,
+two parts or more, names a folder below one of the file's ancestors (within the project root):
+the code was written in a copy of the same repository.
 
 The result is in Python's order: `insert` folders come before the file's own folder, `append` and
 `extend` folders after the folders the project view already searches; the first folder holding the
@@ -36,13 +39,14 @@ _PATH_STEPS = frozenset({"resolve", "absolute", "expanduser"})
 _PATH_MODULE_SPELLINGS = frozenset({"os.path", "osp", "op", "path", "posixpath"})
 
 
-def path_edit_folders(tree: ast.Module, filename: Path) -> tuple[list[Path], list[Path]]:
+def path_edit_folders(tree: ast.Module, filename: Path, root: Path | None = None) -> tuple[list[Path], list[Path]]:
     """(folders put in front of the module path, folders added at its end) by the file's `sys.path`
-    edits, each an existing folder; both empty for a module that edits nothing."""
+    edits, each an existing folder; both empty for a module that edits nothing. `root`, when known,
+    bounds where an absolute folder of the author's machine is looked for by its tail."""
     edits = [node for node in ast.walk(tree) if _is_path_edit(node)]
     if not edits:
         return [], []
-    evaluator = _PathEvaluator(tree, filename)
+    evaluator = _PathEvaluator(tree, filename, root)
     front: list[Path] = []
     back: list[Path] = []
     for node in edits:
@@ -85,8 +89,9 @@ class _PathEvaluator:
     """Evaluates a path expression of one module to an absolute folder, or None when it is not
     built from `__file__`, literals and the path functions above."""
 
-    def __init__(self, tree: ast.Module, filename: Path) -> None:
+    def __init__(self, tree: ast.Module, filename: Path, root: Path | None = None) -> None:
         self.file = Path(os.path.abspath(filename))
+        self.root = Path(os.path.abspath(root)) if root is not None else None
         self.bindings: dict[str, ast.AST | None] = {}
         for statement in tree.body:
             if isinstance(statement, ast.Assign):
@@ -198,10 +203,30 @@ class _PathEvaluator:
         where a script is run from."""
         value = self._value(node)
         if isinstance(value, str):
-            if os.path.isabs(value) or value.startswith("~"):
+            if value.startswith("~"):
                 return None  # a folder of one machine, not of the project
+            if os.path.isabs(value):
+                return self._project_tail(value)
             return Path(os.path.normpath(self.file.parent / value))
         return value
+
+    def _project_tail(self, spelled: str) -> Path | None:
+        """An absolute folder of the author's machine (`/home/me/repo/src/models/`) whose tail names a
+        folder of this checkout: the checkout's folder, the longest tail of at least two parts found
+        below one of the file's ancestor folders (the nearest first), within the project root when it
+        is known, never the file system's top two levels. None otherwise: a single name matches too
+        much by chance."""
+        parts = [part for part in Path(os.path.normpath(spelled)).parts[1:] if part]
+        ancestors = [folder for folder in self.file.parents if len(folder.parts) > 2]
+        if self.root is not None:
+            ancestors = [folder for folder in ancestors if folder == self.root or self.root in folder.parents]
+        for start in range(len(parts) - 1):
+            tail = Path(*parts[start:])
+            for ancestor in ancestors:
+                candidate = ancestor / tail
+                if candidate.is_dir():
+                    return candidate
+        return None
 
     def _joined_all(self, value: Path | str | None, pieces: list[ast.expr]) -> Path | str | None:
         """`value` joined with each piece in turn (`os.path.join(a, "b", "c")`, `Path(a, "b")`,

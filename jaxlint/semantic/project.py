@@ -837,7 +837,7 @@ class ProjectView:
         self.top, self.search_paths, self._search_key = run_memo.answer(layout_key, _search_layout, self.path.parent, levels, root)
         if tree is not None:
             # The file's own `sys.path` edits (semantic/path_edits.py), in Python's order.
-            front, back = path_edits.path_edit_folders(tree, self.path)
+            front, back = path_edits.path_edit_folders(tree, self.path, root)
             if front or back:
                 ordered = [*front, *self.search_paths, *back]
                 self.search_paths = [folder for index, folder in enumerate(ordered) if folder not in ordered[:index]]

@@ -592,6 +592,7 @@ class _Walker:
 
         child: ast.AST = end_statement
         parent = parent_of(child)
+        starts = {t.id for t in getattr(start_statement, "targets", ()) if isinstance(t, ast.Name)}
         # What runs after the stamp on the laps that take it (`if i % 10 == 0: now = time.time(); ...;
         # print(float(loss))`): a wait there comes before the next stamp, so it falls inside the next
         # interval, chained from this stamp (`last = now`) or from a start before the loop.
@@ -600,8 +601,14 @@ class _Walker:
             if isinstance(parent, LOOP_NODES) and any(child is s for s in parent.body):
                 if any(node is start_statement for node in walk(parent)):
                     return False
-                others = [s for s in parent.body if s is not child]
-                if self.waits_somewhere(others + after_stamp, surely=True):
+                # A wait falls in this timer's next interval only when the start is not stamped
+                # afresh between it and this stamp (`timerWrite = time.time() - walltime; walltime =
+                # time.time()` after the host work: another timer holds the wait, and this
+                # interval, restarted after it, holds the dispatch only).
+                index = next(i for i, s in enumerate(parent.body) if s is child)
+                lap = after_stamp + parent.body[index + 1:] + parent.body[:index]
+                restarts = [i for i, s in enumerate(lap) if self._restarts(s, starts)]
+                if self.waits_somewhere(lap[restarts[-1] + 1:] if restarts else lap, surely=True):
                     return True
             located = statement_list(child) if isinstance(child, ast.stmt) else None
             if located is not None:
@@ -613,6 +620,15 @@ class _Walker:
                 ]
             child, parent = parent, parent_of(parent)
         return False
+
+    def _restarts(self, statement: ast.stmt, starts: set[str]) -> bool:
+        """The statement binds the interval's start to a fresh clock read (`walltime = time.time()`),
+        also inside its blocks; not a rebinding from an earlier stamp (`last = now`)."""
+        return any(
+            isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in starts for t in node.targets)
+            and any(isinstance(n, ast.Call) and self.model.qualified_name(n.func) in TIMERS for n in walk(node.value))
+            for node in _same_scope(statement)
+        )
 
     def eager(self, call: ast.Call) -> bool:
         return self._classify_call(call) == EAGER
