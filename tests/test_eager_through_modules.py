@@ -71,3 +71,9 @@ def test_a_function_a_script_entry_point_calls_runs_on_the_host():
     path = PROJECT / "helpers" / "continuation.py"
     result = check_markers_in_project(path, PROJECT, ["JAX203", "JAX201"])
     assert "cli.py" in {Path(dependency).name for dependency in result.dependencies}
+
+
+def test_top_level_transform_names_of_another_module():
+    # `batched = jax.vmap(forward)`, `slope = jax.grad(loss)` at the top level of helpers/transformed.py,
+    # imported by name, through the module and by a star import: their calls run what they run there.
+    check_markers_in_project(PROJECT / "aliased.py", PROJECT, ["JAX203", "JAX201"])

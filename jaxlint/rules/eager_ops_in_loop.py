@@ -85,7 +85,10 @@ parameter every call of its function in the module hands an instance of one clas
 (`roll_out(env, Policy(...))`, then `policy.select_action(obs)` inside), and an element of the tuple a
 compiled function returns where its body returns a parameter there (`trained, loss = step(net, batch)`
 with `return net, loss` under `nnx.jit`: `trained` is what `net` is). A function of another module whose
-decorator differentiates it (`@eqx.filter_value_and_grad def compute_loss`) runs the gradient when called.
+decorator differentiates it (`@eqx.filter_value_and_grad def compute_loss`) runs the gradient when called,
+and a top-level name of another module bound once to a transform of a function (`batched = jax.vmap(forward)`,
+`grad_fn = jax.grad(loss)`, imported by name, through its module or by a star import) runs what its call
+runs in that module, read from the binding's chain there (a compiled chain, or a name bound twice, runs none).
 
 Per-leaf work over the whole state the loop carries counts as a whole computation too (asked after
 the others): a tree map combining two or more trees (an EMA or Polyak average, `tree_map(lambda e, p:

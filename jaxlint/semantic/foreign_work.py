@@ -22,6 +22,7 @@ from jaxlint.semantic import returned_kinds, run_memo
 from jaxlint.semantic.bindings import bound_values, partial_value
 from jaxlint.semantic.host_code import attribute_constructor, bound_to_calls
 from jaxlint.semantic.reaching import reaching_value_outside
+from jaxlint.semantic.syntax import bound_names
 
 # Callee prefixes that are never the project's own code.
 _LIBRARY_PREFIXES = ("jax.", "numpy.", "builtins.", "flax.", "equinox.", "optax.", "haiku.", "chex.", "orbax.")
@@ -288,7 +289,7 @@ def _eager_work(path: str, digest: str, name: str, member: str | None, eager_wor
     # (Traced elsewhere in its module or not: called from here, an undecorated body runs eagerly.)
     located = _foreign_scope(path, digest, name, member, _WORK_NAMES)
     if located is None:
-        return None
+        return _alias_work(path, digest, name) if member is None else None
     scope, model = located
     _active.add(key)
     try:
@@ -302,6 +303,43 @@ def _eager_work(path: str, digest: str, name: str, member: str | None, eager_wor
         return ForeignWork(found.text, found.line, found.path, helper)
     text = ast.unparse(found.func)
     return ForeignWork(text if len(text) <= 60 else text[:57] + "...", found.lineno, path, helper)
+
+
+def _alias_work(path: str, digest: str, name: str) -> ForeignWork | None:
+    """A top-level name of another module bound once to a transform of a function (`batched =
+    jax.vmap(forward)`, `grad_fn = jax.grad(loss)`): its call runs what the same call runs in that
+    module (training_loops.chain_eager_work, read from the chain of the binding there), or None."""
+    tree = _tree_of(path, digest)
+    if tree is None:
+        return None
+    bindings = [n for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and name in {
+        t.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}]
+    if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+        return None  # (the cheap test first: one plain binding to a call)
+    key = (path, digest)
+    if key in _active:
+        return None
+    model = _model_of(path, digest)
+    if model is None:
+        return None
+    from jaxlint.semantic import callable_chains, training_loops
+
+    value = bindings[0].value
+    found = bound_values(model, name, model.module_scope)
+    if found is None or found[1] != [value] or any(name in bound_names(target) for target, _ in found[0].loops):
+        return None  # (bound anywhere else in the module, or in a loop, by anything: the same test as in one module)
+    _active.add(key)
+    try:
+        chain = callable_chains.callable_chain(value, model.module_scope, model)
+        found = training_loops.chain_eager_work(chain, chain.differentiated or value, model) if chain is not None and chain.transforms else None
+    finally:
+        _active.discard(key)
+    if found is None:
+        return None
+    if isinstance(found, ForeignWork):
+        return ForeignWork(found.text, found.line, found.path, name)
+    text = ast.unparse(found.func)
+    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", found.lineno, path, name)
 
 
 def _tree_of(path: str, digest: str) -> ast.Module | None:

@@ -527,14 +527,8 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         # The transforms around the function called, inline or through names and `partial`
         # (`jax.vmap(partial(jax.grad(loss), p))(xs)`, `batched = jax.vmap(forward)` then `batched(p, x)`).
         chain = callable_chains.callable_chain(call.func, model.scope_for(call), model)
-        if chain is not None and chain.transforms and not chain.compiled:
-            if chain.differentiated is not None:
-                return call  # a gradient taken op by op, batched or not
-            if chain.only_batching:
-                found = _batched_eager_work(chain.function, chain.scope, model)
-                if found is None and library_models.instance_runs_model(model, chain.function, chain.scope):
-                    return call  # `jax.vmap(net)(xs)` of a network instance: its whole forward pass, batched, op by op
-                return found
+        if chain is not None and chain.transforms and not chain.compiled and (chain.differentiated is not None or chain.only_batching):
+            return chain_eager_work(chain, call, model)
         if chain is None and isinstance(call.func, ast.Call) and call.func.args \
                 and model.qualified_name(call.func.func) in jaxapi.VMAP_LIKE \
                 and library_models.instance_runs_model(model, call.func.args[0], model.scope_for(call)):
@@ -563,6 +557,22 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         # (read again with the branches the call's literal arguments decide: `step(s, b, train=True)`)
         found = call_eager_work(call, model)
     return found
+
+
+def chain_eager_work(chain: callable_chains.Chain, call: ast.Call, model: SemanticModel) -> ast.Call | None:
+    """The whole computation a call (`call`, or the binding it is read through) of the callable
+    `chain` runs outside `jit`: the call itself where the chain takes a gradient op by op (batched or
+    not) or batches a network instance, the work of the function it batches, else None (compiled)."""
+    if not chain.transforms or chain.compiled:
+        return None
+    if chain.differentiated is not None:
+        return call  # a gradient taken op by op, batched or not
+    if chain.only_batching:
+        found = _batched_eager_work(chain.function, chain.scope, model)
+        if found is None and library_models.instance_runs_model(model, chain.function, chain.scope):
+            return call  # `jax.vmap(net)(xs)` of a network instance: its whole forward pass, batched, op by op
+        return found
+    return None
 
 
 def _batched_eager_work(function: ast.expr, scope: Scope, model: SemanticModel) -> ast.Call | None:
