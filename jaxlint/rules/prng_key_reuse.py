@@ -84,7 +84,10 @@ key, bound once and never rebound, that a jitted function called in a loop consu
 receiving or advancing it (a compile-time constant: the same numbers every call), or that a function
 of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
 `def jitter(a)`, also under `@jax.vmap`: the same key on every call; not where the key's or the
-function's name says it is fixed for evaluation or plotting, `def plot_samples`). Keys fixed once and drawn from per step are
+function's name says it is fixed for evaluation or plotting, `def plot_samples`). So is a key that such a function,
+with no loop of its own, makes afresh from a constant seed (`key = PRNGKey(0)`, or `PRNGKey(SEED)` with `SEED` a
+module-level int) and draws from with `jax.random`'s samplers (`def random_crop(x): start = randint(PRNGKey(0), ...)` called per batch): the same
+key on every call, so every step draws the same crop, noise or mask. Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
 from without advancing it (directly, through a local name `key = self.rng`, or by handing it to another
 method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
@@ -275,6 +278,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   key kept on `self` or given as a default whose name, or whose function's name, says it is fixed for
   evaluation (`self.eval_key`, `def validate(..., key=PRNGKey(42))`), a stored key drawn from by a
   method that no loop of the module runs (a one-off `build`), and a default key at a call outside loops.
+- A key a function makes from a seed that is one of its parameters (`PRNGKey(seed)`), that it folds
+  with data (`fold_in(PRNGKey(0), step)`), or that a function which loops itself makes (a run, one
+  stream from a fixed seed), or hands to a model's `init` or a `split`, or one called only outside loops (setup): a fixed start, not
+  a repeated step; nor where the function's or key's name says it is fixed for evaluation.
 - A network run with its randomness switched off by a literal flag (`apply(params, rng, x,
   is_training=False)`, `train=False`, `deterministic=True`): it draws nothing from the key it is
   handed, so an evaluation loop passing one key to every batch repeats nothing
@@ -532,13 +539,13 @@ class PrngKeyReuse(Rule):
     def _captured_keys(self, function: ast.AST, context) -> None:
         model = context.model
         module_keys = key_values.module_constant_keys(model, context)
-        if not module_keys:
-            return
         for argument, key, called, loop_call, compiled in key_values.captured_constant_keys(function, model, module_keys, context):
             how = f"captured by jitted `{called.name}` as a constant" if compiled else f"drawn from by `{called.name}`"
+            local = compiled is False and key in called.local_names
+            what = f"PRNG key `{key}`, made from a constant seed on every call," if local else f"module-level PRNG key `{key}`"
             context.report(
                 argument,
-                f"module-level PRNG key `{key}` is {how} and never advanced, "
+                f"{what} is {how} and never advanced, "
                 f"so every call (in the loop at line {loop_call.lineno}) draws the same numbers; pass a fresh key "
                 f"as an argument (split it per step)",
             )

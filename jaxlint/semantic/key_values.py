@@ -600,14 +600,62 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
         return
     if loop_call is None:
         return
+    local_keys = constant_seed_keys(function, scope, model, context) if jitted is None else set()
     for node in _own_nodes(function):
         if not isinstance(node, ast.Call):
             continue
-        for argument in consumed_arguments(node, context, known_module_keys.__contains__):
-            if isinstance(argument, ast.Name) and argument.id in known_module_keys and _free_up_to_module(argument.id, scope, model):
+        for argument in consumed_arguments(node, context, lambda name: name in known_module_keys or name in local_keys):
+            if not isinstance(argument, ast.Name):
+                continue
+            local = argument.id in local_keys and is_random_call(node, context) and context.qualified_name(node.func) != "jax.random.split"
+            if local or (argument.id in known_module_keys and _free_up_to_module(argument.id, scope, model)):
                 if jitted is None and _FIXED_ON_PURPOSE.search(argument.id):
                     continue  # `EVAL_KEY`: fixed on purpose
                 yield argument, argument.id, called, loop_call, jitted is not None
+
+
+def constant_seed_keys(function: ast.AST, scope: Scope, model, context) -> set[str]:
+    """Names a function binds once, to a key made from a constant seed (`key = PRNGKey(0)`, or
+    `PRNGKey(SEED)` with `SEED` a module-level name bound once to a literal int): the same key on
+    every call, as a module-level key is; drawn from by `jax.random`'s samplers (a model's `init`
+    or a `split` on it starts a setup or a stream). Only in a function with no loop of its own, one step's
+    work (a function that loops is a run, whose fixed seed starts one stream on purpose); not a key
+    folded with data (`fold_in(key, step)`, a stream by step) or made from a parameter."""
+    if any(node.__class__ in _OWN_LOOPS for node in _own_nodes(function)):
+        return set()
+    counts: dict[str, int] = {}
+    made: set[str] = set()
+    for target, value in scope.bindings:
+        for name in (bound_names(target) if target is not None else ()):
+            counts[name] = counts.get(name, 0) + 1
+            if isinstance(target, ast.Name) and _constant_seed(value, scope, model, context):
+                made.add(name)
+    folded = {
+        node.args[0].id for node in _own_nodes(function)
+        if node.__class__ is ast.Call and node.args and node.args[0].__class__ is ast.Name
+        and context.qualified_name(node.func) == "jax.random.fold_in"
+    }
+    return {name for name in made if counts[name] == 1 and name not in scope.params and name not in folded}
+
+
+_OWN_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+
+
+def _constant_seed(value: ast.AST, scope: Scope, model, context) -> bool:
+    if not isinstance(value, ast.Call) or context.qualified_name(value.func) not in KEY_MAKERS:
+        return False
+    if len(value.args) != 1 or value.keywords:
+        return False
+    seed = value.args[0]
+    if isinstance(seed, ast.Constant):
+        return isinstance(seed.value, int) and not isinstance(seed.value, bool)
+    if isinstance(seed, ast.Name) and not _FIXED_ON_PURPOSE.search(seed.id):
+        bound = [v for target, v in model.module_scope.bindings for name in (bound_names(target) if target is not None else ()) if name == seed.id]
+        return (
+            len(bound) == 1 and isinstance(bound[0], ast.Constant) and isinstance(bound[0].value, int)
+            and not isinstance(bound[0].value, bool) and _free_up_to_module(seed.id, scope, model)
+        )
+    return False
 
 
 def _in_comprehension_body(node: ast.AST) -> bool:
