@@ -59,15 +59,16 @@ _mentions: dict[tuple, bool] = {}
 _active: set[tuple[str, str]] = set()
 
 
-def imported_eager_work(call: ast.Call, model, eager_work_in) -> ForeignWork | None:
+def imported_eager_work(call: ast.Call, model, eager_work_in, chain_eager_work) -> ForeignWork | None:
     """The whole computation a call of a project function or method of another module runs eagerly
-    on every call, or None (`eager_work_in(scope, model)`: the question, training_loops.eager_work_in)."""
+    on every call, or None (`eager_work_in(scope, model)`: the question, training_loops.eager_work_in;
+    `chain_eager_work(chain, call, model)`: the same for a name bound to a transform, training_loops.chain_eager_work)."""
     located = _located_callee(call, model)
     if located is None:
         return None
     summary, name, member = located
     key = ("eager-work", summary.path, summary.digest, name, member)
-    return run_memo.answer(key, _eager_work, summary.path, summary.digest, name, member, eager_work_in)
+    return run_memo.answer(key, _eager_work, summary.path, summary.digest, name, member, eager_work_in, chain_eager_work)
 
 
 def imported_helper_sync(call: ast.Call, model, helper_sync):
@@ -282,14 +283,14 @@ def _locate(project, qualified: str):
     return None
 
 
-def _eager_work(path: str, digest: str, name: str, member: str | None, eager_work_in) -> ForeignWork | None:
+def _eager_work(path: str, digest: str, name: str, member: str | None, eager_work_in, chain_eager_work) -> ForeignWork | None:
     key = (path, digest)
     if key in _active:
         return None  # (modules calling each other: none while being worked out)
     # (Traced elsewhere in its module or not: called from here, an undecorated body runs eagerly.)
     located = _foreign_scope(path, digest, name, member, _WORK_NAMES)
     if located is None:
-        return _alias_work(path, digest, name) if member is None else None
+        return _alias_work(path, digest, name, chain_eager_work) if member is None else None
     scope, model = located
     _active.add(key)
     try:
@@ -305,7 +306,7 @@ def _eager_work(path: str, digest: str, name: str, member: str | None, eager_wor
     return ForeignWork(text if len(text) <= 60 else text[:57] + "...", found.lineno, path, helper)
 
 
-def _alias_work(path: str, digest: str, name: str) -> ForeignWork | None:
+def _alias_work(path: str, digest: str, name: str, chain_eager_work) -> ForeignWork | None:
     """A top-level name of another module bound once to a transform of a function (`batched =
     jax.vmap(forward)`, `grad_fn = jax.grad(loss)`): its call runs what the same call runs in that
     module (training_loops.chain_eager_work, read from the chain of the binding there), or None."""
@@ -322,7 +323,7 @@ def _alias_work(path: str, digest: str, name: str) -> ForeignWork | None:
     model = _model_of(path, digest)
     if model is None:
         return None
-    from jaxlint.semantic import callable_chains, training_loops
+    from jaxlint.semantic import callable_chains
 
     value = bindings[0].value
     found = bound_values(model, name, model.module_scope)
@@ -331,7 +332,7 @@ def _alias_work(path: str, digest: str, name: str) -> ForeignWork | None:
     _active.add(key)
     try:
         chain = callable_chains.callable_chain(value, model.module_scope, model)
-        found = training_loops.chain_eager_work(chain, chain.differentiated or value, model) if chain is not None and chain.transforms else None
+        found = chain_eager_work(chain, chain.differentiated or value, model) if chain is not None and chain.transforms else None
     finally:
         _active.discard(key)
     if found is None:

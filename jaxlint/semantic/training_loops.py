@@ -551,7 +551,7 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
         from jaxlint.semantic.foreign_work import imported_eager_work
 
         # (a function or method of another project module, asked of a model of that module)
-        return imported_eager_work(call, model, eager_work_in)
+        return imported_eager_work(call, model, eager_work_in, chain_eager_work)
     found = eager_work_in(helper, model)
     if found is None and helper.parent is model.module_scope:
         # (read again with the branches the call's literal arguments decide: `step(s, b, train=True)`)
