@@ -946,10 +946,7 @@ def _returned_small(key: str, statement: ast.stmt, binding, model, position=None
         returned = list(function.returns)
     else:
         return False
-    params = binding.param_names
-    state = keyword if keyword is not None else (
-        params[position] if params is not None and isinstance(position, int) and 0 <= position < len(params) else None
-    )
+    state = conversions.argument_parameter(binding, position, keyword)
     return all(_small_or_passed_through(value, state, function, model) for value in returned)
 
 

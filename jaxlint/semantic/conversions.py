@@ -94,7 +94,9 @@ def _same_or_real_part(node: ast.AST, name: str, qualified) -> bool:
 
 def binding_converts(binding, position: int | None, keyword: str | None, model) -> bool:
     """The compiled callable of `binding` only converts the argument at `position` (or `keyword`)."""
-    name = _parameter_named(binding, position, keyword)
+    if binding.param_names is None:
+        return False
+    name = argument_parameter(binding, position, keyword)
     if name is None:
         return False
     if binding.function is None:
@@ -103,15 +105,13 @@ def binding_converts(binding, position: int | None, keyword: str | None, model) 
     return name in converted_parameters(binding.function.node, False, model.qualified_name)
 
 
-def _parameter_named(binding, position: int | None, keyword: str | None) -> str | None:
+def argument_parameter(binding, position: int | None, keyword: str | None) -> str | None:
     """The parameter of the compiled callable of `binding` that the argument at `position` (or
-    `keyword`) fills, where its parameters are known."""
-    params = binding.param_names
-    if not params:
-        return None
+    `keyword`) fills: the keyword itself, or the name at that position where the parameters are listed."""
     if keyword is not None:
         return keyword
-    if position is not None and 0 <= position < len(params):
+    params = binding.param_names
+    if params is not None and isinstance(position, int) and 0 <= position < len(params):
         return params[position]
     return None
 
@@ -133,7 +133,9 @@ def binding_reshards(binding, position: int | None, keyword: str | None) -> bool
     placed_in = next((binding.options[name] for name in _IN_PLACEMENTS if name in binding.options), None)
     if placed_in is not None and ast.dump(placed_in) == ast.dump(out):
         return False
-    name = _parameter_named(binding, position, keyword)
+    if not binding.param_names:
+        return False
+    name = argument_parameter(binding, position, keyword)
     if name is None:
         return False
     node = binding.function.node
