@@ -195,11 +195,17 @@ def _join_cell_by_cell(notebook: Notebook, filename: str) -> Joined:
     return Joined("".join(parts), included, syntax_errors, errors)
 
 
+# "line 12", "lines 12, 14" and "lines 12 and 14" in a message: rows of the joined module.
+_ROWS_IN_MESSAGE_RE = re.compile(r"\b(lines?) (\d+(?:(?:, | and )\d+)*)\b")
+_ROW_NUMBER_RE = re.compile(r"\d+")
+
+
 class CellMap:
     """Maps positions in a joined module (as it is now, after any fixes) to (cell, position)."""
 
     def __init__(self, text: str) -> None:
         self.starts: list[tuple[int, int]] = []  # (row of the marker, cell number)
+        self.rows = text.count("\n") + 1
         for row, line in enumerate(text.split("\n"), start=1):
             match = _CELL_MARKER_RE.match(line)
             if match:
@@ -230,8 +236,33 @@ class CellMap:
             noqa = self.locate(Position(diagnostic.noqa_row, 1))
             noqa_row = noqa[1].row if noqa is not None and noqa[0] == cell else None
         return replace(
-            diagnostic, location=location, end_location=end_location, cell=cell, noqa_row=noqa_row, fix=self._fix(diagnostic.fix, cell)
+            diagnostic,
+            message=self.message(diagnostic.message, cell),
+            location=location,
+            end_location=end_location,
+            cell=cell,
+            noqa_row=noqa_row,
+            fix=self._fix(diagnostic.fix, cell),
         )
+
+    def message(self, message: str, cell: int) -> str:
+        """The message with the rows it names in the joined module ("at line 380", "lines 387, 388")
+        given as the reader sees them: rows of the finding's own cell, or rows of another cell named."""
+
+        def cell_rows(match: re.Match) -> str:
+            word, numbers = match.group(1), [int(n) for n in _ROW_NUMBER_RE.findall(match.group(2))]
+            located = [self.locate(Position(number, 1)) if 1 <= number <= self.rows else None for number in numbers]
+            if any(place is None for place in located):
+                return match.group(0)
+            cells = {place[0] for place in located}
+            rows = ", ".join(str(place[1].row) for place in located)
+            if cells == {cell}:
+                return f"{word} {rows}"
+            if len(cells) == 1:
+                return f"{word} {rows} of cell {located[0][0]}"
+            return f"{word} " + ", ".join(f"{place[1].row} of cell {place[0]}" for place in located)
+
+        return _ROWS_IN_MESSAGE_RE.sub(cell_rows, message)
 
     def _fix(self, fix: Fix | None, cell: int) -> Fix | None:
         """The fix in cell coordinates; None when an edit reaches into another cell."""

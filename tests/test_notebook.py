@@ -284,3 +284,35 @@ def test_notebook_with_every_cell_python_is_parsed_once(monkeypatch):
     monkeypatch.setattr(ast_module, "parse", lambda *args, **kwargs: parses.append(1) or real_parse(*args, **kwargs))
     result = lint_notebook(text, "nb.ipynb", settings, rules)
     assert not result.errors and not result.diagnostics and len(parses) == 1
+
+
+def test_cell_map_gives_message_rows_as_the_reader_sees_them():
+    joined = "# @@notebook-cell 2@@\nimport jax\n# @@notebook-cell 5@@\nx = 1\ny = 2\nz = 3\n"
+    cells = CellMap(joined)
+    # Rows of the finding's own cell become rows of that cell; rows of another cell name it.
+    assert cells.message("covers the reads at lines 5, 6", 5) == "covers the reads at lines 2, 3"
+    assert cells.message("through `f` at line 2", 5) == "through `f` at line 1 of cell 2"
+    assert cells.message("used on lines 2 and 4", 5) == "used on lines 1 of cell 2, 1 of cell 5"
+    # Rows outside the module, and text that names no row, are left alone.
+    assert cells.message("see file.py:4 (line 99)", 5) == "see file.py:4 (line 99)"
+    assert cells.message("a linear layer", 5) == "a linear layer"
+
+
+def test_notebook_messages_name_rows_within_cells():
+    import json as json_module
+
+    cells = ["import jax\n", "key = jax.random.PRNGKey(0)\na = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))\n"
+             "c = jax.random.uniform(key, (3,))\nd = jax.random.normal(key, (2,))\nprint(a, b, c, d)\n"]
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": s} for s in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    settings, rules = settings_and_rules()
+    result = lint_notebook(json_module.dumps(notebook), "nb.ipynb", settings, rules)
+    found = [d for d in result.diagnostics if d.code == "JAX501"]
+    assert found and all(d.cell == 2 for d in found)
+    # The message's rows are rows of cell 2 (1-6), not of the joined module (which has a marker per cell).
+    import re as re_module
+
+    named = [int(n) for d in found for part in re_module.findall(r"lines? ([\d, ]+)", d.message) for n in re_module.findall(r"\d+", part)]
+    assert named == [5], [d.message for d in found]
