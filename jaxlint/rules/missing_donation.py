@@ -139,8 +139,9 @@ memory whatever the call donates, so donation saves nothing (it would fail on th
 Nor is a value passed through a compiled cast: a function whose every return casts that argument
 to a dtype (`x.astype(ref.dtype)`, `jnp.asarray(x, dtype=d)`, a `tree_map` of such a cast, after
 taking the real part or not), in this module or another (`grads = cast_like(grads, params)`).
-Where the dtype changes no output buffer can take the input's place, and where it does not the
-output is the input itself: donation saves nothing (semantic/conversions.py).
+Where the dtype changes no output buffer can take the input's place, so donation saves nothing;
+where it does not, the output is a copy of the input (benchmarks/donation_passthrough.py) and the
+cast is the waste: the fix is to drop it, not to donate (semantic/conversions.py).
 Nor is a value passed through a compiled reshard: an identity (`lambda x: x`, or a function returning
 its parameter unchanged) compiled with an output placement other than its input's (`pjit(lambda x: x,
 in_axis_resources=None, out_axis_resources=spec)`, `jax.jit(f, out_shardings=sharded)`): each device's
@@ -168,12 +169,13 @@ replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step
 itself hands back such a value in the place the state is rebound (`action, carry = act(params, obs,
 carry)` returning a key split from `carry`): after one step the state is that value, whatever it
-started as. Parts of the state handed back unchanged count the same way (`(key, plan, scale) = state`
-... `return action, (new_key, plan, scale)`): an output that is the input itself takes no second
-buffer, so donation would save only the new key; so does the state with only small fields replaced
-(`return state._replace(key=key), action`, also read in another module for a static method called
-through its class). So is a model whose size the source
-fixes: the `init` of a network whose layer widths are literals, module constants, argument defaults,
+started as. Parts of the state handed back unchanged do not count as small: a compiled output
+that is its input unchanged is a new buffer, a copy made on every call, unless the input is donated
+(measured on the CPU with jax 0.10.2 and on an H200 with 0.11.2: benchmarks/donation_passthrough.py),
+so `(key, plan, scale) = state` ... `return action, (new_key, plan, scale)`, or a state with only
+its key replaced (`return state._replace(key=key), action`), costs a second copy of the plan or of
+the whole state per call, and is flagged where the state is large or of unknown size. A model whose
+size the source fixes is small too: the `init` of a network whose layer widths are literals, module constants, argument defaults,
 literal arguments of the call that builds it, items of a configuration dict no code changes in place
 (`CONFIG["width"]`, a dict handed to a constructor) or a parameter every call in the module sets to
 an integer (the largest counts) (`nn.Dense(32)`, `hk.nets.MLP([32, 1])`,
@@ -389,7 +391,7 @@ class MissingDonation(Rule):
                 continue
             if _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
-            if _returned_small(key, node, binding, context.model, position, keyword):
+            if _returned_small(key, node, binding, context.model):
                 continue
             if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
                 continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
@@ -920,7 +922,7 @@ _SMALL_ELEMENTS = carried_state.WORTH_DONATING_BYTES // 4
 _SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
 
 
-def _returned_small(key: str, statement: ast.stmt, binding, model, position=None, keyword=None) -> bool:
+def _returned_small(key: str, statement: ast.stmt, binding, model) -> bool:
     """The compiled function itself hands back, in the place the state is rebound, a value the
     source shows small: `action, self._state = policy(params, obs, self._state)` where the policy
     returns `action, next_key` (a key split from the one passed). Whatever the state held before,
@@ -946,8 +948,7 @@ def _returned_small(key: str, statement: ast.stmt, binding, model, position=None
         returned = list(function.returns)
     else:
         return False
-    state = conversions.argument_parameter(binding, position, keyword)
-    return all(_small_or_passed_through(value, state, function, model) for value in returned)
+    return all(_small_returned(value, function, model) for value in returned)
 
 
 def _home_static_method(call: ast.Call, binding, model):
@@ -969,50 +970,24 @@ def _home_static_method(call: ast.Call, binding, model):
     return (scope, home) if scope is not None and not scope.has_self else None
 
 
-def _small_or_passed_through(value: ast.AST, state: str | None, function, model, depth: int = 0) -> bool:
-    """What the compiled function hands back in the state's place is small (a key split from the one
-    passed) or is the state's own parts unchanged (`(key, plan, scale) = state` ... `return action,
-    (new_key, plan, scale)`): an output that is the input itself takes no second buffer, so donation
-    saves at most the small parts. A state of only unchanged parts is not an update at all."""
+def _small_returned(value: ast.AST, function, model, depth: int = 0) -> bool:
+    """What the compiled function hands back in the state's place is small: a value the source sizes
+    small, a key split from another (`sample_key, key = jax.random.split(key)`), or a tuple of those.
+    Parts of the state handed back unchanged do not count: a compiled output that is its input
+    unchanged is a second buffer unless the input is donated (measured with jax 0.10.2 on the CPU and
+    0.11.2 on an H200: benchmarks/donation_passthrough.py), so they cost what the state costs."""
     if carried_state.known_small(value, function, model):
         return True
-    if state is None or depth > 3:
+    if depth > 3:
         return False
     if isinstance(value, (ast.Tuple, ast.List)):
-        return bool(value.elts) and all(_small_or_passed_through(e, state, function, model, depth + 1) for e in value.elts)
-    if isinstance(value, ast.Attribute):
-        return dotted_name(value) is not None and dotted_name(value).split(".", 1)[0] == state and "." in dotted_name(value)
-    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, (int, str)):
-        return isinstance(value.value, ast.Name) and value.value.id == state  # `state[1]`, `state["plan"]`
-    if _replaced_fields(value, state) is not None:
-        # `state._replace(key=key)`: the state's other fields handed back unchanged, the new ones small.
-        return all(_small_or_passed_through(v, state, function, model, depth + 1) for v in _replaced_fields(value, state))
-    if not isinstance(value, ast.Name):
+        return bool(value.elts) and all(_small_returned(e, function, model, depth + 1) for e in value.elts)
+    if not isinstance(value, ast.Name) or value.id in function.params:
         return False
-    if value.id == state:
-        return False  # the whole state handed back: not shown to be small or unchanged
-    bindings = [(target, bound) for target, bound in function.bindings if value.id in {dotted_name(e) for e in target_elements(target)}]
-    if not bindings or value.id in function.params:
-        return False
-    for target, bound in bindings:
-        unpacked = isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts)
-        if unpacked and isinstance(bound, ast.Name) and bound.id == state:
-            continue  # a part of the state, unchanged
-        if unpacked and isinstance(bound, ast.Call) and model.qualified_name(bound.func) == "jax.random.split":
-            continue  # a key split from another
-        if isinstance(target, ast.Name) and _replaced_fields(bound, state) is not None and _small_or_passed_through(bound, state, function, model, depth + 1):
-            continue  # `new_state = state._replace(key=key)`
-        return False
-    return True
-
-
-def _replaced_fields(value: ast.AST, state: str) -> list | None:
-    """The new values of `state._replace(f=v, ...)` / `state.replace(f=v, ...)` (keywords only), else None."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("_replace", "replace")):
-        return None
-    if not (isinstance(value.func.value, ast.Name) and value.func.value.id == state) or value.args or not value.keywords:
-        return None
-    return None if any(keyword.arg is None for keyword in value.keywords) else [keyword.value for keyword in value.keywords]
+    bindings = [bound for target, bound in function.bindings if value.id in {dotted_name(e) for e in target_elements(target)}]
+    return bool(bindings) and all(
+        isinstance(bound, ast.Call) and model.qualified_name(bound.func) == "jax.random.split" for bound in bindings
+    )
 
 
 def _small_allocation(value: ast.AST, model, scope) -> bool:

@@ -5,8 +5,9 @@ possibly after taking the real part, directly or through a tree map of such a ca
 
 A compiled conversion rebinding its argument (`grads = cast_like(grads, params)`) is not an update of
 carried state: where the dtype changes, no output buffer can take the input's place (donation needs
-the same shape and dtype), and where it does not, the output is the input itself. Donating it saves
-nothing (JAX401). Read once per function, from its syntax only, so the project summaries of other
+the same shape and dtype), and where it does not, the output is a copy of its input (a second buffer
+unless donated: benchmarks/donation_passthrough.py), so the cast is the waste and dropping it is the
+fix, not a donation (JAX401). Read once per function, from its syntax only, so the project summaries of other
 modules carry the answer too (project.FunctionSummary.converted_params).
 """
 
