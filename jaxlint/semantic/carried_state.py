@@ -1165,6 +1165,10 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             # append is, where the source fixes their items (semantic/built_lists.py).
             return _built_list_elements(value, owner, model, depth + 1, passed if owner is scope else None)
         return _elements(bound, owner, model, depth + 1, passed if owner is scope else None)
+    if isinstance(value, _KeyItem):
+        return 2  # one key of a split (`k` in `for m, n, k in zip(..., split(key, 3))`)
+    if isinstance(value, ast.ListComp):
+        return _comprehension_elements(value, scope, model, depth, passed)
     if isinstance(value, ast.Subscript):
         # `split(key)[0]`: one key of the array.
         inner = value.value
@@ -1338,12 +1342,54 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
             return None
         if any(isinstance(a, ast.Starred) for a in arguments) or any(k.arg is None for k in call.keywords):
             return None
-        frame = {parameter: (argument, scope) for parameter, argument in zip(helper.params, arguments)}
-        frame.update((k.arg, (k.value, scope)) for k in call.keywords if k.arg in helper.param_nodes)
+        frame = {parameter: _passed_on(argument, scope, passed) for parameter, argument in zip(helper.params, arguments)}
+        frame.update((k.arg, _passed_on(k.value, scope, passed)) for k in call.keywords if k.arg in helper.param_nodes)
+        if frame and isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A parameter the call leaves out holds its default (`scale=1e-2` in `layer(m, n, key)`).
+            from jaxlint.semantic.syntax import parameter_defaults
+
+            for parameter, default in parameter_defaults(helper.node.args).items():
+                frame.setdefault(parameter, (default, helper.parent or scope))
         # (A helper without parameters reads its values as the module does: `init = lambda: net.init(k, x)`.)
         counts = [_elements(returned, helper, model, depth + 1, frame or None) for returned in returns]
         return None if None in counts else max(counts)
     return None
+
+
+def _passed_on(argument: ast.AST, scope, passed: dict | None) -> tuple:
+    """(the expression, its scope) a helper's parameter is bound to: a name the caller itself was
+    handed (its own parameter, a comprehension's item) stands for what was handed."""
+    if passed and isinstance(argument, ast.Name) and argument.id in passed:
+        return passed[argument.id]
+    return argument, scope
+
+
+def _comprehension_elements(comprehension: ast.ListComp, scope, model, depth: int, passed: dict | None) -> int | None:
+    """Elements of the list a comprehension over a sequence the source fixes builds (`[layer(m, n, k)
+    for m, n, k in zip(widths[:-1], widths[1:], keys)]`): the sum over its items of the element
+    computed with that item (semantic/built_lists.py); None otherwise."""
+    from jaxlint.semantic import built_lists
+
+    if depth > _DEPTH:
+        return None
+
+    def scalar(inner: ast.AST):
+        found = _python_value(inner, scope, model, passed)
+        return None if found is UNKNOWN_VALUE else found
+
+    frames = built_lists.comprehension_values(comprehension, lambda node: built_lists.sequence_value(node, scalar))
+    if frames is None:
+        return None
+    total = 0
+    for frame in frames:
+        bound = {**(passed or {}), **{key: (_as_node(item), scope) for key, item in frame.items()}}
+        if any(node is None for node, _ in bound.values()):
+            return None
+        counted = _elements(comprehension.elt, scope, model, depth + 1, bound)
+        if counted is None:
+            return None
+        total += counted
+    return total
 
 
 def _state_sizes(model):
@@ -1543,17 +1589,28 @@ def _built_list_elements(name: ast.Name, owner, model, depth: int, passed: dict 
 
 
 UNKNOWN_VALUE = object()
+# An item of a split key array (`for m, n, k in zip(widths[:-1], widths[1:], split(key, 3))`): a key,
+# as a Python value and as the node a loop's or comprehension's target is bound to.
+_KEY = object()
+
+
+class _KeyItem(ast.expr):
+    _fields = ()
 
 
 def _python_value(node: ast.AST, scope, model, passed: dict | None, depth: int = 0):
     """The Python value (a number, a tuple of them) of a size expression, through a helper's
-    parameters and names bound once to a list or tuple display; UNKNOWN_VALUE otherwise."""
+    parameters and names bound once to a list or tuple display, `len` of such a sequence, integer
+    arithmetic, and the keys of a split (`split(key, len(widths) - 1)`: that many keys); UNKNOWN_VALUE
+    otherwise."""
     from jaxlint.semantic import built_lists
     from jaxlint.semantic.bindings import bound_values
     from jaxlint.semantic.constants import UNKNOWN
 
     if depth > _DEPTH:
         return UNKNOWN_VALUE
+    if isinstance(node, _KeyItem):
+        return _KEY
     if isinstance(node, ast.Name) and passed and node.id in passed:
         argument, caller = passed[node.id]
         return _python_value(argument, caller, model, None, depth + 1)
@@ -1563,10 +1620,30 @@ def _python_value(node: ast.AST, scope, model, passed: dict | None, depth: int =
     found = _int_value(node, scope, model, passed)
     if found is not UNKNOWN and found is not None:
         return found
+    if isinstance(node, ast.Call) and model.qualified_name(node.func) == "builtins.len" and len(node.args) == 1 and not node.keywords:
+        items = _python_value(node.args[0], scope, model, passed, depth + 1)  # `len(widths)`
+        return len(items) if isinstance(items, tuple) else UNKNOWN_VALUE
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = (_python_value(side, scope, model, passed, depth + 1) for side in (node.left, node.right))
+        if not all(isinstance(side, int) and not isinstance(side, bool) for side in (left, right)):
+            return UNKNOWN_VALUE
+        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op, ast.Sub) else left * right
+    if isinstance(node, ast.Call) and model.qualified_name(node.func) == "jax.random.split":
+        # `split(key, n)`: n keys, items of a sequence a loop or comprehension walks.
+        count = _keyword_or_position(node, 1, "num")
+        number = 2 if count is None else _python_value(count, scope, model, passed, depth + 1)
+        if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= built_lists.MAX_ITEMS:
+            return UNKNOWN_VALUE
+        return (_KEY,) * number
     if isinstance(node, ast.Name):
         bound = bound_values(model, node.id, scope)
         if bound is not None and len(bound[1]) == 1 and isinstance(bound[1][0], (ast.List, ast.Tuple)) and not _mutated(node.id, bound[0]):
             return _python_value(bound[1][0], bound[0], model, None, depth + 1)
+        if (
+            bound is not None and len(bound[1]) == 1 and isinstance(bound[1][0], ast.Call)
+            and model.qualified_name(bound[1][0].func) == "jax.random.split"
+        ):
+            return _python_value(bound[1][0], bound[0], model, passed if bound[0] is scope else None, depth + 1)
     return UNKNOWN_VALUE
 
 
@@ -1576,6 +1653,8 @@ def _or_none(value):
 
 def _as_node(value) -> ast.expr | None:
     """A literal node for a loop item: a number, or a tuple of them."""
+    if value is _KEY:
+        return _KeyItem()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return ast.Constant(value=value)
     if isinstance(value, (tuple, list)):
