@@ -74,7 +74,7 @@ agent's entropy temperature and Lagrange multipliers (`alpha_params`, `log_ent_c
 values that start small: numbers (`total = 0.0`), vectors with one entry per row or device
 (`jnp.zeros(x.shape[0])`, per-device step counters `np.broadcast_to(step, (jax.local_device_count(),))`),
 integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks), and arrays
-of a size the source fixes below 100 MB (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`):
+of a size the source fixes below 1 MB (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`):
 rebound every step but bytes to megabytes, so donation saves nothing that matters.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
@@ -86,8 +86,10 @@ is an intermediate of one call). A
 single rebinding in straight-line code (`x = safe_mask(m, f, x)` in a helper) is a one-off call,
 usually itself traced by its callers, where donation does nothing. Demonstration code (a notebook,
 a module under docs/, examples/, tutorials/, notebooks/ or colabs/) is flagged only where the
-source shows the state at 100 MB or more: it runs toy sizes chosen to finish in seconds, and the
-cost of a second copy grows with a size it does not show (semantic/demo_code.py). Test code is not flagged either,
+source shows the state at 1 MB or more, as any module does a state it sizes (an MNIST MLP of
+784-512-512-10 holds 2.7 MB), in the binding that reaches the update (a notebook rebinding `params`
+cell after cell is judged by the nearest one before the loop): it runs toy sizes chosen to finish in
+seconds, and its labels call a size it does not show tiny too often for a finding (semantic/demo_code.py). Test code is not flagged either,
 nor interactive programs (they read `input()` or import a GUI or event library such as pygame): a
 person paces their loop (as a clock does a loop that sleeps every iteration), a lambda or
 `partial` compiled at the call (`jax.pmap(lambda x: ...)(state)`: JAX302 asks to hoist it first), and `self.s = jax.jit(env.step)(self.s, a)` compiles per call (JAX302).
@@ -151,16 +153,21 @@ one in and out, copies the arrays in place and stays flagged.
 A parameter of a method rebound once beside the object's state is skipped too
 (`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
 
-State whose size the source shows is under 100 MB per device is not worth donating either,
-however it is built (a second copy of a few MB to tens of MB, a small MLP or CNN with its optimizer
-moments, is nil next to an accelerator's memory; hundreds of MB and more is where donation
-matters): a PRNG key alone (`carry = PRNGKey(1)`, `split(key)`), arrays of sizes fixed
+State whose size the source shows is under 1 MB per device is not worth donating either,
+however it is built (a second copy of a key, a few vectors, or an MLP of a few thousand parameters
+with its optimizer moments is nothing; from a megabyte on, an MNIST MLP, a small CNN or transformer
+with Adam, a replay buffer, the precision reads and the labels call a missing donation real: one
+threshold, carried_state.WORTH_DONATING_BYTES): a PRNG key alone (`carry = PRNGKey(1)`, `split(key)`), arrays of sizes fixed
 by literals or module (notebook) constants (`normal(key, (WIDTH, 4))`, `jnp.array([0.5, 1.0])`),
 dicts, lists and tuples of those, a local helper that returns one (`state = make_small(0)`, or
 `layer(WIDTH, 2)` whose sizes are the parameters the call sets), a list it builds by `append` in
 loops over items the source fixes (`for n_in, n_out in zip(widths[:-1], widths[1:]):
 params.append(...)`, each iteration sized with its items; an append under a branch, a list changed
-otherwise, or items it cannot list leave the size unknown: semantic/built_lists.py), a name unpacked
+otherwise, or items it cannot list leave the size unknown: semantic/built_lists.py), a list comprehension
+over such items (`[layer(m, n, k) for m, n, k in zip(sizes[:-1], sizes[1:], keys)]`, one element per
+item; the keys of a split, `keys = jax.random.split(key, len(sizes))`, are items that size nothing, and
+a helper's parameter the call leaves out holds its default; a comprehension that filters stays
+unknown), a name unpacked
 from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
 the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a
 `zeros_like` of such a value, a local NamedTuple or dataclass of them (also built by a local helper
@@ -188,9 +195,10 @@ cast, a reshape to a shape the source fixes, a local record of outputs; a call t
 see into, or a broadcast against an array of unknown shape, leaves the size unknown), applied to an
 input of a shape the source fixes (`jnp.ones((1, 28, 28, 1))`, `np.zeros((1, *SHAPE))`) where a layer
 sizes itself from its input, or, where the input's shape is not shown (loaded data, an environment's
-observation), fed straight to a first dense layer: one sample's features, bounded at 16384 (a
-flattened 64x64x3 image is 12288), so an MLP of widths up to a few hundred stays small whatever its
-input (a network that flattens, reshapes or convolves that input, an image of any size, stays
+observation), fed straight to a first dense layer: one sample's features, bounded at 512 (a control
+task's observation, a humanoid's is 376; coordinates; tabular features), so an MLP of widths up to
+about a hundred stays small with its Adam moments whatever such input, and one of width 256 does
+not (a network that flattens, reshapes or convolves that input, an image of any size, stays
 unknown; the bound only ever shows a state small, never large), and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`, a part of it picked by
 name (`model.init(key, x)["params"]`, `.get("params")`, also returned by a local function or lambda:
@@ -440,20 +448,10 @@ class MissingDonation(Rule):
                 withheld.append(reason)
         if donated and demo_code.is_demonstration_module(context.source.filename):
             # Demonstration code runs toy sizes: the cost is shown only where the source shows the size.
-            if not any(_shown_large(dotted_name(argument), scope, context.model) for _, _, argument, _ in donated):
+            if not any(carried_state.reaches_large(argument, scope, context.model) for _, _, argument, _ in donated):
                 return
         if donated:
             _report(value, binding, donated, context, withheld)
-
-
-def _shown_large(key: str, scope, model) -> bool:
-    """Some value the scope binds to `key` (before the update rebinds it) is known to hold a megabyte
-    or more: `params = model.init(key, jnp.ones((1, 224, 224, 3)))` of a network of literal widths."""
-    return any(
-        dotted_name(target) == key and value is not None and not isinstance(value, ast.AugAssign)
-        and carried_state.known_large(getattr(value, "value", value) if isinstance(value, ast.stmt) else value, scope, model)
-        for target, value in scope.bindings
-    )
 
 
 def _fix_withheld(key: str, scope, model) -> str | None:
@@ -917,7 +915,7 @@ _FILLED = frozenset({
     "numpy.zeros", "numpy.ones", "numpy.full", "numpy.empty",
 })
 _BROADCAST = frozenset({"numpy.broadcast_to", "jax.numpy.broadcast_to"})
-# Float32 elements below the size worth donating (carried_state.WORTH_DONATING_BYTES, 100 MB).
+# Float32 elements below the size worth donating (carried_state.WORTH_DONATING_BYTES, 1 MB).
 _SMALL_ELEMENTS = carried_state.WORTH_DONATING_BYTES // 4
 _SMALL_DTYPES = re.compile(r"(^|\.)(u?int(8|16|32|64)?|bool_?|int_)$")
 

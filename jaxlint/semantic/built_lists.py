@@ -19,6 +19,11 @@ rebound in the body): anything else leaves the size unknown (None), never a gues
   each with the loops around it (outermost first), or None where the list is built otherwise.
 * `iteration_values(loop, evaluate)`: the values the loop's target takes, one dict of names per
   iteration, with `evaluate` giving the Python value of an expression (None: unknown).
+* `comprehension_values(comprehension, evaluate)`: the same for a list comprehension of one `for`
+  (`[layer(m, n, k) for m, n, k in zip(widths[:-1], widths[1:], keys)]`): it holds one element per item.
+
+A sequence may hold items the analysis knows only as keys (`keys = jax.random.split(key, n)`: n keys):
+they unpack like any item, and what is built from them is sized by its shape, never by the key.
 """
 
 from __future__ import annotations
@@ -101,6 +106,27 @@ def iteration_values(loop: ast.For, evaluate) -> list[dict[str, object]] | None:
     frames = []
     for item in items:
         frame = _unpack(loop.target, item)
+        if frame is None:
+            return None
+        frames.append(frame)
+    return frames
+
+
+def comprehension_values(comprehension: ast.ListComp, evaluate) -> list[dict[str, object]] | None:
+    """One {name: value} per item a list comprehension of one unfiltered `for` builds (`[layer(m, n)
+    for m, n in zip(widths[:-1], widths[1:])]`), with `evaluate(sequence)` giving the items of its
+    sequence; None when the sequence or the unpacking is unknown, or it filters or nests."""
+    if len(comprehension.generators) != 1:
+        return None
+    generator = comprehension.generators[0]
+    if generator.ifs or generator.is_async:
+        return None
+    items = evaluate(generator.iter)
+    if not isinstance(items, (tuple, list)) or len(items) > MAX_ITEMS:
+        return None
+    frames = []
+    for item in items:
+        frame = _unpack(generator.target, item)
         if frame is None:
             return None
         frames.append(frame)
