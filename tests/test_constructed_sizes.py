@@ -33,6 +33,8 @@ BUILDERS = textwrap.dedent("""
     r = jnp.zeros((N, M))[:3]
     s = jnp.arange(N * 0.5)
     t = jnp.concatenate([jnp.zeros(N), *parts])
+    u = jnp.linspace(jnp.zeros(M), jnp.ones(M), N)
+    v = jnp.repeat(jnp.zeros(M), 2, total_repeat_length=10 ** 9)
 """)
 
 CONSTRUCTED = textwrap.dedent("""
@@ -132,8 +134,8 @@ def test_array_builders_have_the_size_their_operands_fix():
 def test_array_builders_of_unknown_operands_stay_unknown():
     counts = _module_counts(BUILDERS)
     # An operand loaded or handed in, a list the source does not spell, a slice with bounds, a
-    # float count, a spread list.
-    for name in ("p", "q", "r", "s", "t"):
+    # float count, a spread list, end points that are arrays, a total length the call sets.
+    for name in ("p", "q", "r", "s", "t", "u", "v"):
         assert counts[name] is None, name
 
 

@@ -291,12 +291,14 @@ def builder_elements(call: ast.Call, qualified: str | None, elements, integer) -
             return None
         return len(range(*bounds))
     if qualified in _LINSPACES and len(arguments) >= 2:
+        if elements(arguments[0]) != 1 or elements(arguments[1]) != 1:
+            return None  # array end points: one row of points per element
         number = next((k.value for k in call.keywords if k.arg == "num"), arguments[2] if len(arguments) > 2 else None)
         if number is None:
             return 50  # the documented default
         count = integer(number)
         return count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else None
-    if qualified in _REPEATS and len(arguments) >= 2:
+    if qualified in _REPEATS and len(arguments) >= 2 and all(k.arg == "axis" for k in call.keywords):
         operand, repetitions = elements(arguments[0]), integer(arguments[1])
         if operand is None or not isinstance(repetitions, int) or isinstance(repetitions, bool) or repetitions < 0:
             return None
