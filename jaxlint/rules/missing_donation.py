@@ -76,6 +76,13 @@ values that start small: numbers (`total = 0.0`), vectors with one entry per row
 integer or boolean buffers (token ids `jnp.full((1, n), pad, dtype=jnp.int32)`, masks), and arrays
 of a size the source fixes below 1 MB (`jnp.zeros(HIDDEN_SIZE)` with `HIDDEN_SIZE = 256`):
 rebound every step but bytes to megabytes, so donation saves nothing that matters.
+The size may come from what builds the object (semantic/constructed_sizes.py): the arguments of the
+module's constructor calls (`Planner(20, 12)` for `self.plan = jnp.zeros((horizon, controls))`), an
+attribute `__init__` binds once (`jnp.zeros((self.horizon, self.controls))` in another method), a
+configuration record handed in (`Planner(Settings())`, `settings.horizon` a dataclass default), and
+array builders whose operands fix it (`jnp.tile(x0, (STEPS, 1))`, `jnp.concatenate([...])`,
+`jnp.arange(n)`, `jnp.linspace(0, 1, n)`, `.copy()`, `.reshape(...)`). A class handed around as a
+value (`PLANNERS = {"plain": Planner}`) or an attribute stored again elsewhere shows no size.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
 `new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's

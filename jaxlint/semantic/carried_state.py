@@ -23,6 +23,7 @@ import ast
 import re
 import weakref
 
+from jaxlint.semantic import constructed_sizes
 from jaxlint.semantic.flow import changes_in_place, dotted_name, enclosing_loops, enclosing_statement, reaching_value, rebinds_handed, statement_list, target_elements, walk_same_scope
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
@@ -1169,6 +1170,12 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         return 2  # one key of a split (`k` in `for m, n, k in zip(..., split(key, 3))`)
     if isinstance(value, ast.ListComp):
         return _comprehension_elements(value, scope, model, depth, passed)
+    view = constructed_sizes.same_size_view(value)
+    if view is not None:
+        return _elements(view, scope, model, depth + 1, passed)  # `x[None, :]`, `x.T`: all of `x`
+    if isinstance(value, ast.Attribute):
+        stored = constructed_sizes.init_attribute(model, value, scope)  # `self.u`, bound once in `__init__`
+        return None if stored is None else _elements(stored[0], stored[1], model, depth + 1)
     if isinstance(value, ast.Subscript):
         # `split(key)[0]`: one key of the array.
         inner = value.value
@@ -1324,6 +1331,14 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         return _shape_elements(arguments[1], scope, model, passed)
     if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
         return _elements(arguments[1], scope, model, depth + 1, passed)
+    built = constructed_sizes.builder_elements(
+        call, qualified, lambda node: _elements(node, scope, model, depth + 1, passed),
+        lambda node: _python_value(node, scope, model, passed),
+    )
+    if built is None:
+        built = constructed_sizes.method_elements(call, lambda node: _elements(node, scope, model, depth + 1, passed))
+    if built is not None:
+        return built
     record = _local_record_class(call, model)
     if record is not None:
         # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
@@ -1415,6 +1430,9 @@ def _int_value(node: ast.AST, scope, model, passed: dict | None):
             return evaluator.value(argument, caller)
         if isinstance(inner, ast.Subscript) or (isinstance(inner, ast.Name) and inner.id in scope.param_nodes):
             # A configuration dict's item (`CONFIG["width"]`), a parameter every call here sets.
+            return _state_sizes(model).value(inner, _Frame(scope))
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and (inner.value.id == "self" or inner.value.id in scope.param_nodes):
+            # `self.horizon` bound in `__init__`, `cfg.horizon` of what the calls pass (semantic/constructed_sizes.py).
             return _state_sizes(model).value(inner, _Frame(scope))
         return evaluator.value(inner, scope)
 

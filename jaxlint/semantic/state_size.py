@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import math
 
+from jaxlint.semantic import constructed_sizes
 from jaxlint.semantic.constants import UNKNOWN, literal_value
 from jaxlint.semantic.flow import changes_in_place
 from jaxlint.semantic.library_models import layers as layer_models
@@ -121,6 +122,16 @@ class StateSize:
                 return UNKNOWN if item is None else self.value(item[0], item[1], depth + 1)
             if isinstance(inner, ast.Name) and inner.id in frame.scope.param_nodes:
                 return self._default(inner.id, frame.scope)
+            if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id not in frame.bound:
+                # `self.horizon` bound in `__init__`, `cfg.horizon` of what the calls pass (semantic/constructed_sizes.py).
+                stored = constructed_sizes.init_attribute(self.model, inner, frame.scope)
+                if stored is not None:
+                    return UNKNOWN if depth > _DEPTH else self.value(stored[0], _Frame(stored[1]), depth + 1)
+                found = constructed_sizes.parameter_attribute(
+                    self.model, inner, frame.scope, lambda node, scope: self.value(node, _Frame(scope), depth + 1) if depth <= _DEPTH else UNKNOWN,
+                )
+                if found is not UNKNOWN:
+                    return found
             return evaluator.value(inner, frame.scope)
 
         found = literal_value(node, None, lookup)
@@ -1107,6 +1118,11 @@ def parameter_value(model, function: ast.AST, name: str, default: ast.AST | None
     else the largest integer the module's calls pass (`run(2)`, `run(num_params=3)`, each evaluated
     where it is made); UNKNOWN where a call passes something else, or nothing calls it here."""
     calls = model.calls_by_name().get(function.name, ())
+    if function.name == "__init__":
+        # A constructor's parameters take what the class's constructor calls pass (semantic/constructed_sizes.py).
+        calls = constructed_sizes.constructor_calls(model, function)
+        if calls is None:
+            return UNKNOWN
     evaluator = model.constant_evaluator()
     passed_by_call = passed_to_parameter(calls, function, name)
     if passed_by_call is None:
