@@ -82,3 +82,54 @@ def test_a_function_that_runs_under_two_bindings_or_is_handed_on_resolves_to_non
     assert _resolved(handed, 4) is None
     conditional = "import os\ndef f(x):\n    return x\nif os.environ.get('A'):\n    g = f\nelse:\n    g = abs\ng(1)\n"
     assert _resolved(conditional, 8) is None
+
+
+SOLVER = """import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def advance(q, t):
+    return q + 0.1 * jnp.sin(q), t + 0.1
+
+
+batched = jax.vmap(advance)
+twice = jax.vmap(advance)
+twice = len
+"""
+DRIVER = """import sys
+
+import jax
+import jax.numpy as jnp
+
+sys.path.append('..')
+from solver import *
+
+
+@jax.jit
+def correct(q):
+    return 0.5 * q
+
+
+def roll(q, t, t_max):
+    t = jnp.round(t, 2)
+    while t[0] <= t_max:
+        q, t = {callee}(q, t)
+        t = jnp.round(t, 2)
+        q = correct(q)
+    return q
+"""
+
+
+def test_a_star_imported_name_bound_to_a_transform_is_device_work(tmp_path, capsys):
+    # Another module's top-level name bound once to `jax.vmap` of a jitted function: the loop runs
+    # only device work, so its `while` test is a per-step read. A name that module binds twice is unknown.
+    from jaxlint.cli import run
+
+    (tmp_path / "solver.py").write_text(SOLVER)
+    (tmp_path / "runs").mkdir()
+    for callee in ("batched", "twice"):
+        (tmp_path / "runs" / f"{callee}.py").write_text(DRIVER.format(callee=callee))
+    run(["check", "--no-cache", "--select", "JAX201", str(tmp_path / "runs")])
+    out = capsys.readouterr().out
+    assert [line.split("/runs/")[1].split(":")[0] for line in out.splitlines() if ": JAX201" in line] == ["batched.py"]
