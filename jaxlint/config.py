@@ -46,6 +46,9 @@ class Settings:
     library_models: dict[str, dict] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
+    # The root is only the folder jaxlint runs from (no configuration file found): import resolution
+    # then takes each file's own project root instead (semantic/project.py: project_root_of).
+    root_from_cwd: bool = False
 
     @property
     def excludes(self) -> list[str]:
@@ -85,7 +88,7 @@ def load_settings(start: Path, config_file: Path | None = None) -> Settings:
 def _load_table(start: Path, config_file: Path | None) -> Settings:
     path = config_file or find_pyproject(start)
     if path is None:
-        return Settings(root=Path.cwd())
+        return Settings(root=Path.cwd(), root_from_cwd=True)
     try:
         with open(path, "rb") as stream:
             document = tomllib.load(stream)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import sys
 import tokenize
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
 from time import perf_counter
+from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from jaxlint.semantic import library_models
@@ -31,7 +33,7 @@ from jaxlint.context import Context
 from jaxlint.rules.base import Rule
 from jaxlint.semantic.model import SemanticModel, NONE, TRACED, ARRAY
 from jaxlint.semantic.callers import remember_calls
-from jaxlint.semantic.project import ProjectView, summary_seconds
+from jaxlint.semantic.project import ProjectView, project_root_of, summary_seconds
 from jaxlint.ipython import mask_ipython
 from jaxlint.source import SourceFile, parses_ast
 
@@ -368,12 +370,22 @@ def _build_dispatch_table(rules: Sequence[Rule], has_traced_code: bool) -> dict[
     return {kind: (everywhere, everywhere if len(outside) == len(everywhere) else outside) for kind, (everywhere, outside) in table.items()}
 
 
+def _is_below(path: Path, folder: Path) -> bool:
+    path, folder = Path(os.path.abspath(path)), Path(os.path.abspath(folder))
+    return folder == path or folder in path.parents
+
+
 def project_view(filename: str, settings, tree: ast.Module | None = None) -> ProjectView | None:
     """The rest of the project as `filename` sees it; None for text with no file behind it. `tree`:
     the module, where it edits `sys.path` (the folders it adds are searched too)."""
     if not filename or filename == "-" or filename.startswith("<"):
         return None
     root = getattr(settings, "root", None)
+    if root is None or getattr(settings, "root_from_cwd", False) or not _is_below(Path(filename), Path(root)):
+        # No configuration file names the root, or the file lies outside the configured project (a run
+        # over several checkouts): the file's own project root (semantic/project.py), never the folder
+        # jaxlint runs from nor another checkout's, so a file's findings are the same from anywhere.
+        root = project_root_of(Path(filename))
     try:
         return ProjectView(filename, root, find_callers=bool(getattr(settings, "cross_module_callers", False)), tree=tree)
     except (OSError, ValueError):

@@ -151,7 +151,7 @@ class SettingsCache:
             return settings, rules, None
         problem = None
         try:
-            settings = load_settings(path, config) if config is not None else Settings(root=Path.cwd())
+            settings = load_settings(path, config) if config is not None else Settings(root=Path.cwd(), root_from_cwd=True)
             codes = [rule.code for rule in ALL_RULES]
             origin = str(settings.config_file) if settings.config_file else "configuration"
             for selectors in (settings.select or [], settings.ignore, settings.extend_select):
@@ -159,7 +159,7 @@ class SettingsCache:
         except ConfigError as error:
             # The user is mid-edit of their pyproject.toml: lint with defaults rather than not at all.
             problem = f"{error}; using the default settings"
-            settings = Settings(root=config.parent if config else Path.cwd())
+            settings = Settings(root=config.parent if config else Path.cwd(), root_from_cwd=config is None)
         rules = resolve_enabled(settings, ALL_RULES)
         self._entries[key] = (settings, rules)
         return settings, rules, problem

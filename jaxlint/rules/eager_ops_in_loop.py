@@ -85,8 +85,11 @@ parameter every call of its function in the module hands an instance of one clas
 (`roll_out(env, Policy(...))`, then `policy.select_action(obs)` inside), and an element of the tuple a
 compiled function returns where its body returns a parameter there (`trained, loss = step(net, batch)`
 with `return net, loss` under `nnx.jit`: `trained` is what `net` is). A function of another module whose
-decorator differentiates it (`@eqx.filter_value_and_grad def compute_loss`) runs the gradient when called,
-and a top-level name of another module bound once to a transform of a function (`batched = jax.vmap(forward)`,
+decorator differentiates it (`@eqx.filter_value_and_grad def compute_loss`) runs the gradient when called.
+A name the module binds to functions more than once calls the function whose binding reaches the call in
+run order (semantic/cell_order.py): a notebook's training function run in one cell calls the `accuracy`
+defined above that cell, not the one a later cell defines for another model; run again after that cell, it
+calls each in turn, and both are called there. A top-level name of another module bound once to a transform of a function (`batched = jax.vmap(forward)`,
 `grad_fn = jax.grad(loss)`, imported by name, through its module or by a star import) runs what its call
 runs in that module, read from the binding's chain there (a compiled chain, or a name bound twice, runs none).
 

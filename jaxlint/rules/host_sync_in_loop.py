@@ -4,7 +4,11 @@ helper, through a plain function of another module of the project or a name boun
 `functools.partial` of one, or a plain method of a class of the project called through an instance
 (`learner.step(state, batch)` with `learner = Learner(...)`, or built by a factory every return of
 which builds one class, `learner = make_learner(cfg)`; where the name is bound more than once, the
-binding that surely reaches the loop, `env = Wrapper(env)`; `self.trainer.step(...)`; in any module),
+binding that surely reaches the loop, `env = Wrapper(env)`; `self.trainer.step(...)`; in any module;
+a name the module binds to functions more than once means the function whose binding reaches the
+call in run order, top to bottom and a notebook's cells in their order: `g = partial(f, a=1)` then
+`g = h` calls `h` below both, and a function's body sees the binding standing when the function runs,
+semantic/cell_order.py),
 read with the branches the call's literal arguments decide
 (semantic/call_summaries.py: `run = partial(train_step, train=True)` whose body calls a jitted gradient
 under `if train:`; `trainer.epoch(state, batches, one_step=True)` whose `if one_step: return ...` runs
@@ -211,7 +215,10 @@ wait > patience: break`), with no host call deciding on the results every iterat
 steps after the last improvement whichever step it is; the comparison can run every N steps (at most
 N steps later), so its read is reported like any per-step read, with that advice. Where the whole loop can run on the device (a `while`, or a `for` over a `range`, whose
 every call dispatches device work, a JAX environment's `env.step` included: gymnax, brax and jumanji
-step on the device, semantic/training_loops.library_device_work), the test is its one finding, with the advice to move the loop
+step on the device, semantic/training_loops.library_device_work; so does a function under a JAX transform,
+applied on the spot or through a name bound to one, here or at the top level of another module of the
+project, `vstep = jax.vmap(step)` reached by a star import: its body runs traced, with no host work,
+training_loops.through_transform), the test is its one finding, with the advice to move the loop
 into a jitted `lax.while_loop` (the fix writes it where it can), and the loop's other reads are not
 reported (they add no wait). A loop that grows a list it keeps (`rollout.append(state)` into a list
 made before it: a trajectory to plot or render) cannot: its length is the stopping test's, decided on
@@ -302,7 +309,7 @@ from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
-from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -1057,13 +1064,14 @@ def _grows_list_kept_after(loop: ast.AST) -> bool:
 
 def _calls_device_code(call: ast.Call, model) -> bool:
     """Compiled code, a helper around it (`params, info = adam_minimizer(...)`), a transformed
-    function called on the spot (`jax.vmap(f)(x)`), or a library call that computes device values (a
+    function (`jax.vmap(f)(x)`, also through a name bound to one here or in another module of the
+    project: training_loops.through_transform), or a library call that computes device values (a
     gymnax environment's `env.step`: training_loops.library_device_work): it runs on the device."""
     if model.jit_binding_for_call(call) is not None or helper_returns_device(call, model) or runs_compiled(call, model):
         return True
     if library_device_work(call, model):
         return True
-    return isinstance(call.func, ast.Call) and model.transform_of(call.func.func) is not None
+    return through_transform(call, model)
 
 
 def _draws_keys(value: ast.AST, values: LoopValues) -> bool:

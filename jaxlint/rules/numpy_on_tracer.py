@@ -1,7 +1,10 @@
 """## What it does
 Flags NumPy and `math` functions applied to traced values inside a traced function: `np.sin(x)`,
 `np.asarray(x)`, `np.concatenate([x, y])`, `np.float32(x)`, `math.exp(x)`, and a NumPy array
-indexed by a traced value (`table[i]` where `table = np.array(...)`).
+indexed by a traced value (`table[i]` where `table = np.array(...)`). A function is traced where a
+transform reaches it, also through a name the module binds more than once: the name means the
+function whose binding stands when the transforming code runs (`g = partial(f, a=1)`, then `g = h`,
+then a loop calling `@jax.jit def step(x): return jax.grad(g)(x)` traces `h`: semantic/cell_order.py).
 
 Code inside a `try` that catches the error JAX raises here (`TypeError`, `Exception` or an error class
 of `jax.errors`) probes on purpose and has a fallback: it is not flagged. Nor is a function whose every

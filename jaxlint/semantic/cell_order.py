@@ -142,3 +142,139 @@ def reaches(model, definition: ast.stmt, read: ast.Name) -> bool:
         return False  # a local of a function (a parameter `f` of `def jacobian(f)`), not the module's name
     found = reaching_top_binding(model, read)
     return found is None or found is definition
+
+
+def _always_binds(statement: ast.stmt) -> bool:
+    """A top-level statement that binds its names on every path: a `def`, a `class`, an import, a plain
+    assignment (not one under an `if`, a loop or a `try`)."""
+    return isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) or (
+        isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
+    )
+
+
+def top_binding_count(model, name: str) -> int:
+    """How many top-level statements bind `name` (memoised per module and name)."""
+    counts = model.__dict__.setdefault("_cell_order_binding_counts", {})
+    if name not in counts:
+        counts[name] = sum(1 for statement in model.tree.body if _statement_binds(statement, name))
+    return counts[name]
+
+
+def _binding_before(model, name: str, index: int) -> ast.stmt | None:
+    """The top-level statement binding `name` last before the statement at `index` (the module's end
+    where `index` is the body's length), where it binds it on every path; None otherwise."""
+    body = model.tree.body
+    for earlier in range(min(index, len(body)) - 1, -1, -1):
+        candidate = body[earlier]
+        if _statement_binds(candidate, name):
+            return candidate if _always_binds(candidate) else None
+    return None
+
+
+def _name_reads(model) -> dict[str, list[ast.Name]]:
+    """name -> every read (load) of it in the module, indexed once per module."""
+    found = model.__dict__.get("_cell_order_name_reads")
+    if found is None:
+        found = {}
+        for node in model.nodes:
+            if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
+                found.setdefault(node.id, []).append(node)
+        model.__dict__["_cell_order_name_reads"] = found
+    return found
+
+
+def _top_statement(model, node: ast.AST) -> ast.stmt | None:
+    tree = model.tree
+    statement = parent_of_statement(node)
+    while statement is not None and parent_of_statement(statement) is not tree:
+        statement = parent_of_statement(statement)
+    return statement if statement is not None and id(statement) in _top_index(model) else None
+
+
+_RUN_DEPTH = 4
+
+
+def _run_points(model, function: ast.stmt, depth: int, seen: set[int]) -> list[int] | None:
+    """The indices of the top-level statements during which the module-level `function` runs: those
+    that call it by name (the read of its name there reaching this `def`), and those during which a
+    module-level function that calls it runs. [] where nothing in the module calls it (another module
+    or a command line does, after the module ran). None where it cannot be told: its name is handed
+    on rather than called, read in a class body, or followed too far."""
+    from jaxlint.semantic.bindings import owning_scope
+    from jaxlint.semantic.syntax import parent_of
+
+    if depth > _RUN_DEPTH or id(function) in seen:
+        return None
+    seen = seen | {id(function)}
+    points: list[int] = []
+    for read in _name_reads(model).get(function.name, ()):
+        parent = parent_of(read)
+        if not (isinstance(parent, ast.Call) and parent.func is read):
+            return None  # handed on (`jax.jit(f)`, `callbacks=[f]`): where it runs is not known here
+        scope = model.scope_for(read)
+        if scope is model.module_scope:
+            statement = _top_statement(model, read)
+            if statement is None:
+                return None
+            reaching = reaching_top_binding(model, read)
+            if reaching is None:
+                return None
+            if reaching is not function:
+                continue  # a call of another binding of the name
+            points.append(_top_index(model)[id(statement)])
+            continue
+        if owning_scope(model, read.id, scope) is not model.module_scope:
+            continue  # a local of that name
+        caller = _top_statement(model, read)
+        if caller is function:
+            continue  # (a recursive call runs while the function already runs)
+        if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None  # a method or a class body: runs when an instance is used
+        inner = _run_points(model, caller, depth + 1, seen)
+        if inner is None:
+            return None
+        # (the runs of the caller during which its read of the name is this `def`)
+        points.extend(point for point in (inner or [len(model.tree.body)]) if _binding_before(model, function.name, point) is function)
+    return points
+
+
+def reaching_top_bindings(model, read: ast.Name) -> list[ast.stmt] | None:
+    """The module-level statements whose binding of `read.id` a read of the module's name may see, in
+    run order: a script's top level and a notebook's cells run top to bottom (the cells in their order),
+    so a read in module code sees the binding above it (`reaching_top_binding`), and a read in the body
+    of a module-level function sees the binding that stands when the function runs: the one reaching
+    each top-level statement that calls it (directly or through other module-level functions), or the
+    module's last binding where nothing in the module calls it (it runs after the module ran). A
+    notebook that defines `accuracy` in one cell, runs a training function calling it, and redefines
+    `accuracy` for another model in a later cell before running the function again has both. None
+    where it cannot be told: the name is a local there, a binding on the way is conditional, or the
+    function is handed on rather than called."""
+    from jaxlint.semantic.bindings import owning_scope
+
+    tree = getattr(model, "tree", None)
+    if tree is None or not isinstance(read, ast.Name):
+        return None
+    scope = model.scope_for(read)
+    if scope is None or owning_scope(model, read.id, scope) is not model.module_scope:
+        return None
+    if scope is model.module_scope:
+        found = reaching_top_binding(model, read)
+        return [found] if found is not None else None
+    function = _top_statement(model, read)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    points = _run_points(model, function, 0, set())
+    if points is None:
+        return None
+    found: list[ast.stmt] = []
+    for point in sorted(set(points)) or [len(tree.body)]:
+        if point < len(tree.body):
+            statement = tree.body[point]
+            if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)) and _statement_binds(statement, read.id):
+                return None  # the statement that runs it also binds the name somewhere inside
+        binding = _binding_before(model, read.id, point)
+        if binding is None:
+            return None
+        if binding not in found:
+            found.append(binding)
+    return found

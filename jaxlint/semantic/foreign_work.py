@@ -310,6 +310,28 @@ def _alias_work(path: str, digest: str, name: str, chain_eager_work) -> ForeignW
     """A top-level name of another module bound once to a transform of a function (`batched =
     jax.vmap(forward)`, `grad_fn = jax.grad(loss)`): its call runs what the same call runs in that
     module (training_loops.chain_eager_work, read from the chain of the binding there), or None."""
+    bound = _transform_binding(path, digest, name)
+    if bound is None:
+        return None
+    chain, model, value = bound
+    key = (path, digest)
+    _active.add(key)
+    try:
+        found = chain_eager_work(chain, chain.differentiated or value, model)
+    finally:
+        _active.discard(key)
+    if found is None:
+        return None
+    if isinstance(found, ForeignWork):
+        return ForeignWork(found.text, found.line, found.path, name)
+    text = ast.unparse(found.func)
+    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", found.lineno, path, name)
+
+
+def _transform_binding(path: str, digest: str, name: str):
+    """(chain, model of its module, bound value) of a top-level name of another module bound once, at the top
+    level and nowhere else, to a transform of a function (callable_chains.Chain with transforms);
+    None for anything else."""
     tree = _tree_of(path, digest)
     if tree is None:
         return None
@@ -317,8 +339,7 @@ def _alias_work(path: str, digest: str, name: str, chain_eager_work) -> ForeignW
         t.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}]
     if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
         return None  # (the cheap test first: one plain binding to a call)
-    key = (path, digest)
-    if key in _active:
+    if (path, digest) in _active:
         return None
     model = _model_of(path, digest)
     if model is None:
@@ -329,18 +350,18 @@ def _alias_work(path: str, digest: str, name: str, chain_eager_work) -> ForeignW
     found = bound_values(model, name, model.module_scope)
     if found is None or found[1] != [value] or any(name in bound_names(target) for target, _ in found[0].loops):
         return None  # (bound anywhere else in the module, or in a loop, by anything: the same test as in one module)
-    _active.add(key)
-    try:
-        chain = callable_chains.callable_chain(value, model.module_scope, model)
-        found = chain_eager_work(chain, chain.differentiated or value, model) if chain is not None and chain.transforms else None
-    finally:
-        _active.discard(key)
-    if found is None:
-        return None
-    if isinstance(found, ForeignWork):
-        return ForeignWork(found.text, found.line, found.path, name)
-    text = ast.unparse(found.func)
-    return ForeignWork(text if len(text) <= 60 else text[:57] + "...", found.lineno, path, name)
+    chain = callable_chains.callable_chain(value, model.module_scope, model)
+    return (chain, model, value) if chain is not None and chain.transforms else None
+
+
+def imported_transform(call: ast.Call, model) -> bool:
+    """A call of a top-level name of another project module bound once to a JAX transform of a
+    function there (`vstep = jax.vmap(step)`, reached by name, through its module or a star import)."""
+    located = _located_callee(call, model)
+    if located is None or located[2] is not None:
+        return False
+    summary, name, _ = located
+    return run_memo.answer(("imported-transform", summary.path, summary.digest, name), _transform_binding, summary.path, summary.digest, name) is not None
 
 
 def _tree_of(path: str, digest: str) -> ast.Module | None:

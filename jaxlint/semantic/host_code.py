@@ -215,6 +215,11 @@ def _callers(model: SemanticModel) -> dict[int, list[tuple[Scope, ast.Call]]]:
                 callee = callee_scope(call, model, caller)
                 if callee is not None and callee is not caller:
                     index.setdefault(id(callee), []).append((caller, call))
+                elif callee is None and isinstance(function, ast.Name):
+                    # A name different runs see bound to different functions: each is called here.
+                    for possible in model.possible_functions(function, caller):
+                        if possible is not caller:
+                            index.setdefault(id(possible), []).append((caller, call))
         model.__dict__["_host_code_callers"] = index
     return index
 

@@ -541,6 +541,9 @@ class SemanticModel(DeviceValues):
         if isinstance(node, ast.Lambda):
             return self.scope_of_node.get(node), 0, set()
         if isinstance(node, ast.Name):
+            reaching = _reaching_module_function(self, node, scope)
+            if reaching is not _UNDECIDED:
+                return reaching
             current: Scope | None = scope
             while current is not None:
                 if node.id in current.defs:
@@ -580,6 +583,16 @@ class SemanticModel(DeviceValues):
             target, bound, keywords = inner
             return target, bound + len(node.args) - 1, keywords | _partial_keywords(node, target)
         return None
+
+    def possible_functions(self, node: ast.AST, scope: Scope) -> list[Scope]:
+        """Every local function a callable expression may run: the one `resolve_function` finds, or,
+        for a module-level name that different runs of the reading function see bound to different
+        functions (a notebook redefining `accuracy` between two runs of a training function that
+        calls it), each of them; [] where none is known."""
+        resolved = self.resolve_function(node, scope)
+        if resolved is not None:
+            return [resolved[0]]
+        return list(self.__dict__.get("_several_reaching_functions", {}).get(id(node), ()))
 
     def factory_closure(self, node: ast.AST, scope: Scope) -> Scope | None:
         """The local def a name holds when it is bound, once, to what a function of the module
@@ -2939,6 +2952,54 @@ def _module_alias(model, name: str) -> ast.Name | None:
             ):
                 aliases[statement.targets[0].id] = statement.value
     return aliases.get(name)
+
+
+_UNDECIDED = object()
+
+
+def _reaching_module_function(model, read: ast.Name, scope: Scope):
+    """What a read of a module-level name bound by two top-level statements or more resolves to: the
+    function the binding that reaches the read holds (semantic/cell_order.py, in run order: a read in
+    module code sees the binding above it, a read in a module-level function the one standing when
+    the function runs): one `def`, a lambda, another name for a function or a `partial` of one.
+    None where different runs see different functions; `_UNDECIDED` where the name is bound once, is
+    no module name here, a reaching binding holds something else (`f = jax.jit(f)`, an import, an
+    object) or cannot be told: the callers' own rules then apply."""
+    module = model.module_scope
+    if read.id not in module.local_names or getattr(model, "tree", None) is None or parent_of(read) is None:
+        return _UNDECIDED
+    from jaxlint.semantic.cell_order import reaching_top_bindings, top_binding_count
+
+    if top_binding_count(model, read.id) < 2:
+        return _UNDECIDED
+    found = reaching_top_bindings(model, read)
+    if not found:
+        return _UNDECIDED
+    resolved = [_function_bound_by(model, statement, read.id) for statement in found]
+    if any(one is _UNDECIDED for one in resolved):
+        return _UNDECIDED
+    if any(one is None for one in resolved) or len({id(one[0]) for one in resolved}) > 1:
+        model.__dict__.setdefault("_several_reaching_functions", {})[id(read)] = [one[0] for one in resolved if one is not None]
+        return None
+    return resolved[0]
+
+
+def _function_bound_by(model, statement: ast.stmt, name: str):
+    """The function a top-level statement binds `name` to (as resolve_function answers), None for
+    none, `_UNDECIDED` for anything but a `def`, a lambda, a name or a `partial`."""
+    if isinstance(statement, FUNCTION_NODES[:2]):
+        target = model.scope_of_node.get(statement)
+        return (target, 0, set()) if target is not None else None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        value = statement.value
+        if isinstance(value, ast.Lambda):
+            target = model.scope_of_node.get(value)
+            return (target, 0, set()) if target is not None else None
+        if isinstance(value, ast.Name) and value.id != name:
+            return model.resolve_function(value, model.module_scope)  # `g = f` above: `g` is `f`
+        if isinstance(value, ast.Call) and model.qualified_name(value.func) == "functools.partial" and value.args:
+            return model.resolve_function(value, model.module_scope)
+    return _UNDECIDED
 
 
 def _reaching_lambda(model, read: ast.Name) -> Scope | None:

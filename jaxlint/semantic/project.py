@@ -783,6 +783,24 @@ def _declared_source_directories(directory: Path) -> list[Path]:
 _CHECKOUT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
+def project_root_of(path: Path) -> Path | None:
+    """The root of the project a file belongs to, from the file alone: the nearest folder at or above
+    it that holds packaging or version control (pyproject.toml, setup.py, setup.cfg, .git), as ruff
+    and mypy find it; None where no folder above holds one. Never the folder jaxlint runs from: a
+    checked file resolves its imports (its `sys.path` tails too) alike from anywhere."""
+    directory = Path(os.path.abspath(path))
+    if not directory.is_dir():
+        directory = directory.parent
+    return run_memo.answer(("project-root", str(directory)), _marked_ancestor, directory)
+
+
+def _marked_ancestor(directory: Path) -> Path | None:
+    for folder in (directory, *directory.parents):
+        if any((folder / marker).exists() for marker in _CHECKOUT_MARKERS):
+            return folder
+    return None
+
+
 def _checkout_roots(top: Path, levels: int = 3) -> list[Path]:
     for ancestor in list(top.parents)[:levels]:
         if any((ancestor / marker).exists() for marker in _CHECKOUT_MARKERS):

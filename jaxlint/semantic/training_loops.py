@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import call_summaries, callable_chains, jaxapi, library_models
+from jaxlint.semantic import call_summaries, callable_chains, foreign_work, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
@@ -794,6 +794,21 @@ def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
                 if isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _runs_steps(resolved[0], model, depth + 1):
                     return True
     return False
+
+
+def through_transform(call: ast.Call, model: SemanticModel) -> bool:
+    """A call of a function under a JAX transform: applied on the spot (`jax.vmap(f)(x)`), through a
+    name bound to one (`batched = jax.vmap(f)`, semantic/callable_chains.py), or through a top-level
+    name of another project module bound once to one (`vstep = jax.vmap(step)` there, imported by
+    name or by a star import). Its body runs traced: the call is device work, with no host work inside."""
+    function = call.func
+    if isinstance(function, ast.Call):
+        return model.transform_of(function.func) is not None
+    if isinstance(function, ast.Name):
+        chain = callable_chains.callable_chain(function, model.scope_for(call), model)
+        if chain is not None and chain.transforms:
+            return True
+    return foreign_work.imported_transform(call, model) if isinstance(function, (ast.Name, ast.Attribute)) else False
 
 
 def runs_compiled(call: ast.Call, model: SemanticModel) -> bool:
