@@ -1570,12 +1570,13 @@ def _in_timeit_cell(statement: ast.stmt, module: ast.Module) -> bool:
 
 def timed_repeatedly(function: ast.AST) -> bool:
     """The lambda a notebook's `%timeit` line times (masked as `__jaxlint_timeit__(lambda: f(x))`,
-    also kept, `t = %timeit -o f(x)`): IPython calls it many times, a loop of its own."""
+    also kept, `t = %timeit -o f(x)`): IPython calls it many times, a loop of its own. Not a `%time`
+    line's (`__jaxlint_timeit__(lambda: f(x), "time")`): that runs once."""
     if not isinstance(function, ast.Lambda):
         return False
     timer = parent_of(function)
     return (isinstance(timer, ast.Call) and isinstance(timer.func, ast.Name) and timer.func.id == TIMEIT_MAGIC
-            and bool(timer.args) and timer.args[0] is function)
+            and len(timer.args) == 1 and timer.args[0] is function)
 
 
 def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
