@@ -33,6 +33,8 @@ _TIMEIT_LINE = re.compile(r"^[ \t]*(?P<target>[A-Za-z_]\w*[ \t]*=[ \t]*)?%timeit
 # the callable timed, so JAX202 reads it as it reads `%timeit`; what the line binds stays masked, as
 # any magic's does. A line of any other statement is masked like any magic.
 _TIME_LINE = re.compile(r"^[ \t]*%time[ \t]+(?P<body>\S.*)$")
+# A trailing `# noqa` comment of a masked `%timeit`/`%time` line (up to any further `#`).
+_NOQA_COMMENT = re.compile(r"#[ \t]*noqa\b[^#]*", re.IGNORECASE)
 # `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
 _HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
 _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
@@ -92,10 +94,13 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         masked_lines[number] = line
         timed = _timed_expression(line)
         once = None if timed else _timed_once(line)
+        # A `# noqa` the line carries stays on the masked line, so it silences what is reported there.
+        noqa = _NOQA_COMMENT.search(line) if timed or once else None
+        kept = f"  {noqa.group(0).strip()}" if noqa else ""
         if timed:
-            lines[index] = f"{indent}{timed[0]}{TIMEIT_MAGIC}(lambda: {timed[1]})  # @@ipython {number}@@"
+            lines[index] = f"{indent}{timed[0]}{TIMEIT_MAGIC}(lambda: {timed[1]}){kept}  # @@ipython {number}@@"
         elif once:
-            lines[index] = f'{indent}{TIMEIT_MAGIC}(lambda: {once}, "time")  # @@ipython {number}@@'
+            lines[index] = f'{indent}{TIMEIT_MAGIC}(lambda: {once}, "time"){kept}  # @@ipython {number}@@'
         else:
             lines[index] = _timed_cell_mask(lines, index, number) or f"{indent}pass  # @@ipython {number}@@"
         # A magic continued with a trailing backslash takes the next lines with it.

@@ -240,3 +240,11 @@ def test_time_cell_of_an_operation_on_a_name_rebound_later_is_flagged():
     # device array drawn above it, so the cell times an eager operation's dispatch.
     cells = (_SETUP, "%%time\ny = jnp.dot(x, x)", "x, extra = load_pair()")
     assert _timing_findings(*cells) == [(2, 1)]
+
+
+def test_noqa_on_a_timeit_or_time_line_silences_it():
+    cells = (_SETUP, _STEP, "%timeit step(x)  # noqa: JAX202", "%time y = step(x)  # noqa: JAX202", "%time z = step(x)  # noqa: JAX101")
+    assert _timing_findings(*cells) == [(5, 1)]
+    masked, lines = mask_ipython("%time y = step(x)  # noqa: JAX202")
+    assert masked == '__jaxlint_timeit__(lambda: step(x), "time")  # noqa: JAX202  # @@ipython 1@@'
+    assert unmask(masked, lines) == "%time y = step(x)  # noqa: JAX202"
