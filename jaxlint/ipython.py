@@ -2,8 +2,9 @@
 install`, `files = !ls`), help (`?jnp.sum`, `jax.jit??`) and the automagic forms of `pip`, `conda`,
 `mamba` and `cd`, masked in place so the text parses with its line numbers kept. A notebook cell is
 read this way (notebook.py), and so is a `.py` script exported from a notebook with those lines left
-in (engine.py). `%timeit f(x)` is masked as a call of what it times, and a `%%time`/`%%timeit` cell as
-a call naming the magic and how many lines it times, so rules see the timed code.
+in (engine.py). `%timeit f(x)` and `%time y = f(x)` are masked as a call of what they time, and a
+`%%time`/`%%timeit` cell as a call naming the magic and how many lines it times, so rules see the
+timed code.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ _TIMED_CELL_LINE = re.compile(r"^%%(?P<magic>timeit|time)(?:[ \t]|$)")
 # result (`t = %timeit -o f(x)`) is masked as an assignment of that call, `t = __jaxlint_timeit__(lambda:
 # f(x))`: the timed call runs there all the same.
 _TIMEIT_LINE = re.compile(r"^[ \t]*(?P<target>[A-Za-z_]\w*[ \t]*=[ \t]*)?%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
+# `%time f(x)`, `%time y = f(x)`: IPython runs the statement once between two clock reads and prints
+# the wall time (an expression's value is displayed after the end stamp): timed as `%timeit` times, but
+# once. Masked as `__jaxlint_timeit__(lambda: f(x), "time")`, the expression (an assignment's value) as
+# the callable timed, so JAX202 reads it as it reads `%timeit`; what the line binds stays masked, as
+# any magic's does. A line of any other statement is masked like any magic.
+_TIME_LINE = re.compile(r"^[ \t]*%time[ \t]+(?P<body>\S.*)$")
+# A trailing `# noqa` comment of a masked `%timeit`/`%time` line (up to any further `#`).
+_NOQA_COMMENT = re.compile(r"#[ \t]*noqa\b[^#]*", re.IGNORECASE)
 # `x = %env HOME`, `files = !ls`, `a, b = %sx ls`: an assignment from a magic or a shell escape.
 _HELP_SUFFIX = re.compile(r"^[\w.]+\?{1,2}$")
 _MAGIC_ASSIGNMENT = re.compile(r"^[ \t]*[\w.\[\], \t]+=[ \t]*[%!]")
@@ -84,8 +93,14 @@ def mask_ipython(source: str, numbers=None) -> tuple[str | None, dict[int, str]]
         number = next(numbers)
         masked_lines[number] = line
         timed = _timed_expression(line)
+        once = None if timed else _timed_once(line)
+        # A `# noqa` the line carries stays on the masked line, so it silences what is reported there.
+        noqa = _NOQA_COMMENT.search(line) if timed or once else None
+        kept = f"  {noqa.group(0).strip()}" if noqa else ""
         if timed:
-            lines[index] = f"{indent}{timed[0]}{TIMEIT_MAGIC}(lambda: {timed[1]})  # @@ipython {number}@@"
+            lines[index] = f"{indent}{timed[0]}{TIMEIT_MAGIC}(lambda: {timed[1]}){kept}  # @@ipython {number}@@"
+        elif once:
+            lines[index] = f'{indent}{TIMEIT_MAGIC}(lambda: {once}, "time"){kept}  # @@ipython {number}@@'
         else:
             lines[index] = _timed_cell_mask(lines, index, number) or f"{indent}pass  # @@ipython {number}@@"
         # A magic continued with a trailing backslash takes the next lines with it.
@@ -106,6 +121,26 @@ def _timed_cell_mask(lines: list[str], index: int, number: int) -> str | None:
     if match is None or not all(line.startswith(("%%", "# @@ipython")) for line in lines[:index]):
         return None
     return f'{TIMED_CELL_MAGIC}("{match.group("magic")}", {len(lines) - index - 1})  # @@ipython {number}@@'
+
+
+def _timed_once(line: str) -> str | None:
+    """The expression a one-line `%time` runs (an assignment's value: `%time y = f(x)` -> `f(x)`),
+    written back from the tree; None for any other line (another statement, several, a continued line)."""
+    match = _TIME_LINE.match(line)
+    if match is None or line.rstrip().endswith("\\"):
+        return None
+    try:
+        body = ast.parse(match.group("body").strip()).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(body) != 1:
+        return None
+    statement = body[0]
+    if isinstance(statement, ast.Expr):
+        return ast.unparse(statement.value)
+    if isinstance(statement, ast.Assign):
+        return ast.unparse(statement.value)
+    return None
 
 
 def _timed_expression(line: str) -> tuple[str, str] | None:

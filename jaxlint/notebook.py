@@ -37,7 +37,7 @@ from jaxlint.ipython import mask_ipython
 
 _CELL_MARKER = "# @@notebook-cell {}@@"
 _CELL_MARKER_RE = re.compile(r"^# @@notebook-cell (\d+)@@$")
-_MASK_RE = re.compile(r"^[ \t]*(?:pass  |(?:[A-Za-z_]\w*[ \t]*=[ \t]*)?__jaxlint_timeit__\(lambda: .*\)  |__jaxlint_timed_cell__\(.*\)  )?# @@ipython (\d+)@@$")
+_MASK_RE = re.compile(r"^[ \t]*(?:pass  |(?:[A-Za-z_]\w*[ \t]*=[ \t]*)?__jaxlint_timeit__\(lambda: .*\)  (?:#[ \t]*noqa\b[^#]*)?|__jaxlint_timed_cell__\(.*\)  )?# @@ipython (\d+)@@$")
 
 
 class NotebookError(Exception):

@@ -153,12 +153,13 @@ def test_add_noqa_in_a_notebook(project, capsys):
     shutil.copyfile(FIXTURES / "notebooks" / "pitfalls.ipynb", project / "nb.ipynb")
     code, out, err = check(capsys, "--add-noqa", "nb.ipynb")
     assert code == 1  # the cell that does not parse stays reported
-    assert "Added 3 noqa directives to 1 file." in err
+    assert "Added 4 noqa directives to 1 file." in err
     assert "nb.ipynb:cell 8:1:12: JAX000" in out
     cells = json.loads((project / "nb.ipynb").read_text(encoding="utf-8"))["cells"]
     assert cells[4]["source"][2] == "    if x > 0:  # noqa: JAX101\n"
     assert cells[6]["source"][6] == "total(x, axes=[0, 1])  # keep this comment  # noqa: JAX301\n"
     assert cells[8]["source"][1] == "y = total(x, axes=[1])  # noqa: JAX301\n"
+    assert cells[8]["source"][3] == "    %time total(x, axes=(1,))  # noqa: JAX202\n"
     assert cells[6]["outputs"][0]["data"]["image/png"] == "iVBORw0KGgo="
 
 

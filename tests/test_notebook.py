@@ -22,6 +22,7 @@ PITFALLS_FINDINGS = [
     (7, 7, 15, "JAX301"),
     (8, 1, 12, "JAX000"),  # this cell alone does not parse; the others are still checked
     (9, 2, 19, "JAX301"),  # the body of a `%%time` cell is Python
+    (9, 4, 5, "JAX202"),  # `%time total(...)` times the compiled call's dispatch
 ]
 
 
@@ -68,7 +69,7 @@ def test_text_report_names_the_cell(project, capsys):
     out = capsys.readouterr().out
     assert "pitfalls.ipynb:cell 5:3:8: JAX101 " in out
     assert "pitfalls.ipynb:cell 8:1:12: JAX000 SyntaxError" in out
-    assert "Found 4 errors." in out
+    assert "Found 5 errors." in out
 
 
 def test_magics_shell_escapes_and_help_are_not_findings(project, capsys):
@@ -126,7 +127,7 @@ def test_stdin_with_a_notebook_name(project, capsys, monkeypatch):
         ("%matplotlib inline\nimport jax", "pass  # @@ipython 1@@\nimport jax"),
         ("!pip install jax\nx = 1", "pass  # @@ipython 1@@\nx = 1"),
         ("files = !ls\njax.jit?\n?jnp.sum", "pass  # @@ipython 1@@\npass  # @@ipython 2@@\npass  # @@ipython 3@@"),
-        ("for i in range(3):\n    %time f(i)", "for i in range(3):\n    pass  # @@ipython 1@@"),
+        ("for i in range(3):\n    %time f(i)", "for i in range(3):\n    __jaxlint_timeit__(lambda: f(i), \"time\")  # @@ipython 1@@"),
         ("%time f(a, \\\n      b)\nx = 1", "pass  # @@ipython 1@@\n# @@ipython 2@@\nx = 1"),
         ("%%time\ny = f(x)", "__jaxlint_timed_cell__(\"time\", 1)  # @@ipython 1@@\ny = f(x)"),
         ("%%capture\ny = f(x)", "# @@ipython 1@@\ny = f(x)"),
@@ -174,7 +175,7 @@ def test_fix_writes_valid_notebook_json_keeping_everything_else(project, capsys)
     assert after_text.endswith("}\n")
     # Fixed, it checks clean apart from what has no safe fix.
     code, findings = check_json(capsys, notebook)
-    assert [(d["cell"], d["code"]) for d in findings] == [(5, "JAX101"), (8, "JAX000")]
+    assert [(d["cell"], d["code"]) for d in findings] == [(5, "JAX101"), (8, "JAX000"), (9, "JAX202")]
 
 
 def test_unsafe_fix_in_a_notebook(project, capsys):
@@ -213,7 +214,7 @@ def test_fix_notebook_api(project):
     new_text, outcome = fix_notebook(NOTEBOOKS / "pitfalls.ipynb", settings, rules, unsafe=False)
     assert outcome.text == new_text != original
     assert sorted(d.cell for d in outcome.applied) == [7, 9]
-    assert [(d.cell, d.code) for d in outcome.remaining] == [(5, "JAX101"), (8, "JAX000")]
+    assert [(d.cell, d.code) for d in outcome.remaining] == [(5, "JAX101"), (8, "JAX000"), (9, "JAX202")]
     again, second = fix_notebook(new_text, settings, rules, unsafe=False)
     assert again == new_text and not second.applied  # idempotent
     clean = (NOTEBOOKS / "clean.ipynb").read_text(encoding="utf-8")
@@ -225,7 +226,7 @@ def test_lint_notebook_maps_noqa_and_per_cell_rows(project):
     data = json.loads((NOTEBOOKS / "pitfalls.ipynb").read_text(encoding="utf-8"))
     data["cells"][4]["source"][2] = "    if x > 0:  # noqa: JAX101\n"
     result = lint_notebook(json.dumps(data), "nb.ipynb", settings, rules)
-    assert [(d.cell, d.code) for d in result.diagnostics] == [(7, "JAX301"), (8, "JAX000"), (9, "JAX301")]
+    assert [(d.cell, d.code) for d in result.diagnostics] == [(7, "JAX301"), (8, "JAX000"), (9, "JAX301"), (9, "JAX202")]
 
 
 def test_cell_map_and_split_round_trip():

@@ -192,3 +192,59 @@ def test_function_run_once_or_by_time_is_not_repeated():
 def test_timeit_cell_runs_its_body_many_times():
     assert _batched_findings(_SETUP, _SAMPLER, "%%timeit -n 3\ny = sample(key, x)") == [(2, 7)]
     assert _batched_findings(_SETUP, _SAMPLER, "%%capture out\n%%timeit\ny = sample(key, x)") == [(2, 7)]
+
+
+# `%time` lines: IPython runs the expression (an assignment's value) once between two clock reads;
+# masked as `__jaxlint_timeit__(lambda: <expression>, "time")` and read as `%timeit` is.
+
+
+def test_time_line_of_a_compiled_call_is_flagged():
+    assert _timing_findings(_SETUP, _STEP, "%time y = step(x)") == [(3, 1)]
+
+
+def test_time_line_of_an_expression_and_inside_a_loop_is_flagged():
+    cells = (_SETUP, _STEP, "%time step(x)", "for size in (8, 16):\n    y = jnp.ones((size, size))\n    %time z = jnp.sin(y)")
+    assert _timing_findings(*cells) == [(3, 1), (4, 3)]
+
+
+def test_time_lines_that_wait_or_time_host_code_are_silent():
+    cells = (
+        _SETUP,
+        _STEP,
+        "%time y = step(x).block_until_ready()",
+        "%time loss = float(step(x).sum())",
+        "host = np.ones((64, 64))\n%time z = np.dot(host, host)",
+        "%time z = np.dot(x, x)",
+    )
+    assert _timing_findings(*cells) == []
+
+
+def test_time_line_masking_keeps_the_expression_and_gives_the_line_back():
+    masked, lines = mask_ipython("%time y = step(x)  # once")
+    assert masked == '__jaxlint_timeit__(lambda: step(x), "time")  # @@ipython 1@@'
+    assert unmask(masked, lines) == "%time y = step(x)  # once"
+    # Another statement, several, or a continued line: masked like any other magic.
+    masked, _ = mask_ipython("%time for i in range(2): step(x)\n%time a = step(x); b = a\n%time a += 1\n%time step(a, \\\n    b)")
+    assert masked == "pass  # @@ipython 1@@\npass  # @@ipython 2@@\npass  # @@ipython 3@@\npass  # @@ipython 4@@\n# @@ipython 5@@"
+
+
+def test_fixing_the_notebook_keeps_the_time_line():
+    settings = build_settings(["."], None, (), (), ())
+    text = _notebook(_SETUP, _STEP, "%time y = step(x)\nprint(x)")
+    fixed, _ = fix_notebook(text, settings, enabled_rules(settings), unsafe=True)
+    assert json.loads(fixed)["cells"][2]["source"] == "%time y = step(x)\nprint(x)"
+
+
+def test_time_cell_of_an_operation_on_a_name_rebound_later_is_flagged():
+    # A later cell rebinds `x` from a call jaxlint does not know: the `x` the cell reads is still the
+    # device array drawn above it, so the cell times an eager operation's dispatch.
+    cells = (_SETUP, "%%time\ny = jnp.dot(x, x)", "x, extra = load_pair()")
+    assert _timing_findings(*cells) == [(2, 1)]
+
+
+def test_noqa_on_a_timeit_or_time_line_silences_it():
+    cells = (_SETUP, _STEP, "%timeit step(x)  # noqa: JAX202", "%time y = step(x)  # noqa: JAX202", "%time z = step(x)  # noqa: JAX101")
+    assert _timing_findings(*cells) == [(5, 1)]
+    masked, lines = mask_ipython("%time y = step(x)  # noqa: JAX202")
+    assert masked == '__jaxlint_timeit__(lambda: step(x), "time")  # noqa: JAX202  # @@ipython 1@@'
+    assert unmask(masked, lines) == "%time y = step(x)  # noqa: JAX202"

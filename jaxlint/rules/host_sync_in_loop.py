@@ -121,7 +121,10 @@ Not flagged, as principles:
   unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
   host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
-  decides), a tokenizer decoding token ids, a
+  decides; nor is an accumulator, a method that adds what it is handed to an object kept across
+  iterations and read only now and then, `stats.add(jax.device_get(metrics))` with
+  `logger.write(stats.result())` under `if step % 100 == 0:` (semantic/accumulators.py): it keeps the
+  copy for a later report, so the copy each step is reported), a tokenizer decoding token ids, a
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
   on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer as the source
@@ -155,7 +158,9 @@ Not flagged, as principles:
   rich's `track`; `while`) and runs, every iteration, a compiled call that loops on the device (a rollout
   scanned over time and scanned epochs of minibatch updates in one jitted update of on-policy RL, also
   through Flax NNX's `nnx.scan`, `nnx.fori_loop`, `nnx.while_loop`, an iterative solve:
-  `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps), with no host work beside
+  `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps, nor a solve inside an
+  optimizer step, in a program that takes the gradient of a loss, `cg(fvp, grads, maxiter=20)` for a
+  natural-gradient direction: the call is one step, training_loops.solve_inside_step), with no host work beside
   it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
   next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
   stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
@@ -302,6 +307,7 @@ from jaxlint.semantic import (
     carried_state, demo_code, device_indices, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
     measured_waits, storage_reads, trace_time,
 )
+from jaxlint.semantic.accumulators import keeps_for_later
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -1803,7 +1809,7 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
             if _host_arithmetic(parent, context):
                 child, parent = parent, parent_of(parent)
                 continue  # `np.mean(jax.device_get(x))`: host arithmetic on the copy; what the result feeds decides
-            return not (_is_sink_call(parent, context) or _project_reporter(parent, child, context))
+            return not (_is_sink_call(parent, context) or _project_reporter(parent, child, context) or keeps_for_later(parent, loop))
         if isinstance(parent, (ast.If, ast.While)) and child is parent.test:
             return False
         if isinstance(parent, ast.AugAssign):
@@ -1837,7 +1843,7 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
                 if _host_arithmetic(parent, context):
                     child, parent = parent, parent_of(parent)
                     continue  # `print(np.round(value, 3))`: what the result of the arithmetic feeds decides
-                if not (_is_sink_call(parent, context) or _project_reporter(parent, child, context)):
+                if not (_is_sink_call(parent, context) or _project_reporter(parent, child, context) or keeps_for_later(parent, loop)):
                     return True
                 break
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
@@ -1885,8 +1891,9 @@ def _is_sink_call(call: ast.Call, context) -> bool:
 
 def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context) -> bool:
     """Every read of `name` in the loop after it is rebound to its host copy (`m = jax.device_get(m)`)
-    only shows it: handed, directly or as text, to `print`, a reporter or a reporter of the module. A
-    copy kept in a list, stepped into an environment or handed to other code is needed by the host."""
+    only shows it: handed, directly or as text, to `print`, a reporter or a reporter of the module, or
+    kept by an accumulator for a later report (semantic/accumulators.py). A copy kept in a list,
+    stepped into an environment or handed to other code is needed by the host."""
     uses = [
         n for n in loop_body(loop)
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and not is_within(n, assignment)
@@ -1904,6 +1911,8 @@ def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context) ->
                 qualified = context.qualified_name(parent.func)
                 if qualified == "builtins.print" or (_is_reporting_call(parent, context) and not _writes_in_background(parent, context)) or _project_reporter(parent, child, context):
                     break
+                if keeps_for_later(parent, loop):
+                    break  # kept by an accumulator for a later report: not needed now either
                 if qualified not in ("builtins.float", "builtins.str", "builtins.format", "builtins.round"):
                     return False
             elif not isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.Subscript, ast.Attribute, ast.Dict, ast.Tuple, ast.keyword, ast.BinOp)):

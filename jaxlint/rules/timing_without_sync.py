@@ -30,9 +30,10 @@ Also flags `timeit.timeit(...)`, `timeit.repeat(...)` and `timeit.Timer(...)` of
 function without arguments that returns while device work it dispatched still runs
 (`timeit.timeit(lambda: step(x), number=100)`): each run measures dispatch. So does a notebook's
 `%timeit step(x)` line, which runs the expression the same way (no automatic fix on IPython syntax),
-and a cell under `%%time` or `%%timeit` (also below another cell magic such as `%%capture`): the rest
+a cell under `%%time` or `%%timeit` (also below another cell magic such as `%%capture`): the rest
 of the cell is the interval, and it ends when the cell's last statement returns (the value a cell
-ends with is displayed after the time is taken).
+ends with is displayed after the time is taken), and a `%time step(x)` or `%time y = step(x)` line,
+which runs its expression once the way `%timeit` runs it many times.
 
 Also flags a `with` block timed by a context manager that stamps a clock when the block starts and
 again when it ends (semantic/timer_contexts.py): a library timer (`with Timer("step"):` of
@@ -66,7 +67,11 @@ Not flagged, as principles:
   49), the work of those laps is unwaited at an end stamp after the loop, and the interval is flagged
   (semantic/branch_shares.laps_after_last_gate). Not where the last lap takes the gate (`range(201)`),
   where a few laps at most follow the last wait (`if i % 5 == 0:`), or where the loop runs a thousand
-  counted laps or more (the tail is a few percent of the window: semantic/throughput.py).
+  counted laps or more (the tail is a few percent of the window: semantic/throughput.py). The same
+  holds for an interval restarted every lap (`t0 = time.time()` in the loop body) whose only wait
+  before the end stamp sits under such a gate with a period above 9 (`if i % 100 == 0:
+  print(loss)`): the laps that skip the gate end while their work runs, and the interval is flagged
+  (semantic/branch_shares.gate_period); not where the end stamp sits under the same gate.
   Host code between (`pbar.update(1)`, list
   appends, calls handed host values only) neither waits nor dispatches and is passed over;
 - intervals whose work is not asynchronous device work: no JAX work, only host copies
@@ -74,7 +79,9 @@ Not flagged, as principles:
   measures the copy; `jnp.load` reads the file on the host), calls that hand back parts of what they
   were given (`nnx.split(model)`), jitted calls that hand back their inputs unchanged (measuring
   dispatch is the point), or only eager operations on what a call jaxlint does not know returned
-  (that call may have waited, and the operations alone are cheap);
+  (that call may have waited, and the operations alone are cheap; in a script's or notebook's
+  top-level code, the binding that reaches the read decides: `x` drawn on the device above the
+  interval and rebound from an unknown call ten cells later is still a device array there);
 - intervals that run their work op by op on the host, with nothing compiled in them: a loop or
   comprehension of the interval that walks a device array row by row with eager operations
   (`for t in range(n): h = jnp.tanh(h @ w + xs[t])`), or a function transformed and called
@@ -273,8 +280,10 @@ class TimingWithoutSync(Rule):
         """`timeit.timeit(lambda: step(x), number=100)`: the callable returns while its work runs."""
         function = call.func
         spelled = function.attr if isinstance(function, ast.Attribute) else function.id if isinstance(function, ast.Name) else None
-        # A notebook's `%timeit f(x)`, linted as `__jaxlint_timeit__(lambda: f(x))` (notebook.py).
-        magic = isinstance(function, ast.Name) and spelled == TIMEIT_MAGIC and len(call.args) == 1
+        # A notebook's `%timeit f(x)`, linted as `__jaxlint_timeit__(lambda: f(x))`, and `%time y = f(x)`,
+        # linted as `__jaxlint_timeit__(lambda: f(x), "time")` (notebook.py).
+        once = len(call.args) == 2 and isinstance(call.args[1], ast.Constant) and call.args[1].value == "time"
+        magic = isinstance(function, ast.Name) and spelled == TIMEIT_MAGIC and (len(call.args) == 1 or once)
         if not magic and (spelled not in _TIMEIT_NAMES or context.qualified_name(function) not in _TIMEIT_CALLS):
             return
         timed = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "stmt"), None)
@@ -302,9 +311,9 @@ class TimingWithoutSync(Rule):
             # The line is IPython syntax in the notebook; a fix would be written on its masked form.
             context.report(
                 call,
-                f"`%timeit` times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
-                f"asynchronously, so each run measures dispatch only; time `{snippet(context.text(timed.body))}.block_until_ready()` "
-                f"(or `jax.block_until_ready(...)` of it) instead",
+                f"`%{'time' if once else 'timeit'}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+                f"JAX dispatches asynchronously, so {'the time printed is' if once else 'each run measures'} dispatch only; "
+                f"time `{snippet(context.text(timed.body))}.block_until_ready()` (or `jax.block_until_ready(...)` of it) instead",
             )
             return
         if isinstance(timed, ast.Lambda) and versions.supports(context, versions.BLOCK_UNTIL_READY):

@@ -18,9 +18,11 @@ iterations and still run their side on (nearly) every step that matters:
   against the device work it waits for (an evaluation under `if step % 100 == 0:` beside an ungated
   `state = train_step(state, batch)` stays gated).
 
-And one question about a gate's last laps: `laps_after_last_gate(test, loop, model)`, how many laps of
-the loop may run after the last one that takes a periodic gate of its counter (`i % 100 == 0`): what
-a wait under the gate leaves unwaited when the loop ends (JAX202's end stamp after the loop).
+And two questions about a periodic gate of a loop's counter (`i % 100 == 0`): `gate_period(test,
+loop, model)`, one lap in how many takes it (what a wait under it leaves unwaited on the others: an
+interval restarted every lap waits only on the laps that take it), and `laps_after_last_gate(test,
+loop, model)`, how many laps of the loop may run after the last one that takes it: what a wait under
+the gate leaves unwaited when the loop ends (JAX202's end stamp after the loop).
 """
 
 from __future__ import annotations
@@ -147,6 +149,16 @@ def laps_after_last_gate(test: ast.expr, loop: ast.AST, model: SemanticModel) ->
     if value < first:
         return None  # never taken: no wait at all under it (left to the caller's other reasoning)
     return last - value, True
+
+
+def gate_period(test: ast.expr, loop: ast.AST, model: SemanticModel) -> int | None:
+    """The period of `test` where it is a periodic gate on `loop`'s own counter (`i % 100 == 0` in `for
+    i, batch in enumerate(loader)`): its side runs on one lap in that many, and the others skip it.
+    None: not such a gate."""
+    gate = _periodic_gate(test, model)
+    if gate is None or not isinstance(loop, (ast.For, ast.AsyncFor)) or _counter_bounds(gate[0], loop, model) is None:
+        return None
+    return gate[2]
 
 
 def _periodic_gate(test: ast.expr, model: SemanticModel) -> tuple[str, int, int, int] | None:

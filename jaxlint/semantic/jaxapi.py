@@ -82,6 +82,17 @@ DEVICE_LOOPS = frozenset({
     # Flax NNX's loops lift the `lax` ones over module state: one call runs the whole loop on the device.
     "flax.nnx.scan", "flax.nnx.fori_loop", "flax.nnx.while_loop",
 })
+# Of those, the iterative solvers: one solve is a loop on the device, but one that computes a quantity
+# inside a step (a direction, a fixed point), whatever the steps around it are (training_loops).
+ITERATIVE_SOLVERS = frozenset({
+    "jax.lax.custom_root", "jax.scipy.sparse.linalg.cg", "jax.scipy.sparse.linalg.gmres",
+    "jax.scipy.sparse.linalg.bicgstab", "jax.scipy.optimize.minimize",
+})
+# Transforms that take the gradient of a scalar loss: a program that calls one descends a loss, one
+# optimizer step per call.
+LOSS_GRADIENTS = frozenset({
+    "jax.grad", "jax.value_and_grad", "flax.nnx.grad", "flax.nnx.value_and_grad", "optax.value_and_grad_from_state",
+}) | FILTERED_GRAD
 # Calls that apply their first argument to the leaves of the remaining (tree) arguments.
 TREE_MAPS = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",

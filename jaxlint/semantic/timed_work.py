@@ -36,7 +36,7 @@ from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.helper_syncs import call_sync
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import is_main_guard, walk
-from jaxlint.semantic.branch_shares import laps_after_last_gate
+from jaxlint.semantic.branch_shares import gate_period, laps_after_last_gate
 from jaxlint.semantic.throughput import THROUGHPUT_STEPS, spans_many_steps
 
 TIMERS = jaxapi.CLOCKS
@@ -97,6 +97,7 @@ def unwaited_work(end_statement: ast.stmt, stamp: ast.AST, start_statement: ast.
         return None  # every computation waits for its own result (jax_debug_nans)
     start_name = start_statement.targets[0].id
     walker = _Walker(start_name, scope, model, computes_nothing)
+    walker.end_gates = _enclosing_tests(end_statement)
     # `print(str(loss), time.time() - t0)`: what the end stamp's own statement evaluates before the stamp.
     own = walker.expression(end_statement, until=(stamp.lineno, stamp.col_offset))
     outcome = _then(own, lambda: walker.before(end_statement))
@@ -306,6 +307,17 @@ def _in_loop_of(node: ast.AST, function: ast.AST) -> bool:
     return False
 
 
+def _enclosing_tests(statement: ast.stmt) -> frozenset[str]:
+    """The tests (ast.dump) of the `if` statements whose body or `else` holds `statement`."""
+    tests = set()
+    current = parent_of(statement)
+    while current is not None and not isinstance(current, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+        if isinstance(current, ast.If):
+            tests.add(ast.dump(current.test))
+        current = parent_of(current)
+    return frozenset(tests)
+
+
 def _then(later: Outcome, earlier) -> Outcome:
     """`later` ran after what `earlier()` describes: the first decided answer, going backwards. Eager
     array operations alone decide nothing (their inputs may come from a call that waited): what ran
@@ -331,6 +343,9 @@ class _Walker:
         self._device_like: frozenset[str] | None = None
         self.unknown_calls: set[int] = set()  # calls passed over whose effect jaxlint does not know
         self.possible_waits: set[int] = set()  # unknown calls counted as waits because of what they are handed
+        # The tests of the branches around the end stamp (ast.dump), where an interval's end is known:
+        # a gate the end stamp sits under is taken on every lap that measures.
+        self.end_gates: frozenset[str] | None = None
 
     @property
     def device_like(self) -> frozenset[str]:
@@ -381,6 +396,10 @@ class _Walker:
                 return _START
             return _WAIT  # restarted on some paths only: not followed
         if kind is ast.If:
+            if self._skipped_by_most_laps(statement):
+                # `if i % 100 == 0: print(loss)` in a lap that restarts the interval: 99 laps of 100
+                # skip the wait, and their intervals hold the lap's work unwaited.
+                return _any_path([self.backwards(statement.orelse)], self.test(statement.test))
             return _any_path([self.backwards(statement.body), self.backwards(statement.orelse)], self.test(statement.test))
         if kind in (ast.For, ast.AsyncFor, ast.While):
             if self.waits_somewhere(statement.body):
@@ -416,6 +435,38 @@ class _Walker:
                         return True
                 elif isinstance(child, (ast.If, ast.While, ast.IfExp, ast.Assert)):
                     if self.possibly_device(child.test):
+                        return True
+        return False
+
+    def _skipped_by_most_laps(self, branch: ast.If) -> bool:
+        """`branch` is a periodic gate (`if i % 100 == 0:`, a period above a few laps) on the counter of
+        a loop around it that restarts the interval every lap (its start stamp is taken in the loop),
+        and the end stamp is not under the same gate: the interval is one lap, and most laps skip the
+        branch, so a wait under it does not wait for their work (branch_shares.gate_period)."""
+        if not self.start_name or self.end_gates is None or ast.dump(branch.test) in self.end_gates:
+            return False
+        from jaxlint.semantic.flow import LOOP_NODES
+
+        loop = parent_of(branch)
+        while loop is not None and not isinstance(loop, (*FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            if isinstance(loop, LOOP_NODES):
+                period = gate_period(branch.test, loop, self.model)
+                if period is not None:
+                    return period > _FEW_LAPS + 1 and self._restarted_in(loop)
+            loop = parent_of(loop)
+        return False
+
+    def _restarted_in(self, loop: ast.AST) -> bool:
+        """The loop's body stamps the interval's start afresh (`t0 = time.time()`), not under a branch."""
+        for node in _same_scope(loop):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == self.start_name for t in node.targets):
+                if isinstance(node.value, ast.Call) and self.model.qualified_name(node.value.func) in TIMERS:
+                    statement = node
+                    while parent_of(statement) is not loop:
+                        statement = parent_of(statement)
+                        if isinstance(statement, (ast.If, ast.Try, ast.Match)) or statement is None:
+                            break
+                    else:
                         return True
         return False
 
@@ -753,15 +804,41 @@ class _Walker:
 
     def reads_unknown_results(self, calls) -> bool:
         """Whether the calls read a name bound, in this scope, to the result of a call passed over as
-        unknown."""
-        read = {n.id for call in calls for n in walk(call) if isinstance(n, ast.Name)}
+        unknown, by a binding that may reach the read: in a script's or notebook's top-level code, read
+        at the top level, the last top-level binding above the read and those between it and the read
+        (a notebook that rebinds `x` from an unknown call ten cells later does not change what `x` was
+        where it is read); elsewhere any binding of the scope."""
+        reads = [n for call in calls for n in walk(call) if isinstance(n, ast.Name)]
+        read = {n.id for n in reads}
         for node in walk(self.scope.node):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                if read & {n.id for target in node.targets for n in walk(target) if isinstance(n, ast.Name)}:
+                bound = read & {n.id for target in node.targets for n in walk(target) if isinstance(n, ast.Name)}
+                if bound and any(self._may_reach(node, n) for n in reads if n.id in bound):
                     self._classify_call(node.value)
                     if id(node.value) in self.unknown_calls:
                         return True
         return False
+
+    def _may_reach(self, binding: ast.Assign, read: ast.Name) -> bool:
+        """The binding may be the one `read` sees: always, except at the top level of a module read at
+        its top level, where code runs once in line order and only the bindings from the last
+        top-level one above the read up to the read reach it."""
+        module = self.scope.node
+        if not isinstance(module, ast.Module):
+            return True
+        statement = read
+        while statement is not None and parent_of(statement) is not module:
+            statement = parent_of(statement)
+        if statement is None or not isinstance(statement, ast.stmt) or statement.__class__ in (ast.For, ast.AsyncFor, ast.While):
+            return True  # (read in a loop of the module: a later binding may come round)
+        if binding.lineno > read.lineno:
+            return False
+        above = [
+            s for s in module.body
+            if isinstance(s, ast.Assign) and s.lineno < statement.lineno
+            and any(isinstance(n, ast.Name) and n.id == read.id for t in s.targets for n in walk(t))
+        ]
+        return not above or binding.lineno >= above[-1].lineno
 
     def _unknown(self, call: ast.Call) -> str | None:
         """A call jaxlint does not know: it may read what it is handed (a logger, a writer), so one

@@ -931,15 +931,31 @@ def compiled_call_loops_on_device(call: ast.Call, model: SemanticModel) -> bool:
     """The compiled function `call` runs loops on the device: its body, or a function of the module it
     calls (two calls deep), runs a `lax` loop or an iterative solver (`jaxapi.DEVICE_LOOPS`: a rollout
     scanned over time, epochs of minibatch updates scanned inside the update, a GMRES solve). One
-    call is then many device steps, and what the host does around it is small beside it."""
+    call is then many device steps, and what the host does around it is small beside it.
+    Not a solve inside one optimizer step (solve_inside_step): its loop computes part of the step."""
     binding = model.jit_binding_for_call(call)
     if binding is None:
         return False
-    return any(
-        model.qualified_name(node.func) in jaxapi.DEVICE_LOOPS and not _few_device_iterations(node, holder, model)
-        for function in _compiled_functions(binding, model)
-        for node, holder, _ in calls_reached(function, model, 2)
-    )
+    for function in _compiled_functions(binding, model):
+        reached = calls_reached(function, model, 2)
+        for node, holder, _ in reached:
+            qualified = model.qualified_name(node.func)
+            if qualified not in jaxapi.DEVICE_LOOPS or _few_device_iterations(node, holder, model):
+                continue
+            if qualified in jaxapi.ITERATIVE_SOLVERS and solve_inside_step(reached, model):
+                continue
+            return True
+    return False
+
+
+def solve_inside_step(reached: list[tuple[ast.Call, Scope, int]], model: SemanticModel) -> bool:
+    """The program whose calls are `reached` (calls_reached) takes the gradient of a loss
+    (`jax.value_and_grad(loss_fn)`, `jax.grad`, `eqx.filter_value_and_grad`): one call is one optimizer
+    step, and an iterative solve in it (a natural-gradient direction by `cg`, an implicit layer's
+    `custom_root`) computes part of that step. It does not make the call many steps: the loop that
+    calls it is a step loop. A solve alone in its program (`field = gmres(A, b, x0=field)`, rounds of a
+    solver) is the call's whole work and stays a device loop."""
+    return any(model.qualified_name(node.func) in jaxapi.LOSS_GRADIENTS for node, _, _ in reached)
 
 
 def calls_reached(function: Scope, model: SemanticModel, depth: int) -> list[tuple[ast.Call, Scope, int]]:
@@ -1585,12 +1601,13 @@ def _in_timeit_cell(statement: ast.stmt, module: ast.Module) -> bool:
 
 def timed_repeatedly(function: ast.AST) -> bool:
     """The lambda a notebook's `%timeit` line times (masked as `__jaxlint_timeit__(lambda: f(x))`,
-    also kept, `t = %timeit -o f(x)`): IPython calls it many times, a loop of its own."""
+    also kept, `t = %timeit -o f(x)`): IPython calls it many times, a loop of its own. Not a `%time`
+    line's (`__jaxlint_timeit__(lambda: f(x), "time")`): that runs once."""
     if not isinstance(function, ast.Lambda):
         return False
     timer = parent_of(function)
     return (isinstance(timer, ast.Call) and isinstance(timer.func, ast.Name) and timer.func.id == TIMEIT_MAGIC
-            and bool(timer.args) and timer.args[0] is function)
+            and len(timer.args) == 1 and timer.args[0] is function)
 
 
 def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
