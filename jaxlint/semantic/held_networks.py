@@ -192,3 +192,68 @@ def _enclosing_for(call: ast.Call, model, name: str) -> ast.For | None:
                 and model.scope_for(node) is scope and any(call is n for s in node.body for n in ast.walk(s)):
             return node
     return None
+
+
+# ----- how big a network its maker shows ------------------------------------------------------------
+
+_SERIAL = frozenset({"jax.example_libraries.stax.serial", "jax.experimental.stax.serial"})
+# Array operations one stax layer's apply dispatches (jax/example_libraries/stax.py): a dense or
+# convolution layer a product and a bias add, a batch norm a mean, a variance, a normalisation, a scale
+# and a shift, a log-softmax a max, a subtraction, an exp, a sum and a log; an elementwise layer one.
+_LAYER_DISPATCHES = {
+    "Dense": 2, "Conv": 2, "Conv1DTranspose": 2, "ConvTranspose": 2, "GeneralConv": 2, "GeneralConvTranspose": 2,
+    "BatchNorm": 6, "LogSoftmax": 5, "Softmax": 4, "Dropout": 4, "AvgPool": 2, "SumPool": 1, "MaxPool": 1,
+    "Flatten": 1, "Identity": 0,
+}
+_OTHER_LAYER_DISPATCHES = 3  # an activation (one), a reshape or upsampling (a few), a project's own layer
+
+
+def shown_dispatches(call: ast.Call, model) -> int | None:
+    """How many operations one eager call of a network dispatches where its maker is in the source: the
+    apply function of a `stax.serial(...)` of layers (`init, apply = stax.serial(Dense(64), Relu,
+    Dense(10))`: five), so that a loop's cost is that network's and not the generic whole computation's
+    (semantic/loop_cost.py). The name bound once; or, read in the module's own code (a script, a
+    notebook's cells run in order), the last binding above the read, every binding such a pair of the
+    module body. None where not shown."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    name = call.func.id
+    found: list[ast.Assign] = []
+    for node in ast.walk(model.tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            if isinstance(node, ast.With):
+                targets = [item.optional_vars for item in node.items]
+            for target in targets:
+                names = [t for t in ast.walk(target) if isinstance(t, ast.Name) and t.id == name] if target is not None else []
+                if not names:
+                    continue
+                if not isinstance(node, ast.Assign) or not isinstance(target, ast.Tuple) or len(target.elts) != 2 \
+                        or target.elts[1] is not names[0] or not isinstance(node.value, ast.Call) or node not in model.tree.body:
+                    return None
+                found.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global)) and getattr(node, "name", None) == name:
+            return None
+    if len(found) > 1:
+        if model.scope_for(call) is not model.module_scope:
+            return None
+        above = [node for node in found if node.lineno < call.lineno]
+        found = above[-1:]
+    return _serial_dispatches(found[0].value, model) if len(found) == 1 else None
+
+
+def _serial_dispatches(call: ast.Call, model, depth: int = 0) -> int | None:
+    if depth > 4 or model.qualified_name(call.func) not in _SERIAL or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    total = 0
+    for layer in call.args:
+        if isinstance(layer, ast.Call) and model.qualified_name(layer.func) in _SERIAL:
+            inner = _serial_dispatches(layer, model, depth + 1)
+            if inner is None:
+                return None
+            total += inner
+            continue
+        function = layer.func if isinstance(layer, ast.Call) else layer
+        label = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+        total += _LAYER_DISPATCHES.get(label, _OTHER_LAYER_DISPATCHES)
+    return total
