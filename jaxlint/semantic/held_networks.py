@@ -215,8 +215,8 @@ def shown_dispatches(call: ast.Call, model) -> int | None:
     (semantic/loop_cost.py). The name bound once; or, read in the module's own code (a script, a
     notebook's cells run in order), the last binding above the read, every binding such a pair of the
     module body. None where not shown."""
-    if not isinstance(call.func, ast.Name):
-        return None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None  # (also a computation of another module: foreign_work.ForeignWork)
     name = call.func.id
     found: list[ast.Assign] = []
     for node in ast.walk(model.tree):
