@@ -180,6 +180,9 @@ def layer_call(call: ast.Call, model, scope) -> bool:
     that network's forward pass."""
     if not isinstance(call.func, ast.Name):
         return False
+    loops = getattr(scope, "loops", None) or ()
+    if not any(isinstance(target, ast.Name) and target.id == call.func.id for target, _ in loops):
+        return False  # (the cheap test first: the name is no loop target of the function)
     node = _enclosing_for(call, model, call.func.id)
     return node is not None and layer_loop(node, model, scope)
 
@@ -218,6 +221,14 @@ def shown_dispatches(call: ast.Call, model) -> int | None:
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
         return None  # (also a computation of another module: foreign_work.ForeignWork)
     name = call.func.id
+    cache = model.__dict__.setdefault("_shown_dispatches", {})
+    key = (name, call.lineno if model.scope_for(call) is model.module_scope else None)
+    if key not in cache:
+        cache[key] = _shown_dispatches(call, name, model)
+    return cache[key]
+
+
+def _shown_dispatches(call: ast.Call, name: str, model) -> int | None:
     found: list[ast.Assign] = []
     for node in ast.walk(model.tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)):
