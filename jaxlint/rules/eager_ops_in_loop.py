@@ -22,7 +22,8 @@ handful of named cases (a mapping's items, a name bound to a literal list of eig
 
 It also flags a loop that, on every iteration (not under a branch), runs a whole computation outside
 `jit`: a network's forward pass or an optimizer update (what the library models mark `runs_model`:
-flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, an optax `update`, also of an optimizer that line-searches, `optax.lbfgs()`,
+flax `module.apply`, `state.apply_fn`, `state.apply_gradients`, haiku's `apply`, the apply function of
+`stax.serial` (`init_fn, apply_fn = stax.serial(...)`: every layer in turn; one layer's pair is not a network), an optax `update`, also of an optimizer that line-searches, `optax.lbfgs()`,
 calling an instance of an `nnx.Module` or `eqx.Module` class of the project, also as `self(x)` in a
 method of such a class or of a linen module (bound, run through `apply(..., method=...)`) (`policy.select_action(obs)` whose body calls `self(obs)`), an nnx Optimizer's `update`,
 the `update` of a `jax.example_libraries.optimizers` optimizer, also of one a project writes itself under
@@ -51,7 +52,13 @@ function of the project whose body does one of these (`state = train_step(state,
 `train_step` never jitted, or `agent.update(batch)` whose method does), also called through a name bound
 to `functools.partial` of it, and read with what the call fixes (semantic/call_summaries.py; a method
 through an instance of its class, `learner.step(w, s, x, y)` of another module's `Learner`, as a plain
-function): the side of
+function; calling an instance of a plain class of the project, `net(x)`, or `self(x)` in one of its methods,
+runs the `__call__` its body defines, also of an object a static or class method of another module builds,
+`Net.from_config(cfg)` returning `cls(...)`: semantic/held_networks.py; there a loop over the network
+instances a list attribute holds, `for block in self.blocks: x = block(x)` with every assignment a list of
+constructions of one network class, or declared `blocks: list[Block]`, is one forward pass through the
+layers, not a run of steps, and an argument check first, `if x.ndim != 1: raise ValueError(...)`, leaves
+the rest running on every call that returns; a list filled by `append` is not shown to hold networks): the side of
 an `if` that a literal argument (or an unpassed default) takes runs on every call (`partial(train_step,
 train=True)` runs the update under `if train:`; `train=False` runs none), and a parameter the call fills
 with an object of a modelled kind holds it, also in the module's functions it is handed on to
@@ -260,7 +267,7 @@ from pathlib import Path
 from typing import Iterator
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow, jaxapi, library_models
+from jaxlint.semantic import flow, held_networks, jaxapi, library_models
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.callable_chains import callable_chain
 from jaxlint.semantic.compiled_wrappers import wraps_compiled
@@ -419,7 +426,10 @@ class EagerOpsInLoop(Rule):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
-        dispatches = operations + updates + (WHOLE_COMPUTATION_DISPATCHES if whole is not None else 0)
+        shown = [held_networks.shown_dispatches(inner, context.model) for _, inner in wholes]
+        # (a network whose maker the source shows, `stax.serial` of its layers, costs its own layers' dispatches)
+        whole_dispatches = sum(shown) if shown and None not in shown else WHOLE_COMPUTATION_DISPATCHES
+        dispatches = operations + updates + (whole_dispatches if whole is not None else 0)
         if nil_cost(node, dispatches, scope, context.model):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):

@@ -559,8 +559,17 @@ def _returns_early(function: ast.AST, nodes: list[ast.AST], steady=None) -> bool
         if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)) and not (isinstance(node, ast.Return) and body and node is body[-1]):
             if steady is not None and isinstance(node, ast.Return) and (_warm_up_exit(function, node, steady) or _closes_body(function.body, node)):
                 continue  # (`if len(self.memory) < self.batch_size: return`: not taken once warmed up; a last `return loss` of a final `if`)
+            if steady is not None and isinstance(node, ast.Raise) and _argument_check(function, node):
+                continue  # (`if x.shape[0] > self.max_len: raise ValueError(...)`: a call that fails, not one that does less)
             return True
     return False
+
+
+def _argument_check(function: ast.AST, node: ast.Raise) -> bool:
+    """A `raise` that is the whole body of a top-level `if` of the function without `else` (a check of
+    the arguments): every call that returns runs the rest of the body."""
+    return any(isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and statement.body[0] is node
+               for statement in function.body)
 
 
 def _closes_body(block: list[ast.stmt], node: ast.Return) -> bool:

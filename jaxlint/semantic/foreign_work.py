@@ -144,6 +144,9 @@ def may_be_project_call(call: ast.Call, model) -> bool:
             return True
         if isinstance(receiver, ast.Attribute) and attribute_constructor(receiver, model) is not None:
             return True
+    if isinstance(function, ast.Name) and function.id not in ("self", "cls") and function.id in bound_to_calls(model) \
+            and model.instance_class(function) is not None and not isinstance(model.instance_class(function), ast.ClassDef):
+        return True  # `net(x)` of an instance of another module's class: its `__call__`
     if isinstance(function, ast.Name):
         partial = partial_value(function, model.scope_for(call), model)
         function = partial.args[0] if partial is not None else function  # `step = partial(train_step, ...)`
@@ -172,6 +175,10 @@ def _located_callee(call: ast.Call, model):
     if qualified is None and isinstance(function, ast.Attribute):
         qualified = _constructor_of(function.value, model)
         member = function.attr
+    elif isinstance(function, ast.Name) and function.id not in model.imports.aliases:
+        made = _constructor_of(function, model)  # `net(x)` of an instance: its class's `__call__` (semantic/held_networks.py)
+        if made is not None:
+            qualified, member = made, "__call__"
     if qualified is None or qualified.startswith(_LIBRARY_PREFIXES) or not project.may_hold(qualified.partition(".")[0]):
         return None
     located = _locate(project, qualified)
@@ -457,6 +464,9 @@ def _mentions_names(path: str, digest: str, name: str, member: str | None, names
         return True
     if member is not None and "self" in called and names is _WORK_NAMES:
         return True  # `self(x)` in a method: the instance's forward, when the class is a model (asked of its model)
+    if member is not None and names is _WORK_NAMES and any(
+            isinstance(each, ast.For) and isinstance(each.target, ast.Name) and each.target.id in called for each in ast.walk(node)):
+        return True  # `for block in self.blocks: x = block(x)`: the layers it holds, when they are networks (asked of its model)
     methods = top.get(member and name)
     # A name bound to what one of `names` returns (`grad_fn = jax.value_and_grad(loss)` at the top
     # level, `self.grad_fn = jax.grad(loss)` in a method of the class), called here by that name.

@@ -18,7 +18,8 @@ before: a training loop of unknown length is still many iterations.
   (semantic/iteration.py): `range` or `jnp.arange` of known bounds (training_loops.iteration_count),
   `range(len(xs))` and `for x in xs` over a literal container or an array built from one
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
-  `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`), bound once
+  `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`, `.astype(t)`,
+  `np.sqrt(...)`, a SciPy distribution's `ppf`/`cdf` of them), bound once
   in the module or the function; a `while` counting its iterations to a fixed bound, at most that
   many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`).
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
@@ -111,6 +112,10 @@ def container_length(node: ast.expr, scope: Scope, model: SemanticModel, depth: 
         lengths = {container_length(side, scope, model, depth + 1) for side in (node.left, node.right)
                    if not isinstance(side, ast.Constant)} - {None}
         return lengths.pop() if len(lengths) == 1 else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and len(node.args) <= 1:
+        return container_length(node.func.value, scope, model, depth + 1)  # `.astype(np.float32)`: the same elements
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _elementwise(model.qualified_name(node.func)):
+        return container_length(node.args[0], scope, model, depth + 1)  # `norm.ppf(np.linspace(0.05, 0.95, 15))`: one value per point
     if isinstance(node, ast.Attribute) and node.attr == "T":
         rows = _literal_rows(node.value, scope, model, depth + 1)
         lengths = {container_length(row, scope, model, depth + 1) for row in rows} if rows else set()
@@ -120,6 +125,21 @@ def container_length(node: ast.expr, scope: Scope, model: SemanticModel, depth: 
         if found is not None:
             return container_length(found[1], found[0], model, depth + 1)
     return None
+
+
+# Functions that map an array element by element (one value out per value in): NumPy's elementwise
+# functions and a SciPy distribution's quantile, distribution and density functions.
+_ELEMENTWISE_NUMPY = frozenset({"exp", "log", "sqrt", "abs", "sin", "cos", "tan", "tanh", "square", "log10", "log2", "exp2", "floor", "ceil", "round"})
+_DISTRIBUTION_METHODS = frozenset({"ppf", "cdf", "pdf", "logpdf", "sf", "isf", "logcdf"})
+
+
+def _elementwise(qualified: str | None) -> bool:
+    if qualified is None:
+        return False
+    module, _, name = qualified.rpartition(".")
+    if module in ("numpy", "jax.numpy"):
+        return name in _ELEMENTWISE_NUMPY
+    return qualified.startswith("scipy.stats.") and name in _DISTRIBUTION_METHODS
 
 
 def count_value(node: ast.expr, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:

@@ -401,7 +401,11 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             for item in statement.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
-                    function = _light_function(light, item, has_self=not static, oracle=method_oracle, local_names=references)
+                    names = references
+                    if any(isinstance(d, ast.Name) and d.id == "classmethod" for d in item.decorator_list) and item.args.args:
+                        # (`return cls(...)` in a class method builds the class it is called on: this one, by its name)
+                        names = {**(references or {}), item.args.args[0].arg: "." + statement.name}
+                    function = _light_function(light, item, has_self=not static, oracle=method_oracle, local_names=names)
                     if function is not None:
                         info.methods[item.name] = function
             for alias, method in _method_aliases(statement):

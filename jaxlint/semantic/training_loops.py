@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import call_summaries, callable_chains, foreign_work, jaxapi, library_models
+from jaxlint.semantic import call_summaries, callable_chains, foreign_work, held_networks, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
@@ -539,6 +539,11 @@ def eager_model_call(call: ast.Call, model: SemanticModel, depth: int = 0, *, ot
     # The function called, undecorated: this call runs its body eagerly even where other code jits it
     # (`step = jax.jit(plain_step)` beside a plain `plain_step(state, batch)`) or traces it.
     helper = callee_scope(call, model)
+    if helper is None:
+        scope = model.scope_for(call)
+        if held_networks.layer_call(call, model, scope):
+            return call  # `x = block(x)` in `for block in self.blocks:`: one of the network's layers, a module's forward pass
+        helper = held_networks.instance_call(call, model, scope)  # `self(x)`, `net(x)` of a plain wrapper: its `__call__`
     if helper is not None and differentiated_by_decorator(helper, model):
         return call  # `@jax.value_and_grad def loss_and_grad(...)` called: a forward and backward pass, op by op
     if helper is None:
@@ -670,7 +675,7 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
         counters = class_counters(helper.class_node)
         steady = lambda test: steady_side(test, helper.node, counters, helper.class_node or helper.node)  # noqa: E731
         for inner in unconditional_calls(helper.node, steady):
-            if model.scope_for(inner) is not helper:
+            if model.scope_for(inner).node is not helper.node:
                 continue  # in a lambda: runs when the lambda is called, if ever
             found = eager_model_call(inner, model)
             if found is not None:
@@ -783,8 +788,9 @@ def known_plain_call(qualified: str) -> bool:
 def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
     """The function loops: a Python loop in its own body, a `lax` loop it calls, or a function of the
     project it calls that loops (`final = run_solver(...)`)."""
-    if any(isinstance(node, _LOOPS) and model.scope_for(node) is helper for node in walk(helper.node)):
-        return True
+    if any(isinstance(node, _LOOPS) and model.scope_for(node) is helper and not held_networks.layer_loop(node, model, helper)
+           for node in walk(helper.node)):
+        return True  # (a loop over the layers a wrapper holds is one forward pass: semantic/held_networks.py)
     for call in helper.calls:
         if model.qualified_name(call.func) in _LAX_LOOPS:
             return True

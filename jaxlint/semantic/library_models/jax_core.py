@@ -74,4 +74,18 @@ MODELS = {
     "jax.example_libraries.optimizers.UpdateFn": {"returns": "device_tree", "result": "fresh", "runs_model": True},
     # get_params(opt_state) reads the parameters out of the state: the state's own arrays.
     "jax.example_libraries.optimizers.ParamsFn": {"returns": "device_tree", "result": "alias:0"},
+    # jax.example_libraries.stax: a layer is an (init_fun, apply_fun) pair, and `serial(*layers)` composes
+    # layers into a network whose apply_fun(params, inputs, **kwargs) runs every layer in turn: a whole
+    # forward pass (a single layer, `Dense(10)`, is one or two operations, and is no such pair here).
+    # init_fun(rng, input_shape) returns (output_shape, params): params drawn from rng.
+    # https://docs.jax.dev/en/latest/jax.example_libraries.stax.html (the module was `jax.experimental.stax`
+    # before jax 0.2.25).
+    **{
+        f"{module}.serial": {
+            "returns": "tuple:function:jax.example_libraries.stax.InitFn,function:jax.example_libraries.stax.ApplyFn",
+        }
+        for module in ("jax.example_libraries.stax", "jax.experimental.stax")
+    },
+    "jax.example_libraries.stax.InitFn": {"returns": "tuple:host,device_tree", "result": "fresh"},
+    "jax.example_libraries.stax.ApplyFn": {"returns": "device", "runs_model": True, "weights": (0, "params")},
 }
