@@ -92,3 +92,38 @@ def test_list_touched_in_between_is_not_the_loop(between):
     model = SemanticModel(tree)
     use = tree.body[0].body[-1]
     assert iteration.list_built_by_iteration(use.value.args[0], use, model.scope_for(use)) is None
+
+
+def _use_and_loop(code: str):
+    tree = ast.parse(code)
+    model = SemanticModel(tree)
+    loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
+    use = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "use")
+    return use, loop, model
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("for n in (0, 1):\n    if n == 1:\n        use()\n", "n == 1"),
+    ("for i in range(k):\n    y = use() if 0 == i else y\n", "i == 0"),
+    ("for i, w in enumerate(ws):\n    if i != len(ws) - 1:\n        pass\n    else:\n        use()\n", "i == len(ws) - 1"),
+    ("for i in range(k):\n    if i == 2 and flag:\n        use()\n", "i == 2"),
+    ("for i in range(k):\n    if i == 0:\n        pass\n    elif i == last:\n        use()\n", "i == last"),
+])
+def test_code_on_one_pass(code, expected):
+    use, loop, model = _use_and_loop(code)
+    assert iteration.one_pass(use, loop, model) == expected
+
+
+@pytest.mark.parametrize("code", [
+    "for n in (0, 1):\n    use()\n",
+    "for i in range(k):\n    if i % 2 == 0:\n        use()\n",
+    "for n in [1, 1, 2]:\n    if n == 1:\n        use()\n",
+    "for i in range(k):\n    i = i % 3\n    if i == 0:\n        use()\n",
+    "for label in labels:\n    if label == 1:\n        use()\n",
+    "for i in range(k):\n    if i == 1 or late:\n        use()\n",
+    "for i in range(k):\n    if i != 1:\n        use()\n",
+    "for i in range(k):\n    last = i\n    if i == last:\n        use()\n",
+])
+def test_code_on_several_passes(code):
+    use, loop, model = _use_and_loop(code)
+    assert iteration.one_pass(use, loop, model) is None

@@ -162,7 +162,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
   through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local
   function returning such names) or through a local function or `lax.scan` body whose parameter
-  (the carry, or each slice of `xs`) reaches it only so; or the array reaches only a call that a
+  (the carry, or each slice of `xs`) reaches it only so, or a compiled function (`@jax.jit def
+  reset_all(keys)`, `jax.jit(f)(x)`) whose result is read only so: what a compiled function does with
+  its inputs is its result, so `probe, _ = reset_all(split(key, n))` then `probe.shape[-1]` is a shape
+  probe (not a plain function, which may keep or write what it is handed); or the array reaches only a call that a
   timer runs and discards (`timeit.timeit(lambda: f(a, b))`, a notebook's `%timeit f(a, b)`: the
   inputs of a benchmark, also where the timed expression computes with them, `%timeit jnp.dot(x, x.T)`, or
   reaches them through functions of the same body that only the timer runs: `def apply(v): return W @ v`
@@ -177,6 +180,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   (`eqx.tree_deserialise_leaves(path, model)`, Flax `restore_checkpoint(dir, target=state)` also
   through `TrainState.create(params=...)`, `serialization.from_bytes(params, data)`): the drawn values
   never reach a result. The value model (semantic/key_values.py) follows where the draw flows.
+  So does a state built to be read into and then built again: the same call on the same key, whose
+  only further arguments are computed from the first result (`state = algo.init(rng)`, `kw =
+  load(path, state)`, `algo.init(rng, **kw)`): the second rebuilds the first with the loaded parts
+  replaced, and the parts drawn again are meant to equal it (key_values.rebuilt_with_overrides). Not
+  extra arguments from anywhere else (`init(rng)` and `init(rng, lr=lr)`), nor another input.
 - Draws that are the inputs of a check that two computations agree, after both draws (one side computed
   from the draw, both from the draws of that body): `assert
   np.allclose(per_example_grads(w, X), vmapped_grads(w, X))`, `np.testing.assert_allclose(jacfwd(f)(x),
@@ -211,6 +219,13 @@ Not flagged, because nothing is shared or it is shared on purpose:
   first draw of each network uses the same key, whatever the networks are.
 - A key a loop rebinds at the top of every iteration (`key, sub = split(key)`), used again after the
   loop: only the path that skips the loop entirely (zero iterations) would reuse it.
+- A consumption in a loop that runs on one pass only: it lies under a test of the loop variable that
+  holds for one of its values (`for n in (0, 1): if n == 1: x = dropout(x, key)`, `... if i == 0 else
+  x`, the `else` of `if i != last:`), the variable taking a new value on every pass (`range`, the
+  index of `enumerate`, a literal of distinct constants) and never rebound in the body: the key is
+  drawn from once (semantic/iteration.py, `one_pass`). Draws on two different passes (`if n == 0:`
+  and `elif n == 1:`), a test true on several passes (`i % 2 == 0`), or a test of the items (`for
+  label in labels: if label == 1:`) are flagged.
 - A consumption whose result is never read: a bare `sample(key)` statement, a result rebound before
   any read (also a value computed from the draw by calls that have no other effect: `m: T =
   normal(k, s) * c` then `m = ...` before any read of `m`), or one read only by statements that are themselves dead this way (a smoke test that
@@ -293,8 +308,14 @@ Not flagged, because nothing is shared or it is shared on purpose:
   (`mediapy.show_images`, `plt.imshow`, `print`, `display`, each a statement of its own; through names,
   parts of it, arithmetic and functions of a module or of the project, `colorize(depth)`, parts never
   read): the same views rendered with the same noise each time, pictures comparable across training,
-  and nothing computed carries the repeated bits on (key_values.draw_only_shown, `computed`). A key
-  handed to the step that updates the state, or a result also stored or added into a total, is reported.
+  and nothing computed carries the repeated bits on (key_values.draw_only_shown, `computed`). A figure
+  is such a display: the plotting functions of `matplotlib.pyplot` (`plt.hist(mean + noise * s)`), the
+  same methods of its Axes (`axes[k].plot(t, y)` with `fig, axes = plt.subplots(...)`) and seaborn's
+  plots: one panel per pass, each with the same noise, is common random numbers across panels, a
+  figure's usual choice. A key handed to the step that updates the state, a result also stored or
+  added into a total, a method of an object not known to be an Axes (`board.plot(...)`), or two
+  different draws from one key plotted against each other (`plt.scatter(x, y)`: the figure shows
+  their correlation) are reported.
 - A function of the module that recomputes the very draw made just before it, with the same
   arguments once its parameters are read as what it is handed (`dkl = score(sampler.apply(params,
   key))` then `jax.grad(resample_dot)(params, key, dkl)` whose body runs `sampler.apply(params, key)`):
@@ -377,7 +398,7 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import cell_order, effects, handed_callables, key_values, library_models
+from jaxlint.semantic import cell_order, effects, handed_callables, iteration, key_values, library_models
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -859,6 +880,8 @@ class _Flow:
                 if (root in assigned and root not in invariant) or key_values.is_seed(name):
                     continue
                 fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
+                if fresh and _on_one_pass(fresh, node, self.context):
+                    continue  # `for n in range(2): if n == 1: dropout(x, key)`: one pass draws, once
                 if fresh and self.worth_reporting(fresh[0], fresh[0]) and not all(key_values.applied_per_element(call, node, self.context) for call in fresh):
                     self.report_loop(fresh[0], name, node, invariant.get(root))
             for name, call in key_values.invariant_holders_handed_on(node, invariant, self.context) if invariant else ():
@@ -1149,6 +1172,8 @@ class _Flow:
             # A key stream made inline for a call (`nnx.Linear(3, 4, rngs=nnx.Rngs(key))`) is that call's:
             # the calls receiving the two are compared.
             first, second = _receiving_call(first) or first, _receiving_call(second) or second
+            if key_values.rebuilt_with_overrides(first, second, self.function):
+                return True  # `init(rng)` read into a restore, then `init(rng, **restored)`: a rebuild of the first
             return key_values.same_call_but_key(first, second, ignore_receiver=True, key=key)
         return False
 
@@ -1497,6 +1522,13 @@ class _Flow:
 
 # Calls that return one key (not a batch of them).
 _SINGLE_KEY_CALLS = frozenset({"jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.clone", "jax.random.wrap_key_data"})
+
+
+def _on_one_pass(calls: list[ast.Call], loop: ast.AST, context) -> bool:
+    """Every consumption the loop repeats runs on one and the same pass only (semantic/iteration.py,
+    `one_pass`): under `if n == 1:` of a loop over distinct `n`, or just before the `break` that ends it."""
+    passes = {iteration.one_pass(call, loop, context.model) for call in calls}
+    return len(passes) == 1 and None not in passes
 
 
 def _bound_only_to_single_keys(key: str, scope, context) -> bool:

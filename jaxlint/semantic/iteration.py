@@ -35,7 +35,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import ancestors, walk
 
 if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
     from jaxlint.semantic.model import Scope, SemanticModel
@@ -313,3 +313,106 @@ def list_built_by_iteration(name: ast.Name, use: ast.stmt, scope: Scope) -> ast.
         if any(isinstance(node, ast.Name) and node.id == name.id for node in walk(statement)):
             return None
     return None
+
+
+# ----- code a loop runs on one pass only -----------------------------------------------------------
+
+
+def one_pass(node: ast.AST, loop: ast.AST, model: SemanticModel) -> str | None:
+    """Which single pass of `loop` runs `node`, when the source shows it runs on at most one: a text
+    naming that pass (`n == 1`), else None. The loop variable takes a new value on every pass (`for n
+    in range(k)`, the index of `enumerate(xs)`, `for n in (0, 1)` of distinct constants) and the body
+    never rebinds it, and `node` lies in the branch taken when it equals a value the loop does not
+    change (`if n == 1:`, `x = f(key) if i == 0 else x`, the `else` of `if n != 1:`, an `elif` arm, a
+    conjunction holding such a test). Not a test of the items (`if label == 1` of `for label in
+    labels`: values may repeat), nor `i % 2 == 0`, nor a loop over constants that repeat.
+
+    A repeat per pass (`for n in range(2): y = f(key)`) needs `node` on at least two passes; code on
+    one pass is one use."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    variable = _distinct_variable(loop, model)
+    if variable is None:
+        return None
+    stored = _stored_in(loop)
+    if variable in stored:
+        return None
+    child = node
+    for holder in ancestors(node):
+        if holder is loop:
+            break
+        if isinstance(holder, (ast.If, ast.IfExp)) and child is not holder.test:
+            taken = _pass_of_test(holder.test, variable, stored)
+            if taken is not None:
+                equal, value = taken
+                in_body = child in holder.body if isinstance(holder, ast.If) else child is holder.body
+                if in_body == equal:
+                    return f"{variable} == {value}"
+        child = holder
+    return None
+
+
+def _distinct_variable(loop: ast.AST, model: SemanticModel) -> str | None:
+    """The name of `loop`'s target that holds a different value on every pass, or None."""
+    iterable, target = loop.iter, loop.target
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS - {"builtins.enumerate", "builtins.sorted"}:
+        iterable = iterable.args[0]  # `tqdm(...)`, `reversed(...)`: the same values in another order or with a bar
+    if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.enumerate":
+        start = iterable.keywords
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) and all(k.arg == "start" for k in start):
+            return target.elts[0].id
+        return None
+    if not isinstance(target, ast.Name):
+        return None
+    if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range":
+        return target.id if range_arguments(iterable, model) is not None or len(iterable.args) == 1 else None
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)) and iterable.elts and all(isinstance(e, ast.Constant) for e in iterable.elts):
+        values = [repr(e.value) for e in iterable.elts]
+        return target.id if len(set(values)) == len(values) else None
+    return None
+
+
+def _stored_in(loop: ast.AST) -> set[str]:
+    """Names the loop's body (and `else`) binds."""
+    return {
+        n.id for statement in (*loop.body, *loop.orelse) for n in walk(statement)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    } | {n.name for statement in loop.body for n in walk(statement) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+
+
+def _pass_of_test(test: ast.expr, variable: str, stored: set[str]) -> tuple[bool, str] | None:
+    """(True, value) for `variable == value` (or a conjunction holding it: the test holds on that pass at
+    most), (False, value) for `variable != value`; None for any other test."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for part in test.values:
+            found = _pass_of_test(part, variable, stored)
+            if found is not None and found[0]:
+                return found
+        return None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(right, ast.Name) and right.id == variable:
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and left.id == variable) or not _unchanged(right, stored):
+        return None
+    return isinstance(test.ops[0], ast.Eq), ast.unparse(right)
+
+
+def _unchanged(value: ast.expr, stored: set[str]) -> bool:
+    """A value the loop does not change: constants, names it does not bind, `len` of one, attributes of
+    such names, and arithmetic of these."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Name):
+        return value.id not in stored
+    if isinstance(value, ast.Attribute):
+        return _unchanged(value.value, stored) and isinstance(value.value, (ast.Name, ast.Attribute))
+    if isinstance(value, ast.BinOp):
+        return _unchanged(value.left, stored) and _unchanged(value.right, stored)
+    if isinstance(value, ast.UnaryOp):
+        return _unchanged(value.operand, stored)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" and len(value.args) == 1 and not value.keywords:
+        return _unchanged(value.args[0], stored)
+    return False
+

@@ -576,6 +576,38 @@ def _masked(call: ast.Call, ignore_receiver: bool = False, key: str | None = Non
     return ast.dump(ast.Call(func=func, args=list(args), keywords=keywords))
 
 
+def rebuilt_with_overrides(first: ast.Call, second: ast.Call, function: ast.AST) -> bool:
+    """`second` repeats `first` (the same callee, the same arguments, the same key) and adds only arguments
+    computed from what `first` returned: `state = algo.init(rng)`, `kw = load(path, state)`, then
+    `algo.init(rng, **kw)`. The first result is the template the overrides were read into, and the
+    second call rebuilds it with those parts replaced: the parts drawn again are meant to equal the
+    first's, as two identical calls are. Extra arguments from anywhere else (`init(rng, lr=0.1)`) are
+    a different call, not a rebuild."""
+    if first.func.__class__ is not ast.Attribute and first.func.__class__ is not ast.Name:
+        return False
+    if ast.dump(first.func) != ast.dump(second.func) or len(second.args) < len(first.args):
+        return False
+    if any(ast.dump(a) != ast.dump(b) for a, b in zip(first.args, second.args)):
+        return False
+    first_keywords = {ast.dump(k) for k in first.keywords}
+    extra = [*second.args[len(first.args):], *(k.value for k in second.keywords if ast.dump(k) not in first_keywords)]
+    if not extra or not first_keywords <= {ast.dump(k) for k in second.keywords}:
+        return False
+    holder, made = enclosing_statement(first), enclosing_statement(second)
+    if not isinstance(holder, ast.Assign) or holder.value is not first or holder is made or made is None:
+        return False
+    derived = {n for target in holder.targets for n in bound_names(target)}
+    low, high = (holder.end_lineno, holder.end_col_offset), (made.lineno, made.col_offset)
+    statements = sorted(
+        (n for n in walk(function) if isinstance(n, ast.Assign) and low < (n.lineno, n.col_offset) < high),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    for statement in statements:
+        if _loads(statement.value) & derived:
+            derived |= {n for target in statement.targets for n in bound_names(target)}
+    return all(_loads(argument) and _loads(argument) <= derived for argument in extra)
+
+
 # ----- keys captured by a jitted function ------------------------------------------------------------
 
 
@@ -1553,7 +1585,8 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
         return node is not parent.func and (
             _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or (shown and _only_shown(node, parent, context))
             or _pure_result_only_abstract(parent, function, context, depth)
-            or (shown == COMPUTED_SHOWN and _result_only_shown(parent, function, context, depth))
+            or _compiled_result_only_abstract(parent, function, context, depth)
+            or (shown == COMPUTED_SHOWN and (_result_only_shown(parent, function, context, depth) or _only_plotted(node, parent, context)))
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
@@ -1604,6 +1637,58 @@ def _only_shown(argument: ast.AST, call: ast.Call, context) -> bool:
     return any(argument is a for a in call.args)
 
 
+# What a figure is drawn with: the plotting functions of `matplotlib.pyplot` and the same-named methods
+# of its Axes (`ax.hist(x)`, `axes[i, j].plot(t, y)`), and seaborn's plots of data.
+_PLOT_NAMES = frozenset({
+    "plot", "scatter", "hist", "hist2d", "imshow", "matshow", "contour", "contourf", "pcolormesh", "pcolor",
+    "bar", "barh", "fill_between", "errorbar", "quiver", "semilogx", "semilogy", "loglog", "violinplot",
+    "boxplot", "stem", "streamplot", "hexbin", "plot_surface", "tricontourf",
+})
+_SEABORN_PLOTS = frozenset({"histplot", "kdeplot", "scatterplot", "lineplot", "heatmap", "displot", "distplot", "violinplot", "boxplot"})
+
+
+def _only_plotted(argument: ast.AST, call: ast.Call, context) -> bool:
+    """`plt.hist(x)`, `ax.plot(t, y)` as a statement of its own, `argument` one of the data it plots: the
+    values become a figure, a display as a printout is. (Asked only of one draw repeated on every
+    pass of a loop, `computed`: each panel shows the same noise, common random numbers across
+    panels, which nothing computed carries on. Two different draws plotted against each other show
+    their correlation, and are not asked this.)"""
+    if not isinstance(parent_of(call), ast.Expr) or not any(argument is a for a in call.args):
+        return False
+    qualified = context.qualified_name(call.func) or ""
+    module, _, name = qualified.rpartition(".")
+    if (module == "matplotlib.pyplot" and name in _PLOT_NAMES) or (module == "seaborn" and name in _SEABORN_PLOTS):
+        return True
+    function = call.func
+    return function.__class__ is ast.Attribute and function.attr in _PLOT_NAMES and _figure_object(function.value, context)
+
+
+def _figure_object(node: ast.AST, context) -> bool:
+    """An Axes (or Figure) of matplotlib: a name every binding of which unpacks or takes the result of a
+    `matplotlib` call (`fig, axes = plt.subplots(2, 3)`, `ax = fig.add_subplot(1, 2, 1)` of such a
+    `fig`, `ax = plt.gca()`), or an element of one (`axes[i, k]`)."""
+    while node.__class__ is ast.Subscript:
+        node = node.value
+    if node.__class__ is not ast.Name:
+        return False
+    scope = context.model.scope_for(node)
+    while scope is not None:
+        values = [value for target, value in scope.bindings if target is not None and node.id in bound_names(target)]
+        if values:
+            return all(
+                value.__class__ is ast.Call and (
+                    (context.qualified_name(value.func) or "").startswith("matplotlib.")
+                    or (value.func.__class__ is ast.Attribute and value.func.attr in ("add_subplot", "subplots", "gca", "add_axes")
+                        and value.func.value is not node and _figure_object(value.func.value, context))
+                )
+                for value in values
+            )
+        if node.id in scope.local_names:
+            return False  # a parameter or a loop variable: what it holds is the caller's
+        scope = scope.parent
+    return False
+
+
 # Array and tree functions computing their result from their arguments only: a result read only for its
 # type makes their inputs' values irrelevant too.
 _VALUE_FUNCTION_PREFIXES = ("jax.numpy.", "jax.tree.", "jax.tree_util.", "jax.nn.", "numpy.")
@@ -1621,6 +1706,23 @@ def _pure_result_only_abstract(call: ast.Call, function: ast.AST, context, depth
             return False  # `cache.update(product=jnp.dot(a, b))`: a method of another object may keep the result
         child, current = current, parent_of(current)
     return _only_abstract(call, function, context, depth, shown)
+
+
+def _compiled_result_only_abstract(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+    """`call` runs a compiled function (`@jax.jit def reset(keys)`, `reset = jax.jit(f)`, `jax.jit(f)(x)`)
+    whose result is read only for its type (`obs, _ = reset(keys)` then `obs.shape[-1]`): what a compiled
+    function does with its inputs is its result (its Python runs once, at trace time), so values drawn
+    only to be its inputs reach nothing either: a probe run for a shape. Not a result discarded unread
+    (`_ = f_jitted(x, y)`, a bare call): that runs the inputs through to compile or time the function,
+    and the inputs are the data it is then run on."""
+    if depth >= 3 or not _compiled_callable(call.func, context):
+        return False
+    holder = parent_of(call)
+    if isinstance(holder, ast.Expr) or (
+        isinstance(holder, ast.Assign) and all(name == "_" for target in holder.targets for name in bound_names(target))
+    ):
+        return False
+    return _only_abstract(call, function, context, depth + 1)
 
 
 def _holder_only_abstract(call: ast.Call, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
