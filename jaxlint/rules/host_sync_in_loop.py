@@ -72,7 +72,9 @@ coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
 keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
 `np.asarray(values)` before the loop (device_indices.element_reads_per_iteration; one finding per
-array). One finding per wait: once a read has waited for a computation, reads of its other results
+array); not in a loop that draws on every iteration (a panel per element, also through a plotting
+helper of the module or of another project module: semantic/display_work.py), whose drawing costs
+milliseconds beside the reads it titles. One finding per wait: once a read has waited for a computation, reads of its other results
 and of results dispatched before it (`total, (v_loss, pi_loss) = update(...)`, then `np.asarray(total)`,
 `np.asarray(v_loss)`, ...) wait for nothing more and are named in that finding's message.
 A comprehension is a loop too (semantic/iteration.py): one that calls compiled code for each item
@@ -292,7 +294,7 @@ from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import (
-    carried_state, demo_code, device_indices, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
+    carried_state, demo_code, device_indices, display_work, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
     measured_waits, storage_reads, trace_time,
 )
 from jaxlint.semantic.arrays import instance_attribute_values
@@ -1307,7 +1309,7 @@ def _report_element_reads(loop: ast.AST, context) -> None:
     reads = device_indices.element_reads_per_iteration(loop, scope, context.model)
     if reads and all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
         return  # a page that prints each element shows them: the reader is meant to see each one
-    if reads and _draws_every_iteration(loop, context):
+    if reads and (_draws_every_iteration(loop, context) or display_work.draws_every_iteration(loop, context.model) is not None):
         return  # drawing a panel costs milliseconds, far more than the reads it shows
     reported: set[str] = set()
     for read, array, _ in reads:
