@@ -190,7 +190,8 @@ Not flagged, as principles:
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
   in a background thread;
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
-  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`,
+  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`, also
+  rebinding the name it copies, `feats = jax.device_get(unreplicate(feats))` then `all_feats.append(feats)`,
   `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
   its compiled call, a training loop or a sampler's chain, it stays flagged; a value each iteration
   binds afresh before reading it, `block = jnp.asarray(scans[i:j])` then `block = clean(block)`,
@@ -1237,7 +1238,9 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     parent = parent_of(sync)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id
-        reads = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        # (not the copy's own operand: `feats = jax.device_get(unreplicate(feats))` rebinds the name to its copy)
+        inside = {id(n) for n in walk(parent.value)}
+        reads = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside]
         return bool(reads) and all(_appended_to_list(read) for read in reads)
     return _appended_to_list(sync)
 
