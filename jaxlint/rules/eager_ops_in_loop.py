@@ -192,7 +192,11 @@ the disk, milliseconds, beside which the dispatches are nil; a whole computation
 still reported), or that runs a host library's work on every iteration (a SciPy sparse solve, a
 PETSc solve, a mesh file written: the library models' `host_work`, also inside a function of this
 module or another project module, semantic/host_library.py; a load-stepping or Newton loop of host
-solves, which also cannot become a `lax.fori_loop`); a call that runs compiled code (a jitted function, one decorated, or
+solves, which also cannot become a `lax.fori_loop`), or that draws a figure or a frame on every iteration
+(semantic/display_work.py: matplotlib, `ax.imshow`, `fig.savefig`, a plotting helper of the module or of
+another project module, `env.render()`, a viewer's `sync()`, pygame or OpenCV display) or runs while a window
+stays open (`while viewer.is_running():`, `if not renderer(state): break`): the loop is paced by its
+drawing, milliseconds a frame or a panel, and a figure cannot go into a `lax.fori_loop`; a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound, or a wrapper of one: `jax.vmap` of a jitted function or a
 `functools.partial` of one, nested in any order, bound to a name or handed to a function whose every
 call passes one, `rollout(jax.vmap(partial(step, dt=0.1)))`: each call dispatches the one compiled
@@ -211,7 +215,9 @@ is a periodic event, not a warm-up); a forward pass run once per iteration of a 
 pass of compiled steps (an inner loop over a data loader, a `while`, or fifty or more iterations, calling
 jitted code on each: an epoch): a prediction to log or plot once per pass is a small share of it (an
 eager gradient or update there is the training itself, still reported; so is a forward pass beside a
-short inner loop); a call that is the one statement between two timer stamps
+short inner loop); likewise a forward pass in a loop that draws a frame or a figure on every iteration (an
+animation of a policy, an interactive viewer: the network chooses what the next frame shows; a gradient or
+an update beside the drawing is training, still reported); a call that is the one statement between two timer stamps
 (a measurement of the eager call itself), and a callable handed in as a parameter and called with the same
 arguments on every iteration of a loop that is itself the interval a timer measures (a timing harness
 measures whatever its callers hand it); eager operations or `.at[]` updates in an inspection loop,
@@ -275,6 +281,7 @@ from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
 from jaxlint.semantic.host_code import callee_scope, runs_eagerly_transformed, runs_on_host
+from jaxlint.semantic.display_work import draws_every_iteration
 from jaxlint.semantic.host_library import host_library_every_iteration
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
@@ -397,6 +404,10 @@ class EagerOpsInLoop(Rule):
             # (a prediction to log, a plot): a small share of the iteration. A gradient or an update is
             # the training itself, still reported.
             wholes = [pair for pair in wholes if not _forward_pass(pair[1], context)]
+        if wholes and any(_forward_pass(inner, context) for _, inner in wholes) and draws_every_iteration(node, context.model) is not None:
+            # A loop that draws a figure or a frame every iteration (an animation, a viewer) is paced by
+            # the drawing: the forward pass choosing what is shown is a share of a frame.
+            wholes = [pair for pair in wholes if not _forward_pass(pair[1], context)]
         calls = {id(call) for call, _ in wholes}
         wholes = [pair for pair in wholes if not _inside_any(pair[0], calls, node)]  # (`tx.update(grad(loss)(p), s)`: one, the outer)
         whole = wholes[0] if wholes else None
@@ -422,6 +433,8 @@ class EagerOpsInLoop(Rule):
             return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
         if whole is None and host_library_every_iteration(node, context.model) is not None:
             return  # (each iteration runs a host solver or writer: its few dispatches are nil beside it)
+        if whole is None and draws_every_iteration(node, context.model) is not None:
+            return  # (each iteration draws a figure or a frame, milliseconds: its few dispatches are nil beside it)
         if whole is None and shows_every_iteration(node, scope, context.model):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):

@@ -76,7 +76,9 @@ coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
 keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
 `np.asarray(values)` before the loop (device_indices.element_reads_per_iteration; one finding per
-array). One finding per wait: once a read has waited for a computation, reads of its other results
+array); not in a loop that draws on every iteration (a panel per element, also through a plotting
+helper of the module or of another project module: semantic/display_work.py), whose drawing costs
+milliseconds beside the reads it titles. One finding per wait: once a read has waited for a computation, reads of its other results
 and of results dispatched before it (`total, (v_loss, pi_loss) = update(...)`, then `np.asarray(total)`,
 `np.asarray(v_loss)`, ...) wait for nothing more and are named in that finding's message.
 A comprehension is a loop too (semantic/iteration.py): one that calls compiled code for each item
@@ -197,7 +199,8 @@ Not flagged, as principles:
   (`create_default_writer` without `asynchronous=False`, `AsyncWriter`, `AsyncMultiWriter`) convert
   in a background thread;
 - the copy is the output: evaluation or sampling loops that gather array outputs on the host
-  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`,
+  (`outputs.append(np.asarray(logits))`, or `g = np.array(grads(p))` then `samples.append(g)`, also
+  rebinding the name it copies, `feats = jax.device_get(unreplicate(feats))` then `all_feats.append(feats)`,
   `out[i:j] = predict(params, x[i:j])` into a NumPy array; in a loop that carries state through
   its compiled call, a training loop or a sampler's chain, it stays flagged; a value each iteration
   binds afresh before reading it, `block = jnp.asarray(scans[i:j])` then `block = clean(block)`,
@@ -304,7 +307,7 @@ from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import (
-    carried_state, demo_code, device_indices, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
+    carried_state, demo_code, device_indices, display_work, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
     measured_waits, storage_reads, trace_time,
 )
 from jaxlint.semantic.accumulators import keeps_for_later
@@ -1249,7 +1252,9 @@ def _collected_on_host(sync: ast.AST, loop: ast.AST, context) -> bool:
     parent = parent_of(sync)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id
-        reads = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        # (not the copy's own operand: `feats = jax.device_get(unreplicate(feats))` rebinds the name to its copy)
+        inside = {id(n) for n in walk(parent.value)}
+        reads = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside]
         return bool(reads) and all(_appended_to_list(read) for read in reads)
     return _appended_to_list(sync)
 
@@ -1321,7 +1326,7 @@ def _report_element_reads(loop: ast.AST, context) -> None:
     reads = device_indices.element_reads_per_iteration(loop, scope, context.model)
     if reads and all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
         return  # a page that prints each element shows them: the reader is meant to see each one
-    if reads and _draws_every_iteration(loop, context):
+    if reads and (_draws_every_iteration(loop, context) or display_work.draws_every_iteration(loop, context.model) is not None):
         return  # drawing a panel costs milliseconds, far more than the reads it shows
     reported: set[str] = set()
     for read, array, _ in reads:

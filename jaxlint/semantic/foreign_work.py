@@ -421,6 +421,39 @@ def _host_library_work(path: str, digest: str, name: str, member: str | None, ho
         _active.discard(key)
 
 
+def imported_drawing(call: ast.Call, model, draws_in) -> bool:
+    """A function or method of another project module that draws a figure or a frame (a plotting
+    helper of a `vis` module: semantic/display_work.py), itself or through the functions of its module
+    (`draws_in(scope, model)`: the question)."""
+    located = _located_callee(call, model)
+    if located is None:
+        return False
+    summary, name, member = located
+    key = ("drawing", summary.path, summary.digest, name, member)
+    return bool(run_memo.answer(key, _drawing, summary.path, summary.digest, name, member, draws_in))
+
+
+# The top-level packages that draw (semantic/display_work.py): a module that imports none of them
+# draws nothing of its own (the cheap test before a model).
+_DRAWING_ROOTS = frozenset({"matplotlib", "pygame", "cv2", "mediapy", "seaborn", "plotly"})
+
+
+def _drawing(path: str, digest: str, name: str, member: str | None, draws_in) -> bool:
+    key = (path, digest)
+    tree = _tree_of(path, digest)
+    if tree is None or key in _active or not _imports_any(tree, _DRAWING_ROOTS):
+        return False
+    model = _model_of(path, digest)
+    scope = _scope_in(model, name, member) if model is not None else None
+    if scope is None:
+        return False
+    _active.add(key)
+    try:
+        return draws_in(scope, model)
+    finally:
+        _active.discard(key)
+
+
 def _imports_any(tree: ast.Module, roots: frozenset[str]) -> bool:
     for node in tree.body:
         if isinstance(node, ast.Import) and any(alias.name.partition(".")[0] in roots for alias in node.names):
