@@ -57,7 +57,10 @@ order, a notebook's cells in their order (`jax.grad(f)` after `f = lambda x: ...
 lambda, not a later `@jax.jit def f`, whose calls `f(1.0, True)` then show what it is passed;
 semantic/cell_order.py). A def that a factory of the
 module returns (`init_fun, apply_fun = layer(3)`, `score = make_scorer(s)`), called from traced code,
-is traced as a def called by name is.
+is traced as a def called by name is. A function Haiku transforms whose `apply` or `init` is jitted
+(`jax.jit(hk.transform(f).apply)`, also through a name bound to the transform, `hk.without_apply_rng`,
+`hk.transform_with_state`) is traced, its parameters after the ones Haiku passes first (`params, rng`):
+`static_argnums` counts those, and its defaults stay Python values.
 
 ## Example
 ```python

@@ -263,6 +263,8 @@ def _bound_in_function(name: ast.Name) -> bool:
 _BY_READ = object()
 
 
+# Haiku's transforms: `f` runs inside `apply` and `init` (semantic/model.py, `_mark_haiku_transformed`).
+_HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
 # Transforms whose result takes the arguments its function takes, in the same places.
 _PASSING_TRANSFORMS = frozenset({"jax.jit", "jax.pmap", "jax.vmap"})
 
@@ -818,6 +820,40 @@ class SemanticModel(DeviceValues):
             if method is not None:
                 self._mark_traced(method, dataclasses.replace(use, counts_self=True), 0, set())
                 method.trace_sites.append(scope)
+            else:
+                self._mark_haiku_transformed(node, scope, use)
+        elif use.qualified in jaxapi.JIT_LIKE and isinstance(node, ast.Attribute) and node.attr == "init":
+            self._mark_haiku_transformed(node, scope, use)
+
+    def _mark_haiku_transformed(self, node: ast.Attribute, scope: Scope, use: TransformUse) -> None:
+        """`jax.jit(hk.transform(f).apply)`, also through a name bound to the transform: f runs traced, its
+        arguments after those Haiku passes first (`params, rng`; `params, state, rng` with state; no
+        `rng` without one; `rng` alone for `init`), so `static_argnums` counts them. A default of f
+        stays a Python value (no call of `apply` is followed here)."""
+        made = node.value
+        if isinstance(made, ast.Name):
+            found = bound_values(self, made.id, scope)
+            made = reaching_value(made, found[1]) if found is not None else None
+        leading = {"apply": 2, "init": 1}[node.attr]
+        if isinstance(made, ast.Call) and self.qualified_name(made.func) == "haiku.without_apply_rng" and made.args:
+            made = made.args[0]
+            leading -= 1 if node.attr == "apply" else 0
+        if not (isinstance(made, ast.Call) and made.args and self.qualified_name(made.func) in _HAIKU_TRANSFORMS):
+            return
+        if self.qualified_name(made.func) == "haiku.transform_with_state" and node.attr == "apply":
+            leading += 1
+        resolved = self.resolve_function(made.args[0], scope)
+        if resolved is None or resolved[1]:
+            return
+        options = dict(use.options)
+        numbers = literal_tuple(options["static_argnums"]) if "static_argnums" in options else ()
+        if numbers is None or any(not isinstance(n, int) for n in numbers):
+            return
+        shifted = [n - leading if n >= 0 else n for n in numbers if n < 0 or n >= leading]
+        options["static_argnums"] = ast.Tuple(elts=[ast.Constant(n) for n in shifted], ctx=ast.Load())
+        target = resolved[0]
+        self._mark_traced(target, TransformUse(use.qualified, options), 0, set(resolved[2]) | self._defaulted(target))
+        target.trace_sites.append(scope)
 
     def _host_solver_rule(self, scope: Scope, use: TransformUse) -> bool:
         """A `jax.custom_vjp`/`custom_jvp` function, or a rule of one, that hands work to a host library
