@@ -142,6 +142,12 @@ transformed function leaves the scope that builds it (returned or handed on: the
 it), nor where the code applying it is not known to run on the host. A module-level function with none of this in its module
 counts when a module that imports it calls it from such host code (`sample(...)` of a library module
 called by a script's timed `main`; or one module further, through a function of the importer). A
+method a library compiles is traced code, not host code, even where it calls a jitted helper: `step` and
+`reset` of an environment class deriving (in the module or through the project's base classes) from brax,
+gymnax, jumanji or MuJoCo Playground, which their training and rollouts jit, and the methods of the class
+only those call (semantic/host_code.py, `traced_by_library`); unless the module steps it from host code;
+likewise a function Haiku transforms whose `apply` (or `init`) is jitted, `jax.jit(hk.transform(f).apply)`,
+and the helpers only it calls: traced (an `apply` only called, never jitted, runs eagerly). A
 function nothing visible calls may be traced by a caller in another module, and is not looked at, unless
 its own body cannot be traced: a Python `if` or `while` on a device array it computes (`if
 jnp.linalg.norm(fx) < tol:`) or a conversion of one to a Python number (`float(jnp.max(step))`) raise

@@ -27,7 +27,10 @@ Static views of a traced value are fine and are not flagged: `x.shape`, `x.ndim`
 `len(x)`, `x is None`, `isinstance(x, ...)`, and arguments listed in `static_argnums`/`static_argnames`.
 Nor are values JAX hands over as plain Python values: a defaulted parameter that no call in the
 module passes (jit traces only what a call passes; the calls of the compiled callable count wherever it is
-stored, `self.fn = jax.jit(f)` or a copy of a local name, a method compiled bound (`jax.jit(self._apply)`), whatever decorator that binds configuration f
+stored, `self.fn = jax.jit(f)` or a copy of a local name, a wrapper of a wrapper (`g = jax.pmap(f)` then
+`g = jax.jit(g)`, `jax.jit(jax.vmap(f))`), a keyword-only `functools.partial` of f bound to a name and
+compiled later (the keywords it binds are fixed values), for a function nested in another the names that
+function binds, a method compiled bound (`jax.jit(self._apply)`), whatever decorator that binds configuration f
 carries, and whatever wrapper compiles it, `partitioner.partition(f, ...)`, when its result is bound
 and called), the `nondiff_argnums` of a `jax.custom_vjp`/
 `custom_jvp` function in its `fwd`, `bwd` and `jvp` rules (and `bwd` defaults JAX never fills, and
@@ -54,7 +57,10 @@ order, a notebook's cells in their order (`jax.grad(f)` after `f = lambda x: ...
 lambda, not a later `@jax.jit def f`, whose calls `f(1.0, True)` then show what it is passed;
 semantic/cell_order.py). A def that a factory of the
 module returns (`init_fun, apply_fun = layer(3)`, `score = make_scorer(s)`), called from traced code,
-is traced as a def called by name is.
+is traced as a def called by name is. A function Haiku transforms whose `apply` or `init` is jitted
+(`jax.jit(hk.transform(f).apply)`, also through a name bound to the transform, `hk.without_apply_rng`,
+`hk.transform_with_state`) is traced, its parameters after the ones Haiku passes first (`params, rng`):
+`static_argnums` counts those, and its defaults stay Python values.
 
 ## Example
 ```python

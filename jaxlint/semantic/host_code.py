@@ -18,6 +18,10 @@ may be traced by a caller in another module, so a function counts as host code o
 
 A function the module traces (decorated with or passed to a transform, or called from traced code)
 is not host code here, even when host code also calls it: its loops are the traced rules' business.
+Nor is a method that a library's compiled entry points run (`traced_by_library`): `step` and `reset`
+of an environment class deriving from brax, gymnax, jumanji or MuJoCo Playground (the library's
+training jits them), and the methods only those call; its call of a jitted helper is inlined in the
+trace, no evidence of host code. Where the module itself calls it from host code, it is host code.
 Except where it is traced only by transforms that run op by op outside `jit`, applied on the spot by
 host code (`jax.vmap(f)(xs)`, `jax.grad(f)(p)`, `g = jax.jacfwd(f)` then `g(x)`; a lambda or a method
 as well, and the helpers only such bodies call): batching and JVP tracers over concrete arrays dispatch
@@ -93,7 +97,68 @@ def _reached_from_host(scope: Scope, model: SemanticModel) -> bool:
     for caller, call in _callers(model).get(id(scope), ()):
         if model.jit_binding_for_call(call) is None and runs_on_host(caller, model):
             return True
+    if traced_by_library(scope, model):
+        return False  # (an environment's step: the library's training compiles it, semantic/host_code.py)
     return any(model.jit_binding_for_call(call) is not None for call in scope.calls)
+
+
+# Environment classes of libraries written to run under `jit`: their training loops, wrappers and
+# rollouts compile what the environment does (brax's `train` jits `env.step` and `env.reset`, gymnax
+# and jumanji environments are stepped inside jitted, vmapped or scanned rollouts).
+_TRACED_ENV_BASES = ("brax.envs.", "gymnax.environments.", "jumanji.env.", "jumanji.Environment", "mujoco_playground.")
+# The methods such a library calls: the environment's transition, reset and observation.
+_TRACED_ENV_METHODS = frozenset({"step", "reset", "step_env", "reset_env", "get_obs", "is_terminal", "observation"})
+_MAX_BASE_DEPTH = 4
+
+
+def traced_by_library(scope: Scope, model: SemanticModel) -> bool:
+    """A method that a library's compiled entry points run: `step`, `reset` (and gymnax's `step_env`,
+    `reset_env`, `get_obs`, `is_terminal`) of a class deriving, here or through the project's own
+    base classes, from an environment class of brax, gymnax, jumanji or MuJoCo Playground; or a method
+    of such a class that only such methods call (its reward, its observation helper). The library
+    compiles them (the training jits `env.step`), so their loops unroll at trace time and a call of a
+    jitted helper there is inlined; where the module itself calls the method from host code, it is
+    host code there (asked before this)."""
+    owner = scope.class_node
+    if owner is None or scope.node.__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef) or scope.parent is None \
+            or scope.parent.class_node is not None or not _environment_class(owner, model, 0):
+        return False
+    if scope.name in _TRACED_ENV_METHODS:
+        return True
+    callers = _callers(model).get(id(scope), ())
+    return bool(callers) and all(
+        caller.class_node is owner and caller is not scope and caller.name in _TRACED_ENV_METHODS for caller, _ in callers
+    )
+
+
+def _environment_class(node: ast.ClassDef, model: SemanticModel, depth: int) -> bool:
+    if depth > _MAX_BASE_DEPTH:
+        return False
+    for base in node.bases:
+        qualified = model.qualified_name(base)
+        if qualified is not None and qualified.startswith(_TRACED_ENV_BASES):
+            return True
+        local = local_class(base.id, model) if isinstance(base, ast.Name) else None
+        if local is not None and local is not node:
+            if _environment_class(local, model, depth + 1):
+                return True
+            continue
+        project = getattr(model, "project", None)
+        if qualified is not None and project is not None and _environment_summary(project, project.class_(qualified), depth + 1):
+            return True
+    return False
+
+
+def _environment_summary(project, summary, depth: int) -> bool:
+    """The same through the project's summaries of classes defined in other modules."""
+    if summary is None or depth > _MAX_BASE_DEPTH:
+        return False
+    if any(base.startswith(_TRACED_ENV_BASES) for base in summary.bases):
+        return True
+    home = project.home_of_class(summary) if summary.local_bases else None
+    bases = [home.classes.get(local) for local in summary.local_bases] if home is not None else []
+    bases += [project.class_(base) for base in summary.bases]
+    return any(base is not summary and _environment_summary(project, base, depth + 1) for base in bases)
 
 
 # Conversions of a value to a Python scalar: of a device array computed in the body, a read that `jit`

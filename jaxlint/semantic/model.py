@@ -263,6 +263,12 @@ def _bound_in_function(name: ast.Name) -> bool:
 _BY_READ = object()
 
 
+# Haiku's transforms: `f` runs inside `apply` and `init` (semantic/model.py, `_mark_haiku_transformed`).
+_HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
+# Transforms whose result takes the arguments its function takes, in the same places.
+_PASSING_TRANSFORMS = frozenset({"jax.jit", "jax.pmap", "jax.vmap"})
+
+
 class SemanticModel(DeviceValues):
     def __init__(self, tree: ast.Module, traced_decorators: tuple[str, ...] = (), project=None) -> None:
         self.tree = tree
@@ -827,6 +833,40 @@ class SemanticModel(DeviceValues):
             if method is not None:
                 self._mark_traced(method, dataclasses.replace(use, counts_self=True), 0, set())
                 method.trace_sites.append(scope)
+            else:
+                self._mark_haiku_transformed(node, scope, use)
+        elif use.qualified in jaxapi.JIT_LIKE and isinstance(node, ast.Attribute) and node.attr == "init":
+            self._mark_haiku_transformed(node, scope, use)
+
+    def _mark_haiku_transformed(self, node: ast.Attribute, scope: Scope, use: TransformUse) -> None:
+        """`jax.jit(hk.transform(f).apply)`, also through a name bound to the transform: f runs traced, its
+        arguments after those Haiku passes first (`params, rng`; `params, state, rng` with state; no
+        `rng` without one; `rng` alone for `init`), so `static_argnums` counts them. A default of f
+        stays a Python value (no call of `apply` is followed here)."""
+        made = node.value
+        if isinstance(made, ast.Name):
+            found = bound_values(self, made.id, scope)
+            made = reaching_value(made, found[1]) if found is not None else None
+        leading = {"apply": 2, "init": 1}[node.attr]
+        if isinstance(made, ast.Call) and self.qualified_name(made.func) == "haiku.without_apply_rng" and made.args:
+            made = made.args[0]
+            leading -= 1 if node.attr == "apply" else 0
+        if not (isinstance(made, ast.Call) and made.args and self.qualified_name(made.func) in _HAIKU_TRANSFORMS):
+            return
+        if self.qualified_name(made.func) == "haiku.transform_with_state" and node.attr == "apply":
+            leading += 1
+        resolved = self.resolve_function(made.args[0], scope)
+        if resolved is None or resolved[1]:
+            return
+        options = dict(use.options)
+        numbers = literal_tuple(options["static_argnums"]) if "static_argnums" in options else ()
+        if numbers is None or any(not isinstance(n, int) for n in numbers):
+            return
+        shifted = [n - leading if n >= 0 else n for n in numbers if n < 0 or n >= leading]
+        options["static_argnums"] = ast.Tuple(elts=[ast.Constant(n) for n in shifted], ctx=ast.Load())
+        target = resolved[0]
+        self._mark_traced(target, TransformUse(use.qualified, options), 0, set(resolved[2]) | self._defaulted(target))
+        target.trace_sites.append(scope)
 
     def _host_solver_rule(self, scope: Scope, use: TransformUse) -> bool:
         """A `jax.custom_vjp`/`custom_jvp` function, or a rule of one, that hands work to a host library
@@ -1035,19 +1075,24 @@ class SemanticModel(DeviceValues):
         if scope in cache:
             return cache[scope]
         top = node if scope.parent is self.module_scope else None
+        # A function nested in another (a test's `def f(x, flag=True)` compiled there) is referred to
+        # only in its enclosing function: its wrappers are the names bound there, their calls those there.
+        enclosing = scope.parent.node if scope.parent is not None and scope.parent.is_function and not scope.has_self else None
         if any(self.decorator_transform(decorator) for decorator in node.decorator_list):
             names, immediate = [node.name], []
             if self._name_read_elsewhere(node.name, definition=top):
                 cache[scope] = None
                 return None
         else:
-            entries = self._compiled_entries(node.name, method=scope.has_self) if scope.parent is self.module_scope else None
+            entries = (self._compiled_entries(node.name, method=scope.has_self, within=enclosing)
+                       if scope.parent is self.module_scope or enclosing is not None else None)
             if entries is None:
                 cache[scope] = None
                 return None
             names, immediate = entries
         calls = [
-            call for name in names for call in self.calls_by_name().get(name, []) if name != node.name or _may_reach(self, top, call.func)
+            call for name in names for call in self.calls_by_name().get(name, [])
+            if (name != node.name or _may_reach(self, top, call.func)) and (enclosing is None or is_within(call, enclosing))
         ] + immediate
         cache[scope] = calls
         return calls
@@ -1064,15 +1109,17 @@ class SemanticModel(DeviceValues):
                     return True
         return False
 
-    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None, method: bool = False) -> tuple[list[str], list[ast.Call]] | None:
+    def _compiled_entries(self, function_name: str, direct: list[ast.Call] | None = None, method: bool = False,
+                          within: ast.AST | None = None) -> tuple[list[str], list[ast.Call]] | None:
         """A module function used only inside transforms: the names bound to its wrappers and the
         wrappers called at once; None when any other reference could call it some other way. With a
         `direct` list, plain calls of the function are collected there instead of ruling it out.
         A `method` is referred to as `self.name` (`self.apply_fn = jax.jit(self._apply)`: bound, so the
-        wrapper's calls pass the parameters after `self`); any other owner (`Model._apply`) is unknown."""
+        wrapper's calls pass the parameters after `self`); any other owner (`Model._apply`) is unknown.
+        `within`: the function a nested function is defined in, where alone its name is read."""
         names: list[str] = []
         immediate: list[ast.Call] = []
-        for node in self.nodes:
+        for node in (self.nodes if within is None else walk(within)):
             if method:
                 if not (isinstance(node, ast.Attribute) and node.attr == function_name and isinstance(node.ctx, ast.Load)):
                     continue
@@ -1088,9 +1135,15 @@ class SemanticModel(DeviceValues):
                 if len(call.args) > 1:
                     return None  # positions bound by the partial: the wrapper's calls pass shifted arguments
                 node, call = call, parent_of(call)
+                if isinstance(call, ast.Assign) and len(call.targets) == 1 and isinstance(call.targets[0], ast.Name):
+                    names.append(call.targets[0].id)  # (`g = partial(f, flag=True)`, compiled later: `jax.jit(g)`)
+                    continue
             if not (isinstance(call, ast.Call) and call.args and call.args[0] is node):
                 return None
             parent = parent_of(call)
+            while isinstance(parent, ast.Call) and parent.args and parent.args[0] is call and self.transform_of(parent.func) in _PASSING_TRANSFORMS \
+                    and self.transform_of(call.func) in _PASSING_TRANSFORMS:
+                call, parent = parent, parent_of(parent)  # (`jax.jit(jax.vmap(f))`: the outer wrapper's calls are f's)
             if self.transform_of(call.func) is None and not (isinstance(parent, ast.Assign) and parent.value is call):
                 # A wrapper jaxlint does not know (a partitioner's `partition(f, ...)`) is taken to return a
                 # callable with f's parameters only when its result is bound: its calls are then f's.
@@ -1106,23 +1159,28 @@ class SemanticModel(DeviceValues):
                 return None
         if not names and not immediate:
             return None
-        names = self._forwarded_names(names)  # (None when a name is read other than called or copied)
+        names = self._forwarded_names(names, within)  # (None when a name is read other than called or copied)
         if names is None:
             return None
         return names, immediate
 
-    def _forwarded_names(self, names: list[str]) -> list[str] | None:
+    def _forwarded_names(self, names: list[str], within: ast.AST | None = None) -> list[str] | None:
         """The wrapper names with the names and attributes they are copied to (`cpfn = jax.jit(f)` then
-        `self.f_compiled = cpfn`): the calls of the copy are the wrapper's calls. None when a wrapper
-        name is handed on some other way."""
+        `self.f_compiled = cpfn`), or bound to a transform of (`g = jax.pmap(f)` then `g = jax.jit(g)`:
+        the outer wrapper passes its arguments on as they are): the calls of the copy are the wrapper's
+        calls. None when a wrapper name is handed on some other way."""
         found = list(dict.fromkeys(names))
         for wrapper in found:  # (grows while it runs: a copy of a copy)
-            for node in self.nodes:
+            for node in (self.nodes if within is None else walk(within)):
                 if not (isinstance(node, ast.Name) and node.id == wrapper and isinstance(node.ctx, ast.Load)):
                     continue
                 parent = parent_of(node)
                 if isinstance(parent, ast.Call) and parent.func is node:
                     continue
+                if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and len(parent.args) == 1 \
+                        and self.transform_of(parent.func) in _PASSING_TRANSFORMS \
+                        and not any(keyword.arg in ("static_argnums", "static_argnames") for keyword in parent.keywords):
+                    node, parent = parent, parent_of(parent)  # (`jax.jit(g)` of a wrapper: its calls are g's)
                 if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
                     return None
                 target = parent.targets[0]
