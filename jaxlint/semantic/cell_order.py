@@ -54,32 +54,41 @@ def cell_of(node: ast.AST, model, text: str) -> int:
     return best
 
 
-def _statement_binds(statement: ast.stmt, name: str) -> bool:
+def _statement_binds(model, statement: ast.stmt, name: str) -> bool:
     """A top-level statement binds `name` somewhere in it (a `def`, a `class`, an import, an
     assignment, a loop target, also inside its blocks), not counting function and class bodies."""
+    found = model.__dict__.setdefault("_cell_order_statement_names", {})
+    names = found.get(id(statement))
+    if names is None:
+        names = found[id(statement)] = _names_bound_in(statement)
+    return name in names
+
+
+def _names_bound_in(statement: ast.stmt) -> frozenset[str]:
+    """Every name a top-level statement binds (as `_statement_binds` asks), read in one walk."""
     from jaxlint.semantic.syntax import bound_names
 
+    names: set[str] = set()
     pending: list[ast.AST] = [statement]
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                return True
+            names.add(node.name)
             continue  # (its body binds in its own scope; decorators and defaults rarely bind)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((alias.asname or alias.name).split(".")[0] == name for alias in node.names):
-                return True
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
             continue
         if isinstance(node, ast.Lambda):
             continue
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr, ast.withitem)):
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None) or getattr(node, "optional_vars", None)]
-            if any(target is not None and name in bound_names(target) for target in targets):
-                return True
+            for target in targets:
+                if target is not None:
+                    names.update(bound_names(target))
         if isinstance(node, ast.comprehension):
             continue  # (its target is the comprehension's own)
         pending.extend(ast.iter_child_nodes(node))
-    return False
+    return frozenset(names)
 
 
 def reaching_top_binding(model, read: ast.Name) -> ast.stmt | None:
@@ -106,7 +115,7 @@ def reaching_top_binding(model, read: ast.Name) -> ast.stmt | None:
     body = tree.body
     for earlier in range(index - 1, -1, -1):
         candidate = body[earlier]
-        if not _statement_binds(candidate, read.id):
+        if not _statement_binds(model, candidate, read.id):
             continue
         always = isinstance(candidate, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) or (
             isinstance(candidate, (ast.Assign, ast.AnnAssign)) and candidate.value is not None
@@ -154,10 +163,13 @@ def _always_binds(statement: ast.stmt) -> bool:
 
 def top_binding_count(model, name: str) -> int:
     """How many top-level statements bind `name` (memoised per module and name)."""
-    counts = model.__dict__.setdefault("_cell_order_binding_counts", {})
-    if name not in counts:
-        counts[name] = sum(1 for statement in model.tree.body if _statement_binds(statement, name))
-    return counts[name]
+    counts = model.__dict__.get("_cell_order_binding_counts")
+    if counts is None:
+        counts = model.__dict__["_cell_order_binding_counts"] = {}
+        for statement in model.tree.body:
+            for bound in _names_bound_in(statement):
+                counts[bound] = counts.get(bound, 0) + 1
+    return counts.get(name, 0)
 
 
 def _binding_before(model, name: str, index: int) -> ast.stmt | None:
@@ -166,7 +178,7 @@ def _binding_before(model, name: str, index: int) -> ast.stmt | None:
     body = model.tree.body
     for earlier in range(min(index, len(body)) - 1, -1, -1):
         candidate = body[earlier]
-        if _statement_binds(candidate, name):
+        if _statement_binds(model, candidate, name):
             return candidate if _always_binds(candidate) else None
     return None
 
@@ -270,7 +282,7 @@ def reaching_top_bindings(model, read: ast.Name) -> list[ast.stmt] | None:
     for point in sorted(set(points)) or [len(tree.body)]:
         if point < len(tree.body):
             statement = tree.body[point]
-            if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)) and _statement_binds(statement, read.id):
+            if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)) and _statement_binds(model, statement, read.id):
                 return None  # the statement that runs it also binds the name somewhere inside
         binding = _binding_before(model, read.id, point)
         if binding is None:
