@@ -103,13 +103,7 @@ def iteration_values(loop: ast.For, evaluate) -> list[dict[str, object]] | None:
             targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
             if any(names & set(bound_names(target)) for target in targets):
                 return None
-    frames = []
-    for item in items:
-        frame = _unpack(loop.target, item)
-        if frame is None:
-            return None
-        frames.append(frame)
-    return frames
+    return _frames(loop.target, items)
 
 
 def comprehension_values(comprehension: ast.ListComp, evaluate) -> list[dict[str, object]] | None:
@@ -124,9 +118,14 @@ def comprehension_values(comprehension: ast.ListComp, evaluate) -> list[dict[str
     items = evaluate(generator.iter)
     if not isinstance(items, (tuple, list)) or len(items) > MAX_ITEMS:
         return None
+    return _frames(generator.target, items)
+
+
+def _frames(target: ast.AST, items) -> list[dict[str, object]] | None:
+    """One {name: value} per item bound to `target`; None where one does not unpack."""
     frames = []
     for item in items:
-        frame = _unpack(generator.target, item)
+        frame = _unpack(target, item)
         if frame is None:
             return None
         frames.append(frame)

@@ -392,56 +392,41 @@ def imported_host_library_work(call: ast.Call, model, host_library_in) -> bool:
     """A function or method of another project module that does host library work (a sparse solve,
     a PETSc object, a mesh file written: semantic/host_library.py), itself or through the functions
     of its module (`host_library_in(scope, model)`: the question)."""
-    located = _located_callee(call, model)
-    if located is None:
-        return False
-    summary, name, member = located
-    key = ("host-library", summary.path, summary.digest, name, member)
-    return bool(run_memo.answer(key, _host_library_work, summary.path, summary.digest, name, member, host_library_in))
-
-
-# The top-level packages of the host libraries (library_models/host_libraries.py): a module that
-# imports none of them does no host library work of its own (the cheap test before a model).
-_HOST_LIBRARY_ROOTS = frozenset({"scipy", "petsc4py", "pyamgx", "meshio"})
-
-
-def _host_library_work(path: str, digest: str, name: str, member: str | None, host_library_in) -> bool:
-    key = (path, digest)
-    tree = _tree_of(path, digest)
-    if tree is None or key in _active or not _imports_any(tree, _HOST_LIBRARY_ROOTS):
-        return False
-    model = _model_of(path, digest)
-    scope = _scope_in(model, name, member) if model is not None else None
-    if scope is None:
-        return False
-    _active.add(key)
-    try:
-        return host_library_in(scope, model)
-    finally:
-        _active.discard(key)
+    return _asked_of_callee("host-library", call, model, _HOST_LIBRARY_ROOTS, host_library_in)
 
 
 def imported_drawing(call: ast.Call, model, draws_in) -> bool:
     """A function or method of another project module that draws a figure or a frame (a plotting
     helper of a `vis` module: semantic/display_work.py), itself or through the functions of its module
     (`draws_in(scope, model)`: the question)."""
-    located = _located_callee(call, model)
-    if located is None:
-        return False
-    summary, name, member = located
-    key = ("drawing", summary.path, summary.digest, name, member)
-    return bool(run_memo.answer(key, _drawing, summary.path, summary.digest, name, member, draws_in))
+    return _asked_of_callee("drawing", call, model, _DRAWING_ROOTS, draws_in)
 
+
+# The top-level packages of the host libraries (library_models/host_libraries.py): a module that
+# imports none of them does no host library work of its own (the cheap test before a model).
+_HOST_LIBRARY_ROOTS = frozenset({"scipy", "petsc4py", "pyamgx", "meshio"})
 
 # The top-level packages that draw (semantic/display_work.py): a module that imports none of them
 # draws nothing of its own (the cheap test before a model).
 _DRAWING_ROOTS = frozenset({"matplotlib", "pygame", "cv2", "mediapy", "seaborn", "plotly"})
 
 
-def _drawing(path: str, digest: str, name: str, member: str | None, draws_in) -> bool:
+def _asked_of_callee(kind: str, call: ast.Call, model, roots: frozenset[str], question) -> bool:
+    """`question(scope, model)` asked of the function or method of another project module that `call`
+    runs, in that module's model; False where the module imports none of `roots` (it cannot do that
+    work itself), where the callee is not found, or while that module is already being asked."""
+    located = _located_callee(call, model)
+    if located is None:
+        return False
+    summary, name, member = located
+    key = (kind, summary.path, summary.digest, name, member)
+    return bool(run_memo.answer(key, _asked_in_module, summary.path, summary.digest, name, member, roots, question))
+
+
+def _asked_in_module(path: str, digest: str, name: str, member: str | None, roots: frozenset[str], question) -> bool:
     key = (path, digest)
     tree = _tree_of(path, digest)
-    if tree is None or key in _active or not _imports_any(tree, _DRAWING_ROOTS):
+    if tree is None or key in _active or not _imports_any(tree, roots):
         return False
     model = _model_of(path, digest)
     scope = _scope_in(model, name, member) if model is not None else None
@@ -449,7 +434,7 @@ def _drawing(path: str, digest: str, name: str, member: str | None, draws_in) ->
         return False
     _active.add(key)
     try:
-        return draws_in(scope, model)
+        return question(scope, model)
     finally:
         _active.discard(key)
 
