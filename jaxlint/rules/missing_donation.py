@@ -221,7 +221,13 @@ code: a class in a module that runs nothing (no `if __name__ == "__main__":`, no
 or call) and does not itself build the object, whose state is allocated from sizes its caller passes
 (an evolution strategy's `zeros((pop_size, param_size))`, a mean filled to a length passed in, the
 optimizer state over it, a record of those): it is as large as whatever a caller elsewhere passes,
-so no cost is claimed (semantic/caller_sized.py). A function's own loop over a local state, state
+so no cost is claimed (semantic/caller_sized.py). A parameter carried by the function's own loop
+(`def fit(params, batches): for x in batches: params = update(params, x)`) holds what its callers
+pass: where every call of the function is in sight (a function of this module, not a method, named
+only as the callee of calls, passing the parameter explicitly, and not rebinding it but through its
+updates), it is judged by those arguments (semantic/passed_state.py): small at every call, it is
+not flagged; at 1 MB or more at every call, it counts as shown large (also in demonstration code);
+a mix, or one argument of a size not shown, is judged as a size not shown. A function's own loop over a local state, state
 handed in whole, a network's `init`, a size the module fixes (a constant, an integer default) and a
 program's own objects stay flagged. An unknown size is flagged rather than presumed small: on the
 tuning sets blind-r2..r6 that would drop the 52 labelled real findings found (of 98) to remove the
@@ -320,7 +326,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, picked_classes
+from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, passed_state, picked_classes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -406,6 +412,8 @@ class MissingDonation(Rule):
                 continue
             if _small_by_name(key) or _starts_small(key, node, scope, context.model):
                 continue
+            if "." not in key and passed_state.passed_size(key, scope, context.model) == "small":
+                continue  # a parameter every caller passes a small value (semantic/passed_state.py)
             if _returned_small(key, node, binding, context.model):
                 continue
             if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
@@ -455,7 +463,11 @@ class MissingDonation(Rule):
                 withheld.append(reason)
         if donated and demo_code.is_demonstration_module(context.source.filename):
             # Demonstration code runs toy sizes: the cost is shown only where the source shows the size.
-            if not any(carried_state.reaches_large(argument, scope, context.model) for _, _, argument, _ in donated):
+            if not any(
+                carried_state.reaches_large(argument, scope, context.model)
+                or passed_state.passed_size(dotted_name(argument), scope, context.model) == "large"
+                for _, _, argument, _ in donated
+            ):
                 return
         if donated:
             _report(value, binding, donated, context, withheld)

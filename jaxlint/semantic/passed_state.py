@@ -1,0 +1,99 @@
+"""State a function is handed: its size is what every caller passes.
+
+`def fit(params, batches): for x in batches: params = update(params, x)` carries `params`, a
+parameter, so the function itself shows no size. Where every call of the function the program makes
+is in sight, the size is that of what those calls pass: `fit(init_mlp(key), data)` with an MLP the
+source sizes at hundreds of megabytes, `fit(small_net, data)` with one of a few thousand parameters.
+
+Read only where all the calls are in sight (semantic/fixed_parameters.py: a function of this module,
+not a method, whose name the module reads only as the callee of calls and that no other module of
+the project names), each passing the parameter explicitly (not through `*args`/`**kwargs`, not left
+to a default). The function must not bind the parameter anew except through updates of itself
+(`params = update(params, x)`): a fresh value bound inside is its own size. Each passed argument is
+sized where the call reads it (carried_state.known_small / known_large: a name is the binding that
+reaches the call, placed on devices or not). The answer is "small" or "large" only where every call
+agrees; a mix, or one argument of a size the source does not show, answers None.
+
+Used by JAX401 (rules/missing_donation.py): state every caller passes small is not worth donating,
+and in demonstration code, state every caller passes large is shown large.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic.flow import dotted_name, target_elements
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def passed_size(name: str, scope, model) -> str | None:
+    """"small" or "large" where every call of the function owning `scope` passes its parameter
+    `name` a value the source sizes on that side of 1 MB (see the module docstring), else None."""
+    cache = model.__dict__.setdefault("_jaxlint_passed_sizes", {})
+    key = (id(scope), name)
+    if key not in cache:
+        cache[key] = _passed_size(name, scope, model)
+    return cache[key]
+
+
+def _passed_size(name: str, scope, model) -> str | None:
+    from jaxlint.semantic import carried_state, caller_sized, fixed_parameters
+
+    if scope is None or not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
+        return None
+    if name not in scope.param_nodes:
+        return None
+    arguments = scope.node.args
+    if name in {a.arg for a in arguments.kwonlyargs} | {getattr(arguments.vararg, "arg", None), getattr(arguments.kwarg, "arg", None)}:
+        return None
+    for target, value in scope.bindings:
+        if name not in {dotted_name(element) for element in target_elements(target)}:
+            continue
+        if value is None or not caller_sized._derived_from_itself(getattr(value, "value", value) if isinstance(value, ast.stmt) else value, name, scope):
+            return None  # bound anew inside: not only what the callers pass
+    calls = fixed_parameters._all_calls(scope, model)
+    if not calls:
+        return None
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    sides = set()
+    for caller, call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None and positional.index(name) < len(call.args):
+            passed = call.args[positional.index(name)]
+        if passed is None:
+            return None  # left to the default
+        side = _side(passed, caller, model)
+        if side is None:
+            return None
+        sides.add(side)
+    return sides.pop() if len(sides) == 1 else None
+
+
+def _side(passed: ast.AST, caller, model) -> str | None:
+    from jaxlint.semantic import carried_state
+    from jaxlint.semantic.reaching import reaching_value
+
+    if carried_state.known_large(passed, caller, model):
+        return "large"
+    if carried_state.known_small(passed, caller, model):
+        return "small"
+    if not isinstance(passed, ast.Name):
+        return None
+    # A name the program also rebinds by unpacking (`state, log = fit(state, data)`): the one plain
+    # binding that reaches the call, when one does.
+    values = [value for target, value in caller.bindings if value is not None and passed.id in {dotted_name(e) for e in target_elements(target)}]
+    reached = reaching_value(passed, values)
+    if reached is None:
+        return None
+    target = next((t for t, v in caller.bindings if v is reached), None)
+    if not isinstance(target, ast.Name) or target.id != passed.id:
+        return None  # unpacked from something else
+    reached = getattr(reached, "value", reached) if isinstance(reached, ast.stmt) else reached
+    if carried_state.known_large(reached, caller, model):
+        return "large"
+    if carried_state.known_small(reached, caller, model):
+        return "small"
+    return None
