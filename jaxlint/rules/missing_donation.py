@@ -40,6 +40,16 @@ batch): return self._step(state, batch)` with `self._step = jax.jit(f)` set in `
 own parameters is, for donation, the compiled callable with the arguments moved to their places there
 (`state = agent.update(state, batch)` per step in a trainer). The message names the compiled callable
 to change; no automatic fix, since every caller of the wrapper shares it.
+So does a compiled callable stored on an instance attribute: `self._update = jax.jit(update, ...)`
+(or `jax.pmap`) in a method of the class, `update` a function nested there, of the module, or a method
+(`jax.pmap(self._update_impl)`), or `self.step = step` with `step` a compiled def or name of that
+method. The attribute is that callable, with its options and the function's own parameters (no
+`self`), called through `self` or through an instance of the class in this module or another
+(`learner._state, m = learner._update(learner._state, batch)` per step in a trainer). An attribute the
+class assigns more than once is resolved only where every binding compiles alike, or compiles the same
+parameters with no donated or static argument (`jax.pmap(update)` on several devices, else
+`jax.jit(update)`: every branch copies the state); one also bound to anything else, or that a class
+body def of the same name shadows, is not.
 A compiled method of an object runs where the object's class is known: a constructor, or a function or
 method of this module or another whose every `return` constructs that class (`learner = build_learner(cfg)`,
 then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py). A class runs

@@ -43,7 +43,11 @@ a length a helper returns from a shape (`return x, x.shape[0]`), the targets of 
 solver, a PETSc object or solve, AMGX; itself or through the module's functions it calls): a host
 solver given a gradient takes concrete arrays only, and JAX calls the primal and its rules with them
 under an eager `grad` (semantic/host_library.py); the functions only it calls are host code too. A
-function that `jit`, `vmap` or `grad` traces itself is still traced there. These apply to every rule
+function that `jit`, `vmap` or `grad` traces itself is still traced there. Nor is a function compiled
+only into names nothing reads (`g = jax.jit(f)`, `g` never called): no abstract value reaches it. One
+compiled onto an instance attribute (`self._update = jax.jit(update)`, also `jax.pmap`) is called
+through its objects, from any module: it is traced, and every parameter the transform does not hold
+static is a tracer, whoever calls it. These apply to every rule
 that asks whether a value is traced (JAX101-JAX108).
 
 What is traced, for those rules: the parameters a transform traces and what is computed from them;

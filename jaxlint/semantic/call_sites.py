@@ -31,6 +31,8 @@ def traced_only_by_uncalled_wrappers(scope: Scope, model: SemanticModel) -> bool
     bindings = _bindings_by_function(model).get(id(root), [])
     if not bindings or any(binding.via_decorator for binding in bindings):
         return False
+    if any(binding.key.startswith("self.") for binding in bindings):
+        return False  # `self._update = jax.jit(update)`: called through its objects, from any module
     wrapped_elsewhere = _transformed_names(model).get(getattr(root.node, "name", None), 0)
     if wrapped_elsewhere != len(bindings):
         return False  # also passed to a transform whose result is not bound to a name (`jax.jit(f)(x)`)

@@ -1280,6 +1280,19 @@ class SemanticModel(DeviceValues):
                 resolved = self.resolve_function(value.args[0], scope)
                 function, bound = (resolved[0], resolved[1]) if resolved else (None, 0)
                 add(JitBinding(key, transform, value, keyword_options(value), function, bound, owner=scope))
+        stored = []
+        for scope in self.scopes:
+            if scope.class_node is None:
+                continue
+            for target, value in scope.bindings:
+                # `self.step = step` in a method, `step` a compiled callable bound once in it (a nested
+                # `@jax.jit def step`, `step = jax.jit(f)`): the attribute is that callable.
+                if value.__class__ is ast.Name and _is_self_attribute(target):
+                    owned = [binding for binding in self.jit_binding_lists.get(value.id, ()) if binding.owner is scope]
+                    if len(owned) == 1:
+                        stored.append(dataclasses.replace(owned[0], key=f"self.{target.attr}", owner=scope))
+        for binding in stored:
+            add(binding)
         for scope in self.scopes:
             for target, value in scope.bindings:
                 if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))):
@@ -1931,7 +1944,14 @@ class SemanticModel(DeviceValues):
         if isinstance(owner, ast.ClassDef):
             scope = self.class_methods.get(owner, {}).get(node.attr)
             if scope is None:
-                return None
+                # `self._update = jax.jit(update)` in a method of the class: the instance attribute
+                # is that compiled callable (every binding of it in the class compiling alike).
+                stored = [binding for binding in self.jit_binding_lists.get(f"self.{node.attr}", ())
+                          if binding.owner is not None and binding.owner.class_node is owner]
+                assigned = sum(1 for method in self.class_methods.get(owner, {}).values() for target, _ in method.bindings
+                               if _is_self_attribute(target) and target.attr == node.attr)
+                found = (_agreeing(stored) or _copying_alike(stored)) if assigned == len(stored) else None
+                return dataclasses.replace(found, key=f"{owner.name}.{node.attr}") if found is not None else None
             for binding in self.jit_binding_lists.get(f"self.{node.attr}", ()):
                 if binding.function is scope:
                     return dataclasses.replace(binding, key=f"{owner.name}.{node.attr}")
@@ -2800,7 +2820,7 @@ _NOT_OWN = object()  # `_own_class_binding`: the class of the use says nothing
 def _binding_class(binding: JitBinding) -> ast.ClassDef | None:
     """The class whose method a binding compiles (`@jax.jit def _step(self, ...)`) or whose method
     stores it (`self._step = jax.jit(f)` in `__init__`)."""
-    if binding.via_decorator and binding.function is not None:
+    if binding.via_decorator and binding.function is not None and binding.function.class_node is not None:
         return binding.function.class_node
     return binding.owner.class_node if binding.owner is not None else None
 
@@ -2814,6 +2834,20 @@ def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:
     if all(_binding_signature(other) == signature for other in bindings[1:]):
         return first
     return None
+
+
+def _copying_alike(bindings: list[JitBinding]) -> JitBinding | None:
+    """One of several bindings of an attribute (`jax.pmap(update)` on several devices, else
+    `jax.jit(update)`) when they compile the same parameters and none donates or holds one static:
+    every branch copies the same arguments."""
+    if not bindings or len({tuple(b.param_names or ()) for b in bindings}) != 1 or bindings[0].param_names is None:
+        return None
+    if any(set(b.options) & _PLACEMENT_OPTIONS or b.via_decorator or b.built_by_factory for b in bindings):
+        return None
+    return bindings[0]
+
+
+_PLACEMENT_OPTIONS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums", "donate_argnums", "donate_argnames", "donate"})
 
 
 def _binding_signature(binding: JitBinding) -> tuple:

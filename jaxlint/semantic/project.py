@@ -31,7 +31,7 @@ import configparser
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 from pathlib import Path
 
@@ -357,6 +357,73 @@ def _method_aliases(class_node: ast.ClassDef) -> list[tuple[str, str]]:
     return [(alias, methods[0]) for alias, methods in assigned.items() if len(methods) == 1]
 
 
+def _stored_compiled(light, class_node: ast.ClassDef, module_defs: dict[str, ast.AST]) -> dict[str, FunctionSummary]:
+    """`self._update = jax.jit(update, ...)` (or `jax.pmap`) in `__init__`, `update` a def nested there or
+    a function of the module above the class, or `self.step = step` with `step` a compiled def nested
+    in `__init__`: the attribute is that compiled callable, so `learner._update(state, batch)` elsewhere
+    is a call of it, with its options and the function's parameters (no `self`). Only attributes the
+    class assigns once, a class body def of that name shadowing them."""
+    from jaxlint.semantic import jaxapi
+    from jaxlint.semantic.model import keyword_options
+
+    assigned: dict[str, int] = {}
+    for node in walk(class_node):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                    if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id == "self":
+                        assigned[element.attr] = assigned.get(element.attr, 0) + 1
+    candidates: dict[str, list[FunctionSummary]] = {}
+    methods = {item.name: item for item in class_node.body if isinstance(item, ast.FunctionDef) and not item.decorator_list}
+    for item in class_node.body:
+        if not (isinstance(item, ast.FunctionDef) and item.name == "__init__"):
+            continue
+        nested = {node.name: node for node in walk(item) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not item}
+        for node in walk(item):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            target, value = node.targets[0], node.value
+            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+                continue
+            if isinstance(value, ast.Name) and value.id in nested:
+                function = _light_function(light, nested[value.id], has_self=False)
+                if function is not None and function.transform is not None:
+                    candidates.setdefault(target.attr, []).append(replace(function, name=target.attr))
+                continue
+            if not (isinstance(value, ast.Call) and len(value.args) == 1):
+                continue
+            transform = light.qualified_name(value.func)
+            if transform not in jaxapi.COMPILING:
+                continue
+            argument = value.args[0]
+            if isinstance(argument, ast.Name):
+                function_node, bound = nested.get(argument.id) or module_defs.get(argument.id), False
+            elif isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name) and argument.value.id == "self":
+                # `jax.pmap(self._update_impl)`: the bound method, `self` already passed
+                function_node, bound = methods.get(argument.attr), True
+            else:
+                continue
+            if function_node is None:
+                continue
+            params, _ = _positional(function_node, bound)
+            candidates.setdefault(target.attr, []).append(
+                FunctionSummary(target.attr, params, transform=transform, options=dict(keyword_options(value))))
+    found: dict[str, FunctionSummary] = {}
+    for attribute, summaries in candidates.items():
+        if len(summaries) != assigned.get(attribute):
+            continue  # (also bound to something else, or where we cannot see)
+        if len(summaries) == 1:
+            found[attribute] = summaries[0]
+        elif len({tuple(s.params) for s in summaries}) == 1 and not any(set(s.options) & _PLACEMENT_OPTIONS for s in summaries):
+            # `jax.pmap(update)` on several devices, else `jax.jit(update)`: neither donates nor holds
+            # an argument static, so every branch copies the same arguments.
+            found[attribute] = summaries[0]
+    return found
+
+
+_PLACEMENT_OPTIONS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums", "donate_argnums", "donate_argnames", "donate"})
+
+
 def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     """The summary of an imported module, from its top level only: decorators, `f = jax.jit(g)`
     assignments and syntactically device-valued returns. About a tenth of the cost of a semantic
@@ -386,6 +453,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     module_oracle = fresh_values.LightOracle(light, functions, records, None, summary.reexports)
     # What a returned call's callable is named: its relative imports, and its own defs and classes.
     references = {**summary.reexports, **{name: f".{name}" for name in (*functions, *records)}}
+    module_defs = {s.name: s for s in _top_level(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs[statement.name] = statement
@@ -411,6 +479,9 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
             for alias, method in _method_aliases(statement):
                 if method in info.methods and alias not in info.methods:
                     info.methods[alias] = info.methods[method]
+            for attribute, stored in _stored_compiled(light, statement, module_defs).items():
+                if attribute not in info.methods:
+                    info.methods[attribute] = stored
             info.defined = frozenset(
                 item.name for item in statement.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
             ) | frozenset(info.methods)
