@@ -230,7 +230,10 @@ measures whatever its callers hand it); eager operations or `.at[]` updates in a
 one that prints a device value it computed on every iteration (`print("x", x)`, not under a branch):
 the host waits for and shows each result by design, and `fori_loop` would lose the output (a whole
 network or update in such a loop is still reported: jit it and keep the print); a function that loops itself (a Python loop in its body,
-or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported);
+or a `lax` loop: one call is a whole run, and its own loop is where a per-step cost is reported; not a
+loop whose count is fixed per call rather than by a data set's length, micro-batches whose compiled
+gradients it sums and applies once after the loop: one call is one optimizer step, and its eager
+update is reported at the caller's loop; a loop over a data loader applying a step is still a run; semantic/training_loops.py, `one_step_loop`);
 loops that run under `jit` (unrolled, compiled); a loop in an initialiser (`init_params`, called
 by no loop: it runs once, over the layers it builds), or in an alternative constructor no loop
 calls (a `@staticmethod`/`@classmethod` that builds an instance of its class and returns it,

@@ -168,7 +168,11 @@ Not flagged, as principles:
   stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
   steps: gradient accumulation, critic updates per generator update, and the outer loop's reads
-  are reported); code written to run while JAX traces (a function that enters
+  are reported; so is an inner loop whose count is fixed per call rather than by a data set's length:
+  a compiled integrator step run a parameter's number of times, its counter unused and no data drawn,
+  under an outer loop that names no epoch, is one proposal, and the outer loop's accept test reads
+  per sample; micro-batches whose compiled gradients are summed, the update applied after the loop,
+  are one step; semantic/training_loops.py, `one_step_loop`); code written to run while JAX traces (a function that enters
   `jax.ensure_compile_time_eval()`, which changes nothing outside a trace: its loops fold
   constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
@@ -318,7 +322,7 @@ from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
-from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass, one_step_loop
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -1368,8 +1372,8 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     for node in loop_body(loop, nested=True):
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
             if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
-                if _few_fixed_iterations(node, context):
-                    continue
+                if _few_fixed_iterations(node, context) or one_step_loop(node, model):
+                    continue  # (micro-batches of one step, an integrator's steps of one proposal: one step)
                 return True
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
             return True  # (an evaluation pass every N steps does not make this an epoch loop)

@@ -346,15 +346,15 @@ def runs_pass_of_compiled_steps(loop: ast.AST, model: SemanticModel) -> ast.AST 
     iterations (a number the source does not fix, or `_PASS_STEPS` or more): each iteration of `loop`
     is a pass of compiled steps, an epoch. What `loop` runs once beside the pass (an eager forward pass
     to log a prediction, a plot) is once per pass, not once per step."""
-    from jaxlint.semantic.training_loops import loop_body, runs_compiled, under_loop_branch
+    from jaxlint.semantic.training_loops import loop_body, one_step_loop, runs_compiled, under_loop_branch
 
     scope = model.scope_for(loop)
     for inner in loop_body(loop):  # (the loops directly in the body: `with tqdm(loader) as bar: for batch in bar:` too)
         if not isinstance(inner, (ast.For, ast.AsyncFor, ast.While)) or under_loop_branch(inner, loop):
             continue
         steps = loop_iterations(inner, scope, model)
-        if steps is not None and steps < _PASS_STEPS:
-            continue
+        if (steps is not None and steps < _PASS_STEPS) or one_step_loop(inner, model):
+            continue  # (a few steps, or the micro-batches or integrator steps of one step: not a pass)
         if any(isinstance(node, ast.Call) and not under_loop_branch(node, inner) and runs_compiled(node, model)
                for node in loop_body(inner)):
             return inner

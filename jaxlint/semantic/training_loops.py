@@ -789,8 +789,8 @@ def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
     """The function loops: a Python loop in its own body, a `lax` loop it calls, or a function of the
     project it calls that loops (`final = run_solver(...)`)."""
     if any(isinstance(node, _LOOPS) and model.scope_for(node) is helper and not held_networks.layer_loop(node, model, helper)
-           for node in walk(helper.node)):
-        return True  # (a loop over the layers a wrapper holds is one forward pass: semantic/held_networks.py)
+           and not one_step_loop(node, model) for node in walk(helper.node)):
+        return True  # (a loop over the layers a wrapper holds is one forward pass: semantic/held_networks.py; micro-batches are one step)
     for call in helper.calls:
         if model.qualified_name(call.func) in _LAX_LOOPS:
             return True
@@ -865,12 +865,80 @@ def runs_training_loop(helper: Scope, model: SemanticModel) -> bool:
     cache = _training_loop_cache.setdefault(model, {})
     if id(helper.node) not in cache:
         cache[id(helper.node)] = any(
-            isinstance(node, _LOOPS) and model.scope_for(node) is helper
+            isinstance(node, _LOOPS) and model.scope_for(node) is helper and not one_step_loop(node, model)
             and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node, nested=True))
             for node in walk(helper.node)
         )
     return cache[id(helper.node)]
 
+
+
+def one_step_loop(loop: ast.AST, model: SemanticModel) -> bool:
+    """A loop of compiled calls whose count is fixed per call of its function, not by the length of a
+    data set: together its iterations make one step, not a pass of steps (an epoch). Either it sums
+    what a compiled gradient returns over micro-batches (`for x, y in zip(xs, ys): g = grad_fn(p, x,
+    y); acc = tree_map(add, acc, g)`), state carried by nothing in the loop, the update applied once
+    after it; or, nested in a loop of the same function that does not name an epoch, it runs a
+    compiled integrator step a parameter's number of times, its counter unused and no data drawn
+    (`for _ in range(n_leapfrog): p, x = leapfrog(p, x, eps)`: one proposal of a sampler). A loop over
+    a data loader, or one whose compiled call updates carried state from data, is still a pass."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    scope = model.scope_for(loop)
+    calls = [n for n in loop_body(loop) if isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None]
+    if not calls or scope is None:
+        return False
+    results = {id(call): _result_names(call) for call in calls}
+    carried = any(results[id(call)] & {n.id for arg in [*call.args, *(k.value for k in call.keywords)] for n in walk(arg) if isinstance(n, ast.Name)}
+                  for call in calls)
+    if not carried:
+        return all(_differentiates(model.jit_binding_for_call(call), model) for call in calls) and any(
+            _accumulates(node, results[id(call)]) for call in calls for node in loop_body(loop))
+    iterable = loop.iter
+    if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range" and len(iterable.args) == 1
+            and isinstance(iterable.args[0], ast.Name) and iterable.args[0].id in scope.param_nodes):
+        return False
+    counter = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    if any(isinstance(n, ast.Name) and n.id in counter for n in loop_body(loop, nested=True)):
+        return False
+    if any(isinstance(n, ast.Call) and model.qualified_name(n.func) == "builtins.next" for n in loop_body(loop, nested=True)):
+        return False
+    outer = parent_of(loop)
+    while outer is not None and not isinstance(outer, (*_LOOPS, *FUNCTION_NODES)):
+        outer = parent_of(outer)
+    return isinstance(outer, _LOOPS) and not _names_an_epoch(outer)
+
+
+def _result_names(call: ast.Call) -> set[str]:
+    """The names an assignment binds from the call's results (`(loss, aux), grads = f(...)`)."""
+    statement = parent_of(call)
+    if isinstance(statement, ast.Assign) and statement.value is call:
+        return {n.id for target in statement.targets for n in walk(target) if isinstance(n, ast.Name)}
+    return set()
+
+
+def _accumulates(node: ast.AST, produced: set[str]) -> bool:
+    """`acc += g` or `acc = f(acc, g)` (`tree_map(add, acc, g)`): a name rebound from itself and a result."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return any(isinstance(n, ast.Name) and n.id in produced for n in walk(node.value))
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        used = {n.id for n in walk(node.value) if isinstance(n, ast.Name)}
+        return node.targets[0].id in used and bool(used & produced)
+    return False
+
+
+def _differentiates(binding, model: SemanticModel) -> bool:
+    """The compiled callable is a gradient: `jax.jit(jax.value_and_grad(loss))`, or a function decorated
+    with a grad-like transform under its jit."""
+    grads = jaxapi.GRAD_LIKE | jaxapi.FILTERED_GRAD
+    node = binding.node
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Call):
+        inner = node.args[0]
+        if model.qualified_name(inner.func) in grads:
+            return True
+    function = binding.function.node if binding.function is not None else None
+    return function is not None and any(
+        model.qualified_name(d.func if isinstance(d, ast.Call) else d) in grads for d in getattr(function, "decorator_list", ()))
 
 _training_loop_cache: "WeakKeyDictionary[SemanticModel, dict[int, bool]]" = WeakKeyDictionary()
 
@@ -1995,7 +2063,7 @@ def runs_whole_run(scope: Scope, model: SemanticModel) -> bool:
     if runs_training_loop(scope, model):
         return True
     for node in walk_same_scope(scope.node):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and not one_step_loop(node, model):
             if any(isinstance(call, ast.Call) and runs_compiled(call, model) for call in loop_body(node, nested=True)):
                 return True
     return False
