@@ -20,7 +20,9 @@ dispatched asynchronously all the same), a per-iteration host sync of a device v
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
 label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zeros(...)`: NumPy
 converts what it stores), `jax.device_get(x)` (also through a local name a function binds once to
-a library function, `fetch = jax.device_get`, as through an import), `str`/`format` of it, an
+a library function, `fetch = jax.device_get`, as through an import; also of a Python container of
+this iteration's device values, which copies every leaf: a display `jax.device_get((loss, acc))`, a
+list the loop appends each step's results to, `jax.device_get(history)`), `str`/`format` of it, an
 f-string, `%` or `.format` of it in any call, a value handed to a reporter that converts it
 (`print`, `pprint.pp`, `logging`, `wandb.log({...})`, `writer.scalar`/`add_scalar`, tqdm's `set_description`/
 `set_postfix`), `if loss < best:`, `if err < tol: break`, `not`/`and`/`or` over device values, and `any`/`all` over a generator or list of device
@@ -41,7 +43,9 @@ positions 0 and 1 and a host record at 2; a method of another module's class is 
 returns `loss`, the object carrying the state the loop does not), an
 accumulator `total += loss` read in the loop, what a module function of one parameter returns when it maps
 that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
-(`metrics.compute()` after `train_step(model, metrics, batch)`), and what the library models say is
+(`metrics.compute()` after `train_step(model, metrics, batch)`), the values a loop nested in the
+iteration takes from a view of this iteration's dict of device values (`for k, v in metrics.items():
+writer.add_scalar(k, v)`: that walk runs every iteration, its reads are the iteration's), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
 (`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it; a method of an object the
@@ -67,7 +71,9 @@ a NumPy array (`rays[tuple(ix), ...]`, `x_np[perm[i : i + b]]`), and a device sc
 iteration used as a slice bound of any array (`ts[:, start : start + n]` with `start =
 jax.random.randint(key, (), 0, m)`, arithmetic on it, a `jnp` result such as `x[: jnp.argmax(done)]`;
 also where a branch rebinds the name to a number on some iterations; one finding per bound and
-iteration, since slicing converts the bound with `operator.index`), wait for the device on every
+iteration, since slicing converts the bound with `operator.index`; a drawn table reshaped and walked
+row by row, `perms = permutation(key, n)[:m].reshape(steps, size)` then `for step, perm in
+enumerate(perms): x_np[perm]`, holds drawn rows), wait for the device on every
 step, in the loop or in a function of the module that draws and reads them on every call (reported
 at the read): the host needs those numbers, so the fix is to draw them with NumPy, whatever uses
 the batch (semantic/device_indices.py). A loop that runs no device work of its own but reads on the
@@ -92,6 +98,9 @@ Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
   checks every result on the host, so each computation has already waited for itself and a read
   adds no stall (benchmarks/callback_sync.py);
+- a container is as its contents: one that holds host values (a display of host numbers, a dict the
+  loop fills with Python floats, a table drawn with NumPy) reads nothing from the device, and one of
+  device values copied once after the loop reads once;
 - the result of a method of an object whose class nothing shows: a parameter, a library object, a
   factory that may return objects of different classes, or a name bound to different classes where no
   one binding surely reaches the loop (in the two arms of an `if`, or rebound inside the loop);
@@ -393,7 +402,7 @@ class HostSyncInLoop(Rule):
         found: list[tuple[ast.AST, str]] = []
         drawn_findings: set[int] = set()  # reads of index arrays drawn on the device: their own advice
         needed_on_host: set[str] = set()
-        for child in values.body:
+        for child in [*values.body, *values.walked_views_body()]:
             if _decodes_on_host(child) and not _under_condition(child, node):
                 needed_on_host |= {name for a in child.args for name in _values_read(a, values, context)}
             if isinstance(child, (ast.Yield, ast.YieldFrom)) and child.value is not None and not _under_condition(child, node):
@@ -608,6 +617,8 @@ class HostSyncInLoop(Rule):
                 if qualified != "builtins.format" and len(node.args) != 1:
                     return None
                 return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})`"
+            if qualified in _BULK_COPIES and len(node.args) == 1 and not node.keywords and values.holds_fresh(node.args[0]):
+                return f"`{_EXPLICIT_SYNCS[qualified]}({snippet(context.text(node.args[0]))})` (a container of device values: every leaf is read)"
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args and fresh(node.func.value):
                 return f"`{snippet(context.text(node))}`"
             if measured_waits.is_wait(node, context.qualified_name) and fresh(measured_waits.waited_value(node)) and not measured_waits.on_purpose(node, values.loop, context.qualified_name, TIMERS):

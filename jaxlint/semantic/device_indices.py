@@ -38,7 +38,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
 from jaxlint.semantic import jaxapi
-from jaxlint.semantic.syntax import child_nodes, walk
+from jaxlint.semantic.syntax import bound_names, child_nodes, walk
 
 if TYPE_CHECKING:
     from jaxlint.semantic.model import Scope, SemanticModel
@@ -113,8 +113,8 @@ def _reads_item(element: ast.AST, item: str) -> bool:
 def drawn_on_device(value: ast.AST, scope: Scope, model: SemanticModel, _depth: int = 0) -> bool:
     """A `jax.random` draw of numbers or a `jax.numpy` construction (`jnp.arange(0, n, k)`), sliced or
     indexed or not (`jax.random.permutation(key, n)[:batch]`), or a name bound only to such in its scope."""
-    while isinstance(value, ast.Subscript):
-        value = value.value
+    while isinstance(value, ast.Subscript) or _reshaped(value, model):
+        value = value.value if isinstance(value, ast.Subscript) else value.func.value
     if isinstance(value, ast.Call):
         qualified = model.qualified_name(value.func) or ""
         return (qualified.startswith(_CONSTRUCTION_PREFIXES) and qualified not in _KEY_FUNCTIONS
@@ -123,11 +123,51 @@ def drawn_on_device(value: ast.AST, scope: Scope, model: SemanticModel, _depth: 
         from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(model, value.id, scope)
-        if found is None or not found[1]:
+        if found is None:
+            tables = _walked_tables(value.id, scope)  # `for step, perm in enumerate(perms)`: a row of the table
+            return bool(tables) and all(drawn_on_device(table, scope, model, _depth + 1) for table in tables)
+        if not found[1]:
             return False
         owner, values = found
-        return all(drawn_on_device(v, owner, model, _depth + 1) for v in values)
+        # (`perms = perms[:n].reshape(steps, size)`: a rebinding to the same numbers, reshaped, is drawn
+        # where the first binding is)
+        values = [v for v in values if not _same_numbers(v, value.id, model)]
+        return bool(values) and all(drawn_on_device(v, owner, model, _depth + 1) for v in values)
     return False
+
+
+def _reshaped(value: ast.AST, model: SemanticModel) -> bool:
+    """`draw.reshape(steps, size)`, `draw.ravel()`: a method of the array (no library function), the
+    same numbers on the device in another shape."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("reshape", "ravel", "flatten") and model.qualified_name(value.func) is None)
+
+
+def _same_numbers(value: ast.AST, name: str, model: SemanticModel) -> bool:
+    """`name[:n]`, `name.reshape(...)`: the numbers `name` holds, cut or reshaped."""
+    while isinstance(value, ast.Subscript) or _reshaped(value, model):
+        value = value.value if isinstance(value, ast.Subscript) else value.func.value
+    return isinstance(value, ast.Name) and value.id == name
+
+
+def _walked_tables(name: str, scope: Scope) -> list[ast.expr] | None:
+    """The arrays whose rows every binding of `name` in `scope` walks, when it is bound only as a loop
+    target: `for row in table` or `for i, row in enumerate(table)` (None when bound any other way)."""
+    if any(name in bound_names(target) for target, _ in scope.bindings):
+        return None
+    tables: list[ast.expr] = []
+    for target, iterable in scope.loops:
+        if name not in bound_names(target):
+            continue
+        if isinstance(target, ast.Name):
+            tables.append(iterable)
+        elif (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
+              and target.elts[1].id == name and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+              and iterable.func.id == "enumerate" and len(iterable.args) == 1):
+            tables.append(iterable.args[0])
+        else:
+            return None
+    return tables or None
 
 
 def index_read_in_function(scope: Scope, model: SemanticModel) -> tuple[ast.AST, ast.expr] | None:

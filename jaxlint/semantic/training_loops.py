@@ -1180,6 +1180,40 @@ class LoopValues:
         assigned = {name for node in self.body for name in _assigned_by(node)}
         self._add_helper_and_accumulator_names(assigned)
         self.per_iteration = {name for name in assigned if self.device_names.get(name)}
+        self._add_mapping_view_names()
+
+    def _add_mapping_view_names(self) -> None:
+        """Loop targets over a view of a dict of device values the loop walks (`for k, v in
+        metrics.items()`, `for v in metrics.values()`, `metrics` a compiled step's dict): each value is a
+        device value (of this iteration when the dict is), each key a host one. A name counts only when
+        every binding of it in the scope is such a target."""
+        found: dict[str, bool] = {}
+        other = {name for target, _ in self.scope.bindings for name in bound_names(target)}
+        for target, iterable in self.scope.loops:
+            value = _mapping_view_value(target, iterable)
+            for name in bound_names(target):
+                if name in other or (value is not None and name != value) or not is_within(target, self.loop):
+                    found[name] = False
+                    continue
+                owner = iterable.func.value if value is not None else None
+                known = owner is not None and self.is_device(owner)
+                fresh = known and self.is_fresh(owner)
+                found[name] = found.get(name, True) and known
+                if fresh:
+                    self.per_iteration.add(name)
+        self.device_names.update((name, True) for name, device in found.items() if device)
+        self.view_walks = [
+            node for node in self.body
+            if isinstance(node, ast.For) and _mapping_view_value(node.target, node.iter) in self.per_iteration
+            and self.device_names.get(_mapping_view_value(node.target, node.iter))
+        ]
+
+    def walked_views_body(self) -> list[ast.AST]:
+        """The bodies of loops nested here that walk a view of this iteration's dict of device values
+        (`for k, v in metrics.items(): writer.add_scalar(k, v)`): they run on every iteration of this
+        loop, so their reads are this loop's reads."""
+        self._prepare()
+        return [node for walk_loop in self.view_walks for node in loop_body(walk_loop)]
 
     @property
     def assigned(self) -> set[str]:
@@ -1335,6 +1369,21 @@ class LoopValues:
             if isinstance(sub, ast.Call) and (self.model.jit_binding_for_call(sub) is not None or helper_returns_device(sub, self.model)):
                 return True
         return False
+
+    def holds_fresh(self, node: ast.AST) -> bool:
+        """A Python container holding device values this iteration produced: a tuple or list display
+        with such an element (`(loss, acc)`), or a list or dict the scope fills only with device values
+        and this loop stores into (`history.append(metrics)`). A copy of it reads every leaf."""
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return any(self.is_fresh(element) for element in node.elts if not isinstance(element, ast.Starred))
+        if not isinstance(node, ast.Name) or self.is_device(node):
+            return False
+        cache = self.__dict__.setdefault("_container_cache", {})
+        if node.id not in cache:
+            cache[node.id] = None
+            cache[node.id] = self._device_container(node.id)
+        stores = cache[node.id]
+        return stores is not None and any(is_within(store, self.loop) for store in stores)
 
     def _device_container_item(self, item: ast.Subscript) -> str | None:
         """`metrics["loss"]` of a dict or list the scope makes empty or from a display (`{}`, `dict()`,
@@ -1626,6 +1675,18 @@ def _computes_on_device(call: ast.Call, model: SemanticModel) -> bool:
         elif (model.qualified_name(inner.func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.nn.")):
             operations += 1
     return operations >= 2
+
+
+def _mapping_view_value(target: ast.AST, iterable: ast.AST) -> str | None:
+    """The name a loop binds to each value of a dict: `v` of `for k, v in d.items()`, of `for v in
+    d.values()`."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args and not iterable.keywords):
+        return None
+    if iterable.func.attr == "values" and isinstance(target, ast.Name):
+        return target.id
+    if iterable.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name):
+        return target.elts[1].id
+    return None
 
 
 def _assigned_by(node: ast.AST) -> Iterator[str]:
