@@ -889,8 +889,12 @@ def one_step_loop(loop: ast.AST, model: SemanticModel) -> bool:
     if not calls or scope is None:
         return False
     results = {id(call): _result_names(call) for call in calls}
-    carried = any(results[id(call)] & {n.id for arg in [*call.args, *(k.value for k in call.keywords)] for n in walk(arg) if isinstance(n, ast.Name)}
-                  for call in calls)
+    passed = {id(call): {n.id for arg in [*call.args, *(k.value for k in call.keywords)] for n in walk(arg) if isinstance(n, ast.Name)} for call in calls}
+    # State carried from one call into the next: a result passed back in, or a name the loop body
+    # rebinds (`w = w - lr * grads`) that a compiled call is handed: a step per item, not a sum.
+    rebound = {n.id for node in loop_body(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+               for target in (node.targets if isinstance(node, ast.Assign) else [node.target]) for n in walk(target) if isinstance(n, ast.Name)}
+    carried = any((results[id(call)] | rebound) & passed[id(call)] for call in calls)
     if not carried:
         return all(_differentiates(model.jit_binding_for_call(call), model) for call in calls) and any(
             _accumulates(node, results[id(call)]) for call in calls for node in loop_body(loop))
