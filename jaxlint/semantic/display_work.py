@@ -29,9 +29,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic import foreign_work
-from jaxlint.semantic.host_code import callee_scope
-
-_MAX_DEPTH = 3
+from jaxlint.semantic.through_callees import call_answers
 
 # Libraries whose every call shows or draws on the host.
 _DISPLAY_PREFIXES = (
@@ -55,6 +53,11 @@ _WINDOW_OPEN = frozenset({"is_running", "is_quit_requested", "should_close", "wi
 
 def draws(call: ast.Call, model, scope=None, depth: int = 0) -> bool:
     """The call draws a figure or a frame on the host (see the module docstring)."""
+    return call_answers(call, model, scope, depth, _draws_itself, draws_in, foreign_work.imported_drawing)
+
+
+def _draws_itself(call: ast.Call, model, scope) -> bool | None:
+    """True for a drawing API's call; None where the function the call runs decides."""
     qualified = model.qualified_name(call.func)
     if qualified is not None and qualified.startswith(_DISPLAY_PREFIXES):
         return True
@@ -64,14 +67,7 @@ def draws(call: ast.Call, model, scope=None, depth: int = 0) -> bool:
             return True
         if function.attr in _FRAME_METHODS and _frame_owner(function.value):
             return True
-    if depth >= _MAX_DEPTH:
-        return False
-    callee = callee_scope(call, model, scope)
-    if callee is not None:
-        return draws_in(callee, model, depth + 1)
-    if foreign_work.may_be_project_call(call, model):
-        return foreign_work.imported_drawing(call, model, draws_in)
-    return False
+    return None
 
 
 def draws_in(scope, model, depth: int = 0) -> bool:

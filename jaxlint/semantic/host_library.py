@@ -30,28 +30,24 @@ import ast
 
 from jaxlint.semantic import foreign_work, library_models
 from jaxlint.semantic.host_library_work import hands_to_host_library, host_entry
-
-_MAX_DEPTH = 3
+from jaxlint.semantic.through_callees import call_answers
 
 
 def host_library_call(call: ast.Call, model, scope=None, depth: int = 0) -> bool:
     """The call does host library work before it returns (see the module docstring)."""
+    return call_answers(call, model, scope, depth, _host_library_itself, host_library_in, foreign_work.imported_host_library_work)
+
+
+def _host_library_itself(call: ast.Call, model, scope) -> bool | None:
+    """What the library models say of the call, True for a method of an object the library just
+    made; None where the function the call runs decides."""
     entry = library_models.call_model(model, call, scope)
     if entry is not None:
         return entry.host_work
     function = call.func
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Call) and host_entry(model.qualified_name(function.value.func)):
         return True  # `PETSc.KSP().create()`: a method of an object the library just made
-    if depth >= _MAX_DEPTH:
-        return False
-    from jaxlint.semantic.host_code import callee_scope
-
-    callee = callee_scope(call, model, scope)
-    if callee is not None:
-        return host_library_in(callee, model, depth + 1)
-    if foreign_work.may_be_project_call(call, model):
-        return foreign_work.imported_host_library_work(call, model, host_library_in)
-    return False
+    return None
 
 
 def host_library_in(scope, model, depth: int = 0) -> bool:

@@ -14,24 +14,18 @@ import ast
 
 from jaxlint.semantic import foreign_work, library_models
 from jaxlint.semantic.effects import calls_on_every_return
-from jaxlint.semantic.host_code import callee_scope
-
-_MAX_DEPTH = 3
+from jaxlint.semantic.through_callees import call_answers
 
 
 def reads_storage(call: ast.Call, model, scope=None, depth: int = 0) -> bool:
     """The call reads a checkpoint or a saved object from storage on every call."""
+    return call_answers(call, model, scope, depth, _reads_itself, storage_read_in, foreign_work.imported_storage_read)
+
+
+def _reads_itself(call: ast.Call, model, scope) -> bool | None:
+    """What the library models say of the call; None where the function the call runs decides."""
     entry = library_models.call_model(model, call, scope)
-    if entry is not None:
-        return entry.reads_storage
-    if depth >= _MAX_DEPTH:
-        return False
-    callee = callee_scope(call, model, scope)
-    if callee is not None:
-        return storage_read_in(callee, model, depth + 1) is not None
-    if foreign_work.may_be_project_call(call, model):
-        return foreign_work.imported_storage_read(call, model, storage_read_in) is not None
-    return False
+    return entry.reads_storage if entry is not None else None
 
 
 def storage_read_in(scope, model, depth: int = 0) -> ast.Call | None:
