@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from jaxlint.semantic.model import Scope
 
+# Options that make a compiled callable treat some arguments apart (held static, or donated): two
+# bindings of one name compile alike, copying the same arguments, only where neither sets one.
+PLACEMENT_OPTIONS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums", "donate_argnums", "donate_argnames", "donate"})
+
 
 @dataclass
 class JitBinding:

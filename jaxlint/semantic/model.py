@@ -18,7 +18,7 @@ from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_
 from jaxlint.semantic.host_library_work import hands_to_host_library
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
-from jaxlint.semantic.jit_bindings import JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
+from jaxlint.semantic.jit_bindings import PLACEMENT_OPTIONS, JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, is_within, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import passed_to_parameter
 from jaxlint.semantic.syntax import argument, bound_names, child_nodes, fresh_child_nodes, keyword_options, parameter_defaults, passed_arguments, root_name, walk  # noqa: F401 (re-exported)
@@ -2842,12 +2842,10 @@ def _copying_alike(bindings: list[JitBinding]) -> JitBinding | None:
     every branch copies the same arguments."""
     if not bindings or len({tuple(b.param_names or ()) for b in bindings}) != 1 or bindings[0].param_names is None:
         return None
-    if any(set(b.options) & _PLACEMENT_OPTIONS or b.via_decorator or b.built_by_factory for b in bindings):
+    if any(set(b.options) & PLACEMENT_OPTIONS or b.via_decorator or b.built_by_factory for b in bindings):
         return None
     return bindings[0]
 
-
-_PLACEMENT_OPTIONS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums", "donate_argnums", "donate_argnames", "donate"})
 
 
 def _binding_signature(binding: JitBinding) -> tuple:

@@ -38,7 +38,7 @@ def passed_size(name: str, scope, model) -> str | None:
 
 
 def _passed_size(name: str, scope, model) -> str | None:
-    from jaxlint.semantic import carried_state, caller_sized, fixed_parameters
+    from jaxlint.semantic import caller_sized, fixed_parameters
 
     if scope is None or not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
         return None
@@ -73,15 +73,11 @@ def _passed_size(name: str, scope, model) -> str | None:
 
 
 def _side(passed: ast.AST, caller, model) -> str | None:
-    from jaxlint.semantic import carried_state
     from jaxlint.semantic.reaching import reaching_value
 
-    if carried_state.known_large(passed, caller, model):
-        return "large"
-    if carried_state.known_small(passed, caller, model):
-        return "small"
-    if not isinstance(passed, ast.Name):
-        return None
+    side = _sized(passed, caller, model)
+    if side is not None or not isinstance(passed, ast.Name):
+        return side
     # A name the program also rebinds by unpacking (`state, log = fit(state, data)`): the one plain
     # binding that reaches the call, when one does.
     values = [value for target, value in caller.bindings if value is not None and passed.id in {dotted_name(e) for e in target_elements(target)}]
@@ -91,9 +87,15 @@ def _side(passed: ast.AST, caller, model) -> str | None:
     target = next((t for t, v in caller.bindings if v is reached), None)
     if not isinstance(target, ast.Name) or target.id != passed.id:
         return None  # unpacked from something else
-    reached = getattr(reached, "value", reached) if isinstance(reached, ast.stmt) else reached
-    if carried_state.known_large(reached, caller, model):
+    return _sized(getattr(reached, "value", reached) if isinstance(reached, ast.stmt) else reached, caller, model)
+
+
+def _sized(value: ast.AST, caller, model) -> str | None:
+    """"large" or "small" where the source sizes `value` (read in `caller`) on that side of the bar."""
+    from jaxlint.semantic import carried_state
+
+    if carried_state.known_large(value, caller, model):
         return "large"
-    if carried_state.known_small(reached, caller, model):
+    if carried_state.known_small(value, caller, model):
         return "small"
     return None

@@ -44,6 +44,7 @@ from jaxlint.semantic import fresh_values, kept_structure, path_edits, returned_
 from jaxlint.semantic.picked_classes import class_registry_names
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.imports import absolute_module
+from jaxlint.semantic.jit_bindings import PLACEMENT_OPTIONS
 from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
 
 # Files above this size are not summarised (generated tables, vendored bundles).
@@ -414,14 +415,12 @@ def _stored_compiled(light, class_node: ast.ClassDef, module_defs: dict[str, ast
             continue  # (also bound to something else, or where we cannot see)
         if len(summaries) == 1:
             found[attribute] = summaries[0]
-        elif len({tuple(s.params) for s in summaries}) == 1 and not any(set(s.options) & _PLACEMENT_OPTIONS for s in summaries):
+        elif len({tuple(s.params) for s in summaries}) == 1 and not any(set(s.options) & PLACEMENT_OPTIONS for s in summaries):
             # `jax.pmap(update)` on several devices, else `jax.jit(update)`: neither donates nor holds
             # an argument static, so every branch copies the same arguments.
             found[attribute] = summaries[0]
     return found
 
-
-_PLACEMENT_OPTIONS = frozenset({"static_argnums", "static_argnames", "static_broadcasted_argnums", "donate_argnums", "donate_argnames", "donate"})
 
 
 def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
