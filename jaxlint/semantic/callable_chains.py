@@ -34,6 +34,11 @@ _PARTIALS = frozenset({"functools.partial", "jax.tree_util.Partial"})
 _DEPTH = 6
 
 
+# The transforms that decide how a chain's call runs, outermost first: compiled as one program, or
+# differentiated op by op.
+_COMPILING_OR_DIFFERENTIATING = jaxapi.COMPILING | jaxapi.DIFFERENTIATING
+
+
 @dataclass(frozen=True)
 class Chain:
     transforms: tuple[tuple[str, ast.Call], ...]  # (qualified transform, the call applying it), outermost first
@@ -48,23 +53,15 @@ class Chain:
     @property
     def compiled(self) -> bool:
         """The call runs one compiled program: a compiling transform outside every differentiating one."""
-        for qualified, _ in self.transforms:
-            if qualified in jaxapi.COMPILING:
-                return True
-            if qualified in jaxapi.DIFFERENTIATING:
-                return False
-        return False
+        outer = self.first(_COMPILING_OR_DIFFERENTIATING)
+        return outer is not None and outer[0] in jaxapi.COMPILING
 
     @property
     def differentiated(self) -> ast.Call | None:
         """The differentiating call (`jax.grad(f)`) where the chain takes a gradient outside any compiling
         transform (`vmap(grad(f))`, `grad(jit(f))`), else None."""
-        for qualified, call in self.transforms:
-            if qualified in jaxapi.COMPILING:
-                return None
-            if qualified in jaxapi.DIFFERENTIATING:
-                return call
-        return None
+        outer = self.first(_COMPILING_OR_DIFFERENTIATING)
+        return outer[1] if outer is not None and outer[0] not in jaxapi.COMPILING else None
 
     @property
     def only_batching(self) -> bool:
