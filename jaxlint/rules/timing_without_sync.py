@@ -92,8 +92,23 @@ Not flagged, as principles:
 - a function of the project timed as a whole whose compiled work costs its dispatch or its
   compilation: it walks a device array element by element, one small step each (`for obs in
   data[1:]`; of what its caller hands in, whose kind only the caller knows), or jits a closure of its own on every call (`jax.jit(init)(key)`, traced and compiled
-  before it returns); nor one whose compiled results it reads before returning, itself or in a
-  function it calls (`np.linalg.norm(A @ x - b)` after a solve);
+  before it returns), or runs a `lax` loop (`fori_loop`, `scan`, `while_loop`) outside `jit` on a
+  body function it defines in its own body, a nested `def` or a lambda, itself or in a function of
+  the module it calls (JAX caches the loop on the body's identity, so a new body is traced and
+  compiled on every call: 148 ms a call against 0.16 ms for a body of the module, jax 0.10.2 CPU;
+  semantic/timed_work.compiles_afresh), with no compiled call of its own compiled once; nor one
+  whose compiled results it reads before returning, itself or in a function it calls
+  (`np.linalg.norm(A @ x - b)` after a solve);
+- a loop that waits on every lap and the short tail after it: a `while` whose test reads a device
+  value (`while error > tol:`, the test running once more after the last lap), or a loop with a
+  statement at its own level that surely reads one (`history.append(float(loss))`), of an open
+  count or ten laps or more, followed, in the interval or in a function of the project it calls
+  (`v = solve(model)` with the loop and a final `return get_greedy(v)`), by straight-line code
+  without a loop whose compiled calls run none (no Python loop or comprehension, no `lax` loop or
+  iterative solver in the functions it calls): the tail is about one lap's work of a loop that ran
+  many, each waited for (semantic/timed_work.tail_after_waiting_loop). A tail that loops (200
+  compiled steps after a bisection, a jitted `lax.fori_loop`), a loop of a few counted laps, a loop
+  whose reads are gated to some laps, or a tail calling a function jaxlint cannot read, stay flagged;
 - an interval over many iterations of a loop around the end stamp (its start stamp outside it)
   whose body surely waits somewhere besides the end stamp's own branch (`if jnp.max(w) > limit:`
   every step, `history.append(float(loss))`) where no fresh restart of the interval's start follows

@@ -24,6 +24,11 @@ loop or `try` before the stamp decides by what any of its paths holds, a wait on
 (precision first: a wait that may run makes the measurement plausible). A loop whose waits all sit
 under a periodic gate of its counter that its last laps skip (`if i % 100 == 0: print(loss)`) decides
 by its last lap's way through the body: those laps' work is unwaited (branch_shares.laps_after_last_gate).
+A `while` whose test reads a device value ends on that read (the test runs after the last lap), and
+a loop that waits on every lap followed by a light tail (no loop of its own) is taken as a wait: the
+tail is about one lap's work of many (_Walker.tail_after_waiting_loop). A function that compiles its
+device work afresh on every call (a `lax` loop on a body it defines itself, outside `jit`:
+compiles_afresh) costs its compilation, synchronous, and is passed over as host work.
 """
 
 from __future__ import annotations
@@ -225,7 +230,9 @@ def returns_when_done(scope, model, computes_nothing) -> bool:
     if key not in cache:
         cache[key] = False  # (recursion: not while being worked out)
         walker = _Walker("", scope, model, computes_nothing)
-        cache[key] = walker.backwards(node.body).kind == WAIT and _nothing_dispatched_after_last_wait(node.body, walker)
+        cache[key] = walker.backwards(node.body).kind == WAIT and (
+            _nothing_dispatched_after_last_wait(node.body, walker) or walker.tail_after_waiting_loop(node.body)
+        )
     return cache[key] and work_left_running(scope, model, computes_nothing) is None
 
 
@@ -296,6 +303,57 @@ def _compiled_afresh(call: ast.Call, scope) -> bool:
     return isinstance(compiled, ast.Lambda) or (isinstance(compiled, ast.Name) and compiled.id in scope.defs)
 
 
+_afresh_cache: "WeakKeyDictionary[object, dict[int, bool]]" = WeakKeyDictionary()
+
+
+def compiles_afresh(scope, model, depth: int | None = None) -> bool:
+    """Function summary: a plain function (no decorator) whose device work is compiled again on
+    every call, synchronously, before it is dispatched: in its own body, a `lax` loop (`fori_loop`,
+    `scan`, `while_loop`) run outside `jit` on a body function it defines there (a nested `def` or a
+    lambda: a new function object on every call, and JAX caches the loop's trace and executable on
+    the body's identity: measured on jax 0.10.2, CPU, 148 ms a call against 0.16 ms for a body of
+    the module), `jax.jit(local)(x)` of such a function (_compiled_afresh), or a call of a function
+    of this module that does so (`depth` calls down); and no call of a compiled function compiled
+    once (its run, not its compilation, may be what the call costs). Timed as a whole, such a
+    function measures its compilation; the run left unwaited is a small part of it."""
+    node = scope.node
+    depth = _TAIL_DEPTH if depth is None else depth
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or depth <= 0:
+        return False
+    cache = _afresh_cache.setdefault(model, {})
+    key = id(node)
+    if key in cache:
+        return cache[key]
+    cache[key] = False  # (recursion: not while being worked out)
+    fresh = False
+    for call in _same_scope(node):
+        if not isinstance(call, ast.Call):
+            continue
+        if model.jit_binding_for_call(call) is not None:
+            if not _compiled_afresh(call, scope):
+                return False  # compiled once: its run may be the cost
+            fresh = True
+        elif _loop_on_own_closure(call, scope, model):
+            fresh = True
+        elif isinstance(call.func, ast.Name):
+            resolved = model.resolve_function(call.func, scope)
+            if resolved is not None and resolved[0] is not None and resolved[0] is not scope and compiles_afresh(resolved[0], model, depth - 1):
+                fresh = True
+    cache[key] = fresh
+    return fresh
+
+
+def _loop_on_own_closure(call: ast.Call, scope, model) -> bool:
+    """`lax.fori_loop(0, n, body, init)` whose body is a lambda or a function defined in `scope`'s
+    own body: a new function object each time the scope runs."""
+    place = jaxapi.LAX_LOOP_BODY.get(model.qualified_name(call.func) or "")
+    if place is None:
+        return False
+    position, keyword = place
+    body = call.args[position] if len(call.args) > position else next((k.value for k in call.keywords if k.arg == keyword), None)
+    return isinstance(body, ast.Lambda) or (isinstance(body, ast.Name) and body.id in scope.defs)
+
+
 def _in_loop_of(node: ast.AST, function: ast.AST) -> bool:
     from jaxlint.semantic.flow import LOOP_NODES
 
@@ -304,6 +362,23 @@ def _in_loop_of(node: ast.AST, function: ast.AST) -> bool:
         if isinstance(current, LOOP_NODES):
             return True
         current = parent_of(current)
+    return False
+
+
+def _breaks_out(loop: ast.AST) -> bool:
+    """A `break` (or `return`) of the loop's own body, outside loops nested in it: the loop may end
+    without running its test again."""
+    pending = list(loop.body) + list(getattr(loop, "orelse", []))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Break, ast.Return)):
+            return True
+        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            pending.extend(n for n in ast.walk(node) if isinstance(n, ast.Return))
+            continue
+        pending.extend(ast.iter_child_nodes(node))
     return False
 
 
@@ -385,7 +460,83 @@ class _Walker:
         return self.before(parent)
 
     def backwards(self, statements: list[ast.stmt]) -> Outcome:
-        return _last_first(statements, self.statement)
+        outcome = _last_first(statements, self.statement)
+        if outcome.kind == WORK and self.tail_after_waiting_loop(statements):
+            return _WAIT  # (the loop's waits hold the time; the tail is about one lap's work)
+        return outcome
+
+    # ----- loops that wait every lap -------------------------------------------------------------
+
+    def tail_after_waiting_loop(self, statements: list[ast.stmt]) -> bool:
+        """The device work at the end of `statements` is a light tail after a loop that waits on every
+        lap (`while error > tol: ...` on a device value, then `return get_greedy(v)`): the loop ran
+        many laps, each waited for, and the tail (no loop of its own: light_tail) is about one lap's
+        work, so the time measured is the loop's. The loop and the tail lie after the interval's start."""
+        for index in range(len(statements) - 1, -1, -1):
+            statement = statements[index]
+            if self.start_name and self.start_name in _bound_by(statement):
+                return False
+            if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+                return self.waits_every_lap_of(statement) and self.light_tail(statements[index + 1:])
+        return False
+
+    def waits_every_lap_of(self, loop: ast.AST) -> bool:
+        """`loop` reads a device value on the host on every lap, and runs a count of laps not known to
+        be small (an open count, or `_MANY_LAPS` or more): a `while` whose test reads one (the test
+        runs after every lap), or a statement at the body's own level, not under a branch, that surely
+        reads one (`errors.append(float(err))`, a `print` of it)."""
+        laps = _counted_laps(loop, self.model)
+        if 0 < laps < _MANY_LAPS:
+            return False
+        if isinstance(loop, ast.While) and self.possibly_device(loop.test):
+            return True
+        return any(
+            isinstance(statement, _SIMPLE_STATEMENTS) and self.waits_somewhere([statement], surely=True)
+            for statement in loop.body
+        )
+
+    def light_tail(self, statements: list[ast.stmt]) -> bool:
+        """Straight-line code without a loop whose device work is light (light_call): no `for`,
+        `while` or comprehension, no call that runs a loop."""
+        for statement in statements:
+            for node in _same_scope(statement):
+                if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                    return False
+                if isinstance(node, ast.Call) and self._classify_call(node) in (WORK, EAGER) and not self.light_call(node, self.scope, _TAIL_DEPTH):
+                    return False
+        return True
+
+    def light_call(self, call: ast.Call, scope, depth: int) -> bool:
+        """The call runs no loop: an array operation that is not a device loop (`lax.scan`, an
+        iterative solver), a compiled function, or a function of this module, whose body (and the
+        functions of the module it calls, `depth` calls down) holds no Python loop, comprehension or
+        device loop. A call whose function is not known is not light."""
+        model = self.model
+        qualified = model.qualified_name(call.func)
+        if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+            return qualified not in jaxapi.DEVICE_LOOPS
+        binding = model.jit_binding_for_call(call)
+        if binding is not None:
+            function = binding.function
+        else:
+            from jaxlint.semantic.host_code import callee_scope
+
+            function = callee_scope(call, model, scope)
+        if function is None or depth <= 0 or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        for node in walk(function.node):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                return False
+            if isinstance(node, ast.Call) and node is not call:
+                inner = model.qualified_name(node.func)
+                if inner is not None and (inner in jaxapi.DEVICE_LOOPS or inner.startswith(jaxapi.ARRAY_NAMESPACES)):
+                    if inner in jaxapi.DEVICE_LOOPS:
+                        return False
+                    continue
+                if isinstance(node.func, ast.Name) and model.resolve_function(node.func, model.scope_for(node)) is not None:
+                    if not self.light_call(node, model.scope_for(node), depth - 1):
+                        return False
+        return True
 
     def statement(self, statement: ast.stmt) -> Outcome:
         kind = statement.__class__
@@ -402,6 +553,8 @@ class _Walker:
                 return _any_path([self.backwards(statement.orelse)], self.test(statement.test))
             return _any_path([self.backwards(statement.body), self.backwards(statement.orelse)], self.test(statement.test))
         if kind in (ast.For, ast.AsyncFor, ast.While):
+            if kind is ast.While and self.possibly_device(statement.test) and not _breaks_out(statement):
+                return _WAIT  # the test runs last, after the last lap, and reads a device value
             if self.waits_somewhere(statement.body):
                 # A loop that waits on some iterations: the wait covers the work before it, so the
                 # interval is plausible, unless every wait sits under a periodic gate of the loop's
@@ -586,6 +739,8 @@ class _Walker:
                 return WAIT  # `out = train(cfg)` whose compiled program calls back: it returns when done
             if self._project_returns_when_done(call):
                 return WAIT  # a function of the project that waits for its work before it returns
+            if self._project_compiles_afresh(call):
+                return None  # compiled again, synchronously, on every call: compilation is its cost
             return WORK  # a compiled call, or a function of the project that returns device arrays
         elif self._project_work_left_running(call):
             return WORK  # a function of the project that returns while compiled work it dispatched runs
@@ -615,6 +770,16 @@ class _Walker:
             return False
         callee = callee_scope(call, self.model, self.scope)
         return callee is not None and callee is not self.scope and returns_when_done(callee, self.model, self.computes_nothing)
+
+    def _project_compiles_afresh(self, call: ast.Call) -> bool:
+        """`h = run(params, xs)` with a plain function of this module that compiles its device work
+        afresh on every call (compiles_afresh)."""
+        from jaxlint.semantic.host_code import callee_scope
+
+        if not isinstance(call.func, (ast.Name, ast.Attribute)) or self.model.jit_binding_for_call(call) is not None:
+            return False
+        callee = callee_scope(call, self.model, self.scope)
+        return callee is not None and callee is not self.scope and compiles_afresh(callee, self.model)
 
     def _project_work_left_running(self, call: ast.Call) -> bool:
         """`samples = run_chain(x0, n)` with a function of the project (of this module or another,
@@ -1072,6 +1237,12 @@ def _returns_device(call: ast.Call, scope, model) -> bool:
 
 # Laps a periodic wait may leave unwaited at the end of a loop and still count as its wait: a few steps.
 _FEW_LAPS = 8
+# Laps of a loop that waits every lap beyond which a light tail after it (about one lap's work) is a
+# small share of the interval (at most a tenth); a loop of an open count (a convergence loop) counts.
+_MANY_LAPS = 10
+# How many calls down a tail's functions are read for loops.
+_TAIL_DEPTH = 3
+_SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 
 
 def _counted_laps(loop: ast.AST, model) -> int:
