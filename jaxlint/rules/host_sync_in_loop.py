@@ -66,7 +66,11 @@ and its line; a function that times what it runs is a measurement and reads on p
 asks each element of a device array for a host value (`[0.0 if d else 1.0 for d in done]`: one
 blocking read per element). Indices drawn on the device (`jax.random.randint`, `permutation`,
 `jnp.arange`) and then read on the host one number at a time, as slice bounds (`[data[i : i + n]
-for i in ix]`), with `int(i)`, as the key of a host record (`dataset[i]["ids"]`), or as the index of
+for i in ix]`), with `int(i)`, as the key of a host record (`dataset[i]["ids"]`), as the index of a
+Python list or tuple (`[tasks[i] for i in perm]`: a list converts its index with `__index__`, one copy
+and one wait per element, where a device array indexed the same way gathers on the device; the list
+is one the source shows: a display, a comprehension, `list(...)`, a name bound only to one, or a
+parameter every call of its function in the module fills with one), or as the index of
 a NumPy array (`rays[tuple(ix), ...]`, `x_np[perm[i : i + b]]`), and a device scalar drawn in the
 iteration used as a slice bound of any array (`ts[:, start : start + n]` with `start =
 jax.random.randint(key, (), 0, m)`, arithmetic on it, a `jnp` result such as `x[: jnp.argmax(done)]`;
@@ -74,9 +78,12 @@ also where a branch rebinds the name to a number on some iterations; one finding
 iteration, since slicing converts the bound with `operator.index`; a drawn table reshaped and walked
 row by row, `perms = permutation(key, n)[:m].reshape(steps, size)` then `for step, perm in
 enumerate(perms): x_np[perm]`, holds drawn rows), wait for the device on every
-step, in the loop or in a function of the module that draws and reads them on every call (reported
-at the read): the host needs those numbers, so the fix is to draw them with NumPy, whatever uses
-the batch (semantic/device_indices.py). A loop that runs no device work of its own but reads on the
+step, in the loop or in a function of the module that draws and reads them on every call, its
+returned value included (reported at the read), or in the loop of a generator that yields on every
+iteration (a batch loader: each iteration runs when its consumer asks for the next batch, between two
+of the consumer's steps, and waits for what the consumer queued: training_loops.yields_every_iteration):
+the host needs those numbers, so the fix is to draw them with NumPy, whatever uses the batch
+(semantic/device_indices.py). A loop that runs no device work of its own but reads on the
 host, on every iteration, one element of a device array made before it (`float(values[t])`, `if
 coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values: total += float(v)`,
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
@@ -331,7 +338,7 @@ from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
-from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass, one_step_loop
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass, one_step_loop, yields_every_iteration
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -358,8 +365,9 @@ class HostSyncInLoop(Rule):
     fix_availability = "sometimes"
     # A loop that calls compiled code calls a jitted callable (directly or through local helpers):
     # every spelling of one says `jit` or `pmap`, or it comes from the project or a configured decorator.
-    # A loop that runs a whole computation eagerly differentiates (`grad`), maps or scans it.
-    required_text = ("jit", "pmap", "grad", "vmap", "lax.")
+    # A loop that runs a whole computation eagerly differentiates (`grad`), maps or scans it. A
+    # generator's loop runs between two steps of its consumer, wherever that consumer is (`yield`).
+    required_text = ("jit", "pmap", "grad", "vmap", "lax.", "yield")
     fires_through_project_imports = True
 
     def check(self, node: ast.AST, context) -> None:
@@ -384,6 +392,8 @@ class HostSyncInLoop(Rule):
         compiled = values.calls_compiled_code() or _reads_own_compiled_result(values, context)
         if compiled is None:
             _report_element_reads(node, context)
+            if yields_every_iteration(node):
+                self._report_streamed_draws(node, values, context)
             return
         if _has_inner_training_loop(node, context):
             return
@@ -609,6 +619,30 @@ class HostSyncInLoop(Rule):
             )
             return
 
+    def _report_streamed_draws(self, loop: ast.AST, values: LoopValues, context) -> None:
+        """A generator's loop that yields every iteration (a batch loader) and reads indices it draws on
+        the device as host numbers (slice bounds, `int(i)`, the index of a Python list or a NumPy array):
+        it runs once per batch its consumer takes, and each read waits for the draw and for the steps the
+        consumer queued before asking (training_loops.yields_every_iteration). One finding per statement."""
+        assigned = assigned_in_loop(loop)
+        reported: set[int] = set()
+        for child in sorted(values.body, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
+            if not _reads_indices_drawn_on_device(child, values, context) or _under_condition(child, loop):
+                continue
+            statement = _statement_of(child)
+            if id(statement) in reported or _gated(child, loop, context, values, assigned):
+                continue
+            description = self._sync(child, context, values)
+            if description is None:
+                continue
+            reported.add(id(statement))
+            context.report(
+                child,
+                f"{description} on every item this generator yields: each read waits for the device, and for the "
+                f"steps its consumer queued before asking for the item; the host needs these numbers: draw them on "
+                f"the host with NumPy (`np.random.default_rng(seed).integers(...)`) or index on the device",
+            )
+
     def _sync(self, node: ast.AST, context, values: LoopValues) -> str | None:
         fresh = values.is_fresh
         if isinstance(node, ast.Call):
@@ -658,7 +692,8 @@ class HostSyncInLoop(Rule):
             # `[0.0 if d else 1.0 for d in done]` over a device array: one blocking read per element.
             # A device array made on the spot and iterated (`for start in jnp.arange(0, n, size)`)
             # is read the same way when its elements serve as host numbers (slice bounds).
-            value = _elementwise_host_read(node, lambda n: fresh(n) or _array_built_here(n, context) or _drawn_in_iteration(n, values, context))
+            value = _elementwise_host_read(node, lambda n: fresh(n) or _array_built_here(n, context) or _drawn_in_iteration(n, values, context),
+                                           _host_sequence_of(values, context))
             if value is not None:
                 if _drawn_in_iteration(value, values, context):
                     return f"reading each element of `{snippet(context.text(value))}`, drawn on the device, as a host number (one wait per element)"
@@ -782,7 +817,7 @@ def _reads_indices_drawn_on_device(node: ast.AST, values: LoopValues, context) -
     """A read of host numbers that had no reason to be made on the device: the host needs them (to index
     host data), so the fix is to draw them there, whatever consumes the result."""
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-        return _elementwise_host_read(node, lambda n: _drawn_in_iteration(n, values, context)) is not None
+        return _elementwise_host_read(node, lambda n: _drawn_in_iteration(n, values, context), _host_sequence_of(values, context)) is not None
     if isinstance(node, ast.Subscript):
         return (
             _drawn_index_of_host_array(node, values, context) is not None
@@ -829,12 +864,17 @@ def _numpy_function(qualified: str | None) -> bool:
     return bool(qualified) and qualified.startswith("numpy.") and not qualified.startswith("numpy.random.") and qualified not in _EXPLICIT_SYNCS
 
 
-def _elementwise_host_read(comprehension: ast.AST, iterated_ok) -> ast.expr | None:
+def _elementwise_host_read(comprehension: ast.AST, iterated_ok, host_indexed=lambda node: False) -> ast.expr | None:
     """The device array a comprehension iterates when its element asks each item for a host value
-    (a truth test, `float(d)`, `d.item()`, a slice bound `x[s : s + n]`): every element is a
-    separate read that waits for the device (semantic/device_indices.py)."""
+    (a truth test, `float(d)`, `d.item()`, a slice bound `x[s : s + n]`, the index of a Python list
+    `tasks[d]`): every element is a separate read that waits for the device (semantic/device_indices.py)."""
     elements = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
-    return device_indices.element_read_on_host(comprehension.generators, elements, iterated_ok=iterated_ok)
+    return device_indices.element_read_on_host(comprehension.generators, elements, iterated_ok=iterated_ok, host_indexed=host_indexed)
+
+
+def _host_sequence_of(values: LoopValues, context):
+    """Whether an indexed expression of the loop is a Python list or tuple (device_indices.host_sequence)."""
+    return lambda node: device_indices.host_sequence(node, values.scope, context.model)
 
 
 def _host_driven(stops: list, derivation: tuple[set[str], set[str]], values: LoopValues, context) -> bool:

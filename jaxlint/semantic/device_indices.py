@@ -27,6 +27,10 @@ What it answers, for JAX201 (host-sync-in-loop):
   scalar (`ts[:, start:end]` with `start = jax.random.randint(key, (), 0, n)`, or `end = start + length`):
   slicing converts each bound with `operator.index`, which copies the number to the host and waits
   for it, the draw and everything queued before it;
+- `host_sequence(node, scope, model)`: a Python list or tuple (a display, a comprehension, `list(...)`,
+  a name bound only to one, a parameter every call in sight fills with one): indexing it with a device
+  scalar, `tasks[i]` for `i` in a drawn permutation, calls `i.__index__()`, which copies the number to
+  the host and waits for it (a device array indexed the same way gathers on the device: no read);
 - `element_reads_per_iteration(loop, scope, model)`: the reads on the host, every iteration of a `for`
   loop, of one element of any device array made before it (`float(values[t])`, `if coins[i] < p:`,
   `for v in values: total += float(v)`): each is a slice dispatched and one number copied back.
@@ -52,11 +56,13 @@ _CONSTRUCTION_PREFIXES = ("jax.numpy.", "jax.random.")
 
 
 def element_read_on_host(generators: Iterable[ast.comprehension] | None, elements: list[ast.AST], loop: ast.For | None = None,
-                         iterated_ok: Callable[[ast.AST], bool] = lambda node: True) -> ast.expr | None:
+                         iterated_ok: Callable[[ast.AST], bool] = lambda node: True,
+                         host_indexed: Callable[[ast.AST], bool] = lambda node: False) -> ast.expr | None:
     """The expression a comprehension (or a `for` loop, `loop`) iterates when its element is read as a
     host value in `elements`: a truth test, `float(d)`/`int(d)`/`bool(d)`, `d.item()`, a slice bound
     `x[d : d + n]`, or the index of an item that is then looked up by a string key (`data[d]["ids"]`:
-    an array's item has no string keys, so `data` is a host container and `d` becomes a host integer)."""
+    an array's item has no string keys, so `data` is a host container and `d` becomes a host integer),
+    or the index of a Python list or tuple, `tasks[d]` where `host_indexed(tasks)` (`host_sequence`)."""
     pairs = [(g.target, g.iter, list(g.ifs)) for g in generators] if generators is not None else [(loop.target, loop.iter, [])]
     for target, iterated, conditions in pairs:
         if (
@@ -76,14 +82,16 @@ def element_read_on_host(generators: Iterable[ast.comprehension] | None, element
         if any(isinstance(c, ast.Name) and c.id == item for c in conditions):
             return iterated
         for element in [*elements, *conditions]:
-            if element is not None and _reads_item(element, item):
+            if element is not None and _reads_item(element, item, host_indexed):
                 return iterated
     return None
 
 
-def _reads_item(element: ast.AST, item: str) -> bool:
+def _reads_item(element: ast.AST, item: str, host_indexed: Callable[[ast.AST], bool]) -> bool:
     for node in walk(element):
         tested = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _index_of(node.slice, item) and host_indexed(node.value):
+            return True  # `tasks[i]`: a Python sequence converts its index with `__index__`
         if isinstance(node, (ast.IfExp, ast.If, ast.While)):
             tested = node.test
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int", "bool") and len(node.args) == 1:
@@ -110,6 +118,53 @@ def _reads_item(element: ast.AST, item: str) -> bool:
     return False
 
 
+def _index_of(index: ast.AST, item: str) -> bool:
+    """`i`, `i + 1`, `n - i`: an index that is the item, or arithmetic on it (a device scalar still)."""
+    if isinstance(index, ast.Name):
+        return index.id == item
+    return isinstance(index, (ast.BinOp, ast.UnaryOp)) and any(isinstance(n, ast.Name) and n.id == item for n in walk(index))
+
+
+_SEQUENCE_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp)
+_SEQUENCE_BUILDERS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted"})
+
+
+def host_sequence(node: ast.AST, scope: Scope, model: SemanticModel, _depth: int = 0) -> bool:
+    """A Python list or tuple: a display or list comprehension (`[next(gen) for _ in range(n)]`),
+    `list(...)`, `tuple(...)`, `sorted(...)`, a name every binding of which in its scope is one (`xs = []`
+    then `xs += [x]`; appending keeps it a list), `self.<name>` every assignment of which in the class is
+    one, or a parameter of a plain function of the module every call of which passes one
+    (semantic/fixed_parameters.passed_arguments). Whatever it holds, a device array among them, its
+    `__getitem__` takes a host integer."""
+    if isinstance(node, _SEQUENCE_DISPLAYS):
+        return True
+    if isinstance(node, ast.Call):
+        return model.qualified_name(node.func) in _SEQUENCE_BUILDERS
+    if _depth > 2:
+        return False
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        from jaxlint.semantic.arrays import instance_attribute_values
+
+        values = instance_attribute_values(model, node.attr, scope)
+        return bool(values) and all(host_sequence(v, scope, model, _depth + 1) for v in values)
+    if not isinstance(node, ast.Name):
+        return False
+    from jaxlint.semantic.bindings import bound_values, owning_scope
+
+    found = bound_values(model, node.id, scope)
+    if found is not None:
+        owner, values = found
+        values = [v.value if isinstance(v, ast.AugAssign) else v for v in values]
+        return bool(values) and all(host_sequence(v, owner, model, _depth + 1) for v in values)
+    owner = owning_scope(model, node.id, scope)
+    if owner is None or node.id not in owner.param_nodes:
+        return False
+    from jaxlint.semantic.fixed_parameters import passed_arguments
+
+    passed = passed_arguments(owner, node.id, model)
+    return bool(passed) and all(host_sequence(value, caller, model, _depth + 1) for caller, value in passed)
+
+
 def drawn_on_device(value: ast.AST, scope: Scope, model: SemanticModel, _depth: int = 0) -> bool:
     """A `jax.random` draw of numbers or a `jax.numpy` construction (`jnp.arange(0, n, k)`), sliced or
     indexed or not (`jax.random.permutation(key, n)[:batch]`), or a name bound only to such in its scope."""
@@ -124,7 +179,7 @@ def drawn_on_device(value: ast.AST, scope: Scope, model: SemanticModel, _depth: 
 
         found = bound_values(model, value.id, scope)
         if found is None:
-            tables = _walked_tables(value.id, scope)  # `for step, perm in enumerate(perms)`: a row of the table
+            tables = _walked_tables(value.id, scope, model)  # `for step, perm in enumerate(perms)`: a row of the table
             return bool(tables) and all(drawn_on_device(table, scope, model, _depth + 1) for table in tables)
         if not found[1]:
             return False
@@ -150,21 +205,24 @@ def _same_numbers(value: ast.AST, name: str, model: SemanticModel) -> bool:
     return isinstance(value, ast.Name) and value.id == name
 
 
-def _walked_tables(name: str, scope: Scope) -> list[ast.expr] | None:
+def _walked_tables(name: str, scope: Scope, model: SemanticModel) -> list[ast.expr] | None:
     """The arrays whose rows every binding of `name` in `scope` walks, when it is bound only as a loop
     target: `for row in table` or `for i, row in enumerate(table)` (None when bound any other way)."""
     if any(name in bound_names(target) for target, _ in scope.bindings):
         return None
+    from jaxlint.semantic.iteration import same_items
+
     tables: list[ast.expr] = []
     for target, iterable in scope.loops:
         if name not in bound_names(target):
             continue
+        iterable = same_items(iterable, model)  # `for row in tqdm(table)`: the rows of the table
         if isinstance(target, ast.Name):
             tables.append(iterable)
         elif (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
               and target.elts[1].id == name and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
               and iterable.func.id == "enumerate" and len(iterable.args) == 1):
-            tables.append(iterable.args[0])
+            tables.append(same_items(iterable.args[0], model))
         else:
             return None
     return tables or None
@@ -173,7 +231,8 @@ def _walked_tables(name: str, scope: Scope) -> list[ast.expr] | None:
 def index_read_in_function(scope: Scope, model: SemanticModel) -> tuple[ast.AST, ast.expr] | None:
     """(the comprehension or `for` loop, the array it iterates) that reads, element by element on the host, an array the function
     itself drew on the device, on every call: it is a statement of the function body (or the value of
-    one), not under a condition, and no `return` comes before it. Worked out once per function (a loop
+    one, the returned value included: `return jnp.stack([xs[i] for i in ix])`), not under a condition,
+    and no `return` comes before it. Worked out once per function (a loop
     asks it of every call in its body)."""
     cache = model.__dict__.setdefault("_jaxlint_index_reads", {})
     key = id(scope.node)
@@ -187,22 +246,25 @@ def _index_read_in_function(scope: Scope, model: SemanticModel) -> tuple[ast.AST
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.in_traced or function.decorator_list:
         return None
     drawn_here = lambda node: _own_draw(node, scope, model)  # noqa: E731
+    host_indexed = lambda node: host_sequence(node, scope, model)  # noqa: E731
     for statement in function.body:
-        if any(isinstance(n, ast.Return) for n in walk(statement)):
+        if not isinstance(statement, ast.Return) and any(isinstance(n, ast.Return) for n in walk(statement)):
             return None  # from here on the body may not run on every call
         if isinstance(statement, (ast.If, ast.Try, ast.While, ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue  # (conditional, or not run by the call)
         if isinstance(statement, ast.For):
-            iterated = element_read_on_host(None, statement.body, statement, drawn_here)
+            iterated = element_read_on_host(None, statement.body, statement, drawn_here, host_indexed)
             if iterated is not None:
                 return statement, iterated
             continue
         for node in walk(statement):
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                 elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-                iterated = element_read_on_host(node.generators, elements, iterated_ok=drawn_here)
+                iterated = element_read_on_host(node.generators, elements, iterated_ok=drawn_here, host_indexed=host_indexed)
                 if iterated is not None:
                     return node, iterated
+        if isinstance(statement, ast.Return):
+            return None  # (a `return` of the body's own level runs on every call that reaches it: its value is read above)
     return None
 
 

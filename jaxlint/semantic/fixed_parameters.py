@@ -73,25 +73,17 @@ def _function_of(name: str, scope, model):
 
 def _fixed_truth(name: str, function, model, evaluator) -> bool | None:
     node = function.node
-    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     default = _default_of(name, node)
     default_truth = None
     if default is not None:
         default_truth = _truth(evaluator.value(default, function.parent or function))
         if default_truth is None:
             return None
-    calls = _all_calls(function, model)
-    if not calls:
-        return None
+    passed_values = passed_arguments(function, name, model)
+    if not passed_values:
+        return None  # (a call leaving it to the default: an option the author offers callers to change)
     seen = set()
-    for caller, call in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return None
-        passed = next((k.value for k in call.keywords if k.arg == name), None)
-        if passed is None and name in positional and positional.index(name) < len(call.args):
-            passed = call.args[positional.index(name)]
-        if passed is None:
-            return None  # left to the default: an option the author offers callers to change
+    for caller, passed in passed_values:
         truth = _truth(evaluator.value(passed, caller))
         if truth is None:
             return None
@@ -99,6 +91,31 @@ def _fixed_truth(name: str, function, model, evaluator) -> bool | None:
     if len(seen) != 1 or (default_truth is not None and seen != {default_truth}):
         return None
     return seen.pop()
+
+
+def passed_arguments(function, name: str, model) -> list | None:
+    """(caller's scope, expression) for every call of `function` in the module: what each passes for
+    its parameter `name`, when every call is in sight (`_all_calls`), each names it or fills its
+    position, and none unpacks `*args` or `**kwargs`; None otherwise (or where there is no call).
+    Asked only of a plain function (`_function_of`): a method is reached through objects passed anywhere.
+    Also read by semantic/device_indices.py (a parameter every caller fills with a Python list)."""
+    if _function_of(name, function, model) is not function:
+        return None  # (a method, a decorated function, a parameter the body rebinds)
+    positional = [a.arg for a in (*function.node.args.posonlyargs, *function.node.args.args)]
+    calls = _all_calls(function, model)
+    if not calls:
+        return None
+    passed_values = []
+    for caller, call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None and name in positional and positional.index(name) < len(call.args):
+            passed = call.args[positional.index(name)]
+        if passed is None:
+            return None
+        passed_values.append((caller, passed))
+    return passed_values
 
 
 def _default_of(name: str, node: ast.AST) -> ast.expr | None:

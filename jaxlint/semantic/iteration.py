@@ -16,6 +16,8 @@ whatever the spelling of its iterable:
 
 * `iterations(node)`: the Iteration(s) a `for` statement or a comprehension runs.
 * `walked(iterable, model)`: the iterable under its one-pass wrappers.
+* `same_items(iterable, model)`: the iterable under the wrappers that hand out its own items, one for
+  one (`tqdm(xs)`, `reversed(xs)`; not `enumerate`, whose items are pairs, nor `sorted`).
 * `range_arguments(iterable, model)`: the bounds of a range of numbers (`range` or `arange`).
 * `rows_walked(iterable, scope, model)`: `Rows(array, axis)` when the trip count is the length of
   one axis of an array (axis 0: its rows, the data's leading axis; `SIZE`: every element).
@@ -49,6 +51,7 @@ _ONE_PASS = frozenset({
     "builtins.enumerate", "builtins.reversed", "builtins.sorted",
     "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
 })
+_SAME_ITEMS = _ONE_PASS - {"builtins.enumerate", "builtins.sorted"}
 _SIZES = frozenset({"jax.numpy.size", "numpy.size"})
 # Builtins that walk their one iterable argument item by item and fold the items in Python, with the
 # keywords each takes: over an array, one item per row, each an indexing operation (under trace an
@@ -118,6 +121,13 @@ def walked(iterable: ast.expr, model: SemanticModel) -> ast.expr:
     """What a loop over `iterable` walks item by item, under one-pass wrappers (`enumerate(xs)`,
     `reversed(xs)`, `tqdm(xs)`): `xs`."""
     while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS:
+        iterable = iterable.args[0]
+    return iterable
+
+
+def same_items(iterable: ast.expr, model: SemanticModel) -> ast.expr:
+    """`xs` under `tqdm(xs)` or `reversed(xs)`: the wrappers whose items are the items of `xs` themselves."""
+    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _SAME_ITEMS:
         iterable = iterable.args[0]
     return iterable
 
@@ -354,9 +364,7 @@ def one_pass(node: ast.AST, loop: ast.AST, model: SemanticModel) -> str | None:
 
 def _distinct_variable(loop: ast.AST, model: SemanticModel) -> str | None:
     """The name of `loop`'s target that holds a different value on every pass, or None."""
-    iterable, target = loop.iter, loop.target
-    while isinstance(iterable, ast.Call) and iterable.args and model.qualified_name(iterable.func) in _ONE_PASS - {"builtins.enumerate", "builtins.sorted"}:
-        iterable = iterable.args[0]  # `tqdm(...)`, `reversed(...)`: the same values in another order or with a bar
+    iterable, target = same_items(loop.iter, model), loop.target  # `tqdm(...)`, `reversed(...)`: the same values
     if isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.enumerate":
         start = iterable.keywords
         if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name) and all(k.arg == "start" for k in start):

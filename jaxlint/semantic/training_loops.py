@@ -47,6 +47,16 @@ _HELPER_DEPTH = 3
 _returns_cache: "WeakKeyDictionary[SemanticModel, dict[int, tuple[bool, bool]]]" = WeakKeyDictionary()
 
 
+def yields_every_iteration(loop: ast.AST) -> bool:
+    """A loop that hands its consumer one item per iteration: a `yield` statement of its own body, not
+    under a condition (the function is a generator, a batch loader). Each iteration then runs when the
+    consumer asks for the next item, between two of the consumer's steps: a read there waits for what
+    the consumer queued before asking, whatever the loop itself dispatches."""
+    return isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and any(
+        isinstance(statement, ast.Expr) and isinstance(statement.value, (ast.Yield, ast.YieldFrom)) for statement in loop.body
+    )
+
+
 def loop_body(loop: ast.AST, *, nested: bool = False) -> Iterator[ast.AST]:
     """Nodes in the loop's body and else, not inside functions or classes (nor nested loops unless `nested`).
     A comprehension is a loop too (semantic/iteration.py): its body is its element and its `if` clauses,
