@@ -157,15 +157,25 @@ Not flagged, because nothing is shared or it is shared on purpose:
   (`loader(seed=key_data[0].item())`), draws nothing.
 - A draw whose values never reach a result (also before a split of its key): the array (inline, through plain names, or in a tuple
   or list, unpacked from a tuple, `obs, _ = env.reset(key, params)`, or passed through pure array
-  and tree functions and indexing, `jnp.repeat(x[None], n, axis=0)`, `jax.tree.map(f, obs)`) is read only for its type: `.shape`/`.dtype`, a compiled function's `.lower(...)` or
-  `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, or after the key in a model's
+  and tree functions and indexing, `jnp.repeat(x[None], n, axis=0)`, `jax.tree.map(f, obs)`) is read only for its type: `.shape`/`.dtype`, `jnp.shape(x)`, `jnp.ndim(x)`,
+  `isinstance(x, T)`, a tree map of a function that reads only types (`jax.tree.map(jnp.shape, x)`,
+  `tree_map(lambda a: (a.shape, a.dtype), x)`), also in an `assert` or inside a loop or branch, a compiled function's `.lower(...)` or
+  `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, a model's `tabulate(key, x)` (Flax
+  traces the summary under `jax.eval_shape`: the key and the input alike fix only shapes, so keys split
+  only for such a printout draw nothing), or after the key in a model's
   `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
   through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local
   function returning such names) or through a local function or `lax.scan` body whose parameter
   (the carry, or each slice of `xs`) reaches it only so, or a compiled function (`@jax.jit def
   reset_all(keys)`, `jax.jit(f)(x)`) whose result is read only so: what a compiled function does with
   its inputs is its result, so `probe, _ = reset_all(split(key, n))` then `probe.shape[-1]` is a shape
-  probe (not a plain function, which may keep or write what it is handed); or the array reaches only a call that a
+  probe (not a plain function, which may keep or write what it is handed); or the array reaches only
+  runs of a compiled function whose results are discarded (a bare call, `_ = f(a, b)`, names never read,
+  each perhaps waited on with `.block_until_ready()`) in a flow that measures what it runs: it reads a
+  clock (`time.perf_counter()` around a timed loop) or runs them in a `with jax.profiler.trace(...)`
+  block. A compiled function's result is all it makes, so such draws are the inputs of a benchmark
+  (a result kept, returned or appended, or a discarded run in a flow that reads no clock, stays a use);
+  or the array reaches only a call that a
   timer runs and discards (`timeit.timeit(lambda: f(a, b))`, a notebook's `%timeit f(a, b)`: the
   inputs of a benchmark, also where the timed expression computes with them, `%timeit jnp.dot(x, x.T)`, or
   reaches them through functions of the same body that only the timer runs: `def apply(v): return W @ v`
@@ -188,8 +198,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
 - Draws that are the inputs of a check that two computations agree, after both draws (one side computed
   from the draw, both from the draws of that body): `assert
   np.allclose(per_example_grads(w, X), vmapped_grads(w, X))`, `np.testing.assert_allclose(jacfwd(f)(x),
-  W)` with `f` computing from `W`, `assert jnp.abs(y1 - y2).sum() < 1e-6`, two results' shapes compared.
-  The check holds for any values, so the draws are test inputs whose statistics nobody relies on
+  W)` with `f` computing from `W`, `assert jnp.abs(y1 - y2).sum() < 1e-6`, two results' shapes compared;
+  also where the results are computed in a loop, a branch or a `with` block before the check (a benchmark
+  timing two implementations, then asserting that they agree). The check holds for any values, so the draws are test inputs whose statistics nobody relies on
   (printing them on the way relies on none either). A check with a loose tolerance (`allclose(estimate,
   truth, atol=0.1)`) relies on independent samples and is no such check.
 - One key handed twice to the same helper (or a modelled library call) outside a loop, for two inputs
@@ -232,7 +243,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   resets an env, inits a policy and steps once, discarding the step).
 - A draw that the second consumer's statement replaces: `x = normal(key, s)` then `if init is not None:
   x = invert(init, key)`, every name holding the draw rebound there and none read in between (neither
-  statement in a loop, no function defined before reading the names). Whenever the second draw runs
+  statement in a loop, no function defined before reading the names); also a second consumer in a
+  `return` that does not read them (`theta = uniform(k)` under one test, then `if n == 1: return
+  uniform(k) * eye(1)`: the function ends on that path, and its locals with it). Whenever the second draw runs
   the first has reached nothing, so whatever bits they share, no result sees both.
 - A project function whose draws from the key reach nothing but parts of what it returns (it splits
   or samples the key and returns the result, handing it to no other call, object or test), called
@@ -1127,6 +1140,8 @@ class _Flow:
         if not key_values.split_outputs_meet(first, second, self.function, self.context):
             return False
         if key_values.is_seed(key):
+            if key_values.draw_values_unused(first, self.function, self.context) or key_values.draw_values_unused(second, self.function, self.context):
+                return False  # a dummy input (a benchmark's, a shape probe's): one seed twice correlates nothing used
             return self.worth_reporting(first, second)
         context = self.context
         if key_values.split_and_sampler_disjoint(first, second, self.function, context):

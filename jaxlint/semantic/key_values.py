@@ -1476,8 +1476,17 @@ _ABSTRACT_EVALUATORS = frozenset({"jax.eval_shape"})
 _TYPE_READERS = frozenset({
     "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
     "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "jax.numpy.shape", "numpy.shape",
-    "jax.ShapeDtypeStruct",
+    "jax.ShapeDtypeStruct", "jax.numpy.ndim", "numpy.ndim", "builtins.isinstance", "builtins.type",
+    "jax.tree.structure", "jax.tree_util.tree_structure", "jax.numpy.result_type", "numpy.result_type",
 })
+# Tree maps: a tree handed after a function that reads only its leaves' types (`jax.tree.map(jnp.shape,
+# x)`, `tree_map(lambda a: a.dtype, x)`) is read only for its structure and types.
+_TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
+# Methods of a model that run it under `jax.eval_shape` (Flax's `tabulate`): every argument, the key
+# included, is read for its shape alone.
+_SHAPE_ONLY_METHODS = frozenset({"tabulate"})
+# Functions of a library that do the same (`nn.tabulate(module, rngs)`): the positions read for shapes alone.
+_SHAPE_ONLY_FUNCTIONS = frozenset({"flax.linen.tabulate", "flax.linen.summary.tabulate", "flax.nnx.tabulate"})
 _TRACING_TRANSFORMS = frozenset({"jax.make_jaxpr", "jax.xla_computation"})
 # Restores that read a tree only for its structure and replace every leaf with the stored value:
 # (position, keyword) of that template. (Flax's `restore_checkpoint` hands the template back where no
@@ -1499,7 +1508,8 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
     and nothing reads them in between, so whenever the later draw runs the earlier one has reached
     nothing. Whatever bits the two share, one of them is discarded unseen. Not where either statement
     is in a loop of the flow (a skipped replacement lets the next iteration read the draw), nor where a
-    function defined before the replacement reads the names (it may run in between)."""
+    function defined before the replacement reads the names (it may run in between). A later consumer
+    in a `return` that reads none of the names ends the flow on its path: the draw dies with the frame."""
     if not is_random_call(draw, context):
         return False
     first = parent_of(draw)
@@ -1515,9 +1525,16 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
         return False  # stored into an object: it outlives the names
     names = {name for t in targets for name in bound_names(t)}
     second = enclosing_statement(later)
-    if not names or not isinstance(second, (ast.Assign, ast.AnnAssign)) or second.value is None or not is_within(later, second.value):
+    if not names or not isinstance(second, (ast.Assign, ast.AnnAssign, ast.Return)) or second.value is None or not is_within(later, second.value):
         return False
-    replaced = {name for t in (second.targets if isinstance(second, ast.Assign) else [second.target]) for name in bound_names(t)}
+    if isinstance(second, ast.Return):
+        # `return uniform(key)` on a path that never read the draw: the function ends there, so the
+        # earlier draw reaches nothing whenever the later one runs (a local name dies with the frame).
+        if isinstance(function, ast.Module) or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in walk(function)):
+            return False
+        replaced = set(names)
+    else:
+        replaced = {name for t in (second.targets if isinstance(second, ast.Assign) else [second.target]) for name in bound_names(t)}
     if not names <= replaced or (first.end_lineno, first.end_col_offset) > (second.lineno, second.col_offset):
         return False
     if next(enclosing_loops(first), None) is not None or next(enclosing_loops(second), None) is not None:
@@ -1543,8 +1560,10 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
     inline or through plain names (and tuples or lists of them) only to `.shape`/`.dtype`, to a
     compiled function's `.lower(...)`/`.trace(...)`, to `jax.eval_shape(f, ...)` or
     `jax.make_jaxpr(f)(...)`, or after the key to a model's `init(key, x)`, or only waited on and
-    discarded (`normal(key, ()).block_until_ready()`, a barrier). Such a draw is a dummy
-    input: a key it shares with another draw correlates nothing that reaches a result."""
+    discarded (`normal(key, ()).block_until_ready()`, a barrier), or handed only to runs of a compiled
+    function whose results are discarded in a flow that measures them (`measures_runs`: a benchmark's
+    inputs). Reads in an `assert` or inside a loop or branch count where they stand. Such a draw is a
+    dummy input: a key it shares with another draw correlates nothing that reaches a result."""
     return _only_abstract(draw, function, context, depth)
 
 
@@ -1576,8 +1595,11 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
     if isinstance(parent, ast.Dict) and node in parent.values:
         return _only_abstract(parent, function, context, depth, shown)  # `{"image": x}` handed on as a whole
     if isinstance(parent, ast.Attribute) and parent.value is node:
-        if parent.attr == "block_until_ready" and isinstance(parent_of(parent), ast.Call) and isinstance(parent_of(parent_of(parent)), ast.Expr):
-            return True  # `normal(PRNGKey(0), ()).block_until_ready()`: a barrier, the values are discarded
+        if parent.attr == "block_until_ready" and isinstance(parent_of(parent), ast.Call) and parent_of(parent).func is parent:
+            if isinstance(parent_of(parent_of(parent)), ast.Expr):
+                return True  # `normal(PRNGKey(0), ()).block_until_ready()`: a barrier, the values are discarded
+            # `r = f(x).block_until_ready()`: the wait hands back the same array, followed where it goes
+            return _only_abstract(parent_of(parent), function, context, depth, shown)
         return parent.attr in _TYPE_ATTRIBUTES
     if shown and isinstance(parent, (ast.FormattedValue, ast.JoinedStr)):
         return _only_abstract(parent, function, context, depth, shown)  # `f"{x}"`: the text made of it goes where the string goes
@@ -1718,11 +1740,44 @@ def _compiled_result_only_abstract(call: ast.Call, function: ast.AST, context, d
     if depth >= 3 or not _compiled_callable(call.func, context):
         return False
     holder = parent_of(call)
-    if isinstance(holder, ast.Expr) or (
-        isinstance(holder, ast.Assign) and all(name == "_" for target in holder.targets for name in bound_names(target))
+    while (
+        isinstance(holder, ast.Attribute) and holder.attr == "block_until_ready"
+        and isinstance(parent_of(holder), ast.Call) and parent_of(holder).func is holder
     ):
-        return False
+        holder = parent_of(parent_of(holder))  # `f(x).block_until_ready()`: the same result, waited for
+    if isinstance(holder, ast.Expr) or (
+        isinstance(holder, ast.Assign) and all(
+            name == "_" or not _readers_after(holder, name, function) for target in holder.targets for name in bound_names(target)
+        )
+    ):
+        # Discarded (also bound to names never read): a compiled function's result is all it makes, so the inputs reach nothing but
+        # the run itself. That is a measurement where the flow reads a clock or runs under a profiler
+        # (a benchmark's warm-up and timed calls: its inputs are dummies); elsewhere the run may be
+        # the data's first pass of a computation used later, and stays a use.
+        return measures_runs(function, call, context)
     return _only_abstract(call, function, context, depth + 1)
+
+
+# Context managers that record what runs in their block for a profile (`with jax.profiler.trace(dir):`).
+_PROFILERS = frozenset({"jax.profiler.trace", "jax.profiler.TraceAnnotation", "jax.profiler.StepTraceAnnotation"})
+
+
+def measures_runs(function: ast.AST, node: ast.AST, context) -> bool:
+    """The flow running `node` measures what it runs: it reads a clock (`time.perf_counter()`,
+    `timeit.default_timer()`), or `node` lies in a `with jax.profiler.trace(...)` block. Computations
+    run there and discarded are the benchmark's timed work; the data they are handed are its inputs."""
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call) and context.qualified_name(item.context_expr.func) in _PROFILERS
+            for item in ancestor.items
+        ):
+            return True
+        if ancestor is function:
+            break
+    return any(
+        n.__class__ is ast.Call and context.qualified_name(n.func) in _CLOCKS
+        for n in _own_nodes(function)
+    )
 
 
 def _holder_only_abstract(call: ast.Call, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
@@ -1795,8 +1850,10 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
     for reader in readers:
         if isinstance(reader, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue  # only a parameter or local of its own of that name: no nested function reads the value (above)
-        if not isinstance(reader, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)):
-            return False  # read by a test or a compound statement as a whole
+        if isinstance(reader, (ast.Try, ast.ClassDef)) or reader.__class__.__name__ in ("TryStar", "Match"):
+            return False  # read in a handler or a case: taken as a whole
+        # Each read judged where it stands (an `assert` of shapes, the timed calls in a loop's body);
+        # a read as a test, an iterable or a context (`if x`, `for row in x`) is no abstract read.
         for read in walk(reader):
             if read.__class__ is ast.Name and read.id == name and read.ctx.__class__ is ast.Load:
                 if not _only_abstract(read, function, context, depth, shown):
@@ -1813,6 +1870,15 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 
         return argument is not (call.args[0] if call.args else None)
     if qualified == "builtins.len" or (qualified in _TYPE_READERS and call.args and argument is call.args[0]):
         return True
+    if qualified in _TREE_MAPS and len(call.args) > 1 and argument in call.args[1:] and _reads_type_only(call.args[0], context):
+        return True  # `jax.tree.map(jnp.shape, x)`: the leaves' shapes
+    if qualified in _SHAPE_ONLY_FUNCTIONS:
+        return True  # `nn.tabulate(module, rngs)`: a summary traced with abstract values
+    if (
+        function.__class__ is ast.Attribute and function.attr in _SHAPE_ONLY_METHODS and qualified is None
+        and (argument in call.args or any(k.value is argument for k in call.keywords))
+    ):
+        return True  # `model.tabulate(key, x)`: Flax runs the init under `jax.eval_shape`, key and input alike
     if qualified in _RESTORE_TEMPLATES:
         position, keyword = _RESTORE_TEMPLATES[qualified]
         return (len(call.args) > position and argument is call.args[position]) or any(
@@ -1831,6 +1897,22 @@ def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 
     if function.attr in _STAGING_METHODS and _compiled_callable(function.value, context):
         return True  # `jax.jit(f).lower(x)`, `step.trace(state, batch)`: traced with abstract values
     return False
+
+
+def _reads_type_only(function: ast.AST, context) -> bool:
+    """`function` maps a leaf to its type: `jnp.shape`, `np.shape`, `type`, or a lambda whose body reads
+    its parameter only through `.shape`/`.dtype`/... (`lambda a: (a.shape, a.dtype)`)."""
+    if isinstance(function, ast.Lambda):
+        parameters = {a.arg for a in function.args.args}
+        if len(parameters) != 1:
+            return False
+        reads = [n for n in walk(function.body) if n.__class__ is ast.Name and n.id in parameters]
+        return bool(reads) and all(
+            isinstance(parent_of(n), ast.Attribute) and parent_of(n).attr in _TYPE_ATTRIBUTES
+            or (isinstance(parent_of(n), ast.Call) and context.qualified_name(parent_of(n).func) in _TYPE_READERS)
+            for n in reads
+        )
+    return context.qualified_name(function) in _TYPE_READERS
 
 
 # `lax.scan(f, init, xs)`: which parameter of the body receives the carry and the slices of `xs`.
@@ -2873,7 +2955,7 @@ def identity_check_input(draw: ast.Call, later_draw: ast.Call, context) -> bool:
     for earlier in block[:index]:
         if isinstance(earlier, ast.Assign) and isinstance(earlier.value, ast.Call) and is_random_call(earlier.value, context):
             drawn |= {name for target in earlier.targets for name in bound_names(target)}
-    for later in block[index + 1:]:
+    for later in _simple_statements(block[index + 1:]):
         if later.lineno > later_draw.lineno and _agreement_of(later, derived, drawn, context):
             return True
         for names in (derived, drawn):
@@ -2881,6 +2963,18 @@ def identity_check_input(draw: ast.Call, later_draw: ast.Call, context) -> bool:
         if isinstance(later, ast.Assign) and isinstance(later.value, ast.Call) and is_random_call(later.value, context):
             drawn |= {name for target in later.targets for name in bound_names(target)}
     return False
+
+
+def _simple_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a block in source order, those of its loops, branches and `with` blocks
+    included (a benchmark's timed loop, a check in one arm of a mode switch); a function defined there
+    stays one statement."""
+    for statement in statements:
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)):
+            yield from _simple_statements(statement.body)
+            yield from _simple_statements(getattr(statement, "orelse", []))
+        else:
+            yield statement
 
 
 def _follow(statement: ast.stmt, derived: set[str]) -> None:
