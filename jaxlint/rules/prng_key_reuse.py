@@ -115,7 +115,13 @@ key handed to it as a host function does. A `lax` loop started from a literal tu
 that tuple as the first step's carry: where the body unpacks its carry into names (`x, k = carry`, its
 first statement) and splits or draws from one of them, the loop draws from that element, so a key that
 drew before (`randint(key, ...)` then the loop, or a helper running the loop on the key it is handed)
-is reused (effects.Effects.consumed_parts).
+is reused (effects.Effects.consumed_parts). A key stored into a state (`self.state =
+state.replace(rng_key=rng_key)` of a Flax `struct` dataclass or a `TrainState`, a NamedTuple's
+`_replace(key=k)`) is handed on to whoever splits that field next; where the same function splits or
+draws from that field (`split(self.state.rng_key)` at the top of its loop), a `split(rng_key)` after
+the store hands out the next step's keys again (an evaluation key equal to the next training key;
+key_values.stored_keys). Not a key split off before storing, nor a field the function never draws
+from (a key kept for a checkpoint).
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
 Not a key handed back: a function (of this module or another) that draws from its key parameter and
@@ -657,6 +663,8 @@ def _is_consumer(call: ast.Call, context) -> bool:
     for keyword in call.keywords:
         if keyword.arg == "rngs" or keyword.arg == "seed":
             return True
+    if function.__class__ is ast.Attribute and function.attr in key_values._STATE_REPLACERS and key_values.stored_keys(call, context):
+        return True  # `state.replace(rng_key=rng_key)` of a field the function splits: the key handed on
     qualified = context.qualified_name(function)
     if qualified is not None and qualified.startswith("jax.random."):
         return True
@@ -1442,6 +1450,11 @@ class _Flow:
         """What the two draws share, as the message says it."""
         context = self.context
         if _split_after_draw(first, second, context):
+            if first.func.__class__ is ast.Attribute and first.func.attr in key_values._STATE_REPLACERS:
+                return (
+                    f": `{_function_name(first, context)}` stores the key in a state whose field this function splits "
+                    "again (the next step's keys), so this split hands out those very keys"
+                )
             if key_values.reads_own_bits(first, context):
                 return _SPLIT_AFTER_OWN_BITS
             split_key = second.args[0] if second.args and isinstance(second.args[0], ast.Name) else None

@@ -1446,13 +1446,12 @@ def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) ->
     return tuple(found)
 
 
-def summarise_split_children(function: ast.AST, splits: tuple[str, ...], light) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
-    """(parameter, split_child_kinds) for each parameter of `splits` whose children's readers are known."""
+def summarise_split_children(function: ast.AST, splits: tuple[str, ...], kind_of) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
+    """(parameter, split_child_kinds) for each parameter of `splits` whose children's readers are known
+    (`kind_of(call)`: key_values.draw_kind read with the module's own imports)."""
     if not splits:
         return ()
-    from jaxlint.semantic.key_values import draw_kind
-
-    found = ((name, split_child_kinds(function, name, lambda call: draw_kind(call, light.qualified_name))) for name in splits)
+    found = ((name, split_child_kinds(function, name, kind_of)) for name in splits)
     return tuple((name, kinds) for name, kinds in found if kinds is not None)
 
 

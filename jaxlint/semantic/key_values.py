@@ -486,6 +486,8 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
             found.append(first)
     if qualified is None:
         found += [k for k in effects.seed_keyword_keys(call, context.qualified_name) if is_key(k.id) and not any(k is f for f in found)]
+    if qualified is None:
+        found += [k for k in stored_keys(call, context) if is_key(k.id) and not any(k is f for f in found)]
     found = _helper_keys(call, context, is_key, found)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not dropout_off(call, context):
@@ -493,6 +495,39 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
                 if _is_key_expression(value, is_key):
                     found.append(value)
     return found
+
+
+_STATE_REPLACERS = frozenset({"replace", "_replace"})
+
+
+def stored_keys(call: ast.Call, context) -> list[ast.Name]:
+    """The keys a call stores into a state that the same function later splits or draws from by the
+    field: `self.state = state.replace(rng_key=rng_key)` (a Flax `struct` dataclass, a `TrainState`, a
+    NamedTuple's `_replace`) where the function also runs `split(self.state.rng_key)`. The stored key is
+    handed on to whoever splits the field (the next step of the loop), so a `split(rng_key)` of the same
+    key here hands out those very keys again."""
+    function = call.func
+    if function.__class__ is not ast.Attribute or function.attr not in _STATE_REPLACERS or call.args:
+        return []
+    stored = [k for k in call.keywords if k.arg is not None and k.value.__class__ is ast.Name and effects.named_like_key(k.arg)]
+    if not stored:
+        return []
+    scope = context.model.scope_for(call)
+    if scope is None:
+        return []
+    fields = context.memo(("key_values", "drawn_fields", id(scope.node)), _drawn_fields, scope.node, context)
+    return [k.value for k in stored if k.arg in fields]
+
+
+def _drawn_fields(function: ast.AST, context) -> frozenset[str]:
+    """Attribute names read as the key of a `jax.random` call in a function (`split(self.state.rng_key)`)."""
+    found = set()
+    for node in walk_same_scope(function):
+        if node.__class__ is ast.Call and _random_name(node, context) is not None:
+            key = _key_argument(node)
+            if key.__class__ is ast.Attribute:
+                found.add(key.attr)
+    return frozenset(found)
 
 
 def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list[ast.expr]:

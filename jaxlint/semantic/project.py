@@ -588,7 +588,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
                 consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back,
                 split_key_params=(splits := summarise_split_keys(node, consumed, light)),
-                split_children=summarise_split_children(node, splits, light),
+                split_children=summarise_split_children(node, splits, _draw_kinds(light)),
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
                 converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
@@ -615,7 +615,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
                                returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
                                split_key_params=(splits := summarise_split_keys(node, consumed, light)),
-                               split_children=summarise_split_children(node, splits, light), keeps_structure_of=kept)
+                               split_children=summarise_split_children(node, splits, _draw_kinds(light)), keeps_structure_of=kept)
     return None
 
 
@@ -1287,3 +1287,10 @@ _NEVER_LOCAL = frozenset({
     "absl", "ml_collections", "tqdm", "wandb", "gym", "gymnasium", "matplotlib", "pandas", "distrax",
     "tensorflow_datasets", "orbax", "einops", "tyro", "jraph", "brax", "mujoco", "envpool", "typing_extensions",
 })
+
+
+def _draw_kinds(light):
+    """How a `jax.random` call of a module reads its key (key_values.draw_kind), with the module's imports."""
+    from jaxlint.semantic.key_values import draw_kind
+
+    return lambda call: draw_kind(call, light.qualified_name)
