@@ -96,3 +96,12 @@ def test_splits_of_another_modules_functions_and_methods_match_markers():
     path = PROJECT / "split_train.py"
     assert _rows(path) == set(expected_findings(path.read_text()))
     assert _rows(PROJECT / "zoo" / "walkers.py") == set()
+
+
+def test_children_of_another_modules_split_read_apart_match_markers():
+    # How another module's function draws from each key its split returns (the summary's
+    # `split_children`, semantic/effects.py split_child_kinds): `randint` beside the caller's `normal`
+    # reads apart; `normal` on both sides repeats.
+    path = PROJECT / "split_children.py"
+    assert _rows(path) == set(expected_findings(path.read_text()))
+    assert _rows(PROJECT / "zoo" / "labels.py") == set()

@@ -83,7 +83,8 @@ the source cannot follow), and a module-level
 key, bound once and never rebound, that a jitted function called in a loop consumes without
 receiving or advancing it (a compile-time constant: the same numbers every call), or that a function
 of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
-`def jitter(a)`, also under `@jax.vmap`: the same key on every call; not where the key's or the
+`def jitter(a)`, also under `@jax.vmap`, or a method that another method of its class calls through
+`self` in a loop, `for epoch in ...: self._epoch(data)`: the same key on every call; not where the key's or the
 function's name says it is fixed for evaluation or plotting, `def plot_samples`). So is a key that such a function,
 with no loop of its own, makes afresh from a constant seed (`key = PRNGKey(0)`, or `PRNGKey(SEED)` with `SEED` a
 module-level int) and draws from with `jax.random`'s samplers (`def random_crop(x): start = randint(PRNGKey(0), ...)` called per batch): the same
@@ -109,7 +110,18 @@ or a `fold_in` of captured names, is one key at every step (the body is traced o
 drawing from it there draws the same numbers each step (not a helper handed it with the step's
 element, `loss_of_one(params, xs[i], key)`: one transform applied alike, as a `vmap` sharing the key
 does). A helper that runs traced (called from a jitted function or such a body) draws from the
-key handed to it as a host function does.
+key handed to it as a host function does. A `lax` loop started from a literal tuple (`lax.scan(step,
+(x, key), xs)`, `fori_loop(0, n, body, (x, key))`, `while_loop(cond, body, (x, key))`) hands its body
+that tuple as the first step's carry: where the body unpacks its carry into names (`x, k = carry`, its
+first statement) and splits or draws from one of them, the loop draws from that element, so a key that
+drew before (`randint(key, ...)` then the loop, or a helper running the loop on the key it is handed)
+is reused (effects.Effects.consumed_parts). A key stored into a state (`self.state =
+state.replace(rng_key=rng_key)` of a Flax `struct` dataclass or a `TrainState`, a NamedTuple's
+`_replace(key=k)`) is handed on to whoever splits that field next; where the same function splits or
+draws from that field (`split(self.state.rng_key)` at the top of its loop), a `split(rng_key)` after
+the store hands out the next step's keys again (an evaluation key equal to the next training key;
+key_values.stored_keys). Not a key split off before storing, nor a field the function never draws
+from (a key kept for a checkpoint).
 `key, subkey = jax.random.split(key)`
 reassigns `key`, so the next use is fresh; the outputs of `split` and `fold_in` are fresh keys.
 Not a key handed back: a function (of this module or another) that draws from its key parameter and
@@ -149,7 +161,16 @@ Not flagged, because nothing is shared or it is shared on purpose:
   anywhere repeats nothing: key_values.split_keys_handed_out). So is a `split` beside a function or
   method of the project that splits the same key before it draws (`actions = split(rng, n)` then
   `env.step(rng, state, a)` whose body starts `rng, sub = split(rng)`; for another module's, its
-  summary's `split_key_params`): both hand out the same leading keys. Not when one of them
+  summary's `split_key_params`), in either order: both hand out the same leading keys; also where the
+  helper's split is the very call written before it (`x_key, noise_key = split(key)`, each drawn
+  from, then `init(key)` whose body runs `w_key, b_key = split(key)`): the keys were handed out once
+  already, so that is no recomputation of a value. Not where each key both hand out is read apart:
+  one side draws from it only with samplers reading its own bits (`normal`) and the other only with
+  ones reading the keys split off it (`randint`, `permutation`, a further `split`, a helper that
+  splits it first), or one side never reads it (`rng, key = split(rng)` then `normal(key)`, beside a
+  helper whose body runs `rng, key = split(rng)` and `randint(key, ...)` only): on the default
+  threefry no bits are shared (effects.split_child_kinds; another module's from its summary's
+  `split_children`). Not when one of them
   advances the stream (`rng, input_rng = split(rng)`) and the other's keys go only into compiled
   steps (`p_train_step(state, batch, dropout_rngs)`), which split them again: the copies reach
   different consumers that derive their own keys. Nor when no shared key is read from both: a
@@ -655,6 +676,8 @@ def _is_consumer(call: ast.Call, context) -> bool:
     for keyword in call.keywords:
         if keyword.arg == "rngs" or keyword.arg == "seed":
             return True
+    if function.__class__ is ast.Attribute and function.attr in key_values._STATE_REPLACERS and key_values.stored_keys(call, context):
+        return True  # `state.replace(rng_key=rng_key)` of a field the function splits: the key handed on
     qualified = context.qualified_name(function)
     if qualified is not None and qualified.startswith("jax.random."):
         return True
@@ -1114,9 +1137,13 @@ class _Flow:
                 return False
             if "[" not in key and key_values.advanced_past_own_bit_draws(first, second, key, self.function, self.context):
                 return False  # the key both splits share drew only its own bits in the helper and is only split here
+            if "[" not in key and key_values.split_children_apart(first, second, key, self.function, self.context):
+                return False  # each key both splits hand out is read apart (own bits on one side, split on the other)
             return self.worth_reporting(first, second)
         if self.reads_apart(first, second, key):
             return False  # no bits in common on the default threefry: nothing correlated to report
+        if "[" not in key and key_values.split_children_apart(first, second, key, self.function, self.context):
+            return False  # a split beside a helper that splits the key too, each shared key read apart
         helpers = [_project_helper(call, self.context) for call in (first, second)]
         if any(helpers):
             # A project function whose body draws from the key (its summary says so) derives nothing of
@@ -1438,6 +1465,11 @@ class _Flow:
         """What the two draws share, as the message says it."""
         context = self.context
         if _split_after_draw(first, second, context):
+            if first.func.__class__ is ast.Attribute and first.func.attr in key_values._STATE_REPLACERS:
+                return (
+                    f": `{_function_name(first, context)}` stores the key in a state whose field this function splits "
+                    "again (the next step's keys), so this split hands out those very keys"
+                )
             if key_values.reads_own_bits(first, context):
                 return _SPLIT_AFTER_OWN_BITS
             split_key = second.args[0] if second.args and isinstance(second.args[0], ast.Name) else None
@@ -1709,7 +1741,8 @@ def _project_helper(call: ast.Call, context) -> bool:
     if not _through_helper(call, context) and not _project_key_method(call, context):
         return False
     model = context.model
-    return bool(effects.call_effects(model, call, model.scope_for(call)).consumed_keys)
+    found = effects.call_effects(model, call, model.scope_for(call))
+    return bool(found.consumed_keys or found.consumed_parts)  # (a lax loop whose body draws from its carry's key)
 
 
 def _project_key_method(call: ast.Call, context) -> bool:

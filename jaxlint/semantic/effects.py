@@ -61,6 +61,9 @@ class Effects:
     # The position of a `*args` parameter the function reads on the host (`def add(self, *args):
     # [float(v) for v in args]`): every positional argument from there on is read; None when none is.
     synced_rest: int | None = None
+    # Elements of a literal tuple argument drawn from (`lax.scan(body, (x, key), xs)` whose body unpacks
+    # its carry and splits the key): (position of the argument, index of the element).
+    consumed_parts: tuple[tuple[int, int], ...] = ()
 
     def synced_positions(self, count: int) -> list[int]:
         """The positions among `count` positional arguments that the function reads on the host."""
@@ -71,6 +74,10 @@ class Effects:
         """The argument expressions of `call` that land on consumed parameters."""
         found = [call.args[i] for i in sorted(self.consumed_keys) if i < len(call.args)]
         found += [keyword.value for keyword in call.keywords if keyword.arg in self.consumed_names]
+        for position, index in self.consumed_parts:
+            held = call.args[position] if position < len(call.args) else None
+            if held.__class__ in (ast.Tuple, ast.List) and index < len(held.elts):
+                found.append(held.elts[index])
         return found
 
     def returned_draw_paths(self, call: ast.Call, argument: ast.expr) -> tuple[tuple[int, ...], ...] | None:
@@ -93,7 +100,7 @@ class Effects:
         return found
 
     def __bool__(self) -> bool:
-        return bool(self.consumed_keys or self.synced or self.synced_rest is not None)
+        return bool(self.consumed_keys or self.synced or self.synced_rest is not None or self.consumed_parts)
 
 
 NONE = Effects()
@@ -217,7 +224,7 @@ def _positional(function: ast.AST, has_self: bool) -> list[str]:
     return names[1:] if has_self and names else names
 
 
-def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consumes, call_effects=None, steady=None) -> Effects:
+def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consumes, call_effects=None, steady=None, keys=frozenset()) -> Effects:
     """The effects of `function` on its positional parameters.
 
     qualified_name(node): the qualified name of a callee; call_consumes(call): the key arguments the
@@ -233,7 +240,9 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
 
     Reads: a conversion (`float(x)`, `x.item()`), a showing call or an f-string of the value, the truth
     of a comparison a test takes (`if loss < self.best:`, `while err > tol`, `any(l <= b for ...)`:
-    Python asks the array for a bool), and `min`/`max` of two or more values (they compare them)."""
+    Python asks the array for a bool), and `min`/`max` of two or more values (they compare them).
+    `keys`: parameters known to hold keys whatever their names (the elements of a loop's carry that the
+    caller filled with keys)."""
     params = _positional(function, has_self)
     if isinstance(function, ast.Lambda):
         return NONE
@@ -246,9 +255,9 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     if not params:
         return NONE
     nodes, nested = _own_nodes_and_defs(function)
-    key_params = {name for name in params if _KEY_NAME.search(name) and name != rest}
+    key_params = {name for name in params if (_KEY_NAME.search(name) or name in keys) and name != rest}
     drawn_inside = _drawn_in_run_defs(nested, nodes, key_params, qualified_name, call_consumes, call_effects) if nested and key_params else {}
-    if not (drawn_inside or _may_have_effects(nodes, params, call_effects is not None)) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
+    if not (drawn_inside or _may_have_effects(nodes, params, call_effects is not None, keys)) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
         return NONE  # (a generator's body runs when it is iterated, not at the call)
     position = {name: index for index, name in enumerate(params)}
     first_rebound = _first_rebindings(nodes)
@@ -459,10 +468,11 @@ def _paths_reading(value: ast.AST, names: set[str], prefix: tuple[int, ...], pat
 _HOST_READ_NAMES = frozenset({"float", "int", "bool", "asarray", "array", "device_get"})
 
 
-def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: bool) -> bool:
+def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: bool, keys=frozenset()) -> bool:
     """One cheap pass before the full reading: a call that reads a value on the host, or one handed a
-    parameter named like a key (or, where callees are followed, handed any parameter)."""
-    key_params = {name for name in params if _KEY_NAME.search(name)}
+    parameter named like a key (or known to be one: `keys`; or, where callees are followed, handed any
+    parameter)."""
+    key_params = {name for name in params if _KEY_NAME.search(name) or name in keys}
     names = set(params)
     for node in nodes:
         if node.__class__ is ast.JoinedStr:
@@ -482,6 +492,8 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
         for argument in node.args:
             if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
                 return True
+            if argument.__class__ is ast.Tuple and follows_callees and any(e.__class__ is ast.Name and e.id in key_params for e in argument.elts):
+                return True  # `lax.scan(step, (x, key), xs)`: a loop started from a carry holding the key
         for keyword in node.keywords:  # `dist.sample(seed=key)`, `denoise(x, rng=rng)`
             argument = keyword.value
             if argument.__class__ is ast.Name and (argument.id in key_params or (follows_callees and argument.id in names)):
@@ -952,6 +964,11 @@ def _callee_effects_with_imports(model, call: ast.Call, scope) -> Effects | None
     made = transformed_call(model, call, scope)
     if made is not None:
         return _callee_effects_with_imports(model, made, scope)
+    if call.args and handed_callables.runner(call, model.qualified_name) is not None and not any(isinstance(a, ast.Starred) for a in call.args):
+        # `lax.scan(step, (x, key), xs)`, `lax.cond(p, noisy, keep, x, key)`: what the functions it runs
+        # draw from what it hands them (keys only: what they read on the host is the syncs' question).
+        found = call_effects(model, call, scope)
+        return Effects(found.consumed_keys, frozenset(), found.consumed_names, consumed_parts=found.consumed_parts) if found else NONE
     local = _local_callee_effects(model, call, scope)
     return local if local is not None else _imported_key_effects(model, call, scope)
 
@@ -1121,6 +1138,7 @@ def _handed_effects(model, call: ast.Call, scope) -> Effects:
     consumed: set[int] = set()
     synced: set[int] = set()
     names: set[str] = set()
+    parts: set[tuple[int, int]] = set()
     for each in handed_callables.handed(call, model.qualified_name):
         key = (id(call), id(each.function))
         if isinstance(each.function, ast.Lambda):
@@ -1140,14 +1158,78 @@ def _handed_effects(model, call: ast.Call, scope) -> Effects:
                 held[key] = handed_callables.as_call(call, each)
             made, positions = held[key]
             found = call_effects(model, made, scope)
+        parts |= _carried_parts(model, call, each, positions, scope)
         if found is NONE:
             continue
         consumed |= {positions[i] for i in found.consumed_keys if i < len(positions) and positions[i] is not None}
         synced |= {positions[i] for i in found.synced if i < len(positions) and positions[i] is not None}
         names |= found.consumed_names
-    if not consumed and not synced:
+    if not consumed and not synced and not parts:
         return NONE
-    return Effects(frozenset(consumed), frozenset(synced), frozenset(names))
+    return Effects(frozenset(consumed), frozenset(synced), frozenset(names), consumed_parts=tuple(sorted(parts)))
+
+
+def _carried_parts(model, call: ast.Call, each, positions: list, scope) -> set[tuple[int, int]]:
+    """A lax loop started from a literal tuple (`lax.scan(step, (x, key), xs)`, `fori_loop(0, n, body, (x,
+    key))`) hands its body that tuple as the carry of the first step: where the body unpacks the carry
+    into names (`x, k = carry`, its first statement) and draws from one of them before rebinding it
+    (`k, sub = split(k)`), it draws from that element of the tuple. (position of the tuple among the
+    call's arguments, index of the element) for each such element."""
+    if not isinstance(each.function, ast.Name):
+        return set()
+    found: set[tuple[int, int]] = set()
+    for place, argument in enumerate(each.arguments):
+        if argument.__class__ not in (ast.Tuple, ast.List) or place >= len(positions) or positions[place] is None:
+            continue
+        made = _unpacked_carry(model, each.function, place, len(argument.elts), scope)
+        if made is None:
+            continue
+        function, names, inner_scope = made
+        keys = frozenset(n for n, element in zip(names, argument.elts) if element.__class__ is ast.Name and named_like_key(element.id))
+        if not keys:
+            continue
+        drawn = body_effects(
+            function, False, model.qualified_name,
+            lambda inner: _library_key_arguments(model, inner, inner_scope),
+            lambda inner: _callee_effects_with_imports(model, inner, inner_scope),
+            keys=keys,
+        )
+        found |= {(positions[place], names.index(name)) for name in drawn.consumed_names if name in names}
+    return found
+
+
+def _unpacked_carry(model, name: ast.Name, place: int, size: int, scope):
+    """(a def whose parameters are the names the body unpacks its carry into, those names, the body's
+    scope) for a local function `def step(carry, x): a, k = carry; ...` (the unpacking its first statement,
+    the carry unread elsewhere), else None. Made once per function (effects are cached by id)."""
+    resolved = model.resolve_function(name, scope)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
+        return None
+    inner_scope = resolved[0]
+    function = inner_scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.body:
+        return None
+    params = _positional(function, inner_scope.has_self)
+    if place >= len(params):
+        return None
+    held = model.__dict__.setdefault("_unpacked_carries", {})
+    key = (id(function), place)
+    if key not in held:
+        held[key] = None
+        first = function.body[0]
+        carry = params[place]
+        if (
+            isinstance(first, ast.Assign) and len(first.targets) == 1 and first.targets[0].__class__ in (ast.Tuple, ast.List)
+            and isinstance(first.value, ast.Name) and first.value.id == carry
+            and all(isinstance(e, ast.Name) for e in first.targets[0].elts)
+            and not any(isinstance(n, ast.Name) and n.id == carry for s in function.body[1:] for n in ast.walk(s))
+        ):
+            names = [e.id for e in first.targets[0].elts]
+            arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+            made = ast.FunctionDef(name=function.name, args=arguments, body=function.body[1:] or [ast.Pass()], decorator_list=[], returns=None, type_params=[])
+            held[key] = (ast.copy_location(made, function), names, inner_scope)
+    found = held[key]
+    return found if found is not None and len(found[1]) == size else None
 
 
 def _lambda_as_def(function: ast.Lambda) -> ast.FunctionDef:
@@ -1296,7 +1378,7 @@ def consumed_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     and the effects of project functions."""
     found = _library_key_arguments(model, call, scope)
     effects = call_effects(model, call, scope)
-    if effects.consumed_keys:
+    if effects.consumed_keys or effects.consumed_parts:
         found = [*found, *effects.consumed_arguments(call)]
     return found
 
@@ -1362,6 +1444,68 @@ def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) ->
         if (rebound_at is None or node.lineno <= rebound_at) and light.qualified_name(node.func) == "jax.random.split" and name not in found:
             found.append(name)
     return tuple(found)
+
+
+def summarise_split_children(function: ast.AST, splits: tuple[str, ...], kind_of) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
+    """(parameter, split_child_kinds) for each parameter of `splits` whose children's readers are known
+    (`kind_of(call)`: key_values.draw_kind read with the module's own imports)."""
+    if not splits:
+        return ()
+    found = ((name, split_child_kinds(function, name, kind_of)) for name in splits)
+    return tuple((name, kinds) for name, kinds in found if kinds is not None)
+
+
+def split_child_kinds(function: ast.AST, parameter: str, kind_of) -> tuple[tuple[int, str], ...] | None:
+    """How a function's body draws from the keys it splits its key parameter into, by the index of each
+    key among `split`'s outputs: `rng, key = split(rng)` first (a statement of the body itself, the
+    parameter read nowhere else), then `randint(key, ...)` gives ((1, "split"),) and child 0, never read,
+    nothing. `kind_of(call)` says how a call reads the key it takes first ("own": its own bits, "split":
+    the keys a `split` of it returns; None: not known); a child read any other way (returned, handed to
+    another function, read in a loop of the body) makes the answer None, as does any other shape."""
+    if isinstance(function, ast.Lambda):
+        return None
+    nodes = _own_nodes(function)
+    reads = [n for n in nodes if n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is ast.Load]
+    split = next((s for s in function.body if s.__class__ is ast.Assign and s.value.__class__ is ast.Call and s.value.args
+                  and s.value.args[0] in reads), None)
+    if split is None or len(split.targets) != 1 or split.targets[0].__class__ is not ast.Tuple or kind_of(split.value) != "split":
+        return None
+    call = split.value
+    if call.func.__class__ is not ast.Attribute or call.func.attr != "split":
+        return None
+    children = split.targets[0].elts
+    if not all(e.__class__ is ast.Name for e in children) or len({e.id for e in children}) != len(children):
+        return None
+    after = split.end_lineno
+    if [n for n in reads if n.lineno <= after] != [call.args[0]] or any(
+        n.__class__ is ast.Name and n.id == parameter and n.ctx.__class__ is not ast.Load and n.lineno < split.lineno for n in nodes
+    ):
+        return None  # the parameter read before (or beside) the split, or rebound before it
+    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, *_COMPREHENSION_TYPES)) for n in nodes):
+        return None  # (a read in a loop of the body: which key each pass sees is more than the order shows)
+    kinds: dict[int, str] = {}
+    for index, child in enumerate(children):
+        stores = [n for n in nodes if n.__class__ is ast.Name and n.id == child.id and n.ctx.__class__ is not ast.Load and n is not child]
+        if stores:
+            return None
+        loads = [n for n in nodes if n.__class__ is ast.Name and n.id == child.id and n.ctx.__class__ is ast.Load and n.lineno > after]
+        if any(n.lineno < split.lineno for n in nodes if n.__class__ is ast.Name and n.id == child.id and n is not child):
+            return None
+        taken = 0
+        for node in nodes:
+            if node.__class__ is not ast.Call:
+                continue
+            first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+            if first is None or first.__class__ is not ast.Name or first.id != child.id or first not in loads:
+                continue
+            kind = kind_of(node)
+            if kind is None:
+                return None
+            taken += 1
+            kinds[index] = kind if kinds.get(index, kind) == kind else "both"
+        if taken != len(loads):
+            return None  # read some other way: what it draws is not known
+    return tuple(sorted(kinds.items()))
 
 
 # ----- keys handed on: a parameter passed to another project function that draws from it ----------------

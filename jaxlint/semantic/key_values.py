@@ -383,6 +383,8 @@ def passes_key(call: ast.Call, context) -> bool:
     `keys[1]`) that the calling function binds from a key producer (`ekey, hkey = split(key)`, `k =
     PRNGKey(0)`), whatever it is called. What a value is comes from where it was made, not its name."""
     passed = [*call.args, *(keyword.value for keyword in call.keywords)]
+    # (the elements of a literal tuple: a lax loop started from a carry `(x, key)`)
+    passed += [element for argument in call.args if argument.__class__ is ast.Tuple for element in argument.elts]
     roots = []
     for argument in passed:
         if argument.__class__ is ast.Subscript:
@@ -484,6 +486,8 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
             found.append(first)
     if qualified is None:
         found += [k for k in effects.seed_keyword_keys(call, context.qualified_name) if is_key(k.id) and not any(k is f for f in found)]
+    if qualified is None:
+        found += [k for k in stored_keys(call, context) if is_key(k.id) and not any(k is f for f in found)]
     found = _helper_keys(call, context, is_key, found)
     for keyword in call.keywords:
         if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not dropout_off(call, context):
@@ -493,11 +497,47 @@ def consumed_arguments(call: ast.Call, context, is_key, framework: bool = True, 
     return found
 
 
+_STATE_REPLACERS = frozenset({"replace", "_replace"})
+
+
+def stored_keys(call: ast.Call, context) -> list[ast.Name]:
+    """The keys a call stores into a state that the same function later splits or draws from by the
+    field: `self.state = state.replace(rng_key=rng_key)` (a Flax `struct` dataclass, a `TrainState`, a
+    NamedTuple's `_replace`) where the function also runs `split(self.state.rng_key)`. The stored key is
+    handed on to whoever splits the field (the next step of the loop), so a `split(rng_key)` of the same
+    key here hands out those very keys again."""
+    function = call.func
+    if function.__class__ is not ast.Attribute or function.attr not in _STATE_REPLACERS or call.args:
+        return []
+    stored = [k for k in call.keywords if k.arg is not None and k.value.__class__ is ast.Name and effects.named_like_key(k.arg)]
+    if not stored:
+        return []
+    scope = context.model.scope_for(call)
+    if scope is None:
+        return []
+    fields = context.memo(("key_values", "drawn_fields", id(scope.node)), _drawn_fields, scope.node, context)
+    return [k.value for k in stored if k.arg in fields]
+
+
+def _drawn_fields(function: ast.AST, context) -> frozenset[str]:
+    """Attribute names read as the key of a `jax.random` call in a function (`split(self.state.rng_key)`)."""
+    found = set()
+    for node in walk_same_scope(function):
+        if node.__class__ is ast.Call and _random_name(node, context) is not None:
+            key = _key_argument(node)
+            if key.__class__ is ast.Attribute:
+                found.add(key.attr)
+    return frozenset(found)
+
+
 def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list[ast.expr]:
     """`found` plus what the library models and the project's own functions say the call draws from
     (`make_state(rng)` whose body runs `model.init(rng, x)`; `hk_model.apply(params, rng, x)`)."""
     passed = (*call.args, *(k.value for k in call.keywords))
-    if any(_is_key_expression(a, is_key) for a in passed):
+    # (the elements of a literal tuple too: a lax loop's carry `(x, key)`, effects.Effects.consumed_parts)
+    if any(_is_key_expression(a, is_key) for a in passed) or any(
+        a.__class__ in (ast.Tuple, ast.List) and any(_is_key_expression(e, is_key) for e in a.elts) for a in call.args
+    ):
         for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
             if _is_key_expression(argument, is_key) and not any(argument is known for known in found):
                 found = [*found, argument]
@@ -702,13 +742,29 @@ def _in_comprehension_body(node: ast.AST) -> bool:
 
 
 def _called_by_name_in_loop(scope: Scope, model) -> ast.Call | None:
-    """A call of the module-level function `scope` by its name, inside a loop or comprehension."""
+    """A call of the module-level function `scope` by its name, inside a loop or comprehension; for a
+    method, a call `self.name(...)` in a method of the same class (the method `self` runs)."""
     for call in model.calls_by_name().get(scope.node.name, ()):
-        if isinstance(call.func, ast.Name) and (_in_loop(call) or _in_comprehension_body(call)):
+        if not (_in_loop(call) or _in_comprehension_body(call)):
+            continue
+        if isinstance(call.func, ast.Name) and scope.class_node is None:
             resolved = model.resolve_function(call.func, model.scope_for(call))
             if resolved is not None and resolved[0] is scope:
                 return call
+        elif scope.class_node is not None and _self_call_in_class(call, scope, model):
+            return call
     return None
+
+
+def _self_call_in_class(call: ast.Call, scope: Scope, model) -> bool:
+    function = call.func
+    if not (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self"):
+        return False
+    if any(isinstance(d, (ast.Name, ast.Attribute)) and (getattr(d, "id", None) or getattr(d, "attr", None)) in ("staticmethod", "classmethod", "property") for d in scope.node.decorator_list):
+        return False
+    caller = model.scope_for(call)
+    method = caller.enclosing_method() if caller is not None else None
+    return method is not None and method.class_node is scope.class_node and method.node is not scope.node
 
 
 _module_keys_cache: "WeakKeyDictionary" = WeakKeyDictionary()
@@ -2245,6 +2301,8 @@ def helper_repeats_draw(first: ast.Call, second: ast.Call, key: str, context) ->
     if found is None:
         return False
     function, _ = found
+    if _split_handed_out_before(first, second, context):
+        return False  # `a, b = split(k)` drawn from, then `init(k)` whose body splits `k` again: the same keys handed out twice
     made = effects.transformed_call(context.model, second, context.model.scope_for(second)) or second
     arguments = function.args
     positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
@@ -2261,6 +2319,18 @@ def helper_repeats_draw(first: ast.Call, second: ast.Call, key: str, context) ->
         if texts == wanted[1] and keywords == wanted[2]:
             return True
     return False
+
+
+def _split_handed_out_before(first: ast.Call, second: ast.Call, context) -> bool:
+    """`first` is a `split` whose keys were read before `second` (handed to a sampler, a layer): a helper
+    that splits the same key again hands out those keys a second time, as a second identical `split`
+    written in place would (split_keys_handed_out), not a recomputation of a value."""
+    holder = enclosing_statement(first)
+    if not isinstance(holder, ast.Assign) or holder.value is not first:
+        return False
+    names = {n for target in holder.targets for n in bound_names(target)}
+    scope = context.model.scope_for(first)
+    return bool(names) and scope is not None and split_keys_handed_out(first, second, names, scope.node, context)
 
 
 def fixed_for_evaluation(call: ast.Call, key: str, context) -> bool:
@@ -2586,13 +2656,98 @@ def draws_from_split_keys(call: ast.Call, key: str, context, depth: int = 0) -> 
     return False
 
 
-def _foreign_splits(call: ast.Call, key: str, context) -> bool:
-    """`call` runs a function or method of another module of the project (a method through an instance
-    of its class: `env = Wrapper(base)` then `env.step(rng, s, a)`) that hands the parameter receiving
-    `key` to `split` (its summary's `split_key_params`)."""
+def draw_kind(call: ast.Call, qualified_name) -> str | None:
+    """How a `jax.random` call reads the key it takes, on JAX's default threefry: "own" for a sampler
+    reading the key's own bits (`normal`, `uniform`, `choice` with `p`), "split" for one that reads the
+    keys `split(key)` returns (`split` and `fold_in` themselves, `randint`, `permutation`, `shuffle`,
+    `choice` without `p`); None for any other call."""
+    qualified = qualified_name(call.func) or ""
+    if not qualified.startswith("jax.random."):
+        return None
+    name = qualified[len("jax.random."):]
+    if name == "choice":
+        return "own" if len(call.args) >= 5 or any(k.arg == "p" for k in call.keywords) else "split"
+    if name in DIRECT_BITS:
+        return "own"
+    if name in SPLITS_FIRST or name in ("split", "fold_in"):
+        return "split"
+    return None
+
+
+def split_children_apart(first: ast.Call, second: ast.Call, key: str, function: ast.AST, context) -> bool:
+    """A `split` of `key` beside a helper (of this module or another) whose body splits the same key
+    first: both hand out the same keys, `split(k, n)[i]` being one key whatever `n`, but each key is
+    read apart where one side draws from it with a sampler reading its own bits (`normal`) and the other
+    only with ones reading the keys split off it (`randint`, a further `split`), or where one side never
+    reads it: on the default threefry no bits are shared (`rng, key = split(rng)` then `normal(key)`,
+    beside a helper running `rng, key = split(rng); randint(key, ...)`). Each child's readers must be
+    known on both sides (semantic/effects.py, split_child_kinds; another module's from its summary)."""
+    for direct, helper in ((first, second), (second, first)):
+        argument = _key_argument(direct)
+        if _random_name(direct, context) != "split" or argument.__class__ is not ast.Name or argument.id != key:
+            continue
+        theirs = _helper_child_kinds(helper, key, context)
+        if theirs is None:
+            continue
+        mine = _caller_child_kinds(direct, function, context)
+        if mine is None:
+            continue
+        return all(
+            i not in mine or i not in theirs or (mine[i] != theirs[i] and "both" not in (mine[i], theirs[i]))
+            for i in set(mine) | set(theirs)
+        )
+    return False
+
+
+def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
+    found = _module_function_receiving(call, key, context, 0)
+    if found is not None:
+        function, parameter = found
+        kinds = effects.split_child_kinds(function, parameter, lambda c: draw_kind(c, context.qualified_name))
+        return dict(kinds) if kinds is not None else None
+    found = _foreign_summary(call, context)
+    if found is None:
+        return None
+    summary, parameter = found[0], _receiving_parameter(call, key, found[0])
+    kinds = dict(getattr(summary, "split_children", ())).get(parameter) if parameter is not None else None
+    return dict(kinds) if kinds is not None else None
+
+
+def _caller_child_kinds(split_call: ast.Call, function: ast.AST, context) -> dict[int, str] | None:
+    """How the flow draws from each key `split_call` returns (see split_child_kinds), None where a key
+    is read any other way or at an unknown index."""
+    uses = _split_consumers(split_call, function, itself=False, reads=True)
+    if uses is None:
+        return None
+    kinds: dict[int, str] = {}
+    for use, index in uses:
+        consumer = parent_of(use)
+        if isinstance(consumer, ast.keyword):
+            consumer = parent_of(consumer)
+        if index is None or not isinstance(consumer, ast.Call) or _key_argument(consumer) is not use:
+            return None
+        kind = draw_kind(consumer, context.qualified_name)
+        if kind is None and use.__class__ is ast.Name and _helper_child_kinds(consumer, use.id, context) is not None:
+            kind = "split"  # a helper that reads the key only to split it first (its children's readers known)
+        if kind is None:
+            return None
+        kinds[index] = kind if kinds.get(index, kind) == kind else "both"
+    return kinds
+
+
+def _receiving_parameter(call: ast.Call, key: str, summary) -> str | None:
+    params = summary.params
+    for index, argument in enumerate(call.args):
+        if argument.__class__ is ast.Name and argument.id == key and index < len(params):
+            return params[index]
+    return next((k.arg for k in call.keywords if k.value.__class__ is ast.Name and k.value.id == key), None)
+
+
+def _foreign_summary(call: ast.Call, context):
+    """(the summary of the function or method of another project module that `call` runs,) or None."""
     model = context.model
     if getattr(model, "project", None) is None or any(isinstance(a, ast.Starred) for a in call.args):
-        return False
+        return None
     function = call.func
     summary = None
     if function.__class__ is ast.Attribute and (function.value.__class__ is ast.Name or _is_self_attribute(function.value)):
@@ -2604,6 +2759,15 @@ def _foreign_splits(call: ast.Call, key: str, context) -> bool:
         qualified = model.qualified_name(function)
         resolved = model.project.resolve(qualified) if qualified is not None and "." in qualified and not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")) else None
         summary = resolved[0].functions.get(resolved[1]) if resolved is not None else None
+    return (summary,) if summary is not None else None
+
+
+def _foreign_splits(call: ast.Call, key: str, context) -> bool:
+    """`call` runs a function or method of another module of the project (a method through an instance
+    of its class: `env = Wrapper(base)` then `env.step(rng, s, a)`) that hands the parameter receiving
+    `key` to `split` (its summary's `split_key_params`)."""
+    found = _foreign_summary(call, context)
+    summary = found[0] if found is not None else None
     splits = getattr(summary, "split_key_params", ())
     if not splits:
         return False

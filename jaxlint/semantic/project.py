@@ -81,6 +81,9 @@ class FunctionSummary:
     # Consumed key parameters it hands to `jax.random.split` (effects.summarise_split_keys): it draws
     # from the keys a `split` of the caller's key returns, so the caller's own `split` of it meets them.
     split_key_params: tuple[str, ...] = ()
+    # For those parameters, how the body draws from each key the split returns, by its index ("own" bits,
+    # "split" first; effects.split_child_kinds): (parameter, ((index, kind), ...)).
+    split_children: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
     # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
@@ -576,7 +579,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
             from jaxlint.semantic import conversions
-            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_keys
+            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_children, summarise_split_keys
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
@@ -584,11 +587,12 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
                 consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back,
-                split_key_params=summarise_split_keys(node, consumed, light),
+                split_key_params=(splits := summarise_split_keys(node, consumed, light)),
+                split_children=summarise_split_children(node, splits, _draw_kinds(light)),
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
                 converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
-    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_keys
+    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_children, summarise_split_keys
 
     consumed, synced, returned, handed_back = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
@@ -610,7 +614,8 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
                                returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
-                               split_key_params=summarise_split_keys(node, consumed, light), keeps_structure_of=kept)
+                               split_key_params=(splits := summarise_split_keys(node, consumed, light)),
+                               split_children=summarise_split_children(node, splits, _draw_kinds(light)), keeps_structure_of=kept)
     return None
 
 
@@ -1282,3 +1287,10 @@ _NEVER_LOCAL = frozenset({
     "absl", "ml_collections", "tqdm", "wandb", "gym", "gymnasium", "matplotlib", "pandas", "distrax",
     "tensorflow_datasets", "orbax", "einops", "tyro", "jraph", "brax", "mujoco", "envpool", "typing_extensions",
 })
+
+
+def _draw_kinds(light):
+    """How a `jax.random` call of a module reads its key (key_values.draw_kind), with the module's imports."""
+    from jaxlint.semantic.key_values import draw_kind
+
+    return lambda call: draw_kind(call, light.qualified_name)
