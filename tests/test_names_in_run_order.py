@@ -133,3 +133,15 @@ def test_a_star_imported_name_bound_to_a_transform_is_device_work(tmp_path, caps
     run(["check", "--no-cache", "--select", "JAX201", str(tmp_path / "runs")])
     out = capsys.readouterr().out
     assert [line.split("/runs/")[1].split(":")[0] for line in out.splitlines() if ": JAX201" in line] == ["batched.py"]
+
+
+def test_a_name_rebound_to_a_transform_result_in_a_later_cell_is_not_the_earlier_def():
+    # A NumPy `def deriv` plotted on a NumPy grid, then `deriv = jax.grad(g)` and a vmap of it: the
+    # vmap reaches the grad, not the def. With the def standing again before the vmap, it is the def.
+    plain = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n\ndef deriv(x):\n    return 2 * np.exp(2 * x)\n"
+    plot = "grid = np.linspace(-2, 1, 200)\nprint(deriv(grid))\n"
+    smooth = "def g(x):\n    return jnp.sin(x)\n"
+    rebind = "deriv = jax.grad(g)\n"
+    mapped = "print(jax.vmap(deriv)(jnp.ones(3)))\n"
+    assert notebook_findings((plain, plot, smooth, rebind, mapped), "lesson.ipynb", "JAX103") == []
+    assert notebook_findings((plain, plot, smooth, rebind, plain, mapped), "lesson.ipynb", "JAX103") == [(5, 6)]

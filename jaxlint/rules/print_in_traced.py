@@ -23,7 +23,15 @@ tracing sees). Nor is a `logging` call that logs the function's own call with wh
 and dtype, once per compilation, is what such a log is for (a value the body computes is still
 reported). Nor is a print in a function traced only by autodiff outside any `jit`, applied where it
 is built in code that runs on the host (`jax.grad(simulate)(x)` in a script): its Python runs on every
-call, and a printed value shows its primal (`GradTracer(primal=2.0, ...)`).
+call, and a printed value shows its primal (`GradTracer(primal=2.0, ...)`). Nor is a print in a branch
+that runs only with `jit` switched off (`if jax.config.jax_disable_jit: print(loss)`): it runs op by
+op there and prints values (semantic/jit_disabled.py). Nor is a call of a helper that returns text (of
+this module or another of the project: `logging.info("h = %s", describe(h))`) whose text shows only
+static attributes of the traced value (`str(x.shape)`, `x.dtype`, `x.ndim`, `len(x)`), leaving out a
+branch under a switch that defaults off and that the call does not pass (`if verbose: return str(x)`)
+and the branch where the value has no `shape`: the shape-and-dtype log such helpers exist for. A helper
+that formats the value itself (`return "v=" + str(x)`) shows the tracer and is reported
+(semantic/shown_text.py).
 
 ## Example
 ```python
@@ -74,6 +82,7 @@ from jaxlint.semantic import jaxapi
 from jaxlint.semantic.arrays import narrowed_to_host, static_tree_map
 from jaxlint.semantic.bindings import bound_values, owning_scope
 from jaxlint.semantic.host_code import runs_eagerly_transformed
+from jaxlint.semantic.shown_text import call_shows
 from jaxlint.semantic.model import ARRAY, TRACED
 
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception", "fatal"})
@@ -187,6 +196,10 @@ def _mentions_traced(node: ast.AST, scope, context) -> bool:
             return any(_mentions_traced(arg, scope, context) for arg in [*node.args, *(k.value for k in node.keywords)])
         if static_tree_map(context.model, node, scope):
             return False
+        shown = call_shows(node, context.model, scope)
+        if shown is not None:
+            # A helper that returns text: what it shows of its arguments (semantic/shown_text.py).
+            return any(_mentions_traced(arg, scope, context) for arg in shown)
     if isinstance(node, (ast.Tuple, ast.List)):
         return any(_mentions_traced(element, scope, context) for element in node.elts)
     if isinstance(node, ast.Dict):

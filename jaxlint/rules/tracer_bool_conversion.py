@@ -44,7 +44,17 @@ solver, a PETSc object or solve, AMGX; itself or through the module's functions 
 solver given a gradient takes concrete arrays only, and JAX calls the primal and its rules with them
 under an eager `grad` (semantic/host_library.py); the functions only it calls are host code too. A
 function that `jit`, `vmap` or `grad` traces itself is still traced there. Nor is a function compiled
-only into names nothing reads (`g = jax.jit(f)`, `g` never called): no abstract value reaches it. One
+only into names nothing reads (`g = jax.jit(f)`, `g` never called): no abstract value reaches it; and
+where traced callers reach f (a called `jit`, holding a size static, of a function that calls f), such
+a name adds no tracer to what those callers pass (a size read from a dictionary they hold static stays
+a Python int, in f and in the helpers f hands it to). Nor is code in a branch that runs only with `jit` switched off (`if
+jax.config.jax_disable_jit:`, also `jax.config.read("jax_disable_jit")`, a name bound to the flag, the
+`else` of `if not ...:`, or what follows `if not ...: return`): jit then calls the function on concrete
+arrays and lax loops run in Python, and under a trace the branch never runs (a function only `vmap`
+traces still sees tracers there; semantic/jit_disabled.py). Nor is a name after a test that leaves when
+it is a tracer or an array (`if isinstance(x, jax.core.Tracer): raise ...`), or when it is not a Python
+number (`if not isinstance(n, int): return ...`): the statements after it see what the `else` of the
+test would. One
 compiled onto an instance attribute (`self._update = jax.jit(update)`, also `jax.pmap`) is called
 through its objects, from any module: it is traced, and every parameter the transform does not hold
 static is a tracer, whoever calls it. These apply to every rule
@@ -58,8 +68,9 @@ host data (NumPy, `math`, the standard library, `jax.eval_shape`); a value picke
 (`table[i]`); and the name a read sees is the binding that reaches it (an unpacking's element
 included: `n = x.sum()` then `rows, n = x.shape` leaves `n` a Python int), in module code in execution
 order, a notebook's cells in their order (`jax.grad(f)` after `f = lambda x: ...` transforms that
-lambda, not a later `@jax.jit def f`, whose calls `f(1.0, True)` then show what it is passed;
-semantic/cell_order.py). A def that a factory of the
+lambda, not a later `@jax.jit def f`, whose calls `f(1.0, True)` then show what it is passed; and
+`jax.vmap(df)` after `df = jax.grad(f)` transforms that result, not an earlier NumPy `def df` plotted on
+NumPy arrays; semantic/cell_order.py). A def that a factory of the
 module returns (`init_fun, apply_fun = layer(3)`, `score = make_scorer(s)`), called from traced code,
 is traced as a def called by name is. A function Haiku transforms whose `apply` or `init` is jitted
 (`jax.jit(hk.transform(f).apply)`, also through a name bound to the transform, `hk.without_apply_rng`,

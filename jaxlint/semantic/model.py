@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, kept_structure, library_models, picked_classes, returned_kinds
+from jaxlint.semantic import jaxapi, jit_disabled, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.host_library_work import hands_to_host_library
 from jaxlint.semantic.imports import ImportMap
 from jaxlint.semantic.reaching import reaching_binding, reaching_value, reaching_value_outside
+from jaxlint.semantic.uncalled_transforms import never_called_transform
 from jaxlint.semantic.jit_bindings import PLACEMENT_OPTIONS, JitBinding, TransformUse, _custom_rule_use, _grad_argnums, _static_options, literal_tuple  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import PARENT, ancestors, is_within, parent_of  # noqa: F401 (re-exported)
 from jaxlint.semantic.syntax import passed_to_parameter
@@ -293,10 +294,13 @@ class SemanticModel(DeviceValues):
         self._bind_module_aliases()
         self._bind_local_aliases()
         self._constants = None
+        self._uncalled_transforms: list[tuple[ast.Call, Scope]] = []
         self._find_traced_functions()
         self._find_host_callbacks()
         self._find_jit_bindings()
         self._propagate()
+        if self._uncalled_transforms and self._mark_uncalled_transforms():
+            self._propagate()
         self._abstract = self._abstractly_traced()
         self._exported_calls: tuple | None = None
         if project is not None and project.find_callers:
@@ -748,8 +752,40 @@ class SemanticModel(DeviceValues):
         transform = self.transform_of(call.func)
         if transform is None or not call.args:
             return
+        outermost = call
+        while True:
+            outer = parent_of(outermost)
+            if not (isinstance(outer, ast.Call) and outer.args and outer.args[0] is outermost and self.transform_of(outer.func) is not None):
+                break
+            outermost = outer
+        if self.transform_of(outermost.func) in jaxapi.COMPILING and never_called_transform(outermost, self):
+            # `encode_jit = jax.jit(encode)` and `encode_jit` never read: no call hands it a value.
+            # Asked once the live tracing is known (_mark_uncalled_transforms), with the transforms
+            # it wraps (`jax.jit(jax.vmap(f))`).
+            if outermost is call:
+                self._uncalled_transforms.append((call, scope))
+            return
         use = TransformUse(transform, keyword_options(call), list(call.args[1:]))
         self._mark_expression(call.args[0], scope, use)
+
+    def _mark_uncalled_transforms(self) -> bool:
+        """A compiled callable nothing calls (semantic/uncalled_transforms.py) traces its function only
+        where no traced caller reaches that function: then it stands for how the author means the
+        function to be compiled (its loops unroll, its parameters are tracers, a latent error of its
+        own body shows where it is written), as before. Where traced callers pass it values, they
+        decide what its parameters are (a size every called `jit` holds static stays a Python value,
+        in the function and in the helpers it hands the size to). True when something was marked."""
+        marked = False
+        for call, scope in self._uncalled_transforms:
+            function = call.args[0]
+            while isinstance(function, ast.Call) and function.args and self.transform_of(function.func) is not None:
+                function = function.args[0]
+            resolved = self.resolve_function(function, scope)
+            if resolved is not None and resolved[0] is not None and resolved[0].helper_callers:
+                continue
+            self._mark_expression(call.args[0], scope, TransformUse(self.transform_of(call.func), keyword_options(call), list(call.args[1:])))
+            marked = True
+        return marked
 
     def _mark_custom_rules(self, call: ast.Call, scope: Scope) -> None:
         """`f.defvjp(fwd, bwd)`, `f.defjvp(jvp)`: JAX calls the rules with the primal's `nondiff_argnums`
@@ -2541,7 +2577,10 @@ class SemanticModel(DeviceValues):
         return found
 
     def dead_when_traced(self, node: ast.AST, scope: Scope) -> bool:
-        """Code under `if p is None:` where every traced entry binds `p` with functools.partial."""
+        """Code under `if p is None:` where every traced entry binds `p` with functools.partial, or
+        under a test that `jit` is switched off (semantic/jit_disabled.py)."""
+        if jit_disabled.runs_only_without_jit(node, scope, self):
+            return True
         bound = scope.bound_when_traced
         if not bound:
             return False
@@ -2562,20 +2601,44 @@ class SemanticModel(DeviceValues):
         return False
 
     def isinstance_tests(self, name: ast.Name) -> Iterator[tuple[bool, list[str | None]]]:
-        """Each enclosing `if isinstance(name, T):` in the function: (is `name` in its if-branch, T's qualified names)."""
+        """Each enclosing `if isinstance(name, T):` in the function: (is `name` in its if-branch, T's
+        qualified names). A test that leaves the block when it holds (`if isinstance(x, Tracer): raise
+        ...`, `if not isinstance(n, int): return`) counts for the statements after it as its `else`
+        (its if-branch) does."""
         child = name
         for ancestor in ancestors(name):
+            if isinstance(ancestor, ast.If) and child is not ancestor.test:
+                types = self._isinstance_of(ancestor.test, name.id)
+                if types is not None:
+                    yield child in ancestor.body, types
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(ancestor, field, None)
+                if not isinstance(block, list) or child not in block:
+                    continue
+                for statement in block:
+                    if statement is child:
+                        break
+                    if not (isinstance(statement, ast.If) and statement.body and isinstance(statement.body[-1], (ast.Return, ast.Raise))):
+                        continue
+                    test, negated = statement.test, False
+                    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                        test, negated = test.operand, True
+                    types = self._isinstance_of(test, name.id)
+                    if types is not None:
+                        yield negated, types
             if isinstance(ancestor, FUNCTION_NODES):
                 return
-            if isinstance(ancestor, ast.If) and child is not ancestor.test:
-                test = ancestor.test
-                if (
-                    isinstance(test, ast.Call) and self.qualified_name(test.func) == "builtins.isinstance"
-                    and len(test.args) == 2 and root_name(test.args[0]) == name.id
-                ):
-                    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-                    yield child in ancestor.body, [self.qualified_name(t) for t in types]
             child = ancestor
+
+    def _isinstance_of(self, test: ast.expr, name: str) -> list[str | None] | None:
+        """The qualified types of `isinstance(name, T)` (T a type or a tuple of types), else None."""
+        if (
+            isinstance(test, ast.Call) and self.qualified_name(test.func) == "builtins.isinstance"
+            and len(test.args) == 2 and root_name(test.args[0]) == name
+        ):
+            types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+            return [self.qualified_name(t) for t in types]
+        return None
 
     def narrowed_to_non_array(self, name: ast.Name) -> bool:
         """`else` branch of `if isinstance(name, (jnp.ndarray, ...)):`, or the body of `if
@@ -3089,6 +3152,10 @@ def _function_bound_by(model, statement: ast.stmt, name: str):
             return model.resolve_function(value, model.module_scope)  # `g = f` above: `g` is `f`
         if isinstance(value, ast.Call) and model.qualified_name(value.func) == "functools.partial" and value.args:
             return model.resolve_function(value, model.module_scope)
+        if isinstance(value, ast.Call) and not any(isinstance(node, ast.Name) and node.id == name for node in walk(value)):
+            # `f_prime = jax.grad(f)` after a `def f_prime`: a read it reaches means the call's result
+            # (another function, or an object), not the def (`f = jax.jit(f)` still means the def).
+            return None
     return _UNDECIDED
 
 

@@ -138,6 +138,9 @@ class ModuleSummary:
     # (`jax.debug.callback`, `io_callback`, ...): a program built from them returns only when it has
     # finished (semantic/timed_work.py).
     host_callback_functions: frozenset[str] = frozenset()
+    # Top-level functions every `return` of which is text (semantic/shown_text.py): name -> (parameters
+    # the text may show, default-off parameters whose branches were left out, positional parameters).
+    text_functions: dict[str, tuple] = field(default_factory=dict)
 
 
 _summaries: dict[tuple[str, int, int], ModuleSummary | None] = {}
@@ -290,6 +293,10 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
                     summary.constants[statement.target.id] = value
     summary.public_names = {name for name in summary.public_names if not name.startswith("_")}
     _summarise_registries(tree, summary, module_name, assigned)
+    if "str(" in text or "repr(" in text or "f\"" in text or "f'" in text:
+        from jaxlint.semantic import shown_text
+
+        summary.text_functions = shown_text.summarise_module(tree)
     if not any(marker in text for marker in ("jax", "flax", "equinox")):
         light = None
         for statement in _top_level(tree.body):
@@ -1037,7 +1044,8 @@ class ProjectView:
             summary = self.module(module_name)
             if summary is None:
                 return None
-            if name in summary.functions or name in summary.classes or name in summary.constants or name in summary.registries:
+            if name in summary.functions or name in summary.classes or name in summary.constants or name in summary.registries \
+                    or name in summary.text_functions:
                 return summary, name, module_name
             if name in summary.reexports:
                 qualified = _rerooted(summary.reexports[name], summary, module_name)
