@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, kept_structure, library_models, picked_classes, returned_kinds
+from jaxlint.semantic import annotated_classes, jaxapi, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.host_library_work import hands_to_host_library
 from jaxlint.semantic.imports import ImportMap
@@ -1386,7 +1386,11 @@ class SemanticModel(DeviceValues):
             if not isinstance(returned, ast.Name):
                 return None
             owned = [b for b in self.jit_binding_lists.get(returned.id, ()) if b.owner is factory]
-            if len(owned) != 1 or (found is not None and owned[0] is not found):
+            if len(owned) > 1:
+                # `step = jax.pmap(step)` in one arm of an `if`, `step = jax.jit(step)` in the other, neither
+                # donating: whichever runs, the callable copies the same arguments (_copying_alike).
+                owned = [_copying_alike(owned)] if _in_both_arms(owned) else []
+            if len(owned) != 1 or owned[0] is None or (found is not None and owned[0] is not found):
                 return None
             found = owned[0]
         return found
@@ -1723,7 +1727,8 @@ class SemanticModel(DeviceValues):
 
     def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
         if owner.is_function and name.id in owner.param_nodes:
-            return self._passed_instance_class(name.id, owner)
+            # `train(env, Policy(...))` at every call, or `def rollout(model: WorldModel)`: semantic/annotated_classes.py.
+            return self._passed_instance_class(name.id, owner) or annotated_classes.parameter_class(self, owner, name.id)
         # Cheap test first: some binding of the name in its scope must be a call of a plain name.
         if not any(
             isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
@@ -1823,7 +1828,9 @@ class SemanticModel(DeviceValues):
         cache[key] = None
         values = attribute_values(self, holder.class_node, node.attr)
         if not values or not all(isinstance(value, ast.Call) for value in values):
-            return None
+            # `self._inner = inner` with `inner: Updater` in `__init__`: semantic/annotated_classes.py.
+            cache[key] = annotated_classes.attribute_class(self, holder.class_node, node.attr) if values else None
+            return cache[key]
         constructors = {ast.dump(value.func) for value in values}
         if len(constructors) != 1:
             return None
@@ -2846,6 +2853,19 @@ def _copying_alike(bindings: list[JitBinding]) -> JitBinding | None:
         return None
     return bindings[0]
 
+
+
+def _in_both_arms(bindings: list[JitBinding]) -> bool:
+    """Two bindings, one in each arm of the same `if`/`else` (directly, as statements of its two
+    blocks): exactly one of them runs."""
+    if len(bindings) != 2:
+        return False
+    statements = [parent_of(binding.node) for binding in bindings]
+    branches = [parent_of(statement) for statement in statements]
+    if branches[0] is not branches[1] or not isinstance(branches[0], ast.If):
+        return False
+    branch = branches[0]
+    return (statements[0] in branch.body and statements[1] in branch.orelse) or (statements[1] in branch.body and statements[0] in branch.orelse)
 
 
 def _binding_signature(binding: JitBinding) -> tuple:
