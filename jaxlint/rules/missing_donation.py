@@ -14,10 +14,13 @@ the arrays of every other argument. So does a name bound to what a factory retur
 builds), also a name unpacked from the tuple it returns at one position (`init, step = make_fns(lr)`
 with `return init, jax.jit(step)` on every path), of this module or another (its summary records
 which positions are compiled, semantic/project.py), with no automatic fix: the `jit` sits in the
-factory, shared by all its callers. A name the factory of this module compiles in both arms of an `if`
+factory, shared by all its callers. A name the factory (here or in another module) compiles in both arms of an `if`
 (`jax.pmap(step)` on several devices, else `jax.jit(step)`), neither donating nor holding an argument
 static, is resolved as an attribute bound so is: whichever arm ran, the step copies the same state. A
-position compiled on one path only, or compiled otherwise in the two arms, is not resolved.
+position compiled on one path only, or compiled otherwise in the two arms, is not resolved. So is a name
+the caller itself binds one way per path (`step = jax.pmap(update) if parallel else jax.jit(update)`, a
+decorated function's name in one arm, or the two arms of an `if`), where no path donates or holds an
+argument static: the message asks for the option on each compilation, with no automatic fix.
 So does a name bound to a `functools.partial` of a compiled callable that fixes only keyword arguments
 (`update_fn = partial(update, loss_fn=loss_fn)` with `update` jitted): the caller's positional arguments
 keep their places, so the partial is the compiled callable with its options. The message names the
@@ -350,7 +353,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import annotated_classes, caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, passed_state, picked_classes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
-from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import parent_of, walk  # ast.walk minus ctx markers, faster
 
 _DONATING = ("jax.jit", "jax.pmap", "equinox.filter_jit", "flax.nnx.jit")
 # The position the rule gives the object a jitted method is called on (`model.update(batch)`): its `self`.
@@ -492,6 +495,15 @@ class MissingDonation(Rule):
                 return
         if donated:
             _report(value, binding, donated, context, withheld)
+
+
+def _compiled_in_several_places(binding, model) -> bool:
+    """The callable is one of several compilations, one per path (`jax.pmap(f) if parallel else
+    jax.jit(f)`, or the two arms of an `if`), resolved because they copy alike: no single `jit` to edit."""
+    if isinstance(parent_of(binding.node), ast.IfExp):
+        return True
+    owned = [other for other in model.jit_binding_lists.get(binding.key, ()) if other.owner is binding.owner]
+    return len({(other.transform, tuple(sorted(other.options))) for other in owned}) > 1
 
 
 def _fix_withheld(key: str, scope, model) -> str | None:
@@ -778,6 +790,10 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     if binding.partial_of is not None:
         # `update_fn = partial(update, loss_fn=f)`: the `jit` sits on `update`, shared by its other callers.
         withheld = [*withheld, f"`{name}` is a `partial` of `{binding.partial_of}`, whose `jit` every other caller of `{binding.partial_of}` shares"]
+    several = _compiled_in_several_places(binding, context.model)
+    if several:
+        # `step = jax.pmap(update) if parallel else jax.jit(update)`: the one the call runs depends on the run.
+        withheld = [*withheld, f"`{name}` is compiled in more than one place, one per path, and each needs the option"]
     if withheld:
         fix = f"no automatic fix: {withheld[0]}"
     transform = binding.transform.rsplit(".", 1)[-1]
@@ -789,6 +805,8 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`{by_keyword}"
+    if several:
+        advice = f"add `{' and '.join(options)}` to each `jit` or `pmap` that compiles `{name}`{by_keyword}"
     if binding.partial_of is not None:
         advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.partial_of}`, which `{name}` calls"
     if isinstance(binding, forwarding.HandedInBinding):

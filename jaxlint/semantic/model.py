@@ -1269,6 +1269,9 @@ class SemanticModel(DeviceValues):
                     break
         for scope in self.scopes:
             for target, value in scope.bindings:
+                if value.__class__ is ast.IfExp:
+                    # `step = jax.pmap(update) if parallel else jax.jit(update)`: whichever arm runs copies alike.
+                    value = self._compiled_alike_arms(value, scope)
                 if not isinstance(value, ast.Call) or not value.args:
                     continue
                 transform = self.transform_of(value.func)
@@ -1320,6 +1323,29 @@ class SemanticModel(DeviceValues):
         for key, count in seen.items():
             if count > 1:
                 del self.jit_bindings[key]
+
+    def _compiled_alike_arms(self, choice: ast.IfExp, scope: Scope) -> ast.expr | None:
+        """The first arm of `a if test else b` where both arms compile (`jax.pmap(f, ...)`, `jax.jit(f)`,
+        or the name of a function a decorator compiles, with the other arm compiling that same name) the
+        same function with no donated or static argument: whichever runs, the callable copies the same
+        arguments, so the name is one compiled callable with the first arm's options. None otherwise."""
+        arms = [choice.body, choice.orelse]
+        wrapped = []
+        for arm in arms:
+            if isinstance(arm, ast.Call) and len(arm.args) == 1 and self.transform_of(arm.func) in jaxapi.COMPILING:
+                if set(keyword_options(arm)) & PLACEMENT_OPTIONS or not isinstance(arm.args[0], (ast.Name, ast.Attribute)):
+                    return None
+                wrapped.append(ast.dump(arm.args[0]))
+            elif isinstance(arm, ast.Name):
+                decorated = [b for b in self.jit_binding_lists.get(arm.id, ()) if b.via_decorator and (b.owner is self.module_scope or b.owner is scope)]
+                if len(decorated) != 1 or set(decorated[0].options) & PLACEMENT_OPTIONS:
+                    return None
+                wrapped.append(ast.dump(ast.Name(id=arm.id, ctx=ast.Load())))
+            else:
+                return None
+        if wrapped[0] != wrapped[1] or not any(isinstance(arm, ast.Call) for arm in arms):
+            return None
+        return next(arm for arm in arms if isinstance(arm, ast.Call))
 
     def _partial_of_compiled(self, call: ast.Call, scope: Scope) -> JitBinding | None:
         """`update_fn = partial(update, loss_fn=loss_fn)` where `update` is compiled: a partial that
@@ -1435,7 +1461,8 @@ class SemanticModel(DeviceValues):
                     return None  # (module code runs top to bottom: a binding after the use's statement never reaches it)
                 if len(owned) == 1:
                     return owned[0]
-                return _reaching(owned, node, current, self) or _agreeing(owned)
+                # (`step = jax.pmap(update)` on several devices, else `jax.jit(update)`: either copies the state.)
+                return _reaching(owned, node, current, self) or _agreeing(owned) or _copying_alike(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
 
