@@ -12,7 +12,10 @@ class Checkpointing:
 
 An annotation names the class of what the parameter holds: an instance of that class of the project
 (this module or another, a string annotation or `Optional[...]`/`X | None` alike: a `None` is never
-called), so its methods are that class's. Where the function binds the parameter again, or a class of
+called), so its compiled methods are that class's: the model asks here which compiled callable
+`obj.method(...)` runs (model.instance_method) where the object has no constructor in sight. (Which
+plain methods run, and what they do, stays with the constructors the model sees: an annotation is the
+author's statement of a type, which for compiled steps is enough to name the `jit` to change.) Where the function binds the parameter again, or a class of
 this module derives from the annotated one (a caller may hand that one in, with methods of its own),
 nothing is known. An attribute of `self` bound, in every method of the class that binds it, to such a
 parameter of that method (`self._inner = inner`) holds one too.
@@ -58,6 +61,22 @@ def attribute_class(model, class_node: ast.ClassDef, attribute: str):
             return None
         found = each
     return found
+
+
+def name_class(model, name: ast.Name):
+    """The class a name holds through the annotation of the parameter it is (`model: WorldModel`)."""
+    from jaxlint.semantic.bindings import owning_scope
+
+    scope = owning_scope(model, name.id, model.scope_for(name))
+    if scope is None or not scope.is_function or name.id not in scope.param_nodes:
+        return None
+    return parameter_class(model, scope, name.id)
+
+
+def self_attribute_class(model, node: ast.Attribute):
+    """The class `self.<attr>` holds through the annotated parameter bound to it (`self._inner = inner`)."""
+    holder = model.scope_for(node).enclosing_method()
+    return attribute_class(model, holder.class_node, node.attr) if holder is not None else None
 
 
 def _rebinds(scope, name: str) -> bool:

@@ -1754,8 +1754,7 @@ class SemanticModel(DeviceValues):
 
     def _instance_class(self, name: ast.Name, scope: Scope, owner: Scope):
         if owner.is_function and name.id in owner.param_nodes:
-            # `train(env, Policy(...))` at every call, or `def rollout(model: WorldModel)`: semantic/annotated_classes.py.
-            return self._passed_instance_class(name.id, owner) or annotated_classes.parameter_class(self, owner, name.id)
+            return self._passed_instance_class(name.id, owner)
         # Cheap test first: some binding of the name in its scope must be a call of a plain name.
         if not any(
             isinstance(target, ast.Name) and target.id == name.id and isinstance(value, ast.Call)
@@ -1855,9 +1854,7 @@ class SemanticModel(DeviceValues):
         cache[key] = None
         values = attribute_values(self, holder.class_node, node.attr)
         if not values or not all(isinstance(value, ast.Call) for value in values):
-            # `self._inner = inner` with `inner: Updater` in `__init__`: semantic/annotated_classes.py.
-            cache[key] = annotated_classes.attribute_class(self, holder.class_node, node.attr) if values else None
-            return cache[key]
+            return None
         constructors = {ast.dump(value.func) for value in values}
         if len(constructors) != 1:
             return None
@@ -1964,11 +1961,11 @@ class SemanticModel(DeviceValues):
     def instance_method(self, node: ast.Attribute) -> JitBinding | None:
         """The jitted method `obj.method` (or `self.obj.method`) calls, for an instance of a known class."""
         if _is_self_attribute(node.value):
-            owner = self.self_attribute_class(node.value)
+            owner = self.self_attribute_class(node.value) or annotated_classes.self_attribute_class(self, node.value)
         elif not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
             return None
         else:
-            owner = self.instance_class(node.value)
+            owner = self.instance_class(node.value) or annotated_classes.name_class(self, node.value)
         if owner is None:
             return self._picked_instance_method(node)
         return self._compiled_method_of(owner, node)
