@@ -50,4 +50,6 @@ def test_summary_records_positions_and_options():
     donating = summary.functions["make_donating_pair"].returned_compiled
     assert [entry[0] for entry in donating] == [1] and "donate_argnums" in donating[0][2]
     assert "make_chosen_pair" not in positions or positions["make_chosen_pair"] == []
-    assert "make_either_pair" not in positions or positions["make_either_pair"] == []
+    # Compiled in both arms of an `if`, neither donating: either copies the state (the first arm's transform).
+    assert positions["make_either_pair"] == [(1, "jax.pmap")]
+    assert "make_half_donating_pair" not in positions or positions["make_half_donating_pair"] == []

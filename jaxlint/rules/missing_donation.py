@@ -14,8 +14,13 @@ the arrays of every other argument. So does a name bound to what a factory retur
 builds), also a name unpacked from the tuple it returns at one position (`init, step = make_fns(lr)`
 with `return init, jax.jit(step)` on every path), of this module or another (its summary records
 which positions are compiled, semantic/project.py), with no automatic fix: the `jit` sits in the
-factory, shared by all its callers. A position compiled on one path only, or bound twice in the
-factory (`jax.pmap` in one branch, `jax.jit` in the other), is not resolved.
+factory, shared by all its callers. A name the factory (here or in another module) compiles in both arms of an `if`
+(`jax.pmap(step)` on several devices, else `jax.jit(step)`), neither donating nor holding an argument
+static, is resolved as an attribute bound so is: whichever arm ran, the step copies the same state. A
+position compiled on one path only, or compiled otherwise in the two arms, is not resolved. So is a name
+the caller itself binds one way per path (`step = jax.pmap(update) if parallel else jax.jit(update)`, a
+decorated function's name in one arm, or the two arms of an `if`), where no path donates or holds an
+argument static: the message asks for the option on each compilation, with no automatic fix.
 So does a name bound to a `functools.partial` of a compiled callable that fixes only keyword arguments
 (`update_fn = partial(update, loss_fn=loss_fn)` with `update` jitted): the caller's positional arguments
 keep their places, so the partial is the compiled callable with its options. The message names the
@@ -27,7 +32,11 @@ a pytree whose method returns the next object): the object is the method's `self
 message asks for `donate_argnums=(0,)` with no automatic fix. Its class is the one its constructor names
 (`model = Model(...)` or `agent = Agent.create(...)`, the object otherwise rebound only from its own
 methods, or placed or restored into itself: `jax.device_put(agent, sharding)`, `restore_checkpoint(path,
-target=agent)`, `flax.serialization.from_state_dict(agent, saved)`, or a function of the project every
+target=agent)`, `flax.serialization.from_state_dict(agent, saved)`, a checkpoint restore handed it as its
+template (`manager.restore(step, args=ocp.args.StandardRestore(agent))`, or the item of a composite
+restore read under the request's name, `agent, step = restored.agent, restored.step` after
+`args=ocp.args.Composite(agent=ocp.args.StandardRestore(agent), ...)`: a tuple display binds element by
+element), or a function of the project every
 `return` of which hands back its parameter so: semantic/kept_structure.py), the classes of a display a setting picks from (`agent = AGENTS[config.agent].create(...)`
 with `AGENTS = {"bc": BCAgent, "iql": IQLAgent}` or `dict(bc=BCAgent, iql=IQLAgent)` here or in another
 module, also read through a name bound once to the pick: `kind = AGENTS[name]; agent = kind.create(...)`;
@@ -52,7 +61,12 @@ parameters with no donated or static argument (`jax.pmap(update)` on several dev
 body def of the same name shadows, is not.
 A compiled method of an object runs where the object's class is known: a constructor, or a function or
 method of this module or another whose every `return` constructs that class (`learner = build_learner(cfg)`,
-then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py). A class runs
+then `weights = learner.update(weights, batch)` per step; semantic/returned_kinds.py), or the annotation
+of a parameter naming a class of the project (`def rollout(model: WorldModel, actions)`, `Optional[...]`
+alike), the function binding it no more but from its own methods, and an attribute bound to such a
+parameter (`self._inner = inner` with `inner: Updater`, in every method that binds it): the object
+is an instance of that class (semantic/annotated_classes.py). An annotation naming a class that a class of
+the module derives from, or a union of classes, says nothing. A class runs
 the methods it inherits from a base of the project (`class Careful(Learner)` in another module runs
 `Learner.update`) unless it defines its own. An object built from a class picked at run time
 (`Model = Heat if flag else Wave`, `Model = EQUATIONS[name]`, then `model = Model(cfg)`: semantic/picked_classes.py) runs a
@@ -336,10 +350,10 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, passed_state, picked_classes
+from jaxlint.semantic import annotated_classes, caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, passed_state, picked_classes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
-from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import parent_of, walk  # ast.walk minus ctx markers, faster
 
 _DONATING = ("jax.jit", "jax.pmap", "equinox.filter_jit", "flax.nnx.jit")
 # The position the rule gives the object a jitted method is called on (`model.update(batch)`): its `self`.
@@ -483,6 +497,15 @@ class MissingDonation(Rule):
             _report(value, binding, donated, context, withheld)
 
 
+def _compiled_in_several_places(binding, model) -> bool:
+    """The callable is one of several compilations, one per path (`jax.pmap(f) if parallel else
+    jax.jit(f)`, or the two arms of an `if`), resolved because they copy alike: no single `jit` to edit."""
+    if isinstance(parent_of(binding.node), ast.IfExp):
+        return True
+    owned = [other for other in model.jit_binding_lists.get(binding.key, ()) if other.owner is binding.owner]
+    return len({(other.transform, tuple(sorted(other.options))) for other in owned}) > 1
+
+
 def _fix_withheld(key: str, scope, model) -> str | None:
     """Why donating `key` could delete a value other code still uses, although the update itself
     carries it: the reason the message gives for offering no fix, or None."""
@@ -514,11 +537,18 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
             continue
         if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and dotted_name(bound.func.value) == receiver:
             continue  # `model = model.update(...)`: the next object, of the same class
+        target, bound = _paired_element(target, bound, receiver)  # `agent, step = restored.agent, restored.step`
+        if kept_structure.keeps_structure_of(bound, receiver, model):
+            continue  # `agent = restored.agent` after a restore handed `agent` as its template
         if dotted_name(target) != receiver or not isinstance(bound, ast.Call):
             return None
         if kept_structure.keeps_structure_of(bound, receiver, model):
             continue  # `agent = jax.device_put(agent, sharding)`, `restore(agent, path)`: the same pytree, placed or restored
         constructors.append(bound)
+    if not constructors and receiver in scope.param_nodes:
+        # `def fit(agent: Agent, batches)`, rebound only from its own methods: semantic/annotated_classes.py.
+        owner = annotated_classes.parameter_class(model, scope, receiver, rebinding_seen=True)
+        return _compiled_method(owner, call.func.attr, call, model) if owner is not None else None
     if len(constructors) != 1:
         return None
     method = call.func.attr
@@ -536,6 +566,20 @@ def _carried_object_method(receiver: str, call: ast.Call, scope, model):
     if owner is None and isinstance(constructor, ast.Attribute):
         owner = _class_named(constructor.value, model)  # `Agent.create(...)`: a method of the class builds it
     return _compiled_method(owner, method, call, model) if owner is not None else None
+
+
+def _paired_element(target: ast.AST, bound, name: str):
+    """(`agent`, `restored.agent`) for `agent, step = restored.agent, restored.step`: a tuple display
+    binds element by element; any other binding is returned as it is."""
+    if (
+        isinstance(target, (ast.Tuple, ast.List)) and isinstance(bound, (ast.Tuple, ast.List))
+        and len(target.elts) == len(bound.elts)
+        and not any(isinstance(element, ast.Starred) for element in (*target.elts, *bound.elts))
+    ):
+        for element, value in zip(target.elts, bound.elts):
+            if dotted_name(element) == name:
+                return element, value
+    return target, bound
 
 
 def _class_named(node: ast.AST, model):
@@ -746,6 +790,10 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     if binding.partial_of is not None:
         # `update_fn = partial(update, loss_fn=f)`: the `jit` sits on `update`, shared by its other callers.
         withheld = [*withheld, f"`{name}` is a `partial` of `{binding.partial_of}`, whose `jit` every other caller of `{binding.partial_of}` shares"]
+    several = _compiled_in_several_places(binding, context.model)
+    if several:
+        # `step = jax.pmap(update) if parallel else jax.jit(update)`: the one the call runs depends on the run.
+        withheld = [*withheld, f"`{name}` is compiled in more than one place, one per path, and each needs the option"]
     if withheld:
         fix = f"no automatic fix: {withheld[0]}"
     transform = binding.transform.rsplit(".", 1)[-1]
@@ -757,6 +805,8 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
         fix = None
     advice = f"add `{' and '.join(options)}` to its `{transform}`{by_keyword}"
+    if several:
+        advice = f"add `{' and '.join(options)}` to each `jit` or `pmap` that compiles `{name}`{by_keyword}"
     if binding.partial_of is not None:
         advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.partial_of}`, which `{name}` calls"
     if isinstance(binding, forwarding.HandedInBinding):

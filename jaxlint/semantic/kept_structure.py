@@ -4,6 +4,9 @@
 agent = jax.device_put(agent, sharding)                  # placed on devices
 agent = flax.serialization.from_state_dict(agent, d)     # restored into it as a template
 agent = restore_agent(agent, path, epoch)                # a function whose every return is one of those
+agent = manager.restore(step, args=ocp.args.StandardRestore(agent))          # a template handed to a restore
+restored = manager.restore(step, args=ocp.args.Composite(agent=ocp.args.StandardRestore(agent), ...))
+agent = restored.agent                                   # the item of a composite restore named so
 ```
 
 An object bound by its constructor and then rebound by such a call is still an instance of the same
@@ -12,11 +15,18 @@ module says which argument of a call the result keeps the structure of: a librar
 below, or a project function (here or in another module) every `return` of which hands back one of
 its parameters, as it is or through such a call, where the function rebinds that parameter only by
 such calls (`agent = from_state_dict(agent, d); return agent`).
+
+A checkpoint restore handed a template (orbax's `StandardRestore(agent)` or `PyTreeRestore(agent)`
+request, passed as the `args` of a `restore` call, alone or as an item of a `Composite`) gives back
+arrays in the template's structure: the restored value, or the item of the composite result read
+under the request's name (`restored.agent`, `restored["agent"]`), is the template's pytree again.
 """
 
 from __future__ import annotations
 
 import ast
+
+from jaxlint.semantic.bindings import bound_values
 
 # Library calls whose result has the structure of one argument: its position, or the keyword naming it.
 STRUCTURE_KEEPING = {
@@ -25,6 +35,9 @@ STRUCTURE_KEEPING = {
     "flax.training.checkpoints.restore_checkpoint": "target",
     "flax.serialization.from_state_dict": 0, "flax.serialization.from_bytes": 0,
 }
+# Restore requests whose result has the structure of the template they are handed (position, keyword).
+RESTORE_REQUESTS = ("orbax.checkpoint.args.StandardRestore", "orbax.checkpoint.args.PyTreeRestore")
+_COMPOSITE = "orbax.checkpoint.args.Composite"
 _MAX_DEPTH = 4
 # Keywords by which the kept argument of a positional slot may be passed instead.
 _SLOT_KEYWORDS = {0: ("x", "tree", "target")}
@@ -94,10 +107,47 @@ def _handed_back(value: ast.AST | None, params: list[str], qualified_name, depth
     return _handed_back(passed, params, qualified_name, depth + 1) if passed is not None else None
 
 
+def _restore_request(call: ast.Call, item: str | None, qualified_name) -> ast.expr | None:
+    """The template a `restore(..., args=...)` call's result (item=None), or its item `item` of a
+    `Composite`, has the structure of; None for any other call."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "restore":
+        return None
+    request = next((k.value for k in call.keywords if k.arg == "args"), None)
+    if not isinstance(request, ast.Call):
+        return None
+    if item is not None:
+        if qualified_name(request.func) != _COMPOSITE:
+            return None
+        request = next((k.value for k in request.keywords if k.arg == item), None)
+        if not isinstance(request, ast.Call):
+            return None
+    if qualified_name(request.func) not in RESTORE_REQUESTS:
+        return None
+    return passed_at(request, 0) or next((k.value for k in request.keywords if k.arg == "item"), None)
+
+
+def restored_item(value: ast.AST, model) -> ast.expr | None:
+    """`restored.agent` or `restored["agent"]`, `restored` bound once to a composite restore whose item
+    `agent` is a template's request: that template."""
+    if isinstance(value, ast.Attribute):
+        holder, item = value.value, value.attr
+    elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, str):
+        holder, item = value.value, value.slice.value
+    else:
+        return None
+    if not isinstance(holder, ast.Name):
+        return None
+    found = bound_values(model, holder.id, model.scope_for(value))
+    if found is None or len(found[1]) != 1 or not isinstance(found[1][0], ast.Call):
+        return None
+    return _restore_request(found[1][0], item, model.qualified_name)
+
+
 def kept_argument(call: ast.Call, model) -> ast.expr | None:
-    """The argument of `call` whose structure its result has: a library call of the table, a function
-    of this module (`returned_parameter`), or one of another module (its summary's `keeps_structure_of`)."""
-    found = library_kept_argument(call, model.qualified_name)
+    """The argument of `call` whose structure its result has: a library call of the table, a restore
+    handed a template, a function of this module (`returned_parameter`), or one of another module (its
+    summary's `keeps_structure_of`)."""
+    found = library_kept_argument(call, model.qualified_name) or _restore_request(call, None, model.qualified_name)
     if found is not None:
         return found
     if isinstance(call.func, ast.Name):
@@ -129,7 +179,12 @@ def keeps_structure_of(value: ast.AST, name: str, model, depth: int = 0) -> bool
     (`jax.device_put(jax.tree.map(jnp.array, agent), sharding)`, `restore(agent, path)`)."""
     if isinstance(value, ast.Name):
         return value.id == name
-    if depth > _MAX_DEPTH or not isinstance(value, ast.Call):
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(value, (ast.Attribute, ast.Subscript)):
+        passed = restored_item(value, model)  # `agent = restored.agent` after a composite restore
+        return passed is not None and keeps_structure_of(passed, name, model, depth + 1)
+    if not isinstance(value, ast.Call):
         return False
     passed = kept_argument(value, model)
     return passed is not None and keeps_structure_of(passed, name, model, depth + 1)

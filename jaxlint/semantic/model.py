@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import jaxapi, jit_disabled, kept_structure, library_models, picked_classes, returned_kinds
+from jaxlint.semantic import annotated_classes, jaxapi, jit_disabled, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.host_library_work import hands_to_host_library
 from jaxlint.semantic.imports import ImportMap
@@ -1305,6 +1305,9 @@ class SemanticModel(DeviceValues):
                     break
         for scope in self.scopes:
             for target, value in scope.bindings:
+                if value.__class__ is ast.IfExp:
+                    # `step = jax.pmap(update) if parallel else jax.jit(update)`: whichever arm runs copies alike.
+                    value = self._compiled_alike_arms(value, scope)
                 if not isinstance(value, ast.Call) or not value.args:
                     continue
                 transform = self.transform_of(value.func)
@@ -1356,6 +1359,29 @@ class SemanticModel(DeviceValues):
         for key, count in seen.items():
             if count > 1:
                 del self.jit_bindings[key]
+
+    def _compiled_alike_arms(self, choice: ast.IfExp, scope: Scope) -> ast.expr | None:
+        """The first arm of `a if test else b` where both arms compile (`jax.pmap(f, ...)`, `jax.jit(f)`,
+        or the name of a function a decorator compiles, with the other arm compiling that same name) the
+        same function with no donated or static argument: whichever runs, the callable copies the same
+        arguments, so the name is one compiled callable with the first arm's options. None otherwise."""
+        arms = [choice.body, choice.orelse]
+        wrapped = []
+        for arm in arms:
+            if isinstance(arm, ast.Call) and len(arm.args) == 1 and self.transform_of(arm.func) in jaxapi.COMPILING:
+                if set(keyword_options(arm)) & PLACEMENT_OPTIONS or not isinstance(arm.args[0], (ast.Name, ast.Attribute)):
+                    return None
+                wrapped.append(ast.dump(arm.args[0]))
+            elif isinstance(arm, ast.Name):
+                decorated = [b for b in self.jit_binding_lists.get(arm.id, ()) if b.via_decorator and (b.owner is self.module_scope or b.owner is scope)]
+                if len(decorated) != 1 or set(decorated[0].options) & PLACEMENT_OPTIONS:
+                    return None
+                wrapped.append(ast.dump(ast.Name(id=arm.id, ctx=ast.Load())))
+            else:
+                return None
+        if wrapped[0] != wrapped[1] or not any(isinstance(arm, ast.Call) for arm in arms):
+            return None
+        return next(arm for arm in arms if isinstance(arm, ast.Call))
 
     def _partial_of_compiled(self, call: ast.Call, scope: Scope) -> JitBinding | None:
         """`update_fn = partial(update, loss_fn=loss_fn)` where `update` is compiled: a partial that
@@ -1422,7 +1448,11 @@ class SemanticModel(DeviceValues):
             if not isinstance(returned, ast.Name):
                 return None
             owned = [b for b in self.jit_binding_lists.get(returned.id, ()) if b.owner is factory]
-            if len(owned) != 1 or (found is not None and owned[0] is not found):
+            if len(owned) > 1:
+                # `step = jax.pmap(step)` in one arm of an `if`, `step = jax.jit(step)` in the other, neither
+                # donating: whichever runs, the callable copies the same arguments (_copying_alike).
+                owned = [_copying_alike(owned)] if _in_both_arms(owned) else []
+            if len(owned) != 1 or owned[0] is None or (found is not None and owned[0] is not found):
                 return None
             found = owned[0]
         return found
@@ -1467,7 +1497,8 @@ class SemanticModel(DeviceValues):
                     return None  # (module code runs top to bottom: a binding after the use's statement never reaches it)
                 if len(owned) == 1:
                     return owned[0]
-                return _reaching(owned, node, current, self) or _agreeing(owned)
+                # (`step = jax.pmap(update)` on several devices, else `jax.jit(update)`: either copies the state.)
+                return _reaching(owned, node, current, self) or _agreeing(owned) or _copying_alike(owned)
             current = current.parent
         return _agreeing([binding for binding in bindings if binding.owner is None])
 
@@ -1966,11 +1997,11 @@ class SemanticModel(DeviceValues):
     def instance_method(self, node: ast.Attribute) -> JitBinding | None:
         """The jitted method `obj.method` (or `self.obj.method`) calls, for an instance of a known class."""
         if _is_self_attribute(node.value):
-            owner = self.self_attribute_class(node.value)
+            owner = self.self_attribute_class(node.value) or annotated_classes.self_attribute_class(self, node.value)
         elif not isinstance(node.value, ast.Name) or node.value.id in ("self", "cls"):
             return None
         else:
-            owner = self.instance_class(node.value)
+            owner = self.instance_class(node.value) or annotated_classes.name_class(self, node.value)
         if owner is None:
             return self._picked_instance_method(node)
         return self._compiled_method_of(owner, node)
@@ -2909,6 +2940,19 @@ def _copying_alike(bindings: list[JitBinding]) -> JitBinding | None:
         return None
     return bindings[0]
 
+
+
+def _in_both_arms(bindings: list[JitBinding]) -> bool:
+    """Two bindings, one in each arm of the same `if`/`else` (directly, as statements of its two
+    blocks): exactly one of them runs."""
+    if len(bindings) != 2:
+        return False
+    statements = [parent_of(binding.node) for binding in bindings]
+    branches = [parent_of(statement) for statement in statements]
+    if branches[0] is not branches[1] or not isinstance(branches[0], ast.If):
+        return False
+    branch = branches[0]
+    return (statements[0] in branch.body and statements[1] in branch.orelse) or (statements[1] in branch.body and statements[0] in branch.orelse)
 
 
 def _binding_signature(binding: JitBinding) -> tuple:

@@ -643,6 +643,7 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
     defs: dict[str, ast.AST] = {}
     compiled: dict[str, tuple] = {}
     plain: dict[str, int] = {}  # names bound otherwise than to a compiled callable (or a def it wraps)
+    partners = _compiled_in_both_arms(light, node)  # `step = jax.pmap(step)` if ..., else `step = jax.jit(step)`
 
     def record(child: ast.AST) -> None:  # what each statement binds, in the walk of the returns
         kind = child.__class__
@@ -663,7 +664,11 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
                 params = ()
                 if isinstance(wrapped, ast.Name) and wrapped.id in defs:
                     params = tuple(_positional(defs[wrapped.id])[0])
-                compiled[name] = (transform, keyword_options(value), params, False) if name not in compiled else None
+                entry = (transform, keyword_options(value), params, False)
+                if name not in compiled:
+                    compiled[name] = entry
+                elif not (partners.get(id(child)) and _copies_alike(compiled[name], entry)):
+                    compiled[name] = None
             else:
                 for target in child.targets:
                     for name in bound_names(target):
@@ -699,6 +704,42 @@ def _returned_compiled(light, node: ast.AST) -> tuple[tuple, ...]:
         if len(entries) == 1:
             found.append((position, kept[0], kept[1], kept[2], kept[3]))
     return tuple(found)
+
+
+def _compiled_in_both_arms(light, function: ast.AST) -> dict[int, bool]:
+    """id(assignment) -> True for `name = <compiled>(...)` statements that sit one in each arm of the
+    same `if`/`else` of the function (directly in its two blocks), binding the same name: exactly one
+    of the two runs."""
+    from jaxlint.semantic import jaxapi
+
+    def compiled_names(block: list) -> dict[str, ast.stmt]:
+        found = {}
+        for statement in block:
+            value = getattr(statement, "value", None)
+            if (
+                isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                and isinstance(value, ast.Call) and value.args and light.transform_of(value.func) in jaxapi.COMPILING
+            ):
+                found[statement.targets[0].id] = statement
+        return found
+
+    paired: dict[int, bool] = {}
+    for branch in ast.walk(function):
+        if isinstance(branch, ast.If) and branch.orelse:
+            first, second = compiled_names(branch.body), compiled_names(branch.orelse)
+            for name in first.keys() & second.keys():
+                paired[id(first[name])] = paired[id(second[name])] = True
+    return paired
+
+
+def _copies_alike(first: tuple | None, second: tuple) -> bool:
+    """Two compiled bindings of one name (transform, options, parameters, decorated) that compile the same
+    parameters with no donated or static argument: whichever runs copies the same arguments."""
+    from jaxlint.semantic.jit_bindings import PLACEMENT_OPTIONS
+
+    if first is None or first[2] != second[2] or first[3] or second[3]:
+        return False
+    return not (set(first[1]) | set(second[1])) & PLACEMENT_OPTIONS
 
 
 def _bound_targets(statement: ast.AST) -> list[ast.AST]:
