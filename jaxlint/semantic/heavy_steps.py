@@ -234,15 +234,42 @@ def foreign_device_loop(qualified: str, model: SemanticModel) -> bool:
     return False
 
 
-def _module_function_loops(path: Path, name: str) -> bool:
-    from jaxlint.semantic.project import ImportMapFor, _ImportsOnly, _top_level
+def _parsed(path: Path):
+    """The module at `path` and a map of the names its imports bind (module level, under `if`/`try`
+    too), or None where it does not parse. Names the module also binds otherwise are not imports."""
+    from jaxlint.semantic.imports import ImportMap
 
     try:
         tree = ast.parse(path.read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    statements = list(_top_level(tree.body))
+    imports = [node for node in statements if isinstance(node, (ast.Import, ast.ImportFrom))]
+    bound: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            bound.update(node.id for target in statement.targets for node in walk(target) if isinstance(node, ast.Name))
+    return tree, ImportMap(imports, bound)
+
+
+def _top_level(body: list[ast.stmt]):
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from _top_level(statement.body)
+            yield from _top_level(statement.orelse)
+        elif isinstance(statement, ast.Try):
+            yield from _top_level(statement.body)
+        else:
+            yield statement
+
+
+def _module_function_loops(path: Path, name: str) -> bool:
+    parsed = _parsed(path)
+    if parsed is None:
         return False
-    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
-    light = _ImportsOnly(ImportMapFor(imports, tree))
+    tree, light = parsed
     defs: dict[str, list[ast.AST]] = {}
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -309,14 +336,10 @@ def counts_iterations(call: ast.Call, model: SemanticModel) -> bool:
 
 
 def _module_function_counts(path: Path, name: str) -> bool:
-    from jaxlint.semantic.project import ImportMapFor, _ImportsOnly, _top_level
-
-    try:
-        tree = ast.parse(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+    parsed = _parsed(path)
+    if parsed is None:
         return False
-    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
-    light = _ImportsOnly(ImportMapFor(imports, tree))
+    tree, light = parsed
     definitions = [s for s in _top_level(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
     if len(definitions) != 1:
         return False
