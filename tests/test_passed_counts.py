@@ -40,3 +40,26 @@ def test_look_alike_a_later_cell_binds_a_long_count():
 
 def test_look_alike_a_count_read_from_data():
     assert _findings("data = jnp.ones((100, 4))\nsteps = len(data)\nh = sample(jnp.eye(4), jnp.ones(4), steps=steps)\n") != []
+
+
+_SIMULATE = (
+    "def simulate(x, T):\n"
+    "    path = jnp.zeros(T)\n"
+    "    t = 0\n"
+    "    while t < T:\n"
+    "        x = jnp.sin(x) * 0.5 + jnp.cos(x)\n"
+    "        path = path.at[t].set(x)\n"
+    "        t += 1\n"
+    "    return path\n"
+)
+
+
+def test_a_counted_while_bounded_by_a_parameter_every_call_fixes():
+    cells = (_HEAD, _SIMULATE, "T = 250\npath = simulate(1.0, T)\n")
+    assert notebook_findings(cells, "sim.ipynb", "JAX203") == []
+    assert notebook_findings((_HEAD, _SIMULATE, "path = simulate(1.0, 300)\n"), "sim.ipynb", "JAX203") == []
+
+
+def test_look_alike_a_counted_while_bounded_by_a_long_or_unknown_parameter():
+    assert notebook_findings((_HEAD, _SIMULATE, "path = simulate(1.0, 1_000_000)\n"), "sim.ipynb", "JAX203") != []
+    assert notebook_findings((_HEAD, _SIMULATE, "import sys\npath = simulate(1.0, int(sys.argv[1]))\n"), "sim.ipynb", "JAX203") != []

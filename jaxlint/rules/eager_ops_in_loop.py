@@ -167,7 +167,9 @@ of parameter defaults or of what every visible call passes, a name bound above t
 where a notebook binds it in two cells (`lds(..., steps=steps)` with `steps = 15` in the cell above the
 call), or `len` of a literal-built array; a loop over a literal table or its transpose,
 or over evenly spaced points, `np.linspace(a, b, 50)`; a `while` that counts its iterations to a fixed
-bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`;
+bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`,
+a bound that is a parameter counted as its default and what every visible call passes, `while t < T` in
+`simulate(model, T)` called once with `T = 250` above the call;
 times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
 directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration, a
 rollout of fifty environment steps for an animation. A loop of unknown length (a `while True` until an
