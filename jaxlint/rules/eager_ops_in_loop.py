@@ -163,9 +163,13 @@ microseconds an operation) times the operations of one iteration (a whole networ
 counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
 level, a notebook cell, an entry point, or a function of the module called only from such code, outside
 loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
-of parameter defaults or `len` of a literal-built array; a loop over a literal table or its transpose,
+of parameter defaults or of what every visible call passes, a name bound above the call included, also
+where a notebook binds it in two cells (`lds(..., steps=steps)` with `steps = 15` in the cell above the
+call), or `len` of a literal-built array; a loop over a literal table or its transpose,
 or over evenly spaced points, `np.linspace(a, b, 50)`; a `while` that counts its iterations to a fixed
-bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`;
+bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`,
+a bound that is a parameter counted as its default and what every visible call passes, `while t < T` in
+`simulate(model, T)` called once with `T = 250` above the call;
 times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
 directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration, a
 rollout of fifty environment steps for an animation. A loop of unknown length (a `while True` until an

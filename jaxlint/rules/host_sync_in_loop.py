@@ -142,7 +142,10 @@ Not flagged, as principles:
   decides; nor is an accumulator, a method that adds what it is handed to an object kept across
   iterations and read only now and then, `stats.add(jax.device_get(metrics))` with
   `logger.write(stats.result())` under `if step % 100 == 0:` (semantic/accumulators.py): it keeps the
-  copy for a later report, so the copy each step is reported), a tokenizer decoding token ids, a
+  copy for a later report, so the copy each step is reported), a tokenizer decoding token ids (also
+  the last element of a list the loop appends this iteration's token to, `output.append(token)` then
+  `tokenizer.decode([output[-1]])`: that element is the token; not where the append sits under a branch
+  or comes after the read), a
   generator that `yield`s each step's value, a stopping test `if converged(float(g)): break`),
   boolean-mask indexing reads the mask (`x[scores > 0.5]` outside jit: the result's size depends
   on it), or the loop's purpose is to show each result (a short loop, 20 items or fewer as the source
@@ -173,12 +176,22 @@ Not flagged, as principles:
   factory of the module returns, `jax.jit(make_train(config))`; a loop striding by a chunk it hands
   to a jitted call that loops on the device, `for i in range(0, n, k): state = run_chunk(state, i, k)`,
   runs k steps per iteration too; a loop that only counts (`range`, a progress bar over one: tqdm's,
-  rich's `track`; `while`) and runs, every iteration, a compiled call that loops on the device (a rollout
+  rich's `track`, through the binding that reaches the loop where a notebook binds the bar in two cells,
+  or a function of another project module whose every return is one, a bar or a range by verbosity;
+  `while`) and runs, every iteration, a compiled call that loops on the device (a rollout
   scanned over time and scanned epochs of minibatch updates in one jitted update of on-policy RL, also
   through Flax NNX's `nnx.scan`, `nnx.fori_loop`, `nnx.while_loop`, an iterative solve:
   `jax.scipy.sparse.linalg.gmres`; not a `fori_loop` of a few fixed steps, nor a solve inside an
   optimizer step, in a program that takes the gradient of a loss, `cg(fvp, grads, maxiter=20)` for a
-  natural-gradient direction: the call is one step, training_loops.solve_inside_step), with no host work beside
+  natural-gradient direction: the call is one step, training_loops.solve_inside_step, also where the
+  gradient is taken through a name bound to `value_and_grad`; but a loss that is itself computed by an
+  iterative solve or a time integration, the gradient taken through it, is heavy: each step runs the
+  solve forward and its adjoint backwards, a GMRES Helmholtz solve, a wave simulation scanned over a
+  range of time steps; the step's program is followed through names bound to transforms, jitted
+  helpers, a function a notebook redefines (the definition standing above the step) and the functions
+  of other project modules, read from their source, each definition of a name defined once per argument
+  type: semantic/heavy_steps.py; not a scan over stacked layers, nor a few fixed steps, nor an implicit
+  layer's `custom_root`), with no host work beside
   it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
   next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
   stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
@@ -1802,8 +1815,40 @@ def _values_read(node: ast.AST, values, context) -> set[str]:
             continue
         if isinstance(current, ast.Name) and values.is_fresh(current):
             found.add(current.id)
+        appended = _last_appended(current, values)
+        if appended is not None:
+            stack.append(appended)  # `output[-1]` just after `output.append(token)`: this iteration's token
         stack.extend(child_nodes(current))  # (no context markers: only calls and names are looked at)
     return found
+
+
+def _last_appended(node: ast.AST, values) -> ast.expr | None:
+    """What `xs[-1]` reads where the loop appends to the list `xs` on every iteration, at its own level
+    and before the statement reading it: the value appended this iteration (a generated token kept in
+    the output and decoded from there, `tokenizer.decode([output[-1]])`)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return None
+    index = node.slice
+    if not (isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant) and index.operand.value == 1):
+        return None
+    loop = values.loop
+    body = getattr(loop, "body", None)
+    if not isinstance(body, list):
+        return None
+    appended = None
+    for statement in body:
+        if any(inner is node for inner in walk(statement)):
+            return appended
+        if isinstance(statement, (ast.If, ast.Try, ast.For, ast.While, ast.With)):
+            if any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in ("append", "extend", "insert", "pop", "clear")
+                   and isinstance(inner.func.value, ast.Name) and inner.func.value.id == node.value.id for inner in walk(statement)):
+                appended = None  # (changed under a branch: not surely this iteration's value)
+            continue
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == node.value.id):
+            appended = call.args[0] if call.func.attr == "append" and len(call.args) == 1 and not call.keywords else None
+    return None
 
 
 def _array_operations_only(expression: ast.AST, context) -> bool:

@@ -21,7 +21,8 @@ before: a training loop of unknown length is still many iterations.
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`, `.astype(t)`,
   `np.sqrt(...)`, a SciPy distribution's `ppf`/`cdf` of them), bound once
   in the module or the function; a `while` counting its iterations to a fixed bound, at most that
-  many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`).
+  many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`; a bound that is a
+  parameter counts as its default and what every visible call passes, the largest).
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
 * `heavy_iteration(loop, model)`: each iteration restores saved state from storage or runs a pass of
   compiled steps (an evaluation per checkpoint, an epoch): a one-off cost per iteration (a compile)
@@ -144,10 +145,17 @@ def _elementwise(qualified: str | None) -> bool:
 
 def count_value(node: ast.expr, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:
     """An integer the source fixes where `node` is read: a constant (semantic/constants), a name
-    whose reaching binding is one, or `len` of a container whose length is spelled out."""
+    whose reaching binding is one, a parameter whose default and every visible call's argument are
+    (the largest), or `len` of a container whose length is spelled out."""
     found = model.constant_evaluator().int_value(node, scope)
     if found is not None or depth > 3:
         return found
+    if isinstance(node, ast.Name) and node.id in getattr(scope, "param_nodes", {}):
+        # A parameter: as large as its default and what every visible call passes (`simulate(model, T)`
+        # with `T = 250` above the call), as `range` bounds are counted (training_loops.iteration_count).
+        from jaxlint.semantic.training_loops import _int_in_scope
+
+        return _int_in_scope(node, scope, model)
     if isinstance(node, ast.Call) and len(node.args) == 1 and model.qualified_name(node.func) == "builtins.len":
         return container_length(node.args[0], scope, model)
     if isinstance(node, ast.Name):

@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import call_summaries, callable_chains, foreign_work, held_networks, jaxapi, library_models
+from jaxlint.semantic import call_summaries, callable_chains, foreign_work, heavy_steps, held_networks, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
@@ -1033,6 +1033,12 @@ def compiled_call_loops_on_device(call: ast.Call, model: SemanticModel) -> bool:
             if qualified in jaxapi.ITERATIVE_SOLVERS and solve_inside_step(reached, model):
                 continue
             return True
+        # Deeper, through transform bindings and other modules of the project (semantic/heavy_steps.py):
+        # a solve or a time integration the program reaches; a solve inside an optimizer step counts
+        # only where the loss itself is computed by it (the gradient is taken through the solve).
+        found = heavy_steps.program_device_loop(function, model)
+        if found is not None and (found[1] or not solve_inside_step(reached, model)):
+            return True
     return False
 
 
@@ -1042,8 +1048,17 @@ def solve_inside_step(reached: list[tuple[ast.Call, Scope, int]], model: Semanti
     step, and an iterative solve in it (a natural-gradient direction by `cg`, an implicit layer's
     `custom_root`) computes part of that step. It does not make the call many steps: the loop that
     calls it is a step loop. A solve alone in its program (`field = gmres(A, b, x0=field)`, rounds of a
-    solver) is the call's whole work and stays a device loop."""
-    return any(model.qualified_name(node.func) in jaxapi.LOSS_GRADIENTS for node, _, _ in reached)
+    solver) is the call's whole work and stays a device loop. The gradient may be taken through a name
+    bound to the transform (`grad_fn = jax.value_and_grad(loss_fn)`, then `grad_fn(params, batch)`)."""
+    for node, holder, _ in reached:
+        if model.qualified_name(node.func) in jaxapi.LOSS_GRADIENTS:
+            return True
+        if isinstance(node.func, ast.Name):
+            chain = callable_chains.callable_chain(node.func, holder, model)
+            link = chain.first(jaxapi.DIFFERENTIATING) if chain is not None else None
+            if link is not None and link[0] in jaxapi.LOSS_GRADIENTS:
+                return True
+    return False
 
 
 def calls_reached(function: Scope, model: SemanticModel, depth: int) -> list[tuple[ast.Call, Scope, int]]:
@@ -2077,8 +2092,19 @@ _PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.
 def iterates_counter(iterable: ast.expr, model: SemanticModel) -> bool:
     """`range(...)`, `enumerate(range(...))`, a progress bar over a range (`tqdm(range(n))`, `trange(n)`),
     also through a name bound once to one (`bar = tqdm(range(n))`): a loop that counts iterations, not
-    one that iterates host data."""
-    iterable = single_binding(iterable, model.scope_for(iterable))
+    one that iterates host data. A name bound more than once means the binding that reaches the loop
+    (`bar = tqdm(range(n))` in each of two notebook cells); a function of another project module whose
+    every return is one of these counts too (heavy_steps.counts_iterations)."""
+    scope = model.scope_for(iterable)
+    bound = single_binding(iterable, scope)
+    if bound is iterable and isinstance(iterable, ast.Name):
+        from jaxlint.semantic.flow import value_at_read
+
+        reaching = value_at_read(iterable, scope, model, in_line_order=True)
+        bound = reaching[1] if reaching is not None else iterable
+    iterable = bound
+    if isinstance(iterable, ast.Call) and heavy_steps.counts_iterations(iterable, model):
+        return True  # `pbar = make_progress(num_iters, verbose)` of another module: a bar or a range by verbosity
     while isinstance(iterable, ast.Call) and iterable.args and (
         model.qualified_name(iterable.func) in ("builtins.enumerate", *PROGRESS_BARS)
     ):
@@ -2123,7 +2149,20 @@ def _int_in_scope(node: ast.expr, scope: Scope, model: SemanticModel) -> int | N
     found = evaluator.int_value(node, scope)
     if found is not None or not isinstance(node, ast.Name) or node.id not in scope.param_nodes:
         return found
-    return _passed_value(node.id, scope, model, evaluator.int_value)
+    return _passed_value(node.id, scope, model, lambda passed, where: _int_where_read(passed, where, model))
+
+
+def _int_where_read(node: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """An integer the source fixes where `node` is read: a constant, or a name whose binding standing
+    there (flow.value_at_read, in the module's line order: `steps = 15` in each of two notebook cells,
+    read by the call in the later one) is one."""
+    found = model.constant_evaluator().int_value(node, scope)
+    if found is not None or not isinstance(node, ast.Name):
+        return found
+    from jaxlint.semantic.flow import value_at_read
+
+    reaching = value_at_read(node, scope, model, in_line_order=True)
+    return model.constant_evaluator().int_value(reaching[1], reaching[0]) if reaching is not None else None
 
 
 ENTRY_POINT_NAMES = re.compile(r"^(main|_main|run|app)$")
