@@ -233,7 +233,9 @@ a quantity that only grows against a bound that stays put, holds on every iterat
 method the loop calls, run on every iteration after the warm-up and are reported; the other side, random
 actions before learning starts, is not. So is a side of a branch on a host uniform draw that chance takes
 on most iterations (`if epsilon > random.random():` explore, `else:` a greedy forward pass; the side where the
-draw exceeds an open rate, or the larger share of a literal one: semantic/branch_shares.py). A collection the code empties, `pending.clear()` after a flush,
+draw exceeds an open rate, or the larger share of a literal one: semantic/branch_shares.py; also through a name
+bound once to the draw, `rand = random.random()` then `if rand < self.epsilon:`, and inside a function or
+method the loop calls, `agent.choose(obs)` whose `else:` applies the network). A collection the code empties, `pending.clear()` after a flush,
 is a periodic event, not a warm-up); a forward pass run once per iteration of a loop whose iteration is a
 pass of compiled steps (an inner loop over a data loader, a `while`, or fifty or more iterations, calling
 jitted code on each: an epoch): a prediction to log or plot once per pass is a small share of it (an

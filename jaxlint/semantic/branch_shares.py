@@ -45,7 +45,17 @@ _ABOVE = (ast.Gt, ast.GtE)
 
 def _uniform_draw(node: ast.expr, model: SemanticModel) -> bool:
     """A call drawing one uniform number on the host: `random.random()`, `np.random.rand()`,
-    `np.random.uniform()` (no bounds, or 0 and 1), `rng.random()` of a generator object."""
+    `np.random.uniform()` (no bounds, or 0 and 1), `rng.random()` of a generator object; or a name
+    bound only to one such call in its function (`rand = random.random()`, then `if rand < eps:`)."""
+    if isinstance(node, ast.Name):
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, node.id, model.scope_for(node))
+        return found is not None and len(found[1]) == 1 and found[0].is_function and _uniform_draw_call(found[1][0], model)
+    return _uniform_draw_call(node, model)
+
+
+def _uniform_draw_call(node: ast.expr, model: SemanticModel) -> bool:
     if not isinstance(node, ast.Call) or node.keywords:
         return False
     if node.args and not (len(node.args) == 2 and all(isinstance(a, ast.Constant) for a in node.args)

@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import call_summaries, callable_chains, foreign_work, held_networks, jaxapi, library_models
+from jaxlint.semantic import branch_shares, call_summaries, callable_chains, foreign_work, held_networks, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
@@ -673,8 +673,14 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
         found = None
         # (work under an `if` is not done on every call; but once a warm-up is over, its steady side is:
         # `if len(self.buffer) > batch_size:` around an agent's update, semantic/warm_up)
+        # and the side of a draw test that chance takes on most calls, `else:` of `if rand < self.epsilon:`,
+        # semantic/branch_shares)
         counters = class_counters(helper.class_node)
-        steady = lambda test: steady_side(test, helper.node, counters, helper.class_node or helper.node)  # noqa: E731
+
+        def steady(test):
+            side = steady_side(test, helper.node, counters, helper.class_node or helper.node)
+            return side if side is not None else branch_shares.common_side(test, model)
+
         for inner in unconditional_calls(helper.node, steady):
             if model.scope_for(inner).node is not helper.node:
                 continue  # in a lambda: runs when the lambda is called, if ever
