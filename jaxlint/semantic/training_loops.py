@@ -22,11 +22,12 @@ import re
 from typing import Iterator
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import branch_shares, call_summaries, callable_chains, foreign_work, held_networks, jaxapi, library_models
+from jaxlint.semantic import call_summaries, callable_chains, foreign_work, held_networks, jaxapi, library_models
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
 from jaxlint.semantic.host_code import callee_scope
+from jaxlint.semantic.host_draws import common_side
 from jaxlint.semantic.iteration import COMPREHENSIONS
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
@@ -674,12 +675,12 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
         # (work under an `if` is not done on every call; but once a warm-up is over, its steady side is:
         # `if len(self.buffer) > batch_size:` around an agent's update, semantic/warm_up)
         # and the side of a draw test that chance takes on most calls, `else:` of `if rand < self.epsilon:`,
-        # semantic/branch_shares)
+        # semantic/host_draws)
         counters = class_counters(helper.class_node)
 
         def steady(test):
             side = steady_side(test, helper.node, counters, helper.class_node or helper.node)
-            return side if side is not None else branch_shares.common_side(test, model)
+            return side if side is not None else common_side(test, model)
 
         for inner in unconditional_calls(helper.node, steady):
             if model.scope_for(inner).node is not helper.node:
@@ -840,8 +841,6 @@ def comprehension_work(comprehension: ast.AST, model: SemanticModel, *, other_mo
     that applies the network; `eager_model_call`), the outer of nested ones. Empty where the comprehension
     walks a handful of items the source spells out (ten or fewer), a literal display, a mapping's entries
     or the networks a list attribute holds (an ensemble's members: one pass over its parts)."""
-    from jaxlint.semantic import loop_cost
-
     cache = model.__dict__.setdefault("_comprehension_work", {})
     key = (id(comprehension), other_modules)
     if key in cache:
@@ -851,8 +850,7 @@ def comprehension_work(comprehension: ast.AST, model: SemanticModel, *, other_mo
     if any(_named_cases(generator.iter) or held_networks.holds_networks(generator.iter, model, scope)
            for generator in comprehension.generators):
         return []
-    count = loop_cost.loop_iterations(comprehension, scope, model)
-    if count is not None and count <= _FEW_ITEMS:
+    if _few_items(comprehension, model):
         return []
     pairs = []
     for call in element_calls(comprehension):
@@ -865,6 +863,18 @@ def comprehension_work(comprehension: ast.AST, model: SemanticModel, *, other_mo
     pairs = [(call, inner) for call, inner in pairs if not any(id(a) in calls for a in _ancestors_within(call, comprehension))]
     cache[key] = pairs
     return pairs
+
+
+def _few_items(comprehension: ast.AST, model: SemanticModel) -> bool:
+    """The comprehension walks `range` of constants, ten items or fewer in all its `for` clauses."""
+    total = 1
+    for generator in comprehension.generators:
+        iterable = generator.iter
+        if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range" and iterable.args
+                and not iterable.keywords and all(isinstance(a, ast.Constant) and type(a.value) is int for a in iterable.args)):
+            return False
+        total *= len(range(*(a.value for a in iterable.args)))
+    return total <= _FEW_ITEMS
 
 
 def _ancestors_within(node: ast.AST, top: ast.AST) -> Iterator[ast.AST]:
