@@ -107,8 +107,12 @@ d * e + (1 - d) * p, ema, params)`, a hand-written SGD step), `optax.incremental
 parameter on every call (or a view of its arrays: the array half of `eqx.partition(model, ...)`, `eqx.filter`), where one of the trees is a name the loop rebinds from a call that takes it
 (`state = step(state, batch)`, `params = optax.apply_updates(params, updates)`), or that the tree work itself
 steps with a tree the iteration computes from it (a hand-written SGD, `params = tree_map(lambda p, g: p - lr * g,
-params, grads)` with `grads = grad_fn(params, batch)`): the state a step carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
-loop does not carry through a step is not flagged (a few leaves). Nor is the whole-computation count
+params, grads)` with `grads = grad_fn(params, batch)`), or that folds into itself a gradient the iteration
+takes (gradient accumulation over micro-batches, `acc = tree_map(lambda a, g: a + g, acc, grads)` with `loss,
+grads = grad_fn(params, batch)`, compiled or not: a gradient has the leaves of what it differentiates,
+semantic/tree_work.py): the state a step carries is the model, hundreds of leaves, one dispatch each. A tree map over metrics or a config the
+loop does not carry through a step is not flagged (a few leaves), nor a fold of a gradient transform's value or
+auxiliary outputs (`(loss, logits), grads = ...` then folding `loss`). Nor is the whole-computation count
 kept where the source shows the tree is a handful of arrays (eight leaves or fewer, semantic/tree_leaves.py:
 a dict or tuple display of arrays, `dict(w=w, b=b)`, an element of the tuple a setup function of the
 module returns, what every call of the module hands the parameter, the `init` of a linen module class of
@@ -152,11 +156,24 @@ function nothing visible calls may be traced by a caller in another module, and 
 its own body cannot be traced: a Python `if` or `while` on a device array it computes (`if
 jnp.linalg.norm(fx) < tol:`) or a conversion of one to a Python number (`float(jnp.max(step))`) raise
 under `jit`, so the function runs eagerly wherever it is called (semantic/host_code.py, `untraceable`). The whole computation may likewise sit any number
-of plain calls below the loop's call, on every call of each (not under an `if` there); the message
+of plain calls below the loop's call, on every call of each (not under an `if` there; before the first
+statement that may return early, it runs on every call: `scores = net.apply(p, x)` before `if with_scores:
+return action, scores`, semantic/effects.py `unconditional_calls`); the message
 names the call in the loop and the line of the computation. Loops over literal collections, over an
 array's axes (`for d in x.shape`, `range(x.ndim)`: a rank, a handful) and
 small literal ranges (ten iterations or fewer: a demonstration's handful of steps, milliseconds of dispatch) are not flagged, also through `enumerate`, `zip`,
 `reversed` or `sorted` (`for i, axis in enumerate(("x", "y", "z")):`).
+
+A comprehension is a loop too (semantic/iteration.py): one outside `jit` whose element runs a whole
+computation, as above (`[evaluate(params, b) for b in loader]` with an un-jitted `evaluate` applying the
+network, `{i: model.apply(p, b) for i, b in enumerate(batches)}`, `[jax.grad(loss)(p, x) for x in xs]`),
+runs it once per item, reported at the call; not under a conditional expression or `and`/`or` in the
+element, not over a literal display, a mapping's entries or the networks of an ensemble held in a list
+attribute, not over ten items or fewer the source spells out, not in code that runs once per program
+(module level, a notebook cell, an entry point, outside any loop: a comprehension there computes its
+values once, per-point gradients for a plot, a few chunks prepared before training), and under the same
+loop-cost, host-code and timing-harness principles as a `for`. A comprehension's few array operations per item are not
+counted (the loop around it counts them).
 
 Not flagged, by what the loop costs per program (semantic/loop_cost.py): dispatch overhead (tens of
 microseconds an operation) times the operations of one iteration (a whole network, gradient or update
@@ -220,7 +237,9 @@ a quantity that only grows against a bound that stays put, holds on every iterat
 method the loop calls, run on every iteration after the warm-up and are reported; the other side, random
 actions before learning starts, is not. So is a side of a branch on a host uniform draw that chance takes
 on most iterations (`if epsilon > random.random():` explore, `else:` a greedy forward pass; the side where the
-draw exceeds an open rate, or the larger share of a literal one: semantic/branch_shares.py). A collection the code empties, `pending.clear()` after a flush,
+draw exceeds an open rate, or the larger share of a literal one: semantic/branch_shares.py; also through a name
+bound once to the draw, `rand = random.random()` then `if rand < self.epsilon:`, and inside a function or
+method the loop calls, `agent.choose(obs)` whose `else:` applies the network). A collection the code empties, `pending.clear()` after a flush,
 is a periodic event, not a warm-up); a forward pass run once per iteration of a loop whose iteration is a
 pass of compiled steps (an inner loop over a data loader, a `while`, or fifty or more iterations, calling
 jitted code on each: an epoch): a prediction to log or plot once per pass is a small share of it (an
@@ -286,7 +305,7 @@ from pathlib import Path
 from typing import Iterator
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import flow, held_networks, jaxapi, library_models
+from jaxlint.semantic import flow, held_networks, iteration, jaxapi, library_models
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.callable_chains import callable_chain
 from jaxlint.semantic.compiled_wrappers import wraps_compiled
@@ -296,6 +315,7 @@ from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_pa
 from jaxlint.semantic.host_code import callee_scope, runs_eagerly_transformed, runs_on_host
 from jaxlint.semantic.display_work import draws_every_iteration
 from jaxlint.semantic.host_library import host_library_every_iteration
+from jaxlint.semantic import loop_cost
 from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
@@ -306,7 +326,7 @@ from jaxlint.semantic.tree_work import mapped_trees, maps_carried_tree
 from jaxlint.semantic.branch_shares import on_common_side
 from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
-    assigned_in_loop, builds_its_class_once, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
+    assigned_in_loop, builds_its_class_once, comprehension_work, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     loop_varying, opaque_state_step, shows_every_iteration, touched_objects, under_loop_branch,
 )
 from jaxlint.rules.host_sync_in_loop import _inside_timed_interval as inside_timed_interval
@@ -321,10 +341,13 @@ class EagerOpsInLoop(Rule):
     name = "eager-ops-in-loop"
     summary = "Many eager JAX operations per iteration of a Python loop outside `jit`"
     skips_test_code = True
-    node_types = (ast.For, ast.While)
+    node_types = (ast.For, ast.While, *iteration.COMPREHENSIONS)
     fix_availability = "none"
 
     def check(self, node: ast.AST, context) -> None:
+        if isinstance(node, iteration.COMPREHENSIONS):
+            _check_comprehension(node, context)
+            return
         scope = context.scope(node)
         if flow.spells_out_few_iterations(node, context.qualified_name, _SMALL_RANGE):
             return
@@ -494,7 +517,37 @@ class EagerOpsInLoop(Rule):
         )
 
 
-def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> None:
+def _check_comprehension(node: ast.AST, context) -> None:
+    """A comprehension is a loop (semantic/iteration.py): where its element runs a whole computation
+    outside `jit` (`[model.apply(params, b) for b in batches]`, a plain function of the project that
+    does), it runs it once per item, as the body of a `for` would (training_loops.comprehension_work).
+    Only whole computations are asked here; a comprehension's few array operations per item are the
+    loop's around it."""
+    scope = context.scope(node)
+    model = context.model
+    if scope.in_traced and not runs_eagerly_transformed(scope, model):
+        return
+    if loop_cost.runs_once(scope, model) and next(loop_cost.enclosing_loops(node), None) is None:
+        return  # (computed once per program: per-point values for a plot, inputs prepared once)
+    host = runs_on_host(scope, model)
+    wholes = [(call, inner) for call, inner in comprehension_work(node, model, other_modules=host)
+              if not inside_timed_interval(call, context)]
+    if not wholes:
+        return
+    shown = [held_networks.shown_dispatches(inner, model) for _, inner in wholes]
+    dispatches = sum(shown) if None not in shown else WHOLE_COMPUTATION_DISPATCHES
+    if nil_cost(node, dispatches, scope, model):
+        return  # (a known handful of items in code run once: the whole overhead is under a second)
+    if not host and not called_from_host_elsewhere(model, scope):
+        return
+    for call, inner in wholes:
+        start = context.source.start(call)
+        if any(d.code == RULE.code and d.location == start for d in context.diagnostics):
+            continue  # (the loop around the comprehension already reports this call)
+        _report_whole(call, inner, [], context, "for each item of this comprehension")
+
+
+def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context, where: str = "on every iteration of this loop") -> None:
     if call in tree_work:
         context.report(
             call,
@@ -507,8 +560,8 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
         through = "" if call is inner else f" (at line {inner.lineno})"
         context.report(
             call,
-            f"`{_callee(call, context)}` differentiates the jitted `{context.text(differentiated)}` outside `jit`{through} on every "
-            "iteration of this loop: its forward and backward passes run compiled, but the differentiation around them is "
+            f"`{_callee(call, context)}` differentiates the jitted `{context.text(differentiated)}` outside `jit`{through} "
+            f"{where}: its forward and backward passes run compiled, but the differentiation around them is "
             "redone in Python on every call and the rest of the step cannot fuse with them; take the gradient inside a jitted step",
         )
         return
@@ -523,8 +576,8 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context) -> 
             what = "a whole environment step written in JAX (dynamics, reward, automatic reset)"
     context.report(
         call,
-        f"`{_callee(call, context)}` runs {what} outside `jit`{through} on every "
-        "iteration of this loop, each operation dispatched on its own; call a jitted function instead",
+        f"`{_callee(call, context)}` runs {what} outside `jit`{through} {where}, "
+        "each operation dispatched on its own; call a jitted function instead",
     )
 
 

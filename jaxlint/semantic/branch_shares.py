@@ -30,51 +30,8 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.flow import rebinds_handed
+from jaxlint.semantic.host_draws import common_side
 from jaxlint.semantic.model import FUNCTION_NODES, SemanticModel
-
-# Uniform draws in [0, 1) made on the host (the standard library and NumPy's legacy and Generator APIs).
-_UNIFORM_DRAWS = frozenset({
-    "random.random", "numpy.random.rand", "numpy.random.random", "numpy.random.random_sample",
-    "numpy.random.uniform", "numpy.random.sample", "numpy.random.ranf",
-})
-# Methods drawing one uniform number from a generator object (`rng.random()`, `self.np_random.uniform()`).
-_UNIFORM_METHODS = frozenset({"random", "rand", "uniform", "random_sample"})
-_BELOW = (ast.Lt, ast.LtE)
-_ABOVE = (ast.Gt, ast.GtE)
-
-
-def _uniform_draw(node: ast.expr, model: SemanticModel) -> bool:
-    """A call drawing one uniform number on the host: `random.random()`, `np.random.rand()`,
-    `np.random.uniform()` (no bounds, or 0 and 1), `rng.random()` of a generator object."""
-    if not isinstance(node, ast.Call) or node.keywords:
-        return False
-    if node.args and not (len(node.args) == 2 and all(isinstance(a, ast.Constant) for a in node.args)
-                          and [a.value for a in node.args] == [0, 1]):
-        return False
-    qualified = model.qualified_name(node.func)
-    if qualified is not None:
-        return qualified in _UNIFORM_DRAWS
-    return isinstance(node.func, ast.Attribute) and node.func.attr in _UNIFORM_METHODS and not node.args
-
-
-def common_side(test: ast.expr, model: SemanticModel) -> bool | None:
-    """True: the `if` body runs on most iterations; False: its `else` does; None: not a draw test."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    if _uniform_draw(left, model) and not _uniform_draw(right, model):
-        rate, body_below = right, isinstance(op, _BELOW)
-    elif _uniform_draw(right, model) and not _uniform_draw(left, model):
-        rate, body_below = left, isinstance(op, _ABOVE)  # `eps > random()`: the draw is below the rate
-    else:
-        return None
-    if not isinstance(op, (*_BELOW, *_ABOVE)):
-        return None
-    if isinstance(rate, ast.Constant) and isinstance(rate.value, (int, float)) and not isinstance(rate.value, bool):
-        below_share = min(max(float(rate.value), 0.0), 1.0)
-        return below_share >= 0.5 if body_below else below_share < 0.5
-    return not body_below  # an open rate is an exploration rate: the draw exceeds it on most iterations
-
 
 def on_common_side(branch: ast.AST, child: ast.AST, model: SemanticModel) -> bool:
     """`child` sits on the side of `if` `branch` that a draw test takes on most iterations."""

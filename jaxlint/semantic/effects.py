@@ -505,14 +505,48 @@ def _may_have_effects(nodes: list[ast.AST], params: list[str], follows_callees: 
 
 def unconditional_calls(function: ast.AST, steady=None) -> list[ast.Call]:
     """The calls of a function body (not of functions nested in it) that run on every call: not under
-    a condition, a loop test, `and`/`or` or an `except` handler, in a function that cannot return early.
+    a condition, a loop test, `and`/`or` or an `except` handler, before any statement that may return early
+    (all of them in a function that cannot).
     With `steady` (a test -> True / False / None, semantic/warm_up.steady_side), on every call once warmed
     up: the side of an `if` a warm-up test takes from then on counts as unconditional, and a `return`
     on the side it no longer takes (`if len(self.memory) < self.batch_size: return`) as no early return."""
     nodes = _own_nodes(function)
     if _returns_early(function, nodes, steady):
-        return []
+        # The statements before the first one that may leave run on every call all the same
+        # (`p = self.net(params, s)` before `if return_prob: return a, p[a]`).
+        prefix = _before_first_exit(function, steady)
+        if not prefix:
+            return []
+        return [node for node, conditional in _nodes_with_condition(_Body(prefix), steady) if not conditional and node.__class__ is ast.Call]
     return [node for node, conditional in _nodes_with_condition(function, steady) if not conditional and node.__class__ is ast.Call]
+
+
+class _Body:
+    """A run of a function's top-level statements, read as a body of its own."""
+
+    def __init__(self, body: list[ast.stmt]) -> None:
+        self.body = body
+
+
+def _before_first_exit(function: ast.AST, steady=None) -> list[ast.stmt]:
+    """The function's top-level statements before the first that may end the call early (holds a
+    `return`, `raise`, `break` or `continue` not excused as in `_returns_early`)."""
+    prefix = []
+    for statement in function.body:
+        exits = [node for node in _own_nodes(_Body([statement])) if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue))]
+        if any(not _excused_exit(function, node, steady) for node in exits):
+            break
+        prefix.append(statement)
+    return prefix
+
+
+def _excused_exit(function: ast.AST, node: ast.AST, steady) -> bool:
+    """An exit `_returns_early` does not count: a warm-up's `return`, an argument check's `raise`."""
+    if steady is None:
+        return False
+    if isinstance(node, ast.Return):
+        return _warm_up_exit(function, node, steady)
+    return isinstance(node, ast.Raise) and _argument_check(function, node)
 
 
 def calls_on_every_return(function: ast.AST) -> list[ast.Call]:

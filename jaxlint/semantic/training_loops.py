@@ -27,6 +27,8 @@ from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
 from jaxlint.semantic.host_code import callee_scope
+from jaxlint.semantic.host_draws import common_side
+from jaxlint.semantic.iteration import COMPREHENSIONS
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.model import FUNCTION_NODES, Scope, SemanticModel, parent_of, is_within
 from jaxlint.semantic.reaching import enclosing_statement, statement_list
@@ -682,8 +684,14 @@ def eager_work_in(helper: Scope, model: SemanticModel) -> ast.Call | None:
         found = None
         # (work under an `if` is not done on every call; but once a warm-up is over, its steady side is:
         # `if len(self.buffer) > batch_size:` around an agent's update, semantic/warm_up)
+        # and the side of a draw test that chance takes on most calls, `else:` of `if rand < self.epsilon:`,
+        # semantic/host_draws)
         counters = class_counters(helper.class_node)
-        steady = lambda test: steady_side(test, helper.node, counters, helper.class_node or helper.node)  # noqa: E731
+
+        def steady(test):
+            side = steady_side(test, helper.node, counters, helper.class_node or helper.node)
+            return side if side is not None else common_side(test, model)
+
         for inner in unconditional_calls(helper.node, steady):
             if model.scope_for(inner).node is not helper.node:
                 continue  # in a lambda: runs when the lambda is called, if ever
@@ -796,11 +804,15 @@ def known_plain_call(qualified: str) -> bool:
 
 
 def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
-    """The function loops: a Python loop in its own body, a `lax` loop it calls, or a function of the
+    """The function loops: a Python loop in its own body, a comprehension whose element runs a whole
+    computation for each item (`comprehension_work`), a `lax` loop it calls, or a function of the
     project it calls that loops (`final = run_solver(...)`)."""
     if any(isinstance(node, _LOOPS) and model.scope_for(node) is helper and not held_networks.layer_loop(node, model, helper)
            and not one_step_loop(node, model) for node in walk(helper.node)):
         return True  # (a loop over the layers a wrapper holds is one forward pass: semantic/held_networks.py; micro-batches are one step)
+    if any(isinstance(node, COMPREHENSIONS) and model.scope_for(node) is helper and comprehension_work(node, model)
+           for node in walk(helper.node)):
+        return True  # (`[evaluate(p, b) for b in loader]`: a run over the items, reported at the comprehension)
     for call in helper.calls:
         if model.qualified_name(call.func) in _LAX_LOOPS:
             return True
@@ -810,6 +822,84 @@ def _runs_steps(helper: Scope, model: SemanticModel, depth: int = 0) -> bool:
                 if isinstance(resolved[0].node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _runs_steps(resolved[0], model, depth + 1):
                     return True
     return False
+
+
+_CONDITIONAL_PARTS = (ast.IfExp, ast.BoolOp, ast.Lambda, *COMPREHENSIONS)
+# More items than this, or a number the source does not fix, make a comprehension a run of computations.
+_FEW_ITEMS = 10
+
+
+def element_calls(comprehension: ast.AST) -> list[ast.Call]:
+    """The calls a comprehension's element makes for every item: not under a conditional expression or
+    `and`/`or`, not in a lambda or a nested comprehension (a loop of its own)."""
+    elements = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
+    found = []
+    stack = list(elements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _CONDITIONAL_PARTS):
+            continue
+        if isinstance(node, ast.Call):
+            found.append(node)
+        stack.extend(child_nodes(node))
+    return sorted(found, key=lambda call: (call.lineno, call.col_offset))
+
+
+def comprehension_work(comprehension: ast.AST, model: SemanticModel, *, other_modules: bool = False) -> list[tuple[ast.Call, object]]:
+    """A comprehension is a loop (semantic/iteration.py): the (call, whole computation) pairs its element
+    runs outside `jit` for each item (`[evaluate(params, b) for b in loader]` with an un-jitted `evaluate`
+    that applies the network; `eager_model_call`), the outer of nested ones. Empty where the comprehension
+    walks a handful of items the source spells out (ten or fewer), a literal display, a mapping's entries
+    or the networks a list attribute holds (an ensemble's members: one pass over its parts)."""
+    cache = model.__dict__.setdefault("_comprehension_work", {})
+    key = (id(comprehension), other_modules)
+    if key in cache:
+        return cache[key]
+    cache[key] = []  # (recursion: none while being worked out)
+    scope = model.scope_for(comprehension)
+    if any(_named_cases(generator.iter) or held_networks.holds_networks(generator.iter, model, scope)
+           for generator in comprehension.generators):
+        return []
+    if _few_items(comprehension, model):
+        return []
+    pairs = []
+    for call in element_calls(comprehension):
+        inner = eager_model_call(call, model, other_modules=False)
+        if inner is None and other_modules and may_be_project_call(call, model):
+            inner = eager_model_call(call, model)
+        if inner is not None:
+            pairs.append((call, inner))
+    calls = {id(call) for call, _ in pairs}
+    pairs = [(call, inner) for call, inner in pairs if not any(id(a) in calls for a in _ancestors_within(call, comprehension))]
+    cache[key] = pairs
+    return pairs
+
+
+def _few_items(comprehension: ast.AST, model: SemanticModel) -> bool:
+    """The comprehension walks `range` of constants, ten items or fewer in all its `for` clauses."""
+    total = 1
+    for generator in comprehension.generators:
+        iterable = generator.iter
+        if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range" and iterable.args
+                and not iterable.keywords and all(isinstance(a, ast.Constant) and type(a.value) is int for a in iterable.args)):
+            return False
+        total *= len(range(*(a.value for a in iterable.args)))
+    return total <= _FEW_ITEMS
+
+
+def _ancestors_within(node: ast.AST, top: ast.AST) -> Iterator[ast.AST]:
+    parent = parent_of(node)
+    while parent is not None and parent is not top:
+        yield parent
+        parent = parent_of(parent)
+
+
+def _named_cases(iterable: ast.expr) -> bool:
+    """`d.items()`, `d.keys()`, `d.values()`, or a literal display: a few named cases."""
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return True
+    return isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
+        and iterable.func.attr in ("items", "keys", "values") and not iterable.args
 
 
 def through_transform(call: ast.Call, model: SemanticModel) -> bool:

@@ -11,7 +11,10 @@ rebinds the name from a call that also takes it (`state = step(state, batch)`, `
 train_step(state, b)`, `params = optax.apply_updates(params, updates)`). Metrics a step returns are
 not passed back into it, and a name the loop never rebinds is not carried. A tree the loop rebinds only by
 tree work is carried where that work combines it with a tree the iteration computes from it (a hand-written
-update: `grads = grad_fn(params, b)`, then `params = tree_map(lambda p, g: p - lr * g, params, grads)`).
+update: `grads = grad_fn(params, b)`, then `params = tree_map(lambda p, g: p - lr * g, params, grads)`), or where that work folds into it a gradient the
+iteration takes (gradient accumulation: `loss, grads = grad_fn(params, b)`, then `acc = tree_map(lambda a, g:
+a + g, acc, grads)`): a gradient has the leaves of what it differentiates, the model's parameters. Folding
+the value or the auxiliary outputs of the same call (`(loss, logits), grads = ...`) is a fold of metrics.
 
 Reached directly in the loop or through a plain function of the module that maps its own parameters
 on every call (`target = polyak(params, target, tau)`), one level deep; a view of a parameter's arrays
@@ -69,8 +72,9 @@ def _carried_by(loop: ast.AST, name: str, model) -> bool:
         if not isinstance(call, ast.Call) or _tree_work_call(call, model):
             if not isinstance(call, ast.Call):
                 return False
-            if _steps_by_own_derivative(call, name, loop, model):
-                carried = True  # (`params = tree_map(sgd, params, grads)`, `grads` computed from `params`)
+            if _steps_by_own_derivative(call, name, loop, model) or _folds_gradient(call, name, loop, model):
+                carried = True  # (`params = tree_map(sgd, params, grads)`, `grads` computed from `params`;
+                # `acc = tree_map(add, acc, grads)`: a gradient has the leaves of the model)
             continue
         passed = [*call.args, *(k.value for k in call.keywords)]
         if not any(isinstance(a, ast.Name) and a.id == name for a in passed):
@@ -88,6 +92,41 @@ def _steps_by_own_derivative(call: ast.Call, name: str, loop: ast.AST, model) ->
     a hand-written update step, the tree is the state it carries (the gradient has the same leaves)."""
     trees = [tree.id for tree in mapped_trees(call, model) if isinstance(tree, ast.Name)]
     return name in trees and any(_derived_from(other, name, loop, model, 0) for other in set(trees) - {name})
+
+
+def _folds_gradient(call: ast.Call, name: str, loop: ast.AST, model) -> bool:
+    """`call`, per-leaf tree work, folds into `name` a gradient the iteration takes (`loss, grads =
+    grad_fn(params, batch)` with `grad_fn = jax.jit(jax.value_and_grad(loss))`, then `acc = tree_map(lambda
+    a, g: a + g, acc, grads)`): a gradient has the leaves of what it differentiates, the model's
+    parameters, so the accumulator is a model-sized tree, not a fold of a few metrics."""
+    trees = [tree.id for tree in mapped_trees(call, model) if isinstance(tree, ast.Name)]
+    return name in trees and any(_gradient_of_iteration(other, loop, model) for other in set(trees) - {name})
+
+
+def _gradient_of_iteration(name: str, loop: ast.AST, model) -> bool:
+    """The loop binds `name` to the gradient a differentiating transform returns, compiled or not: the
+    whole result of `grad`-like transforms (`g = jax.grad(f)(p, b)`), the second of the pair
+    `value_and_grad` returns (`loss, g = ...`, `(loss, aux), g = ...` with `has_aux`)."""
+    from jaxlint.semantic.callable_chains import callable_chain
+    from jaxlint.semantic.jaxapi import FILTERED_GRAD, GRAD_LIKE
+
+    for node in walk(loop):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+            continue
+        target = node.targets[0]
+        if name not in _names(target):
+            continue
+        chain = callable_chain(node.value.func, model.scope_for(node.value), model)
+        link = chain.first(GRAD_LIKE | FILTERED_GRAD) if chain is not None else None
+        if link is None or link[0].endswith(("jacfwd", "jacrev", "hessian")):
+            continue
+        if "value_and_grad" in link[0]:
+            gradient = target.elts[1] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None
+        else:
+            gradient = target
+        if isinstance(gradient, ast.Name) and gradient.id == name:
+            return True
+    return False
 
 
 def _derived_from(other: str, name: str, loop: ast.AST, model, depth: int) -> bool:
