@@ -33,7 +33,7 @@ from pathlib import Path
 from jaxlint.semantic import jaxapi, run_memo
 from jaxlint.semantic.flow import value_at_read
 from jaxlint.semantic.model import Scope, SemanticModel
-from jaxlint.semantic.syntax import walk
+from jaxlint.semantic.syntax import top_level_statements, walk
 
 # How many calls deep a program is followed (functions of the module, transform bindings and other
 # modules of the project together).
@@ -219,6 +219,13 @@ def foreign_device_loop(qualified: str, model: SemanticModel) -> bool:
     in its body or in a function of its module it calls by name (`_FOREIGN_DEPTH` deep). Every top-level
     definition of the name must (a function defined once per argument type by a dispatch decorator:
     each definition is one version of it). Read from the module's source when first asked."""
+    return _answer_in_module(qualified, model, "heavy-device-loop", _module_function_loops)
+
+
+def _answer_in_module(qualified: str, model: SemanticModel, question: str, answer) -> bool:
+    """`answer(path, name)` for the function `qualified` of another module of the project, read from
+    that module's source once per content (run_memo), following the package re-exports that lead to
+    the defining module (five at most)."""
     project = model.project
     if project is None:
         return False
@@ -228,8 +235,7 @@ def foreign_device_loop(qualified: str, model: SemanticModel) -> bool:
         if summary is None:
             return False
         if name not in summary.reexports:
-            key = ("heavy-device-loop", summary.path, summary.digest, name)
-            return run_memo.answer(key, _module_function_loops, Path(summary.path), name)
+            return run_memo.answer((question, summary.path, summary.digest, name), answer, Path(summary.path), name)
         qualified = summary.reexports[name]
     return False
 
@@ -243,7 +249,7 @@ def _parsed(path: Path):
         tree = ast.parse(path.read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    statements = list(_top_level(tree.body))
+    statements = list(top_level_statements(tree.body))
     imports = [node for node in statements if isinstance(node, (ast.Import, ast.ImportFrom))]
     bound: set[str] = set()
     for statement in statements:
@@ -254,24 +260,13 @@ def _parsed(path: Path):
     return tree, ImportMap(imports, bound)
 
 
-def _top_level(body: list[ast.stmt]):
-    for statement in body:
-        if isinstance(statement, ast.If):
-            yield from _top_level(statement.body)
-            yield from _top_level(statement.orelse)
-        elif isinstance(statement, ast.Try):
-            yield from _top_level(statement.body)
-        else:
-            yield statement
-
-
 def _module_function_loops(path: Path, name: str) -> bool:
     parsed = _parsed(path)
     if parsed is None:
         return False
     tree, light = parsed
     defs: dict[str, list[ast.AST]] = {}
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs.setdefault(statement.name, []).append(statement)
     definitions = defs.get(name)
@@ -320,19 +315,9 @@ def counts_iterations(call: ast.Call, model: SemanticModel) -> bool:
     (`range(n)`, `trange(n)`, `tqdm(range(n))`, or a local name bound only to those): a helper that
     picks a progress bar or a plain range by verbosity. A loop over it counts iterations."""
     qualified = model.qualified_name(call.func)
-    project = model.project
-    if qualified is None or "." not in qualified or project is None or qualified.startswith(_LIBRARIES):
+    if qualified is None or "." not in qualified or qualified.startswith(_LIBRARIES):
         return False
-    for _ in range(5):
-        module_name, _, name = qualified.rpartition(".")
-        summary = project.module(module_name) if module_name else None
-        if summary is None:
-            return False
-        if name not in summary.reexports:
-            key = ("counter-factory", summary.path, summary.digest, name)
-            return run_memo.answer(key, _module_function_counts, Path(summary.path), name)
-        qualified = summary.reexports[name]
-    return False
+    return _answer_in_module(qualified, model, "counter-factory", _module_function_counts)
 
 
 def _module_function_counts(path: Path, name: str) -> bool:
@@ -340,7 +325,7 @@ def _module_function_counts(path: Path, name: str) -> bool:
     if parsed is None:
         return False
     tree, light = parsed
-    definitions = [s for s in _top_level(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
+    definitions = [s for s in top_level_statements(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
     if len(definitions) != 1:
         return False
     function = definitions[0]

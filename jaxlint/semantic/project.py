@@ -43,6 +43,7 @@ except ModuleNotFoundError:  # Python 3.10
 from jaxlint.semantic import fresh_values, kept_structure, path_edits, returned_kinds, run_memo, shared_summaries
 from jaxlint.semantic.picked_classes import class_registry_names
 from jaxlint.semantic.flow import walk_same_scope
+from jaxlint.semantic.syntax import top_level_statements
 from jaxlint.semantic.imports import absolute_module
 from jaxlint.semantic.jit_bindings import PLACEMENT_OPTIONS
 from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
@@ -248,7 +249,7 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
     summary = ModuleSummary(path, digest, name_hint=module_name)
     package = module_name if path.endswith("__init__.py") else module_name.rpartition(".")[0]
     assigned: dict[str, int] = {}
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
@@ -274,7 +275,7 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
                 local = alias.asname or alias.name.split(".")[0]
                 summary.reexports[local] = alias.name if alias.asname else local
                 summary.public_names.add(local)
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             name = statement.targets[0].id
             alias = _reexported_attribute(statement.value, summary.reexports)
@@ -299,7 +300,7 @@ def summarise_module(tree: ast.Module, text: str, path: str, digest: str, module
         summary.text_functions = shown_text.summarise_module(tree)
     if not any(marker in text for marker in ("jax", "flax", "equinox")):
         light = None
-        for statement in _top_level(tree.body):
+        for statement in top_level_statements(tree.body):
             if isinstance(statement, ast.ClassDef):
                 info = ClassSummary(statement.name, field_defaults=constants.class_field_defaults(statement))
                 if statement.bases or statement.decorator_list:
@@ -322,7 +323,7 @@ def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
 
     light = _light_imports(tree)
     return frozenset(
-        statement.name for statement in _top_level(tree.body)
+        statement.name for statement in top_level_statements(tree.body)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
         and any(isinstance(node, ast.Call) and light.qualified_name(node.func) in CALLING_BACK for node in walk(statement))
     )
@@ -331,7 +332,7 @@ def _host_callback_functions(tree: ast.Module) -> frozenset[str]:
 def _summarise_registries(tree: ast.Module, summary: ModuleSummary, module_name: str, assigned: dict[str, int]) -> None:
     """Module-level displays of classes bound once (`agents = {"bc": BCAgent, ...}`): a program picks
     one by a setting (`agents[config.agent].create(...)`), and the object is an instance of one of them."""
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if not (_assigns_one_name(statement) and assigned.get(statement.targets[0].id) == 1):
             continue
         names = class_registry_names(statement.value)
@@ -341,7 +342,7 @@ def _summarise_registries(tree: ast.Module, summary: ModuleSummary, module_name:
         for name in names:
             if name in summary.reexports:
                 classes.append(summary.reexports[name])
-            elif any(isinstance(s, ast.ClassDef) and s.name == name for s in _top_level(tree.body)):
+            elif any(isinstance(s, ast.ClassDef) and s.name == name for s in top_level_statements(tree.body)):
                 classes.append(f"{module_name}.{name}" if module_name else name)
             else:
                 break
@@ -451,7 +452,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     defs: dict[str, ast.AST] = {}
     # What the freshness of returns reads (fresh_values.py): the module's functions and record classes.
     functions, records = set(), {}
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.add(statement.name)
         elif isinstance(statement, ast.ClassDef):
@@ -462,8 +463,8 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
     module_oracle = fresh_values.LightOracle(light, functions, records, None, summary.reexports)
     # What a returned call's callable is named: its relative imports, and its own defs and classes.
     references = {**summary.reexports, **{name: f".{name}" for name in (*functions, *records)}}
-    module_defs = {s.name: s for s in _top_level(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for statement in _top_level(tree.body):
+    module_defs = {s.name: s for s in top_level_statements(tree.body) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs[statement.name] = statement
             function = _light_function(light, statement, has_self=False, oracle=module_oracle, local_names=references)
@@ -498,7 +499,7 @@ def summarise_light(tree: ast.Module, summary: ModuleSummary) -> None:
                 info.stale_key_draws = stale_key_draws_light(statement, light.qualified_name)
             summary.classes[statement.name] = info
     _summarise_compiled_forwards(tree, light, summary, jaxapi.COMPILING)
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
             continue
         value = statement.value
@@ -525,7 +526,7 @@ def _summarise_compiled_forwards(tree: ast.Module, light, summary: ModuleSummary
     function whose body is one `return` of a call (a cheap test first)."""
     from jaxlint.semantic import forwarding
 
-    body = list(_top_level(tree.body))
+    body = list(top_level_statements(tree.body))
     candidates = []
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -566,7 +567,7 @@ def _positional(node: ast.AST, has_self: bool = False) -> tuple[list[str], bool]
 
 
 def _light_imports(tree: ast.Module) -> "_ImportsOnly":
-    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    imports = [node for node in top_level_statements(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
     return _ImportsOnly(ImportMapFor(imports, tree))
 
 
@@ -787,7 +788,7 @@ def ImportMapFor(imports: list[ast.AST], tree: ast.Module):
     from jaxlint.semantic.imports import ImportMap
 
     bound = set()
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(statement.name)
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -815,22 +816,6 @@ class _ImportsOnly:
 
     def decorator_transform(self, decorator: ast.expr):
         return self._model.decorator_transform(self, decorator)
-
-
-def _top_level(body: list[ast.stmt]):
-    """Module-level statements, including those under `if`/`try`/`match` (`if __name__ == "__main__":`,
-    a configuration module importing `jax.numpy` in each `case` of its precision setting)."""
-    for statement in body:
-        if isinstance(statement, ast.If):
-            yield from _top_level(statement.body)
-            yield from _top_level(statement.orelse)
-        elif isinstance(statement, ast.Try):
-            yield from _top_level(statement.body)
-        elif statement.__class__.__name__ == "Match":
-            for case in statement.cases:
-                yield from _top_level(case.body)
-        else:
-            yield statement
 
 
 def _src_directories(directory: Path, levels: int = 4) -> list[Path]:
@@ -1286,11 +1271,11 @@ def _runs_device_loop(path: Path, name: str, view: ProjectView) -> bool:
         tree = ast.parse(path.read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    imports = [node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    imports = [node for node in top_level_statements(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))]
     light = _ImportsOnly(ImportMapFor(imports, tree))
     defs: dict[str, ast.AST] = {}
     compiled: set[str] = set()
-    for statement in _top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs[statement.name] = statement
             if any((use := light.decorator_transform(d)) is not None and use.qualified in jaxapi.COMPILING for d in statement.decorator_list):

@@ -325,3 +325,19 @@ def is_main_guard(test: ast.expr) -> bool:
     return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
         isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
     )
+
+
+def top_level_statements(body: list[ast.stmt]):
+    """Module-level statements, including those under `if`/`try`/`match` (`if __name__ == "__main__":`,
+    a configuration module importing `jax.numpy` in each `case` of its precision setting)."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from top_level_statements(statement.body)
+            yield from top_level_statements(statement.orelse)
+        elif isinstance(statement, ast.Try):
+            yield from top_level_statements(statement.body)
+        elif statement.__class__.__name__ == "Match":
+            for case in statement.cases:
+                yield from top_level_statements(case.body)
+        else:
+            yield statement
