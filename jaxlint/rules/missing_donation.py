@@ -107,6 +107,12 @@ configuration record handed in (`Planner(Settings())`, `settings.horizon` a data
 array builders whose operands fix it (`jnp.tile(x0, (STEPS, 1))`, `jnp.concatenate([...])`,
 `jnp.arange(n)`, `jnp.linspace(0, 1, n)`, `.copy()`, `.reshape(...)`). A class handed around as a
 value (`PLANNERS = {"plain": Planner}`) or an attribute stored again elsewhere shows no size.
+A network's parameters (and an Adam-style optimizer state over them) are sized from the widths its
+source shows, also where its module applies layers in a loop whose iterations the source fixes
+(`for _ in range(self.depth)`, `for width in self.hidden` with field defaults `depth: int = 2`,
+`hidden: tuple = (64, 32)`, or `enumerate` of either): each iteration counted in turn, so a
+one-hidden-layer MLP of a hundred units is small and four layers of 1024 are not, in demonstration
+code as elsewhere. A loop of a count the source does not fix, or whose body branches, shows no size.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
 `new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's

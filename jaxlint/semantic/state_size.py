@@ -12,8 +12,12 @@ class whose constructor (`__init__`, `setup`, or dataclass fields) stores layers
 input. Between layers it follows arithmetic that creates no parameters (a sample `mean + scale *
 jax.random.normal(key, mean.shape)`, a cast, a reshape to a fixed shape, a tuple or local record of
 outputs that the caller unpacks); a broadcast against an array of unknown shape leaves the shape
-unknown. Anything it cannot follow (a loop over layers, a layer of unknown width, an input loaded from
+unknown. Anything it cannot follow (a loop over layers of a count not shown, a layer of unknown width, an input loaded from
 a file) makes the whole bound unknown: None, never a guess.
+
+A `for` loop over layers in `__call__` is written out once per iteration where the source fixes
+the iterations (`range` of a known count, a tuple of known widths, `enumerate` of either; at most
+64 iterations, nested two deep).
 
 Used by carried_state.known_small (JAX401: state under 1 MB is not worth donating).
 """
@@ -31,6 +35,7 @@ from jaxlint.semantic.model import parent_of
 from jaxlint.semantic.syntax import parameter_defaults, passed_to_parameter, walk
 
 _DEPTH = 12
+_UNROLLED = 64  # iterations of a loop over layers written out (`_unrolled`); more: not followed
 _OPTIMIZER_INITS = frozenset({"optax.GradientTransformation.init"})
 _TRAIN_STATE_CREATE = frozenset({"flax.training.train_state.TrainState.create"})
 # The optimizers of `jax.example_libraries.optimizers` (formerly `jax.experimental.optimizers`): each
@@ -869,7 +874,10 @@ class StateSize:
         outputs (`mean, scale = encoder(x)` of a module returning two arrays)."""
         total = 0
         shapes = {variable: shape}
-        for statement in body:
+        steps = self._unrolled(body, frame)
+        if steps is None:
+            return None
+        for statement, frame in steps:
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
                 continue  # a docstring
             if isinstance(statement, ast.Return):
@@ -894,6 +902,54 @@ class StateSize:
                 return None
             shapes.update((element.id, part) for element, part in zip(target.elts, outputs))
         return None
+
+    def _unrolled(self, body: list, frame: _Frame, depth: int = 0) -> list | None:
+        """The statements of `body` with their frames, a `for` loop over layers written out once per
+        iteration where the source fixes its iterations: `range(n)` of a known `n`, a tuple of known
+        widths (`for width in self.hidden: x = nn.Dense(width)(x)`), or `enumerate` of either, the loop
+        variable bound to each value in turn. Any other loop: None (not followed)."""
+        steps: list = []
+        for statement in body:
+            if not isinstance(statement, ast.For):
+                steps.append((statement, frame))
+                continue
+            if statement.orelse or depth > 2:
+                return None
+            values = self._loop_values(statement.iter, frame)
+            if values is None or len(values) > _UNROLLED:
+                return None
+            target = statement.target
+            for index, item in enumerate(values):
+                if isinstance(target, ast.Name):
+                    names = {target.id: item[1]}
+                elif isinstance(target, ast.Tuple) and item[0] is not None and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts):
+                    names = {target.elts[0].id: item[0], target.elts[1].id: item[1]}
+                else:
+                    return None
+                bound = dict(frame.bound)
+                bound.update((name, (value, None)) for name, value in names.items())
+                inner = self._unrolled(statement.body, _Frame(frame.scope, bound, frame.parent), depth + 1)
+                if inner is None:
+                    return None
+                steps.extend(inner)
+        return steps
+
+    def _loop_values(self, node: ast.AST, frame: _Frame) -> list | None:
+        """(index or None, value) of each iteration of a loop over `node`, where the source fixes them."""
+        counted = isinstance(node, ast.Call) and self.model.qualified_name(node.func) in ("builtins.enumerate", "enumerate")
+        if counted:
+            if len(node.args) != 1 or node.keywords:
+                return None
+            node = node.args[0]
+        length = self._range_length(node, frame)
+        if length is not None:
+            items = list(range(length))
+        else:
+            items = self.integer(node, frame)
+            if not isinstance(items, tuple):
+                return None
+            items = list(items)
+        return [(index if counted else None, item) for index, item in enumerate(items)]
 
     def _apply(self, node: ast.AST, shapes: dict, frame: _Frame, depth: int, used: set | None):
         """(parameter elements, shape) of an expression computed from the tracked variables."""
