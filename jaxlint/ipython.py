@@ -23,7 +23,8 @@ _TIMED_CELL_LINE = re.compile(r"^%%(?P<magic>timeit|time)(?:[ \t]|$)")
 # `%timeit f(x)`: IPython runs the expression many times and reports the wall time per run. Masked as
 # a call of the timed expression, `__jaxlint_timeit__(lambda: f(x))`, so rules see what it times (JAX202:
 # a run that returns while its device work still runs measures dispatch). Options (`-n 10 -r 3`) are
-# dropped; a statement (`%timeit y = f(x)`) is masked like any magic. An assignment of the magic's
+# dropped; an assignment (`%timeit y = f(x)`) times its value, the name it binds being local to the
+# timing function; any other statement is masked like any magic. An assignment of the magic's
 # result (`t = %timeit -o f(x)`) is masked as an assignment of that call, `t = __jaxlint_timeit__(lambda:
 # f(x))`: the timed call runs there all the same.
 _TIMEIT_LINE = re.compile(r"^[ \t]*(?P<target>[A-Za-z_]\w*[ \t]*=[ \t]*)?%timeit[ \t]+(?:-[nr][ \t]*\d+[ \t]+|-[oqp][ \t]+)*(?P<body>[^-\s].*)$")
@@ -150,8 +151,18 @@ def _timed_expression(line: str) -> tuple[str, str] | None:
     if match is None or line.rstrip().endswith("\\"):
         return None
     target = match.group("target") or ""  # (without `-o` the magic returns None; the call runs all the same)
+    body = match.group("body").strip()
     try:
         # Written back from the tree: a trailing comment (`%timeit f(x)  # fast`) must not swallow the `)`.
-        return target, ast.unparse(ast.parse(match.group("body").strip(), mode="eval"))
+        return target, ast.unparse(ast.parse(body, mode="eval"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    try:
+        statements = ast.parse(body).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    # `%timeit y = f(x)`: IPython times the statement inside a function of its own, so the name bound is
+    # local to it and gone afterwards; what runs, and is timed, is the value (as `%time y = f(x)`).
+    if len(statements) == 1 and isinstance(statements[0], (ast.Assign, ast.AnnAssign)) and statements[0].value is not None:
+        return target, ast.unparse(statements[0].value)
+    return None

@@ -129,6 +129,12 @@ def test_stdin_with_a_notebook_name(project, capsys, monkeypatch):
         ("files = !ls\njax.jit?\n?jnp.sum", "pass  # @@ipython 1@@\npass  # @@ipython 2@@\npass  # @@ipython 3@@"),
         ("for i in range(3):\n    %time f(i)", "for i in range(3):\n    __jaxlint_timeit__(lambda: f(i), \"time\")  # @@ipython 1@@"),
         ("%time f(a, \\\n      b)\nx = 1", "pass  # @@ipython 1@@\n# @@ipython 2@@\nx = 1"),
+        # `%timeit y = f(x)` times the value; the name is local to IPython's timing function.
+        ("%timeit _ = f(x)", "__jaxlint_timeit__(lambda: f(x))  # @@ipython 1@@"),
+        ("%timeit -n 10 y = g(a, b)", "__jaxlint_timeit__(lambda: g(a, b))  # @@ipython 1@@"),
+        ("%timeit out: int = f(x)  # warm", "__jaxlint_timeit__(lambda: f(x))  # @@ipython 1@@"),
+        ("%timeit y += f(x)", "pass  # @@ipython 1@@"),  # an augmented assignment reads `y`: any magic
+        ("%timeit y = f(x); g(y)", "pass  # @@ipython 1@@"),  # two statements: any magic
         ("%%time\ny = f(x)", "__jaxlint_timed_cell__(\"time\", 1)  # @@ipython 1@@\ny = f(x)"),
         ("%%capture\ny = f(x)", "# @@ipython 1@@\ny = f(x)"),
         # Automagic: IPython runs `pip install ...` and `cd ...` as `%pip` and `%cd`.

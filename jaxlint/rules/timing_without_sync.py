@@ -29,7 +29,8 @@ timed: the last compiled call, else the last array operation that is not key boo
 Also flags `timeit.timeit(...)`, `timeit.repeat(...)` and `timeit.Timer(...)` of a lambda or a local
 function without arguments that returns while device work it dispatched still runs
 (`timeit.timeit(lambda: step(x), number=100)`): each run measures dispatch. So does a notebook's
-`%timeit step(x)` line, which runs the expression the same way (no automatic fix on IPython syntax),
+`%timeit step(x)` line, which runs the expression the same way (no automatic fix on IPython syntax;
+`%timeit y = step(x)` times the same value, the name being local to IPython's timing function),
 a cell under `%%time` or `%%timeit` (also below another cell magic such as `%%capture`): the rest
 of the cell is the interval, and it ends when the cell's last statement returns (the value a cell
 ends with is displayed after the time is taken), and a `%time step(x)` or `%time y = step(x)` line,
@@ -58,13 +59,15 @@ Not flagged, as principles:
   function ending in `step = int(state.step)` or a host copy of its metrics returns when its work is
   done, whatever device values it hands back: semantic/timed_work.returns_when_done), or hand a device value (or the
   object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
-  it). A wait on any path decides: a branch or loop before the end stamp that may wait (`if
+  it; a library's compiled functions over an explicit state, such as an evolution strategy's `ask`
+  and `tell`, are known and read nothing). A wait on any path decides: a branch or loop before the end stamp that may wait (`if
   loss_changed: print(loss)`) makes the measurement plausible. A loop whose only waits sit under a
   periodic gate of its counter waits on the laps that take the gate, not on the laps after the last
   of them: where the source's count leaves more than a few (8) laps after the last wait, or the count
   is open and the period exceeds 9 (`for i, batch in enumerate(loader): ...; if i % 100 == 0:
   bar.set_postfix(loss=f"{loss:.4f}")`: up to 99 laps; `for i in range(250)` with `if i % 100 == 0:`:
-  49), the work of those laps is unwaited at an end stamp after the loop, and the interval is flagged
+  49; a gate joined to conditions that hold for the whole loop, `if verbose and i % 10 == 0:`, is
+  that gate, and where they do not hold nothing waits at all), the work of those laps is unwaited at an end stamp after the loop, and the interval is flagged
   (semantic/branch_shares.laps_after_last_gate). Not where the last lap takes the gate (`range(201)`),
   where a few laps at most follow the last wait (`if i % 5 == 0:`), or where the loop runs a thousand
   counted laps or more (the tail is a few percent of the window: semantic/throughput.py). The same

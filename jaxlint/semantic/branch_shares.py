@@ -89,9 +89,13 @@ def laps_after_last_gate(test: ast.expr, loop: ast.AST, model: SemanticModel) ->
     fixes the loop's count, the laps after the last gated one are known (none when the last lap takes
     the gate: `for i in range(101): if i % 100 == 0:`); otherwise at most the period less one. None:
     not such a gate (or one the loop never takes). A wait under such a gate waits for the work of the
-    laps up to it, not for the laps after it."""
-    gate = _periodic_gate(test, model)
-    if gate is None or not isinstance(loop, (ast.For, ast.AsyncFor)):
+    laps up to it, not for the laps after it. A test joining such a gate to conditions that hold for the
+    whole loop (`if debug and i % 10 == 0:`, `debug` never rebound in it) is that gate: where they hold
+    it is the gate, and where they do not no lap takes it."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    gate = _periodic_gate(_flagged_gate(test, loop, model), model)
+    if gate is None:
         return None
     name, offset, period, remainder = gate
     bounds = _counter_bounds(name, loop, model)
@@ -112,10 +116,25 @@ def gate_period(test: ast.expr, loop: ast.AST, model: SemanticModel) -> int | No
     """The period of `test` where it is a periodic gate on `loop`'s own counter (`i % 100 == 0` in `for
     i, batch in enumerate(loader)`): its side runs on one lap in that many, and the others skip it.
     None: not such a gate."""
-    gate = _periodic_gate(test, model)
-    if gate is None or not isinstance(loop, (ast.For, ast.AsyncFor)) or _counter_bounds(gate[0], loop, model) is None:
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    gate = _periodic_gate(_flagged_gate(test, loop, model), model)
+    if gate is None or _counter_bounds(gate[0], loop, model) is None:
         return None
     return gate[2]
+
+
+def _flagged_gate(test: ast.expr, loop: ast.AST, model: SemanticModel) -> ast.expr:
+    """The periodic operand of `flag and i % N == 0` where every other operand holds for the whole loop
+    (training_loops.loop_varying: a parameter or setting the loop never rebinds); `test` itself otherwise."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return test
+    from jaxlint.semantic.training_loops import loop_varying
+
+    periodic = [value for value in test.values if _periodic_gate(value, model) is not None]
+    if len(periodic) != 1 or any(loop_varying(value, loop, model) for value in test.values if value is not periodic[0]):
+        return test
+    return periodic[0]
 
 
 def _periodic_gate(test: ast.expr, model: SemanticModel) -> tuple[str, int, int, int] | None:

@@ -730,6 +730,8 @@ class _Walker:
                 return WAIT if self._any_argument_device(call) or isinstance(function, ast.Attribute) else None
             if (described.result or "").startswith("alias"):
                 return None  # hands back (parts of) what it was given: no computation (`nnx.split(model)`)
+            if described.compiles and (described.returns or "").startswith(("device", "tuple:device")):
+                return WORK  # a compiled library call returning device state (an evolution strategy's `tell`): reads nothing
             if model.device_kind(call, self.scope) == "device":
                 return EAGER  # a library operation run eagerly
         elif model.device_kind(call, self.scope) == "device":

@@ -71,7 +71,7 @@ import ast
 from dataclasses import dataclass
 
 from jaxlint.semantic.library_models import (
-    chex, environments, equinox, flax, haiku, host_libraries, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro,
+    chex, environments, equinox, evosax, flax, haiku, host_libraries, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro,
     optax, orbax, python_stdlib,
 )
 from jaxlint.semantic import returned_kinds
@@ -79,7 +79,7 @@ from jaxlint.semantic.reaching import enclosing_statement
 from jaxlint.semantic.syntax import argument, walk  # ast.walk minus context markers, faster
 
 _LIBRARIES = (
-    jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments,
+    jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments, evosax,
     numpyro, host_libraries,
 )
 FIELDS = frozenset({
