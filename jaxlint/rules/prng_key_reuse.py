@@ -3,7 +3,10 @@ Follows PRNG key variables through a function body (and a script's or a notebook
 notebook's cells are one program run in cell order, so a key drawn from in one cell and drawn
 from again in a later cell is reused, as within one cell; semantic/cell_order.py) and flags a key
 consumed twice so that the two draws share random bits: passed to two `jax.random` samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
-comprehension) that never reassigns it, so every iteration draws the same numbers.
+comprehension) that never reassigns it, so every iteration draws the same numbers. One element of a
+comprehension is one iteration's body: two draws in it from a key the comprehension binds
+(`[(normal(k, (m, n)), normal(k, (n,))) for k, (m, n) in zip(keys, shapes)]`) share bits, as in the `for`
+loop it abbreviates (the threefry and paired-draw exceptions below apply within it alike).
 A library call that makes new values from the key it is handed (its model consumes the key and its
 result is fresh: an Equinox layer `eqx.nn.Linear(a, b, key=key)`, the function a `jax.nn.initializers`
 factory returns, `init(key, shape)`) samples as `jax.random`'s samplers do: two of them given one key
@@ -1055,6 +1058,15 @@ class _Flow:
                             if key_values.paired_over_elements(call, node, bound, self.context):
                                 continue  # `[permutation(key, a) for a in arrays]`: one order for parallel arrays
                             self.report_loop(call, key, node)
+        # One element is one iteration's body: two draws in it from a key the comprehension binds
+        # (`[(normal(k, (m, n)), normal(k, (n,))) for k, (m, n) in zip(keys, shapes)]`) share bits, as
+        # in the body of the `for` loop it abbreviates. Each element starts from no draws of its own.
+        for element in elements:
+            own = [key for call in walk(element) if isinstance(call, ast.Call) for key in self.consumed_keys(call) if _key_root(key) in bound]
+            if len(own) > len(set(own)):
+                across, self.across_iterations = self.across_iterations, True  # no statement to split in: no fix
+                self.expression(element, {}, statement)
+                self.across_iterations = across
         return state
 
     @property
