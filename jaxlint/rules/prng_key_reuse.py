@@ -3,7 +3,10 @@ Follows PRNG key variables through a function body (and a script's or a notebook
 notebook's cells are one program run in cell order, so a key drawn from in one cell and drawn
 from again in a later cell is reused, as within one cell; semantic/cell_order.py) and flags a key
 consumed twice so that the two draws share random bits: passed to two `jax.random` samplers (or twice to `split`) with no reassignment in between, or consumed in a loop body (or
-comprehension) that never reassigns it, so every iteration draws the same numbers.
+comprehension) that never reassigns it, so every iteration draws the same numbers. One element of a
+comprehension is one iteration's body: two draws in it from a key the comprehension binds
+(`[(normal(k, (m, n)), normal(k, (n,))) for k, (m, n) in zip(keys, shapes)]`) share bits, as in the `for`
+loop it abbreviates (the threefry and paired-draw exceptions below apply within it alike).
 A library call that makes new values from the key it is handed (its model consumes the key and its
 result is fresh: an Equinox layer `eqx.nn.Linear(a, b, key=key)`, the function a `jax.nn.initializers`
 factory returns, `init(key, shape)`) samples as `jax.random`'s samplers do: two of them given one key
@@ -87,8 +90,12 @@ of the module called by name in a loop or comprehension draws from (`noise = nor
 `self` in a loop, `for epoch in ...: self._epoch(data)`: the same key on every call; not where the key's or the
 function's name says it is fixed for evaluation or plotting, `def plot_samples`). So is a key that such a function,
 with no loop of its own, makes afresh from a constant seed (`key = PRNGKey(0)`, or `PRNGKey(SEED)` with `SEED` a
-module-level int) and draws from with `jax.random`'s samplers (`def random_crop(x): start = randint(PRNGKey(0), ...)` called per batch): the same
-key on every call, so every step draws the same crop, noise or mask. Keys fixed once and drawn from per step are
+module-level int) and draws from with `jax.random`'s samplers (`def random_crop(x): start = randint(PRNGKey(0), ...)` called per batch)
+or hands to a network as a random stream (`rngs={"dropout": PRNGKey(0)}`, not `params`), through a name or
+inline, also where the function is compiled and called per step (`@jax.jit def train_step`, or a loss
+function inside it: the key is a constant of the compiled program): the same key on every call, so every
+step draws the same crop, noise or mask (not in a function named for evaluation or plotting, nor a call
+with dropout off, `train=False`). Keys fixed once and drawn from per step are
 flagged too: a key bound on `self` only in `__init__` (`self.rng = PRNGKey(seed)`) that a method draws
 from without advancing it (directly, through a local name `key = self.rng`, or by handing it to another
 method of the class that draws from it: `self._sample(self.rng, logits)`), where that method draws in a loop or is called in one (`policy.act(obs)`
@@ -595,8 +602,8 @@ class PrngKeyReuse(Rule):
         model = context.model
         module_keys = key_values.module_constant_keys(model, context)
         for argument, key, called, loop_call, compiled in key_values.captured_constant_keys(function, model, module_keys, context):
-            how = f"captured by jitted `{called.name}` as a constant" if compiled else f"drawn from by `{called.name}`"
-            local = compiled is False and key in called.local_names
+            local = key not in module_keys
+            how = (f"made inside jitted `{called.name}`, a constant of the compiled program," if local else f"captured by jitted `{called.name}` as a constant") if compiled else f"drawn from by `{called.name}`"
             what = f"PRNG key `{key}`, made from a constant seed on every call," if local else f"module-level PRNG key `{key}`"
             context.report(
                 argument,
@@ -1055,6 +1062,15 @@ class _Flow:
                             if key_values.paired_over_elements(call, node, bound, self.context):
                                 continue  # `[permutation(key, a) for a in arrays]`: one order for parallel arrays
                             self.report_loop(call, key, node)
+        # One element is one iteration's body: two draws in it from a key the comprehension binds
+        # (`[(normal(k, (m, n)), normal(k, (n,))) for k, (m, n) in zip(keys, shapes)]`) share bits, as
+        # in the body of the `for` loop it abbreviates. Each element starts from no draws of its own.
+        for element in elements:
+            own = [key for call in walk(element) if isinstance(call, ast.Call) for key in self.consumed_keys(call) if _key_root(key) in bound]
+            if len(own) > len(set(own)):
+                across, self.across_iterations = self.across_iterations, True  # no statement to split in: no fix
+                self.expression(element, {}, statement)
+                self.across_iterations = across
         return state
 
     @property

@@ -672,14 +672,33 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
         return
     if loop_call is None:
         return
-    local_keys = constant_seed_keys(function, scope, model, context) if jitted is None else set()
+    # A key made inside from a constant seed is the same key on every call, compiled or not (under
+    # `jit` it is a constant of the program); not in a function named for evaluation or plotting.
+    fixed = jitted is not None and any(
+        _FIXED_ON_PURPOSE.search(getattr(each, "name", "") or "") for each in (function, jitted.node)
+    )
+    local_keys = constant_seed_keys(function, scope, model, context) if not fixed else set()
     for node in _own_nodes(function):
         if not isinstance(node, ast.Call):
             continue
-        for argument in consumed_arguments(node, context, lambda name: name in known_module_keys or name in local_keys):
+        if parent_of(node).__class__ is ast.Expr:
+            continue  # a bare `shuffle(PRNGKey(0), xs)`: its result is dropped, nothing drawn is seen
+        arguments = consumed_arguments(node, context, lambda name: name in known_module_keys or name in local_keys)
+        for keyword in node.keywords:
+            if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict) and not fixed and not dropout_off(node, context):
+                arguments += [v for v in keyword.value.values if v.__class__ is ast.Call and not any(v is a for a in arguments)]
+        for argument in arguments:
             if not isinstance(argument, ast.Name):
+                # Made inline from a constant seed (`randint(PRNGKey(0), ...)`, `rngs={"dropout": PRNGKey(0)}`).
+                if not fixed and _constant_seed(argument, scope, model, context) and not any(node.__class__ in _OWN_LOOPS for node in _own_nodes(function)) and (
+                    (is_random_call(node, context) and context.qualified_name(node.func) != "jax.random.split")
+                    or _rngs_value(argument, node)
+                ):
+                    yield argument, ast.unparse(argument), called, loop_call, jitted is not None
                 continue
-            local = argument.id in local_keys and is_random_call(node, context) and context.qualified_name(node.func) != "jax.random.split"
+            local = argument.id in local_keys and (
+                (is_random_call(node, context) and context.qualified_name(node.func) != "jax.random.split") or _rngs_value(argument, node)
+            )
             if local or (argument.id in known_module_keys and _free_up_to_module(argument.id, scope, model)):
                 if jitted is None and _FIXED_ON_PURPOSE.search(argument.id):
                     continue  # `EVAL_KEY`: fixed on purpose
@@ -711,6 +730,17 @@ def constant_seed_keys(function: ast.AST, scope: Scope, model, context) -> set[s
 
 
 _OWN_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+
+
+def _rngs_value(argument: ast.expr, call: ast.Call) -> bool:
+    """`argument` is the value of a stream other than `params` in the `rngs=` dict of `call`
+    (`apply(..., rngs={"dropout": PRNGKey(0)})`): drawn from by the network's random layers."""
+    for keyword in call.keywords:
+        if keyword.arg == "rngs" and isinstance(keyword.value, ast.Dict):
+            for name, value in zip(keyword.value.keys, keyword.value.values):
+                if value is argument:
+                    return not (isinstance(name, ast.Constant) and name.value == "params")
+    return False
 
 
 def _constant_seed(value: ast.AST, scope: Scope, model, context) -> bool:
