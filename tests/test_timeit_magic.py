@@ -53,8 +53,15 @@ def test_timeit_that_waits_or_times_host_code_is_silent():
 
 
 def test_timeit_statement_or_continued_line_stays_masked():
-    masked, lines = mask_ipython("%timeit y = step(x)\n%timeit step(a, \\\n    b)")
+    # An augmented assignment or several statements are not one timed value: masked like any magic.
+    masked, lines = mask_ipython("%timeit y += step(x)\n%timeit step(a, \\\n    b)")
     assert masked == "pass  # @@ipython 1@@\npass  # @@ipython 2@@\n# @@ipython 3@@"
+    masked, lines = mask_ipython("%timeit a = 1; b = step(x)")
+    assert masked == "pass  # @@ipython 1@@"
+    # One plain assignment times its value (IPython binds the name inside its timing function).
+    masked, lines = mask_ipython("%timeit y = step(x)")
+    assert masked == "__jaxlint_timeit__(lambda: step(x))  # @@ipython 1@@"
+    assert unmask(masked, lines) == "%timeit y = step(x)"
     masked, lines = mask_ipython("%timeit step(x)  # fast")
     assert masked == "__jaxlint_timeit__(lambda: step(x))  # @@ipython 1@@"
     assert unmask(masked, lines) == "%timeit step(x)  # fast"
