@@ -45,7 +45,8 @@ accumulator `total += loss` read in the loop, what a module function of one para
 that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lambda x: x[0], t)`), objects an `nnx.jit` call mutates
 (`metrics.compute()` after `train_step(model, metrics, batch)`), the values a loop nested in the
 iteration takes from a view of this iteration's dict of device values (`for k, v in metrics.items():
-writer.add_scalar(k, v)`: that walk runs every iteration, its reads are the iteration's), and what the library models say is
+writer.add_scalar(k, v)`, or its keys indexed back, `for k in metrics.keys(): print(metrics[k])`: that
+walk runs every iteration however few keys it has, its reads are the iteration's), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
 (`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it; a method of an object the
@@ -55,7 +56,8 @@ includes a test that takes the truth of a comparison of the value, `if loss < se
 that every later call takes, `if self.best is None: ... elif loss < self.best:`; a tuple handed over,
 `stop((acc, loss))`, is read part by part, and a `*args` parameter holds every argument from its place
 on, `meter.add(loss, n)` with `def add(self, *values): [s + float(v) for s, v in zip(self.sums, values)]`
-(an index, `values[1]`, reads only that argument): semantic/effects.py; also a function handed to a call
+(an index, `values[1]`, reads only that argument; reading a device op of the argument,
+`float(jnp.mean(values))`, reads the argument): semantic/effects.py; also a function handed to a call
 that runs it where it stands, `jax.debug.callback(report, step, loss)` outside `jit` calling
 `report(step, loss)`, whose body runs `loss.item()`, or a lambda whose parameters take the call's
 arguments, `jax.debug.callback(lambda v: print(float(v)), loss)`: semantic/handed_callables.py), inside a function of
@@ -135,7 +137,9 @@ Not flagged, as principles:
   action))`, any call jaxlint does not know to be a reporter (a function of the module that only
   shows what it is handed, every read of that parameter going to `print`, a log line or a progress bar,
   is one: `show(jax.device_get(metrics), step)` is reported; so is a copy made in place and then only
-  shown, `m = jax.device_get(m); show(m)`, while one kept in a list or handed to other code is needed;
+  shown, `m = jax.device_get(m); show(m)`, and a copy bound to a name only shown, a dict display
+  handed to a progress bar, `log = {"loss": float(loss)}; bar.set_postfix(log)`, or a host running
+  total the scope only prints, `total += float(loss)`; while one kept in a list or handed to other code is needed;
   unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
   host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
@@ -1951,6 +1955,8 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
                 if not (_is_sink_call(parent, context) or _project_reporter(parent, child, context) or keeps_for_later(parent, loop)):
                     return True
                 break
+            if _binds_shown_name(parent, child, loop, context):
+                break  # `log = {"loss": value}` then `bar.set_postfix(log)`: bound to a name that is only shown
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
                 return True  # flows on into code we do not follow
             if isinstance(parent, ast.stmt):
@@ -1994,13 +2000,28 @@ def _is_sink_call(call: ast.Call, context) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "format") and not qualified
 
 
-def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context) -> bool:
+def _binds_shown_name(parent: ast.AST, child: ast.AST, loop: ast.AST, context, depth: int = 0) -> bool:
+    """`log = {"loss": value}` or `total += value` whose name every later read only shows (a dict display
+    handed to a progress bar, a host running total printed): the value is shown, one binding removed.
+    The running total is read wherever its scope reads it (printed after the loop or per epoch)."""
+    if depth > 1:
+        return False
+    if isinstance(parent, ast.Assign) and child is parent.value and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        return _only_shown_after(parent.targets[0].id, loop, parent, context, depth + 1)
+    if isinstance(parent, ast.AugAssign) and child is parent.value and isinstance(parent.target, ast.Name):
+        return _only_shown_after(parent.target.id, context.scope(loop).node, parent, context, depth + 1)
+    return False
+
+
+def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context, depth: int = 0) -> bool:
     """Every read of `name` in the loop after it is rebound to its host copy (`m = jax.device_get(m)`)
     only shows it: handed, directly or as text, to `print`, a reporter or a reporter of the module, or
     kept by an accumulator for a later report (semantic/accumulators.py). A copy kept in a list,
     stepped into an environment or handed to other code is needed by the host."""
+    region = loop_body(loop) if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) else [
+        n for n in walk(loop) if isinstance(n, ast.Name) and n.id == name and context.model.scope_for(n) is context.scope(assignment)]
     uses = [
-        n for n in loop_body(loop)
+        n for n in region
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and not is_within(n, assignment)
     ]
     if not uses:
@@ -2008,6 +2029,8 @@ def _only_shown_after(name: str, loop: ast.AST, assignment: ast.AST, context) ->
     for use in uses:
         child, parent = use, parent_of(use)
         while True:
+            if _binds_shown_name(parent, child, loop, context, depth):
+                break
             if parent is None or parent is loop or isinstance(parent, ast.stmt):
                 return False
             if isinstance(parent, ast.Call):

@@ -30,6 +30,7 @@ _KEY_NAME = re.compile(r"(^|_)(rng|key|prng)s?\d*$|^(rng|key|subkey|prng)", re.I
 # (`net.init(rng, x)` of a model built elsewhere): the same reading as key_values.KEY_METHODS.
 _KEY_METHODS = frozenset({"init", "init_with_output", "reset", "sample"})
 # Calls that read their argument's value on the host.
+_DEVICE_OP_PREFIXES = ("jax.numpy.", "jax.nn.", "jax.lax.")
 _HOST_READS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "numpy.asarray", "numpy.array", "jax.device_get"})
 _HOST_METHODS = frozenset({"item", "tolist"})
 # Iterating these over a parameter visits its parts: `for k, v in m.items()`, `jax.tree.leaves(m)`.
@@ -277,6 +278,9 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
                 if rest in stable:
                     rest_places.add(position[rest] + index)
                 return
+        # `float(jnp.mean(x))`: reading a device op of the parameter waits for the parameter too
+        while value.__class__ is ast.Call and value.args and (qualified_name(value.func) or "").startswith(_DEVICE_OP_PREFIXES):
+            value = value.args[0]
         root = _root_param(value, stable, parts)
         if root is not None:
             synced.add(position[root])

@@ -1323,9 +1323,30 @@ class LoopValues:
         self.device_names.update((name, True) for name, device in found.items() if device)
         self.view_walks = [
             node for node in self.body
-            if isinstance(node, ast.For) and _mapping_view_value(node.target, node.iter) in self.per_iteration
-            and self.device_names.get(_mapping_view_value(node.target, node.iter))
+            if isinstance(node, ast.For) and (
+                (_mapping_view_value(node.target, node.iter) in self.per_iteration
+                 and self.device_names.get(_mapping_view_value(node.target, node.iter)))
+                or self._walks_keys_of_fresh_dict(node)
+            )
         ]
+
+    def _walks_keys_of_fresh_dict(self, loop: ast.For) -> bool:
+        """`for k in metrics.keys():` (or `for k in metrics:`) over this iteration's dict of device values,
+        the body indexing it with the key (`metrics[k]`): a walk of its values, as `.items()` is. The walk
+        runs on every iteration of this loop however few keys it has."""
+        iterable = loop.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "keys" \
+                and not iterable.args and not iterable.keywords:
+            iterable = iterable.func.value
+        if not (isinstance(iterable, ast.Name) and isinstance(loop.target, ast.Name)):
+            return False
+        if not ((iterable.id in self.per_iteration and self.device_names.get(iterable.id)) or self._reaching_device(iterable)):
+            return False
+        return any(
+            isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == iterable.id
+            and isinstance(sub.slice, ast.Name) and sub.slice.id == loop.target.id and isinstance(sub.ctx, ast.Load)
+            for statement in loop.body for sub in walk(statement)
+        )
 
     def walked_views_body(self) -> list[ast.AST]:
         """The bodies of loops nested here that walk a view of this iteration's dict of device values
