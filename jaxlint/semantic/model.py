@@ -2642,8 +2642,8 @@ class SemanticModel(DeviceValues):
                 types = self._isinstance_of(ancestor.test, name.id)
                 if types is not None:
                     yield child in ancestor.body, types
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(ancestor, field, None)
+            for block_name in ("body", "orelse", "finalbody"):
+                block = getattr(ancestor, block_name, None)
                 if not isinstance(block, list) or child not in block:
                     continue
                 for statement in block:
