@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import operator
 from jaxlint.semantic.bindings import bound_values, owning_scope
-from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
+from jaxlint.semantic.syntax import terminal_name, walk  # ast.walk minus ctx markers, faster
 
 UNKNOWN = object()
 
@@ -113,7 +113,7 @@ def class_field_defaults(node: ast.ClassDef) -> dict[str, object]:
     for statement in node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
             value = statement.value
-            if isinstance(value, ast.Call) and value.keywords and _callee_name(value.func) == "field":
+            if isinstance(value, ast.Call) and value.keywords and terminal_name(value.func) == "field":
                 value = next((k.value for k in value.keywords if k.arg == "default"), None)
                 if value is None:
                     continue
@@ -125,14 +125,6 @@ def class_field_defaults(node: ast.ClassDef) -> dict[str, object]:
             if found is not UNKNOWN:
                 defaults[statement.targets[0].id] = found
     return defaults
-
-
-def _callee_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def argparse_defaults(scope_node: ast.AST, parser_name: str) -> dict[str, object]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic import foreign_work
+from jaxlint.semantic.syntax import terminal_name
 from jaxlint.semantic.through_callees import call_answers
 
 # Libraries whose every call shows or draws on the host.
@@ -105,7 +106,7 @@ def _asks_window_open(test: ast.expr) -> bool:
     for node in ast.walk(test):
         if not isinstance(node, ast.Call):
             continue
-        name = _terminal_name(node.func)
+        name = terminal_name(node.func)
         if name in _WINDOW_OPEN:
             return True
         # (`if not render(state, params): break`: a renderer that answers whether its window is open)
@@ -114,16 +115,8 @@ def _asks_window_open(test: ast.expr) -> bool:
     return False
 
 
-def _terminal_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return None
-
-
 def _frame_owner(node: ast.expr) -> bool:
-    name = _terminal_name(node)
+    name = terminal_name(node)
     return name is not None and any(owner in name.lower() for owner in _FRAME_OWNERS)
 
 

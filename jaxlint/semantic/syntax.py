@@ -199,6 +199,15 @@ def dotted_name(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def terminal_name(node: ast.AST) -> str | None:
+    """The last name of a plain name or attribute (`f` -> "f", `plt.plot` -> "plot"), else None."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
 def root_name(node: ast.AST) -> str | None:
     """The name an attribute or subscript chain starts from: `config` for `config["lr"].x`."""
     node = chain_root(node)
