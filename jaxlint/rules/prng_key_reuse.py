@@ -443,7 +443,7 @@ from jaxlint.semantic import cell_order, effects, handed_callables, iteration, k
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
-from jaxlint.semantic.flow import target_elements
+from jaxlint.semantic.flow import iteration_parts, target_elements
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -1295,7 +1295,7 @@ class _Flow:
         context = self.context
         model = context.model
         assigned = _assigned_in(loop)
-        for call in _own_calls(loop):
+        for call in _iteration_calls(loop):
             if id(call) in self.reported or key_values.is_random_call(call, context) or not _through_helper(call, context):
                 continue
             for argument in effects.consumed_key_arguments(model, call, model.scope_for(call)):
@@ -1320,7 +1320,7 @@ class _Flow:
         self.repeated_loops.add(id(loop))
         context = self.context
         model = context.model
-        for call in _own_calls(loop):
+        for call in _iteration_calls(loop):
             passed = [*call.args, *(k.value for k in call.keywords)]
             passed += [v for k in call.keywords if k.arg == "rngs" and isinstance(k.value, ast.Dict) for v in k.value.values]
             candidates = [
@@ -2004,7 +2004,7 @@ RULE = PrngKeyReuse()
 
 
 def _own_calls(loop) -> list[ast.Call]:
-    """The calls in a loop (header and body), not inside nested functions, classes or lambdas."""
+    """The calls in a statement (a loop's header and body), not inside nested functions, classes or lambdas."""
     calls = []
     stack = [loop]
     while stack:
@@ -2015,6 +2015,19 @@ def _own_calls(loop) -> list[ast.Call]:
             if child.__class__ is ast.Call:
                 calls.append(child)
             stack.append(child)
+    return calls
+
+
+def _iteration_calls(loop) -> list[ast.Call]:
+    """The calls a loop runs on every iteration (flow.iteration_parts: not the iterable of a `for`,
+    evaluated once), not inside nested functions, classes or lambdas."""
+    calls = []
+    for part in iteration_parts(loop):
+        if part.__class__ in _DEFINITIONS:
+            continue
+        if part.__class__ is ast.Call:
+            calls.append(part)
+        calls.extend(_own_calls(part))
     return calls
 
 
