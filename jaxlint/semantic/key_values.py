@@ -1940,11 +1940,36 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
             return False  # read in a handler or a case: taken as a whole
         # Each read judged where it stands (an `assert` of shapes, the timed calls in a loop's body);
         # a read as a test, an iterable or a context (`if x`, `for row in x`) is no abstract read.
-        for read in walk(reader):
-            if read.__class__ is ast.Name and read.id == name and read.ctx.__class__ is ast.Load:
-                if not _only_abstract(read, function, context, depth, shown):
-                    return False
+        for read in _reads_of_binding(reader, name):
+            if not _only_abstract(read, function, context, depth, shown):
+                return False
     return True
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _reads_of_binding(region: ast.AST, name: str) -> Iterator[ast.Name]:
+    """The loads of `name` in `region` that read the binding around it: not those inside a lambda
+    whose own parameter is `name` (`lambda p, x: apply(p, x)` reads its argument, not the outer `x`),
+    nor inside a comprehension that binds `name` itself (its element, conditions and later clauses;
+    the first clause's iterable is evaluated outside, in the enclosing scope)."""
+    stack = [region]
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is ast.Name:
+            if node.id == name and node.ctx.__class__ is ast.Load:
+                yield node
+            continue
+        if kind is ast.Lambda and name in {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg) if a is not None}:
+            stack.extend(node.args.defaults)
+            stack.extend(d for d in node.args.kw_defaults if d is not None)
+            continue
+        if kind in _COMPREHENSIONS and any(name in target_names(g.target) for g in node.generators):
+            stack.append(node.generators[0].iter)
+            continue
+        stack.extend(child_nodes(node))
 
 
 def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 0) -> bool:
