@@ -191,7 +191,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, a model's `tabulate(key, x)` (Flax
   traces the summary under `jax.eval_shape`: the key and the input alike fix only shapes, so keys split
   only for such a printout draw nothing), or after the key in a model's
-  `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
+  `init(key, x)`, which fixes only the parameters' shapes (a lambda or comprehension that names its own
+  parameter or variable `x` later, `lambda p, x: model.apply(p, x)`, reads its own `x`, not the draw),
+  also where the initialiser is reached
   through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local
   function returning such names) or through a local function or `lax.scan` body whose parameter
   (the carry, or each slice of `xs`) reaches it only so, or a compiled function (`@jax.jit def
@@ -316,6 +318,15 @@ Not flagged, because nothing is shared or it is shared on purpose:
   function): evaluating a population of candidates under the same random numbers (common random
   numbers) and coupled sampling of every conditional with one key use it on purpose, as one helper
   given one key for two inputs does.
+- A key made from a literal seed in a `for` loop's iterable (`for x, k in zip(xs, split(key(0), n))`):
+  the iterable is evaluated once, before the first iteration, so each iteration gets a key of its
+  own (flow.iteration_parts: what runs every iteration is the target and the body).
+- A custom derivative rule drawing from a key JAX handed it with the primal's arguments (`key, x =
+  primals` in `@f.defjvp def f_jvp(primals, tangents)`, or a `custom_vjp` forward or backward rule
+  registered with `f.defvjp(fwd, bwd)`), beside its call of the primal or another draw: the rule
+  differentiates the noise the primal added and must draw the very numbers the primal drew
+  (semantic/derivative_rules.py). Not a key the rule computes itself (`first, _ = split(key)` drawn
+  from twice), nor the same body in a function registered as no rule.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
   made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
@@ -439,7 +450,7 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import cell_order, effects, handed_callables, iteration, key_values, library_models
+from jaxlint.semantic import cell_order, derivative_rules, effects, handed_callables, iteration, key_values, library_models
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
@@ -1368,6 +1379,8 @@ class _Flow:
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context) or _stated_on_purpose(previous, self.context):
             return
+        if self.primal_key(key):
+            return  # a derivative rule drawing from the primal's key reproduces the primal's draw on purpose
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
         if key_values.is_seed(key):
@@ -1396,11 +1409,17 @@ class _Flow:
             fix=None if self.across_iterations else self.split_fix(previous, key, call),
         )
 
+    def primal_key(self, key: str) -> bool:
+        """`key` is one JAX handed a custom derivative rule with the primal's arguments (`key, x =
+        primals` in `@f.defjvp def f_jvp(primals, tangents)`): the rule recomputes the primal's draws
+        from it to differentiate them (semantic/derivative_rules.py)."""
+        return _key_root(key) in derivative_rules.rule_parameter_keys(self.function, self.context.model)
+
     def report_loop(self, call: ast.Call, key: str, loop, made_by: ast.Call | None = None) -> None:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
-        if _stated_on_purpose(call, self.context):
+        if _stated_on_purpose(call, self.context) or self.primal_key(key):
             return
         if key_values.fixed_for_evaluation(call, key, self.context):
             return  # `evaluate(model, valid_key, x)` every step: the same noise for comparable validation losses
