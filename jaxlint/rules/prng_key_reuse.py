@@ -88,7 +88,10 @@ receiving or advancing it (a compile-time constant: the same numbers every call)
 of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
 `def jitter(a)`, also under `@jax.vmap`, or a method that another method of its class calls through
 `self` in a loop, `for epoch in ...: self._epoch(data)`: the same key on every call; not where the key's or the
-function's name says it is fixed for evaluation or plotting, `def plot_samples`). So is a key that such a function,
+function's name says it is fixed for evaluation or plotting, `def plot_samples`; nor where every such call
+in a loop hands its result only to a display, a printout, a figure or a run's dashboard, `grid, _ =
+sample_grid(model, step)` then `wandb.log({"samples": wandb.Image(grid)})`: a monitor of the run, whose
+fixed noise keeps the samples comparable across training, key_values.draw_only_shown). So is a key that such a function,
 with no loop of its own, makes afresh from a constant seed (`key = PRNGKey(0)`, or `PRNGKey(SEED)` with `SEED` a
 module-level int) and draws from with `jax.random`'s samplers (`def random_crop(x): start = randint(PRNGKey(0), ...)` called per batch)
 or hands to a network as a random stream (`rngs={"dropout": PRNGKey(0)}`, not `params`), through a name or

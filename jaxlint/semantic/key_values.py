@@ -667,7 +667,7 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
     elif scope.is_function and scope.parent is model.module_scope and not isinstance(function, ast.Lambda):
         if _FIXED_ON_PURPOSE.search(function.name):
             return  # `def plot_samples(x)`: the same noise for every evaluation, on purpose (as for default keys)
-        called, loop_call = scope, _called_by_name_in_loop(scope, model)
+        called, loop_call = scope, _called_by_name_in_loop(scope, model, context)
     else:
         return
     if loop_call is None:
@@ -771,11 +771,18 @@ def _in_comprehension_body(node: ast.AST) -> bool:
     return False
 
 
-def _called_by_name_in_loop(scope: Scope, model) -> ast.Call | None:
+def _called_by_name_in_loop(scope: Scope, model, context=None) -> ast.Call | None:
     """A call of the module-level function `scope` by its name, inside a loop or comprehension; for a
-    method, a call `self.name(...)` in a method of the same class (the method `self` runs)."""
+    method, a call `self.name(...)` in a method of the same class (the method `self` runs). Not a call
+    whose result reaches only a display (draw_only_shown, `computed`: a printout, a figure, a logger's
+    dashboard): a monitor of the run, drawing the same noise each time on purpose, as the samples shown
+    over training are compared."""
     for call in model.calls_by_name().get(scope.node.name, ()):
         if not (_in_loop(call) or _in_comprehension_body(call)):
+            continue
+        if context is not None and draw_only_shown(call, model.scope_for(call).node, context, computed=True):
+            # `grid, _ = sample_grid(step, model)` then `wandb.log({"samples": wandb.Image(grid)})`: what it
+            # draws reaches only what is shown, a monitor of the run whose fixed noise keeps it comparable
             continue
         if isinstance(call.func, ast.Name) and scope.class_node is None:
             resolved = model.resolve_function(call.func, model.scope_for(call))
@@ -1722,6 +1729,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
 _SHOWING = frozenset({
     "builtins.print", "pprint.pprint", "pprint.pp", "IPython.display.display", "mediapy.show_image", "mediapy.show_images",
     "mediapy.show_video", "mediapy.show_videos", "matplotlib.pyplot.imshow",
+    "wandb.log",  # (values sent to a run's dashboard: shown to a person, computed with by nothing)
 })
 
 
