@@ -25,7 +25,14 @@ https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html.
 NumPy on static values is fine and is not flagged: `np.prod(x.shape)`, `np.sqrt(x.shape[-1])`,
 `np.zeros(3)` of a closure constant, and code outside traced functions. Reductions that NumPy
 forwards to the array's own method (`np.sum(x)`, `np.mean(x)`, `np.max(x)`, `np.reshape(x, s)`,
-`np.transpose(x)`, ...) happen to work on tracers and are not flagged either.
+`np.transpose(x)`, ...) happen to work on tracers and are not flagged either. Nor is NumPy applied to a
+value whose type implements NumPy's dispatch protocols (`__array_ufunc__`, `__array_function__`): an
+xarray `Variable`, `DataArray` or `Dataset`, an instance of a class defining them (or taking them from
+`NDArrayOperatorsMixin`), the result of a function annotated to return one (`def Variable(dims, data)
+-> xarray.Variable`, also in another module of the project), and arithmetic or indexing of such a
+value. NumPy hands the call to the type, which computes with the data it holds (a wrapper of JAX
+arrays stays in JAX under `jit` and `grad`), so no conversion the source shows raises
+(semantic/array_protocols.py).
 
 ## Example
 ```python
@@ -66,6 +73,7 @@ import ast
 
 from jaxlint import fixes
 from jaxlint.rules.base import Rule, snippet
+from jaxlint.semantic import array_protocols
 from jaxlint.semantic.arrays import narrowed_to_host
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.model import FUNCTION_NODES, TRACED, parent_of
@@ -271,7 +279,11 @@ def _names_64_bit_dtype(dtype: ast.expr, context) -> bool:
 def _traced(node: ast.AST, scope, context) -> bool:
     if isinstance(node, ast.Name) and narrowed_to_host(context.model, node):
         return False
-    return context.level(node, scope) >= TRACED
+    if context.level(node, scope) < TRACED:
+        return False
+    # A value whose type takes over NumPy's functions (an xarray object, a wrapper class with
+    # `__array_ufunc__`): NumPy converts nothing, the type computes (semantic/array_protocols.py).
+    return not array_protocols.dispatches_numpy(node, scope, context.model)
 
 
 def _in_numpy_arm_of_backend_switch(node: ast.AST, scope, context) -> bool:

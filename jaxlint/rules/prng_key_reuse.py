@@ -88,7 +88,10 @@ receiving or advancing it (a compile-time constant: the same numbers every call)
 of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
 `def jitter(a)`, also under `@jax.vmap`, or a method that another method of its class calls through
 `self` in a loop, `for epoch in ...: self._epoch(data)`: the same key on every call; not where the key's or the
-function's name says it is fixed for evaluation or plotting, `def plot_samples`). So is a key that such a function,
+function's name says it is fixed for evaluation or plotting, `def plot_samples`; nor where every such call
+in a loop hands its result only to a display, a printout, a figure or a run's dashboard, `grid, _ =
+sample_grid(model, step)` then `wandb.log({"samples": wandb.Image(grid)})`: a monitor of the run, whose
+fixed noise keeps the samples comparable across training, key_values.draw_only_shown). So is a key that such a function,
 with no loop of its own, makes afresh from a constant seed (`key = PRNGKey(0)`, or `PRNGKey(SEED)` with `SEED` a
 module-level int) and draws from with `jax.random`'s samplers (`def random_crop(x): start = randint(PRNGKey(0), ...)` called per batch)
 or hands to a network as a random stream (`rngs={"dropout": PRNGKey(0)}`, not `params`), through a name or
@@ -191,7 +194,9 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `.trace(...)`, `jax.eval_shape(f, ...)`, `jax.make_jaxpr(f)(...)`, a model's `tabulate(key, x)` (Flax
   traces the summary under `jax.eval_shape`: the key and the input alike fix only shapes, so keys split
   only for such a printout draw nothing), or after the key in a model's
-  `init(key, x)`, which fixes only the parameters' shapes, also where the initialiser is reached
+  `init(key, x)`, which fixes only the parameters' shapes (a lambda or comprehension that names its own
+  parameter or variable `x` later, `lambda p, x: model.apply(p, x)`, reads its own `x`, not the draw),
+  also where the initialiser is reached
   through a name (`init_fn, apply_fn = hk.transform(f)`, `init_fn = hk.transform(f).init`, a local
   function returning such names) or through a local function or `lax.scan` body whose parameter
   (the carry, or each slice of `xs`) reaches it only so, or a compiled function (`@jax.jit def
@@ -316,6 +321,15 @@ Not flagged, because nothing is shared or it is shared on purpose:
   function): evaluating a population of candidates under the same random numbers (common random
   numbers) and coupled sampling of every conditional with one key use it on purpose, as one helper
   given one key for two inputs does.
+- A key made from a literal seed in a `for` loop's iterable (`for x, k in zip(xs, split(key(0), n))`):
+  the iterable is evaluated once, before the first iteration, so each iteration gets a key of its
+  own (flow.iteration_parts: what runs every iteration is the target and the body).
+- A custom derivative rule drawing from a key JAX handed it with the primal's arguments (`key, x =
+  primals` in `@f.defjvp def f_jvp(primals, tangents)`, or a `custom_vjp` forward or backward rule
+  registered with `f.defvjp(fwd, bwd)`), beside its call of the primal or another draw: the rule
+  differentiates the noise the primal added and must draw the very numbers the primal drew
+  (semantic/derivative_rules.py). Not a key the rule computes itself (`first, _ = split(key)` drawn
+  from twice), nor the same body in a function registered as no rule.
 - A key re-seeded with a literal inside a loop (`for t in ts: key = PRNGKey(42)`): a fixed
   evaluation seed, giving the same numbers every iteration and in a later draw on purpose; so is one
   made inline from a computed seed that the loop does not change (`normal(PRNGKey(seed), s)` per
@@ -439,11 +453,11 @@ import re
 from jaxlint import fixes
 from jaxlint.fixes import key_split
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import cell_order, effects, handed_callables, iteration, key_values, library_models
+from jaxlint.semantic import cell_order, derivative_rules, effects, handed_callables, iteration, key_values, library_models
 from jaxlint.semantic.model import FUNCTION_NODES, FUNCTION_TYPES, is_within, parent_of
 from jaxlint.semantic.dead_code import never_runs
 from jaxlint.semantic.syntax import ancestors, child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
-from jaxlint.semantic.flow import target_elements
+from jaxlint.semantic.flow import iteration_parts, target_elements
 
 CONSUMERS = key_values.RANDOM_CONSUMERS
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
@@ -1295,7 +1309,7 @@ class _Flow:
         context = self.context
         model = context.model
         assigned = _assigned_in(loop)
-        for call in _own_calls(loop):
+        for call in _iteration_calls(loop):
             if id(call) in self.reported or key_values.is_random_call(call, context) or not _through_helper(call, context):
                 continue
             for argument in effects.consumed_key_arguments(model, call, model.scope_for(call)):
@@ -1320,7 +1334,7 @@ class _Flow:
         self.repeated_loops.add(id(loop))
         context = self.context
         model = context.model
-        for call in _own_calls(loop):
+        for call in _iteration_calls(loop):
             passed = [*call.args, *(k.value for k in call.keywords)]
             passed += [v for k in call.keywords if k.arg == "rngs" and isinstance(k.value, ast.Dict) for v in k.value.values]
             candidates = [
@@ -1368,6 +1382,8 @@ class _Flow:
         self.reported.add(id(call))
         if _stated_on_purpose(call, self.context) or _stated_on_purpose(previous, self.context):
             return
+        if self.primal_key(key):
+            return  # a derivative rule drawing from the primal's key reproduces the primal's draw on purpose
         earlier = _function_name(previous, self.context)
         here = _function_name(call, self.context)
         if key_values.is_seed(key):
@@ -1396,11 +1412,17 @@ class _Flow:
             fix=None if self.across_iterations else self.split_fix(previous, key, call),
         )
 
+    def primal_key(self, key: str) -> bool:
+        """`key` is one JAX handed a custom derivative rule with the primal's arguments (`key, x =
+        primals` in `@f.defjvp def f_jvp(primals, tangents)`): the rule recomputes the primal's draws
+        from it to differentiate them (semantic/derivative_rules.py)."""
+        return _key_root(key) in derivative_rules.rule_parameter_keys(self.function, self.context.model)
+
     def report_loop(self, call: ast.Call, key: str, loop, made_by: ast.Call | None = None) -> None:
         if id(call) in self.reported:
             return
         self.reported.add(id(call))
-        if _stated_on_purpose(call, self.context):
+        if _stated_on_purpose(call, self.context) or self.primal_key(key):
             return
         if key_values.fixed_for_evaluation(call, key, self.context):
             return  # `evaluate(model, valid_key, x)` every step: the same noise for comparable validation losses
@@ -2004,7 +2026,7 @@ RULE = PrngKeyReuse()
 
 
 def _own_calls(loop) -> list[ast.Call]:
-    """The calls in a loop (header and body), not inside nested functions, classes or lambdas."""
+    """The calls in a statement (a loop's header and body), not inside nested functions, classes or lambdas."""
     calls = []
     stack = [loop]
     while stack:
@@ -2015,6 +2037,19 @@ def _own_calls(loop) -> list[ast.Call]:
             if child.__class__ is ast.Call:
                 calls.append(child)
             stack.append(child)
+    return calls
+
+
+def _iteration_calls(loop) -> list[ast.Call]:
+    """The calls a loop runs on every iteration (flow.iteration_parts: not the iterable of a `for`,
+    evaluated once), not inside nested functions, classes or lambdas."""
+    calls = []
+    for part in iteration_parts(loop):
+        if part.__class__ in _DEFINITIONS:
+            continue
+        if part.__class__ is ast.Call:
+            calls.append(part)
+        calls.extend(_own_calls(part))
     return calls
 
 

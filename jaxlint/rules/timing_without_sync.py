@@ -53,7 +53,9 @@ Not flagged, as principles:
   `jax_debug_nans` on at its top level;
 - intervals that wait: they block (`.block_until_ready()`, `jax.block_until_ready`), read a result
   on the host (`float`, `.item()`, `np.asarray`, `jax.device_get`, `print`/`str`/an f-string of a
-  device value, also in the end stamp's own statement before the stamp), branch on a device value,
+  device value, also in the end stamp's own statement before the stamp; a store of a device value into
+  a NumPy array, `trace[i] = loss` or `history["loss"][i] = loss` with `history` a dict of NumPy
+  arrays, which NumPy copies to the host: semantic/device_indices.stores_into_host_array), branch on a device value,
   call a function of the project that reads what it computes (`float`, `.item()`, a print of it,
   also in its `return`) or whose last act is such a read with nothing dispatched after it (an epoch
   function ending in `step = int(state.step)` or a host copy of its metrics returns when its work is

@@ -289,6 +289,36 @@ def host_numpy_array(node: ast.AST, scope: Scope, model: SemanticModel) -> bool:
     return False
 
 
+def stores_into_host_array(target: ast.AST, scope: Scope, model: SemanticModel) -> bool:
+    """`target` of an assignment is an element or a slice of a NumPy array the host holds: `trace[i]`
+    with `trace` such an array (host_numpy_array), or `history[name][i]` where every binding of
+    `history` is a dict (a display or a comprehension) whose values are all NumPy constructions
+    (`{"loss": np.zeros(n), "acc": np.zeros(n)}`). NumPy converts what is stored there on the host:
+    storing a device value copies it, and the copy waits for the device to compute it."""
+    if not isinstance(target, ast.Subscript):
+        return False
+    holder = target.value
+    if host_numpy_array(holder, scope, model):
+        return True
+    if not (isinstance(holder, ast.Subscript) and isinstance(holder.value, ast.Name)):
+        return False
+    from jaxlint.semantic.bindings import bound_values
+
+    found = bound_values(model, holder.value.id, scope)
+    if found is None or not found[1]:
+        return False
+    for value in found[1]:
+        if isinstance(value, ast.Dict) and value.values and None not in value.keys:
+            if not model.numpy_constructions(value.values):
+                return False
+        elif isinstance(value, ast.DictComp):
+            if not model.numpy_constructions([value.value]):
+                return False
+        else:
+            return False
+    return True
+
+
 def drawn_index_of_host_array(subscript: ast.Subscript, scope: Scope, model: SemanticModel, made_in_iteration: Callable[[ast.AST], bool]) -> ast.expr | None:
     """The device-drawn index of a NumPy array lookup (`rays[tuple(idx), ...]`, `x_train[perm[i:i + b]]`):
     NumPy converts the index on the host, so each lookup waits for the draw and what is queued before it.

@@ -43,6 +43,18 @@ def enclosing_loops(node: ast.AST) -> Iterator[ast.AST]:
         child = ancestor
 
 
+def iteration_parts(loop: ast.AST) -> list[ast.AST]:
+    """The parts of a loop statement that run on every iteration: a `for`'s target and body, a
+    `while`'s test and body. Not a `for`'s iterable, evaluated once before the first iteration (`for
+    x, k in zip(xs, split(key, n))` splits once and hands each iteration a key of its own), nor the
+    `else` block, run once after the last (as enclosing_loops reads them)."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return [loop.target, *loop.body]
+    if isinstance(loop, ast.While):
+        return [loop.test, *loop.body]
+    return [loop]
+
+
 def _ancestors(node: ast.AST) -> Iterator[ast.AST]:
     current = parent_of(node)
     while current is not None:

@@ -161,3 +161,7 @@ ARRAY_METHODS = frozenset({
 })
 HOST_METHODS = frozenset({"item", "tolist"})
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.numpy.array", "numpy.ndarray", "jaxtyping.Array", "jaxtyping.Float", "jaxtyping.Int", "jaxtyping.Bool", "jaxtyping.Shaped", "jaxtyping.Num", "jaxtyping.Real", "jaxtyping.Inexact", "jaxtyping.Integer", "jaxtyping.Complex", "chex.Array")
+
+# Library types implementing NumPy's dispatch protocols (`__array_ufunc__`, `__array_function__`):
+# xarray's data structures apply NumPy's functions to the data they hold (semantic/array_protocols.py).
+NUMPY_DISPATCHING_TYPES = frozenset({"xarray.Variable", "xarray.DataArray", "xarray.Dataset"})

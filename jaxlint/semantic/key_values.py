@@ -667,7 +667,7 @@ def captured_constant_keys(function: ast.AST, model, known_module_keys: set[str]
     elif scope.is_function and scope.parent is model.module_scope and not isinstance(function, ast.Lambda):
         if _FIXED_ON_PURPOSE.search(function.name):
             return  # `def plot_samples(x)`: the same noise for every evaluation, on purpose (as for default keys)
-        called, loop_call = scope, _called_by_name_in_loop(scope, model)
+        called, loop_call = scope, _called_by_name_in_loop(scope, model, context)
     else:
         return
     if loop_call is None:
@@ -771,11 +771,18 @@ def _in_comprehension_body(node: ast.AST) -> bool:
     return False
 
 
-def _called_by_name_in_loop(scope: Scope, model) -> ast.Call | None:
+def _called_by_name_in_loop(scope: Scope, model, context=None) -> ast.Call | None:
     """A call of the module-level function `scope` by its name, inside a loop or comprehension; for a
-    method, a call `self.name(...)` in a method of the same class (the method `self` runs)."""
+    method, a call `self.name(...)` in a method of the same class (the method `self` runs). Not a call
+    whose result reaches only a display (draw_only_shown, `computed`: a printout, a figure, a logger's
+    dashboard): a monitor of the run, drawing the same noise each time on purpose, as the samples shown
+    over training are compared."""
     for call in model.calls_by_name().get(scope.node.name, ()):
         if not (_in_loop(call) or _in_comprehension_body(call)):
+            continue
+        if context is not None and draw_only_shown(call, model.scope_for(call).node, context, computed=True):
+            # `grid, _ = sample_grid(step, model)` then `wandb.log({"samples": wandb.Image(grid)})`: what it
+            # draws reaches only what is shown, a monitor of the run whose fixed noise keeps it comparable
             continue
         if isinstance(call.func, ast.Name) and scope.class_node is None:
             resolved = model.resolve_function(call.func, model.scope_for(call))
@@ -1722,6 +1729,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
 _SHOWING = frozenset({
     "builtins.print", "pprint.pprint", "pprint.pp", "IPython.display.display", "mediapy.show_image", "mediapy.show_images",
     "mediapy.show_video", "mediapy.show_videos", "matplotlib.pyplot.imshow",
+    "wandb.log",  # (values sent to a run's dashboard: shown to a person, computed with by nothing)
 })
 
 
@@ -1940,11 +1948,36 @@ def _name_only_abstract(name: str, statement: ast.stmt, function: ast.AST, conte
             return False  # read in a handler or a case: taken as a whole
         # Each read judged where it stands (an `assert` of shapes, the timed calls in a loop's body);
         # a read as a test, an iterable or a context (`if x`, `for row in x`) is no abstract read.
-        for read in walk(reader):
-            if read.__class__ is ast.Name and read.id == name and read.ctx.__class__ is ast.Load:
-                if not _only_abstract(read, function, context, depth, shown):
-                    return False
+        for read in _reads_of_binding(reader, name):
+            if not _only_abstract(read, function, context, depth, shown):
+                return False
     return True
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _reads_of_binding(region: ast.AST, name: str) -> Iterator[ast.Name]:
+    """The loads of `name` in `region` that read the binding around it: not those inside a lambda
+    whose own parameter is `name` (`lambda p, x: apply(p, x)` reads its argument, not the outer `x`),
+    nor inside a comprehension that binds `name` itself (its element, conditions and later clauses;
+    the first clause's iterable is evaluated outside, in the enclosing scope)."""
+    stack = [region]
+    while stack:
+        node = stack.pop()
+        kind = node.__class__
+        if kind is ast.Name:
+            if node.id == name and node.ctx.__class__ is ast.Load:
+                yield node
+            continue
+        if kind is ast.Lambda and name in {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg) if a is not None}:
+            stack.extend(node.args.defaults)
+            stack.extend(d for d in node.args.kw_defaults if d is not None)
+            continue
+        if kind in _COMPREHENSIONS and any(name in target_names(g.target) for g in node.generators):
+            stack.append(node.generators[0].iter)
+            continue
+        stack.extend(child_nodes(node))
 
 
 def _abstract_argument(argument: ast.AST, call: ast.Call, context, depth: int = 0) -> bool:

@@ -45,6 +45,7 @@ from jaxlint.semantic.picked_classes import class_registry_names
 from jaxlint.semantic.flow import walk_same_scope
 from jaxlint.semantic.syntax import top_level_statements
 from jaxlint.semantic.imports import absolute_module
+from jaxlint.semantic.jaxapi import NUMPY_DISPATCHING_TYPES as DISPATCHING_TYPES
 from jaxlint.semantic.jit_bindings import PLACEMENT_OPTIONS
 from jaxlint.semantic.syntax import bound_names, returned_positions, returned_values, walk  # iter_child_nodes minus ctx markers, faster
 
@@ -104,6 +105,9 @@ class FunctionSummary:
     # the tuple's width, 0 for the whole; the callable whose call it is, qualified, or `.Name` for a
     # def or class of its own module). The asking module reads the kind (semantic/returned_kinds.py).
     returned_calls: tuple[tuple[int, int, str], ...] = ()
+    # The qualified name its return annotation writes where that is a type implementing NumPy's dispatch
+    # protocols (`-> xarray.DataArray`), else "": the type the author declares (semantic/array_protocols.py).
+    returns_annotation: str = ""
 
 
 @dataclass
@@ -618,13 +622,25 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
     fresh_deps = tuple(sorted(fresh)) if fresh is not None else None
     compiled = () if has_self or _decorated_otherwise(node) else _returned_compiled(light, node)  # (a static method too)
     kept = None if has_self or compiled else kept_structure.returned_parameter(node, params, light.qualified_name)
-    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls or kept:
+    annotation = _annotation(light, node)
+    if annotation not in DISPATCHING_TYPES:
+        annotation = ""  # (kept only where a caller asks: semantic/array_protocols.py)
+    if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls or kept or annotation:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
                                synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
                                returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
                                split_key_params=(splits := summarise_split_keys(node, consumed, light)),
-                               split_children=summarise_split_children(node, splits, _draw_kinds(light)), keeps_structure_of=kept)
+                               split_children=summarise_split_children(node, splits, _draw_kinds(light)), keeps_structure_of=kept,
+                               returns_annotation=annotation)
     return None
+
+
+def _annotation(light, node: ast.AST) -> str:
+    """The qualified name of a function's return annotation (`-> xarray.Variable`), "" when none."""
+    returns = getattr(node, "returns", None)
+    if returns.__class__ not in (ast.Name, ast.Attribute):
+        return ""
+    return light.qualified_name(returns) or ""
 
 
 def _decorated_otherwise(node: ast.AST) -> bool:

@@ -6,7 +6,8 @@ for it before the end stamp. Going backwards from the end stamp along the code t
 the first thing met decides:
 
 - a wait (`block_until_ready`, a read on the host: `float`, `.item()`, `np.asarray`,
-  `jax.device_get`, a `print` or f-string of a device value, a branch on one, a function of the
+  `jax.device_get`, a `print` or f-string of a device value, a store of one into a NumPy array
+  (`history["loss"][i] = loss`: NumPy copies it), a branch on one, a function of the
   project that reads a value it computes, a call whose effect is unknown that is handed a
   device value or the object's own state, or a compiled call whose program calls back to the host,
   which returns only when it has finished: `calls_host_back`): everything before it is done, and
@@ -571,7 +572,19 @@ class _Walker:
             return _then(self.backwards(statement.finalbody), lambda: _any_path(parts, _NOTHING))
         if kind is ast.Match:
             return _any_path([self.backwards(case.body) for case in statement.cases], self.expression(statement.subject))
+        if self.stores_on_host(statement):
+            return _WAIT  # the store comes last: NumPy copies the value to the host once it is computed
         return self.expression(statement)
+
+    def stores_on_host(self, statement: ast.stmt) -> bool:
+        """`history[m][i] = metrics[m]`, `trace[i] = loss`: a device value stored into a NumPy array the
+        host holds (device_indices.stores_into_host_array), which copies it, waiting for the device."""
+        if not isinstance(statement, (ast.Assign, ast.AugAssign)):
+            return False
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        from jaxlint.semantic.device_indices import stores_into_host_array
+
+        return any(stores_into_host_array(target, self.scope, self.model) for target in targets) and self.possibly_device(statement.value)
 
     # ----- expressions ---------------------------------------------------------------------------
 
@@ -580,6 +593,8 @@ class _Walker:
         knows, not an unknown call handed a device value)."""
         for statement in statements:
             for child in _same_scope(statement):
+                if isinstance(child, (ast.Assign, ast.AugAssign)) and self.stores_on_host(child):
+                    return True
                 if isinstance(child, ast.Call):
                     if self._classify_call(child) == WAIT and not (surely and id(child) in self.possible_waits):
                         return True
