@@ -182,7 +182,7 @@ API_CHANGES: tuple[ApiChange, ...] = (
     ApiChange("jax.linear_util", "0.4.16", "0.4.24", "jax.extend.linear_util", "`jax.extend.linear_util`", module=True,
               source="jax 0.4.16: 'The internal submodule path jax.linear_util has been deprecated. Use jax.extend.linear_util'; "
                      "jax 0.4.24 removed 'The jax.linear_util submodule and all its contents'"),
-    ApiChange("jax.experimental.optix", "0.2.7", "0.2.7", None, "optax (`import optax`: `optax.adam(...)`, `optax.chain(...)`)",
+    ApiChange("jax.experimental.optix", "0.2.7", "0.2.7", "optax", "optax (`import optax`: `optax.adam(...)`, `optax.chain(...)`)",
               module=True, source="jax 0.2.7: 'jax.experimental.optix has been deleted, in favor of the standalone optax Python package'"),
     ApiChange("jax.experimental.loops", "0.3.6", "0.3.16", None, "`jax.lax.fori_loop`/`scan`/`while_loop` (see jax-ml/jax#10278)",
               module=True, source="jax 0.3.6: 'jax.experimental.loops is being deprecated'; jax 0.3.16: 'jax.experimental.loops has been removed'"),
