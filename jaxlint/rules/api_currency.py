@@ -11,8 +11,12 @@ import ast
 from jaxlint.diagnostics import Edit, Position
 from jaxlint import fixes
 from jaxlint.fixes import versions
-from jaxlint.rules.api_table import KEYWORD_ENTRIES, NAME_ENTRIES, WITH_ENTRIES, ApiChange, lookup, replacement_at, status_at
+from jaxlint.rules.api_table import (
+    ARRAY_ATTRIBUTE_ENTRIES, CALL_FORM_ENTRIES, CONFIG_OPTION_ENTRIES, IMPORT_ENTRIES, KEYWORD_ENTRIES, NAME_ENTRIES, WITH_ENTRIES,
+    ApiChange, lookup, lookup_through, replacement_at, status_at,
+)
 from jaxlint.rules.base import Rule
+from jaxlint.semantic.api_uses import SAME_OBJECT, defines_attribute, holds_jax_array, is_function_value, root_name, spelled_api_name, surely_not_none
 from jaxlint.semantic.model import ancestors, parent_of
 from jaxlint.semantic.raw_names import imported_name, raw_qualified_name
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
@@ -48,6 +52,12 @@ class ApiCurrencyRule(Rule):
         if kind is ast.Call:
             if node.keywords:
                 self._check_keywords(node, context, _target_version(context))
+            function = node.func
+            root = root_name(function)
+            if root is not None and root.id in context.memo(_IMPORTED_KEY, _imported_entry_names, context):
+                self._check_imported_call(node, root, context, _target_version(context))
+            if len(node.args) == 5 or (function.__class__ is ast.Attribute and function.attr == "update" and node.args):
+                self._check_call_form(node, context, _target_version(context))
         elif kind is ast.Import or kind is ast.ImportFrom:
             target = _target_version(context)
             self._check_import(node, context, target)
@@ -63,6 +73,8 @@ class ApiCurrencyRule(Rule):
         for alias in node.names:
             qualified = imported_name(node, alias)
             change = lookup(qualified) if qualified else None
+            if change is None and qualified:
+                change = _import_only_entry(node, alias)
             if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
                 continue
             # `from jax.experimental import maps` and `import jax.experimental.maps` name the module itself.
@@ -70,15 +82,21 @@ class ApiCurrencyRule(Rule):
 
     def _check_attribute(self, node: ast.Attribute, parent: ast.AST | None, context, target) -> None:
         if isinstance(node.ctx, (ast.Store, ast.Del)):
-            return
+            if node.value.__class__ is not ast.Attribute:
+                return
+            # `config.FLAGS.jax_xla_backend = v` stores into what `config.FLAGS` reads.
+            node, parent = node.value, node
         # JAX601 and JAX602 look up the same attributes: resolve each once per module.
-        qualified = context.memo(("api-currency", id(node)), raw_qualified_name, context.model.imports, node)
-        if qualified is None:
+        qualified = context.memo(("api-currency", id(node)), spelled_api_name, context.model.imports, node)
+        found = lookup_through(qualified) if qualified is not None else None
+        if found is None:
+            if node.attr in ARRAY_ATTRIBUTE_ENTRIES:
+                self._check_array_attribute(node, parent, context, target)
             return
-        change = lookup(qualified)
-        if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
+        change, qualified = found
+        if status_at(change, target) != self.status or _in_compat_shim(node, context):
             return
-        if _import_already_reported(node, context):
+        if _import_already_reported(node, context, change):
             return
         fix = None
         # The fix writes what the oldest JAX the project supports has (its requirement may be older than the target).
@@ -112,7 +130,7 @@ class ApiCurrencyRule(Rule):
             change = KEYWORD_ENTRIES.get((qualified, keyword.arg))
             if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
                 continue
-            if change.kind == "call-keyword" and not _surely_given(keyword.value):
+            if change.kind == "call-keyword" and not surely_not_none(context.model, keyword.value, context.scope(node)):
                 continue  # `device=device` forwarded by a wrapper: JAX only warns when it is not None
             fix = None
             if change.kind == "keyword" and change.exact and change.replacement and versions.supports(context, change.replacement_since):
@@ -120,6 +138,81 @@ class ApiCurrencyRule(Rule):
                 end = Position(start.row, start.column + len(keyword.arg))
                 fix = context.fix(f"Rename to `{change.replacement}=`", [Edit(change.replacement, start, end)], safe=True)
             context.report(keyword, self._message(change, f"{qualified}({keyword.arg}=...)", target), fix=fix)
+
+    def _check_imported_call(self, node: ast.Call, root: ast.Name, context, target) -> None:
+        """A call through a name whose import is a removed or deprecated API (`index_update(x, i, y)`
+        after `from jax.ops import index_update`): the import is reported where it is written, and
+        each call is too where no other name replaces the API (the call itself must be rewritten:
+        `x.at[i].set(y)`, `jax.debug.callback(...)`)."""
+        qualified = spelled_api_name(context.model.imports, node.func)
+        change = lookup(qualified) if qualified else None
+        if change is None or status_at(change, target) != self.status:
+            return
+        if change.replacement:
+            return  # a new name for it: changing the import is the fix, the calls stay as they are
+        if _in_compat_shim(node, context) or _in_compat_shim(context.memo(_IMPORTED_KEY, _imported_entry_names, context)[root.id], context):
+            return
+        context.report(node.func, self._message(change, qualified, target))
+
+    def _check_call_form(self, node: ast.Call, context, target) -> None:
+        """A call in a form the API no longer takes: the five-argument `lax.cond`, or a config option
+        `jax.config.update` no longer knows."""
+        function = node.func
+        if function.__class__ is ast.Attribute and function.attr == "update":
+            option = node.args[0]
+            if not (isinstance(option, ast.Constant) and isinstance(option.value, str)):
+                return
+            change = CONFIG_OPTION_ENTRIES.get(option.value)
+            if change is None or spelled_api_name(context.model.imports, function) != "jax.config.update":
+                return
+            if status_at(change, target) != self.status or _in_compat_shim(node, context):
+                return
+            release = change.removed_from or f"JAX {change.removed_in}"
+            if self.status == "removed":
+                message = f"the config option `{option.value}` was removed in {release} (`jax.config.update` raises `AttributeError: Unrecognized config option`); {_use(change.advice)}"
+            else:
+                message = f"the config option `{option.value}` is deprecated since JAX {change.deprecated_in}; {_use(change.advice)}"
+            context.report(option, message)
+            return
+        if any(isinstance(argument, ast.Starred) for argument in node.args):
+            return
+        qualified = spelled_api_name(context.model.imports, function)
+        change = CALL_FORM_ENTRIES.get(qualified) if qualified else None
+        if change is None or status_at(change, target) != self.status or _in_compat_shim(node, context):
+            return
+        # `lax.cond(pred, x, f, y, g)`: an operand is an array, never a function, so a function in the
+        # last place is the old form's false branch, whatever the other arguments are.
+        scope = context.scope(node)
+        if not is_function_value(context.model, node.args[4], scope) or is_function_value(context.model, node.args[1], scope):
+            return
+        if self.status == "removed":
+            message = f"{change.form} was removed in JAX {change.removed_in}; {_use(change.advice)}"
+        else:
+            message = f"{change.form} is deprecated since JAX {change.deprecated_in}; {_use(change.advice)}"
+        context.report(node, message)
+
+    def _check_array_attribute(self, node: ast.Attribute, parent, context, target) -> None:
+        """`x.device_buffer`, `x.to_py()` on a JAX array: attributes the array type no longer has."""
+        change = ARRAY_ATTRIBUTE_ENTRIES[node.attr]
+        if status_at(change, target) != self.status:
+            return
+        receiver = node.value
+        if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+            return
+        scope = context.scope(node)
+        if not holds_jax_array(context.model, receiver, scope):
+            # `device_buffer(s)` was the JAX array's own property name: on a receiver the value model
+            # cannot type, it still names JAX's, unless the module gives some object that attribute.
+            if node.attr not in _JAX_ONLY_ATTRIBUTES or context.memo(("api-currency", "defines", node.attr), defines_attribute, context.model, node.attr):
+                return
+        if _in_compat_shim(node, context):
+            return
+        release = change.removed_from or f"JAX {change.removed_in}"
+        if self.status == "removed":
+            message = f"`jax.Array.{node.attr}` was removed in {release}; {_use(change.advice)}"
+        else:
+            message = f"`jax.Array.{node.attr}` is deprecated since JAX {change.deprecated_in}; {_use(change.advice)}"
+        context.report(node, message)
 
     def _check_with(self, node: ast.With, context, target) -> None:
         change = WITH_ENTRIES.get("jax.sharding.Mesh")
@@ -143,14 +236,19 @@ class ApiCurrencyRule(Rule):
         advice = change.advice
         if replacement and exact and replacement != change.replacement:
             advice = f"`{replacement}`"  # the project's pinned JAX predates the newer spelling
+        advice = _use(advice)
         release = change.removed_from or f"JAX {change.removed_in}"
+        if change.kind == "import":
+            if self.status == "removed":
+                return f"the `{change.old}` submodule was removed in {release} (importing it fails; the attribute `{change.old}` is current); {advice}"
+            return f"importing the `{change.old}` submodule is deprecated since JAX {change.deprecated_in}; {advice}"
         if change.module and qualified != change.old:
             qualified = f"{qualified}` (module `{change.old}`"
             if self.status == "removed":
-                return f"`{qualified}) was removed in {release}; use {advice}"
+                return f"`{qualified}) was removed in {release}; {advice}"
         if self.status == "removed":
-            return f"`{qualified}` was removed in {release}; use {advice}"
-        return f"`{qualified}` is deprecated since JAX {change.deprecated_in} (it warns on every use and may be removed); use {advice}"
+            return f"`{qualified}` was removed in {release}; {advice}"
+        return f"`{qualified}` is deprecated since JAX {change.deprecated_in} (it warns on every use and may be removed); {advice}"
 
 
 # ----- fixes ----------------------------------------------------------------------------------
@@ -214,6 +312,42 @@ def _shard_map_fix(call: ast.Call, context):
     return context.fix(f"Use `{name}` with keyword arguments", [context.replace(call, f"{name}({', '.join(parts)})"), *import_edits], safe=False)
 
 
+# ----- spellings: imports of a module path and calls through an imported name -----------------
+
+
+def _use(advice: str) -> str:
+    """`use X`, or the advice itself where it says to delete the call."""
+    return advice if advice.startswith("delete") else f"use {advice}"
+
+
+def _import_only_entry(node, alias: ast.alias) -> ApiChange | None:
+    """`import jax.config` / `import jax.config as c` / `from jax.config import x`: a module path that
+    can no longer be imported, though `jax.config` (the attribute) is current."""
+    module = alias.name if isinstance(node, ast.Import) else (node.module if not node.level else None)
+    return IMPORT_ENTRIES.get(module) if module else None
+
+
+_IMPORTED_KEY = ("api-currency", "imported entries")
+# Array attributes only JAX's arrays ever had; the others (`to_py`) need the value model's proof.
+_JAX_ONLY_ATTRIBUTES = frozenset({"device_buffer", "device_buffers"})
+
+
+def _imported_entry_names(context) -> dict[str, ast.AST]:
+    """Local names an import binds to a table entry or to a name inside a module entry, each with its
+    import statement: a call through one of them reaches that entry."""
+    imports = context.model.imports
+    statements: dict[str, ast.AST] = {}
+    for statement in context.model.import_nodes:
+        for alias in statement.names:
+            local = alias.asname or alias.name.split(".")[0]
+            statements.setdefault(local, statement)
+    names: dict[str, ast.AST] = {}
+    for name, target in imports.aliases.items():
+        if name != target and lookup(target) is not None and name in statements:
+            names[name] = statements[name]
+    return names
+
+
 # ----- the attribute pre-filter ---------------------------------------------------------------
 
 
@@ -227,6 +361,7 @@ def _entry_roots(imports) -> dict[str, int]:
     root never does. A root bound by no import spells nothing."""
     roots: dict[str, int] = {}
     for name, target in imports.aliases.items():
+        target = SAME_OBJECT.get(target, target)
         if _within_module_entry(target):
             roots[name] = _ANY_CHAIN
         elif target in _ENTRY_PREFIXES:
@@ -256,7 +391,11 @@ def _attribute_candidates(context) -> list[ast.Attribute]:
     roots = _entry_roots(context.model.imports)
     found = []
     for node in context.model.nodes:
-        if node.__class__ is ast.Attribute and _may_name_entry(node, roots):
+        if node.__class__ is not ast.Attribute:
+            continue
+        if node.attr in ARRAY_ATTRIBUTE_ENTRIES:
+            found.append(node)  # `x.device_buffer.device()`: the attribute of the array, inside a longer chain
+        elif _may_name_entry(node, roots):
             parent = parent_of(node)
             if not (parent.__class__ is ast.Attribute and parent.value is node):
                 found.append(node)
@@ -278,13 +417,6 @@ def _may_name_entry(node: ast.Attribute, roots: dict[str, int]) -> bool:
 
 
 # ----- precision ------------------------------------------------------------------------------
-
-
-def _surely_given(value: ast.expr) -> bool:
-    """A value that is certainly not None: a literal, or a call such as `jax.devices()[0]`."""
-    if isinstance(value, ast.Constant):
-        return value.value is not None
-    return isinstance(value, (ast.Call, ast.Subscript, ast.JoinedStr))
 
 
 def _in_compat_shim(node: ast.AST, context) -> bool:
@@ -336,16 +468,18 @@ def _exception_names(node) -> set[str] | None:
     return names
 
 
-def _import_already_reported(node: ast.Attribute, context) -> bool:
-    """The chain starts at a name whose own import is an entry (`hcb.id_tap` after `import ... as hcb`),
-    or spells out a module imported by its full dotted path (`import jax.experimental.host_callback`)."""
+def _import_already_reported(node: ast.Attribute, context, change: ApiChange) -> bool:
+    """The chain starts at a name whose own import is this entry (`hcb.id_tap` after `import ... as hcb`),
+    or spells out a module imported by its full dotted path (`import jax.experimental.host_callback`).
+    A chain from the import of another entry (`config.FLAGS` after `from jax.config import config`)
+    reaches a second removed API: it is reported too."""
     root = node
     while isinstance(root, ast.Attribute):
         root = root.value
     if not isinstance(root, ast.Name):
         return False
     imported = context.model.imports.aliases.get(root.id)
-    if imported is not None and imported != root.id and lookup(imported) is not None:
+    if imported is not None and imported != root.id and lookup(imported) is change:
         return True
     qualified = raw_qualified_name(context.model.imports, node) or ""
     for statement in context.model.import_nodes:

@@ -24,7 +24,12 @@ class ApiChange:
     replacement_since: str | None = None  # first JAX version that has `replacement`
     fallback: str | None = None  # an exact replacement for projects pinned below `replacement_since`
     keyword: str | None = None  # the entry is a keyword argument of `old`, renamed to `replacement`
-    kind: Literal["name", "keyword", "call-keyword", "with"] = "name"
+    # "name": a qualified name; "keyword"/"call-keyword": a keyword argument of `old`; "with": `with`
+    # on a value of `old`; "import": the module path `old` cannot be imported (`import jax.config`),
+    # though the attribute of that name may still exist; "attribute": an attribute of every JAX array
+    # (`old` is `jax.Array.<attribute>`); "config-option": the option `keyword` of `jax.config.update`;
+    # "call-form": a call of `old` in a form it no longer accepts (see `form`).
+    kind: Literal["name", "keyword", "call-keyword", "with", "import", "attribute", "config-option", "call-form"] = "name"
     module: bool = False  # `old` is a module: every name under it is covered too
     source: str = ""
     removed_from: str | None = None  # the release that removed it when that is not JAX's ("Flax 0.6.0")
@@ -32,6 +37,7 @@ class ApiChange:
     # (a project pinned older keeps its spelling: no fix there).
     exact_since: str | None = None
     inexact_with: tuple[str, ...] = ()
+    form: str = ""  # for "call-form": the form, in words, as the message names it
 
 
 def _tree(name: str, deprecated_in: str, source: str) -> ApiChange:
@@ -62,7 +68,7 @@ API_CHANGES: tuple[ApiChange, ...] = (
               source="jax 0.2.21: 'jax.partial ... accidental exports that have now been removed. Use functools.partial'"),
     ApiChange("jax.lax.partial", "0.2.21", "0.2.21", "functools.partial", "`functools.partial`", exact=True, replacement_since="0.1.0",
               source="jax 0.2.21: 'jax.partial, and jax.lax.partial were accidental exports'"),
-    ApiChange("jax.api", "0.2.21", "0.2.21", None, "the same functions from `jax`",
+    ApiChange("jax.api", "0.2.21", "0.2.21", "jax", "the same functions from `jax`",
               module=True, source="jax 0.2.21: 'jax.api has been removed ... use the functions in jax.*'"),
     ApiChange("jax.ops.index_update", "0.2.22", "0.3.2", None, "`x.at[idx].set(y)`",
               source="jax 0.3.2: 'jax.ops.index_update, jax.ops.index_add ... have been removed. Please use the .at property'"),
@@ -143,6 +149,105 @@ API_CHANGES: tuple[ApiChange, ...] = (
               source="flax 0.6.0 removed flax.optim; flax/training/dynamic_scale.py holds DynamicScale in current flax"),
     ApiChange("flax.optim.dynamic_scale", "0.3.16", "0.3.16", None, "`flax.training.dynamic_scale`", module=True,
               removed_from="Flax 0.6.0", source="flax 0.6.0 removed flax.optim; flax.training.dynamic_scale is its successor"),
+    # Modules and names gone from current JAX (each checked on jax 0.10.2 unless the source says otherwise).
+    ApiChange("jax.xla", "0.4.1", "0.4.14", None, "`jax.interpreters.xla` (for `DeviceArray`: `jax.Array`)", module=True,
+              source="jax 0.4.14: 'The following APIs have been removed after previous deprecation: ... jax.xla: use jax.interpreters.xla'"),
+    ApiChange("jax.pxla", "0.4.1", "0.4.14", None, "`jax.interpreters.pxla` (for `ShardedDeviceArray`: `jax.Array`)", module=True,
+              source="jax 0.4.14: '... jax.pxla: use jax.interpreters.pxla'"),
+    ApiChange("jax.xla.DeviceArray", "0.4.1", "0.4.14", None, "`jax.Array`",
+              source="jax 0.4.14 removed the `jax.xla` alias; jax 0.4.11: 'jax.interpreters.xla.DeviceArray: use jax.Array'"),
+    ApiChange("jax.pxla.ShardedDeviceArray", "0.4.1", "0.4.14", None, "`jax.Array`",
+              source="jax 0.4.14: 'jax.pxla: use jax.interpreters.pxla', 'jax.interpreters.pxla.ShardedDeviceArray: use jax.Array'"),
+    ApiChange("jax.xla.Device", "0.4.4", "0.4.14", "jax.Device", "`jax.Device`", exact=True, replacement_since="0.4.1",
+              source="jax 0.4.4: 'jax.xla.Device and jax.interpreters.xla.Device: use jax.Device' (deprecated); jax 0.4.14 removed jax.xla"),
+    ApiChange("jaxlib.xla_extension", "0.6.0", "0.6.1", None,
+              "the public API: `jax.Array` for `DeviceArray`/`ArrayImpl`, `jax.errors.JaxRuntimeError` for `XlaRuntimeError`",
+              module=True, source="jax 0.6.0: 'All APIs in jax.lib.xla_extension are now deprecated'; jax commit 7877bec782 "
+                                  "('Rename xla_extension to _jax', first in jax-v0.6.1): no jaxlib/xla_extension from 0.6.1"),
+    ApiChange("jaxlib.xla_extension.DeviceArray", "0.4.1", "0.6.1", None, "`jax.Array` (every JAX array is an instance)",
+              source="DeviceArray was replaced by jax.Array (default since jax 0.4.1); jaxlib.xla_extension is gone from 0.6.1 (commit 7877bec782)"),
+    ApiChange("jaxlib.xla_extension.ArrayImpl", "0.6.0", "0.6.1", None, "`jax.Array` (every JAX array is an instance)",
+              source="jax 0.6.0: 'From jax.lib.xla_extension: ArrayImpl ... removed'; jaxlib.xla_extension is gone from 0.6.1 (commit 7877bec782)"),
+    ApiChange("jax.lib.xla_bridge", "0.4.32", "0.8.0", None,
+              "`jax.default_backend()`, `jax.devices()`, or `jax.extend.backend` (`get_backend`, `default_backend`)", module=True,
+              source="jax 0.4.32: 'jax.lib.xla_bridge.get_backend: use jax.extend.backend.get_backend'; jax 0.8.0: 'The deprecated "
+                     "functions in jax.lib.xla_bridge, jax.lib.xla_client, and jax.lib.xla_extension were removed'; no module in 0.10.2"),
+    ApiChange("jax.lib.xla_client", "0.4.36", "0.8.0", None, "the public `jax` API (`jax.Device`, `jax.stages`, `jax.extend`)", module=True,
+              source="jax 0.4.36: 'jax.lib.xla_client.ArrayImpl ... deprecated'; jax 0.8.0: 'The deprecated functions in ... jax.lib.xla_client ... were removed'; no module in 0.10.2"),
+    ApiChange("jax.lib.xla_extension", "0.6.0", "0.8.0", None, "`jax.Array`, `jax.errors.JaxRuntimeError`", module=True,
+              source="jax 0.6.0: 'All APIs in jax.lib.xla_extension are now deprecated'; jax 0.8.0: removed"),
+    ApiChange("jax.util", "0.6.0", "0.8.0", None, "`functools`/`itertools` equivalents or your own helper (`safe_map` -> `map`, `unzip2` -> `zip(*pairs)`)",
+              module=True, source="jax 0.6.0: 'The following internal APIs in jax.util are deprecated'; jax 0.8.0: 'The jax.util, "
+                                  "jax.extend.ffi, and jax.experimental.host_callback modules have been removed'"),
+    ApiChange("jax.linear_util", "0.4.16", "0.4.24", "jax.extend.linear_util", "`jax.extend.linear_util`", module=True,
+              source="jax 0.4.16: 'The internal submodule path jax.linear_util has been deprecated. Use jax.extend.linear_util'; "
+                     "jax 0.4.24 removed 'The jax.linear_util submodule and all its contents'"),
+    ApiChange("jax.experimental.optix", "0.2.7", "0.2.7", "optax", "optax (`import optax`: `optax.adam(...)`, `optax.chain(...)`)",
+              module=True, source="jax 0.2.7: 'jax.experimental.optix has been deleted, in favor of the standalone optax Python package'"),
+    ApiChange("jax.experimental.loops", "0.3.6", "0.3.16", None, "`jax.lax.fori_loop`/`scan`/`while_loop` (see jax-ml/jax#10278)",
+              module=True, source="jax 0.3.6: 'jax.experimental.loops is being deprecated'; jax 0.3.16: 'jax.experimental.loops has been removed'"),
+    ApiChange("jax.experimental.PartitionSpec", "0.4.1", "0.4.11", "jax.sharding.PartitionSpec", "`jax.sharding.PartitionSpec`",
+              exact=True, replacement_since="0.4.1",
+              source="jax 0.4.1: 'jax.experimental.maps.Mesh and jax.experimental.PartitionSpec are deprecated'; jax 0.4.11: "
+                     "'jax.experimental.PartitionSpec: use jax.sharding.PartitionSpec' (removed)"),
+    ApiChange("jax.experimental.compilation_cache.compilation_cache.initialize_cache", "0.4.24", "0.8.0", None,
+              "`jax.config.update(\"jax_compilation_cache_dir\", path)` (or `compilation_cache.set_cache_dir(path)`)",
+              source="jax 0.8.0: 'from jax.experimental.compilation_cache, the deprecated symbols is_initialized and initialize_cache "
+                     "were removed'; jax 0.10.2 has only reset_cache and set_cache_dir there"),
+    ApiChange("jax.core.take_current_trace", "0.8.2", "0.10.0", "jax.extend.core.take_current_trace", "`jax.extend.core.take_current_trace`",
+              source="jax 0.8.2: 'From jax.core a number of symbols are newly deprecated including ... take_current_trace'; jax 0.10.2's "
+                     "AttributeError: 'deprecated in JAX v0.8.2 and removed in JAX v0.10.0. Use jax.extend.core.take_current_trace'"),
+    ApiChange("jax.random.shuffle", "0.1.66", "0.4.31", None, "`jax.random.permutation(key, x, axis=..., independent=True)` (it returns the result)",
+              source="jax commit d8d71407dc (May 2020, first in jaxlib 0.1.46 / jax 0.1.66): 'Deprecate random.shuffle()'; jax 0.4.31: "
+                     "'The previously-deprecated function jax.random.shuffle has been removed'"),
+    ApiChange("jax.config.enable_omnistaging", "0.2.12", "0.3.15", None, "delete the call: omnistaging is always on",
+              source="jax 0.2.12: 'Omnistaging can no longer be disabled'; jax commit dbae3e5ed1 'Remove long-deprecated omnistaging flag' "
+                     "(first in jax-v0.3.15)"),
+    ApiChange("jax.config.disable_omnistaging", "0.2.12", "0.3.15", None, "delete the call: omnistaging cannot be disabled",
+              source="jax 0.2.12: 'Omnistaging can no longer be disabled'; removed with the flag in jax 0.3.15 (commit dbae3e5ed1)"),
+    ApiChange("jax.config.FLAGS", "0.4.14", "0.4.20", None, "`jax.config.update(\"jax_...\", value)` (and `jax_platforms` for the backend)",
+              source="jax commit fd3a8b2cc6 (first in jax-v0.4.20) deleted `self.FLAGS` from jax's Config; git history only, no changelog line"),
+    ApiChange("jax.config", "0.4.25", "0.4.29", "jax.config", "`import jax` and `jax.config` (or `from jax import config`)", kind="import",
+              source="jax 0.4.25: 'Importing the jax.config submodule via import jax.config is deprecated'; jax 0.4.29: 'The deprecated "
+                     "jax.config submodule has been removed'"),
+    # Config options `jax.config.update` no longer knows (AttributeError: Unrecognized config option); each checked on jax 0.10.2.
+    *(ApiChange("jax.config.update", deprecated, removed, None, advice, keyword=option, kind="config-option", source=source)
+      for option, deprecated, removed, advice, source in (
+        ("jax_array", "0.4.1", "0.4.14", "delete the call: jax.Array is always on",
+         "jax 0.4.14: 'The deprecated config options jax_array and jax_jit_pjit_api_merge, which did nothing, have been removed'"),
+        ("jax_jit_pjit_api_merge", "0.4.1", "0.4.14", "delete the call: the merge is always on", "jax 0.4.14 (as jax_array)"),
+        ("jax_parallel_functions_output_gda", "0.4.1", "0.4.26", "delete the call: outputs are always jax.Array",
+         "jax 0.4.26: 'The deprecated flag jax_parallel_functions_output_gda has been removed'"),
+        ("jax_coordination_service", "0.4.16", "0.4.16", "delete the call: the coordination service is always on",
+         "jax 0.4.16: 'The option --jax_coordination_service has been removed'"),
+        ("jax_eager_pmap", "0.6.0", "0.6.0", "delete the call", "jax 0.6.0: 'Removed the config.jax_eager_pmap config option'"),
+        ("jax_data_dependent_tracing_fallback", "0.6.0", "0.6.0", "delete the call",
+         "jax 0.6.0: 'Removed the config.jax_data_dependent_tracing_fallback config option'"),
+        ("jax_cpu_enable_gloo_collectives", "0.4.27", "0.8.0", "`jax.config.update(\"jax_cpu_collectives_implementation\", \"gloo\")`",
+         "jax 0.4.27: deprecated; jax 0.8.0: 'The option jax_cpu_enable_gloo_collectives has been removed'"),
+        ("jax_pmap_no_rank_reduction", "0.9.0", "0.9.0", "delete the call", "jax 0.9.0: 'The jax_pmap_no_rank_reduction config state has been removed'"),
+        ("jax_pmap_shmap_merge", "0.9.0", "0.10.0", "delete the call: jax.pmap is always built on jax.jit and jax.shard_map",
+         "jax 0.10.0: 'The config state jax_pmap_shmap_merge has been removed'"),
+      )),
+    # Attributes of JAX arrays that jax.Array no longer has (checked on an array of jax 0.10.2).
+    ApiChange("jax.Array.device_buffer", "0.4.22", "0.4.27", None, "`x.addressable_data(0)` (or `x.devices()` for the device)", kind="attribute",
+              source="jax 0.4.22: 'The device_buffer and device_buffers properties of JAX arrays are deprecated'; jax 0.4.27: "
+                     "'The jax.Array.device_buffer and jax.Array.device_buffers methods have been removed'"),
+    ApiChange("jax.Array.device_buffers", "0.4.22", "0.4.27", None, "`[shard.data for shard in x.addressable_shards]`", kind="attribute",
+              source="jax 0.4.22 deprecated, jax 0.4.27 removed (as device_buffer)"),
+    ApiChange("jax.Array.to_py", "0.3.17", "0.4.1", None, "`np.asarray(x)`", kind="attribute",
+              source="jax 0.3.17: 'DeviceArray.to_py() has been deprecated. Use np.asarray(x) instead'; jax.Array (the array type "
+                     "from jax 0.4.1) has no to_py (checked on jax 0.10.2)"),
+    ApiChange("jax.lax.cond", "0.2.0", "0.4.14", None,
+              "`lax.cond(pred, true_fun, false_fun, *operands)` (each function takes the operands)", kind="call-form",
+              form="the five-argument operand form `lax.cond(pred, true_operand, true_fun, false_operand, false_fun)`",
+              source="jax 0.4.14: 'calls to jax.lax.cond with five arguments will always resolve to the common operands cond behavior'; "
+                     "jax 0.10.2's signature is cond(pred, true_fun, false_fun, *operands)"),
+    # Optax versions are not JAX versions: optax 0.1.8 (Aug 2023, the month of jax 0.4.15) removed its legacy aliases.
+    ApiChange("optax.additive_weight_decay", "0.4.15", "0.4.15", "optax.add_decayed_weights", "`optax.add_decayed_weights`",
+              removed_from="Optax 0.1.8",
+              source="optax commit 6b61e6af 'Remove legacy symbols' (first in optax v0.1.8) dropped additive_weight_decay and "
+                     "AdditiveWeightDecayState from optax/__init__.py"),
     # Still running on jax 0.10.2, with a DeprecationWarning.
     ApiChange("jax.experimental.shard_map.shard_map", "0.8.0", None, "jax.shard_map",
               "`jax.shard_map` (mesh, in_specs and out_specs are keyword-only there; `check_rep` became `check_vma`)",
@@ -218,6 +323,10 @@ KEYWORD_ENTRIES: dict[tuple[str, str], ApiChange] = {
     (change.old, change.keyword): change for change in API_CHANGES if change.kind in ("keyword", "call-keyword") and change.keyword
 }
 WITH_ENTRIES = {change.old: change for change in API_CHANGES if change.kind == "with"}
+IMPORT_ENTRIES = {change.old: change for change in API_CHANGES if change.kind == "import"}
+CONFIG_OPTION_ENTRIES = {change.keyword: change for change in API_CHANGES if change.kind == "config-option" and change.keyword}
+ARRAY_ATTRIBUTE_ENTRIES = {change.old.rpartition(".")[2]: change for change in API_CHANGES if change.kind == "attribute"}
+CALL_FORM_ENTRIES = {change.old: change for change in API_CHANGES if change.kind == "call-form"}
 
 
 def lookup(qualified: str) -> ApiChange | None:
@@ -230,4 +339,19 @@ def lookup(qualified: str) -> ApiChange | None:
         change = NAME_ENTRIES.get(prefix)
         if change is not None and change.module:
             return change  # a removed module: `jax.experimental.host_callback.id_tap`
+    return None
+
+
+def lookup_through(qualified: str) -> tuple[ApiChange, str] | None:
+    """The entry an attribute chain reaches, and the name it matched: `lookup`, or a name entry the
+    chain passes through (`config.FLAGS.jax_xla_backend` reaches `jax.config.FLAGS`)."""
+    change = lookup(qualified)
+    if change is not None:
+        return change, qualified
+    prefix = qualified
+    while "." in prefix:
+        prefix = prefix.rpartition(".")[0]
+        change = NAME_ENTRIES.get(prefix)
+        if change is not None:
+            return change, prefix
     return None

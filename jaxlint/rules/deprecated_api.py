@@ -4,7 +4,9 @@ Flags JAX APIs that still run but warn and are scheduled for removal:
 keyword-only there, and `check_rep` became `check_vma`), `jax.experimental.pjit.pjit` (use
 `jax.jit`), `with mesh:` on a `Mesh` (use `with jax.set_mesh(mesh):`), `jax.host_id` /
 `host_count` / `host_ids` (use `jax.process_index` / `process_count`), and
-`jax.jit(..., device=...)` / `backend=...`. The entries come from the same data table as JAX601
+`jax.jit(..., device=...)` / `backend=...` (given as a value, or as a name every binding of which
+is one: `backend = "gpu" if c else "cpu"`; a parameter that may be None, for which JAX does not
+warn, is not flagged). The entries come from the same data table as JAX601
 (`jaxlint/rules/api_table.py`), with the version that deprecated each one.
 
 With `target-jax-version` set, an API is reported here only when that version already deprecates

@@ -5,11 +5,32 @@ Flags JAX APIs that current JAX no longer has: the top-level `jax.tree_*` aliase
 and friends, `jax.numpy.DeviceArray`, `jax.experimental.host_callback`,
 `jax.experimental.maps.xmap`, `jax.experimental.optimizers`, `jax.device_put_replicated` /
 `device_put_sharded`, `jax.experimental.enable_x64`, `jax.clear_backends`, `jnp.fix`,
-`pjit(in_axis_resources=...)`, and more. The list, with the version that deprecated and removed
+`pjit(in_axis_resources=...)`, `jax.random.shuffle`, `jax.xla`/`jax.pxla`, `jaxlib.xla_extension`,
+`jax.lib.xla_bridge`, `jax.util`, `jax.linear_util`, `jax.experimental.optix`/`loops`/`PartitionSpec`,
+`compilation_cache.initialize_cache`, `optax.additive_weight_decay`, and more. The list, with the version that deprecated and removed
 each API and its replacement, is one data table (`jaxlint/rules/api_table.py`) shared with JAX602.
 Imports are flagged where they are written (`from jax import tree_map`), uses where they are spelled
-out (`jax.tree_map(f, t)`). Code inside a compatibility shim (`try: ... except ImportError:`,
-`if hasattr(jax, ...)`, a branch on the JAX version) is left alone.
+out (`jax.tree_map(f, t)`). An API is the same whatever the spelling that reaches it:
+- a call through a name an import binds (`index_update(x, i, y)` after `from jax.ops import
+  index_update`, `hcb.id_tap(...)` after `from jax.experimental import host_callback as hcb`) is
+  flagged as well as the import where no other name replaces the API: each call must be rewritten.
+  Where one does (`from jax import tree_map`, `from jax.api import vmap`) only the import is;
+- the import of a module path that is gone though the attribute lives (`import jax.config as
+  config`; `from jax import config` is current), and removed attributes of the config object however
+  it was imported (`config.enable_omnistaging()`, `config.FLAGS`);
+- attributes JAX arrays no longer have (`x.device_buffer`, `x.device_buffers`, `x.to_py()`): on a
+  value the model knows is a JAX array (`x = jnp.argsort(v)`, or narrowed by `isinstance(x,
+  jax.Array)`); `device_buffer(s)`, which only JAX arrays ever had, also on a receiver of unknown kind
+  unless the module gives some object an attribute of that name;
+- config options `jax.config.update` no longer knows (`"jax_array"`: it raises `Unrecognized config
+  option`), and the five-argument `lax.cond(pred, x, true_fun, y, false_fun)` (a function in the last
+  place: an operand is never one).
+Code inside a compatibility shim (`try: ... except ImportError:`, `if hasattr(jax, ...)`, a branch on
+the JAX version) is left alone, and so are calls through a name whose import is in one.
+
+Not flagged: a current API (`jax.tree_util.tree_map`, `jax.config.update("jax_enable_x64", ...)`);
+a function of the program's own that shares a removed name (`def shuffle(...)`, Python's
+`random.shuffle`); `to_py()` on a receiver the model cannot type; `self.device_buffer`.
 
 With `target-jax-version = "0.4.20"` in `[tool.jaxlint]`, an API counts as removed only when it is
 gone in that version, and the fix uses only what that version has (`jax.tree_util.tree_map`

@@ -2652,6 +2652,9 @@ class SemanticModel(DeviceValues):
                     if not (isinstance(statement, ast.If) and statement.body and isinstance(statement.body[-1], (ast.Return, ast.Raise))):
                         continue
                     test, negated = statement.test, False
+                    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+                        # `if not isinstance(x, T) or x.is_deleted(): return`: past it, every part is false.
+                        test = next((part for part in test.values if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not)), test)
                     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                         test, negated = test.operand, True
                     types = self._isinstance_of(test, name.id)
