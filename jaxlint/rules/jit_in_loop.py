@@ -134,13 +134,13 @@ import re
 
 from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, dead_code, flow, jaxapi, loop_cost, outer_trace
+from jaxlint.semantic import carried_state, compiled_wrappers, dead_code, flow, jaxapi, loop_cost, outer_trace
 from jaxlint.semantic.model import FUNCTION_NODES, VALUE_CALLS, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import argument as passed_argument, walk
 from jaxlint.semantic.training_loops import (
-    builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, lazily_initialised,
-    runs_device_loop_per_call, runs_whole_run, setup_by_role,
+    builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, function_called_in_loop,
+    initialiser_name, lazily_initialised, runs_device_loop_per_call, runs_whole_run, setup_by_role,
 )
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -152,14 +152,17 @@ class JitInLoop(Rule):
     name = "jit-in-loop"
     summary = "`jit` of a callable created per iteration or per call, called there"
     skips_test_code = True
-    node_types = (ast.Call,)
+    node_types = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     fix_availability = "sometimes"
     # A compiling transform is spelled `jit` or `pmap` where it is imported or used, unless a project
     # module re-exports it under another name, or it is a configured decorator.
     required_text = ("jit", "pmap", "scan", "fori_loop", "while_loop")
     fires_through_project_imports = True
 
-    def check(self, node: ast.Call, context) -> None:
+    def check(self, node: ast.AST, context) -> None:
+        if not isinstance(node, ast.Call):
+            _check_decorated(node, context)
+            return
         model = context.model
         loop_kind = jaxapi.LAX_LOOP_BODY.get(model.qualified_name(node.func) or "")
         if loop_kind is not None:
@@ -234,6 +237,87 @@ class JitInLoop(Rule):
                 f"the callable is a new object each time; build the jitted function once, outside",
                 fix=jit_hoist.hoist_fix(node, [], called_name, immediate, context),
             )
+
+
+def _check_decorated(function: ast.AST, context) -> None:
+    """A compiling decorator on a def that runs again: `@jax.jit def f` binds `f = jax.jit(f)` where the
+    `def` statement runs (compiled_wrappers.compiling_decorator), so a def nested in a function, or in a
+    loop body, is a new function jitted anew each time. Judged as `f = jax.jit(nested_def)` followed by
+    the same calls is: in a loop that calls it, or per call of the function that calls it once."""
+    model = context.model
+    decorator = compiled_wrappers.compiling_decorator(function, model)
+    own = model.scope_of_node.get(function)
+    scope = own.parent if own is not None else None
+    if decorator is None or scope is None or isinstance(parent_of(function), ast.ClassDef):
+        return
+    if scope.in_traced or carried_state.in_test_code(function, str(context.source.filename), model):
+        return
+    if outer_trace.runs_under_library_trace(scope, model):
+        return
+    loops = list(flow.enclosing_loops(function))
+    if not loops and not scope.is_function:
+        return  # a module-level def: built once
+    name = function.name
+    short = context.text(decorator.func if isinstance(decorator, ast.Call) and model.transform_of(decorator.func) else decorator)
+    if loops:
+        loop = loops[0]
+        if _few_cases(loop, scope, model) or lazily_initialised(function, within=loop):
+            return
+        if not any(_runs_named(use) for use in _loads_of(name, loop)):
+            return
+        if _called_only_in_inner_loops(name, loop) or (
+            isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and loop_cost.heavy_iteration(loop, model) is not None
+        ):
+            return
+        if _recompiles_needlessly(None, decorator, loop, scope, context, function=function) is not True:
+            return  # built from what the loop changes: one program per iteration on purpose
+        context.report(
+            decorator,
+            f"`@{short}` on `{name}`, defined in a loop: the def makes a new function every iteration, so every "
+            f"call traces and compiles again; define the jitted function once, before the loop",
+        )
+        return
+    if _runs_once(scope, context) or lazily_initialised(function):
+        return
+    if initialiser_name(name) and not function_called_in_loop(scope, model):
+        return  # an initialiser: once per model
+    one_step = _runs_a_whole_run(scope, model) and _one_step_of_a_training_loop(scope, model)
+    if not one_step and _runs_a_whole_run(scope, model):
+        return  # a whole training or evaluation run per call: its setup compiles once per run
+    if _shaped_by_configuration(function, scope, context):
+        return
+    if _shaped_by_call_values(function, scope, context) and not _runs_per_step(scope, context):
+        return
+    if dead_code.never_called_in_notebook(function, model, context.source.filename):
+        return
+    uses = [use for use in flow.walk_same_scope(scope.node) if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load)]
+    if len(uses) != 1 or not _runs_named(uses[0]) or (list(flow.enclosing_loops(uses[0])) and not one_step):
+        return  # returned, stored, handed on, or called several times: not one build per call
+    if any(isinstance(child, FUNCTION_NODES) and child is not function and _name_inside(child, name)
+           for child in walk(scope.node) if child is not scope.node):
+        return
+    context.report(
+        decorator,
+        f"`@{short}` on nested function `{name}` inside `{scope.name}` compiles on every call of `{scope.name}`: "
+        f"the def makes a new function each time; define the jitted function once, outside",
+    )
+
+
+def _loads_of(name: str, region: ast.AST) -> list[ast.Name]:
+    return [n for n in flow.walk_same_scope(region) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
+
+def _runs_named(use: ast.Name) -> bool:
+    """The read `use` runs the callable there: `f(...)`, or a batching or argument-fixing wrapper of it
+    called on the spot (`jax.vmap(f, ...)(...)`, `partial(f, x)(...)`)."""
+    parent = parent_of(use)
+    if isinstance(parent, ast.Call) and parent.func is use:
+        return True
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is use:
+        outer = parent_of(parent)
+        return isinstance(outer, ast.Call) and outer.func is parent and dotted_name(parent.func) is not None and (
+            dotted_name(parent.func).rsplit(".", 1)[-1] in ("vmap", "partial", "Partial"))
+    return False
 
 
 def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
@@ -356,7 +440,7 @@ def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
     return None
 
 
-def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, context) -> bool | str | None:
+def _recompiles_needlessly(wrapped: ast.expr | None, node: ast.AST, loop, scope, context, function=None) -> bool | str | None:
     """True when the callable is the same every iteration or differs only by arrays it captures; the
     name of a per-iteration capture the traced code uses only as a value (`lambda v: f(v) * scale`
     in `for scale in scales:`), which an argument would carry without recompiling; None otherwise.
@@ -367,8 +451,10 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
     """
     used = flow.loaded_names(node)
     defined_here: set[str] = set()
-    function = None
-    if isinstance(wrapped, ast.Name):
+    if function is not None:  # a decorated def (`node` its decorator): what the def reads
+        used |= flow.loaded_names(function)
+        defined_here.add(function.name)
+    elif isinstance(wrapped, ast.Name):
         resolved = context.model.resolve_function(wrapped, scope)
         if resolved is not None and resolved[0] is not None:
             function = resolved[0].node
@@ -455,10 +541,26 @@ def _shaped_by_call_values(wrapped: ast.expr, scope, context) -> bool:
         function = resolved[0].node
     if not isinstance(function, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    return _reads_call_values(function, scope, local, device, context, set())
+
+
+def _reads_call_values(function: ast.AST, scope, local: set[str], device, context, seen: set[str]) -> bool:
+    """`function` reads a value of this call of `scope` where it fixes the program, itself or through a
+    def nested in `scope` that it reads (`vmap(witness)(x)` with `witness` calling a method of the
+    call's `target`): a nested def is code of the same call, whatever it captures it captures for the
+    jitted function too."""
     free = {n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     own = _traced_names(function) | (flow.assigned_in(function) if not isinstance(function, ast.Lambda) else set())
     captured = {name for name in (free & local) - own if not device.get(name)}
-    return any(_fixes_the_program(name, function, context) for name in captured)
+    if any(_fixes_the_program(name, function, context) for name in captured):
+        return True
+    for name in sorted(captured - seen):
+        nested = scope.defs.get(name)
+        if nested is not None and nested.parent is scope:
+            seen.add(name)
+            if _reads_call_values(nested.node, scope, local, device, context, seen):
+                return True
+    return False
 
 
 def _attributes_assigned(function: ast.AST) -> set[str]:

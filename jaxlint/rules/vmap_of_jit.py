@@ -77,7 +77,7 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic import compiled_wrappers, dead_code, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, binding_key, parent_of
 from jaxlint.semantic.syntax import walk
-from jaxlint.semantic.training_loops import bound_value_called_repeatedly, function_called_in_loop, in_loop, runs_training_loop
+from jaxlint.semantic.training_loops import bound_value_called_repeatedly, in_loop, runs_in_loop, runs_training_loop
 
 # What one call costs, measured as the docstring says (CPU, jax 0.10.2).
 _COST = "about 170 us of Python per call against 18 us for `jit(vmap(f))` on a CPU"
@@ -161,7 +161,7 @@ class VmapOfJit(Rule):
             kept = not _calls_all_harmless(calls, model, allow_module=True)
         else:
             kept = _local_name_escapes(name, scope, model) or (
-                function_called_in_loop(scope, model) and not runs_training_loop(scope, model)
+                runs_in_loop(scope, model) and not runs_training_loop(scope, model)
             ) or any(in_loop(call) for call in _name_calls(name, scope, model))
         if not kept:
             return
@@ -198,7 +198,7 @@ def _built_or_called_repeatedly(vmapped: ast.Call, model) -> bool:
     if in_loop(vmapped):
         return True
     scope = model.scope_for(vmapped)
-    if function_called_in_loop(scope, model) and not runs_training_loop(scope, model):
+    if runs_in_loop(scope, model) and not runs_training_loop(scope, model):
         # (A function that runs a whole training or benchmark run per call, called once per
         # configuration, builds its `vmap` once per run: nothing repeats that matters.)
         return True
