@@ -176,7 +176,8 @@ class JitInLoop(Rule):
 
     def check(self, node: ast.AST, context) -> None:
         if not isinstance(node, ast.Call):
-            _check_decorated(node, context)
+            if node.decorator_list:
+                _check_decorated(node, context)
             return
         model = context.model
         loop_kind = jaxapi.LAX_LOOP_BODY.get(model.qualified_name(node.func) or "")
@@ -269,13 +270,13 @@ def _check_decorated(function: ast.AST, context) -> None:
     scope = own.parent if own is not None else None
     if decorator is None or scope is None or isinstance(parent_of(function), ast.ClassDef):
         return
+    loops = list(flow.enclosing_loops(function))
+    if not loops and not scope.is_function:
+        return  # a module-level def: built once
     if scope.in_traced or carried_state.in_test_code(function, str(context.source.filename), model):
         return
     if outer_trace.runs_under_library_trace(scope, model):
         return
-    loops = list(flow.enclosing_loops(function))
-    if not loops and not scope.is_function:
-        return  # a module-level def: built once
     name = function.name
     short = context.text(decorator.func if isinstance(decorator, ast.Call) and model.transform_of(decorator.func) else decorator)
     if loops:
@@ -296,25 +297,28 @@ def _check_decorated(function: ast.AST, context) -> None:
             f"call traces and compiles again; define the jitted function once, before the loop",
         )
         return
-    if _runs_once(scope, context) or lazily_initialised(function):
+    # (Cheap tests first: most nested jitted defs are returned, stored or called several times.)
+    uses = [use for use in flow.walk_same_scope(scope.node) if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load)]
+    if len(uses) != 1 or not _runs_named(uses[0]):
+        return  # returned, stored, handed on, or called several times: not one build per call
+    if any(isinstance(child, FUNCTION_NODES) and child is not function and _name_inside(child, name)
+           for child in walk(scope.node) if child is not scope.node):
         return
+    if lazily_initialised(function) or _shaped_by_configuration(function, scope, context):
+        return  # built once per object, or one program per configuration the call is handed
     if initialiser_name(name) and not function_called_in_loop(scope, model):
         return  # an initialiser: once per model
     one_step = _runs_a_whole_run(scope, model) and _one_step_of_a_training_loop(scope, model)
     if not one_step and _runs_a_whole_run(scope, model):
         return  # a whole training or evaluation run per call: its setup compiles once per run
-    if _shaped_by_configuration(function, scope, context):
-        return
-    if _shaped_by_call_values(function, scope, context) and not _runs_per_step(scope, context):
-        return
+    if list(flow.enclosing_loops(uses[0])) and not one_step:
+        return  # called in the function's own loop: once per call, many calls of one build
     if dead_code.never_called_in_notebook(function, model, context.source.filename):
         return
-    uses = [use for use in flow.walk_same_scope(scope.node) if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load)]
-    if len(uses) != 1 or not _runs_named(uses[0]) or (list(flow.enclosing_loops(uses[0])) and not one_step):
-        return  # returned, stored, handed on, or called several times: not one build per call
-    if any(isinstance(child, FUNCTION_NODES) and child is not function and _name_inside(child, name)
-           for child in walk(scope.node) if child is not scope.node):
-        return
+    if _shaped_by_call_values(function, scope, context) and not _runs_per_step(scope, context):
+        return  # a one-shot builder over this call's objects: it compiles anyway
+    if _runs_once(scope, context):
+        return  # (last: it reads the project's other modules)
     context.report(
         decorator,
         f"`@{short}` on nested function `{name}` inside `{scope.name}` compiles on every call of `{scope.name}`: "
