@@ -1,7 +1,17 @@
 """## What it does
 Flags `jax.jit(...)` (also `pmap`, `nnx.jit`, `eqx.filter_jit`) of a callable that is new every time
 the `jit` runs (a lambda, a `partial`, a bound method of `self` or of an instance of a module class,
-a nested `def`, `jax.grad(f)`), when the result is called right there:
+a nested `def`, `jax.grad(f)`), when the result is called right there; likewise a compiling decorator
+on a def that runs again (`@jax.jit`, `@partial(jax.jit, ...)`, `@eqx.filter_jit`, `@nnx.jit` over a
+def nested in a function or written in a loop body): a decorator is a call made where the `def`
+statement runs, so each run binds the name to a new compiled callable over a new function
+(semantic/compiled_wrappers.py; measured on CPU, jax 0.10.2: a nested decorated def called once per
+call of its function compiles on every call, 5 of 5 for `@jax.jit`, `@eqx.filter_jit` and `@nnx.jit`,
+90-123 ms each), judged as `name = jax.jit(nested_def)` with the same calls is (a batching or
+argument-fixing wrapper called on the spot, `jax.vmap(name)(x)`, runs it too). And `nnx.jit` of any
+function, a module-level one too: `nnx.jit` wraps what it is given in a new function on each build, so
+`nnx.jit(f)` rebuilt compiles every time (5 of 5 rebuilds, flax 0.12.8), where `jax.jit`, `jax.pmap`
+and `eqx.filter_jit` of a module-level function find their program again:
 
 - in a loop: `jax.jit(lambda x: x + 1)(x)`, `jax.jit(partial(step, cfg))(s)`, `jax.jit(self.apply)`,
   `jax.jit(jax.grad(loss))`, or a `def` inside the loop body, jitted and called in the loop; this
@@ -25,7 +35,12 @@ a nested `def`, `jax.grad(f)`), when the result is called right there:
 
 Not flagged, as principles:
 - what is built once: `f = jax.jit(g)` at module level, a module-level function jitted in a loop
-  (the compilation cache finds it again), a nested def jitted in a loop it is defined outside of,
+  (the compilation cache finds it again: measured 1 compile in 5 rebuilds, then 26 us per call against
+  4 us for a `jit` built once; not under `nnx.jit`, above), a function object kept alive and jitted
+  again (an attribute bound once, `self.apply = net.apply` then `jax.jit(self.apply)` per step, or a
+  parameter the loop never rebinds, `jit(apply_fn)` per batch: the same object, found again, 1 compile
+  in 5 rebuilds; a bound method `self.method` is a new object at each read and compiles again unless an
+  equal one is kept alive), a nested def jitted in a loop it is defined outside of,
   a jitted function built once and called in a loop, or built in an outer loop and called only in
   an inner loop (once per dataset, then per batch), a jitted function stored in a cache
   (`cache[key] = fn`, looked up before it is rebuilt); one built in a loop whose every iteration
@@ -134,13 +149,13 @@ import re
 
 from jaxlint.fixes import jit_hoist
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import carried_state, dead_code, flow, jaxapi, loop_cost, outer_trace
+from jaxlint.semantic import carried_state, compiled_wrappers, dead_code, flow, jaxapi, loop_cost, outer_trace
 from jaxlint.semantic.model import FUNCTION_NODES, VALUE_CALLS, parent_of
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.syntax import argument as passed_argument, walk
 from jaxlint.semantic.training_loops import (
-    builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, lazily_initialised,
-    runs_device_loop_per_call, runs_whole_run, setup_by_role,
+    builds_initialiser, calls_in_host_loops, classmethod_constructor, framework_entry_point, function_called_in_loop,
+    initialiser_name, lazily_initialised, runs_device_loop_per_call, runs_whole_run, setup_by_role,
 )
 
 _FACTORY_NAMES = re.compile(r"^(main|_main|run|app)$")
@@ -152,14 +167,18 @@ class JitInLoop(Rule):
     name = "jit-in-loop"
     summary = "`jit` of a callable created per iteration or per call, called there"
     skips_test_code = True
-    node_types = (ast.Call,)
+    node_types = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     fix_availability = "sometimes"
     # A compiling transform is spelled `jit` or `pmap` where it is imported or used, unless a project
     # module re-exports it under another name, or it is a configured decorator.
     required_text = ("jit", "pmap", "scan", "fori_loop", "while_loop")
     fires_through_project_imports = True
 
-    def check(self, node: ast.Call, context) -> None:
+    def check(self, node: ast.AST, context) -> None:
+        if not isinstance(node, ast.Call):
+            if node.decorator_list:
+                _check_decorated(node, context)
+            return
         model = context.model
         loop_kind = jaxapi.LAX_LOOP_BODY.get(model.qualified_name(node.func) or "")
         if loop_kind is not None:
@@ -176,6 +195,10 @@ class JitInLoop(Rule):
         loops = list(flow.enclosing_loops(node))
         wrapped = node.args[0]
         kind = _fresh_kind(wrapped, context, scope, loops[0] if loops else None)
+        if kind is None and transform == "flax.nnx.jit" and isinstance(wrapped, (ast.Name, ast.Attribute)):
+            # `nnx.jit` wraps what it is given in a new function each time it runs: even a module-level
+            # function compiles again on every rebuild (compiled_wrappers: 5 compiles in 5 rebuilds).
+            kind = f"`{context.text(wrapped)}` (`nnx.jit` wraps it in a new function on each build)"
         if kind is None:
             return
         called_name = _called_name(node)
@@ -234,6 +257,90 @@ class JitInLoop(Rule):
                 f"the callable is a new object each time; build the jitted function once, outside",
                 fix=jit_hoist.hoist_fix(node, [], called_name, immediate, context),
             )
+
+
+def _check_decorated(function: ast.AST, context) -> None:
+    """A compiling decorator on a def that runs again: `@jax.jit def f` binds `f = jax.jit(f)` where the
+    `def` statement runs (compiled_wrappers.compiling_decorator), so a def nested in a function, or in a
+    loop body, is a new function jitted anew each time. Judged as `f = jax.jit(nested_def)` followed by
+    the same calls is: in a loop that calls it, or per call of the function that calls it once."""
+    model = context.model
+    decorator = compiled_wrappers.compiling_decorator(function, model)
+    own = model.scope_of_node.get(function)
+    scope = own.parent if own is not None else None
+    if decorator is None or scope is None or isinstance(parent_of(function), ast.ClassDef):
+        return
+    loops = list(flow.enclosing_loops(function))
+    if not loops and not scope.is_function:
+        return  # a module-level def: built once
+    if scope.in_traced or carried_state.in_test_code(function, str(context.source.filename), model):
+        return
+    if outer_trace.runs_under_library_trace(scope, model):
+        return
+    name = function.name
+    short = context.text(decorator.func if isinstance(decorator, ast.Call) and model.transform_of(decorator.func) else decorator)
+    if loops:
+        loop = loops[0]
+        if _few_cases(loop, scope, model) or lazily_initialised(function, within=loop):
+            return
+        if not any(_runs_named(use) for use in _loads_of(name, loop)):
+            return
+        if _called_only_in_inner_loops(name, loop) or (
+            isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and loop_cost.heavy_iteration(loop, model) is not None
+        ):
+            return
+        if _recompiles_needlessly(None, decorator, loop, scope, context, function=function) is not True:
+            return  # built from what the loop changes: one program per iteration on purpose
+        context.report(
+            decorator,
+            f"`@{short}` on `{name}`, defined in a loop: the def makes a new function every iteration, so every "
+            f"call traces and compiles again; define the jitted function once, before the loop",
+        )
+        return
+    # (Cheap tests first: most nested jitted defs are returned, stored or called several times.)
+    uses = [use for use in flow.walk_same_scope(scope.node) if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load)]
+    if len(uses) != 1 or not _runs_named(uses[0]):
+        return  # returned, stored, handed on, or called several times: not one build per call
+    if any(isinstance(child, FUNCTION_NODES) and child is not function and _name_inside(child, name)
+           for child in walk(scope.node) if child is not scope.node):
+        return
+    if lazily_initialised(function) or _shaped_by_configuration(function, scope, context):
+        return  # built once per object, or one program per configuration the call is handed
+    if initialiser_name(name) and not function_called_in_loop(scope, model):
+        return  # an initialiser: once per model
+    one_step = _runs_a_whole_run(scope, model) and _one_step_of_a_training_loop(scope, model)
+    if not one_step and _runs_a_whole_run(scope, model):
+        return  # a whole training or evaluation run per call: its setup compiles once per run
+    if list(flow.enclosing_loops(uses[0])) and not one_step:
+        return  # called in the function's own loop: once per call, many calls of one build
+    if dead_code.never_called_in_notebook(function, model, context.source.filename):
+        return
+    if _shaped_by_call_values(function, scope, context) and not _runs_per_step(scope, context):
+        return  # a one-shot builder over this call's objects: it compiles anyway
+    if _runs_once(scope, context):
+        return  # (last: it reads the project's other modules)
+    context.report(
+        decorator,
+        f"`@{short}` on nested function `{name}` inside `{scope.name}` compiles on every call of `{scope.name}`: "
+        f"the def makes a new function each time; define the jitted function once, outside",
+    )
+
+
+def _loads_of(name: str, region: ast.AST) -> list[ast.Name]:
+    return [n for n in flow.walk_same_scope(region) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
+
+def _runs_named(use: ast.Name) -> bool:
+    """The read `use` runs the callable there: `f(...)`, or a batching or argument-fixing wrapper of it
+    called on the spot (`jax.vmap(f, ...)(...)`, `partial(f, x)(...)`)."""
+    parent = parent_of(use)
+    if isinstance(parent, ast.Call) and parent.func is use:
+        return True
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is use:
+        outer = parent_of(parent)
+        return isinstance(outer, ast.Call) and outer.func is parent and dotted_name(parent.func) is not None and (
+            dotted_name(parent.func).rsplit(".", 1)[-1] in ("vmap", "partial", "Partial"))
+    return False
 
 
 def _check_lax_loop(node: ast.Call, position: tuple[int, str], context) -> None:
@@ -356,7 +463,7 @@ def _fresh_kind(wrapped: ast.expr, context, scope, loop) -> str | None:
     return None
 
 
-def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, context) -> bool | str | None:
+def _recompiles_needlessly(wrapped: ast.expr | None, node: ast.AST, loop, scope, context, function=None) -> bool | str | None:
     """True when the callable is the same every iteration or differs only by arrays it captures; the
     name of a per-iteration capture the traced code uses only as a value (`lambda v: f(v) * scale`
     in `for scale in scales:`), which an argument would carry without recompiling; None otherwise.
@@ -367,10 +474,14 @@ def _recompiles_needlessly(wrapped: ast.expr, node: ast.Call, loop, scope, conte
     """
     used = flow.loaded_names(node)
     defined_here: set[str] = set()
-    function = None
-    if isinstance(wrapped, ast.Name):
+    if function is not None:  # a decorated def (`node` its decorator): what the def reads
+        used |= flow.loaded_names(function)
+        defined_here.add(function.name)
+    elif isinstance(wrapped, ast.Name):
         resolved = context.model.resolve_function(wrapped, scope)
-        if resolved is not None and resolved[0] is not None:
+        if resolved is not None and resolved[0] is not None and resolved[0].parent is context.model.module_scope and scope.is_function:
+            pass  # a module-level function read in a function's loop: it reads its own names or globals, never the loop's
+        elif resolved is not None and resolved[0] is not None:
             function = resolved[0].node
             used |= flow.loaded_names(function)
             defined_here.add(wrapped.id)
@@ -455,10 +566,26 @@ def _shaped_by_call_values(wrapped: ast.expr, scope, context) -> bool:
         function = resolved[0].node
     if not isinstance(function, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    return _reads_call_values(function, scope, local, device, context, set())
+
+
+def _reads_call_values(function: ast.AST, scope, local: set[str], device, context, seen: set[str]) -> bool:
+    """`function` reads a value of this call of `scope` where it fixes the program, itself or through a
+    def nested in `scope` that it reads (`vmap(witness)(x)` with `witness` calling a method of the
+    call's `target`): a nested def is code of the same call, whatever it captures it captures for the
+    jitted function too."""
     free = {n.id for n in walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     own = _traced_names(function) | (flow.assigned_in(function) if not isinstance(function, ast.Lambda) else set())
     captured = {name for name in (free & local) - own if not device.get(name)}
-    return any(_fixes_the_program(name, function, context) for name in captured)
+    if any(_fixes_the_program(name, function, context) for name in captured):
+        return True
+    for name in sorted(captured - seen):
+        nested = scope.defs.get(name)
+        if nested is not None and nested.parent is scope:
+            seen.add(name)
+            if _reads_call_values(nested.node, scope, local, device, context, seen):
+                return True
+    return False
 
 
 def _attributes_assigned(function: ast.AST) -> set[str]:

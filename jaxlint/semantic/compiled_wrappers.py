@@ -18,6 +18,26 @@ result) are preparation and bookkeeping, not the loop's work.
   first: `@jax.vmap` over `@jax.jit` (also `@partial(jax.jit, ...)`) binds the name to
   `vmap(jit(f))`; the `vmap` decorator, where no compiling decorator sits above it.
 
+* `compiling_decorator(function, model)`: a decorator is a call made where the `def` statement runs
+  (`@jax.jit def f` binds `f = jax.jit(f)` there), so a compiling decorator of a def that runs again (a
+  def nested in a function, or in a loop body) builds a new compiled callable each time, over a new
+  function object: measured (CPU, jax 0.10.2, equinox 0.13.8, flax 0.12.8; a nested
+  `tanh(w @ v).sum()` called once per call of its function, 5 calls): `@jax.jit` 5 compiles, 123 ms
+  per call; `@eqx.filter_jit` 5 compiles, 111 ms; `@nnx.jit` 5 compiles, 90 ms; the same def at
+  module level compiles once. The compiling decorator is returned whatever sits above it (`@jax.vmap`
+  over `@jax.jit` binds `vmap(jit(f))`: the inner `jit` is still new).
+
+What a rebuilt `jit` costs depends on the object it wraps, not on the syntax (same measure, 5
+rebuilds each): a new object (a lambda, a `partial`, a nested def, `jax.jit(self.method)` where no
+one keeps the bound method alive) traces and compiles every time (5 compiles, 80-90 ms each); a
+long-lived one (a module function, a function stored once on an attribute, `self.apply =
+transformed.apply`, a bound method the caller holds) hits JAX's cache: 1 compile, then 25.6 us per
+call against 3.8 us for a `jit` built once. `nnx.jit` is the exception: `nnx.jit(module_function)`
+rebuilt compiles every time (5 of 5, 91 ms), where `eqx.filter_jit` and `jax.pmap` of it compile once.
+A transform's result is a new object too: `jax.jit(jax.grad(f))` or `jax.jit(jax.vmap(f))` rebuilt
+compiles every time (5 of 5), while `jax.vmap(g)` of one jitted `g`, rebuilt, compiles once (1 of 5:
+the batched program is found again; each call pays the batching in Python, JAX402).
+
 A wrapper of a plain function (`jax.vmap(f)` with `f` never jitted) runs eagerly and is none of these.
 """
 
@@ -80,6 +100,17 @@ def _parameter_wraps(name: str, scope: Scope, model: SemanticModel, depth: int) 
         return False
     passed = model.caller_arguments(owner, name, closed=False, skip_self=True)
     return passed is not None and all(_wraps(argument, model.scope_for(call), model, depth + 1) for argument, call in passed)
+
+
+def compiling_decorator(function: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """The compiling decorator of `function` (`@jax.jit`, `@partial(jax.jit, ...)`, `@eqx.filter_jit`,
+    `@nnx.jit`, `@jax.pmap`), the lowest one where several are stacked (the first applied: it wraps the
+    def's own function object); None when none compiles."""
+    for decorator in reversed(getattr(function, "decorator_list", ())):
+        use = model.decorator_transform(decorator)
+        if use is not None and use.qualified in jaxapi.COMPILING:
+            return decorator
+    return None
 
 
 def batching_over_compiled(function: ast.AST, model: SemanticModel) -> ast.expr | None:

@@ -1898,6 +1898,38 @@ def function_called_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) 
     return False
 
 
+def runs_in_loop(scope: Scope, model: SemanticModel, depth: int = 2) -> bool:
+    """`function_called_in_loop`, counting also the calls that reach a method through an object of its
+    class (model.method_scope: `self.dynamics.step(...)` with `self.dynamics = Dynamics(...)`, `agent.act(s)`
+    with `agent = Agent()`), and through `depth` levels of callers reached either way: a method an
+    environment loop calls on an object every step runs every step, whichever object holds it."""
+    if depth < 0 or not scope.is_function or isinstance(scope.node, ast.Lambda):
+        return False
+    for caller, call in (*_calls_by_callee(model).get(scope, ()), *_object_calls_by_callee(model).get(scope, ())):
+        if caller.in_traced:
+            continue
+        if in_loop(call) or (caller.is_function and runs_in_loop(caller, model, depth - 1)):
+            return True
+    return False
+
+
+def _object_calls_by_callee(model: SemanticModel) -> dict[Scope, list[tuple[Scope, ast.Call]]]:
+    """The module's calls `obj.method(...)` of its own classes' methods through an object
+    (model.method_scope), by the method's scope; kept on the model."""
+    index = model.__dict__.get("_object_calls_by_callee")
+    if index is None:
+        index = {}
+        if model.class_methods:
+            for caller in model.scopes:
+                for call in caller.calls:
+                    if call.func.__class__ is ast.Attribute:
+                        method = model.method_scope(call.func)
+                        if method is not None:
+                            index.setdefault(method, []).append((caller, call))
+        model._object_calls_by_callee = index
+    return index
+
+
 def calls_in_host_loops(scope: Scope, model: SemanticModel) -> list[ast.Call]:
     """The calls of this module's function `scope` that sit in a loop (or comprehension) of code that
     runs on the host, on evidence (semantic/host_code.py: module-level code, or a function that host
@@ -2113,6 +2145,11 @@ def framework_entry_point(scope: Scope, model: SemanticModel) -> bool:
             ):
                 return True
     return False
+
+
+def initialiser_name(name: str) -> bool:
+    """A function named as an initialiser (`init`, `init_fn`, `_init`, `initialize_state`)."""
+    return bool(_INITIALISER_NAME.search(name))
 
 
 def builds_initialiser(wrapped: ast.expr, jit_call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
