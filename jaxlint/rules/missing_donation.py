@@ -263,7 +263,9 @@ pass: where every call of the function is in sight (a function of this module, n
 only as the callee of calls, passing the parameter explicitly, and not rebinding it but through its
 updates), it is judged by those arguments (semantic/passed_state.py): small at every call, it is
 not flagged; at 1 MB or more at every call, it counts as shown large (also in demonstration code);
-a mix, or one argument of a size not shown, is judged as a size not shown. A function's own loop over a local state, state
+a mix, or one argument of a size not shown, is judged as a size not shown. A value the function builds
+from such a parameter (`opt_state = optimizer.init(params)`) is sized from the largest argument the
+calls pass, as if built from it. A function's own loop over a local state, state
 handed in whole, a network's `init`, a size the module fixes (a constant, an integer default) and a
 program's own objects stay flagged. An unknown size is flagged rather than presumed small: on the
 tuning sets blind-r2..r6 that would drop the 52 labelled real findings found (of 98) to remove the

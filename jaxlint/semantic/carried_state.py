@@ -1212,6 +1212,11 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(model, value.id, scope)
+        if found is None and value.id in scope.param_nodes:
+            # A parameter holds what the calls pass, where every call is in sight (semantic/passed_state.py).
+            from jaxlint.semantic.passed_state import passed_elements
+
+            return passed_elements(value.id, scope, model, lambda argument, caller: _elements(argument, caller, model, depth + 1))
         if found is None:
             partitioned = _partitioned_arrays(value, scope, model)
             if partitioned is not None:
