@@ -27,7 +27,7 @@ def _findings(relative: str):
 
 
 def test_imported_networks_and_helpers_are_sized_in_their_module():
-    for relative in ("train_small.py", "train_large.py", "examples/demo.py"):
+    for relative in ("train_small.py", "train_large.py", "examples/demo.py", "learner.py"):
         path, diagnostics = _findings(relative)
         assert {(d.location.row, d.code) for d in diagnostics} == set(expected_findings(path.read_text())), relative
 
@@ -39,6 +39,12 @@ def test_an_argument_not_evaluated_here_is_an_unknown_value_there():
     assert ast.unparse(literal) == f"Net(4, {imported_sizes.UNKNOWN_NAME}, (2, 3), key={imported_sizes.UNKNOWN_NAME})"
     spread = ast.parse("Net(*sizes)").body[0].value
     assert imported_sizes.literal_call(spread, "Net", lambda node: 1) is None
+
+
+def test_names_bound_together_by_a_base_class_of_another_module_are_named_with_its_file():
+    _, diagnostics = _findings("learner.py")
+    assert len(diagnostics) == 1 and diagnostics[0].fix is None
+    assert "`self.online` and `self.target` are one value until the first call (bound together on line 6 of learner_base.py)" in diagnostics[0].message
 
 
 def test_names_bound_together_are_one_value_until_the_first_update():

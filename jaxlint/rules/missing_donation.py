@@ -297,7 +297,8 @@ what that code reads later:
   both, so from the second call on each is a new output and every step holds two copies; donating
   both on the first call would pass one buffer twice;
 - it was bound together with another name by one assignment before the loop (`self.params =
-  self.target = net.init(key, x)`, `params = start = init(...)`), that name still read: the two are
+  self.target = net.init(key, x)`, also in the constructor of a base class of this module or another,
+  `params = start = init(...)`), that name still read: the two are
   one pytree until the first update rebinds the state, and from the second call on the state is the
   update's own output, copied on every step. Donating on the first call fails where the same call is
   handed the other name ("a donated buffer may not also be passed") or deletes the arrays it still
@@ -492,9 +493,10 @@ class MissingDonation(Rule):
             together = carried_state.bound_together(key, node, scope, context.model) if reason is None else None
             if together is not None:
                 # `self.params = self.target = init(...)`: one pytree until the first update rebinds `self.params`.
-                other, assignment, passed_too = together
+                other, assignment, passed_too, elsewhere = together
+                where = f"line {assignment.lineno}" + (f" of {elsewhere}" if elsewhere else "")
                 reason = (
-                    f"`{key}` and `{other}` are one value until the first call (bound together on line {assignment.lineno}), "
+                    f"`{key}` and `{other}` are one value until the first call (bound together on {where}), "
                     + ("and the same call is handed `" + other + "`: a donated buffer may not also be passed" if passed_too
                        else f"and donating `{key}` on that call would delete the arrays `{other}` still reads")
                     + f"; bind one of them to a copy first (`jax.tree_util.tree_map(jnp.copy, ...)`)"

@@ -20,6 +20,7 @@ unsafe but would still save memory: the rule reports it and withholds the fix.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import weakref
 
@@ -405,8 +406,9 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
     return False
 
 
-def bound_together(key: str, update: ast.stmt, scope, model) -> tuple[str, ast.stmt, bool] | None:
-    """(the other name, the assignment, whether the update is also handed it) where one assignment
+def bound_together(key: str, update: ast.stmt, scope, model) -> tuple[str, ast.stmt, bool, str | None] | None:
+    """(the other name, the assignment, whether the update is also handed it, the file name of the
+    assignment where it is in another module: a base class's constructor) where one assignment
     binds `key` and another name to the same value before the loop of updates (`self.params =
     self.target = net.init(key, x)`, `params = start = init(...)`) and that other name is still read:
     the two are one pytree, every leaf one buffer, until the first update rebinds `key`. From the
@@ -422,6 +424,18 @@ def bound_together(key: str, update: ast.stmt, scope, model) -> tuple[str, ast.s
     loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
     call = update.value if isinstance(update, (ast.Assign, ast.AnnAssign)) else None
     passed = _array_arguments(call, model) if isinstance(call, ast.Call) else set()
+    if "." in key:
+        # The constructor of a base class (`class Agent(Base)`, `Base` of this module or another) may
+        # bind them: the other name then counts where the update is handed it.
+        for base, home in _base_class_nodes(scope, model):
+            for node in walk(base):
+                if isinstance(node, ast.Assign) and len(node.targets) > 1:
+                    names = [dotted_name(target) for target in node.targets]
+                    if key in names and None not in names:
+                        other = next((name for name in names if name != key and name in passed and not _bound_before_in_function(name, update, node)), None)
+                        if other is not None:
+                            path = getattr(getattr(home, "project", None), "path", None)
+                            return other, node, True, None if home is model or path is None else os.path.basename(str(path))
     for candidate in scopes:
         for node in walk_same_scope(candidate.node):
             if not (isinstance(node, ast.Assign) and len(node.targets) > 1):
@@ -435,14 +449,41 @@ def bound_together(key: str, update: ast.stmt, scope, model) -> tuple[str, ast.s
                 if other == key or _bound_before_in_function(other, update, node):
                     continue  # (`self.params = update(...)` then `self.target = soft(self.target, self.params)`: no longer one value)
                 if other in passed:
-                    return other, node, True
+                    return other, node, True, None
                 live = (
                     any(name == other or name.startswith(other + ".") for owner in scopes for name, _ in _loads(owner, model))
                     if "." in other else candidate is scope and _alias_live_at(other, update)
                 )
                 if live:
-                    return other, node, False
+                    return other, node, False, None
     return None
+
+
+def _base_class_nodes(scope, model, limit: int = 3) -> list[tuple[ast.ClassDef, object]]:
+    """(class, model of its module) of the classes the class of `scope` derives from, of this module or
+    another module of the project (semantic/imported_sizes.home_definition), a few levels up."""
+    from jaxlint.semantic import imported_sizes
+
+    owner = scope
+    while owner is not None and owner.class_node is None:
+        owner = owner.parent
+    if owner is None:
+        return []
+    found: list[ast.ClassDef] = []
+    pending = [(owner.class_node, model)]
+    while pending and len(found) < 2 * limit:
+        class_node, home = pending.pop()
+        for base in class_node.bases:
+            local = [c for c in home.class_methods if isinstance(base, ast.Name) and c.name == base.id and home.scope_for(c) is home.module_scope]
+            if len(local) == 1 and base.id not in home.imports.aliases:
+                parent = (local[0], home)
+            else:
+                imported = imported_sizes.home_definition(base, home)
+                parent = (imported[1], imported[0]) if imported is not None and isinstance(imported[1], ast.ClassDef) else None
+            if parent is not None and parent[0] is not class_node and all(parent[0] is not seen for seen, _ in found):
+                found.append(parent)
+                pending.append(parent)
+    return found
 
 
 def _bound_before_in_function(name: str, update: ast.stmt, since: ast.stmt) -> bool:
