@@ -1254,10 +1254,13 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
 
         found = bound_values(model, value.id, scope)
         if found is None and value.id in scope.param_nodes:
-            # A parameter holds what the calls pass, where every call is in sight (semantic/passed_state.py).
-            from jaxlint.semantic.passed_state import passed_elements
+            # A parameter holds what the calls pass, where every call is in sight: the most any call
+            # passes (semantic/passed_state.py); `opt_state = optimizer.init(params)` is sized from it.
+            from jaxlint.semantic.fixed_parameters import handed_arguments
 
-            return passed_elements(value.id, scope, model, lambda argument, caller: _elements(argument, caller, model, depth + 1))
+            arguments = handed_arguments(value.id, scope, model)
+            counts = [_elements(argument, caller, model, depth + 1) for caller, argument in arguments or ()]
+            return None if not counts or None in counts else max(counts)
         if found is None:
             partitioned = _partitioned_arrays(value, scope, model)
             if partitioned is not None:
@@ -1549,7 +1552,7 @@ def _state_sizes(model):
 
     found = model.__dict__.get("_jaxlint_state_sizes")
     if found is None:
-        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1))
+        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1), _state_sizes)
     return found
 
 

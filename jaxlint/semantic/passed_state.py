@@ -24,8 +24,6 @@ import ast
 
 from jaxlint.semantic.flow import dotted_name, target_elements
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
 
 def passed_size(name: str, scope, model) -> str | None:
     """"small" or "large" where every call of the function owning `scope` passes its parameter
@@ -37,63 +35,10 @@ def passed_size(name: str, scope, model) -> str | None:
     return cache[key]
 
 
-def passed_elements(name: str, scope, model, count) -> int | None:
-    """The most elements any call of the function owning `scope` passes its parameter `name`, where
-    every call is in sight (as for `passed_size`) and `count(argument, caller)` sizes each argument;
-    else None. A value the function builds from the parameter (`opt_state = optimizer.init(params)`)
-    is then sized from what the callers pass."""
-    arguments = _passed_arguments(name, scope, model)
-    if not arguments:
-        return None
-    counts = [count(argument, caller) for caller, argument in arguments]
-    return None if None in counts else max(counts)
-
-
-def _passed_arguments(name: str, scope, model) -> list | None:
-    """(caller scope, the argument) of every call that passes the parameter `name`, or None where a
-    call is not in sight, spreads its arguments, leaves the parameter to its default, or the function
-    binds the parameter anew (see the module docstring). Built once per model."""
-    cache = model.__dict__.setdefault("_jaxlint_passed_arguments", {})
-    key = (id(scope), name)
-    if key not in cache:
-        cache[key] = _arguments_passed(name, scope, model)
-    return cache[key]
-
-
-def _arguments_passed(name: str, scope, model) -> list | None:
-    from jaxlint.semantic import caller_sized, fixed_parameters
-
-    if scope is None or not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
-        return None
-    if name not in scope.param_nodes:
-        return None
-    arguments = scope.node.args
-    if name in {a.arg for a in arguments.kwonlyargs} | {getattr(arguments.vararg, "arg", None), getattr(arguments.kwarg, "arg", None)}:
-        return None
-    for target, value in scope.bindings:
-        if name not in {dotted_name(element) for element in target_elements(target)}:
-            continue
-        if value is None or not caller_sized._derived_from_itself(getattr(value, "value", value) if isinstance(value, ast.stmt) else value, name, scope):
-            return None  # bound anew inside: not only what the callers pass
-    calls = fixed_parameters._all_calls(scope, model)
-    if not calls:
-        return None
-    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-    found = []
-    for caller, call in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return None
-        passed = next((k.value for k in call.keywords if k.arg == name), None)
-        if passed is None and positional.index(name) < len(call.args):
-            passed = call.args[positional.index(name)]
-        if passed is None:
-            return None  # left to the default
-        found.append((caller, passed))
-    return found
-
-
 def _passed_size(name: str, scope, model) -> str | None:
-    arguments = _passed_arguments(name, scope, model)
+    from jaxlint.semantic.fixed_parameters import handed_arguments
+
+    arguments = handed_arguments(name, scope, model)
     if not arguments:
         return None
     sides = set()

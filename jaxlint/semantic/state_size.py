@@ -91,9 +91,11 @@ class _AssumedWidth(int):
 
 
 class StateSize:
-    def __init__(self, model, elements) -> None:
+    def __init__(self, model, elements, sizes_for=None) -> None:
         self.model = model
         self.elements = elements  # carried_state's element count of a value, for the parameters passed to an optimizer
+        # carried_state's StateSize of another module's model (semantic/imported_sizes.py), or None.
+        self.sizes_for = sizes_for
         # Set while carried_state.known_small bounds a network's unknown input at FEATURE_BOUND features.
         self.bounding_inputs = False
         # Set when a network's `init` met an input of unknown shape (worth a bounded second reading).
@@ -512,9 +514,9 @@ class StateSize:
         literal = imported_sizes.literal_call(call, definition.name, lambda node: self.value(node, frame, depth + 1))
         if literal is None:
             return None
-        from jaxlint.semantic.carried_state import _state_sizes
-
-        sizes = _state_sizes(home)
+        if self.sizes_for is None:
+            return None
+        sizes = self.sizes_for(home)
         home_frame = _Frame(home.module_scope)
         if isinstance(definition, ast.ClassDef):
             network = sizes._class_network(definition, literal, home_frame, depth + 1)
