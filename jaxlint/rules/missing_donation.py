@@ -239,7 +239,13 @@ not (a network that flattens, reshapes or convolves that input, an image of any 
 unknown; the bound only ever shows a state small, never large), and
 its arrays split off by `eqx.partition(model, eqx.is_array)` or `eqx.filter`, a part of it picked by
 name (`model.init(key, x)["params"]`, `.get("params")`, also returned by a local function or lambda:
-at most the whole, a bound that only ever shows a state small); the
+at most the whole, a bound that only ever shows a state small). A network class or a parameter helper
+of another module of the project (`from nets import MLP`, `from model import init_params`) is sized in
+its module as a local one is, the call's arguments read as their values here (literals, constants,
+argparse and config defaults; an argument with no value here leaves a width unknown:
+semantic/imported_sizes.py). A module that creates its weights in `__call__` (`self.param("kernel",
+init, (x.shape[-1], n))`, `hk.get_parameter`, a module built inline) holds more than what its
+constructor stores, and where the walk cannot count them its size is unknown, never nothing. The
 optimizer state built for such parameters (a small multiple of them: optax's `init`, and the `init`
 that an optimizer of `jax.example_libraries.optimizers` returns), a train state holding both,
 and metric accumulators. The state of an optimizer that keeps no arrays is small whatever the
@@ -257,7 +263,9 @@ pass: where every call of the function is in sight (a function of this module, n
 only as the callee of calls, passing the parameter explicitly, and not rebinding it but through its
 updates), it is judged by those arguments (semantic/passed_state.py): small at every call, it is
 not flagged; at 1 MB or more at every call, it counts as shown large (also in demonstration code);
-a mix, or one argument of a size not shown, is judged as a size not shown. A function's own loop over a local state, state
+a mix, or one argument of a size not shown, is judged as a size not shown. A value the function builds
+from such a parameter (`opt_state = optimizer.init(params)`) is sized from the largest argument the
+calls pass, as if built from it. A function's own loop over a local state, state
 handed in whole, a network's `init`, a size the module fixes (a constant, an integer default) and a
 program's own objects stay flagged. An unknown size is flagged rather than presumed small: on the
 tuning sets blind-r2..r6 that would drop the 52 labelled real findings found (of 98) to remove the
@@ -288,6 +296,14 @@ what that code reads later:
   `variables, optimizer = step(variables, optimizer, batch)` per iteration), and the update rebinds
   both, so from the second call on each is a new output and every step holds two copies; donating
   both on the first call would pass one buffer twice;
+- it was bound together with another name by one assignment before the loop (`self.params =
+  self.target = net.init(key, x)`, also in the constructor of a base class of this module or another,
+  `params = start = init(...)`), that name still read: the two are
+  one pytree until the first update rebinds the state, and from the second call on the state is the
+  update's own output, copied on every step. Donating on the first call fails where the same call is
+  handed the other name ("a donated buffer may not also be passed") or deletes the arrays it still
+  reads; the message names the other name and asks to bind one of them to a copy first
+  (carried_state.bound_together);
 - it is passed inside a tuple with a value the result does not replace and the program reads again
   (`(params, opt_state, train_data), loss = step((params, opt_state, train_data))`: donating the
   tuple deletes the data passed on the next step).
@@ -473,6 +489,17 @@ class MissingDonation(Rule):
                 reason = (
                     f"`{key}` and `{other}` share arrays on the first call, one built around the other before the loop, "
                     f"and a donated buffer may not also be passed; build one of them from a copy first"
+                )
+            together = carried_state.bound_together(key, node, scope, context.model) if reason is None else None
+            if together is not None:
+                # `self.params = self.target = init(...)`: one pytree until the first update rebinds `self.params`.
+                other, assignment, passed_too, elsewhere = together
+                where = f"line {assignment.lineno}" + (f" of {elsewhere}" if elsewhere else "")
+                reason = (
+                    f"`{key}` and `{other}` are one value until the first call (bound together on {where}), "
+                    + ("and the same call is handed `" + other + "`: a donated buffer may not also be passed" if passed_too
+                       else f"and donating `{key}` on that call would delete the arrays `{other}` still reads")
+                    + f"; bind one of them to a copy first (`jax.tree_util.tree_map(jnp.copy, ...)`)"
                 )
             if reason is None and viewed_first_call:
                 # `ac = state.ac` before `ac, aux = update(ac, batch)` per iteration: a view on the first call only.

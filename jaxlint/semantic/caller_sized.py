@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.semantic.fixed_parameters import derived_from_itself as _derived_from_itself
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.syntax import parameter_defaults, walk
 
@@ -130,21 +131,6 @@ def _bindings(key: str, update: ast.stmt, scope, model) -> list[tuple[ast.AST, o
                 return []
             found.append((value, candidate))
     return found
-
-
-def _refers_to(value: ast.AST, key: str) -> bool:
-    return any(isinstance(node, (ast.Name, ast.Attribute)) and dotted_name(node) == key for node in walk(value))
-
-
-def _derived_from_itself(value: ast.AST, key: str, scope) -> bool:
-    """The value is computed from `key` itself, directly or through a temporary of the same scope
-    (`new_state = step(self.state)` then `self.state = new_state`): it keeps the size it had."""
-    if _refers_to(value, key):
-        return True
-    if not isinstance(value, ast.Name):
-        return False
-    temporaries = [bound for target, bound in scope.bindings if isinstance(target, ast.Name) and target.id == value.id]
-    return bool(temporaries) and all(bound is not None and _refers_to(getattr(bound, "value", bound), key) for bound in temporaries)
 
 
 def _from_caller(value: ast.AST, scope, model, depth: int, active: set) -> bool:

@@ -20,6 +20,7 @@ unsafe but would still save memory: the rule reports it and withholds the fix.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import weakref
 
@@ -403,6 +404,108 @@ def shares_buffers(key: str, scope, model, update: ast.stmt | None = None) -> bo
                     if _built_with_shared_leaves(element_value, candidate, model, 0):
                         return True
     return False
+
+
+def bound_together(key: str, update: ast.stmt, scope, model) -> tuple[str, ast.stmt, bool, str | None] | None:
+    """(the other name, the assignment, whether the update is also handed it, the file name of the
+    assignment where it is in another module: a base class's constructor) where one assignment
+    binds `key` and another name to the same value before the loop of updates (`self.params =
+    self.target = net.init(key, x)`, `params = start = init(...)`) and that other name is still read:
+    the two are one pytree, every leaf one buffer, until the first update rebinds `key`. From the
+    second call on `key` holds the update's own new arrays, so the copy the update keeps costs memory
+    on every step like any other; only donating on the first call deletes the other name's arrays
+    (or, where the same call is handed it too, fails: a donated buffer may not also be passed).
+
+    An assignment inside the loop of updates makes the sharing again before every update (the
+    other name then keeps the old arrays alive whatever the call donates: `shares_buffers`)."""
+    if update is None:
+        return None
+    scopes = _class_scopes(scope, model) if "." in key else [scope]
+    loops = [loop for loop in enclosing_loops(update) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+    call = update.value if isinstance(update, (ast.Assign, ast.AnnAssign)) else None
+    passed = _array_arguments(call, model) if isinstance(call, ast.Call) else set()
+    if "." in key:
+        # The constructor of a base class (`class Agent(Base)`, `Base` of this module or another) may
+        # bind them: the other name then counts where the update is handed it.
+        for base, home in _base_class_nodes(scope, model):
+            for node in walk(base):
+                if isinstance(node, ast.Assign) and len(node.targets) > 1:
+                    names = [dotted_name(target) for target in node.targets]
+                    if key in names and None not in names:
+                        other = next((name for name in names if name != key and name in passed and not _bound_before_in_function(name, update, node)), None)
+                        if other is not None:
+                            path = getattr(getattr(home, "project", None), "path", None)
+                            return other, node, True, None if home is model or path is None else os.path.basename(str(path))
+    for candidate in scopes:
+        for node in walk_same_scope(candidate.node):
+            if not (isinstance(node, ast.Assign) and len(node.targets) > 1):
+                continue
+            names = [dotted_name(target) for target in node.targets]
+            if key not in names or None in names:
+                continue
+            if candidate is scope and loops and is_within(node, loops[0]):
+                continue  # made again before every update
+            for other in names:
+                if other == key or _bound_before_in_function(other, update, node):
+                    continue  # (`self.params = update(...)` then `self.target = soft(self.target, self.params)`: no longer one value)
+                if other in passed:
+                    return other, node, True, None
+                live = (
+                    any(name == other or name.startswith(other + ".") for owner in scopes for name, _ in _loads(owner, model))
+                    if "." in other else candidate is scope and _alias_live_at(other, update)
+                )
+                if live:
+                    return other, node, False, None
+    return None
+
+
+def _base_class_nodes(scope, model, limit: int = 3) -> list[tuple[ast.ClassDef, object]]:
+    """(class, model of its module) of the classes the class of `scope` derives from, of this module or
+    another module of the project (semantic/imported_sizes.home_definition), a few levels up."""
+    from jaxlint.semantic import imported_sizes
+
+    owner = scope
+    while owner is not None and owner.class_node is None:
+        owner = owner.parent
+    if owner is None:
+        return []
+    found: list[ast.ClassDef] = []
+    pending = [(owner.class_node, model)]
+    while pending and len(found) < 2 * limit:
+        class_node, home = pending.pop()
+        for base in class_node.bases:
+            local = [c for c in home.class_methods if isinstance(base, ast.Name) and c.name == base.id and home.scope_for(c) is home.module_scope]
+            if len(local) == 1 and base.id not in home.imports.aliases:
+                parent = (local[0], home)
+            else:
+                imported = imported_sizes.home_definition(base, home)
+                parent = (imported[1], imported[0]) if imported is not None and isinstance(imported[1], ast.ClassDef) else None
+            if parent is not None and parent[0] is not class_node and all(parent[0] is not seen for seen, _ in found):
+                found.append(parent)
+                pending.append(parent)
+    return found
+
+
+def _bound_before_in_function(name: str, update: ast.stmt, since: ast.stmt) -> bool:
+    """A statement before `update` in its blocks, up to its function, and after `since`, binds `name`
+    (`self.params = ...` earlier in the same loop body): the value `update` is handed under that name
+    is that binding's."""
+    child: ast.AST = update
+    while True:
+        located = statement_list(child)
+        if located is None:
+            return False
+        block, index = located
+        for earlier in reversed(block[:index]):
+            if earlier is since or is_within(since, earlier):
+                return False
+            if isinstance(earlier, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = earlier.targets if isinstance(earlier, ast.Assign) else [earlier.target]
+                if any(dotted_name(element) == name for target in targets for element in target_elements(target)):
+                    return True
+        child = parent_of(child)
+        if child is None or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
+            return False
 
 
 def _alias_live_at(name: str, update: ast.stmt) -> bool:
@@ -1150,6 +1253,14 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         from jaxlint.semantic.bindings import bound_values
 
         found = bound_values(model, value.id, scope)
+        if found is None and value.id in scope.param_nodes:
+            # A parameter holds what the calls pass, where every call is in sight: the most any call
+            # passes (semantic/passed_state.py); `opt_state = optimizer.init(params)` is sized from it.
+            from jaxlint.semantic.fixed_parameters import handed_arguments
+
+            arguments = handed_arguments(value.id, scope, model)
+            counts = [_elements(argument, caller, model, depth + 1) for caller, argument in arguments or ()]
+            return None if not counts or None in counts else max(counts)
         if found is None:
             partitioned = _partitioned_arrays(value, scope, model)
             if partitioned is not None:
@@ -1352,7 +1463,9 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         # A local helper: every value it returns is small, its parameters bound to what this call passes
         # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
         helper = _local_callee(call, scope, model, lambdas=True)
-        returns = [helper.node.body] if helper is not None and isinstance(helper.node, ast.Lambda) else getattr(helper, "returns", None)
+        if helper is None:
+            return _imported_helper_elements(call, scope, model, depth, passed)
+        returns = [helper.node.body] if isinstance(helper.node, ast.Lambda) else getattr(helper, "returns", None)
         if not returns:
             return None
         if any(isinstance(a, ast.Starred) for a in arguments) or any(k.arg is None for k in call.keywords):
@@ -1369,6 +1482,33 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         counts = [_elements(returned, helper, model, depth + 1, frame or None) for returned in returns]
         return None if None in counts else max(counts)
     return None
+
+
+def _imported_helper_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
+    """A helper of another module of the project (`from model import init_params`, then
+    `init_params([2, 8, 8, 2])`): sized in its module as a local helper is, its parameters bound to
+    the values the call's arguments have here (semantic/imported_sizes.py); a network class of that
+    module is sized by semantic/state_size.py."""
+    from jaxlint.semantic import imported_sizes
+
+    found = imported_sizes.home_definition(call.func, model)
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    home, definition = found
+    literal = imported_sizes.literal_call(call, definition.name, lambda node: _python_value(node, scope, model, passed))
+    helper = home.scope_for(definition.body[0]) if literal is not None else None
+    returns = getattr(helper, "returns", None)
+    if not returns:
+        return None
+    module_scope = home.module_scope
+    frame = {parameter: (argument, module_scope) for parameter, argument in zip(helper.params, literal.args)}
+    frame.update((k.arg, (k.value, module_scope)) for k in literal.keywords if k.arg in helper.param_nodes)
+    from jaxlint.semantic.syntax import parameter_defaults
+
+    for parameter, default in parameter_defaults(definition.args).items():
+        frame.setdefault(parameter, (default, module_scope))
+    counts = [_elements(returned, helper, home, depth + 1, frame or None) for returned in returns]
+    return None if None in counts else max(counts)
 
 
 def _passed_on(argument: ast.AST, scope, passed: dict | None) -> tuple:
@@ -1412,7 +1552,7 @@ def _state_sizes(model):
 
     found = model.__dict__.get("_jaxlint_state_sizes")
     if found is None:
-        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1))
+        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1), _state_sizes)
     return found
 
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.constants import UNKNOWN
+from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.model import parent_of
+from jaxlint.semantic.syntax import walk
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -178,3 +180,61 @@ def _named_elsewhere(name: str, model) -> bool:
     except Exception:  # an index that cannot be built: any module may call it
         return True
     return False
+
+
+def refers_to(value: ast.AST, key: str) -> bool:
+    return any(isinstance(node, (ast.Name, ast.Attribute)) and dotted_name(node) == key for node in walk(value))
+
+
+def derived_from_itself(value: ast.AST, key: str, scope) -> bool:
+    """The value is computed from `key` itself, directly or through a temporary of the same scope
+    (`new_state = step(self.state)` then `self.state = new_state`): it keeps the size it had."""
+    if refers_to(value, key):
+        return True
+    if not isinstance(value, ast.Name):
+        return False
+    temporaries = [bound for target, bound in scope.bindings if isinstance(target, ast.Name) and target.id == value.id]
+    return bool(temporaries) and all(bound is not None and refers_to(getattr(bound, "value", bound), key) for bound in temporaries)
+
+
+def handed_arguments(name: str, scope, model) -> list | None:
+    """(caller scope, the argument) of every call that passes the parameter `name` of the function
+    owning `scope` (not a method), or None where a call is not in sight (`_all_calls`), spreads its
+    arguments, leaves the parameter to its default, or the function binds the parameter anew other than
+    from itself (`params = update(params, x)` keeps what was passed: semantic/passed_state.py). Built
+    once per model."""
+    cache = model.__dict__.setdefault("_jaxlint_passed_arguments", {})
+    key = (id(scope), name)
+    if key not in cache:
+        cache[key] = _arguments_passed(name, scope, model)
+    return cache[key]
+
+
+def _arguments_passed(name: str, scope, model) -> list | None:
+    if scope is None or not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
+        return None
+    if name not in scope.param_nodes:
+        return None
+    arguments = scope.node.args
+    if name in {a.arg for a in arguments.kwonlyargs} | {getattr(arguments.vararg, "arg", None), getattr(arguments.kwarg, "arg", None)}:
+        return None
+    for target, value in scope.bindings:
+        if name not in {dotted_name(element) for element in target_elements(target)}:
+            continue
+        if value is None or not derived_from_itself(getattr(value, "value", value) if isinstance(value, ast.stmt) else value, name, scope):
+            return None  # bound anew inside: not only what the callers pass
+    calls = _all_calls(scope, model)
+    if not calls:
+        return None
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    found = []
+    for caller, call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None and positional.index(name) < len(call.args):
+            passed = call.args[positional.index(name)]
+        if passed is None:
+            return None  # left to the default
+        found.append((caller, passed))
+    return found

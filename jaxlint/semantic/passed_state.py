@@ -24,8 +24,6 @@ import ast
 
 from jaxlint.semantic.flow import dotted_name, target_elements
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
 
 def passed_size(name: str, scope, model) -> str | None:
     """"small" or "large" where every call of the function owning `scope` passes its parameter
@@ -38,33 +36,13 @@ def passed_size(name: str, scope, model) -> str | None:
 
 
 def _passed_size(name: str, scope, model) -> str | None:
-    from jaxlint.semantic import caller_sized, fixed_parameters
+    from jaxlint.semantic.fixed_parameters import handed_arguments
 
-    if scope is None or not scope.is_function or not isinstance(scope.node, _FUNCTIONS) or scope.class_node is not None:
+    arguments = handed_arguments(name, scope, model)
+    if not arguments:
         return None
-    if name not in scope.param_nodes:
-        return None
-    arguments = scope.node.args
-    if name in {a.arg for a in arguments.kwonlyargs} | {getattr(arguments.vararg, "arg", None), getattr(arguments.kwarg, "arg", None)}:
-        return None
-    for target, value in scope.bindings:
-        if name not in {dotted_name(element) for element in target_elements(target)}:
-            continue
-        if value is None or not caller_sized._derived_from_itself(getattr(value, "value", value) if isinstance(value, ast.stmt) else value, name, scope):
-            return None  # bound anew inside: not only what the callers pass
-    calls = fixed_parameters._all_calls(scope, model)
-    if not calls:
-        return None
-    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
     sides = set()
-    for caller, call in calls:
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return None
-        passed = next((k.value for k in call.keywords if k.arg == name), None)
-        if passed is None and positional.index(name) < len(call.args):
-            passed = call.args[positional.index(name)]
-        if passed is None:
-            return None  # left to the default
+    for caller, passed in arguments:
         side = _side(passed, caller, model)
         if side is None:
             return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import math
 
-from jaxlint.semantic import constructed_sizes
+from jaxlint.semantic import constructed_sizes, imported_sizes
 from jaxlint.semantic.constants import UNKNOWN, literal_value
 from jaxlint.semantic.flow import changes_in_place
 from jaxlint.semantic.library_models import layers as layer_models
@@ -91,9 +91,11 @@ class _AssumedWidth(int):
 
 
 class StateSize:
-    def __init__(self, model, elements) -> None:
+    def __init__(self, model, elements, sizes_for=None) -> None:
         self.model = model
         self.elements = elements  # carried_state's element count of a value, for the parameters passed to an optimizer
+        # carried_state's StateSize of another module's model (semantic/imported_sizes.py), or None.
+        self.sizes_for = sizes_for
         # Set while carried_state.known_small bounds a network's unknown input at FEATURE_BOUND features.
         self.bounding_inputs = False
         # Set when a network's `init` met an input of unknown shape (worth a bounded second reading).
@@ -497,7 +499,45 @@ class StateSize:
                 if bound is None:
                     return None
                 return self.network(returns[0], _Frame(helper, bound), depth + 1)
+        if isinstance(func, (ast.Name, ast.Attribute)):
+            return self._imported_network(node, frame, depth)
         return None
+
+    def _imported_network(self, call: ast.Call, frame: _Frame, depth: int):
+        """A network class, or a helper returning a network, of another module of the project
+        (`from nets import MLP`): sized in its module as a local one, the call's arguments as their
+        values here (semantic/imported_sizes.py)."""
+        found = imported_sizes.home_definition(call.func, self.model)
+        if found is None:
+            return None
+        home, definition = found
+        literal = imported_sizes.literal_call(call, definition.name, lambda node: self.value(node, frame, depth + 1))
+        if literal is None:
+            return None
+        if self.sizes_for is None:
+            return None
+        sizes = self.sizes_for(home)
+        home_frame = _Frame(home.module_scope)
+        if isinstance(definition, ast.ClassDef):
+            network = sizes._class_network(definition, literal, home_frame, depth + 1)
+        else:
+            helper = home.scope_for(definition.body[0])
+            returns = getattr(helper, "returns", None)
+            if helper is None or returns is None or len(returns) != 1:
+                return None
+            bound = sizes._bind_arguments(definition, literal, home_frame, skip_self=False)
+            network = None if bound is None else sizes.network(returns[0], _Frame(helper, bound), depth + 1)
+        if network is None:
+            return None
+
+        def run(shape):
+            sizes.bounding_parts = self.bounding_parts
+            try:
+                return network(shape)
+            finally:
+                sizes.bounding_parts = False
+
+        return run
 
     def _local_class(self, name: str) -> ast.ClassDef | None:
         model = self.model
@@ -644,7 +684,7 @@ class StateSize:
             return None if result is None else (result[0] + explicit, result[1])
 
         if not pending:
-            if not any(isinstance(n, ast.Call) and self._is_layer(n.func, inner, depth) for n in walk(apply)):
+            if not any(isinstance(n, ast.Call) and self._is_layer(n.func, inner, depth) for n in walk(apply)) and not _makes_parameters(apply):
                 # Only arrays the constructor stores: their count, whatever `__call__` computes.
                 return lambda shape: (explicit, None)
             return run
@@ -757,7 +797,10 @@ class StateSize:
             qualified = self.model.qualified_name(value.func) or ""
             if qualified in layer_models.LAYERS or qualified in layer_models.SEQUENTIAL:
                 return True
-            return isinstance(value.func, ast.Name) and self._local_class(value.func.id) is not None
+            if isinstance(value.func, ast.Name) and self._local_class(value.func.id) is not None:
+                return True
+            found = imported_sizes.home_definition(value.func, self.model)
+            return found is not None and isinstance(found[1], ast.ClassDef)
         return False
 
     def _array_elements(self, value: ast.AST, frame: _Frame, depth: int) -> int | None:
@@ -1113,6 +1156,23 @@ def _product(choices: list[list]) -> list[tuple]:
     for choice in choices:
         combinations = [(*combination, option) for combination in combinations for option in choice]
     return combinations
+
+
+# Calls by which a module's `__call__` creates its own parameters or state (`self.param("kernel", init,
+# (x.shape[-1], n))`, `hk.get_parameter(...)`).
+_PARAMETER_CALLS = frozenset({"param", "variable", "get_parameter", "get_state"})
+
+
+def _makes_parameters(apply: ast.AST) -> bool:
+    """`__call__` creates parameters itself (`self.param(...)`, `hk.get_parameter(...)`) or builds a
+    module inline (`Layer(n)(x)` of a class the walk does not know): the arrays the constructor
+    stores are then not all the module holds."""
+    for node in walk(apply):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Call) or isinstance(func, ast.Attribute) and func.attr in _PARAMETER_CALLS:
+                return True
+    return False
 
 
 def _stores_below_top_level(method: ast.AST) -> bool:
