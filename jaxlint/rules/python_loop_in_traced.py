@@ -5,7 +5,9 @@ iteration construct (semantic/iteration.py): a `for` statement or the `for` of a
 builtin `sum` over a traced array (`sum(senders == -1)`: Python indexes the array row by row and adds
 the rows, a loop without the `for`; not over a Python list or tuple of arrays, a pytree's leaves, a
 shape, or a call of unknown kind, which may return a list; `any`/`all`/`max`/`min`/`sorted` over a
-traced array raise at the first row, JAX101 reports them).
+traced array raise at the first row, JAX101 reports them). A traced function is one JAX101 names as
+traced, the forward pass of a Flax linen or Haiku module of a model library included (its inputs'
+lengths are the data's: `for t in range(x.shape[1])` over a sequence unrolls per step).
 `for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
 `[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
