@@ -84,7 +84,9 @@ of a Flax linen `Module` (`__call__`, `@nn.compact` methods) or a Haiku `hk.Modu
 its public methods), its class deriving from one directly or through a project base class, in a
 module that runs none of its models itself (no `init`/`apply` outside the classes, no
 `hk.transform`): the model's training code applies it inside its jitted, differentiated step. Its
-inputs are tracers: the positional parameters with no default; a defaulted parameter (`train=True`,
+inputs are tracers: the positional parameters with no default that the body shows to be arrays
+(annotated so, or it reads their shape, slices them, hands them to `jax.numpy`/`lax`, a submodule or
+a library layer); a size handed to `np.arange` or a list of groups is not one; a defaulted parameter (`train=True`,
 an optional `mask=None` or cache), one annotated as a Python scalar (`deterministic: bool`) and one
 the method tests bare (`if train:`) are options of the call, Python values. `setup`/`__init__` are
 not traced. A module that applies its models itself (a notebook, a script) is read from its own

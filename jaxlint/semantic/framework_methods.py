@@ -9,7 +9,9 @@ beside them (a Python loop over the sequence unrolls, `if` on an activation need
 `print` shows a tracer).
 
 What the forward pass is handed is not seen here, so only its inputs count as tracers: the
-positional parameters with no default. A parameter with a default (`train: bool = True`, an optional
+positional parameters with no default that the body shows to be arrays (annotated so, or it reads
+their shape, slices them, hands them to `jax.numpy`/`lax`/a layer/a submodule); a size handed to
+`np.arange`, or a list of token groups concatenated and walked, is not shown to be one. A parameter with a default (`train: bool = True`, an optional
 `mask=None` or cache), one annotated as a Python scalar (`deterministic: bool`), and one the method
 tests as a bare truth value (`if train:`, `not deterministic`) is an option of the call, not an input.
 
@@ -55,6 +57,10 @@ SAMPLE_SITES = frozenset({"numpyro.sample", "numpyro.primitives.sample"})
 PROBABILISTIC_MODEL = "numpyro.model"
 _COMPACT = frozenset({"flax.linen.compact", "flax.linen.module.compact"})
 _TRUTH_TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
+_ARRAY_ATTRIBUTES = frozenset({
+    "shape", "ndim", "dtype", "T", "at", "reshape", "astype", "transpose", "squeeze", "swapaxes", "ravel", "flatten",
+})
+_ARRAY_FUNCTIONS = ("jax.numpy.", "jax.nn.", "jax.lax.", "flax.linen.", "haiku.")
 
 
 def forward_passes(model) -> list:
@@ -165,13 +171,52 @@ def _inputs(model, scope) -> dict[str, int]:
     positional = [*arguments.posonlyargs, *arguments.args][1:]  # after self
     defaulted = {arg.arg for arg in positional[len(positional) - len(arguments.defaults):]} if arguments.defaults else set()
     tested = _truth_tested(node)
+    used = _used_as_arrays(model, node, model.class_methods.get(scope.class_node, {}))
     inputs = {}
     for arg in positional:
         name = arg.arg
         if name in tested or name in defaulted or model._annotated_python_scalar(scope, name):
             continue
+        if name not in used and not model._annotated_array(scope, name):
+            continue  # `qlen` handed to `np.arange`, a list of token groups: not shown to be an array
         inputs[name] = model._param_level(scope, name)
     return inputs
+
+
+def _used_as_arrays(model, function: ast.AST, methods) -> set[str]:
+    """Names the function's own body uses as arrays: reads an array attribute of (`x.shape`, `x.T`,
+    `x.reshape(...)`), slices (`x[:, t]`, `x[..., 0]`), or hands to a `jax.numpy`/`jax.nn`/`lax`
+    function, a submodule (`self.encoder(x)`, not a method of the class) or a library layer made in
+    place (`nn.Dense(4)(x)`)."""
+    used: set[str] = set()
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple(FUNCTION_NODES)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _ARRAY_ATTRIBUTES:
+            used.add(node.value.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and _array_index(node.slice):
+            used.add(node.value.id)
+        elif isinstance(node, ast.Call) and _array_callee(model, node.func, methods):
+            used.update(arg.id for arg in node.args if isinstance(arg, ast.Name))
+    return used
+
+
+def _array_index(index: ast.expr) -> bool:
+    elements = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and (e.value is Ellipsis or e.value is None)) for e in elements)
+
+
+def _array_callee(model, function: ast.expr, methods) -> bool:
+    if isinstance(function, ast.Call):
+        # `nn.Dense(4)(x)`, `hk.Linear(4)(x)`: a library layer made and applied in place.
+        return (model.qualified_name(function.func) or "").startswith(("flax.linen.", "haiku."))
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self":
+        return function.attr not in methods  # `self.encoder(x)`: a submodule (not a method of the class)
+    qualified = model.qualified_name(function) or ""
+    return qualified.startswith(_ARRAY_FUNCTIONS)
 
 
 def _truth_tested(function: ast.AST) -> set[str]:
