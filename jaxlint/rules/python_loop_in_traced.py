@@ -1,11 +1,16 @@
 """## What it does
 Flags, in a traced function, a Python loop that JAX unrolls into a long program. A loop is any
 iteration construct (semantic/iteration.py): a `for` statement or the `for` of a comprehension
-(`[f(r) for r in x]`, `sum(g(r) for r in x)`), over `range(...)` or `jnp.arange(...)` alike, and a
+(`[f(r) for r in x]`, `sum(g(r) for r in x)`), over `range(...)` or `jnp.arange(...)` alike, a
+`while` that counts (`j = 0` just before, `while j < n:`, `j += 1` at the body's own level, no
+`break`/`continue`: read as `for j in range(0, n)`; a `while` with any other test or exit is not a
+count and is left alone), and a
 builtin `sum` over a traced array (`sum(senders == -1)`: Python indexes the array row by row and adds
 the rows, a loop without the `for`; not over a Python list or tuple of arrays, a pytree's leaves, a
 shape, or a call of unknown kind, which may return a list; `any`/`all`/`max`/`min`/`sorted` over a
-traced array raise at the first row, JAX101 reports them).
+traced array raise at the first row, JAX101 reports them). A traced function is one JAX101 names as
+traced, the forward pass of a Flax linen or Haiku module of a model library included (its inputs'
+lengths are the data's: `for t in range(x.shape[1])` over a sequence unrolls per step).
 `for i in range(N)` with `N` at or above `python-loop-threshold` (default 100, set in
 `[tool.jaxlint]`) where the source fixes `N` (a literal, a module constant, a configuration default:
 a dataclass's field, an argparse `default=`, also of the object a function of the module returns,
@@ -98,12 +103,15 @@ class PythonLoopInTraced(Rule):
     name = "python-loop-in-traced"
     summary = "Long Python loop unrolled into a traced function"
     skips_test_code = True
-    node_types = (ast.For, *iteration.COMPREHENSIONS, ast.Call)
+    node_types = (ast.For, ast.While, *iteration.COMPREHENSIONS, ast.Call)
     traced_code_only = True
     fix_availability = "sometimes"
 
     def check(self, node: ast.AST, context) -> None:
         if isinstance(node, ast.Call) and iteration.walked_by_builtin(node, context.model) is None:
+            return
+        counted = iteration.counted_while(node) if isinstance(node, ast.While) else None
+        if isinstance(node, ast.While) and counted is None:
             return
         if not context.is_traced_code(node) or context.model.runs_concretely(context.scope(node)):
             return  # autodiff alone (no jit) sees concrete values
@@ -120,7 +128,7 @@ class PythonLoopInTraced(Rule):
             return  # the loop nest is reported once, at its outermost loop that reaches the threshold
         if _stacked_per_row(node, context):
             return  # `jnp.stack([f(x) for x in xs])`: batching, reported by JAX403 with the `vmap` advice
-        for loop in iteration.iterations(node):
+        for loop in [counted] if counted is not None else iteration.iterations(node):
             if self._check_iteration(loop, scope, threshold, context):
                 return  # one finding per comprehension, at its first `for` that unrolls
 
@@ -147,7 +155,7 @@ class PythonLoopInTraced(Rule):
 
     def _check_iteration(self, loop: iteration.Iteration, scope, threshold: int, context) -> bool:
         node, iterable = loop.owner, loop.iterable
-        kind = "comprehension" if loop.comprehension else "`for` loop"
+        kind = "comprehension" if loop.comprehension else "`while` loop" if isinstance(node, ast.While) else "`for` loop"
         bounds = _literal_range(iterable, context)
         items = _list_length(iterable, scope, context) if bounds is None else None
         if items is not None:

@@ -75,7 +75,26 @@ module returns (`init_fun, apply_fun = layer(3)`, `score = make_scorer(s)`), cal
 is traced as a def called by name is. A function Haiku transforms whose `apply` or `init` is jitted
 (`jax.jit(hk.transform(f).apply)`, also through a name bound to the transform, `hk.without_apply_rng`,
 `hk.transform_with_state`) is traced, its parameters after the ones Haiku passes first (`params, rng`):
-`static_argnums` counts those, and its defaults stay Python values.
+`static_argnums` counts those, and its defaults stay Python values. A function handed to a `lax` loop
+or branch is traced whether passed by position or by its keyword (`fori_loop(lower=0, upper=n,
+body_fun=step, init_val=x)`, `scan(f=body, ...)`).
+
+Traced where the step is written in another module (semantic/framework_methods.py): the forward pass
+of a Flax linen `Module` (`__call__`, `@nn.compact` methods) or a Haiku `hk.Module` (`__call__` and
+its public methods), its class deriving from one directly or through a project base class, in a
+module that runs none of its models itself (no `init`/`apply` outside the classes, no
+`hk.transform`): the model's training code applies it inside its jitted, differentiated step. Its
+inputs are tracers: the positional parameters with no default that the body shows to be arrays
+(annotated so, or it reads their shape, slices them, hands them to `jax.numpy`/`lax`, a submodule or
+a library layer); a size handed to `np.arange` or a list of groups is not one; a defaulted parameter (`train=True`,
+an optional `mask=None` or cache), one annotated as a Python scalar (`deterministic: bool`) and one
+the method tests bare (`if train:`) are options of the call, Python values. `setup`/`__init__` are
+not traced. A module that applies its models itself (a notebook, a script) is read from its own
+calls. Flax NNX and Equinox modules are called directly, often eagerly: not assumed traced. A NumPyro
+model (a module-level function drawing `numpyro.sample` sites, not called by name in its module) is
+traced: its inference runs it under a trace (MCMC kernels compile the chain, `Predictive` maps it with
+`lax.map`/`vmap`, `SVI.run` compiles its steps), so its sample values are tracers; its parameters
+are not (the inference hands the model's arguments over as constants).
 
 ## Example
 ```python

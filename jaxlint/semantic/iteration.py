@@ -15,6 +15,8 @@ whatever the spelling of its iterable:
   Walking one row of a matrix (`for j in x[i]`) counts its second axis, not its rows.
 
 * `iterations(node)`: the Iteration(s) a `for` statement or a comprehension runs.
+* `counted_while(loop)`: a `while` that counts `j = 0` ... `j += 1` up to `j < n`, as the Iteration
+  `for j in range(0, n)` (asked by JAX304: a loop is a loop whatever its syntax).
 * `walked(iterable, model)`: the iterable under its one-pass wrappers.
 * `same_items(iterable, model)`: the iterable under the wrappers that hand out its own items, one for
   one (`tqdm(xs)`, `reversed(xs)`; not `enumerate`, whose items are pairs, nor `sorted`).
@@ -103,6 +105,52 @@ def iterations(node: ast.AST) -> list[Iteration]:
     if isinstance(node, COMPREHENSIONS):
         return [Iteration(node, generator.target, generator.iter, generator) for generator in node.generators]
     return []
+
+
+def counted_while(loop: ast.AST) -> Iteration | None:
+    """`j = 0` then `while j < n: ...; j += 1`: the loop `for j in range(0, n)` spelled as a `while`,
+    as one Iteration over that range (the range is made here, placed at the loop's test; its bound is
+    the test's own expression). Only where the count is plain: the counter bound to an int literal by
+    the statement before the loop, compared with `<` by the whole test, raised by one at the body's own
+    level and bound nowhere else in the loop, no `break`/`continue` and no `else`. None otherwise."""
+    test = loop.test if isinstance(loop, ast.While) else None
+    if test is None or loop.orelse or not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Lt):
+        return None
+    counter = test.left
+    if not isinstance(counter, ast.Name):
+        return None
+    name = counter.id
+    steps = [
+        statement for statement in loop.body
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name)
+        and statement.target.id == name and isinstance(statement.value, ast.Constant) and statement.value.value == 1
+    ]
+    if len(steps) != 1:
+        return None
+    for node in walk(loop):
+        if isinstance(node, (ast.Break, ast.Continue)) or (isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) and node is not steps[0].target):
+            return None
+    before = _statement_before(loop)
+    if not (isinstance(before, ast.Assign) and len(before.targets) == 1 and isinstance(before.targets[0], ast.Name)
+            and before.targets[0].id == name and isinstance(before.value, ast.Constant) and type(before.value.value) is int):
+        return None
+    made = ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[ast.Constant(value=before.value.value), test.comparators[0]], keywords=[])
+    ast.copy_location(made, test)
+    made.func = ast.copy_location(made.func, test)
+    made.args[0] = ast.copy_location(made.args[0], test)
+    return Iteration(loop, counter, made)
+
+
+def _statement_before(statement: ast.stmt) -> ast.stmt | None:
+    from jaxlint.semantic.syntax import parent_of
+
+    parent = parent_of(statement)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and statement in block:
+            index = block.index(statement)
+            return block[index - 1] if index > 0 else None
+    return None
 
 
 def walked_by_builtin(call: ast.AST, model: SemanticModel) -> ast.expr | None:

@@ -72,6 +72,18 @@ LAX_BODIES = {
     "jax.lax.custom_root": (0, 2, 3),
     "jax.lax.reduce": (2,),
 }
+# The keyword each of those positions may be passed by (`fori_loop(lower=0, upper=n, body_fun=step,
+# init_val=state)`): the function is traced all the same.
+LAX_BODY_KEYWORDS = {
+    "jax.lax.scan": {0: "f"},
+    "jax.lax.fori_loop": {2: "body_fun"},
+    "jax.lax.while_loop": {0: "cond_fun", 1: "body_fun"},
+    "jax.lax.cond": {1: "true_fun", 2: "false_fun"},
+    "jax.lax.map": {0: "f"},
+    "jax.lax.associative_scan": {0: "fn"},
+    "jax.lax.custom_root": {0: "f", 2: "solve", 3: "tangent_solve"},
+    "jax.lax.reduce": {2: "computation"},
+}
 LAX_BRANCH_LISTS = {"jax.lax.switch": 1}
 # Calls that run a loop on the device within one compiled call: the `lax` loops, and the iterative
 # solvers of `jax.scipy` (each a `lax.while_loop` over matrix-vector products or line searches).

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Iterator
 
-from jaxlint.semantic import annotated_classes, jaxapi, jit_disabled, kept_structure, library_models, picked_classes, returned_kinds
+from jaxlint.semantic import annotated_classes, framework_methods, jaxapi, jit_disabled, kept_structure, library_models, picked_classes, returned_kinds
 from jaxlint.semantic.bindings import FUNCTION_NODES, attribute_values, binding_sites, bound_values, owning_scope
 from jaxlint.semantic.host_library_work import hands_to_host_library
 from jaxlint.semantic.imports import ImportMap
@@ -296,6 +296,7 @@ class SemanticModel(DeviceValues):
         self._constants = None
         self._uncalled_transforms: list[tuple[ast.Call, Scope]] = []
         self._find_traced_functions()
+        self._mark_forward_passes()
         self._find_host_callbacks()
         self._find_jit_bindings()
         self._propagate()
@@ -724,6 +725,24 @@ class SemanticModel(DeviceValues):
             for call in scope.calls:
                 self._transform_call(call, scope)
 
+    def _mark_forward_passes(self) -> None:
+        """Forward passes of this module's linen/Haiku classes, run by a step of another module, and
+        NumPyro models, run by its inference (semantic/framework_methods.py): traced; a forward
+        pass's inputs are tracers, a model's parameters are not."""
+        for scope, inputs in framework_methods.forward_passes(self):
+            scope.traced = True
+            scope.abstract_transform = True
+            scope.transforms.add(framework_methods.FORWARD_PASS)
+            scope.bound_when_traced = set()
+            for name, level in inputs.items():
+                if level > scope.traced_params.get(name, NONE):
+                    scope.traced_params[name] = level
+        for scope in framework_methods.probabilistic_models(self):
+            scope.traced = True
+            scope.abstract_transform = True
+            scope.transforms.add(framework_methods.PROBABILISTIC_MODEL)
+            scope.bound_when_traced = set()
+
     def _find_host_callbacks(self) -> None:
         for scope in self.scopes:
             for call in scope.calls:
@@ -736,7 +755,7 @@ class SemanticModel(DeviceValues):
         qualified = self.qualified_name(call.func)
         if qualified in jaxapi.LAX_BODIES:
             for position in jaxapi.LAX_BODIES[qualified]:
-                body = argument(call, position, None)
+                body = argument(call, position, jaxapi.LAX_BODY_KEYWORDS[qualified].get(position))
                 if body is not None:
                     self._mark_expression(body, scope, TransformUse(qualified, {}, arity=_body_arity(qualified, call)))
             return
@@ -2812,6 +2831,8 @@ class SemanticModel(DeviceValues):
                 return NONE  # `tree_map(lambda x: x.shape[0], params)`: a pytree of Python ints
             if qualified in jaxapi.CONTAINER_RESULT_CALLS:
                 return TRACED if any(self.level(arg, scope) for arg in arguments) else NONE
+            if qualified in framework_methods.SAMPLE_SITES and scope.in_traced:
+                return ARRAY  # a NumPyro sample site's value, in a model its inference traces
             if qualified == "jax.lax.psum" and call.args and isinstance(call.args[0], ast.Constant):
                 # `jax.lax.psum(1, axis_name)`: JAX sums a Python constant at trace time: the axis
                 # size, a concrete number (`range(axis_size)` works).
