@@ -20,7 +20,9 @@ before: a training loop of unknown length is still many iterations.
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`, `.astype(t)`,
   `np.sqrt(...)`, a SciPy distribution's `ppf`/`cdf` of them), bound once
-  in the module or the function; a `while` counting its iterations to a fixed bound, at most that
+  in the module or the function; `zip` of such iterables, as many as its shortest argument whose
+  length the source fixes (`zip(positions, angles)` of two arrays built from four-row literals: 4,
+  whatever the other arguments are); a `while` counting its iterations to a fixed bound, at most that
   many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`; a bound that is a
   parameter counts as its default and what every visible call passes, the largest).
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
@@ -296,6 +298,12 @@ def _items_walked(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int
     found = iteration_count(iterable, scope, model)
     if found is not None:
         return found
+    if (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.zip" and iterable.args
+            and not iterable.keywords and not any(isinstance(argument, ast.Starred) for argument in iterable.args)):
+        # `zip(positions, angles)` walks its arguments side by side and stops at the shortest: any
+        # argument whose length the source fixes bounds the count.
+        counts = [count for count in (_items_walked(argument, scope, model) for argument in iterable.args) if count is not None]
+        return min(counts) if counts else None
     bounds = iteration.range_arguments(iterable, model)
     if bounds is not None:
         start, stop, step = bounds
