@@ -195,8 +195,12 @@ Not flagged, as principles:
   helpers, a function a notebook redefines (the definition standing above the step) and the functions
   of other project modules, read from their source, each definition of a name defined once per argument
   type: semantic/heavy_steps.py; not a scan over stacked layers, nor a few fixed steps, nor an implicit
-  layer's `custom_root`), with no host work beside
-  it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
+  layer's `custom_root`; also a Python loop of optimizer steps inside the compiled function, unrolled
+  into its program, `for i in range(steps): loss, state = train_step(xs[i], state)` with a count above
+  a handful or one batch per iteration: a chunk of steps per call, semantic/heavy_steps.py; not
+  gradient accumulation, whose update comes after the loop, nor a few adaptation steps), with no host
+  work beside it but reporting, timer stamps, arithmetic and small dispatches (a batch reshaped, a key
+  drawn from an `nnx.Rngs`: loop_cost.light_dispatch): a read waits once per many device steps and delays
   next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
   stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
@@ -1109,6 +1113,8 @@ def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:
             continue
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
             continue  # `"...".format(...)`
+        if loop_cost.light_dispatch(node, values.scope, model):
+            continue  # `x.reshape(...)`, `rngs()`: a small dispatch, no host work to overlap
         return False
     return heavy
 

@@ -383,3 +383,22 @@ def heavy_iteration(loop: ast.AST, model: SemanticModel) -> ast.AST | None:
     iteration) or an inner pass of compiled steps (`runs_pass_of_compiled_steps`: an epoch). A compile
     or another one-off cost per iteration is then once per checkpoint or pass, not once per step."""
     return reads_storage_every_iteration(loop, model) or runs_pass_of_compiled_steps(loop, model)
+
+
+# Methods that change how an array is laid out or typed, not what it holds: one small dispatch (a
+# JAX array) or a view (a NumPy one), whatever else the object is.
+_LAYOUT_METHODS = frozenset({"reshape", "astype", "transpose", "squeeze", "ravel", "flatten", "swapaxes"})
+
+
+def light_dispatch(call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
+    """`call` dispatches a small device operation or none, not host work worth overlapping: an array's
+    layout method (`batch.reshape((steps, size, 1))`, `.astype(jnp.float32)`, `.T`-like transposes) or
+    a key drawn from a key holder (`rngs()`, `rngs.dropout()` of an `nnx.Rngs`: one `fold_in`). Beside
+    a compiled call that runs many device steps, such a call delays the next dispatch by microseconds."""
+    from jaxlint.semantic.library_models import value_kind
+
+    function = call.func
+    if isinstance(function, ast.Attribute) and function.attr in _LAYOUT_METHODS:
+        return True
+    holder = function.value if isinstance(function, ast.Attribute) else function
+    return isinstance(holder, ast.Name) and value_kind(model, holder, scope) == "key"

@@ -1129,6 +1129,8 @@ def compiled_call_loops_on_device(call: ast.Call, model: SemanticModel) -> bool:
         found = heavy_steps.program_device_loop(function, model)
         if found is not None and (found[1] or not solve_inside_step(reached, model)):
             return True
+        if heavy_steps.unrolled_training_steps(function, model) is not None:
+            return True  # a Python loop of optimizer steps, unrolled in the program: a chunk of steps per call
     return False
 
 
