@@ -162,7 +162,11 @@ Not flagged, as principles:
   iterations or fewer the source fixes, a parameter's default included, also through a progress
   bar (`tqdm(range(n))`, `trange(n)`), that prints or plots on every iteration (a test that holds
   every time, `i % print_freq == 0` with `print_freq = 1`, is no condition), a training step
-  included: the page shows each step). Other reads of the same
+  included: the page shows each step; or a rollout run once per program, no loop around it and no
+  training step in it, that records every state it steps through into a list made before it and
+  shows that list after the loop, `rollout.append(state.pipeline_state)` then `HTML(html.render(sys,
+  rollout))` or a video written or shown: semantic/display_work.py, a read of the episode's flag to
+  print where it ended included). Other reads of the same
   iteration's results then add no wait (the device runs compiled calls in order), and when such a
   read happens every iteration and the loop does no other host work (only compiled calls, array
   operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
@@ -424,6 +428,8 @@ class HostSyncInLoop(Rule):
             return  # every N steps, a count of evaluation batches the source fixes to a handful
         if _short_report_loop(node, values, context):
             return  # prints or plots each of a few predictions: the host needs each value, a handful of times
+        if _recorded_rollout(node, context):
+            return  # a rollout run once that records every state to show it after the loop
         step_name = _callee_text(compiled, context)
         stops, derivation = _stopping_tests(node, values, context)
         tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
@@ -2164,6 +2170,27 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     if _carries_training_state(loop, context) or _carries_values(loop):
         return False
     return any(isinstance(node, ast.Call) and _shows_output(node, context) for node in values.body)
+
+
+def _recorded_rollout(loop: ast.AST, context) -> bool:
+    """A rollout run once per program (loop_cost.runs_once, no loop around it) that records every
+    state it steps through and shows them after the loop (display_work.recorded_for_display: a render
+    of the trajectory, a video), with no training step in it (no call named for training or an
+    update, no gradient): its purpose is to show each state, and a read of the episode's flag beside
+    it waits a few milliseconds in all."""
+    model = context.model
+    scope = context.scope(loop)
+    if next(flow.enclosing_loops(loop), None) is not None or not loop_cost.runs_once(scope, model):
+        return False
+    for node in loop_body(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        if (context.qualified_name(node.func) or "") in jaxapi.DIFFERENTIATING:
+            return False
+        callee = context.text(node.func).rsplit(".", 1)[-1].lower()
+        if ("train" in callee or "update" in callee) and runs_compiled(node, model):
+            return False
+    return display_work.recorded_for_display(loop, model) is not None
 
 
 def _shows_output(call: ast.Call, context) -> bool:
