@@ -402,3 +402,81 @@ def light_dispatch(call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
         return True
     holder = function.value if isinstance(function, ast.Attribute) else function
     return isinstance(holder, ast.Name) and value_kind(model, holder, scope) == "key"
+
+
+_SELECTION_TESTS = frozenset({
+    f"{namespace}.{name}" for namespace in ("jax.numpy", "numpy")
+    for name in ("isfinite", "isnan", "isinf", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
+                 "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin")
+})
+
+
+def rounds_of_selection(loop: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """A `while` whose test reads a counter that the iteration steps by the size of a boolean-mask
+    selection it makes (`n_left -= accepted.shape[0]`, `found += len(kept)`, `n = n - kept.shape[0]`,
+    with `accepted = proposals[jnp.isfinite(log_prob)]` bound in the loop): rejection sampling, round
+    by round. Each round's operations work on a whole batch of proposals, the rounds are the requested
+    count over what a round accepts, and the loop cannot become a `lax` loop (the selection's size
+    decides the shapes that follow). Returns the selection, or None."""
+    if not isinstance(loop, ast.While):
+        return None
+    tested = {node.id for node in ast.walk(loop.test) if isinstance(node, ast.Name)}
+    if not tested:
+        return None
+    selections: dict[str, ast.expr] = {}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _boolean_selection(node.value, loop, model):
+                selections[node.targets[0].id] = node.value
+    if not selections:
+        return None
+    for statement in _own_statements(loop.body):
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, (ast.Add, ast.Sub)):
+            target, step = statement.target, statement.value
+        elif (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.BinOp)
+              and isinstance(statement.value.op, (ast.Add, ast.Sub)) and isinstance(statement.value.left, ast.Name)
+              and isinstance(statement.targets[0], ast.Name) and statement.value.left.id == statement.targets[0].id):
+            target, step = statement.targets[0], statement.value.right
+        else:
+            continue
+        if not (isinstance(target, ast.Name) and target.id in tested):
+            continue
+        sized = _sized(step, model)
+        if sized is not None and sized in selections:
+            return selections[sized]
+    return None
+
+
+def _sized(node: ast.expr, model: SemanticModel) -> str | None:
+    """`x` of `x.shape[0]` or `len(x)`: the number of rows of a name."""
+    if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.value.value, ast.Name) and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+        return node.value.value.id
+    if (isinstance(node, ast.Call) and model.qualified_name(node.func) == "builtins.len" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Name)):
+        return node.args[0].id
+    return None
+
+
+def _boolean_selection(value: ast.expr, loop: ast.AST, model: SemanticModel, depth: int = 0) -> bool:
+    """`value` is `x[mask]` with a boolean mask: a comparison, a test such as `jnp.isfinite(...)`, `~`,
+    `&`, `|` of those, or a name the loop binds only to one."""
+    return isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and _boolean(value.slice, loop, model, depth)
+
+
+def _boolean(node: ast.expr, loop: ast.AST, model: SemanticModel, depth: int) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(node, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _boolean(node.operand, loop, model, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _boolean(node.left, loop, model, depth + 1) and _boolean(node.right, loop, model, depth + 1)
+    if isinstance(node, ast.Call):
+        return model.qualified_name(node.func) in _SELECTION_TESTS
+    if isinstance(node, ast.Name):
+        bound = [statement.value for statement in ast.walk(loop) if isinstance(statement, ast.Assign)
+                 and any(isinstance(target, ast.Name) and target.id == node.id for target in statement.targets)]
+        return bool(bound) and all(_boolean(value, loop, model, depth + 1) for value in bound)
+    return False
