@@ -177,7 +177,8 @@ Not flagged, as principles:
   a new slice each time, above, unless the loop is fixed to 20 iterations or fewer, hands the element to
   a call that is not a host conversion, `jnp.allclose(x[i], y)`, copies each item out with
   `np.asarray(images[i])` as its output, or, in demonstration code, only prints the elements); epoch loops (the step runs in an
-  inner loop or a helper, also a function of another project module whose loop calls compiled
+  inner loop, also on the side of a first-lap test that runs on every other lap, `if epoch == 0:
+  show the untrained model, else: for batch in loader: ...`, semantic/branch_shares.py, or a helper, also a function of another project module whose loop calls compiled
   steps, on the side of its branches the call takes: a fallback loop under `if rollout_fn is None:`
   does not run where the call hands a compiled rollout; or a function jaxlint cannot read whose name says it runs a pass over the data,
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
@@ -362,7 +363,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
+from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps, side_after_first_lap
 from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass, one_step_loop, yields_every_iteration
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -1451,7 +1452,7 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     model = context.model
     for node in loop_body(loop, nested=True):
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
-            if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+            if not _conditional_after_first_lap(node, loop, model) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
                 if _few_fixed_iterations(node, context) or one_step_loop(node, model):
                     continue  # (micro-batches of one step, an integrator's steps of one proposal: one step)
                 return True
@@ -1460,6 +1461,22 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
         elif isinstance(node, ast.Call) and not _conditional(node, loop) and unknown_epoch_pass(node, model):
             return True  # `bbb.train_epoch(...)` of another package, in `for epoch in ...`: a pass per iteration
     return runs_epoch_on_device(loop, model)
+
+
+def _conditional_after_first_lap(node: ast.AST, loop: ast.AST, model) -> bool:
+    """`node` sits under a branch of `loop` other than the side that runs on every lap but the first
+    (`else:` of `if epoch == 0:`, semantic/branch_shares.side_after_first_lap): a pass there runs
+    once per lap all the same."""
+    child, current = node, parent_of(node)
+    while current is not None and current is not loop:
+        if isinstance(current, ast.If) and child is not current.test:
+            side = side_after_first_lap(current, loop, model)
+            if side is None or not any(child is statement for statement in side):
+                return True
+        elif isinstance(current, (ast.If, ast.IfExp, ast.Try)):
+            return True
+        child, current = current, parent_of(current)
+    return False
 
 
 def _few_sliced_items(loop: ast.AST, context) -> bool:
