@@ -202,9 +202,7 @@ Not flagged, as principles:
   type: semantic/heavy_steps.py; not a scan over stacked layers, nor a few fixed steps, nor an implicit
   layer's `custom_root`; also a Python loop of optimizer steps inside the compiled function, unrolled
   into its program, `for i in range(steps): loss, state = train_step(xs[i], state)` with a count above
-  a handful or one batch per iteration (`for idx in minibatches:` taking `value_and_grad` on
-  `data[idx]`, then `state = state.apply_gradients(grads=grads)`): a chunk of steps per call,
-  semantic/heavy_steps.py; not
+  a handful or one batch per iteration: a chunk of steps per call, semantic/heavy_steps.py; not
   gradient accumulation, whose update comes after the loop, nor a few adaptation steps), with no host
   work beside it but reporting, timer stamps, arithmetic and small dispatches (a batch reshaped, a key
   drawn from an `nnx.Rngs`: loop_cost.light_dispatch): a read waits once per many device steps and delays

@@ -361,18 +361,16 @@ def _module_function_counts(path: Path, name: str) -> bool:
 
 def unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | None:
     """A Python `for` in the body of the compiled `function` (unrolled when it is traced: one program
-    holds every iteration) that runs a training step on each iteration: it takes the gradient of a loss
-    (`jax.value_and_grad(loss)(...)` in the body, or a call whose program does, a jitted step of the
-    module included) and rebinds the parameters it carries from one step to the next (`loss, state, opt
-    = step(x[i], y[i], state, opt)`, the statement rebinding what it hands the call, or `state =
-    state.apply_gradients(grads=grads)`). One call of `function` is then a chunk of that many optimizer
-    steps, as a `lax.fori_loop` of them is, where the chunk is many steps: a `range` whose count the
-    source fixes above a handful (`range(64)`, a parameter every visible call fills with 64), or a count
-    it does not fix while each iteration takes its own batch by the loop's item (`x[i]`, `state[idx]`
-    for `idx` in the minibatches' index arrays). Not gradient accumulation (the gradients summed, the
-    parameters updated after the loop: nothing rebound), nor a few adaptation steps of a meta-learner
-    (`range(5)`, or an unknown count over the same batch). Returns the loop, or None."""
-    from jaxlint.semantic.flow import rebinds_handed
+    holds every iteration) that runs a training step on each iteration: a call whose program takes the
+    gradient of a loss (`jax.grad`, `value_and_grad`, also through a jitted step of the module) and
+    whose statement rebinds what it hands the call (`loss, state, opt = step(x[i], y[i], state, opt)`:
+    the parameters carried from one step to the next). One call of `function` is then a chunk of that
+    many optimizer steps, as a `lax.fori_loop` of them is, where the chunk is many steps: a count the
+    source fixes above a handful (`range(64)`, a parameter every visible call fills with 64), or a
+    count it does not fix while each iteration takes its own batch by the loop's counter (`x[i]`,
+    stacked batches). Not gradient accumulation (the step's result is summed, the parameters updated
+    after the loop: nothing rebound), nor a few adaptation steps of a meta-learner (`range(5)`, or an
+    unknown count over the same batch). Returns the loop, or None."""
     from jaxlint.semantic.loop_cost import count_value
     from jaxlint.semantic.training_loops import calls_reached, solve_inside_step
 
@@ -380,24 +378,22 @@ def unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | 
         if not isinstance(node, ast.For) or model.scope_for(node) is not function:
             continue
         bounds = _range_stop(node.iter, model)
-        count = count_value(bounds, function, model) if bounds is not None else None
+        if bounds is None:
+            continue
+        count = count_value(bounds, function, model)
         if count is not None and count <= _HANDFUL:
             continue
-        item = node.target.id if isinstance(node.target, ast.Name) else None
-        if count is None and (item is None or not _indexes_by(node, item)):
+        counter = node.target.id if isinstance(node.target, ast.Name) else None
+        if count is None and (counter is None or not _indexes_by(node, counter)):
             continue
-        gradient_here = any(isinstance(call, ast.Call) and model.qualified_name(call.func) in jaxapi.LOSS_GRADIENTS
-                            for call in walk(node))
         for statement in node.body:
             call = getattr(statement, "value", None)
             if not isinstance(call, ast.Call):
                 continue
-            if gradient_here and _rebinds_receiver(statement, call):
-                return node  # `state = state.apply_gradients(grads=grads)` after a gradient taken here
+            from jaxlint.semantic.flow import rebinds_handed
+
             if not rebinds_handed(statement, call):
                 continue
-            if gradient_here:
-                return node
             resolved = model.resolve_function(call.func, function) if isinstance(call.func, ast.Name) else None
             callee = resolved[0] if resolved is not None else None
             if callee is None:
@@ -406,13 +402,6 @@ def unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | 
             if callee is not None and solve_inside_step(calls_reached(callee, model, 2), model):
                 return node
     return None
-
-
-def _rebinds_receiver(statement: ast.stmt, call: ast.Call) -> bool:
-    """`state = state.apply_gradients(...)`: the statement rebinds the object whose method it calls."""
-    return (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
-            and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == statement.targets[0].id)
 
 
 def _range_stop(iterable: ast.expr, model: SemanticModel) -> ast.expr | None:
