@@ -24,10 +24,8 @@ call whatever the data:
 A `lax.scan` over stacked data (layers' parameters, minibatches) is not a time integration and is not
 counted here: scanning a transformer's layers is the network's forward pass, one training step.
 
-`unrolled_training_steps(function, model)`: a Python `for` in a compiled function whose every iteration
-is an optimizer step carrying the parameters (`loss, state = step(xs[i], state)`, the step taking a
-gradient), over more than a handful of iterations or one stacked batch per iteration: one call runs a
-chunk of training steps, unrolled into one program, as a `fori_loop` of them would.
+A Python loop of optimizer steps in a compiled function is a chunk of steps too, unrolled into one
+program (training_loops.unrolled_training_steps, asked beside `program_device_loop`).
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ _FOREIGN_DEPTH = 2
 _SOLVER_LOOPS = (jaxapi.ITERATIVE_SOLVERS - {"jax.lax.custom_root"}) | {"jax.lax.while_loop", "flax.nnx.while_loop"}
 _STEP_RANGES = frozenset({"jax.numpy.arange", "numpy.arange", "builtins.range"})
 # A `fori_loop` or a scan over at most this many steps the source fixes is a handful, not an integration.
-_HANDFUL = 8
+HANDFUL = 8
 
 
 def heavy_loop(call: ast.Call, qualify, scope, evaluate) -> bool:
@@ -60,7 +58,7 @@ def heavy_loop(call: ast.Call, qualify, scope, evaluate) -> bool:
         return True
     if qualified in ("jax.lax.fori_loop", "flax.nnx.fori_loop") and len(call.args) >= 2:
         lower, upper = evaluate(call.args[0], scope), evaluate(call.args[1], scope)
-        return lower is None or upper is None or upper - lower > _HANDFUL
+        return lower is None or upper is None or upper - lower > HANDFUL
     if qualified == "jax.lax.scan":
         inputs = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords if k.arg == "xs"), None)
         length = call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "length"), None)
@@ -68,7 +66,7 @@ def heavy_loop(call: ast.Call, qualify, scope, evaluate) -> bool:
             if length is None:
                 return False
             count = evaluate(length, scope)
-            return count is None or count > _HANDFUL
+            return count is None or count > HANDFUL
         return _step_indices(inputs, scope, evaluate, qualify)
     return False
 
@@ -85,7 +83,7 @@ def _step_indices(inputs: ast.expr, scope, evaluate, qualify) -> bool:
         return False
     stop = inputs.args[1] if len(inputs.args) > 1 else inputs.args[0] if inputs.args else None
     count = evaluate(stop, scope) if stop is not None else None
-    return count is None or count > _HANDFUL
+    return count is None or count > HANDFUL
 
 
 def program_device_loop(function: Scope, model: SemanticModel) -> tuple[ast.AST, bool] | None:
@@ -358,70 +356,3 @@ def _module_function_counts(path: Path, name: str) -> bool:
             return False
     return True
 
-
-def unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | None:
-    """A Python `for` in the body of the compiled `function` (unrolled when it is traced: one program
-    holds every iteration) that runs a training step on each iteration: a call whose program takes the
-    gradient of a loss (`jax.grad`, `value_and_grad`, also through a jitted step of the module) and
-    whose statement rebinds what it hands the call (`loss, state, opt = step(x[i], y[i], state, opt)`:
-    the parameters carried from one step to the next). One call of `function` is then a chunk of that
-    many optimizer steps, as a `lax.fori_loop` of them is, where the chunk is many steps: a count the
-    source fixes above a handful (`range(64)`, a parameter every visible call fills with 64), or a
-    count it does not fix while each iteration takes its own batch by the loop's counter (`x[i]`,
-    stacked batches). Not gradient accumulation (the step's result is summed, the parameters updated
-    after the loop: nothing rebound), nor a few adaptation steps of a meta-learner (`range(5)`, or an
-    unknown count over the same batch). Returns the loop, or None."""
-    from jaxlint.semantic.loop_cost import count_value
-    from jaxlint.semantic.training_loops import calls_reached, solve_inside_step
-
-    for node in walk(function.node):
-        if not isinstance(node, ast.For) or model.scope_for(node) is not function:
-            continue
-        bounds = _range_stop(node.iter, model)
-        if bounds is None:
-            continue
-        count = count_value(bounds, function, model)
-        if count is not None and count <= _HANDFUL:
-            continue
-        counter = node.target.id if isinstance(node.target, ast.Name) else None
-        if count is None and (counter is None or not _indexes_by(node, counter)):
-            continue
-        for statement in node.body:
-            call = getattr(statement, "value", None)
-            if not isinstance(call, ast.Call):
-                continue
-            from jaxlint.semantic.flow import rebinds_handed
-
-            if not rebinds_handed(statement, call):
-                continue
-            resolved = model.resolve_function(call.func, function) if isinstance(call.func, ast.Name) else None
-            callee = resolved[0] if resolved is not None else None
-            if callee is None:
-                binding = model.jit_binding_for_call(call)
-                callee = binding.function if binding is not None else None
-            if callee is not None and solve_inside_step(calls_reached(callee, model, 2), model):
-                return node
-    return None
-
-
-def _range_stop(iterable: ast.expr, model: SemanticModel) -> ast.expr | None:
-    """The stop of `range(stop)` or `range(0, stop)` (a count of steps), or None."""
-    if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range") or iterable.keywords:
-        return None
-    if len(iterable.args) == 1:
-        return iterable.args[0]
-    if len(iterable.args) == 2 and isinstance(iterable.args[0], ast.Constant) and iterable.args[0].value == 0:
-        return iterable.args[1]
-    return None
-
-
-def _indexes_by(loop: ast.For, counter: str) -> bool:
-    """The loop's body indexes something by its counter (`x[i]`, `x[i, ...]`): each iteration takes its
-    own slice of stacked data."""
-    for node in walk(loop):
-        if isinstance(node, ast.Subscript):
-            index = node.slice
-            parts = index.elts if isinstance(index, ast.Tuple) else [index]
-            if parts and isinstance(parts[0], ast.Name) and parts[0].id == counter:
-                return True
-    return False
