@@ -2445,7 +2445,15 @@ def unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | 
     count it does not fix while each iteration takes its own batch by the loop's counter (`x[i]`,
     stacked batches). Not gradient accumulation (the step's result is summed, the parameters updated
     after the loop: nothing rebound), nor a few adaptation steps of a meta-learner (`range(5)`, or an
-    unknown count over the same batch). Returns the loop, or None."""
+    unknown count over the same batch). Returns the loop, or None. Memoised per model."""
+    memo = model.__dict__.setdefault("_unrolled_training_steps_memo", {})
+    key = id(function.node)
+    if key not in memo:
+        memo[key] = _unrolled_training_steps(function, model)
+    return memo[key]
+
+
+def _unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | None:
     for node in walk(function.node):
         if not isinstance(node, ast.For) or model.scope_for(node) is not function:
             continue
