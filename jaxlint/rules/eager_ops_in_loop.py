@@ -183,7 +183,8 @@ loops) and the source fixes the iteration count (`range` of constants, of a name
 of parameter defaults or of what every visible call passes, a name bound above the call included, also
 where a notebook binds it in two cells (`lds(..., steps=steps)` with `steps = 15` in the cell above the
 call), or `len` of a literal-built array; a loop over a literal table or its transpose,
-or over evenly spaced points, `np.linspace(a, b, 50)`; a `while` that counts its iterations to a fixed
+or over evenly spaced points, `np.linspace(a, b, 50)`, or `zip` of such iterables, as many items as its
+shortest known argument (`zip(positions, angles)` of two arrays built from four-row literals); a `while` that counts its iterations to a fixed
 bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`,
 a bound that is a parameter counted as its default and what every visible call passes, `while t < T` in
 `simulate(model, T)` called once with `T = 250` above the call;
@@ -192,6 +193,14 @@ directions of a lattice, data prepared once over a thousand inputs, thirty steps
 rollout of fifty environment steps for an animation. A loop of unknown length (a `while True` until an
 episode ends, a bound read from a parameter, a data loader), a long one, or one in a function called
 per step is still flagged: a training loop of unknown length is many iterations.
+
+Not flagged either: the rounds of rejection sampling, a `while` whose counter steps by the size of a
+boolean-mask selection the iteration makes (`accepted = proposals[jnp.isfinite(log_p)]` then
+`n_left -= accepted.shape[0]`, `found += len(kept)`: loop_cost.rounds_of_selection): each of its
+operations works on a whole batch of proposals, the rounds are the requested count over what one round
+keeps, and the selection's size sets the shapes after it, so no `lax` loop can hold the loop; a whole
+computation run eagerly in a round (a sampler's forward pass) is still reported. A counter stepped by a
+constant, or by the size of a plain slice, is a loop of unknown length as before.
 
 A loop with no compiled call that advances a device value by operators on itself every iteration
 (an explicit integrator: `v = v + dt * a; x = x + dt * v`, values.advances_by_arithmetic) counts
@@ -469,6 +478,8 @@ class EagerOpsInLoop(Rule):
             return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
         if whole is None and host_library_every_iteration(node, context.model) is not None:
             return  # (each iteration runs a host solver or writer: its few dispatches are nil beside it)
+        if whole is None and loop_cost.rounds_of_selection(node, context.model) is not None:
+            return  # (rejection rounds: batch-wide operations, a few rounds, shapes set by what each round keeps)
         if whole is None and draws_every_iteration(node, context.model) is not None:
             return  # (each iteration draws a figure or a frame, milliseconds: its few dispatches are nil beside it)
         if whole is None and shows_every_iteration(node, scope, context.model):

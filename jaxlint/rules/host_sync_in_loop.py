@@ -162,7 +162,11 @@ Not flagged, as principles:
   iterations or fewer the source fixes, a parameter's default included, also through a progress
   bar (`tqdm(range(n))`, `trange(n)`), that prints or plots on every iteration (a test that holds
   every time, `i % print_freq == 0` with `print_freq = 1`, is no condition), a training step
-  included: the page shows each step). Other reads of the same
+  included: the page shows each step; or a rollout run once per program, no loop around it and no
+  training step in it, that records every state it steps through into a list made before it and
+  shows that list after the loop, `rollout.append(state.pipeline_state)` then `HTML(html.render(sys,
+  rollout))` or a video written or shown: semantic/display_work.py, a read of the episode's flag to
+  print where it ended included). Other reads of the same
   iteration's results then add no wait (the device runs compiled calls in order), and when such a
   read happens every iteration and the loop does no other host work (only compiled calls, array
   operations, builtins and list bookkeeping: a tree search's rollout), no read in it is reported.
@@ -173,7 +177,8 @@ Not flagged, as principles:
   a new slice each time, above, unless the loop is fixed to 20 iterations or fewer, hands the element to
   a call that is not a host conversion, `jnp.allclose(x[i], y)`, copies each item out with
   `np.asarray(images[i])` as its output, or, in demonstration code, only prints the elements); epoch loops (the step runs in an
-  inner loop or a helper, also a function of another project module whose loop calls compiled
+  inner loop, also on the side of a first-lap test that runs on every other lap, `if epoch == 0:
+  show the untrained model, else: for batch in loader: ...`, semantic/branch_shares.py, or a helper, also a function of another project module whose loop calls compiled
   steps, on the side of its branches the call takes: a fallback loop under `if rollout_fn is None:`
   does not run where the call hands a compiled rollout; or a function jaxlint cannot read whose name says it runs a pass over the data,
   `trainer.train_epoch(state, data)` of another package, not `train_epoch_step`; or the loop names an epoch and its jitted call loops on the device, also where it compiles the function a
@@ -195,8 +200,12 @@ Not flagged, as principles:
   helpers, a function a notebook redefines (the definition standing above the step) and the functions
   of other project modules, read from their source, each definition of a name defined once per argument
   type: semantic/heavy_steps.py; not a scan over stacked layers, nor a few fixed steps, nor an implicit
-  layer's `custom_root`), with no host work beside
-  it but reporting, timer stamps and arithmetic: a read waits once per many device steps and delays
+  layer's `custom_root`; also a Python loop of optimizer steps inside the compiled function, unrolled
+  into its program, `for i in range(steps): loss, state = train_step(xs[i], state)` with a count above
+  a handful or one batch per iteration: a chunk of steps per call, semantic/heavy_steps.py; not
+  gradient accumulation, whose update comes after the loop, nor a few adaptation steps), with no host
+  work beside it but reporting, timer stamps, arithmetic and small dispatches (a batch reshaped, a key
+  drawn from an `nnx.Rngs`: loop_cost.light_dispatch): a read waits once per many device steps and delays
   next to nothing (a loop over a data loader, one taking `next(batches)`, or one stepping a host object,
   stays a step loop); an inner loop of a few iterations the source fixes, 8 or fewer,
   `range(args.accumulation_steps)` with its default included, leaves each outer iteration a few
@@ -354,7 +363,7 @@ from jaxlint.rules.timing_without_sync import TIMERS
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
-from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps
+from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps, side_after_first_lap
 from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass, one_step_loop, yields_every_iteration
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
@@ -420,6 +429,8 @@ class HostSyncInLoop(Rule):
             return  # every N steps, a count of evaluation batches the source fixes to a handful
         if _short_report_loop(node, values, context):
             return  # prints or plots each of a few predictions: the host needs each value, a handful of times
+        if _recorded_rollout(node, context):
+            return  # a rollout run once that records every state to show it after the loop
         step_name = _callee_text(compiled, context)
         stops, derivation = _stopping_tests(node, values, context)
         tested = values.truth_test_syncs(node.test) if isinstance(node, ast.While) else None
@@ -1109,6 +1120,8 @@ def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:
             continue
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
             continue  # `"...".format(...)`
+        if loop_cost.light_dispatch(node, values.scope, model):
+            continue  # `x.reshape(...)`, `rngs()`: a small dispatch, no host work to overlap
         return False
     return heavy
 
@@ -1439,7 +1452,7 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     model = context.model
     for node in loop_body(loop, nested=True):
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
-            if not _conditional(node, loop) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+            if not _conditional_after_first_lap(node, loop, model) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
                 if _few_fixed_iterations(node, context) or one_step_loop(node, model):
                     continue  # (micro-batches of one step, an integrator's steps of one proposal: one step)
                 return True
@@ -1448,6 +1461,22 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
         elif isinstance(node, ast.Call) and not _conditional(node, loop) and unknown_epoch_pass(node, model):
             return True  # `bbb.train_epoch(...)` of another package, in `for epoch in ...`: a pass per iteration
     return runs_epoch_on_device(loop, model)
+
+
+def _conditional_after_first_lap(node: ast.AST, loop: ast.AST, model) -> bool:
+    """`node` sits under a branch of `loop` other than the side that runs on every lap but the first
+    (`else:` of `if epoch == 0:`, semantic/branch_shares.side_after_first_lap): a pass there runs
+    once per lap all the same."""
+    child, current = node, parent_of(node)
+    while current is not None and current is not loop:
+        if isinstance(current, ast.If) and child is not current.test:
+            side = side_after_first_lap(current, loop, model)
+            if side is None or not any(child is statement for statement in side):
+                return True
+        elif isinstance(current, (ast.If, ast.IfExp, ast.Try)):
+            return True
+        child, current = current, parent_of(current)
+    return False
 
 
 def _few_sliced_items(loop: ast.AST, context) -> bool:
@@ -2158,6 +2187,27 @@ def _short_report_loop(loop: ast.AST, values: LoopValues, context) -> bool:
     if _carries_training_state(loop, context) or _carries_values(loop):
         return False
     return any(isinstance(node, ast.Call) and _shows_output(node, context) for node in values.body)
+
+
+def _recorded_rollout(loop: ast.AST, context) -> bool:
+    """A rollout run once per program (loop_cost.runs_once, no loop around it) that records every
+    state it steps through and shows them after the loop (display_work.recorded_for_display: a render
+    of the trajectory, a video), with no training step in it (no call named for training or an
+    update, no gradient): its purpose is to show each state, and a read of the episode's flag beside
+    it waits a few milliseconds in all."""
+    model = context.model
+    scope = context.scope(loop)
+    if next(flow.enclosing_loops(loop), None) is not None or not loop_cost.runs_once(scope, model):
+        return False
+    for node in loop_body(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        if (context.qualified_name(node.func) or "") in jaxapi.DIFFERENTIATING:
+            return False
+        callee = context.text(node.func).rsplit(".", 1)[-1].lower()
+        if ("train" in callee or "update" in callee) and runs_compiled(node, model):
+            return False
+    return display_work.recorded_for_display(loop, model) is not None
 
 
 def _shows_output(call: ast.Call, context) -> bool:

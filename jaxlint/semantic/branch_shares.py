@@ -18,6 +18,9 @@ iterations and still run their side on (nearly) every step that matters:
   against the device work it waits for (an evaluation under `if step % 100 == 0:` beside an ungated
   `state = train_step(state, batch)` stays gated).
 
+* `side_after_first_lap(branch, loop, model)`: the side of a test of the loop's counter against its
+  first value (`if epoch == 0: ... else: ...`, `if epoch > 0:`) that runs on every lap but the first.
+
 And two questions about a periodic gate of a loop's counter (`i % 100 == 0`): `gate_period(test,
 loop, model)`, one lap in how many takes it (what a wait under it leaves unwaited on the others: an
 interval restarted every lap waits only on the laps that take it), and `laps_after_last_gate(test,
@@ -197,3 +200,44 @@ def _counter_bounds(name: str, loop: ast.For, model: SemanticModel) -> tuple[int
         return None
     stop = evaluator.int_value(iterable.args[-1], scope)
     return start, None if stop is None else stop - 1
+
+
+def side_after_first_lap(branch: ast.AST, loop: ast.AST, model: SemanticModel) -> list[ast.stmt] | None:
+    """The side of `if` `branch` that runs on every lap of `loop` but the first, or None: the `else` of
+    a test that the loop's counter still holds its first value (`if epoch == 0:`, `if not epoch:`,
+    `epoch < 1`), the body of one that it has moved past it (`if epoch > 0:`, `epoch != 0`, `epoch >=
+    1`, `if epoch:`). The counter is a `for` over `range` (its start, 0 where left out) or the index of
+    `enumerate`. A first lap spent otherwise (showing the untrained model) leaves the other side
+    the loop's work on all the others."""
+    if not isinstance(branch, ast.If) or not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    test = branch.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        bounds = _counter_bounds(test.operand.id, loop, model)
+        return branch.orelse if bounds is not None and bounds[0] == 0 else None
+    if isinstance(test, ast.Name):
+        bounds = _counter_bounds(test.id, loop, model)
+        return branch.body if bounds is not None and bounds[0] == 0 else None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
+        flipped = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+        if op.__class__ not in flipped:
+            return None
+        left, right, op = right, left, flipped[op.__class__]()
+    if not isinstance(left, ast.Name):
+        return None
+    bounds = _counter_bounds(left.id, loop, model)
+    value = model.constant_evaluator().int_value(right, model.scope_for(test))
+    if bounds is None or value is None:
+        return None
+    start = bounds[0]
+    # (the test holds on the first lap alone: the `else` is every other lap; it fails there alone: the body)
+    first_only = {ast.Eq: start, ast.LtE: start, ast.Lt: start + 1}
+    after_first = {ast.NotEq: start, ast.Gt: start, ast.GtE: start + 1}
+    if first_only.get(op.__class__) == value:
+        return branch.orelse or None
+    if after_first.get(op.__class__) == value:
+        return branch.body
+    return None

@@ -22,6 +22,10 @@ or a window is not traceable).
   render(state): break` where the renderer answers whether its window is open): an animation, a
   viewer or a figure per pass. None otherwise (a training loop that plots every 100 steps draws
   under a branch: its steps are not paced by the plot).
+* `recorded_for_display(loop, model)`: the call after the loop that shows the trajectory the loop
+  records on every iteration (the state it carries, appended to a list made before it, then handed to
+  a drawing call or a video writer: `HTML(html.render(sys, rollout))`, `media.show_video(frames)`):
+  a rollout whose output is every state it steps through.
 """
 
 from __future__ import annotations
@@ -137,3 +141,67 @@ def _imports_matplotlib(model) -> bool:
                 break
         cache["_imports_matplotlib"] = found
     return cache["_imports_matplotlib"]
+
+
+# Calls that write a recorded trajectory out as a video or an animation: a display of every frame.
+_FRAME_WRITERS = frozenset({
+    "imageio.mimsave", "imageio.mimwrite", "imageio.v2.mimsave", "imageio.v2.mimwrite", "imageio.v3.imwrite",
+    "mediapy.write_video", "mediapy.show_video", "mediapy.show_images",
+})
+
+
+def recorded_for_display(loop: ast.AST, model) -> ast.Call | None:
+    """The call after `loop` that shows the trajectory the loop records, or None. The loop appends, on
+    every iteration (at its own level, not under a branch), the state it carries or a part of it to a
+    list made before it (`rollout.append(state.pipeline_state)` where the iteration rebinds `state =
+    step(state, action)`), and a statement after the loop, in the same block, hands that list to a
+    drawing call (`draws`: an HTML render shown in the notebook, `HTML(html.render(sys, rollout))`; a
+    figure; a frame rendered by the environment) or to a video writer (`imageio.mimsave`,
+    `mediapy.write_video`), inside its arguments or through a name bound to an expression of it after
+    the loop (`frames = [env.render(s) for s in rollout]`). Such a loop's output is every state it
+    steps through, shown after it: a rollout to render or record."""
+    from jaxlint.semantic.flow import rebinds_handed
+    from jaxlint.semantic.reaching import statement_list
+
+    found = statement_list(loop)
+    if found is None:
+        return None
+    block, index = found
+    carried = set()
+    for statement in loop.body:
+        value = getattr(statement, "value", None)
+        if isinstance(value, ast.Call):
+            carried |= rebinds_handed(statement, value)
+    if not carried:
+        return None
+    bound_in_loop = {node.id for node in ast.walk(loop) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    recorded: set[str] = set()
+    for statement in loop.body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+                and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
+            continue
+        name = call.func.value.id
+        if name in bound_in_loop:
+            continue
+        item = call.args[0]
+        while isinstance(item, (ast.Attribute, ast.Subscript)):
+            item = item.value
+        if isinstance(item, ast.Name) and item.id in carried:
+            recorded.add(name)
+    if not recorded:
+        return None
+    scope = model.scope_for(loop)
+    holding = set(recorded)  # the recorded lists and the names bound after the loop to expressions of them
+    for statement in block[index + 1:]:
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            handed = {part.id for argument in [*node.args, *(k.value for k in node.keywords)]
+                      for part in ast.walk(argument) if isinstance(part, ast.Name)}
+            if handed & holding and (model.qualified_name(node.func) in _FRAME_WRITERS or draws(node, model, scope)):
+                return node
+        if isinstance(statement, ast.Assign) and any(
+                isinstance(part, ast.Name) and part.id in holding for part in ast.walk(statement.value)):
+            holding |= {target.id for target in statement.targets if isinstance(target, ast.Name)}
+    return None

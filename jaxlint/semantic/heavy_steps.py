@@ -23,6 +23,9 @@ call whatever the data:
 
 A `lax.scan` over stacked data (layers' parameters, minibatches) is not a time integration and is not
 counted here: scanning a transformer's layers is the network's forward pass, one training step.
+
+A Python loop of optimizer steps in a compiled function is a chunk of steps too, unrolled into one
+program (training_loops.unrolled_training_steps, asked beside `program_device_loop`).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ _FOREIGN_DEPTH = 2
 _SOLVER_LOOPS = (jaxapi.ITERATIVE_SOLVERS - {"jax.lax.custom_root"}) | {"jax.lax.while_loop", "flax.nnx.while_loop"}
 _STEP_RANGES = frozenset({"jax.numpy.arange", "numpy.arange", "builtins.range"})
 # A `fori_loop` or a scan over at most this many steps the source fixes is a handful, not an integration.
-_HANDFUL = 8
+HANDFUL = 8
 
 
 def heavy_loop(call: ast.Call, qualify, scope, evaluate) -> bool:
@@ -55,7 +58,7 @@ def heavy_loop(call: ast.Call, qualify, scope, evaluate) -> bool:
         return True
     if qualified in ("jax.lax.fori_loop", "flax.nnx.fori_loop") and len(call.args) >= 2:
         lower, upper = evaluate(call.args[0], scope), evaluate(call.args[1], scope)
-        return lower is None or upper is None or upper - lower > _HANDFUL
+        return lower is None or upper is None or upper - lower > HANDFUL
     if qualified == "jax.lax.scan":
         inputs = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords if k.arg == "xs"), None)
         length = call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "length"), None)
@@ -63,7 +66,7 @@ def heavy_loop(call: ast.Call, qualify, scope, evaluate) -> bool:
             if length is None:
                 return False
             count = evaluate(length, scope)
-            return count is None or count > _HANDFUL
+            return count is None or count > HANDFUL
         return _step_indices(inputs, scope, evaluate, qualify)
     return False
 
@@ -80,7 +83,7 @@ def _step_indices(inputs: ast.expr, scope, evaluate, qualify) -> bool:
         return False
     stop = inputs.args[1] if len(inputs.args) > 1 else inputs.args[0] if inputs.args else None
     count = evaluate(stop, scope) if stop is not None else None
-    return count is None or count > _HANDFUL
+    return count is None or count > HANDFUL
 
 
 def program_device_loop(function: Scope, model: SemanticModel) -> tuple[ast.AST, bool] | None:
@@ -352,3 +355,4 @@ def _module_function_counts(path: Path, name: str) -> bool:
         elif not counter(value):
             return False
     return True
+

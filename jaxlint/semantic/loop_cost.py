@@ -20,7 +20,9 @@ before: a training loop of unknown length is still many iterations.
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`, `.astype(t)`,
   `np.sqrt(...)`, a SciPy distribution's `ppf`/`cdf` of them), bound once
-  in the module or the function; a `while` counting its iterations to a fixed bound, at most that
+  in the module or the function; `zip` of such iterables, as many as its shortest argument whose
+  length the source fixes (`zip(positions, angles)` of two arrays built from four-row literals: 4,
+  whatever the other arguments are); a `while` counting its iterations to a fixed bound, at most that
   many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`; a bound that is a
   parameter counts as its default and what every visible call passes, the largest).
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
@@ -296,6 +298,12 @@ def _items_walked(iterable: ast.expr, scope: Scope, model: SemanticModel) -> int
     found = iteration_count(iterable, scope, model)
     if found is not None:
         return found
+    if (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.zip" and iterable.args
+            and not iterable.keywords and not any(isinstance(argument, ast.Starred) for argument in iterable.args)):
+        # `zip(positions, angles)` walks its arguments side by side and stops at the shortest: any
+        # argument whose length the source fixes bounds the count.
+        counts = [count for count in (_items_walked(argument, scope, model) for argument in iterable.args) if count is not None]
+        return min(counts) if counts else None
     bounds = iteration.range_arguments(iterable, model)
     if bounds is not None:
         start, stop, step = bounds
@@ -375,3 +383,100 @@ def heavy_iteration(loop: ast.AST, model: SemanticModel) -> ast.AST | None:
     iteration) or an inner pass of compiled steps (`runs_pass_of_compiled_steps`: an epoch). A compile
     or another one-off cost per iteration is then once per checkpoint or pass, not once per step."""
     return reads_storage_every_iteration(loop, model) or runs_pass_of_compiled_steps(loop, model)
+
+
+# Methods that change how an array is laid out or typed, not what it holds: one small dispatch (a
+# JAX array) or a view (a NumPy one), whatever else the object is.
+_LAYOUT_METHODS = frozenset({"reshape", "astype", "transpose", "squeeze", "ravel", "flatten", "swapaxes"})
+
+
+def light_dispatch(call: ast.Call, scope: Scope, model: SemanticModel) -> bool:
+    """`call` dispatches a small device operation or none, not host work worth overlapping: an array's
+    layout method (`batch.reshape((steps, size, 1))`, `.astype(jnp.float32)`, `.T`-like transposes) or
+    a key drawn from a key holder (`rngs()`, `rngs.dropout()` of an `nnx.Rngs`: one `fold_in`). Beside
+    a compiled call that runs many device steps, such a call delays the next dispatch by microseconds."""
+    from jaxlint.semantic.library_models import value_kind
+
+    function = call.func
+    if isinstance(function, ast.Attribute) and function.attr in _LAYOUT_METHODS:
+        return True
+    holder = function.value if isinstance(function, ast.Attribute) else function
+    return isinstance(holder, ast.Name) and value_kind(model, holder, scope) == "key"
+
+
+_SELECTION_TESTS = frozenset({
+    f"{namespace}.{name}" for namespace in ("jax.numpy", "numpy")
+    for name in ("isfinite", "isnan", "isinf", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
+                 "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin")
+})
+
+
+def rounds_of_selection(loop: ast.AST, model: SemanticModel) -> ast.expr | None:
+    """A `while` whose test reads a counter that the iteration steps by the size of a boolean-mask
+    selection it makes (`n_left -= accepted.shape[0]`, `found += len(kept)`, `n = n - kept.shape[0]`,
+    with `accepted = proposals[jnp.isfinite(log_prob)]` bound in the loop): rejection sampling, round
+    by round. Each round's operations work on a whole batch of proposals, the rounds are the requested
+    count over what a round accepts, and the loop cannot become a `lax` loop (the selection's size
+    decides the shapes that follow). Returns the selection, or None."""
+    if not isinstance(loop, ast.While):
+        return None
+    tested = {node.id for node in ast.walk(loop.test) if isinstance(node, ast.Name)}
+    if not tested:
+        return None
+    selections: dict[str, ast.expr] = {}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _boolean_selection(node.value, loop, model):
+                selections[node.targets[0].id] = node.value
+    if not selections:
+        return None
+    for statement in _own_statements(loop.body):
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, (ast.Add, ast.Sub)):
+            target, step = statement.target, statement.value
+        elif (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.BinOp)
+              and isinstance(statement.value.op, (ast.Add, ast.Sub)) and isinstance(statement.value.left, ast.Name)
+              and isinstance(statement.targets[0], ast.Name) and statement.value.left.id == statement.targets[0].id):
+            target, step = statement.targets[0], statement.value.right
+        else:
+            continue
+        if not (isinstance(target, ast.Name) and target.id in tested):
+            continue
+        sized = _sized(step, model)
+        if sized is not None and sized in selections:
+            return selections[sized]
+    return None
+
+
+def _sized(node: ast.expr, model: SemanticModel) -> str | None:
+    """`x` of `x.shape[0]` or `len(x)`: the number of rows of a name."""
+    if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.value.value, ast.Name) and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+        return node.value.value.id
+    if (isinstance(node, ast.Call) and model.qualified_name(node.func) == "builtins.len" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Name)):
+        return node.args[0].id
+    return None
+
+
+def _boolean_selection(value: ast.expr, loop: ast.AST, model: SemanticModel, depth: int = 0) -> bool:
+    """`value` is `x[mask]` with a boolean mask: a comparison, a test such as `jnp.isfinite(...)`, `~`,
+    `&`, `|` of those, or a name the loop binds only to one."""
+    return isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and _boolean(value.slice, loop, model, depth)
+
+
+def _boolean(node: ast.expr, loop: ast.AST, model: SemanticModel, depth: int) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(node, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _boolean(node.operand, loop, model, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _boolean(node.left, loop, model, depth + 1) and _boolean(node.right, loop, model, depth + 1)
+    if isinstance(node, ast.Call):
+        return model.qualified_name(node.func) in _SELECTION_TESTS
+    if isinstance(node, ast.Name):
+        bound = [statement.value for statement in ast.walk(loop) if isinstance(statement, ast.Assign)
+                 and any(isinstance(target, ast.Name) and target.id == node.id for target in statement.targets)]
+        return bool(bound) and all(_boolean(value, loop, model, depth + 1) for value in bound)
+    return False

@@ -1129,6 +1129,8 @@ def compiled_call_loops_on_device(call: ast.Call, model: SemanticModel) -> bool:
         found = heavy_steps.program_device_loop(function, model)
         if found is not None and (found[1] or not solve_inside_step(reached, model)):
             return True
+        if unrolled_training_steps(function, model) is not None:
+            return True  # a Python loop of optimizer steps, unrolled in the program: a chunk of steps per call
     return False
 
 
@@ -2467,3 +2469,74 @@ def _made_by_other_module(name: str, scope: Scope, model: SemanticModel, depth: 
         if summary is None or function not in summary.public_names or function in summary.classes:
             return False  # (not another module of the project; a class builds an object, not a step)
     return True
+
+
+def unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | None:
+    """A Python `for` in the body of the compiled `function` (unrolled when it is traced: one program
+    holds every iteration) that runs a training step on each iteration: a call whose program takes the
+    gradient of a loss (`jax.grad`, `value_and_grad`, also through a jitted step of the module) and
+    whose statement rebinds what it hands the call (`loss, state, opt = step(x[i], y[i], state, opt)`:
+    the parameters carried from one step to the next). One call of `function` is then a chunk of that
+    many optimizer steps, as a `lax.fori_loop` of them is, where the chunk is many steps: a count the
+    source fixes above a handful (`range(64)`, a parameter every visible call fills with 64), or a
+    count it does not fix while each iteration takes its own batch by the loop's counter (`x[i]`,
+    stacked batches). Not gradient accumulation (the step's result is summed, the parameters updated
+    after the loop: nothing rebound), nor a few adaptation steps of a meta-learner (`range(5)`, or an
+    unknown count over the same batch). Returns the loop, or None. Memoised per model."""
+    memo = model.__dict__.setdefault("_unrolled_training_steps_memo", {})
+    key = id(function.node)
+    if key not in memo:
+        memo[key] = _unrolled_training_steps(function, model)
+    return memo[key]
+
+
+def _unrolled_training_steps(function: Scope, model: SemanticModel) -> ast.AST | None:
+    for node in walk(function.node):
+        if not isinstance(node, ast.For) or model.scope_for(node) is not function:
+            continue
+        bounds = _range_stop(node.iter, model)
+        if bounds is None:
+            continue
+        count = _int_in_scope(bounds, function, model)
+        if count is not None and count <= heavy_steps.HANDFUL:
+            continue
+        counter = node.target.id if isinstance(node.target, ast.Name) else None
+        if count is None and (counter is None or not _indexes_by(node, counter)):
+            continue
+        for statement in node.body:
+            call = getattr(statement, "value", None)
+            if not isinstance(call, ast.Call):
+                continue
+            if not rebinds_handed(statement, call):
+                continue
+            resolved = model.resolve_function(call.func, function) if isinstance(call.func, ast.Name) else None
+            callee = resolved[0] if resolved is not None else None
+            if callee is None:
+                binding = model.jit_binding_for_call(call)
+                callee = binding.function if binding is not None else None
+            if callee is not None and solve_inside_step(calls_reached(callee, model, 2), model):
+                return node
+    return None
+
+
+def _range_stop(iterable: ast.expr, model: SemanticModel) -> ast.expr | None:
+    """The stop of `range(stop)` or `range(0, stop)` (a count of steps), or None."""
+    if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range") or iterable.keywords:
+        return None
+    if len(iterable.args) == 1:
+        return iterable.args[0]
+    if len(iterable.args) == 2 and isinstance(iterable.args[0], ast.Constant) and iterable.args[0].value == 0:
+        return iterable.args[1]
+    return None
+
+
+def _indexes_by(loop: ast.For, counter: str) -> bool:
+    """The loop's body indexes something by its counter (`x[i]`, `x[i, ...]`): each iteration takes its
+    own slice of stacked data."""
+    for node in walk(loop):
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            parts = index.elts if isinstance(index, ast.Tuple) else [index]
+            if parts and isinstance(parts[0], ast.Name) and parts[0].id == counter:
+                return True
+    return False
