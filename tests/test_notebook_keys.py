@@ -95,6 +95,18 @@ def test_a_loop_handing_the_key_to_a_splitting_function_stays_with_the_loop_poli
     # each step of a loop that carries state) decides; a comparison over settings stays silent.
     settings = "for scale in (0.1, 1.0):\n    print(scale * init(key)[0])\n"
     assert findings(HEADER, SPLITTING_INIT, settings) == []
+    compared = "results = {scale: scale * init(key)[0] for scale in (0.1, 1.0)}\nprint(results)\n"
+    assert findings(HEADER, SPLITTING_INIT, compared) == []
+
+
+def test_keys_that_reach_different_consumers_are_a_notebook_experiment():
+    # The body's split keys drawn with `normal`, the function's with `randint` and a further split:
+    # no key both read the same way.
+    other = (
+        "def run(rng):\n    step_key, eval_key = random.split(rng)\n"
+        "    return random.randint(step_key, (3,), 0, 9), random.split(eval_key, 4)\n"
+    )
+    assert findings(HEADER, other, DATA + "out = run(key)\nprint(out, xs, ys)\n") == []
 
 
 def test_two_functions_on_one_key_or_a_fresh_key_or_an_own_bits_draw_are_not_flagged():

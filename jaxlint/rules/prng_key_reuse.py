@@ -28,9 +28,11 @@ function fed one key every step compares nothing; not a loop over settings that 
 one iteration to the next, `for lr in rates: acc = run(key=key, lr=lr)`, a comparison on one key;
 and a function of the notebook that splits the key before it draws, run on a key the body has already
 split (`x_key, noise_key = split(rng)`, each drawn from, then `params = init(rng)` whose body runs
-`w_key, b_key = split(rng)`): it hands out the very keys the body's split did, so the initial weight
-equals the first data point, as in a script; not the other order, a function run on the key and the
-key split afterwards for what follows, nor two such functions on one key), also where the helper only hands the key on to another project
+`w_key, b_key = split(rng)`): it hands out the very keys the body's split did, and where some key is
+read the same way on both sides (`normal` on each) the initial weight equals the first data point;
+not keys that reach different consumers there (an evaluation rollout's, a training run's: a notebook's
+experiments on one key), not the other order, a function run on the key and the key split afterwards
+for what follows, nor two such functions on one key, also per element of a loop or comprehension), also where the helper only hands the key on to another project
 function, method or constructor that draws from it, through any number of calls and modules, or
 where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
@@ -1081,6 +1083,8 @@ class _Flow:
                         if _key_root(key) not in bound and not _assigned_walrus(node, _key_root(key)) and not key_values.is_seed(key) and self.worth_reporting(call, call):
                             if key_values.paired_over_elements(call, node, bound, self.context):
                                 continue  # `[permutation(key, a) for a in arrays]`: one order for parallel arrays
+                            if id(call) in self.notebook_helper_calls:
+                                continue  # a notebook's helper per element: a comparison on one key (its loop policy decides)
                             self.report_loop(call, key, node)
         # One element is one iteration's body: two draws in it from a key the comprehension binds
         # (`[(normal(k, (m, n)), normal(k, (n,))) for k, (m, n) in zip(keys, shapes)]`) share bits, as
@@ -1156,12 +1160,15 @@ class _Flow:
             self.notebook_helper_calls.add(id(call))
         return found
 
-    def notebook_helper_pair(self, first: ast.Call, second: ast.Call) -> bool:
+    def notebook_helper_pair(self, key: str, first: ast.Call, second: ast.Call) -> bool:
         """Whether a pair in a notebook's body may clash: a helper counts there only after a `split` of
-        the key in the body (`splitting_helper_keys`), whose keys it hands out again. Not the other
-        order (a helper run on the key, then the key split for what follows), nor two helpers."""
+        the key in the body (`splitting_helper_keys`), whose keys it hands out again to draws of the
+        same kind as the body's (the same values drawn twice: key_values.split_children_meet). Not the
+        other order (a helper run on the key, then the key split for what follows), nor two helpers, nor
+        keys that reach different consumers (an evaluation rollout, a training run): a notebook's
+        experiments on one key."""
         if id(second) in self.notebook_helper_calls:
-            return _is_split(first, self.context)
+            return _is_split(first, self.context) and "[" not in key and key_values.split_children_meet(first, second, key, self.function, self.context)
         return id(first) not in self.notebook_helper_calls
 
     def read(self, call: ast.Call) -> bool:
@@ -1175,7 +1182,7 @@ class _Flow:
         # A call after one that handed the key back (the same call in a later iteration included): the
         # caller rebound the key expecting a new one, so neither a repetition nor a pairing was meant.
         again = id(first) in self.handing_back
-        if self.notebook and not self.helpers and not self.notebook_helper_pair(first, second):
+        if self.notebook and not self.helpers and not self.notebook_helper_pair(key, first, second):
             return False
         if not again and (self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second)):
             return False

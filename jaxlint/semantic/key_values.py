@@ -2729,6 +2729,18 @@ def split_children_apart(first: ast.Call, second: ast.Call, key: str, function: 
     return False
 
 
+def split_children_meet(split_call: ast.Call, helper: ast.Call, key: str, function: ast.AST, context) -> bool:
+    """A `split` of `key` and a helper whose body splits `key` first, where some key both hand out is
+    read the same way on both sides (each child's readers known on both sides, as for
+    `split_children_apart`): `x_key, noise_key = split(rng)` drawn with `normal`, beside `init(rng)`
+    running `w_key, b_key = split(rng)` and `normal(w_key)`, draws the same values twice."""
+    theirs = _helper_child_kinds(helper, key, context)
+    mine = _caller_child_kinds(split_call, function, context) if theirs is not None else None
+    if mine is None:
+        return False
+    return any(i in theirs and (mine[i] == theirs[i] or "both" in (mine[i], theirs[i])) for i in mine)
+
+
 def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
     found = _module_function_receiving(call, key, context, 0)
     if found is not None:
