@@ -25,7 +25,14 @@ key to several such helpers to compare methods on common random numbers; but a l
 by the loop, to such a helper on every iteration is flagged: `for batch in train: params, opt_state,
 loss = update(params, rng, opt_state, batch)` repeats the dropout masks of every step, and one
 function fed one key every step compares nothing; not a loop over settings that carries nothing from
-one iteration to the next, `for lr in rates: acc = run(key=key, lr=lr)`, a comparison on one key), also where the helper only hands the key on to another project
+one iteration to the next, `for lr in rates: acc = run(key=key, lr=lr)`, a comparison on one key;
+and a function of the notebook that splits the key before it draws, run on a key the body has already
+split (`x_key, noise_key = split(rng)`, each drawn from, then `params = init(rng)` whose body runs
+`w_key, b_key = split(rng)`): it hands out the very keys the body's split did, and where some key is
+read the same way on both sides (`normal` on each) the initial weight equals the first data point;
+not keys that reach different consumers there (an evaluation rollout's, a training run's: a notebook's
+experiments on one key), not the other order, a function run on the key and the key split afterwards
+for what follows, nor two such functions on one key, also per element of a loop or comprehension), also where the helper only hands the key on to another project
 function, method or constructor that draws from it, through any number of calls and modules, or
 where the helper is a nested function a factory of the module returns (`init_fun, sample_fun =
 make_sampler(dim)` then `sample_fun(rng, params, n)`: every `return` of the factory hands back that
@@ -56,7 +63,12 @@ reaches the call, `env = Wrapper(env)`; or `self.obj` holding one: `env.step(rng
 the project's environment class, in any module; also compiled, `step_fn = jax.jit(env.step)`, for a
 class of another module from its summary), and a method of an
 unmodelled object given the key as `seed=` draws from it (`dist.sample(seed=key)`, distrax and
-TensorFlow Probability). A function handed to a call that runs it where it stands draws there
+TensorFlow Probability). A Flax linen module of the module run by `apply` hands `apply`'s positional
+arguments after the variables to its `__call__` (or to the method `method=` names): `uniform(rng, s)`
+then `self.actor.apply({"params": p}, rng, obs)` whose `__call__(self, rng, obs)` samples
+`dist.sample(seed=rng)` draws the same bits twice, also where the module runs traced inside a jitted
+step (effects: the method's key effects, one position on); in function bodies, where framework calls
+count. A function handed to a call that runs it where it stands draws there
 (semantic/handed_callables.py): the branches of `lax.cond` and `lax.switch`, the bodies of the `lax`
 loops, the function of `jax.debug.callback` or `jax.pure_callback`; a lambda's body from the keys it
 closes over (`uniform(key)` then `lax.cond(p, lambda _: mutate(net, key), lambda _: net, None)` draws
@@ -396,7 +408,13 @@ Not flagged, because nothing is shared or it is shared on purpose:
 
 One finding per key and flow (a function body, a script; in a notebook, per key and cell), at the
 first reuse in the source; the message lists the lines of the other reuses of that key. One idiom repeated down a
-cell is one mistake, and fixing the first reuse shows the next.
+cell is one mistake, and fixing the first reuse shows the next. Where the slip is the use of a kept key,
+the finding points at that use: `key, sub = split(key)` keeps `key` to be split again and makes `sub`
+for the use that follows; a use that takes `key` instead, with `sub` read nowhere before it is bound
+again, is what a later split of `key` (the next iteration's, the next one in the body) repeats, so the
+finding stands on the use (`order = permutation(key, n)`: "pass `sub` here"), one per such use (each
+has its own fix), not on the later split (key_values.unread_sibling). Not a sibling named `_` or
+`_sub`, discarded on purpose: the reuse is then reported at the later split, as before.
 
 ## Why is this bad?
 JAX's random numbers are a pure function of the key: the same key gives the same numbers, and
@@ -719,10 +737,10 @@ class _Flow:
     def __init__(self, context, function: ast.AST) -> None:
         self.context = context
         self.function = function
-        self.reported: set[int] = set()
+        self.reported: set = set()  # call ids, and ("slip", id) of uses reported as slips
         self.repeated_loops: set[int] = set()
         # key -> [(call, message, fix)]: one finding per key and flow, reported by `finish`.
-        self.findings: dict[tuple[str, int], list[tuple[ast.Call, str, object]]] = {}
+        self.findings: dict[tuple[str, int, int], list[tuple[ast.Call, str, object]]] = {}
         self.scope = context.model.scope_of_node.get(function)
         # Framework consumers (`init`, `rngs=`, `env.reset/step`, `space.sample`) count in function bodies of
         # non-test code: scripts, notebooks and tests re-run demos and comparisons from one key on purpose.
@@ -740,6 +758,7 @@ class _Flow:
         self.in_test: bool | None = None
         self.handing_back: set[int] = set()  # calls that returned the key they drew from (`handed_back`)
         self.notebook = isinstance(function, ast.Module) and cell_order.is_notebook(context.source.filename)
+        self.notebook_helper_calls: set[int] = set()  # helpers a notebook's body counts beside a split only
 
     def run(self) -> None:
         # Every finding of a flow waits on `worth_reporting`: in test code none can come, and the
@@ -936,7 +955,10 @@ class _Flow:
                 root = _key_root(name)
                 if (root in assigned and root not in invariant) or key_values.is_seed(name):
                     continue
-                fresh = [call for call in calls if is_within(call, node) and call not in entry.get(name, ())]
+                fresh = [
+                    call for call in calls
+                    if is_within(call, node) and call not in entry.get(name, ()) and id(call) not in self.notebook_helper_calls
+                ]
                 if fresh and _on_one_pass(fresh, node, self.context):
                     continue  # `for n in range(2): if n == 1: dropout(x, key)`: one pass draws, once
                 if fresh and self.worth_reporting(fresh[0], fresh[0]) and not all(key_values.applied_per_element(call, node, self.context) for call in fresh):
@@ -1075,6 +1097,8 @@ class _Flow:
                         if _key_root(key) not in bound and not _assigned_walrus(node, _key_root(key)) and not key_values.is_seed(key) and self.worth_reporting(call, call):
                             if key_values.paired_over_elements(call, node, bound, self.context):
                                 continue  # `[permutation(key, a) for a in arrays]`: one order for parallel arrays
+                            if id(call) in self.notebook_helper_calls:
+                                continue  # a notebook's helper per element: a comparison on one key (its loop policy decides)
                             self.report_loop(call, key, node)
         # One element is one iteration's body: two draws in it from a key the comprehension binds
         # (`[(normal(k, (m, n)), normal(k, (n,))) for k, (m, n) in zip(keys, shapes)]`) share bits, as
@@ -1097,6 +1121,8 @@ class _Flow:
     def consumed_keys(self, call: ast.Call) -> list[str]:
         """The keys a call consumes: names, and `seed:N` for a key made inline or bound from a literal seed."""
         arguments = key_values.consumed_arguments(call, self.context, lambda name: name in self.known_keys, framework=self.framework, helpers=self.helpers)
+        if not arguments and self.notebook and not self.helpers:
+            arguments = self.splitting_helper_keys(call)
         if not arguments:
             return []
         results = _result_names(call)
@@ -1128,6 +1154,37 @@ class _Flow:
                 keys.append(seed if not isinstance(self.function, ast.Module) else f"{seed} in statement {id(_statement(call))}")
         return keys
 
+    def splitting_helper_keys(self, call: ast.Call) -> list[ast.expr]:
+        """In a notebook's body, the keys a function of the notebook splits before it draws (`def
+        init(rng): w_key, b_key = split(rng)`): such a helper hands out the keys `split(rng)` returns
+        wherever it runs, so beside a `jax.random.split` of the same key in the body both hand out one
+        set of keys (`clash` pairs it with such a split only: two helpers on one key stay a comparison
+        on common random numbers)."""
+        if not key_values.passes_key(call, self.context) or key_values.is_random_call(call, self.context):
+            return []
+        if not _project_helper(call, self.context):
+            return []
+        names = self.context.memo(("key_values", "key_names", id(self.function)), key_values.key_names, self.function, self.context)
+        found = key_values.consumed_arguments(call, self.context, names.__contains__, framework=False, helpers=True)
+        found = [
+            argument for argument in found
+            if argument.__class__ is ast.Name and key_values.draws_from_split_keys(call, argument.id, self.context)
+        ]
+        if found:
+            self.notebook_helper_calls.add(id(call))
+        return found
+
+    def notebook_helper_pair(self, key: str, first: ast.Call, second: ast.Call) -> bool:
+        """Whether a pair in a notebook's body may clash: a helper counts there only after a `split` of
+        the key in the body (`splitting_helper_keys`), whose keys it hands out again to draws of the
+        same kind as the body's (the same values drawn twice: key_values.split_children_meet). Not the
+        other order (a helper run on the key, then the key split for what follows), nor two helpers, nor
+        keys that reach different consumers (an evaluation rollout, a training run): a notebook's
+        experiments on one key."""
+        if id(second) in self.notebook_helper_calls:
+            return _is_split(first, self.context) and "[" not in key and key_values.split_children_meet(first, second, key, self.function, self.context)
+        return id(first) not in self.notebook_helper_calls
+
     def read(self, call: ast.Call) -> bool:
         known = self._read.get(id(call))
         if known is None:
@@ -1139,6 +1196,8 @@ class _Flow:
         # A call after one that handed the key back (the same call in a later iteration included): the
         # caller rebound the key expecting a new one, so neither a repetition nor a pairing was meant.
         again = id(first) in self.handing_back
+        if self.notebook and not self.helpers and not self.notebook_helper_pair(key, first, second):
+            return False
         if not again and (self.same_draw(first, second) or self.same_seed_on_purpose(key, first, second)):
             return False
         if not again and "[" not in key and key_values.helper_repeats_draw(first, second, key, self.context):
@@ -1377,9 +1436,12 @@ class _Flow:
                 break
 
     def report_reuse(self, call: ast.Call, key: str, previous: ast.Call, statement) -> None:
-        if id(call) in self.reported:
+        sibling = key_values.unread_sibling(previous, key, self.function, self.context) if "[" not in key and not key_values.is_seed(key) else None
+        # (a slip is reported at the use: one per use, though one later split clashes with several)
+        done = ("slip", id(previous)) if sibling is not None else id(call)
+        if done in self.reported:
             return
-        self.reported.add(id(call))
+        self.reported.add(done)
         if _stated_on_purpose(call, self.context) or _stated_on_purpose(previous, self.context):
             return
         if self.primal_key(key):
@@ -1397,6 +1459,25 @@ class _Flow:
                 key, call,
                 f"this key is made from the {seed}, like the one already passed to "
                 f"`{earlier}`, so both draw the same random bits; make one key and split it",
+            )
+            return
+        if sibling is not None:
+            # `key, sub = split(key)` then `draw(key)` with `sub` never read: the slip is the draw, which
+            # takes the key the split keeps for later; reported there, where `sub` belongs.
+            split, name = sibling
+            later = _function_name(call, self.context)
+            when = " in the next iteration" if call.lineno <= previous.lineno else ""
+            again = (
+                f"split again on line {call.lineno}{when}, a split of a key that has drawn (JAX's key-reuse checker, "
+                "`jax_debug_key_reuse`, raises KeyReuseError there)"
+                if _is_split(call, self.context) else f"passed to `{later}` again on line {call.lineno}{when}"
+            )
+            self.record(
+                key, previous,
+                f"PRNG key `{key}` is passed to `{_function_name(previous, self.context)}` here, but the split on line "
+                f"{split.lineno} keeps `{key}` for later and made `{name}` for this use, and `{name}` is never read: "
+                f"`{key}` is {again}; pass `{name}` here",
+                slip=split,
             )
             return
         subkey = self.fresh_name(key)
@@ -1460,17 +1541,19 @@ class _Flow:
             f"or use `jax.random.fold_in({key}, i)`",
         )
 
-    def record(self, key: str, call: ast.Call, message: str, fix=None) -> None:
-        # One finding per key and notebook cell: a flow through a notebook crosses its cells.
+    def record(self, key: str, call: ast.Call, message: str, fix=None, slip: ast.AST | None = None) -> None:
+        # One finding per key and notebook cell: a flow through a notebook crosses its cells. A use of
+        # the key a split kept while its fresh sibling goes unread (`slip`: that split) is a finding of
+        # its own: each such use is a separate slip with its own fix.
         cell = cell_order.cell_of(call, self.context.model, self.context.source.text) if self.notebook else 0
-        self.findings.setdefault((key, cell), []).append((call, message, fix))
+        self.findings.setdefault((key, cell, id(slip) if slip is not None else 0), []).append((call, message, fix))
 
     def finish(self) -> None:
         """One finding per key and flow (a function body, a script; a notebook's cell), at its first reuse in
         the source; the message lists the other reuses. One idiom repeated down a cell (`normal(key, ...)` on
         every line) is one mistake to fix, and the fix of the first use makes the next one visible. Where the
         first reuse has no fix (a deliberate pair), the first later reuse that has one lends it."""
-        for (key, _), found in self.findings.items():
+        for (key, _, _), found in self.findings.items():
             found.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
             call, message, _ = found[0]
             fix = next((item[2] for item in found if item[2] is not None), None)

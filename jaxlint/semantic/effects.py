@@ -1101,6 +1101,15 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
     if compiled is not None:
         return compiled
     function = call.func
+    if isinstance(function, ast.Attribute) and function.attr == "apply" and call.args and scope is not None and scope.is_function:
+        # Flax linen: `net.apply(variables, *args)` runs the module's `__call__(*args)` (or the method
+        # `method=` names), so its positional arguments land one place further on. In function bodies,
+        # where framework calls count (a script's or notebook's body follows the project's helpers only).
+        applied = model._linen_method_applied(call)
+        if applied is not None:
+            # (a module run traced, inside a jitted step: keys only, as for any helper run traced)
+            found = _traced_key_effects(model, applied) if applied.in_traced else function_effects(model, applied)
+            return _shifted(found, 1)
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id not in ("self", "cls"):
         owner = model.instance_class(function.value)
         if owner is not None:
@@ -1290,6 +1299,21 @@ def _through_partial(model, call: ast.Call, partial: ast.Call, scope) -> Effects
     keys = tuple((p - bound, *rest) for p, *rest in found.returned_keys if p >= bound)
     rest = found.synced_rest - bound if found.synced_rest is not None and found.synced_rest >= bound else None
     return Effects(shift(found.consumed_keys), shift(found.synced), found.consumed_names, draws, keys, rest)
+
+
+def _shifted(found: Effects, by: int) -> Effects:
+    """`found` for a call that passes `by` arguments of its own before the function's positional ones."""
+    if found is NONE:
+        return found
+    return Effects(
+        frozenset(i + by for i in found.consumed_keys),
+        frozenset(i + by for i in found.synced),
+        found.consumed_names,
+        tuple((i + by, name, paths) for i, name, paths in found.returned_draws),
+        tuple((i + by, name, path) for i, name, path in found.returned_keys),
+        found.synced_rest + by if found.synced_rest is not None else None,
+        tuple((i + by, index) for i, index in found.consumed_parts),
+    )
 
 
 def _method_effects(model, owner, method: str) -> Effects:

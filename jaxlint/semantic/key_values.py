@@ -2762,6 +2762,18 @@ def split_children_apart(first: ast.Call, second: ast.Call, key: str, function: 
     return False
 
 
+def split_children_meet(split_call: ast.Call, helper: ast.Call, key: str, function: ast.AST, context) -> bool:
+    """A `split` of `key` and a helper whose body splits `key` first, where some key both hand out is
+    read the same way on both sides (each child's readers known on both sides, as for
+    `split_children_apart`): `x_key, noise_key = split(rng)` drawn with `normal`, beside `init(rng)`
+    running `w_key, b_key = split(rng)` and `normal(w_key)`, draws the same values twice."""
+    theirs = _helper_child_kinds(helper, key, context)
+    mine = _caller_child_kinds(split_call, function, context) if theirs is not None else None
+    if mine is None:
+        return False
+    return any(i in theirs and (mine[i] == theirs[i] or "both" in (mine[i], theirs[i])) for i in mine)
+
+
 def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
     found = _module_function_receiving(call, key, context, 0)
     if found is not None:
@@ -2874,8 +2886,8 @@ def splits_before_drawing(call: ast.Call, key: str, context, depth: int = 0) -> 
     if _random_name(call, context) is not None:
         return False
     model = context.model
-    if library_models.call_model(model, call, model.scope_for(call)) is not None:
-        return False
+    if library_models.call_model(model, call, model.scope_for(call)) is not None and not _linen_applied(call, model):
+        return False  # (a linen module of the project run by `apply`: its method, read below)
     found = _module_function_receiving(call, key, context, depth)
     if found is None:
         return False
@@ -2965,6 +2977,12 @@ def _module_function_receiving(call: ast.Call, key: str, context, depth: int) ->
     made = effects.transformed_call(model, call, model.scope_for(call))
     if made is not None:
         call = made  # `jax.grad(loss_fn)(params, key)`: `loss_fn(params, key)`
+    applied = _linen_applied(call, model)  # Flax linen `net.apply(variables, *args)` runs `__call__(*args)`
+    if applied is not None:
+        if not applied.is_function or isinstance(applied.node, ast.Lambda):
+            return None
+        parameter = _parameter_receiving(ast.Call(call.func, call.args[1:], call.keywords), key, applied.node, applied.has_self)
+        return None if parameter is None else (applied.node, parameter)
     resolved = model.resolve_function(call.func, model.scope_for(call))
     if resolved is None and call.func.__class__ is ast.Name:
         closure = effects.factory_closure(model, call.func, model.scope_for(call))
@@ -3434,3 +3452,98 @@ def lax_body_constant_keys(function: ast.AST, context) -> tuple[frozenset[str], 
         if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load and node.id not in bound
     )
     return free, loop_invariant_keys(function, context, changing)
+
+
+def unread_sibling(consumer: ast.Call, key: str, function: ast.AST, context) -> tuple[ast.Assign, str] | None:
+    """(the split, the sibling's name) where `consumer` draws from `key` just after `key, sub =
+    jax.random.split(key)` made a fresh key for it and `sub` is read nowhere in the function: the split
+    keeps `key` to be split again and hands `sub` out for this use, so passing `key` here is the slip,
+    and any later split of `key` (the next iteration's, the next statement's) hands out what this use
+    drew from. The split is the binding of `key` nearest before the consumer, in the statement list
+    the consumer's statement (or one around it) sits in, with no other binding of `key` in between.
+    Not a sibling named `_` or `_rng` (discarded on purpose, as Python spells it: `key, _ = split(key)`
+    keeps `key` for this use)."""
+    from jaxlint.semantic.reaching import statement_list
+
+    current = enclosing_statement(consumer)
+    while current is not None and current is not function:
+        placed = statement_list(current) if isinstance(current, ast.stmt) else None
+        if placed is not None:
+            block, index = placed
+            for earlier in reversed(block[:index]):
+                if key not in _statement_binds(earlier):
+                    continue
+                found = _split_with_sibling(earlier, key, context)
+                if found is None or _rebound_between(key, earlier, consumer, function):
+                    return None
+                return None if _read_after(found, earlier, function) else (earlier, found)
+        current = parent_of(current)
+    return None
+
+
+def _statement_binds(statement: ast.stmt) -> set[str]:
+    """The names an assignment statement binds (none for other statements)."""
+    if statement.__class__ is ast.Assign:
+        return {name for target in statement.targets for name in bound_names(target)}
+    if statement.__class__ in (ast.AugAssign, ast.AnnAssign):
+        return set(bound_names(statement.target))
+    return set()
+
+
+def _split_with_sibling(statement: ast.stmt, key: str, context) -> str | None:
+    """`key, sub = jax.random.split(key)` (or `sub, key = ...`, `split(key, 2)`): the sibling's name."""
+    if statement.__class__ is not ast.Assign or len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    if target.__class__ is not ast.Tuple or len(target.elts) != 2 or any(e.__class__ is not ast.Name for e in target.elts):
+        return None
+    if value.__class__ is not ast.Call or context.qualified_name(value.func) != "jax.random.split":
+        return None
+    if not value.args or value.args[0].__class__ is not ast.Name or value.args[0].id != key:
+        return None
+    if len(value.args) > 2 or (len(value.args) == 2 and not (value.args[1].__class__ is ast.Constant and value.args[1].value == 2)):
+        return None
+    names = [e.id for e in target.elts]
+    if key not in names or names[0] == names[1]:
+        return None
+    sibling = names[1] if names[0] == key else names[0]
+    return None if sibling.startswith("_") else sibling
+
+
+def _rebound_between(key: str, statement: ast.stmt, consumer: ast.Call, function: ast.AST) -> bool:
+    low, high = (statement.end_lineno, statement.end_col_offset), (consumer.lineno, consumer.col_offset)
+    return any(
+        node.__class__ is ast.Name and node.id == key and node.ctx.__class__ is not ast.Load
+        and low < (node.lineno, node.col_offset) < high
+        for node in walk_same_scope(function)
+    )
+
+
+def _read_after(name: str, statement: ast.stmt, function: ast.AST) -> bool:
+    """`name`, bound by `statement`, is read before it is bound again: later in the source (also in a
+    function defined later that reads it), or, where the statement sits in a loop, earlier in the loop's
+    body before any binding there (the next iteration's read)."""
+    stores, loads = [], []
+    for node in walk(function):
+        if node.__class__ is ast.Name and node.id == name:
+            (loads if node.ctx.__class__ is ast.Load else stores).append((node.lineno, node.col_offset))
+    end = (statement.end_lineno, statement.end_col_offset)
+    after = sorted(position for position in stores if position > end)
+    limit = after[0] if after else None
+    if any(position > end and (limit is None or position < limit) for position in loads):
+        return True
+    loop = next((a for a in ancestors(statement) if a.__class__ in (ast.For, ast.AsyncFor, ast.While) or a is function), None)
+    if loop is None or loop is function:
+        return False
+    start = (loop.lineno, loop.col_offset)
+    first_store = min((p for p in stores if start < p < end), default=None)
+    begin = (statement.lineno, statement.col_offset)
+    return any(start < p < begin and (first_store is None or p < first_store) for p in loads)
+
+
+def _linen_applied(call: ast.Call, model):
+    """The method of this module's Flax linen Module class that `net.apply(variables, *args)` runs (its
+    `__call__`, or the one `method=` names), else None."""
+    if call.func.__class__ is not ast.Attribute or call.func.attr != "apply" or not call.args:
+        return None
+    return model._linen_method_applied(call)
