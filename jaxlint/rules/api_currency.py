@@ -168,11 +168,8 @@ class ApiCurrencyRule(Rule):
             if status_at(change, target) != self.status or _in_compat_shim(node, context):
                 return
             release = change.removed_from or f"JAX {change.removed_in}"
-            if self.status == "removed":
-                message = f"the config option `{option.value}` was removed in {release} (`jax.config.update` raises `AttributeError: Unrecognized config option`); {_use(change.advice)}"
-            else:
-                message = f"the config option `{option.value}` is deprecated since JAX {change.deprecated_in}; {_use(change.advice)}"
-            context.report(option, message)
+            status = self._status(change, release, removed_note=" (`jax.config.update` raises `AttributeError: Unrecognized config option`)")
+            context.report(option, f"the config option `{option.value}` {status}; {_use(change.advice)}")
             return
         if any(isinstance(argument, ast.Starred) for argument in node.args):
             return
@@ -185,11 +182,7 @@ class ApiCurrencyRule(Rule):
         scope = context.scope(node)
         if not is_function_value(context.model, node.args[4], scope) or is_function_value(context.model, node.args[1], scope):
             return
-        if self.status == "removed":
-            message = f"{change.form} was removed in JAX {change.removed_in}; {_use(change.advice)}"
-        else:
-            message = f"{change.form} is deprecated since JAX {change.deprecated_in}; {_use(change.advice)}"
-        context.report(node, message)
+        context.report(node, f"{change.form} {self._status(change, f'JAX {change.removed_in}')}; {_use(change.advice)}")
 
     def _check_array_attribute(self, node: ast.Attribute, parent, context, target) -> None:
         """`x.device_buffer`, `x.to_py()` on a JAX array: attributes the array type no longer has."""
@@ -208,11 +201,7 @@ class ApiCurrencyRule(Rule):
         if _in_compat_shim(node, context):
             return
         release = change.removed_from or f"JAX {change.removed_in}"
-        if self.status == "removed":
-            message = f"`jax.Array.{node.attr}` was removed in {release}; {_use(change.advice)}"
-        else:
-            message = f"`jax.Array.{node.attr}` is deprecated since JAX {change.deprecated_in}; {_use(change.advice)}"
-        context.report(node, message)
+        context.report(node, f"`jax.Array.{node.attr}` {self._status(change, release)}; {_use(change.advice)}")
 
     def _check_with(self, node: ast.With, context, target) -> None:
         change = WITH_ENTRIES.get("jax.sharding.Mesh")
@@ -242,13 +231,14 @@ class ApiCurrencyRule(Rule):
             if self.status == "removed":
                 return f"the `{change.old}` submodule was removed in {release} (importing it fails; the attribute `{change.old}` is current); {advice}"
             return f"importing the `{change.old}` submodule is deprecated since JAX {change.deprecated_in}; {advice}"
-        if change.module and qualified != change.old:
-            qualified = f"{qualified}` (module `{change.old}`"
-            if self.status == "removed":
-                return f"`{qualified}) was removed in {release}; {advice}"
+        subject = f"`{qualified}` (module `{change.old}`)" if change.module and qualified != change.old else f"`{qualified}`"
+        return f"{subject} {self._status(change, release, deprecated_note=' (it warns on every use and may be removed)')}; {advice}"
+
+    def _status(self, change: ApiChange, release: str, removed_note: str = "", deprecated_note: str = "") -> str:
+        """`was removed in RELEASE` or `is deprecated since JAX X`, as this rule reports."""
         if self.status == "removed":
-            return f"`{qualified}` was removed in {release}; {advice}"
-        return f"`{qualified}` is deprecated since JAX {change.deprecated_in} (it warns on every use and may be removed); {advice}"
+            return f"was removed in {release}{removed_note}"
+        return f"is deprecated since JAX {change.deprecated_in}{deprecated_note}"
 
 
 # ----- fixes ----------------------------------------------------------------------------------
