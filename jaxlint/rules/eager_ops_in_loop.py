@@ -2,14 +2,19 @@
 Flags a Python loop outside traced code that runs many eager JAX operations per iteration:
 five or more `jnp`/`lax`/`jax.nn`/`jax.random` calls at the loop's own level in a loop that calls no
 compiled code, or an `x.at[i].set(v)` update in a `while` loop or one that counts (`range`, also
-`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration). In a loop
+`trange(n)`, `tqdm(range(n))`, `enumerate(range(n))`: one full copy of `x` per iteration), also one a
+plain function or method of the module runs on every call the loop makes (`table = store(table, t, row)`
+with `store` returning `table.at[t].set(row)`, `ring.push(x)` rebinding `self.items = self.items.at[i].set(x)`:
+the copy is made per call as it is inline; not one under a condition of the callee, nor in a callee that is
+jitted or decorated, or loops itself). In a loop
 that reads a device array element by element (`values[t]` indexed with the loop's counter, a
 jitted function's output walked one entry at a time), the operators on device values count too: each
 element read, each `+`, `*`, comparison or array method (`x.sum()`) on a device array is a dispatch of
 its own (semantic/values.py, `device_operation`, `walks_device_array`).
 
 The operations of a plain function of the module the loop calls on every iteration count at the
-loop (`x = forward(params, x)` of a hand-written network: its own operations on every call, and
+loop (a `@staticmethod` called through its class's name, `Sampler.top_p(key, logits, p)`, is such a function; one
+stacked on `jax.jit` is compiled; `x = forward(params, x)` of a hand-written network: its own operations on every call, and
 those of the module's functions it calls, a loop over its layers counted once; also batched,
 `x = jax.vmap(forward)(params, x)`, which outside `jit` dispatches the same operations one by one on
 batching tracers, also through a name bound once to the vmap, `batched = jax.vmap(forward)` at the top
@@ -321,7 +326,8 @@ from jaxlint.semantic.compiled_wrappers import wraps_compiled
 from jaxlint.semantic.values import may_dispatch
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
 from jaxlint.semantic.importer_facts import called_from_host_elsewhere, eager_parameter_call
-from jaxlint.semantic.host_code import callee_scope, runs_eagerly_transformed, runs_on_host
+from jaxlint.semantic.host_code import callee_scope, plain_decorators, runs_eagerly_transformed, runs_on_host
+from jaxlint.semantic.effects import unconditional_calls
 from jaxlint.semantic.display_work import draws_every_iteration
 from jaxlint.semantic.host_library import host_library_every_iteration
 from jaxlint.semantic import loop_cost
@@ -375,6 +381,7 @@ class EagerOpsInLoop(Rule):
         facts = _LoopFacts(node, context.model)
         in_branch: tuple[ast.Call, ast.Call] | None = None  # (the first whole computation under a branch the loop cannot change)
         operators: list[ast.AST] = []  # (operators, element reads and methods: counted below, where they matter)
+        callee_updates: tuple[ast.Call, int] | None = None  # (the first call whose function makes `.at[]` copies, how many)
         for child in _same_level(node):
             if isinstance(child, _OPERATOR_NODES) and may_dispatch(child):
                 operators.append(child)
@@ -407,6 +414,11 @@ class EagerOpsInLoop(Rule):
             if _is_at_update(child):
                 updates += 1
                 continue
+            if not under_loop_branch(child, node):
+                copies = _callee_at_updates(child, context)
+                if copies:
+                    updates += copies  # (a function the loop calls that rebuilds an array: a full copy per call)
+                    callee_updates = callee_updates or (child, copies)
             helper = None
             if helper_work_counts and not under_loop_branch(child, node) and not inside_timed_interval(child, context):
                 if model_free_helper(child, context.model):
@@ -519,7 +531,8 @@ class EagerOpsInLoop(Rule):
                 inside = f" ({count} of them in `{_callee(call, context)}`{line})"
             parts.append(f"{operations} eager JAX operation{'s' if operations > 1 else ''}{inside}")
         if updates:
-            parts.append(f"{updates} `.at[].` update{'s' if updates > 1 else ''} (a full copy each)")
+            inside = f"; {callee_updates[1]} of them in `{_callee(callee_updates[0], context)}`" if callee_updates is not None else ""
+            parts.append(f"{updates} `.at[].` update{'s' if updates > 1 else ''} (a full copy each{inside})")
         context.report(
             node,
             f"{' and '.join(parts)} per iteration of this loop outside `jit`, each dispatched on its own; "
@@ -839,6 +852,23 @@ def _is_at_update(call: ast.Call) -> bool:
         and isinstance(func.value, ast.Subscript) and isinstance(func.value.value, ast.Attribute)
         and func.value.value.attr == "at"
     )
+
+
+def _callee_at_updates(call: ast.Call, context) -> int:
+    """How many `.at[]` updates a plain function or method of the module runs on every call (not under a
+    condition; `return buf.at[i].set(x)`, `self.obs = self.obs.at[self.pos].set(o)`): outside `jit` each
+    copies the whole array, on every call the loop makes, as the loop's own updates do. None for a call
+    that runs compiled code, or a function that is decorated (other than `@staticmethod`) or loops itself
+    (its loop is reported, or not, where it is)."""
+    model = context.model
+    if not isinstance(call.func, (ast.Name, ast.Attribute)) or model.jit_binding_for_call(call) is not None:
+        return 0
+    callee = callee_scope(call, model)
+    if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not plain_decorators(callee.node):
+        return 0
+    if callee.in_traced or any(isinstance(n, (ast.For, ast.While)) and model.scope_for(n) is callee for n in walk(callee.node)):
+        return 0
+    return sum(1 for c in unconditional_calls(callee.node) if _is_at_update(c) and model.scope_for(c) is callee)
 
 
 def _many_iterations(loop: ast.AST, context) -> bool:

@@ -303,6 +303,9 @@ def callee_scope(call: ast.Call, model: SemanticModel, scope: Scope | None = Non
         receiver = function.value
         if isinstance(receiver, ast.Name) and receiver.id in model.imports.aliases:
             return None  # `np.mean(...)`, `utils.step(...)`: a module's function, not a method of an instance
+        static = _static_method(receiver, function.attr, scope, model)
+        if static is not None:
+            return static  # `Sampler.top_p(key, logits)`: a static method through its class's name
         owner = instance_of_local_class(receiver, model)
         if owner is not None:
             return model.class_methods.get(owner, {}).get(function.attr)
@@ -312,6 +315,27 @@ def callee_scope(call: ast.Call, model: SemanticModel, scope: Scope | None = Non
         if owner is not None and function.id not in scope.local_names:
             return model.class_methods.get(owner, {}).get("__init__")
     return None
+
+
+def _static_method(receiver: ast.expr, name: str, scope: Scope, model: SemanticModel) -> Scope | None:
+    """The static method `name` of the module's class `receiver` names (`Cls.f(x)`: a plain function
+    kept in the class's namespace; its only decorator is `@staticmethod`)."""
+    if not isinstance(receiver, ast.Name) or receiver.id in scope.local_names:
+        return None
+    owner = local_class(receiver.id, model)
+    method = model.class_methods.get(owner, {}).get(name) if owner is not None else None
+    if method is None or not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    decorators = method.node.decorator_list
+    if len(decorators) == 1 and isinstance(decorators[0], ast.Name) and decorators[0].id == "staticmethod":
+        return method
+    return None
+
+
+def plain_decorators(node: ast.AST) -> bool:
+    """A function with no decorator, or only `@staticmethod`: its body runs as written when called."""
+    decorators = getattr(node, "decorator_list", [])
+    return all(isinstance(d, ast.Name) and d.id == "staticmethod" for d in decorators)
 
 
 def instance_of_local_class(node: ast.AST, model: SemanticModel) -> ast.ClassDef | None:

@@ -26,7 +26,7 @@ from jaxlint.semantic import call_summaries, callable_chains, foreign_work, heav
 from jaxlint.semantic.compiled_wrappers import calls_wrapped_compiled
 from jaxlint.semantic.containers import container_of_device_values
 from jaxlint.semantic.flow import FEW_ITERATIONS, rebinds_handed, single_binding
-from jaxlint.semantic.host_code import callee_scope
+from jaxlint.semantic.host_code import callee_scope, plain_decorators
 from jaxlint.semantic.host_draws import common_side
 from jaxlint.semantic.iteration import COMPREHENSIONS
 from jaxlint.semantic.foreign_work import ForeignWork, may_be_project_call
@@ -721,8 +721,8 @@ def eager_operations_in(helper: Scope, model: SemanticModel) -> tuple[int, ast.C
     cache[key] = (0, None)  # (recursion: none while being worked out)
     depth = model.__dict__.get("_eager_ops_depth", 0)
     node = helper.node
-    if depth >= _EAGER_DEPTH or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
-        return cache[key]
+    if depth >= _EAGER_DEPTH or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not plain_decorators(node):
+        return cache[key]  # (a `@staticmethod` is a plain function kept in its class)
     from jaxlint.semantic.effects import unconditional_calls
 
     model.__dict__["_eager_ops_depth"] = depth + 1
