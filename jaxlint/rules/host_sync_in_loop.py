@@ -143,7 +143,9 @@ Not flagged, as principles:
   unless the value reaches it as text:
   `emit(f"{float(loss):.3f}")` hands over a string to show, and is reported; host arithmetic or a
   host copy around the read, `np.asarray(np.mean(loss))`, consumes nothing: what its result feeds
-  decides; nor is an accumulator, a method that adds what it is handed to an object kept across
+  decides; nor does the whole index of a device array, `frames[int(i)]` or `t = int(i)` then
+  `frames[t + 1]`: a device array takes a device index as well (`lax.dynamic_index_in_dim`), so the
+  read is a wait to drop, while a NumPy array's or a list's index and a slice bound need the number; nor is an accumulator, a method that adds what it is handed to an object kept across
   iterations and read only now and then, `stats.add(jax.device_get(metrics))` with
   `logger.write(stats.result())` under `if step % 100 == 0:` (semantic/accumulators.py): it keeps the
   copy for a later report, so the copy each step is reported), a tokenizer decoding token ids (also
@@ -214,7 +216,9 @@ Not flagged, as principles:
   a compiled integrator step run a parameter's number of times, its counter unused and no data drawn,
   under an outer loop that names no epoch, is one proposal, and the outer loop's accept test reads
   per sample; micro-batches whose compiled gradients are summed, the update applied after the loop,
-  are one step; semantic/training_loops.py, `one_step_loop`); code written to run while JAX traces (a function that enters
+  are one step (also where the sum is a `range` loop nested in the step loop and the update after it
+  rebinds the state its compiled calls are handed, whatever the count: each outer lap is one update, its
+  values this lap's; a sum of losses that updates nothing is an epoch's total); semantic/training_loops.py, `one_step_loop`); code written to run while JAX traces (a function that enters
   `jax.ensure_compile_time_eval()`, which changes nothing outside a trace: its loops fold
   constants once per trace of the caller's jit, never per step); loops whose body always ends in `break` or `return`, or ends the first
   iteration so (a one-off check); loops over eight or fewer cases the source spells out (`for hand
@@ -364,7 +368,7 @@ from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.branch_shares import on_common_side, paces_the_steps, side_after_first_lap
-from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, runs_epoch_on_device, unknown_epoch_pass, one_step_loop, yields_every_iteration
+from jaxlint.semantic.training_loops import compiled_call_loops_on_device, iterates_counter, LoopValues, assigned_in_loop, holds_every_iteration, iteration_count, helper_returns_device, helper_runs_training_loop, library_device_work, runs_compiled, through_transform, loop_body, loop_varying, micro_step_loops, runs_epoch_on_device, unknown_epoch_pass, one_step_loop, yields_every_iteration
 from jaxlint.semantic.syntax import child_nodes, walk  # ast.iter_child_nodes and ast.walk minus ctx markers, faster
 
 _EXPLICIT_SYNCS = {
@@ -601,7 +605,9 @@ class HostSyncInLoop(Rule):
                 "the loop stops on it and can run on the device: move it into a jitted `lax.while_loop`"
                 if id(statement) in stopping_statements else
                 "early stopping need not see every step: test the patience counter every N steps (it stops at most N steps later) or count on the device"
-                if patience else
+                if patience and isinstance(statement, (ast.If, ast.While)) else
+                "it only indexes a device array: keep the index on the device (`x[i]`, `lax.dynamic_index_in_dim`)"
+                if _only_indexes_device_arrays(child, node, context) else
                 "keep values on the device and read them after the loop or every N steps"
             )
             context.report(
@@ -1450,10 +1456,13 @@ def _has_inner_training_loop(loop: ast.AST, context) -> bool:
     critic updates: `range(args.micro_steps)` with its default) leaves each outer iteration a few
     device steps: a read there drains the queue every few steps, and the outer loop is a step loop."""
     model = context.model
+    micro_steps = None
     for node in loop_body(loop, nested=True):
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node is not loop:
             if not _conditional_after_first_lap(node, loop, model) and any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
-                if _few_fixed_iterations(node, context) or one_step_loop(node, model):
+                if micro_steps is None:
+                    micro_steps = {id(inner) for inner in micro_step_loops(loop, model)}
+                if _few_fixed_iterations(node, context) or one_step_loop(node, model) or id(node) in micro_steps:
                     continue  # (micro-batches of one step, an integrator's steps of one proposal: one step)
                 return True
         elif isinstance(node, ast.Call) and helper_runs_training_loop(node, model) and not _conditional(node, loop):
@@ -1943,6 +1952,8 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
     while parent is not None and parent is not loop:
         if _makes_text(parent, child):
             return False  # made into text (`f"{float(loss):.4f}"`): whatever takes the string only shows the number
+        if _indexes_device_array(parent, child, context):
+            return False  # `frames[int(i)]`: a device array takes a device index as well, the host needs nothing
         if isinstance(parent, ast.Call) and child is not parent.func:
             if _host_arithmetic(parent, context):
                 child, parent = parent, parent_of(parent)
@@ -1960,6 +1971,37 @@ def _needed_by_host_consumer(node: ast.AST, loop: ast.AST, context) -> bool:
             return True
         child, parent = parent, parent_of(parent)
     return True
+
+
+def _indexes_device_array(parent: ast.AST, child: ast.AST, context) -> bool:
+    """`child` (a host number, or host arithmetic on one) is the whole index of a device array
+    (`frames[t]`, `frames[t + 1]`, not a slice bound: a slice's size must be known on the host). The
+    array gathers with a device index as well (`frames[t]` with `t` left on the device,
+    `lax.dynamic_index_in_dim`), so the host conversion feeds no host code."""
+    if not (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load) and child is parent.slice):
+        return False
+    if isinstance(child, ast.Slice) or (isinstance(child, ast.Tuple) and any(isinstance(e, ast.Slice) for e in child.elts)):
+        return False
+    return context.model.device_kind(parent.value, context.scope(parent)) == "device"
+
+
+def _only_indexes_device_arrays(read: ast.AST, loop: ast.AST, context) -> bool:
+    """The host number `read` makes feeds only indices of device arrays (`x[int(i)]`, or `t = int(i)`
+    then `x[t]`, `x[t + 1]`), through host arithmetic."""
+    def indexes(node: ast.AST) -> bool:
+        child, parent = node, parent_of(node)
+        while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+            child, parent = parent, parent_of(parent)
+        return _indexes_device_array(parent, child, context)
+
+    if indexes(read):
+        return True
+    parent = parent_of(read)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    uses = [n for n in loop_body(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(indexes(use) for use in uses)
 
 
 def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AST, context) -> bool:
@@ -1986,6 +2028,8 @@ def _names_feed_host_consumer(names: set[str], loop: ast.AST, assignment: ast.AS
                 break
             if _binds_shown_name(parent, child, loop, context):
                 break  # `log = {"loss": value}` then `bar.set_postfix(log)`: bound to a name that is only shown
+            if _indexes_device_array(parent, child, context):
+                break  # `t = int(draw)` then `frames[t + 1]`: the index could stay on the device
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Return)):
                 return True  # flows on into code we do not follow
             if isinstance(parent, ast.stmt):

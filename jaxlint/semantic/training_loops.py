@@ -973,6 +973,56 @@ def runs_training_loop(helper: Scope, model: SemanticModel) -> bool:
 
 
 
+def micro_step_loops(loop: ast.AST, model: SemanticModel) -> list[ast.AST]:
+    """The loops nested in `loop`, on every iteration (under no branch), whose compiled calls are the
+    parts of one step of `loop`: a few iterations the source fixes (`for _ in range(4): g, loss =
+    step(p, x)`, 8 or fewer, a parameter's default included) or a `one_step_loop` (micro-batches whose
+    gradients are summed). Each iteration of `loop` then runs one step, so the values they bind are
+    this iteration's device values, and a read after them waits once per step."""
+    found = []
+    for node in loop_body(loop):
+        if node.__class__ not in (ast.For, ast.AsyncFor) or node is loop:
+            continue
+        parent = parent_of(node)
+        while parent is not None and parent is not loop and not isinstance(parent, (ast.If, ast.Try, *_LOOP_TYPES)):
+            parent = parent_of(parent)
+        if parent is not loop:
+            continue
+        if not any(isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None for n in loop_body(node)):
+            continue
+        scope = model.scope_for(node)
+        count = iteration_count(node.iter, scope, model) if scope is not None else None
+        if (count is not None and count <= FEW_ITERATIONS) or one_step_loop(node, model) or _accumulates_one_update(node, loop, model):
+            found.append(node)
+    return found
+
+
+def _accumulates_one_update(inner: ast.AST, outer: ast.AST, model: SemanticModel) -> bool:
+    """Gradient accumulation written across two loops: `inner`, a `range` loop, sums what its compiled
+    calls return into a name (`grads = tree_map(add, grads, g)`, `acc += g`), and after it `outer`'s
+    iteration hands that sum to a call that rebinds state the compiled calls are handed (`params, opt =
+    update(acc, params, opt)`): the inner laps are micro-batches of the one update an outer lap makes. A
+    sum of losses only shown (an epoch's total) updates nothing."""
+    iterable = inner.iter
+    if not (isinstance(iterable, ast.Call) and model.qualified_name(iterable.func) == "builtins.range"):
+        return False
+    calls = [n for n in loop_body(inner) if isinstance(n, ast.Call) and model.jit_binding_for_call(n) is not None]
+    produced = {name for call in calls for name in _result_names(call)}
+    handed = {n.id for call in calls for arg in [*call.args, *(k.value for k in call.keywords)] for n in walk(arg) if isinstance(n, ast.Name)}
+    sums = {node.target.id if isinstance(node, ast.AugAssign) else node.targets[0].id
+            for node in loop_body(inner) if _accumulates(node, produced)}
+    if not sums or not handed:
+        return False
+    end = getattr(inner, "end_lineno", inner.lineno)
+    for node in loop_body(outer):
+        if isinstance(node, ast.Assign) and node.lineno > end and isinstance(node.value, ast.Call):
+            arguments = {n.id for arg in [*node.value.args, *(k.value for k in node.value.keywords)] for n in walk(arg) if isinstance(n, ast.Name)}
+            bound = {n.id for target in node.targets for n in walk(target) if isinstance(n, ast.Name)}
+            if arguments & sums and bound & handed:
+                return True
+    return False
+
+
 def one_step_loop(loop: ast.AST, model: SemanticModel) -> bool:
     """A loop of compiled calls whose count is fixed per call of its function, not by the length of a
     data set: together its iterations make one step, not a pass of steps (an epoch). Either it sums
@@ -1299,6 +1349,7 @@ class LoopValues:
         self.device_names = dict(self.model.device_names(self.scope))
         self.mutated_by_nnx = self._nnx_arguments()
         assigned = {name for node in self.body for name in _assigned_by(node)}
+        assigned |= {name for node in self.micro_steps_body for name in _assigned_by(node)}  # (the parts of this iteration's step)
         self._add_helper_and_accumulator_names(assigned)
         self.per_iteration = {name for name in assigned if self.device_names.get(name)}
         self._add_mapping_view_names()
@@ -1762,7 +1813,17 @@ class LoopValues:
         return test if self.is_fresh(test) else None
 
     def calls_compiled_code(self) -> ast.Call | None:
-        """The first call in the loop that runs compiled code (a jitted callable or a helper around one)."""
+        """The first call in the loop that runs compiled code (a jitted callable or a helper around one),
+        or of the loops of micro-steps nested in it where one comes first (`micro_step_loops`)."""
+        call = self._calls_compiled_code()
+        if call is None or not any(n.__class__ in (ast.For, ast.AsyncFor) for n in self.body):
+            return call
+        micro = self._first_micro_step()
+        if micro is not None and (micro.lineno, micro.col_offset) < (call.lineno, call.col_offset):
+            return micro  # (the step runs in a loop of micro-steps before this call: name it)
+        return call
+
+    def _calls_compiled_code(self) -> ast.Call | None:
         calls = sorted((n for n in self.body if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
         model = self.model
         for call in calls:
@@ -1792,7 +1853,21 @@ class LoopValues:
             # function computing device arrays from its arguments): dispatched asynchronously too.
             if eager_model_call(call, model, other_modules=False) is not None or _computes_on_device(call, model):
                 return call
-        return None
+        return self._first_micro_step()  # (every compiled call is in a loop of micro-steps: each iteration is one step)
+
+    def _first_micro_step(self) -> ast.Call | None:
+        """The first compiled call of the loops of micro-steps nested here (`micro_step_loops`)."""
+        calls = [n for n in self.micro_steps_body if isinstance(n, ast.Call) and self.model.jit_binding_for_call(n) is not None]
+        return min(calls, key=lambda n: (n.lineno, n.col_offset)) if calls else None
+
+    @property
+    def micro_steps_body(self) -> list[ast.AST]:
+        """The nodes of the loops nested here whose compiled calls make one step of this loop
+        (`micro_step_loops`), worked out once per loop."""
+        found = self.__dict__.get("_micro_steps_body")
+        if found is None:
+            found = self._micro_steps_body = [n for inner in micro_step_loops(self.loop, self.model) for n in loop_body(inner)]
+        return found
 
 
 def _computes_on_device(call: ast.Call, model: SemanticModel) -> bool:
