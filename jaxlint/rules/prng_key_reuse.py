@@ -1614,8 +1614,8 @@ class _Flow:
         if key_values.same_key_sequence(first, second, "", context):
             return (
                 ": both split it into the same key sequence in call order (Haiku's `hk.next_rng_key()`, an Equinox "
-                "layer's key per parameter), so the first draw of each (its first parameter, or dropout mask) uses one "
-                "key, the second the next"
+                "layer's key per parameter, a NumPyro inference call's sample sites), so the first draw of each (its "
+                "first parameter, dropout mask or sample site) uses one key, the second the next"
             )
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             names = [_callee(call) for call in (first, second)]
