@@ -9,7 +9,10 @@ comprehension is one iteration's body: two draws in it from a key the comprehens
 loop it abbreviates (the threefry and paired-draw exceptions below apply within it alike).
 A library call that makes new values from the key it is handed (its model consumes the key and its
 result is fresh: an Equinox layer `eqx.nn.Linear(a, b, key=key)`, the function a `jax.nn.initializers`
-factory returns, `init(key, shape)`) samples as `jax.random`'s samplers do: two of them given one key
+factory returns, `init(key, shape)`; NumPyro's inference calls, `MCMC.run(key, ...)`, `SVI.run(key,
+steps)`, `SVI.init(key)` and a `Predictive` called on a key, each of which splits its key for its
+sample sites, so a posterior predictive on the key that ran the chain hands its sites the same keys)
+samples as `jax.random`'s samplers do: two of them given one key
 (or one literal seed), or one beside a `jax.random` sampler, share bits and are flagged; keys split or
 folded in between stay silent. The decorators
 and default values of a nested `def` run where the `def` stands, so they count in the enclosing
@@ -137,7 +140,12 @@ key handed to it as a host function does. A `lax` loop started from a literal tu
 that tuple as the first step's carry: where the body unpacks its carry into names (`x, k = carry`, its
 first statement) and splits or draws from one of them, the loop draws from that element, so a key that
 drew before (`randint(key, ...)` then the loop, or a helper running the loop on the key it is handed)
-is reused (effects.Effects.consumed_parts). A key stored into a state (`self.state =
+is reused (effects.Effects.consumed_parts). So does a function of the module handed a literal tuple
+that its first statement unpacks (`act, key, rate = args`), called directly (`dropout((x, key, rate))`)
+or as a branch of `lax.cond` (`lax.cond(p, dropout, keep, operand=(x, key, rate))`, the operand
+positional or by keyword): every layer of a loop that packs one key draws the same mask. A key passed
+by keyword to a keyword-only parameter (`def __call__(self, x, *, key)`, then `layer(x, key=sub)`) is
+drawn from as a positional one is. A key stored into a state (`self.state =
 state.replace(rng_key=rng_key)` of a Flax `struct` dataclass or a `TrainState`, a NamedTuple's
 `_replace(key=k)`) is handed on to whoever splits that field next; where the same function splits or
 draws from that field (`split(self.state.rng_key)` at the top of its loop), a `split(rng_key)` after
@@ -404,7 +412,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
 
 - A sampler that reads its key's own bits and one that splits it first (`normal(k)` and
   `randint(k)`): they read different bits on the default threefry (checked on jax 0.10.2), so
-  nothing is correlated, although `jax_debug_key_reuse` would reject the reuse.
+  nothing is correlated, although `jax_debug_key_reuse` would reject the reuse. A library inference
+  call that splits its key first (NumPyro's `MCMC.run`, `SVI.run`, `Predictive`) beside such a sampler
+  is that case too.
+- A key a callee receives but never draws from: packed in a tuple its branch unpacks and drops (`x,
+  key, rate = args; return x`), or passed to a keyword-only parameter it only tests: nothing is drawn.
 
 One finding per key and flow (a function body, a script; in a notebook, per key and cell), at the
 first reuse in the source; the message lists the lines of the other reuses of that key. One idiom repeated down a
@@ -1602,8 +1614,8 @@ class _Flow:
         if key_values.same_key_sequence(first, second, "", context):
             return (
                 ": both split it into the same key sequence in call order (Haiku's `hk.next_rng_key()`, an Equinox "
-                "layer's key per parameter), so the first draw of each (its first parameter, or dropout mask) uses one "
-                "key, the second the next"
+                "layer's key per parameter, a NumPyro inference call's sample sites), so the first draw of each (its "
+                "first parameter, dropout mask or sample site) uses one key, the second the next"
             )
         if not (key_values.is_random_call(first, context) and key_values.is_random_call(second, context)):
             names = [_callee(call) for call in (first, second)]
@@ -1863,7 +1875,7 @@ def _project_helper(call: ast.Call, context) -> bool:
         return False
     model = context.model
     found = effects.call_effects(model, call, model.scope_for(call))
-    return bool(found.consumed_keys or found.consumed_parts)  # (a lax loop whose body draws from its carry's key)
+    return bool(found.consumed_keys or found.consumed_names or found.consumed_parts)  # (a lax loop whose body draws from its carry's key)
 
 
 def _project_key_method(call: ast.Call, context) -> bool:

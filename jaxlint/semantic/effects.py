@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jaxlint.semantic import handed_callables, library_models
 from jaxlint.semantic.syntax import bound_names, child_nodes, walk
@@ -63,8 +63,8 @@ class Effects:
     # [float(v) for v in args]`): every positional argument from there on is read; None when none is.
     synced_rest: int | None = None
     # Elements of a literal tuple argument drawn from (`lax.scan(body, (x, key), xs)` whose body unpacks
-    # its carry and splits the key): (position of the argument, index of the element).
-    consumed_parts: tuple[tuple[int, int], ...] = ()
+    # its carry and splits the key): (position of the argument, or its keyword, index of the element).
+    consumed_parts: tuple[tuple[int | str, int], ...] = ()
 
     def synced_positions(self, count: int) -> list[int]:
         """The positions among `count` positional arguments that the function reads on the host."""
@@ -76,7 +76,10 @@ class Effects:
         found = [call.args[i] for i in sorted(self.consumed_keys) if i < len(call.args)]
         found += [keyword.value for keyword in call.keywords if keyword.arg in self.consumed_names]
         for position, index in self.consumed_parts:
-            held = call.args[position] if position < len(call.args) else None
+            if isinstance(position, str):
+                held = next((k.value for k in call.keywords if k.arg == position), None)
+            else:
+                held = call.args[position] if position < len(call.args) else None
             if held.__class__ in (ast.Tuple, ast.List) and index < len(held.elts):
                 found.append(held.elts[index])
         return found
@@ -101,7 +104,7 @@ class Effects:
         return found
 
     def __bool__(self) -> bool:
-        return bool(self.consumed_keys or self.synced or self.synced_rest is not None or self.consumed_parts)
+        return bool(self.consumed_keys or self.consumed_names or self.synced or self.synced_rest is not None or self.consumed_parts)
 
 
 NONE = Effects()
@@ -253,6 +256,10 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     rest = function.args.vararg.arg if function.args.vararg is not None else None
     if rest is not None:
         params = [*params, rest]
+    # Keyword-only parameters (`def __call__(self, x, *, key)`) follow, read by name at the call
+    # (`layer(x, key=k)`): a key one of them receives is consumed as a positional one would be.
+    placed = len(params)
+    params = [*params, *(a.arg for a in function.args.kwonlyargs)]
     if not params:
         return NONE
     nodes, nested = _own_nodes_and_defs(function)
@@ -327,6 +334,10 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         rebound_at = first_rebound.get(name)
         if rebound_at is None or run_line <= rebound_at:
             consumed.add(position[name])
+    by_name = frozenset(params[i] for i in consumed if i >= placed)
+    consumed = {i for i in consumed if i < placed}
+    synced = {i for i in synced if i < placed}
+    params = params[:placed]
     synced_rest = None
     if rest is not None:
         params = params[:-1]
@@ -334,7 +345,7 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
             synced.discard(len(params))
             synced_rest = len(params)
         synced |= rest_places
-    consumed_names = frozenset(params[i] for i in consumed)
+    consumed_names = frozenset(params[i] for i in consumed) | by_name
     returned = tuple(
         (i, params[i], paths) for i in sorted(consumed)
         if (paths := returned_draws(function, nodes, params[i], qualified_name)) is not None
@@ -343,7 +354,7 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         (i, params[i], path) for i in sorted(consumed)
         if params[i] not in first_rebound and (path := returned_key(nodes, params[i])) is not None
     )
-    if not (consumed or synced or synced_rest is not None):
+    if not (consumed or synced or synced_rest is not None or by_name):
         return NONE
     return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned, handed_back, synced_rest)
 
@@ -1048,7 +1059,7 @@ def _compiled_foreign_method_keys(model, binding) -> Effects | None:
     if owner is None or isinstance(owner, ast.ClassDef) or wrapped.attr not in owner.methods:
         return None
     found = _method_effects(model, owner, wrapped.attr)
-    return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
+    return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys or found.consumed_names else NONE
 
 
 def _key_effects_only(model, scope) -> Effects:
@@ -1064,7 +1075,7 @@ def _key_effects_only(model, scope) -> Effects:
         found = body_effects(scope.node, scope.has_self, model.qualified_name,
                              lambda inner: _library_key_arguments(model, inner, scope),
                              lambda inner: _callee_effects_with_imports(model, inner, scope))
-        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
+        cache[key] = Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys or found.consumed_names else NONE
     return cache[key]
 
 
@@ -1096,7 +1107,8 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
             return _through_partial(model, call, partial, scope)
     local = _local_callee_effects(model, call, scope)
     if local is not None:
-        return local
+        packed = _packed_parts(model, call, scope)
+        return replace(local, consumed_parts=local.consumed_parts + packed) if packed else local
     compiled = _compiled_callee_key_effects(model, call)
     if compiled is not None:
         return compiled
@@ -1127,7 +1139,7 @@ def _call_effects(model, call: ast.Call, scope) -> Effects:
         if closure is not None:
             # Keys only: what the closure draws from is what the caller hands it (syncs are other rules').
             found = function_effects(model, closure)
-            return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys else NONE
+            return Effects(found.consumed_keys, frozenset(), found.consumed_names, found.returned_draws, found.returned_keys) if found.consumed_keys or found.consumed_names else NONE
     if isinstance(function, (ast.Name, ast.Attribute)):
         # An instance called as a function runs its class's `__call__` (`x = block(key, x)`).
         owner = model.called_instance_class(function)
@@ -1222,27 +1234,56 @@ def _carried_parts(model, call: ast.Call, each, positions: list, scope) -> set[t
     into names (`x, k = carry`, its first statement) and draws from one of them before rebinding it
     (`k, sub = split(k)`), it draws from that element of the tuple. (position of the tuple among the
     call's arguments, index of the element) for each such element."""
-    if not isinstance(each.function, ast.Name):
+    if not _unpacking_callee(each.function):
         return set()
-    found: set[tuple[int, int]] = set()
+    found: set[tuple[int | str, int]] = set()
     for place, argument in enumerate(each.arguments):
-        if argument.__class__ not in (ast.Tuple, ast.List) or place >= len(positions) or positions[place] is None:
+        if argument.__class__ not in (ast.Tuple, ast.List) or place >= len(positions):
             continue
-        made = _unpacked_carry(model, each.function, place, len(argument.elts), scope)
-        if made is None:
-            continue
-        function, names, inner_scope = made
-        keys = frozenset(n for n, element in zip(names, argument.elts) if element.__class__ is ast.Name and named_like_key(element.id))
-        if not keys:
-            continue
-        drawn = body_effects(
-            function, False, model.qualified_name,
-            lambda inner: _library_key_arguments(model, inner, inner_scope),
-            lambda inner: _callee_effects_with_imports(model, inner, inner_scope),
-            keys=keys,
-        )
-        found |= {(positions[place], names.index(name)) for name in drawn.consumed_names if name in names}
+        # (`lax.cond(p, on, off, operand=(x, key))`: the operand passed by keyword, named by it)
+        where = positions[place] if positions[place] is not None else next((k.arg for k in call.keywords if k.value is argument), None)
+        if where is not None:
+            found |= {(where, index) for index in _drawn_elements(model, each.function, place, argument, scope)}
     return found
+
+
+def _unpacking_callee(function: ast.expr) -> bool:
+    """A function named by a name or as `self.method`: one whose body _unpacked_carry can read."""
+    return isinstance(function, ast.Name) or (
+        isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "self"
+    )
+
+
+def _drawn_elements(model, function_expr: ast.expr, place: int, argument: ast.expr, scope) -> set[int]:
+    """The indices of the elements of a literal tuple, handed as the parameter at `place`, that the
+    function draws from as keys after unpacking that parameter into names in its first statement."""
+    made = _unpacked_carry(model, function_expr, place, len(argument.elts), scope)
+    if made is None:
+        return set()
+    function, names, inner_scope = made
+    keys = frozenset(n for n, element in zip(names, argument.elts) if element.__class__ is ast.Name and named_like_key(element.id))
+    if not keys:
+        return set()
+    drawn = body_effects(
+        function, False, model.qualified_name,
+        lambda inner: _library_key_arguments(model, inner, inner_scope),
+        lambda inner: _callee_effects_with_imports(model, inner, inner_scope),
+        keys=keys,
+    )
+    return {names.index(name) for name in drawn.consumed_names if name in names}
+
+
+def _packed_parts(model, call: ast.Call, scope) -> tuple[tuple[int, int], ...]:
+    """A function of this module called with a literal tuple that its first statement unpacks
+    (`self.dropout((x, key, rate))` into `def dropout(self, args): x, key, rate = args`): (position of
+    the tuple, index of the element) for each element it draws from as a key."""
+    if not _unpacking_callee(call.func):
+        return ()
+    found = set()
+    for place, argument in enumerate(call.args):
+        if argument.__class__ in (ast.Tuple, ast.List):
+            found |= {(place, index) for index in _drawn_elements(model, call.func, place, argument, scope)}
+    return tuple(sorted(found))
 
 
 def _unpacked_carry(model, name: ast.Name, place: int, size: int, scope):
@@ -1312,7 +1353,7 @@ def _shifted(found: Effects, by: int) -> Effects:
         tuple((i + by, name, paths) for i, name, paths in found.returned_draws),
         tuple((i + by, name, path) for i, name, path in found.returned_keys),
         found.synced_rest + by if found.synced_rest is not None else None,
-        tuple((i + by, index) for i, index in found.consumed_parts),
+        tuple((i + by if isinstance(i, int) else i, index) for i, index in found.consumed_parts),
     )
 
 
@@ -1440,7 +1481,7 @@ def consumed_key_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
     and the effects of project functions."""
     found = _library_key_arguments(model, call, scope)
     effects = call_effects(model, call, scope)
-    if effects.consumed_keys or effects.consumed_parts:
+    if effects.consumed_keys or effects.consumed_names or effects.consumed_parts:
         found = [*found, *effects.consumed_arguments(call)]
     return found
 
@@ -1666,7 +1707,7 @@ def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
             method = project.method_and_owner(owner, function.attr)
             summary, owner = method if method is not None else (None, owner)
             found = project_summary_effects(project, project.home_of_class(owner), summary, f"{owner.name}.{function.attr}")
-            return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE
+            return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys or found.consumed_names else NONE
     qualified = model.qualified_name(function)
     if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):
         return None
@@ -1679,4 +1720,4 @@ def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
         summary = home.classes[name].methods.get("__init__")
         name = f"{name}.__init__"
     found = project_summary_effects(project, home, summary, name)
-    return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys else NONE
+    return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys or found.consumed_names else NONE

@@ -383,8 +383,8 @@ def passes_key(call: ast.Call, context) -> bool:
     `keys[1]`) that the calling function binds from a key producer (`ekey, hkey = split(key)`, `k =
     PRNGKey(0)`), whatever it is called. What a value is comes from where it was made, not its name."""
     passed = [*call.args, *(keyword.value for keyword in call.keywords)]
-    # (the elements of a literal tuple: a lax loop started from a carry `(x, key)`)
-    passed += [element for argument in call.args if argument.__class__ is ast.Tuple for element in argument.elts]
+    # (the elements of a literal tuple: a lax loop started from a carry `(x, key)`, `operand=(x, key)`)
+    passed += [element for argument in passed if argument.__class__ is ast.Tuple for element in argument.elts]
     roots = []
     for argument in passed:
         if argument.__class__ is ast.Subscript:
@@ -536,7 +536,7 @@ def _helper_keys(call: ast.Call, context, is_key, found: list[ast.expr]) -> list
     passed = (*call.args, *(k.value for k in call.keywords))
     # (the elements of a literal tuple too: a lax loop's carry `(x, key)`, effects.Effects.consumed_parts)
     if any(_is_key_expression(a, is_key) for a in passed) or any(
-        a.__class__ in (ast.Tuple, ast.List) and any(_is_key_expression(e, is_key) for e in a.elts) for a in call.args
+        a.__class__ in (ast.Tuple, ast.List) and any(_is_key_expression(e, is_key) for e in a.elts) for a in passed
     ):
         for argument in effects.consumed_key_arguments(context.model, call, context.model.scope_for(call)):
             if _is_key_expression(argument, is_key) and not any(argument is known for known in found):
@@ -3136,7 +3136,8 @@ def applied_per_element(call: ast.Call, loop: ast.AST, context) -> bool:
     if not isinstance(loop, (ast.For, ast.AsyncFor)) or _random_name(call, context) is not None:
         return False
     model = context.model
-    if not effects.call_effects(model, call, model.scope_for(call)).consumed_keys:
+    drawn = effects.call_effects(model, call, model.scope_for(call))
+    if not (drawn.consumed_keys or drawn.consumed_names):
         return False  # a framework call or a modelled library call: not a transform of this project
     element_names = set(target_names(loop.target))
     passed = [*call.args, *(keyword.value for keyword in call.keywords)]

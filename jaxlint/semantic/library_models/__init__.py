@@ -369,6 +369,11 @@ def _name_call_model(model, library: "LibraryModels", function: ast.expr, scope,
             return library.entry(kind[len("function:"):])
         if kind is not None and kind.startswith("object:") and kind[len("object:"):] not in BOUND_ONLY:
             return library.entry(f"{kind[len('object:'):]}.__call__")  # `net(x)`: the instance called
+    elif isinstance(function, ast.Call):
+        # `Predictive(model, samples)(rng_key)`: an instance built and called in one expression
+        owner = value_class(model, function, scope, depth + 1)
+        if owner is not None and owner not in BOUND_ONLY:
+            return library.entry(f"{owner}.__call__")
     return None
 
 
