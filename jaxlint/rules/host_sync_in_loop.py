@@ -19,7 +19,9 @@ function of the project that computes device arrays from its arguments: `forward
 dispatched asynchronously all the same), a per-iteration host sync of a device value produced in that loop: `float(loss)`,
 `loss.item()`, `float(step(x))`, `np.asarray(x)` or any NumPy function of it (`np.sum(pred ==
 label)`), a store of it into a NumPy array (`trace[i] = x` with `trace = np.zeros(...)`: NumPy
-converts what it stores), `jax.device_get(x)` (also through a local name a function binds once to
+converts what it stores; each element of a tuple or list target, starred ones too, is a store of its
+own: `loss[i], params = step(params, batch)`, `steps[i], losses[i] = i, loss`; `x.copy()` of a device
+array is a device array), `jax.device_get(x)` (also through a local name a function binds once to
 a library function, `fetch = jax.device_get`, as through an import; also of a Python container of
 this iteration's device values, which copies every leaf: a display `jax.device_get((loss, acc))`, a
 list the loop appends each step's results to, `jax.device_get(history)`), `str`/`format` of it, an
@@ -107,6 +109,8 @@ Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
   checks every result on the host, so each computation has already waited for itself and a read
   adds no stall (benchmarks/callback_sync.py);
+- an element of an unpacking stored into a NumPy array where the callee's returns say its place holds
+  a host value, or a display's host element (`steps[i], last = i, loss`);
 - a container is as its contents: one that holds host values (a display of host numbers, a dict the
   loop fills with Python floats, a table drawn with NumPy) reads nothing from the device, and one of
   device values copied once after the loop reads once;
@@ -755,12 +759,14 @@ class HostSyncInLoop(Rule):
             value = _first_fresh(operands, fresh)
             if value is not None:
                 return f"formatting device value `{snippet(context.text(value))}`"
-        elif isinstance(node, ast.Assign) and fresh(node.value):
-            # `trace[i] = position` into a NumPy array: NumPy converts the stored value on the host.
-            buffer = next((t for t in node.targets if isinstance(t, ast.Subscript) and context.model.numpy_buffer(t.value, values.scope)), None)
-            if buffer is not None:
-                return (f"storing device value `{snippet(context.text(node.value))}` into NumPy array "
-                        f"`{snippet(context.text(buffer.value))}` (NumPy copies it to the host)")
+        elif isinstance(node, ast.Assign):
+            # `trace[i] = position` into a NumPy array: NumPy converts the stored value on the host; so
+            # does each element of an unpacking (`loss[i], params = step(params, batch)`).
+            store = _device_store(node, values, context)
+            if store is not None:
+                buffer, stored, place = store
+                what = f"device value `{snippet(context.text(stored))}`" if place is None else f"an element of device value `{snippet(context.text(stored))}`"
+                return f"storing {what} into NumPy array `{snippet(context.text(buffer.value))}` (NumPy copies it to the host)"
         elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             value = values.truth_test_syncs(node.test)
             if value is not None:
@@ -772,6 +778,22 @@ class HostSyncInLoop(Rule):
             if value is not None:
                 return f"`{snippet(context.text(node))}` reads the truth of a device value"
         return None
+
+
+def _device_store(node: ast.Assign, values: LoopValues, context) -> tuple[ast.Subscript, ast.expr, int | None] | None:
+    """The first store of a device value this iteration made into a NumPy array the host holds
+    (device_indices.host_array_stores): (store, stored value, place in the unpacking or None). An
+    element of an unpacked call counts unless the callee's returns say its place is not a device value."""
+    for target in node.targets:
+        for store, stored, place in device_indices.host_array_stores(target, node.value, values.scope, context.model):
+            if not values.is_fresh(stored):
+                continue
+            if place is not None and place >= 0 and isinstance(stored, ast.Call) and isinstance(target, (ast.Tuple, ast.List)):
+                positions = context.model.call_device_positions(stored, values.scope, len(target.elts))
+                if positions is not None and not positions[place]:
+                    continue
+            return store, stored, place
+    return None
 
 
 def _reads_own_compiled_result(values: LoopValues, context) -> ast.Call | None:

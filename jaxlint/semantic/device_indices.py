@@ -319,6 +319,32 @@ def stores_into_host_array(target: ast.AST, scope: Scope, model: SemanticModel) 
     return True
 
 
+def host_array_stores(target: ast.AST, value: ast.AST, scope: Scope, model: SemanticModel):
+    """Each store into a NumPy array the host holds (stores_into_host_array) that an assignment of `value`
+    to `target` makes, with what it stores: (store, stored, place). A single target stores the value
+    (place None); every element of a tuple or list target is a store of its own (`loss[i], params =
+    step(params, batch)`, `steps[i], losses[i] = i, loss`, starred ones too): paired with its element
+    when the value is a display of the same length (place None), else an element of the unpacked
+    value (place: its index, -1 where a starred element or a nested target makes it unknown)."""
+    if isinstance(target, ast.Starred):
+        target = target.value
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        if stores_into_host_array(target, scope, model):
+            yield target, value, None
+        return
+    elements = target.elts
+    starred = any(isinstance(element, ast.Starred) for element in elements)
+    if (isinstance(value, (ast.Tuple, ast.List)) and not starred and len(value.elts) == len(elements)
+            and not any(isinstance(part, ast.Starred) for part in value.elts)):
+        for element, part in zip(elements, value.elts):
+            yield from host_array_stores(element, part, scope, model)
+        return
+    for index, element in enumerate(elements):
+        inner = element.value if isinstance(element, ast.Starred) else element
+        for store, stored, place in host_array_stores(inner, value, scope, model):
+            yield store, stored, (index if place is None and not starred and inner is element else -1)
+
+
 def drawn_index_of_host_array(subscript: ast.Subscript, scope: Scope, model: SemanticModel, made_in_iteration: Callable[[ast.AST], bool]) -> ast.expr | None:
     """The device-drawn index of a NumPy array lookup (`rays[tuple(idx), ...]`, `x_train[perm[i:i + b]]`):
     NumPy converts the index on the host, so each lookup waits for the draw and what is queued before it.

@@ -582,9 +582,10 @@ class _Walker:
         if not isinstance(statement, (ast.Assign, ast.AugAssign)):
             return False
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        from jaxlint.semantic.device_indices import stores_into_host_array
+        from jaxlint.semantic.device_indices import host_array_stores
 
-        return any(stores_into_host_array(target, self.scope, self.model) for target in targets) and self.possibly_device(statement.value)
+        # (each element of a tuple target is a store of its own: `trace[i], state = step(state)`)
+        return any(self.possibly_device(stored) for target in targets for _, stored, _ in host_array_stores(target, statement.value, self.scope, self.model))
 
     # ----- expressions ---------------------------------------------------------------------------
 

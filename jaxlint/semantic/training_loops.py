@@ -1533,7 +1533,7 @@ class LoopValues:
                 if self.is_device(owner):
                     if func.attr in jaxapi.HOST_METHODS:
                         return False
-                    return func.attr in jaxapi.ARRAY_METHODS or func.attr == "block_until_ready"
+                    return func.attr in jaxapi.ARRAY_METHODS or func.attr in ("block_until_ready", "copy")
             if helper_returns_device(node, model) or _computes_on_device(node, model):
                 return True
             if isinstance(func, ast.Attribute) and may_be_project_call(node, model) and _foreign_method_returns_device(node, model):

@@ -106,7 +106,7 @@ class DeviceValues:
                 if owner == "device":
                     if node.func.attr in jaxapi.HOST_METHODS:
                         return "host"
-                    if node.func.attr in jaxapi.ARRAY_METHODS or node.func.attr == "block_until_ready":
+                    if node.func.attr in jaxapi.ARRAY_METHODS or node.func.attr in ("block_until_ready", "copy"):
                         return "device"
                     return None
             if self.jit_binding_for_call(node) is not None:
