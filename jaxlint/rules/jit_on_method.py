@@ -7,17 +7,21 @@ apply bottom-up, so the transform receives the descriptor object, not a function
 `TypeError` when the class body runs (`staticmethod arguments are not supported`).
 
 Also flags a method of a plain class compiled with `self` held static where that is wrong:
-`@eqx.filter_jit` on a method that reads attributes of `self` (a non-pytree `self` is a static leaf
-hashed by identity, so its arrays are baked in as constants); `static_argnums=0` (or
-`static_argnames=("self",)`) on a class with no `__hash__`/`__eq__` whose method reads an attribute
-that another method (not the constructor) reassigns, since the compiled method is keyed by identity
-and keeps the trace-time value; and `self.f = jax.jit(self.method)` (also `jax.jit(fun=...)`,
-`eqx.filter_jit(...)`) on such a class, where `f` is called.
+`@eqx.filter_jit` on a method that reads an attribute of `self` holding arrays (a network handed in
+with a project class or `jax.Array` annotation, or a `jnp`/`np`/`jax.random` result): a non-pytree
+`self` is a static leaf hashed by identity, so those arrays are baked in as constants;
+`static_argnums=0` (or `static_argnames=("self",)`) on a class with no `__hash__`/`__eq__` whose
+method reads, as data, an attribute that another method (not the constructor) recomputes, since the
+compiled method is keyed by identity and keeps the trace-time value; and `self.f =
+jax.jit(self.method)` (also `jax.jit(fun=...)`, `eqx.filter_jit(...)`) on such a class, where `f` is
+called.
 
 Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)` on a class that hashes
-by value (`__hash__`/`__eq__`) or whose attributes are set only while it is built, bound
-compilations never called or reading nothing that is reassigned later, `@eqx.filter_jit` methods
-that read no attribute of `self`, static methods and
+by value (`__hash__`/`__eq__`) or whose attributes are set only while it is built; attributes only
+called (`self.forward(p, x)`: a function wired once), stored as a set-up method's parameter came
+(`self.optimizer = optimizer`: configuration), or recomputed by a method that then runs the compiled
+method itself (set before its trace); bound compilations never called; `@eqx.filter_jit` methods that
+read nothing of `self` shown to hold arrays (an optimizer, a gradient function, sizes); static methods and
 class methods whose `@staticmethod`/`@classmethod` is the outermost decorator, functions of a class used as a namespace (a first parameter not named `self` that the
 body uses as data, `def v(weight, states): return states @ weight`), and methods of classes that JAX can flatten or that a framework handles: any base
 class other than `object`, another plain class of the module or a Flax Linen `nn.Module` (Linen
@@ -164,7 +168,7 @@ class JitOnMethod(Rule):
             return
         if _linen_module(class_node, context):
             return
-        reads = static_self.data_attributes_read(class_node, node)
+        reads = {attr for attr in static_self.data_attributes_read(class_node, node) if static_self.holds_arrays(context.model, class_node, attr)}
         if not reads:
             return
         shown = ", ".join(f"`self.{attr}`" for attr in sorted(reads)[:3]) + (", ..." if len(reads) > 3 else "")

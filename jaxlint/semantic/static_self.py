@@ -22,6 +22,8 @@ from jaxlint.semantic import jaxapi
 from jaxlint.semantic.syntax import walk
 
 # Methods that set attributes while the object is built, before any compiled call can run.
+_NETWORK_ANNOTATIONS = frozenset({"equinox.Module", "flax.nnx.Module"})
+_LIBRARY_ROOTS = ("jax", "optax", "typing", "collections", "builtins", "flax", "haiku", "numpy", "equinox", "abc", "transformers", "torch", "chex", "jaxtyping")
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setup", "__setstate__"})
 
 
@@ -41,26 +43,85 @@ def _self_name(function: ast.FunctionDef) -> str | None:
     return params[0].arg if params else None
 
 
-def _attributes_read(function: ast.FunctionDef, methods: dict, seen: set) -> set[str]:
-    """Data attributes of `self` the method reads, also through methods it calls on `self`."""
+def _attributes_read(function: ast.FunctionDef, methods: dict, seen: set, holders: bool = False) -> set[str]:
+    """Data attributes of `self` the method reads, also through methods it calls on `self`. An attribute
+    only called (`self.step_fn(x)`) is wiring, a function set up once, not data. With `holders`, only
+    attributes read as objects or containers (`self.model.decoder`, `self.tables[i]`)."""
     seen.add(function.name)
     self_name = _self_name(function)
     found: set[str] = set()
     if self_name is None:
         return found
+    parents = {child: node for node in walk(function) for child in ast.iter_child_nodes(node)}
     for node in walk(function):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name \
                 and isinstance(node.ctx, ast.Load):
             if node.attr in methods:
                 if node.attr not in seen:
-                    found |= _attributes_read(methods[node.attr], methods, seen)
-            else:
-                found.add(node.attr)
+                    found |= _attributes_read(methods[node.attr], methods, seen, holders)
+                continue
+            parent = parents.get(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                continue
+            if holders and not (isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node):
+                continue
+            found.add(node.attr)
     return found
 
 
+def _runs(caller: ast.FunctionDef, target: str, methods: dict, seen: set) -> bool:
+    """`caller` calls `self.target(...)`, directly or through the methods it calls on `self`."""
+    seen.add(caller.name)
+    self_name = _self_name(caller)
+    for node in walk(caller):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name and node.attr in methods:
+            if node.attr == target:
+                return True
+            if node.attr not in seen and _runs(methods[node.attr], target, methods, seen):
+                return True
+    return False
+
+
+def _handed_in(value: ast.expr, method: ast.FunctionDef) -> bool:
+    """`self.optimizer = optimizer`: a parameter of the method stored as it came, configuration the
+    caller hands in while setting the object up, not a result the method computes."""
+    params = method.args.posonlyargs + method.args.args + method.args.kwonlyargs
+    return isinstance(value, ast.Name) and any(p.arg == value.id for p in params)
+
+
+def holds_arrays(model, class_node: ast.ClassDef, attribute: str) -> bool:
+    """Some method stores into `self.attribute` an array (`jnp.`/`np.`/`jax.random` call) or a parameter
+    annotated with a class of the project or a JAX array type (a network, `jax.Array`)."""
+    for method in methods_of(class_node).values():
+        self_name = _self_name(method)
+        params = {p.arg: p for p in method.args.posonlyargs + method.args.args + method.args.kwonlyargs}
+        for node in walk(method):
+            if not isinstance(node, ast.Assign):
+                continue
+            if not any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == self_name and t.attr == attribute
+                       for t in node.targets):
+                continue
+            value = node.value
+            if isinstance(value, ast.Call):
+                qualified = model.qualified_name(value.func) or ""
+                if qualified.startswith(("jax.numpy.", "numpy.", "jax.random.")):
+                    return True
+            if isinstance(value, ast.Name) and value.id in params and params[value.id].annotation is not None:
+                annotation = params[value.id].annotation
+                qualified = model.qualified_name(annotation)
+                if qualified is None and isinstance(annotation, ast.Name) and annotation.id[:1].isupper() \
+                        and annotation.id not in ("Callable", "Any", "Optional", "Union", "Sequence", "Mapping", "Dict", "List", "Tuple"):
+                    return True
+                if qualified and (qualified.endswith("Array") or qualified in _NETWORK_ANNOTATIONS):
+                    return True
+                if qualified and not qualified.startswith(_LIBRARY_ROOTS) and qualified.rsplit(".", 1)[-1][:1].isupper():
+                    return True  # a class of the project (`from .modelling import Whisper`)
+    return False
+
+
 def _reassigned(class_node: ast.ClassDef, methods: dict) -> dict[str, str]:
-    """attribute -> the first non-constructor method that assigns `self.attribute`."""
+    """attribute -> the first non-constructor method that computes a new `self.attribute` (a
+    parameter stored as it came is set-up, not counted)."""
     found: dict[str, str] = {}
     for name, method in methods.items():
         if name in _CONSTRUCTORS:
@@ -70,6 +131,8 @@ def _reassigned(class_node: ast.ClassDef, methods: dict) -> dict[str, str]:
             continue
         for node in walk(method):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            if isinstance(node, ast.Assign) and _handed_in(node.value, method):
+                continue
             for target in targets:
                 for part in walk(target):
                     if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == self_name \
@@ -86,7 +149,12 @@ def stale_attributes(class_node: ast.ClassDef, function: ast.FunctionDef, exclud
     methods = methods_of(class_node)
     reads = _attributes_read(function, methods, set())
     reassigned = _reassigned(class_node, methods)
-    return {attr: where for attr, where in reassigned.items() if attr in reads and where != function.name and attr != exclude}
+    # A method that reassigns an attribute and then runs the compiled method itself sets it up
+    # before its trace (`train()` setting sizes, then calling the jitted loss).
+    return {
+        attr: where for attr, where in reassigned.items()
+        if attr in reads and where != function.name and attr != exclude and not _runs(methods[where], function.name, methods, set())
+    }
 
 
 def bound_compilations(model, class_node: ast.ClassDef, method_name: str) -> list[tuple[ast.Call, str | None]]:
@@ -125,5 +193,6 @@ def called_on_self(class_node: ast.ClassDef, attribute: str) -> bool:
 
 
 def data_attributes_read(class_node: ast.ClassDef, function: ast.FunctionDef) -> set[str]:
-    """Data attributes (not methods) of `self` the method reads, also through its `self.` calls."""
-    return _attributes_read(function, methods_of(class_node), set())
+    """Attributes of `self` the method reads as objects or containers (`self.model.decoder`), also
+    through its `self.` calls: what may hold arrays."""
+    return _attributes_read(function, methods_of(class_node), set(), holders=True)
