@@ -17,8 +17,9 @@ jax.jit(self.method)` (also `jax.jit(fun=...)`, `eqx.filter_jit(...)`) on such a
 called.
 
 Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)` on a class that hashes
-by value (`__hash__`/`__eq__`) or whose attributes are set only while it is built; attributes only
-called (`self.forward(p, x)`: a function wired once), stored as a set-up method's parameter came
+by value (`__hash__`/`__eq__`) or whose attributes are set only while it is built (by the
+constructor or the helpers it calls); attributes only called or read to reach a function they hold
+(`self.forward(p, x)`, `self.state.apply_fn(...)`: functions wired once) or tested against `None`, stored as a set-up method's parameter came
 (`self.optimizer = optimizer`: configuration), or recomputed by a method that then runs the compiled
 method itself (set before its trace); bound compilations never called; `@eqx.filter_jit` methods that
 read nothing of `self` shown to hold arrays (an optimizer, a gradient function, sizes); static methods and

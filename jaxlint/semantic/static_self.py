@@ -63,6 +63,11 @@ def _attributes_read(function: ast.FunctionDef, methods: dict, seen: set, holder
             parent = parents.get(node)
             if isinstance(parent, ast.Call) and parent.func is node:
                 continue
+            if not holders and isinstance(parent, ast.Attribute) and isinstance(parents.get(parent), ast.Call) \
+                    and parents[parent].func is parent:
+                continue  # `self.state.apply_fn(...)`, `self.tx.update(...)`: reaches a function it holds
+            if isinstance(parent, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot)) for o in parent.ops):
+                continue  # `self.state is not None`: only whether it is set
             if holders and not (isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node):
                 continue
             found.add(node.attr)
@@ -123,8 +128,11 @@ def _reassigned(class_node: ast.ClassDef, methods: dict) -> dict[str, str]:
     """attribute -> the first non-constructor method that computes a new `self.attribute` (a
     parameter stored as it came is set-up, not counted)."""
     found: dict[str, str] = {}
+    # The constructor's own helpers (`self.particles = self.init_particles(key)` in `__init__`) build it too.
+    building = {name for name in methods if name in _CONSTRUCTORS}
+    building |= {name for name in methods if any(_runs(methods[c], name, methods, set()) for c in building if c in methods)}
     for name, method in methods.items():
-        if name in _CONSTRUCTORS:
+        if name in building:
             continue
         self_name = _self_name(method)
         if self_name is None or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list):
