@@ -6,7 +6,23 @@ Also flags `@jax.jit` (or `@jax.pmap`) written above `@staticmethod` or `@classm
 apply bottom-up, so the transform receives the descriptor object, not a function, and JAX raises a
 `TypeError` when the class body runs (`staticmethod arguments are not supported`).
 
-Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)`, static methods and
+Also flags a method of a plain class compiled with `self` held static where that is wrong:
+`@eqx.filter_jit` on a method that reads an attribute of `self` holding arrays (a network handed in
+with a project class or `jax.Array` annotation, or a `jnp`/`np`/`jax.random` result): a non-pytree
+`self` is a static leaf hashed by identity, so those arrays are baked in as constants;
+`static_argnums=0` (or `static_argnames=("self",)`) on a class with no `__hash__`/`__eq__` whose
+method reads, as data, an attribute that another method (not the constructor) recomputes, since the
+compiled method is keyed by identity and keeps the trace-time value; and `self.f =
+jax.jit(self.method)` (also `jax.jit(fun=...)`, `eqx.filter_jit(...)`) on such a class, where `f` is
+called.
+
+Not flagged: methods with `static_argnums=0` or `static_argnames=("self",)` on a class that hashes
+by value (`__hash__`/`__eq__`) or whose attributes are set only while it is built (by the
+constructor or the helpers it calls); attributes only called or read to reach a function they hold
+(`self.forward(p, x)`, `self.state.apply_fn(...)`: functions wired once) or tested against `None`, stored as a set-up method's parameter came
+(`self.optimizer = optimizer`: configuration), or recomputed by a method that then runs the compiled
+method itself (set before its trace); bound compilations never called; `@eqx.filter_jit` methods that
+read nothing of `self` shown to hold arrays (an optimizer, a gradient function, sizes); static methods and
 class methods whose `@staticmethod`/`@classmethod` is the outermost decorator, functions of a class used as a namespace (a first parameter not named `self` that the
 body uses as data, `def v(weight, states): return states @ weight`), and methods of classes that JAX can flatten or that a framework handles: any base
 class other than `object`, another plain class of the module or a Flax Linen `nn.Module` (Linen
@@ -60,10 +76,11 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import jaxapi
+from jaxlint.semantic import jaxapi, static_self
 from jaxlint.semantic.syntax import walk  # ast.walk minus ctx markers, faster
 
 _JIT_TRANSFORMS = frozenset({"jax.jit", "jax.pmap"})
+_FILTERED_COMPILERS = frozenset({"equinox.filter_jit", "equinox.filter_pmap"})
 _PLAIN_DECORATORS = frozenset({"dataclasses.dataclass", "functools.total_ordering"})
 _REGISTRATION_HINTS = ("register_pytree", "register_dataclass", "register_static", "register_pytree_with_keys")
 
@@ -94,13 +111,18 @@ class JitOnMethod(Rule):
         if any(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod", "property") for d in node.decorator_list):
             return
         model = context.model
+        self._check_bound(node, scope.class_node, context)
         for decorator in node.decorator_list:
             use = model.decorator_transform(decorator)
+            if use is not None and use.qualified in _FILTERED_COMPILERS:
+                self._check_filtered(decorator, node, scope.class_node, context)
+                return
             if use is None or use.qualified not in _JIT_TRANSFORMS:
                 continue
             if use.positional_options:
                 return
             if _self_is_static(use.options, node):
+                self._check_static(decorator, use, node, scope.class_node, context)
                 return
             if not _plain_class(scope.class_node, context):
                 return
@@ -122,6 +144,69 @@ class JitOnMethod(Rule):
                 f"or register the class as a pytree",
             )
             return
+
+    def _check_static(self, decorator, use, node, class_node, context) -> None:
+        """`static_argnums=0` on a mutable class keyed by identity: an attribute the method reads that
+        another method reassigns stays at its trace-time value."""
+        if (node.args.posonlyargs + node.args.args)[0].arg != "self" or not _plain_class(class_node, context):
+            return
+        if _linen_module(class_node, context):
+            return
+        stale = static_self.stale_attributes(class_node, node)
+        if stale:
+            attr, where = sorted(stale.items())[0]
+            context.report(
+                decorator,
+                f"`{context.text(decorator)}` holds `self` static on `{node.name}`, but class `{class_node.name}` has no "
+                f"`__hash__`/`__eq__` and `{where}` reassigns `self.{attr}`: the compiled method is keyed by identity "
+                f"and keeps the trace-time value; pass `{attr}` as an argument or register the class as a pytree",
+            )
+
+    def _check_filtered(self, decorator, node, class_node, context) -> None:
+        """`@eqx.filter_jit` on a plain-class method: `self` is not a pytree, so it is a static leaf hashed by
+        identity and the arrays it holds are baked into the compiled code as constants."""
+        if (node.args.posonlyargs + node.args.args)[0].arg != "self" or not _plain_class(class_node, context):
+            return
+        if _linen_module(class_node, context):
+            return
+        reads = {attr for attr in static_self.data_attributes_read(class_node, node) if static_self.holds_arrays(context.model, class_node, attr)}
+        if not reads:
+            return
+        shown = ", ".join(f"`self.{attr}`" for attr in sorted(reads)[:3]) + (", ..." if len(reads) > 3 else "")
+        context.report(
+            decorator,
+            f"`{context.text(decorator)}` on method `{node.name}` of plain class `{class_node.name}`: `self` is not a pytree, "
+            f"so it is a static leaf hashed by identity and what it holds ({shown}) is baked in as constants (stale if reassigned); "
+            f"make the class an `eqx.Module` or pass the arrays as arguments",
+        )
+
+    def _check_bound(self, node, class_node, context) -> None:
+        """`self.f = jax.jit(self.method)`: the bound instance is closed over, so the attributes the method
+        reads are trace-time constants; flagged where another method reassigns one and `f` is called."""
+        if not node.args.args or node.args.args[0].arg != "self" or not _plain_class(class_node, context):
+            return
+        if _linen_module(class_node, context):
+            return
+        for call, stored in static_self.bound_compilations(context.model, class_node, node.name):
+            if stored is None or not _called_anywhere(stored, context.model.tree):
+                continue
+            stale = static_self.stale_attributes(class_node, node, exclude=stored)
+            if not stale:
+                continue
+            attr, where = sorted(stale.items())[0]
+            context.report(
+                call,
+                f"`{context.text(call.func)}(self.{node.name})` closes over the instance: `self.{attr}` is read once at trace "
+                f"time, and `{where}` of class `{class_node.name}` reassigns it, so `self.{stored}` keeps the stale value; "
+                f"pass `{attr}` as an argument",
+            )
+
+
+def _called_anywhere(attribute: str, tree: ast.AST) -> bool:
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == attribute
+        for node in walk(tree)
+    )
 
 
 def _called_through_class(function: ast.FunctionDef, class_node: ast.ClassDef, model) -> bool:

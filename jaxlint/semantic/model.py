@@ -293,6 +293,7 @@ class SemanticModel(DeviceValues):
         self.qualified_name = self._qualified_cache.__getitem__  # type: ignore[method-assign]
         self._bind_module_aliases()
         self._bind_local_aliases()
+        self._fun_by_keyword()
         self._constants = None
         self._uncalled_transforms: list[tuple[ast.Call, Scope]] = []
         self._find_traced_functions()
@@ -670,6 +671,16 @@ class SemanticModel(DeviceValues):
         ):
             return qualified
         return None
+
+    def _fun_by_keyword(self) -> None:
+        """`jax.jit(fun=f, ...)`: the keyword spelling of the wrapped function is read as the positional
+        one (`jax.jit(f, ...)`), so every reader of a transform's first argument sees it."""
+        for node in self.nodes:
+            if node.__class__ is ast.Call and not node.args and node.keywords:
+                fun = next((k for k in node.keywords if k.arg == "fun"), None)
+                if fun is not None and self.transform_of(node.func) in jaxapi.COMPILING:
+                    node.args = [fun.value]
+                    node.keywords = [k for k in node.keywords if k is not fun]
 
     def decorator_transform(self, decorator: ast.expr) -> TransformUse | None:
         """`@jax.jit`, `@jax.jit(static_argnames=...)`, `@partial(jax.jit, static_argnums=...)`."""
