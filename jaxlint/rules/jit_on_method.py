@@ -183,11 +183,14 @@ class JitOnMethod(Rule):
     def _check_bound(self, node, class_node, context) -> None:
         """`self.f = jax.jit(self.method)`: the bound instance is closed over, so the attributes the method
         reads are trace-time constants; flagged where another method reassigns one and `f` is called."""
-        if not node.args.args or node.args.args[0].arg != "self" or not _plain_class(class_node, context):
+        if not node.args.args or node.args.args[0].arg != "self":
             return
-        if _linen_module(class_node, context):
+        # Most methods are never compiled through `self`: ask that (one walk per class) before the
+        # costlier questions about the class.
+        bindings = context.memo(("JAX307", "bound", class_node), static_self.bound_compilations, context.model, class_node).get(node.name)
+        if not bindings or not _plain_class(class_node, context) or _linen_module(class_node, context):
             return
-        for call, stored in static_self.bound_compilations(context.model, class_node, node.name):
+        for call, stored in bindings:
             if stored is None or not _called_anywhere(stored, context.model.tree):
                 continue
             stale = static_self.stale_attributes(class_node, node, exclude=stored)

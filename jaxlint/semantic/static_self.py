@@ -165,10 +165,11 @@ def stale_attributes(class_node: ast.ClassDef, function: ast.FunctionDef, exclud
     }
 
 
-def bound_compilations(model, class_node: ast.ClassDef, method_name: str) -> list[tuple[ast.Call, str | None]]:
+def bound_compilations(model, class_node: ast.ClassDef) -> dict[str, list[tuple[ast.Call, str | None]]]:
     """`jax.jit(self.method)` (or `fun=self.method`, `eqx.filter_jit(self.method)`) in the class's
-    methods, with the `self.` attribute the result is stored to (None when not stored on `self`)."""
-    found: list[tuple[ast.Call, str | None]] = []
+    methods, by the name of the method compiled, with the `self.` attribute the result is stored to
+    (None when not stored on `self`). One walk of the class answers for all its methods."""
+    found: dict[str, list[tuple[ast.Call, str | None]]] = {}
     for method in methods_of(class_node).values():
         self_name = _self_name(method)
         if self_name is None:
@@ -177,15 +178,14 @@ def bound_compilations(model, class_node: ast.ClassDef, method_name: str) -> lis
             if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
                 continue
             call = node.value
-            if model.transform_of(call.func) not in jaxapi.COMPILING:
-                continue
             wrapped = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "fun"), None)
-            if not (isinstance(wrapped, ast.Attribute) and isinstance(wrapped.value, ast.Name) and wrapped.value.id == self_name
-                    and wrapped.attr == method_name):
+            if not (isinstance(wrapped, ast.Attribute) and isinstance(wrapped.value, ast.Name) and wrapped.value.id == self_name):
+                continue
+            if model.transform_of(call.func) not in jaxapi.COMPILING:
                 continue
             target = node.targets[0] if len(node.targets) == 1 else None
             stored = target.attr if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name else None
-            found.append((call, stored))
+            found.setdefault(wrapped.attr, []).append((call, stored))
     return found
 
 
