@@ -499,7 +499,7 @@ class MissingDonation(Rule):
                     f"`{key}` and `{other}` are one value until the first call (bound together on {where}), "
                     + ("and the same call is handed `" + other + "`: a donated buffer may not also be passed" if passed_too
                        else f"and donating `{key}` on that call would delete the arrays `{other}` still reads")
-                    + f"; bind one of them to a copy first (`jax.tree_util.tree_map(jnp.copy, ...)`)"
+                    + "; bind one of them to a copy first (`jax.tree_util.tree_map(jnp.copy, ...)`)"
                 )
             if reason is None and viewed_first_call:
                 # `ac = state.ac` before `ac, aux = update(ac, batch)` per iteration: a view on the first call only.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import bound_names
 
 # The methods of a `custom_jvp`/`custom_vjp` object that register a rule.
