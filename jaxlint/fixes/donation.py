@@ -62,6 +62,8 @@ def fix_for(call, binding, donated, context):
     keywords = [keyword for _, keyword in donated if keyword is not None]
     if keywords and len(keywords) != len(donated):
         return None  # some by position, some by name: two options to edit at once
+    if keywords and binding.transform == "jax.pmap":
+        return None  # `jax.pmap` has no `donate_argnames`, and `donate_argnums` does not donate a keyword argument
     option = "donate_argnums" if not keywords else "donate_argnames"
     if keywords and not versions.supports(context, versions.DONATE_ARGNAMES):
         return None  # `donate_argnames` arrived in jax 0.4.14

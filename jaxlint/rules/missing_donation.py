@@ -349,7 +349,10 @@ names it.
 
 `jax.pmap` has no `donate_argnames`: a state the call passes by keyword is named by its place in
 `donate_argnums`, with the advice to pass it by position (after moving any parameter a `partial`
-fixes by keyword before it), and no automatic fix.
+fixes by keyword before it), and no automatic fix (a keyword argument is never donated, and a
+`donate_argnames` keyword makes `jax.pmap` raise TypeError: checked on jax 0.10.2). The place is read
+from the compiled function, also a static method read through its class (`jax.pmap(Trainer.step)`);
+where the function is not known, the message asks for its position in words.
 
 The decorator form follows the oldest JAX the project supports (`target-jax-version`, or its own
 jax requirement): `@jax.jit(donate_argnums=...)` needs jax 0.4.36, so the fix writes it only where the
@@ -783,6 +786,7 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
     numbers = tuple(binding.argnum(position) for position, keyword, _, _ in donated if keyword is None)
     names = tuple(keyword for _, keyword, _, _ in donated if keyword is not None)
     by_keyword = ""
+    pmap_places: list[str] = []
     if names and binding.transform in _NUMBERS_ONLY:
         # `jax.pmap` takes `donate_argnums` only: a state passed by keyword is donated by its parameter's
         # place, once the call passes it there.
@@ -798,7 +802,16 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
                 by_keyword += f", which needs {_listed(before)}, fixed by keyword in the `partial`, moved after {'it' if len(names) == 1 else 'them'}"
             names = ()
             withheld = [*withheld, "the call passes the value by keyword"]
+        else:
+            # The compiled function's parameters are not known here: its places are not either.
+            by_keyword = f", and pass {_listed(names)} by position (`{transform_name(binding)}` has no `donate_argnames`)"
+            pmap_places = [*(str(number) for number in numbers), *(f"the position of {_listed([keyword])} among its parameters" for keyword in names)]
+            numbers, names = (), ()
+            withheld = [*withheld, "the call passes the value by keyword"]
     options = ([f"donate_argnums={donation_fix.tuple_literal(numbers)}"] if numbers else []) + ([f"donate_argnames={donation_fix.tuple_literal(names)}"] if names else [])
+    option_text = " and ".join(f"`{option}`" for option in options)
+    if pmap_places:
+        option_text = f"`donate_argnums` listing {' and '.join(pmap_places)}"
     subject = described[0] + " is" if len(described) == 1 else ", ".join(described[:-1]) + f" and {described[-1]} are"
     whole_arguments = all(argument is whole for _, _, argument, whole in donated) and not isinstance(binding, forwarding.ForwardedBinding)
     fix = donation_fix.fix_for(call, binding, [(position, keyword) for position, keyword, _, _ in donated], context) if whole_arguments else None
@@ -836,20 +849,21 @@ def _report(call: ast.Call, binding, donated: list, context, withheld: list[str]
         # arguments' arrays (a batch passed again would be deleted), so no fix is written.
         first_kept = all(position != 0 for position, _, _, _ in donated)
         options = [f"donate=\"{'all-except-first' if first_kept else 'all'}\""]
+        option_text = f"`{options[0]}`"
         fix = None
-    advice = f"add `{' and '.join(options)}` to its `{transform}`{by_keyword}"
+    advice = f"add {option_text} to its `{transform}`{by_keyword}"
     if several:
-        advice = f"add `{' and '.join(options)}` to each `jit` or `pmap` that compiles `{name}`{by_keyword}"
+        advice = f"add {option_text} to each `jit` or `pmap` that compiles `{name}`{by_keyword}"
     if binding.partial_of is not None:
-        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.partial_of}`, which `{name}` calls"
+        advice = f"add {option_text} to the `{transform}` of `{binding.partial_of}`, which `{name}` calls"
     if isinstance(binding, forwarding.HandedInBinding):
-        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which the callers of `{binding.wrapper}` pass as `{binding.parameter}`"
+        advice = f"add {option_text} to the `{transform}` of `{binding.inner.key}`, which the callers of `{binding.wrapper}` pass as `{binding.parameter}`"
     elif isinstance(binding, forwarding.ForwardedBinding):
-        advice = f"add `{' and '.join(options)}` to the `{transform}` of `{binding.inner.key}`, which `{binding.wrapper}` calls"
+        advice = f"add {option_text} to the `{transform}` of `{binding.inner.key}`, which `{binding.wrapper}` calls"
     if keeping:
         lines = ", ".join(str(line) for line in keeping[:3])
         advice = (
-            f"give this update its own `{transform}` with `{' and '.join(options)}`: another call of `{name}` "
+            f"give this update its own `{transform}` with {option_text}: another call of `{name}` "
             f"(line{'s' if len(keeping) > 1 else ''} {lines}) passes the same argument and keeps using it"
         )
         fix = None

@@ -588,6 +588,12 @@ class SemanticModel(DeviceValues):
                 return None
             found = self.class_methods.get(method_scope.class_node, {}).get(node.attr)
             return (found, 0, set()) if found is not None else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            # `Trainer.step` read through a class of this module: a static method is that function,
+            # its parameters the call's own (a plain method read so would take the object first).
+            owner = self._constructed_class(node.value)
+            found = self.class_methods.get(owner, {}).get(node.attr) if isinstance(owner, ast.ClassDef) else None
+            return (found, 0, set()) if found is not None and not found.has_self and self._is_staticmethod(found.node) else None
         if isinstance(node, ast.Call) and self.qualified_name(node.func) == "functools.partial" and node.args:
             inner = self.resolve_function(node.args[0], scope)
             if inner is None:
