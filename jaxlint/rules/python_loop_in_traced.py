@@ -90,7 +90,7 @@ import ast
 
 from jaxlint.fixes import fori_loop
 from jaxlint.rules.base import Rule, snippet
-from jaxlint.semantic import containers, flow, iteration
+from jaxlint.semantic import containers, flow, iteration, unrolled_size
 from jaxlint.semantic.bindings import bound_values
 from jaxlint.semantic.jaxapi import ARRAY_SEQUENCE_CALLS
 from jaxlint.semantic.model import ARRAY, NONE
@@ -178,6 +178,8 @@ class PythonLoopInTraced(Rule):
             passes = _network_passes(node, scope, count, context) if grad_steps is None and count < threshold else None
             if count < threshold and grad_steps is None and passes is None:
                 return False
+            if grad_steps is None and _small_program(node, count, context):
+                return False  # `range(100)` of a few elementwise operations: the whole program compiles in about a second
             if passes is not None:
                 context.report(
                     node,
@@ -207,6 +209,22 @@ class PythonLoopInTraced(Rule):
             return True
         if containers.narrowed_to_sequence(iterable, node):
             return False  # under `if isinstance(x, (list, tuple)):` the loop walks a Python sequence's items
+        known = _rows_at_most(iterable, scope, context)
+        if known is not None and known < threshold:
+            # The rows of an array the source fixes (`jnp.array([1., 2., 3.])`, at every call): a short
+            # loop of known length, judged by what its body unrolls, as a `range` of that length is.
+            grad_steps = _grad_steps(node, scope, known, context)
+            passes = _network_passes(node, scope, known, context) if grad_steps is None else None
+            if grad_steps is None and passes is None:
+                return False
+            what = f"{grad_steps} gradient steps (forward and backward pass each)" if grad_steps is not None else f"{passes} forward passes of a network"
+            context.report(
+                node,
+                f"this {kind} over the {known} rows of `{snippet(context.text(iteration.walked(iterable, context.model)))}` unrolls "
+                f"{what} into traced function `{scope.name}`: the program and its compile time grow with every step; use `lax.scan` over the steps",
+                end_node=iterable,
+            )
+            return True
         sized = _data_sized(iterable, scope, context)
         if sized is not None:
             context.report(
@@ -218,6 +236,20 @@ class PythonLoopInTraced(Rule):
             )
             return True
         rows = iteration.rows_walked(iterable, scope, context.model)
+        if rows is not None and rows.axis == 0 and iteration.item_of(rows.array, scope, context.model) is not None:
+            # The rows of one item of a table (`row = table[i]`): a later axis of the table. A walk that
+            # steps through them as a sequence (`h = cell(h, row[t])`) is time, as long as the data is.
+            stepped = _sequence_walk(node, iterable, rows, scope, context) if not loop.comprehension else None
+            if stepped is not None:
+                context.report(
+                    node,
+                    f"`for` loop over `{snippet(context.text(iterable))}` steps through the rows of "
+                    f"`{snippet(context.text(rows.array))}`, carrying `{stepped}` from step to step, and unrolls one copy of its "
+                    f"body per step into `{scope.name}`: every new sequence length compiles again; use `lax.scan` over them",
+                    end_node=iterable,
+                )
+                return True
+            return False
         if rows is not None and not rows.leading:
             stepped = _sequence_walk(node, iterable, rows, scope, context) if not loop.comprehension else None
             if stepped is not None:
@@ -519,6 +551,8 @@ def _data_sized(iterable: ast.expr, scope, context) -> ast.expr | None:
         rows = iteration.rows_walked(iterable, scope, context.model)
         if rows is None or not rows.leading:
             return None
+        if rows.axis == 0 and iteration.item_of(rows.array, scope, context.model) is not None:
+            return None  # `row = table[i]`, `range(row.shape[0])`: the table's second axis (judged with a later axis, below)
         level = context.level(rows.array, scope)
         # `x.shape`, `jnp.size(x)` say `x` is an array; `len(x)` also measures lists: only a traced array counts.
         return rows.array if level == ARRAY or (rows.by_shape and level and not containers.python_collection(rows.array, scope, context)) else None
@@ -554,7 +588,12 @@ def _sequence_walk(loop: ast.AST, iterable: ast.expr, rows: iteration.Rows, scop
     if not (context.level(rows.array, scope) == ARRAY or (rows.by_shape and context.level(rows.array, scope))):
         return None
     counter = loop.target.id
-    if not any(_indexes_axis(node, counter, rows.axis) for statement in loop.body for node in flow.walk_same_scope(statement)):
+    if rows.axis == 0:
+        walked_name = flow.dotted_name(rows.array)
+        indexes = lambda node: _indexes_rows(node, counter, walked_name)  # noqa: E731
+    else:
+        indexes = lambda node: _indexes_axis(node, counter, rows.axis)  # noqa: E731
+    if not any(indexes(node) for statement in loop.body for node in flow.walk_same_scope(statement)):
         return None
     for statement in loop.body:  # (the loop's own level: a recurrence on every step)
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Call):
@@ -564,6 +603,38 @@ def _sequence_walk(loop: ast.AST, iterable: ast.expr, rows: iteration.Rows, scop
             if named:
                 return named[0]
     return None
+
+
+def _small_program(loop: ast.AST, count: int, context) -> bool:
+    """The unrolled loop makes a program that compiles in about a second: every operation of its body
+    is a known array operation (semantic/unrolled_size.py) and `count` copies of them stay below
+    `SMALL_PROGRAM` operations."""
+    operations = unrolled_size.operations_per_iteration(loop, context.model)
+    return operations is not None and count * operations < unrolled_size.SMALL_PROGRAM
+
+
+def _rows_at_most(iterable: ast.expr, scope, context) -> int | None:
+    """How many rows the array a loop walks has (`for r in x`, `range(len(x))`, `range(x.shape[0])`)
+    where the source fixes them (semantic/iteration.rows_known: also at every call of the function)."""
+    if isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) in ("builtins.zip", "builtins.enumerate") and iterable.args:
+        # `zip` stops at its shortest argument: one of known rows bounds it.
+        known = [_rows_at_most(argument, scope, context) for argument in iterable.args[:1] if context.qualified_name(iterable.func) == "builtins.enumerate"] or [
+            _rows_at_most(argument, scope, context) for argument in iterable.args
+        ]
+        known = [count for count in known if count is not None]
+        return min(known) if known else None
+    rows = iteration.rows_walked(iterable, scope, context.model)
+    if rows is None or rows.axis != 0:
+        return None
+    return iteration.rows_known(rows.array, scope, context.model)
+
+
+def _indexes_rows(node: ast.AST, counter: str, name: str | None) -> bool:
+    """`x[t]`, `x[t, :]`, `x[t:t + 1]` of the walked array `name` with `t` the counter in its first index."""
+    if name is None or not isinstance(node, ast.Subscript) or flow.dotted_name(node.value) != name:
+        return False
+    first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+    return any(isinstance(n, ast.Name) and n.id == counter for n in ast.walk(first))
 
 
 def _indexes_axis(node: ast.AST, counter: str, axis: int) -> bool:

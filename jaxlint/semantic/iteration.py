@@ -23,6 +23,10 @@ whatever the spelling of its iterable:
 * `range_arguments(iterable, model)`: the bounds of a range of numbers (`range` or `arange`).
 * `rows_walked(iterable, scope, model)`: `Rows(array, axis)` when the trip count is the length of
   one axis of an array (axis 0: its rows, the data's leading axis; `SIZE`: every element).
+* `rows_known(array, scope, model)`: the rows of an array where the source fixes them, also through
+  names, loops over displays and the arguments of every visible call.
+* `item_of(array, scope, model)`: the array `x` whose one item `array` is (`row = x[i]`): the rows of
+  an item are its table's second axis.
 * `list_built_by_iteration(name, use, scope)`: the comprehension a name holds where it is read
   (`ys = [f(x) for x in xs]` before `jnp.array(ys)`), when nothing touches the list in between.
 * `walked_by_builtin(call, model)`: the iterable a builtin reduction walks item by item (`sum(x)`,
@@ -288,6 +292,36 @@ def _bound_length(name: ast.Name, scope: Scope, model: SemanticModel, depth: int
     return None
 
 
+def item_of(array: ast.expr, scope: Scope, model: SemanticModel) -> ast.expr | None:
+    """`x` when `array` is a name bound exactly once to one item of the array `x` (`row = x[i]`,
+    `x[i]` itself): its rows are `x`'s second axis, a dimension of the table it was taken from, not
+    the data's count. `x` counts as an array where the model says it is one, or where the index is a
+    traced value (only an array takes a tracer as an index). None for a slice (`x[1:]`, `x[:, 0]`),
+    a key (`batch["obs"]`), or an item of anything else (a list's item is an array of its own rows)."""
+    if isinstance(array, ast.Name):
+        holder = scope
+        while holder is not None and not (array.id in holder.local_names and array.id not in holder.declared_free):
+            holder = holder.parent
+        if holder is None or array.id in holder.params or array.id in holder.param_nodes:
+            return None
+        found = [value for target, value in holder.bindings if array.id in _names_of(target)]
+        if len(found) != 1 or not isinstance(found[0], ast.Subscript) or not any(
+            isinstance(target, ast.Name) and target.id == array.id and value is found[0] for target, value in holder.bindings
+        ):
+            return None
+        scope, array = holder, found[0]
+    if not isinstance(array, ast.Subscript):
+        return None
+    index = array.slice
+    if isinstance(index, (ast.Slice, ast.Tuple)) or isinstance(index, ast.Constant) and not isinstance(index.value, int):
+        return None
+    from jaxlint.semantic.model import ARRAY, NONE
+
+    if model.level(array.value, scope) != ARRAY and model.level(index, scope) == NONE:
+        return None
+    return array.value
+
+
 def _names_of(target: ast.AST) -> set[str]:
     return {node.id for node in walk(target) if isinstance(node, ast.Name)}
 
@@ -333,6 +367,117 @@ def rows_made(array: ast.expr, scope: Scope, model: SemanticModel) -> int | None
         return evaluator.int_value(first, scope)
     bounds = range_arguments(array, model) if qualified != "builtins.range" else None
     if bounds is not None:
+        values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
+        if any(value is None for value, bound in zip(values, bounds) if bound is not None):
+            return None
+        start, stop, step = values
+        try:
+            return len(range(start or 0, stop, 1 if step is None else step))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+# Calls that make an array from the Python items they are given, one row per item.
+_FROM_ITEMS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray"})
+# Calls that return an array with the rows of their first argument.
+_SAME_ROWS = frozenset({"jax.numpy.flip", "jax.numpy.sort", "jax.numpy.cumsum", "jax.numpy.cumprod", "numpy.flip", "numpy.sort"})
+
+
+def rows_known(array: ast.expr, scope: Scope, model: SemanticModel, depth: int = 0) -> int | None:
+    """How many rows `array` has where the source fixes it: what `rows_made` reads from the call that
+    makes it, an array made from a display of items (`jnp.array([0.1, 0.2, 0.5])`: 3 rows; from a
+    comprehension over a range of known bounds, one per step), through calls that keep the rows
+    (`jnp.flip(x)`), a name bound once to such an array, the target of a loop over a display of them
+    (the most rows), and a parameter of a function that every visible call fills with one (the most
+    rows over the calls: a walk over its rows runs at most that often). None where any of these is
+    not known."""
+    if depth > 4:
+        return None
+    made = rows_made(array, scope, model)
+    if made is not None:
+        return made
+    if isinstance(array, ast.Call) and len(array.args) >= 1 and not any(isinstance(a, ast.Starred) for a in array.args):
+        qualified = model.qualified_name(array.func)
+        if qualified in _KEY_SPLITS or qualified in _SHAPED:
+            # `split(key, len(xs) - 1)`, `zeros((len(xs), d))`: as many rows as another array of known rows, give or take a few.
+            count = array.args[1] if qualified in _KEY_SPLITS and len(array.args) > 1 else next((k.value for k in array.keywords if k.arg == "num"), None) if qualified in _KEY_SPLITS else array.args[0]
+            if isinstance(count, (ast.Tuple, ast.List)):
+                count = count.elts[0] if count.elts else None
+            measured = length_of(count, scope, model) if count is not None else None
+            if measured is None or measured.axis != 0:
+                return None
+            known = rows_known(measured.array, scope, model, depth + 1)
+            return None if known is None else known + _constant_added(count)
+        if qualified in _FROM_ITEMS:
+            return _items_in(array.args[0], scope, model)
+        if qualified in _SAME_ROWS and not array.keywords and len(array.args) == 1:
+            return rows_known(array.args[0], scope, model, depth + 1)
+        return None
+    if not isinstance(array, ast.Name):
+        return None
+    holder = scope
+    while holder is not None and not (array.id in holder.local_names and array.id not in holder.declared_free):
+        holder = holder.parent
+    if holder is None:
+        return None
+    if array.id in holder.param_nodes:
+        passed = model.caller_arguments(holder, array.id) or _entry_arguments(holder, array.id, model)
+        if not passed:
+            return None
+        counts = [rows_known(argument, model.scope_for(call), model, depth + 1) for argument, call in passed]
+        return max(counts) if counts and None not in counts else None
+    bound = [value for target, value in holder.bindings if array.id in _names_of(target)]
+    looped = [iterable for target, iterable in holder.loops if isinstance(target, ast.Name) and target.id == array.id]
+    if len(bound) == 1 and not looped and any(isinstance(t, ast.Name) and t.id == array.id for t, _ in holder.bindings):
+        return rows_known(bound[0], holder, model, depth + 1)
+    if looped and not bound:
+        # `for schedule in schedules:` over a display of arrays (every loop binding the name, and every
+        # binding of a display's name, if several).
+        displays = []
+        for items in looped:
+            displays += [value for target, value in holder.bindings if isinstance(target, ast.Name) and target.id == items.id] if isinstance(items, ast.Name) else [items]
+        if displays and all(isinstance(d, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in d.elts) for d in displays):
+            counts = [rows_known(element, holder, model, depth + 1) for display in displays for element in display.elts]
+            return max(counts) if counts and None not in counts else None
+    return None
+
+
+def _constant_added(count: ast.expr) -> int:
+    """The constant a length is given or taken (`len(x) - 1`: -1); 0 when none."""
+    if isinstance(count, ast.BinOp) and isinstance(count.op, (ast.Add, ast.Sub)) and isinstance(count.right, ast.Constant) and isinstance(count.right.value, int):
+        return count.right.value if isinstance(count.op, ast.Add) else -count.right.value
+    return 0
+
+
+def _entry_arguments(function: Scope, param: str, model: SemanticModel) -> list[tuple[ast.expr, ast.Call]] | None:
+    """(argument, call) for `param` at every call of a compiled function's entry points where those
+    calls are its only uses (`model.entry_calls`: a decorated def redefined in a notebook included,
+    each call reaching its own def); None where a call spreads arguments or leaves `param` out."""
+    calls = model.entry_calls(function) if not function.has_self and param in function.params else None
+    if not calls:
+        return None
+    position = function.params.index(param)
+    passed = []
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        argument = call.args[position] if position < len(call.args) else next((k.value for k in call.keywords if k.arg == param), None)
+        if argument is None:
+            return None
+        passed.append((argument, call))
+    return passed
+
+
+def _items_in(display: ast.expr, scope: Scope, model: SemanticModel) -> int | None:
+    """The number of items of a list or tuple display, or of a comprehension over one range of known bounds."""
+    if isinstance(display, (ast.List, ast.Tuple)):
+        return None if any(isinstance(e, ast.Starred) for e in display.elts) else len(display.elts)
+    if isinstance(display, ast.ListComp) and len(display.generators) == 1 and not display.generators[0].ifs:
+        bounds = range_arguments(display.generators[0].iter, model)
+        if bounds is None:
+            return None
+        evaluator = model.constant_evaluator()
         values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
         if any(value is None for value, bound in zip(values, bounds) if bound is not None):
             return None
