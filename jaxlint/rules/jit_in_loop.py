@@ -97,8 +97,10 @@ Not flagged, as principles:
   a Python branch or an object's attribute: each call needs its own program, so compiling per call is inherent (a method
   of `self` itself, or arrays captured as values, are the same program on every call: still flagged);
 - what never runs: per call, a notebook's function that no cell reads (nothing imports a notebook's
-  names, unlike a module's, whose uncalled functions are called from elsewhere): a per-call cost
-  needs calls;
+  names, unlike a module's, whose uncalled functions are called from elsewhere), and a module-level
+  function of an application that no code of the project names (the checkout ships no package: no
+  pyproject.toml, setup.py or setup.cfg, so nothing outside it imports the module; a package's
+  uncalled functions are its users' to call): a per-call cost needs calls;
 - test code, and anything in traced code, including code that runs only under a library's trace: a
   model function handed to an MCMC kernel (NumPyro's `NUTS(model)`, `HMC`, `SA`, ...: library data,
   `semantic/outer_trace.py`) and the functions nested in it run inside the sampler's compiled loop,
@@ -250,6 +252,8 @@ class JitInLoop(Rule):
             return  # a one-shot builder over this call's model, shapes or functions: it compiles anyway
         if dead_code.never_called_in_notebook(node, model, context.source.filename):
             return  # a notebook's function no cell calls: a per-call cost needs calls
+        if dead_code.never_called_in_application(scope.node, model):
+            return  # an application's function no code of the project names: it never runs
         if immediate or (called_name is not None and _called_once_here(called_name, scope, in_loops=one_step)):
             context.report(
                 node,
@@ -314,6 +318,8 @@ def _check_decorated(function: ast.AST, context) -> None:
     if list(flow.enclosing_loops(uses[0])) and not one_step:
         return  # called in the function's own loop: once per call, many calls of one build
     if dead_code.never_called_in_notebook(function, model, context.source.filename):
+        return
+    if dead_code.never_called_in_application(scope.node, model):
         return
     if _shaped_by_call_values(function, scope, context) and not _runs_per_step(scope, context):
         return  # a one-shot builder over this call's objects: it compiles anyway

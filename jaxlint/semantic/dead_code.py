@@ -14,8 +14,9 @@ A function defined inside another function whose name nothing in the module read
 Used by the context before any finding is recorded (one policy for every rule).
 
 A notebook's top-level function or callable that no cell reads never runs either: nothing imports a
-notebook's names (`never_called_in_notebook`). Rules whose finding is a cost paid per call (JAX302,
-JAX402) ask it: a per-call cost needs calls.
+notebook's names (`never_called_in_notebook`); so does a module-level function of an application
+(a checkout that ships no package) that no code of the project names (`never_called_in_application`).
+Rules whose finding is a cost paid per call (JAX302, JAX402) ask it: a per-call cost needs calls.
 """
 
 from __future__ import annotations
@@ -69,6 +70,92 @@ def never_called_in_notebook(node: ast.AST, model, filename: str, bound_name: st
         return False
     word = re.compile(rf"\b{re.escape(name)}\b")
     return not any(word.search(line) for line in hidden)
+
+
+# Files that make a checkout an installable package, whose modules code outside the project imports.
+_PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def never_called_in_application(function: ast.AST, model) -> bool:
+    """Whether `function` is a module-level function of an application that no code of the project
+    reads: its module never reads its name (nor lists it in `__all__`), no other module of the project
+    whose imports may name its module mentions it, and the checkout ships no package (no
+    pyproject.toml, setup.py or setup.cfg in the file's folder or above it, up to the project's root),
+    so no code outside the project imports it either. It never runs: a per-call cost needs calls. (A
+    package's uncalled functions are its users' to call; a decorated function may be registered.)"""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.decorator_list:
+        return False
+    scope = model.scope_of_node.get(function)
+    project = model.project
+    if scope is None or scope.parent is not model.module_scope or scope.class_node is not None or project is None:
+        return False
+    name = function.name
+    if model._name_loads().get(name, 0) or _exported(name, model):
+        return False
+    if _ships_package(project.path, project.root):
+        return False
+    folder = project.root if project.root is not None else _checkout_folder(project.path)
+    if folder is None:
+        return False  # the project's extent is not known: other modules may call it
+    return not _named_elsewhere(name, project.path, folder)
+
+
+def _checkout_folder(path):
+    """Where no packaging or version control marks the root (an exported snapshot): the farthest
+    folder up to four levels above the file that holds a README or requirements.txt, as a checkout's
+    root does (a package inside may hold a README of its own)."""
+    found = None
+    for folder in list(path.parents)[:4]:
+        if any(folder.glob("README*")) or (folder / "requirements.txt").is_file():
+            found = folder
+    return found
+
+
+_MAX_FILES = 5000
+
+
+def _named_elsewhere(name: str, path, folder) -> bool:
+    """Some other Python file or notebook under `folder` mentions `name` as a word (also where too
+    many files to read: then it may)."""
+    import os
+
+    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    seen = 0
+    for directory, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if not f.startswith(".") and f not in ("node_modules", "__pycache__")]
+        for file in files:
+            if not file.endswith((".py", ".ipynb")) or os.path.join(directory, file) == str(path):
+                continue
+            seen += 1
+            if seen > _MAX_FILES:
+                return True
+            try:
+                with open(os.path.join(directory, file), "rb") as handle:
+                    if word.search(handle.read()):
+                        return True
+            except OSError:
+                return True
+    return False
+
+
+def _exported(name: str, model) -> bool:
+    """`name` is listed in the module's `__all__`."""
+    for target, value in model.module_scope.bindings:
+        if isinstance(target, ast.Name) and target.id == "__all__" and value is not None:
+            if any(isinstance(n, ast.Constant) and n.value == name for n in ast.walk(value)):
+                return True
+    return False
+
+
+def _ships_package(path, root) -> bool:
+    """A packaging file in the file's folder or a folder above it, up to `root` (to the top where no
+    root is known: no folder above holds packaging or version control)."""
+    for folder in path.parents:
+        if any((folder / marker).is_file() for marker in _PACKAGING):
+            return True
+        if root is not None and folder == root:
+            return False
+    return False
 
 
 def _dead_statements(model) -> frozenset[int]:
