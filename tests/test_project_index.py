@@ -54,8 +54,8 @@ def test_reexports_and_star_imports_resolve():
     assert bound["jnp"] == "jax.numpy"  # a re-exported import keeps what it names
     agent = view.class_("trainer.steps.Agent")
     assert agent is not None and agent.methods["update"].has_self
-    assert view.constant("trainer.steps.NUM_STEPS") == 150
-    assert view.class_("trainer.steps.Config").field_defaults == {"steps": 300, "layers": 2}
+    assert view.constant("trainer.steps.NUM_STEPS") == 1500
+    assert view.class_("trainer.steps.Config").field_defaults == {"steps": 1200, "layers": 2}
     assert view.function("trainer.steps.make_counts").returns_device
 
 
