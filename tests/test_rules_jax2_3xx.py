@@ -19,8 +19,11 @@ LOOP = textwrap.dedent(
     @jax.jit
     def f(x):
         for i in range(60):
-            x = jnp.tanh(x)
+            x = layer(x)
         return x
+
+    def layer(x):
+        return jnp.tanh(x @ x)
     """
 )
 
