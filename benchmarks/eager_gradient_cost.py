@@ -8,6 +8,11 @@ of 4 to 202 array operations (a chain of `tanh` and a multiply over 50 elements)
 dispatch (measured the same way: `jnp.tanh` of the same array), and a line fit. loop_cost's
 `WHOLE_COMPUTATION_DISPATCHES` is checked against it (results/eager_gradient_cost_{cpu,h200}.txt).
 
+The second table differentiates the same functions where they are jitted (`jax.value_and_grad(f)` of
+a `jax.jit(f)`, as a tutorial does with a jitted loss): the forward and backward passes are compiled
+calls, and what is left eager is the differentiation around them, whatever the function's size
+(loop_cost's `COMPILED_GRADIENT_DISPATCHES`).
+
     python benchmarks/eager_gradient_cost.py            # CPU here; on a GPU machine it uses the GPU
 """
 
@@ -62,6 +67,12 @@ def main() -> None:
         print(f"{operations:>10} {seconds * 1e6:>12.0f} {seconds / dispatch:>14.0f}")
     slope, intercept = np.polyfit([p[0] for p in points], [p[1] * dispatch for p in points], 1)
     print(f"fit: one eager gradient ~ {intercept * 1e6:.0f} us + {slope * 1e6:.0f} us per operation of the function")
+    print(f"{'operations':>10} {'us per grad of jitted':>22} {'in dispatches':>14}")
+    for length in CHAIN_LENGTHS:
+        gradient = jax.value_and_grad(jax.jit(_chain(length, data)))
+        gradient(1.0)  # (compiles the forward and backward passes once)
+        seconds = best_seconds_per_call(lambda: gradient(1.0))
+        print(f"{2 * length + 2:>10} {seconds * 1e6:>22.0f} {seconds / dispatch:>14.0f}")
 
 
 if __name__ == "__main__":

@@ -100,3 +100,27 @@ def test_a_function_reading_a_rebound_global_has_no_known_count():
     code = "n = 30\ndef run():\n    for i in range(n):  # loop\n        pass\nn = 100_000\nrun()\n"
     loop, scope, model = _first_loop(code)
     assert loop_cost.iterations_per_run(loop, scope, model) is None
+
+
+@pytest.mark.parametrize(("code", "count"), [
+    ("settings = {'steps': 25, 'rate': 0.1}\nfor i in range(settings['steps']):  # loop\n    pass", 25),
+    ("def main():\n    cfg = dict(rounds=12)\n    for i in range(cfg['rounds']):  # loop\n        pass", 12),
+    ("cfg = {'n': 40}\nfor i in range(cfg.get('n')):  # loop\n    pass", 40),
+    ("cfg = {'n': 40}\nprint(cfg.items())\nfor i in range(1, cfg['n']):  # loop\n    pass", 39),  # a read leaves it as written
+])
+def test_a_settings_table_entry_is_a_known_count(code, count):
+    loop, scope, model = _first_loop(code)
+    assert loop_cost.iterations_per_run(loop, scope, model) == count
+
+
+@pytest.mark.parametrize("code", [
+    "cfg = {'n': 40}\ncfg.update(overrides)\nfor i in range(cfg['n']):  # loop\n    pass",  # changed after it is written
+    "cfg = {'n': 40}\ncfg['n'] = read_steps()\nfor i in range(cfg['n']):  # loop\n    pass",
+    "cfg = {**defaults, 'n': 40}\nfor i in range(cfg['n']):  # loop\n    pass",  # merged from a table not shown
+    "cfg = {'n': 40}\ncfg |= extra\nfor i in range(cfg['n']):  # loop\n    pass",
+    "cfg = {'n': 40}\nfor i in range(cfg[key]):  # loop\n    pass",  # a key the source does not fix
+    "cfg = {'n': 40}\nfor i in range(cfg['m']):  # loop\n    pass",  # a key the literal does not hold
+])
+def test_a_changed_or_unknown_settings_entry_is_no_count(code):
+    loop, scope, model = _first_loop(code)
+    assert loop_cost.iterations_per_run(loop, scope, model) is None

@@ -187,13 +187,17 @@ level, a notebook cell, an entry point, or a function of the module called only 
 loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
 of parameter defaults or of what every visible call passes, a name bound above the call included, also
 where a notebook binds it in two cells (`lds(..., steps=steps)` with `steps = 15` in the cell above the
-call), or `len` of a literal-built array; a loop over a literal table or its transpose,
+call), an entry of a table of settings written out above it and never changed (`range(settings["steps"])`
+with `settings = {"steps": 25, ...}` or `dict(steps=25)`, no entry stored, no `update`, not merged from
+another table), or `len` of a literal-built array; a loop over a literal table or its transpose,
 or over evenly spaced points, `np.linspace(a, b, 50)`, or `zip` of such iterables, as many items as its
 shortest known argument (`zip(positions, angles)` of two arrays built from four-row literals); a `while` that counts its iterations to a fixed
 bound, `t = 0` before it, `t += 1` on every iteration and `while t < 50` or `if done or t >= 50: break`,
 a bound that is a parameter counted as its default and what every visible call passes, `while t < T` in
 `simulate(model, T)` called once with `T = 250` above the call;
-times the loops around it), and the product is under a second, the overhead is nil: setup over the 19
+times the loops around it), and the product is under a second, the overhead is nil (a gradient of a
+jitted function, `jax.value_and_grad(jitted_loss)`, counts as the differentiation around its compiled
+passes, 200 dispatches, measured at 1.3 to 3.7 ms on an H200, not as a whole computation's 500): setup over the 19
 directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration, a
 rollout of fifty environment steps for an animation. A loop of unknown length (a `while True` until an
 episode ends, a bound read from a parameter, a data loader), a long one, or one in a function called
@@ -331,7 +335,7 @@ from jaxlint.semantic.effects import unconditional_calls
 from jaxlint.semantic.display_work import draws_every_iteration
 from jaxlint.semantic.host_library import host_library_every_iteration
 from jaxlint.semantic import loop_cost
-from jaxlint.semantic.loop_cost import WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
+from jaxlint.semantic.loop_cost import COMPILED_GRADIENT_DISPATCHES, WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
@@ -498,7 +502,7 @@ class EagerOpsInLoop(Rule):
             return  # (an inspection loop: the host reads and prints every iteration's result by design)
         if runs_once_initialiser(scope, context.model) or builds_its_class_once(scope, context.model):
             return  # (an initialiser's loop, over the layers it builds, runs once: not a per-step cost)
-        shown = [held_networks.shown_dispatches(inner, context.model) for _, inner in wholes]
+        shown = [_whole_dispatches(inner, context) for _, inner in wholes]
         # (a network whose maker the source shows, `stax.serial` of its layers, costs its own layers' dispatches)
         whole_dispatches = sum(shown) if shown and None not in shown else WHOLE_COMPUTATION_DISPATCHES
         dispatches = operations + updates + (whole_dispatches if whole is not None else 0)
@@ -558,7 +562,7 @@ def _check_comprehension(node: ast.AST, context) -> None:
               if not inside_timed_interval(call, context)]
     if not wholes:
         return
-    shown = [held_networks.shown_dispatches(inner, model) for _, inner in wholes]
+    shown = [_whole_dispatches(inner, context) for _, inner in wholes]
     dispatches = sum(shown) if None not in shown else WHOLE_COMPUTATION_DISPATCHES
     if nil_cost(node, dispatches, scope, model):
         return  # (a known handful of items in code run once: the whole overhead is under a second)
@@ -605,12 +609,29 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context, whe
     )
 
 
+def _whole_dispatches(inner, context) -> int | None:
+    """The dispatches one eager run of the whole computation `inner` costs where the source shows it:
+    a network whose maker is in the source (held_networks.shown_dispatches), or a gradient of a jitted
+    function, whose forward and backward passes are compiled calls (loop_cost.COMPILED_GRADIENT_DISPATCHES).
+    None: the generic whole computation's."""
+    shown = held_networks.shown_dispatches(inner, context.model)
+    if shown is None and _differentiated_compiled(inner, context) is not None:
+        return COMPILED_GRADIENT_DISPATCHES
+    return shown
+
+
 def _differentiated_compiled(inner, context) -> ast.expr | None:
     """The function a transform differentiates where it is itself compiled (`jax.value_and_grad(step)(p)`
     with a jitted `step`, or a wrapper of one: semantic/compiled_wrappers.py), else None."""
     if not isinstance(inner, ast.Call) or not isinstance(inner.func, (ast.Call, ast.Name)):
         return None
     chain = callable_chain(inner.func, context.scope(inner), context.model)  # (also `vmap(grad(f))`, a name bound to one)
+    if chain is None and isinstance(inner.func, ast.Name):
+        # A name the module binds in more than one cell (`grad_fn = jax.value_and_grad(loss)` in two):
+        # the binding that stands where the loop reads it, in the order the cells run.
+        standing = flow.value_at_read(inner.func, context.scope(inner), context.model, in_line_order=True)
+        if standing is not None and isinstance(standing[1], ast.Call):
+            chain = callable_chain(standing[1], standing[0], context.model)
     differentiating = chain.differentiated if chain is not None else None
     if differentiating is None or not differentiating.args:
         return None

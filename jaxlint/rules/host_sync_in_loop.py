@@ -240,10 +240,11 @@ Not flagged, as principles:
   `float(loss)` and is reported, a timer around the whole loop included (it needs one wait after the
   loop: semantic/measured_waits.py); or it saves a value it computed
   to a file (`jnp.save(path, x)`) on every iteration, or restores a checkpoint from storage on every
-  iteration and carries no training state (a flax or Orbax restore, `pickle.load`: the library
-  models' `reads_storage`, also inside a function of the project: a loop over saved checkpoints,
-  such as an evaluation of each time window's model, waits for the disk anyway and its reads are
-  its output), or runs a host library's work on every iteration (a SciPy sparse solve, a PETSc solve,
+  iteration and carries no training state (a flax or Orbax restore, `pickle.load`, a stored replay
+  dataset loaded with flashbax's `Vault(...).read()`: the library models' `reads_storage`, also inside
+  a function of the project: a loop over saved checkpoints or datasets, such as an evaluation of each
+  time window's model or a table of each dataset's returns, waits for the disk anyway and its reads
+  are its output), or runs a host library's work on every iteration (a SciPy sparse solve, a PETSc solve,
   a mesh file written: the library models' `host_work`, also inside a function of the project,
   semantic/host_library.py; the solve takes the step's values to the host and holds it for
   milliseconds at least, so a read of a small value beside it waits for nothing more); it sleeps every iteration (an animation) or

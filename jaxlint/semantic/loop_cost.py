@@ -20,7 +20,8 @@ before: a training loop of unknown length is still many iterations.
   (`jnp.array([[...], ...])`, its transpose `.T`), evenly spaced points (`np.linspace(a, b, 50)`,
   `np.arange(n)`) and elementwise arithmetic on these (`np.linspace(a, b, 50) / scale`, `.astype(t)`,
   `np.sqrt(...)`, a SciPy distribution's `ppf`/`cdf` of them), bound once
-  in the module or the function; `zip` of such iterables, as many as its shortest argument whose
+  in the module or the function; a constant key of a table of settings the source writes out and never
+  changes (`range(settings["steps"])` with `settings = {"steps": 25, ...}`: `settings_entry`); `zip` of such iterables, as many as its shortest argument whose
   length the source fixes (`zip(positions, angles)` of two arrays built from four-row literals: 4,
   whatever the other arguments are); a `while` counting its iterations to a fixed bound, at most that
   many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`; a bound that is a
@@ -38,6 +39,7 @@ import ast
 from jaxlint.semantic import iteration
 from jaxlint.semantic.flow import enclosing_loops, value_at_read
 from jaxlint.semantic.model import Scope, SemanticModel
+from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
 
 # Dispatch overhead of one eager operation (Python, argument checks, a kernel launch, a fresh buffer).
@@ -51,6 +53,11 @@ WHOLE_COMPUTATION_DISPATCHES = 500
 # gradient costs 6.1 ms plus 0.53 ms per operation of the function, 8.8 ms for a five-operation line
 # fit, about these 500 dispatches; on the CPU, jax 0.10.2, 0.17 ms per operation. The accelerator's
 # figure is the one kept: a loss that is cheap to differentiate on a laptop is not on the device.)
+# A gradient of a jitted function taken outside `jit` (`jax.value_and_grad(jitted_loss)(p, x)`) runs its
+# forward and backward passes as compiled calls; what stays eager is the differentiation around them:
+# 1.3 to 3.7 ms per call on an H200 for jitted functions of 4 to 202 operations (benchmarks/
+# eager_gradient_cost.py, second table), counted as the upper end, 4 ms.
+COMPILED_GRADIENT_DISPATCHES = 200
 # A total overhead under a second per program is nil: nobody waits for it, and nothing is gained by
 # restructuring the loop for `lax.fori_loop`.
 NIL_SECONDS = 1.0
@@ -164,7 +171,63 @@ def count_value(node: ast.expr, scope: Scope, model: SemanticModel, depth: int =
         reaching = value_at_read(node, scope, model, in_line_order=True)
         if reaching is not None:
             return count_value(reaching[1], reaching[0], model, depth + 1)
+    entry = settings_entry(node, scope, model)
+    if entry is not None:
+        return count_value(entry[1], entry[0], model, depth + 1)
     return None
+
+
+# What a read of a settings table may do to it and leave its entries as written.
+_READING_METHODS = frozenset({"get", "items", "keys", "values", "copy"})
+
+
+def settings_entry(node: ast.expr, scope: Scope, model: SemanticModel) -> tuple[Scope, ast.expr] | None:
+    """(scope, value) of a constant key read from a table of settings the source writes out and never
+    changes: `run_config["n_steps"]` or `run_config.get("n_steps")` where `run_config = {"n_steps": 25,
+    ...}` (or `dict(n_steps=25, ...)`) is the one binding that reaches the read, and nothing stores into
+    the table, deletes from it or calls a method on it other than a read (`get`, `items`, `keys`,
+    `values`, `copy`): the entry holds what the literal wrote. None otherwise (a table updated from the
+    command line, `config.update(vars(args))`, or `config["n_steps"] = args.steps`)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        table, key = node.value, node.slice.value
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+          and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)):
+        table, key = node.func.value, node.args[0].value
+    else:
+        return None
+    if not isinstance(table, ast.Name) or not isinstance(key, (str, int)):
+        return None
+    reaching = value_at_read(table, scope, model, in_line_order=True)
+    if reaching is None:
+        return None
+    owner, literal = reaching
+    entries: dict[object, ast.expr] = {}
+    if isinstance(literal, ast.Dict):
+        if any(k is None or not isinstance(k, ast.Constant) for k in literal.keys):
+            return None  # (`{**defaults, ...}`, computed keys: not all entries are written out)
+        entries = {k.value: v for k, v in zip(literal.keys, literal.values)}
+    elif (isinstance(literal, ast.Call) and isinstance(literal.func, ast.Name) and literal.func.id == "dict"
+          and model.qualified_name(literal.func) == "builtins.dict" and not literal.args
+          and all(k.arg is not None for k in literal.keywords)):
+        entries = {k.arg: k.value for k in literal.keywords}
+    if key not in entries or not _left_as_written(table.id, owner, model):
+        return None
+    return owner, entries[key]
+
+
+def _left_as_written(name: str, owner: Scope, model: SemanticModel) -> bool:
+    """No code of the scope binding `name`, nor of the functions in it, stores into the table `name`,
+    deletes from it, rebinds it with an operator (`|=`) or calls a method on it other than a read."""
+    for node in walk(owner.node):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if not isinstance(node.ctx, ast.Load):
+                return False
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if node.attr not in _READING_METHODS or not isinstance(node.ctx, ast.Load):
+                return False
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return False
+    return True
 
 
 def _literal_rows(node: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> list[ast.expr] | None:

@@ -3,6 +3,10 @@
 A synchronous `Checkpointer.save` writes the arrays before it returns: it waits for them on the
 host. `CheckpointManager` and `AsyncCheckpointer` save in a background thread after a copy.
 https://orbax.readthedocs.io/en/latest/guides/checkpoint/api_reference/checkpoint.checkpointers.html
+
+Flashbax's `Vault` stores a replay buffer's experience on disk (through TensorStore); its `read()`
+loads the stored experience, a whole dataset, before it returns.
+https://github.com/instadeepai/flashbax (flashbax/vault/vault.py)
 """
 
 MODELS = {
@@ -18,4 +22,6 @@ MODELS = {
     "orbax.checkpoint.Checkpointer.restore": {"returns": "same:1,item,target|device_tree", "result": "fresh", "reads_storage": True},
     "orbax.checkpoint.AsyncCheckpointer.restore": {"returns": "same:1,item,target|device_tree", "result": "fresh", "reads_storage": True},
     "orbax.checkpoint.CheckpointManager.restore": {"returns": "device_tree", "result": "fresh", "reads_storage": True},
+    "flashbax.vault.Vault": {"returns": "object:flashbax.vault.Vault"},
+    "flashbax.vault.Vault.read": {"reads_storage": True},
 }
