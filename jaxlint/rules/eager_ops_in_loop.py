@@ -18,7 +18,10 @@ stacked on `jax.jit` is compiled; `x = forward(params, x)` of a hand-written net
 those of the module's functions it calls, a loop over its layers counted once; also batched,
 `x = jax.vmap(forward)(params, x)`, which outside `jit` dispatches the same operations one by one on
 batching tracers, also through a name bound once to the vmap, `batched = jax.vmap(forward)` at the top
-level and `batched(params, x)` in the loop: semantic/callable_chains.py), except beside calls
+level and `batched(params, x)` in the loop: semantic/callable_chains.py; and inside a function the loop
+calls, `accuracy(params, batch)` whose body calls `predict(params, x)` returning `jax.vmap(forward,
+in_axes=(None, 0))(params, x)`: the batched function's operations count in the helper's, wherever the vmap
+runs eagerly; not a vmap of a jitted function), except beside calls
 of other libraries or modules (a solver, a sampler: their work is not counted, so the rest is
 preparation; a library function that is plain array code, such as optax's losses
 `softmax_cross_entropy_with_integer_labels` or `l2_loss`, is no such call: its operations count as
@@ -39,7 +42,11 @@ under `jit`; a reset, once per episode, is not one); a method whose name and key
 own signature is that library's wherever the object's class is not shown (`state.apply_gradients(grads=g)`
 on a state a framework hands in or a loader of another module returns: flax takes the gradients by
 keyword only; not a positional `apply_gradients(zip(grads, variables))`, nor where a class of the module
-defines its own `apply_gradients`)),
+defines its own `apply_gradients`; and a call whose first argument is flax's variables: linen's
+`apply(variables, *args)` takes a dict of collections, so `net.apply({"params": p}, x)` on a network
+handed in as a parameter is a linen forward pass, and so are `state.apply_fn({"params": p}, x)` and
+`state.apply_fn(state.params, x)`, the state's own parameters; not a dict without a `"params"`
+collection, nor where the module defines a method or sets an attribute of that name)),
 a function built by a differentiating transform and called (`jax.grad(f)(p)`, or `grad_fn =
 jax.value_and_grad(loss)` bound in the function, at the module's top level or on `self`, then
 `grad_fn(params, batch)`; also seen through batching and `functools.partial`, `jax.vmap(partial(jax.grad(f),
@@ -184,7 +191,11 @@ Not flagged, by what the loop costs per program (semantic/loop_cost.py): dispatc
 microseconds an operation) times the operations of one iteration (a whole network, gradient or update
 counts as hundreds) times the iterations times the runs. Where the code runs once per program (module
 level, a notebook cell, an entry point, or a function of the module called only from such code, outside
-loops) and the source fixes the iteration count (`range` of constants, of a name bound in the cell above,
+loops), or a number of times the source fixes (a function called from such code in a loop over a
+literal list of a handful of cases, `for kind in ["simple", "variational", "multiscale"]: show(model,
+kind)`, three times; any other loop around the call, over epochs, steps or a loader, makes it a
+per-step cost) and the source fixes the
+iteration count (`range` of constants, of a name bound in the cell above,
 of parameter defaults or of what every visible call passes, a name bound above the call included, also
 where a notebook binds it in two cells (`lds(..., steps=steps)` with `steps = 15` in the cell above the
 call), an entry of a table of settings written out above it and never changed (`range(settings["steps"])`
@@ -345,6 +356,7 @@ from jaxlint.semantic.tree_work import mapped_trees, maps_carried_tree
 from jaxlint.semantic.branch_shares import on_common_side
 from jaxlint.semantic.warm_up import loop_counters, steady_side
 from jaxlint.semantic.training_loops import (
+    batched_plain_function,
     assigned_in_loop, builds_its_class_once, comprehension_work, iterates_counter, eager_model_call, eager_operations_in, is_eager_operation, known_plain_call, loop_body, runs_compiled, runs_once_initialiser,
     loop_varying, opaque_state_step, shows_every_iteration, touched_objects, under_loop_branch,
 )
@@ -428,7 +440,7 @@ class EagerOpsInLoop(Rule):
                 if model_free_helper(child, context.model):
                     helper = callee_scope(child, context.model)
                 else:
-                    helper = _batched_plain_function(child, scope, context.model)
+                    helper = batched_plain_function(child, scope, context.model)
             if helper is not None:
                 inner, first = eager_operations_in(helper, context.model)
                 if inner:
@@ -812,28 +824,6 @@ def _only_known_calls(loop: ast.AST, context) -> bool:
 def model_free_helper(call: ast.Call, model) -> bool:
     """A call of a plain function of the module (not compiled): its array operations run here, eagerly."""
     return isinstance(call.func, (ast.Name, ast.Attribute)) and model.jit_binding_for_call(call) is None and callee_scope(call, model) is not None
-
-
-def _batched_plain_function(call: ast.Call, scope, model):
-    """`jax.vmap(f)(xs)` (or `nnx.vmap`, with `in_axes` or not), `f` a plain undecorated function of
-    the module and no `partial`: called where it runs eagerly, vmap traces `f` with batching tracers
-    and dispatches each of its operations on its own, batched, as a direct call of `f` would. The
-    scope of `f`, or None."""
-    if not isinstance(call.func, (ast.Call, ast.Name)):
-        return None
-    chain = callable_chain(call.func, scope, model)  # (inline, or a name bound to the vmap: `batched = jax.vmap(f)`)
-    if chain is None or not chain.only_batching or chain.partial:
-        return None
-    target = chain.function
-    if not isinstance(target, (ast.Name, ast.Attribute)):
-        return None
-    resolved = model.resolve_function(target, chain.scope)
-    if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
-        return None
-    function = resolved[0]
-    if not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.node.decorator_list:
-        return None
-    return function
 
 
 def _calls_compiled(loop: ast.AST, context) -> bool:

@@ -26,6 +26,10 @@ before: a training loop of unknown length is still many iterations.
   whatever the other arguments are); a `while` counting its iterations to a fixed bound, at most that
   many (`counted_while_bound`: `t = 0`, `t += 1`, `if done or t >= 50: break`; a bound that is a
   parameter counts as its default and what every visible call passes, the largest).
+* `runs_per_program(scope, model)`: how many times the scope runs per program where the source fixes
+  it: once, or for a function, the sum over its visible calls of the caller's count times the cases of
+  the loops around the call, each over a literal list of a handful of cases (four calls from a loop
+  over a four-item literal list; called on every iteration of any other loop, a per-step cost: None).
 * `nil_cost(loop, dispatches, scope, model)`: the product is under `NIL_SECONDS`.
 * `heavy_iteration(loop, model)`: each iteration restores saved state from storage or runs a pass of
   compiled steps (an evaluation per checkpoint, an epoch): a one-off cost per iteration (a compile)
@@ -37,7 +41,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic import iteration
-from jaxlint.semantic.flow import enclosing_loops, value_at_read
+from jaxlint.semantic.flow import FEW_ITERATIONS, enclosing_loops, value_at_read
 from jaxlint.semantic.model import Scope, SemanticModel
 from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import ENTRY_POINT_NAMES, _calls_by_callee, framework_entry_point, in_loop, iteration_count, range_length
@@ -389,14 +393,60 @@ def iterations_per_run(loop: ast.AST, scope: Scope, model: SemanticModel) -> int
     return total
 
 
+def runs_per_program(scope: Scope, model: SemanticModel, depth: int = _CALLER_DEPTH) -> int | None:
+    """How many times the scope runs per program where the source fixes it: once (`runs_once`), or, for a
+    function of the module, the sum over its visible calls of how often each runs: its caller's own
+    count times the cases of the loops around the call there, each a loop over a literal list of a
+    handful of cases (`for kind in ["a", "b", "c", "d"]: show(kind)` in a `main` runs `show` four
+    times). None where any factor is unknown, or where any loop around a call is another loop (over
+    `range(epochs)`, a loader): a function called on every iteration of such a loop is a per-step
+    cost, whatever the loop's length."""
+    if runs_once(scope, model, depth):
+        return 1
+    if scope.in_traced or not scope.is_function or depth <= 0 or isinstance(scope.node, ast.Lambda):
+        return None
+    calls = _calls_by_callee(model).get(scope, ())
+    if not calls:
+        return None
+    total = 0
+    for caller, call in calls:
+        times = runs_per_program(caller, model, depth - 1)
+        if times is None:
+            return None
+        if in_loop(call):
+            loops = list(enclosing_loops(call))
+            if not loops:
+                return None  # (code a `%timeit` repeats)
+            for loop in loops:
+                cases = _literal_cases(loop)
+                if cases is None:
+                    return None  # (a loop of steps, epochs or items: a cost per iteration, whatever its length)
+                times *= cases
+        total += times
+    return total
+
+
+def _literal_cases(loop: ast.AST) -> int | None:
+    """How many cases a `for` over a literal list, tuple or set of a handful of items (`for kind in
+    ["simple", "variational"]`) visits: each iteration a different case run once, not a step."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, (ast.List, ast.Tuple, ast.Set)):
+        return None
+    items = loop.iter.elts
+    if any(isinstance(item, ast.Starred) for item in items) or len(items) > FEW_ITERATIONS:
+        return None
+    return len(items)
+
+
 def nil_cost(loop: ast.AST, dispatches: int, scope: Scope, model: SemanticModel) -> bool:
     """`dispatches` eager operations per iteration of `loop` cost nothing worth restructuring for:
-    the code runs once per program, its iteration count is known, and the product of the two with
-    the dispatch overhead is under `NIL_SECONDS`."""
+    the code runs a number of times per program the source fixes (once, or as often as the loops of
+    known length around its calls in code run once: `runs_per_program`), its iteration count is
+    known, and the product of the three with the dispatch overhead is under `NIL_SECONDS`."""
     iterations = iterations_per_run(loop, scope, model)
     if iterations is None or iterations * dispatches * DISPATCH_SECONDS >= NIL_SECONDS:
         return False
-    return runs_once(scope, model)
+    runs = runs_per_program(scope, model)
+    return runs is not None and runs * iterations * dispatches * DISPATCH_SECONDS < NIL_SECONDS
 
 
 def reads_storage_every_iteration(loop: ast.AST, model: SemanticModel) -> ast.Call | None:

@@ -757,6 +757,30 @@ def _step_like(call: ast.Call, model: SemanticModel) -> bool:
     return helper_facts(callee, model)[1] or _runs_steps(callee, model)
 
 
+def batched_plain_function(call: ast.Call, scope: Scope, model: SemanticModel) -> Scope | None:
+    """`jax.vmap(f)(xs)` (or `nnx.vmap`, with `in_axes` or not), `f` a plain undecorated function of
+    the module and no `partial`: called where it runs eagerly, vmap traces `f` with batching tracers
+    and dispatches each of its operations on its own, batched, as a direct call of `f` would. The
+    scope of `f`, or None. Wherever the call is, at a loop's level or in a helper the loop calls
+    (`predict(params, x)` returning `jax.vmap(forward, in_axes=(None, 0))(params, x)`): `f`'s operations
+    are dispatched on every call."""
+    if not isinstance(call.func, (ast.Call, ast.Name)):
+        return None
+    chain = callable_chains.callable_chain(call.func, scope, model)  # (inline, or a name bound to the vmap: `batched = jax.vmap(f)`)
+    if chain is None or not chain.only_batching or chain.partial:
+        return None
+    target = chain.function
+    if not isinstance(target, (ast.Name, ast.Attribute)):
+        return None
+    resolved = model.resolve_function(target, chain.scope)
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
+        return None
+    function = resolved[0]
+    if not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.node.decorator_list:
+        return None
+    return function
+
+
 def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: SemanticModel) -> tuple[int, ast.Call | None]:
     for loop in (n for n in walk(helper.node) if isinstance(n, _LOOPS) and model.scope_for(n) is helper):
         if isinstance(loop, ast.While):
@@ -768,6 +792,14 @@ def _count_eager_operations(helper: Scope, calls: list[ast.Call], model: Semanti
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
         if model.scope_for(call) is not helper:
             continue  # in a lambda: runs when it is called, if ever
+        batched = batched_plain_function(call, helper, model)
+        if batched is not None and batched is not helper:
+            inner, inner_first = eager_operations_in(batched, model)  # (`jax.vmap(forward)(params, x)`: forward's operations, batched)
+            if inner_first is None:
+                return 0, None  # (nothing counted there: compiled, a run of steps, another library's work)
+            count += inner
+            first = first or call
+            continue
         if model.jit_binding_for_call(call) is not None or transformed_call(call, model):
             return 0, None
         qualified = model.qualified_name(call.func)

@@ -57,7 +57,11 @@ unpacking an instance (`init_fn, update_fn = optax.adam(1e-3)`) gives names hold
 and `SIGNATURES`: a method name -> (its entry, the keywords every call of it passes), for a method whose
 name and keywords only that library's API has (flax's keyword-only `apply_gradients(grads=...)`): a call
 of it on an object whose class the source does not show is that entry, unless a class of the module
-defines a method of that name.
+defines a method of that name. `VARIABLES_SIGNATURES` (flax): a method name -> its entry, for a method
+whose first argument shows flax's variables, a dict display with a `"params"` collection
+(`net.apply({"params": p}, x)`, `state.apply_fn({"params": p}, x)`) or, for `apply_fn`, the parameters of
+the very object it is called on (`state.apply_fn(state.params, x)`); likewise unless the module defines
+a method, or sets an attribute, of that name.
 
 The loader resolves a call to its entry: by the callee's qualified name, or, for a method call, by
 the class of the object it is called on, which it knows from the entry of the call that made the
@@ -208,12 +212,14 @@ class LibraryModels:
         self.class_namespaces: dict[str, str] = {}  # prefix -> the modelled class every class under it is
         self.unpacks: dict[str, tuple[str, ...]] = {}  # a NamedTuple-like class -> its fields, in order
         self.signatures: dict[str, tuple[str, frozenset[str]]] = {}  # a method name -> (its entry, the keywords a call passes)
+        self.variables_signatures: dict[str, str] = {}  # a method name -> its entry, where the first argument shows flax variables
         for library in _LIBRARIES:
             for name, fields in library.MODELS.items():
                 self.entries[name] = _entry(name, fields)
             self.class_namespaces.update(getattr(library, "CLASS_NAMESPACES", {}))
             self.unpacks.update(getattr(library, "UNPACKS", {}))
             self.signatures.update({method: (name, frozenset(keywords)) for method, (name, keywords) in getattr(library, "SIGNATURES", {}).items()})
+            self.variables_signatures.update(getattr(library, "VARIABLES_SIGNATURES", {}))
             for prefix, fields in getattr(library, "NAMESPACES", {}).items():
                 self.namespaces.append((prefix, _entry(prefix, fields)))
         for name, fields in (user_entries or {}).items():
@@ -343,12 +349,19 @@ def _signature_entry(model, library: "LibraryModels", call: ast.Call) -> ApiMode
     `state.apply_gradients(grads=g)`, keyword-only there), and no class of the module defines a method
     of that name (a project's own `apply_gradients` is read as its own)."""
     function = call.func
-    found = library.signatures.get(function.attr) if isinstance(function, ast.Attribute) else None
-    if found is None or call.args:
+    if not isinstance(function, ast.Attribute):
         return None
-    name, keywords = found
-    if not keywords <= {keyword.arg for keyword in call.keywords}:
-        return None
+    found = library.signatures.get(function.attr)
+    if found is None:
+        name = library.variables_signatures.get(function.attr)
+        if name is None or not call.args or not _shows_variables(call.args[0], function):
+            return None
+        if function.attr in _module_attribute_names(model):
+            return None  # (the module's own objects have an attribute of that name: theirs, whatever it holds)
+    else:
+        name, keywords = found
+        if call.args or not keywords <= {keyword.arg for keyword in call.keywords}:
+            return None
     defined = model.__dict__.get("_jaxlint_method_names")
     if defined is None:
         defined = model.__dict__["_jaxlint_method_names"] = {
@@ -356,6 +369,27 @@ def _signature_entry(model, library: "LibraryModels", call: ast.Call) -> ApiMode
             for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
     return None if function.attr in defined else library.entry(name)
+
+
+def _shows_variables(argument: ast.expr, function: ast.Attribute) -> bool:
+    """`argument`, the first of a call of `function`, is flax's variables: a dict display whose keys include
+    the `"params"` collection, or (for `apply_fn`) the parameters of the object it is called on."""
+    if isinstance(argument, ast.Dict):
+        return any(isinstance(key, ast.Constant) and key.value == flax.PARAMS_COLLECTION for key in argument.keys)
+    return function.attr == "apply_fn" and isinstance(argument, ast.Attribute) and argument.attr == flax.PARAMS_COLLECTION \
+        and ast.dump(argument.value) == ast.dump(function.value)
+
+
+def _module_attribute_names(model) -> frozenset[str]:
+    """The attribute names the module assigns (`self.apply_fn = ...`, `obj.apply = ...`)."""
+    found = model.__dict__.get("_jaxlint_assigned_attributes")
+    if found is None:
+        found = model.__dict__["_jaxlint_assigned_attributes"] = frozenset(
+            target.attr for node in ast.walk(model.tree) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Attribute)
+        )
+    return found
 
 
 def _name_call_model(model, library: "LibraryModels", function: ast.expr, scope, depth: int) -> ApiModel | None:

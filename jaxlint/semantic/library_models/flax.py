@@ -79,3 +79,17 @@ CLASS_NAMESPACES = {"flax.linen.": "flax.linen.Module"}
 SIGNATURES = {
     "apply_gradients": ("flax.training.train_state.TrainState.apply_gradients", ("grads",)),
 }
+
+# Methods whose first argument has the library's own shape, read as its entry where the source does not
+# show the object's class (a network handed in as a parameter, a state a function of another module
+# builds): linen's `apply(variables, *args)` takes the variables as a dict of collections, so
+# `x.apply({"params": p}, batch)` (also with `"batch_stats"` and others beside it) is a linen module's
+# forward pass; a TrainState's `apply_fn` is the module's `apply`, so `s.apply_fn({"params": p}, x)`
+# and `s.apply_fn(s.params, x)` (the state's own parameters) are too.
+# https://flax.readthedocs.io/en/latest/api_reference/flax.linen/module.html#flax.linen.Module.apply
+VARIABLES_SIGNATURES = {
+    "apply": "flax.linen.Module.apply",
+    "apply_fn": "flax.training.train_state.TrainState.apply_fn",
+}
+# The one collection every linen module with weights has, the key its variables dict shows.
+PARAMS_COLLECTION = "params"
