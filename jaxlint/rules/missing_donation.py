@@ -21,6 +21,10 @@ position compiled on one path only, or compiled otherwise in the two arms, is no
 the caller itself binds one way per path (`step = jax.pmap(update) if parallel else jax.jit(update)`, a
 decorated function's name in one arm, or the two arms of an `if`), where no path donates or holds an
 argument static: the message asks for the option on each compilation, with no automatic fix.
+Two compiled defs of one name with other parameter lists (`@jax.jit def step(params, opt, x)` in one
+arm of an `if`, `@jax.jit def step(params, opt, dt, x)` in the other) are told apart at each call by its
+arguments: the call runs the one def whose parameters take them, since Python would raise on the other;
+where both or neither take them, nothing is known.
 So does a name bound to a `functools.partial` of a compiled callable that fixes only keyword arguments
 (`update_fn = partial(update, loss_fn=loss_fn)` with `update` jitted): the caller's positional arguments
 keep their places, so the partial is the compiled callable with its options. The message names the
@@ -189,6 +193,15 @@ gathered), so no output can take an input's place. An identity with no output pl
 one in and out, copies the arrays in place and stays flagged.
 A parameter of a method rebound once beside the object's state is skipped too
 (`self.stats, sample = normalize(self.stats, sample)`: the sample is its caller's).
+Nor is the memory a compiled policy step carries: a step that answers an observation with an action
+(`action, state = policy(params, obs, state)`, `actions, (state, key) = act(...)`), reading the
+parameters it is handed and handing back nothing it learns (no parameters, optimizer or train state),
+carries the policy's memory for the environment it acts in: a key, a recurrent hidden state, a
+planner's action sequence, a window of recent steps, sized by one environment's observation and action,
+bytes to kilobytes. An attribute such a step carries (`self._state`) is that memory wherever else its
+class rebinds it (`self._state = observe(self._state, action, reward)`). A memory the source shows at
+1 MB or more (`jnp.zeros((4096, 1024))`), and a decoding step handing back a token and a cache, stay
+flagged (semantic/acting_state.py).
 
 State whose size the source shows is under 1 MB per device is not worth donating either,
 however it is built (a second copy of a key, a few vectors, or an MLP of a few thousand parameters
@@ -206,7 +219,11 @@ item; the keys of a split, `keys = jax.random.split(key, len(sizes))`, are items
 a helper's parameter the call leaves out holds its default; a comprehension that filters stays
 unknown), a name unpacked
 from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
-the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a
+the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a helper
+normalizing or masking one (a full reduction, `jnp.linalg.norm(w)` or `jnp.sum(w)`, is one number, so
+`w / jnp.linalg.norm(w)` is as big as `w`; `jnp.arange(n) >= k` as big as the array; an element
+`signs[-1]` holds at most its array and a broadcast of arrays, `w / signs[-1]` or `jnp.where(mask, w, 0)`,
+at most the product of their sizes: bounds that only ever show a state small), a
 `zeros_like` of such a value, a local NamedTuple or dataclass of them (also built by a local helper
 from a shape it binds once, `shape = (n, 3)` with `n` set by the call), or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
@@ -375,7 +392,7 @@ import re
 from jaxlint.fixes import donation as donation_fix
 from jaxlint.rules import donation_aliasing
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import annotated_classes, caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, passed_state, picked_classes
+from jaxlint.semantic import acting_state, annotated_classes, caller_sized, conversions, demo_code, carried_state, flow, forwarding, kept_structure, liveness, passed_state, picked_classes
 from jaxlint.semantic.flow import dotted_name, target_elements
 from jaxlint.semantic.jit_bindings import JitBinding
 from jaxlint.semantic.syntax import parent_of, walk  # ast.walk minus ctx markers, faster
@@ -465,6 +482,8 @@ class MissingDonation(Rule):
                 continue  # a parameter every caller passes a small value (semantic/passed_state.py)
             if _returned_small(key, node, binding, context.model):
                 continue
+            if acting_state.policy_memory(key, node, scope, context.model):
+                continue  # `action, state = policy(params, obs, state)`: the policy's memory for one environment
             if position != _RECEIVER and conversions.binding_converts(binding, position, keyword, context.model):
                 continue  # a cast (`grads = cast_like(grads, params)`): no output can reuse the input's buffer
             if position != _RECEIVER and conversions.binding_reshards(binding, position, keyword):

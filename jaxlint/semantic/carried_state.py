@@ -1111,8 +1111,14 @@ _HOST_SAMPLERS = {
 # Functions computing each element from the same element of their argument: its size.
 _ELEMENTWISE = frozenset({
     f"{module}.{name}" for module in ("numpy", "jax.numpy")
-    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative")
+    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative", "sign")
 })
+# Reductions over every axis (no `axis`, no `keepdims`): one number (`w / jnp.linalg.norm(w)`).
+_FULL_REDUCTIONS = frozenset({
+    f"{module}.{name}" for module in ("numpy", "jax.numpy")
+    for name in ("sum", "mean", "max", "min", "prod", "std", "var", "linalg.norm", "amax", "amin")
+})
+_SELECTS = frozenset({"jax.numpy.where", "numpy.where"})
 _SHAPED_LIKE = frozenset({
     "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
     "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like",
@@ -1237,6 +1243,16 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         if pending:
             return None
         sides = [_elements(side, scope, model, depth, passed) for side in operands]
+        if None in sides:
+            return None
+        if sum(1 for side in sides if side != 1) > 1:
+            # Two arrays broadcast to at most the product of their sizes: an upper bound, read only to
+            # show a state small (`w / signs[-1]`).
+            return _product(sides) if _state_sizes(model).bounding_parts else None
+        return max(sides)
+    if isinstance(value, ast.Compare) and len(value.comparators) == 1:
+        # `jnp.arange(50) >= 12`: elementwise against a scalar, the array's size (two arrays: unknown).
+        sides = [_elements(side, scope, model, depth, passed) for side in (value.left, value.comparators[0])]
         if None in sides or sum(1 for side in sides if side != 1) > 1:
             return None
         return max(sides)
@@ -1294,6 +1310,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             return 2
         if _part_by_name(value) is not None and _state_sizes(model).bounding_parts:
             # `model.init(key, x)["params"]`, `variables["params"]`: a part holds at most the whole.
+            return _elements(inner, scope, model, depth + 1, passed)
+        if isinstance(value.slice, (ast.Constant, ast.UnaryOp)) and isinstance(inner, ast.Name) and _state_sizes(model).bounding_parts:
+            # `signs[-1]`: an element or row of an array holds at most the array.
             return _elements(inner, scope, model, depth + 1, passed)
         return None
     if isinstance(value, ast.Call):
@@ -1428,6 +1447,13 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
             return _shape_elements(ast.Tuple(elts=list(arguments), ctx=ast.Load()), scope, model, passed) if not call.keywords else None
         size = _keyword_or_position(call, _HOST_SAMPLERS[qualified], "size")
         return 1 if size is None else _shape_elements(size, scope, model, passed)
+    if qualified in _FULL_REDUCTIONS and len(arguments) == 1 and not call.keywords:
+        return 1 if _elements(arguments[0], scope, model, depth + 1, passed) is not None else None
+    if qualified in _SELECTS and len(arguments) == 3 and not call.keywords and _state_sizes(model).bounding_parts:
+        # `jnp.where(mask, w, 0)`: the broadcast of the three, at most the product of their sizes (an
+        # upper bound, read only to show a state small).
+        sides = [_elements(argument, scope, model, depth + 1, passed) for argument in arguments]
+        return None if None in sides else _product(sides)
     if qualified in _ELEMENTWISE and len(arguments) == 1 and not call.keywords:
         return _elements(arguments[0], scope, model, depth + 1, passed)  # `np.sqrt(2 / n)`: the argument's size
     if qualified in _SHAPED_LIKE and arguments:
@@ -1482,6 +1508,13 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         counts = [_elements(returned, helper, model, depth + 1, frame or None) for returned in returns]
         return None if None in counts else max(counts)
     return None
+
+
+def _product(counts: list[int]) -> int:
+    product = 1
+    for count in counts:
+        product *= count
+    return product
 
 
 def _imported_helper_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:

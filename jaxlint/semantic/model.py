@@ -2157,6 +2157,10 @@ class SemanticModel(DeviceValues):
             binding = self.jit_binding_for_name(call.func)
             if binding is not None:
                 return binding
+            if call.func.__class__ is ast.Name and len(self.jit_binding_lists.get(call.func.id, ())) > 1:
+                binding = _binding_by_arity(call, self)
+                if binding is not None:
+                    return binding
         if isinstance(call.func, ast.Call) and call.func.args:
             transform = self.transform_of(call.func.func)
             if transform in jaxapi.COMPILING:
@@ -2969,6 +2973,42 @@ def _agreeing(bindings: list[JitBinding]) -> JitBinding | None:
     if all(_binding_signature(other) == signature for other in bindings[1:]):
         return first
     return None
+
+
+def _binding_by_arity(call: ast.Call, model: "SemanticModel") -> JitBinding | None:
+    """The one compiled def, of several bound to the call's name in the scope it resolves to, whose
+    parameters can take the call's arguments (`@jax.jit def step(params, x)` in one arm of an `if`,
+    `@jax.jit def step(params, dt, x)` in the other, called with two arguments in one arm and three
+    in the other): Python binds arguments to parameters, so any other def would raise at the call."""
+    if any(isinstance(argument, ast.Starred) for argument in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    name = call.func.id
+    current: Scope | None = model.scope_for(call)
+    while current is not None and not (name in current.local_names or name in current.defs):
+        current = current.parent
+    if current is None:
+        return None
+    owned = [binding for binding in model.jit_binding_lists.get(name, ()) if binding.owner is current]
+    if len(owned) < 2 or any(b.function is None or b.bound_positional or b.function.has_self or not isinstance(b.function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) for b in owned):
+        return None
+    fitting = [binding for binding in owned if _takes_arguments(binding.function.node.args, call)]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def _takes_arguments(arguments: ast.arguments, call: ast.Call) -> bool:
+    """Whether a def of these parameters accepts the call's positional and keyword arguments."""
+    positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+    count = len(call.args)
+    if count > len(positional) and arguments.vararg is None:
+        return False
+    keywords = {k.arg for k in call.keywords}
+    named = set(positional[count:]) | {a.arg for a in arguments.kwonlyargs}
+    if arguments.kwarg is None and not keywords <= named:
+        return False
+    with_default = len(arguments.defaults)
+    required = positional[count:len(positional) - with_default] if with_default else positional[count:]
+    required_kw = [a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is None]
+    return all(parameter in keywords for parameter in required + required_kw)
 
 
 def _copying_alike(bindings: list[JitBinding]) -> JitBinding | None:
