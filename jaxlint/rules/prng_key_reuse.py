@@ -1328,8 +1328,8 @@ class _Flow:
         # cell, `dist = CRF(normal(key, s))` then `print(dist.entropy())` in the next), and no statement
         # reading both: a demo's example input drawn again, compared, combined or trained on nowhere.
         return (
-            key_values.draw_only_shown(first, function, context, computed=True)
-            and key_values.draw_only_shown(second, function, context, computed=True)
+            key_values.draw_only_shown(first, function, context, demo=True)
+            and key_values.draw_only_shown(second, function, context, demo=True)
             and not key_values.draws_meet(first, second, function)
         )
 

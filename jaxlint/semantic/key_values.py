@@ -1677,7 +1677,7 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
     return _only_abstract(draw, function, context, depth)
 
 
-def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool = False) -> bool:
+def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool = False, demo: bool = False) -> bool:
     """Whether the array a draw returns reaches nothing but a display (`print(x)`, `print(f"{x}")`,
     `display(x)`, `mediapy.show_images([x, y])`, each a statement of its own; as drawn, through names,
     tuples and indexing, parts of it never read; not through arithmetic: `print(x + y)` shows a value
@@ -1686,12 +1686,18 @@ def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool =
     of a loop), not two draws compared, so values computed from the draw (arithmetic, the result of a
     function of a module or of the project, `colorize(depth)`) that in turn only reach a display count
     too: each iteration shows the same picture again (a render of fixed views, comparable across
-    training) and nothing computed carries the repeated bits on."""
-    return _only_abstract(draw, function, context, 0, shown=COMPUTED_SHOWN if computed else True)
+    training) and nothing computed carries the repeated bits on. `demo`: as `computed`, also through
+    methods and properties of the values computed (`dist.marginals()`, `x.T`), keyword arguments of a
+    module's functions, and functions of the module that only display a parameter (`show(x, title)`):
+    a demo input drawn again (key_values.draws_meet says whether two such draws meet)."""
+    return _only_abstract(draw, function, context, 0, shown=DEMO_SHOWN if demo else COMPUTED_SHOWN if computed else True)
 
 
-# `shown` of `_only_abstract` when values computed from the draw may be shown as well.
+# `shown` of `_only_abstract` when values computed from the draw may be shown as well; DEMO_SHOWN, also
+# through methods of those values and the module's own display functions.
 COMPUTED_SHOWN = "computed"
+DEMO_SHOWN = "demo"
+_COMPUTED_MODES = (COMPUTED_SHOWN, DEMO_SHOWN)
 
 
 def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
@@ -1710,7 +1716,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
                 return True  # `normal(PRNGKey(0), ()).block_until_ready()`: a barrier, the values are discarded
             # `r = f(x).block_until_ready()`: the wait hands back the same array, followed where it goes
             return _only_abstract(parent_of(parent), function, context, depth, shown)
-        if shown == COMPUTED_SHOWN and parent.attr not in _TYPE_ATTRIBUTES:
+        if shown == DEMO_SHOWN and parent.attr not in _TYPE_ATTRIBUTES:
             # `dist.marginals()`, `x.sum(0)`, `x.T`: a method or a property of a value computed from the draw
             # computes from it in turn; followed where its result goes (the object's own later reads are
             # each judged apart)
@@ -1724,9 +1730,9 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
             _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or (shown and _only_shown(node, parent, context))
             or _pure_result_only_abstract(parent, function, context, depth)
             or _compiled_result_only_abstract(parent, function, context, depth)
-            or (shown == COMPUTED_SHOWN and (
-                _result_only_shown(parent, function, context, depth) or _only_plotted(node, parent, context)
-                or _shown_by_function(node, parent, function, context, depth)
+            or (shown in _COMPUTED_MODES and (
+                _result_only_shown(parent, function, context, depth, shown) or _only_plotted(node, parent, context)
+                or (shown == DEMO_SHOWN and _shown_by_function(node, parent, function, context, depth))
             ))
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
@@ -1734,8 +1740,8 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
         return (
             _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
             or _holder_only_abstract(call, function, context, depth, shown)  # `TrainState.create(params=p)` restored over
-            or (shown == COMPUTED_SHOWN and (  # `CRF(log_potentials=x)` only shown; `show(image=x)`
-                _result_only_shown(call, function, context, depth) or _shown_by_function(parent, call, function, context, depth)
+            or (shown == DEMO_SHOWN and (  # `CRF(log_potentials=x)` only shown; `show(image=x)`
+                _result_only_shown(call, function, context, depth, shown) or _shown_by_function(parent, call, function, context, depth)
             ))
         )
     if isinstance(parent, ast.Subscript) and parent.value is node:
@@ -1743,7 +1749,7 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
     if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         # `x * 2`: a value computed from it, read only for its type in turn (not where it is shown:
         # `print(x + y)` of two draws from one key shows a result of the correlated values)
-        return _only_abstract(parent, function, context, depth, shown if shown == COMPUTED_SHOWN else False)
+        return _only_abstract(parent, function, context, depth, shown if shown in _COMPUTED_MODES else False)
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         names = [element for target in targets for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
@@ -1762,7 +1768,7 @@ _SHOWING = frozenset({
 })
 
 
-def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int, shown: str = COMPUTED_SHOWN) -> bool:
     """`call` is a function of a module or of the project (`colorize(depth)`, not a method of an object,
     which may keep its argument) whose result in turn reaches only a display."""
     callee = call.func
@@ -1770,7 +1776,7 @@ def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int) -
         return False
     if callee.__class__ not in (ast.Name, ast.Attribute):
         return False
-    return _only_abstract(call, function, context, depth, COMPUTED_SHOWN)
+    return _only_abstract(call, function, context, depth, shown)
 
 
 def _shown_by_function(argument: ast.AST, call: ast.Call, function: ast.AST, context, depth: int) -> bool:
@@ -1796,7 +1802,7 @@ def _shown_by_function(argument: ast.AST, call: ast.Call, function: ast.AST, con
         parameter = positional[index] if index is not None and index < len(positional) else None
     if parameter is None:
         return False
-    if not isinstance(parent_of(call), ast.Expr) and not _only_abstract(call, function, context, depth, COMPUTED_SHOWN):
+    if not isinstance(parent_of(call), ast.Expr) and not _only_abstract(call, function, context, depth, DEMO_SHOWN):
         return False  # its result computed with
     declared, _ = _function_facts(callee)
     if parameter in declared or any(parameter in reads for reads in _free_reads_of_nested(callee).values()):
@@ -1809,7 +1815,7 @@ def _shown_by_function(argument: ast.AST, call: ast.Call, function: ast.AST, con
         if isinstance(reader, (ast.Try, ast.ClassDef)) or reader.__class__.__name__ in ("TryStar", "Match"):
             return False
         for read in _reads_of_binding(reader, parameter):
-            if not _only_abstract(read, callee, context, depth + 1, COMPUTED_SHOWN):
+            if not _only_abstract(read, callee, context, depth + 1, DEMO_SHOWN):
                 return False
     return True
 
