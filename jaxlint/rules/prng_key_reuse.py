@@ -88,7 +88,9 @@ derives from the key is not known (an unmodelled `init`, a function of another m
 that a key is used once, and JAX's key-reuse checker, `jax_debug_key_reuse`, raises KeyReuseError at
 such a split. On JAX's default threefry (checked in tests/test_jax_behaviour.py) `split(k, n)[i]` is
 `fold_in(k, i)`, so after a sampler that reads the key's own bits (`normal`, `uniform`), a Flax init
-(names folded in) or a helper of the module that only does these (and may hand the key back), the split's keys repeat nothing it
+(names folded in) or a helper of the module that only does these (and may hand the key back), or a function of
+another module of the project that reads the key only as such a sampler's key (its summary, `own_bit_key_params`:
+`lanczos(matvec, dim, rng_key=rng)` whose body draws `normal(rng_key, (dim,))`), the split's keys repeat nothing it
 drew and no value can coincide: that is not flagged (see below). A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
@@ -238,7 +240,15 @@ Not flagged, because nothing is shared or it is shared on purpose:
   `display(x)`): the same numbers are shown twice, which a page on PRNG keys prints on purpose
   before it teaches splitting, and nothing computed shares their bits (not two different samplers,
   `uniform` then `normal`, whose correlation the printout hides, nor `print(x + y)` of two draws, a
-  value computed from both). Likewise a model or parameters drawn only to
+  value computed from both). The same holds where what each draw shows is computed from it: a demo
+  input drawn again from the notebook's fixed key, each value computed from it (an object built on
+  it, its methods' results, `dist.marginals()`, `x.T`) reaching only a display, a printout or a
+  function of the notebook whose body only displays the parameter (`def show(x, title):
+  plt.imshow(x)`), and no statement reading values of both (`show(CRF(normal(key, s)).argmax())` in
+  one cell, `dist = CRF(normal(key, s))` then `print(dist.entropy())` in another): the draws meet in
+  no computation, comparison, training or statistic (key_values.draws_meet). Not where they meet
+  in one statement (`plt.scatter(x, y)`), where one is computed with beyond a display (trained on,
+  kept by a function that also stores it), nor for two different samplers. Likewise a model or parameters drawn only to
   be the template of a restore, which replaces every leaf with the stored value
   (`eqx.tree_deserialise_leaves(path, model)`, Flax `restore_checkpoint(dir, target=state)` also
   through `TrainState.create(params=...)`, `serialization.from_bytes(params, data)`): the drawn values
@@ -298,7 +308,10 @@ Not flagged, because nothing is shared or it is shared on purpose:
   x = invert(init, key)`, every name holding the draw rebound there and none read in between (neither
   statement in a loop, no function defined before reading the names); also a second consumer in a
   `return` that does not read them (`theta = uniform(k)` under one test, then `if n == 1: return
-  uniform(k) * eye(1)`: the function ends on that path, and its locals with it). Whenever the second draw runs
+  uniform(k) * eye(1)`: the function ends on that path, and its locals with it). Reads of the draw in
+  the other arms of an `if` whose arm holds the second consumer do not count: they run on other paths
+  (`noise = gumbel(key, s)`, arms returning `argmax(logits + noise)`, and an `elif` arm returning
+  `rao(logits, key=key)`; key_values.on_other_arm). Whenever the second draw runs
   the first has reached nothing, so whatever bits they share, no result sees both.
 - A project function whose draws from the key reach nothing but parts of what it returns (it splits
   or samples the key and returns the result, handing it to no other call, object or test), called
@@ -1236,6 +1249,13 @@ class _Flow:
                 # optional key-reuse checker still calls it reuse; four precision reads judged that
                 # shape debatable every time. (A call that splits first, or one not known, is reported.)
                 return False
+            if "[" not in key and key_values.draws_only_own_bits(first, key, self.context, foreign=True) and (
+                key_values.unread_sibling(first, key, self.function, self.context) is None
+            ):
+                # The same through a function of another module (its summary's `own_bit_key_params`); not
+                # where the split made a sibling for this use that nothing reads (`key, sub = split(key)`
+                # then `generate(key)`): the source shows the slip, reported at the use as before.
+                return False
             if "[" not in key and key_values.advanced_past_own_bit_draws(first, second, key, self.function, self.context):
                 return False  # the key both splits share drew only its own bits in the helper and is only split here
             if "[" not in key and key_values.split_children_apart(first, second, key, self.function, self.context):
@@ -1298,9 +1318,19 @@ class _Flow:
         repetition: their correlation is hidden, and stays reported."""
         context = self.context
         sampler = context.qualified_name(first.func)
+        if sampler is None or sampler != context.qualified_name(second.func) or not key_values.is_random_call(first, context):
+            return False
+        function = self.function
+        if key_values.draw_only_shown(first, function, context) and key_values.draw_only_shown(second, function, context):
+            return True
+        # One draw repeated (the same sampler: the second repeats the first, or its leading part), each
+        # only shown, values computed from it included (`show(CRF(normal(key, s)).argmax())` in one demo
+        # cell, `dist = CRF(normal(key, s))` then `print(dist.entropy())` in the next), and no statement
+        # reading both: a demo's example input drawn again, compared, combined or trained on nowhere.
         return (
-            sampler is not None and sampler == context.qualified_name(second.func) and key_values.is_random_call(first, context)
-            and key_values.draw_only_shown(first, self.function, context) and key_values.draw_only_shown(second, self.function, context)
+            key_values.draw_only_shown(first, function, context, demo=True)
+            and key_values.draw_only_shown(second, function, context, demo=True)
+            and not key_values.draws_meet(first, second, function)
         )
 
     def same_seed_on_purpose(self, key: str, first: ast.Call, second: ast.Call) -> bool:

@@ -1549,6 +1549,31 @@ def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) ->
     return tuple(found)
 
 
+def summarise_own_bit_keys(function: ast.AST, consumed: tuple[str, ...], kind_of) -> tuple[str, ...]:
+    """The consumed key parameters of a function of another module that its body reads only as the key
+    of samplers reading the key's own bits (`kind_of(call) == "own"`: `normal(key, (n,))`, `uniform`),
+    never rebinding them, handing them on or reading them in a function it defines: every value it
+    draws comes from the key's own bits, so a caller's `split` of that key afterwards hands out keys
+    (`fold_in(key, i)` on the default threefry) that repeat nothing it drew (key_values.draws_only_own_bits)."""
+    if not consumed or isinstance(function, ast.Lambda):
+        return ()
+    nodes = _own_nodes(function)
+    loads: dict[str, list[ast.Name]] = {}
+    for node in walk(function):
+        if node.__class__ is ast.Name and node.id in consumed:
+            if node.ctx.__class__ is not ast.Load:
+                loads[node.id] = None  # rebound: which key a read sees is more than the summary says
+            elif loads.get(node.id, []) is not None:
+                loads.setdefault(node.id, []).append(node)
+    own_keys = set()  # the reads that are the key of a sampler reading that key's own bits
+    for node in nodes:
+        if node.__class__ is ast.Call:
+            key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+            if key.__class__ is ast.Name and key.id in consumed and kind_of(node) == "own":
+                own_keys.add(id(key))
+    return tuple(name for name in consumed if loads.get(name) and all(id(read) in own_keys for read in loads[name]))
+
+
 def summarise_split_children(function: ast.AST, splits: tuple[str, ...], kind_of) -> tuple[tuple[str, tuple[tuple[int, str], ...]], ...]:
     """(parameter, split_child_kinds) for each parameter of `splits` whose children's readers are known
     (`kind_of(call)`: key_values.draw_kind read with the module's own imports)."""

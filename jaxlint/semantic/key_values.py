@@ -1602,7 +1602,10 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
     nothing. Whatever bits the two share, one of them is discarded unseen. Not where either statement
     is in a loop of the flow (a skipped replacement lets the next iteration read the draw), nor where a
     function defined before the replacement reads the names (it may run in between). A later consumer
-    in a `return` that reads none of the names ends the flow on its path: the draw dies with the frame."""
+    in a `return` that reads none of the names ends the flow on its path: the draw dies with the frame.
+    Reads in an arm of an `if` whose other arm holds the later consumer are on other paths (`noise =
+    gumbel(key)`, then `if a: return f(x + noise)` / `elif b: return g(x, key=key)`): on the path that
+    reaches the later consumer they never run (on_other_arm)."""
     if not is_random_call(draw, context):
         return False
     first = parent_of(draw)
@@ -1637,7 +1640,7 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
     start, stop = (first.end_lineno, first.end_col_offset), (second.value.end_lineno, second.value.end_col_offset)
     for node in walk(function):
         if node.__class__ is ast.Name and node.id in names and node.ctx.__class__ is ast.Load:
-            if start <= (node.lineno, node.col_offset) <= stop:
+            if start <= (node.lineno, node.col_offset) <= stop and not on_other_arm(node, second):
                 return False
             if (node.lineno, node.col_offset) < start and any(
                 ancestor.__class__ in FUNCTION_NODES and ancestor is not function for ancestor in ancestors(node)
@@ -1646,6 +1649,20 @@ def draw_replaced_by(draw: ast.Call, later: ast.Call, function: ast.AST, context
         elif node.__class__ in (ast.Global, ast.Nonlocal) and names & set(node.names):
             return False
     return True
+
+
+def on_other_arm(node: ast.AST, statement: ast.AST) -> bool:
+    """`node` and `statement` lie in different arms of one `if` (the body and the `else`/`elif` chain):
+    whenever one runs, the other does not."""
+    child = node
+    for ancestor in ancestors(node):
+        if ancestor.__class__ is ast.If and is_within(statement, ancestor) and statement is not ancestor:
+            if child is ancestor.test:
+                return False
+            mine = ancestor.body if any(child is s for s in ancestor.body) else ancestor.orelse
+            return not any(is_within(statement, s) for s in mine) and not is_within(statement, ancestor.test)
+        child = ancestor
+    return False
 
 
 def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 0) -> bool:
@@ -1660,7 +1677,7 @@ def draw_values_unused(draw: ast.Call, function: ast.AST, context, depth: int = 
     return _only_abstract(draw, function, context, depth)
 
 
-def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool = False) -> bool:
+def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool = False, demo: bool = False) -> bool:
     """Whether the array a draw returns reaches nothing but a display (`print(x)`, `print(f"{x}")`,
     `display(x)`, `mediapy.show_images([x, y])`, each a statement of its own; as drawn, through names,
     tuples and indexing, parts of it never read; not through arithmetic: `print(x + y)` shows a value
@@ -1669,12 +1686,18 @@ def draw_only_shown(draw: ast.Call, function: ast.AST, context, computed: bool =
     of a loop), not two draws compared, so values computed from the draw (arithmetic, the result of a
     function of a module or of the project, `colorize(depth)`) that in turn only reach a display count
     too: each iteration shows the same picture again (a render of fixed views, comparable across
-    training) and nothing computed carries the repeated bits on."""
-    return _only_abstract(draw, function, context, 0, shown=COMPUTED_SHOWN if computed else True)
+    training) and nothing computed carries the repeated bits on. `demo`: as `computed`, also through
+    methods and properties of the values computed (`dist.marginals()`, `x.T`), keyword arguments of a
+    module's functions, and functions of the module that only display a parameter (`show(x, title)`):
+    a demo input drawn again (key_values.draws_meet says whether two such draws meet)."""
+    return _only_abstract(draw, function, context, 0, shown=DEMO_SHOWN if demo else COMPUTED_SHOWN if computed else True)
 
 
-# `shown` of `_only_abstract` when values computed from the draw may be shown as well.
+# `shown` of `_only_abstract` when values computed from the draw may be shown as well; DEMO_SHOWN, also
+# through methods of those values and the module's own display functions.
 COMPUTED_SHOWN = "computed"
+DEMO_SHOWN = "demo"
+_COMPUTED_MODES = (COMPUTED_SHOWN, DEMO_SHOWN)
 
 
 def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown: bool = False) -> bool:
@@ -1693,6 +1716,12 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
                 return True  # `normal(PRNGKey(0), ()).block_until_ready()`: a barrier, the values are discarded
             # `r = f(x).block_until_ready()`: the wait hands back the same array, followed where it goes
             return _only_abstract(parent_of(parent), function, context, depth, shown)
+        if shown == DEMO_SHOWN and parent.attr not in _TYPE_ATTRIBUTES:
+            # `dist.marginals()`, `x.sum(0)`, `x.T`: a method or a property of a value computed from the draw
+            # computes from it in turn; followed where its result goes (the object's own later reads are
+            # each judged apart)
+            call = parent_of(parent)
+            return _only_abstract(call if call.__class__ is ast.Call and call.func is parent else parent, function, context, depth, shown)
         return parent.attr in _TYPE_ATTRIBUTES
     if shown and isinstance(parent, (ast.FormattedValue, ast.JoinedStr)):
         return _only_abstract(parent, function, context, depth, shown)  # `f"{x}"`: the text made of it goes where the string goes
@@ -1701,20 +1730,26 @@ def _only_abstract(node: ast.AST, function: ast.AST, context, depth: int, shown:
             _abstract_argument(node, parent, context, depth) or _result_only_timed(parent) or (shown and _only_shown(node, parent, context))
             or _pure_result_only_abstract(parent, function, context, depth)
             or _compiled_result_only_abstract(parent, function, context, depth)
-            or (shown == COMPUTED_SHOWN and (_result_only_shown(parent, function, context, depth) or _only_plotted(node, parent, context)))
+            or (shown in _COMPUTED_MODES and (
+                _result_only_shown(parent, function, context, depth, shown) or _only_plotted(node, parent, context)
+                or (shown == DEMO_SHOWN and _shown_by_function(node, parent, function, context, depth))
+            ))
         )
     if isinstance(parent, ast.keyword) and isinstance(parent_of(parent), ast.Call):
         call = parent_of(parent)
         return (
             _abstract_argument(node, call, context, depth) or _result_only_timed(call)  # `scan(f, c, xs=dummy)`
             or _holder_only_abstract(call, function, context, depth, shown)  # `TrainState.create(params=p)` restored over
+            or (shown == DEMO_SHOWN and (  # `CRF(log_potentials=x)` only shown; `show(image=x)`
+                _result_only_shown(call, function, context, depth, shown) or _shown_by_function(parent, call, function, context, depth)
+            ))
         )
     if isinstance(parent, ast.Subscript) and parent.value is node:
         return _only_abstract(parent, function, context, depth, shown)  # `x[None, ...]`: a part of it
     if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         # `x * 2`: a value computed from it, read only for its type in turn (not where it is shown:
         # `print(x + y)` of two draws from one key shows a result of the correlated values)
-        return _only_abstract(parent, function, context, depth, shown if shown == COMPUTED_SHOWN else False)
+        return _only_abstract(parent, function, context, depth, shown if shown in _COMPUTED_MODES else False)
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node and depth < 3:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         names = [element for target in targets for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
@@ -1733,7 +1768,7 @@ _SHOWING = frozenset({
 })
 
 
-def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int, shown: str = COMPUTED_SHOWN) -> bool:
     """`call` is a function of a module or of the project (`colorize(depth)`, not a method of an object,
     which may keep its argument) whose result in turn reaches only a display."""
     callee = call.func
@@ -1741,7 +1776,82 @@ def _result_only_shown(call: ast.Call, function: ast.AST, context, depth: int) -
         return False
     if callee.__class__ not in (ast.Name, ast.Attribute):
         return False
-    return _only_abstract(call, function, context, depth, COMPUTED_SHOWN)
+    return _only_abstract(call, function, context, depth, shown)
+
+
+def _shown_by_function(argument: ast.AST, call: ast.Call, function: ast.AST, context, depth: int) -> bool:
+    """`show(x, "title")` where `show` is a function of the module (a notebook's own helper) whose body
+    only displays the parameter receiving `argument` (`plt.imshow(jnp.asarray(x))`, `print(x.mean())`,
+    values computed from it included), and whose result is discarded or in turn only shown: a display
+    written as a function. (`argument` is the argument itself or its `keyword`.)"""
+    if depth >= 3 or any(a.__class__ is ast.Starred for a in call.args):
+        return False
+    model = context.model
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is None or resolved[0] is None or resolved[1] or resolved[2] or not resolved[0].is_function:
+        return False
+    callee = resolved[0].node
+    if callee.__class__ is ast.Lambda or callee is function:
+        return False
+    arguments = callee.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)][1 if resolved[0].has_self else 0:]
+    if argument.__class__ is ast.keyword:
+        parameter = argument.arg if argument.arg in positional or argument.arg in {a.arg for a in arguments.kwonlyargs} else None
+    else:
+        index = next((i for i, a in enumerate(call.args) if a is argument), None)
+        parameter = positional[index] if index is not None and index < len(positional) else None
+    if parameter is None:
+        return False
+    if not isinstance(parent_of(call), ast.Expr) and not _only_abstract(call, function, context, depth, DEMO_SHOWN):
+        return False  # its result computed with
+    declared, _ = _function_facts(callee)
+    if parameter in declared or any(parameter in reads for reads in _free_reads_of_nested(callee).values()):
+        return False
+    readers: list[ast.stmt] = []
+    _scan(callee.body, parameter, readers)
+    if not readers:
+        return False
+    for reader in readers:
+        if isinstance(reader, (ast.Try, ast.ClassDef)) or reader.__class__.__name__ in ("TryStar", "Match"):
+            return False
+        for read in _reads_of_binding(reader, parameter):
+            if not _only_abstract(read, callee, context, depth + 1, DEMO_SHOWN):
+                return False
+    return True
+
+
+def draws_meet(first: ast.Call, second: ast.Call, function: ast.AST, limit: int = 200) -> bool:
+    """Whether some statement of the flow reads values computed from both draws (a conservative forward
+    slice: the statement of each draw, then every statement reading a name it binds, and so on): two
+    draws shown apart (`show(normal(key, s))` in one cell, `dist = CRF(normal(key, s))` then
+    `show(dist.marginals())` in another) meet nowhere; `plt.scatter(x, y)` of both does."""
+    def reached(draw: ast.Call) -> set[int] | None:
+        start = enclosing_statement(draw)
+        if start is None:
+            return None
+        seen = {id(start)}
+        work = [start]
+        while work:
+            statement = work.pop()
+            if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                names = {name for t in targets for name in bound_names(t)}
+            elif isinstance(statement, ast.Expr):
+                names = set()
+            else:
+                return None  # a compound statement, a definition, a return: where the values go is more than a name
+            for name in names:
+                for reader in _readers_after(statement, name, function):
+                    if id(reader) not in seen:
+                        seen.add(id(reader))
+                        work.append(reader)
+                        if len(seen) > limit:
+                            return None
+        return seen
+
+    mine = reached(first)
+    theirs = reached(second) if mine is not None else None
+    return mine is None or theirs is None or bool(mine & theirs)
 
 
 def _only_shown(argument: ast.AST, call: ast.Call, context) -> bool:
@@ -2857,12 +2967,14 @@ def _is_self_attribute(node: ast.AST) -> bool:
     return node.__class__ is ast.Attribute and node.value.__class__ is ast.Name and node.value.id == "self"
 
 
-def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bool:
+def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0, foreign: bool = False) -> bool:
     """Every draw `call` makes from `key` reads the key's own bits or folds names into it: a sampler
     such as `normal` or `uniform`, a Flax init (`key_derivation: by_name`), or a function of this module
-    that hands that parameter only to such calls. Then `split(key)` afterwards hands out keys no draw of
-    it used (`fold_in(key, i)` on the default threefry), and no value drawn from them can repeat one
-    it drew. Unknown calls and functions of other modules are not shown to: False."""
+    that hands that parameter only to such calls, or a function of another module of the project whose
+    summary says it reads the parameter only as such a sampler's key (`own_bit_key_params`; asked where
+    `foreign`). Then
+    `split(key)` afterwards hands out keys no draw of it used (`fold_in(key, i)` on the default
+    threefry), and no value drawn from them can repeat one it drew. Unknown calls: False."""
     if reads_own_bits(call, context) or derives_keys_by_name(call, key, context):
         return True
     model = context.model
@@ -2870,10 +2982,12 @@ def draws_only_own_bits(call: ast.Call, key: str, context, depth: int = 0) -> bo
         return False
     found = _module_function_receiving(call, key, context, depth)
     if found is None:
-        return False
+        summary = _foreign_summary(call, context) if foreign else None
+        parameter = _receiving_parameter(call, key, summary[0]) if summary is not None else None
+        return parameter is not None and parameter in getattr(summary[0], "own_bit_key_params", ())
     function, parameter = found
     consumers = _calls_handed(function, parameter, rngs_dicts=False)
-    return consumers is not None and all(draws_only_own_bits(c, parameter, context, depth + 1) for c in consumers)
+    return consumers is not None and all(draws_only_own_bits(c, parameter, context, depth + 1, foreign) for c in consumers)
 
 
 def splits_before_drawing(call: ast.Call, key: str, context, depth: int = 0) -> bool:

@@ -86,6 +86,9 @@ class FunctionSummary:
     # For those parameters, how the body draws from each key the split returns, by its index ("own" bits,
     # "split" first; effects.split_child_kinds): (parameter, ((index, kind), ...)).
     split_children: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
+    # Consumed key parameters it reads only as the key of samplers reading the key's own bits
+    # (effects.summarise_own_bit_keys): a caller's later `split` of the key repeats nothing it drew.
+    own_bit_key_params: tuple[str, ...] = ()
     # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
@@ -591,7 +594,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
         use = light.decorator_transform(decorator)
         if use is not None and use.qualified in jaxapi.COMPILING:
             from jaxlint.semantic import conversions
-            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_children, summarise_split_keys
+            from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_own_bit_keys, summarise_split_children, summarise_split_keys
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
@@ -601,10 +604,11 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
                 consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back,
                 split_key_params=(splits := summarise_split_keys(node, consumed, light)),
                 split_children=summarise_split_children(node, splits, _draw_kinds(light)),
+                own_bit_key_params=summarise_own_bit_keys(node, consumed, _draw_kinds(light)),
                 key_forwards=summarise_key_forwards(node, has_self, oracle),
                 converted_params=conversions.converted_parameters(node, has_self, light.qualified_name),
             )
-    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_split_children, summarise_split_keys
+    from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_own_bit_keys, summarise_split_children, summarise_split_keys
 
     consumed, synced, returned, handed_back = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
@@ -631,6 +635,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
                                returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
                                split_key_params=(splits := summarise_split_keys(node, consumed, light)),
                                split_children=summarise_split_children(node, splits, _draw_kinds(light)), keeps_structure_of=kept,
+                               own_bit_key_params=summarise_own_bit_keys(node, consumed, _draw_kinds(light)),
                                returns_annotation=annotation)
     return None
 
