@@ -438,6 +438,13 @@ REGRESSIONS = {
         "    carry = (jax.random.split(state[-1], jax.local_device_count()), replicate(state, jax.local_devices()))\n"
         "    for _ in range(10):\n        carry, _ = train_step(carry)\n    return carry\n"
     ),
+    # A bare `@jit` (a decorator name, no call and so no options) on a def in a loop that captures a
+    # name the loop rebinds: JAX302 asked the decorator for the `jit` call's arguments.
+    "bare_decorator_capturing_a_loop_name": (
+        "import jax.numpy as jnp\nfrom jax import jit\n\n\ndef by_width(xs, widths):\n    out = []\n"
+        "    for w in widths:\n        @jit\n        def padded(v):\n            return jnp.pad(v, w)\n"
+        "        out.append(padded(xs))\n    return out\n"
+    ),
 }
 
 

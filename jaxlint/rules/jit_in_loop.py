@@ -722,8 +722,11 @@ def _reads_any(expression: ast.AST, names: set[str]) -> bool:
     return bool(flow.loaded_names(expression) & names)
 
 
-def _only_in_traced_body(names: set[str], jit_call: ast.Call) -> bool:
-    """The names are read only inside the wrapped function's body, not by the `jit` call's options."""
+def _only_in_traced_body(names: set[str], jit_call: ast.expr) -> bool:
+    """The names are read only inside the wrapped function's body, not by the `jit` call's options.
+    A bare decorator (`@jit`) has no options."""
+    if not isinstance(jit_call, ast.Call):
+        return True
     outside = {n.id for argument in [*jit_call.args[1:], *(k.value for k in jit_call.keywords)] for n in walk(argument) if isinstance(n, ast.Name)}
     return not (names & outside)
 
