@@ -281,14 +281,24 @@ every call dispatches device work, a JAX environment's `env.step` included: gymn
 step on the device, semantic/training_loops.library_device_work; so does a function under a JAX transform,
 applied on the spot or through a name bound to one, here or at the top level of another module of the
 project, `vstep = jax.vmap(step)` reached by a star import: its body runs traced, with no host work,
-training_loops.through_transform), the test is its one finding, with the advice to move the loop
+training_loops.through_transform; a call that only computes with or holds device values is device work
+too: semantic/held_values.py), the test is its one finding, with the advice to move the loop
 into a jitted `lax.while_loop` (the fix writes it where it can), and the loop's other reads are not
-reported (they add no wait). A loop that grows a list it keeps (`rollout.append(state)` into a list
-made before it: a trajectory to plot or render) cannot: its length is the stopping test's, decided on
-the host, and a `lax.while_loop` would need a buffer of a bound the code does not state. Where the loop iterates host data (`for batch in loader`) or runs code
+reported (they add no wait), except reads of values the iteration computes again after an `if ...:
+break` test (`if norm < tol: break`, then `power = jnp.sum(f * v)`, then `if power > 0:`): the device
+runs that work after the test's wait, so the read waits a second time in the iteration. A loop that
+grows a list it keeps (`dead.append(info)` into a list made before it: samples, a trajectory) cannot
+become one `lax.while_loop` (it would need a buffer of a bound the code does not state), but its
+stopping test still waits on every step and need not: it is reported with the advice to test every
+N steps, a chunk of steps between tests (it stops at most N steps later); not where the list keeps
+host numbers read from each step (`tokens.append(int(pred.item()))`: the host needs each one), nor a
+rollout recorded for display (below). Where the loop iterates host data (`for batch in loader`) or runs code
 the analysis does not know to be device work, no `lax.while_loop` holds it: the host decides every
 step whether to go on, the read is the algorithm, and nothing in the loop is reported. When host code also decides on those values (a convergence helper handed `float(g)`, a host
-environment handed the action (envpool, a gym environment; not a JAX one), a stopping test on a counter the host keeps, other than a patience counter (above)), the loop needs the
+environment handed the action (envpool, a gym environment; not a JAX one), a stopping test on a counter the host keeps, other than a patience counter (above);
+not a call that only computes with or holds them: a plain function whose result is a device array,
+`loss_new = loss_fn(theta, x, y)`, a record or container built from them, `State(params, opt)`, a
+list's `append`: semantic/held_values.py), the loop needs the
 host by design and is not reported at all, except for a round trip (below). Code under `if False:`
 is switched off and not reported.
 
@@ -362,7 +372,7 @@ from jaxlint.fixes import host_sync as host_sync_fix
 from jaxlint.semantic.timed_work import checks_every_result
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import (
-    carried_state, demo_code, device_indices, display_work, effects, flow, guards, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
+    carried_state, demo_code, device_indices, display_work, effects, flow, guards, held_values, helper_syncs, host_library, iteration, jaxapi, key_values, loop_cost,
     measured_waits, storage_reads, trace_time,
 )
 from jaxlint.semantic.accumulators import keeps_for_later
@@ -519,6 +529,23 @@ class HostSyncInLoop(Rule):
                     keyword = "while" if isinstance(stop, ast.While) else "if"
                     context.report(stop.test if isinstance(stop, ast.While) else stop, _round_trip_message(f"`{keyword} {snippet(context.text(stop.test))}`"))
             return
+        if (stops or tested is not None) and _device_loop_keeping_list(node, values, context):
+            # The loop only dispatches device work, but keeps a list it grows (a trajectory, the dead
+            # points of a nested sampler): no one `lax.while_loop` holds it, yet its stopping test is
+            # still a wait per step; testing every N steps (a chunk of steps between tests) removes it.
+            for stop in stops or [node]:
+                test = stop.test
+                if _gated(stop, node, context, values, assigned) or values.truth_test_syncs(test) is None and not _reads_derived(test, derivation[0], values):
+                    continue
+                keyword = "while" if isinstance(stop, ast.While) else "if"
+                context.report(
+                    test if isinstance(stop, ast.While) else stop,
+                    f"`{keyword} {snippet(context.text(test))}` on a device value waits for the device on every iteration "
+                    f"of this loop (it calls `{step_name}`); the loop keeps a list it grows, so it cannot move into one "
+                    f"`lax.while_loop`, but the test need not see every step: run a chunk of N steps between tests "
+                    f"(a jitted `lax.scan` or `fori_loop`, or test every N iterations; it stops at most N steps later)",
+                )
+            return
         if (stops or tested is not None) and not _runs_as_device_iteration(node, values, context):
             # The loop stops on its device results but iterates host data or runs host code each
             # iteration: it cannot move into a `lax.while_loop`, so the host must see the test every
@@ -553,7 +580,10 @@ class HostSyncInLoop(Rule):
             # A loop that stops on its device results waits for them at the stopping test anyway: that
             # test is the one finding (a `lax.while_loop` removes it); other reads add no wait.
             stopping = stopping_statements
-            found = [(child, description) for child, description in found if id(_statement_of(child)) in stopping]
+            found = [
+                (child, description) for child, description in found
+                if id(_statement_of(child)) in stopping or _recomputed_after_stop(child, stops, values)
+            ]
         needed_on_host = _derived_in_loop(needed_on_host, node, values, context) if needed_on_host else needed_on_host
         reported_statements: set[int] = set()
         synced: set[str] = set()
@@ -565,7 +595,7 @@ class HostSyncInLoop(Rule):
             if id(statement) in reported_statements:
                 continue  # one finding per statement: `print(f"{a} {float(b)}")` is one sync to fix
             read = {n.id for n in walk(child) if isinstance(n, ast.Name) and values.is_fresh(n)}
-            if read and read <= synced:
+            if read and read <= synced and not (stops and _recomputed_after_stop(child, stops, values)):
                 for _, ready, folded in waits:
                     if read <= ready and child.lineno not in folded:
                         folded.append(child.lineno)
@@ -609,6 +639,9 @@ class HostSyncInLoop(Rule):
             advice = (
                 "the loop stops on it and can run on the device: move it into a jitted `lax.while_loop`"
                 if id(statement) in stopping_statements else
+                "a second wait in the iteration, for work dispatched after the stopping test: decide on the device "
+                "(`jnp.where`, `lax.cond`) and move the loop into a jitted `lax.while_loop`"
+                if stops and _recomputed_after_stop(child, stops, values) else
                 "early stopping need not see every step: test the patience counter every N steps (it stops at most N steps later) or count on the device"
                 if patience and isinstance(statement, (ast.If, ast.While)) else
                 "it only indexes a device array: keep the index on the device (`x[i]`, `lax.dynamic_index_in_dim`)"
@@ -1068,8 +1101,8 @@ def _host_call_on(expression: ast.AST, derived: set[str], values: LoopValues, co
     array operations, conversions or reporting: host code decides with it."""
     model = context.model
     for node in walk(expression):
-        if not isinstance(node, ast.Call) or _calls_device_code(node, model):
-            continue
+        if not isinstance(node, ast.Call) or _calls_device_code(node, model) or held_values.holds_or_computes(node, model, values.scope):
+            continue  # (array work, a record or container of the values, list bookkeeping: no decision)
         qualified = context.qualified_name(node.func) or ""
         if qualified.startswith(("jax.", "numpy.", "math.", "functools.partial")) or qualified in _EXPLICIT_SYNCS or qualified in _HOST_ARITHMETIC or _is_sink_call(node, context):
             continue
@@ -1090,7 +1123,7 @@ def _only_dispatch_besides_reads(values: LoopValues, context) -> bool:
     work (an environment step, a data loader, a method of the program's own) runs between its reads."""
     model = context.model
     for node in values.body:
-        if not isinstance(node, ast.Call) or _calls_device_code(node, model):
+        if not isinstance(node, ast.Call) or _calls_device_code(node, model) or held_values.holds_or_computes(node, model, values.scope):
             continue
         qualified = context.qualified_name(node.func) or ""
         if qualified.startswith(("jax.", "numpy.", "math.", "builtins.")):
@@ -1115,6 +1148,66 @@ def _runs_as_device_iteration(loop: ast.AST, values: LoopValues, context) -> boo
     if _grows_list_kept_after(loop):
         return False
     return _only_dispatch_besides_reads(values, context)
+
+
+def _recomputed_after_stop(read: ast.AST, stops: list, values: LoopValues) -> bool:
+    """A read of a device value the iteration computes again after an `if ...: break` test has waited
+    (`if norm < tol: break`, then `power = jnp.sum(forces * velocity)`, then `if power > 0:`): the
+    device runs that new work after the test's wait, so the read waits a second time in the same
+    iteration. (A `while` loop's test waits at the top of the next iteration: not counted.)"""
+    statement = _statement_of(read)
+    ends = [stop.end_lineno for stop in stops if isinstance(stop, ast.If) and stop.end_lineno < statement.lineno]
+    if not ends:
+        return False
+    after = max(ends)
+    names = {n.id for n in walk(read) if isinstance(n, ast.Name) and values.is_fresh(n)}
+    if not names:
+        return False
+    for node in values.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and after < node.lineno < statement.lineno and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = {n.id for target in targets for n in walk(target) if isinstance(n, ast.Name)}
+            if bound & names and values.model.device_kind(node.value, values.scope) == "device":
+                return True
+    return False
+
+
+def _device_loop_keeping_list(loop: ast.AST, values: LoopValues, context) -> bool:
+    """A `while` loop, or a `for` over a `range`, that grows a list it keeps (`_grows_list_kept_after`) and
+    whose every other call dispatches device work, holds device values (semantic/held_values.py) or
+    reports (a print, a log line, a progress bar's `update`): only the list keeps it off the device."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        iterable = loop.iter
+        if not (isinstance(iterable, ast.Call) and context.qualified_name(iterable.func) == "builtins.range"):
+            return False
+    if not _grows_list_kept_after(loop):
+        return False
+    model = context.model
+    for node in values.body:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend") and any(
+            _is_host_read(inner, context) for argument in node.args for inner in walk(argument)
+        ):
+            return False  # `tokens.append(int(pred.item()))`: the host keeps each value as a number; it needs it
+        if not isinstance(node, ast.Call) or _calls_device_code(node, model) or held_values.holds_or_computes(node, model, values.scope):
+            continue
+        qualified = context.qualified_name(node.func) or ""
+        if qualified.startswith(("jax.", "numpy.", "math.", "builtins.")) or _is_reporting_call(node, context):
+            continue
+        if isinstance(node.func, ast.Attribute) and (values.is_device(node.func.value) or node.func.attr in _LIGHT_METHODS):
+            continue
+        if held_values.progress_bar_update(node, model, values.scope):
+            continue
+        return False
+    return True
+
+
+def _is_host_read(node: ast.AST, context) -> bool:
+    """`float(x)`, `int(x)`, `x.item()`, `x.tolist()`, `np.asarray(x)`, `jax.device_get(x)`: a host copy."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist") and not node.args:
+        return True
+    return (context.qualified_name(node.func) or "") in _EXPLICIT_SYNCS
 
 
 def _heavy_iterations(loop: ast.AST, values: LoopValues, context) -> bool:

@@ -12,7 +12,7 @@ or a window is not traceable).
 * `draws(call, model, scope)`: the call draws: a matplotlib call (`plt.plot`, `plt.pause`,
   `fig.savefig` and the axes' drawing methods, `ax.imshow`, in a module that imports matplotlib),
   a display library's (`pygame.display.flip`, `cv2.imshow`, `mediapy.show_video`), a frame rendered by
-  an environment or a viewer (`env.render()`, `viewer.sync()`, `renderer.render(state)`), or a call
+  an environment or a viewer (`env.render()`, `viewer.sync()`, `renderer.render(state)`, an animation of states, `env.animate(states)`), or a call
   of a function of the module, or of another project module (semantic/foreign_work.py), that draws
   anywhere in its body (`plot_panel(ax, sample)`, up to three calls down: a plotting helper is one
   wherever it draws).
@@ -50,7 +50,7 @@ _AXES_METHODS = frozenset({
     "violinplot", "boxplot", "stairs", "hexbin", "set_title", "set_xlabel", "set_ylabel", "colorbar", "legend",
 })
 # A frame rendered or pushed to a window by an object the loop drives.
-_FRAME_METHODS = frozenset({"render", "sync", "flip"})
+_FRAME_METHODS = frozenset({"render", "sync", "flip", "animate"})
 _FRAME_OWNERS = ("env", "viewer", "renderer", "window", "screen", "display", "canvas")
 # Asked of a window: is it still open? A loop exiting on it runs while a person watches.
 _WINDOW_OPEN = frozenset({"is_running", "is_quit_requested", "should_close", "window_should_close", "is_open", "isOpen", "is_alive"})

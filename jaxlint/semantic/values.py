@@ -88,6 +88,10 @@ class DeviceValues:
             return "device" if "device" in kinds else ("host" if all(kind == "host" for kind in kinds) else None)
         if isinstance(node, ast.UnaryOp):
             return "host" if isinstance(node.op, ast.Not) else self.device_kind(node.operand, scope)
+        if isinstance(node, ast.BoolOp):
+            # `a and b` returns one of its operands (semantic/held_values.py): of device arrays, one of them
+            kinds = [self.device_kind(operand, scope) for operand in node.values]
+            return "device" if all(kind == "device" for kind in kinds) else ("host" if all(kind == "host" for kind in kinds) else None)
         if isinstance(node, ast.Call):
             qualified = self.qualified_name(node.func)
             if qualified is not None:
