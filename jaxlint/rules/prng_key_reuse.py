@@ -132,9 +132,12 @@ and starts from the carry it returned, so a key that enters in the carry and lea
 numbers every step, and a key drawn from and then carried on is split (or drawn from) again by the
 next step. A key the body captures from the scope around it (neither carried nor a slice of `xs`),
 or a `fold_in` of captured names, is one key at every step (the body is traced once): a sampler
-drawing from it there draws the same numbers each step (not a helper handed it with the step's
-element, `loss_of_one(params, xs[i], key)`: one transform applied alike, as a `vmap` sharing the key
-does). A helper that runs traced (called from a jitted function or such a body) draws from the
+drawing from it there draws the same numbers each step, and so does a helper handed it together with
+the carried state (`sample_next(tokens, key=KEY)` in a decoding scan, `drop(hidden, key)` in a scan
+over layers): it runs one step of a sequence on what the last step left, as the same call in a `for`
+loop does (key_values.carry_derived_names); not a helper handed it with the step's element alone,
+`loss_of_one(params, xs[i], key)` beside a running total: one transform applied alike, as a `vmap`
+sharing the key does. A helper that runs traced (called from a jitted function or such a body) draws from the
 key handed to it as a host function does. A `lax` loop started from a literal tuple (`lax.scan(step,
 (x, key), xs)`, `fori_loop(0, n, body, (x, key))`, `while_loop(cond, body, (x, key))`) hands its body
 that tuple as the first step's carry: where the body unpacks its carry into names (`x, k = carry`, its
@@ -425,7 +428,8 @@ the finding points at that use: `key, sub = split(key)` keeps `key` to be split 
 for the use that follows; a use that takes `key` instead, with `sub` read nowhere before it is bound
 again, is what a later split of `key` (the next iteration's, the next one in the body) repeats, so the
 finding stands on the use (`order = permutation(key, n)`: "pass `sub` here"), one per such use (each
-has its own fix), not on the later split (key_values.unread_sibling). Not a sibling named `_` or
+has its own fix), not on the later split (key_values.unread_sibling); a split into more names counts
+alike (`key, noise_key, accept_key = split(key, 3)`, `noise_key` never read). Not a sibling named `_` or
 `_sub`, discarded on purpose: the reuse is then reported at the later split, as before.
 
 ## Why is this bad?
@@ -785,15 +789,17 @@ class _Flow:
         else:
             self.lax_loop_body(carried)
         if shape is not None:
-            self.lax_body_constants()
+            self.lax_body_constants(shape[0])
 
-    def lax_body_constants(self) -> None:
+    def lax_body_constants(self, carry_index: int) -> None:
         """A lax loop body drawing from a key it captures from the scope around it, or from a `fold_in`
-        of such names: one key at every step (semantic/key_values.py, `lax_body_constant_keys`)."""
+        of such names: one key at every step (semantic/key_values.py, `lax_body_constant_keys`); also
+        through a helper handed the carried state, a step of a sequence (`carry_derived_names`)."""
         context = self.context
         free, invariant = context.memo(("JAX501", "lax constants", id(self.function)), key_values.lax_body_constant_keys, self.function, context)
         if not free and not invariant:
             return
+        carried: frozenset[str] | None = None
         for statement in self.function.body:
             for call in _own_calls(statement):
                 for key in self.consumed_keys(call):
@@ -804,7 +810,13 @@ class _Flow:
                         # A helper handed the key and the step's element (`per_example(params, xs[i], rng)`)
                         # applies one random transform alike to every element, as a `vmap` sharing the key
                         # does: the documented policy. A sampler's numbers repeat whatever the element.
-                        continue
+                        # Handed the carry too (`sample_next(tokens, key=KEY)`), the helper runs one step of
+                        # a sequence on what the last step left, as a `for` loop's body does: every step
+                        # draws the same numbers (the same sampling noise for every token).
+                        if carried is None:
+                            carried = key_values.carry_derived_names(self.function, carry_index)
+                        if not key_values.reads_carry(call, carried):
+                            continue
                     if not self.worth_reporting(call, call) or _draws_nothing(call, context) or key_values.draw_values_unused(call, self.function, context):
                         continue
                     if root in invariant:
