@@ -89,7 +89,14 @@ that a key is used once, and JAX's key-reuse checker, `jax_debug_key_reuse`, rai
 such a split. On JAX's default threefry (checked in tests/test_jax_behaviour.py) `split(k, n)[i]` is
 `fold_in(k, i)`, so after a sampler that reads the key's own bits (`normal`, `uniform`), a Flax init
 (names folded in) or a helper of the module that only does these (and may hand the key back), the split's keys repeat nothing it
-drew and no value can coincide: that is not flagged (see below). A key made inside a comprehension from a name that both the
+drew and no value can coincide: that is not flagged (see below). Nor, after a sampler that splits
+its key first, where every key the split hands out is read apart from the way the sampler read it:
+`permutation` and `shuffle` sort by the bits of `split(k)[1]` and only split `split(k)[0]` again (a
+second round, for large arrays), `randint` reads the bits of both, so `_, k = split(k)` then
+`permutation(k, n)` every epoch, or `randint(k)` then `k, sub = split(k)` with both only split or
+permuted again, repeats no drawn bits (key_values._SAMPLER_CHILD_KINDS, checked in
+tests/test_jax_behaviour.py); `k, _ = split(k)` after a permutation (the second round's key, split
+again) and a child fed to `normal` after `randint` are flagged. A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates

@@ -2774,7 +2774,32 @@ def split_children_meet(split_call: ast.Call, helper: ast.Call, key: str, functi
     return any(i in theirs and (mine[i] == theirs[i] or "both" in (mine[i], theirs[i])) for i in mine)
 
 
+# How a `jax.random` sampler that splits its key first reads the two keys `split(key)` returns (on the
+# default threefry, `_split` inside it is `split(key)`): `permutation` and `shuffle` sort by the bits of
+# child 1 and split child 0 for a further round (arrays of more than 1,625 elements); `randint` reads the
+# bits of both; `choice` without `p` is `randint` (with replacement) or a `permutation` (without).
+_SAMPLER_CHILD_KINDS = {
+    "permutation": {0: "split", 1: "own"},
+    "shuffle": {0: "split", 1: "own"},
+    "randint": {0: "own", 1: "own"},
+    "choice": {0: "both", 1: "own"},
+}
+
+
+def _sampler_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
+    """The child kinds of a `jax.random` sampler that splits `key` first (`_SAMPLER_CHILD_KINDS`): a
+    split of the same key beside it hands out the very keys it drew from, read as listed there."""
+    argument = _key_argument(call)
+    if argument is None or argument.__class__ is not ast.Name or argument.id != key or draw_kind(call, context.qualified_name) != "split":
+        return None
+    kinds = _SAMPLER_CHILD_KINDS.get(_random_name(call, context) or "")
+    return dict(kinds) if kinds is not None else None
+
+
 def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
+    sampled = _sampler_child_kinds(call, key, context)
+    if sampled is not None:
+        return sampled
     found = _module_function_receiving(call, key, context, 0)
     if found is not None:
         function, parameter = found
