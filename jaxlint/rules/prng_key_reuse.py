@@ -142,7 +142,9 @@ or a `fold_in` of captured names, is one key at every step (the body is traced o
 drawing from it there draws the same numbers each step, and so does a helper handed it together with
 the carried state (`sample_next(tokens, key=KEY)` in a decoding scan, `drop(hidden, key)` in a scan
 over layers): it runs one step of a sequence on what the last step left, as the same call in a `for`
-loop does (key_values.carry_derived_names); not a helper handed it with the step's element alone,
+loop does (key_values.carry_derived_names); not a model's `init(key, x)` handed the carry as its
+example input, which fixes only shapes (the same parameters every step, one rule applied alike, as a
+cellular automaton's network is); not a helper handed it with the step's element alone,
 `loss_of_one(params, xs[i], key)` beside a running total: one transform applied alike, as a `vmap`
 sharing the key does. A helper that runs traced (called from a jitted function or such a body) draws from the
 key handed to it as a host function does. A `lax` loop started from a literal tuple (`lax.scan(step,
@@ -822,7 +824,7 @@ class _Flow:
                         # draws the same numbers (the same sampling noise for every token).
                         if carried is None:
                             carried = key_values.carry_derived_names(self.function, carry_index)
-                        if not key_values.reads_carry(call, carried):
+                        if not key_values.reads_carry(call, carried, context):
                             continue
                     if not self.worth_reporting(call, call) or _draws_nothing(call, context) or key_values.draw_values_unused(call, self.function, context):
                         continue

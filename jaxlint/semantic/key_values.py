@@ -3492,8 +3492,12 @@ def carry_derived_names(function: ast.AST, carry_index: int) -> frozenset[str]:
     return frozenset(names)
 
 
-def reads_carry(call: ast.Call, names: frozenset[str]) -> bool:
-    """The call is handed (as an argument, or inside one) a name holding the loop's carried state."""
+def reads_carry(call: ast.Call, names: frozenset[str], context=None) -> bool:
+    """The call is handed (as an argument, or inside one) a name holding the loop's carried state. Not a
+    model's initialiser (`nca.init(key, x=grid)`): the input after the key fixes only the parameters'
+    shapes, so each step recomputes the same parameters, one rule applied alike at every step."""
+    if context is not None and _initialiser(call.func, context.model.scope_for(call), context):
+        return False
     return any(
         n.__class__ is ast.Name and n.id in names
         for argument in (*call.args, *(keyword.value for keyword in call.keywords)) for n in _own_walk(argument)
