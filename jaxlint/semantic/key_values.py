@@ -2752,7 +2752,7 @@ def split_children_apart(first: ast.Call, second: ast.Call, key: str, function: 
         theirs = _helper_child_kinds(helper, key, context)
         if theirs is None:
             continue
-        mine = _caller_child_kinds(direct, function, context)
+        mine = _caller_child_kinds(direct, function, context, only=frozenset(theirs))
         if mine is None:
             continue
         return all(
@@ -2813,14 +2813,17 @@ def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | N
     return dict(kinds) if kinds is not None else None
 
 
-def _caller_child_kinds(split_call: ast.Call, function: ast.AST, context) -> dict[int, str] | None:
+def _caller_child_kinds(split_call: ast.Call, function: ast.AST, context, only: frozenset[int] | None = None) -> dict[int, str] | None:
     """How the flow draws from each key `split_call` returns (see split_child_kinds), None where a key
-    is read any other way or at an unknown index."""
+    is read any other way or at an unknown index. With `only`, the keys at other indices are left out
+    (the other side reads none of them: how they are read shares nothing)."""
     uses = _split_consumers(split_call, function, itself=False, reads=True)
     if uses is None:
         return None
     kinds: dict[int, str] = {}
     for use, index in uses:
+        if only is not None and index is not None and index not in only:
+            continue
         consumer = parent_of(use)
         if isinstance(consumer, ast.keyword):
             consumer = parent_of(consumer)
