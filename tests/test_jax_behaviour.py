@@ -142,6 +142,22 @@ def test_a_permutation_draws_from_the_second_key_a_split_returns():
     assert (jax.random.permutation(key, 20) == jnp.argsort(jax.random.bits(second, (20,)))).all()
 
 
+def test_split_first_samplers_read_the_children_as_key_values_lists():
+    """key_values._SAMPLER_CHILD_KINDS: `permutation` sorts by the bits of `split(key)[1]` (child 0 is only
+    split again, for a second round on large arrays), `randint` reads the bits of both children. So a
+    `split(key)` after a permutation whose child 1 is only permuted again draws nothing twice, while one
+    whose child 0 feeds `normal` after a `randint` does."""
+    key = jax.random.PRNGKey(9)
+    first, second = jax.random.split(key)
+    assert (jax.random.permutation(key, 50) == jnp.argsort(jax.random.bits(second, (50,)))).all()
+    _, next_second = jax.random.split(second)
+    assert (jax.random.permutation(second, 50) == jnp.argsort(jax.random.bits(next_second, (50,)))).all()
+    assert not jnp.isin(jax.random.bits(next_second, (50,)), jax.random.bits(second, (50,))).any()
+    high, low = jax.random.bits(first, (64,)), jax.random.bits(second, (64,))
+    assert (jax.random.randint(key, (64,), 0, 2**16) == (low % 2**16).astype(jnp.int32)).all()
+    assert (jax.random.randint(key, (64,), 0, 3) == ((high % 3 + low % 3) % 3).astype(jnp.int32)).all()
+
+
 def test_transform_samplers_read_the_bits_of_their_own_key():
     """key_values.DIRECT_BITS lists `multivariate_normal`, `lognormal`, `maxwell`, `orthogonal`,
     `rademacher`, `rayleigh`, `weibull_min`, `geometric` and `pareto` as samplers that read their key's own

@@ -91,7 +91,14 @@ such a split. On JAX's default threefry (checked in tests/test_jax_behaviour.py)
 (names folded in) or a helper of the module that only does these (and may hand the key back), or a function of
 another module of the project that reads the key only as such a sampler's key (its summary, `own_bit_key_params`:
 `lanczos(matvec, dim, rng_key=rng)` whose body draws `normal(rng_key, (dim,))`), the split's keys repeat nothing it
-drew and no value can coincide: that is not flagged (see below). A key made inside a comprehension from a name that both the
+drew and no value can coincide: that is not flagged (see below). Nor, after a sampler that splits
+its key first, where every key the split hands out is read apart from the way the sampler read it:
+`permutation` and `shuffle` sort by the bits of `split(k)[1]` and only split `split(k)[0]` again (a
+second round, for large arrays), `randint` reads the bits of both, so `_, k = split(k)` then
+`permutation(k, n)` every epoch, or `randint(k)` then `k, sub = split(k)` with both only split or
+permuted again, repeats no drawn bits (key_values._SAMPLER_CHILD_KINDS, checked in
+tests/test_jax_behaviour.py); `k, _ = split(k)` after a permutation (the second round's key, split
+again) and a child fed to `normal` after `randint` are flagged. A key made inside a comprehension from a name that both the
 comprehension and an enclosing loop bind (`[[normal(PRNGKey(epoch + i)) for i in range(n)] for i in
 starts]`) follows the inner name only: every outer iteration draws the same numbers (not a key made
 in the comprehension's first iterable, `(str(i) for i in choice(key(i), xs, (n,)))`: Python evaluates
@@ -134,9 +141,14 @@ and starts from the carry it returned, so a key that enters in the carry and lea
 numbers every step, and a key drawn from and then carried on is split (or drawn from) again by the
 next step. A key the body captures from the scope around it (neither carried nor a slice of `xs`),
 or a `fold_in` of captured names, is one key at every step (the body is traced once): a sampler
-drawing from it there draws the same numbers each step (not a helper handed it with the step's
-element, `loss_of_one(params, xs[i], key)`: one transform applied alike, as a `vmap` sharing the key
-does). A helper that runs traced (called from a jitted function or such a body) draws from the
+drawing from it there draws the same numbers each step, and so does a helper handed it together with
+the carried state (`sample_next(tokens, key=KEY)` in a decoding scan, `drop(hidden, key)` in a scan
+over layers): it runs one step of a sequence on what the last step left, as the same call in a `for`
+loop does (key_values.carry_derived_names); not a model's `init(key, x)` handed the carry as its
+example input, which fixes only shapes (the same parameters every step, one rule applied alike, as a
+cellular automaton's network is); not a helper handed it with the step's element alone,
+`loss_of_one(params, xs[i], key)` beside a running total: one transform applied alike, as a `vmap`
+sharing the key does. A helper that runs traced (called from a jitted function or such a body) draws from the
 key handed to it as a host function does. A `lax` loop started from a literal tuple (`lax.scan(step,
 (x, key), xs)`, `fori_loop(0, n, body, (x, key))`, `while_loop(cond, body, (x, key))`) hands its body
 that tuple as the first step's carry: where the body unpacks its carry into names (`x, k = carry`, its
@@ -438,7 +450,8 @@ the finding points at that use: `key, sub = split(key)` keeps `key` to be split 
 for the use that follows; a use that takes `key` instead, with `sub` read nowhere before it is bound
 again, is what a later split of `key` (the next iteration's, the next one in the body) repeats, so the
 finding stands on the use (`order = permutation(key, n)`: "pass `sub` here"), one per such use (each
-has its own fix), not on the later split (key_values.unread_sibling). Not a sibling named `_` or
+has its own fix), not on the later split (key_values.unread_sibling); a split into more names counts
+alike (`key, noise_key, accept_key = split(key, 3)`, `noise_key` never read). Not a sibling named `_` or
 `_sub`, discarded on purpose: the reuse is then reported at the later split, as before.
 
 ## Why is this bad?
@@ -798,15 +811,17 @@ class _Flow:
         else:
             self.lax_loop_body(carried)
         if shape is not None:
-            self.lax_body_constants()
+            self.lax_body_constants(shape[0])
 
-    def lax_body_constants(self) -> None:
+    def lax_body_constants(self, carry_index: int) -> None:
         """A lax loop body drawing from a key it captures from the scope around it, or from a `fold_in`
-        of such names: one key at every step (semantic/key_values.py, `lax_body_constant_keys`)."""
+        of such names: one key at every step (semantic/key_values.py, `lax_body_constant_keys`); also
+        through a helper handed the carried state, a step of a sequence (`carry_derived_names`)."""
         context = self.context
         free, invariant = context.memo(("JAX501", "lax constants", id(self.function)), key_values.lax_body_constant_keys, self.function, context)
         if not free and not invariant:
             return
+        carried: frozenset[str] | None = None
         for statement in self.function.body:
             for call in _own_calls(statement):
                 for key in self.consumed_keys(call):
@@ -817,7 +832,13 @@ class _Flow:
                         # A helper handed the key and the step's element (`per_example(params, xs[i], rng)`)
                         # applies one random transform alike to every element, as a `vmap` sharing the key
                         # does: the documented policy. A sampler's numbers repeat whatever the element.
-                        continue
+                        # Handed the carry too (`sample_next(tokens, key=KEY)`), the helper runs one step of
+                        # a sequence on what the last step left, as a `for` loop's body does: every step
+                        # draws the same numbers (the same sampling noise for every token).
+                        if carried is None:
+                            carried = key_values.carry_derived_names(self.function, carry_index)
+                        if not key_values.reads_carry(call, carried, context):
+                            continue
                     if not self.worth_reporting(call, call) or _draws_nothing(call, context) or key_values.draw_values_unused(call, self.function, context):
                         continue
                     if root in invariant:

@@ -2862,7 +2862,7 @@ def split_children_apart(first: ast.Call, second: ast.Call, key: str, function: 
         theirs = _helper_child_kinds(helper, key, context)
         if theirs is None:
             continue
-        mine = _caller_child_kinds(direct, function, context)
+        mine = _caller_child_kinds(direct, function, context, only=frozenset(theirs))
         if mine is None:
             continue
         return all(
@@ -2884,7 +2884,32 @@ def split_children_meet(split_call: ast.Call, helper: ast.Call, key: str, functi
     return any(i in theirs and (mine[i] == theirs[i] or "both" in (mine[i], theirs[i])) for i in mine)
 
 
+# How a `jax.random` sampler that splits its key first reads the two keys `split(key)` returns (on the
+# default threefry, `_split` inside it is `split(key)`): `permutation` and `shuffle` sort by the bits of
+# child 1 and split child 0 for a further round (arrays of more than 1,625 elements); `randint` reads the
+# bits of both; `choice` without `p` is `randint` (with replacement) or a `permutation` (without).
+_SAMPLER_CHILD_KINDS = {
+    "permutation": {0: "split", 1: "own"},
+    "shuffle": {0: "split", 1: "own"},
+    "randint": {0: "own", 1: "own"},
+    "choice": {0: "both", 1: "own"},
+}
+
+
+def _sampler_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
+    """The child kinds of a `jax.random` sampler that splits `key` first (`_SAMPLER_CHILD_KINDS`): a
+    split of the same key beside it hands out the very keys it drew from, read as listed there."""
+    argument = _key_argument(call)
+    if argument is None or argument.__class__ is not ast.Name or argument.id != key or draw_kind(call, context.qualified_name) != "split":
+        return None
+    kinds = _SAMPLER_CHILD_KINDS.get(_random_name(call, context) or "")
+    return dict(kinds) if kinds is not None else None
+
+
 def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | None:
+    sampled = _sampler_child_kinds(call, key, context)
+    if sampled is not None:
+        return sampled
     found = _module_function_receiving(call, key, context, 0)
     if found is not None:
         function, parameter = found
@@ -2898,14 +2923,17 @@ def _helper_child_kinds(call: ast.Call, key: str, context) -> dict[int, str] | N
     return dict(kinds) if kinds is not None else None
 
 
-def _caller_child_kinds(split_call: ast.Call, function: ast.AST, context) -> dict[int, str] | None:
+def _caller_child_kinds(split_call: ast.Call, function: ast.AST, context, only: frozenset[int] | None = None) -> dict[int, str] | None:
     """How the flow draws from each key `split_call` returns (see split_child_kinds), None where a key
-    is read any other way or at an unknown index."""
+    is read any other way or at an unknown index. With `only`, the keys at other indices are left out
+    (the other side reads none of them: how they are read shares nothing)."""
     uses = _split_consumers(split_call, function, itself=False, reads=True)
     if uses is None:
         return None
     kinds: dict[int, str] = {}
     for use, index in uses:
+        if only is not None and index is not None and index not in only:
+            continue
         consumer = parent_of(use)
         if isinstance(consumer, ast.keyword):
             consumer = parent_of(consumer)
@@ -3552,6 +3580,47 @@ def invariant_holders_handed_on(loop: ast.AST, invariant: dict[str, ast.Call], c
     return sorted(found, key=lambda item: (item[1].lineno, item[1].col_offset))
 
 
+def carry_derived_names(function: ast.AST, carry_index: int) -> frozenset[str]:
+    """For a lax loop body (`lax_loop_bodies` gives the carry's parameter): the carry parameter and every
+    name the body binds from it, directly or through other such names (`tokens = carry`, `x, h = carry`,
+    `h = h + 1`). What these hold is the state the previous step returned: a call reading one of them
+    continues a sequence, step after step, as a `for` loop's body that reads what the last iteration
+    left does."""
+    parameters = [*function.args.posonlyargs, *function.args.args]
+    if carry_index >= len(parameters):
+        return frozenset()
+    names = {parameters[carry_index].arg}
+    assignments = [
+        node for node in _own_nodes(function)
+        if node.__class__ in (ast.Assign, ast.AugAssign, ast.AnnAssign) and getattr(node, "value", None) is not None
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for node in assignments:
+            if not any(n.__class__ is ast.Name and n.id in names for n in _own_walk(node.value)):
+                continue
+            targets = node.targets if node.__class__ is ast.Assign else [node.target]
+            for target in targets:
+                for name in bound_names(target):
+                    if name not in names:
+                        names.add(name)
+                        changed = True
+    return frozenset(names)
+
+
+def reads_carry(call: ast.Call, names: frozenset[str], context=None) -> bool:
+    """The call is handed (as an argument, or inside one) a name holding the loop's carried state. Not a
+    model's initialiser (`nca.init(key, x=grid)`): the input after the key fixes only the parameters'
+    shapes, so each step recomputes the same parameters, one rule applied alike at every step."""
+    if context is not None and _initialiser(call.func, context.model.scope_for(call), context):
+        return False
+    return any(
+        n.__class__ is ast.Name and n.id in names
+        for argument in (*call.args, *(keyword.value for keyword in call.keywords)) for n in _own_walk(argument)
+    )
+
+
 def lax_body_constant_keys(function: ast.AST, context) -> tuple[frozenset[str], dict[str, ast.Call]]:
     """For the body of a `lax.scan` / `fori_loop` / `while_loop` (`lax_loop_bodies`): (the names it reads
     but neither receives nor binds: captured from the scope around it, fixed while the loop runs; the
@@ -3576,6 +3645,8 @@ def unread_sibling(consumer: ast.Call, key: str, function: ast.AST, context) -> 
     and any later split of `key` (the next iteration's, the next statement's) hands out what this use
     drew from. The split is the binding of `key` nearest before the consumer, in the statement list
     the consumer's statement (or one around it) sits in, with no other binding of `key` in between.
+    A split into more names counts alike (`key, noise_key, accept_key = split(key, 3)`, `noise_key`
+    never read): the first sibling never read is the one made for this use.
     Not a sibling named `_` or `_rng` (discarded on purpose, as Python spells it: `key, _ = split(key)`
     keeps `key` for this use)."""
     from jaxlint.semantic.reaching import statement_list
@@ -3588,10 +3659,11 @@ def unread_sibling(consumer: ast.Call, key: str, function: ast.AST, context) -> 
             for earlier in reversed(block[:index]):
                 if key not in _statement_binds(earlier):
                     continue
-                found = _split_with_sibling(earlier, key, context)
-                if found is None or _rebound_between(key, earlier, consumer, function):
+                siblings = _split_with_siblings(earlier, key, context)
+                if not siblings or _rebound_between(key, earlier, consumer, function):
                     return None
-                return None if _read_after(found, earlier, function) else (earlier, found)
+                unread = next((sibling for sibling in siblings if not _read_after(sibling, earlier, function)), None)
+                return None if unread is None else (earlier, unread)
         current = parent_of(current)
     return None
 
@@ -3605,24 +3677,27 @@ def _statement_binds(statement: ast.stmt) -> set[str]:
     return set()
 
 
-def _split_with_sibling(statement: ast.stmt, key: str, context) -> str | None:
-    """`key, sub = jax.random.split(key)` (or `sub, key = ...`, `split(key, 2)`): the sibling's name."""
+def _split_with_siblings(statement: ast.stmt, key: str, context) -> list[str]:
+    """`key, sub = jax.random.split(key)` (or `sub, key = ...`, `split(key, 2)`; `key, a, b = split(key,
+    3)`, the count matching the names): the siblings' names, those not discarded (`_`, `_x`)."""
     if statement.__class__ is not ast.Assign or len(statement.targets) != 1:
-        return None
+        return []
     target, value = statement.targets[0], statement.value
-    if target.__class__ is not ast.Tuple or len(target.elts) != 2 or any(e.__class__ is not ast.Name for e in target.elts):
-        return None
+    if target.__class__ is not ast.Tuple or len(target.elts) < 2 or any(e.__class__ is not ast.Name for e in target.elts):
+        return []
     if value.__class__ is not ast.Call or context.qualified_name(value.func) != "jax.random.split":
-        return None
-    if not value.args or value.args[0].__class__ is not ast.Name or value.args[0].id != key:
-        return None
-    if len(value.args) > 2 or (len(value.args) == 2 and not (value.args[1].__class__ is ast.Constant and value.args[1].value == 2)):
-        return None
+        return []
+    if not value.args or value.args[0].__class__ is not ast.Name or value.args[0].id != key or value.keywords:
+        return []
+    count = len(target.elts)
+    if len(value.args) > 2 or (len(value.args) == 2 and not (value.args[1].__class__ is ast.Constant and value.args[1].value == count)):
+        return []
+    if len(value.args) == 1 and count != 2:
+        return []
     names = [e.id for e in target.elts]
-    if key not in names or names[0] == names[1]:
-        return None
-    sibling = names[1] if names[0] == key else names[0]
-    return None if sibling.startswith("_") else sibling
+    if names.count(key) != 1 or len(set(names)) != count:
+        return []
+    return [name for name in names if name != key and not name.startswith("_")]
 
 
 def _rebound_between(key: str, statement: ast.stmt, consumer: ast.Call, function: ast.AST) -> bool:
