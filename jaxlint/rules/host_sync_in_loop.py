@@ -109,6 +109,9 @@ Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
   checks every result on the host, so each computation has already waited for itself and a read
   adds no stall (benchmarks/callback_sync.py);
+- a name the module never binds is unknown, except where a star import jaxlint cannot read (a module
+  outside the project) is its only source: then the conventional aliases `jax`, `jnp`, `np`, `lax` and
+  `optax` are those libraries, and no other name is guessed (semantic/imports.py);
 - an element of an unpacking stored into a NumPy array where the callee's returns say its place holds
   a host value, or a display's host element (`steps[i], last = i, loss`);
 - a container is as its contents: one that holds host values (a display of host numbers, a dict the
