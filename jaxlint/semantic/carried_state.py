@@ -20,6 +20,7 @@ unsafe but would still save memory: the rule reports it and withholds the fix.
 from __future__ import annotations
 
 import ast
+import math
 import os
 import re
 import weakref
@@ -1101,7 +1102,7 @@ _REPLICATING = frozenset({
 _BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 _DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
-_DEPTH = 6
+_DEPTH = 14
 _MAX_OPERANDS = 16  # operands of one chain of elementwise arithmetic the size model reads
 # NumPy samplers of the host: the position of their `size` argument (`randn`/`rand` take the axes).
 _HOST_SAMPLERS = {
@@ -1111,7 +1112,7 @@ _HOST_SAMPLERS = {
 # Functions computing each element from the same element of their argument: its size.
 _ELEMENTWISE = frozenset({
     f"{module}.{name}" for module in ("numpy", "jax.numpy")
-    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative")
+    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative", "sign", "log1p", "expm1", "floor", "ceil", "round")
 })
 _SHAPED_LIKE = frozenset({
     "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
@@ -1236,10 +1237,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
                 operands.append(node)
         if pending:
             return None
-        sides = [_elements(side, scope, model, depth, passed) for side in operands]
-        if None in sides or sum(1 for side in sides if side != 1) > 1:
-            return None
-        return max(sides)
+        return _broadcast([_elements(side, scope, model, depth, passed) for side in operands], model)
+    if isinstance(value, ast.Compare) and len(value.comparators) == 1:
+        return _broadcast([_elements(side, scope, model, depth, passed) for side in (value.left, value.comparators[0])], model)
     if isinstance(value, (ast.Tuple, ast.List)):
         return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
     if isinstance(value, ast.Dict):
@@ -1265,7 +1265,7 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             partitioned = _partitioned_arrays(value, scope, model)
             if partitioned is not None:
                 return _elements(partitioned, scope, model, depth + 1, passed)
-            unpacked = _unpacked_from_helper(value.id, scope, model, depth)
+            unpacked = _unpacked_from_helper(value, scope, model, depth)
             if unpacked is not None:
                 return unpacked
             return _unpacked_key(value.id, scope, model)
@@ -1292,9 +1292,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         inner = value.value
         if isinstance(inner, ast.Call) and model.qualified_name(inner.func) == "jax.random.split":
             return 2
-        if _part_by_name(value) is not None and _state_sizes(model).bounding_parts:
-            # `model.init(key, x)["params"]`, `variables["params"]`: a part holds at most the whole.
-            return _elements(inner, scope, model, depth + 1, passed)
+        if (_part_by_name(value) is not None or _constant_index(value.slice)) and _state_sizes(model).bounding_parts:
+            # `model.init(key, x)["params"]`, `variables["params"]`, `signs[-1]`: a part holds at most the whole.
+            return _elements(inner, scope, model, depth + 1 if _part_by_name(value) is not None else depth, passed)
         return None
     if isinstance(value, ast.Call):
         return _call_elements(value, scope, model, depth, passed)
@@ -1326,14 +1326,24 @@ def _partitioned_arrays(name: ast.Name, scope, model) -> ast.AST | None:
     return value.args[0]
 
 
-def _unpacked_from_helper(name: str, scope, model, depth: int) -> int | None:
-    """`w, b, x = make_data(key, 10, 5)`: a name bound once, by unpacking the call of a local helper
-    whose every return spells out a tuple of that width (syntax.returned_positions), holds what the
-    returns give at its position, sized with the helper's parameters bound to the call's arguments;
-    unpacked from a tuple display (`w, b = zeros_like(u), zeros_like(v)`), the element there."""
+def _unpacked_from_helper(read: ast.Name, scope, model, depth: int) -> int | None:
+    """`w, b, x = make_data(key, 10, 5)`: a name bound by unpacking the call of a local helper whose
+    every return spells out a tuple of that width (syntax.returned_positions), holds what the returns
+    give at its position, sized with the helper's parameters bound to the call's arguments; unpacked
+    from a tuple display (`w, b = zeros_like(u), zeros_like(v)`), the element there. Bound more than
+    once (a script reusing the name later, or a loop unpacking into it), the binding that reaches the
+    read (reaching.reaching_value), unpacking or plain."""
+    name = read.id
     bindings = [(target, value) for target, value in scope.bindings if name in bound_names(target)]
     if len(bindings) != 1:
-        return None
+        reached = reaching_value(read, [value for _, value in bindings])
+        bindings = [(target, value) for target, value in bindings if value is reached] if reached is not None else []
+        if len(bindings) != 1:
+            return None
+        target, value = bindings[0]
+        if isinstance(target, ast.Name) and not isinstance(value, ast.AugAssign):
+            # A plain binding reaches the read (`w = w / norm(w)` before the loop that unpacks into `w`).
+            return _elements(value, scope, model, depth + 1)
     return _unpacked_elements(name, bindings[0][0], bindings[0][1], scope, model, depth)
 
 
@@ -1397,6 +1407,34 @@ def _part_by_name(node: ast.AST) -> ast.AST | None:
     return None
 
 
+# Reductions that, given only the array (no axis), return one number.
+_FULL_REDUCTIONS = frozenset(
+    f"{module}.{name}" for module in ("jax.numpy", "numpy")
+    for name in ("sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "linalg.norm", "median", "any", "all")
+)
+
+
+_SELECTS = frozenset({"jax.numpy.where", "numpy.where"})
+
+
+def _broadcast(sides: list, model) -> int | None:
+    """Elements of an elementwise result of operands of these sizes: the array's, beside scalars. Arrays
+    broadcast to no more than the product of their sizes: an upper bound, given only where bounds are
+    read (known_small), else unknown."""
+    if None in sides:
+        return None
+    if sum(1 for side in sides if side != 1) > 1:
+        return math.prod(sides) if _state_sizes(model).bounding_parts else None
+    return max(sides)
+
+
+def _constant_index(index: ast.AST) -> bool:
+    """An integer literal index (`x[0]`, `x[-1]`): one entry along the first axis, never more than the whole."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and type(index.value) is int
+
+
 def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
     qualified = model.qualified_name(call.func)
     arguments = call.args
@@ -1428,6 +1466,10 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
             return _shape_elements(ast.Tuple(elts=list(arguments), ctx=ast.Load()), scope, model, passed) if not call.keywords else None
         size = _keyword_or_position(call, _HOST_SAMPLERS[qualified], "size")
         return 1 if size is None else _shape_elements(size, scope, model, passed)
+    if qualified in _SELECTS and len(arguments) == 3 and not call.keywords and not any(isinstance(a, ast.Starred) for a in arguments):
+        return _broadcast([_elements(a, scope, model, depth + 1, passed) for a in arguments], model)  # `where(mask, w, 0)`
+    if qualified in _FULL_REDUCTIONS and len(arguments) == 1 and not call.keywords and not isinstance(arguments[0], ast.Starred):
+        return 1  # `jnp.linalg.norm(w)`, `jnp.sum(x)`: a reduction over every axis is one number
     if qualified in _ELEMENTWISE and len(arguments) == 1 and not call.keywords:
         return _elements(arguments[0], scope, model, depth + 1, passed)  # `np.sqrt(2 / n)`: the argument's size
     if qualified in _SHAPED_LIKE and arguments:
