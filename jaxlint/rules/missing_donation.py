@@ -208,9 +208,11 @@ unknown), a name unpacked
 from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
 the position's value; in a script that rebinds the name later, the binding that reaches the call),
 arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a reduction over every entry
-(`w / jnp.linalg.norm(w)`: one number), elementwise functions (`jnp.sign(w)`), and, for a bound that
-only ever shows a state small, arithmetic or a `where` between arrays of shown sizes (at most the
-product of their sizes) and one entry of such an array (`w / signs[-1]`: at most the whole), a
+(`w / jnp.linalg.norm(w)`: one number), elementwise functions (`jnp.sign(w)`), arithmetic or a
+`where` between vectors (one-axis shapes, `arange`) and numbers (the longest vector), one entry of a
+vector (`w / signs[-1]`: a number), and, for a bound that only ever shows a state small, arithmetic
+or a `where` between other arrays of shown sizes (at most the product of their sizes) and one entry
+of such an array (at most the whole), a
 `zeros_like` of such a value, an attribute of an object of a local class that its `__init__` binds
 once (`weights = Weights(seed)`, then `fit(weights.vector)`), a local NamedTuple or dataclass of them (also built by a local helper
 from a shape it binds once, `shape = (n, 3)` with `n` set by the call), or a

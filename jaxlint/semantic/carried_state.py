@@ -1237,9 +1237,10 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
                 operands.append(node)
         if pending:
             return None
-        return _broadcast([_elements(side, scope, model, depth, passed) for side in operands], model)
+        return _broadcast([_elements(side, scope, model, depth, passed) for side in operands], model, operands, scope, passed)
     if isinstance(value, ast.Compare) and len(value.comparators) == 1:
-        return _broadcast([_elements(side, scope, model, depth, passed) for side in (value.left, value.comparators[0])], model)
+        operands = [value.left, value.comparators[0]]
+        return _broadcast([_elements(side, scope, model, depth, passed) for side in operands], model, operands, scope, passed)
     if isinstance(value, (ast.Tuple, ast.List)):
         return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
     if isinstance(value, ast.Dict):
@@ -1292,6 +1293,8 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         inner = value.value
         if isinstance(inner, ast.Call) and model.qualified_name(inner.func) == "jax.random.split":
             return 2
+        if _constant_index(value.slice) and _axes(inner, scope, model, passed) == 1:
+            return 1  # one entry of a vector
         if (_part_by_name(value) is not None or _constant_index(value.slice)) and _state_sizes(model).bounding_parts:
             # `model.init(key, x)["params"]`, `variables["params"]`, `signs[-1]`: a part holds at most the whole.
             return _elements(inner, scope, model, depth + 1 if _part_by_name(value) is not None else depth, passed)
@@ -1417,15 +1420,69 @@ _FULL_REDUCTIONS = frozenset(
 _SELECTS = frozenset({"jax.numpy.where", "numpy.where"})
 
 
-def _broadcast(sides: list, model) -> int | None:
-    """Elements of an elementwise result of operands of these sizes: the array's, beside scalars. Arrays
-    broadcast to no more than the product of their sizes: an upper bound, given only where bounds are
-    read (known_small), else unknown."""
+def _broadcast(sides: list, model, operands: list, scope, passed) -> int | None:
+    """Elements of an elementwise result of operands of these sizes: the array's, beside scalars, and
+    the longest where every operand is a vector or a number (vectors broadcast only to one length).
+    Other arrays broadcast to no more than the product of their sizes: an upper bound, given only
+    where bounds are read (known_small), else unknown."""
     if None in sides:
         return None
     if sum(1 for side in sides if side != 1) > 1:
+        if all(side == 1 or _axes(operand, scope, model, passed) == 1 for side, operand in zip(sides, operands)):
+            return max(sides)
         return math.prod(sides) if _state_sizes(model).bounding_parts else None
     return max(sides)
+
+
+def _axes(value: ast.AST, scope, model, passed: dict | None, depth: int = 0) -> int | None:
+    """0 for a number, 1 for a vector (built with a one-axis shape, `arange`, elementwise from vectors
+    and numbers, one entry of one is a number), else None (unknown)."""
+    if depth > 8:
+        return None
+    if isinstance(value, ast.Constant):
+        return 0 if isinstance(value.value, (int, float)) and not isinstance(value.value, bool) else None
+    if isinstance(value, ast.UnaryOp):
+        return _axes(value.operand, scope, model, passed, depth + 1)
+    if isinstance(value, (ast.BinOp, ast.Compare)):
+        parts = [value.left, value.right] if isinstance(value, ast.BinOp) else [value.left, *value.comparators]
+        found = [_axes(part, scope, model, passed, depth + 1) for part in parts]
+        return None if None in found or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)) else max(found)
+    if isinstance(value, ast.Subscript):
+        return 0 if _constant_index(value.slice) and _axes(value.value, scope, model, passed, depth + 1) == 1 else None
+    if isinstance(value, ast.Name):
+        if passed and value.id in passed:
+            argument, caller = passed[value.id]
+            return _axes(argument, caller, model, None, depth + 1)
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, value.id, scope)
+        bound = reaching_value(value, found[1]) if found is not None else None
+        if bound is None or isinstance(bound, ast.AugAssign):
+            return None
+        return _axes(bound, found[0], model, passed if found[0] is scope else None, depth + 1)
+    if not isinstance(value, ast.Call) or any(isinstance(a, ast.Starred) for a in value.args):
+        return None
+    qualified = model.qualified_name(value.func)
+    if qualified in _FULL_REDUCTIONS and len(value.args) == 1 and not value.keywords:
+        return 0
+    if qualified in _ELEMENTWISE and len(value.args) == 1 and not value.keywords:
+        return _axes(value.args[0], scope, model, passed, depth + 1)
+    if qualified in _SELECTS and len(value.args) == 3 and not value.keywords:
+        found = [_axes(a, scope, model, passed, depth + 1) for a in value.args]
+        return None if None in found else max(found)
+    if qualified in ("jax.numpy.arange", "numpy.arange"):
+        return 1
+    shape = None
+    if qualified in _FILLED_ARRAYS:
+        shape = _keyword_or_position(value, 0, "shape")
+    elif qualified is not None and qualified.startswith("jax.random.") and qualified[len("jax.random."):] in _SHAPE_SECOND:
+        shape = _keyword_or_position(value, 1, "shape")
+    if isinstance(shape, ast.Tuple):
+        return 1 if len(shape.elts) == 1 and not isinstance(shape.elts[0], ast.Starred) else None
+    if isinstance(shape, (ast.Constant, ast.Name)):
+        number = _int_value(shape, scope, model, passed)
+        return 1 if type(number) is int else None  # `shape=(50)`, `shape=n` with `n` a number: one axis
+    return None
 
 
 def _constant_index(index: ast.AST) -> bool:
@@ -1467,7 +1524,7 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         size = _keyword_or_position(call, _HOST_SAMPLERS[qualified], "size")
         return 1 if size is None else _shape_elements(size, scope, model, passed)
     if qualified in _SELECTS and len(arguments) == 3 and not call.keywords and not any(isinstance(a, ast.Starred) for a in arguments):
-        return _broadcast([_elements(a, scope, model, depth + 1, passed) for a in arguments], model)  # `where(mask, w, 0)`
+        return _broadcast([_elements(a, scope, model, depth + 1, passed) for a in arguments], model, arguments, scope, passed)  # `where(mask, w, 0)`
     if qualified in _FULL_REDUCTIONS and len(arguments) == 1 and not call.keywords and not isinstance(arguments[0], ast.Starred):
         return 1  # `jnp.linalg.norm(w)`, `jnp.sum(x)`: a reduction over every axis is one number
     if qualified in _ELEMENTWISE and len(arguments) == 1 and not call.keywords:
