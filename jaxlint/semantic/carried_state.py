@@ -1102,7 +1102,7 @@ _REPLICATING = frozenset({
 _BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 _DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
-_DEPTH = 14
+_DEPTH = 10
 _MAX_OPERANDS = 16  # operands of one chain of elementwise arithmetic the size model reads
 # NumPy samplers of the host: the position of their `size` argument (`randn`/`rand` take the axes).
 _HOST_SAMPLERS = {
