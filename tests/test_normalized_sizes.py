@@ -1,7 +1,7 @@
 """Sizes through normalizing and masking (semantic/carried_state.py): a full reduction is one number,
 an elementwise comparison with a number is as big as the array, and, read only to show a state small,
 an element of an array holds at most the array and a broadcast of arrays at most the product of their
-sizes. The rule's fixture is fixtures/rules/JAX401_normalized_sizes.py."""
+sizes (vectors broadcast exactly, to the longest). The rule's fixture is fixtures/rules/JAX401_normalized_sizes.py."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def test_reductions_and_comparisons_keep_exact_sizes():
 
 def test_broadcasts_are_bounded_only_to_show_a_state_small():
     model, values = _values()
-    assert element_count(values["b"], model.module_scope, model) is None  # no exact size
+    # vectors (one axis) broadcast to the longest and one entry of a vector is a number: exact
+    assert element_count(values["b"], model.module_scope, model) == 48
     assert known_small(values["b"], model.module_scope, model)
     assert not known_small(values["c"], model.module_scope, model)  # bounded at 2048 x 2048
     assert not known_large(values["c"], model.module_scope, model)  # a bound never shows a state large

@@ -4,7 +4,11 @@ helper, through a plain function of another module of the project or a name boun
 `functools.partial` of one, or a plain method of a class of the project called through an instance
 (`learner.step(state, batch)` with `learner = Learner(...)`, or built by a factory every return of
 which builds one class, `learner = make_learner(cfg)`; where the name is bound more than once, the
-binding that surely reaches the loop, `env = Wrapper(env)`; `self.trainer.step(...)`; in any module;
+binding that surely reaches the loop, `env = Wrapper(env)`; `self.trainer.step(...)`, also where
+`__init__` binds `self.trainer = trainer` from a parameter that every construction of the class, in
+this module and in the project's modules that import it, fills with an instance of one class (where
+constructions pass different classes, or one passes something of unknown class, the object is
+unknown: semantic/constructed_objects.py); in any module;
 a name the module binds to functions more than once means the function whose binding reaches the
 call in run order, top to bottom and a notebook's cells in their order: `g = partial(f, a=1)` then
 `g = h` calls `h` below both, and a function's body sees the binding standing when the function runs,
@@ -109,6 +113,9 @@ Not flagged, as principles:
 - a program that switches `jax_debug_nans` (or `jax_debug_infs`) on at its top level: JAX then
   checks every result on the host, so each computation has already waited for itself and a read
   adds no stall (benchmarks/callback_sync.py);
+- a name the module never binds is unknown, except where a star import jaxlint cannot read (a module
+  outside the project) is its only source: then the conventional aliases `jax`, `jnp`, `np`, `lax` and
+  `optax` are those libraries, and no other name is guessed (semantic/imports.py);
 - an element of an unpacking stored into a NumPy array where the callee's returns say its place holds
   a host value, or a display's host element (`steps[i], last = i, loss`);
 - a container is as its contents: one that holds host values (a display of host numbers, a dict the

@@ -219,12 +219,15 @@ item; the keys of a split, `keys = jax.random.split(key, len(sizes))`, are items
 a helper's parameter the call leaves out holds its default; a comprehension that filters stays
 unknown), a name unpacked
 from a tuple display or from the tuple a local helper returns (`w, x = make_problem(key, 64, 12, 3)`:
-the position's value), arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a helper
-normalizing or masking one (a full reduction, `jnp.linalg.norm(w)` or `jnp.sum(w)`, is one number, so
-`w / jnp.linalg.norm(w)` is as big as `w`; `jnp.arange(n) >= k` as big as the array; an element
-`signs[-1]` holds at most its array and a broadcast of arrays, `w / signs[-1]` or `jnp.where(mask, w, 0)`,
-at most the product of their sizes: bounds that only ever show a state small), a
-`zeros_like` of such a value, a local NamedTuple or dataclass of them (also built by a local helper
+the position's value; in a script that rebinds the name later, the binding that reaches the call),
+arithmetic of an array with a scalar (`normal(size=(n, m)) * scale`), a reduction over every entry
+(`w / jnp.linalg.norm(w)`: one number), elementwise functions (`jnp.sign(w)`), arithmetic or a
+`where` between vectors (one-axis shapes, `arange`) and numbers (the longest vector), one entry of a
+vector (`w / signs[-1]`: a number), and, for a bound that only ever shows a state small, arithmetic
+or a `where` between other arrays of shown sizes (at most the product of their sizes) and one entry
+of such an array (at most the whole), a
+`zeros_like` of such a value, an attribute of an object of a local class that its `__init__` binds
+once (`weights = Weights(seed)`, then `fit(weights.vector)`), a local NamedTuple or dataclass of them (also built by a local helper
 from a shape it binds once, `shape = (n, 3)` with `n` set by the call), or a
 replication of one to the devices (`device_put_replicated(x, devices)`, a `tree_map` of
 `broadcast_to(x, (jax.local_device_count(),) + x.shape)`). The same holds where the compiled step

@@ -20,6 +20,7 @@ unsafe but would still save memory: the rule reports it and withholds the fix.
 from __future__ import annotations
 
 import ast
+import math
 import os
 import re
 import weakref
@@ -1101,7 +1102,7 @@ _REPLICATING = frozenset({
 _BROADCASTS = frozenset({"jax.numpy.broadcast_to", "numpy.broadcast_to"})
 _TREE_MAPS = frozenset({"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"})
 _DEVICE_COUNTS = frozenset({"jax.local_device_count", "jax.device_count", "jax.process_count"})
-_DEPTH = 6
+_DEPTH = 10
 _MAX_OPERANDS = 16  # operands of one chain of elementwise arithmetic the size model reads
 # NumPy samplers of the host: the position of their `size` argument (`randn`/`rand` take the axes).
 _HOST_SAMPLERS = {
@@ -1111,14 +1112,8 @@ _HOST_SAMPLERS = {
 # Functions computing each element from the same element of their argument: its size.
 _ELEMENTWISE = frozenset({
     f"{module}.{name}" for module in ("numpy", "jax.numpy")
-    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative", "sign")
+    for name in ("sqrt", "exp", "log", "abs", "tanh", "sin", "cos", "square", "negative", "sign", "log1p", "expm1", "floor", "ceil", "round")
 })
-# Reductions over every axis (no `axis`, no `keepdims`): one number (`w / jnp.linalg.norm(w)`).
-_FULL_REDUCTIONS = frozenset({
-    f"{module}.{name}" for module in ("numpy", "jax.numpy")
-    for name in ("sum", "mean", "max", "min", "prod", "std", "var", "linalg.norm", "amax", "amin")
-})
-_SELECTS = frozenset({"jax.numpy.where", "numpy.where"})
 _SHAPED_LIKE = frozenset({
     "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like",
     "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like",
@@ -1242,20 +1237,10 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
                 operands.append(node)
         if pending:
             return None
-        sides = [_elements(side, scope, model, depth, passed) for side in operands]
-        if None in sides:
-            return None
-        if sum(1 for side in sides if side != 1) > 1:
-            # Two arrays broadcast to at most the product of their sizes: an upper bound, read only to
-            # show a state small (`w / signs[-1]`).
-            return _product(sides) if _state_sizes(model).bounding_parts else None
-        return max(sides)
+        return _broadcast([_elements(side, scope, model, depth, passed) for side in operands], model, operands, scope, passed)
     if isinstance(value, ast.Compare) and len(value.comparators) == 1:
-        # `jnp.arange(50) >= 12`: elementwise against a scalar, the array's size (two arrays: unknown).
-        sides = [_elements(side, scope, model, depth, passed) for side in (value.left, value.comparators[0])]
-        if None in sides or sum(1 for side in sides if side != 1) > 1:
-            return None
-        return max(sides)
+        operands = [value.left, value.comparators[0]]
+        return _broadcast([_elements(side, scope, model, depth, passed) for side in operands], model, operands, scope, passed)
     if isinstance(value, (ast.Tuple, ast.List)):
         return _total([_elements(element, scope, model, depth, passed) for element in value.elts])
     if isinstance(value, ast.Dict):
@@ -1281,7 +1266,7 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             partitioned = _partitioned_arrays(value, scope, model)
             if partitioned is not None:
                 return _elements(partitioned, scope, model, depth + 1, passed)
-            unpacked = _unpacked_from_helper(value.id, scope, model, depth)
+            unpacked = _unpacked_from_helper(value, scope, model, depth)
             if unpacked is not None:
                 return unpacked
             return _unpacked_key(value.id, scope, model)
@@ -1308,12 +1293,11 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
         inner = value.value
         if isinstance(inner, ast.Call) and model.qualified_name(inner.func) == "jax.random.split":
             return 2
-        if _part_by_name(value) is not None and _state_sizes(model).bounding_parts:
-            # `model.init(key, x)["params"]`, `variables["params"]`: a part holds at most the whole.
-            return _elements(inner, scope, model, depth + 1, passed)
-        if isinstance(value.slice, (ast.Constant, ast.UnaryOp)) and isinstance(inner, ast.Name) and _state_sizes(model).bounding_parts:
-            # `signs[-1]`: an element or row of an array holds at most the array.
-            return _elements(inner, scope, model, depth + 1, passed)
+        if _constant_index(value.slice) and _axes(inner, scope, model, passed) == 1:
+            return 1  # one entry of a vector
+        if (_part_by_name(value) is not None or _constant_index(value.slice)) and _state_sizes(model).bounding_parts:
+            # `model.init(key, x)["params"]`, `variables["params"]`, `signs[-1]`: a part holds at most the whole.
+            return _elements(inner, scope, model, depth + 1 if _part_by_name(value) is not None else depth, passed)
         return None
     if isinstance(value, ast.Call):
         return _call_elements(value, scope, model, depth, passed)
@@ -1345,14 +1329,24 @@ def _partitioned_arrays(name: ast.Name, scope, model) -> ast.AST | None:
     return value.args[0]
 
 
-def _unpacked_from_helper(name: str, scope, model, depth: int) -> int | None:
-    """`w, b, x = make_data(key, 10, 5)`: a name bound once, by unpacking the call of a local helper
-    whose every return spells out a tuple of that width (syntax.returned_positions), holds what the
-    returns give at its position, sized with the helper's parameters bound to the call's arguments;
-    unpacked from a tuple display (`w, b = zeros_like(u), zeros_like(v)`), the element there."""
+def _unpacked_from_helper(read: ast.Name, scope, model, depth: int) -> int | None:
+    """`w, b, x = make_data(key, 10, 5)`: a name bound by unpacking the call of a local helper whose
+    every return spells out a tuple of that width (syntax.returned_positions), holds what the returns
+    give at its position, sized with the helper's parameters bound to the call's arguments; unpacked
+    from a tuple display (`w, b = zeros_like(u), zeros_like(v)`), the element there. Bound more than
+    once (a script reusing the name later, or a loop unpacking into it), the binding that reaches the
+    read (reaching.reaching_value), unpacking or plain."""
+    name = read.id
     bindings = [(target, value) for target, value in scope.bindings if name in bound_names(target)]
     if len(bindings) != 1:
-        return None
+        reached = reaching_value(read, [value for _, value in bindings])
+        bindings = [(target, value) for target, value in bindings if value is reached] if reached is not None else []
+        if len(bindings) != 1:
+            return None
+        target, value = bindings[0]
+        if isinstance(target, ast.Name) and not isinstance(value, ast.AugAssign):
+            # A plain binding reaches the read (`w = w / norm(w)` before the loop that unpacks into `w`).
+            return _elements(value, scope, model, depth + 1)
     return _unpacked_elements(name, bindings[0][0], bindings[0][1], scope, model, depth)
 
 
@@ -1416,6 +1410,88 @@ def _part_by_name(node: ast.AST) -> ast.AST | None:
     return None
 
 
+# Reductions that, given only the array (no axis), return one number.
+_FULL_REDUCTIONS = frozenset(
+    f"{module}.{name}" for module in ("jax.numpy", "numpy")
+    for name in ("sum", "mean", "max", "min", "amax", "amin", "prod", "std", "var", "linalg.norm", "median", "any", "all")
+)
+
+
+_SELECTS = frozenset({"jax.numpy.where", "numpy.where"})
+
+
+def _broadcast(sides: list, model, operands: list, scope, passed) -> int | None:
+    """Elements of an elementwise result of operands of these sizes: the array's, beside scalars, and
+    the longest where every operand is a vector or a number (vectors broadcast only to one length).
+    Other arrays broadcast to no more than the product of their sizes: an upper bound, given only
+    where bounds are read (known_small), else unknown."""
+    if None in sides:
+        return None
+    if sum(1 for side in sides if side != 1) > 1:
+        if all(side == 1 or _axes(operand, scope, model, passed) == 1 for side, operand in zip(sides, operands)):
+            return max(sides)
+        return math.prod(sides) if _state_sizes(model).bounding_parts else None
+    return max(sides)
+
+
+def _axes(value: ast.AST, scope, model, passed: dict | None, depth: int = 0) -> int | None:
+    """0 for a number, 1 for a vector (built with a one-axis shape, `arange`, elementwise from vectors
+    and numbers, one entry of one is a number), else None (unknown)."""
+    if depth > 8:
+        return None
+    if isinstance(value, ast.Constant):
+        return 0 if isinstance(value.value, (int, float)) and not isinstance(value.value, bool) else None
+    if isinstance(value, ast.UnaryOp):
+        return _axes(value.operand, scope, model, passed, depth + 1)
+    if isinstance(value, (ast.BinOp, ast.Compare)):
+        parts = [value.left, value.right] if isinstance(value, ast.BinOp) else [value.left, *value.comparators]
+        found = [_axes(part, scope, model, passed, depth + 1) for part in parts]
+        return None if None in found or (isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)) else max(found)
+    if isinstance(value, ast.Subscript):
+        return 0 if _constant_index(value.slice) and _axes(value.value, scope, model, passed, depth + 1) == 1 else None
+    if isinstance(value, ast.Name):
+        if passed and value.id in passed:
+            argument, caller = passed[value.id]
+            return _axes(argument, caller, model, None, depth + 1)
+        from jaxlint.semantic.bindings import bound_values
+
+        found = bound_values(model, value.id, scope)
+        bound = reaching_value(value, found[1]) if found is not None else None
+        if bound is None or isinstance(bound, ast.AugAssign):
+            return None
+        return _axes(bound, found[0], model, passed if found[0] is scope else None, depth + 1)
+    if not isinstance(value, ast.Call) or any(isinstance(a, ast.Starred) for a in value.args):
+        return None
+    qualified = model.qualified_name(value.func)
+    if qualified in _FULL_REDUCTIONS and len(value.args) == 1 and not value.keywords:
+        return 0
+    if qualified in _ELEMENTWISE and len(value.args) == 1 and not value.keywords:
+        return _axes(value.args[0], scope, model, passed, depth + 1)
+    if qualified in _SELECTS and len(value.args) == 3 and not value.keywords:
+        found = [_axes(a, scope, model, passed, depth + 1) for a in value.args]
+        return None if None in found else max(found)
+    if qualified in ("jax.numpy.arange", "numpy.arange"):
+        return 1
+    shape = None
+    if qualified in _FILLED_ARRAYS:
+        shape = _keyword_or_position(value, 0, "shape")
+    elif qualified is not None and qualified.startswith("jax.random.") and qualified[len("jax.random."):] in _SHAPE_SECOND:
+        shape = _keyword_or_position(value, 1, "shape")
+    if isinstance(shape, ast.Tuple):
+        return 1 if len(shape.elts) == 1 and not isinstance(shape.elts[0], ast.Starred) else None
+    if isinstance(shape, (ast.Constant, ast.Name)):
+        number = _int_value(shape, scope, model, passed)
+        return 1 if type(number) is int else None  # `shape=(50)`, `shape=n` with `n` a number: one axis
+    return None
+
+
+def _constant_index(index: ast.AST) -> bool:
+    """An integer literal index (`x[0]`, `x[-1]`): one entry along the first axis, never more than the whole."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and type(index.value) is int
+
+
 def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:
     qualified = model.qualified_name(call.func)
     arguments = call.args
@@ -1447,13 +1523,10 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
             return _shape_elements(ast.Tuple(elts=list(arguments), ctx=ast.Load()), scope, model, passed) if not call.keywords else None
         size = _keyword_or_position(call, _HOST_SAMPLERS[qualified], "size")
         return 1 if size is None else _shape_elements(size, scope, model, passed)
-    if qualified in _FULL_REDUCTIONS and len(arguments) == 1 and not call.keywords:
-        return 1 if _elements(arguments[0], scope, model, depth + 1, passed) is not None else None
-    if qualified in _SELECTS and len(arguments) == 3 and not call.keywords and _state_sizes(model).bounding_parts:
-        # `jnp.where(mask, w, 0)`: the broadcast of the three, at most the product of their sizes (an
-        # upper bound, read only to show a state small).
-        sides = [_elements(argument, scope, model, depth + 1, passed) for argument in arguments]
-        return None if None in sides else _product(sides)
+    if qualified in _SELECTS and len(arguments) == 3 and not call.keywords and not any(isinstance(a, ast.Starred) for a in arguments):
+        return _broadcast([_elements(a, scope, model, depth + 1, passed) for a in arguments], model, arguments, scope, passed)  # `where(mask, w, 0)`
+    if qualified in _FULL_REDUCTIONS and len(arguments) == 1 and not call.keywords and not isinstance(arguments[0], ast.Starred):
+        return 1  # `jnp.linalg.norm(w)`, `jnp.sum(x)`: a reduction over every axis is one number
     if qualified in _ELEMENTWISE and len(arguments) == 1 and not call.keywords:
         return _elements(arguments[0], scope, model, depth + 1, passed)  # `np.sqrt(2 / n)`: the argument's size
     if qualified in _SHAPED_LIKE and arguments:
@@ -1508,13 +1581,6 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         counts = [_elements(returned, helper, model, depth + 1, frame or None) for returned in returns]
         return None if None in counts else max(counts)
     return None
-
-
-def _product(counts: list[int]) -> int:
-    product = 1
-    for count in counts:
-        product *= count
-    return product
 
 
 def _imported_helper_elements(call: ast.Call, scope, model, depth: int, passed: dict | None) -> int | None:

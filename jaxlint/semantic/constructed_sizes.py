@@ -127,18 +127,25 @@ def _harmless_reference(node: ast.Name, parent) -> bool:
 
 
 def init_attribute(model, node: ast.AST, scope):
-    """(value, `__init__` scope) of `self.<attribute>` read in a method of a module-level class, where
+    """(value, `__init__` scope) of `self.<attribute>` read in a method of a module-level class, or of
+    `obj.<attribute>` with `obj` bound to an instance of one (model.instance_class), where
     the class binds the attribute once, by a plain assignment in `__init__`, and nothing else in
     the module stores (or deletes) an attribute of that name; None otherwise."""
-    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
         return None
-    method = scope.enclosing_method() if scope is not None else None
-    if method is None or method.class_node is None:
+    if node.value.id == "self":
+        method = scope.enclosing_method() if scope is not None else None
+        class_node = method.class_node if method is not None else None
+    else:
+        # `obj.<attribute>` of a name bound to an instance of a class of this module (`w = Weights(seed)`).
+        class_node = model.instance_class(node.value)
+        class_node = class_node if isinstance(class_node, ast.ClassDef) else None
+    if class_node is None:
         return None
-    init = model.class_methods.get(method.class_node, {}).get("__init__")
+    init = model.class_methods.get(class_node, {}).get("__init__")
     if init is None or _module_class(model, init.node) is None:
         return None
-    related = _related_classes(model, method.class_node)
+    related = _related_classes(model, class_node)
     stores = [
         store for store in _attribute_stores(model).get(node.attr, [])
         if not (_on_self(store[0]) and store[2] is not None and _class_of(store[2]) not in related)

@@ -142,7 +142,7 @@ def may_be_project_call(call: ast.Call, model) -> bool:
         receiver = function.value
         if isinstance(receiver, ast.Call) or (isinstance(receiver, ast.Name) and receiver.id in bound_to_calls(model)):
             return True
-        if isinstance(receiver, ast.Attribute) and attribute_constructor(receiver, model) is not None:
+        if isinstance(receiver, ast.Attribute) and (attribute_constructor(receiver, model) is not None or _handed_class(receiver, model) is not None):
             return True
     if isinstance(function, ast.Name) and function.id not in ("self", "cls") and function.id in bound_to_calls(model) \
             and model.instance_class(function) is not None and not isinstance(model.instance_class(function), ast.ClassDef):
@@ -190,6 +190,19 @@ def _located_callee(call: ast.Call, model):
     if member is None and name in summary.functions and summary.functions[name].transform is not None:
         return None  # compiled
     return summary, name, member
+
+
+def _handed_class(holder: ast.AST, model) -> str | None:
+    """The qualified name (as this module's imports find it) of the project class `self.obj` holds
+    where `__init__` binds it from a parameter every construction fills with an instance of that class
+    (SemanticModel.self_attribute_class, semantic/constructed_objects.py); None otherwise."""
+    if not (isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self"):
+        return None
+    project = getattr(model, "project", None)
+    owner = model.self_attribute_class(holder) if project is not None else None
+    if owner is None or isinstance(owner, ast.ClassDef):
+        return None
+    return project.qualified_class(owner)
 
 
 def _scope_in(model, name: str, member: str | None):
@@ -246,7 +259,7 @@ def _constructor_of(node: ast.AST, model) -> str | None:
     else:
         constructor = attribute_constructor(node, model)  # `self.learner`, only ever `Learner(...)`
         if constructor is None:
-            return None
+            return _handed_class(node, model)  # `self.learner = learner`, every construction passing one
     if not isinstance(constructor, (ast.Name, ast.Attribute)):
         return None
     return model.qualified_name(constructor)

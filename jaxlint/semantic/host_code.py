@@ -341,7 +341,8 @@ def plain_decorators(node: ast.AST) -> bool:
 def instance_of_local_class(node: ast.AST, model: SemanticModel) -> ast.ClassDef | None:
     """The class of this module `node` is an instance of: a name bound once to `Class(...)`, the
     construction itself (`Agent(cfg).train()`), or an attribute of `self` the class only ever
-    assigns `Class(...)` (`self.agent.update(batch)`)."""
+    assigns `Class(...)` (`self.agent.update(batch)`) or binds from an `__init__` parameter every
+    construction fills with one (semantic/constructed_objects.py)."""
     if isinstance(node, ast.Name):
         if node.id in ("self", "cls") or node.id not in _constructed_names(model):
             return None
@@ -352,6 +353,9 @@ def instance_of_local_class(node: ast.AST, model: SemanticModel) -> ast.ClassDef
     constructor = attribute_constructor(node, model)
     if isinstance(constructor, ast.Name):
         return local_class(constructor.id, model)
+    if constructor is None and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        owner = model.self_attribute_class(node)  # `self.model = model`, every construction passing one class
+        return owner if isinstance(owner, ast.ClassDef) else None
     return None
 
 

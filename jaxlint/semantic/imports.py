@@ -26,6 +26,9 @@ CANONICAL = {
     "jax.partial": "functools.partial",
 }
 BUILTIN_NAMES = frozenset(dir(builtins))
+# The names a module conventionally gives these libraries: what they mean in a module that gets them
+# only from a star import jaxlint cannot read (`from mypkg.imports import *` of a module not in the project).
+CONVENTIONAL_ALIASES = {"jnp": "jax.numpy", "np": "numpy", "jax": "jax", "lax": "jax.lax", "optax": "optax"}
 
 
 class ImportMap:
@@ -47,6 +50,7 @@ class ImportMap:
         ambiguous: set[str] = set()
         self.locally_bound = set(locally_bound)
         star_bound: dict[str, str] = {}
+        self._unread_star = False  # a star import whose module jaxlint cannot read
         if project is not None:
             import_nodes, star_bound = self._bind_project_imports(import_nodes, project, ambiguous)
         for node in import_nodes:
@@ -65,10 +69,19 @@ class ImportMap:
                 for alias in node.names:
                     if alias.name != "*":
                         self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}", ambiguous)
+                    else:
+                        self._unread_star = True
         # Names a star import brings in count only where nothing else in the module binds them.
         for name, target in star_bound.items():
             if name not in self.aliases and name not in ambiguous and name not in self.locally_bound:
                 self.aliases[name] = target
+        if self._unread_star:
+            # A name the module never binds can only come from the star import jaxlint cannot read: the
+            # conventional aliases mean their libraries (`jnp.zeros`, `np.zeros`, `optax.adam`), no other name.
+            for name, target in CONVENTIONAL_ALIASES.items():
+                if name not in self.aliases and name not in ambiguous and name not in self.locally_bound \
+                        and (module_bound is None or name not in module_bound):
+                    self.aliases[name] = target
         hiding = self.locally_bound if module_bound is None else set(module_bound) | (self.locally_bound - set(locally_bound))
         for name in ambiguous | (hiding & set(self.aliases)):
             self.aliases.pop(name, None)
@@ -95,6 +108,8 @@ class ImportMap:
                 continue
             for alias in node.names:
                 if alias.name == "*":
+                    if project.module(module) is None:
+                        self._unread_star = True
                     star_bound.update(project.star_bindings(module))
                 else:
                     self._bind(alias.asname or alias.name, f"{module}.{alias.name}", ambiguous)

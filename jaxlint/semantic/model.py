@@ -1914,7 +1914,9 @@ class SemanticModel(DeviceValues):
     def self_attribute_class(self, node: ast.Attribute):
         """The class `self.obj` holds an instance of, where every assignment to `self.obj` in the
         class of the method is a call of that one class (`self.learner = Learner(cfg)` in
-        `__init__`): a local ClassDef or a project ClassSummary; None when not known."""
+        `__init__`), or a parameter of `__init__` every construction fills with one (`self.model =
+        model`: semantic/constructed_objects.py): a local ClassDef or a project ClassSummary; None
+        when not known."""
         scope = self.scope_for(node)
         cache = self.__dict__.setdefault("_self_attribute_class_cache", {})
         holder = scope.enclosing_method()
@@ -1925,6 +1927,10 @@ class SemanticModel(DeviceValues):
             return cache[key]
         cache[key] = None
         values = attribute_values(self, holder.class_node, node.attr)
+        if values and all(value.__class__ is ast.Name for value in values):
+            # `self.model = model` in `__init__`: what every construction passes (semantic/constructed_objects.py).
+            cache[key] = self.project.handed_class(self, holder.class_node, node.attr) if self.project is not None else None
+            return cache[key]
         if not values or not all(isinstance(value, ast.Call) for value in values):
             return None
         constructors = {ast.dump(value.func) for value in values}

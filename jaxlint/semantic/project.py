@@ -1042,6 +1042,38 @@ class ProjectView:
         self._module_cache[dotted] = summary
         return summary
 
+    def summary_at(self, path: str) -> ModuleSummary | None:
+        """The summary of the project module at `path` (found by another module's imports), read into
+        this view, so `home_of_class` finds its classes, and recorded as a dependency."""
+        path = os.path.abspath(path)
+        key = f"<path>{path}"
+        if key not in self._module_cache:
+            summary = run_memo.answer(("summary", path), summarise_file, Path(path)) if path != str(self.path) else None
+            if summary is not None:
+                self.dependencies[summary.path] = summary.digest
+            self._module_cache[key] = summary
+        return self._module_cache[key]
+
+    def qualified_class(self, owner: ClassSummary) -> str | None:
+        """`pkg.module.Class` for a class summary this view has read, where this view's imports find
+        that dotted module at the file that defines it (the name facts of other modules are asked
+        by); else None."""
+        home = self.home_of_class(owner)
+        if home is None or home.classes.get(owner.name) is not owner:
+            return None
+        dotted = home.name_hint or module_name_hint(Path(home.path))
+        found = self.module_path(dotted) if dotted else None
+        if found is None or os.path.abspath(found) != os.path.abspath(home.path):
+            return None
+        return f"{dotted}.{owner.name}"
+
+    def handed_class(self, model, class_node: ast.ClassDef, attribute: str):
+        """The class `self.<attribute>` of `class_node` holds where `__init__` binds it from a parameter
+        every construction in the project fills with one instance of one class (semantic/constructed_objects.py)."""
+        from jaxlint.semantic.constructed_objects import handed_attribute_class
+
+        return handed_attribute_class(model, class_node, attribute)
+
     def module_path(self, dotted: str) -> Path | None:
         """The file `import dotted` reads from this file, if it is in the project."""
         return self._find(dotted)
