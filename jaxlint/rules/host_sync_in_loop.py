@@ -52,7 +52,10 @@ that tree leaf by leaf on the device (`unreplicate = lambda t: jax.tree.map(lamb
 (`metrics.compute()` after `train_step(model, metrics, batch)`), the values a loop nested in the
 iteration takes from a view of this iteration's dict of device values (`for k, v in metrics.items():
 writer.add_scalar(k, v)`, or its keys indexed back, `for k in metrics.keys(): print(metrics[k])`: that
-walk runs every iteration however few keys it has, its reads are the iteration's), and what the library models say is
+walk runs every iteration however few keys it has, its reads are the iteration's; the walk binds its
+names afresh on every pass, so where the loop reads them only inside it, what the scope binds to the
+same names elsewhere, a later walk averaging the kept lists or a default before the loop, reaches
+none of those reads), and what the library models say is
 one (gymnax's `env.step`, a brax or jumanji state; envpool's NumPy results are not). A sync may be
 inside a function of the project that reads its argument on the host on every call
 (`history.append(to_host(metrics))` where `to_host` runs `float(v)` over it; a method of an object the

@@ -1390,12 +1390,17 @@ class LoopValues:
         """Loop targets over a view of a dict of device values the loop walks (`for k, v in
         metrics.items()`, `for v in metrics.values()`, `metrics` a compiled step's dict): each value is a
         device value (of this iteration when the dict is), each key a host one. A name counts only when
-        every binding of it in the scope is such a target."""
+        every binding of it in the scope is such a target, bindings outside this loop apart where every
+        read of the name in the loop is in the body of a walk binding it (`for k, v in d.items():` after
+        the loop, averaging lists: the walk rebinds the name each time, nothing outside reaches it)."""
         found: dict[str, bool] = {}
-        other = {name for target, _ in self.scope.bindings for name in bound_names(target)}
+        inside = {name for target, _ in self.scope.bindings if is_within(target, self.loop) for name in bound_names(target)}
+        other = {name for target, _ in self.scope.bindings for name in bound_names(target)} - self._rebound_by_walks_only(inside)
         for target, iterable in self.scope.loops:
             value = _mapping_view_value(target, iterable)
             for name in bound_names(target):
+                if not is_within(target, self.loop) and name in self._rebound_by_walks_only(inside):
+                    continue  # (another loop's target elsewhere in the scope: it does not reach these reads)
                 if name in other or (value is not None and name != value) or not is_within(target, self.loop):
                     found[name] = False
                     continue
@@ -1414,6 +1419,27 @@ class LoopValues:
                 or self._walks_keys_of_fresh_dict(node)
             )
         ]
+
+    def _rebound_by_walks_only(self, inside: set[str]) -> set[str]:
+        """Names no statement of this loop assigns (`inside`) and every read of which in the loop lies in
+        the body of a nested `for` over a mapping view binding it: what the name holds there is the
+        walk's value, whatever the scope binds to it elsewhere."""
+        cached = self.__dict__.get("_walk_only")
+        if cached is not None:
+            return cached
+        nodes = list(loop_body(self.loop, nested=True))
+        walks = [node for node in nodes if isinstance(node, ast.For) and _mapping_view_value(node.target, node.iter) is not None]
+        result = set()
+        for walk_loop in walks:
+            for name in bound_names(walk_loop.target):
+                if name in inside:
+                    continue
+                reads = [n for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+                if reads and all(any(is_within(n, statement) for w in walks if name in bound_names(w.target) for statement in w.body)
+                                 for n in reads):
+                    result.add(name)
+        self._walk_only = result
+        return result
 
     def _walks_keys_of_fresh_dict(self, loop: ast.For) -> bool:
         """`for k in metrics.keys():` (or `for k in metrics:`) over this iteration's dict of device values,
