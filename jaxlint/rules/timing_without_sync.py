@@ -8,12 +8,23 @@ device work comes before anything that waits for it. Device work is a compiled c
 something, a function of the project or a vmapped/transformed call that returns device arrays, or
 eager `jnp`/`lax` operations and `jax.device_put` that the start stamp or a compiled call precedes,
 among them a function of the module that only returns operator arithmetic of its parameters, called
-with a device array (`square(x)` with `def square(v): return v ** 2`), and a function or method of
+with a device array (`square(x)` with `def square(v): return v ** 2`), or a plain function of the
+project whose straight-line body (local bindings and a return, no branch, loop or read) calls only
+whole-array `jnp`/`lax` operations, array methods that stay on the device, and such functions
+(`def relax(v, i): fired = v > 0.3; return jnp.where(fired, reset, v + i)`; semantic/timed_work.
+array_operations_only): it dispatches each operation and returns while they run. An eager `lax.scan`,
+`fori_loop`, `while_loop` or `lax.map` is one compiled program, dispatched like a jitted call: a
+wait before it (a data loader that reads its batches on the host, then the epoch's scan) does not
+cover it. And a function or method of
 the project, in this module or another, that returns while compiled work it dispatched still runs
 (`samples = run_chain(x0, n)` around a loop of a jitted step, returning its state or handing it to
 an accessor jaxlint does not know, `return sampler.get_params(state)`; semantic/timed_work.py's
 work_left_running). A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
 step) runs op by op where host code calls it by name (`score = objective(params, held_out)`).
+Stamps kept in a list are intervals too: `stamps.append(time.time())` on every lap of a loop, the list
+made before the loop (`stamps = [time.time()]` or `[]`) and differences of its items taken after it
+(`t - stamps[0]`, `np.diff(stamps)`); each lap's interval runs from the previous lap's stamp, and the
+finding is on the appended stamp. A list of stamps never differenced is a log of moments, not flagged.
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, nothing read after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`).
@@ -62,7 +73,8 @@ Not flagged, as principles:
   done, whatever device values it hands back: semantic/timed_work.returns_when_done), or hand a device value (or the
   object's own state: `self.log(...)`) to a call jaxlint does not know (a logger or writer may read
   it; a library's compiled functions over an explicit state, such as an evolution strategy's `ask`
-  and `tell`, are known and read nothing). A wait on any path decides: a branch or loop before the end stamp that may wait (`if
+  and `tell`, are known and read nothing). A wait covers the work dispatched before it, not the work after it (a loader that waits, then a
+scan dispatched and never waited for, is flagged). A wait on any path decides: a branch or loop before the end stamp that may wait (`if
   loss_changed: print(loss)`) makes the measurement plausible. A loop whose only waits sit under a
   periodic gate of its counter waits on the laps that take the gate, not on the laps after the last
   of them: where the source's count leaves more than a few (8) laps after the last wait, or the count
@@ -216,6 +228,8 @@ class TimingWithoutSync(Rule):
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == TIMED_CELL_MAGIC:
                 self._check_timed_cell(node, context)
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "append":
+                self._check_stamp_list(node, context)
             else:
                 self._check_timeit(node, context)
             return
@@ -248,6 +262,41 @@ class TimingWithoutSync(Rule):
             f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; {advice} before the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
+        )
+
+    def _check_stamp_list(self, call: ast.Call, context) -> None:
+        """`stamps.append(time.time())` on every lap of a loop, with `stamps = [...]` made before the
+        loop and differences of its items taken after it (`t - stamps[0]`, `np.diff(stamps)`): each lap
+        is an interval from the previous stamp (the list's first stamp, or its making, for the first
+        lap) to this one."""
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(receiver, ast.Name) or len(call.args) != 1 or call.keywords:
+            return
+        stamp = call.args[0]
+        if not isinstance(stamp, ast.Call) or context.qualified_name(stamp.func) not in TIMERS:
+            return
+        end_statement = parent_of(call)
+        scope = context.scope(call)
+        if not isinstance(end_statement, ast.Expr) or scope.in_traced:
+            return
+        loop = parent_of(end_statement)
+        while loop is not None and not isinstance(loop, (ast.For, ast.AsyncFor, ast.While, *FUNCTION_NODES, ast.ClassDef, ast.Module)):
+            loop = parent_of(loop)
+        if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+            return
+        name = receiver.id
+        start_statement = _list_made_before(loop, name)
+        if start_statement is None or not _differenced_after(loop, name, context):
+            return
+        work = unwaited_work(end_statement, stamp, start_statement, scope, context.model, _computes_nothing)
+        if not work or in_skipped_test(call, context.model):
+            return
+        last = _timed_call(work, context)
+        context.report(
+            stamp,
+            f"this interval (the laps between the stamps kept in `{name}`) times `{snippet(context.text(last.func))}` "
+            f"without waiting for its result: JAX dispatches asynchronously, so it measures dispatch only; "
+            f"call `jax.block_until_ready(...)` on the result before the stamp",
         )
 
     def _check_timer_block(self, statement: ast.With, context) -> None:
@@ -462,6 +511,47 @@ def _inside(node: ast.AST, outer: ast.AST) -> bool:
 def _name_compilation(words: list[str]) -> bool:
     tokens = set(re.split(r"[^a-z]+", " ".join(words).replace("_", " ").lower()))
     return bool(tokens & _COMPILATION_WORDS)
+
+
+def _list_made_before(loop: ast.AST, name: str) -> ast.Assign | None:
+    """`name = [...]` (a list display, empty or holding a first stamp) in the loop's block before it,
+    with no other binding of `name` between."""
+    located = flow.statement_list(loop)
+    if located is None:
+        return None
+    block, index = located
+    for statement in reversed(block[:index]):
+        if (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+        ):
+            return statement if isinstance(statement.value, ast.List) else None
+        if name in flow.assigned_in(statement):
+            return None
+    return None
+
+
+def _differenced_after(loop: ast.AST, name: str, context) -> bool:
+    """Differences of the list's stamps are taken after the loop, in its block: a subtraction with an
+    item of the list as an operand (`t - stamps[0]`), or `np.diff(stamps)`."""
+    located = flow.statement_list(loop)
+    if located is None:
+        return False
+    block, index = located
+
+    def item(node: ast.AST) -> bool:
+        return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+
+    for statement in block[index + 1:]:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and (item(node.left) or item(node.right)):
+                return True
+            if (
+                isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name
+                and (context.qualified_name(node.func) or "").endswith(("numpy.diff", "numpy.ediff1d"))
+            ):
+                return True
+    return False
 
 
 def _end_stamp(difference: ast.BinOp, end_statement: ast.stmt, context) -> ast.AST:

@@ -543,6 +543,8 @@ class _Walker:
         kind = statement.__class__
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal):
             return _NOTHING
+        if self.start_name and _appends_stamp(statement, self.start_name, self.model):
+            return _START  # `stamps.append(time.time())`, the previous lap's stamp of a list of stamps
         if self.start_name in _bound_by(statement):
             if not isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
                 return _START
@@ -726,6 +728,10 @@ class _Walker:
         if qualified is not None:
             if qualified in HOST_COPIES or qualified in _NOT_WORK:
                 return None
+            if qualified in jaxapi.LAX_LOOP_BODY or qualified == "jax.lax.map":
+                # `jax.lax.scan(step, carry, batches)` run eagerly: the loop is traced and compiled
+                # into one program, dispatched like a jitted call; a wait before it does not cover it.
+                return WORK
             if qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put":
                 return EAGER  # one operation, or a transfer: what ran before it decides
             if qualified.startswith(("jax.", "numpy.", "math.", "random.", "time.", "builtins.", "itertools.", "functools.", "os.", "collections.")):
@@ -736,7 +742,7 @@ class _Walker:
             return None  # `state = state.replace(params=params)`: the same arrays in a new container
         if call_sync(call, model) is not None:
             return WAIT  # a project function that reads on the host what it computes
-        if self._arithmetic_helper(call):
+        if self._arithmetic_helper(call) or self._array_operations_helper(call):
             return EAGER  # `square(x)` with `def square(v): return v ** 2`: operators on a device array
         described = library_models.call_model(model, call, self.scope)
         if described is not None:
@@ -1059,6 +1065,17 @@ class _Walker:
         passed.update((k.arg, k.value) for k in call.keywords if k.arg in parameters)
         return any(name in passed and self._device_argument(passed[name]) for name in used)
 
+    def _array_operations_helper(self, call: ast.Call) -> bool:
+        """A plain function of the project (array_operations_only): its whole-array operations
+        (`jnp.where(spikes, reset, v + dv)`) are dispatched one by one, on device arrays or host values
+        alike, and it returns while they run, reading nothing."""
+        if not isinstance(call.func, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        resolved = self.model.resolve_function(call.func, self.scope)
+        if resolved is None or resolved[0] is None or resolved[1] or resolved[2]:
+            return False
+        return array_operations_only(resolved[0], self.model, _ARRAY_HELPER_DEPTH)
+
     def _device_argument(self, argument: ast.AST) -> bool:
         """A device value. For a name, the binding that reaches the call decides where one is known
         (`x = jnp.arange(n)` timed, then `x = np.arange(n)` timed again in the same script)."""
@@ -1092,6 +1109,53 @@ class _Walker:
 
 
 _arithmetic_cache: "WeakKeyDictionary[ast.AST, tuple | None]" = WeakKeyDictionary()
+_ARRAY_HELPER_DEPTH = 2
+_STRAIGHT_LINE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)
+
+
+def array_operations_only(function, model, depth: int) -> bool:
+    """A plain, undecorated function whose body is straight-line code (bindings of local names and
+    returns, no branch, loop or print) that returns a value computed by eager array operations: calls
+    of `jax.numpy`/`lax`/`nn` (not a lax loop or a transform), array methods that stay on the device
+    (`v.sum()`, not `.item()`), operators, and calls of such functions. Called eagerly, it dispatches
+    each operation and returns while they run."""
+    node = function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list or depth < 0:
+        return False
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+        return False
+    if not all(isinstance(s, _STRAIGHT_LINE) for s in body):
+        return False
+    for statement in body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [] if isinstance(statement, ast.Return) else [statement.target]
+        for target in targets:
+            if not all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for n in walk(target)):
+                return False  # `self.v = ...`, `out[i] = ...`: a store, not a local binding
+    operations = 0
+    for child in walk(node):
+        if child is node:
+            continue
+        if isinstance(child, (*FUNCTION_NODES, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        if not isinstance(child, ast.Call):
+            continue
+        qualified = model.qualified_name(child.func)
+        if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+            if qualified in jaxapi.LAX_LOOP_BODY or qualified == "jax.lax.map" or qualified.startswith(("jax.random.", "jax.experimental.")):
+                return False
+            operations += 1
+            continue
+        if isinstance(child.func, ast.Attribute) and child.func.attr in jaxapi.ARRAY_METHODS and qualified is None:
+            continue
+        if isinstance(child.func, ast.Name):
+            resolved = model.resolve_function(child.func, model.scope_for(child))
+            if resolved is not None and resolved[0] is not None and not resolved[1] and not resolved[2]:
+                if array_operations_only(resolved[0], model, depth - 1):
+                    operations += 1
+                    continue
+        return False
+    return operations > 0
 
 
 def _arithmetic_summary(function) -> tuple[list[str], set[str]] | None:
@@ -1303,6 +1367,16 @@ def _any_path(paths: list[Outcome], before: Outcome) -> Outcome:
             if path.kind == kind:
                 return _then(path, lambda: before) if kind == EAGER else path
     return before
+
+
+def _appends_stamp(statement: ast.stmt, name: str, model) -> bool:
+    """`name.append(time.time())`: a stamp kept in a list."""
+    value = statement.value if isinstance(statement, ast.Expr) else None
+    return (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "append"
+        and isinstance(value.func.value, ast.Name) and value.func.value.id == name and len(value.args) == 1
+        and isinstance(value.args[0], ast.Call) and model.qualified_name(value.args[0].func) in TIMERS
+    )
 
 
 def _bound_by(statement: ast.stmt) -> set[str]:
