@@ -4,7 +4,7 @@ Flags `jnp.where(c, f(x), y)` inside a differentiated function (under `jax.grad`
 infinite on part of its domain (`log`, `log1p`, `log2`, `log10`, `sqrt`, `rsqrt`, `divide`, `/`,
 `power`, `**`, `arctan2`) to a value that the condition tests, such as
 `jnp.where(x > 0, jnp.log(x), 0.0)`. An arm or a condition bound to a local name first is followed
-to its value (`flux = m * top ** 0.5; keep = top > 0; jnp.where(keep, flux, 0)`), and so is an
+to its value (`flux = m * upper ** 0.5; keep = upper > 0; jnp.where(keep, flux, 0)`), and so is an
 operand computed from the tested value (`root = (1 - 16 * z) ** 0.25` under `z <= 0`). A method
 counts as differentiated also when its class is built inside a function that this module or another
 module of the project hands to a reverse-mode transform (`def run(t): m = pkg.Layer(); ...;
