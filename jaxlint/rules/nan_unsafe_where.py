@@ -3,13 +3,21 @@ Flags `jnp.where(c, f(x), y)` inside a differentiated function (under `jax.grad`
 `value_and_grad`, `jacrev`, `vjp`, ...) where an arm applies an operation that is undefined or
 infinite on part of its domain (`log`, `log1p`, `log2`, `log10`, `sqrt`, `rsqrt`, `divide`, `/`,
 `power`, `**`, `arctan2`) to a value that the condition tests, such as
-`jnp.where(x > 0, jnp.log(x), 0.0)`. An operand already guarded (`jnp.log(jnp.where(...))`,
+`jnp.where(x > 0, jnp.log(x), 0.0)`. An arm or a condition bound to a local name first is followed
+to its value (`flux = m * upper ** 0.5; keep = upper > 0; jnp.where(keep, flux, 0)`), and so is an
+operand computed from the tested value (`root = (1 - 16 * z) ** 0.25` under `z <= 0`). A method
+counts as differentiated also when its class is built inside a function that this module or another
+module of the project hands to a reverse-mode transform (`def run(t): m = pkg.Layer(); ...;
+jax.jacrev(run)`): the library module shows no transform, the project's script or check does. An operand already guarded (`jnp.log(jnp.where(...))`,
 `jnp.maximum`, `jnp.clip`) or a constant denominator (a literal, or a parameter with a non-zero
 numeric default that the function never rebinds, such as Huber's `beta=1.0`) is not flagged.
 Neither is an operand with no path to what is differentiated: in a local function used only as
 `value_and_grad(f, argnums=0)`, a divide by a value computed from the other arguments alone
 (a library's public function is not exempt: its users may differentiate it with respect to anything).
 Nor is code in a `jax.custom_jvp`/`custom_vjp` function: autodiff uses its rule, never its body.
+Nor is a method of a class only built where no reverse-mode gradient is taken.
+Nor is an operand that falls as the tested value grows on the side kept for small values
+(`jnp.where(z >= 0, (1 - 16 * z) ** 0.25, 1)`: the discarded side has a positive base).
 Nor is a function only forward-mode transforms differentiate (`jacfwd`, `jvp`): `where` selects
 the tangents as it selects the values, so the NaN of the dropped arm never reaches the result.
 Test code is not flagged (a `test*` function, a `Test*` class, a test module: `*_test.py`,
@@ -57,7 +65,8 @@ from jaxlint.rules.base import Rule
 from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.flow import dotted_name
 from jaxlint.semantic.jaxapi import DIFFERENTIATING
-from jaxlint.semantic.reachability import forward_only_scopes
+from jaxlint.semantic.gradient_elsewhere import class_differentiated_elsewhere
+from jaxlint.semantic.reachability import FORWARD_MODE, forward_only_scopes
 from jaxlint.semantic.model import FUNCTION_NODES
 from jaxlint.semantic.syntax import parameter_defaults, walk  # ast.walk minus ctx markers, faster
 
@@ -78,24 +87,27 @@ class NanUnsafeWhere(Rule):
     summary = "`jnp.where` guarding log/sqrt/divide in a differentiated function: NaN gradients"
     skips_test_code = True
     node_types = (ast.Call,)
-    traced_code_only = True
+    traced_code_only = False  # (also a method of a class differentiated from another module)
     fix_availability = "sometimes"
 
     def check(self, node: ast.Call, context) -> None:
         if context.qualified_name(node.func) != "jax.numpy.where" or len(node.args) != 3 or node.keywords:
             return
-        if not context.is_traced_code(node) or not _differentiated(context, node):
+        if not (context.is_traced_code(node) and _differentiated(context, node)) and not _differentiated_elsewhere(context, node):
             return
+        values = _local_values(node, context)
         condition = node.args[0]
-        tested = {n.id for n in walk(condition) if isinstance(n, ast.Name)}
+        if isinstance(condition, ast.Name) and condition.id in values:
+            condition = values[condition.id]
+        tested = _names(condition, values)
         if not tested:
             return
         edits = []
         found = []
         for arm_index in (1, 2):
-            for operation, operand, safe in _unsafe_operations(node.args[arm_index], context):
-                operand_names = {n.id for n in walk(operand) if isinstance(n, ast.Name)}
-                if not (operand_names & tested) or _cutoff_not_guard(condition, arm_index == 1, operand_names):
+            for operation, operand, safe in _unsafe_operations(node.args[arm_index], context, values):
+                operand_names = _names(operand, values)
+                if not (operand_names & tested) or _cutoff_not_guard(condition, arm_index == 1, operand_names, operand, values):
                     continue
                 if not _may_carry_gradient(operand, context):
                     continue
@@ -105,7 +117,8 @@ class NanUnsafeWhere(Rule):
             return
         where, import_edits = fixes.reference(context, "jax.numpy.where")
         fix = None
-        if where and not any(isinstance(n, (ast.NamedExpr, ast.Call)) and _has_effects(n, context) for n in walk(condition)):
+        inside = {id(n) for n in walk(node)}
+        if where and condition is node.args[0] and all(id(operand) in inside for operand, _, _ in edits) and not any(isinstance(n, (ast.NamedExpr, ast.Call)) and _has_effects(n, context) for n in walk(condition)):
             condition_text = context.text(condition)
             replacements = []
             for operand, safe, in_true_arm in edits:
@@ -129,9 +142,11 @@ def _has_effects(node: ast.AST, context) -> bool:
     return not qualified.startswith(("jax.numpy.", "jax.lax.", "builtins.abs"))
 
 
-def _cutoff_not_guard(condition: ast.AST, true_arm: bool, operand_names: set[str]) -> bool:
+def _cutoff_not_guard(condition: ast.AST, true_arm: bool, operand_names: set[str], operand=None, values=None) -> bool:
     """`jnp.where(r < cutoff, r ** -12, 0)`: the unsafe arm is the one kept for small values, so the
-    singular point (zero) is on the selected side and the discarded side is finite: no NaN."""
+    singular point (zero) is on the selected side and the discarded side is finite: no NaN. An
+    operand that falls as the tested value grows (`(1 - 16 * z) ** 0.25` under `z <= 0`) turns this
+    round: its singular side is the large values of `z`, the ones discarded."""
     if not (isinstance(condition, ast.Compare) and len(condition.ops) == 1):
         return False
     operator = condition.ops[0]
@@ -155,11 +170,103 @@ def _cutoff_not_guard(condition: ast.AST, true_arm: bool, operand_names: set[str
         variable_small_when_true = not less
     else:
         return False
+    varying = left_node if on_left else right_node
+    if operand is not None and isinstance(varying, ast.Name) and _direction(operand, varying.id, values or {}, set()) == -1:
+        variable_small_when_true = not variable_small_when_true
     return variable_small_when_true == true_arm
+
+
+def _direction(node: ast.AST, name: str, values: dict, seen: set) -> int | None:
+    """+1 where `node` grows with `name`, -1 where it falls, 0 where it does not depend on it, None
+    unknown: sums, differences, negation, products and quotients by a literal, positive powers."""
+    if isinstance(node, ast.Name):
+        if node.id == name:
+            return 1
+        if node.id in values and node.id not in seen:
+            return _direction(values[node.id], name, values, seen | {node.id})
+        return 0
+    if isinstance(node, ast.Constant):
+        return 0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _direction(node.operand, name, values, seen)
+        return None if inner is None else -inner
+    if isinstance(node, ast.BinOp):
+        left = _direction(node.left, name, values, seen)
+        right = _direction(node.right, name, values, seen)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            right = -right if isinstance(node.op, ast.Sub) else right
+            return left if not right else right if not left else left if left == right else None
+        literal = node.right if isinstance(node.right, ast.Constant) else node.left if isinstance(node.op, ast.Mult) and isinstance(node.left, ast.Constant) else None
+        if isinstance(node.op, (ast.Mult, ast.Div)) and literal is not None and isinstance(literal.value, (int, float)):
+            varying = right if literal is node.left else left
+            return varying * (1 if literal.value > 0 else -1 if literal.value < 0 else 0)
+        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and isinstance(node.right.value, (int, float)) and node.right.value > 0:
+            return left
+        return 0 if not left and not right else None
+    return None if name in _names(node, values) else 0
+
+
+def _local_values(node: ast.AST, context) -> dict:
+    """Names of the function around `node` bound once, by a plain assignment before it: their values."""
+    scope = context.scope(node)
+    if scope is None or not scope.is_function:
+        return {}
+    counts: dict[str, int] = {}
+    values = {}
+    for target, value in scope.bindings:
+        for bound in walk(target):
+            if isinstance(bound, ast.Name):
+                counts[bound.id] = counts.get(bound.id, 0) + 1
+        if isinstance(target, ast.Name) and value is not None and getattr(value, "lineno", node.lineno) < node.lineno:
+            values[target.id] = value
+    for target, _ in scope.loops:
+        for bound in walk(target):
+            if isinstance(bound, ast.Name):
+                counts[bound.id] = 2
+    return {name: value for name, value in values.items() if counts.get(name) == 1}
+
+
+def _names(node: ast.AST, values: dict) -> set[str]:
+    """The names `node` reads, and those the local values it reads are computed from; an attribute
+    of `self` by its dotted name (`self.lower` and `self.upper` are different values)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Attribute):
+            dotted = dotted_name(current)
+            if dotted is not None and dotted.startswith("self."):
+                found.add(dotted)
+                continue
+        if isinstance(current, ast.Name):
+            if current.id not in found and current.id != "self":
+                found.add(current.id)
+                if current.id in values:
+                    stack.append(values[current.id])
+            continue
+        stack.extend(ast.iter_child_nodes(current))
+    return found
 
 
 # Functions differentiated through their own rule: autodiff never goes through their bodies.
 _CUSTOM_DERIVATIVES = frozenset({"jax.custom_jvp", "jax.custom_vjp"})
+
+
+def _differentiated_elsewhere(context, node) -> bool:
+    """A method of a module-level class that another module of the project builds inside a function
+    it differentiates in reverse mode (semantic/gradient_elsewhere.py); not one with its own rule."""
+    scope = context.scope(node)
+    method = scope.enclosing_method() if scope is not None else None
+    probe = scope
+    while probe is not None:
+        if probe.transforms & _CUSTOM_DERIVATIVES or probe.transforms & FORWARD_MODE:
+            return False
+        probe = probe.parent
+    if method is None or method.class_node not in context.model.module_scope.node.body:
+        return False
+    return class_differentiated_elsewhere(method.class_node, context.model.module_scope.node, context.source.filename, context.model.project)
 
 
 def _differentiated(context, node) -> bool:
@@ -243,11 +350,18 @@ def _names_carrying_gradient(scope) -> set[str]:
     return carrying
 
 
-def _unsafe_operations(arm: ast.AST, context):
-    """(operation node, operand, harmless value) for each unguarded unsafe operation in an arm."""
+def _unsafe_operations(arm: ast.AST, context, values=None):
+    """(operation node, operand, harmless value) for each unguarded unsafe operation in an arm, and
+    in the values of the local names it reads (`flux = m * top ** 0.5; jnp.where(c, flux, 0)`)."""
+    values = values or {}
     stack = [arm]
+    followed = set()
     while stack:
         node = stack.pop()
+        if isinstance(node, ast.Name) and node.id in values and node.id not in followed:
+            followed.add(node.id)
+            stack.append(values[node.id])
+            continue
         if isinstance(node, (*FUNCTION_NODES,)):
             continue
         if isinstance(node, ast.Call) and context.qualified_name(node.func) == "jax.numpy.where":
@@ -270,6 +384,8 @@ def _unsafe_operations(arm: ast.AST, context):
         if operand is not None and not _guarded(operand, context):
             yield node, operand, safe
             stack.extend(child for child in ast.iter_child_nodes(node) if child is not operand)
+            # (an operand's own local values are followed: their operations are written elsewhere)
+            stack.extend(name for name in walk(operand) if isinstance(name, ast.Name) and name.id in values)
             continue
         stack.extend(ast.iter_child_nodes(node))
 
