@@ -512,6 +512,8 @@ _SMALL_COMPILED_CALLS = 20
 _SMALL_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.scipy.special.")
 _NOT_SMALL = frozenset({f"jax.lax.{name}" for name in (
     "fori_loop", "scan", "while_loop", "cond", "switch", "map", "associative_scan", "custom_root", "custom_linear_solve")})
+# Decompositions, solves, transforms and convolutions: work that grows faster than the array.
+_HEAVY_NAMESPACES = ("jax.numpy.linalg.", "jax.numpy.fft.", "jax.lax.linalg.", "jax.lax.conv")
 _SMALL_BUILTINS = frozenset({"float", "int", "len", "tuple", "list", "range", "abs", "min", "max"})
 
 
@@ -519,7 +521,7 @@ def beside_small_compiled_calls(loop: ast.AST, model: SemanticModel) -> bool:
     """Every call of compiled code that `loop`'s iteration makes is a small compiled call at its own
     level, none in a loop nested in it: a function of the module, jitted, whose body makes at most
     `_SMALL_COMPILED_CALLS` calls, each an array operation (`jax.numpy`, `jax.nn`, `jax.lax` outside
-    its control flow) or another small function of the module, with no loop (an integrator's step of
+    its control flow; not a decomposition, solve, transform or convolution) or another small function of the module, with no loop (an integrator's step of
     a few operations). Beside such a call an eager `.at[]` copy of the step's result is no small share
     of the iteration: the scatter costs more than the compiled step. False where there is none, or where
     any is a network, a whole update, a solver or a function the module does not show."""
@@ -563,7 +565,7 @@ def _small_function(node: ast.AST, model: SemanticModel, depth: int) -> bool:
         if calls > _SMALL_COMPILED_CALLS:
             return False
         qualified = model.qualified_name(child.func) or ""
-        if qualified.startswith(_SMALL_NAMESPACES) and qualified not in _NOT_SMALL:
+        if qualified.startswith(_SMALL_NAMESPACES) and qualified not in _NOT_SMALL and not qualified.startswith(_HEAVY_NAMESPACES):
             continue
         if isinstance(child.func, ast.Name) and child.func.id in _SMALL_BUILTINS and qualified in ("", child.func.id, f"builtins.{child.func.id}"):
             continue
