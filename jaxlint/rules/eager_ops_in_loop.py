@@ -208,7 +208,11 @@ a bound that is a parameter counted as its default and what every visible call p
 `simulate(model, T)` called once with `T = 250` above the call;
 times the loops around it), and the product is under a second, the overhead is nil (a gradient of a
 jitted function, `jax.value_and_grad(jitted_loss)`, counts as the differentiation around its compiled
-passes, 200 dispatches, measured at 1.3 to 3.7 ms on an H200, not as a whole computation's 500): setup over the 19
+passes, 200 dispatches, measured at 1.3 to 3.7 ms on an H200, not as a whole computation's 500; a
+gradient of a plain function whose body runs a Python loop of laps the source counts, each a jitted
+step or array work, costs 65 dispatches a lap, at least the 500, since every lap is traced and
+differentiated on every call: fifty laps, 65 ms measured on the CPU, so forty optimisation steps are
+seconds; an eager `.at[]` update counts as the 7 dispatches of its scatter, measured 180 us): setup over the 19
 directions of a lattice, data prepared once over a thousand inputs, thirty steps of a demonstration, a
 rollout of fifty environment steps for an animation. A loop of unknown length (a `while True` until an
 episode ends, a bound read from a parameter, a data loader), a long one, or one in a function called
@@ -241,7 +245,10 @@ and the few operations beside it (a learning-rate schedule, a clip of the traini
 shown to be the loop's work; so do
 `.at[]` updates storing or correcting its result (`path = path.at[t].set(state)` in a rollout, a
 solver's correction in a `while True` convergence loop: one dispatch and one copy beside the step's own
-output) (a whole network or optimizer update run eagerly beside it is still reported); a few eager
+output) (a whole network or optimizer update run eagerly beside it is still reported), where the
+compiled work is heavy: beside only small compiled calls (functions of the module of a few array
+operations, no loop, no control flow, no transform: an integrator's step), the scatter of the copy costs
+more than the step, and the updates are counted (loop_cost.beside_small_compiled_calls); a few eager
 operations in an iteration that reads a file or a checkpoint from storage on every iteration
 (`pickle.load`, a checkpoint restore, a function of the project that does one: the iteration waits for
 the disk, milliseconds, beside which the dispatches are nil; a whole computation beside the read is
@@ -498,8 +505,11 @@ class EagerOpsInLoop(Rule):
             # Preparation beside a compiled step: the step is where the work is (a whole network or
             # update run eagerly beside it is what gets reported, if any). An `.at[]` update storing
             # the step's result (a rollout's buffer, a solver's path) is one dispatch and one copy
-            # beside it, the same order of work as the step's own output: relative to the iteration, nil.
-            operations = updates = 0
+            # beside it, the same order of work as the step's own output: relative to the iteration, nil;
+            # not beside a small compiled step (a few operations, no loop), which costs less than the copy.
+            operations = 0
+            if not (updates and loop_cost.beside_small_compiled_calls(node, context.model)):
+                updates = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
         if whole is None and reads_storage_every_iteration(node, context.model) is not None:
@@ -517,7 +527,7 @@ class EagerOpsInLoop(Rule):
         shown = [_whole_dispatches(inner, context) for _, inner in wholes]
         # (a network whose maker the source shows, `stax.serial` of its layers, costs its own layers' dispatches)
         whole_dispatches = sum(shown) if shown and None not in shown else WHOLE_COMPUTATION_DISPATCHES
-        dispatches = operations + updates + (whole_dispatches if whole is not None else 0)
+        dispatches = operations + updates * loop_cost.EAGER_UPDATE_DISPATCHES + (whole_dispatches if whole is not None else 0)
         if nil_cost(node, dispatches, scope, context.model):
             return  # (run once, a known handful of iterations: the whole loop's overhead is under a second)
         if not runs_on_host(scope, context.model) and not called_from_host_elsewhere(context.model, scope):
@@ -605,6 +615,16 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context, whe
             "redone in Python on every call and the rest of the step cannot fuse with them; take the gradient inside a jitted step",
         )
         return
+    laps = _differentiated_laps(inner, context) if not isinstance(inner, ForeignWork) else None
+    if laps is not None:
+        through = "" if call is inner else f" (at line {inner.lineno})"
+        context.report(
+            call,
+            f"`{_callee(call, context)}` differentiates a function that runs a Python loop of {laps} laps outside `jit`{through} "
+            f"{where}: every lap is traced and differentiated again on every call; take the gradient inside a jitted "
+            "function, with the laps in `lax.scan` or `lax.fori_loop`",
+        )
+        return
     if isinstance(inner, ForeignWork):
         through = f" (through `{inner.text}` in `{inner.helper}`, {Path(inner.path).name}:{inner.line})"
     else:
@@ -629,7 +649,40 @@ def _whole_dispatches(inner, context) -> int | None:
     shown = held_networks.shown_dispatches(inner, context.model)
     if shown is None and _differentiated_compiled(inner, context) is not None:
         return COMPILED_GRADIENT_DISPATCHES
+    if shown is None:
+        # A gradient of a plain function whose body loops over jitted steps (a simulation unrolled in
+        # Python) differentiates every lap on every call: its cost grows with the laps.
+        laps = _differentiated_laps(inner, context)
+        if laps is not None:
+            return max(WHOLE_COMPUTATION_DISPATCHES, laps * loop_cost.DIFFERENTIATED_LAP_DISPATCHES)
     return shown
+
+
+def _differentiated_laps(inner, context) -> int | None:
+    """The laps (loop_cost.differentiated_laps) of the plain function of the module that `inner` takes a
+    gradient of outside `jit` (`loss_grad(u0, target, steps)` with `loss_grad = jax.value_and_grad(simulate)`),
+    where no `partial` fixes some of its arguments; else None."""
+    chain = _differentiating_chain(inner, context)
+    if chain is None or chain.partial or chain.differentiated is None or not chain.differentiated.args:
+        return None
+    function = chain.differentiated.args[0]
+    resolved = context.model.resolve_function(function, context.model.scope_for(chain.differentiated))
+    if resolved is None or resolved[1] or resolved[2] or resolved[0] is None:
+        return None
+    return loop_cost.differentiated_laps(resolved[0], inner, context.model)
+
+
+def _differentiating_chain(inner, context):
+    """The callable chain (semantic/callable_chains.py) that the call `inner` runs, also through a name the
+    module binds in more than one cell; None where it has none."""
+    if not isinstance(inner, ast.Call) or not isinstance(inner.func, (ast.Call, ast.Name)):
+        return None
+    chain = callable_chain(inner.func, context.scope(inner), context.model)
+    if chain is None and isinstance(inner.func, ast.Name):
+        standing = flow.value_at_read(inner.func, context.scope(inner), context.model, in_line_order=True)
+        if standing is not None and isinstance(standing[1], ast.Call):
+            chain = callable_chain(standing[1], standing[0], context.model)
+    return chain
 
 
 def _differentiated_compiled(inner, context) -> ast.expr | None:

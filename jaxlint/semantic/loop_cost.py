@@ -62,6 +62,15 @@ WHOLE_COMPUTATION_DISPATCHES = 500
 # 1.3 to 3.7 ms per call on an H200 for jitted functions of 4 to 202 operations (benchmarks/
 # eager_gradient_cost.py, second table), counted as the upper end, 4 ms.
 COMPILED_GRADIENT_DISPATCHES = 200
+# A gradient taken outside `jit` of a plain function whose body runs a Python loop (a simulation unrolled
+# lap by lap, each lap a jitted step) traces and differentiates every lap, forward and back, on every
+# call: measured on the CPU (jax 0.10.2), 65 ms per gradient through 50 laps of a small jitted step,
+# against 3 ms for the same gradient jitted, about 1.3 ms a lap, counted as this many dispatches a lap.
+DIFFERENTIATED_LAP_DISPATCHES = 65
+# An `.at[]` update outside `jit` is a scatter with its index handling, several dispatches: measured on
+# the CPU (jax 0.10.2), 180 us for `x.at[i].set(v)` against 27 us for an eager multiply, 7 us for a
+# small jitted call.
+EAGER_UPDATE_DISPATCHES = 7
 # A total overhead under a second per program is nil: nobody waits for it, and nothing is gained by
 # restructuring the loop for `lax.fori_loop`.
 NIL_SECONDS = 1.0
@@ -447,6 +456,135 @@ def nil_cost(loop: ast.AST, dispatches: int, scope: Scope, model: SemanticModel)
         return False
     runs = runs_per_program(scope, model)
     return runs is not None and runs * iterations * dispatches * DISPATCH_SECONDS < NIL_SECONDS
+
+
+def differentiated_laps(function: Scope, call: ast.Call, model: SemanticModel) -> int | None:
+    """How many laps the plain function `function` runs on one call `call` of a gradient of it
+    (`jax.value_and_grad(simulate)(u0, target, steps)`) in the Python loops at its body's own level whose
+    laps do device work (call compiled code, a JAX operation or a function of the module), where the source fixes each count: a
+    literal list, or `range` of literals, constants, or parameters that `call` passes as constants (or
+    leaves at constant defaults). None when there is no such loop or a count is unknown."""
+    from jaxlint.semantic.syntax import parameter_defaults, passed_to_parameter
+    from jaxlint.semantic.training_loops import _int_where_read, loop_body, runs_compiled, under_loop_branch
+
+    node = function.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    evaluator = model.constant_evaluator()
+    defaults = parameter_defaults(node.args)
+    call_scope = model.scope_for(call)
+
+    def bound(argument: ast.expr) -> int | None:
+        if isinstance(argument, ast.Name) and argument.id in function.param_nodes:
+            passed = passed_to_parameter([call], node, argument.id, skip_self=False)
+            if passed is None:
+                return None
+            if passed[0] is not None:
+                return _int_where_read(passed[0], call_scope, model)
+            default = defaults.get(argument.id)
+            return None if default is None else evaluator.int_value(default, model.scope_for(node))
+        return evaluator.int_value(argument, function)
+
+    total = 0
+    for statement in node.body:
+        if not isinstance(statement, ast.For):
+            continue
+        if not any(isinstance(inner, ast.Call) and not under_loop_branch(inner, statement)
+                   and ((model.qualified_name(inner.func) or "").startswith("jax.") or runs_compiled(inner, model)
+                        or (isinstance(inner.func, ast.Name) and inner.func.id in model.module_scope.defs))
+                   for inner in loop_body(statement, nested=True)):
+            continue
+        iterable = statement.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
+                and not iterable.keywords and 1 <= len(iterable.args) <= 3:
+            count = range_length(iterable.args, bound)
+        else:
+            count = loop_iterations(statement, function, model)
+        if count is None:
+            return None
+        total += count
+    return total or None
+
+
+# A jitted function of at most this many calls, none a loop, control flow or transform, is small: one
+# dispatch of microseconds of work.
+_SMALL_COMPILED_CALLS = 20
+_SMALL_NAMESPACES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.scipy.special.")
+_NOT_SMALL = frozenset({f"jax.lax.{name}" for name in (
+    "fori_loop", "scan", "while_loop", "cond", "switch", "map", "associative_scan", "custom_root", "custom_linear_solve")})
+# Decompositions, solves, transforms and convolutions: work that grows faster than the array.
+_HEAVY_NAMESPACES = ("jax.numpy.linalg.", "jax.numpy.fft.", "jax.lax.linalg.", "jax.lax.conv")
+_SMALL_BUILTINS = frozenset({"float", "int", "len", "tuple", "list", "range", "abs", "min", "max"})
+
+
+def beside_small_compiled_calls(loop: ast.AST, model: SemanticModel) -> bool:
+    """Every call of compiled code that `loop`'s iteration makes is a small compiled call at its own
+    level, none in a loop nested in it: a function of the module, jitted, whose body makes at most
+    `_SMALL_COMPILED_CALLS` calls, each an array operation (`jax.numpy`, `jax.nn`, `jax.lax` outside
+    its control flow; not a decomposition, solve, transform or convolution) or another small function of the module, with no loop (an integrator's step of
+    a few operations). Beside such a call an eager `.at[]` copy of the step's result is no small share
+    of the iteration: the scatter costs more than the compiled step. False where there is none, or where
+    any is a network, a whole update, a solver or a function the module does not show."""
+    from jaxlint.semantic.training_loops import loop_body, runs_compiled
+
+    scope = model.scope_for(loop)
+    found = False
+    for node in loop_body(loop, nested=True):
+        if not isinstance(node, ast.Call) or not runs_compiled(node, model):
+            continue
+        if any(outer is not loop for outer in _loops_between(node, loop)):
+            return False  # (an inner pass of compiled steps: the iteration is the pass)
+        callees = _callees(node, model)
+        if not callees or not all(_small_function(callee, model, 0) for callee in callees):
+            return False
+        found = True
+    return found
+
+
+def _loops_between(node: ast.AST, loop: ast.AST):
+    from jaxlint.semantic.model import parent_of
+
+    parent = parent_of(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+            yield parent
+        parent = parent_of(parent)
+
+
+def _small_function(node: ast.AST, model: SemanticModel, depth: int) -> bool:
+    if not isinstance(node, (ast.FunctionDef, ast.Lambda)) or depth > 2:
+        return False
+    calls = 0
+    for child in walk(node.body if isinstance(node, ast.Lambda) else ast.Module(node.body, [])):
+        if isinstance(child, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
+                              ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        if not isinstance(child, ast.Call):
+            continue
+        calls += 1
+        if calls > _SMALL_COMPILED_CALLS:
+            return False
+        qualified = model.qualified_name(child.func) or ""
+        if qualified.startswith(_SMALL_NAMESPACES) and qualified not in _NOT_SMALL and not qualified.startswith(_HEAVY_NAMESPACES):
+            continue
+        if isinstance(child.func, ast.Name) and child.func.id in _SMALL_BUILTINS and qualified in ("", child.func.id, f"builtins.{child.func.id}"):
+            continue
+        callees = _callees(child, model)
+        if not callees or not all(_small_function(callee, model, depth + 1) for callee in callees):
+            return False
+    return True
+
+
+def _callees(call: ast.Call, model: SemanticModel) -> list[ast.AST]:
+    """The function definitions `call` may run: the one it resolves to, else, for a name the module defines
+    with `def` more than once (a notebook's cells redefining a step), each of them; empty when unknown."""
+    resolved = model.resolve_function(call.func, model.scope_for(call))
+    if resolved is not None and resolved[0] is not None:
+        return [resolved[0].node]
+    if not isinstance(call.func, ast.Name) or call.func.id not in model.module_scope.defs:
+        return []
+    return [node for node in model.module_scope.node.body
+            if isinstance(node, ast.FunctionDef) and node.name == call.func.id]
 
 
 def reads_storage_every_iteration(loop: ast.AST, model: SemanticModel) -> ast.Call | None:
