@@ -93,8 +93,6 @@ class NanUnsafeWhere(Rule):
     def check(self, node: ast.Call, context) -> None:
         if context.qualified_name(node.func) != "jax.numpy.where" or len(node.args) != 3 or node.keywords:
             return
-        if not (context.is_traced_code(node) and _differentiated(context, node)) and not _differentiated_elsewhere(context, node):
-            return
         values = _local_values(node, context)
         condition = node.args[0]
         if isinstance(condition, ast.Name) and condition.id in values:
@@ -114,6 +112,9 @@ class NanUnsafeWhere(Rule):
                 found.append(operation)
                 edits.append((operand, safe, arm_index == 1))
         if not found:
+            return
+        # Asked last: whether another module differentiates the class reads the project's files.
+        if not (context.is_traced_code(node) and _differentiated(context, node)) and not _differentiated_elsewhere(context, node):
             return
         where, import_edits = fixes.reference(context, "jax.numpy.where")
         fix = None
