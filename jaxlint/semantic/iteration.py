@@ -367,15 +367,21 @@ def rows_made(array: ast.expr, scope: Scope, model: SemanticModel) -> int | None
         return evaluator.int_value(first, scope)
     bounds = range_arguments(array, model) if qualified != "builtins.range" else None
     if bounds is not None:
-        values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
-        if any(value is None for value, bound in zip(values, bounds) if bound is not None):
-            return None
-        start, stop, step = values
-        try:
-            return len(range(start or 0, stop, 1 if step is None else step))
-        except (TypeError, ValueError):
-            return None
+        return _range_length(bounds, evaluator, scope)
     return None
+
+
+def _range_length(bounds, evaluator, scope: Scope) -> int | None:
+    """The length of `range(start, stop, step)` for the bounds `range_arguments` gives, each a
+    constant the source fixes (an absent bound is None); None where one is not known."""
+    values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
+    if any(value is None for value, bound in zip(values, bounds) if bound is not None):
+        return None
+    start, stop, step = values
+    try:
+        return len(range(start or 0, stop, 1 if step is None else step))
+    except (TypeError, ValueError):
+        return None
 
 
 # Calls that make an array from the Python items they are given, one row per item.
@@ -475,17 +481,7 @@ def _items_in(display: ast.expr, scope: Scope, model: SemanticModel) -> int | No
         return None if any(isinstance(e, ast.Starred) for e in display.elts) else len(display.elts)
     if isinstance(display, ast.ListComp) and len(display.generators) == 1 and not display.generators[0].ifs:
         bounds = range_arguments(display.generators[0].iter, model)
-        if bounds is None:
-            return None
-        evaluator = model.constant_evaluator()
-        values = [None if bound is None else evaluator.int_value(bound, scope) for bound in bounds]
-        if any(value is None for value, bound in zip(values, bounds) if bound is not None):
-            return None
-        start, stop, step = values
-        try:
-            return len(range(start or 0, stop, 1 if step is None else step))
-        except (TypeError, ValueError):
-            return None
+        return None if bounds is None else _range_length(bounds, model.constant_evaluator(), scope)
     return None
 
 

@@ -527,7 +527,6 @@ def beside_small_compiled_calls(loop: ast.AST, model: SemanticModel) -> bool:
     any is a network, a whole update, a solver or a function the module does not show."""
     from jaxlint.semantic.training_loops import loop_body, runs_compiled
 
-    scope = model.scope_for(loop)
     found = False
     for node in loop_body(loop, nested=True):
         if not isinstance(node, ast.Call) or not runs_compiled(node, model):
