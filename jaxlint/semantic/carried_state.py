@@ -27,6 +27,7 @@ import weakref
 
 from jaxlint.semantic import constructed_sizes
 from jaxlint.semantic.flow import changes_in_place, dotted_name, enclosing_loops, enclosing_statement, reaching_value, rebinds_handed, statement_list, target_elements, walk_same_scope
+from jaxlint.semantic.held_values import STORING_METHODS
 from jaxlint.semantic.liveness import read_after
 from jaxlint.semantic.model import is_within, parent_of
 from jaxlint.semantic.syntax import bound_names, walk
@@ -525,8 +526,6 @@ _ALIAS_KEEPING_CALLS = frozenset({
 # Where a constructor builds a pytree around its arguments; an outside class (`pymatgen.Structure`)
 # converts what it is given. A class of the module itself has no qualified name.
 _PYTREE_LIBRARIES = frozenset({"", "jax", "flax", "optax", "equinox", "haiku", "chex", "collections", "typing", "dataclasses"})
-# (`update`, `add` and `put` are left out: on a neighbour list, an EMA or a metrics writer they compute.)
-_CONTAINER_STORES = frozenset({"append", "extend", "insert", "appendleft", "setdefault"})
 
 
 def held_elsewhere(key: str, call: ast.Call, scope, model, first_call_only: list[str] | None = None) -> bool:
@@ -777,7 +776,7 @@ def _holder(occurrence: ast.AST, key: str | None, model) -> str | None:
             func = parent.func
             if model.jit_binding_for_call(parent) is not None:
                 return None  # compiled outputs are new buffers
-            if isinstance(func, ast.Attribute) and func.attr in _CONTAINER_STORES:
+            if isinstance(func, ast.Attribute) and func.attr in STORING_METHODS:
                 container = dotted_name(func.value)
                 if container is not None and key is not None and (container == key or container.startswith(key + ".")):
                     return None

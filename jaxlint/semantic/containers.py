@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.model import ARRAY
 from jaxlint.semantic.reaching import reaching_value
 
@@ -50,9 +51,7 @@ def python_collection(argument: ast.expr, scope, context) -> bool:
         return context.level(argument.func.value, scope) < ARRAY
     if not isinstance(argument, ast.Name):
         return False
-    owner = scope
-    while owner is not None and not (argument.id in owner.local_names and argument.id not in owner.declared_free):
-        owner = owner.parent
+    owner = owning_scope(context.model, argument.id, scope)
     if owner is None:
         return False
     parameter = owner.param_nodes.get(argument.id)

@@ -29,7 +29,9 @@ from jaxlint.semantic import fresh_values
 
 # Builtins that build a container holding their arguments' elements by reference.
 CONTAINER_BUILTINS = frozenset({"builtins.tuple", "builtins.list", "builtins.dict", "builtins.zip"})
-# Methods that store what they are handed: a list's, a deque's, a dict's bookkeeping.
+# Methods that store what they are handed: a list's, a deque's, a dict's bookkeeping (also what
+# carried_state counts as a container holding a state). `update`, `add` and `put` are left out: on a
+# neighbour list, an EMA or a metrics writer they compute.
 STORING_METHODS = frozenset({"append", "extend", "insert", "setdefault", "appendleft"})
 
 

@@ -43,6 +43,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from jaxlint.semantic.bindings import owning_scope
 from jaxlint.semantic.syntax import ancestors, walk
 
 if TYPE_CHECKING:  # the model asks this module questions: no import back at run time
@@ -273,9 +274,7 @@ def _shape_of(node: ast.expr, model: SemanticModel) -> ast.expr | None:
 def _bound_length(name: ast.Name, scope: Scope, model: SemanticModel, depth: int) -> Rows | None:
     """The axis a name holds the length of, where its scope (or an enclosing one) binds it exactly
     once: `n = len(x)`, or an unpacking of a shape (`n, d = x.shape`)."""
-    holder = scope
-    while holder is not None and not (name.id in holder.local_names and name.id not in holder.declared_free):
-        holder = holder.parent
+    holder = owning_scope(model, name.id, scope)
     if holder is None or name.id in holder.params:
         return None
     found = [(target, value) for target, value in holder.bindings if name.id in _names_of(target)]
@@ -299,9 +298,7 @@ def item_of(array: ast.expr, scope: Scope, model: SemanticModel) -> ast.expr | N
     traced value (only an array takes a tracer as an index). None for a slice (`x[1:]`, `x[:, 0]`),
     a key (`batch["obs"]`), or an item of anything else (a list's item is an array of its own rows)."""
     if isinstance(array, ast.Name):
-        holder = scope
-        while holder is not None and not (array.id in holder.local_names and array.id not in holder.declared_free):
-            holder = holder.parent
+        holder = owning_scope(model, array.id, scope)
         if holder is None or array.id in holder.params or array.id in holder.param_nodes:
             return None
         found = [value for target, value in holder.bindings if array.id in _names_of(target)]
@@ -422,9 +419,7 @@ def rows_known(array: ast.expr, scope: Scope, model: SemanticModel, depth: int =
         return None
     if not isinstance(array, ast.Name):
         return None
-    holder = scope
-    while holder is not None and not (array.id in holder.local_names and array.id not in holder.declared_free):
-        holder = holder.parent
+    holder = owning_scope(model, array.id, scope)
     if holder is None:
         return None
     if array.id in holder.param_nodes:
