@@ -352,7 +352,7 @@ from jaxlint.semantic.host_code import callee_scope, plain_decorators, runs_eage
 from jaxlint.semantic.effects import unconditional_calls
 from jaxlint.semantic.display_work import draws_every_iteration
 from jaxlint.semantic.host_library import host_library_every_iteration
-from jaxlint.semantic import loop_cost
+from jaxlint.semantic import loop_cost, pass_weight
 from jaxlint.semantic.loop_cost import COMPILED_GRADIENT_DISPATCHES, WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
@@ -512,6 +512,8 @@ class EagerOpsInLoop(Rule):
                 updates = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
+        if pass_weight.sleeps_every_pass(node, context.model) is not None:
+            return  # (each iteration sleeps on purpose, a tenth of a second or more: its dispatches are a small share of it)
         if whole is None and reads_storage_every_iteration(node, context.model) is not None:
             return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
         if whole is None and host_library_every_iteration(node, context.model) is not None:

@@ -79,7 +79,7 @@ import ast
 
 from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import compiled_wrappers, dead_code, jaxapi
+from jaxlint.semantic import compiled_wrappers, dead_code, flow, jaxapi, pass_weight
 from jaxlint.semantic.model import FUNCTION_NODES, binding_key, parent_of
 from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import bound_value_called_repeatedly, in_loop, runs_in_loop, runs_training_loop
@@ -201,6 +201,9 @@ def _built_or_called_repeatedly(vmapped: ast.Call, model) -> bool:
     """The `vmap(jit(f))` is built in a loop or in a function called in one, or the callable it makes is
     called there (`batched = vmap(jit(f))` in a function, `batched(x)` in its loop)."""
     if in_loop(vmapped):
+        loop = next(flow.enclosing_loops(vmapped), None)
+        if loop is not None and (pass_weight.device_loop_every_pass(loop, model) or pass_weight.sleeps_every_pass(loop, model)):
+            return False  # each pass runs a compiled device loop or sleeps: the Python overhead is a small share of it
         return True
     scope = model.scope_for(vmapped)
     if runs_in_loop(scope, model) and not runs_training_loop(scope, model):
