@@ -22,6 +22,11 @@ Not flagged, as principles:
   steps a batched environment or buffer, and the cost needs a caller seen running eagerly;
 - a batched function compiled as a whole right after (`jax.jit(jax.vmap(jax.jit(f)))`, or
   `g = jax.vmap(f)` then `g = jax.jit(g)`, also under a branch);
+- one built or called in a loop whose every pass also runs compiled code that loops on the device (a
+  rollout `lax.scan`ned over hundreds of steps, a `fori_loop` of updates: training_loops.compiled_call_loops_on_device)
+  or sleeps on purpose a tenth of a second or more (semantic/pass_weight.py): the batching transform's
+  fraction of a millisecond per pass is a few percent of the pass at most; not a loop nested in that
+  pass, where the batching runs many times per heavy call;
 - one used by a closure the function returns (a library may trace the closure: a tree search's
   `recurrent_fn`), or handed to another function as an argument: where it runs is not known;
 - one that runs once: built and called on the spot, or bound to a local name called once, in a

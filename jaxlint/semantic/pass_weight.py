@@ -16,7 +16,9 @@ shows make every pass far longer than any of them:
   solve). One such call is milliseconds to seconds of device work; a fixed Python overhead per pass
   (re-running `vmap` of a jitted function, about 0.2 to 0.4 ms) is then a few percent of the pass.
 
-Both answer with the call that makes the pass heavy, or None.
+Both answer with the call that makes the pass heavy, or None. (JAX201 has its own, wider notion of a
+paced loop, carried_state.paced_loop: any `time.sleep` or `input()` on every pass, since a host read
+costs a round trip that even a short pause hides.)
 """
 
 from __future__ import annotations
