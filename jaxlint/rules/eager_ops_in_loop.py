@@ -54,7 +54,9 @@ w))(xs)` or a name bound to `jax.vmap(jax.grad(f))`: the first compiling or diff
 the outside decides, `jax.jit(jax.vmap(jax.grad(f)))` runs compiled; in module code, the binding before the read: a notebook that rebinds `grad_fn = jax.jit(...)`
 in a later cell compiles only the loops after it; also `eqx.filter_value_and_grad`, `nnx.grad`,
 `optax.value_and_grad_from_state(loss)` called with the optimizer state; of a function
-that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)`, the forward and backward passes run
+that is itself jitted, `jax.value_and_grad(jitted_loss)(p, b)` (also a name bound to what a factory of
+the module returns, every return a compiled callable: `loss = make_loss(xs, ys)` with `return jax.jit(mse)`,
+semantic/callable_chains.py), the forward and backward passes run
 compiled and the message says so: the differentiation around them is redone in Python on every call
 and the rest of the step cannot fuse with them), a plain function of the module or a lambda whose body
 does one of these, or a network instance (an nnx or equinox module, by its construction or its
@@ -126,8 +128,9 @@ semantic/tree_work.py): the state a step carries is the model, hundreds of leave
 loop does not carry through a step is not flagged (a few leaves), nor a fold of a gradient transform's value or
 auxiliary outputs (`(loss, logits), grads = ...` then folding `loss`). Nor is the whole-computation count
 kept where the source shows the tree is a handful of arrays (eight leaves or fewer, semantic/tree_leaves.py:
-a dict or tuple display of arrays, `dict(w=w, b=b)`, an element of the tuple a setup function of the
-module returns, what every call of the module hands the parameter, the `init` of a linen module class of
+a dict or tuple display of arrays, `dict(w=w, b=b)`, in module code also where a later cell rebinds
+the name, in a loop of its own below the read, `params = init_mlp(sizes)` then `params = update(params)`,
+an element of the tuple a setup function of the module returns, what every call of the module hands the parameter, the `init` of a linen module class of
 the module built from `self.param` and known layers, beside instances of project classes that are no linen
 modules, an equinox module defined in another file, the `init` of a treex module class of the module whose
 `__init__` stores known layers, in a list display or a comprehension over a list its construction passes:
@@ -259,7 +262,11 @@ solves, which also cannot become a `lax.fori_loop`), or that draws a figure or a
 (semantic/display_work.py: matplotlib, `ax.imshow`, `fig.savefig`, a plotting helper of the module or of
 another project module, `env.render()`, a viewer's `sync()`, pygame or OpenCV display) or runs while a window
 stays open (`while viewer.is_running():`, `if not renderer(state): break`): the loop is paced by its
-drawing, milliseconds a frame or a panel, and a figure cannot go into a `lax.fori_loop`; a call that runs compiled code (a jitted function, one decorated, or
+drawing, milliseconds a frame or a panel, and a figure cannot go into a `lax.fori_loop`; any eager work,
+a whole computation included, in a loop that sleeps on purpose on every iteration for a tenth of a
+second or more the source fixes (`time.sleep(1)` in a background evaluator, `time.sleep(POLL)` with
+`POLL = 0.5`; not under a branch: semantic/pass_weight.py), beside which a network's eager dispatches
+(milliseconds) are a small share of the pass; a call that runs compiled code (a jitted function, one decorated, or
 one jitted where it is bound, or a wrapper of one: `jax.vmap` of a jitted function or a
 `functools.partial` of one, nested in any order, bound to a name or handed to a function whose every
 call passes one, `rollout(jax.vmap(partial(step, dt=0.1)))`: each call dispatches the one compiled
@@ -352,7 +359,7 @@ from jaxlint.semantic.host_code import callee_scope, plain_decorators, runs_eage
 from jaxlint.semantic.effects import unconditional_calls
 from jaxlint.semantic.display_work import draws_every_iteration
 from jaxlint.semantic.host_library import host_library_every_iteration
-from jaxlint.semantic import loop_cost
+from jaxlint.semantic import loop_cost, pass_weight
 from jaxlint.semantic.loop_cost import COMPILED_GRADIENT_DISPATCHES, WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.flow import statement_list
@@ -512,6 +519,8 @@ class EagerOpsInLoop(Rule):
                 updates = 0
         if operations < MIN_OPS and not updates and whole is None:
             return
+        if pass_weight.sleeps_every_pass(node, context.model) is not None:
+            return  # (each iteration sleeps on purpose, a tenth of a second or more: its dispatches are a small share of it)
         if whole is None and reads_storage_every_iteration(node, context.model) is not None:
             return  # (each iteration waits for a file or a checkpoint: its few dispatches are nil beside it)
         if whole is None and host_library_every_iteration(node, context.model) is not None:

@@ -22,6 +22,11 @@ Not flagged, as principles:
   steps a batched environment or buffer, and the cost needs a caller seen running eagerly;
 - a batched function compiled as a whole right after (`jax.jit(jax.vmap(jax.jit(f)))`, or
   `g = jax.vmap(f)` then `g = jax.jit(g)`, also under a branch);
+- one built or called in a loop whose every pass also runs compiled code that loops on the device (a
+  rollout `lax.scan`ned over hundreds of steps, a `fori_loop` of updates: training_loops.compiled_call_loops_on_device)
+  or sleeps on purpose a tenth of a second or more (semantic/pass_weight.py): the batching transform's
+  fraction of a millisecond per pass is a few percent of the pass at most; not a loop nested in that
+  pass, where the batching runs many times per heavy call;
 - one used by a closure the function returns (a library may trace the closure: a tree search's
   `recurrent_fn`), or handed to another function as an argument: where it runs is not known;
 - one that runs once: built and called on the spot, or bound to a local name called once, in a
@@ -79,7 +84,7 @@ import ast
 
 from jaxlint.fixes import vmap_swap
 from jaxlint.rules.base import Rule
-from jaxlint.semantic import compiled_wrappers, dead_code, jaxapi
+from jaxlint.semantic import compiled_wrappers, dead_code, flow, jaxapi, pass_weight
 from jaxlint.semantic.model import FUNCTION_NODES, binding_key, parent_of
 from jaxlint.semantic.syntax import walk
 from jaxlint.semantic.training_loops import bound_value_called_repeatedly, in_loop, runs_in_loop, runs_training_loop
@@ -201,6 +206,9 @@ def _built_or_called_repeatedly(vmapped: ast.Call, model) -> bool:
     """The `vmap(jit(f))` is built in a loop or in a function called in one, or the callable it makes is
     called there (`batched = vmap(jit(f))` in a function, `batched(x)` in its loop)."""
     if in_loop(vmapped):
+        loop = next(flow.enclosing_loops(vmapped), None)
+        if loop is not None and (pass_weight.device_loop_every_pass(loop, model) or pass_weight.sleeps_every_pass(loop, model)):
+            return False  # each pass runs a compiled device loop or sleeps: the Python overhead is a small share of it
         return True
     scope = model.scope_for(vmapped)
     if runs_in_loop(scope, model) and not runs_training_loop(scope, model):

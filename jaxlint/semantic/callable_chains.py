@@ -108,6 +108,10 @@ def _chain(value: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> C
             if not isinstance(bound, ast.Call):
                 return None
             inner = _chain(bound, owner, model, depth + 1)
+            if inner is None and depth > 0 and model.jit_binding_for_name(value) is not None:
+                # `loss = make_loss(xs, ys)` with the factory returning `jax.jit(f)`: the name is a compiled
+                # function, the innermost callable of the transform around it (`jax.grad(loss)`).
+                return Chain((), value, scope, False, False)
             if inner is None or not (inner.transforms or inner.partial):
                 return None
             return Chain(inner.transforms, inner.function, inner.scope, inner.partial, True)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.semantic.library_models import layers as layer_models
-from jaxlint.semantic.model import Scope, SemanticModel, parent_of
+from jaxlint.semantic.model import Scope, SemanticModel, is_within, parent_of
 from jaxlint.semantic.syntax import passed_to_parameter, walk
 
 _DEPTH = 6
@@ -120,7 +120,7 @@ def _one_array(node: ast.AST, scope: Scope, model: SemanticModel, depth: int) ->
 
 def _name_leaves(name: ast.Name, scope: Scope, model: SemanticModel, depth: int) -> int | None:
     from jaxlint.semantic.bindings import owning_scope
-    from jaxlint.semantic.flow import enclosing_statement, target_elements
+    from jaxlint.semantic.flow import enclosing_loops, enclosing_statement, target_elements
 
     if depth > _DEPTH:
         return None
@@ -141,11 +141,16 @@ def _name_leaves(name: ast.Name, scope: Scope, model: SemanticModel, depth: int)
         # rebound by a branch or a loop: one binding only.
         if owner.is_function or scope.is_function or read is None:
             return None
-        statements = [parent_of(value) for _, value in bindings]
-        if not all(isinstance(parent_of(statement), ast.Module) for statement in statements):
+        # (A later cell's rebinding, in a loop of its own, reaches no read above it; one in a loop
+        # around the read carries back to it.)
+        statements = [enclosing_statement(value) for _, value in bindings]
+        if any(statement is None for statement in statements):
+            return None
+        around = [loop for loop in enclosing_loops(read) if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))]
+        if any(statement.lineno >= read.lineno and any(is_within(statement, loop) for loop in around) for statement in statements):
             return None
         before = [(target, value) for (target, value), statement in zip(bindings, statements) if statement.lineno < read.lineno]
-        if not before:
+        if not before or not all(isinstance(parent_of(statement), ast.Module) for statement in statements if statement.lineno < read.lineno):
             return None
         bindings = [max(before, key=lambda pair: pair[1].lineno)]
     target, value = bindings[0]
