@@ -79,7 +79,12 @@ where the loop dispatches other eager operations beside it (sampling a token aft
 network is the loop's main cost. Each such call the loop makes on every iteration is its own finding (and
 `.at[]` updates beside it another, at the loop: each copies the whole array)
 (a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
-calls nested in one another, the outer. A parameter annotated with a modelled class
+calls nested in one another, the outer. Where the loop's call runs a plain function or method of the
+module (`agent.learn(batch)`), each whole computation that function runs on every call is also reported
+where it is written (`jax.value_and_grad(loss)(...)` and `tx.update(...)` in `learn`, two findings there,
+each named once however many loops call it; the deepest line of this module that is the work, `net.apply`
+in `_score` below `act`): the eager code is in the function, which shows no loop (semantic/per_call_work.py).
+A parameter annotated with a modelled class
 (`state: TrainState`, a library's generic base `model: eqx.Module`) is known to be one, also through a
 union whose alternatives other than `None` all name the same modelled class (`net: Encoder | Decoder`,
 both `nnx.Module`s; `Optional[Net]`: where it is called it is not `None`), and so is an attribute
