@@ -81,7 +81,12 @@ where the loop dispatches other eager operations beside it (sampling a token aft
 network is the loop's main cost. Each such call the loop makes on every iteration is its own finding (and
 `.at[]` updates beside it another, at the loop: each copies the whole array)
 (a gradient, then an optimizer update, then a target network's average: each is jitted on its own); of
-calls nested in one another, the outer. A parameter annotated with a modelled class
+calls nested in one another, the outer. Where the loop's call runs a plain function or method of the
+module (`agent.learn(batch)`), each whole computation that function runs on every call is also reported
+where it is written (`jax.value_and_grad(loss)(...)` and `tx.update(...)` in `learn`, two findings there,
+each named once however many loops call it; the deepest line of this module that is the work, `net.apply`
+in `_score` below `act`): the eager code is in the function, which shows no loop (semantic/per_call_work.py).
+A parameter annotated with a modelled class
 (`state: TrainState`, a library's generic base `model: eqx.Module`) is known to be one, also through a
 union whose alternatives other than `None` all name the same modelled class (`net: Encoder | Decoder`,
 both `nnx.Module`s; `Optional[Net]`: where it is called it is not `None`), and so is an attribute
@@ -362,6 +367,7 @@ from jaxlint.semantic.host_library import host_library_every_iteration
 from jaxlint.semantic import loop_cost, pass_weight
 from jaxlint.semantic.loop_cost import COMPILED_GRADIENT_DISPATCHES, WHOLE_COMPUTATION_DISPATCHES, nil_cost, reads_storage_every_iteration, runs_pass_of_compiled_steps
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.per_call_work import computations_per_call
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
 from jaxlint.rules.timing_without_sync import TIMERS
@@ -607,6 +613,12 @@ def _check_comprehension(node: ast.AST, context) -> None:
 
 
 def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context, where: str = "on every iteration of this loop") -> None:
+    _report_at_call(call, inner, tree_work, context, where)
+    if call not in tree_work:
+        _report_in_callee(call, inner, context, where)
+
+
+def _report_at_call(call: ast.Call, inner, tree_work: list[ast.Call], context, where: str) -> None:
     if call in tree_work:
         context.report(
             call,
@@ -648,6 +660,27 @@ def _report_whole(call: ast.Call, inner, tree_work: list[ast.Call], context, whe
         f"`{_callee(call, context)}` runs {what} outside `jit`{through} {where}, "
         "each operation dispatched on its own; call a jitted function instead",
     )
+
+
+def _report_in_callee(call: ast.Call, inner, context, where: str) -> None:
+    """Where the loop's call runs a plain function of the module, each whole computation that function
+    runs on every call is reported where it is written too (semantic/per_call_work.py): the eager code
+    is there, a gradient at one line and the update below it, and the function shows no loop."""
+    if call is inner or isinstance(inner, ForeignWork):
+        return
+    helper = callee_scope(call, context.model)
+    if helper is None:
+        return
+    for work in computations_per_call(helper, context.model):
+        start = context.source.start(work)
+        if any(d.code == RULE.code and d.location == start for d in context.diagnostics):
+            continue  # (another loop calling the same function already reported it)
+        context.report(
+            work,
+            f"`{' '.join(_callee(work, context).split())}` runs a whole computation (a network, a gradient or an optimizer update) "
+            f"outside `jit` on every call of `{helper.name}`, which the loop at line {call.lineno} calls {where.replace('this loop', 'it')}, "
+            "each operation dispatched on its own; jit it, or call a jitted function here",
+        )
 
 
 def _whole_dispatches(inner, context) -> int | None:
