@@ -38,6 +38,9 @@ _PART_METHODS = frozenset({"items", "values"})
 _PART_CALLS = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
 _MAX_DEPTH = 2
 _SHORT_HELPER_LINES = 12
+# The position given to a keyword-only parameter in an Effects tuple: past every positional argument a
+# call writes, so only a keyword reaches it.
+_KEYWORD_ONLY = 1 << 16
 
 
 def named_like_key(name: str) -> bool:
@@ -1466,12 +1469,19 @@ def _summary_effects(summary) -> Effects:
     if not consumed and not synced:
         return NONE
     params = summary.params
+    consumed_set = set(consumed)
+
+    def place(name: str) -> int | None:
+        # A consumed keyword-only parameter has no position: it is matched by name at the call
+        # (Effects.consumed_arguments), placed past any positional argument.
+        return params.index(name) if name in params else (_KEYWORD_ONLY if name in consumed_set else None)
+
     return Effects(
         frozenset(params.index(name) for name in consumed if name in params),
         frozenset(params.index(name) for name in synced if name in params),
         frozenset(consumed),
-        tuple((params.index(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if name in params),
-        tuple((params.index(name), name, path) for name, path in getattr(summary, "returned_keys", ()) if name in params),
+        tuple((place(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if place(name) is not None),
+        tuple((place(name), name, path) for name, path in getattr(summary, "returned_keys", ()) if place(name) is not None),
         len(params) if any(name.startswith("*") for name in synced) else None,
     )
 
@@ -1506,8 +1516,12 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
     # about: read only functions with a parameter named like a key, or short ones (a helper that
     # converts a result for the host is a few lines; reading every long body cost a tenth of a check).
     params = _positional(function, has_self)
+    # Keyword-only parameters (`def make(n, *, key)`, Equinox's convention) are read by name at the
+    # call (`make(3, key=k)`): a key one of them receives is consumed as a positional one is.
+    keyword_only = [a.arg for a in function.args.kwonlyargs]
     short = (getattr(function, "end_lineno", None) or function.lineno) - function.lineno <= _SHORT_HELPER_LINES
-    if not (params or function.args.vararg) or not (short or any(_KEY_NAME.search(name) for name in params)):
+    named = [*params, *keyword_only]
+    if not (named or function.args.vararg) or not (short or any(_KEY_NAME.search(name) for name in named)):
         return (), (), (), ()
     library = library_models.models()
 
@@ -1527,7 +1541,9 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
     synced = tuple(params[i] for i in sorted(effects.synced) if i < len(params))
     if effects.synced_rest is not None and function.args.vararg is not None:
         synced += (f"*{function.args.vararg.arg}",)
-    return tuple(params[i] for i in sorted(effects.consumed_keys)), synced, returned, handed_back
+    consumed = tuple(params[i] for i in sorted(effects.consumed_keys) if i < len(params))
+    consumed += tuple(name for name in keyword_only if name in effects.consumed_names and name not in consumed)
+    return consumed, synced, returned, handed_back
 
 
 def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) -> tuple[str, ...]:
