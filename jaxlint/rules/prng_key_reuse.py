@@ -162,7 +162,9 @@ or as a branch of `lax.cond` (`lax.cond(p, dropout, keep, operand=(x, key, rate)
 positional or by keyword): every layer of a loop that packs one key draws the same mask. A key passed
 by keyword to a keyword-only parameter (`def __call__(self, x, *, key)`, then `layer(x, key=sub)`) is
 drawn from as a positional one is, also for a function or class of another module of the project
-(`def shuffled(xs, *, key)` there, `shuffled(xs, key=key)` in every epoch here; Equinox's convention). A key stored into a state (`self.state =
+(`def shuffled(xs, *, key)` there, `shuffled(xs, key=key)` in every epoch here; Equinox's convention).
+A generator function draws from the key it is handed too, when the loop that iterates it runs (`for
+batch in batches(data, key)` in every epoch shuffles every epoch the same way). A key stored into a state (`self.state =
 state.replace(rng_key=rng_key)` of a Flax `struct` dataclass or a `TrainState`, a NamedTuple's
 `_replace(key=k)`) is handed on to whoever splits that field next; where the same function splits or
 draws from that field (`split(self.state.rng_key)` at the top of its loop), a `split(rng_key)` after
@@ -184,7 +186,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   or a parameter every call of its function passes as the same literal (`if shuffle: order =
   permutation(rng, order)` with every call passing `shuffle=False`, all calls in this module, no
   other module naming the function and no decorator but a JAX transform on it; a call leaving it to its default keeps both sides live): the key
-  flows through the other side alone (semantic/fixed_parameters.py).
+  flows through the other side alone (semantic/fixed_parameters.py). Likewise one call passing a
+  literal false value (`False`, `0`, `None`) for a parameter under whose `if flag:` the function does
+  all its drawing from the key (`simulate(x, key=key, noise=False)` on every pass, to fit a scaler on
+  clean data): that call draws nothing, whatever other calls do (effects.Effects.key_guards; also for
+  a function of another module, from its summary).
 - A split of a key after a draw that reads only the key's own bits or folds names into it (`x =
   normal(key)` then `key, sub = split(key)`; `params = model.init(key, x)` of Flax linen then
   `split(key)`): JAX's optional checker calls it reuse, but no value drawn from the split's keys can
