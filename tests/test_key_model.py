@@ -32,6 +32,17 @@ def test_the_defining_module_has_no_findings():
     assert _rows(PROJECT / "zoo" / "blocks.py") == set()
 
 
+def test_keys_passed_by_keyword_to_another_modules_keyword_only_parameters_match_markers():
+    # `def shuffled(xs, *, key)` in another module, called `shuffled(xs, key=key)`: the summary names
+    # the keyword-only parameter it draws from, so the keyword argument is consumed.
+    path = PROJECT / "keyword_train.py"
+    expected = set(expected_findings(path.read_text()))
+    assert expected, "the fixture marks the lines it expects"
+    found = _rows(path)
+    assert found == expected, sorted(found ^ expected)
+    assert _rows(PROJECT / "zoo" / "keyword_keys.py") == set()
+
+
 _DRAWS = "from jax import random\n\n\ndef draw(draw_key, n):\n    return random.normal(draw_key, (n,))\n"
 _USES = (
     "from jax import random\n\nfrom {module} import draw\n\n\n"

@@ -107,7 +107,8 @@ samplers fed keys made from one literal seed (`normal(key=PRNGKey(0))` twice) or
 computed from plain names, none rebound in between (`normal(PRNGKey(t), s)` then `uniform(PRNGKey(t))`
 in one iteration: `t` advances only after both; not a seed read from an attribute or a call, which
 the source cannot follow), and a module-level
-key, bound once and never rebound, that a jitted function called in a loop consumes without
+key, bound only at the module's top level outside loops (once, or again there by a split: `rng =
+PRNGKey(0)` then `rng, init_rng = split(rng)`, which runs once, at import) and never through `global`, that a jitted function called in a loop consumes without
 receiving or advancing it (a compile-time constant: the same numbers every call), or that a function
 of the module called by name in a loop or comprehension draws from (`noise = normal(KEY, a.shape)` in
 `def jitter(a)`, also under `@jax.vmap`, or a method that another method of its class calls through
@@ -131,7 +132,8 @@ once when the `def` runs) that the function draws from, at a call in a loop that
 A function run once per leaf of a tree is a loop too: the `init` and `update` that an `@optimizer`
 factory (`jax.example_libraries.optimizers`) returns, which the decorator maps over every parameter
 leaf, and the function of a tree map, `jax.tree.map(f, tree)` or one that hands each leaf its path
-too (`jax.tree_util.tree_map_with_path(f, tree)`, `jax.tree.map_with_path`: jaxapi.TREE_MAPS). A key it makes from a literal seed (`key =
+too (`jax.tree_util.tree_map_with_path(f, tree)`, `jax.tree.map_with_path`: jaxapi.TREE_MAPS), or the
+multi-tree map jax removed in 0.3.16, `jax.tree_multimap(f, means, scales)`, which older code still calls. A key it makes from a literal seed (`key =
 PRNGKey(1)` kept in each leaf's state) or draws from out of the scope around it (`lambda p: p +
 normal(key, p.shape)`) is one key for every leaf, so leaves of one shape get the same numbers (not
 `permutation(key, leaf)`, one order for parallel arrays, as paired draws are).
@@ -159,7 +161,10 @@ that its first statement unpacks (`act, key, rate = args`), called directly (`dr
 or as a branch of `lax.cond` (`lax.cond(p, dropout, keep, operand=(x, key, rate))`, the operand
 positional or by keyword): every layer of a loop that packs one key draws the same mask. A key passed
 by keyword to a keyword-only parameter (`def __call__(self, x, *, key)`, then `layer(x, key=sub)`) is
-drawn from as a positional one is. A key stored into a state (`self.state =
+drawn from as a positional one is, also for a function or class of another module of the project
+(`def shuffled(xs, *, key)` there, `shuffled(xs, key=key)` in every epoch here; Equinox's convention).
+A generator function draws from the key it is handed too, when the loop that iterates it runs (`for
+batch in batches(data, key)` in every epoch shuffles every epoch the same way). A key stored into a state (`self.state =
 state.replace(rng_key=rng_key)` of a Flax `struct` dataclass or a `TrainState`, a NamedTuple's
 `_replace(key=k)`) is handed on to whoever splits that field next; where the same function splits or
 draws from that field (`split(self.state.rng_key)` at the top of its loop), a `split(rng_key)` after
@@ -181,7 +186,11 @@ Not flagged, because nothing is shared or it is shared on purpose:
   or a parameter every call of its function passes as the same literal (`if shuffle: order =
   permutation(rng, order)` with every call passing `shuffle=False`, all calls in this module, no
   other module naming the function and no decorator but a JAX transform on it; a call leaving it to its default keeps both sides live): the key
-  flows through the other side alone (semantic/fixed_parameters.py).
+  flows through the other side alone (semantic/fixed_parameters.py). Likewise one call passing a
+  literal false value (`False`, `0`, `None`) for a parameter under whose `if flag:` the function does
+  all its drawing from the key (`simulate(x, key=key, noise=False)` on every pass, to fit a scaler on
+  clean data): that call draws nothing, whatever other calls do (effects.Effects.key_guards; also for
+  a function of another module, from its summary).
 - A split of a key after a draw that reads only the key's own bits or folds names into it (`x =
   normal(key)` then `key, sub = split(key)`; `params = model.init(key, x)` of Flax linen then
   `split(key)`): JAX's optional checker calls it reuse, but no value drawn from the split's keys can

@@ -38,6 +38,9 @@ _PART_METHODS = frozenset({"items", "values"})
 _PART_CALLS = frozenset({"jax.tree.leaves", "jax.tree_util.tree_leaves"})
 _MAX_DEPTH = 2
 _SHORT_HELPER_LINES = 12
+# The position given to a keyword-only parameter in an Effects tuple: past every positional argument a
+# call writes, so only a keyword reaches it.
+_KEYWORD_ONLY = 1 << 16
 
 
 def named_like_key(name: str) -> bool:
@@ -65,6 +68,11 @@ class Effects:
     # Elements of a literal tuple argument drawn from (`lax.scan(body, (x, key), xs)` whose body unpacks
     # its carry and splits the key): (position of the argument, or its keyword, index of the element).
     consumed_parts: tuple[tuple[int | str, int], ...] = ()
+    # Consumed key parameters drawn from only under `if flag:` of another parameter (`if noise: ...
+    # normal(key, s)`): (key name, its position or None, flag name, its position or None). A call
+    # passing the flag as a literal false value (`simulate(x, key=k, noise=False)`) draws nothing from
+    # that key.
+    key_guards: tuple[tuple[str, int | None, str, int | None], ...] = ()
 
     def synced_positions(self, count: int) -> list[int]:
         """The positions among `count` positional arguments that the function reads on the host."""
@@ -73,8 +81,9 @@ class Effects:
 
     def consumed_arguments(self, call: ast.Call) -> list[ast.expr]:
         """The argument expressions of `call` that land on consumed parameters."""
-        found = [call.args[i] for i in sorted(self.consumed_keys) if i < len(call.args)]
-        found += [keyword.value for keyword in call.keywords if keyword.arg in self.consumed_names]
+        off = _switched_off_keys(self.key_guards, call) if self.key_guards else ()
+        found = [call.args[i] for i in sorted(self.consumed_keys) if i < len(call.args) and i not in off]
+        found += [keyword.value for keyword in call.keywords if keyword.arg in self.consumed_names and keyword.arg not in off]
         for position, index in self.consumed_parts:
             if isinstance(position, str):
                 held = next((k.value for k in call.keywords if k.arg == position), None)
@@ -108,6 +117,52 @@ class Effects:
 
 
 NONE = Effects()
+
+
+def _switched_off_keys(guards, call: ast.Call) -> set:
+    """The positions and names of the key parameters whose guarding flag `call` passes as a literal
+    false value (`False`, `None`, `0`): the draws under `if flag:` do not run on this call."""
+    off: set = set()
+    for key, key_position, flag, flag_position in guards:
+        value = next((k.value for k in call.keywords if k.arg == flag), None)
+        if value is None and flag_position is not None and flag_position < len(call.args):
+            value = call.args[flag_position]
+        if value.__class__ is ast.Constant and not value.value and value.value is not ...:
+            off.add(key)
+            if key_position is not None:
+                off.add(key_position)
+    return off
+
+
+def _flag_guards(function: ast.AST, calls: dict[str, list[ast.AST]], flags: set[str]) -> dict[str, str]:
+    """key parameter -> a parameter `flag` such that every call drawing from the key (`calls`) lies in
+    the body of an `if flag:` (a bare test of the parameter, never rebound in the function)."""
+    if not flags or not calls:
+        return {}
+    under: dict[int, frozenset[str]] = {}
+    stack = [(statement, frozenset()) for statement in function.body]
+    while stack:
+        node, held = stack.pop()
+        if node.__class__ in _NESTED_TYPES:
+            continue
+        under[id(node)] = held
+        if node.__class__ is ast.If:
+            test = node.test
+            inner = held | {test.id} if test.__class__ is ast.Name and test.id in flags else held
+            stack.append((test, held))
+            stack += [(child, inner) for child in node.body]
+            stack += [(child, held) for child in node.orelse]
+        else:
+            stack += [(child, held) for child in child_nodes(node)]
+    found = {}
+    for key, nodes in calls.items():
+        common = None
+        for node in nodes:
+            held = under.get(id(node), frozenset())
+            common = held if common is None else common & held
+        if common:
+            found[key] = min(common)
+    return found
 
 
 # ----- reading a body ---------------------------------------------------------------------------
@@ -265,8 +320,12 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     nodes, nested = _own_nodes_and_defs(function)
     key_params = {name for name in params if (_KEY_NAME.search(name) or name in keys) and name != rest}
     drawn_inside = _drawn_in_run_defs(nested, nodes, key_params, qualified_name, call_consumes, call_effects) if nested and key_params else {}
-    if not (drawn_inside or _may_have_effects(nodes, params, call_effects is not None, keys)) or any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes):
-        return NONE  # (a generator's body runs when it is iterated, not at the call)
+    if not (drawn_inside or _may_have_effects(nodes, params, call_effects is not None, keys)):
+        return NONE
+    # A generator's body runs when it is iterated, not at the call: nothing it reads on the host is
+    # read at the call, but the keys it draws from are the caller's, drawn when the loop that iterates
+    # it runs (`for batch in batches(data, key=key)`): a consumer of the key all the same.
+    generator = any(n.__class__ in (ast.Yield, ast.YieldFrom) for n in nodes)
     position = {name: index for index, name in enumerate(params)}
     first_rebound = _first_rebindings(nodes)
     stable = {name for name in params if name not in first_rebound}
@@ -276,6 +335,7 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
     synced: set[int] = set()
     truth_taken: set[int] = set()  # comparisons whose truth a test takes
     rest_places: set[int] = set()  # arguments read through a constant index of `*args`
+    consuming: dict[str, list[ast.AST]] = {}  # key parameter -> the calls drawing from it
 
     def read_parameter(value: ast.AST) -> None:
         # `args[1]`, `args` the `*args` parameter: only the argument at that place after the named ones.
@@ -316,6 +376,7 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
                     rebound_at = first_rebound.get(argument.id)
                     if rebound_at is None or argument.lineno <= rebound_at:
                         consumed.add(position[argument.id])
+                        consuming.setdefault(argument.id, []).append(node)
         if conditional or returns_early or not stable:
             continue
         read = _host_read_argument(node, qualified_name)
@@ -334,6 +395,15 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         rebound_at = first_rebound.get(name)
         if rebound_at is None or run_line <= rebound_at:
             consumed.add(position[name])
+            consuming[name] = []  # (drawn by a nested function the body runs: no guard is read)
+    flags = {name for name in params if name in stable and name not in key_params and name != rest}
+    # (Only keys the body never rebinds: a key's uses are matched to their binding by line, and a use
+    # in an `else` after a rebinding in the `if` would escape the count.)
+    guarded = _flag_guards(function, {key: calls for key, calls in consuming.items() if calls and key in stable}, flags) if consuming and flags else {}
+    guards = tuple(
+        (key, position[key] if position[key] < placed else None, flag, position[flag] if position[flag] < placed else None)
+        for key, flag in sorted(guarded.items())
+    )
     by_name = frozenset(params[i] for i in consumed if i >= placed)
     consumed = {i for i in consumed if i < placed}
     synced = {i for i in synced if i < placed}
@@ -354,9 +424,11 @@ def body_effects(function: ast.AST, has_self: bool, qualified_name, call_consume
         (i, params[i], path) for i in sorted(consumed)
         if params[i] not in first_rebound and (path := returned_key(nodes, params[i])) is not None
     )
+    if generator:
+        return Effects(frozenset(consumed), frozenset(), consumed_names, key_guards=guards) if consumed or by_name else NONE
     if not (consumed or synced or synced_rest is not None or by_name):
         return NONE
-    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned, handed_back, synced_rest)
+    return Effects(frozenset(consumed), frozenset(synced), consumed_names, returned, handed_back, synced_rest, key_guards=guards)
 
 
 def returned_key(nodes: list[ast.AST], param: str) -> tuple[int, ...] | None:
@@ -1466,13 +1538,24 @@ def _summary_effects(summary) -> Effects:
     if not consumed and not synced:
         return NONE
     params = summary.params
+    consumed_set = set(consumed)
+
+    def place(name: str) -> int | None:
+        # A consumed keyword-only parameter has no position: it is matched by name at the call
+        # (Effects.consumed_arguments), placed past any positional argument.
+        return params.index(name) if name in params else (_KEYWORD_ONLY if name in consumed_set else None)
+
     return Effects(
         frozenset(params.index(name) for name in consumed if name in params),
         frozenset(params.index(name) for name in synced if name in params),
         frozenset(consumed),
-        tuple((params.index(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if name in params),
-        tuple((params.index(name), name, path) for name, path in getattr(summary, "returned_keys", ()) if name in params),
+        tuple((place(name), name, paths) for name, paths in getattr(summary, "returned_draws", ()) if place(name) is not None),
+        tuple((place(name), name, path) for name, path in getattr(summary, "returned_keys", ()) if place(name) is not None),
         len(params) if any(name.startswith("*") for name in synced) else None,
+        key_guards=tuple(
+            (key, params.index(key) if key in params else None, flag, params.index(flag) if flag in params else None)
+            for key, flag in getattr(summary, "key_guards", ())
+        ),
     )
 
 
@@ -1495,20 +1578,24 @@ def synced_arguments(model, call: ast.Call, scope) -> list[ast.expr]:
 # ----- other modules' functions, from syntax (project.py) ---------------------------------------------
 
 
-def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[str, ...], tuple[str, ...], tuple, tuple]:
+def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[str, ...], tuple[str, ...], tuple, tuple, tuple]:
     """(parameters consumed as keys, parameters synced, (consumed parameter, paths) for those whose
-    draws reach only the returned value, (consumed parameter, path) for those returned unchanged) of a
-    function of another module, read with only that module's imports (`light`). Callees are not
-    followed there."""
+    draws reach only the returned value, (consumed parameter, path) for those returned unchanged,
+    (consumed parameter, flag parameter) for those drawn from only under `if flag:`) of a function of
+    another module, read with only that module's imports (`light`). Callees are not followed there."""
     if isinstance(function, ast.Lambda):
-        return (), (), (), ()
+        return (), (), (), (), ()
     # Summaries are built for every function of an imported module, most of which no call asks
     # about: read only functions with a parameter named like a key, or short ones (a helper that
     # converts a result for the host is a few lines; reading every long body cost a tenth of a check).
     params = _positional(function, has_self)
+    # Keyword-only parameters (`def make(n, *, key)`, Equinox's convention) are read by name at the
+    # call (`make(3, key=k)`): a key one of them receives is consumed as a positional one is.
+    keyword_only = [a.arg for a in function.args.kwonlyargs]
     short = (getattr(function, "end_lineno", None) or function.lineno) - function.lineno <= _SHORT_HELPER_LINES
-    if not (params or function.args.vararg) or not (short or any(_KEY_NAME.search(name) for name in params)):
-        return (), (), (), ()
+    named = [*params, *keyword_only]
+    if not (named or function.args.vararg) or not (short or any(_KEY_NAME.search(name) for name in named)):
+        return (), (), (), (), ()
     library = library_models.models()
 
     def consumes(call: ast.Call) -> list[ast.expr]:
@@ -1520,14 +1607,17 @@ def summarise_effects(function: ast.AST, has_self: bool, light) -> tuple[tuple[s
 
     effects = body_effects(function, has_self, light.qualified_name, consumes)
     if not short:
-        effects = Effects(effects.consumed_keys, frozenset(), effects.consumed_names, effects.returned_draws, effects.returned_keys)
+        effects = replace(effects, synced=frozenset(), synced_rest=None)
     returned = tuple((name, paths) for _, name, paths in effects.returned_draws)
     handed_back = tuple((name, path) for _, name, path in effects.returned_keys)
     # (a `*args` parameter read on the host is named with its star: `_summary_effects` reads it back)
     synced = tuple(params[i] for i in sorted(effects.synced) if i < len(params))
     if effects.synced_rest is not None and function.args.vararg is not None:
         synced += (f"*{function.args.vararg.arg}",)
-    return tuple(params[i] for i in sorted(effects.consumed_keys)), synced, returned, handed_back
+    consumed = tuple(params[i] for i in sorted(effects.consumed_keys) if i < len(params))
+    consumed += tuple(name for name in keyword_only if name in effects.consumed_names and name not in consumed)
+    guards = tuple((key, flag) for key, _, flag, _ in effects.key_guards)
+    return consumed, synced, returned, handed_back, guards
 
 
 def summarise_split_keys(function: ast.AST, consumed: tuple[str, ...], light) -> tuple[str, ...]:
@@ -1716,7 +1806,7 @@ def project_summary_effects(project, home, summary, name: str) -> Effects:
         return found
     params = summary.params
     positions = frozenset(params.index(param) for param in consumed if param in params)
-    return Effects(found.consumed_keys | positions, found.synced, found.consumed_names | frozenset(consumed), found.returned_draws, found.returned_keys)
+    return Effects(found.consumed_keys | positions, found.synced, found.consumed_names | frozenset(consumed), found.returned_draws, found.returned_keys, key_guards=found.key_guards)
 
 
 def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
@@ -1732,7 +1822,7 @@ def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
             method = project.method_and_owner(owner, function.attr)
             summary, owner = method if method is not None else (None, owner)
             found = project_summary_effects(project, project.home_of_class(owner), summary, f"{owner.name}.{function.attr}")
-            return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys or found.consumed_names else NONE
+            return Effects(found.consumed_keys, frozenset(), found.consumed_names, key_guards=found.key_guards) if found.consumed_keys or found.consumed_names else NONE
     qualified = model.qualified_name(function)
     if qualified is None or "." not in qualified or qualified.startswith(_LIBRARY_PREFIXES):
         return None
@@ -1745,4 +1835,4 @@ def _imported_key_effects(model, call: ast.Call, scope) -> Effects | None:
         summary = home.classes[name].methods.get("__init__")
         name = f"{name}.__init__"
     found = project_summary_effects(project, home, summary, name)
-    return Effects(found.consumed_keys, frozenset(), found.consumed_names) if found.consumed_keys or found.consumed_names else NONE
+    return Effects(found.consumed_keys, frozenset(), found.consumed_names, key_guards=found.key_guards) if found.consumed_keys or found.consumed_names else NONE

@@ -110,6 +110,9 @@ TREE_MAPS = frozenset({
     "jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map",
     "jax.tree_util.tree_map_with_path", "jax.tree.map_with_path",
 })
+# The multi-tree maps jax removed in 0.3.16 (`tree_map` took over): code written for older jax still
+# calls them, and each runs its function once per leaf as `tree_map` does.
+TREE_MAPS_REMOVED = frozenset({"jax.tree_multimap", "jax.tree_util.tree_multimap"})
 
 # Clocks read to time code on the host, whatever name they are imported under (`from time import
 # process_time`): the wall clock, the monotonic and performance counters, and the CPU-time clocks of the

@@ -71,6 +71,8 @@ def reseeded_in_loop(key: str, use: ast.Call, function: ast.AST, context) -> boo
 # `init` and `update` over every leaf of the parameters (jax/example_libraries/optimizers.py, `optimizer`:
 # `tree_map(init, x0_tree)`, then `map(partial(update, i), g_flat, state_flat)`).
 _PER_LEAF_OPTIMIZERS = frozenset({"jax.example_libraries.optimizers.optimizer", "jax.experimental.optimizers.optimizer"})
+# Tree maps, old and new: `jax.tree_multimap(f, a, b)` ran `f` once per leaf before jax removed it.
+_PER_LEAF_MAPS = jaxapi.TREE_MAPS | jaxapi.TREE_MAPS_REMOVED
 
 
 def per_leaf_functions(context) -> list[tuple[ast.AST, str]]:
@@ -94,7 +96,7 @@ def per_leaf_functions(context) -> list[tuple[ast.AST, str]]:
                     if isinstance(element, ast.Name) and element.id in nested:
                         found.append((nested[element.id], f"`@{context.text(node.decorator_list[0])}` maps `{element.id}` over every parameter leaf"))
         for call in scope.calls:
-            if context.qualified_name(call.func) not in jaxapi.TREE_MAPS or len(call.args) < 2:
+            if context.qualified_name(call.func) not in _PER_LEAF_MAPS or len(call.args) < 2:
                 continue
             function = call.args[0]
             if isinstance(function, ast.Lambda):
@@ -808,8 +810,13 @@ _module_keys_cache: "WeakKeyDictionary" = WeakKeyDictionary()
 
 
 def module_constant_keys(model, context) -> set[str]:
-    """Module-level names bound exactly once, by a key maker or producer, outside loops and functions,
-    and never declared `global` anywhere (so nothing rebinds them)."""
+    """Module-level names bound only by key makers or producers, outside loops and functions, and never
+    declared `global` anywhere (so nothing rebinds them once the module has run). A name bound more than
+    once so (`rng = PRNGKey(0)`, then `rng, init_rng = split(rng)`), every binding before the module's
+    first call of a function or class of its own, holds its last key whenever one of them runs: every
+    binding runs once, at import, so a function reading it reads one key on every call, as it reads a
+    name bound once. (Not a name rebound after such a run, a notebook's key split cell by cell between
+    experiments: each run reads the key of its time.)"""
     cached = _module_keys_cache.get(model)
     if cached is None:
         cached = _module_keys_cache[model] = _module_constant_keys(model, context)
@@ -827,13 +834,35 @@ def _module_constant_keys(model, context) -> set[str]:
             bound.setdefault(name, []).append(None)
     declared_global = {name for scope in model.scopes for name in scope.declared_free}
     names = set()
+    first_run = None
     for name, values in bound.items():
-        if len(values) != 1 or name in declared_global or values[0] is None:
+        if name in declared_global or any(value is None for value in values):
             continue
-        value = values[0]
-        if _produces_key(value, context) and not _in_loop(value):
-            names.add(name)
+        if not all(_produces_key(value, context) and not _in_loop(value) for value in values):
+            continue
+        if len(values) > 1:
+            # Rebound only before the module first runs a function of its own: every function reads the
+            # last key. (A notebook that splits its key cell by cell between runs hands each run the
+            # key of its time.)
+            if first_run is None:
+                first_run = _first_own_run(model)
+            if max(value.lineno for value in values) >= first_run:
+                continue
+        names.add(name)
     return names
+
+
+def _first_own_run(model) -> int:
+    """The line of the module's first top-level statement that calls a function or class the module
+    defines at its top level (where its functions may first run); past the end when none does."""
+    body = getattr(model.module_scope.node, "body", [])
+    own = {s.name for s in body if isinstance(s, (*FUNCTION_NODES, ast.ClassDef))}
+    for statement in body:
+        if isinstance(statement, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        if any(n.__class__ is ast.Call and n.func.__class__ is ast.Name and n.func.id in own for n in walk(statement)):
+            return statement.lineno
+    return 1 << 30
 
 
 def _enclosing_jitted(scope: Scope, model) -> Scope | None:

@@ -89,6 +89,9 @@ class FunctionSummary:
     # Consumed key parameters it reads only as the key of samplers reading the key's own bits
     # (effects.summarise_own_bit_keys): a caller's later `split` of the key repeats nothing it drew.
     own_bit_key_params: tuple[str, ...] = ()
+    # (consumed key parameter, flag parameter) for keys drawn from only under `if flag:`: a call passing
+    # the flag as a literal false value draws nothing from that key (effects.Effects.key_guards).
+    key_guards: tuple[tuple[str, str], ...] = ()
     # Whether every value it returns is a new buffer (semantic/fresh_values.py): None when not, else
     # the project callees that must be fresh too (`.helper`, `.Class.method` of its own module, or
     # qualified names; `#fn`: a function, not a record class).
@@ -598,10 +601,10 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
 
             # A draw inside the compiled program draws from the caller's key (keys only: traced code
             # reads nothing on the host), as effects.py reads this module's own compiled functions.
-            consumed, _, returned, handed_back = summarise_effects(node, has_self, light)
+            consumed, _, returned, handed_back, guards = summarise_effects(node, has_self, light)
             return FunctionSummary(
                 node.name, params, has_self=has_self, transform=use.qualified, options=dict(use.options), via_decorator=True,
-                consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back,
+                consumed_key_params=consumed, returned_draws=returned, returned_keys=handed_back, key_guards=guards,
                 split_key_params=(splits := summarise_split_keys(node, consumed, light)),
                 split_children=summarise_split_children(node, splits, _draw_kinds(light)),
                 own_bit_key_params=summarise_own_bit_keys(node, consumed, _draw_kinds(light)),
@@ -610,7 +613,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
             )
     from jaxlint.semantic.effects import summarise_effects, summarise_key_forwards, summarise_own_bit_keys, summarise_split_children, summarise_split_keys
 
-    consumed, synced, returned, handed_back = summarise_effects(node, has_self, light)
+    consumed, synced, returned, handed_back, guards = summarise_effects(node, has_self, light)
     key_forwards = summarise_key_forwards(node, has_self, oracle)
     returns_device = _decorated_for_arrays(light, node) or _returns_arrays(light, node)
     if returns_device:
@@ -631,7 +634,7 @@ def _light_function(light, node: ast.AST, has_self: bool, oracle=None, local_nam
         annotation = ""  # (kept only where a caller asks: semantic/array_protocols.py)
     if returns_device or consumed or synced or fresh_deps is not None or key_forwards or compiled or calls or kept or annotation:
         return FunctionSummary(node.name, params, has_self=has_self, returns_device=returns_device, consumed_key_params=consumed,
-                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards,
+                               synced_params=synced, fresh_deps=fresh_deps, returned_draws=returned, key_forwards=key_forwards, key_guards=guards,
                                returned_compiled=compiled, returned_calls=calls, returned_keys=handed_back,
                                split_key_params=(splits := summarise_split_keys(node, consumed, light)),
                                split_children=summarise_split_children(node, splits, _draw_kinds(light)), keeps_structure_of=kept,

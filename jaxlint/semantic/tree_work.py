@@ -27,13 +27,13 @@ from __future__ import annotations
 import ast
 from weakref import WeakKeyDictionary
 
-from jaxlint.semantic import library_models
+from jaxlint.semantic import jaxapi, library_models
 from jaxlint.semantic.syntax import walk
 
 # Tree maps the library tables do not hold (removed from jax, still in code) and the two library
 # calls that are, by what they are for, per-leaf work over a whole model: the Polyak average of
 # online and target parameters, and taking one replica of a replicated train state.
-_TREE_MAPS_REMOVED = frozenset({"jax.tree_multimap", "jax.tree_util.tree_multimap"})
+_TREE_MAPS_REMOVED = jaxapi.TREE_MAPS_REMOVED
 _WHOLE_TREE_CALLS = {"optax.incremental_update": (0, 1), "flax.jax_utils.unreplicate": (0,)}
 
 
