@@ -1,6 +1,7 @@
 """## What it does
-Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function (a name or a
-`self` attribute, `jax.jit` or `eqx.filter_jit`) or a callable built from one that traces it when
+Flags `jax.vmap(jax.jit(f), ...)`, and `jax.vmap(g)` where `g` is a jitted function (`jax.jit` or
+`eqx.filter_jit`: a name, a `self` attribute, or a decorated method reached through an object whose
+class the model knows, `board.step` with `board = Board()` or a parameter annotated `Board`) or a callable built from one that traces it when
 called: `functools.partial(g, params)`, `jax.grad(g)`, `jax.value_and_grad(g)`, `jax.jacfwd`/`jacrev`/
 `hessian` of it, an inner `jax.vmap(g)` (`vmap(vmap(g))`, judged at the outer one), or a name bound to
 one of these (semantic/compiled_wrappers.batched_jit_inside), outside traced code, and the same pair as stacked decorators, `@jax.vmap` (or
@@ -84,7 +85,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.fixes import vmap_swap
-from jaxlint.rules.base import Rule
+from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import compiled_wrappers, dead_code, jaxapi
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.syntax import walk
@@ -124,7 +125,7 @@ class VmapOfJit(Rule):
         if isinstance(inner, ast.Call) and model.transform_of(inner.func) == "jax.jit" and inner.args:
             jitted = None
         elif compiled_wrappers.batched_jit_inside(inner, context.scope(node), model):
-            jitted = " ".join(context.text(inner).split())
+            jitted = snippet(context.text(inner), 60)
         else:
             return
         if _rewrapped_in_jit(node, model):
