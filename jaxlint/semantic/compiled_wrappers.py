@@ -14,6 +14,16 @@ result) are preparation and bookkeeping, not the loop's work.
   parameter of a plain function every call of which in this module passes one of these
   (`rollout(step_fn=jax.vmap(partial(step, ...)))`, through names bound in the caller).
 * `calls_wrapped_compiled(call, model)`: `call` calls such a callable by name or attribute.
+* `batched_jit_inside(value, scope, model)`: what `jax.vmap(value)` batches, called outside traced
+  code, has a `jax.jit` or `eqx.filter_jit` inside it that the batching transform re-traces on every
+  call (JAX402): `value` is a jitted callable (a name or attribute the model binds to one, an inline
+  `jax.jit(f)`), or a callable built from one by a transform that traces it when called: fixing
+  arguments (`functools.partial(step, params)`), differentiating (`jax.grad(step)`,
+  `jax.value_and_grad(step, argnums)`, `jax.jacfwd`, `jax.jacrev`, `jax.hessian`) or batching it
+  (`jax.vmap(step)` under another `vmap`), nested in any order, or a name bound (every binding) to one
+  of these. `grad` of a jitted function is not compiled as a whole: it runs the inner `jit`'s
+  differentiated program, tracing the transform in Python at each call, as `vmap` does. Not `pmap` or
+  `nnx.jit` (a `vmap` over them is another program shape, not this cost).
 * `batching_over_compiled(function, model)`: stacked decorators are nested calls, the lowest applied
   first: `@jax.vmap` over `@jax.jit` (also `@partial(jax.jit, ...)`) binds the name to
   `vmap(jit(f))`; the `vmap` decorator, where no compiling decorator sits above it.
@@ -100,6 +110,44 @@ def _parameter_wraps(name: str, scope: Scope, model: SemanticModel, depth: int) 
         return False
     passed = model.caller_arguments(owner, name, closed=False, skip_self=True)
     return passed is not None and all(_wraps(argument, model.scope_for(call), model, depth + 1) for argument, call in passed)
+
+
+# The compiled callables a `jax.vmap` outside traced code re-traces at each call, and the transforms that
+# build a callable tracing the one they wrap when called (so a `jit` inside stays inside).
+_BATCHED_COMPILED = frozenset({"jax.jit", "equinox.filter_jit"})
+_TRACING_WRAPPERS = frozenset({
+    "functools.partial", "jax.tree_util.Partial", "jax.vmap",
+    "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
+})
+
+
+def batched_jit_inside(value: ast.expr, scope: Scope, model: SemanticModel) -> bool:
+    """`jax.vmap(value)` batches a jitted callable, directly or through argument-fixing, differentiating
+    or batching wrappers (module docstring)."""
+    return _jit_inside(value, scope, model, 0)
+
+
+def _jit_inside(value: ast.expr, scope: Scope, model: SemanticModel, depth: int) -> bool:
+    if depth > _DEPTH:
+        return False
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        binding = model.jit_binding_for_name(value)
+        if binding is not None:
+            return binding.transform in _BATCHED_COMPILED
+    if isinstance(value, ast.Call) and value.args and not isinstance(value.args[0], ast.Starred):
+        transform = model.transform_of(value.func)
+        if transform in _BATCHED_COMPILED:
+            return True
+        if transform in _TRACING_WRAPPERS or model.qualified_name(value.func) in _TRACING_WRAPPERS:
+            return _jit_inside(value.args[0], scope, model, depth + 1)
+        return False
+    if not isinstance(value, ast.Name):
+        return False
+    found = bound_values(model, value.id, scope)
+    if found is None:
+        return False
+    owner, values = found
+    return bool(values) and all(not isinstance(v, ast.AugAssign) and _jit_inside(v, owner, model, depth + 1) for v in values)
 
 
 def compiling_decorator(function: ast.AST, model: SemanticModel) -> ast.expr | None:
