@@ -96,7 +96,9 @@ of the consumer's steps, and waits for what the consumer queued: training_loops.
 the host needs those numbers, so the fix is to draw them with NumPy, whatever uses the batch
 (semantic/device_indices.py). A loop that reads on the host, on every iteration, one element of a
 device array made before it (also beside the device work it dispatches, `t = int(times[i])` before a
-sampling step: a read at the top of the iteration waits for the previous iteration's work as well) (`float(values[t])`, `if
+sampling step: a read at the top of the iteration waits for the previous iteration's work as well;
+taken with the loop's index, that index shifted, `values[t + 1]`, a position of a loop over host
+positions, `for i in np.nonzero(mask)[0]`, or the counter a `while` loop raises, `step += 1`) (`float(values[t])`, `if
 coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values: total += float(v)`,
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
 keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
