@@ -98,7 +98,8 @@ the host needs those numbers, so the fix is to draw them with NumPy, whatever us
 device array made before it (also beside the device work it dispatches, `t = int(times[i])` before a
 sampling step: a read at the top of the iteration waits for the previous iteration's work as well;
 taken with the loop's index, that index shifted, `values[t + 1]`, a position of a loop over host
-positions, `for i in np.nonzero(mask)[0]`, or the counter a `while` loop raises, `step += 1`) (`float(values[t])`, `if
+positions, `for i in np.nonzero(mask)[0]`, or the counter a `while` loop raises, `step += 1`;
+a comprehension is such a loop, `[float(probs[i, t]) for i, t in enumerate(tokens)]`) (`float(values[t])`, `if
 coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values: total += float(v)`,
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
 keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
@@ -692,9 +693,13 @@ class HostSyncInLoop(Rule):
             return  # the named entries of a mapping (`splits.items()`): a few settings, not a data stream
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
-        if compiled is None or checks_every_result(model):
+        if checks_every_result(model):
             return
         count = loop_cost.loop_iterations(node, scope, model)
+        if compiled is None:
+            if count is None or count > _SHORT_LOOP:
+                self._report_comprehension_element_reads(node, context)
+            return
         if count is not None and count <= flow.FEW_ITERATIONS:
             return  # a handful of items the source spells out: a few reads, not a hot loop
         for child in sorted(values.body, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
@@ -712,6 +717,25 @@ class HostSyncInLoop(Rule):
                 f"`{_callee_text(compiled, context)}` for each); keep the results on the device and read them once after it",
             )
             return
+
+    def _report_comprehension_element_reads(self, node: ast.AST, context) -> None:
+        """A comprehension that reads on the host one element of a device array made before it per item,
+        taken with its own index (device_indices.comprehension_element_reads): one round trip per item.
+        In demonstration code, one that only formats the elements shows them on purpose."""
+        reads = device_indices.comprehension_element_reads(node, context.scope(node), context.model)
+        if not reads or all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
+            return
+        read, array, _ = reads[0]
+        name = snippet(context.text(array))
+        start = context.source.start(read)
+        if any(d.code == self.code and d.location == start for d in context.diagnostics):
+            return  # the loop around the comprehension already reports this read
+        context.report(
+            read,
+            f"`{snippet(context.text(read))}` reads one element of `{name}`, a device array, on the host for every item of "
+            f"this comprehension: each is a round trip to the device (a slice dispatched, then one number copied back); "
+            f"copy the array to the host once before it (`np.asarray({name})`) and index that",
+        )
 
     def _report_streamed_draws(self, loop: ast.AST, values: LoopValues, context) -> None:
         """A generator's loop that yields every iteration (a batch loader) and reads indices it draws on

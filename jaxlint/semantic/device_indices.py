@@ -464,6 +464,37 @@ def element_reads_per_iteration(loop: ast.AST, scope: Scope, model: SemanticMode
     return found
 
 
+def comprehension_element_reads(comprehension: ast.AST, scope: Scope, model: SemanticModel) -> list[ElementRead]:
+    """The reads on the host, in the element of a comprehension of one generator, of one element of a
+    device array made before it, taken with the generator's index: `[float(probs[i, t]) for i, t in
+    enumerate(tokens)]`, `[int(ids[p]) for p in np.nonzero(mask)[0]]`. A comprehension is a loop
+    (semantic/iteration.py): each item dispatches a slice and waits for its one number, where one
+    `np.asarray(probs)` before it copies them all at once."""
+    generators = getattr(comprehension, "generators", None)
+    if not generators or len(generators) != 1 or generators[0].ifs or generators[0].is_async:
+        return []
+    generator = generators[0]
+    rebound = {n.id for n in walk(generator.target) if isinstance(n, ast.Name)}
+    index_names, element_names = _loop_handles(generator, scope, model, rebound)
+    if not index_names:
+        return []
+
+    def element_of(expression: ast.AST) -> ast.expr | None:
+        for node in _operands(expression):
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+                if node.value.id not in rebound and _indexed_by(node.slice, index_names) and model.device_kind(node.value, scope) == "device":
+                    return node.value
+        return None
+
+    parts = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
+    found: list[ElementRead] = []
+    for part in parts:
+        read = _host_read(ast.Expr(value=part), element_of, scope, model)
+        if read is not None:
+            found.append(read)
+    return found
+
+
 def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: set[str]):
     """(index names, {element name: device array}) of a `for` loop: `for t in range(n)` gives the
     index `t`; `for i, v in enumerate(values)` the index `i` and the element `v` of `values`; `for v in
