@@ -94,8 +94,12 @@ returned value included (reported at the read), or in the loop of a generator th
 iteration (a batch loader: each iteration runs when its consumer asks for the next batch, between two
 of the consumer's steps, and waits for what the consumer queued: training_loops.yields_every_iteration):
 the host needs those numbers, so the fix is to draw them with NumPy, whatever uses the batch
-(semantic/device_indices.py). A loop that runs no device work of its own but reads on the
-host, on every iteration, one element of a device array made before it (`float(values[t])`, `if
+(semantic/device_indices.py). A loop that reads on the host, on every iteration, one element of a
+device array made before it (also beside the device work it dispatches, `t = int(times[i])` before a
+sampling step: a read at the top of the iteration waits for the previous iteration's work as well;
+taken with the loop's index, that index shifted, `values[t + 1]`, a position of a loop over host
+positions, `for i in np.nonzero(mask)[0]`, or the counter a `while` loop raises, `step += 1`;
+a comprehension is such a loop, `[float(probs[i, t]) for i, t in enumerate(tokens)]`) (`float(values[t])`, `if
 coins[i] < p:`, `credit[t] = values[t] * g` into a NumPy array, `for v in values: total += float(v)`,
 `f"{scores[i]}"`) pays a round trip per element: a whole array read twice is copied once (a JAX array
 keeps its host copy), but each `values[t]` is a new slice dispatched and copied back; the fix is one
@@ -518,6 +522,12 @@ class HostSyncInLoop(Rule):
             elif drawn_indices:
                 drawn_findings.add(id(child))
             found.append((child, description))
+        # An element of a device array made before the loop, read with the loop's index (`t =
+        # int(times[i])`): each read is a slice dispatched and one number waited for, whatever else the
+        # loop dispatches; a read at the top of the iteration waits for the previous iteration's work.
+        element_findings = _element_reads_beside_device_work(node, context, found, step_name)
+        found.extend(element_findings)
+        element_ids = {id(child) for child, _ in element_findings}
         if (found or stops or tested is not None) and _restores_each_iteration(node, context):
             return  # each iteration loads a saved checkpoint from storage: a loop over checkpoints, waiting on the disk anyway
         if (found or stops or tested is not None) and _heavy_iterations(node, values, context):
@@ -635,6 +645,9 @@ class HostSyncInLoop(Rule):
                         f"with NumPy (`np.random.default_rng(seed).integers(...)`) or index on the device",
                     )
                 continue
+            if id(child) in element_ids:
+                context.report(child, description)
+                continue
             if id(child) in drawn_findings:
                 context.report(
                     child,
@@ -680,9 +693,13 @@ class HostSyncInLoop(Rule):
             return  # the named entries of a mapping (`splits.items()`): a few settings, not a data stream
         values = LoopValues(node, scope, model)
         compiled = values.calls_compiled_code()
-        if compiled is None or checks_every_result(model):
+        if checks_every_result(model):
             return
         count = loop_cost.loop_iterations(node, scope, model)
+        if compiled is None:
+            if count is None or count > _SHORT_LOOP:
+                self._report_comprehension_element_reads(node, context)
+            return
         if count is not None and count <= flow.FEW_ITERATIONS:
             return  # a handful of items the source spells out: a few reads, not a hot loop
         for child in sorted(values.body, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
@@ -700,6 +717,25 @@ class HostSyncInLoop(Rule):
                 f"`{_callee_text(compiled, context)}` for each); keep the results on the device and read them once after it",
             )
             return
+
+    def _report_comprehension_element_reads(self, node: ast.AST, context) -> None:
+        """A comprehension that reads on the host one element of a device array made before it per item,
+        taken with its own index (device_indices.comprehension_element_reads): one round trip per item.
+        In demonstration code, one that only formats the elements shows them on purpose."""
+        reads = device_indices.comprehension_element_reads(node, context.scope(node), context.model)
+        if not reads or all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
+            return
+        read, array, _ = reads[0]
+        name = snippet(context.text(array))
+        start = context.source.start(read)
+        if any(d.code == self.code and d.location == start for d in context.diagnostics):
+            return  # the loop around the comprehension already reports this read
+        context.report(
+            read,
+            f"`{snippet(context.text(read))}` reads one element of `{name}`, a device array, on the host for every item of "
+            f"this comprehension: each is a round trip to the device (a slice dispatched, then one number copied back); "
+            f"copy the array to the host once before it (`np.asarray({name})`) and index that",
+        )
 
     def _report_streamed_draws(self, loop: ast.AST, values: LoopValues, context) -> None:
         """A generator's loop that yields every iteration (a batch loader) and reads indices it draws on
@@ -1557,6 +1593,38 @@ def _report_element_reads(loop: ast.AST, context) -> None:
             f"iteration: each is a round trip to the device (a slice dispatched, then one number copied back); "
             f"copy the array to the host once before the loop (`np.asarray({name})`) and index that",
         )
+
+
+def _element_reads_beside_device_work(loop: ast.AST, context, found: list, step_name: str) -> list[tuple[ast.AST, str]]:
+    """The element reads of `_report_element_reads` in a loop that also dispatches device work: one per
+    array, as (read, message), not where a read found already covers the statement, and with the
+    same exemptions (a loop the source fixes to a handful of iterations, a demonstration that only
+    prints the elements, a loop that draws a panel per element)."""
+    scope = context.scope(loop)
+    count = iteration_count(loop.iter, scope, context.model) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+    if count is not None and count <= _SHORT_LOOP:
+        return []
+    reads = device_indices.element_reads_per_iteration(loop, scope, context.model)
+    if not reads:
+        return []
+    if all(read.show for read in reads) and demo_code.is_demonstration_module(str(context.source.filename)):
+        return []
+    if _draws_every_iteration(loop, context) or display_work.draws_every_iteration(loop, context.model) is not None:
+        return []
+    covered = {id(_statement_of(child)) for child, _ in found}
+    result: list[tuple[ast.AST, str]] = []
+    arrays: set[str] = set()
+    for read, array, _ in reads:
+        name = snippet(context.text(array))
+        if name in arrays or id(_statement_of(read)) in covered:
+            continue
+        arrays.add(name)
+        result.append((read, (
+            f"`{snippet(context.text(read))}` reads one element of `{name}`, a device array made before the loop, on the "
+            f"host; it waits for the device on every iteration of this loop (it calls `{step_name}`): each is a slice "
+            f"dispatched and one number copied back; copy the array to the host once before the loop "
+            f"(`np.asarray({name})`) and index that")))
+    return result
 
 
 def _draws_every_iteration(loop: ast.AST, context) -> bool:

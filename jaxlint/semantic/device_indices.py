@@ -33,7 +33,11 @@ What it answers, for JAX201 (host-sync-in-loop):
   the host and waits for it (a device array indexed the same way gathers on the device: no read);
 - `element_reads_per_iteration(loop, scope, model)`: the reads on the host, every iteration of a `for`
   loop, of one element of any device array made before it (`float(values[t])`, `if coins[i] < p:`,
-  `for v in values: total += float(v)`): each is a slice dispatched and one number copied back.
+  `for v in values: total += float(v)`): each is a slice dispatched and one number copied back. The
+  index changes every iteration where it is the loop's index, that index shifted by names and numbers
+  (`values[t + 1]`, `probs[start - 1 + i, j]`), the position a loop over host integer positions takes
+  (`for i in np.nonzero(mask)[0]`), or the counter a `while` loop raises once per iteration and binds
+  nowhere else (`step += 1`).
 """
 
 from __future__ import annotations
@@ -411,12 +415,15 @@ def element_reads_per_iteration(loop: ast.AST, scope: Scope, model: SemanticMode
     `values[t]` with `t` changing every iteration is a new device array each time: the host dispatches
     the slice and waits for its one number, a round trip per element, where `np.asarray(values)` once
     before the loop copies them all in one transfer."""
-    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
         return []
     from jaxlint.semantic.training_loops import assigned_in_loop
 
     rebound = assigned_in_loop(loop)
-    index_names, element_names = _loop_handles(loop, scope, model, rebound)
+    if isinstance(loop, ast.While):
+        index_names, element_names = _counters(loop), {}
+    else:
+        index_names, element_names = _loop_handles(loop, scope, model, rebound)
     if not index_names and not element_names:
         return []
 
@@ -457,6 +464,37 @@ def element_reads_per_iteration(loop: ast.AST, scope: Scope, model: SemanticMode
     return found
 
 
+def comprehension_element_reads(comprehension: ast.AST, scope: Scope, model: SemanticModel) -> list[ElementRead]:
+    """The reads on the host, in the element of a comprehension of one generator, of one element of a
+    device array made before it, taken with the generator's index: `[float(probs[i, t]) for i, t in
+    enumerate(tokens)]`, `[int(ids[p]) for p in np.nonzero(mask)[0]]`. A comprehension is a loop
+    (semantic/iteration.py): each item dispatches a slice and waits for its one number, where one
+    `np.asarray(probs)` before it copies them all at once."""
+    generators = getattr(comprehension, "generators", None)
+    if not generators or len(generators) != 1 or generators[0].ifs or generators[0].is_async:
+        return []
+    generator = generators[0]
+    rebound = {n.id for n in walk(generator.target) if isinstance(n, ast.Name)}
+    index_names, element_names = _loop_handles(generator, scope, model, rebound)
+    if not index_names:
+        return []
+
+    def element_of(expression: ast.AST) -> ast.expr | None:
+        for node in _operands(expression):
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+                if node.value.id not in rebound and _indexed_by(node.slice, index_names) and model.device_kind(node.value, scope) == "device":
+                    return node.value
+        return None
+
+    parts = [comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp) else [comprehension.elt]
+    found: list[ElementRead] = []
+    for part in parts:
+        read = _host_read(ast.Expr(value=part), element_of, scope, model)
+        if read is not None:
+            found.append(read)
+    return found
+
+
 def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: set[str]):
     """(index names, {element name: device array}) of a `for` loop: `for t in range(n)` gives the
     index `t`; `for i, v in enumerate(values)` the index `i` and the element `v` of `values`; `for v in
@@ -485,6 +523,10 @@ def _loop_handles(loop: ast.For, scope: Scope, model: SemanticModel, rebound: se
         pairs = list(zip(target.elts, iterated.args))
     elif isinstance(target, ast.Name):
         pairs = [(target, iterated)]
+    if isinstance(target, ast.Name) and _host_integers(iterated, model):
+        # `for i in np.nonzero(mask)[0]`: host integers, one per iteration, each a new index
+        index_names.add(target.id)
+        return index_names, elements
     for name, array in pairs:
         if not isinstance(name, ast.Name) or model.device_kind(array, scope) != "device":
             continue
@@ -504,10 +546,70 @@ def _one_array(call: ast.Call, model: SemanticModel) -> bool:
 
 
 def _indexed_by(index: ast.expr, names: set[str]) -> bool:
-    """`x[t]`, `x[t, 0]`, `x[0, t]`: an integer index that is one of `names` (a slice is a sub-array, not
-    one number)."""
+    """`x[t]`, `x[t, 0]`, `x[0, t]`, `x[t + 1]`, `x[offset - 1 + t, j]`: an integer index that is one of
+    `names`, or sums and differences of one with names and numbers (a shifted index changes with the
+    loop's index just as well; a slice is a sub-array, not one number)."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    return any(isinstance(part, ast.Name) and part.id in names for part in parts) and not any(isinstance(part, ast.Slice) for part in parts)
+    return any(_shifted_index(part, names) for part in parts) and not any(isinstance(part, ast.Slice) for part in parts)
+
+
+def _shifted_index(part: ast.expr, names: set[str]) -> bool:
+    """`t`, or `t` plus or minus names and numbers (`t + 1`, `start - 1 + t`)."""
+    if isinstance(part, ast.Name):
+        return part.id in names
+    if not (isinstance(part, ast.BinOp) and isinstance(part.op, (ast.Add, ast.Sub))):
+        return False
+    leaves = []
+    stack = [part]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            stack.extend((node.left, node.right))
+        else:
+            leaves.append(node)
+    if not all(isinstance(leaf, ast.Name) or isinstance(leaf, ast.Constant) and type(leaf.value) is int for leaf in leaves):
+        return False
+    return any(isinstance(leaf, ast.Name) and leaf.id in names for leaf in leaves)
+
+
+# NumPy functions whose result is an array of integer positions (`np.nonzero(mask)[0]`, `np.argsort(x)`).
+_INDEX_FUNCTIONS = frozenset({
+    "numpy.nonzero", "numpy.flatnonzero", "numpy.argwhere", "numpy.where", "numpy.argsort", "numpy.arange",
+})
+
+
+def _host_integers(iterated: ast.expr, model: SemanticModel) -> bool:
+    """`np.nonzero(mask)[0]`, `np.flatnonzero(mask)`, `np.argsort(x)[:k]`, `np.arange(n)`: host integer
+    positions (a NumPy result: the host already holds each one). A `np.where` of three arguments
+    selects values, not positions."""
+    node = iterated
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if not isinstance(node, ast.Call):
+        return False
+    qualified = model.qualified_name(node.func) or ""
+    if qualified == "numpy.where" and len(node.args) != 1:
+        return False
+    return qualified in _INDEX_FUNCTIONS
+
+
+def _counters(loop: ast.While) -> set[str]:
+    """The counters of a `while` loop: names its body raises by a number once on every iteration, at
+    its own level (`step += 1` at the end of the body), and binds nowhere else in it. Each iteration
+    reads `values[step]` at a new place, as a `for` loop's index."""
+    raises = [
+        statement for statement in loop.body
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name)
+        and isinstance(statement.value, ast.Constant) and type(statement.value.value) is int and statement.value.value > 0
+    ]
+    counted = {id(statement.target) for statement in raises}
+    stored: dict[str, int] = {}
+    for node in walk(loop):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored[node.id] = stored.get(node.id, 0) + (0 if id(node) in counted else 2)
+    for statement in raises:
+        stored[statement.target.id] = stored.get(statement.target.id, 0) + 1
+    return {statement.target.id for statement in raises if stored.get(statement.target.id) == 1}
 
 
 def _unconditional_statements(body: list[ast.stmt]):
