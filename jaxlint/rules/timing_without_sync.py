@@ -208,6 +208,7 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.passed_compiled import passed_compiled
 from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 from jaxlint.semantic.test_code import in_skipped_test
 from jaxlint.semantic.timer_contexts import times_block
@@ -220,6 +221,9 @@ class TimingWithoutSync(Rule):
     summary = "Wall-clock interval around JAX work that never waits for the result"
     node_types = (ast.BinOp, ast.Call, ast.With)
     fix_availability = "sometimes"
+    # A timing helper of a module that names no JAX (`def time_it(fn, *args)`), handed compiled code
+    # by its importers: the clock reads it needs (semantic/passed_compiled.py).
+    fires_on_handed_callables = ("perf_counter", "time.time", "time()", "timeit", "monotonic", "process_time", "datetime")
 
     def check(self, node: ast.AST, context) -> None:
         if isinstance(node, ast.With):
@@ -259,7 +263,7 @@ class TimingWithoutSync(Rule):
             advice = "call `jax.block_until_ready(...)` on the result"
         context.report(
             _end_stamp(node, end_statement, context),
-            f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"this interval times {_timed_text(last, context)} without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; {advice} before the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
         )
@@ -294,7 +298,7 @@ class TimingWithoutSync(Rule):
         last = _timed_call(work, context)
         context.report(
             stamp,
-            f"this interval (the laps between the stamps kept in `{name}`) times `{snippet(context.text(last.func))}` "
+            f"this interval (the laps between the stamps kept in `{name}`) times {_timed_text(last, context)} "
             f"without waiting for its result: JAX dispatches asynchronously, so it measures dispatch only; "
             f"call `jax.block_until_ready(...)` on the result before the stamp",
         )
@@ -315,7 +319,7 @@ class TimingWithoutSync(Rule):
             return
         context.report(
             timer,
-            f"`{snippet(context.text(timer))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"`{snippet(context.text(timer))}` times {_timed_text(last, context)} without waiting for its result: "
             f"JAX dispatches asynchronously, so the block's time is dispatch only; end the block with "
             f"`jax.block_until_ready(...)` of the result",
         )
@@ -340,7 +344,7 @@ class TimingWithoutSync(Rule):
         last = _timed_call(work, context)
         context.report(
             call,
-            f"`%%{magic}` times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"`%%{magic}` times {_timed_text(last, context)} without waiting for its result: JAX dispatches "
             f"asynchronously, so the cell's time is dispatch only; end the cell with "
             f"`jax.block_until_ready(...)` of the result",
         )
@@ -380,7 +384,7 @@ class TimingWithoutSync(Rule):
             # The line is IPython syntax in the notebook; a fix would be written on its masked form.
             context.report(
                 call,
-                f"`%{'time' if once else 'timeit'}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+                f"`%{'time' if once else 'timeit'}` times {_timed_text(last, context)} without waiting for its result: "
                 f"JAX dispatches asynchronously, so {'the time printed is' if once else 'each run measures'} dispatch only; "
                 f"time `{snippet(context.text(timed.body))}.block_until_ready()` (or `jax.block_until_ready(...)` of it) instead",
             )
@@ -392,7 +396,7 @@ class TimingWithoutSync(Rule):
                 fix = context.fix(f"Wait for the timed result with `{blocker}`", [edit, *import_edits], safe=True)
         context.report(
             call,
-            f"`{snippet(context.text(function))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"`{snippet(context.text(function))}` times {_timed_text(last, context)} without waiting for its result: "
             f"JAX dispatches asynchronously, so each run measures dispatch only; return "
             f"`jax.block_until_ready(...)` of the result from the timed callable",
             fix=fix,
@@ -588,6 +592,17 @@ def _timed_call(work: list[ast.Call], context) -> ast.Call:
         return jitted[-1]
     costly = [call for call in ordered if context.qualified_name(call.func) not in _KEY_BOOKKEEPING]
     return (costly or ordered)[-1]
+
+
+def _timed_text(call: ast.Call, context) -> str:
+    """The timed call as the message names it: its callee, and for a parameter what every caller
+    hands it (`` `fn` (`jax.lax.scan`, as its callers pass it) ``), the JAX work that was timed."""
+    named = f"`{snippet(context.text(call.func))}`"
+    if isinstance(call.func, ast.Name) and context.model.jit_binding_for_call(call) is None:
+        passed = passed_compiled(call.func.id, context.scope(call), context.model)
+        if passed is not None and passed != call.func.id:
+            return f"{named} (`{snippet(passed)}`, as its callers pass it)"
+    return named
 
 
 def _computes_nothing(function) -> bool:

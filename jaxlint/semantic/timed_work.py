@@ -45,7 +45,8 @@ from jaxlint.semantic.syntax import is_main_guard, walk
 from jaxlint.semantic.branch_shares import gate_period, laps_after_last_gate
 from jaxlint.semantic.throughput import THROUGHPUT_STEPS, spans_many_steps
 
-TIMERS = jaxapi.CLOCKS
+# The clocks an interval is stamped with: the time module's and timeit's, and datetime's `now()`.
+TIMERS = jaxapi.CLOCKS | jaxapi.DATE_CLOCKS
 
 WAIT, WORK, START, NOTHING = "wait", "work", "start", "nothing"
 
@@ -268,7 +269,7 @@ def _compiled_among(calls: tuple[ast.Call, ...], walker: "_Walker") -> ast.Call 
                 continue  # one small step per element, dispatched op by op: dispatch is the cost
             if walker._classify_call(call) == WORK:
                 return call
-        elif walker._project_work_left_running(call):
+        elif walker._project_work_left_running(call) or walker.passed_compiled(call) is not None:
             return call
     return None
 
@@ -725,6 +726,8 @@ class _Walker:
             if program_calls_host_back(binding, model):
                 return WAIT  # a program with a host callback returns only when it has finished
             return WORK
+        if self.passed_compiled(call) is not None:
+            return WORK  # `fn(*args)` of a parameter every caller fills with compiled code (`jax.lax.scan`)
         if qualified is not None:
             if qualified in HOST_COPIES or qualified in _NOT_WORK:
                 return None
@@ -771,6 +774,19 @@ class _Walker:
         if isinstance(function, ast.Attribute) and function.attr in _HOST_BOOKKEEPING_METHODS:
             return None  # `history.append(loss)` stores; nothing is read
         return self._unknown(call)
+
+    def passed_compiled(self, call: ast.Call) -> str | None:
+        """What every caller hands the parameter `call` calls, where that is compiled code
+        (semantic/passed_compiled.py: `time_it(jax.lax.scan, ...)`, `fit(params, data, jitted_update)`)."""
+        function = call.func
+        if not isinstance(function, ast.Name):
+            return None
+        scope = self.model.scope_for(call)
+        if function.id in scope.local_names and function.id not in scope.param_nodes:
+            return None  # (bound here otherwise; a parameter of this function, or of one a closure reads, is asked)
+        from jaxlint.semantic.passed_compiled import passed_compiled
+
+        return passed_compiled(function.id, scope, self.model)
 
     def _runs_only_calling_back(self, call: ast.Call) -> bool:
         """A function of this module whose compiled calls (at least one, in its own body) all run
