@@ -2,7 +2,7 @@
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
 `monotonic`, `timeit.default_timer`, and the CPU-time clocks `process_time` and `thread_time`, in
 seconds or nanoseconds, under whatever name they are imported: `from time import process_time`;
-jaxapi.CLOCKS), whose end stamp is taken while JAX work it holds may still
+jaxapi.CLOCKS; and `datetime.now()`, `utcnow()`, `today()`, whose difference is a `timedelta`), whose end stamp is taken while JAX work it holds may still
 run: going backwards from the end stamp along the code that runs before it (semantic/timed_work.py),
 device work comes before anything that waits for it. Device work is a compiled call that computes
 something, a function of the project or a vmapped/transformed call that returns device arrays, or
@@ -19,7 +19,14 @@ cover it. And a function or method of
 the project, in this module or another, that returns while compiled work it dispatched still runs
 (`samples = run_chain(x0, n)` around a loop of a jitted step, returning its state or handing it to
 an accessor jaxlint does not know, `return sampler.get_params(state)`; semantic/timed_work.py's
-work_left_running). A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
+work_left_running). A call of a parameter runs what the callers hand it: where every call of the
+function, in its module or (for a module-level function the module never calls) in the modules that
+import it, fills the parameter with compiled code (a jitted function, a `lax` loop handed as a value,
+`jax.lax.scan`; a factory's closure that only calls a jitted function; a parameter of the caller its
+own callers fill so), the call is a compiled call, and the message names what they pass
+(semantic/passed_compiled.py): `def time_it(fn, *args)` in a module that names no JAX, called as
+`time_it(jax.lax.scan, body, state, batches)` elsewhere, is flagged. A parameter some caller fills
+with a plain Python function, or one the function binds again, is not known. A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
 step) runs op by op where host code calls it by name (`score = objective(params, held_out)`).
 Stamps kept in a list are intervals too: `stamps.append(time.time())` on every lap of a loop, the list
 made before the loop (`stamps = [time.time()]` or `[]`) and differences of its items taken after it
@@ -28,7 +35,10 @@ finding is on the appended stamp. A list of stamps never differenced is a log of
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, nothing read after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`).
-Rebuilding a pytree container between the call and the end stamp (`state = state.replace(params=p)`
+A tree map between the call and the end stamp (`jax.tree.map(lambda p: p / n, state)`, or of a `jnp`
+function or a function of the module made of array operations) dispatches those operations leaf by
+leaf and reads nothing: the interval still ends before the work (one whose function reads, `.item()`
+or `np.asarray`, waits). Rebuilding a pytree container between the call and the end stamp (`state = state.replace(params=p)`
 of a flax or chex dataclass, a NamedTuple's `._replace`, `dataclasses.replace`) reads nothing: the
 interval still ends before the work. An `nnx.jit` step that updates the modules it is handed in place
 (`optimizer.update(model, grads)`, `metrics.update(...)`) is work whether it returns nothing, the
