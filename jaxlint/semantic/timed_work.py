@@ -830,17 +830,7 @@ class _Walker:
         return False
 
     def passed_compiled(self, call: ast.Call) -> str | None:
-        """What every caller hands the parameter `call` calls, where that is compiled code
-        (semantic/passed_compiled.py: `time_it(jax.lax.scan, ...)`, `fit(params, data, jitted_update)`)."""
-        function = call.func
-        if not isinstance(function, ast.Name):
-            return None
-        scope = self.model.scope_for(call)
-        if function.id in scope.local_names and function.id not in scope.param_nodes:
-            return None  # (bound here otherwise; a parameter of this function, or of one a closure reads, is asked)
-        from jaxlint.semantic.passed_compiled import passed_compiled
-
-        return passed_compiled(function.id, scope, self.model)
+        return _passed_compiled_call(call, self.model)
 
     def _runs_only_calling_back(self, call: ast.Call) -> bool:
         """A function of this module whose compiled calls (at least one, in its own body) all run
@@ -1412,7 +1402,25 @@ def _returns_device(call: ast.Call, scope, model) -> bool:
     qualified = model.qualified_name(call.func)
     if qualified is not None and (qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put"):
         return qualified not in _NOT_WORK
-    return model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+    return (
+        model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+        or _passed_compiled_call(call, model) is not None
+    )
+
+
+def _passed_compiled_call(call: ast.Call, model) -> str | None:
+    """What every caller hands the parameter `call` calls, where that is compiled code
+    (semantic/passed_compiled.py: `time_it(jax.lax.scan, ...)`, `fit(params, data, jitted_update)`):
+    the call dispatches it, and what it returns are device values."""
+    function = call.func
+    if not isinstance(function, ast.Name):
+        return None
+    scope = model.scope_for(call)
+    if function.id in scope.local_names and function.id not in scope.param_nodes:
+        return None  # (bound here otherwise; a parameter of this function, or of one a closure reads, is asked)
+    from jaxlint.semantic.passed_compiled import passed_compiled
+
+    return passed_compiled(function.id, scope, model)
 
 
 # Laps a periodic wait may leave unwaited at the end of a loop and still count as its wait: a few steps.
