@@ -233,10 +233,15 @@ def check_source(
     report_unused = bool(getattr(settings, "report_unused_noqa", False))
     file_codes = _codes(file_noqa.group("codes")) if file_noqa is not None else set()
     project = project_view(filename, settings, tree if "sys.path" in text else None)
+    every_rule = rules
     if not _may_use_jax(text, settings) and not _imports_from_project(tree, project):
+        # A module that names no JAX can still be handed compiled code by the modules that import it
+        # (`def time_it(fn, *args)` called with `jax.lax.scan`): the rules that read such callers run.
+        rules = [rule for rule in rules if _handed_compiled_code(rule, text)] if project is not None else []
+    if not rules:
         # Nothing in it can name a JAX API: no rule can fire, so every JAX code in a noqa is stale.
         if report_unused:
-            unused = unused_noqa_diagnostics(source, {rule.code for rule in rules}, set(), ignored)
+            unused = unused_noqa_diagnostics(source, {rule.code for rule in every_rule}, set(), ignored)
             result.diagnostics = [d for d in unused if not _suppressed(d, source, ignored | file_codes)]
         return result
     started = perf_counter()
@@ -311,7 +316,7 @@ def check_source(
     ]
     result.diagnostics.extend(stopped)
     if report_unused:
-        judged = {rule.code for rule in rules} - failed
+        judged = {rule.code for rule in every_rule} - failed
         unused = unused_noqa_diagnostics(source, judged, used, ignored)
         result.diagnostics.extend(d for d in unused if not _suppressed(d, source, ignored | file_codes))
     result.diagnostics.sort(key=Diagnostic.sort_key)
@@ -400,6 +405,12 @@ def _may_use_jax(text: str, settings) -> bool:
     """A cheap text pre-filter: a module that never mentions JAX cannot contain a finding."""
     markers = (*_JAX_MARKERS, *(name.split(".")[0] for name in getattr(settings, "traced_decorators", ()) or ()))
     return any(marker in text for marker in markers)
+
+
+def _handed_compiled_code(rule: Rule, text: str) -> bool:
+    """The rule may fire in a module that names no JAX, on what its importers hand its functions
+    (`Rule.fires_on_handed_callables`: text the module must hold for that, such as a clock read)."""
+    return any(token in text for token in rule.fires_on_handed_callables)
 
 
 def _imports_from_project(tree: ast.Module, project: ProjectView | None) -> bool:

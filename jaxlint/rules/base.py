@@ -41,6 +41,10 @@ class Rule:
     # fire otherwise: a finding the filter hides is a missed finding.
     required_text: ClassVar[tuple[str, ...]] = ()
     fires_through_project_imports: ClassVar[bool] = False
+    # Text under which the rule may fire in a module that names no JAX at all, on compiled code the
+    # modules importing it hand its functions (semantic/passed_compiled.py): `def time_it(fn, *args)`
+    # with a clock read, called elsewhere as `time_it(jax.lax.scan, ...)`. Empty: such a module is skipped.
+    fires_on_handed_callables: ClassVar[tuple[str, ...]] = ()
     # The builtin bases of the error JAX raises where the finding is right ("TypeError" for a tracer
     # converted to bool, int or NumPy). A finding inside a `try` that catches it is not reported:
     # that code probes on purpose and has a fallback. Nor is one in a function whose every compiled

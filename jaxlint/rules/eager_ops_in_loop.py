@@ -370,7 +370,7 @@ from jaxlint.semantic.model import FUNCTION_NODES, parent_of
 from jaxlint.semantic.per_call_work import computations_per_call
 from jaxlint.semantic.flow import statement_list
 from jaxlint.semantic.syntax import child_nodes, walk
-from jaxlint.rules.timing_without_sync import TIMERS
+from jaxlint.semantic.jaxapi import CLOCKS as TIMERS  # (the time module's clocks; not datetime's dates)
 from jaxlint.semantic.tree_leaves import few_leaf_operations, few_leaf_update_operations
 from jaxlint.semantic.tree_work import mapped_trees, maps_carried_tree
 from jaxlint.semantic.branch_shares import on_common_side

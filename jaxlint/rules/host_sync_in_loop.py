@@ -392,7 +392,7 @@ from jaxlint.semantic import (
 from jaxlint.semantic.accumulators import keeps_for_later
 from jaxlint.semantic.arrays import instance_attribute_values
 from jaxlint.semantic.bindings import bound_values
-from jaxlint.rules.timing_without_sync import TIMERS
+from jaxlint.semantic.jaxapi import CLOCKS as TIMERS  # (the time module's clocks; not datetime's dates)
 from jaxlint.semantic.host_code import callee_scope
 from jaxlint.semantic.flow import iterates_few_literal_cases, runs_at_most_once, statement_list, target_elements
 from jaxlint.semantic.model import is_within, parent_of

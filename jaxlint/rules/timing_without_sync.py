@@ -2,7 +2,7 @@
 Flags a wall-clock interval, `t0 = time.time()` ... `time.time() - t0` (also `perf_counter`,
 `monotonic`, `timeit.default_timer`, and the CPU-time clocks `process_time` and `thread_time`, in
 seconds or nanoseconds, under whatever name they are imported: `from time import process_time`;
-jaxapi.CLOCKS), whose end stamp is taken while JAX work it holds may still
+jaxapi.CLOCKS; and `datetime.now()`, `utcnow()`, `today()`, whose difference is a `timedelta`), whose end stamp is taken while JAX work it holds may still
 run: going backwards from the end stamp along the code that runs before it (semantic/timed_work.py),
 device work comes before anything that waits for it. Device work is a compiled call that computes
 something, a function of the project or a vmapped/transformed call that returns device arrays, or
@@ -19,7 +19,14 @@ cover it. And a function or method of
 the project, in this module or another, that returns while compiled work it dispatched still runs
 (`samples = run_chain(x0, n)` around a loop of a jitted step, returning its state or handing it to
 an accessor jaxlint does not know, `return sampler.get_params(state)`; semantic/timed_work.py's
-work_left_running). A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
+work_left_running). A call of a parameter runs what the callers hand it: where every call of the
+function, in its module or (for a module-level function the module never calls) in the modules that
+import it, fills the parameter with compiled code (a jitted function, a `lax` loop handed as a value,
+`jax.lax.scan`; a factory's closure that only calls a jitted function; a parameter of the caller its
+own callers fill so), the call is a compiled call, and the message names what they pass
+(semantic/passed_compiled.py): `def time_it(fn, *args)` in a module that names no JAX, called as
+`time_it(jax.lax.scan, body, state, batches)` elsewhere, is flagged. A parameter some caller fills
+with a plain Python function, or one the function binds again, is not known. A plain function traced elsewhere (differentiated by `jax.grad` in a jitted
 step) runs op by op where host code calls it by name (`score = objective(params, held_out)`).
 Stamps kept in a list are intervals too: `stamps.append(time.time())` on every lap of a loop, the list
 made before the loop (`stamps = [time.time()]` or `[]`) and differences of its items taken after it
@@ -28,7 +35,10 @@ finding is on the appended stamp. A list of stamps never differenced is a log of
 The stamps may sit in different blocks: a start before the training loop and an end stamp under
 `if step % 100 == 0:` inside it (steps per second logged, nothing read after the stamp), a
 cumulative time printed per step, a branch whose test is a host value (`if out is None`).
-Rebuilding a pytree container between the call and the end stamp (`state = state.replace(params=p)`
+A tree map between the call and the end stamp (`jax.tree.map(lambda p: p / n, state)`, or of a `jnp`
+function or a function of the module made of array operations) dispatches those operations leaf by
+leaf and reads nothing: the interval still ends before the work (one whose function reads, `.item()`
+or `np.asarray`, waits). Rebuilding a pytree container between the call and the end stamp (`state = state.replace(params=p)`
 of a flax or chex dataclass, a NamedTuple's `._replace`, `dataclasses.replace`) reads nothing: the
 interval still ends before the work. An `nnx.jit` step that updates the modules it is handed in place
 (`optimizer.update(model, grads)`, `metrics.update(...)`) is work whether it returns nothing, the
@@ -208,6 +218,7 @@ from jaxlint.fixes import versions
 from jaxlint.rules.base import Rule, snippet
 from jaxlint.semantic import flow
 from jaxlint.semantic.model import FUNCTION_NODES, parent_of
+from jaxlint.semantic.passed_compiled import passed_compiled
 from jaxlint.semantic.syntax import TIMED_CELL_MAGIC, TIMEIT_MAGIC
 from jaxlint.semantic.test_code import in_skipped_test
 from jaxlint.semantic.timer_contexts import times_block
@@ -220,6 +231,9 @@ class TimingWithoutSync(Rule):
     summary = "Wall-clock interval around JAX work that never waits for the result"
     node_types = (ast.BinOp, ast.Call, ast.With)
     fix_availability = "sometimes"
+    # A timing helper of a module that names no JAX (`def time_it(fn, *args)`), handed compiled code
+    # by its importers: the clock reads it needs (semantic/passed_compiled.py).
+    fires_on_handed_callables = ("perf_counter", "time.time", "time()", "timeit", "monotonic", "process_time", "datetime")
 
     def check(self, node: ast.AST, context) -> None:
         if isinstance(node, ast.With):
@@ -259,7 +273,7 @@ class TimingWithoutSync(Rule):
             advice = "call `jax.block_until_ready(...)` on the result"
         context.report(
             _end_stamp(node, end_statement, context),
-            f"this interval times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"this interval times {_timed_text(last, context)} without waiting for its result: JAX dispatches "
             f"asynchronously, so it measures dispatch only; {advice} before the end stamp",
             fix=_fix(last, end_statement, start_statement, context),
         )
@@ -294,7 +308,7 @@ class TimingWithoutSync(Rule):
         last = _timed_call(work, context)
         context.report(
             stamp,
-            f"this interval (the laps between the stamps kept in `{name}`) times `{snippet(context.text(last.func))}` "
+            f"this interval (the laps between the stamps kept in `{name}`) times {_timed_text(last, context)} "
             f"without waiting for its result: JAX dispatches asynchronously, so it measures dispatch only; "
             f"call `jax.block_until_ready(...)` on the result before the stamp",
         )
@@ -315,7 +329,7 @@ class TimingWithoutSync(Rule):
             return
         context.report(
             timer,
-            f"`{snippet(context.text(timer))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"`{snippet(context.text(timer))}` times {_timed_text(last, context)} without waiting for its result: "
             f"JAX dispatches asynchronously, so the block's time is dispatch only; end the block with "
             f"`jax.block_until_ready(...)` of the result",
         )
@@ -340,7 +354,7 @@ class TimingWithoutSync(Rule):
         last = _timed_call(work, context)
         context.report(
             call,
-            f"`%%{magic}` times `{snippet(context.text(last.func))}` without waiting for its result: JAX dispatches "
+            f"`%%{magic}` times {_timed_text(last, context)} without waiting for its result: JAX dispatches "
             f"asynchronously, so the cell's time is dispatch only; end the cell with "
             f"`jax.block_until_ready(...)` of the result",
         )
@@ -380,7 +394,7 @@ class TimingWithoutSync(Rule):
             # The line is IPython syntax in the notebook; a fix would be written on its masked form.
             context.report(
                 call,
-                f"`%{'time' if once else 'timeit'}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+                f"`%{'time' if once else 'timeit'}` times {_timed_text(last, context)} without waiting for its result: "
                 f"JAX dispatches asynchronously, so {'the time printed is' if once else 'each run measures'} dispatch only; "
                 f"time `{snippet(context.text(timed.body))}.block_until_ready()` (or `jax.block_until_ready(...)` of it) instead",
             )
@@ -392,7 +406,7 @@ class TimingWithoutSync(Rule):
                 fix = context.fix(f"Wait for the timed result with `{blocker}`", [edit, *import_edits], safe=True)
         context.report(
             call,
-            f"`{snippet(context.text(function))}` times `{snippet(context.text(last.func))}` without waiting for its result: "
+            f"`{snippet(context.text(function))}` times {_timed_text(last, context)} without waiting for its result: "
             f"JAX dispatches asynchronously, so each run measures dispatch only; return "
             f"`jax.block_until_ready(...)` of the result from the timed callable",
             fix=fix,
@@ -588,6 +602,17 @@ def _timed_call(work: list[ast.Call], context) -> ast.Call:
         return jitted[-1]
     costly = [call for call in ordered if context.qualified_name(call.func) not in _KEY_BOOKKEEPING]
     return (costly or ordered)[-1]
+
+
+def _timed_text(call: ast.Call, context) -> str:
+    """The timed call as the message names it: its callee, and for a parameter what every caller
+    hands it (`` `fn` (`jax.lax.scan`, as its callers pass it) ``), the JAX work that was timed."""
+    named = f"`{snippet(context.text(call.func))}`"
+    if isinstance(call.func, ast.Name) and context.model.jit_binding_for_call(call) is None:
+        passed = passed_compiled(call.func.id, context.scope(call), context.model)
+        if passed is not None and passed != call.func.id:
+            return f"{named} (`{snippet(passed)}`, as its callers pass it)"
+    return named
 
 
 def _computes_nothing(function) -> bool:

@@ -123,6 +123,9 @@ CLOCKS = frozenset({
     "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "time.process_time_ns", "time.thread_time_ns",
     "timeit.default_timer",
 })
+# Wall-clock dates: `end - start` of two is a `timedelta`, the interval between them (JAX202 times it
+# as it times `time.time()`; nothing else reads them as clocks).
+DATE_CLOCKS = frozenset({"datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today"})
 
 # Results of these are known at trace time even when their argument is traced.
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "weak_type", "sharding", "aval", "device", "devices"})

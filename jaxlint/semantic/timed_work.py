@@ -17,6 +17,12 @@ the first thing met decides:
   and the interval measures its dispatch;
 - the start stamp itself: the interval holds no device work.
 
+A tree map (`jax.tree.map(f, tree)`) does what its function does at each leaf: array operations
+only (`lambda p: p / n`) make it eager work, not a wait (_Walker._maps_array_operations). A function
+of the project whose last device work is an eager `lax` loop on a body of the module leaves that
+compiled program running when it returns (_module_loop). A call of a parameter runs what the callers
+hand it (semantic/passed_compiled.py).
+
 Host code in between (`pbar.update(1)`, `next(it)`, list appends, calls handed host values only)
 neither waits nor dispatches and is passed over. The walk follows the code's structure, not a full
 graph: the statements before the end stamp in its block, then the blocks around it (an enclosing
@@ -45,7 +51,8 @@ from jaxlint.semantic.syntax import is_main_guard, walk
 from jaxlint.semantic.branch_shares import gate_period, laps_after_last_gate
 from jaxlint.semantic.throughput import THROUGHPUT_STEPS, spans_many_steps
 
-TIMERS = jaxapi.CLOCKS
+# The clocks an interval is stamped with: the time module's and timeit's, and datetime's `now()`.
+TIMERS = jaxapi.CLOCKS | jaxapi.DATE_CLOCKS
 
 WAIT, WORK, START, NOTHING = "wait", "work", "start", "nothing"
 
@@ -268,9 +275,30 @@ def _compiled_among(calls: tuple[ast.Call, ...], walker: "_Walker") -> ast.Call 
                 continue  # one small step per element, dispatched op by op: dispatch is the cost
             if walker._classify_call(call) == WORK:
                 return call
-        elif walker._project_work_left_running(call):
+        elif walker._project_work_left_running(call) or walker.passed_compiled(call) is not None:
+            return call
+        elif _module_loop(call, walker):
             return call
     return None
+
+
+def _module_loop(call: ast.Call, walker: "_Walker") -> bool:
+    """`lax.fori_loop(0, n, sweep, state)` run eagerly on a body of the module (not one the function
+    makes anew on each call: compiles_afresh), at the top level of the function's body: one compiled
+    program, cached, dispatched like a jitted call and left running when the function returns."""
+    qualified = walker.model.qualified_name(call.func)
+    if qualified not in jaxapi.LAX_LOOP_BODY or _loop_on_own_closure(call, walker.scope, walker.model):
+        return False
+    from jaxlint.semantic.flow import enclosing_statement
+
+    if parent_of(enclosing_statement(call)) is not walker.scope.node:
+        return False  # under a branch or in a loop of the function: it may not run, or not last
+    place = jaxapi.LAX_LOOP_BODY[qualified]
+    body = call.args[place[0]] if len(call.args) > place[0] else next((k.value for k in call.keywords if k.arg == place[1]), None)
+    if not isinstance(body, ast.Name):
+        return False
+    resolved = walker.model.resolve_function(body, walker.scope)
+    return resolved is not None and resolved[0] is not None and resolved[0].parent is walker.model.module_scope and walker._classify_call(call) == WORK
 
 
 def _walks_device_elements(call: ast.Call, walker: "_Walker") -> bool:
@@ -725,6 +753,8 @@ class _Walker:
             if program_calls_host_back(binding, model):
                 return WAIT  # a program with a host callback returns only when it has finished
             return WORK
+        if self.passed_compiled(call) is not None:
+            return WORK  # `fn(*args)` of a parameter every caller fills with compiled code (`jax.lax.scan`)
         if qualified is not None:
             if qualified in HOST_COPIES or qualified in _NOT_WORK:
                 return None
@@ -734,6 +764,8 @@ class _Walker:
                 return WORK
             if qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put":
                 return EAGER  # one operation, or a transfer: what ran before it decides
+            if qualified in jaxapi.TREE_MAPS and self._maps_array_operations(call):
+                return EAGER  # `tree_map(lambda p, g: p - lr * g, params, grads)`: the operations, leaf by leaf
             if qualified.startswith(("jax.", "numpy.", "math.", "random.", "time.", "builtins.", "itertools.", "functools.", "os.", "collections.")):
                 if qualified.startswith("numpy.") and self._any_argument_device(call):
                     return WAIT  # NumPy converts a device argument on the host
@@ -771,6 +803,34 @@ class _Walker:
         if isinstance(function, ast.Attribute) and function.attr in _HOST_BOOKKEEPING_METHODS:
             return None  # `history.append(loss)` stores; nothing is read
         return self._unknown(call)
+
+    def _maps_array_operations(self, call: ast.Call) -> bool:
+        """A tree map (`jax.tree.map(f, *trees)`) applies `f` to the leaves and reads nothing itself:
+        it does what `f` does. Where `f` only runs array operations on what it is handed (a lambda of
+        operators, `jnp`/`lax` calls and array methods that stay on the device, `x / n`, `x[0]`; a
+        `jnp` function; a plain function of the module made of such operations or operators: array_operations_only, _arithmetic_summary)
+        and a tree is a device value, each leaf's operations are dispatched and the map returns while
+        they run: eager work, not a wait."""
+        if len(call.args) < 2 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        if not any(self.possibly_device(tree) for tree in call.args[1:]):
+            return False
+        function = call.args[0]
+        if isinstance(function, ast.Lambda):
+            return _operations_only(function.body, self.model)
+        qualified = self.model.qualified_name(function)
+        if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+            return qualified not in jaxapi.DEVICE_LOOPS and not qualified.startswith("jax.random.")
+        if isinstance(function, ast.Name):
+            resolved = self.model.resolve_function(function, self.scope)
+            return (
+                resolved is not None and resolved[0] is not None and not resolved[1] and not resolved[2]
+                and (array_operations_only(resolved[0], self.model, _ARRAY_HELPER_DEPTH) or _arithmetic_summary(resolved[0]) is not None)
+            )
+        return False
+
+    def passed_compiled(self, call: ast.Call) -> str | None:
+        return _passed_compiled_call(call, self.model)
 
     def _runs_only_calling_back(self, call: ast.Call) -> bool:
         """A function of this module whose compiled calls (at least one, in its own body) all run
@@ -1158,6 +1218,34 @@ def array_operations_only(function, model, depth: int) -> bool:
     return operations > 0
 
 
+# What a lambda mapped over a tree may hold and stay an array operation on the device.
+_OPERATION_NODES = (
+    ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice,
+    ast.Tuple, ast.Call, ast.keyword, ast.Load, ast.operator, ast.unaryop, ast.cmpop,
+)
+
+
+def _operations_only(body: ast.expr, model) -> bool:
+    """A lambda body of operators, indexing and array operations that stay on the device (`jnp`/`lax`
+    calls, array methods other than the host reads `.item()`/`.tolist()`): no print, conversion, branch
+    or other call, so nothing in it waits."""
+    operations = False
+    for node in walk(body):
+        if not isinstance(node, _OPERATION_NODES):
+            return False
+        if isinstance(node, ast.Call):
+            qualified = model.qualified_name(node.func)
+            if qualified is not None and qualified.startswith(jaxapi.ARRAY_NAMESPACES):
+                if qualified in jaxapi.DEVICE_LOOPS or qualified.startswith("jax.random."):
+                    return False
+            elif not (isinstance(node.func, ast.Attribute) and node.func.attr in jaxapi.ARRAY_METHODS and qualified is None):
+                return False
+            operations = True
+        elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Subscript)):
+            operations = True
+    return operations
+
+
 def _arithmetic_summary(function) -> tuple[list[str], set[str]] | None:
     """(positional parameters, those the returns compute with) of a plain function whose body only
     returns operator arithmetic of its parameters; None otherwise. Read once per function."""
@@ -1314,7 +1402,25 @@ def _returns_device(call: ast.Call, scope, model) -> bool:
     qualified = model.qualified_name(call.func)
     if qualified is not None and (qualified.startswith(jaxapi.ARRAY_NAMESPACES) or qualified == "jax.device_put"):
         return qualified not in _NOT_WORK
-    return model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+    return (
+        model.jit_binding_for_call(call) is not None or model.device_kind(call, scope) == "device"
+        or _passed_compiled_call(call, model) is not None
+    )
+
+
+def _passed_compiled_call(call: ast.Call, model) -> str | None:
+    """What every caller hands the parameter `call` calls, where that is compiled code
+    (semantic/passed_compiled.py: `time_it(jax.lax.scan, ...)`, `fit(params, data, jitted_update)`):
+    the call dispatches it, and what it returns are device values."""
+    function = call.func
+    if not isinstance(function, ast.Name):
+        return None
+    scope = model.scope_for(call)
+    if function.id in scope.local_names and function.id not in scope.param_nodes:
+        return None  # (bound here otherwise; a parameter of this function, or of one a closure reads, is asked)
+    from jaxlint.semantic.passed_compiled import passed_compiled
+
+    return passed_compiled(function.id, scope, model)
 
 
 # Laps a periodic wait may leave unwaited at the end of a loop and still count as its wait: a few steps.
