@@ -1538,7 +1538,8 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         return _elements(arguments[0], scope, model, depth + 1, passed)  # (`eqx.filter(model, eqx.is_array)`: its arrays)
     if qualified in _BROADCASTS and len(arguments) >= 2:
         return _shape_elements(arguments[1], scope, model, passed)
-    if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
+    if qualified in _TREE_MAPS and len(arguments) == 2 and (_replicates_leaf(arguments[0], model) or _keeps_leaf_size(arguments[0], model)):
+        # (`tree_map(jnp.zeros_like, params)`, an optimizer's moments: one leaf per leaf, of its size.)
         return _elements(arguments[1], scope, model, depth + 1, passed)
     built = constructed_sizes.builder_elements(
         call, qualified, lambda node: _elements(node, scope, model, depth + 1, passed),
@@ -1552,11 +1553,11 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if record is not None:
         # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
         return _total([_elements(argument, scope, model, depth, passed) for argument in (*arguments, *(k.value for k in call.keywords))])
-    if passed is None:
-        # A model's or optimizer's state of a size the source fixes (`Net(width=16).init(key, x)`).
-        sized = _state_sizes(model).call_elements(call, scope, depth)
-        if sized is not None:
-            return sized
+    # A model's or optimizer's state of a size the source fixes (`Net(width=16).init(key, x)`), also
+    # inside a helper building it from its parameters (`init_state(key, hidden=16)`).
+    sized = _state_sizes(model).call_elements(call, scope, depth, passed)
+    if sized is not None:
+        return sized
     if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
         # A local helper: every value it returns is small, its parameters bound to what this call passes
         # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
@@ -1650,7 +1651,7 @@ def _state_sizes(model):
 
     found = model.__dict__.get("_jaxlint_state_sizes")
     if found is None:
-        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1), _state_sizes)
+        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope, passed=None: _elements(node, scope, model, 1, passed), _state_sizes)
     return found
 
 
@@ -1750,6 +1751,22 @@ def _replicates_leaf(function: ast.AST, model) -> bool:
     if qualified in _REPLICATING:
         return True
     return qualified in _BROADCASTS and len(body.args) >= 2 and _leading_device_axis(body.args[1], parameter, model)
+
+
+def _keeps_leaf_size(function: ast.AST, model) -> bool:
+    """`jnp.zeros_like`, `jnp.sqrt`, `lambda p: jnp.zeros_like(p)`: a function building from each leaf
+    one array of the leaf's shape, so a `tree_map` of it holds as many elements as the tree it maps
+    (the moments an Adam written by hand keeps for its parameters)."""
+    if isinstance(function, ast.Lambda):
+        if len(function.args.args) != 1 or function.args.vararg or function.args.kwarg:
+            return False
+        body = function.body
+        if not (isinstance(body, ast.Call) and len(body.args) == 1 and isinstance(body.args[0], ast.Name)):
+            return False
+        if body.args[0].id != function.args.args[0].arg or any(k.arg != "dtype" for k in body.keywords):
+            return False
+        function = body.func
+    return isinstance(function, (ast.Name, ast.Attribute)) and model.qualified_name(function) in _SHAPED_LIKE | _ELEMENTWISE
 
 
 def _leading_device_axis(shape: ast.AST, parameter: str, model) -> bool:
