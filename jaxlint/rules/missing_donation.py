@@ -117,6 +117,13 @@ source shows, also where its module applies layers in a loop whose iterations th
 `hidden: tuple = (64, 32)`, or `enumerate` of either): each iteration counted in turn, so a
 one-hidden-layer MLP of a hundred units is small and four layers of 1024 are not, in demonstration
 code as elsewhere. A loop of a count the source does not fix, or whose body branches, shows no size.
+A state a helper builds from its own parameters (`make_state(key, 16, 1)` with `def make_state(key,
+width, depth)` building the network and its `TrainState`) is sized with the values the call passes.
+A distribution the network returns of its outputs (`distrax.Categorical(logits=x)`, `tfd.Normal`)
+holds no parameters; a `tree_map(jnp.zeros_like, params)` holds as many elements as `params`. A
+policy's output layer of one unit per action of its environment (`nn.Dense(env.num_actions)`,
+`env.action_space.n`, `.shape[0]`) is read at most 128 wide, an upper bound used only to show a
+state small (semantic/action_counts.py), as an input of unknown shape is read at 512 features.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
 `new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's

@@ -19,6 +19,13 @@ A `for` loop over layers in `__call__` is written out once per iteration where t
 the iterations (`range` of a known count, a tuple of known widths, `enumerate` of either; at most
 64 iterations, nested two deep).
 
+A state built inside a helper from the helper's parameters (`def make_state(key, width): ...
+Tower(width).init(...)`) is read with those parameters bound to what the call passes
+(`call_elements(..., passed)`), as Python binds them. A distribution of the outputs
+(`distrax.Categorical(logits=x)`: library data `layers.DISTRIBUTION_CLASSES`) creates no parameters.
+An environment's action count as a width (`nn.Dense(env.num_actions)`) is unknown, and bounded like
+an unknown input in the second, bounding reading (semantic/action_counts.py).
+
 Used by carried_state.known_small (JAX401: state under 1 MB is not worth donating).
 """
 
