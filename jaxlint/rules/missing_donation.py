@@ -124,6 +124,9 @@ holds no parameters; a `tree_map(jnp.zeros_like, params)` holds as many elements
 policy's output layer of one unit per action of its environment (`nn.Dense(env.num_actions)`,
 `env.action_space.n`, `.shape[0]`) is read at most 128 wide, an upper bound used only to show a
 state small (semantic/action_counts.py), as an input of unknown shape is read at 512 features.
+To show a state large (demonstration code), such an input is read at one feature and an action
+count at one action: the layers after the first hold what their widths fix whatever the input
+(`Dense(512)` then `Dense(512)`, 262k weights), a lower bound.
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
 `new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's

@@ -1151,8 +1151,19 @@ def known_small(value: ast.AST, scope, model) -> bool:
 
 def known_large(value: ast.AST, scope, model) -> bool:
     """Whether the source shows that `value` holds `WORTH_DONATING_BYTES` (1 MB) or more of arrays per device (the
-    counterpart of `known_small`; a size the source does not fix is neither)."""
+    counterpart of `known_small`; a size the source does not fix is neither). A network's `init` on
+    an input of unknown shape is read at one feature into its first dense layer (an environment's
+    action count at one action): the layers after it hold what their widths fix, a lower bound read
+    here only, never to show a state small."""
+    sizes = _state_sizes(model)
+    sizes.unknown_input = False
     elements = _elements(value, scope, model, 0)
+    if elements is None and sizes.unknown_input:
+        sizes.least_inputs = True
+        try:
+            elements = _elements(value, scope, model, 0)
+        finally:
+            sizes.least_inputs = False
     return elements is not None and elements * _BYTES_PER_ELEMENT >= WORTH_DONATING_BYTES
 
 

@@ -107,6 +107,11 @@ class StateSize:
         self.bounding_inputs = False
         # Set when a network's `init` met an input of unknown shape (worth a bounded second reading).
         self.unknown_input = False
+        # Set while carried_state.known_large reads a network's unknown input (and an action count) at
+        # one feature: the layers after the first hold what their widths fix whatever the input, so
+        # the count is a lower bound, read only to show a state large (`Dense(512)` then `Dense(512)`
+        # holds 262k parameters fed any vector).
+        self.least_inputs = False
         # Set while carried_state.known_small reads a part of a state (`variables["params"]`) as
         # at most the whole: an upper bound, never read to show a state large.
         self.bounding_parts = False
@@ -164,7 +169,9 @@ class StateSize:
         """An environment's action count (semantic/action_counts.py): unknown, worth a bounded second
         reading; in that reading, at most `ACTION_BOUND` (an upper bound, as an input's features are)."""
         self.unknown_input = True
-        return _AssumedWidth(action_counts.ACTION_BOUND) if self.bounding_inputs else UNKNOWN
+        if self.bounding_inputs:
+            return _AssumedWidth(action_counts.ACTION_BOUND)
+        return _AssumedWidth(1) if self.least_inputs else UNKNOWN
 
     def _default(self, name: str, scope):
         """A parameter's default, when no call the module shows passes the parameter."""
@@ -249,6 +256,8 @@ class StateSize:
                 self.unknown_input = True
                 if self.bounding_inputs:
                     first = (None, _AssumedWidth(FEATURE_BOUND))
+                elif self.least_inputs:
+                    first = (None, _AssumedWidth(1))
             result = network(first)
             return None if result is None else result[0]
         if self._returns_number(call, frame):
