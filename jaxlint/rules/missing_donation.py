@@ -317,8 +317,9 @@ what that code reads later:
   the first iteration would delete the caller's value;
 - a nested function or lambda reads it (`current = lambda: params` handed to an actor thread),
   and may read the old arrays while or after the update runs;
-- another call of the same jitted function passes a value it keeps using (an evaluation pass):
-  the message asks for a `jit` of its own for this update;
+- another call of the same jitted function passes a value it keeps using (an evaluation pass),
+  also through another attribute bound once to it (`self.val_step = self.train_step`: the same
+  object): the message asks for a `jit` of its own for this update;
 - a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
   buffer that is both donated and passed;
 - it shares arrays with another argument of the same call on the first call only: one was built

@@ -250,6 +250,15 @@ def calls_keeping_argument(binding, call: ast.Call, position: int | None, keywor
     name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else None
     candidates = model.scope_for(call).calls if same_function else model.calls_by_name().get(name, [])
     keeping = []
+    aliases = _attribute_aliases(call, model)
+    if aliases:
+        # `self.val_step = self.train_step`: the other attribute is the same compiled callable, and
+        # its calls run the same `jit` (an evaluation pass that keeps the state it hands over).
+        alias_calls = [c for c in (model.scope_for(call).calls if same_function else [c for a in aliases for c in model.calls_by_name().get(a, [])])]
+        for other in alias_calls:
+            if isinstance(other.func, ast.Attribute) and dotted_name(other.func) in {f"self.{a}" for a in aliases}:
+                if _caller_keeps(_argument(other, position, keyword), other, model):
+                    keeping.append(other)
     for other in candidates:
         if other is call or not isinstance(other.func, (ast.Name, ast.Attribute)):
             continue
@@ -263,6 +272,28 @@ def calls_keeping_argument(binding, call: ast.Call, position: int | None, keywor
         if _caller_keeps(_argument(other, position, keyword), other, model):
             keeping.append(other)
     return keeping
+
+
+def _attribute_aliases(call: ast.Call, model) -> set[str]:
+    """Attributes the class binds, once and to nothing else, to the attribute `call` runs
+    (`self.val_step = self.train_step` for a call of `self.train_step`): the same object."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return set()
+    scope = model.scope_for(call)
+    if scope is None:
+        return set()
+    counts: dict[str, int] = {}
+    aliased = set()
+    for candidate in _class_scopes(scope, model):
+        for target, value in candidate.bindings:
+            for element in target_elements(target):
+                key = dotted_name(element)
+                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                    counts[key] = counts.get(key, 0) + 1
+                    if element is target and dotted_name(value) == f"self.{func.attr}":
+                        aliased.add(key)
+    return {key[len("self."):] for key in aliased if counts.get(key) == 1 and key != f"self.{func.attr}"}
 
 
 def _same_callable(first, second) -> bool:
