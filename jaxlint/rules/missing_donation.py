@@ -126,7 +126,8 @@ policy's output layer of one unit per action of its environment (`nn.Dense(env.n
 state small (semantic/action_counts.py), as an input of unknown shape is read at 512 features.
 To show a state large (demonstration code), such an input is read at one feature and an action
 count at one action: the layers after the first hold what their widths fix whatever the input
-(`Dense(512)` then `Dense(512)`, 262k weights), a lower bound.
+(`Dense(512)` then `Dense(512)`, 262k weights), a lower bound; so is a count the source does not
+fix in widths listed by hand, at 0 (`init_mlp([np.prod(IMAGE), 512, 256, len(classes)], key)`).
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
 `new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's

@@ -1933,16 +1933,31 @@ def _python_value(node: ast.AST, scope, model, passed: dict | None, depth: int =
         found = built_lists.sequence_value(node, lambda inner: _or_none(_python_value(inner, scope, model, passed, depth + 1)))
         return UNKNOWN_VALUE if found is None else found
     found = _int_value(node, scope, model, passed)
-    if found is not UNKNOWN and found is not None:
+    if found is not UNKNOWN and found is not UNKNOWN_VALUE and found is not None:
         return found
+    if isinstance(node, ast.Call) and model.qualified_name(node.func) in ("numpy.prod", "math.prod") and len(node.args) == 1 and not node.keywords:
+        items = _python_value(node.args[0], scope, model, passed, depth + 1)  # `np.prod(image_size)`
+        if isinstance(items, tuple) and all(isinstance(i, int) and not isinstance(i, bool) for i in items):
+            return math.prod(items)
+        return UNKNOWN_VALUE
     if isinstance(node, ast.Call) and model.qualified_name(node.func) == "builtins.len" and len(node.args) == 1 and not node.keywords:
         items = _python_value(node.args[0], scope, model, passed, depth + 1)  # `len(widths)`
-        return len(items) if isinstance(items, tuple) else UNKNOWN_VALUE
+        if isinstance(items, tuple):
+            return len(items)
+        # `len(dataset.classes)`: unknown, at least 0. The reading that shows a state large
+        # (`known_large`) counts it so, a lower bound: `[784, 512, 256, len(classes)]` holds 533k
+        # weights whatever the count.
+        sizes = _state_sizes(model)
+        sizes.unknown_input = True
+        return 0 if sizes.least_inputs else UNKNOWN_VALUE
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         left, right = (_python_value(side, scope, model, passed, depth + 1) for side in (node.left, node.right))
         if not all(isinstance(side, int) and not isinstance(side, bool) for side in (left, right)):
             return UNKNOWN_VALUE
-        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op, ast.Sub) else left * right
+        if isinstance(node.op, ast.Sub):
+            # (In the lower-bound reading a length stays a length: never below 0.)
+            return max(0, left - right) if _state_sizes(model).least_inputs else left - right
+        return left + right if isinstance(node.op, ast.Add) else left * right
     if isinstance(node, ast.Call) and model.qualified_name(node.func) == "jax.random.split":
         # `split(key, n)`: n keys, items of a sequence a loop or comprehension walks.
         count = _keyword_or_position(node, 1, "num")
