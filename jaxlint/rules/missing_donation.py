@@ -117,6 +117,17 @@ source shows, also where its module applies layers in a loop whose iterations th
 `hidden: tuple = (64, 32)`, or `enumerate` of either): each iteration counted in turn, so a
 one-hidden-layer MLP of a hundred units is small and four layers of 1024 are not, in demonstration
 code as elsewhere. A loop of a count the source does not fix, or whose body branches, shows no size.
+A state a helper builds from its own parameters (`make_state(key, 16, 1)` with `def make_state(key,
+width, depth)` building the network and its `TrainState`) is sized with the values the call passes.
+A distribution the network returns of its outputs (`distrax.Categorical(logits=x)`, `tfd.Normal`)
+holds no parameters; a `tree_map(jnp.zeros_like, params)` holds as many elements as `params`. A
+policy's output layer of one unit per action of its environment (`nn.Dense(env.num_actions)`,
+`env.action_space.n`, `.shape[0]`) is read at most 128 wide, an upper bound used only to show a
+state small (semantic/action_counts.py), as an input of unknown shape is read at 512 features.
+To show a state large (demonstration code), such an input is read at one feature and an action
+count at one action: the layers after the first hold what their widths fix whatever the input
+(`Dense(512)` then `Dense(512)`, 262k weights), a lower bound; so is a count the source does not
+fix in widths listed by hand, at 0 (`init_mlp([np.prod(IMAGE), 512, 256, len(classes)], key)`).
 Only carried state counts: the call runs in a loop, updates an object's own state
 (`self.state = self.update(self.state, ...)`, or a field of a container stored back into it:
 `new, info = step(holder.state, k)` then `holder = holder.replace(state=new)`, a NamedTuple's
@@ -307,8 +318,9 @@ what that code reads later:
   the first iteration would delete the caller's value;
 - a nested function or lambda reads it (`current = lambda: params` handed to an actor thread),
   and may read the old arrays while or after the update runs;
-- another call of the same jitted function passes a value it keeps using (an evaluation pass):
-  the message asks for a `jit` of its own for this update;
+- another call of the same jitted function passes a value it keeps using (an evaluation pass),
+  also through another attribute bound once to it (`self.val_step = self.train_step`: the same
+  object): the message asks for a `jit` of its own for this update;
 - a part of it is passed beside it in the same call (`step(state, aux=state.aux)`): XLA rejects a
   buffer that is both donated and passed;
 - it shares arrays with another argument of the same call on the first call only: one was built

@@ -250,6 +250,15 @@ def calls_keeping_argument(binding, call: ast.Call, position: int | None, keywor
     name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else None
     candidates = model.scope_for(call).calls if same_function else model.calls_by_name().get(name, [])
     keeping = []
+    aliases = _attribute_aliases(call, model)
+    if aliases:
+        # `self.val_step = self.train_step`: the other attribute is the same compiled callable, and
+        # its calls run the same `jit` (an evaluation pass that keeps the state it hands over).
+        alias_calls = [c for c in (model.scope_for(call).calls if same_function else [c for a in aliases for c in model.calls_by_name().get(a, [])])]
+        for other in alias_calls:
+            if isinstance(other.func, ast.Attribute) and dotted_name(other.func) in {f"self.{a}" for a in aliases}:
+                if _caller_keeps(_argument(other, position, keyword), other, model):
+                    keeping.append(other)
     for other in candidates:
         if other is call or not isinstance(other.func, (ast.Name, ast.Attribute)):
             continue
@@ -263,6 +272,28 @@ def calls_keeping_argument(binding, call: ast.Call, position: int | None, keywor
         if _caller_keeps(_argument(other, position, keyword), other, model):
             keeping.append(other)
     return keeping
+
+
+def _attribute_aliases(call: ast.Call, model) -> set[str]:
+    """Attributes the class binds, once and to nothing else, to the attribute `call` runs
+    (`self.val_step = self.train_step` for a call of `self.train_step`): the same object."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return set()
+    scope = model.scope_for(call)
+    if scope is None:
+        return set()
+    counts: dict[str, int] = {}
+    aliased = set()
+    for candidate in _class_scopes(scope, model):
+        for target, value in candidate.bindings:
+            for element in target_elements(target):
+                key = dotted_name(element)
+                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                    counts[key] = counts.get(key, 0) + 1
+                    if element is target and dotted_name(value) == f"self.{func.attr}":
+                        aliased.add(key)
+    return {key[len("self."):] for key in aliased if counts.get(key) == 1 and key != f"self.{func.attr}"}
 
 
 def _same_callable(first, second) -> bool:
@@ -1151,8 +1182,19 @@ def known_small(value: ast.AST, scope, model) -> bool:
 
 def known_large(value: ast.AST, scope, model) -> bool:
     """Whether the source shows that `value` holds `WORTH_DONATING_BYTES` (1 MB) or more of arrays per device (the
-    counterpart of `known_small`; a size the source does not fix is neither)."""
+    counterpart of `known_small`; a size the source does not fix is neither). A network's `init` on
+    an input of unknown shape is read at one feature into its first dense layer (an environment's
+    action count at one action): the layers after it hold what their widths fix, a lower bound read
+    here only, never to show a state small."""
+    sizes = _state_sizes(model)
+    sizes.unknown_input = False
     elements = _elements(value, scope, model, 0)
+    if elements is None and sizes.unknown_input:
+        sizes.least_inputs = True
+        try:
+            elements = _elements(value, scope, model, 0)
+        finally:
+            sizes.least_inputs = False
     return elements is not None and elements * _BYTES_PER_ELEMENT >= WORTH_DONATING_BYTES
 
 
@@ -1538,7 +1580,8 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
         return _elements(arguments[0], scope, model, depth + 1, passed)  # (`eqx.filter(model, eqx.is_array)`: its arrays)
     if qualified in _BROADCASTS and len(arguments) >= 2:
         return _shape_elements(arguments[1], scope, model, passed)
-    if qualified in _TREE_MAPS and len(arguments) == 2 and _replicates_leaf(arguments[0], model):
+    if qualified in _TREE_MAPS and len(arguments) == 2 and (_replicates_leaf(arguments[0], model) or _keeps_leaf_size(arguments[0], model)):
+        # (`tree_map(jnp.zeros_like, params)`, an optimizer's moments: one leaf per leaf, of its size.)
         return _elements(arguments[1], scope, model, depth + 1, passed)
     built = constructed_sizes.builder_elements(
         call, qualified, lambda node: _elements(node, scope, model, depth + 1, passed),
@@ -1552,11 +1595,11 @@ def _call_elements(call: ast.Call, scope, model, depth: int, passed: dict | None
     if record is not None:
         # `Params(weight, bias)` of a local NamedTuple or dataclass: its fields are the arguments.
         return _total([_elements(argument, scope, model, depth, passed) for argument in (*arguments, *(k.value for k in call.keywords))])
-    if passed is None:
-        # A model's or optimizer's state of a size the source fixes (`Net(width=16).init(key, x)`).
-        sized = _state_sizes(model).call_elements(call, scope, depth)
-        if sized is not None:
-            return sized
+    # A model's or optimizer's state of a size the source fixes (`Net(width=16).init(key, x)`), also
+    # inside a helper building it from its parameters (`init_state(key, hidden=16)`).
+    sized = _state_sizes(model).call_elements(call, scope, depth, passed)
+    if sized is not None:
+        return sized
     if qualified is None or not qualified.startswith(("jax.", "numpy.", "flax.", "optax.")):
         # A local helper: every value it returns is small, its parameters bound to what this call passes
         # (`init_params(2, 1)` with `def init_params(n_in, n_out): return {"w": jnp.zeros((n_in, n_out))}`).
@@ -1650,7 +1693,7 @@ def _state_sizes(model):
 
     found = model.__dict__.get("_jaxlint_state_sizes")
     if found is None:
-        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope: _elements(node, scope, model, 1), _state_sizes)
+        found = model._jaxlint_state_sizes = StateSize(model, lambda node, scope, passed=None: _elements(node, scope, model, 1, passed), _state_sizes)
     return found
 
 
@@ -1750,6 +1793,22 @@ def _replicates_leaf(function: ast.AST, model) -> bool:
     if qualified in _REPLICATING:
         return True
     return qualified in _BROADCASTS and len(body.args) >= 2 and _leading_device_axis(body.args[1], parameter, model)
+
+
+def _keeps_leaf_size(function: ast.AST, model) -> bool:
+    """`jnp.zeros_like`, `jnp.sqrt`, `lambda p: jnp.zeros_like(p)`: a function building from each leaf
+    one array of the leaf's shape, so a `tree_map` of it holds as many elements as the tree it maps
+    (the moments an Adam written by hand keeps for its parameters)."""
+    if isinstance(function, ast.Lambda):
+        if len(function.args.args) != 1 or function.args.vararg or function.args.kwarg:
+            return False
+        body = function.body
+        if not (isinstance(body, ast.Call) and len(body.args) == 1 and isinstance(body.args[0], ast.Name)):
+            return False
+        if body.args[0].id != function.args.args[0].arg or any(k.arg != "dtype" for k in body.keywords):
+            return False
+        function = body.func
+    return isinstance(function, (ast.Name, ast.Attribute)) and model.qualified_name(function) in _SHAPED_LIKE | _ELEMENTWISE
 
 
 def _leading_device_axis(shape: ast.AST, parameter: str, model) -> bool:
@@ -1874,16 +1933,31 @@ def _python_value(node: ast.AST, scope, model, passed: dict | None, depth: int =
         found = built_lists.sequence_value(node, lambda inner: _or_none(_python_value(inner, scope, model, passed, depth + 1)))
         return UNKNOWN_VALUE if found is None else found
     found = _int_value(node, scope, model, passed)
-    if found is not UNKNOWN and found is not None:
+    if found is not UNKNOWN and found is not UNKNOWN_VALUE and found is not None:
         return found
+    if isinstance(node, ast.Call) and model.qualified_name(node.func) in ("numpy.prod", "math.prod") and len(node.args) == 1 and not node.keywords:
+        items = _python_value(node.args[0], scope, model, passed, depth + 1)  # `np.prod(image_size)`
+        if isinstance(items, tuple) and all(isinstance(i, int) and not isinstance(i, bool) for i in items):
+            return math.prod(items)
+        return UNKNOWN_VALUE
     if isinstance(node, ast.Call) and model.qualified_name(node.func) == "builtins.len" and len(node.args) == 1 and not node.keywords:
         items = _python_value(node.args[0], scope, model, passed, depth + 1)  # `len(widths)`
-        return len(items) if isinstance(items, tuple) else UNKNOWN_VALUE
+        if isinstance(items, tuple):
+            return len(items)
+        # `len(dataset.classes)`: unknown, at least 0. The reading that shows a state large
+        # (`known_large`) counts it so, a lower bound: `[784, 512, 256, len(classes)]` holds 533k
+        # weights whatever the count.
+        sizes = _state_sizes(model)
+        sizes.unknown_input = True
+        return 0 if sizes.least_inputs else UNKNOWN_VALUE
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         left, right = (_python_value(side, scope, model, passed, depth + 1) for side in (node.left, node.right))
         if not all(isinstance(side, int) and not isinstance(side, bool) for side in (left, right)):
             return UNKNOWN_VALUE
-        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op, ast.Sub) else left * right
+        if isinstance(node.op, ast.Sub):
+            # (In the lower-bound reading a length stays a length: never below 0.)
+            return max(0, left - right) if _state_sizes(model).least_inputs else left - right
+        return left + right if isinstance(node.op, ast.Add) else left * right
     if isinstance(node, ast.Call) and model.qualified_name(node.func) == "jax.random.split":
         # `split(key, n)`: n keys, items of a sequence a loop or comprehension walks.
         count = _keyword_or_position(node, 1, "num")

@@ -19,6 +19,13 @@ A `for` loop over layers in `__call__` is written out once per iteration where t
 the iterations (`range` of a known count, a tuple of known widths, `enumerate` of either; at most
 64 iterations, nested two deep).
 
+A state built inside a helper from the helper's parameters (`def make_state(key, width): ...
+Tower(width).init(...)`) is read with those parameters bound to what the call passes
+(`call_elements(..., passed)`), as Python binds them. A distribution of the outputs
+(`distrax.Categorical(logits=x)`: library data `layers.DISTRIBUTION_CLASSES`) creates no parameters.
+An environment's action count as a width (`nn.Dense(env.num_actions)`) is unknown, and bounded like
+an unknown input in the second, bounding reading (semantic/action_counts.py).
+
 Used by carried_state.known_small (JAX401: state under 1 MB is not worth donating).
 """
 
@@ -27,7 +34,7 @@ from __future__ import annotations
 import ast
 import math
 
-from jaxlint.semantic import constructed_sizes, imported_sizes
+from jaxlint.semantic import action_counts, constructed_sizes, imported_sizes
 from jaxlint.semantic.constants import UNKNOWN, literal_value
 from jaxlint.semantic.flow import changes_in_place
 from jaxlint.semantic.library_models import layers as layer_models
@@ -100,6 +107,11 @@ class StateSize:
         self.bounding_inputs = False
         # Set when a network's `init` met an input of unknown shape (worth a bounded second reading).
         self.unknown_input = False
+        # Set while carried_state.known_large reads a network's unknown input (and an action count) at
+        # one feature: the layers after the first hold what their widths fix whatever the input, so
+        # the count is a lower bound, read only to show a state large (`Dense(512)` then `Dense(512)`
+        # holds 262k parameters fed any vector).
+        self.least_inputs = False
         # Set while carried_state.known_small reads a part of a state (`variables["params"]`) as
         # at most the whole: an upper bound, never read to show a state large.
         self.bounding_parts = False
@@ -114,6 +126,8 @@ class StateSize:
 
     def value(self, node: ast.AST, frame: _Frame, depth: int = 0):
         evaluator = self.model.constant_evaluator()
+        if action_counts.reads_action_count(node):
+            return self._action_count()
 
         def lookup(inner: ast.AST):
             key = inner.id if isinstance(inner, ast.Name) else (
@@ -129,6 +143,10 @@ class StateSize:
                 return UNKNOWN if item is None else self.value(item[0], item[1], depth + 1)
             if isinstance(inner, ast.Name) and inner.id in frame.scope.param_nodes:
                 return self._default(inner.id, frame.scope)
+            if isinstance(inner, ast.Name) and depth <= _DEPTH:
+                bound = self._binding(inner, frame.scope)  # `num_actions = env.num_actions`
+                if bound is not None and isinstance(bound[0], ast.Name) and action_counts.reads_action_count(bound[1]):
+                    return self._action_count()
             if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id not in frame.bound:
                 # `self.horizon` bound in `__init__`, `cfg.horizon` of what the calls pass (semantic/constructed_sizes.py).
                 stored = constructed_sizes.init_attribute(self.model, inner, frame.scope)
@@ -146,6 +164,14 @@ class StateSize:
             inner = self.integer(node.args[0], frame, depth + 1) if node.args else None
             return math.prod(inner) if isinstance(inner, tuple) else UNKNOWN
         return found
+
+    def _action_count(self):
+        """An environment's action count (semantic/action_counts.py): unknown, worth a bounded second
+        reading; in that reading, at most `ACTION_BOUND` (an upper bound, as an input's features are)."""
+        self.unknown_input = True
+        if self.bounding_inputs:
+            return _AssumedWidth(action_counts.ACTION_BOUND)
+        return _AssumedWidth(1) if self.least_inputs else UNKNOWN
 
     def _default(self, name: str, scope):
         """A parameter's default, when no call the module shows passes the parameter."""
@@ -181,25 +207,35 @@ class StateSize:
 
     # ----- state values ------------------------------------------------------------------------
 
-    def call_elements(self, call: ast.Call, scope, depth: int = 0) -> int | None:
+    def call_elements(self, call: ast.Call, scope, depth: int = 0, passed: dict | None = None) -> int | None:
         """Elements of the state a call builds: a model's `init`, an optimizer's `init`, a train
-        state, a metric, or a network object whose sizes are explicit; None when unknown."""
+        state, a metric, or a network object whose sizes are explicit; None when unknown.
+        `passed`: inside a helper that builds the state (`def init_state(key, hidden): net =
+        MLP(hidden); return TrainState.create(params=net.init(key, x), ...)`), its parameters ->
+        (the argument its call passes, the caller's scope): the widths the helper reads from its
+        parameters are the caller's values (`init_state(key, 16)`), as Python binds them."""
         if depth > _DEPTH:
             return None
-        frame = _Frame(scope)
+        frame = _Frame(scope, {name: (argument, _Frame(caller)) for name, (argument, caller) in passed.items()} if passed else None)
         model = self.model
+
+        def counted_in_scope(node: ast.AST):
+            # A name of the helper's own scope keeps the helper's parameters bound to the call's arguments.
+            value, owner = self.resolve(node, scope)
+            return self.elements(value, owner, passed if passed and owner is scope else None)
+
         qualified = model.qualified_name(call.func)
         spec = layer_models.LAYERS.get(qualified or "")
         if spec is not None and spec["kind"] == "metric":
             return layer_models.METRIC_ELEMENTS
         if qualified in _TRAIN_STATE_CREATE:
             params = next((k.value for k in call.keywords if k.arg == "params"), None)
-            counted = self.elements(*self.resolve(params, scope)) if params is not None else None
+            counted = counted_in_scope(params) if params is not None else None
             return None if counted is None else (1 + layer_models.OPTIMIZER_STATE_FACTOR) * counted + 1
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in ("filter", "parameters", "eval", "train") and not call.args[1:]:
             if isinstance(func.value, (ast.Name, ast.Call)) and self._network_like(func.value, frame, depth):
-                return self.elements(*self.resolve(func.value, scope))  # a part of the model, or the model in another mode
+                return counted_in_scope(func.value)  # a part of the model, or the model in another mode
         if self.settings_only(call, scope):
             return None  # an optimizer before its `init`: no arrays yet, nor a size for the state it will hold
         if self._optimizer_init(call, frame):
@@ -207,7 +243,7 @@ class StateSize:
                 return None
             if self._state_free(self._optimizer_call(call.func, scope), scope):
                 return 1  # `optax.sgd(lr).init(params)`: empty states, or one step counter
-            counted = self.elements(*self.resolve(call.args[0], scope))
+            counted = counted_in_scope(call.args[0])
             return None if counted is None else layer_models.OPTIMIZER_STATE_FACTOR * counted + 1
         if isinstance(func, ast.Attribute) and func.attr == "init":
             inputs = [*call.args[1:], *(k.value for k in call.keywords if k.arg in ("inputs", "x"))]
@@ -220,6 +256,8 @@ class StateSize:
                 self.unknown_input = True
                 if self.bounding_inputs:
                     first = (None, _AssumedWidth(FEATURE_BOUND))
+                elif self.least_inputs:
+                    first = (None, _AssumedWidth(1))
             result = network(first)
             return None if result is None else result[0]
         if self._returns_number(call, frame):
@@ -1141,8 +1179,11 @@ class StateSize:
         return bool(bases & {"typing.NamedTuple", "flax.struct.PyTreeNode"} or decorators & {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"})
 
     def _free_function(self, func: ast.AST) -> bool:
-        """A function that creates no parameters whatever it is given: array and random functions."""
+        """A function that creates no parameters whatever it is given: array and random functions, and
+        distributions of arrays (library data: `layers.DISTRIBUTION_CLASSES`)."""
         qualified = self.model.qualified_name(func) or ""
+        if qualified.startswith(layer_models.DISTRIBUTION_MODULES) and qualified.rsplit(".", 1)[-1] in layer_models.DISTRIBUTION_CLASSES:
+            return True  # `distrax.Categorical(logits=x)`: a distribution of the outputs, no parameters
         return qualified.startswith(_FREE_PREFIXES) and qualified not in layer_models.LAYERS or qualified in _FREE_NAMES
 
 

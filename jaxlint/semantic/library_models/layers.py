@@ -83,3 +83,14 @@ SEQUENTIAL = {
 
 # Optimizer states: a small multiple of the parameters they are built for (Adam keeps two moments).
 OPTIMIZER_STATE_FACTOR = 3
+
+# Probability distributions a network returns built from its outputs (`distrax.Categorical(logits=x)`,
+# `tfd.Normal(mean, scale)`): objects holding the arrays they are given, creating no parameters. Only
+# classes whose arguments are arrays or other distributions are listed: a bijector or a coupling layer
+# may take a conditioner module that holds layers.
+DISTRIBUTION_MODULES = ("distrax.", "tensorflow_probability.substrates.jax.distributions.", "numpyro.distributions.")
+DISTRIBUTION_CLASSES = frozenset({
+    "Categorical", "OneHotCategorical", "Softmax", "Bernoulli", "Normal", "MultivariateNormalDiag",
+    "MultivariateNormalTri", "MultivariateNormalFullCovariance", "Beta", "Gamma", "Laplace", "Logistic",
+    "Uniform", "Deterministic", "Dirichlet", "Greedy", "EpsilonGreedy", "Independent", "Poisson", "LogNormal",
+})
