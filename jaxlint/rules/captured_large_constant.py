@@ -8,7 +8,8 @@ after `with np.load(path) as data:`), also when the name is then rescaled by ari
 It also flags a compiled traced function that reads the weights of a network from an enclosing
 non-traced scope: the argument a network pass takes its parameters from (library data `weights`: the
 variables of a linen `module.apply(params, x)`, also inside `{"params": params}`, the params of a Haiku
-`net.apply(params, rng, x)`), with `params` a parameter or a value of the enclosing function or module.
+`net.apply(params, rng, x)`, the `params` of a Hugging Face Flax model's pass, `model(ids, params=p)`
+or `model.encode(...)` after `FlaxXxx.from_pretrained(...)`), with `params` a parameter or a value of the enclosing function or module.
 Every weight of the network becomes a constant of the program (slow to compile for a large network,
 and compiled again for every other set of weights); where the enclosing code binds `params` again
 after the function is built (a training loop after a `predict` defined on the initial weights),

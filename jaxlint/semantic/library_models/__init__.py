@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 from jaxlint.semantic.library_models import (
     chex, environments, equinox, evosax, flax, haiku, host_libraries, jax_core, jax_lax, jax_numpy, jax_random, numpy_host, numpyro,
-    optax, orbax, python_stdlib,
+    optax, orbax, python_stdlib, transformers,
 )
 from jaxlint.semantic import returned_kinds
 from jaxlint.semantic.reaching import enclosing_statement
@@ -84,7 +84,7 @@ from jaxlint.semantic.syntax import argument, walk  # ast.walk minus context mar
 
 _LIBRARIES = (
     jax_core, jax_numpy, jax_random, jax_lax, numpy_host, python_stdlib, flax, optax, equinox, haiku, chex, orbax, environments, evosax,
-    numpyro, host_libraries,
+    numpyro, host_libraries, transformers,
 )
 FIELDS = frozenset({
     "returns", "consumes_key", "syncs", "compiles", "donates", "result", "runs_model", "static_arguments", "reads_storage",
@@ -323,6 +323,9 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
         found = library.entry(qualified)
         if found is not None:
             return found
+        found = _class_method_entry(library, qualified)
+        if found is not None:
+            return found
     if depth >= _MAX_DEPTH:
         return None
     if scope is None:
@@ -341,6 +344,15 @@ def _call_model(model, call: ast.Call, scope, depth: int) -> ApiModel | None:
                 return found
         return _signature_entry(model, library, call)
     return _name_call_model(model, library, function, scope, depth)
+
+
+def _class_method_entry(library: "LibraryModels", qualified: str) -> ApiModel | None:
+    """A method called on a library class by its name (`FlaxBertModel.from_pretrained(...)`, a
+    classmethod), the class one that a class namespace says derives from a modelled class: the entry of
+    that method of the modelled class."""
+    owner, _, method = qualified.rpartition(".")
+    base = library.class_of(owner) if owner and owner not in library.classes else None
+    return library.entry(f"{base}.{method}") if base is not None else None
 
 
 def _signature_entry(model, library: "LibraryModels", call: ast.Call) -> ApiModel | None:
