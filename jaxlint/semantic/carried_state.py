@@ -1301,6 +1301,9 @@ def _elements(value: ast.AST, scope, model, depth: int, passed: dict | None = No
             from jaxlint.semantic.fixed_parameters import handed_arguments
 
             arguments = handed_arguments(value.id, scope, model)
+            if arguments is None:
+                # A constructor's parameter holds what the constructor calls hand in (semantic/constructed_sizes.py).
+                arguments = constructed_sizes.constructor_arguments(model, scope, value.id)
             counts = [_elements(argument, caller, model, depth + 1) for caller, argument in arguments or ()]
             return None if not counts or None in counts else max(counts)
         if found is None:

@@ -9,7 +9,9 @@ The facts here, each read only where the source shows all of it:
 
 - the parameters of a class's `__init__` take what the class's constructor calls in the module pass
   (also a subclass of the module that keeps that `__init__`, and `super().__init__(...)`), the
-  largest integer where several do; nothing is known when the class is handed around as a value
+  largest integer where several do; a parameter holding arrays (a network handed in and stored in
+  the object's state) holds the largest of what the calls pass, where no other module may construct
+  the class (`constructor_arguments`); nothing is known when the class is handed around as a value
   (`registry = {"c": Controller}`, `partial(Controller, ...)`, `cls(...)`), since a call not seen
   may pass anything;
 - `self.<attribute>` read in a method is the one value the class's `__init__` binds to it, read
@@ -49,6 +51,33 @@ def constructor_calls(model, function: ast.AST) -> list[ast.Call] | None:
     if id(function) not in cache:
         cache[id(function)] = _constructor_calls(model, owner)
     return cache[id(function)]
+
+
+def constructor_arguments(model, scope, name: str) -> list | None:
+    """(caller scope, argument) of every constructor call that passes the parameter `name` of the
+    `__init__` owning `scope` (`constructor_calls`): an object's state sized by a value handed to its
+    constructor (`Agent(model=Net(64))` then `self.state = State(model, ...)` in `__init__`) holds
+    what each call hands in. None where a call leaves the parameter to its default or spreads its
+    arguments, where `__init__` binds the parameter anew, or where another module of the project may
+    construct the class (an importer naming it): a call not seen may hand in anything."""
+    function = getattr(scope, "node", None)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "__init__":
+        return None
+    if name not in scope.param_nodes or any(
+        isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) for node in walk(function)
+    ):
+        return None
+    calls = constructor_calls(model, function)
+    if not calls:
+        return None
+    passed = passed_to_parameter(calls, function, name)
+    if passed is None or any(argument is None for argument in passed):
+        return None
+    from jaxlint.semantic.fixed_parameters import named_elsewhere
+
+    if named_elsewhere(parent_of(function).name, model):
+        return None
+    return [(model.scope_for(call), argument) for call, argument in zip(calls, passed)]
 
 
 def _module_class(model, function: ast.AST) -> ast.ClassDef | None:

@@ -182,6 +182,11 @@ def _named_elsewhere(name: str, model) -> bool:
     return False
 
 
+def named_elsewhere(name: str, model) -> bool:
+    """Another module of the project may name `name` (a module-level function or class): see `_named_elsewhere`."""
+    return _named_elsewhere(name, model)
+
+
 def refers_to(value: ast.AST, key: str) -> bool:
     return any(isinstance(node, (ast.Name, ast.Attribute)) and dotted_name(node) == key for node in walk(value))
 
