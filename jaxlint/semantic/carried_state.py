@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import math
 import os
-import re
 import weakref
 
 from jaxlint.semantic import constructed_sizes

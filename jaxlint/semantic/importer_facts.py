@@ -182,25 +182,9 @@ def _called_from_host(project, function: str, depth: int) -> bool:
 
     target = project.path
     leaf = callers.module_leaf(target)
-    seen = 0
-    for importer_path, _ in callers._importers(project):
-        read = callers._read(importer_path)
-        if read is None or function.encode() not in read[2]:
-            continue
-        seen += 1
-        if seen > _MAX_IMPORTERS:
+    for key, importer in importers_naming(project, function):
+        if importer is TOO_MANY:
             return False
-        key = (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
-        importer = _importer_models.get(key)
-        if importer is None:
-            if len(_importer_models) > 16:
-                _importer_models.clear()
-            try:
-                importer = _importer_models[key] = callers._importer_model(project, read[0], read[2], ())
-            except Exception:  # RecursionError included: an importer we cannot model shows nothing
-                importer = _importer_models[key] = None
-        if importer is None:
-            continue
         view = None
         for call in importer.calls_by_name().get(function, ()):
             qualified = importer.qualified_name(call.func)
@@ -227,3 +211,34 @@ def _called_from_host(project, function: str, depth: int) -> bool:
                 if _host_calls[memo]:
                     return True
     return False
+
+
+TOO_MANY = object()  # yielded last by `importers_naming` where more importers name the function than are read
+
+
+def importers_naming(project, function: str):
+    """`(key, model)` of each module of the project that imports this one and whose text names
+    `function`, modelled once per process (one that cannot be modelled is left out); after
+    `_MAX_IMPORTERS` of them, `(None, TOO_MANY)` and no more: a library's many users are not read."""
+    from jaxlint.semantic import callers
+
+    seen = 0
+    for importer_path, _ in callers._importers(project):
+        read = callers._read(importer_path)
+        if read is None or function.encode() not in read[2]:
+            continue
+        seen += 1
+        if seen > _MAX_IMPORTERS:
+            yield None, TOO_MANY
+            return
+        key = (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
+        importer = _importer_models.get(key)
+        if importer is None:
+            if len(_importer_models) > 16:
+                _importer_models.clear()
+            try:
+                importer = _importer_models[key] = callers._importer_model(project, read[0], read[2], ())
+            except Exception:  # RecursionError included: an importer we cannot model shows nothing
+                importer = _importer_models[key] = None
+        if importer is not None:
+            yield key, importer

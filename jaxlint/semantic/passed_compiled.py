@@ -37,7 +37,6 @@ from jaxlint.semantic.bindings import bound_values, owning_scope
 from jaxlint.semantic.syntax import walk
 
 _MAX_DEPTH = 6  # steps followed: parameters handed on, names, factories and the closures they return
-_MAX_IMPORTERS = 8  # importers modelled per question: a library's many users are not read
 # A `lax` loop handed as a value: calling it compiles the loop into one program, dispatched at once.
 _COMPILED_LOOPS = frozenset({"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map"})
 
@@ -142,25 +141,9 @@ def _from_importers(project, owner, name: str, depth: int) -> str | None:
     leaf = callers.module_leaf(target)
     position = owner.params.index(name) if name in owner.params else None
     texts: list[str | None] = []
-    seen = 0
-    for importer_path, _ in callers._importers(project):
-        read = callers._read(importer_path)
-        if read is None or function.encode() not in read[2]:
-            continue
-        seen += 1
-        if seen > _MAX_IMPORTERS:
+    for _, importer in importer_facts.importers_naming(project, function):
+        if importer is importer_facts.TOO_MANY:
             return None
-        key = (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
-        importer = importer_facts._importer_models.get(key)
-        if importer is None:
-            if len(importer_facts._importer_models) > 16:
-                importer_facts._importer_models.clear()
-            try:
-                importer = importer_facts._importer_models[key] = callers._importer_model(project, read[0], read[2], ())
-            except Exception:  # RecursionError included: an importer we cannot model shows nothing
-                importer = importer_facts._importer_models[key] = None
-        if importer is None:
-            continue
         for call in importer.calls_by_name().get(function, ()):
             qualified = importer.qualified_name(call.func)
             if qualified is None or "." not in qualified:
