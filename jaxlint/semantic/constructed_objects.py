@@ -40,9 +40,6 @@ import os
 from jaxlint.semantic.bindings import attribute_values
 from jaxlint.semantic.syntax import argument
 
-# Importers read per question: a class many modules build is a library's, whose users may pass anything.
-_MAX_IMPORTERS = 8
-
 
 def handed_attribute_class(model, class_node: ast.ClassDef, attribute: str):
     """The class (a local ClassDef or a project ClassSummary) every construction of `class_node`
@@ -119,21 +116,16 @@ def _importer_classes(model, class_name: str, position: int, name: str) -> list 
     project = getattr(model, "project", None)
     if project is None:
         return []
-    from jaxlint.semantic import callers
+    from jaxlint.semantic import callers, importer_facts
 
     target = project.path
     leaf = callers.module_leaf(target)
     word = class_name.encode()
     found: list = []
-    seen = 0
-    for importer, _ in callers._importers(project):
-        read = callers._read(importer)
-        if read is None or word not in read[2]:
-            continue
-        seen += 1
-        if seen > _MAX_IMPORTERS:
+    for read in importer_facts.importer_reads_naming(project, word):
+        if read is importer_facts.TOO_MANY:
             return None
-        other = _importer_model(project, read)
+        other = importer_facts.importer_model(project, read)
         if other is None:
             return None
         if _subclassed(other.tree, class_name):
@@ -159,21 +151,6 @@ def _importer_classes(model, class_name: str, position: int, name: str) -> list 
                 found.append((home.path, each.name))
         project.dependencies.update(other.project.dependencies)
     return found
-
-
-def _importer_model(project, read):
-    from jaxlint.semantic import callers, importer_facts
-
-    key = (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
-    models = importer_facts._importer_models
-    if key not in models:
-        if len(models) > 16:
-            models.clear()
-        try:
-            models[key] = callers._importer_model(project, read[0], read[2], ())
-        except Exception:  # RecursionError included: an importer we cannot model shows nothing sure
-            models[key] = None
-    return models[key]
 
 
 def _summary_class(model, path: str, class_name: str):

@@ -91,14 +91,10 @@ def _kind_from_importers(project, function: str, position: int, name: str) -> st
     target = project.path
     leaf = callers.module_leaf(target)
     kinds: set[str | None] = set()
-    seen = 0
-    for importer, _ in callers._importers(project):
-        read = callers._read(importer)
-        if read is None or function.encode() not in read[2]:
-            continue
-        seen += 1
-        if seen > _MAX_IMPORTERS:
+    for read in importer_reads_naming(project, function.encode()):
+        if read is TOO_MANY:
             return None
+        importer = read[0]
         view = None
         found, dependencies = _passed_kinds_of(project, *read, function)
         project.dependencies.update(dependencies)  # (the files the importer's kinds were read from)
@@ -213,32 +209,54 @@ def _called_from_host(project, function: str, depth: int) -> bool:
     return False
 
 
-TOO_MANY = object()  # yielded last by `importers_naming` where more importers name the function than are read
+TOO_MANY = object()  # yielded last by the walks below where more importers name the word than are read
 
 
-def importers_naming(project, function: str):
-    """`(key, model)` of each module of the project that imports this one and whose text names
-    `function`, modelled once per process (one that cannot be modelled is left out); after
-    `_MAX_IMPORTERS` of them, `(None, TOO_MANY)` and no more: a library's many users are not read."""
+def importer_reads_naming(project, word: bytes):
+    """`(path, stat, bytes)` of each module of the project that imports this one and whose text holds
+    `word`; after `_MAX_IMPORTERS` of them, `TOO_MANY` and no more: a library's many users are not read."""
     from jaxlint.semantic import callers
 
     seen = 0
     for importer_path, _ in callers._importers(project):
         read = callers._read(importer_path)
-        if read is None or function.encode() not in read[2]:
+        if read is None or word not in read[2]:
             continue
         seen += 1
         if seen > _MAX_IMPORTERS:
+            yield TOO_MANY
+            return
+        yield read
+
+
+def importer_model(project, read):
+    """The semantic model of an importer read by `importer_reads_naming`, built once per process; None
+    where it cannot be modelled."""
+    from jaxlint.semantic import callers
+
+    key = _model_key(read)
+    if key not in _importer_models:
+        if len(_importer_models) > 16:
+            _importer_models.clear()
+        try:
+            _importer_models[key] = callers._importer_model(project, read[0], read[2], ())
+        except Exception:  # RecursionError included: an importer we cannot model shows nothing
+            _importer_models[key] = None
+    return _importer_models[key]
+
+
+def importers_naming(project, function: str):
+    """`(key, model)` of each module of the project that imports this one and names `function`, modelled
+    once per process (one that cannot be modelled is left out); after `_MAX_IMPORTERS` of them,
+    `(None, TOO_MANY)` and no more."""
+    for read in importer_reads_naming(project, function.encode()):
+        if read is TOO_MANY:
             yield None, TOO_MANY
             return
-        key = (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
-        importer = _importer_models.get(key)
-        if importer is None:
-            if len(_importer_models) > 16:
-                _importer_models.clear()
-            try:
-                importer = _importer_models[key] = callers._importer_model(project, read[0], read[2], ())
-            except Exception:  # RecursionError included: an importer we cannot model shows nothing
-                importer = _importer_models[key] = None
+        importer = importer_model(project, read)
         if importer is not None:
-            yield key, importer
+            yield _model_key(read), importer
+
+
+def _model_key(read) -> tuple[str, int, int]:
+    return (str(read[0]), read[1].st_size, read[1].st_mtime_ns)
