@@ -90,6 +90,12 @@ class Context:
     def fix(self, message: str, edits: Sequence[Edit], safe: bool) -> Fix:
         return Fix(Applicability.SAFE if safe else Applicability.UNSAFE, message, tuple(edits))
 
+    def reported_at(self, node: ast.AST) -> bool:
+        """Whether the running rule already has a finding starting where `node` does (a loop and the
+        comprehension or the helper it calls can reach the same statement)."""
+        start = self.source.start(node)
+        return any(d.code == self.rule.code and d.location == start for d in self.diagnostics)
+
     def report(self, node: ast.AST, message: str, fix: Fix | None = None, end_node: ast.AST | None = None) -> None:
         rule = self.rule
         assert rule is not None

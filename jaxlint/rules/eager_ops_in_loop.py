@@ -606,8 +606,7 @@ def _check_comprehension(node: ast.AST, context) -> None:
     if not host and not called_from_host_elsewhere(model, scope):
         return
     for call, inner in wholes:
-        start = context.source.start(call)
-        if any(d.code == RULE.code and d.location == start for d in context.diagnostics):
+        if context.reported_at(call):
             continue  # (the loop around the comprehension already reports this call)
         _report_whole(call, inner, [], context, "for each item of this comprehension")
 
@@ -672,8 +671,7 @@ def _report_in_callee(call: ast.Call, inner, context, where: str) -> None:
     if helper is None:
         return
     for work in computations_per_call(helper, context.model):
-        start = context.source.start(work)
-        if any(d.code == RULE.code and d.location == start for d in context.diagnostics):
+        if context.reported_at(work):
             continue  # (another loop calling the same function already reported it)
         context.report(
             work,

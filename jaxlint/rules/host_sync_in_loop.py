@@ -634,8 +634,7 @@ class HostSyncInLoop(Rule):
                 # The read is in the function the loop calls: reported where it is (the fix goes there),
                 # once however many loops call the function.
                 read, array = helper_read
-                start = context.source.start(read)
-                if not any(d.code == self.code and d.location == start for d in context.diagnostics):
+                if not context.reported_at(read):
                     helper = callee_scope(child, context.model)
                     context.report(
                         read,
@@ -708,8 +707,7 @@ class HostSyncInLoop(Rule):
             description = self._sync(child, context, values)
             if description is None:
                 continue
-            start = context.source.start(child)
-            if any(d.code == self.code and d.location == start for d in context.diagnostics):
+            if context.reported_at(child):
                 return  # the loop around the comprehension already reports this read
             context.report(
                 child,
@@ -727,8 +725,7 @@ class HostSyncInLoop(Rule):
             return
         read, array, _ = reads[0]
         name = snippet(context.text(array))
-        start = context.source.start(read)
-        if any(d.code == self.code and d.location == start for d in context.diagnostics):
+        if context.reported_at(read):
             return  # the loop around the comprehension already reports this read
         context.report(
             read,
